@@ -1,0 +1,163 @@
+"""Model and Data: Python objects over numba structrefs, sharing every array (zero-copy).
+
+Compiled kernels take the structrefs (`m.struct`, `d.struct`); users, the renderer and the
+tests read and write the same numpy arrays by MuJoCo's names (`d.qpos[:] = ...`).
+"""
+import numpy as np
+
+from engine import _structs
+from engine import types as t
+
+_OPT_NAMES = {name[4:] for name, _, _ in t.MODEL_TABLE if name.startswith("opt_")}
+_DATA_SCALARS = {"time": float}
+
+
+def _build(new, size_setter, setters, sizes, arrays):
+  s = new()
+  if size_setter is not None:
+    size_setter(s, *[int(sizes[k]) for k in t.MODEL_SIZES])
+  for fn, names in setters:
+    fn(s, *[arrays[n] for n in names])
+  return s
+
+
+def _check_arrays(table, sizes, arrays, what):
+  for name, dtype, shape in table:
+    a = arrays.get(name)
+    want = t.resolve_shape(shape, sizes)
+    if a is None:
+      arrays[name] = np.zeros(want, dtype)
+      continue
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if a.shape != want:
+      if a.size == int(np.prod(want)):
+        a = a.reshape(want)
+      else:
+        raise ValueError(f"{what}.{name}: shape {a.shape}, expected {want}")
+    arrays[name] = a.copy() if a.base is not None or not a.flags.writeable else a
+  return arrays
+
+
+class Option:
+  """`m.opt`: simulation options, read and written by MuJoCo's names (`m.opt.timestep`)."""
+
+  def __init__(self, arrays):
+    object.__setattr__(self, "_arrays", arrays)
+
+  def __getattr__(self, name):
+    if name not in _OPT_NAMES:
+      raise AttributeError(f"Option has no field {name!r}")
+    a = self._arrays["opt_" + name]
+    return a.item() if a.shape == (1,) else a
+
+  def __setattr__(self, name, value):
+    if name not in _OPT_NAMES:
+      raise AttributeError(f"Option has no field {name!r}")
+    self._arrays["opt_" + name][...] = value
+
+  def __dir__(self):
+    return sorted(_OPT_NAMES)
+
+
+class Model:
+  """A compiled model: sizes, `opt`, and every mjModel field this engine uses, by MuJoCo's name."""
+
+  def __init__(self, sizes, arrays, names=None, source=None):
+    arrays = _check_arrays(t.MODEL_TABLE, sizes, dict(arrays), "Model")
+    d = self.__dict__
+    d.update({k: int(sizes[k]) for k in t.MODEL_SIZES})
+    d["nactuator"] = d["nu"]
+    d.update({k: v for k, v in arrays.items() if not k.startswith("opt_")})
+    d["_arrays"] = arrays
+    d["opt"] = Option(arrays)
+    d["names"] = names or {}  # mjtObj -> list of names ('' when unnamed)
+    d["source"] = source
+    d["struct"] = _build(_structs.new_model, _structs.MODEL_SIZE_SETTER, _structs.MODEL_SETTERS,
+                         sizes, arrays)
+
+  def __setattr__(self, name, value):
+    arr = self._arrays.get(name)
+    if arr is None:
+      raise AttributeError(f"Model field {name!r} cannot be set (sizes are fixed at compile time)")
+    arr[...] = value  # write in place: the compiled side shares this buffer
+
+  def sizes(self):
+    return {k: getattr(self, k) for k in t.MODEL_SIZES}
+
+
+class Data:
+  """Simulation state and everything computed from it, by MuJoCo's mjData names."""
+
+  def __init__(self, m):
+    sizes = m.sizes()
+    arrays = _check_arrays(t.DATA_TABLE, sizes, {}, "Data")
+    d = self.__dict__
+    d.update({k: v for k, v in arrays.items() if k not in _DATA_SCALARS})
+    d["_arrays"] = arrays
+    d["struct"] = _build(_structs.new_data, None, _structs.DATA_SETTERS, sizes, arrays)
+
+  def __getattr__(self, name):
+    if name in _DATA_SCALARS:
+      return _DATA_SCALARS[name](self._arrays[name][0])
+    raise AttributeError(f"Data has no field {name!r}")
+
+  def __setattr__(self, name, value):
+    arr = self._arrays.get(name)
+    if arr is None:
+      raise AttributeError(f"Data has no field {name!r}")
+    arr[...] = value
+
+
+def make_data(m):
+  """Allocate Data for `m`, in the state `reset_data` gives."""
+  d = Data(m)
+  reset_data(m, d)
+  return d
+
+
+def reset_data(m, d, key=None):
+  """Zero Data and set the state to qpos0 (or to keyframe `key`: index or name)."""
+  for name, a in d._arrays.items():
+    a[...] = 0
+  d.qpos[:] = m.qpos0
+  mocap_bodies = np.nonzero(m.body_mocapid >= 0)[0]
+  for b in mocap_bodies:
+    d.mocap_pos[m.body_mocapid[b]] = m.body_pos[b]
+    d.mocap_quat[m.body_mocapid[b]] = m.body_quat[b]
+  if key is None:
+    return
+  k = name2id(m, t.mjtObj.KEY, key) if isinstance(key, str) else int(key)
+  if not 0 <= k < m.nkey:
+    raise ValueError(f"keyframe {key!r} does not exist (model has {m.nkey})")
+  d.time = m.key_time[k]
+  d.qpos[:] = m.key_qpos[k]
+  d.qvel[:] = m.key_qvel[k]
+  d.act[:] = m.key_act[k]
+  d.ctrl[:] = m.key_ctrl[k]
+  if m.nmocap:
+    d.mocap_pos[:] = m.key_mpos[k].reshape(-1, 3)
+    d.mocap_quat[:] = m.key_mquat[k].reshape(-1, 4)
+
+
+def _objtype(objtype):
+  if isinstance(objtype, str):
+    try:
+      return t.mjtObj[objtype.upper()]
+    except KeyError:
+      raise ValueError(f"unknown object type {objtype!r}") from None
+  return t.mjtObj(int(objtype))
+
+
+def name2id(m, objtype, name):
+  """Id of the object of `objtype` (mjtObj or 'body', 'joint', ...) called `name`, or -1."""
+  names = m.names.get(_objtype(objtype), [])
+  try:
+    return names.index(name) if name else -1
+  except ValueError:
+    return -1
+
+
+def id2name(m, objtype, i):
+  """Name of object `i` of `objtype`, or None when it has none."""
+  names = m.names.get(_objtype(objtype), [])
+  return names[i] or None if 0 <= i < len(names) else None

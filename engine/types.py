@@ -1,0 +1,525 @@
+"""Enums (values equal MuJoCo's mjt* enums) and the field tables of Model and Data.
+
+The tables are the single source of truth: `engine/_structs.py` (the numba structref types and
+their setters) is generated from them by `python -m engine._gen`, and `engine.io` allocates every
+array from them. A shape entry is a size name (``nq``), an int, or a product ``nu*nv``.
+"""
+import enum
+
+import numpy as np
+
+
+class mjtJoint(enum.IntEnum):
+  FREE = 0
+  BALL = 1
+  SLIDE = 2
+  HINGE = 3
+
+
+class mjtGeom(enum.IntEnum):
+  PLANE = 0
+  HFIELD = 1
+  SPHERE = 2
+  CAPSULE = 3
+  ELLIPSOID = 4
+  CYLINDER = 5
+  BOX = 6
+  MESH = 7
+  SDF = 8
+
+
+class mjtIntegrator(enum.IntEnum):
+  EULER = 0
+  RK4 = 1
+  IMPLICIT = 2
+  IMPLICITFAST = 3
+
+
+class mjtCone(enum.IntEnum):
+  PYRAMIDAL = 0
+  ELLIPTIC = 1
+
+
+class mjtJacobian(enum.IntEnum):
+  DENSE = 0
+  SPARSE = 1
+  AUTO = 2
+
+
+class mjtSolver(enum.IntEnum):
+  PGS = 0
+  CG = 1
+  NEWTON = 2
+
+
+class mjtDisableBit(enum.IntFlag):
+  CONSTRAINT = 1 << 0
+  EQUALITY = 1 << 1
+  FRICTIONLOSS = 1 << 2
+  LIMIT = 1 << 3
+  CONTACT = 1 << 4
+  SPRING = 1 << 5
+  DAMPER = 1 << 6
+  GRAVITY = 1 << 7
+  CLAMPCTRL = 1 << 8
+  WARMSTART = 1 << 9
+  FILTERPARENT = 1 << 10
+  ACTUATION = 1 << 11
+  REFSAFE = 1 << 12
+  SENSOR = 1 << 13
+  MIDPHASE = 1 << 14
+  EULERDAMP = 1 << 15
+  AUTORESET = 1 << 16
+  NATIVECCD = 1 << 17
+  ISLAND = 1 << 18
+  MULTICCD = 1 << 19
+
+
+class mjtEnableBit(enum.IntFlag):
+  OVERRIDE = 1 << 0
+  ENERGY = 1 << 1
+  FWDINV = 1 << 2
+  INVDISCRETE = 1 << 3
+  SLEEP = 1 << 4
+  DIAGEXACT = 1 << 5
+  IPC = 1 << 6
+  SPECULATIVE = 1 << 7
+
+
+class mjtTrn(enum.IntEnum):
+  JOINT = 0
+  JOINTINPARENT = 1
+  SLIDERCRANK = 2
+  TENDON = 3
+  SITE = 4
+  BODY = 5
+  UNDEFINED = 1000
+
+
+class mjtDyn(enum.IntEnum):
+  NONE = 0
+  INTEGRATOR = 1
+  FILTER = 2
+  FILTEREXACT = 3
+  MUSCLE = 4
+  USER = 7
+
+
+class mjtGain(enum.IntEnum):
+  FIXED = 0
+  AFFINE = 1
+  MUSCLE = 2
+  USER = 6
+
+
+class mjtBias(enum.IntEnum):
+  NONE = 0
+  AFFINE = 1
+  MUSCLE = 2
+  USER = 5
+
+
+class mjtWrap(enum.IntEnum):
+  NONE = 0
+  JOINT = 1
+  PULLEY = 2
+  SITE = 3
+  SPHERE = 4
+  CYLINDER = 5
+
+
+class mjtObj(enum.IntEnum):
+  """Object types, as MuJoCo's mjtObj (the ones `name2id` understands)."""
+  UNKNOWN = 0
+  BODY = 1
+  XBODY = 2
+  JOINT = 3
+  DOF = 4
+  GEOM = 5
+  SITE = 6
+  CAMERA = 7
+  LIGHT = 8
+  FLEX = 9
+  MESH = 10
+  SKIN = 11
+  HFIELD = 12
+  TEXTURE = 13
+  MATERIAL = 14
+  PAIR = 15
+  EXCLUDE = 16
+  EQUALITY = 17
+  TENDON = 18
+  ACTUATOR = 19
+  SENSOR = 20
+  NUMERIC = 21
+  TEXT = 22
+  TUPLE = 23
+  KEY = 24
+
+
+MINVAL = 1e-15  # mjMINVAL
+NGAIN = 10      # mjNGAIN, mjNBIAS, mjNDYN
+NREF = 2        # mjNREF
+NIMP = 5        # mjNIMP
+NFLUID = 12     # geom_fluid row length
+
+# Sizes of a Model, as MuJoCo's mjModel names them. All are ints set at compile time.
+MODEL_SIZES = (
+    "nq nv nu na nbody njnt ngeom nsite ncam nlight nmat ntendon nwrap neq nkey nmocap "
+    "nM nC nD nB nJmom nJten ntree"
+).split()
+
+# Option fields: stored as small arrays (`opt_<name>`) so Python edits reach compiled code.
+OPTION_FIELDS = """
+timestep f8 1
+impratio f8 1
+tolerance f8 1
+ls_tolerance f8 1
+noslip_tolerance f8 1
+ccd_tolerance f8 1
+density f8 1
+viscosity f8 1
+o_margin f8 1
+gravity f8 3
+wind f8 3
+magnetic f8 3
+o_solref f8 2
+o_solimp f8 5
+o_friction f8 5
+integrator i4 1
+cone i4 1
+jacobian i4 1
+solver i4 1
+iterations i4 1
+ls_iterations i4 1
+noslip_iterations i4 1
+ccd_iterations i4 1
+disableflags i4 1
+enableflags i4 1
+"""
+
+# name dtype shape... ; one line per field, grouped as MuJoCo's mjmodel.h groups them.
+MODEL_FIELDS = """
+qpos0 f8 nq
+qpos_spring f8 nq
+body_parentid i4 nbody
+body_rootid i4 nbody
+body_weldid i4 nbody
+body_mocapid i4 nbody
+body_jntnum i4 nbody
+body_jntadr i4 nbody
+body_dofnum i4 nbody
+body_dofadr i4 nbody
+body_treeid i4 nbody
+body_geomnum i4 nbody
+body_geomadr i4 nbody
+body_simple u1 nbody
+body_sameframe u1 nbody
+body_pos f8 nbody 3
+body_quat f8 nbody 4
+body_ipos f8 nbody 3
+body_iquat f8 nbody 4
+body_mass f8 nbody
+body_subtreemass f8 nbody
+body_inertia f8 nbody 3
+body_invweight0 f8 nbody 2
+body_gravcomp f8 nbody
+body_margin f8 nbody
+body_contype i4 nbody
+body_conaffinity i4 nbody
+jnt_type i4 njnt
+jnt_qposadr i4 njnt
+jnt_dofadr i4 njnt
+jnt_bodyid i4 njnt
+jnt_group i4 njnt
+jnt_limited b1 njnt
+jnt_actfrclimited b1 njnt
+jnt_actgravcomp b1 njnt
+jnt_solref f8 njnt 2
+jnt_solimp f8 njnt 5
+jnt_pos f8 njnt 3
+jnt_axis f8 njnt 3
+jnt_stiffness f8 njnt
+jnt_stiffnesspoly f8 njnt 2
+jnt_range f8 njnt 2
+jnt_actfrcrange f8 njnt 2
+jnt_margin f8 njnt
+dof_bodyid i4 nv
+dof_jntid i4 nv
+dof_parentid i4 nv
+dof_treeid i4 nv
+dof_Madr i4 nv
+dof_simplenum i4 nv
+dof_solref f8 nv 2
+dof_solimp f8 nv 5
+dof_frictionloss f8 nv
+dof_armature f8 nv
+dof_damping f8 nv
+dof_dampingpoly f8 nv 2
+dof_invweight0 f8 nv
+dof_M0 f8 nv
+tree_bodyadr i4 ntree
+tree_bodynum i4 ntree
+tree_dofadr i4 ntree
+tree_dofnum i4 ntree
+geom_type i4 ngeom
+geom_contype i4 ngeom
+geom_conaffinity i4 ngeom
+geom_condim i4 ngeom
+geom_bodyid i4 ngeom
+geom_dataid i4 ngeom
+geom_matid i4 ngeom
+geom_group i4 ngeom
+geom_priority i4 ngeom
+geom_sameframe u1 ngeom
+geom_solmix f8 ngeom
+geom_solref f8 ngeom 2
+geom_solimp f8 ngeom 5
+geom_size f8 ngeom 3
+geom_aabb f8 ngeom 6
+geom_rbound f8 ngeom
+geom_pos f8 ngeom 3
+geom_quat f8 ngeom 4
+geom_friction f8 ngeom 3
+geom_margin f8 ngeom
+geom_gap f8 ngeom
+geom_fluid f8 ngeom 12
+geom_rgba f4 ngeom 4
+site_type i4 nsite
+site_bodyid i4 nsite
+site_matid i4 nsite
+site_group i4 nsite
+site_sameframe u1 nsite
+site_size f8 nsite 3
+site_pos f8 nsite 3
+site_quat f8 nsite 4
+site_rgba f4 nsite 4
+cam_mode i4 ncam
+cam_bodyid i4 ncam
+cam_targetbodyid i4 ncam
+cam_pos f8 ncam 3
+cam_quat f8 ncam 4
+cam_poscom0 f8 ncam 3
+cam_pos0 f8 ncam 3
+cam_mat0 f8 ncam 9
+cam_fovy f8 ncam
+cam_ipd f8 ncam
+light_mode i4 nlight
+light_bodyid i4 nlight
+light_targetbodyid i4 nlight
+light_type i4 nlight
+light_castshadow b1 nlight
+light_active b1 nlight
+light_pos f8 nlight 3
+light_dir f8 nlight 3
+light_poscom0 f8 nlight 3
+light_pos0 f8 nlight 3
+light_dir0 f8 nlight 3
+light_attenuation f4 nlight 3
+light_cutoff f4 nlight
+light_exponent f4 nlight
+light_ambient f4 nlight 3
+light_diffuse f4 nlight 3
+light_specular f4 nlight 3
+mat_rgba f4 nmat 4
+mat_emission f4 nmat
+mat_specular f4 nmat
+mat_shininess f4 nmat
+mat_reflectance f4 nmat
+eq_type i4 neq
+eq_obj1id i4 neq
+eq_obj2id i4 neq
+eq_objtype i4 neq
+eq_active0 b1 neq
+eq_solref f8 neq 2
+eq_solimp f8 neq 5
+eq_data f8 neq 12
+tendon_adr i4 ntendon
+tendon_num i4 ntendon
+tendon_type i4 ntendon
+tendon_limited b1 ntendon
+tendon_actfrclimited b1 ntendon
+tendon_solref_lim f8 ntendon 2
+tendon_solimp_lim f8 ntendon 5
+tendon_solref_fri f8 ntendon 2
+tendon_solimp_fri f8 ntendon 5
+tendon_range f8 ntendon 2
+tendon_actfrcrange f8 ntendon 2
+tendon_margin f8 ntendon
+tendon_stiffness f8 ntendon
+tendon_damping f8 ntendon
+tendon_armature f8 ntendon
+tendon_frictionloss f8 ntendon
+tendon_lengthspring f8 ntendon 2
+tendon_length0 f8 ntendon
+tendon_invweight0 f8 ntendon
+tendon_rgba f4 ntendon 4
+wrap_type i4 nwrap
+wrap_objid i4 nwrap
+wrap_prm f8 nwrap
+actuator_trntype i4 nu
+actuator_dyntype i4 nu
+actuator_gaintype i4 nu
+actuator_biastype i4 nu
+actuator_trnid i4 nu 2
+actuator_actadr i4 nu
+actuator_actnum i4 nu
+actuator_group i4 nu
+actuator_ctrllimited b1 nu
+actuator_forcelimited b1 nu
+actuator_actlimited b1 nu
+actuator_dynprm f8 nu 10
+actuator_gainprm f8 nu 10
+actuator_biasprm f8 nu 10
+actuator_actearly b1 nu
+actuator_ctrlrange f8 nu 2
+actuator_forcerange f8 nu 2
+actuator_actrange f8 nu 2
+actuator_gear f8 nu 6
+actuator_cranklength f8 nu
+actuator_acc0 f8 nu
+actuator_length0 f8 nu
+actuator_lengthrange f8 nu 2
+actuator_damping f8 nu
+actuator_armature f8 nu
+key_time f8 nkey
+key_qpos f8 nkey nq
+key_qvel f8 nkey nv
+key_act f8 nkey na
+key_mpos f8 nkey nmocap*3
+key_mquat f8 nkey nmocap*4
+key_ctrl f8 nkey nu
+M_rownnz i4 nv
+M_rowadr i4 nv
+M_colind i4 nC
+mapM2M i4 nC
+D_rownnz i4 nv
+D_rowadr i4 nv
+D_diag i4 nv
+D_colind i4 nD
+mapM2D i4 nD
+mapD2M i4 nC
+B_rownnz i4 nbody
+B_rowadr i4 nbody
+B_colind i4 nB
+"""
+
+# Data fields; sizes are Model sizes. Scalars MuJoCo keeps as plain numbers (time, ncon, ...)
+# are 1-element arrays here so compiled code can write them; `Data` shows them as numbers.
+DATA_FIELDS = """
+time f8 1
+energy f8 2
+qpos f8 nq
+qvel f8 nv
+act f8 na
+qacc_warmstart f8 nv
+ctrl f8 nu
+qfrc_applied f8 nv
+xfrc_applied f8 nbody 6
+mocap_pos f8 nmocap 3
+mocap_quat f8 nmocap 4
+qacc f8 nv
+act_dot f8 na
+xpos f8 nbody 3
+xquat f8 nbody 4
+xmat f8 nbody 9
+xipos f8 nbody 3
+xiquat f8 nbody 4
+ximat f8 nbody 9
+xanchor f8 njnt 3
+xaxis f8 njnt 3
+geom_xpos f8 ngeom 3
+geom_xquat f8 ngeom 4
+geom_xmat f8 ngeom 9
+site_xpos f8 nsite 3
+site_xquat f8 nsite 4
+site_xmat f8 nsite 9
+cam_xpos f8 ncam 3
+cam_xmat f8 ncam 9
+light_xpos f8 nlight 3
+light_xdir f8 nlight 3
+subtree_com f8 nbody 3
+cdof f8 nv 6
+cinert f8 nbody 10
+ten_wrapadr i4 ntendon
+ten_wrapnum i4 ntendon
+ten_J_rownnz i4 ntendon
+ten_J_rowadr i4 ntendon
+ten_J_colind i4 nJten
+ten_J f8 nJten
+ten_length f8 ntendon
+actuator_length f8 nu
+moment_rownnz i4 nu
+moment_rowadr i4 nu
+moment_colind i4 nJmom
+actuator_moment f8 nJmom
+crb f8 nbody 10
+M f8 nC
+qLD f8 nC
+qLDiagInv f8 nv
+ten_velocity f8 ntendon
+actuator_velocity f8 nu
+cvel f8 nbody 6
+cdof_dot f8 nv 6
+qfrc_bias f8 nv
+qfrc_spring f8 nv
+qfrc_damper f8 nv
+qfrc_gravcomp f8 nv
+qfrc_fluid f8 nv
+qfrc_passive f8 nv
+subtree_linvel f8 nbody 3
+subtree_angmom f8 nbody 3
+qH f8 nC
+qHDiagInv f8 nv
+qDeriv f8 nD
+qLU f8 nD
+actuator_force f8 nu
+qfrc_actuator f8 nv
+qfrc_smooth f8 nv
+qacc_smooth f8 nv
+qfrc_constraint f8 nv
+qfrc_inverse f8 nv
+cacc f8 nbody 6
+cfrc_int f8 nbody 6
+cfrc_ext f8 nbody 6
+scratch_nv f8 8 nv
+scratch_nbody f8 4 nbody 6
+rk4_qpos f8 nq
+rk4_qvel f8 nv
+rk4_act f8 na
+rk4_dqvel f8 4 nv
+rk4_dqacc f8 4 nv
+rk4_dact f8 4 na
+rk4_time f8 1
+ivec_nv i4 2 nv
+"""
+
+_DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}
+
+
+def parse_table(text):
+  """Parse a field table into a list of (name, numpy dtype, shape spec tuple)."""
+  fields = []
+  for line in text.strip().splitlines():
+    name, dt, *shape = line.split()
+    fields.append((name, np.dtype(_DTYPES[dt]), tuple(int(s) if s.isdigit() else s for s in shape)))
+  return fields
+
+
+MODEL_TABLE = ([("opt_" + n, dt, shp) for n, dt, shp in parse_table(OPTION_FIELDS)]
+               + parse_table(MODEL_FIELDS))
+DATA_TABLE = parse_table(DATA_FIELDS)
+
+
+def resolve_shape(shape, sizes):
+  """Shape spec -> tuple of ints, given a dict of sizes."""
+  out = []
+  for s in shape:
+    if isinstance(s, int):
+      out.append(s)
+    else:
+      v = 1
+      for part in s.split("*"):
+        v *= int(part) if part.isdigit() else sizes[part]
+      out.append(v)
+  return tuple(out)
