@@ -120,6 +120,7 @@ ModelType = _ModelStructType([
     ('jnt_range', types.Array(types.float64, 2, 'C')),
     ('jnt_actfrcrange', types.Array(types.float64, 2, 'C')),
     ('jnt_margin', types.Array(types.float64, 1, 'C')),
+    ('jnt_actuatorid', types.Array(types.int32, 1, 'C')),
     ('dof_bodyid', types.Array(types.int32, 1, 'C')),
     ('dof_jntid', types.Array(types.int32, 1, 'C')),
     ('dof_parentid', types.Array(types.int32, 1, 'C')),
@@ -224,6 +225,9 @@ ModelType = _ModelStructType([
     ('tendon_margin', types.Array(types.float64, 1, 'C')),
     ('tendon_stiffness', types.Array(types.float64, 1, 'C')),
     ('tendon_damping', types.Array(types.float64, 1, 'C')),
+    ('tendon_stiffnesspoly', types.Array(types.float64, 2, 'C')),
+    ('tendon_dampingpoly', types.Array(types.float64, 2, 'C')),
+    ('tendon_actuatorid', types.Array(types.int32, 1, 'C')),
     ('tendon_armature', types.Array(types.float64, 1, 'C')),
     ('tendon_frictionloss', types.Array(types.float64, 1, 'C')),
     ('tendon_lengthspring', types.Array(types.float64, 2, 'C')),
@@ -258,6 +262,9 @@ ModelType = _ModelStructType([
     ('actuator_lengthrange', types.Array(types.float64, 2, 'C')),
     ('actuator_damping', types.Array(types.float64, 1, 'C')),
     ('actuator_armature', types.Array(types.float64, 1, 'C')),
+    ('actuator_dampingpoly', types.Array(types.float64, 2, 'C')),
+    ('actuator_outadr', types.Array(types.int32, 1, 'C')),
+    ('actuator_outnum', types.Array(types.int32, 1, 'C')),
     ('key_time', types.Array(types.float64, 1, 'C')),
     ('key_qpos', types.Array(types.float64, 2, 'C')),
     ('key_qvel', types.Array(types.float64, 2, 'C')),
@@ -394,12 +401,13 @@ def _set_model_3(s, body_gravcomp, body_margin, body_contype, body_conaffinity, 
 
 
 @numba.njit(cache=True)
-def _set_model_4(s, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping):
+def _set_model_4(s, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature):
   s.jnt_stiffness = jnt_stiffness
   s.jnt_stiffnesspoly = jnt_stiffnesspoly
   s.jnt_range = jnt_range
   s.jnt_actfrcrange = jnt_actfrcrange
   s.jnt_margin = jnt_margin
+  s.jnt_actuatorid = jnt_actuatorid
   s.dof_bodyid = dof_bodyid
   s.dof_jntid = dof_jntid
   s.dof_parentid = dof_parentid
@@ -410,11 +418,11 @@ def _set_model_4(s, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange
   s.dof_solimp = dof_solimp
   s.dof_frictionloss = dof_frictionloss
   s.dof_armature = dof_armature
-  s.dof_damping = dof_damping
 
 
 @numba.njit(cache=True)
-def _set_model_5(s, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority):
+def _set_model_5(s, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group):
+  s.dof_damping = dof_damping
   s.dof_dampingpoly = dof_dampingpoly
   s.dof_invweight0 = dof_invweight0
   s.dof_M0 = dof_M0
@@ -430,11 +438,11 @@ def _set_model_5(s, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_
   s.geom_dataid = geom_dataid
   s.geom_matid = geom_matid
   s.geom_group = geom_group
-  s.geom_priority = geom_priority
 
 
 @numba.njit(cache=True)
-def _set_model_6(s, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid):
+def _set_model_6(s, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type):
+  s.geom_priority = geom_priority
   s.geom_sameframe = geom_sameframe
   s.geom_solmix = geom_solmix
   s.geom_solref = geom_solref
@@ -450,11 +458,11 @@ def _set_model_6(s, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_
   s.geom_fluid = geom_fluid
   s.geom_rgba = geom_rgba
   s.site_type = site_type
-  s.site_bodyid = site_bodyid
 
 
 @numba.njit(cache=True)
-def _set_model_7(s, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy):
+def _set_model_7(s, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0):
+  s.site_bodyid = site_bodyid
   s.site_matid = site_matid
   s.site_group = site_group
   s.site_sameframe = site_sameframe
@@ -470,11 +478,11 @@ def _set_model_7(s, site_matid, site_group, site_sameframe, site_size, site_pos,
   s.cam_poscom0 = cam_poscom0
   s.cam_pos0 = cam_pos0
   s.cam_mat0 = cam_mat0
-  s.cam_fovy = cam_fovy
 
 
 @numba.njit(cache=True)
-def _set_model_8(s, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient):
+def _set_model_8(s, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent):
+  s.cam_fovy = cam_fovy
   s.cam_ipd = cam_ipd
   s.light_mode = light_mode
   s.light_bodyid = light_bodyid
@@ -490,11 +498,11 @@ def _set_model_8(s, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light
   s.light_attenuation = light_attenuation
   s.light_cutoff = light_cutoff
   s.light_exponent = light_exponent
-  s.light_ambient = light_ambient
 
 
 @numba.njit(cache=True)
-def _set_model_9(s, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr):
+def _set_model_9(s, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data):
+  s.light_ambient = light_ambient
   s.light_diffuse = light_diffuse
   s.light_specular = light_specular
   s.mat_rgba = mat_rgba
@@ -510,11 +518,11 @@ def _set_model_9(s, light_diffuse, light_specular, mat_rgba, mat_emission, mat_s
   s.eq_solref = eq_solref
   s.eq_solimp = eq_solimp
   s.eq_data = eq_data
-  s.tendon_adr = tendon_adr
 
 
 @numba.njit(cache=True)
-def _set_model_10(s, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_armature, tendon_frictionloss, tendon_lengthspring):
+def _set_model_10(s, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly):
+  s.tendon_adr = tendon_adr
   s.tendon_num = tendon_num
   s.tendon_type = tendon_type
   s.tendon_limited = tendon_limited
@@ -528,13 +536,16 @@ def _set_model_10(s, tendon_num, tendon_type, tendon_limited, tendon_actfrclimit
   s.tendon_margin = tendon_margin
   s.tendon_stiffness = tendon_stiffness
   s.tendon_damping = tendon_damping
-  s.tendon_armature = tendon_armature
-  s.tendon_frictionloss = tendon_frictionloss
-  s.tendon_lengthspring = tendon_lengthspring
+  s.tendon_stiffnesspoly = tendon_stiffnesspoly
+  s.tendon_dampingpoly = tendon_dampingpoly
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited):
+def _set_model_11(s, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr):
+  s.tendon_actuatorid = tendon_actuatorid
+  s.tendon_armature = tendon_armature
+  s.tendon_frictionloss = tendon_frictionloss
+  s.tendon_lengthspring = tendon_lengthspring
   s.tendon_length0 = tendon_length0
   s.tendon_invweight0 = tendon_invweight0
   s.tendon_rgba = tendon_rgba
@@ -547,14 +558,14 @@ def _set_model_11(s, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, 
   s.actuator_biastype = actuator_biastype
   s.actuator_trnid = actuator_trnid
   s.actuator_actadr = actuator_actadr
+
+
+@numba.njit(cache=True)
+def _set_model_12(s, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0):
   s.actuator_actnum = actuator_actnum
   s.actuator_group = actuator_group
   s.actuator_ctrllimited = actuator_ctrllimited
   s.actuator_forcelimited = actuator_forcelimited
-
-
-@numba.njit(cache=True)
-def _set_model_12(s, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, key_time):
   s.actuator_actlimited = actuator_actlimited
   s.actuator_dynprm = actuator_dynprm
   s.actuator_gainprm = actuator_gainprm
@@ -567,14 +578,17 @@ def _set_model_12(s, actuator_actlimited, actuator_dynprm, actuator_gainprm, act
   s.actuator_cranklength = actuator_cranklength
   s.actuator_acc0 = actuator_acc0
   s.actuator_length0 = actuator_length0
-  s.actuator_lengthrange = actuator_lengthrange
-  s.actuator_damping = actuator_damping
-  s.actuator_armature = actuator_armature
-  s.key_time = key_time
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M):
+def _set_model_13(s, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind):
+  s.actuator_lengthrange = actuator_lengthrange
+  s.actuator_damping = actuator_damping
+  s.actuator_armature = actuator_armature
+  s.actuator_dampingpoly = actuator_dampingpoly
+  s.actuator_outadr = actuator_outadr
+  s.actuator_outnum = actuator_outnum
+  s.key_time = key_time
   s.key_qpos = key_qpos
   s.key_qvel = key_qvel
   s.key_act = key_act
@@ -584,6 +598,10 @@ def _set_model_13(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl,
   s.M_rownnz = M_rownnz
   s.M_rowadr = M_rowadr
   s.M_colind = M_colind
+
+
+@numba.njit(cache=True)
+def _set_model_14(s, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
   s.mapM2M = mapM2M
   s.D_rownnz = D_rownnz
   s.D_rowadr = D_rowadr
@@ -591,10 +609,6 @@ def _set_model_13(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl,
   s.D_colind = D_colind
   s.mapM2D = mapM2D
   s.mapD2M = mapD2M
-
-
-@numba.njit(cache=True)
-def _set_model_14(s, B_rownnz, B_rowadr, B_colind):
   s.B_rownnz = B_rownnz
   s.B_rowadr = B_rowadr
   s.B_colind = B_colind
@@ -605,17 +619,17 @@ MODEL_SETTERS = (
     (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_disableflags', 'opt_enableflags', 'qpos0', 'qpos_spring', 'body_parentid', 'body_rootid', 'body_weldid', 'body_mocapid', 'body_jntnum')),
     (_set_model_2, ('body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos', 'body_iquat', 'body_mass', 'body_subtreemass', 'body_inertia', 'body_invweight0')),
     (_set_model_3, ('body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited', 'jnt_actgravcomp', 'jnt_solref', 'jnt_solimp', 'jnt_pos', 'jnt_axis')),
-    (_set_model_4, ('jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'dof_bodyid', 'dof_jntid', 'dof_parentid', 'dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature', 'dof_damping')),
-    (_set_model_5, ('dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group', 'geom_priority')),
-    (_set_model_6, ('geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type', 'site_bodyid')),
-    (_set_model_7, ('site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0', 'cam_fovy')),
-    (_set_model_8, ('cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent', 'light_ambient')),
-    (_set_model_9, ('light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data', 'tendon_adr')),
-    (_set_model_10, ('tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring')),
-    (_set_model_11, ('tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited')),
-    (_set_model_12, ('actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'key_time')),
-    (_set_model_13, ('key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M')),
-    (_set_model_14, ('B_rownnz', 'B_rowadr', 'B_colind')),
+    (_set_model_4, ('jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid', 'dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature')),
+    (_set_model_5, ('dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group')),
+    (_set_model_6, ('geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type')),
+    (_set_model_7, ('site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0')),
+    (_set_model_8, ('cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent')),
+    (_set_model_9, ('light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data')),
+    (_set_model_10, ('tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly')),
+    (_set_model_11, ('tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr')),
+    (_set_model_12, ('actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0')),
+    (_set_model_13, ('actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind')),
+    (_set_model_14, ('mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

@@ -244,6 +244,7 @@ jnt_stiffnesspoly f8 njnt 2
 jnt_range f8 njnt 2
 jnt_actfrcrange f8 njnt 2
 jnt_margin f8 njnt
+jnt_actuatorid i4 njnt
 dof_bodyid i4 nv
 dof_jntid i4 nv
 dof_parentid i4 nv
@@ -348,6 +349,9 @@ tendon_actfrcrange f8 ntendon 2
 tendon_margin f8 ntendon
 tendon_stiffness f8 ntendon
 tendon_damping f8 ntendon
+tendon_stiffnesspoly f8 ntendon 2
+tendon_dampingpoly f8 ntendon 2
+tendon_actuatorid i4 ntendon
 tendon_armature f8 ntendon
 tendon_frictionloss f8 ntendon
 tendon_lengthspring f8 ntendon 2
@@ -382,6 +386,9 @@ actuator_length0 f8 nu
 actuator_lengthrange f8 nu 2
 actuator_damping f8 nu
 actuator_armature f8 nu
+actuator_dampingpoly f8 nu 2
+actuator_outadr i4 nu
+actuator_outnum i4 nu
 key_time f8 nkey
 key_qpos f8 nkey nq
 key_qvel f8 nkey nv
