@@ -234,6 +234,9 @@ ModelType = _ModelStructType([
     ('tendon_length0', types.Array(types.float64, 1, 'C')),
     ('tendon_invweight0', types.Array(types.float64, 1, 'C')),
     ('tendon_rgba', types.Array(types.float32, 2, 'C')),
+    ('ten_J_rownnz', types.Array(types.int32, 1, 'C')),
+    ('ten_J_rowadr', types.Array(types.int32, 1, 'C')),
+    ('ten_J_colind', types.Array(types.int32, 1, 'C')),
     ('wrap_type', types.Array(types.int32, 1, 'C')),
     ('wrap_objid', types.Array(types.int32, 1, 'C')),
     ('wrap_prm', types.Array(types.float64, 1, 'C')),
@@ -541,7 +544,7 @@ def _set_model_10(s, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr):
+def _set_model_11(s, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype):
   s.tendon_actuatorid = tendon_actuatorid
   s.tendon_armature = tendon_armature
   s.tendon_frictionloss = tendon_frictionloss
@@ -549,19 +552,22 @@ def _set_model_11(s, tendon_actuatorid, tendon_armature, tendon_frictionloss, te
   s.tendon_length0 = tendon_length0
   s.tendon_invweight0 = tendon_invweight0
   s.tendon_rgba = tendon_rgba
+  s.ten_J_rownnz = ten_J_rownnz
+  s.ten_J_rowadr = ten_J_rowadr
+  s.ten_J_colind = ten_J_colind
   s.wrap_type = wrap_type
   s.wrap_objid = wrap_objid
   s.wrap_prm = wrap_prm
   s.actuator_trntype = actuator_trntype
   s.actuator_dyntype = actuator_dyntype
   s.actuator_gaintype = actuator_gaintype
-  s.actuator_biastype = actuator_biastype
-  s.actuator_trnid = actuator_trnid
-  s.actuator_actadr = actuator_actadr
 
 
 @numba.njit(cache=True)
-def _set_model_12(s, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0):
+def _set_model_12(s, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear):
+  s.actuator_biastype = actuator_biastype
+  s.actuator_trnid = actuator_trnid
+  s.actuator_actadr = actuator_actadr
   s.actuator_actnum = actuator_actnum
   s.actuator_group = actuator_group
   s.actuator_ctrllimited = actuator_ctrllimited
@@ -575,13 +581,13 @@ def _set_model_12(s, actuator_actnum, actuator_group, actuator_ctrllimited, actu
   s.actuator_forcerange = actuator_forcerange
   s.actuator_actrange = actuator_actrange
   s.actuator_gear = actuator_gear
-  s.actuator_cranklength = actuator_cranklength
-  s.actuator_acc0 = actuator_acc0
-  s.actuator_length0 = actuator_length0
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind):
+def _set_model_13(s, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+  s.actuator_cranklength = actuator_cranklength
+  s.actuator_acc0 = actuator_acc0
+  s.actuator_length0 = actuator_length0
   s.actuator_lengthrange = actuator_lengthrange
   s.actuator_damping = actuator_damping
   s.actuator_armature = actuator_armature
@@ -595,13 +601,13 @@ def _set_model_13(s, actuator_lengthrange, actuator_damping, actuator_armature, 
   s.key_mpos = key_mpos
   s.key_mquat = key_mquat
   s.key_ctrl = key_ctrl
-  s.M_rownnz = M_rownnz
-  s.M_rowadr = M_rowadr
-  s.M_colind = M_colind
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
+def _set_model_14(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
+  s.M_rownnz = M_rownnz
+  s.M_rowadr = M_rowadr
+  s.M_colind = M_colind
   s.mapM2M = mapM2M
   s.D_rownnz = D_rownnz
   s.D_rowadr = D_rowadr
@@ -626,10 +632,10 @@ MODEL_SETTERS = (
     (_set_model_8, ('cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent')),
     (_set_model_9, ('light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data')),
     (_set_model_10, ('tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly')),
-    (_set_model_11, ('tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr')),
-    (_set_model_12, ('actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0')),
-    (_set_model_13, ('actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind')),
-    (_set_model_14, ('mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
+    (_set_model_11, ('tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype')),
+    (_set_model_12, ('actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear')),
+    (_set_model_13, ('actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl')),
+    (_set_model_14, ('M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -672,9 +678,6 @@ DataType = _DataStructType([
     ('cinert', types.Array(types.float64, 2, 'C')),
     ('ten_wrapadr', types.Array(types.int32, 1, 'C')),
     ('ten_wrapnum', types.Array(types.int32, 1, 'C')),
-    ('ten_J_rownnz', types.Array(types.int32, 1, 'C')),
-    ('ten_J_rowadr', types.Array(types.int32, 1, 'C')),
-    ('ten_J_colind', types.Array(types.int32, 1, 'C')),
     ('ten_J', types.Array(types.float64, 1, 'C')),
     ('ten_length', types.Array(types.float64, 1, 'C')),
     ('actuator_length', types.Array(types.float64, 1, 'C')),
@@ -712,6 +715,8 @@ DataType = _DataStructType([
     ('cfrc_int', types.Array(types.float64, 2, 'C')),
     ('cfrc_ext', types.Array(types.float64, 2, 'C')),
     ('scratch_nv', types.Array(types.float64, 2, 'C')),
+    ('scratch_small', types.Array(types.float64, 1, 'C')),
+    ('ctrl_clamped', types.Array(types.float64, 1, 'C')),
     ('scratch_nbody', types.Array(types.float64, 3, 'C')),
     ('rk4_qpos', types.Array(types.float64, 1, 'C')),
     ('rk4_qvel', types.Array(types.float64, 1, 'C')),
@@ -770,14 +775,11 @@ def _set_data_1(s, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat, 
 
 
 @numba.njit(cache=True)
-def _set_data_2(s, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J_rownnz, ten_J_rowadr, ten_J_colind, ten_J, ten_length, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M):
+def _set_data_2(s, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity):
   s.cdof = cdof
   s.cinert = cinert
   s.ten_wrapadr = ten_wrapadr
   s.ten_wrapnum = ten_wrapnum
-  s.ten_J_rownnz = ten_J_rownnz
-  s.ten_J_rowadr = ten_J_rowadr
-  s.ten_J_colind = ten_J_colind
   s.ten_J = ten_J
   s.ten_length = ten_length
   s.actuator_length = actuator_length
@@ -787,13 +789,13 @@ def _set_data_2(s, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J_rownnz, ten_J_r
   s.actuator_moment = actuator_moment
   s.crb = crb
   s.M = M
-
-
-@numba.njit(cache=True)
-def _set_data_3(s, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv):
   s.qLD = qLD
   s.qLDiagInv = qLDiagInv
   s.ten_velocity = ten_velocity
+
+
+@numba.njit(cache=True)
+def _set_data_3(s, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force):
   s.actuator_velocity = actuator_velocity
   s.cvel = cvel
   s.cdof_dot = cdof_dot
@@ -807,13 +809,13 @@ def _set_data_3(s, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_d
   s.subtree_angmom = subtree_angmom
   s.qH = qH
   s.qHDiagInv = qHDiagInv
-
-
-@numba.njit(cache=True)
-def _set_data_4(s, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act):
   s.qDeriv = qDeriv
   s.qLU = qLU
   s.actuator_force = actuator_force
+
+
+@numba.njit(cache=True)
+def _set_data_4(s, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel):
   s.qfrc_actuator = qfrc_actuator
   s.qfrc_smooth = qfrc_smooth
   s.qacc_smooth = qacc_smooth
@@ -823,15 +825,17 @@ def _set_data_4(s, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc
   s.cfrc_int = cfrc_int
   s.cfrc_ext = cfrc_ext
   s.scratch_nv = scratch_nv
+  s.scratch_small = scratch_small
+  s.ctrl_clamped = ctrl_clamped
   s.scratch_nbody = scratch_nbody
   s.rk4_qpos = rk4_qpos
   s.rk4_qvel = rk4_qvel
   s.rk4_act = rk4_act
+  s.rk4_dqvel = rk4_dqvel
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv):
-  s.rk4_dqvel = rk4_dqvel
+def _set_data_5(s, rk4_dqacc, rk4_dact, rk4_time, ivec_nv):
   s.rk4_dqacc = rk4_dqacc
   s.rk4_dact = rk4_dact
   s.rk4_time = rk4_time
@@ -841,8 +845,8 @@ def _set_data_5(s, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv):
 DATA_SETTERS = (
     (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'mocap_pos', 'mocap_quat', 'qacc', 'act_dot', 'xpos', 'xquat', 'xmat')),
     (_set_data_1, ('xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat', 'geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com')),
-    (_set_data_2, ('cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'ten_J', 'ten_length', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M')),
-    (_set_data_3, ('qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv')),
-    (_set_data_4, ('qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act')),
-    (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv')),
+    (_set_data_2, ('cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity')),
+    (_set_data_3, ('actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force')),
+    (_set_data_4, ('qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel')),
+    (_set_data_5, ('rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv')),
 )

@@ -358,6 +358,9 @@ tendon_lengthspring f8 ntendon 2
 tendon_length0 f8 ntendon
 tendon_invweight0 f8 ntendon
 tendon_rgba f4 ntendon 4
+ten_J_rownnz i4 ntendon
+ten_J_rowadr i4 ntendon
+ten_J_colind i4 nJten
 wrap_type i4 nwrap
 wrap_objid i4 nwrap
 wrap_prm f8 nwrap
@@ -450,9 +453,6 @@ cdof f8 nv 6
 cinert f8 nbody 10
 ten_wrapadr i4 ntendon
 ten_wrapnum i4 ntendon
-ten_J_rownnz i4 ntendon
-ten_J_rowadr i4 ntendon
-ten_J_colind i4 nJten
 ten_J f8 nJten
 ten_length f8 ntendon
 actuator_length f8 nu
@@ -490,6 +490,8 @@ cacc f8 nbody 6
 cfrc_int f8 nbody 6
 cfrc_ext f8 nbody 6
 scratch_nv f8 8 nv
+scratch_small f8 16
+ctrl_clamped f8 nu
 scratch_nbody f8 4 nbody 6
 rk4_qpos f8 nq
 rk4_qvel f8 nv

@@ -1,0 +1,33 @@
+"""Numba cache directory keyed by a hash of every engine source file.
+
+Numba does not track dependencies across files: a cached caller keeps a stale inlined callee
+(measured, ../shared/DESIGN.md section 4). Keying the whole cache on all sources makes any
+engine edit a clean rebuild instead of a silent stale result.
+"""
+import hashlib
+import os
+import pathlib
+import sys
+
+import numba
+
+
+def cache_dir():
+  """Directory for this exact engine source + numba + python version."""
+  h = hashlib.sha256()
+  here = pathlib.Path(__file__).parent
+  for p in sorted(here.rglob("*.py")):
+    h.update(p.relative_to(here).as_posix().encode())
+    h.update(p.read_bytes())
+  h.update(numba.__version__.encode())
+  h.update(sys.version.encode())
+  h.update(os.environ.get("NUMBA_BOUNDSCHECK", "").encode())
+  root = os.environ.get("NUMJOCO_CACHE_DIR") or os.path.join(
+      os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "numjoco")
+  return os.path.join(root, "numba-" + h.hexdigest()[:16])
+
+
+def configure():
+  """Point numba's cache at `cache_dir()` (must run before any engine kernel is defined)."""
+  if not os.environ.get("NUMBA_CACHE_DIR"):
+    numba.config.CACHE_DIR = cache_dir()

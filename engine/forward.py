@@ -1,0 +1,392 @@
+"""Forward dynamics and integrators (MuJoCo's engine_forward.c): fwd_position, fwd_velocity,
+fwd_actuation, fwd_acceleration, fwd_constraint, forward; euler, rk4, implicit; step."""
+import math
+
+import numba
+
+from engine import derivative
+from engine import math as mm
+from engine import passive as ps
+from engine import smooth
+from engine.smooth import jit
+from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtIntegrator
+
+_FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
+_DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
+    int(mjtDyn.NONE), int(mjtDyn.INTEGRATOR), int(mjtDyn.FILTER), int(mjtDyn.FILTEREXACT))
+_GAIN_FIXED, _GAIN_AFFINE = int(mjtGain.FIXED), int(mjtGain.AFFINE)
+_BIAS_NONE, _BIAS_AFFINE = int(mjtBias.NONE), int(mjtBias.AFFINE)
+_TRN_TENDON = int(mjtTrn.TENDON)
+_DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
+_DSBL_CLAMPCTRL = int(mjtDisableBit.CLAMPCTRL)
+_DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_DSBL_EULERDAMP = int(mjtDisableBit.EULERDAMP)
+_DSBL_DAMPER = int(mjtDisableBit.DAMPER)
+_INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
+    int(mjtIntegrator.EULER), int(mjtIntegrator.RK4), int(mjtIntegrator.IMPLICIT),
+    int(mjtIntegrator.IMPLICITFAST))
+
+
+@jit
+def fwd_position(m, d):
+  """Position-dependent stages: kinematics, com_pos, camlight, tendon, M and its factor,
+  transmission (collision and constraints arrive with the contacts issue)."""
+  smooth.kinematics(m, d)
+  smooth.com_pos(m, d)
+  smooth.camlight(m, d)
+  smooth.tendon(m, d)
+  smooth.crb(m, d)
+  smooth.factor_m(m, d)
+  smooth.transmission(m, d)
+
+
+@jit
+def fwd_velocity(m, d):
+  """Velocity-dependent stages: tendon/actuator velocity, com_vel, passive, rne bias."""
+  for i in range(m.ntendon):
+    s = 0.0
+    for a in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
+      s += d.ten_J[a] * d.qvel[m.ten_J_colind[a]]
+    d.ten_velocity[i] = s
+  actuation = not (m.opt_disableflags[0] & _DSBL_ACTUATION)
+  for i in range(m.nu):
+    s = 0.0
+    if actuation:
+      for a in range(d.moment_rowadr[i], d.moment_rowadr[i] + d.moment_rownnz[i]):
+        s += d.actuator_moment[a] * d.qvel[d.moment_colind[a]]
+    d.actuator_velocity[i] = s
+  smooth.com_vel(m, d)
+  ps.passive(m, d)
+  smooth.rne(m, d, False, d.qfrc_bias)
+  _tendon_bias(m, d)
+
+
+@jit
+def _tendon_bias(m, d):
+  """Bias force of tendon armature: qfrc += J' * armature * dJ/dt qvel (fixed tendons: dJ=0)."""
+  return
+
+
+@jit
+def next_activation(m, d, i, adr, act_dot):
+  """Activation after one step, with filterexact integrated exactly and actrange clamped."""
+  act = d.act[adr]
+  h = m.opt_timestep[0]
+  if m.actuator_dyntype[i] == _DYN_FILTEREXACT:
+    tau = max(1e-15, m.actuator_dynprm[i, 0])
+    act = act + act_dot * tau * (1.0 - math.exp(-h / tau))
+  else:
+    act = act + act_dot * h
+  if m.actuator_actlimited[i]:
+    lo, hi = m.actuator_actrange[i, 0], m.actuator_actrange[i, 1]
+    act = lo if act < lo else (hi if act > hi else act)
+  return act
+
+
+@jit
+def fwd_actuation(m, d):
+  """actuator_force, act_dot and qfrc_actuator from ctrl, act and the transmission."""
+  nu = m.nu
+  for i in range(nu):
+    d.actuator_force[i] = 0.0
+  for i in range(m.nv):
+    d.qfrc_actuator[i] = 0.0
+  if nu == 0 or (m.opt_disableflags[0] & _DSBL_ACTUATION):
+    return
+  ctrl = d.ctrl_clamped
+  bad = False
+  for i in range(nu):
+    c = d.ctrl[i]
+    if not (m.opt_disableflags[0] & _DSBL_CLAMPCTRL) and m.actuator_ctrllimited[i]:
+      lo, hi = m.actuator_ctrlrange[i, 0], m.actuator_ctrlrange[i, 1]
+      c = lo if c < lo else (hi if c > hi else c)
+    if not (abs(c) <= 1e10):  # NaN, inf or huge: MuJoCo's mju_isBad
+      bad = True
+    ctrl[i] = c
+  if bad:
+    for i in range(nu):
+      ctrl[i] = 0.0
+  for i in range(nu):
+    adr = m.actuator_actadr[i]
+    if adr < 0:
+      continue
+    for k in range(adr, adr + m.actuator_actnum[i]):
+      d.act_dot[k] = 0.0
+    last = adr + m.actuator_actnum[i] - 1
+    dt = m.actuator_dyntype[i]
+    if dt == _DYN_INTEGRATOR:
+      d.act_dot[last] = ctrl[i]
+    elif dt == _DYN_FILTER or dt == _DYN_FILTEREXACT:
+      tau = max(1e-15, m.actuator_dynprm[i, 0])
+      d.act_dot[last] = (ctrl[i] - d.act[last]) / tau
+  tendon_frclimited = False
+  for i in range(nu):
+    gt = m.actuator_gaintype[i]
+    prm = m.actuator_gainprm[i]
+    length = d.actuator_length[i]
+    vel = d.actuator_velocity[i]
+    if m.actuator_trntype[i] == _TRN_TENDON and m.tendon_actfrclimited[m.actuator_trnid[i, 0]]:
+      tendon_frclimited = True
+    if gt == _GAIN_AFFINE:
+      gain = prm[0] + prm[1] * length + prm[2] * vel
+    else:
+      gain = prm[0]
+    if m.actuator_actnum[i] == 0:
+      force = gain * ctrl[i]
+    else:
+      adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+      if m.actuator_actearly[i]:
+        act = next_activation(m, d, i, adr, d.act_dot[adr])
+      else:
+        act = d.act[adr]
+      force = gain * act
+    bprm = m.actuator_biasprm[i]
+    if m.actuator_biastype[i] == _BIAS_AFFINE:
+      force += bprm[0] + bprm[1] * length + bprm[2] * vel
+    d.actuator_force[i] = force
+  if tendon_frclimited:
+    _clamp_tendon_actuator_force(m, d)
+  for i in range(nu):
+    if m.actuator_forcelimited[i]:
+      lo, hi = m.actuator_forcerange[i, 0], m.actuator_forcerange[i, 1]
+      f = d.actuator_force[i]
+      d.actuator_force[i] = lo if f < lo else (hi if f > hi else f)
+  for i in range(nu):
+    f = d.actuator_force[i]
+    for a in range(d.moment_rowadr[i], d.moment_rowadr[i] + d.moment_rownnz[i]):
+      d.qfrc_actuator[d.moment_colind[a]] += d.actuator_moment[a] * f
+  g = m.opt_gravity
+  if not (m.opt_disableflags[0] & _DSBL_GRAVITY) and (g[0] != 0.0 or g[1] != 0.0 or g[2] != 0.0):
+    for j in range(m.njnt):
+      if m.jnt_actgravcomp[j]:
+        jt = m.jnt_type[j]
+        n = 6 if jt == _FREE else (3 if jt == _BALL else 1)
+        for k in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + n):
+          d.qfrc_actuator[k] += d.qfrc_gravcomp[k]
+  for j in range(m.njnt):
+    if m.jnt_actfrclimited[j]:
+      jt = m.jnt_type[j]
+      n = 6 if jt == _FREE else (3 if jt == _BALL else 1)
+      lo, hi = m.jnt_actfrcrange[j, 0], m.jnt_actfrcrange[j, 1]
+      for k in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + n):
+        f = d.qfrc_actuator[k]
+        d.qfrc_actuator[k] = lo if f < lo else (hi if f > hi else f)
+
+
+@jit
+def _clamp_tendon_actuator_force(m, d):
+  """Scale forces of actuators on a force-limited tendon so their sum stays in range."""
+  total = d.scratch_nv[4]
+  for t in range(m.ntendon):
+    s = 0.0
+    for i in range(m.nu):
+      if m.actuator_trntype[i] == _TRN_TENDON and m.actuator_trnid[i, 0] == t:
+        s += d.actuator_force[i]
+    if not m.tendon_actfrclimited[t] or s == 0.0:
+      continue
+    lo, hi = m.tendon_actfrcrange[t, 0], m.tendon_actfrcrange[t, 1]
+    scale = lo / s if s < lo else (hi / s if s > hi else 1.0)
+    for i in range(m.nu):
+      if m.actuator_trntype[i] == _TRN_TENDON and m.actuator_trnid[i, 0] == t:
+        d.actuator_force[i] *= scale
+
+
+@jit
+def xfrc_accumulate(m, d, qfrc):
+  """qfrc += J' xfrc_applied for every body (force at the body's com, torque)."""
+  for b in range(1, m.nbody):
+    x = d.xfrc_applied[b]
+    if x[0] == 0.0 and x[1] == 0.0 and x[2] == 0.0 and x[3] == 0.0 and x[4] == 0.0 and x[5] == 0.0:
+      continue
+    ps.apply_ft(m, d, x[0], x[1], x[2], x[3], x[4], x[5], d.xipos[b, 0], d.xipos[b, 1],
+                d.xipos[b, 2], b, qfrc)
+
+
+@jit
+def fwd_acceleration(m, d):
+  """qfrc_smooth = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth."""
+  for i in range(m.nv):
+    d.qfrc_smooth[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i]
+  xfrc_accumulate(m, d, d.qfrc_smooth)
+  smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
+
+
+@jit
+def fwd_constraint(m, d):
+  """Constraint stage; without constraints qacc = qacc_smooth (solver: contacts issue)."""
+  for i in range(m.nv):
+    d.qfrc_constraint[i] = 0.0
+    d.qacc[i] = d.qacc_smooth[i]
+
+
+@jit
+def forward(m, d):
+  """Full forward dynamics at the current state (mj_forward)."""
+  fwd_position(m, d)
+  fwd_velocity(m, d)
+  fwd_actuation(m, d)
+  fwd_acceleration(m, d)
+  fwd_constraint(m, d)
+
+
+@jit
+def integrate_pos(m, qpos, qvel, h):
+  """qpos <- qpos (+) qvel*h on the joint manifold (quaternions rotated, not added)."""
+  for j in range(m.njnt):
+    pa = m.jnt_qposadr[j]
+    va = m.jnt_dofadr[j]
+    jt = m.jnt_type[j]
+    if jt == _FREE:
+      for k in range(3):
+        qpos[pa + k] += h * qvel[va + k]
+      mm.quat_integrate(qpos, pa + 3, qvel[va + 3], qvel[va + 4], qvel[va + 5], h)
+    elif jt == _BALL:
+      mm.quat_integrate(qpos, pa, qvel[va], qvel[va + 1], qvel[va + 2], h)
+    else:
+      qpos[pa] += h * qvel[va]
+
+
+@jit
+def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel):
+  """Advance act, qvel, qpos and time by one step (mj_advance)."""
+  if m.na and not (m.opt_disableflags[0] & _DSBL_ACTUATION):
+    for i in range(m.nu):
+      adr = m.actuator_actadr[i]
+      if adr < 0:
+        continue
+      for j in range(adr, adr + m.actuator_actnum[i]):
+        d.act[j] = next_activation(m, d, i, j, act_dot[j])
+  h = m.opt_timestep[0]
+  for i in range(m.nv):
+    d.qvel[i] += qacc[i] * h
+  integrate_pos(m, d.qpos, qvel_for_pos if use_given_qvel else d.qvel, h)
+  d.time[0] += h
+  for i in range(m.nv):
+    d.qacc_warmstart[i] = d.qacc[i]
+
+
+@jit
+def euler(m, d):
+  """Semi-implicit Euler, with joint damping integrated implicitly as MuJoCo does (mj_Euler)."""
+  qacc = d.scratch_nv[0]
+  has_damping = False
+  flags = m.opt_disableflags[0]
+  if not (flags & _DSBL_EULERDAMP) and not (flags & _DSBL_DAMPER):
+    for i in range(m.nv):
+      if (m.dof_damping[i] > 0 or m.dof_dampingpoly[i, 0] != 0.0 or m.dof_dampingpoly[i, 1] != 0.0
+          or m.jnt_actuatorid[m.dof_jntid[i]] != -1):
+        has_damping = True
+        break
+  if not has_damping:
+    for i in range(m.nv):
+      qacc[i] = d.qacc[i]
+  else:
+    poly = d.scratch_small[0:ps.NPOLY]
+    for k in range(m.nC):
+      d.qH[k] = d.M[k]
+    h = m.opt_timestep[0]
+    for i in range(m.nv):
+      damping = ps.dof_damping(m, i, poly)
+      d.qH[m.M_rowadr[i] + m.M_rownnz[i] - 1] += h * ps.d_xpoly_force(damping, poly, d.qvel[i], True)
+    smooth.factor_i(d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+    for i in range(m.nv):
+      qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
+    smooth.solve_ld(qacc, d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+  advance(m, d, d.act_dot, qacc, qacc, False)
+
+
+@jit
+def rk4(m, d):
+  """Classic 4th-order Runge-Kutta over (qpos, qvel, act) (mj_RungeKutta, N=4)."""
+  nq, nv, na = m.nq, m.nv, m.na
+  h = m.opt_timestep[0]
+  t0 = d.time[0]
+  a_coef = (0.5, 0.5, 1.0)
+  b_coef = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
+  x0q, x0v, x0a = d.rk4_qpos, d.rk4_qvel, d.rk4_act
+  vel, acc, actd = d.rk4_dqvel, d.rk4_dqacc, d.rk4_dact
+  for k in range(nq):
+    x0q[k] = d.qpos[k]
+  for k in range(nv):
+    x0v[k] = d.qvel[k]
+    vel[0, k] = d.qvel[k]
+    acc[0, k] = d.qacc[k]
+  for k in range(na):
+    x0a[k] = d.act[k]
+    actd[0, k] = d.act_dot[k]
+  dq = d.scratch_nv[1]
+  for i in range(1, 4):
+    a = a_coef[i - 1]
+    # stage state: X0 + h*a*F[i-1]
+    for k in range(nq):
+      d.qpos[k] = x0q[k]
+    for k in range(nv):
+      dq[k] = a * vel[i - 1, k]
+    integrate_pos(m, d.qpos, dq, h)
+    for k in range(nv):
+      d.qvel[k] = x0v[k] + h * a * acc[i - 1, k]
+    for k in range(na):
+      d.act[k] = x0a[k] + h * a * actd[i - 1, k]
+    d.time[0] = t0 + a * h
+    forward(m, d)
+    for k in range(nv):
+      vel[i, k] = d.qvel[k]
+      acc[i, k] = d.qacc[k]
+    for k in range(na):
+      actd[i, k] = d.act_dot[k]
+  dqacc = d.scratch_nv[2]
+  dact = d.rk4_dact[0]
+  for k in range(nv):
+    dq[k] = 0.0
+    dqacc[k] = 0.0
+    for j in range(4):
+      dq[k] += b_coef[j] * vel[j, k]
+      dqacc[k] += b_coef[j] * acc[j, k]
+  # combined act_dot goes in row 0 of rk4_dact once all stages have been read
+  for k in range(na):
+    s = 0.0
+    for j in range(4):
+      s += b_coef[j] * actd[j, k]
+    actd[0, k] = s
+  d.time[0] = t0
+  for k in range(nq):
+    d.qpos[k] = x0q[k]
+  for k in range(nv):
+    d.qvel[k] = x0v[k]
+  for k in range(na):
+    d.act[k] = x0a[k]
+  advance(m, d, dact, dqacc, dq, True)
+
+
+@jit
+def implicit(m, d):
+  """Implicit-in-velocity integration: (M - h D) qacc = f (implicit / implicitfast)."""
+  qacc = d.scratch_nv[0]
+  derivative.implicit_qacc(m, d, qacc)
+  advance(m, d, d.act_dot, qacc, qacc, False)
+
+
+@jit
+def step_once(m, d):
+  """One physics step: forward, then the model's integrator (mj_step)."""
+  forward(m, d)
+  integ = m.opt_integrator[0]
+  if integ == _INT_RK4:
+    rk4(m, d)
+  elif integ == _INT_IMPLICIT or integ == _INT_IMPLICITFAST:
+    implicit(m, d)
+  else:
+    euler(m, d)
+
+
+@jit
+def step(m, d, nstep):
+  """`nstep` physics steps in one compiled call; returns the number of steps taken before the
+  state went bad (NaN/inf or huge), which is nstep when all is well."""
+  for s in range(nstep):
+    step_once(m, d)
+    for i in range(m.nv):
+      v = d.qvel[i]
+      if not (abs(v) < 1e10) or not (abs(d.qacc[i]) < 1e10):
+        return s
+  return nstep

@@ -1,0 +1,163 @@
+"""Quaternion, rotation and spatial-algebra helpers (@njit, scalar locals, no allocation).
+
+Spatial vectors are MuJoCo's (rot:lin) 6-vectors; cinert is MuJoCo's 10-number layout
+(I00 I11 I22 I01 I02 I12, m*com[3], m).
+"""
+import math
+
+import numba
+
+_jit = numba.njit(cache=True, inline="always")
+
+
+@_jit
+def quat_mul(a0, a1, a2, a3, b0, b1, b2, b3):
+  """Hamilton product a*b of two quaternions (w, x, y, z)."""
+  return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
+          a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+          a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
+          a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+
+
+@_jit
+def quat_normalize(q0, q1, q2, q3):
+  """Unit quaternion; (1,0,0,0) when the norm is below MuJoCo's mjMINVAL."""
+  n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+  if n < 1e-15:
+    return 1.0, 0.0, 0.0, 0.0
+  return q0 / n, q1 / n, q2 / n, q3 / n
+
+
+@_jit
+def quat_rot(q0, q1, q2, q3, v0, v1, v2):
+  """Rotate vector v by unit quaternion q (MuJoCo's mju_rotVecQuat)."""
+  if v0 == 0.0 and v1 == 0.0 and v2 == 0.0:
+    return 0.0, 0.0, 0.0
+  # tmp = w*v + q_vec x v ; res = v + 2 * q_vec x tmp
+  t0 = q0 * v0 + q2 * v2 - q3 * v1
+  t1 = q0 * v1 + q3 * v0 - q1 * v2
+  t2 = q0 * v2 + q1 * v1 - q2 * v0
+  return (v0 + 2.0 * (q2 * t2 - q3 * t1),
+          v1 + 2.0 * (q3 * t0 - q1 * t2),
+          v2 + 2.0 * (q1 * t1 - q2 * t0))
+
+
+@numba.njit(cache=True)
+def quat2mat(out, q0, q1, q2, q3):
+  """Write the row-major 3x3 rotation matrix of unit quaternion q into out[0:9]."""
+  if q0 == 1.0 and q1 == 0.0 and q2 == 0.0 and q3 == 0.0:
+    for k in range(9):
+      out[k] = 0.0
+    out[0] = out[4] = out[8] = 1.0
+    return
+  q00 = q0 * q0; q01 = q0 * q1; q02 = q0 * q2; q03 = q0 * q3
+  q11 = q1 * q1; q12 = q1 * q2; q13 = q1 * q3
+  q22 = q2 * q2; q23 = q2 * q3; q33 = q3 * q3
+  out[0] = q00 + q11 - q22 - q33
+  out[4] = q00 - q11 + q22 - q33
+  out[8] = q00 - q11 - q22 + q33
+  out[1] = 2 * (q12 - q03)
+  out[2] = 2 * (q13 + q02)
+  out[3] = 2 * (q12 + q03)
+  out[5] = 2 * (q23 - q01)
+  out[6] = 2 * (q13 - q02)
+  out[7] = 2 * (q23 + q01)
+
+
+@_jit
+def axis_angle_quat(a0, a1, a2, angle):
+  """Quaternion of a rotation by `angle` about unit axis a."""
+  s = math.sin(angle * 0.5)
+  return math.cos(angle * 0.5), a0 * s, a1 * s, a2 * s
+
+
+@_jit
+def mat_vec(mat, v0, v1, v2):
+  """mat (row-major 9-array) times v."""
+  return (mat[0] * v0 + mat[1] * v1 + mat[2] * v2,
+          mat[3] * v0 + mat[4] * v1 + mat[5] * v2,
+          mat[6] * v0 + mat[7] * v1 + mat[8] * v2)
+
+
+@_jit
+def mat_t_vec(mat, v0, v1, v2):
+  """Transpose of mat (row-major 9-array) times v."""
+  return (mat[0] * v0 + mat[3] * v1 + mat[6] * v2,
+          mat[1] * v0 + mat[4] * v1 + mat[7] * v2,
+          mat[2] * v0 + mat[5] * v1 + mat[8] * v2)
+
+
+@_jit
+def cross(a0, a1, a2, b0, b1, b2):
+  """a x b."""
+  return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@numba.njit(cache=True)
+def quat_integrate(q, adr, w0, w1, w2, scale):
+  """q[adr:adr+4] <- q * exp(w*scale/2), normalised (MuJoCo's mju_quatIntegrate)."""
+  n = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
+  if n < 1e-15:
+    a0, a1, a2 = 1.0, 0.0, 0.0
+  else:
+    a0, a1, a2 = w0 / n, w1 / n, w2 / n
+  angle = n * scale
+  r0, r1, r2, r3 = axis_angle_quat(a0, a1, a2, angle)
+  p0, p1, p2, p3 = quat_normalize(q[adr], q[adr + 1], q[adr + 2], q[adr + 3])
+  p0, p1, p2, p3 = quat_mul(p0, p1, p2, p3, r0, r1, r2, r3)
+  p0, p1, p2, p3 = quat_normalize(p0, p1, p2, p3)
+  q[adr], q[adr + 1], q[adr + 2], q[adr + 3] = p0, p1, p2, p3
+
+
+@numba.njit(cache=True)
+def mul_inert_vec(out, i, v):
+  """out[0:6] = cinert i (10-array) times spatial motion vector v."""
+  out[0] = i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5]
+  out[1] = i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5]
+  out[2] = i[4] * v[0] + i[5] * v[1] + i[2] * v[2] - i[7] * v[3] + i[6] * v[4]
+  out[3] = i[8] * v[1] - i[7] * v[2] + i[9] * v[3]
+  out[4] = i[6] * v[2] - i[8] * v[0] + i[9] * v[4]
+  out[5] = i[7] * v[0] - i[6] * v[1] + i[9] * v[5]
+
+
+@numba.njit(cache=True)
+def cross_motion(out, vel, v):
+  """out[0:6] = vel x v for spatial motion vectors."""
+  out[0] = -vel[2] * v[1] + vel[1] * v[2]
+  out[1] = vel[2] * v[0] - vel[0] * v[2]
+  out[2] = -vel[1] * v[0] + vel[0] * v[1]
+  out[3] = -vel[2] * v[4] + vel[1] * v[5] - vel[5] * v[1] + vel[4] * v[2]
+  out[4] = vel[2] * v[3] - vel[0] * v[5] + vel[5] * v[0] - vel[3] * v[2]
+  out[5] = -vel[1] * v[3] + vel[0] * v[4] - vel[4] * v[0] + vel[3] * v[1]
+
+
+@numba.njit(cache=True)
+def cross_force_add(out, vel, f):
+  """out[0:6] += vel x* f (spatial force cross product)."""
+  out[0] += -vel[2] * f[1] + vel[1] * f[2] - vel[5] * f[4] + vel[4] * f[5]
+  out[1] += vel[2] * f[0] - vel[0] * f[2] + vel[5] * f[3] - vel[3] * f[5]
+  out[2] += -vel[1] * f[0] + vel[0] * f[1] - vel[4] * f[3] + vel[3] * f[4]
+  out[3] += -vel[2] * f[4] + vel[1] * f[5]
+  out[4] += vel[2] * f[3] - vel[0] * f[5]
+  out[5] += -vel[1] * f[3] + vel[0] * f[4]
+
+
+@_jit
+def dot6(a, b):
+  """Dot product of two 6-vectors."""
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
+
+
+@numba.njit(cache=True)
+def sub_quat(qa, ia, qb, ib):
+  """3D velocity that rotates quaternion qb[ib:] into qa[ia:] in unit time (mju_subQuat)."""
+  b0, b1, b2, b3 = qb[ib], -qb[ib + 1], -qb[ib + 2], -qb[ib + 3]
+  d0, d1, d2, d3 = quat_mul(b0, b1, b2, b3, qa[ia], qa[ia + 1], qa[ia + 2], qa[ia + 3])
+  # quat2vel: axis * angle, with the angle wrapped to (-pi, pi]
+  s = math.sqrt(d1 * d1 + d2 * d2 + d3 * d3)
+  if s == 0.0:
+    return 0.0, 0.0, 0.0
+  angle = 2.0 * math.atan2(s, d0)
+  if angle > math.pi:
+    angle -= 2.0 * math.pi
+  return d1 / s * angle, d2 / s * angle, d3 / s * angle

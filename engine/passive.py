@@ -1,0 +1,209 @@
+"""Passive forces (MuJoCo's engine_passive.c): joint and tendon springs/dampers with their
+polynomial terms and actuator-inherited damping, gravity compensation, fluid forces."""
+import numba
+
+from engine import fluid
+from engine import math as mm
+from engine.smooth import jit
+from engine.types import mjtJoint, mjtTrn, mjtDisableBit
+
+_FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
+_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
+                                               int(mjtTrn.TENDON))
+_DSBL_SPRING = int(mjtDisableBit.SPRING)
+_DSBL_DAMPER = int(mjtDisableBit.DAMPER)
+_DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+NPOLY = 2
+
+
+@jit
+def poly_force(linear, poly, x, flg_odd):
+  """Stiffness/damping coefficient with polynomial terms: force = -x * poly_force(...)."""
+  if flg_odd:
+    x = abs(x)
+  res = linear
+  xp = 1.0
+  for i in range(poly.shape[0]):
+    xp *= x
+    res += poly[i] * xp
+  return res
+
+
+@jit
+def d_xpoly_force(linear, poly, x, flg_odd):
+  """Derivative of x * poly_force(x) with respect to x."""
+  if flg_odd:
+    x = abs(x)
+  res = linear
+  xp = 1.0
+  for i in range(poly.shape[0]):
+    xp *= x
+    res += (i + 2) * poly[i] * xp
+  return res
+
+
+@jit
+def actuator_damping(m, ident, is_tendon, poly):
+  """Damping (and poly terms, added into `poly`) inherited from actuators (mj_actuatorDamping)."""
+  aid = m.tendon_actuatorid[ident] if is_tendon else m.jnt_actuatorid[ident]
+  if aid == -1:
+    return 0.0
+  damping = 0.0
+  for k in range(m.nu):
+    if aid >= 0 and k != aid:
+      continue
+    if aid < -1:
+      if m.actuator_trnid[k, 0] != ident:
+        continue
+      trn = m.actuator_trntype[k]
+      if is_tendon and trn != _TRN_TENDON:
+        continue
+      if not is_tendon and trn != _TRN_JOINT and trn != _TRN_JOINTINPARENT:
+        continue
+    g = m.actuator_gear[m.actuator_outadr[k], 0]
+    damping += m.actuator_damping[k] * g * g
+    for j in range(NPOLY):
+      poly[j] += m.actuator_dampingpoly[k, j] * g * g
+  return damping
+
+
+@jit
+def dof_damping(m, i, poly):
+  """Total damping of dof i and its polynomial terms (written into `poly`)."""
+  for j in range(NPOLY):
+    poly[j] = m.dof_dampingpoly[i, j]
+  return m.dof_damping[i] + actuator_damping(m, m.dof_jntid[i], False, poly)
+
+
+@jit
+def _spring_damper(m, d, poly):
+  enbl_spring = not (m.opt_disableflags[0] & _DSBL_SPRING)
+  enbl_damper = not (m.opt_disableflags[0] & _DSBL_DAMPER)
+  if enbl_spring:
+    for j in range(m.njnt):
+      k = m.jnt_stiffness[j]
+      sp = m.jnt_stiffnesspoly[j]
+      if k == 0.0 and sp[0] == 0.0 and sp[1] == 0.0:
+        continue
+      padr = m.jnt_qposadr[j]
+      dadr = m.jnt_dofadr[j]
+      jt = m.jnt_type[j]
+      if jt == _FREE or jt == _BALL:
+        if jt == _FREE:
+          dx0 = d.qpos[padr] - m.qpos_spring[padr]
+          dx1 = d.qpos[padr + 1] - m.qpos_spring[padr + 1]
+          dx2 = d.qpos[padr + 2] - m.qpos_spring[padr + 2]
+          r = (dx0 * dx0 + dx1 * dx1 + dx2 * dx2) ** 0.5
+          kk = poly_force(k, sp, r, False)
+          d.qfrc_spring[dadr] -= kk * dx0
+          d.qfrc_spring[dadr + 1] -= kk * dx1
+          d.qfrc_spring[dadr + 2] -= kk * dx2
+          dadr += 3
+          padr += 3
+        q = d.scratch_small[4:8]
+        q[0], q[1], q[2], q[3] = mm.quat_normalize(d.qpos[padr], d.qpos[padr + 1],
+                                                   d.qpos[padr + 2], d.qpos[padr + 3])
+        v0, v1, v2 = mm.sub_quat(q, 0, m.qpos_spring, padr)
+        r = (v0 * v0 + v1 * v1 + v2 * v2) ** 0.5
+        kk = poly_force(k, sp, r, False)
+        d.qfrc_spring[dadr] -= kk * v0
+        d.qfrc_spring[dadr + 1] -= kk * v1
+        d.qfrc_spring[dadr + 2] -= kk * v2
+      else:
+        x = d.qpos[padr] - m.qpos_spring[padr]
+        d.qfrc_spring[dadr] = -x * poly_force(k, sp, x, False)
+  if enbl_damper:
+    for i in range(m.nv):
+      damping = dof_damping(m, i, poly)
+      if damping != 0.0 or poly[0] != 0.0 or poly[1] != 0.0:
+        v = d.qvel[i]
+        d.qfrc_damper[i] = -v * poly_force(damping, poly, v, True)
+  for i in range(m.ntendon):
+    stiffness = m.tendon_stiffness[i] if enbl_spring else 0.0
+    sp = m.tendon_stiffnesspoly[i]
+    has_sp = enbl_spring and (sp[0] != 0.0 or sp[1] != 0.0)
+    damping = 0.0
+    for j in range(NPOLY):
+      poly[j] = 0.0
+    if enbl_damper:
+      for j in range(NPOLY):
+        poly[j] = m.tendon_dampingpoly[i, j]
+      damping = m.tendon_damping[i] + actuator_damping(m, i, True, poly)
+    if stiffness == 0.0 and not has_sp and damping == 0.0 and poly[0] == 0.0 and poly[1] == 0.0:
+      continue
+    length = d.ten_length[i]
+    lower, upper = m.tendon_lengthspring[i, 0], m.tendon_lengthspring[i, 1]
+    x = length - upper if length > upper else (length - lower if length < lower else 0.0)
+    frc_spring = -x * poly_force(stiffness, sp, x, False) if enbl_spring else 0.0
+    v = d.ten_velocity[i]
+    frc_damper = -v * poly_force(damping, poly, v, True) if enbl_damper else 0.0
+    for a in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
+      c = m.ten_J_colind[a]
+      d.qfrc_spring[c] += d.ten_J[a] * frc_spring
+      d.qfrc_damper[c] += d.ten_J[a] * frc_damper
+
+
+@jit
+def apply_ft(m, d, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
+  """qfrc += J' [f; t] for a force f and torque t applied at world point p on `body`."""
+  # first dof on the chain from `body` to the world
+  b = body
+  while b > 0 and m.body_dofnum[b] == 0:
+    b = m.body_parentid[b]
+  if b == 0:
+    return
+  r = m.body_rootid[body]
+  o0 = p0 - d.subtree_com[r, 0]
+  o1 = p1 - d.subtree_com[r, 1]
+  o2 = p2 - d.subtree_com[r, 2]
+  v = m.body_dofadr[b] + m.body_dofnum[b] - 1
+  while v >= 0:
+    c = d.cdof[v]
+    # translational Jacobian column: lin + ang x offset
+    l0, l1, l2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
+    qfrc[v] += (f0 * (c[3] + l0) + f1 * (c[4] + l1) + f2 * (c[5] + l2)
+                + t0 * c[0] + t1 * c[1] + t2 * c[2])
+    v = m.dof_parentid[v]
+
+
+@jit
+def gravcomp(m, d):
+  """Gravity compensation forces into qfrc_gravcomp; True if any body has it."""
+  if m.opt_disableflags[0] & _DSBL_GRAVITY:
+    return False
+  g = m.opt_gravity
+  if g[0] == 0.0 and g[1] == 0.0 and g[2] == 0.0:
+    return False
+  has = False
+  for i in range(1, m.nbody):
+    gc = m.body_gravcomp[i]
+    if gc != 0.0:
+      has = True
+      s = -m.body_mass[i] * gc
+      apply_ft(m, d, g[0] * s, g[1] * s, g[2] * s, 0.0, 0.0, 0.0, d.xipos[i, 0], d.xipos[i, 1],
+               d.xipos[i, 2], i, d.qfrc_gravcomp)
+  return has
+
+
+@jit
+def passive(m, d):
+  """qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid and their sum qfrc_passive."""
+  for i in range(m.nv):
+    d.qfrc_spring[i] = 0.0
+    d.qfrc_damper[i] = 0.0
+    d.qfrc_gravcomp[i] = 0.0
+    d.qfrc_fluid[i] = 0.0
+    d.qfrc_passive[i] = 0.0
+  flags = m.opt_disableflags[0]
+  if (flags & _DSBL_SPRING) and (flags & _DSBL_DAMPER):
+    return
+  poly = d.scratch_small[0:NPOLY]
+  _spring_damper(m, d, poly)
+  has_gravcomp = gravcomp(m, d)
+  has_fluid = fluid.fluid(m, d)
+  for i in range(m.nv):
+    d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i]
+    if has_fluid:
+      d.qfrc_passive[i] += d.qfrc_fluid[i]
+    if has_gravcomp and not m.jnt_actgravcomp[m.dof_jntid[i]]:
+      d.qfrc_passive[i] += d.qfrc_gravcomp[i]

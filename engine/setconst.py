@@ -1,0 +1,188 @@
+"""Compile-time constants that need the dynamics at qpos0 (MuJoCo's mj_setConst): dof_M0,
+invweights, tendon/actuator lengths at qpos0, actuator acc0, camera/light offsets, and the
+derived index fields (subtree mass, actuator ids on joints/tendons, tendon sparsity)."""
+import numpy as np
+
+from engine import io
+from engine import smooth
+from engine.types import mjtTrn, mjtJoint, mjtGain
+
+_jit = smooth.jit
+
+
+@_jit
+def _set_m0(m, d, out):
+  """dof_M0: diagonal of M at qpos0 without simple-dof shortcuts (mj_setM0)."""
+  nbody = m.nbody
+  for i in range(nbody):
+    for k in range(10):
+      d.crb[i, k] = d.cinert[i, k]
+  for i in range(nbody - 1, 0, -1):
+    p = m.body_parentid[i]
+    if p > 0:
+      for k in range(10):
+        d.crb[p, k] += d.crb[i, k]
+  buf = d.scratch_nbody[0, 0]
+  for i in range(m.nv):
+    smooth.mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])
+    out[i] = m.dof_armature[i] + smooth._actuator_armature(m, m.dof_jntid[i], False) + \
+        smooth.mm.dot6(d.cdof[i], buf)
+
+
+@_jit
+def _position_stages(m, d):
+  smooth.kinematics(m, d)
+  smooth.com_pos(m, d)
+  smooth.camlight(m, d)
+
+
+@_jit
+def _inertia_stages(m, d):
+  smooth.tendon(m, d)
+  smooth.crb(m, d)
+  smooth.factor_m(m, d)
+  smooth.transmission(m, d)
+
+
+def dof_chain(m, body):
+  """Dofs that move `body`, from its own last dof to the root (MuJoCo's chain order)."""
+  b = body
+  while b > 0 and m.body_dofnum[b] == 0:
+    b = m.body_parentid[b]
+  out = []
+  if b > 0:
+    v = m.body_dofadr[b] + m.body_dofnum[b] - 1
+    while v >= 0:
+      out.append(v)
+      v = m.dof_parentid[v]
+  return out
+
+
+def jac(m, d, point, body):
+  """Dense (3, nv) translational and rotational Jacobians of a world point on `body` (mj_jac)."""
+  jacp = np.zeros((3, m.nv))
+  jacr = np.zeros((3, m.nv))
+  off = np.asarray(point) - d.subtree_com[m.body_rootid[body]]
+  for v in dof_chain(m, body):
+    c = d.cdof[v]
+    jacr[:, v] = c[:3]
+    jacp[:, v] = c[3:] + np.cross(c[:3], off)
+  return jacp, jacr
+
+
+def _solve_m(m, d, mat):
+  out = np.array(mat, dtype=np.float64)
+  for r in range(out.shape[0]):
+    x = np.ascontiguousarray(out[r])
+    smooth.solve_m(m.struct, d.struct, x, x.copy())
+    out[r] = x
+  return out
+
+
+def set_fixed(m):
+  """Index-like constants: subtree mass, actuator ids on joints/tendons, fixed-tendon sparsity."""
+  sub = m.body_mass.copy()
+  for i in range(m.nbody - 1, 0, -1):
+    sub[m.body_parentid[i]] += sub[i]
+  m.body_subtreemass = sub
+  jid = np.full(m.njnt, -1, np.int32)
+  tid = np.full(m.ntendon, -1, np.int32)
+  for i in range(m.nu):
+    if (m.actuator_damping[i] == 0 and not m.actuator_dampingpoly[i].any()
+        and m.actuator_armature[i] == 0):
+      continue
+    t = m.actuator_trntype[i]
+    target = jid if t in (mjtTrn.JOINT, mjtTrn.JOINTINPARENT) else (
+        tid if t == mjtTrn.TENDON else None)
+    if target is not None:
+      k = m.actuator_trnid[i, 0]
+      target[k] = i if target[k] == -1 else -2
+  m.jnt_actuatorid = jid
+  m.tendon_actuatorid = tid
+  adr = 0
+  for i in range(m.ntendon):
+    a, n = m.tendon_adr[i], m.tendon_num[i]
+    dofs = sorted({int(m.jnt_dofadr[m.wrap_objid[w]]) for w in range(a, a + n)})
+    m.ten_J_rowadr[i] = adr
+    m.ten_J_rownnz[i] = len(dofs)
+    m.ten_J_colind[adr:adr + len(dofs)] = dofs
+    adr += len(dofs)
+
+
+def set_const(m):
+  """Fill every qpos0-dependent constant of `m` in place, as mj_setConst does."""
+  set_fixed(m)
+  d = io.make_data(m)
+  cam_mode, light_mode = m.cam_mode.copy(), m.light_mode.copy()
+  m.cam_mode = 0
+  m.light_mode = 0
+  d.qpos[:] = m.qpos0
+  _position_stages(m.struct, d.struct)
+  m0 = np.zeros(m.nv)
+  _set_m0(m.struct, d.struct, m0)
+  m.dof_M0 = m0
+  _inertia_stages(m.struct, d.struct)
+  m.cam_mode = cam_mode
+  m.light_mode = light_mode
+  m.tendon_length0 = d.ten_length
+  m.actuator_length0 = d.actuator_length
+  nv = m.nv
+  for i in range(1, m.nbody):
+    if m.body_dofnum[m.body_weldid[i]] == 0:
+      m.body_invweight0[i] = 0
+    elif m.body_simple[i] == 2:
+      m.body_invweight0[i] = (1 / max(1e-15, m.body_mass[i]), 0)
+    elif nv:
+      jp, jr = jac(m, d, d.xipos[i], i)
+      j6 = np.vstack([jp, jr])
+      a = j6 @ _solve_m(m, d, j6).T
+      m.body_invweight0[i] = (np.trace(a[:3, :3]) / 3, np.trace(a[3:, 3:]) / 3)
+  for j in range(m.njnt):
+    dof = m.jnt_dofadr[j]
+    if m.body_simple[m.jnt_bodyid[j]] == 2:
+      m.dof_invweight0[dof] = 1 / max(1e-15, m.body_mass[m.jnt_bodyid[j]])
+      continue
+    n = {mjtJoint.FREE: 6, mjtJoint.BALL: 3}.get(int(m.jnt_type[j]), 1)
+    e = np.zeros((n, nv))
+    e[np.arange(n), dof + np.arange(n)] = 1
+    a = e @ _solve_m(m, d, e).T
+    if n == 6:
+      m.dof_invweight0[dof:dof + 3] = np.trace(a[:3, :3]) / 3
+      m.dof_invweight0[dof + 3:dof + 6] = np.trace(a[3:, 3:]) / 3
+    elif n == 3:
+      m.dof_invweight0[dof:dof + 3] = np.trace(a) / 3
+    else:
+      m.dof_invweight0[dof] = a[0, 0]
+  for i in range(m.ntendon):
+    row = np.zeros(nv)
+    a, n = m.ten_J_rowadr[i], m.ten_J_rownnz[i]
+    row[m.ten_J_colind[a:a + n]] = d.ten_J[a:a + n]
+    m.tendon_invweight0[i] = row @ _solve_m(m, d, row[None])[0] if nv else 0
+  for i in range(m.nu):
+    row = np.zeros(nv)
+    a, n = d.moment_rowadr[i], d.moment_rownnz[i]
+    np.add.at(row, d.moment_colind[a:a + n], d.actuator_moment[a:a + n])
+    m.actuator_acc0[i] = np.linalg.norm(_solve_m(m, d, row[None])[0]) if nv else 0
+  for i in range(m.ncam):
+    b, t = m.cam_bodyid[i], m.cam_targetbodyid[i]
+    m.cam_pos0[i] = d.cam_xpos[i] - d.xpos[b]
+    m.cam_poscom0[i] = d.cam_xpos[i] - d.subtree_com[t if t >= 0 else b]
+    m.cam_mat0[i] = d.cam_xmat[i]
+  for i in range(m.nlight):
+    b, t = m.light_bodyid[i], m.light_targetbodyid[i]
+    m.light_pos0[i] = d.light_xpos[i] - d.xpos[b]
+    m.light_poscom0[i] = d.light_xpos[i] - d.subtree_com[t if t >= 0 else b]
+    m.light_dir0[i] = d.light_xdir[i]
+  # position actuators given a damping ratio (biasprm[2] > 0): convert to damping
+  for i in range(m.nu):
+    g, b = m.actuator_gainprm[i], m.actuator_biasprm[i]
+    if g[0] != -b[1] or b[2] <= 0:
+      continue
+    a, n = d.moment_rowadr[i], d.moment_rownnz[i]
+    mass = 0.0
+    for k in range(a, a + n):
+      t2 = d.actuator_moment[k] ** 2
+      if t2 > 1e-15:
+        mass += m.dof_M0[d.moment_colind[k]] / t2
+    b[2] = -b[2] * 2 * np.sqrt(g[0] * mass)
+  return m

@@ -1,0 +1,625 @@
+"""Smooth dynamics stages, as MuJoCo's engine_core_smooth.c: kinematics, com_pos, camlight,
+tendon, transmission, crb (M), factor_m / solve_m (sparse LDL following the tree), com_vel, rne.
+
+Every stage takes (m, d) structrefs, reads Model and writes Data.
+"""
+import numba
+
+from engine import math as mm
+from engine.types import mjtJoint, mjtTrn, mjtDisableBit
+
+_FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
+_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
+                                               int(mjtTrn.TENDON))
+_DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+# mjtSameFrame
+_SF_NONE, _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 0, 1, 2, 3, 4
+# mjtCamLight
+_CL_FIXED, _CL_TRACK, _CL_TRACKCOM, _CL_TARGETBODY, _CL_TARGETBODYCOM = 0, 1, 2, 3, 4
+
+jit = numba.njit(cache=True, nogil=True)
+
+
+@jit
+def _local_to_global(xpos_out, xquat_out, xmat_out, i, d, pos, quat, body, sameframe):
+  """Frame of an object attached to `body` at (pos, quat): MuJoCo's mj_local2Global."""
+  if sameframe == _SF_BODY:
+    p0, p1, p2 = d.xpos[body, 0], d.xpos[body, 1], d.xpos[body, 2]
+  elif sameframe == _SF_INERTIA:
+    p0, p1, p2 = d.xipos[body, 0], d.xipos[body, 1], d.xipos[body, 2]
+  else:
+    p0, p1, p2 = mm.mat_vec(d.xmat[body], pos[0], pos[1], pos[2])
+    p0 += d.xpos[body, 0]; p1 += d.xpos[body, 1]; p2 += d.xpos[body, 2]
+  xpos_out[i, 0], xpos_out[i, 1], xpos_out[i, 2] = p0, p1, p2
+  if sameframe == _SF_BODY or sameframe == _SF_BODYROT:
+    for k in range(4):
+      xquat_out[i, k] = d.xquat[body, k]
+    for k in range(9):
+      xmat_out[i, k] = d.xmat[body, k]
+  elif sameframe == _SF_INERTIA or sameframe == _SF_INERTIAROT:
+    for k in range(4):
+      xquat_out[i, k] = d.xiquat[body, k]
+    for k in range(9):
+      xmat_out[i, k] = d.ximat[body, k]
+  else:
+    bq = d.xquat[body]
+    q0, q1, q2, q3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], quat[0], quat[1], quat[2], quat[3])
+    xquat_out[i, 0], xquat_out[i, 1], xquat_out[i, 2], xquat_out[i, 3] = q0, q1, q2, q3
+    mm.quat2mat(xmat_out[i], q0, q1, q2, q3)
+
+
+@jit
+def kinematics(m, d):
+  """Body, joint, inertial-frame, geom and site poses from qpos (mj_kinematics)."""
+  for k in range(3):
+    d.xpos[0, k] = 0.0
+    d.xipos[0, k] = 0.0
+  d.xquat[0, 0] = 1.0; d.xquat[0, 1] = 0.0; d.xquat[0, 2] = 0.0; d.xquat[0, 3] = 0.0
+  d.xiquat[0, 0] = 1.0; d.xiquat[0, 1] = 0.0; d.xiquat[0, 2] = 0.0; d.xiquat[0, 3] = 0.0
+  mm.quat2mat(d.xmat[0], 1.0, 0.0, 0.0, 0.0)
+  mm.quat2mat(d.ximat[0], 1.0, 0.0, 0.0, 0.0)
+  qpos = d.qpos
+  for i in range(1, m.nbody):
+    jntadr = m.body_jntadr[i]
+    jntnum = m.body_jntnum[i]
+    if jntnum == 1 and m.jnt_type[jntadr] == _FREE:
+      a = m.jnt_qposadr[jntadr]
+      x0, x1, x2 = qpos[a], qpos[a + 1], qpos[a + 2]
+      q0, q1, q2, q3 = mm.quat_normalize(qpos[a + 3], qpos[a + 4], qpos[a + 5], qpos[a + 6])
+      d.xanchor[jntadr, 0], d.xanchor[jntadr, 1], d.xanchor[jntadr, 2] = x0, x1, x2
+      for k in range(3):
+        d.xaxis[jntadr, k] = m.jnt_axis[jntadr, k]
+    else:
+      pid = m.body_parentid[i]
+      mocap = m.body_mocapid[i]
+      if mocap >= 0:
+        b0, b1, b2 = d.mocap_pos[mocap, 0], d.mocap_pos[mocap, 1], d.mocap_pos[mocap, 2]
+        c = d.mocap_quat[mocap]
+        r0, r1, r2, r3 = mm.quat_normalize(c[0], c[1], c[2], c[3])
+      else:
+        b0, b1, b2 = m.body_pos[i, 0], m.body_pos[i, 1], m.body_pos[i, 2]
+        r0, r1, r2, r3 = m.body_quat[i, 0], m.body_quat[i, 1], m.body_quat[i, 2], m.body_quat[i, 3]
+      if pid > 0:
+        x0, x1, x2 = mm.mat_vec(d.xmat[pid], b0, b1, b2)
+        x0 += d.xpos[pid, 0]; x1 += d.xpos[pid, 1]; x2 += d.xpos[pid, 2]
+        pq = d.xquat[pid]
+        q0, q1, q2, q3 = mm.quat_mul(pq[0], pq[1], pq[2], pq[3], r0, r1, r2, r3)
+      else:
+        x0, x1, x2 = b0, b1, b2
+        q0, q1, q2, q3 = r0, r1, r2, r3
+      for j in range(jntadr, jntadr + jntnum):
+        a = m.jnt_qposadr[j]
+        jt = m.jnt_type[j]
+        ja = m.jnt_axis[j]
+        jp = m.jnt_pos[j]
+        ax0, ax1, ax2 = mm.quat_rot(q0, q1, q2, q3, ja[0], ja[1], ja[2])
+        an0, an1, an2 = mm.quat_rot(q0, q1, q2, q3, jp[0], jp[1], jp[2])
+        an0 += x0; an1 += x1; an2 += x2
+        if jt == _SLIDE:
+          s = qpos[a] - m.qpos0[a]
+          x0 += ax0 * s; x1 += ax1 * s; x2 += ax2 * s
+        else:
+          if jt == _BALL:
+            l0, l1, l2, l3 = mm.quat_normalize(qpos[a], qpos[a + 1], qpos[a + 2], qpos[a + 3])
+          else:
+            l0, l1, l2, l3 = mm.axis_angle_quat(ja[0], ja[1], ja[2], qpos[a] - m.qpos0[a])
+          q0, q1, q2, q3 = mm.quat_mul(q0, q1, q2, q3, l0, l1, l2, l3)
+          v0, v1, v2 = mm.quat_rot(q0, q1, q2, q3, jp[0], jp[1], jp[2])
+          x0, x1, x2 = an0 - v0, an1 - v1, an2 - v2
+        d.xanchor[j, 0], d.xanchor[j, 1], d.xanchor[j, 2] = an0, an1, an2
+        d.xaxis[j, 0], d.xaxis[j, 1], d.xaxis[j, 2] = ax0, ax1, ax2
+    q0, q1, q2, q3 = mm.quat_normalize(q0, q1, q2, q3)
+    d.xquat[i, 0], d.xquat[i, 1], d.xquat[i, 2], d.xquat[i, 3] = q0, q1, q2, q3
+    d.xpos[i, 0], d.xpos[i, 1], d.xpos[i, 2] = x0, x1, x2
+    mm.quat2mat(d.xmat[i], q0, q1, q2, q3)
+
+  for i in range(1, m.nbody):
+    _local_to_global(d.xipos, d.xiquat, d.ximat, i, d, m.body_ipos[i], m.body_iquat[i], i,
+                     m.body_sameframe[i])
+  for g in range(m.ngeom):
+    _local_to_global(d.geom_xpos, d.geom_xquat, d.geom_xmat, g, d, m.geom_pos[g], m.geom_quat[g],
+                     m.geom_bodyid[g], m.geom_sameframe[g])
+  for s in range(m.nsite):
+    _local_to_global(d.site_xpos, d.site_xquat, d.site_xmat, s, d, m.site_pos[s], m.site_quat[s],
+                     m.site_bodyid[s], m.site_sameframe[s])
+
+
+@jit
+def _inert_com(out, inertia, mat, dif0, dif1, dif2, mass):
+  """cinert of a body: rotate principal inertia to world, shift by dif (mju_inertCom)."""
+  # res_rot = mat * diag(inertia) * mat'
+  for r in range(3):
+    for c in range(r, 3):
+      v = (mat[3 * r] * inertia[0] * mat[3 * c] + mat[3 * r + 1] * inertia[1] * mat[3 * c + 1]
+           + mat[3 * r + 2] * inertia[2] * mat[3 * c + 2])
+      if r == c:
+        out[r] = v
+      elif r == 0 and c == 1:
+        out[3] = v
+      elif r == 0:
+        out[4] = v
+      else:
+        out[5] = v
+  out[0] += mass * (dif1 * dif1 + dif2 * dif2)
+  out[1] += mass * (dif0 * dif0 + dif2 * dif2)
+  out[2] += mass * (dif0 * dif0 + dif1 * dif1)
+  out[3] -= mass * dif0 * dif1
+  out[4] -= mass * dif0 * dif2
+  out[5] -= mass * dif1 * dif2
+  out[6] = mass * dif0
+  out[7] = mass * dif1
+  out[8] = mass * dif2
+  out[9] = mass
+
+
+@jit
+def _dof_com(cdof, v, a0, a1, a2, o0, o1, o2, has_offset):
+  """Motion dof in the com frame: rotation about axis a through offset, or translation."""
+  if has_offset:
+    c0, c1, c2 = mm.cross(a0, a1, a2, o0, o1, o2)
+    cdof[v, 0], cdof[v, 1], cdof[v, 2] = a0, a1, a2
+    cdof[v, 3], cdof[v, 4], cdof[v, 5] = c0, c1, c2
+  else:
+    cdof[v, 0], cdof[v, 1], cdof[v, 2] = 0.0, 0.0, 0.0
+    cdof[v, 3], cdof[v, 4], cdof[v, 5] = a0, a1, a2
+
+
+@jit
+def com_pos(m, d):
+  """subtree_com, cinert and cdof in the frame centred at each tree's com (mj_comPos)."""
+  nbody = m.nbody
+  for i in range(nbody):
+    for k in range(3):
+      d.subtree_com[i, k] = d.xipos[i, k] * m.body_mass[i]
+  for i in range(nbody - 1, 0, -1):
+    p = m.body_parentid[i]
+    for k in range(3):
+      d.subtree_com[p, k] += d.subtree_com[i, k]
+  for i in range(nbody):
+    if m.body_subtreemass[i] < 1e-15:
+      for k in range(3):
+        d.subtree_com[i, k] = d.xipos[i, k]
+    else:
+      s = 1.0 / m.body_subtreemass[i]
+      for k in range(3):
+        d.subtree_com[i, k] *= s
+  for k in range(10):
+    d.cinert[0, k] = 0.0
+  for i in range(1, nbody):
+    r = m.body_rootid[i]
+    _inert_com(d.cinert[i], m.body_inertia[i], d.ximat[i], d.xipos[i, 0] - d.subtree_com[r, 0],
+               d.xipos[i, 1] - d.subtree_com[r, 1], d.xipos[i, 2] - d.subtree_com[r, 2],
+               m.body_mass[i])
+  for i in range(1, nbody):
+    r = m.body_rootid[i]
+    for j in range(m.body_jntadr[i], m.body_jntadr[i] + m.body_jntnum[i]):
+      da = m.jnt_dofadr[j]
+      o0 = d.subtree_com[r, 0] - d.xanchor[j, 0]
+      o1 = d.subtree_com[r, 1] - d.xanchor[j, 1]
+      o2 = d.subtree_com[r, 2] - d.xanchor[j, 2]
+      jt = m.jnt_type[j]
+      if jt == _FREE or jt == _BALL:
+        if jt == _FREE:
+          for v in range(3):
+            _dof_com(d.cdof, da + v, 1.0 if v == 0 else 0.0, 1.0 if v == 1 else 0.0,
+                     1.0 if v == 2 else 0.0, 0.0, 0.0, 0.0, False)
+          da += 3
+        xm = d.xmat[i]
+        for k in range(3):
+          _dof_com(d.cdof, da + k, xm[k], xm[k + 3], xm[k + 6], o0, o1, o2, True)
+      elif jt == _SLIDE:
+        _dof_com(d.cdof, da, d.xaxis[j, 0], d.xaxis[j, 1], d.xaxis[j, 2], 0.0, 0.0, 0.0, False)
+      else:
+        _dof_com(d.cdof, da, d.xaxis[j, 0], d.xaxis[j, 1], d.xaxis[j, 2], o0, o1, o2, True)
+
+
+@jit
+def camlight(m, d):
+  """Camera and light poses, with their tracking / targeting modes (mj_camlight)."""
+  for i in range(m.ncam):
+    b = m.cam_bodyid[i]
+    t = m.cam_targetbodyid[i]
+    p0, p1, p2 = mm.mat_vec(d.xmat[b], m.cam_pos[i, 0], m.cam_pos[i, 1], m.cam_pos[i, 2])
+    d.cam_xpos[i, 0] = p0 + d.xpos[b, 0]
+    d.cam_xpos[i, 1] = p1 + d.xpos[b, 1]
+    d.cam_xpos[i, 2] = p2 + d.xpos[b, 2]
+    bq = d.xquat[b]
+    cq = m.cam_quat[i]
+    q0, q1, q2, q3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], cq[0], cq[1], cq[2], cq[3])
+    mm.quat2mat(d.cam_xmat[i], q0, q1, q2, q3)
+    mode = m.cam_mode[i]
+    if mode == _CL_TRACK or mode == _CL_TRACKCOM:
+      for k in range(9):
+        d.cam_xmat[i, k] = m.cam_mat0[i, k]
+      for k in range(3):
+        if mode == _CL_TRACK:
+          d.cam_xpos[i, k] = d.xpos[b, k] + m.cam_pos0[i, k]
+        else:
+          d.cam_xpos[i, k] = d.subtree_com[b, k] + m.cam_poscom0[i, k]
+    elif (mode == _CL_TARGETBODY or mode == _CL_TARGETBODYCOM) and t >= 0:
+      src = d.xpos if mode == _CL_TARGETBODY else d.subtree_com
+      z0 = d.cam_xpos[i, 0] - src[t, 0]
+      z1 = d.cam_xpos[i, 1] - src[t, 1]
+      z2 = d.cam_xpos[i, 2] - src[t, 2]
+      n = (z0 * z0 + z1 * z1 + z2 * z2) ** 0.5
+      if n > 1e-15:
+        z0 /= n; z1 /= n; z2 /= n
+      x0, x1, x2 = mm.cross(0.0, 0.0, 1.0, z0, z1, z2)
+      n = (x0 * x0 + x1 * x1 + x2 * x2) ** 0.5
+      if n > 1e-15:
+        x0 /= n; x1 /= n; x2 /= n
+      y0, y1, y2 = mm.cross(z0, z1, z2, x0, x1, x2)
+      n = (y0 * y0 + y1 * y1 + y2 * y2) ** 0.5
+      if n > 1e-15:
+        y0 /= n; y1 /= n; y2 /= n
+      c = d.cam_xmat[i]
+      c[0], c[3], c[6] = x0, x1, x2
+      c[1], c[4], c[7] = y0, y1, y2
+      c[2], c[5], c[8] = z0, z1, z2
+  for i in range(m.nlight):
+    b = m.light_bodyid[i]
+    t = m.light_targetbodyid[i]
+    p0, p1, p2 = mm.mat_vec(d.xmat[b], m.light_pos[i, 0], m.light_pos[i, 1], m.light_pos[i, 2])
+    d.light_xpos[i, 0] = p0 + d.xpos[b, 0]
+    d.light_xpos[i, 1] = p1 + d.xpos[b, 1]
+    d.light_xpos[i, 2] = p2 + d.xpos[b, 2]
+    bq = d.xquat[b]
+    d0, d1, d2 = mm.quat_rot(bq[0], bq[1], bq[2], bq[3], m.light_dir[i, 0], m.light_dir[i, 1],
+                             m.light_dir[i, 2])
+    mode = m.light_mode[i]
+    if mode == _CL_TRACK or mode == _CL_TRACKCOM:
+      d0, d1, d2 = m.light_dir0[i, 0], m.light_dir0[i, 1], m.light_dir0[i, 2]
+      for k in range(3):
+        if mode == _CL_TRACK:
+          d.light_xpos[i, k] = d.xpos[b, k] + m.light_pos0[i, k]
+        else:
+          d.light_xpos[i, k] = d.subtree_com[b, k] + m.light_poscom0[i, k]
+    elif (mode == _CL_TARGETBODY or mode == _CL_TARGETBODYCOM) and t >= 0:
+      src = d.xpos if mode == _CL_TARGETBODY else d.subtree_com
+      d0 = src[t, 0] - d.light_xpos[i, 0]
+      d1 = src[t, 1] - d.light_xpos[i, 1]
+      d2 = src[t, 2] - d.light_xpos[i, 2]
+    n = (d0 * d0 + d1 * d1 + d2 * d2) ** 0.5
+    if n > 1e-15:
+      d0 /= n; d1 /= n; d2 /= n
+    d.light_xdir[i, 0], d.light_xdir[i, 1], d.light_xdir[i, 2] = d0, d1, d2
+
+
+@jit
+def tendon(m, d):
+  """Fixed-tendon lengths and sparse Jacobians (mj_tendon; spatial tendons: issue 6)."""
+  wrapcount = 0
+  for i in range(m.ntendon):
+    d.ten_length[i] = 0.0
+    rowadr = m.ten_J_rowadr[i]
+    rownnz = m.ten_J_rownnz[i]
+    for k in range(rowadr, rowadr + rownnz):
+      d.ten_J[k] = 0.0
+    d.ten_wrapadr[i] = wrapcount
+    d.ten_wrapnum[i] = 0
+    adr = m.tendon_adr[i]
+    for w in range(adr, adr + m.tendon_num[i]):
+      jnt = m.wrap_objid[w]
+      coef = m.wrap_prm[w]
+      d.ten_length[i] += coef * d.qpos[m.jnt_qposadr[jnt]]
+      dof = m.jnt_dofadr[jnt]
+      for k in range(rowadr, rowadr + rownnz):
+        if m.ten_J_colind[k] == dof:
+          d.ten_J[k] += coef
+          break
+
+
+@jit
+def transmission(m, d):
+  """Actuator lengths and sparse moment arms for joint and tendon transmissions."""
+  adr = 0
+  for i in range(m.nu):
+    d.moment_rowadr[i] = adr
+    ident = m.actuator_trnid[i, 0]
+    gear = m.actuator_gear[i]
+    trn = m.actuator_trntype[i]
+    nnz = 0
+    if trn == _TRN_JOINT or trn == _TRN_JOINTINPARENT:
+      jt = m.jnt_type[ident]
+      if jt == _SLIDE or jt == _HINGE:
+        nnz = 1
+        d.moment_colind[adr] = m.jnt_dofadr[ident]
+        d.actuator_length[i] = d.qpos[m.jnt_qposadr[ident]] * gear[0]
+        d.actuator_moment[adr] = gear[0]
+      else:
+        # ball / free joint: moment is the gear (rotated into the child frame for free
+        # joints with jointinparent) and length is zero (MuJoCo's convention)
+        nnz = 3 if jt == _BALL else 6
+        d.actuator_length[i] = 0.0
+        for k in range(nnz):
+          d.moment_colind[adr + k] = m.jnt_dofadr[ident] + k
+          d.actuator_moment[adr + k] = gear[k]
+        if trn == _TRN_JOINT and jt == _FREE:
+          # rotational gear is given in the body frame for JOINT, world frame otherwise
+          q = d.qpos[m.jnt_qposadr[ident] + 3:m.jnt_qposadr[ident] + 7]
+          q0, q1, q2, q3 = mm.quat_normalize(q[0], q[1], q[2], q[3])
+          g0, g1, g2 = mm.quat_rot(q0, -q1, -q2, -q3, gear[3], gear[4], gear[5])
+          d.actuator_moment[adr + 3] = g0
+          d.actuator_moment[adr + 4] = g1
+          d.actuator_moment[adr + 5] = g2
+    elif trn == _TRN_TENDON:
+      d.actuator_length[i] = d.ten_length[ident] * gear[0]
+      nnz = m.ten_J_rownnz[ident]
+      ta = m.ten_J_rowadr[ident]
+      for k in range(nnz):
+        d.moment_colind[adr + k] = m.ten_J_colind[ta + k]
+        d.actuator_moment[adr + k] = d.ten_J[ta + k] * gear[0]
+    d.moment_rownnz[i] = nnz
+    adr += nnz
+
+
+@jit
+def _actuator_armature(m, jnt_or_tendon, is_tendon):
+  """Armature an actuator passes on to the joint/tendon it drives (mj_actuatorArmature)."""
+  aid = m.tendon_actuatorid[jnt_or_tendon] if is_tendon else m.jnt_actuatorid[jnt_or_tendon]
+  if aid == -1:
+    return 0.0
+  if aid >= 0:
+    g = m.actuator_gear[m.actuator_outadr[aid], 0]
+    return m.actuator_armature[aid] * g * g
+  total = 0.0
+  for k in range(m.nu):
+    if m.actuator_trnid[k, 0] != jnt_or_tendon:
+      continue
+    trn = m.actuator_trntype[k]
+    if is_tendon and trn != _TRN_TENDON:
+      continue
+    if not is_tendon and trn != _TRN_JOINT and trn != _TRN_JOINTINPARENT:
+      continue
+    g = m.actuator_gear[m.actuator_outadr[k], 0]
+    total += m.actuator_armature[k] * g * g
+  return total
+
+
+@jit
+def crb(m, d):
+  """Composite rigid-body inertias and the joint-space inertia M (mj_crb + tendon armature)."""
+  nbody, nv = m.nbody, m.nv
+  for i in range(nbody):
+    for k in range(10):
+      d.crb[i, k] = d.cinert[i, k]
+  for i in range(nbody - 1, 0, -1):
+    p = m.body_parentid[i]
+    if p > 0:
+      for k in range(10):
+        d.crb[p, k] += d.crb[i, k]
+  M = d.M
+  for k in range(m.nC):
+    M[k] = 0.0
+  buf = d.scratch_nbody[0, 0]
+  for i in range(nv):
+    adr = m.M_rowadr[i]
+    if m.dof_simplenum[i]:
+      M[adr] = m.dof_M0[i]
+      continue
+    madr = adr + m.M_rownnz[i] - 1
+    M[madr] = m.dof_armature[i] + _actuator_armature(m, m.dof_jntid[i], False)
+    mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])
+    j = i
+    while j >= 0:
+      M[madr] += mm.dot6(d.cdof[j], buf)
+      madr -= 1
+      j = m.dof_parentid[j]
+  for t in range(m.ntendon):
+    arm = m.tendon_armature[t] + _actuator_armature(m, t, True)
+    if arm == 0.0:
+      continue
+    ja, jn = m.ten_J_rowadr[t], m.ten_J_rownnz[t]
+    for a in range(ja, ja + jn):
+      ji = d.ten_J[a]
+      if ji == 0.0:
+        continue
+      r = m.ten_J_colind[a]
+      # M[r, c] += arm * J[r] * J[c] for c <= r in row r's sparsity
+      for b in range(m.M_rowadr[r], m.M_rowadr[r] + m.M_rownnz[r]):
+        c = m.M_colind[b]
+        for e in range(ja, ja + jn):
+          if m.ten_J_colind[e] == c:
+            M[b] += arm * ji * d.ten_J[e]
+            break
+
+
+@jit
+def factor_i(mat, diaginv, rownnz, rowadr, colind, nv):
+  """In-place sparse L'DL factorisation of an inertia-like matrix in M's layout (mj_factorI)."""
+  for k in range(nv - 1, -1, -1):
+    start = rowadr[k]
+    diag = rownnz[k] - 1
+    end = start + diag
+    inv_d = 1.0 / mat[end]
+    diaginv[k] = inv_d
+    for a in range(end - 1, start - 1, -1):
+      i = colind[a]
+      s = -mat[a] * inv_d
+      ra = rowadr[i]
+      for c in range(rownnz[i]):
+        mat[ra + c] += s * mat[start + c]
+    for c in range(diag):
+      mat[start + c] *= inv_d
+
+
+@jit
+def factor_m(m, d):
+  """qLD, qLDiagInv: sparse L'DL factor of M following the kinematic tree (mj_factorM)."""
+  for k in range(m.nC):
+    d.qLD[k] = d.M[k]
+  factor_i(d.qLD, d.qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+
+
+@jit
+def solve_ld(x, qld, diaginv, rownnz, rowadr, colind, nv):
+  """In place x <- inv(L'DL) x for a factor in M's layout (mj_solveLD, one vector)."""
+  for i in range(nv - 1, -1, -1):
+    xi = x[i]
+    if rownnz[i] == 1 or xi == 0.0:
+      continue
+    start = rowadr[i]
+    for a in range(start, start + rownnz[i] - 1):
+      x[colind[a]] -= qld[a] * xi
+  for i in range(nv):
+    x[i] *= diaginv[i]
+  for i in range(nv):
+    n = rownnz[i] - 1
+    if n > 0:
+      start = rowadr[i]
+      s = 0.0
+      for a in range(start, start + n):
+        s += qld[a] * x[colind[a]]
+      x[i] -= s
+
+
+@jit
+def solve_m(m, d, x, y):
+  """x = inv(M) y with the factor in d (x may be y)."""
+  for k in range(m.nv):
+    x[k] = y[k]
+  solve_ld(x, d.qLD, d.qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+
+
+@jit
+def mul_m(m, d, res, vec):
+  """res = M vec using the sparse lower triangle of M (mj_mulM)."""
+  for i in range(m.nv):
+    res[i] = 0.0
+  for i in range(m.nv):
+    adr = m.M_rowadr[i]
+    n = m.M_rownnz[i]
+    res[i] += d.M[adr + n - 1] * vec[i]
+    for a in range(adr, adr + n - 1):
+      c = m.M_colind[a]
+      res[i] += d.M[a] * vec[c]
+      res[c] += d.M[a] * vec[i]
+
+
+@jit
+def com_vel(m, d):
+  """cvel (body spatial velocities) and cdof_dot (mj_comVel)."""
+  for k in range(6):
+    d.cvel[0, k] = 0.0
+  cvel = d.scratch_nbody[0, 0]
+  for i in range(1, m.nbody):
+    p = m.body_parentid[i]
+    for k in range(6):
+      cvel[k] = d.cvel[p, k]
+    bda = m.body_dofadr[i]
+    n = m.body_dofnum[i]
+    j = 0
+    while j < n:
+      v = bda + j
+      jt = m.jnt_type[m.dof_jntid[v]]
+      if jt == _FREE:
+        for r in range(3):
+          for k in range(6):
+            d.cdof_dot[v + r, k] = 0.0
+          for k in range(6):
+            cvel[k] += d.cdof[v + r, k] * d.qvel[v + r]
+        j += 3
+        v += 3
+        jt = _BALL
+      if jt == _BALL:
+        for r in range(3):
+          mm.cross_motion(d.cdof_dot[v + r], cvel, d.cdof[v + r])
+        for r in range(3):
+          for k in range(6):
+            cvel[k] += d.cdof[v + r, k] * d.qvel[v + r]
+        j += 3
+      else:
+        mm.cross_motion(d.cdof_dot[v], cvel, d.cdof[v])
+        for k in range(6):
+          cvel[k] += d.cdof[v, k] * d.qvel[v]
+        j += 1
+    for k in range(6):
+      d.cvel[i, k] = cvel[k]
+
+
+@jit
+def rne(m, d, flg_acc, result):
+  """result = M qacc + C (flg_acc) or the bias C(qpos, qvel) alone (mj_rne)."""
+  cacc = d.scratch_nbody[1]
+  cfrc = d.scratch_nbody[2]
+  tmp = d.scratch_nbody[0, 0]
+  for k in range(6):
+    cacc[0, k] = 0.0
+  if not (m.opt_disableflags[0] & _DSBL_GRAVITY):
+    for k in range(3):
+      cacc[0, 3 + k] = -m.opt_gravity[k]
+  for i in range(1, m.nbody):
+    p = m.body_parentid[i]
+    bda = m.body_dofadr[i]
+    for k in range(6):
+      s = cacc[p, k]
+      for v in range(bda, bda + m.body_dofnum[i]):
+        s += d.cdof_dot[v, k] * d.qvel[v]
+        if flg_acc:
+          s += d.cdof[v, k] * d.qacc[v]
+      cacc[i, k] = s
+    mm.mul_inert_vec(cfrc[i], d.cinert[i], cacc[i])
+    mm.mul_inert_vec(tmp, d.cinert[i], d.cvel[i])
+    mm.cross_force_add(cfrc[i], d.cvel[i], tmp)
+  for k in range(6):
+    cfrc[0, k] = 0.0
+  for i in range(m.nbody - 1, 0, -1):
+    p = m.body_parentid[i]
+    if p:
+      for k in range(6):
+        cfrc[p, k] += cfrc[i, k]
+  for v in range(m.nv):
+    result[v] = mm.dot6(d.cdof[v], cfrc[m.dof_bodyid[v]])
+
+
+@jit
+def subtree_vel(m, d):
+  """subtree_linvel and subtree_angmom (mj_subtreeVel)."""
+  bvel = d.scratch_nbody[3]
+  for i in range(m.nbody):
+    # body velocity at its com, in world frame: rot = cvel rot, lin = cvel lin + rot x (xipos-com)
+    r = m.body_rootid[i]
+    w0, w1, w2 = d.cvel[i, 0], d.cvel[i, 1], d.cvel[i, 2]
+    o0 = d.xipos[i, 0] - d.subtree_com[r, 0]
+    o1 = d.xipos[i, 1] - d.subtree_com[r, 1]
+    o2 = d.xipos[i, 2] - d.subtree_com[r, 2]
+    c0, c1, c2 = mm.cross(w0, w1, w2, o0, o1, o2)
+    bvel[i, 0], bvel[i, 1], bvel[i, 2] = w0, w1, w2
+    bvel[i, 3] = d.cvel[i, 3] + c0
+    bvel[i, 4] = d.cvel[i, 4] + c1
+    bvel[i, 5] = d.cvel[i, 5] + c2
+    mass = m.body_mass[i]
+    for k in range(3):
+      d.subtree_linvel[i, k] = bvel[i, 3 + k] * mass
+    a0, a1, a2 = mm.mat_t_vec(d.ximat[i], w0, w1, w2)
+    a0 *= m.body_inertia[i, 0]; a1 *= m.body_inertia[i, 1]; a2 *= m.body_inertia[i, 2]
+    l0, l1, l2 = mm.mat_vec(d.ximat[i], a0, a1, a2)
+    d.subtree_angmom[i, 0], d.subtree_angmom[i, 1], d.subtree_angmom[i, 2] = l0, l1, l2
+  for i in range(m.nbody - 1, -1, -1):
+    if i:
+      p = m.body_parentid[i]
+      for k in range(3):
+        d.subtree_linvel[p, k] += d.subtree_linvel[i, k]
+    s = 1.0 / max(1e-15, m.body_subtreemass[i])
+    for k in range(3):
+      d.subtree_linvel[i, k] *= s
+  for i in range(m.nbody - 1, 0, -1):
+    p = m.body_parentid[i]
+    mass = m.body_mass[i]
+    dx0 = d.xipos[i, 0] - d.subtree_com[i, 0]
+    dx1 = d.xipos[i, 1] - d.subtree_com[i, 1]
+    dx2 = d.xipos[i, 2] - d.subtree_com[i, 2]
+    dl0, dl1, dl2 = mm.cross(dx0, dx1, dx2, (bvel[i, 3] - d.subtree_linvel[i, 0]) * mass,
+                             (bvel[i, 4] - d.subtree_linvel[i, 1]) * mass,
+                             (bvel[i, 5] - d.subtree_linvel[i, 2]) * mass)
+    d.subtree_angmom[i, 0] += dl0; d.subtree_angmom[i, 1] += dl1; d.subtree_angmom[i, 2] += dl2
+    for k in range(3):
+      d.subtree_angmom[p, k] += d.subtree_angmom[i, k]
+    sm = m.body_subtreemass[i]
+    dx0 = d.subtree_com[i, 0] - d.subtree_com[p, 0]
+    dx1 = d.subtree_com[i, 1] - d.subtree_com[p, 1]
+    dx2 = d.subtree_com[i, 2] - d.subtree_com[p, 2]
+    dl0, dl1, dl2 = mm.cross(dx0, dx1, dx2, (d.subtree_linvel[i, 0] - d.subtree_linvel[p, 0]) * sm,
+                             (d.subtree_linvel[i, 1] - d.subtree_linvel[p, 1]) * sm,
+                             (d.subtree_linvel[i, 2] - d.subtree_linvel[p, 2]) * sm)
+    d.subtree_angmom[p, 0] += dl0; d.subtree_angmom[p, 1] += dl1; d.subtree_angmom[p, 2] += dl2
