@@ -1,0 +1,453 @@
+"""Lay compiled MJCF objects out as mjModel arrays (MuJoCo's CopyTree / CopyObjects)."""
+import numpy as np
+
+from engine import types as t
+from engine.mjcf import _math as mm
+from engine.mjcf import _sparse
+
+_NQ = {0: 7, 1: 4, 2: 1, 3: 1}
+_NV = {0: 6, 1: 3, 2: 1, 3: 1}
+
+
+def _sameframe(pos, quat, ipos, iquat):
+  null = [1.0, 0.0, 0.0, 0.0]
+  if mm.is_same_vec(pos, [0.0] * 3) and mm.is_same_quat(quat, null):
+    return 1
+  if mm.is_same_quat(quat, null):
+    return 3
+  if mm.is_same_vec(pos, ipos) and mm.is_same_quat(quat, iquat):
+    return 2
+  if mm.is_same_quat(quat, iquat):
+    return 4
+  return 0
+
+
+def _tree(c, A, sizes):
+  """Bodies, joints, dofs, geoms, sites, cameras, lights."""
+  bodies = c.bodies
+  nb = len(bodies)
+  joints = c.all_joints()
+  geoms = [g for b in bodies for g in b.geoms]
+  sites = [s for b in bodies for s in b.sites]
+  cams = [x for b in bodies for x in b.cams]
+  lights = [x for b in bodies for x in b.lights]
+  for lst in (geoms, sites, cams, lights):
+    for i, o in enumerate(lst):
+      o.id = i
+  nq = sum(_NQ[j.type] for j in joints)
+  nv = sum(_NV[j.type] for j in joints)
+  sizes.update(nbody=nb, njnt=len(joints), ngeom=len(geoms), nsite=len(sites), ncam=len(cams),
+               nlight=len(lights), nq=nq, nv=nv)
+  f = lambda name, shape, dt=np.float64: A.setdefault(name, np.zeros(shape, dt))
+  i4 = np.int32
+  for k in ("body_parentid", "body_rootid", "body_weldid", "body_mocapid", "body_jntnum",
+            "body_jntadr", "body_dofnum", "body_dofadr", "body_treeid", "body_geomnum",
+            "body_geomadr", "body_contype", "body_conaffinity"):
+    f(k, nb, i4)
+  nmocap = 0
+  jid = qadr = dadr = 0
+  lastdof = [-1] * nb
+  dof_bodyid, dof_jntid, dof_parentid = [], [], []
+  qpos0, qspring = np.zeros(nq), np.zeros(nq)
+  jqadr, jdadr = [], []
+  simple = [0] * nb
+  A["body_pos"] = np.array([b.pos for b in bodies])
+  A["body_quat"] = np.array([b.quat for b in bodies])
+  A["body_ipos"] = np.array([b.ipos for b in bodies])
+  A["body_iquat"] = np.array([b.iquat for b in bodies])
+  A["body_mass"] = np.array([b.mass for b in bodies])
+  A["body_inertia"] = np.array([b.inertia for b in bodies])
+  A["body_gravcomp"] = np.array([b.gravcomp for b in bodies])
+  A["body_margin"] = np.array([b.margin for b in bodies])
+  sameframe = np.zeros(nb, np.uint8)
+  for i, b in enumerate(bodies):
+    par = b.parent
+    A["body_parentid"][i] = par.id if par else 0
+    A["body_weldid"][i] = b.weldid
+    if b.mocap:
+      A["body_mocapid"][i] = nmocap
+      nmocap += 1
+    else:
+      A["body_mocapid"][i] = -1
+    A["body_jntnum"][i] = len(b.joints)
+    A["body_jntadr"][i] = jid if b.joints else -1
+    A["body_dofnum"][i] = b.dofnum
+    A["body_dofadr"][i] = dadr if b.dofnum else -1
+    A["body_geomnum"][i] = len(b.geoms)
+    A["body_geomadr"][i] = b.geoms[0].id if b.geoms else -1
+    A["body_contype"][i] = b.contype
+    A["body_conaffinity"][i] = b.conaffinity
+    A["body_rootid"][i] = i if (i == 0 or par.id == 0) else A["body_rootid"][par.id]
+    last = lastdof[par.id] if par else -1
+    sf = _sameframe(b.ipos, b.iquat, [0.0] * 3, [1.0, 0, 0, 0])
+    sf = 1 if sf == 1 else (3 if sf == 3 else 0)
+    sameframe[i] = sf
+    pid = A["body_parentid"][i]
+    simple[i] = int(sf == 1 and (A["body_rootid"][i] == i or (
+        A["body_parentid"][pid] == 0 and A["body_dofnum"][pid] == 0)))
+    if pid > 0:
+      simple[pid] = 0
+    rotfound = False
+    for j in b.joints:
+      j.id = jid
+      j.qposadr, j.dofadr = qadr, dadr
+      jqadr.append(qadr)
+      jdadr.append(dadr)
+      aligned = sum(abs(x) > mm.EPS for x in j.axis) == 1
+      if rotfound or not mm.is_same_vec(j.pos, [0.0] * 3) or (j.type in (2, 3) and not aligned):
+        simple[i] = 0
+      if j.type in (1, 3):
+        rotfound = True
+      if j.type == 0:
+        qpos0[qadr:qadr + 3] = b.pos
+        qpos0[qadr + 3:qadr + 7] = b.quat
+        qspring[qadr:qadr + 7] = qpos0[qadr:qadr + 7]
+      elif j.type == 1:
+        qpos0[qadr:qadr + 4] = [1, 0, 0, 0]
+        qspring[qadr:qadr + 4] = [1, 0, 0, 0]
+      else:
+        qpos0[qadr] = j.ref
+        qspring[qadr] = j.springref
+      for _ in range(_NV[j.type]):
+        dof_bodyid.append(i)
+        dof_jntid.append(jid)
+        dof_parentid.append(last)
+        last = dadr
+        dadr += 1
+      jid += 1
+      qadr += _NQ[j.type]
+    lastdof[i] = last
+    if simple[i] and b.dofnum:
+      simple[i] = 2 if all(j.type == 2 for j in b.joints) else 1
+  A["body_sameframe"] = sameframe
+  sizes["nmocap"] = nmocap
+  A["qpos0"], A["qpos_spring"] = qpos0, qspring
+  # joints
+  J = lambda attr, dt=np.float64: np.array([j[attr] for j in joints], dt)
+  A["jnt_type"] = J("type", np.int32).ravel()
+  A["jnt_qposadr"] = np.array(jqadr, np.int32)
+  A["jnt_dofadr"] = np.array(jdadr, np.int32)
+  A["jnt_bodyid"] = np.array([j.body.id for j in joints], np.int32)
+  A["jnt_group"] = J("group", np.int32).ravel()
+  A["jnt_limited"] = J("is_limited", bool).ravel()
+  A["jnt_actfrclimited"] = J("is_actfrclimited", bool).ravel()
+  A["jnt_actgravcomp"] = J("actgravcomp", bool).ravel()
+  A["jnt_solref"], A["jnt_solimp"] = J("solref_limit"), J("solimp_limit")
+  A["jnt_pos"], A["jnt_axis"] = J("pos"), J("axis")
+  A["jnt_stiffness"] = J("stiffness").ravel()
+  A["jnt_range"], A["jnt_actfrcrange"] = J("range"), J("actfrcrange")
+  A["jnt_margin"] = J("margin").ravel()
+  # dofs
+  djs = [joints[k] for k in dof_jntid]
+  D = lambda attr: np.array([j[attr] for j in djs], np.float64)
+  A["dof_bodyid"] = np.array(dof_bodyid, np.int32)
+  A["dof_jntid"] = np.array(dof_jntid, np.int32)
+  A["dof_parentid"] = np.array(dof_parentid, np.int32)
+  A["dof_solref"], A["dof_solimp"] = D("solref_fric"), D("solimp_fric")
+  A["dof_frictionloss"] = D("frictionloss").ravel()
+  A["dof_armature"] = D("armature").ravel()
+  A["dof_damping"] = D("damping").ravel()
+  _geoms_sites(A, geoms, sites)
+  _cams_lights(A, cams, lights)
+  return simple
+
+
+def _geoms_sites(A, geoms, sites):
+  G = lambda attr, dt=np.float64: np.array([g[attr] for g in geoms], dt)
+  for k in ("type", "contype", "conaffinity", "condim", "matid", "group", "priority"):
+    A["geom_" + k] = G(k, np.int32).ravel()
+  A["geom_bodyid"] = np.array([g.body.id for g in geoms], np.int32)
+  A["geom_dataid"] = np.full(len(geoms), -1, np.int32)
+  A["geom_sameframe"] = np.array([_sameframe(g.pos, g.quat, g.body.ipos, g.body.iquat)
+                                  for g in geoms], np.uint8)
+  for k in ("solmix", "margin", "gap", "rbound"):
+    A["geom_" + k] = G(k).ravel()
+  for k in ("solref", "solimp", "size", "aabb", "pos", "quat", "friction", "fluid"):
+    A["geom_" + k] = G(k)
+  A["geom_rgba"] = G("rgba", np.float32)
+  S = lambda attr, dt=np.float64: np.array([s[attr] for s in sites], dt)
+  for k in ("type", "matid", "group"):
+    A["site_" + k] = S(k, np.int32).ravel()
+  A["site_bodyid"] = np.array([s.body.id for s in sites], np.int32)
+  A["site_sameframe"] = np.array([_sameframe(s.pos, s.quat, s.body.ipos, s.body.iquat)
+                                  for s in sites], np.uint8)
+  for k in ("size", "pos", "quat"):
+    A["site_" + k] = S(k)
+  A["site_rgba"] = S("rgba", np.float32)
+
+
+def _cams_lights(A, cams, lights):
+  C = lambda attr, dt=np.float64: np.array([x[attr] for x in cams], dt)
+  A["cam_mode"] = C("mode", np.int32).ravel()
+  A["cam_bodyid"] = np.array([x.body.id for x in cams], np.int32)
+  A["cam_targetbodyid"] = C("targetbodyid", np.int32).ravel()
+  A["cam_pos"], A["cam_quat"] = C("pos"), C("quat")
+  A["cam_fovy"], A["cam_ipd"] = C("fovy").ravel(), C("ipd").ravel()
+  L = lambda attr, dt=np.float64: np.array([x[attr] for x in lights], dt)
+  for k in ("mode", "targetbodyid", "type"):
+    A["light_" + k] = L(k, np.int32).ravel()
+  A["light_bodyid"] = np.array([x.body.id for x in lights], np.int32)
+  A["light_castshadow"] = L("castshadow", bool).ravel()
+  A["light_active"] = L("active", bool).ravel()
+  A["light_pos"], A["light_dir"] = L("pos"), L("dir")
+  for k in ("attenuation", "ambient", "diffuse", "specular"):
+    A["light_" + k] = L(k, np.float32)
+  A["light_cutoff"] = L("cutoff", np.float32).ravel()
+  A["light_exponent"] = L("exponent", np.float32).ravel()
+
+
+def _trees(A, sizes, simple):
+  nv, nb = sizes["nv"], sizes["nbody"]
+  parent = A["dof_parentid"]
+  treeid = np.zeros(nv, np.int32)
+  ntree = 0
+  for i in range(nv):
+    if parent[i] == -1:
+      ntree += 1
+    treeid[i] = ntree - 1
+  sizes["ntree"] = ntree
+  A["dof_treeid"] = treeid
+  btree = np.full(nb, -1, np.int32)
+  for i in range(nb):
+    w = A["body_weldid"][i]
+    if A["body_dofnum"][w]:
+      btree[i] = treeid[A["body_dofadr"][w]]
+  A["body_treeid"] = btree
+  tb_adr, tb_num = np.zeros(ntree, np.int32), np.zeros(ntree, np.int32)
+  cur = -1
+  for i in range(1, nb):
+    if btree[i] != -1:
+      if btree[i] > cur:
+        cur += 1
+        tb_adr[cur] = i
+      tb_num[cur] += 1
+  td_adr, td_num = np.zeros(ntree, np.int32), np.zeros(ntree, np.int32)
+  cur = -1
+  for i in range(nv):
+    if treeid[i] > cur:
+      cur += 1
+      td_adr[cur] = i
+    td_num[cur] += 1
+  A.update(tree_bodyadr=tb_adr, tree_bodynum=tb_num, tree_dofadr=td_adr, tree_dofnum=td_num)
+  A["body_simple"] = np.array(simple, np.uint8)
+  simplenum = np.zeros(nv, np.int32)
+  cnt = 0
+  for i in range(nv - 1, -1, -1):
+    cnt = cnt + 1 if simple[A["dof_bodyid"][i]] else 0
+    simplenum[i] = cnt
+  A["dof_simplenum"] = simplenum
+  madr = np.zeros(nv, np.int32)
+  nM = 0
+  for i in range(nv):
+    madr[i] = nM
+    j = i
+    while j >= 0:
+      nM += 1
+      j = parent[j]
+  A["dof_Madr"] = madr
+  Dm = _sparse.dofdof(nv, parent, simplenum, reduced=False, upper=True)
+  Mm = _sparse.dofdof(nv, parent, simplenum, reduced=True, upper=False)
+  A["D_rownnz"], A["D_rowadr"], A["D_colind"] = Dm
+  A["D_diag"] = np.array([list(Dm[2][Dm[1][i]:Dm[1][i] + Dm[0][i]]).index(i)
+                          for i in range(nv)], np.int32)
+  A["M_rownnz"], A["M_rowadr"], A["M_colind"] = Mm
+  A["mapM2D"], A["mapD2M"], A["mapM2M"] = _sparse.maps(nv, madr, simplenum, parent, Dm, Mm)
+  Bm = _sparse.body_dof(nb, A["body_dofnum"], A["body_parentid"], A["body_dofadr"])
+  A["B_rownnz"], A["B_rowadr"], A["B_colind"] = Bm
+  sizes.update(nM=nM, nD=len(Dm[2]), nC=len(Mm[2]), nB=len(Bm[2]))
+
+
+def _subtreemass(A, nb):
+  st = A["body_mass"].copy()
+  for i in range(nb - 1, 0, -1):
+    st[A["body_parentid"][i]] += st[i]
+  A["body_subtreemass"] = st
+
+
+def _tendons(c, A, sizes):
+  tens = c.tendons
+  n = len(tens)
+  sizes["ntendon"] = n
+  adr, wt, wo, wp = [], [], [], []
+  for te in tens:
+    adr.append(len(wt))
+    for jid, coef in te.path:
+      wt.append(1)
+      wo.append(jid)
+      wp.append(coef)
+  sizes["nwrap"] = len(wt)
+  T = lambda attr, dt=np.float64: np.array([x[attr] for x in tens], dt)
+  A["tendon_adr"] = np.array(adr, np.int32)
+  A["tendon_num"] = np.array([len(te.path) for te in tens], np.int32)
+  A["tendon_limited"] = T("is_limited", bool).ravel()
+  A["tendon_actfrclimited"] = T("is_actfrclimited", bool).ravel()
+  for k in ("solref_lim", "solimp_lim", "solref_fri", "solimp_fri", "range", "actfrcrange"):
+    A["tendon_" + k] = T(k)
+  for k in ("margin", "stiffness", "damping", "armature", "frictionloss"):
+    A["tendon_" + k] = T(k).ravel()
+  A["tendon_rgba"] = T("rgba", np.float32)
+  joints = c.all_joints()
+  spring = np.zeros((n, 2))
+  for i, te in enumerate(tens):
+    if te.springlength == [-1.0, -1.0]:
+      # fixed tendon length at qpos0 (what mj_setConst computes for the spring rest length)
+      length = 0.0
+      for jid, coef in te.path:
+        length += coef * A["qpos0"][joints[jid].qposadr]
+      spring[i] = length
+    else:
+      spring[i] = te.springlength
+  A["tendon_lengthspring"] = spring
+  A["wrap_type"] = np.array(wt, np.int32)
+  A["wrap_objid"] = np.array(wo, np.int32)
+  A["wrap_prm"] = np.array(wp, np.float64)
+  A["tendon_type"] = np.zeros(n, np.int32)   # mjTENDON_FIXED
+
+
+def _actuators(c, A, sizes):
+  acts = c.actuators
+  n = len(acts)
+  sizes["nu"] = n
+  adr = 0
+  actadr = []
+  for a in acts:
+    actadr.append(adr if a.actdim else -1)
+    adr += a.actdim
+  sizes["na"] = adr
+  U = lambda attr, dt=np.float64: np.array([x[attr] for x in acts], dt)
+  for k in ("trntype", "dyntype", "gaintype", "biastype", "actdim", "group"):
+    A["actuator_" + ("actnum" if k == "actdim" else k)] = U(k, np.int32).ravel()
+  A["actuator_trnid"] = U("trnid", np.int32)
+  A["actuator_actadr"] = np.array(actadr, np.int32)
+  for k in ("ctrllimited", "forcelimited", "actlimited"):
+    A["actuator_" + k] = U("is_" + k, bool).ravel()
+  A["actuator_actearly"] = U("actearly", bool).ravel()
+  for k in ("dynprm", "gainprm", "biasprm", "ctrlrange", "forcerange", "actrange", "gear"):
+    A["actuator_" + k] = U(k)
+  for k in ("cranklength", "damping", "armature"):
+    A["actuator_" + k] = U(k).ravel()
+  joints = c.all_joints()
+  nj = 0
+  for a in acts:
+    if a.trntype in (0, 1):
+      nj += _NV[joints[a.trnid[0]].type]
+    else:
+      nj += len(c.tendons[a.trnid[0]].path)
+  sizes["nJmom"] = nj
+  A["actuator_outadr"] = np.arange(n, dtype=np.int32)
+  A["actuator_outnum"] = np.ones(n, np.int32)
+  # which actuator drives each joint/tendon: -1 none, -2 several (as mj_setConst)
+  for kind, count, trn in (("jnt", len(joints), (0, 1)), ("tendon", len(c.tendons), (3,))):
+    ids = np.full(count, -1, np.int32)
+    for i, a in enumerate(acts):
+      if a.trntype in trn and (a.damping != 0 or a.armature != 0):
+        k = a.trnid[0]
+        ids[k] = i if ids[k] == -1 else -2
+    A[kind + "_actuatorid"] = ids
+  rownnz = np.array([len(te.path) for te in c.tendons], np.int32)
+  A["ten_J_rownnz"] = rownnz
+  A["ten_J_rowadr"] = (np.cumsum(rownnz) - rownnz).astype(np.int32)
+  A["ten_J_colind"] = np.array([d for te in c.tendons
+                                for d in sorted(joints[jid].dofadr for jid, _ in te.path)],
+                               np.int32)
+  sizes["nJten"] = sum(len(te.path) for te in c.tendons)
+
+
+def _equalities(c, A, sizes):
+  eqs = c.eqs
+  n = len(eqs)
+  sizes["neq"] = n
+  E = lambda attr, dt=np.float64: np.array([x[attr] for x in eqs], dt)
+  for k in ("type", "obj1id", "obj2id", "objtype"):
+    A["eq_" + k] = E(k, np.int32).ravel()
+  A["eq_active0"] = E("active", bool).ravel()
+  A["eq_solref"], A["eq_solimp"], A["eq_data"] = E("solref"), E("solimp"), E("data")
+
+
+def _keys(c, A, sizes):
+  nq, nv, na, nu, nmocap = (sizes[k] for k in ("nq", "nv", "na", "nu", "nmocap"))
+  keys = c.keys
+  nk = len(keys)
+  sizes["nkey"] = nk
+  mocap = [b for b in c.bodies if b.mocap]
+  A["key_time"] = np.zeros(nk)
+  A["key_qpos"] = np.tile(A["qpos0"], (nk, 1))
+  A["key_qvel"] = np.zeros((nk, nv))
+  A["key_act"] = np.zeros((nk, na))
+  A["key_ctrl"] = np.zeros((nk, nu))
+  A["key_mpos"] = np.tile(np.array([b.pos for b in mocap]).ravel(), (nk, 1))
+  A["key_mquat"] = np.tile(np.array([b.quat for b in mocap]).ravel(), (nk, 1))
+  from engine.mjcf.parse import floats
+  for i, k in enumerate(keys):
+    n = k.node
+    tv = floats(n, "time", 1)
+    if tv is not None:
+      A["key_time"][i] = tv[0]
+    for attr, field, size in (("qpos", "key_qpos", nq), ("qvel", "key_qvel", nv),
+                              ("act", "key_act", na), ("ctrl", "key_ctrl", nu),
+                              ("mpos", "key_mpos", 3 * nmocap), ("mquat", "key_mquat",
+                                                                 4 * nmocap)):
+      v = floats(n, attr)
+      if v is not None:
+        if len(v) != size:
+          raise n.error(f"attribute '{attr}': expected {size} values, got {len(v)}")
+        A[field][i] = v
+    for j in c.all_joints():
+      if j.type in (0, 1):
+        a = j.qposadr + (3 if j.type == 0 else 0)
+        q = list(A["key_qpos"][i, a:a + 4])
+        mm.normvec(q)
+        A["key_qpos"][i, a:a + 4] = q
+    for m in range(nmocap):
+      q = list(A["key_mquat"][i, 4 * m:4 * m + 4])
+      mm.normvec(q)
+      A["key_mquat"][i, 4 * m:4 * m + 4] = q
+
+
+def assemble(c):
+  """(sizes, arrays, names) from a finished `Compiler`."""
+  sizes, A = {}, {}
+  for k, v in c.opt.items():
+    A["opt_" + k] = np.array(v)
+  simple = _tree(c, A, sizes)
+  _tendons(c, A, sizes)
+  _actuators(c, A, sizes)
+  # bodies moved by tendons with armature are not simple (MuJoCo's FinalizeSimple)
+  _trees(A, sizes, simple)
+  _subtreemass(A, sizes["nbody"])
+  _equalities(c, A, sizes)
+  _keys(c, A, sizes)
+  sizes["nmat"] = len(c.mats)
+  M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)
+  A["mat_rgba"] = M("rgba")
+  for k in ("emission", "specular", "shininess", "reflectance"):
+    A["mat_" + k] = M(k).ravel()
+  if c.settotalmass > 0:
+    total = float(np.sum(A["body_mass"]))
+    scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))
+    A["body_mass"][1:] *= scale
+    A["body_inertia"][1:] *= scale
+    _subtreemass(A, sizes["nbody"])
+  names = {
+      t.mjtObj.BODY: [b.name for b in c.bodies],
+      t.mjtObj.JOINT: [j.name for j in c.all_joints()],
+      t.mjtObj.GEOM: [g.name for b in c.bodies for g in b.geoms],
+      t.mjtObj.SITE: [s.name for b in c.bodies for s in b.sites],
+      t.mjtObj.CAMERA: [x.name for b in c.bodies for x in b.cams],
+      t.mjtObj.LIGHT: [x.name for b in c.bodies for x in b.lights],
+      t.mjtObj.MATERIAL: [m.name for m in c.mats],
+      t.mjtObj.EQUALITY: [e.name for e in c.eqs],
+      t.mjtObj.TENDON: [te.name for te in c.tendons],
+      t.mjtObj.ACTUATOR: [a.name for a in c.actuators],
+      t.mjtObj.KEY: [k.name for k in c.keys],
+  }
+  for k in t.MODEL_SIZES:
+    sizes.setdefault(k, 0)
+  # polynomial spring/damper terms are not read from MJCF yet: explicit zeros
+  for name, dtype, shape in t.MODEL_TABLE:
+    if name.endswith("poly") and name not in A:
+      A[name] = np.zeros(t.resolve_shape(shape, sizes), dtype)
+  for name, dtype, shape in t.MODEL_TABLE:
+    if name in A:
+      A[name] = np.asarray(A[name], dtype).reshape(t.resolve_shape(shape, sizes))
+  return sizes, A, names

@@ -1,0 +1,415 @@
+"""Small-vector math for the MJCF compiler, following MuJoCo's compile-time utilities.
+
+The operations are written to evaluate in the same order as MuJoCo's compiler so that compiled
+numbers agree to the last few ulps (tests compare with rtol 1e-9); that is why plain Python
+floats are used instead of numpy for the 3- and 4-vectors.
+"""
+import math
+
+EPS = 1e-14        # mjEPS
+MINVAL = 1e-15     # mjMINVAL
+FRAME_EPS = 1e-6   # frames closer than this are considered equal (sameframe detection)
+
+
+def normvec(v):
+  """Normalize `v` in place unless its norm is tiny or within EPS of 1; return the norm."""
+  nrm = 0.0
+  for x in v:
+    nrm += x * x
+  if nrm < EPS:
+    return 0.0
+  nrm = math.sqrt(nrm)
+  if abs(nrm - 1) > EPS:
+    for i in range(len(v)):
+      v[i] /= nrm
+  return nrm
+
+
+def quat2mat(q):
+  """Row-major 3x3 rotation matrix of unit quaternion `q`."""
+  if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
+    return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+  q00, q01, q02, q03 = q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]
+  q11, q12, q13 = q[1] * q[1], q[1] * q[2], q[1] * q[3]
+  q22, q23, q33 = q[2] * q[2], q[2] * q[3], q[3] * q[3]
+  return [q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02),
+          2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01),
+          2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33]
+
+
+def mulquat(a, b):
+  """Quaternion product a*b, normalized as MuJoCo's compiler does."""
+  r = [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+       a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+       a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+       a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]]
+  normvec(r)
+  return r
+
+
+def mulmatvec(mat, v):
+  """mat @ v for a row-major 3x3 matrix."""
+  return [mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2],
+          mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2],
+          mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2]]
+
+
+def mulmat(a, b):
+  """Product of two row-major 3x3 matrices."""
+  return [sum(a[3 * i + k] * b[3 * k + j] for k in range(3)) for i in range(3) for j in range(3)]
+
+
+def transpose(m):
+  """Transpose of a row-major 3x3 matrix."""
+  return [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]]
+
+
+def cross(b, c):
+  """Cross product b x c."""
+  return [b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]]
+
+
+def rot_vec_quat(v, q):
+  """Rotate vector `v` by quaternion `q`."""
+  if v[0] == 0 and v[1] == 0 and v[2] == 0:
+    return [0.0, 0.0, 0.0]
+  if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
+    return list(v)
+  t = [q[0] * v[0] + q[2] * v[2] - q[3] * v[1],
+       q[0] * v[1] + q[3] * v[0] - q[1] * v[2],
+       q[0] * v[2] + q[1] * v[1] - q[2] * v[0]]
+  return [v[0] + 2 * (q[2] * t[2] - q[3] * t[1]),
+          v[1] + 2 * (q[3] * t[0] - q[1] * t[2]),
+          v[2] + 2 * (q[1] * t[1] - q[2] * t[0])]
+
+
+def frameaccum(pos, quat, cpos, cquat):
+  """Compose frame (pos, quat) with child frame (cpos, cquat); returns the new (pos, quat)."""
+  vec = mulmatvec(quat2mat(quat), cpos)
+  return [pos[0] + vec[0], pos[1] + vec[1], pos[2] + vec[2]], mulquat(quat, cquat)
+
+
+def z2quat(vec):
+  """Quaternion rotating the z axis onto `vec`."""
+  axis = cross([0.0, 0.0, 1.0], vec)
+  s = normvec(axis)
+  if s < 1e-10:
+    axis = [1.0, 0.0, 0.0]
+  ang = math.atan2(s, vec[2])
+  sn = math.sin(ang / 2)
+  return [math.cos(ang / 2), axis[0] * sn, axis[1] * sn, axis[2] * sn]
+
+
+def frame2quat(x, y, z):
+  """Quaternion of the frame with axes x, y, z (matrix columns)."""
+  m = (x, y, z)
+  q = [0.0] * 4
+  if m[0][0] + m[1][1] + m[2][2] > 0:
+    q[0] = 0.5 * math.sqrt(1 + m[0][0] + m[1][1] + m[2][2])
+    q[1] = 0.25 * (m[1][2] - m[2][1]) / q[0]
+    q[2] = 0.25 * (m[2][0] - m[0][2]) / q[0]
+    q[3] = 0.25 * (m[0][1] - m[1][0]) / q[0]
+  elif m[0][0] > m[1][1] and m[0][0] > m[2][2]:
+    q[1] = 0.5 * math.sqrt(1 + m[0][0] - m[1][1] - m[2][2])
+    q[0] = 0.25 * (m[1][2] - m[2][1]) / q[1]
+    q[2] = 0.25 * (m[1][0] + m[0][1]) / q[1]
+    q[3] = 0.25 * (m[2][0] + m[0][2]) / q[1]
+  elif m[1][1] > m[2][2]:
+    q[2] = 0.5 * math.sqrt(1 - m[0][0] + m[1][1] - m[2][2])
+    q[0] = 0.25 * (m[2][0] - m[0][2]) / q[2]
+    q[1] = 0.25 * (m[1][0] + m[0][1]) / q[2]
+    q[3] = 0.25 * (m[2][1] + m[1][2]) / q[2]
+  else:
+    q[3] = 0.5 * math.sqrt(1 - m[0][0] - m[1][1] + m[2][2])
+    q[0] = 0.25 * (m[0][1] - m[1][0]) / q[3]
+    q[1] = 0.25 * (m[2][0] + m[0][2]) / q[3]
+    q[2] = 0.25 * (m[2][1] + m[1][2]) / q[3]
+  normvec(q)
+  return q
+
+
+def orientation(kind, vals, degree, seq):
+  """Quaternion from an alternative orientation (axisangle/xyaxes/zaxis/euler); error str or q."""
+  vals = [float(v) for v in vals]
+  if kind == "axisangle":
+    if degree:
+      vals[3] = vals[3] / 180.0 * math.pi
+    axis = vals[:3]
+    if normvec(axis) < EPS:
+      return "axisangle too small"
+    a2 = vals[3] / 2
+    return [math.cos(a2), math.sin(a2) * axis[0], math.sin(a2) * axis[1], math.sin(a2) * axis[2]]
+  if kind == "xyaxes":
+    x, y = vals[:3], vals[3:]
+    if normvec(x) < EPS:
+      return "xaxis too small"
+    d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
+    y = [y[0] - x[0] * d, y[1] - x[1] * d, y[2] - x[2] * d]
+    if normvec(y) < EPS:
+      return "yaxis too small"
+    z = cross(x, y)
+    if normvec(z) < EPS:
+      return "cross(xaxis, yaxis) too small"
+    return frame2quat(x, y, z)
+  if kind == "zaxis":
+    if normvec(vals) < EPS:
+      return "zaxis too small"
+    return z2quat(vals)
+  # euler: lowercase letters rotate about moving axes, uppercase about fixed axes
+  if degree:
+    vals = [v / 180.0 * math.pi for v in vals]
+  q = [1.0, 0.0, 0.0, 0.0]
+  for i in range(3):
+    rot = [math.cos(vals[i] / 2), 0.0, 0.0, 0.0]
+    rot["xyz".index(seq[i].lower()) + 1] = math.sin(vals[i] / 2)
+    q = mulquat(q, rot) if seq[i].islower() else mulquat(rot, q)
+  normvec(q)
+  return q
+
+
+def eig3(mat):
+  """Jacobi eigen-decomposition of a symmetric 3x3 matrix: (eigval, quat), MuJoCo's ordering."""
+  eps = 1e-12
+  quat = [1.0, 0.0, 0.0, 0.0]
+  eigval = [0.0, 0.0, 0.0]
+  for _ in range(500):
+    ev = quat2mat(quat)
+    d = mulmat(mulmat(transpose(ev), mat), ev)
+    eigval = [d[0], d[4], d[8]]
+    if abs(d[1]) > abs(d[2]) and abs(d[1]) > abs(d[5]):
+      rk, ck, rotk = 0, 1, 2
+    elif abs(d[2]) > abs(d[5]):
+      rk, ck, rotk = 0, 2, 1
+    else:
+      rk, ck, rotk = 1, 2, 0
+    if abs(d[3 * rk + ck]) < eps:
+      break
+    tau = (d[4 * ck] - d[4 * rk]) / (2 * d[3 * rk + ck])
+    if tau >= 0:
+      t = 1.0 / (tau + math.sqrt(1 + tau * tau))
+    else:
+      t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
+    c = 1.0 / math.sqrt(1 + t * t)
+    if c > 1.0 - eps:
+      break
+    tmp = [0.0, 0.0, 0.0, 0.0]
+    tmp[rotk + 1] = -math.sqrt(0.5 - 0.5 * c) if tau >= 0 else math.sqrt(0.5 - 0.5 * c)
+    if rotk == 1:
+      tmp[rotk + 1] = -tmp[rotk + 1]
+    tmp[0] = math.sqrt(1.0 - tmp[rotk + 1] * tmp[rotk + 1])
+    normvec(tmp)
+    quat = mulquat(quat, tmp)
+    normvec(quat)
+  # sort eigenvalues in decreasing order, rotating the frame with each swap
+  for j in range(3):
+    j1 = j % 2
+    if eigval[j1] + eps < eigval[j1 + 1]:
+      eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
+      tmp = [0.707106781186548, 0.0, 0.0, 0.0]
+      tmp[(j1 + 2) % 3 + 1] = tmp[0]
+      quat = mulquat(quat, tmp)
+      normvec(quat)
+  return eigval, quat
+
+
+def full_inertia(full):
+  """(quat, diag inertia) of a full inertia [xx yy zz xy xz yz]; None if not positive."""
+  m = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
+  eigval, quat = eig3(m)
+  if eigval[2] < EPS:
+    return None
+  return quat, eigval
+
+
+def global_inertia(local, quat):
+  """Rotate a diagonal inertia by `quat` into a full inertia [xx yy zz xy xz yz]."""
+  m = quat2mat(quat)
+  t = [m[0] * local[0], m[3] * local[0], m[6] * local[0],
+       m[1] * local[1], m[4] * local[1], m[7] * local[1],
+       m[2] * local[2], m[5] * local[2], m[8] * local[2]]
+  return [m[0] * t[0] + m[1] * t[3] + m[2] * t[6],
+          m[3] * t[1] + m[4] * t[4] + m[5] * t[7],
+          m[6] * t[2] + m[7] * t[5] + m[8] * t[8],
+          m[0] * t[1] + m[1] * t[4] + m[2] * t[7],
+          m[0] * t[2] + m[1] * t[5] + m[2] * t[8],
+          m[3] * t[2] + m[4] * t[5] + m[5] * t[8]]
+
+
+def offcenter(mass, v):
+  """Parallel-axis term of a point mass at offset `v`, as [xx yy zz xy xz yz]."""
+  return [mass * (v[1] * v[1] + v[2] * v[2]), mass * (v[0] * v[0] + v[2] * v[2]),
+          mass * (v[0] * v[0] + v[1] * v[1]), -mass * v[0] * v[1], -mass * v[0] * v[2],
+          -mass * v[1] * v[2]]
+
+
+def is_same_vec(a, b):
+  return all(abs(a[i] - b[i]) < FRAME_EPS for i in range(3))
+
+
+def is_same_quat(a, b):
+  return (all(abs(a[i] - b[i]) < FRAME_EPS for i in range(4))
+          or all(abs(a[i] + b[i]) < FRAME_EPS for i in range(4)))
+
+
+# ---------------------------------------------------------------- geom volume / inertia / fluid
+
+SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 2, 3, 4, 5, 6
+
+
+def geom_volume(gtype, size, shell):
+  """Volume (or surface area for shell inertia) of a primitive geom."""
+  pi = math.pi
+  r = size[0]
+  if gtype == SPHERE:
+    return 4 * pi * r * r if shell else 4 * pi * r * r * r / 3
+  if gtype == CAPSULE:
+    h = 2 * size[1]
+    return 4 * pi * r * r + 2 * pi * r * h if shell else pi * (r * r * h + 4 * r * r * r / 3)
+  if gtype == CYLINDER:
+    h = 2 * size[1]
+    return 2 * pi * r * r + 2 * pi * r * h if shell else pi * r * r * h
+  if gtype == ELLIPSOID:
+    if shell:
+      p = 1.6075
+      tmp = ((size[0] * size[1]) ** p + (size[1] * size[2]) ** p + (size[2] * size[0]) ** p)
+      return 4 * pi * (tmp / 3) ** (1 / p)
+    return 4 * pi * size[0] * size[1] * size[2] / 3
+  if gtype == BOX:
+    if shell:
+      return 8 * (size[0] * size[1] + size[1] * size[2] + size[2] * size[0])
+    return size[0] * size[1] * size[2] * 8
+  return 0.0
+
+
+def geom_inertia(gtype, size, mass, shell):
+  """Diagonal inertia of a primitive geom of given mass, in the geom frame."""
+  if gtype == SPHERE:
+    v = 2 * mass * size[0] * size[0] / (3 if shell else 5)
+    return [v, v, v]
+  if gtype == CAPSULE:
+    return _capsule_inertia(size, mass, shell)
+  if gtype == CYLINDER:
+    return _cylinder_inertia(size, mass, shell)
+  if gtype == ELLIPSOID:
+    return _ellipsoid_inertia(size, mass, shell)
+  if gtype == BOX:
+    return _box_inertia(size, mass, shell)
+  return [0.0, 0.0, 0.0]
+
+
+def _capsule_inertia(size, mass, shell):
+  hh, h, r = size[1], 2 * size[1], size[0]
+  if not shell:
+    sm = mass * 4 * r / (4 * r + 3 * h)
+    cm = mass - sm
+    i0 = cm * (3 * r * r + h * h) / 12
+    i2 = cm * r * r / 2
+    si = 2 * sm * r * r / 5
+    i0 += si + sm * h * (3 * r + 2 * h) / 8
+    return [i0, i0, i2 + si]
+  a_sph = 4 * math.pi * r * r
+  a_cyl = 2 * math.pi * r * h
+  sm = mass * a_sph / (a_sph + a_cyl)
+  cm = mass - sm
+  i0 = cm * (6 * r * r + h * h) / 12
+  i2 = cm * r * r
+  si = 2 * sm * r * r / 3
+  hs_com = r / 2
+  hs_pos = hh + hs_com
+  i0 += si + sm * (hs_pos * hs_pos - hs_com * hs_com)
+  return [i0, i0, i2 + si]
+
+
+def _cylinder_inertia(size, mass, shell):
+  hh, h, r = size[1], 2 * size[1], size[0]
+  if not shell:
+    i0 = mass * (3 * r * r + h * h) / 12
+    return [i0, i0, mass * r * r / 2]
+  a_disk = math.pi * r * r
+  a_cyl = 2 * math.pi * r * h
+  md = mass * a_disk / (2 * a_disk + a_cyl)
+  mc = mass - 2 * md
+  i0 = mc * (6 * r * r + h * h) / 12
+  i2 = mc * r * r
+  idx = md * r * r / 4 + md * hh * hh
+  idz = md * r * r / 2
+  return [i0 + 2 * idx, i0 + 2 * idx, i2 + 2 * idz]
+
+
+def _ellipsoid_inertia(size, mass, shell):
+  s00, s11, s22 = size[0] * size[0], size[1] * size[1], size[2] * size[2]
+  if not shell:
+    return [mass * (s11 + s22) / 5, mass * (s00 + s22) / 5, mass * (s00 + s11) / 5]
+  eps = 1e-6
+  va = 4 * math.pi * size[0] * size[1] * size[2] / 3
+  ae, be, ce = size[0] + eps, size[1] + eps, size[2] + eps
+  vb = 4 * math.pi * ae * be * ce / 3
+  dens = mass / (vb - va)
+  ma, mb = va * dens, vb * dens
+  ia = [ma * (s11 + s22) / 5, ma * (s00 + s22) / 5, ma * (s00 + s11) / 5]
+  ib = [mb * (be * be + ce * ce) / 5, mb * (ae * ae + ce * ce) / 5, mb * (ae * ae + be * be) / 5]
+  return [ib[0] - ia[0], ib[1] - ia[1], ib[2] - ia[2]]
+
+
+def _box_inertia(size, mass, shell):
+  s00, s11, s22 = size[0] * size[0], size[1] * size[1], size[2] * size[2]
+  if not shell:
+    return [mass * (s11 + s22) / 3, mass * (s00 + s22) / 3, mass * (s00 + s11) / 3]
+  lx, ly, lz = 2 * size[0], 2 * size[1], 2 * size[2]
+  a0, a1, a2 = lx * ly, ly * lz, lz * lx
+  at = 2 * (a0 + a1 + a2)
+  m0, m1, m2 = mass * a0 / at, mass * a1 / at, mass * a2 / at
+  ix0, iy0, iz0 = m0 * ly * ly / 12, m0 * lx * lx / 12, m0 * (lx * lx + ly * ly) / 12
+  ix1, iy1, iz1 = m1 * (ly * ly + lz * lz) / 12, m1 * lz * lz / 12, m1 * ly * ly / 12
+  ix2, iy2, iz2 = m2 * lz * lz / 12, m2 * (lx * lx + lz * lz) / 12, m2 * lx * lx / 12
+  return [2 * (m0 * s22 + m2 * s11 + ix0 + ix1 + ix2),
+          2 * (m0 * s22 + m1 * s00 + iy0 + iy1 + iy2),
+          2 * (m1 * s00 + m2 * s11 + iz0 + iz1 + iz2)]
+
+
+# Gauss-Kronrod (K15) quadrature of the added-mass integral, mapped onto [0, inf).
+_KR_W = (0.01146766, 0.03154605, 0.05239501, 0.07032663, 0.08450236, 0.09517529, 0.10221647,
+         0.10474107, 0.10221647, 0.09517529, 0.08450236, 0.07032663, 0.05239501, 0.03154605,
+         0.01146766)
+_KR_L = (7.865151709349917e-08, 1.7347976913907274e-05, 0.0003548008144506193,
+         0.002846636252924549, 0.014094260903596077, 0.053063261727396636, 0.17041978741317773,
+         0.5, 1.4036301548686991, 3.9353484827022642, 11.644841677041734, 39.53187807410903,
+         177.5711362220801, 1429.4772912937397, 54087.416549217705)
+_KR_D = (5.538677720489877e-05, 0.002080868285293228, 0.016514126520723166, 0.07261900344370877,
+         0.23985243401862602, 0.6868318249020725, 1.8551129519182894, 5.0, 14.060031152313941,
+         43.28941239611009, 156.58546376397112, 747.9826085305024, 5827.4042950027115,
+         116754.0197944512, 25482945.327264845)
+
+
+def _kappa(dx, dy, dz):
+  ix, iy, iz = 1.0 / (dx * dx), 1.0 / (dy * dy), 1.0 / (dz * dz)
+  scale = (dx * dx * dx * dy * dz) ** 0.4
+  kappa = 0.0
+  for w, l, d in zip(_KR_W, _KR_L, _KR_D):
+    lam = scale * l
+    denom = (1 + lam * ix) * math.sqrt((1 + lam * ix) * (1 + lam * iy) * (1 + lam * iz))
+    kappa += scale * d / denom * w
+  return kappa * ix
+
+
+def fluid_params(gtype, size, coefs):
+  """geom_fluid row for fluidshape='ellipsoid': [1, 5 coefs, virtual mass x3, inertia x3]."""
+  if gtype == SPHERE:
+    dx = dy = dz = size[0]
+  elif gtype == CAPSULE:
+    dx, dy, dz = size[0], size[0], size[1] + size[0]
+  elif gtype == CYLINDER:
+    dx, dy, dz = size[0], size[0], size[1]
+  else:
+    dx, dy, dz = size[0], size[1], size[2]
+  vol = 4.0 / 3.0 * math.pi * dx * dy * dz
+  kx, ky, kz = _kappa(dx, dy, dz), _kappa(dy, dz, dx), _kappa(dz, dx, dy)
+
+  def fac(a, b, ka, kb):
+    return (a * a - b * b) ** 2 * abs(kb - ka) / max(
+        EPS, abs(2 * (a * a - b * b) + (a * a + b * b) * (ka - kb)))
+
+  ixf, iyf, izf = fac(dy, dz, ky, kz), fac(dz, dx, kz, kx), fac(dx, dy, kx, ky)
+  vmass = [vol * k / max(EPS, 2 - k) for k in (kx, ky, kz)]
+  vinert = [vol * f / 5 for f in (ixf, iyf, izf)]
+  return [1.0] + list(coefs) + vmass + vinert

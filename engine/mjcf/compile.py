@@ -1,0 +1,1015 @@
+"""MJCF model compiler: `Node` tree -> (sizes, arrays, names) laid out as MuJoCo's mjModel.
+
+Follows MuJoCo's compiler (user_model.cc, user_objects.cc) step by step so the numbers agree:
+defaults, frames, orientation forms, inertia from geoms, sparsity layouts. Quantities that need
+the dynamics at qpos0 (invweight0, acc0, length0, ...) are left to a later stage.
+"""
+import math
+import os
+
+import numpy as np
+
+from engine import types as t
+from engine.mjcf import _math as mm
+from engine.mjcf import _sparse
+from engine.mjcf.parse import MjcfError, floats, keyword, parse
+
+_GEOM_TYPES = {"plane": 0, "hfield": 1, "sphere": 2, "capsule": 3, "ellipsoid": 4,
+               "cylinder": 5, "box": 6, "mesh": 7, "sdf": 8}
+_GEOM_NSIZE = {0: 3, 1: 0, 2: 1, 3: 2, 4: 3, 5: 2, 6: 3, 7: 0, 8: 0}
+_JNT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
+_BOOL = {"true": True, "false": False}
+_LIMITED = {"false": 0, "true": 1, "auto": 2}
+_CAMLIGHT_MODE = {"fixed": 0, "track": 1, "trackcom": 2, "targetbody": 3, "targetbodycom": 4}
+_LIGHT_TYPE = {"spot": 0, "directional": 1, "point": 2, "image": 3}
+_INTEGRATOR = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3}
+_CONE = {"pyramidal": 0, "elliptic": 1}
+_JACOBIAN = {"dense": 0, "sparse": 1, "auto": 2}
+_SOLVER = {"PGS": 0, "CG": 1, "Newton": 2}
+_DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 7}
+_GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 6}
+_BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 5}
+_ENABLE = {"override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact"}
+_SOLREF = [0.02, 1.0]
+_SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
+_ORIENT = ("axisangle", "xyaxes", "zaxis", "euler")
+_ORIENT_N = {"axisangle": 4, "xyaxes": 6, "zaxis": 3, "euler": 3}
+
+
+class _Reader:
+  """Reads one element's attributes on top of its default class, with MuJoCo's semantics.
+
+  Vector attributes given with fewer values than their length override only the leading
+  entries, first from the default class and then from the element itself.
+  """
+
+  def __init__(self, node, dflt):
+    self.node, self.srcs = node, (dflt or {}, node.attrib)
+
+  def has(self, key):
+    return any(key in s for s in self.srcs)
+
+  def vec(self, key, base, n=None, lo=1):
+    out = list(base)
+    n = len(out) if n is None else n
+    for src in self.srcs:
+      if key in src:
+        vals = floats(self.node, key, n, lo, attrib=src)
+        out[:len(vals)] = vals
+    return out
+
+  def exact(self, key, base, n):
+    return self.vec(key, base, n, n)
+
+  def num(self, key, base):
+    return self.exact(key, [base], 1)[0]
+
+  def int(self, key, base):
+    v = self.num(key, base)
+    if v != int(v):
+      raise self.node.error(f"attribute '{key}': expected an integer")
+    return int(v)
+
+  def kw(self, key, choices, base):
+    out = base
+    for src in self.srcs:
+      out = keyword(self.node, key, choices, out, attrib=src)
+    return out
+
+  def str(self, key, base=None):
+    out = base
+    for src in self.srcs:
+      out = src.get(key, out)
+    return out
+
+
+class _Obj(dict):
+  """A compiled element (attribute access over a dict) that remembers its source node."""
+  __getattr__ = dict.__getitem__
+
+  def __setattr__(self, k, v):
+    self[k] = v
+
+
+class Compiler:
+  """State of one compilation: settings, defaults, objects and the name tables."""
+
+  def __init__(self, root):
+    self.root = root
+    self.degree, self.eulerseq, self.autolimits = True, "xyz", True
+    self.inertiafromgeom, self.boundmass, self.boundinertia = 2, 0.0, 0.0
+    self.settotalmass, self.balanceinertia = -1.0, False
+    self.inertiagrouprange = [0, 5]
+    self.defaults = {}   # class -> {tag: attrib dict}
+    self.act_defaults = {}   # class -> actuator state
+    self.bodies, self.joints, self.geoms, self.sites = [], [], [], []
+    self.cams, self.lights, self.mats, self.tendons = [], [], [], []
+    self.actuators, self.eqs, self.keys = [], [], []
+    self.opt = _default_option()
+
+  # ------------------------------------------------------------------------- top level
+
+  def run(self):
+    """Compile the whole model; returns (sizes, arrays, names)."""
+    r = self.root
+    for n in _children(r, "compiler"):
+      self._compiler(n)
+    for n in _children(r, "option"):
+      self._option(n)
+    self._defaults_root([n for n in r.children if n.tag == "default"])
+    for sec in _children(r, "asset"):
+      for n in sec.children:
+        if n.tag == "material":
+          self._material(n)
+        elif n.tag in ("mesh", "hfield"):
+          pass  # only an error when a geom uses them
+    world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
+                 joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
+                 inertial=None, gravcomp=0.0)
+    self.bodies.append(world)
+    for wb in _children(r, "worldbody"):
+      self._body_children(wb, world, "main", None)
+    self._names_unique()
+    for b in self.bodies:
+      self._compile_body(b)
+    for sec in _children(r, "tendon"):
+      for n in sec.children:
+        self._tendon(n)
+    for sec in _children(r, "actuator"):
+      for n in sec.children:
+        self._actuator(n)
+    for sec in _children(r, "equality"):
+      for n in sec.children:
+        self._equality(n)
+    for sec in _children(r, "contact"):
+      for n in sec.children:
+        self._contact(n)
+    for sec in _children(r, "sensor"):
+      for n in sec.children:
+        self._sensor(n)
+    self._check_unique("tendon", self.tendons)
+    self._check_unique("actuator", self.actuators)
+    self._check_unique("equality", self.eqs)
+    for sec in _children(r, "keyframe"):
+      for n in sec.children:
+        self.keys.append(_Obj(node=n, name=n.get("name", "")))
+    self._check_unique("key", self.keys)
+    from engine.mjcf import _assemble
+    return _assemble.assemble(self)
+
+  def _compiler(self, n):
+    rd = _Reader(n, None)
+    self.degree = rd.kw("angle", {"degree": True, "radian": False}, self.degree)
+    seq = rd.str("eulerseq", self.eulerseq)
+    if len(seq) != 3 or any(c not in "xyzXYZ" for c in seq):
+      raise n.error(f"attribute 'eulerseq': invalid value '{seq}'")
+    self.eulerseq = seq
+    self.autolimits = rd.kw("autolimits", _BOOL, self.autolimits)
+    self.inertiafromgeom = rd.kw("inertiafromgeom", {"false": 0, "true": 1, "auto": 2},
+                                 self.inertiafromgeom)
+    self.boundmass = rd.num("boundmass", self.boundmass)
+    self.boundinertia = rd.num("boundinertia", self.boundinertia)
+    self.settotalmass = rd.num("settotalmass", self.settotalmass)
+    self.balanceinertia = rd.kw("balanceinertia", _BOOL, self.balanceinertia)
+    self.inertiagrouprange = [int(v) for v in rd.exact("inertiagrouprange",
+                                                       self.inertiagrouprange, 2)]
+    rd.kw("discardvisual", _BOOL, False)
+    if rd.kw("fusestatic", _BOOL, False):
+      raise n.error("fusestatic='true' is not supported yet")
+    if rd.kw("alignfree", _BOOL, False):
+      raise n.error("alignfree='true' is not supported yet")
+    if rd.str("coordinate", "local") != "local":
+      raise n.error("only coordinate='local' is supported")
+
+  def _option(self, n):
+    rd, o = _Reader(n, None), self.opt
+    for k in ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance",
+              "ccd_tolerance", "density", "viscosity", "o_margin"):
+      o[k] = [rd.num(k, o[k][0])]
+    for k in ("gravity", "wind", "magnetic"):
+      o[k] = rd.exact(k, o[k], 3)
+    o["o_solref"] = rd.exact("o_solref", o["o_solref"], 2)
+    o["o_solimp"] = rd.vec("o_solimp", o["o_solimp"])
+    o["o_friction"] = rd.vec("o_friction", o["o_friction"])
+    for k, table in (("integrator", _INTEGRATOR), ("cone", _CONE), ("jacobian", _JACOBIAN),
+                     ("solver", _SOLVER)):
+      o[k] = [rd.kw(k, table, o[k][0])]
+    for k in ("iterations", "ls_iterations", "noslip_iterations", "ccd_iterations"):
+      o[k] = [rd.int(k, o[k][0])]
+    for f in _children(n, "flag"):
+      for key in f.attrib:
+        on = keyword(f, key, {"enable": True, "disable": False})
+        if key in _ENABLE:
+          bit, field, setbit = t.mjtEnableBit[key.upper()], "enableflags", on
+        else:
+          bit, field, setbit = t.mjtDisableBit[key.upper()], "disableflags", not on
+        v = o[field][0]
+        o[field] = [v | int(bit) if setbit else v & ~int(bit)]
+
+  # ------------------------------------------------------------------------- defaults
+
+  def _defaults_root(self, nodes):
+    self.defaults["main"] = {}
+    self.act_defaults["main"] = _default_actuator()
+    for n in nodes:
+      cls = n.get("class", "main")
+      if cls != "main":
+        raise n.error("top-level <default> must not have a class other than 'main'")
+      self._default_class(n, "main", None)
+
+  def _default_class(self, n, cls, parent):
+    if parent is not None:
+      if cls in self.defaults:
+        raise n.error(f"repeated default class name '{cls}'")
+      self.defaults[cls] = {k: dict(v) for k, v in self.defaults[parent].items()}
+      self.act_defaults[cls] = _copy_act(self.act_defaults[parent])
+    for c in n.children:
+      if c.tag == "default":
+        if "class" not in c.attrib:
+          raise c.error("nested <default> requires a 'class' attribute")
+        self._default_class(c, c.attrib["class"], cls)
+      elif c.tag in _ACT_TAGS:
+        _apply_actuator(c, self.act_defaults[cls], defaults=True)
+      else:
+        self.defaults[cls].setdefault(c.tag, {}).update(c.attrib)
+
+  def _cls(self, n, childclass):
+    cls = n.get("class", childclass)
+    if cls not in self.defaults:
+      raise n.error(f"unknown default class '{cls}'")
+    return cls
+
+  def _reader(self, n, childclass, tag=None):
+    cls = self._cls(n, childclass)
+    return _Reader(n, self.defaults[cls].get(tag or n.tag)), cls
+
+  # ------------------------------------------------------------------------- assets
+
+  def _material(self, n):
+    rd, _ = self._reader(n, "main")
+    self.mats.append(_Obj(
+        node=n, name=n.get("name", ""), rgba=rd.exact("rgba", [1, 1, 1, 1], 4),
+        emission=rd.num("emission", 0), specular=rd.num("specular", 0.5),
+        shininess=rd.num("shininess", 0.5), reflectance=rd.num("reflectance", 0)))
+
+  # ------------------------------------------------------------------------- kinematic tree
+
+  def _body_children(self, n, body, childclass, frame):
+    """Collect the children of a body (or frame) node into `body`, flattening frames."""
+    for c in n.children:
+      tag = c.tag
+      if tag == "body":
+        self._new_body(c, body, childclass, frame)
+      elif tag == "frame":
+        cc = c.get("childclass", childclass)
+        if cc not in self.defaults:
+          raise c.error(f"unknown default class '{cc}'")
+        pos, quat = self._pose(_Reader(c, None), c)
+        if frame is not None:
+          pos, quat = mm.frameaccum(frame[0], frame[1], pos, quat)
+        self._body_children(c, body, cc, (pos, quat))
+      elif tag == "inertial":
+        body.inertial = c
+      elif tag in ("joint", "freejoint"):
+        body.joints.append(_Obj(node=c, cc=childclass, frame=frame, body=body,
+                                name=c.get("name", "")))
+      elif tag in ("geom", "site", "camera", "light"):
+        lst = {"geom": body.geoms, "site": body.sites, "camera": body.cams,
+               "light": body.lights}[tag]
+        lst.append(_Obj(node=c, cc=childclass, frame=frame, body=body, name=c.get("name", "")))
+      elif tag == "plugin":
+        raise c.error("plugins are not supported")
+
+  def _new_body(self, c, parent, childclass, frame):
+    cc = c.get("childclass", childclass)
+    if cc not in self.defaults:
+      raise c.error(f"unknown default class '{cc}'")
+    b = _Obj(node=c, name=c.get("name", ""), parent=parent, id=len(self.bodies), childclass=cc,
+             frame=frame, joints=[], geoms=[], sites=[], cams=[], lights=[], children=[],
+             inertial=None)
+    self.bodies.append(b)
+    parent.children.append(b)
+    self._body_children(c, b, cc, None)
+
+  def _pose(self, rd, n, quat_default=(1.0, 0.0, 0.0, 0.0)):
+    """(pos, quat) of an element from pos and any one orientation form."""
+    pos = rd.exact("pos", [0.0, 0.0, 0.0], 3)
+    return pos, self._orient(rd, n, quat_default)
+
+  def _orient(self, rd, n, quat_default=(1.0, 0.0, 0.0, 0.0)):
+    own = [k for k in ("quat",) + _ORIENT if k in n.attrib]
+    if len(own) > 1:
+      raise n.error(f"multiple orientation specifiers: {', '.join(own)}")
+    srcs = [n.attrib] if own else [s for s in rd.srcs[:1]]
+    for src in srcs:
+      for k in _ORIENT:
+        if k in src:
+          vals = floats(n, k, _ORIENT_N[k], attrib=src)
+          q = mm.orientation(k, vals, self.degree, self.eulerseq)
+          if isinstance(q, str):
+            raise n.error(f"attribute '{k}': {q}")
+          return q
+      if "quat" in src:
+        q = floats(n, "quat", 4, attrib=src)
+        mm.normvec(q)
+        return q
+    return list(quat_default)
+
+  def _names_unique(self):
+    for what, lst in (("body", self.bodies), ("joint", [j for b in self.bodies for j in b.joints]),
+                      ("geom", [g for b in self.bodies for g in b.geoms]),
+                      ("site", [s for b in self.bodies for s in b.sites]),
+                      ("camera", [c for b in self.bodies for c in b.cams]),
+                      ("light", [x for b in self.bodies for x in b.lights]),
+                      ("material", self.mats)):
+      self._check_unique(what, lst)
+
+  def _check_unique(self, what, lst):
+    seen = {}
+    for o in lst:
+      if o.name:
+        if o.name in seen:
+          prev = seen[o.name]
+          raise o.node.error(f"duplicate {what} name '{o.name}' (first defined at "
+                             f"{os.path.basename(prev.file)}:{prev.line})")
+        seen[o.name] = o.node
+
+  def _compile_body(self, b):
+    """Body pose, geoms, inertia and joints, as mjCBody::Compile."""
+    n = b.node
+    if b.id == 0:
+      b.pos, b.quat, b.mocap, b.gravcomp = [0.0] * 3, [1.0, 0, 0, 0], False, 0.0
+      b.weldid = 0
+    else:
+      rd = _Reader(n, None)
+      b.pos, b.quat = self._pose(rd, n)
+      b.mocap = rd.kw("mocap", _BOOL, False)
+      b.gravcomp = rd.num("gravcomp", 0.0)
+      b.weldid = b.id if (b.joints or b.mocap) else b.parent.weldid
+    ipos, iquat, mass, inertia, explicit = None, [1.0, 0, 0, 0], 0.0, [0.0] * 3, False
+    if b.inertial is not None:
+      explicit = True
+      ni = b.inertial
+      ri = _Reader(ni, None)
+      if "mass" not in ni.attrib:
+        raise ni.error("missing attribute 'mass'")
+      ipos = ri.exact("pos", [0.0] * 3, 3)
+      mass = ri.num("mass", 0.0)
+      iquat = self._orient(ri, ni)
+      inertia = ri.exact("diaginertia", [0.0] * 3, 3)
+      if "fullinertia" in ni.attrib:
+        if any(k in ni.attrib for k in ("quat",) + _ORIENT):
+          raise ni.error("fullinertia and inertial orientation cannot both be specified")
+        if "diaginertia" in ni.attrib:
+          raise ni.error("fullinertia and diagonal inertia cannot both be specified")
+        res = mm.full_inertia(ri.exact("fullinertia", [0.0] * 6, 6))
+        if res is None:
+          raise ni.error("fullinertia must have positive eigenvalues")
+        iquat, inertia = res
+    for g in b.geoms:
+      self._compile_geom(g, b, explicit)
+    if b.id > 0 and (self.inertiafromgeom == 1 or (ipos is None and self.inertiafromgeom == 2)):
+      res = self._inertia_from_geoms(b)
+      if res is not None:
+        ipos, iquat, mass, inertia = res
+    if ipos is None:
+      ipos, iquat = list(b.pos), list(b.quat)  # as MuJoCo: copy the body frame
+    if b.id > 0:
+      mass = max(mass, self.boundmass)
+      inertia = [max(x, self.boundinertia) for x in inertia]
+      if mass < 0 or min(inertia) < 0:
+        raise n.error("mass and inertia cannot be negative")
+      if (inertia[0] + inertia[1] < inertia[2] or inertia[0] + inertia[2] < inertia[1]
+          or inertia[1] + inertia[2] < inertia[0]):
+        if not self.balanceinertia:
+          raise n.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix")
+        inertia = [(inertia[0] + inertia[1] + inertia[2]) / 3.0] * 3
+    if b.frame is not None:
+      b.pos, b.quat = mm.frameaccum(b.frame[0], b.frame[1], b.pos, b.quat)
+    b.ipos, b.iquat, b.mass, b.inertia = ipos, iquat, mass, inertia
+    b.contype = b.conaffinity = 0
+    b.margin = 0.0
+    for g in b.geoms:
+      b.contype |= g.contype
+      b.conaffinity |= g.conaffinity
+      b.margin = max(b.margin, g.margin + g.gap)
+    b.dofnum = sum(self._compile_joint(j) for j in b.joints)
+    if b.dofnum > 6:
+      raise n.error("more than 6 dofs in body")
+    hasball = False
+    for j in b.joints:
+      if j.type in (1, 3) and hasball:
+        raise j.node.error("ball joint followed by a rotational joint in the same body")
+      hasball = hasball or j.type == 1
+      if j.type == 0 and (len(b.joints) > 1 or b.parent.id != 0):
+        raise j.node.error("free joint can only appear by itself in a top-level body")
+    if b.id > 0 and b.mocap and (b.dofnum or b.parent.id != 0):
+      raise n.error("mocap body is not a fixed child of world")
+    for s in b.sites:
+      self._compile_site(s)
+    for c in b.cams:
+      self._compile_camera(c)
+    for x in b.lights:
+      self._compile_light(x)
+
+  def _inertia_from_geoms(self, b):
+    lo, hi = self.inertiagrouprange
+    sel = [g for g in b.geoms if lo <= g.group <= hi and g.mass > mm.EPS]
+    if len(sel) == 1:
+      g = sel[0]
+      return list(g.pos), list(g.quat), g.mass, list(g.inertia)
+    if not sel:
+      return None
+    mass = 0.0
+    com = [0.0, 0.0, 0.0]
+    for g in sel:
+      mass += g.mass
+      for k in range(3):
+        com[k] += g.mass * g.pos[k]
+    if mass < mm.EPS:
+      raise b.node.error("body mass is too small, cannot compute center of mass")
+    ipos = [com[k] / mass for k in range(3)]
+    toti = [0.0] * 6
+    for g in sel:
+      i0 = mm.global_inertia(g.inertia, g.quat)
+      i1 = mm.offcenter(g.mass, [g.pos[k] - ipos[k] for k in range(3)])
+      for k in range(6):
+        toti[k] = toti[k] + i0[k] + i1[k]
+    res = mm.full_inertia(toti)
+    if res is None:
+      raise b.node.error("inertia must have positive eigenvalues")
+    return ipos, res[0], mass, res[1]
+
+  def _compile_joint(self, j):
+    n = j.node
+    if n.tag == "freejoint":
+      rd, cls = _Reader(n, None), None
+      j.type = 0
+    else:
+      rd, cls = self._reader(n, j.cc)
+      j.type = rd.kw("type", _JNT_TYPES, 3)
+    j.group = rd.int("group", 0)
+    j.pos = rd.exact("pos", [0.0] * 3, 3)
+    j.axis = rd.exact("axis", [0.0, 0.0, 1.0], 3)
+    j.limited = rd.kw("limited", _LIMITED, 2)
+    j.actfrclimited = rd.kw("actuatorfrclimited", _LIMITED, 2)
+    j.range = rd.exact("range", [0.0, 0.0], 2)
+    j.actfrcrange = rd.exact("actuatorfrcrange", [0.0, 0.0], 2)
+    j.actgravcomp = rd.kw("actuatorgravcomp", _BOOL, False)
+    j.solref_limit = rd.exact("solreflimit", _SOLREF, 2)
+    j.solimp_limit = rd.vec("solimplimit", _SOLIMP)
+    j.solref_fric = rd.exact("solreffriction", _SOLREF, 2)
+    j.solimp_fric = rd.vec("solimpfriction", _SOLIMP)
+    j.stiffness = rd.num("stiffness", 0.0)
+    j.damping = rd.num("damping", 0.0)
+    j.armature = rd.num("armature", 0.0)
+    j.frictionloss = rd.num("frictionloss", 0.0)
+    j.margin = rd.num("margin", 0.0)
+    j.ref = rd.num("ref", 0.0)
+    j.springref = rd.num("springref", 0.0)
+    if j.type == 0:
+      j.limited = 0
+    elif j.limited == 2 and not self.autolimits and j.range != [0.0, 0.0]:
+      raise n.error("joint has 'range' but not 'limited'; set compiler autolimits='true' or "
+                    "specify 'limited'")
+    j.is_limited = j.limited == 1 or (j.limited == 2 and j.range[0] < j.range[1])
+    if j.is_limited:
+      if j.range[0] >= j.range[1] and j.type != 1:
+        raise n.error("range[0] should be smaller than range[1] in joint")
+      if j.range[0] and j.type == 1:
+        raise n.error("range[0] should be 0 in ball joint")
+      if self.degree and j.type in (1, 3):
+        j.range = [x * math.pi / 180.0 if x else x for x in j.range]
+    if j.type in (0, 1):
+      j.actfrclimited = 0
+    elif j.actfrclimited == 2 and not self.autolimits and j.actfrcrange != [0.0, 0.0]:
+      raise n.error("joint has 'actuatorfrcrange' but not 'actuatorfrclimited'")
+    j.is_actfrclimited = j.actfrclimited == 1 or (
+        j.actfrclimited == 2 and j.actfrcrange[0] < j.actfrcrange[1])
+    if j.is_actfrclimited and j.actfrcrange[0] >= j.actfrcrange[1]:
+      raise n.error("actfrcrange[0] should be smaller than actfrcrange[1] in joint")
+    if j.type in (0, 1):
+      j.axis = [0.0, 0.0, 1.0]
+    elif j.frame is not None:
+      j.axis = mm.rot_vec_quat(j.axis, j.frame[1])
+    if mm.normvec(j.axis) < mm.EPS:
+      raise n.error("axis too small in joint")
+    if j.type == 0:
+      j.pos = [0.0] * 3
+    elif j.frame is not None:
+      j.pos, _ = mm.frameaccum(j.frame[0], j.frame[1], j.pos, [1.0, 0, 0, 0])
+    if j.type == 3 and self.degree:
+      j.ref *= math.pi / 180.0
+      j.springref *= math.pi / 180.0
+    return {0: 6, 1: 3, 2: 1, 3: 1}[j.type]
+
+  def _compile_geom(self, g, b, explicit):
+    n = g.node
+    rd, _ = self._reader(n, g.cc)
+    g.type = rd.kw("type", _GEOM_TYPES, 2)
+    if g.type in (1, 7, 8) or rd.has("mesh") or rd.has("hfield"):
+      raise n.error("mesh, hfield and sdf geoms are not supported yet")
+    g.contype = rd.int("contype", 1)
+    g.conaffinity = rd.int("conaffinity", 1)
+    g.condim = rd.int("condim", 3)
+    if g.condim not in (1, 3, 4, 6):
+      raise n.error("invalid condim in geom (must be 1, 3, 4 or 6)")
+    g.group = rd.int("group", 0)
+    g.priority = rd.int("priority", 0)
+    g.size = rd.vec("size", [0.0] * 3, 3)
+    g.friction = rd.vec("friction", [1.0, 0.005, 0.0001], 3)
+    g.solmix = rd.num("solmix", 1.0)
+    g.solref = rd.exact("solref", _SOLREF, 2)
+    g.solimp = rd.vec("solimp", _SOLIMP)
+    g.margin = rd.num("margin", 0.0)
+    g.gap = rd.num("gap", 0.0)
+    g.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
+    g.matid = self._matid(rd, n)
+    shell = rd.kw("shellinertia", _BOOL, False)
+    fluid_ellipsoid = rd.kw("fluidshape", {"none": 0, "ellipsoid": 1}, 0)
+    fluidcoef = rd.exact("fluidcoef", [0.5, 0.25, 1.5, 1.0, 1.0], 5)
+    if g.type == 0 and b.weldid != 0 and not self._weld_mocap(b):
+      raise n.error("plane only allowed in static bodies")
+    g.pos, g.quat = self._fromto(rd, n, g)
+    nsize = _GEOM_NSIZE[g.type]
+    if g.type == 0:
+      if g.size[2] <= 0:
+        raise n.error("plane size(3) must be positive")
+    elif any(g.size[i] <= 0 for i in range(nsize)):
+      raise n.error(f"size must have {nsize} positive value(s) for this geom type")
+    g.aabb = _geom_aabb(g.type, g.size)
+    g.rbound = _geom_rbound(g.type, g.size)
+    g.mass, g.inertia = 0.0, [0.0] * 3
+    lo, hi = self.inertiagrouprange
+    infer = b.id > 0 and (not explicit or self.inertiafromgeom == 1) and lo <= g.group <= hi
+    if infer:
+      mass, density = rd.str("mass"), rd.num("density", 1000.0)
+      if mass is not None:
+        mass = rd.num("mass", 0.0)
+        vol = mm.geom_volume(g.type, g.size, shell)
+        if mass != 0 and vol > mm.EPS:
+          g.mass, density = mass, mass / vol
+          g.inertia = mm.geom_inertia(g.type, g.size, g.mass, shell)
+      elif density != 0:
+        g.mass = density * mm.geom_volume(g.type, g.size, shell)
+        g.inertia = mm.geom_inertia(g.type, g.size, g.mass, shell)
+      if g.mass < 0 or min(g.inertia) < 0 or density < 0:
+        raise n.error("mass, inertia or density are negative in geom")
+    g.fluid = (mm.fluid_params(g.type, g.size, fluidcoef) if fluid_ellipsoid
+               else [0.0] * t.NFLUID)
+    if g.frame is not None:
+      g.pos, g.quat = mm.frameaccum(g.frame[0], g.frame[1], g.pos, g.quat)
+
+  def _weld_mocap(self, b):
+    w = b
+    while w.id != w.weldid:
+      w = w.parent
+    return w.mocap
+
+  def _matid(self, rd, n):
+    name = rd.str("material")
+    if name is None:
+      return -1
+    for i, m in enumerate(self.mats):
+      if m.name == name:
+        return i
+    raise n.error(f"unknown material '{name}'")
+
+  def _fromto(self, rd, n, g):
+    """pos and quat of a geom or site, from 'fromto' or pos + orientation (sets size[1:])."""
+    if rd.has("fromto"):
+      ft = rd.exact("fromto", [0.0] * 6, 6)
+      if g.type not in (3, 4, 5, 6):
+        raise n.error("fromto requires capsule, cylinder, box or ellipsoid")
+      pos = rd.exact("pos", [0.0] * 3, 3)
+      if pos[0] or pos[1] or pos[2]:
+        raise n.error("both pos and fromto defined")
+      vec = [ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]]
+      g.size[1] = mm.normvec(vec) / 2
+      if g.size[1] < mm.EPS:
+        raise n.error("fromto points too close")
+      if g.type in (4, 6):
+        g.size[2] = g.size[1]
+        g.size[1] = g.size[0]
+      return ([(ft[0] + ft[3]) / 2, (ft[1] + ft[4]) / 2, (ft[2] + ft[5]) / 2], mm.z2quat(vec))
+    return self._pose(rd, n)
+
+  def _compile_site(self, s):
+    n = s.node
+    rd, _ = self._reader(n, s.cc)
+    s.type = rd.kw("type", _GEOM_TYPES, 2)
+    if s.type in (0, 1, 7, 8):
+      raise n.error("meshes, hfields and planes not allowed in site")
+    s.group = rd.int("group", 0)
+    s.size = rd.vec("size", [0.005] * 3, 3)
+    s.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
+    s.matid = self._matid(rd, n)
+    s.pos, s.quat = self._fromto(rd, n, s)
+    if s.frame is not None:
+      s.pos, s.quat = mm.frameaccum(s.frame[0], s.frame[1], s.pos, s.quat)
+    mm.normvec(s.quat)
+    nsize = _GEOM_NSIZE[s.type]
+    if any(s.size[i] <= 0 for i in range(nsize)):
+      raise n.error(f"size must have {nsize} positive value(s) for this site type")
+
+  def _target(self, rd, n):
+    name = rd.str("target")
+    if name is None:
+      return -1
+    for b in self.bodies:
+      if b.name == name:
+        return b.id
+    raise n.error(f"unknown target body '{name}'")
+
+  def _compile_camera(self, c):
+    n = c.node
+    rd, _ = self._reader(n, c.cc)
+    c.mode = rd.kw("mode", _CAMLIGHT_MODE, 0)
+    c.pos, c.quat = self._pose(rd, n)
+    if c.frame is not None:
+      c.pos, c.quat = mm.frameaccum(c.frame[0], c.frame[1], c.pos, c.quat)
+    mm.normvec(c.quat)
+    c.targetbodyid = self._target(rd, n)
+    if c.mode in (3, 4) and c.targetbodyid < 0:
+      raise n.error("camera mode requires a target body")
+    c.fovy = rd.num("fovy", 45.0)
+    if c.fovy >= 180:
+      raise n.error("fovy too large in camera")
+    c.ipd = rd.num("ipd", 0.068)
+
+  def _compile_light(self, x):
+    n = x.node
+    rd, _ = self._reader(n, x.cc)
+    x.mode = rd.kw("mode", _CAMLIGHT_MODE, 0)
+    x.type = rd.kw("type", _LIGHT_TYPE, 0)
+    if rd.kw("directional", _BOOL, False):
+      x.type = 1
+    x.castshadow = rd.kw("castshadow", _BOOL, True)
+    x.active = rd.kw("active", _BOOL, True)
+    x.pos = rd.exact("pos", [0.0] * 3, 3)
+    x.dir = rd.exact("dir", [0.0, 0.0, -1.0], 3)
+    if x.frame is not None:
+      x.pos, _ = mm.frameaccum(x.frame[0], x.frame[1], x.pos, [1.0, 0, 0, 0])
+      x.dir = mm.rot_vec_quat(x.dir, x.frame[1])
+    if mm.normvec(x.dir) < mm.EPS:
+      raise n.error("zero direction in light")
+    x.attenuation = rd.exact("attenuation", [1.0, 0.0, 0.0], 3)
+    x.cutoff = rd.num("cutoff", 45.0)
+    x.exponent = rd.num("exponent", 10.0)
+    x.ambient = rd.exact("ambient", [0.0] * 3, 3)
+    x.diffuse = rd.exact("diffuse", [0.7] * 3, 3)
+    x.specular = rd.exact("specular", [0.3] * 3, 3)
+    x.targetbodyid = self._target(rd, n)
+
+  # ------------------------------------------------------------------------- other objects
+
+  def find(self, kind, name, node, what):
+    """Id of the object called `name` among joints/tendons/bodies/sites/geoms, else error."""
+    lst = {"joint": self.all_joints(), "tendon": self.tendons, "body": self.bodies,
+           "site": [s for b in self.bodies for s in b.sites],
+           "geom": [g for b in self.bodies for g in b.geoms]}[kind]
+    for i, o in enumerate(lst):
+      if o.name == name:
+        return i
+    raise node.error(f"{what}: unknown {kind} '{name}'")
+
+  def all_joints(self):
+    if not hasattr(self, "_jcache") or len(self._jcache) == 0:
+      self._jcache = [j for b in self.bodies for j in b.joints]
+    return self._jcache
+
+  def _tendon(self, n):
+    if n.tag != "fixed":
+      raise n.error(f"tendon type <{n.tag}> is not supported yet")
+    rd, _ = self._reader(n, "main", "tendon")
+    te = _Obj(node=n, name=n.get("name", ""))
+    te.group = rd.int("group", 0)
+    te.limited = rd.kw("limited", _LIMITED, 2)
+    te.actfrclimited = rd.kw("actuatorfrclimited", _LIMITED, 2)
+    te.range = rd.exact("range", [0.0, 0.0], 2)
+    te.actfrcrange = rd.exact("actuatorfrcrange", [0.0, 0.0], 2)
+    te.solref_lim = rd.exact("solreflimit", _SOLREF, 2)
+    te.solimp_lim = rd.vec("solimplimit", _SOLIMP)
+    te.solref_fri = rd.exact("solreffriction", _SOLREF, 2)
+    te.solimp_fri = rd.vec("solimpfriction", _SOLIMP)
+    te.margin = rd.num("margin", 0.0)
+    te.stiffness = rd.num("stiffness", 0.0)
+    te.damping = rd.num("damping", 0.0)
+    te.armature = rd.num("armature", 0.0)
+    te.frictionloss = rd.num("frictionloss", 0.0)
+    te.springlength = rd.vec("springlength", [-1.0, -1.0], 2)
+    te.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
+    te.path = []
+    for c in n.children:
+      if "joint" not in c.attrib:
+        raise c.error("missing attribute 'joint'")
+      coef = floats(c, "coef", 1)
+      te.path.append((self.find("joint", c.attrib["joint"], c, "tendon joint"),
+                      coef[0] if coef else 1.0))
+    if not te.path:
+      raise n.error("tendon path cannot be empty")
+    for key, lim in (("limited", "range"), ("actfrclimited", "actuatorfrcrange")):
+      rng = te.range if lim == "range" else te.actfrcrange
+      if te[key] == 2 and not self.autolimits and rng != [0.0, 0.0]:
+        raise n.error(f"tendon has '{lim}' but no explicit limited attribute")
+    te.is_limited = te.limited == 1 or (te.limited == 2 and te.range[0] < te.range[1])
+    te.is_actfrclimited = te.actfrclimited == 1 or (
+        te.actfrclimited == 2 and te.actfrcrange[0] < te.actfrcrange[1])
+    if te.is_limited and te.range[0] >= te.range[1]:
+      raise n.error("invalid limits in tendon")
+    if te.springlength[0] > te.springlength[1]:
+      raise n.error("invalid springlength in tendon")
+    self.tendons.append(te)
+
+  def _actuator(self, n):
+    cls = self._cls(n, "main")
+    a = _copy_act(self.act_defaults[cls])
+    _apply_actuator(n, a, defaults=False)
+    a.node, a.name = n, n.get("name", "")
+    targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
+               if k in n.attrib]
+    if len(targets) != 1:
+      raise n.error("actuator needs exactly one transmission target (joint or tendon)")
+    kind = targets[0]
+    if kind not in ("joint", "jointinparent", "tendon"):
+      raise n.error(f"actuator transmission '{kind}' is not supported yet")
+    a.trntype = {"joint": 0, "jointinparent": 1, "tendon": 3}[kind]
+    a.trnid = [self.find("tendon" if kind == "tendon" else "joint", n.attrib[kind], n,
+                         f"actuator {kind}"), -1]
+    _finish_actuator(self, a)
+    self.actuators.append(a)
+
+  def _equality(self, n):
+    rd, _ = self._reader(n, "main", "equality")
+    e = _Obj(node=n, name=n.get("name", ""))
+    e.type = {"connect": 0, "weld": 1, "joint": 2, "tendon": 3}[n.tag]
+    e.active = rd.kw("active", _BOOL, True)
+    e.solref = rd.exact("solref", _SOLREF, 2)
+    e.solimp = rd.vec("solimp", _SOLIMP)
+    data = [0.0] * 12
+    data[1] = 1.0
+    data[10] = 1.0
+    if e.type in (0, 1):
+      anchor = floats(n, "anchor", 3)
+      if "body1" in n.attrib and (anchor is not None or e.type == 1):
+        e.objtype = int(t.mjtObj.BODY)
+        e.obj1id = self.find("body", n.attrib["body1"], n, "equality body1")
+        e.obj2id = (self.find("body", n.attrib["body2"], n, "equality body2")
+                    if "body2" in n.attrib else 0)
+        data[0:3] = anchor if anchor is not None else [0.0] * 3
+      else:
+        if "site1" not in n.attrib or "site2" not in n.attrib:
+          raise n.error("needs body1 (+anchor) or site1 and site2")
+        e.objtype = int(t.mjtObj.SITE)
+        e.obj1id = self.find("site", n.attrib["site1"], n, "equality site1")
+        e.obj2id = self.find("site", n.attrib["site2"], n, "equality site2")
+        if anchor is not None:
+          data[0:3] = anchor
+      if e.type == 1:
+        rp = floats(n, "relpose", 7)
+        if rp is not None:
+          data[3:10] = rp
+        ts = floats(n, "torquescale", 1)
+        if ts is not None:
+          data[10] = ts[0]
+    else:
+      kind = "joint" if e.type == 2 else "tendon"
+      if kind + "1" not in n.attrib:
+        raise n.error(f"missing attribute '{kind}1'")
+      e.objtype = int(t.mjtObj.JOINT if e.type == 2 else t.mjtObj.TENDON)
+      e.obj1id = self.find(kind, n.attrib[kind + "1"], n, f"equality {kind}1")
+      e.obj2id = (self.find(kind, n.attrib[kind + "2"], n, f"equality {kind}2")
+                  if kind + "2" in n.attrib else -1)
+      pc = floats(n, "polycoef", 5, 1)
+      if pc is not None:
+        data[:len(pc)] = pc
+    e.data = data
+    self.eqs.append(e)
+
+  def _contact(self, n):
+    if n.tag == "pair":
+      for k in ("geom1", "geom2"):
+        if k not in n.attrib:
+          raise n.error(f"missing attribute '{k}'")
+        self.find("geom", n.attrib[k], n, f"contact pair {k}")
+      rd, _ = self._reader(n, "main")
+      rd.vec("friction", [1.0] * 5, 5)
+      rd.exact("solref", _SOLREF, 2)
+      rd.vec("solimp", _SOLIMP)
+    else:
+      for k in ("body1", "body2"):
+        if k not in n.attrib:
+          raise n.error(f"missing attribute '{k}'")
+        self.find("body", n.attrib[k], n, f"contact exclude {k}")
+
+  def _sensor(self, n):
+    refs = {"site": "site", "joint": "joint", "tendon": "tendon", "body": "body",
+            "actuator": None, "geom": "geom"}
+    for key, kind in refs.items():
+      if key in n.attrib and kind is not None:
+        self.find(kind, n.attrib[key], n, f"sensor {key}")
+    if "objtype" in n.attrib and "objname" in n.attrib:
+      kind = {"xbody": "body", "body": "body", "site": "site", "geom": "geom",
+              "joint": "joint", "tendon": "tendon"}.get(n.attrib["objtype"])
+      if kind is not None:
+        self.find(kind, n.attrib["objname"], n, "sensor objname")
+
+
+# ---------------------------------------------------------------------------- actuators
+
+_ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper")
+
+
+def _default_actuator():
+  a = _Obj(gaintype=0, biastype=0, dyntype=0, gainprm=[1.0] + [0.0] * 9, biasprm=[0.0] * 10,
+           dynprm=[1.0] + [0.0] * 9, ctrlrange=[0.0, 0.0], forcerange=[0.0, 0.0],
+           actrange=[0.0, 0.0], lengthrange=[0.0, 0.0], ctrllimited=2, forcelimited=2,
+           actlimited=2, gear=[1.0] + [0.0] * 5, cranklength=0.0, group=0, actearly=False,
+           inheritrange=0.0, actdim=-1, damping=0.0, armature=0.0)
+  return a
+
+
+def _copy_act(a):
+  return _Obj({k: list(v) if isinstance(v, list) else v for k, v in a.items()})
+
+
+def _apply_actuator(n, a, defaults):
+  """Apply one actuator element (general or a shortcut) to actuator state `a`, as MuJoCo."""
+  rd = _Reader(n, None)
+  a.group = rd.int("group", a.group)
+  a.ctrllimited = rd.kw("ctrllimited", _LIMITED, a.ctrllimited)
+  a.forcelimited = rd.kw("forcelimited", _LIMITED, a.forcelimited)
+  a.actlimited = rd.kw("actlimited", _LIMITED, a.actlimited)
+  a.ctrlrange = rd.exact("ctrlrange", a.ctrlrange, 2)
+  a.forcerange = rd.exact("forcerange", a.forcerange, 2)
+  a.actrange = rd.exact("actrange", a.actrange, 2)
+  a.lengthrange = rd.exact("lengthrange", a.lengthrange, 2)
+  a.gear = rd.vec("gear", a.gear, 6)
+  a.cranklength = rd.num("cranklength", a.cranklength)
+  a.actearly = rd.kw("actearly", _BOOL, a.actearly)
+  a.damping = rd.num("damping", a.damping)
+  a.armature = rd.num("armature", a.armature)
+  tag = n.tag
+  if tag == "general":
+    a.dyntype = rd.kw("dyntype", _DYN, a.dyntype)
+    a.gaintype = rd.kw("gaintype", _GAIN, a.gaintype)
+    a.biastype = rd.kw("biastype", _BIAS, a.biastype)
+    a.dynprm = rd.vec("dynprm", a.dynprm, 10)
+    a.gainprm = rd.vec("gainprm", a.gainprm, 10)
+    a.biasprm = rd.vec("biasprm", a.biasprm, 10)
+    a.actdim = rd.int("actdim", a.actdim)
+  elif tag == "motor":
+    a.gainprm[0] = 1.0
+    a.dyntype, a.gaintype, a.biastype = 0, 0, 0
+  elif tag in ("position", "intvelocity"):
+    kp = rd.num("kp", a.gainprm[0])
+    a.gainprm[0] = kp
+    a.biasprm[1] = -kp
+    if "kv" in n.attrib and "dampratio" in n.attrib:
+      raise n.error("kv and dampratio cannot both be defined")
+    if "kv" in n.attrib:
+      kv = rd.num("kv", 0.0)
+      if kv < 0:
+        raise n.error("kv cannot be negative")
+      a.biasprm[2] = -kv
+    if "dampratio" in n.attrib:
+      dr = rd.num("dampratio", 0.0)
+      if dr < 0:
+        raise n.error("dampratio cannot be negative")
+      a.biasprm[2] = dr
+    if "timeconst" in n.attrib:
+      tc = rd.num("timeconst", 0.0)
+      if tc < 0:
+        raise n.error("timeconst cannot be negative")
+      a.dynprm[0] = tc
+      a.dyntype = 0 if tc == 0 else 3
+    a.inheritrange = rd.num("inheritrange", a.inheritrange)
+    if a.inheritrange > 0 and tag == "position" and (a.ctrlrange[0] or a.ctrlrange[1]):
+      raise n.error("ctrlrange and inheritrange cannot both be defined")
+    a.gaintype, a.biastype = 0, 1
+    if tag == "intvelocity":
+      a.dyntype = 1
+      if a.inheritrange > 0 and (a.actrange[0] or a.actrange[1]):
+        raise n.error("actrange and inheritrange cannot both be defined")
+  elif tag == "velocity":
+    kv = rd.num("kv", a.gainprm[0])
+    a.biasprm = [0.0] * 10
+    a.gainprm[0] = kv
+    a.biasprm[2] = -kv
+    a.dyntype, a.gaintype, a.biastype = 0, 0, 1
+  elif tag == "damper":
+    kv = rd.num("kv", -a.gainprm[2] if a.gaintype == 1 else 0.0)
+    a.gainprm = [0.0] * 10
+    a.gainprm[2] = -kv
+    a.ctrllimited = 1
+    a.dyntype, a.gaintype, a.biastype = 0, 1, 0
+    if kv < 0:
+      raise n.error("damping coefficient cannot be negative")
+    if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
+      raise n.error("damper control range cannot be negative")
+
+
+def _finish_actuator(c, a):
+  """Checks and derived values of mjCActuator::Compile (inheritrange, limits, actdim)."""
+  n = a.node
+  if (a.gaintype == 0 and a.gainprm[0] == -a.biasprm[1] and a.biastype == 1
+      and a.inheritrange > 0):
+    if a.dyntype in (0, 3):
+      rng = "ctrlrange"
+    elif a.dyntype == 1:
+      rng = "actrange"
+    else:
+      raise n.error("inheritrange only available for position and intvelocity actuators")
+    if a.trntype in (0, 1):
+      j = c.all_joints()[a.trnid[0]]
+      if j.type not in (2, 3):
+        raise n.error("inheritrange can only be used with hinge and slide joints")
+      target = j.range
+    else:
+      target = c.tendons[a.trnid[0]].range
+    if target[0] == target[1]:
+      raise n.error("inheritrange used but target has no range defined")
+    mean = 0.5 * (target[1] + target[0])
+    radius = 0.5 * (target[1] - target[0]) * a.inheritrange
+    a[rng] = [mean - radius, mean + radius]
+  for lim, rng in (("forcelimited", "forcerange"), ("ctrllimited", "ctrlrange"),
+                   ("actlimited", "actrange")):
+    if a[lim] == 2 and not c.autolimits and a[rng] != [0.0, 0.0]:
+      raise n.error(f"actuator has '{rng}' but not '{lim}'; set compiler autolimits='true' "
+                    f"or specify '{lim}'")
+    on = a[lim] == 1 or (a[lim] == 2 and a[rng][0] < a[rng][1])
+    a["is_" + lim] = on
+    if on and a[rng][0] >= a[rng][1]:
+      raise n.error(f"invalid {rng} for actuator")
+  if a.is_actlimited and a.dyntype == 0:
+    raise n.error("actrange specified but dyntype is 'none' in actuator")
+  if a.actdim > 1 and a.dyntype != 7:
+    raise n.error("actdim > 1 is only allowed for dyntype 'user'")
+  if a.actdim == 1 and a.dyntype == 0:
+    raise n.error("invalid actdim 1 in stateless actuator")
+  if a.actdim == 0 and a.dyntype != 0:
+    raise n.error("invalid actdim 0 in stateful actuator")
+  if a.actdim < 0:
+    a.actdim = int(a.dyntype != 0)
+
+
+# ---------------------------------------------------------------------------- helpers
+
+def _children(n, tag):
+  return [c for c in n.children if c.tag == tag]
+
+
+def _default_option():
+  return {"timestep": [0.002], "impratio": [1.0], "tolerance": [1e-8], "ls_tolerance": [0.01],
+          "noslip_tolerance": [1e-6], "ccd_tolerance": [1e-6], "density": [0.0],
+          "viscosity": [0.0], "o_margin": [0.0], "gravity": [0.0, 0.0, -9.81],
+          "wind": [0.0] * 3, "magnetic": [0.0, -0.5, 0.0], "o_solref": list(_SOLREF),
+          "o_solimp": list(_SOLIMP), "o_friction": [1.0, 1.0, 0.005, 0.0001, 0.0001],
+          "integrator": [0], "cone": [0], "jacobian": [2], "solver": [2], "iterations": [100],
+          "ls_iterations": [50], "noslip_iterations": [0], "ccd_iterations": [35],
+          "disableflags": [0], "enableflags": [0]}
+
+
+def _geom_aabb(gtype, size):
+  if gtype == 2:
+    hi = [size[0]] * 3
+    lo = [-size[0]] * 3
+  elif gtype == 3:
+    hi = [size[0], size[0], size[0] + size[1]]
+    lo = [-x for x in hi]
+  elif gtype == 5:
+    hi = [size[0], size[0], size[1]]
+    lo = [-x for x in hi]
+  elif gtype == 0:
+    lo = [-1e10] * 3   # mjMAXVAL
+    hi = [1e10, 1e10, 0.0]
+  else:
+    hi = list(size)
+    lo = [-x for x in size]
+  return [(hi[i] + lo[i]) / 2 for i in range(3)] + [(hi[i] - lo[i]) / 2 for i in range(3)]
+
+
+def _geom_rbound(gtype, s):
+  if gtype == 2:
+    return s[0]
+  if gtype == 3:
+    return s[0] + s[1]
+  if gtype == 5:
+    return math.sqrt(s[0] * s[0] + s[1] * s[1])
+  if gtype == 4:
+    return max(max(s[0], s[1]), s[2])
+  if gtype == 6:
+    return math.sqrt(s[0] * s[0] + s[1] * s[1] + s[2] * s[2])
+  return 0.0
+
+
+def compile_model(source, assets=None):
+  """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`."""
+  root = parse(source, assets)
+  try:
+    return Compiler(root).run()
+  except MjcfError:
+    raise
+  except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:
+    # never surface a raw traceback from deep inside: attribute it to the model root
+    raise MjcfError(root, f"internal compiler error: {type(e).__name__}: {e}") from e

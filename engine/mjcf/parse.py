@@ -1,0 +1,317 @@
+"""MJCF reading: XML -> a tree of `Node`s that remember their source file and line.
+
+Includes are spliced in here, and every element and attribute is checked against the subset of
+the MJCF schema this engine understands, so later stages can report errors as
+``file.xml:LINE: <tag name="...">: message``.
+"""
+import os
+
+from lxml import etree
+
+
+class MjcfError(ValueError):
+  """An error in an MJCF model, located by file, line and element."""
+
+  def __init__(self, node, msg, file=None, line=None):
+    if node is not None:
+      file, line = node.file, node.line
+      name = node.attrib.get("name")
+      elem = f"<{node.tag} name=\"{name}\">" if name else f"<{node.tag}>"
+      text = f"{os.path.basename(file)}:{line}: {elem}: {msg}"
+    else:
+      text = f"{os.path.basename(file or '<string>')}:{line}: {msg}"
+    super().__init__(text)
+    self.file, self.line, self.node = file, line, node
+
+
+class Node:
+  """One MJCF element: tag, attributes (strings), children, source file and line."""
+
+  __slots__ = ("tag", "attrib", "children", "file", "line", "parent")
+
+  def __init__(self, tag, attrib, file, line, parent=None):
+    self.tag, self.attrib, self.file, self.line = tag, dict(attrib), file, line
+    self.children, self.parent = [], parent
+
+  def get(self, key, default=None):
+    return self.attrib.get(key, default)
+
+  def error(self, msg):
+    return MjcfError(self, msg)
+
+  def __repr__(self):
+    return f"Node({self.tag!r}, {self.file}:{self.line})"
+
+
+# ------------------------------------------------------------------------------------- schema
+
+_ORIENT = "quat axisangle xyaxes zaxis euler"
+_JOINT = ("type group pos axis springdamper limited actuatorfrclimited solreflimit solimplimit "
+          "solreffriction solimpfriction stiffness range actuatorfrcrange actuatorgravcomp "
+          "margin ref springref armature damping frictionloss user")
+_GEOM = ("type contype conaffinity condim group priority size material friction mass density "
+         "shellinertia solmix solref solimp margin gap surfacevel adhesion fromto pos hfield "
+         "mesh fitscale rgba fluidshape fluidcoef user " + _ORIENT)
+_SITE = "type group pos material size fromto rgba user " + _ORIENT
+_CAMERA = ("projection fovy ipd resolution output pos mode target focal focalpixel principal "
+           "principalpixel sensorsize orthographic user " + _ORIENT)
+_LIGHT = ("directional type castshadow active pos dir bulbradius intensity range attenuation "
+          "cutoff softness exponent ambient diffuse specular mode target texture")
+_ACT_COMMON = ("group ctrllimited forcelimited actlimited ctrlrange forcerange actrange "
+               "lengthrange gear cranklength user damping armature actearly nsample interp delay")
+_ACT_EXTRA = {
+    "general": "dyntype gaintype biastype dynprm gainprm biasprm actdim",
+    "motor": "",
+    "position": "kp kv dampratio timeconst inheritrange",
+    "velocity": "kv",
+    "intvelocity": "kp kv dampratio inheritrange",
+    "damper": "kv",
+}
+ACTUATOR_TAGS = tuple(_ACT_EXTRA)
+_ACT_TARGET = "name class joint jointinparent tendon site body refsite cranksite slidersite"
+_MATERIAL = ("texture texrepeat texuniform emission specular shininess reflectance metallic "
+             "roughness rgba")
+_TENDON = ("group limited actuatorfrclimited range actuatorfrcrange solreflimit solimplimit "
+           "solreffriction solimpfriction frictionloss springlength width material margin "
+           "stiffness damping armature rgba user")
+_EQ = "active solref solimp"
+
+# Attributes of elements that may appear inside <default>.
+DEFAULT_ATTRS = {
+    "joint": _JOINT, "geom": _GEOM, "site": _SITE, "camera": _CAMERA, "light": _LIGHT,
+    "material": _MATERIAL, "tendon": _TENDON, "equality": _EQ, "mesh": "scale maxhullvert inertia",
+    "pair": "condim friction solref solreffriction solimp gap margin adhesion",
+    **{t: _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
+}
+DEFAULT_ATTRS = {k: set(v.split()) for k, v in DEFAULT_ATTRS.items()}
+
+_FLAGS = ("constraint equality frictionloss limit contact spring damper gravity clampctrl "
+          "warmstart filterparent actuation refsafe sensor midphase eulerdamp autoreset "
+          "nativeccd island multiccd override energy fwdinv invdiscrete sleep diagexact")
+
+# Attributes of regular (non-default) elements; None means "anything" (ignored sections).
+ATTRS = {
+    "mujoco": "model",
+    "compiler": ("autolimits boundmass boundinertia settotalmass balanceinertia strippath "
+                 "coordinate angle fitaabb eulerseq meshdir texturedir discardvisual usethread "
+                 "fusestatic inertiafromgeom inertiagrouprange saveinertial assetdir alignfree"),
+    "option": ("timestep impratio tolerance ls_tolerance noslip_tolerance ccd_tolerance "
+               "sleep_tolerance gravity wind magnetic density viscosity o_margin o_solref "
+               "o_solimp o_friction integrator cone jacobian solver iterations ls_iterations "
+               "noslip_iterations ccd_iterations sdf_iterations sdf_initpoints "
+               "actuatorgroupdisable"),
+    "flag": _FLAGS,
+    "size": ("memory njmax nconmax nstack nuserdata nkey nuser_body nuser_jnt nuser_geom "
+             "nuser_site nuser_cam nuser_tendon nuser_actuator nuser_sensor"),
+    "include": "file",
+    "default": "class",
+    "body": "name childclass pos mocap gravcomp user sleep " + _ORIENT,
+    "worldbody": "",
+    "frame": "name childclass pos " + _ORIENT,
+    "inertial": "pos mass diaginertia fullinertia " + _ORIENT,
+    "joint": "name class " + _JOINT,
+    "freejoint": "name group align",
+    "geom": "name class " + _GEOM,
+    "site": "name class " + _SITE,
+    "camera": "name class " + _CAMERA,
+    "light": "name class " + _LIGHT,
+    "material": "name class " + _MATERIAL,
+    "fixed": "name class " + _TENDON,
+    "tendon:joint": "joint coef",
+    "pair": "name class geom1 geom2 condim friction solref solreffriction solimp gap margin "
+            "adhesion",
+    "exclude": "name body1 body2",
+    "connect": "name class body1 body2 site1 site2 anchor " + _EQ,
+    "weld": "name class body1 body2 site1 site2 anchor relpose torquescale " + _EQ,
+    "eq:joint": "name class joint1 joint2 polycoef " + _EQ,
+    "eq:tendon": "name class tendon1 tendon2 polycoef " + _EQ,
+    "key": "name time qpos qvel act ctrl mpos mquat",
+    **{t: _ACT_TARGET + " " + _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
+}
+ATTRS = {k: set(v.split()) for k, v in ATTRS.items()}
+
+# Allowed children by parent; "*" marks sections whose content is accepted without checks.
+CHILDREN = {
+    "mujoco": {"compiler", "option", "size", "visual", "statistic", "default", "custom",
+               "extension", "asset", "worldbody", "contact", "equality", "tendon", "actuator",
+               "sensor", "keyframe", "include"},
+    "option": {"flag"},
+    "compiler": {"lengthrange"},
+    "default": {"default"} | set(DEFAULT_ATTRS),
+    "worldbody": {"body", "frame", "geom", "site", "camera", "light", "include"},
+    "body": {"body", "frame", "inertial", "joint", "freejoint", "geom", "site", "camera",
+             "light", "include", "plugin", "composite", "flexcomp", "replicate"},
+    "asset": {"material", "texture", "mesh", "hfield", "skin", "model", "include"},
+    "contact": {"pair", "exclude", "include"},
+    "equality": {"connect", "weld", "joint", "tendon", "include"},
+    "tendon": {"fixed", "spatial", "include"},
+    "fixed": {"joint"},
+    "actuator": set(ACTUATOR_TAGS) | {"include"},
+    "keyframe": {"key", "include"},
+}
+CHILDREN["frame"] = CHILDREN["body"] - {"inertial", "joint", "freejoint"}
+_FREE_SECTIONS = {"visual", "statistic", "custom", "extension", "sensor", "texture", "skin",
+                  "lengthrange", "spatial", "hfield", "mesh", "model", "plugin"}
+_UNSUPPORTED = {"composite", "flexcomp", "replicate", "spatial"}
+
+
+def _attr_key(node):
+  parent = node.parent.tag if node.parent is not None else ""
+  if node.tag == "joint" and parent == "fixed":
+    return "tendon:joint"
+  if node.tag in ("joint", "tendon") and parent == "equality":
+    return "eq:" + node.tag
+  return node.tag
+
+
+def _check(node):
+  """Validate element names and attribute names of the tree below `node` (recursively)."""
+  if node.tag in _FREE_SECTIONS:
+    if node.tag in _UNSUPPORTED:
+      raise node.error(f"element <{node.tag}> is not supported yet")
+    return
+  in_default = node.parent is not None and node.parent.tag == "default"
+  if in_default and node.tag != "default":
+    allowed = DEFAULT_ATTRS.get(node.tag, set())
+  else:
+    allowed = ATTRS.get(_attr_key(node), set())
+  for key in node.attrib:
+    if key not in allowed:
+      raise node.error(f"unknown attribute '{key}'")
+  kids = CHILDREN.get(node.tag, set())
+  for child in node.children:
+    if child.tag not in kids:
+      if child.tag in _UNSUPPORTED:
+        raise child.error(f"element <{child.tag}> is not supported yet")
+      raise child.error(f"unknown element <{child.tag}> in <{node.tag}>")
+    if in_default and child.tag != "default":
+      # elements inside <default> take no children
+      for grandchild in child.children:
+        raise grandchild.error(f"unknown element <{grandchild.tag}> in default <{child.tag}>")
+      allowed = DEFAULT_ATTRS[child.tag]
+      for key in child.attrib:
+        if key not in allowed:
+          raise child.error(f"unknown attribute '{key}'")
+      continue
+    _check(child)
+
+
+# ------------------------------------------------------------------------------------- reading
+
+def _read_xml(text, file):
+  parser = etree.XMLParser(remove_comments=True, remove_pis=True)
+  try:
+    return etree.fromstring(text, parser)
+  except etree.XMLSyntaxError as e:
+    line = e.position[0] if e.position else e.lineno
+    raise MjcfError(None, f"malformed XML: {e.msg}", file=file, line=line) from None
+
+
+def _convert(elem, file, parent, assets, depth):
+  node = Node(elem.tag, elem.attrib, file, elem.sourceline, parent)
+  for child in elem:
+    if not isinstance(child.tag, str):
+      continue
+    if child.tag == "include":
+      inc = Node("include", child.attrib, file, child.sourceline, node)
+      for key in inc.attrib:
+        if key != "file":
+          raise inc.error(f"unknown attribute '{key}'")
+      if "file" not in inc.attrib:
+        raise inc.error("missing attribute 'file'")
+      for sub in _load_include(inc, assets, depth):
+        sub.parent = node
+        node.children.append(sub)
+      continue
+    node.children.append(_convert(child, file, node, assets, depth))
+  return node
+
+
+def _load_include(inc, assets, depth):
+  """Children of the root element of the file named by <include file=...>."""
+  if depth > 20:
+    raise inc.error("include nesting too deep (recursive include?)")
+  name = inc.attrib["file"]
+  base = os.path.dirname(inc.file) if inc.file and not inc.file.startswith("<") else ""
+  path = os.path.normpath(os.path.join(base, name))
+  text = None
+  if assets is not None:
+    for key in (name, path, os.path.normpath(name)):
+      if key in assets:
+        text = assets[key]
+        break
+    if text is None:
+      for key, val in assets.items():
+        if os.path.normpath(key) == os.path.normpath(name):
+          text = val
+  if text is None:
+    if not os.path.isfile(path):
+      raise inc.error(f"include file '{name}' not found (looked for {path})")
+    with open(path, "rb") as f:
+      text = f.read()
+  if isinstance(text, str):
+    text = text.encode()
+  root = _read_xml(text, path)
+  sub = _convert(root, path, None, assets, depth + 1)
+  return sub.children
+
+
+def parse(source, assets=None):
+  """Parse an MJCF file path or XML string (bytes/str) into a checked `Node` tree."""
+  if isinstance(source, bytes) or (isinstance(source, str) and source.lstrip().startswith("<")):
+    text = source.encode() if isinstance(source, str) else source
+    file = "<string>"
+  else:
+    file = os.fspath(source)
+    if not os.path.isfile(file):
+      raise MjcfError(None, "file not found", file=file, line=0)
+    with open(file, "rb") as f:
+      text = f.read()
+  root = _convert(_read_xml(text, file), file, None, assets, 0)
+  if root.tag != "mujoco":
+    raise root.error("root element must be <mujoco>")
+  _check(root)
+  return root
+
+
+# ------------------------------------------------------------------------------------- values
+
+def floats(node, key, n=None, lo=None, attrib=None):
+  """Attribute `key` as a list of floats; exactly `n` values, or between `lo` and `n`."""
+  text = (attrib if attrib is not None else node.attrib).get(key)
+  if text is None:
+    return None
+  parts = text.split()
+  try:
+    vals = [float(p) for p in parts]
+  except ValueError:
+    raise node.error(f"attribute '{key}': non-numeric value '{text}'") from None
+  if n is not None:
+    lo = n if lo is None else lo
+    if not lo <= len(vals) <= n:
+      want = f"{n}" if lo == n else f"{lo} to {n}"
+      raise node.error(f"attribute '{key}': expected {want} values, got {len(vals)}")
+  return vals
+
+
+def number(node, key, default=None, attrib=None, integer=False):
+  """Scalar numeric attribute (int when `integer`), or `default` when absent."""
+  vals = floats(node, key, 1, attrib=attrib)
+  if vals is None:
+    return default
+  if integer:
+    if vals[0] != int(vals[0]):
+      raise node.error(f"attribute '{key}': expected an integer, got '{vals[0]}'")
+    return int(vals[0])
+  return vals[0]
+
+
+def keyword(node, key, choices, default=None, attrib=None):
+  """Attribute value from `choices` (a dict keyword -> value), or `default` when absent."""
+  text = (attrib if attrib is not None else node.attrib).get(key)
+  if text is None:
+    return default
+  if text not in choices:
+    raise node.error(f"attribute '{key}': invalid value '{text}' (expected one of "
+                     f"{', '.join(choices)})")
+  return choices[text]
