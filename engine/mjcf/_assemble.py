@@ -290,10 +290,10 @@ def _tendons(c, A, sizes):
   spring = np.zeros((n, 2))
   for i, te in enumerate(tens):
     if te.springlength == [-1.0, -1.0]:
-      # fixed tendon length at qpos0 (what mj_setConst computes for the spring rest length)
+      # fixed tendon length at qpos_spring (what mj_setConst computes for the spring rest length)
       length = 0.0
       for jid, coef in te.path:
-        length += coef * A["qpos0"][joints[jid].qposadr]
+        length += coef * A["qpos_spring"][joints[jid].qposadr]
       spring[i] = length
     else:
       spring[i] = te.springlength

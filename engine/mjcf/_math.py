@@ -167,8 +167,30 @@ def orientation(kind, vals, degree, seq):
   return q
 
 
+def _normalize4(v):
+  """Engine-style quaternion normalization (mju_normalize4)."""
+  norm = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3])
+  if norm < MINVAL:
+    v[:] = [1.0, 0.0, 0.0, 0.0]
+  elif abs(norm - 1) > MINVAL:
+    inv = 1 / norm
+    for i in range(4):
+      v[i] *= inv
+
+
+def _mulquat_raw(a, b):
+  return [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+          a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+          a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+          a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]]
+
+
 def eig3(mat):
-  """Jacobi eigen-decomposition of a symmetric 3x3 matrix: (eigval, quat), MuJoCo's ordering."""
+  """Jacobi eigen-decomposition of a symmetric 3x3 matrix: (eigval, quat), MuJoCo's ordering.
+
+  Mirrors the engine's mju_eig3 (which MuJoCo 4's compiler uses for principal axes), including
+  its quaternion normalization, so that principal frames agree to rounding.
+  """
   eps = 1e-12
   quat = [1.0, 0.0, 0.0, 0.0]
   eigval = [0.0, 0.0, 0.0]
@@ -197,9 +219,9 @@ def eig3(mat):
     if rotk == 1:
       tmp[rotk + 1] = -tmp[rotk + 1]
     tmp[0] = math.sqrt(1.0 - tmp[rotk + 1] * tmp[rotk + 1])
-    normvec(tmp)
-    quat = mulquat(quat, tmp)
-    normvec(quat)
+    _normalize4(tmp)
+    quat = _mulquat_raw(quat, tmp)
+    _normalize4(quat)
   # sort eigenvalues in decreasing order, rotating the frame with each swap
   for j in range(3):
     j1 = j % 2
@@ -207,8 +229,8 @@ def eig3(mat):
       eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
       tmp = [0.707106781186548, 0.0, 0.0, 0.0]
       tmp[(j1 + 2) % 3 + 1] = tmp[0]
-      quat = mulquat(quat, tmp)
-      normvec(quat)
+      quat = _mulquat_raw(quat, tmp)
+      _normalize4(quat)
   return eigval, quat
 
 

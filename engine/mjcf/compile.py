@@ -701,8 +701,9 @@ class Compiler:
     te.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
     te.path = []
     for c in n.children:
-      if "joint" not in c.attrib:
-        raise c.error("missing attribute 'joint'")
+      for key in ("joint", "coef"):
+        if key not in c.attrib:
+          raise c.error(f"missing attribute '{key}'")
       coef = floats(c, "coef", 1)
       te.path.append((self.find("joint", c.attrib["joint"], c, "tendon joint"),
                       coef[0] if coef else 1.0))
@@ -763,8 +764,10 @@ class Compiler:
         e.objtype = int(t.mjtObj.SITE)
         e.obj1id = self.find("site", n.attrib["site1"], n, "equality site1")
         e.obj2id = self.find("site", n.attrib["site2"], n, "equality site2")
-        if anchor is not None:
+        if e.type == 1 and anchor is not None:
           data[0:3] = anchor
+        if e.type == 0:
+          data = [0.0] * 12   # site-based connect: MuJoCo leaves eq_data unused (zero)
       if e.type == 1:
         rp = floats(n, "relpose", 7)
         if rp is not None:
@@ -776,7 +779,7 @@ class Compiler:
       kind = "joint" if e.type == 2 else "tendon"
       if kind + "1" not in n.attrib:
         raise n.error(f"missing attribute '{kind}1'")
-      e.objtype = int(t.mjtObj.JOINT if e.type == 2 else t.mjtObj.TENDON)
+      e.objtype = 0   # MuJoCo leaves objtype unset for joint and tendon equalities
       e.obj1id = self.find(kind, n.attrib[kind + "1"], n, f"equality {kind}1")
       e.obj2id = (self.find(kind, n.attrib[kind + "2"], n, f"equality {kind}2")
                   if kind + "2" in n.attrib else -1)

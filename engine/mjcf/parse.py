@@ -73,7 +73,7 @@ _MATERIAL = ("texture texrepeat texuniform emission specular shininess reflectan
              "roughness rgba")
 _TENDON = ("group limited actuatorfrclimited range actuatorfrcrange solreflimit solimplimit "
            "solreffriction solimpfriction frictionloss springlength width material margin "
-           "stiffness damping armature rgba user")
+           "stiffness damping armature user")
 _EQ = "active solref solimp"
 
 # Attributes of elements that may appear inside <default>.
@@ -149,7 +149,7 @@ CHILDREN = {
     "actuator": set(ACTUATOR_TAGS) | {"include"},
     "keyframe": {"key", "include"},
 }
-CHILDREN["frame"] = CHILDREN["body"] - {"inertial", "joint", "freejoint"}
+CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
 _FREE_SECTIONS = {"visual", "statistic", "custom", "extension", "sensor", "texture", "skin",
                   "lengthrange", "spatial", "hfield", "mesh", "model", "plugin"}
 _UNSUPPORTED = {"composite", "flexcomp", "replicate", "spatial"}
