@@ -1,0 +1,101 @@
+"""Bad MJCF input: every error names the file, the line and the element."""
+import pytest
+
+from engine.mjcf import MjcfError, compile_model
+
+
+def _write(tmp_path, text, name="model.xml"):
+  p = tmp_path / name
+  p.write_text(text)
+  return str(p)
+
+
+def _error(tmp_path, text):
+  path = _write(tmp_path, text)
+  with pytest.raises(MjcfError) as e:
+    compile_model(path)
+  return str(e.value)
+
+
+def test_malformed_xml(tmp_path):
+  msg = _error(tmp_path, "<mujoco>\n<worldbody>\n<body>\n</worldbody>\n</mujoco>")
+  assert msg.startswith("model.xml:4:") and "malformed XML" in msg
+
+
+def test_unknown_element(tmp_path):
+  msg = _error(tmp_path, "<mujoco>\n<worldbody>\n<bdy name='x'/>\n</worldbody>\n</mujoco>")
+  assert msg.startswith("model.xml:3:") and "<bdy name=\"x\">" in msg and "unknown element" in msg
+
+
+def test_unknown_attribute(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<joint name="knee" rnage="0 1"/>\n'
+               '</body>\n</worldbody>\n</mujoco>')
+  assert msg == "model.xml:4: <joint name=\"knee\">: unknown attribute 'rnage'"
+
+
+def test_wrong_number_of_values(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<geom name="g" pos="1 2" size=".1"/>\n'
+               '</worldbody>\n</mujoco>')
+  assert msg.startswith("model.xml:3: <geom name=\"g\">") and "'pos'" in msg and "3" in msg
+
+
+def test_non_numeric_value(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body name="b">\n<geom size="a.1"/>\n'
+               '</body>\n</worldbody>\n</mujoco>')
+  assert msg.startswith("model.xml:4: <geom>") and "non-numeric" in msg
+
+
+def test_missing_include(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n\n<include file="nothere.xml"/>\n</mujoco>')
+  assert msg.startswith("model.xml:3: <include>") and "nothere.xml" in msg
+
+
+def test_error_inside_included_file(tmp_path):
+  _write(tmp_path, '<mujoco>\n<worldbody>\n<geom nme="x"/>\n</worldbody>\n</mujoco>', "inc.xml")
+  msg = _error(tmp_path, '<mujoco>\n<include file="inc.xml"/>\n</mujoco>')
+  assert msg.startswith("inc.xml:3: <geom>") and "'nme'" in msg
+
+
+@pytest.mark.parametrize("target", ['joint="nope"', 'tendon="nope"'])
+def test_actuator_unknown_target(tmp_path, target):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<joint name="j"/>\n<geom size=".1"/>\n'
+               f'</body>\n</worldbody>\n<actuator>\n<motor name="m" {target}/>\n</actuator>\n'
+               '</mujoco>')
+  assert msg.startswith("model.xml:9: <motor name=\"m\">") and "'nope'" in msg
+
+
+def test_unknown_default_class(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<geom class="missing" size=".1"/>\n'
+               '</body>\n</worldbody>\n</mujoco>')
+  assert msg.startswith("model.xml:4: <geom>") and "unknown default class 'missing'" in msg
+
+
+def test_duplicate_names(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body name="a"><geom size=".1"/></body>\n'
+               '<body name="a"><geom size=".1"/></body>\n</worldbody>\n</mujoco>')
+  assert msg.startswith("model.xml:4: <body name=\"a\">") and "duplicate body name" in msg
+  assert "model.xml:3" in msg
+
+
+def test_mesh_geom_not_supported(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<geom type="mesh" mesh="m"/>\n'
+               '</body>\n</worldbody>\n</mujoco>')
+  assert msg.startswith("model.xml:4: <geom>") and "not supported" in msg
+
+
+def test_invalid_keyword(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<joint type="hing"/>\n'
+               '</body>\n</worldbody>\n</mujoco>')
+  assert msg.startswith("model.xml:4: <joint>") and "'hing'" in msg
+
+
+def test_string_source_reports_line():
+  with pytest.raises(MjcfError) as e:
+    compile_model('<mujoco>\n<worldbody>\n<site sise=".1"/>\n</worldbody>\n</mujoco>')
+  assert str(e.value).startswith("<string>:3: <site>")
+
+
+def test_bad_keyframe_size(tmp_path):
+  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<joint/>\n<geom size=".1"/>\n</body>\n'
+               '</worldbody>\n<keyframe>\n<key qpos="1 2"/>\n</keyframe>\n</mujoco>')
+  assert msg.startswith("model.xml:9: <key>") and "qpos" in msg
