@@ -296,6 +296,25 @@ def euler(m, d):
 
 
 @jit
+def _rkmk_correct(m, vel, i, scale):
+  """Munthe-Kaas correction of stage i's angular velocities of ball and free joints: the stage
+  was formed by rotating by theta = scale * vel[i-1], so its slope in the Lie algebra is
+  dexp^-1(theta, w) = w + theta x w / 2 + theta x (theta x w) / 12 (MuJoCo 4's RK4)."""
+  for j in range(m.njnt):
+    jt = m.jnt_type[j]
+    if jt != _FREE and jt != _BALL:
+      continue
+    v = m.jnt_dofadr[j] + (3 if jt == _FREE else 0)
+    t0, t1, t2 = scale * vel[i - 1, v], scale * vel[i - 1, v + 1], scale * vel[i - 1, v + 2]
+    w0, w1, w2 = vel[i, v], vel[i, v + 1], vel[i, v + 2]
+    c0, c1, c2 = mm.cross(t0, t1, t2, w0, w1, w2)
+    e0, e1, e2 = mm.cross(t0, t1, t2, c0, c1, c2)
+    vel[i, v] = w0 + 0.5 * c0 + e0 / 12.0
+    vel[i, v + 1] = w1 + 0.5 * c1 + e1 / 12.0
+    vel[i, v + 2] = w2 + 0.5 * c2 + e2 / 12.0
+
+
+@jit
 def rk4(m, d):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act) (mj_RungeKutta, N=4)."""
   nq, nv, na = m.nq, m.nv, m.na
@@ -332,6 +351,7 @@ def rk4(m, d):
     for k in range(nv):
       vel[i, k] = d.qvel[k]
       acc[i, k] = d.qacc[k]
+    _rkmk_correct(m, vel, i, h * a)
     for k in range(na):
       actd[i, k] = d.act_dot[k]
   dqacc = d.scratch_nv[2]
