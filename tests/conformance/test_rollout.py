@@ -1,31 +1,63 @@
-"""300-step rollouts with constraints disabled agree with MuJoCo's in qpos (issue: <= 1e-6)."""
+"""300-step rollouts with constraints disabled agree with MuJoCo's in qpos (issue: <= 1e-6).
+
+Controls are smooth sinusoids and the start is gentle: with random bang-bang controls some
+models are chaotic in MuJoCo itself (reacher under RK4 amplifies a 1e-13 change of qpos to
+8 rad in 300 steps), and no reimplementation can then agree to 1e-6. Each test first checks,
+with MuJoCo alone, that its scenario is well-conditioned.
+"""
 import mujoco
 import numpy as np
 import pytest
 
 import engine
 from engine import interop
-from tests.models import SUITE_MODELS, load_both, random_state
+from tests.models import SUITE_MODELS, load_both
 
 INTEGRATORS = {"euler": 0, "rk4": 1, "implicit": 2, "implicitfast": 3}
+NSTEP = 300
+
+
+def _start(mjm, mjd, seed):
+  rng = np.random.default_rng(seed)
+  mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.1
+  mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+  mjd.qvel[:] = rng.normal(size=mjm.nv) * 0.1
+  mjd.act[:] = rng.uniform(0, 1, size=mjm.na)
+  return rng.uniform(0.5, 3.0, size=mjm.nu), rng.uniform(0, 2 * np.pi, size=mjm.nu)
+
+
+def _ctrl(mjd, freq, phase):
+  return 0.5 * np.sin(freq * 2 * np.pi * mjd.time + phase)
+
+
+def _mujoco_rollout(mjm, seed, dq=0.0):
+  mjd = mujoco.MjData(mjm)
+  freq, phase = _start(mjm, mjd, seed)
+  mjd.qpos[0] += dq
+  for _ in range(NSTEP):
+    mjd.ctrl[:] = _ctrl(mjd, freq, phase)
+    mujoco.mj_step(mjm, mjd)
+  return mjd.qpos.copy()
 
 
 @pytest.mark.parametrize("integrator", list(INTEGRATORS))
 @pytest.mark.parametrize("name", SUITE_MODELS)
 def test_rollout(name, integrator):
-  """Same random controls, same start: qpos stays within 1e-6 of MuJoCo's for 300 steps."""
+  """Same start, same controls: qpos stays within 1e-6 of MuJoCo's for 300 steps."""
   m, mjm = load_both(name)
   mjm.opt.integrator = INTEGRATORS[integrator]
   m.opt.integrator = INTEGRATORS[integrator]
+  # the scenario must be well-conditioned in MuJoCo itself
+  sens = np.max(np.abs(_mujoco_rollout(mjm, 7) - _mujoco_rollout(mjm, 7, dq=1e-12)))
+  assert sens < 1e-8, f"scenario is ill-conditioned in MuJoCo itself ({sens:.3g})"
   mjd = mujoco.MjData(mjm)
-  rng = random_state(mjm, mjd, 7, scale=0.1)
-  mjd.qvel[:] *= 0.5
+  freq, phase = _start(mjm, mjd, 7)
   d = engine.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.act[:] = mjd.act
   worst = 0.0
-  for _ in range(300):
-    mjd.ctrl[:] = rng.uniform(-1, 1, size=mjm.nu)
+  for _ in range(NSTEP):
+    mjd.ctrl[:] = _ctrl(mjd, freq, phase)
     d.ctrl[:] = mjd.ctrl
     mujoco.mj_step(mjm, mjd)
     assert engine.step(m, d) == 1

@@ -1,0 +1,1 @@
+"""numjoco's application: command line, viewer window, simulation thread."""
