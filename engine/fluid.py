@@ -90,10 +90,8 @@ def geom_semi_axes(size, gtype):
 
 @jit
 def added_mass(density, coef, w0, w1, w2, v0, v1, v2):
-  """Local torque/force from the fluid mass carried along with the geom (mj_addedMassForces).
-
-  The acceleration-dependent term is left out, as in MuJoCo (it would depend on qacc).
-  """
+  """Local torque/force from the fluid mass carried along with the geom (mj_addedMassForces)."""
+  # the acceleration-dependent term is left out, as in MuJoCo (it would depend on qacc)
   # virtual linear and angular momenta; coef[6:9] virtual mass, coef[9:12] virtual inertia
   p0, p1, p2 = density * coef[6] * v0, density * coef[7] * v1, density * coef[8] * v2
   h0, h1, h2 = density * coef[9] * w0, density * coef[10] * w1, density * coef[11] * w2
