@@ -1,12 +1,719 @@
 """Velocity derivatives of smooth forces for the implicit integrators (MuJoCo's
-engine_derivative.c: mjd_smooth_vel) and the sparse LU solve of (M - h D)."""
+engine_derivative.c: mjd_smooth_vel) and the solves of mj_implicitSkip (engine_forward.c):
+sparse LU of (M - h D) for implicit, L'DL of its symmetric part plus a 6x6 LU per standalone
+free body for implicitfast.
+
+qDeriv uses MuJoCo's nD layout (D_rownnz, D_rowadr, D_colind, D_diag: full rows, ancestors and
+descendants of each dof). rne_vel works, as MuJoCo does, on "B rows": per body, one 6-vector per
+dof in B_colind (the dofs moving that body), stored as (nB, 6) arrays.
+"""
+import math
+
+import numpy as np
+
+from engine import forward  # circular (forward imports us): resolved when compiled
+from engine import passive as ps
 from engine import smooth
+from engine import math as mm
 from engine.smooth import jit
+from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtIntegrator
+
+_FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
+_DYN_NONE = int(mjtDyn.NONE)
+_GAIN_AFFINE = int(mjtGain.AFFINE)
+_BIAS_AFFINE = int(mjtBias.AFFINE)
+_DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
+_DSBL_SPRING = int(mjtDisableBit.SPRING)
+_DSBL_DAMPER = int(mjtDisableBit.DAMPER)
+_INT_IMPLICIT, _INT_IMPLICITFAST = int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST)
+_MINVAL = 1e-15
+_PI = math.pi
+
+
+# ------------------------------------------------------------------------------------------------
+# sparse J' B J accumulation into qDeriv
+
+
+@jit
+def _add_scaled_row(m, d, row, vals, cols, adr, nnz, scl):
+  """qDeriv[row, cols] += scl * vals[adr:adr+nnz] where both sparsities meet (mju_addToSclSparseInc)."""
+  dadr = m.D_rowadr[row]
+  dnnz = m.D_rownnz[row]
+  s = 0
+  k = 0
+  while s < nnz and k < dnnz:
+    cs = cols[adr + s]
+    cd = m.D_colind[dadr + k]
+    if cs == cd:
+      d.qDeriv[dadr + k] += scl * vals[adr + s]
+      s += 1
+      k += 1
+    elif cs < cd:
+      s += 1
+    else:
+      k += 1
+
+
+@jit
+def _add_jtbj_row(m, d, vals, cols, adr, nnz, b):
+  """qDeriv += J' b J for one sparse row J = vals[adr:adr+nnz] at columns cols (addJTBJSparse, n=1)."""
+  for k in range(nnz):
+    _add_scaled_row(m, d, cols[adr + k], vals, cols, adr, nnz, vals[adr + k] * b)
+
+
+# ------------------------------------------------------------------------------------------------
+# actuator and passive derivatives
+
+
+@jit
+def actuator_vel(m, d):
+  """qDeriv += d qfrc_actuator / d qvel for affine gains and biases (mjd_actuator_vel)."""
+  if m.opt_disableflags[0] & _DSBL_ACTUATION:
+    return
+  for i in range(m.nu):
+    # a force clamped by forcerange does not move with velocity
+    if m.actuator_forcelimited[i]:
+      f = d.actuator_force[i]
+      if f <= m.actuator_forcerange[i, 0] or f >= m.actuator_forcerange[i, 1]:
+        continue
+    bias_vel = 0.0
+    gain_vel = 0.0
+    if m.actuator_biastype[i] == _BIAS_AFFINE:
+      bias_vel = m.actuator_biasprm[i, 2]
+    if m.actuator_gaintype[i] == _GAIN_AFFINE:
+      gain_vel = m.actuator_gainprm[i, 2]
+    if gain_vel != 0.0:
+      if m.actuator_dyntype[i] == _DYN_NONE:
+        # MuJoCo multiplies by the raw (unclamped) ctrl here
+        bias_vel += gain_vel * d.ctrl[i]
+      else:
+        adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+        act = d.act[adr]
+        if m.actuator_actearly[i]:
+          act = forward.next_activation(m, d, i, adr, d.act_dot[adr])
+        bias_vel += gain_vel * act
+    if bias_vel != 0.0:
+      _add_jtbj_row(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
+                    d.moment_rownnz[i], bias_vel)
+
+
+@jit
+def _body_chain(m, body, chain):
+  """Dofs moving `body`, increasing, into chain; returns their number (mj_bodyChain)."""
+  if m.body_simple[body]:
+    n = m.body_dofnum[body]
+    for k in range(n):
+      chain[k] = m.body_dofadr[body] + k
+    return n
+  b = m.body_weldid[body]
+  if m.body_dofnum[b] == 0:
+    return 0
+  n = 0
+  da = m.body_dofadr[b] + m.body_dofnum[b] - 1
+  while da >= 0:
+    chain[n] = da
+    n += 1
+    da = m.dof_parentid[da]
+  for k in range(n // 2):
+    chain[k], chain[n - 1 - k] = chain[n - 1 - k], chain[k]
+  return n
+
+
+@jit
+def _local_jac_row(m, d, body, r, chain, n, out):
+  """Row r (rot 0-2, lin 3-5) of the com Jacobian of `body` in its inertial frame, on chain."""
+  rot = d.ximat[body]
+  root = m.body_rootid[body]
+  o0 = d.xipos[body, 0] - d.subtree_com[root, 0]
+  o1 = d.xipos[body, 1] - d.subtree_com[root, 1]
+  o2 = d.xipos[body, 2] - d.subtree_com[root, 2]
+  axis = r % 3
+  for p in range(n):
+    c = d.cdof[chain[p]]
+    if r < 3:
+      j0, j1, j2 = c[0], c[1], c[2]
+    else:
+      t0, t1, t2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
+      j0, j1, j2 = c[3] + t0, c[4] + t1, c[5] + t2
+    # ximat' * J, summed over world axes in MuJoCo's order (mju_mulMatTMat)
+    out[p] = ((0.0 + rot[axis] * j0) + rot[3 + axis] * j1) + rot[6 + axis] * j2
+
+
+@jit
+def _com_local_velocity(m, d, body):
+  """6D velocity of body's inertial frame in that frame, minus the wind (as mj_fluid sees it)."""
+  rot = d.ximat[body]
+  w0 = w1 = w2 = v0 = v1 = v2 = 0.0
+  # dof-less (static or mocap) bodies do not move: mj_objectVelocity returns zero
+  if m.body_dofnum[m.body_weldid[body]] != 0:
+    c = d.cvel[body]
+    r = m.body_rootid[body]
+    # cvel's linear part is at the subtree com; shift it to xipos: v - (xipos - com) x w
+    x0, x1, x2 = mm.cross(d.xipos[body, 0] - d.subtree_com[r, 0],
+                          d.xipos[body, 1] - d.subtree_com[r, 1],
+                          d.xipos[body, 2] - d.subtree_com[r, 2], c[0], c[1], c[2])
+    w0, w1, w2 = mm.mat_t_vec(rot, c[0], c[1], c[2])
+    v0, v1, v2 = mm.mat_t_vec(rot, c[3] - x0, c[4] - x1, c[5] - x2)
+  wind = m.opt_wind
+  l0, l1, l2 = mm.mat_t_vec(rot, wind[0], wind[1], wind[2])
+  return w0, w1, w2, v0 - l0, v1 - l1, v2 - l2
+
+
+@jit
+def _fluid_box_vel(m, d, i, chain, jrow):
+  """qDeriv += derivative of the inertia-box fluid force on body i (mjd_inertiaBoxFluid)."""
+  density, viscosity = m.opt_density[0], m.opt_viscosity[0]
+  mass = m.body_mass[i]
+  inertia = m.body_inertia[i]
+  b0 = math.sqrt(max(_MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0)
+  b1 = math.sqrt(max(_MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0)
+  b2 = math.sqrt(max(_MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
+  lv = _com_local_velocity(m, d, i)
+  n = _body_chain(m, i, chain)
+  # per local row: viscous (Stokes) coefficient, then quadratic-drag coefficient
+  if viscosity > 0:
+    diam = (b0 + b1 + b2) / 3.0
+    for r in range(6):
+      b = -_PI * diam * diam * diam * viscosity if r < 3 else -3.0 * _PI * diam * viscosity
+      _local_jac_row(m, d, i, r, chain, n, jrow)
+      _add_jtbj_row(m, d, jrow, chain, 0, n, b)
+  if density > 0:
+    q0, q1, q2 = b0 * b0 * b0 * b0, b1 * b1 * b1 * b1, b2 * b2 * b2 * b2
+    for r in range(6):
+      if r == 0:
+        b = -density * b0 * (q1 + q2) * 2 * abs(lv[0]) / 64.0
+      elif r == 1:
+        b = -density * b1 * (q0 + q2) * 2 * abs(lv[1]) / 64.0
+      elif r == 2:
+        b = -density * b2 * (q0 + q1) * 2 * abs(lv[2]) / 64.0
+      elif r == 3:
+        b = -0.5 * density * b1 * b2 * 2 * abs(lv[3])
+      elif r == 4:
+        b = -0.5 * density * b0 * b2 * 2 * abs(lv[4])
+      else:
+        b = -0.5 * density * b0 * b1 * 2 * abs(lv[5])
+      _local_jac_row(m, d, i, r, chain, n, jrow)
+      _add_jtbj_row(m, d, jrow, chain, 0, n, b)
+
+
+@jit
+def passive_vel(m, d):
+  """qDeriv += d qfrc_passive / d qvel: fluid (inertia box), dof and tendon damping
+  (mjd_passive_vel). Returns False if a body uses the ellipsoid fluid model (not derived yet)."""
+  flags = m.opt_disableflags[0]
+  if (flags & _DSBL_SPRING) and (flags & _DSBL_DAMPER):
+    return True
+  complete = True
+  if m.opt_viscosity[0] > 0 or m.opt_density[0] > 0:
+    chain = d.ivec_nv[1]
+    jrow = d.scratch_nv[3]
+    for i in range(m.nbody):
+      if m.body_mass[i] < _MINVAL:
+        continue
+      ellipsoid = False
+      for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+        if m.geom_fluid[g, 0] > 0:
+          ellipsoid = True
+      if ellipsoid:
+        complete = False
+      else:
+        _fluid_box_vel(m, d, i, chain, jrow)
+  if flags & _DSBL_DAMPER:
+    return complete
+  poly = d.scratch_small[0:ps.NPOLY]
+  for i in range(m.nv):
+    damping = ps.dof_damping(m, i, poly)
+    d.qDeriv[m.D_rowadr[i] + m.D_diag[i]] -= ps.d_xpoly_force(damping, poly, d.qvel[i], True)
+  for t in range(m.ntendon):
+    for k in range(ps.NPOLY):
+      poly[k] = m.tendon_dampingpoly[t, k]
+    damping = m.tendon_damping[t] + ps.actuator_damping(m, t, True, poly)
+    b = -ps.d_xpoly_force(damping, poly, d.ten_velocity[t], True)
+    if b != 0.0:
+      _add_jtbj_row(m, d, d.ten_J, m.ten_J_colind, m.ten_J_rowadr[t], m.ten_J_rownnz[t], b)
+  return complete
+
+
+# ------------------------------------------------------------------------------------------------
+# derivative of the RNE bias force (mjd_rne_vel), on B rows
+
+
+@jit
+def _copy_from_parent(m, mat, n):
+  """B row of body n <- the shared (ancestor) part of its parent's B row (copyFromParent)."""
+  if n == 0 or m.body_weldid[m.body_parentid[n]] == 0:
+    return
+  ndof = 0
+  b = m.body_weldid[m.body_parentid[n]]
+  while b > 0:
+    ndof += m.body_dofnum[b]
+    b = m.body_weldid[m.body_parentid[b]]
+  # ancestor dofs come first in both rows, as B_colind is sorted
+  src = m.B_rowadr[m.body_parentid[n]]
+  dst = m.B_rowadr[n]
+  for c in range(ndof):
+    for k in range(6):
+      mat[dst + c, k] = mat[src + c, k]
+
+
+@jit
+def _add_to_parent(m, mat, n):
+  """Parent's B row += body n's B row at their common columns (addToParent)."""
+  if n == 0 or m.body_weldid[m.body_parentid[n]] == 0:
+    return
+  p = m.body_parentid[n]
+  a, ap = m.B_rowadr[n], m.B_rowadr[p]
+  i, ip = 0, 0
+  while i < m.B_rownnz[n] and ip < m.B_rownnz[p]:
+    c, cp = m.B_colind[a + i], m.B_colind[ap + ip]
+    if c == cp:
+      for k in range(6):
+        mat[ap + ip, k] += mat[a + i, k]
+      i += 1
+      ip += 1
+    elif c > cp:
+      ip += 1
+    else:
+      # the child's columns are a subset of the parent's: cannot happen in a valid model
+      i += 1
+
+
+@jit
+def _dcross_motion(out, oadr, src, sadr, n, v):
+  """out[oadr+c] = src[sadr+c] x v (motion cross product, derivative wrt the velocity), c < n."""
+  for c in range(n):
+    x = src[sadr + c]
+    # terms summed in MuJoCo's column order of mjd_crossMotion_vel (mju_mulMatMat)
+    out[oadr + c, 0] = x[1] * v[2] - x[2] * v[1]
+    out[oadr + c, 1] = -x[0] * v[2] + x[2] * v[0]
+    out[oadr + c, 2] = x[0] * v[1] - x[1] * v[0]
+    out[oadr + c, 3] = ((x[1] * v[5] - x[2] * v[4]) + x[4] * v[2]) - x[5] * v[1]
+    out[oadr + c, 4] = ((-x[0] * v[5] + x[2] * v[3]) - x[3] * v[2]) + x[5] * v[0]
+    out[oadr + c, 5] = ((x[0] * v[4] - x[1] * v[3]) + x[3] * v[1]) - x[4] * v[0]
+
+
+@jit
+def _add_row6(mat, r, v):
+  """mat[r] += v for 6-vectors."""
+  for k in range(6):
+    mat[r, k] += v[k]
+
+
+@jit
+def _com_vel_vel(m, d, dcvel, dcdofdot):
+  """d cvel / d qvel (B rows) and d cdof_dot / d qvel (D rows) (mjd_comVel_vel)."""
+  for i in range(1, m.nbody):
+    _copy_from_parent(m, dcvel, i)
+    ba = m.B_rowadr[i]
+    j = m.body_dofadr[i]
+    last = j + m.body_dofnum[i]
+    while j < last:
+      # number of dof ancestors of j: its position in the body's B row
+      jadr = m.M_rownnz[j] - 1
+      jt = m.jnt_type[m.dof_jntid[j]]
+      if jt == _FREE:
+        # translations: cdof_dot = 0, cvel += cdof qvel
+        for r in range(3):
+          _add_row6(dcvel, ba + jadr + r, d.cdof[j + r])
+        j += 3
+        jadr += 3
+        jt = _BALL
+      if jt == _BALL:
+        for r in range(3):
+          _dcross_motion(dcdofdot, m.D_rowadr[j + r], dcvel, ba, jadr + r, d.cdof[j + r])
+        for r in range(3):
+          _add_row6(dcvel, ba + jadr + r, d.cdof[j + r])
+        j += 3
+      else:
+        _dcross_motion(dcdofdot, m.D_rowadr[j], dcvel, ba, jadr, d.cdof[j])
+        _add_row6(dcvel, ba + jadr, d.cdof[j])
+        j += 1
+
+
+@jit
+def _inert_mul(i, v0, v1, v2, v3, v4, v5):
+  """cinert i times a spatial motion vector, as a tuple (mju_mulInertVec)."""
+  return (i[0] * v0 + i[3] * v1 + i[4] * v2 - i[8] * v4 + i[7] * v5,
+          i[3] * v0 + i[1] * v1 + i[5] * v2 + i[8] * v3 - i[6] * v5,
+          i[4] * v0 + i[5] * v1 + i[2] * v2 - i[7] * v3 + i[6] * v4,
+          i[8] * v1 - i[7] * v2 + i[9] * v3,
+          i[6] * v2 - i[8] * v0 + i[9] * v4,
+          i[7] * v0 - i[6] * v1 + i[9] * v5)
+
+
+@jit
+def _cross_force(v0, v1, v2, v3, v4, v5, f0, f1, f2, f3, f4, f5):
+  """v x* f for a spatial motion v and force f, as a tuple (mju_crossForce)."""
+  return (-v2 * f1 + v1 * f2 - v5 * f4 + v4 * f5,
+          v2 * f0 - v0 * f2 + v5 * f3 - v3 * f5,
+          -v1 * f0 + v0 * f1 - v4 * f3 + v3 * f4,
+          -v2 * f4 + v1 * f5,
+          v2 * f3 - v0 * f5,
+          -v1 * f3 + v0 * f4)
+
+
+@jit
+def _dot6(a, b):
+  """6-vector dot product in mju_dot's order of additions (4 lanes, then the tail)."""
+  return ((a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])) + (a[4] * b[4] + a[5] * b[5])
+
+
+@jit
+def _body_dfrc(m, d, i, dcvel, dcacc, dcfrc):
+  """Dcfrc(body i) = d(cinert cacc + cvel x* cinert cvel)/d qvel on its B row."""
+  ci = d.cinert[i]
+  cv = d.cvel[i]
+  f = _inert_mul(ci, cv[0], cv[1], cv[2], cv[3], cv[4], cv[5])
+  ba = m.B_rowadr[i]
+  for c in range(ba, ba + m.B_rownnz[i]):
+    a = dcacc[c]
+    g = _inert_mul(ci, a[0], a[1], a[2], a[3], a[4], a[5])
+    x = dcvel[c]
+    ix = _inert_mul(ci, x[0], x[1], x[2], x[3], x[4], x[5])
+    # d(cvel x* I cvel) = dcvel x* (I cvel) + cvel x* (I dcvel)
+    t = _cross_force(x[0], x[1], x[2], x[3], x[4], x[5], f[0], f[1], f[2], f[3], f[4], f[5])
+    u = _cross_force(cv[0], cv[1], cv[2], cv[3], cv[4], cv[5],
+                     ix[0], ix[1], ix[2], ix[3], ix[4], ix[5])
+    for k in range(6):
+      dcfrc[c, k] = g[k] + (t[k] + u[k])
+
+
+@jit
+def rne_vel_into(m, d, dcdofdot, dcvel, dcacc, dcfrc):
+  """qDeriv -= d qfrc_bias / d qvel, given work arrays (nD,6), (nB,6) x3 (mjd_rne_vel)."""
+  for r in range(dcdofdot.shape[0]):
+    for k in range(6):
+      dcdofdot[r, k] = 0.0
+  for r in range(dcvel.shape[0]):
+    for k in range(6):
+      dcvel[r, k] = 0.0
+      dcacc[r, k] = 0.0
+      dcfrc[r, k] = 0.0
+  _com_vel_vel(m, d, dcvel, dcdofdot)
+  for i in range(1, m.nbody):
+    _copy_from_parent(m, dcacc, i)
+    ba, bn = m.B_rowadr[i], m.B_rownnz[i]
+    for j in range(m.body_dofadr[i], m.body_dofadr[i] + m.body_dofnum[i]):
+      # dcacc += cdof_dot d(qvel) + d(cdof_dot) qvel; D row j starts like B row i
+      _add_row6(dcacc, ba + m.M_rownnz[j] - 1, d.cdof_dot[j])
+      da = m.D_rowadr[j]
+      q = d.qvel[j]
+      for c in range(bn):
+        for k in range(6):
+          dcacc[ba + c, k] += dcdofdot[da + c, k] * q
+    _body_dfrc(m, d, i, dcvel, dcacc, dcfrc)
+  for i in range(m.nbody - 1, 0, -1):
+    _add_to_parent(m, dcfrc, i)
+  for j in range(m.nv):
+    i = m.dof_bodyid[j]
+    ba, da = m.B_rowadr[i], m.D_rowadr[j]
+    for c in range(m.B_rownnz[i]):
+      d.qDeriv[da + c] -= _dot6(dcfrc[ba + c], d.cdof[j])
+
+
+@jit
+def rne_vel(m, d):
+  """qDeriv -= d qfrc_bias / d qvel. TEMPORARY: allocates its work arrays (see module notes)."""
+  rne_vel_into(m, d, np.empty((m.nD, 6)), np.empty((m.nB, 6)), np.empty((m.nB, 6)),
+               np.empty((m.nB, 6)))
+
+
+@jit
+def smooth_vel(m, d, flg_bias):
+  """qDeriv = d(qfrc_actuator + qfrc_passive [- qfrc_bias]) / d qvel (mjd_smooth_vel);
+  False if part of it (ellipsoid fluid) is left out."""
+  for k in range(m.nD):
+    d.qDeriv[k] = 0.0
+  actuator_vel(m, d)
+  complete = passive_vel(m, d)
+  if flg_bias:
+    rne_vel(m, d)
+  return complete
+
+
+# ------------------------------------------------------------------------------------------------
+# sparse LU in the D layout (mju_factorLUSparse / mju_solveLUSparse)
+
+
+@jit
+def factor_lu_sparse(lu, remaining, m):
+  """In place reverse-order LU of a tree-sparse matrix in D layout: original = (U+I) L,
+  no fill-in; `remaining` is an int work array of size nv."""
+  n = m.nv
+  rowadr, colind = m.D_rowadr, m.D_colind
+  for i in range(n):
+    remaining[i] = m.D_rownnz[i]
+  for i in range(n - 1, -1, -1):
+    # rows are consumed from the right, so the last remaining element of row i is (i, i)
+    remaining[i] -= 1
+    ii = rowadr[i] + remaining[i]
+    for j in range(i - 1, -1, -1):
+      ji = rowadr[j] + remaining[j] - 1
+      if colind[ji] != i:
+        continue
+      remaining[j] -= 1
+      lu[ji] = lu[ji] / lu[ii]
+      luji = lu[ji]
+      # (j,k) -= (i,k) (j,i) for k < i; row i's columns are a subset of row j's (tree)
+      icnt = rowadr[i]
+      jend = rowadr[j] + remaining[j]
+      for jcnt in range(rowadr[j], jend):
+        if icnt < rowadr[i] + remaining[i] and colind[icnt] == colind[jcnt]:
+          lu[jcnt] -= lu[icnt] * luji
+          icnt += 1
+
+
+@jit
+def _dot_sparse(vals, adr, x, colind, nnz):
+  """Sparse-dense dot product in mju_dotSparse's order of additions (4 lanes, then the tail)."""
+  r0 = r1 = r2 = r3 = 0.0
+  k = 0
+  while k <= nnz - 4:
+    r0 += vals[adr + k] * x[colind[adr + k]]
+    r1 += vals[adr + k + 1] * x[colind[adr + k + 1]]
+    r2 += vals[adr + k + 2] * x[colind[adr + k + 2]]
+    r3 += vals[adr + k + 3] * x[colind[adr + k + 3]]
+    k += 4
+  res = (r0 + r2) + (r1 + r3)
+  while k < nnz:
+    res += vals[adr + k] * x[colind[adr + k]]
+    k += 1
+  return res
+
+
+@jit
+def solve_lu_sparse(x, lu, m):
+  """In place x <- inv(A) x given factor_lu_sparse's factor of A."""
+  rownnz, rowadr, diag, colind = m.D_rownnz, m.D_rowadr, m.D_diag, m.D_colind
+  n = m.nv
+  # (U+I) y = x: U holds the columns right of the diagonal
+  for i in range(n - 1, -1, -1):
+    d1 = diag[i] + 1
+    nnz = rownnz[i] - d1
+    if nnz > 0:
+      x[i] -= _dot_sparse(lu, rowadr[i] + d1, x, colind, nnz)
+  # L x = y
+  for i in range(n):
+    dg = diag[i]
+    adr = rowadr[i]
+    if dg > 0:
+      x[i] -= _dot_sparse(lu, adr, x, colind, dg)
+    x[i] /= lu[adr + dg]
+
+
+# ------------------------------------------------------------------------------------------------
+# standalone free bodies (implicitfast): local 6x6 solve with the gyroscopic derivative
+
+
+@jit
+def is_free_body(m, body):
+  """True for a body with a single free joint and no children (mj_isFreeBody)."""
+  if m.body_jntnum[body] != 1 or m.jnt_type[m.body_jntadr[body]] != _FREE:
+    return False
+  adr = m.jnt_dofadr[m.body_jntadr[body]]
+  return (m.tree_dofnum[m.dof_treeid[adr]] == 6
+          and m.body_subtreemass[body] == m.body_mass[body])
+
+
+@jit
+def _mat3_mul(a, b, ta):
+  """3x3 product a*b (or a'*b when ta) of row-major 9-arrays/tuples, written to a 9-tuple."""
+  if ta:
+    return (a[0] * b[0] + a[3] * b[3] + a[6] * b[6], a[0] * b[1] + a[3] * b[4] + a[6] * b[7],
+            a[0] * b[2] + a[3] * b[5] + a[6] * b[8], a[1] * b[0] + a[4] * b[3] + a[7] * b[6],
+            a[1] * b[1] + a[4] * b[4] + a[7] * b[7], a[1] * b[2] + a[4] * b[5] + a[7] * b[8],
+            a[2] * b[0] + a[5] * b[3] + a[8] * b[6], a[2] * b[1] + a[5] * b[4] + a[8] * b[7],
+            a[2] * b[2] + a[5] * b[5] + a[8] * b[8])
+  return (a[0] * b[0] + a[1] * b[3] + a[2] * b[6], a[0] * b[1] + a[1] * b[4] + a[2] * b[7],
+          a[0] * b[2] + a[1] * b[5] + a[2] * b[8], a[3] * b[0] + a[4] * b[3] + a[5] * b[6],
+          a[3] * b[1] + a[4] * b[4] + a[5] * b[7], a[3] * b[2] + a[4] * b[5] + a[5] * b[8],
+          a[6] * b[0] + a[7] * b[3] + a[8] * b[6], a[6] * b[1] + a[7] * b[4] + a[8] * b[7],
+          a[6] * b[2] + a[7] * b[5] + a[8] * b[8])
+
+
+@jit
+def _bias_col(mass, s0, s1, s2, w0, w1, w2, h0, h1, h2, K, iw, j):
+  """Column j of C = -mass [s]_x K + [w]_x Iw - [h]_x (h = Iw w) for _free_bias_blocks."""
+  sk0 = s1 * K[6 + j] - s2 * K[3 + j]
+  sk1 = s2 * K[j] - s0 * K[6 + j]
+  sk2 = s0 * K[3 + j] - s1 * K[j]
+  wi0 = w1 * iw[6 + j] - w2 * iw[3 + j]
+  wi1 = w2 * iw[j] - w0 * iw[6 + j]
+  wi2 = w0 * iw[3 + j] - w1 * iw[j]
+  # -[h]_x entries: MuJoCo adds them as a third term (0 on the diagonal)
+  e0 = h2 if j == 1 else (-h1 if j == 2 else 0.0)
+  e1 = -h2 if j == 0 else (h0 if j == 2 else 0.0)
+  e2 = h1 if j == 0 else (-h0 if j == 1 else 0.0)
+  return -mass * sk0 + wi0 + e0, -mass * sk1 + wi1 + e1, -mass * sk2 + wi2 + e2
+
+
+@jit
+def _free_bias_blocks(m, d, body, adr):
+  """(lin, rot) 3x3 blocks of d qfrc_bias / d qvel_rot for a free body (freeBias_vel_blocks):
+  the rotational columns of the 6x6 bias Jacobian are [-mass*lin; rot]."""
+  mass = m.body_mass[body]
+  R = d.xmat[body]
+  Xi = d.ximat[body]
+  inr = m.body_inertia[body]
+  s0 = d.xipos[body, 0] - d.xpos[body, 0]
+  s1 = d.xipos[body, 1] - d.xpos[body, 1]
+  s2 = d.xipos[body, 2] - d.xpos[body, 2]
+  w0, w1, w2 = mm.mat_vec(R, d.qvel[adr + 3], d.qvel[adr + 4], d.qvel[adr + 5])
+  # world inertia about the com: Xi diag(inertia) Xi'
+  x0 = Xi[0] * inr[0]; x1 = Xi[1] * inr[1]; x2 = Xi[2] * inr[2]
+  x3 = Xi[3] * inr[0]; x4 = Xi[4] * inr[1]; x5 = Xi[5] * inr[2]
+  x6 = Xi[6] * inr[0]; x7 = Xi[7] * inr[1]; x8 = Xi[8] * inr[2]
+  i00 = x0 * Xi[0] + x1 * Xi[1] + x2 * Xi[2]
+  i11 = x3 * Xi[3] + x4 * Xi[4] + x5 * Xi[5]
+  i22 = x6 * Xi[6] + x7 * Xi[7] + x8 * Xi[8]
+  i01 = x0 * Xi[3] + x1 * Xi[4] + x2 * Xi[5]
+  i02 = x0 * Xi[6] + x1 * Xi[7] + x2 * Xi[8]
+  i12 = x3 * Xi[6] + x4 * Xi[7] + x5 * Xi[8]
+  iw = (i00, i01, i02, i01, i11, i12, i02, i12, i22)
+  ws0, ws1, ws2 = mm.cross(w0, w1, w2, s0, s1, s2)
+  h0, h1, h2 = mm.mat_vec(iw, w0, w1, w2)
+  wds = w0 * s0 + w1 * s1 + w2 * s2
+  # K = [w x s]_x + [w]_x [s]_x: derivative of w x (w x s) wrt w
+  K = (s0 * w0 - wds, s0 * w1 - ws2, s0 * w2 + ws1,
+       s1 * w0 + ws2, s1 * w1 - wds, s1 * w2 - ws0,
+       s2 * w0 - ws1, s2 * w1 + ws0, s2 * w2 - wds)
+  lin = _mat3_mul(K, R, False)
+  # C = -mass [s]_x K + [w]_x Iw - [Iw w]_x, column by column
+  a0, a1, a2 = _bias_col(mass, s0, s1, s2, w0, w1, w2, h0, h1, h2, K, iw, 0)
+  b0, b1, b2 = _bias_col(mass, s0, s1, s2, w0, w1, w2, h0, h1, h2, K, iw, 1)
+  c0, c1, c2 = _bias_col(mass, s0, s1, s2, w0, w1, w2, h0, h1, h2, K, iw, 2)
+  C = (a0, b0, c0, a1, b1, c1, a2, b2, c2)
+  rot = _mat3_mul(_mat3_mul(R, C, True), R, False)
+  return lin, rot
+
+
+@jit
+def free_mhat(m, d, jnt, h, A):
+  """A (36, row-major) = M - h d(qfrc_smooth)/d qvel on the free joint of a standalone body,
+  qDeriv (without bias) plus the gyroscopic bias derivative; False if jnt is not one (mjd_freeMhat)."""
+  body = m.jnt_bodyid[jnt]
+  adr = m.jnt_dofadr[jnt]
+  if not is_free_body(m, body):
+    return False
+  for k in range(36):
+    A[k] = 0.0
+  for r in range(6):
+    ra = m.M_rowadr[adr + r]
+    for k in range(m.M_rownnz[adr + r]):
+      c = m.M_colind[ra + k] - adr
+      A[6 * r + c] = d.M[ra + k]
+      A[6 * c + r] = d.M[ra + k]
+  for r in range(6):
+    ra = m.D_rowadr[adr + r]
+    for k in range(m.D_rownnz[adr + r]):
+      c = m.D_colind[ra + k] - adr
+      A[6 * r + c] -= h * d.qDeriv[ra + k]
+  # qfrc_smooth has -qfrc_bias, so -h * d(-bias) adds +h * B on the rotational columns
+  lin, rot = _free_bias_blocks(m, d, body, adr)
+  h_mass = -h * m.body_mass[body]
+  for r in range(3):
+    for c in range(3):
+      A[6 * r + 3 + c] += h_mass * lin[3 * r + c]
+      A[6 * (3 + r) + 3 + c] += h * rot[3 * r + c]
+  return True
+
+
+@jit
+def factor_lu6(A, pivot):
+  """In place 6x6 LU with partial pivoting (mju_factorLU6); False if singular."""
+  for k in range(6):
+    pivot[k] = k
+    maxval = abs(A[k * 6 + k])
+    maxrow = k
+    for i in range(k + 1, 6):
+      v = abs(A[i * 6 + k])
+      if v > maxval:
+        maxval = v
+        maxrow = i
+    if maxval < _MINVAL:
+      return False
+    if maxrow != k:
+      pivot[k] = maxrow
+      for j in range(6):
+        A[k * 6 + j], A[maxrow * 6 + j] = A[maxrow * 6 + j], A[k * 6 + j]
+    diaginv = 1.0 / A[k * 6 + k]
+    for i in range(k + 1, 6):
+      A[i * 6 + k] *= diaginv
+      aik = A[i * 6 + k]
+      for j in range(k + 1, 6):
+        A[i * 6 + j] -= aik * A[k * 6 + j]
+  return True
+
+
+@jit
+def solve_lu6(x, adr, LU, pivot):
+  """In place x[adr:adr+6] <- inv(A) x given factor_lu6's factor and pivots (mju_solveLU6)."""
+  for i in range(6):
+    p = pivot[i]
+    if p != i:
+      x[adr + i], x[adr + p] = x[adr + p], x[adr + i]
+    for j in range(i):
+      x[adr + i] -= LU[i * 6 + j] * x[adr + j]
+  for i in range(5, -1, -1):
+    for j in range(i + 1, 6):
+      x[adr + i] -= LU[i * 6 + j] * x[adr + j]
+    x[adr + i] /= LU[i * 6 + i]
+
+
+# ------------------------------------------------------------------------------------------------
+# mj_implicitSkip before mj_advance
+
+
+@jit
+def _implicit_full(m, d, qacc):
+  """implicit: qLU = M - h qDeriv (D layout, with the bias derivative), sparse LU solve."""
+  smooth_vel(m, d, True)
+  h = m.opt_timestep[0]
+  for k in range(m.nD):
+    a = m.mapM2D[k]
+    d.qLU[k] = (d.M[a] if a >= 0 else 0.0) - h * d.qDeriv[k]
+  factor_lu_sparse(d.qLU, d.ivec_nv[0], m)
+  solve_lu_sparse(qacc, d.qLU, m)
+
+
+@jit
+def _implicit_fast(m, d, qacc):
+  """implicitfast: qH = M - h qDeriv (M layout, no bias derivative), L'DL solve; then each
+  standalone free body re-solved with its 6x6 unsymmetric block."""
+  smooth_vel(m, d, False)
+  h = m.opt_timestep[0]
+  for k in range(m.nC):
+    d.qH[k] = d.M[k] + (-h) * d.qDeriv[m.mapD2M[k]]
+  # free-body rows keep M: their (possibly unsymmetric) block is solved locally below
+  for j in range(m.njnt):
+    if m.jnt_type[j] != _FREE or not is_free_body(m, m.jnt_bodyid[j]):
+      continue
+    adr = m.jnt_dofadr[j]
+    for r in range(adr, adr + 6):
+      for k in range(m.M_rowadr[r], m.M_rowadr[r] + m.M_rownnz[r]):
+        d.qH[k] = d.M[k]
+  smooth.factor_i(d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+  smooth.solve_ld(qacc, d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+  A = d.scratch_nbody.reshape(d.scratch_nbody.size)
+  pivot = d.ivec_nv[1]
+  for j in range(m.njnt):
+    if not free_mhat(m, d, j, h, A):
+      continue
+    if factor_lu6(A, pivot):
+      # the block is decoupled from other dofs (D is tree-local): overwrite its rows only
+      adr = m.jnt_dofadr[j]
+      for r in range(adr, adr + 6):
+        qacc[r] = d.qfrc_smooth[r] + d.qfrc_constraint[r]
+      solve_lu6(qacc, adr, A, pivot)
 
 
 @jit
 def implicit_qacc(m, d, qacc):
-  """qacc solving (M - h*qDeriv) qacc = qfrc_smooth + qfrc_constraint. PLACEHOLDER: D = 0."""
+  """qacc of the implicit / implicitfast step, (M - h*qDeriv) qacc = qfrc_smooth +
+  qfrc_constraint, as MuJoCo's mj_implicitSkip computes it before mj_advance."""
   for i in range(m.nv):
     qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
-  smooth.solve_m(m, d, qacc, qacc)
+  if m.opt_integrator[0] == _INT_IMPLICIT:
+    _implicit_full(m, d, qacc)
+  else:
+    _implicit_fast(m, d, qacc)
