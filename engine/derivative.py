@@ -300,6 +300,14 @@ def _add_row6(mat, r, v):
 
 
 @jit
+def _num_ancestors(m, j):
+  """Number of dof ancestors of dof j, i.e. its position in its body's B row."""
+  # from the legacy (nM) layout: M_rownnz drops the zero entries of simple bodies
+  end = m.dof_Madr[j + 1] if j < m.nv - 1 else m.nM
+  return end - (m.dof_Madr[j] + 1)
+
+
+@jit
 def _com_vel_vel(m, d, dcvel, dcdofdot):
   """d cvel / d qvel (B rows) and d cdof_dot / d qvel (D rows) (mjd_comVel_vel)."""
   for i in range(1, m.nbody):
@@ -308,8 +316,7 @@ def _com_vel_vel(m, d, dcvel, dcdofdot):
     j = m.body_dofadr[i]
     last = j + m.body_dofnum[i]
     while j < last:
-      # number of dof ancestors of j: its position in the body's B row
-      jadr = m.M_rownnz[j] - 1
+      jadr = _num_ancestors(m, j)
       jt = m.jnt_type[m.dof_jntid[j]]
       if jt == _FREE:
         # translations: cdof_dot = 0, cvel += cdof qvel
@@ -395,7 +402,7 @@ def rne_vel_into(m, d, dcdofdot, dcvel, dcacc, dcfrc):
     ba, bn = m.B_rowadr[i], m.B_rownnz[i]
     for j in range(m.body_dofadr[i], m.body_dofadr[i] + m.body_dofnum[i]):
       # dcacc += cdof_dot d(qvel) + d(cdof_dot) qvel; D row j starts like B row i
-      _add_row6(dcacc, ba + m.M_rownnz[j] - 1, d.cdof_dot[j])
+      _add_row6(dcacc, ba + _num_ancestors(m, j), d.cdof_dot[j])
       da = m.D_rowadr[j]
       q = d.qvel[j]
       for c in range(bn):
