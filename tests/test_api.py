@@ -1,0 +1,91 @@
+"""The public API: names, zero-copy arrays, keyframes, divergence handling, one-call nstep."""
+import warnings
+
+import numpy as np
+import pytest
+
+import engine
+from assets import DEMO_MODEL
+
+XML = """
+<mujoco>
+  <worldbody>
+    <body name="pole" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.05"/>
+    </body>
+  </worldbody>
+  <actuator><motor name="m" joint="hinge"/></actuator>
+  <keyframe><key name="up" qpos="3.0" qvel="0.5" ctrl="0.25" time="1.5"/></keyframe>
+</mujoco>
+"""
+
+
+def test_name2id_and_id2name():
+  """Names resolve like mj_name2id (by object type name or mjtObj), -1 when missing."""
+  m = engine.load_model(XML)
+  assert engine.name2id(m, "body", "pole") == 1
+  assert engine.name2id(m, engine.mjtObj.JOINT, "hinge") == 0
+  assert engine.name2id(m, "actuator", "m") == 0
+  assert engine.name2id(m, "body", "nope") == -1
+  assert engine.id2name(m, "body", 1) == "pole"
+
+
+def test_writes_reach_compiled_code():
+  """d.qpos[:] = ... and m.opt.timestep = ... change what the compiled step sees."""
+  m = engine.load_model(XML)
+  d = engine.make_data(m)
+  d.qpos[:] = 0.5
+  engine.forward(m, d)
+  # the pole tip hangs from the hinge, rotated by 0.5 rad about y
+  assert d.xpos[1] == pytest.approx([0, 0, 1])
+  assert d.geom_xmat[0].reshape(3, 3)[0, 2] == pytest.approx(np.sin(0.5))
+  m.opt.timestep = 0.01
+  engine.step(m, d, 3)
+  assert d.time == pytest.approx(0.03)
+
+
+def test_reset_to_keyframe_by_name_and_index():
+  """reset_data(key=...) loads qpos, qvel, ctrl and time of the keyframe."""
+  m = engine.load_model(XML)
+  d = engine.make_data(m)
+  engine.reset_data(m, d, key="up")
+  assert (d.qpos[0], d.qvel[0], d.ctrl[0], d.time) == (3.0, 0.5, 0.25, 1.5)
+  engine.reset_data(m, d)
+  assert (d.qpos[0], d.time) == (0.0, 0.0)
+  engine.reset_data(m, d, key=0)
+  assert d.qpos[0] == 3.0
+  with pytest.raises(ValueError):
+    engine.reset_data(m, d, key=5)
+
+
+def test_nstep_equals_repeated_single_steps():
+  """step(m, d, n) inside one compiled call gives the same state as n calls of one step."""
+  m = engine.load_model(DEMO_MODEL.read_text())
+  d1, d2 = engine.make_data(m), engine.make_data(m)
+  engine.reset_data(m, d1, "swing")
+  engine.reset_data(m, d2, "swing")
+  engine.step(m, d1, 50)
+  for _ in range(50):
+    engine.step(m, d2)
+  np.testing.assert_array_equal(d1.qpos, d2.qpos)
+  assert d1.time == pytest.approx(50 * m.opt.timestep)
+
+
+def test_divergence_warns_and_resets():
+  """A blown-up state is detected: a warning, and Data is reset instead of filled with NaN."""
+  m = engine.load_model(XML)
+  d = engine.make_data(m)
+  d.qvel[0] = 1e300
+  with warnings.catch_warnings(record=True) as w:
+    warnings.simplefilter("always")
+    n = engine.step(m, d, 10)
+  assert n < 10
+  assert any("diverged" in str(x.message) for x in w)
+  assert np.isfinite(d.qpos).all() and d.qvel[0] == 0.0 and d.time == 0.0
+
+
+def test_demo_model_runs():
+  """The bundled demo loads and moves under the numjoco command's default settings."""
+  from app.__main__ import main
+  assert main(["--seconds", "0.2"]) == 0
