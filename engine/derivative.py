@@ -6,6 +6,10 @@ free body for implicitfast.
 qDeriv uses MuJoCo's nD layout (D_rownnz, D_rowadr, D_colind, D_diag: full rows, ancestors and
 descendants of each dof). rne_vel works, as MuJoCo does, on "B rows": per body, one 6-vector per
 dof in B_colind (the dofs moving that body), stored as (nB, 6) arrays.
+
+Notes: rne_vel allocates its work arrays (nD x 6 and 3 x nB x 6) until Data gets fields for them;
+the ellipsoid fluid model's derivative (mjd_ellipsoidFluid) is not implemented (inertia box is).
+Sleeping and muscle / dcmotor / SO3 actuator derivatives are not handled (not in the engine yet).
 """
 import math
 
@@ -36,7 +40,7 @@ _PI = math.pi
 
 @jit
 def _add_scaled_row(m, d, row, vals, cols, adr, nnz, scl):
-  """qDeriv[row, cols] += scl * vals[adr:adr+nnz] where both sparsities meet (mju_addToSclSparseInc)."""
+  """qDeriv[row, cols] += scl * vals[adr:adr+nnz] where the sparsities meet (addToSclSparseInc)."""
   dadr = m.D_rowadr[row]
   dnnz = m.D_rownnz[row]
   s = 0
@@ -56,7 +60,7 @@ def _add_scaled_row(m, d, row, vals, cols, adr, nnz, scl):
 
 @jit
 def _add_jtbj_row(m, d, vals, cols, adr, nnz, b):
-  """qDeriv += J' b J for one sparse row J = vals[adr:adr+nnz] at columns cols (addJTBJSparse, n=1)."""
+  """qDeriv += J' b J for one sparse row J = vals[adr:adr+nnz] at columns cols (addJTBJSparse)."""
   for k in range(nnz):
     _add_scaled_row(m, d, cols[adr + k], vals, cols, adr, nnz, vals[adr + k] * b)
 
@@ -198,8 +202,8 @@ def _fluid_box_vel(m, d, i, chain, jrow):
 
 @jit
 def passive_vel(m, d):
-  """qDeriv += d qfrc_passive / d qvel: fluid (inertia box), dof and tendon damping
-  (mjd_passive_vel). Returns False if a body uses the ellipsoid fluid model (not derived yet)."""
+  """qDeriv += d qfrc_passive / d qvel (mjd_passive_vel); False if ellipsoid fluid was skipped."""
+  # the ellipsoid fluid model's derivative (mjd_ellipsoidFluid) is not implemented yet
   flags = m.opt_disableflags[0]
   if (flags & _DSBL_SPRING) and (flags & _DSBL_DAMPER):
     return True
@@ -427,8 +431,7 @@ def rne_vel(m, d):
 
 @jit
 def smooth_vel(m, d, flg_bias):
-  """qDeriv = d(qfrc_actuator + qfrc_passive [- qfrc_bias]) / d qvel (mjd_smooth_vel);
-  False if part of it (ellipsoid fluid) is left out."""
+  """qDeriv = d(qfrc_actuator + qfrc_passive [- qfrc_bias])/d qvel (mjd_smooth_vel)."""
   for k in range(m.nD):
     d.qDeriv[k] = 0.0
   actuator_vel(m, d)
@@ -444,8 +447,8 @@ def smooth_vel(m, d, flg_bias):
 
 @jit
 def factor_lu_sparse(lu, remaining, m):
-  """In place reverse-order LU of a tree-sparse matrix in D layout: original = (U+I) L,
-  no fill-in; `remaining` is an int work array of size nv."""
+  """In place reverse-order LU, original = (U+I) L, of a D-layout matrix (mju_factorLUSparse)."""
+  # tree sparsity: no fill-in; `remaining` is an int work array of size nv
   n = m.nv
   rowadr, colind = m.D_rowadr, m.D_colind
   for i in range(n):
@@ -556,8 +559,8 @@ def _bias_col(mass, s0, s1, s2, w0, w1, w2, h0, h1, h2, K, iw, j):
 
 @jit
 def _free_bias_blocks(m, d, body, adr):
-  """(lin, rot) 3x3 blocks of d qfrc_bias / d qvel_rot for a free body (freeBias_vel_blocks):
-  the rotational columns of the 6x6 bias Jacobian are [-mass*lin; rot]."""
+  """3x3 blocks (lin, rot) of d qfrc_bias / d qvel_rot of a free body (freeBias_vel_blocks)."""
+  # the rotational columns of the 6x6 bias Jacobian are [-mass*lin; rot], the linear ones zero
   mass = m.body_mass[body]
   R = d.xmat[body]
   Xi = d.ximat[body]
@@ -596,8 +599,8 @@ def _free_bias_blocks(m, d, body, adr):
 
 @jit
 def free_mhat(m, d, jnt, h, A):
-  """A (36, row-major) = M - h d(qfrc_smooth)/d qvel on the free joint of a standalone body,
-  qDeriv (without bias) plus the gyroscopic bias derivative; False if jnt is not one (mjd_freeMhat)."""
+  """A (6x6 row-major) = M - h d qfrc_smooth/d qvel of a standalone free body (mjd_freeMhat)."""
+  # qDeriv was computed without the bias term: its gyroscopic derivative is added here
   body = m.jnt_bodyid[jnt]
   adr = m.jnt_dofadr[jnt]
   if not is_free_body(m, body):
@@ -685,8 +688,7 @@ def _implicit_full(m, d, qacc):
 
 @jit
 def _implicit_fast(m, d, qacc):
-  """implicitfast: qH = M - h qDeriv (M layout, no bias derivative), L'DL solve; then each
-  standalone free body re-solved with its 6x6 unsymmetric block."""
+  """implicitfast: L'DL solve of qH = M - h qDeriv (no bias); free bodies by a 6x6 LU."""
   smooth_vel(m, d, False)
   h = m.opt_timestep[0]
   for k in range(m.nC):
@@ -716,8 +718,7 @@ def _implicit_fast(m, d, qacc):
 
 @jit
 def implicit_qacc(m, d, qacc):
-  """qacc of the implicit / implicitfast step, (M - h*qDeriv) qacc = qfrc_smooth +
-  qfrc_constraint, as MuJoCo's mj_implicitSkip computes it before mj_advance."""
+  """qacc solving (M - h qDeriv) qacc = qfrc_smooth + qfrc_constraint, as mj_implicitSkip does."""
   for i in range(m.nv):
     qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
   if m.opt_integrator[0] == _INT_IMPLICIT:
