@@ -88,8 +88,9 @@ def actuator_vel(m, d):
       gain_vel = m.actuator_gainprm[i, 2]
     if gain_vel != 0.0:
       if m.actuator_dyntype[i] == _DYN_NONE:
-        # MuJoCo multiplies by the raw (unclamped) ctrl here
-        bias_vel += gain_vel * d.ctrl[i]
+        # MuJoCo 4.0 uses the control after ctrlrange clamping (the mirror's older source
+        # multiplies by raw ctrl; the installed 4.0 agrees with the clamped one)
+        bias_vel += gain_vel * d.ctrl_clamped[i]
       else:
         adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
         act = d.act[adr]
