@@ -13,15 +13,7 @@ _jit = smooth.jit
 @_jit
 def _set_m0(m, d, out):
   """dof_M0: diagonal of M at qpos0 without simple-dof shortcuts (mj_setM0)."""
-  nbody = m.nbody
-  for i in range(nbody):
-    for k in range(10):
-      d.crb[i, k] = d.cinert[i, k]
-  for i in range(nbody - 1, 0, -1):
-    p = m.body_parentid[i]
-    if p > 0:
-      for k in range(10):
-        d.crb[p, k] += d.crb[i, k]
+  smooth.composite_inertia(m, d)
   buf = d.scratch_nbody[0, 0]
   for i in range(m.nv):
     smooth.mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])

@@ -377,17 +377,23 @@ def _actuator_armature(m, jnt_or_tendon, is_tendon):
 
 
 @jit
-def crb(m, d):
-  """Composite rigid-body inertias and the joint-space inertia M (mj_crb + tendon armature)."""
-  nbody, nv = m.nbody, m.nv
-  for i in range(nbody):
+def composite_inertia(m, d):
+  """crb: each body's cinert plus its descendants' (the world body excluded)."""
+  for i in range(m.nbody):
     for k in range(10):
       d.crb[i, k] = d.cinert[i, k]
-  for i in range(nbody - 1, 0, -1):
+  for i in range(m.nbody - 1, 0, -1):
     p = m.body_parentid[i]
     if p > 0:
       for k in range(10):
         d.crb[p, k] += d.crb[i, k]
+
+
+@jit
+def crb(m, d):
+  """Composite rigid-body inertias and the joint-space inertia M (mj_crb + tendon armature)."""
+  nv = m.nv
+  composite_inertia(m, d)
   M = d.M
   for k in range(m.nC):
     M[k] = 0.0
