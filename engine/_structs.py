@@ -51,6 +51,10 @@ ModelType = _ModelStructType([
     ('nJmom', types.int64),
     ('nJten', types.int64),
     ('ntree', types.int64),
+    ('npair', types.int64),
+    ('nexclude', types.int64),
+    ('nconmax', types.int64),
+    ('njmax', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
     ('opt_impratio', types.Array(types.float64, 1, 'C')),
     ('opt_tolerance', types.Array(types.float64, 1, 'C')),
@@ -288,6 +292,17 @@ ModelType = _ModelStructType([
     ('B_rownnz', types.Array(types.int32, 1, 'C')),
     ('B_rowadr', types.Array(types.int32, 1, 'C')),
     ('B_colind', types.Array(types.int32, 1, 'C')),
+    ('pair_dim', types.Array(types.int32, 1, 'C')),
+    ('pair_geom1', types.Array(types.int32, 1, 'C')),
+    ('pair_geom2', types.Array(types.int32, 1, 'C')),
+    ('pair_signature', types.Array(types.int32, 1, 'C')),
+    ('pair_solref', types.Array(types.float64, 2, 'C')),
+    ('pair_solreffriction', types.Array(types.float64, 2, 'C')),
+    ('pair_solimp', types.Array(types.float64, 2, 'C')),
+    ('pair_margin', types.Array(types.float64, 1, 'C')),
+    ('pair_gap', types.Array(types.float64, 1, 'C')),
+    ('pair_friction', types.Array(types.float64, 2, 'C')),
+    ('exclude_signature', types.Array(types.int32, 1, 'C')),
 ])
 
 
@@ -297,7 +312,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree):
+def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -321,6 +336,10 @@ def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight,
   s.nJmom = nJmom
   s.nJten = nJten
   s.ntree = ntree
+  s.npair = npair
+  s.nexclude = nexclude
+  s.nconmax = nconmax
+  s.njmax = njmax
 
 
 @numba.njit(cache=True)
@@ -604,7 +623,7 @@ def _set_model_13(s, actuator_cranklength, actuator_acc0, actuator_length0, actu
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
+def _set_model_14(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2):
   s.M_rownnz = M_rownnz
   s.M_rowadr = M_rowadr
   s.M_colind = M_colind
@@ -618,6 +637,21 @@ def _set_model_14(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D
   s.B_rownnz = B_rownnz
   s.B_rowadr = B_rowadr
   s.B_colind = B_colind
+  s.pair_dim = pair_dim
+  s.pair_geom1 = pair_geom1
+  s.pair_geom2 = pair_geom2
+
+
+@numba.njit(cache=True)
+def _set_model_15(s, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature):
+  s.pair_signature = pair_signature
+  s.pair_solref = pair_solref
+  s.pair_solreffriction = pair_solreffriction
+  s.pair_solimp = pair_solimp
+  s.pair_margin = pair_margin
+  s.pair_gap = pair_gap
+  s.pair_friction = pair_friction
+  s.exclude_signature = exclude_signature
 
 
 MODEL_SETTERS = (
@@ -635,7 +669,8 @@ MODEL_SETTERS = (
     (_set_model_11, ('tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype')),
     (_set_model_12, ('actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear')),
     (_set_model_13, ('actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl')),
-    (_set_model_14, ('M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
+    (_set_model_14, ('M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2')),
+    (_set_model_15, ('pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -726,6 +761,54 @@ DataType = _DataStructType([
     ('rk4_dact', types.Array(types.float64, 2, 'C')),
     ('rk4_time', types.Array(types.float64, 1, 'C')),
     ('ivec_nv', types.Array(types.int32, 2, 'C')),
+    ('ncon', types.Array(types.int32, 1, 'C')),
+    ('ne', types.Array(types.int32, 1, 'C')),
+    ('nf', types.Array(types.int32, 1, 'C')),
+    ('nl', types.Array(types.int32, 1, 'C')),
+    ('nefc', types.Array(types.int32, 1, 'C')),
+    ('contact_dist', types.Array(types.float64, 1, 'C')),
+    ('contact_pos', types.Array(types.float64, 2, 'C')),
+    ('contact_frame', types.Array(types.float64, 2, 'C')),
+    ('contact_includemargin', types.Array(types.float64, 1, 'C')),
+    ('contact_friction', types.Array(types.float64, 2, 'C')),
+    ('contact_solref', types.Array(types.float64, 2, 'C')),
+    ('contact_solreffriction', types.Array(types.float64, 2, 'C')),
+    ('contact_solimp', types.Array(types.float64, 2, 'C')),
+    ('contact_mu', types.Array(types.float64, 1, 'C')),
+    ('contact_H', types.Array(types.float64, 2, 'C')),
+    ('contact_dim', types.Array(types.int32, 1, 'C')),
+    ('contact_geom1', types.Array(types.int32, 1, 'C')),
+    ('contact_geom2', types.Array(types.int32, 1, 'C')),
+    ('contact_exclude', types.Array(types.int32, 1, 'C')),
+    ('contact_efc_address', types.Array(types.int32, 1, 'C')),
+    ('efc_type', types.Array(types.int32, 1, 'C')),
+    ('efc_id', types.Array(types.int32, 1, 'C')),
+    ('efc_J', types.Array(types.float64, 2, 'C')),
+    ('efc_pos', types.Array(types.float64, 1, 'C')),
+    ('efc_margin', types.Array(types.float64, 1, 'C')),
+    ('efc_frictionloss', types.Array(types.float64, 1, 'C')),
+    ('efc_diagA', types.Array(types.float64, 1, 'C')),
+    ('efc_KBIP', types.Array(types.float64, 2, 'C')),
+    ('efc_D', types.Array(types.float64, 1, 'C')),
+    ('efc_R', types.Array(types.float64, 1, 'C')),
+    ('efc_vel', types.Array(types.float64, 1, 'C')),
+    ('efc_aref', types.Array(types.float64, 1, 'C')),
+    ('efc_b', types.Array(types.float64, 1, 'C')),
+    ('efc_force', types.Array(types.float64, 1, 'C')),
+    ('efc_state', types.Array(types.int32, 1, 'C')),
+    ('solver_niter', types.Array(types.int32, 1, 'C')),
+    ('solver_improvement', types.Array(types.float64, 1, 'C')),
+    ('solver_gradient', types.Array(types.float64, 1, 'C')),
+    ('solver_lineslope', types.Array(types.float64, 1, 'C')),
+    ('solver_nactive', types.Array(types.int32, 1, 'C')),
+    ('solver_nchange', types.Array(types.int32, 1, 'C')),
+    ('solver_neval', types.Array(types.int32, 1, 'C')),
+    ('solver_nupdate', types.Array(types.int32, 1, 'C')),
+    ('warning_number', types.Array(types.int32, 1, 'C')),
+    ('warning_lastinfo', types.Array(types.int32, 1, 'C')),
+    ('col_dist', types.Array(types.float64, 1, 'C')),
+    ('col_pos', types.Array(types.float64, 2, 'C')),
+    ('col_frame', types.Array(types.float64, 2, 'C')),
 ])
 
 
@@ -835,11 +918,71 @@ def _set_data_4(s, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfr
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, rk4_dqacc, rk4_dact, rk4_time, ivec_nv):
+def _set_data_5(s, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction):
   s.rk4_dqacc = rk4_dqacc
   s.rk4_dact = rk4_dact
   s.rk4_time = rk4_time
   s.ivec_nv = ivec_nv
+  s.ncon = ncon
+  s.ne = ne
+  s.nf = nf
+  s.nl = nl
+  s.nefc = nefc
+  s.contact_dist = contact_dist
+  s.contact_pos = contact_pos
+  s.contact_frame = contact_frame
+  s.contact_includemargin = contact_includemargin
+  s.contact_friction = contact_friction
+  s.contact_solref = contact_solref
+  s.contact_solreffriction = contact_solreffriction
+
+
+@numba.njit(cache=True)
+def _set_data_6(s, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP):
+  s.contact_solimp = contact_solimp
+  s.contact_mu = contact_mu
+  s.contact_H = contact_H
+  s.contact_dim = contact_dim
+  s.contact_geom1 = contact_geom1
+  s.contact_geom2 = contact_geom2
+  s.contact_exclude = contact_exclude
+  s.contact_efc_address = contact_efc_address
+  s.efc_type = efc_type
+  s.efc_id = efc_id
+  s.efc_J = efc_J
+  s.efc_pos = efc_pos
+  s.efc_margin = efc_margin
+  s.efc_frictionloss = efc_frictionloss
+  s.efc_diagA = efc_diagA
+  s.efc_KBIP = efc_KBIP
+
+
+@numba.njit(cache=True)
+def _set_data_7(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, warning_number):
+  s.efc_D = efc_D
+  s.efc_R = efc_R
+  s.efc_vel = efc_vel
+  s.efc_aref = efc_aref
+  s.efc_b = efc_b
+  s.efc_force = efc_force
+  s.efc_state = efc_state
+  s.solver_niter = solver_niter
+  s.solver_improvement = solver_improvement
+  s.solver_gradient = solver_gradient
+  s.solver_lineslope = solver_lineslope
+  s.solver_nactive = solver_nactive
+  s.solver_nchange = solver_nchange
+  s.solver_neval = solver_neval
+  s.solver_nupdate = solver_nupdate
+  s.warning_number = warning_number
+
+
+@numba.njit(cache=True)
+def _set_data_8(s, warning_lastinfo, col_dist, col_pos, col_frame):
+  s.warning_lastinfo = warning_lastinfo
+  s.col_dist = col_dist
+  s.col_pos = col_pos
+  s.col_frame = col_frame
 
 
 DATA_SETTERS = (
@@ -848,5 +991,8 @@ DATA_SETTERS = (
     (_set_data_2, ('cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity')),
     (_set_data_3, ('actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force')),
     (_set_data_4, ('qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel')),
-    (_set_data_5, ('rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv')),
+    (_set_data_5, ('rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction')),
+    (_set_data_6, ('contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP')),
+    (_set_data_7, ('efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number')),
+    (_set_data_8, ('warning_lastinfo', 'col_dist', 'col_pos', 'col_frame')),
 )

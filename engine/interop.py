@@ -11,7 +11,8 @@ _OBJ_COUNT = {
     t.mjtObj.BODY: "nbody", t.mjtObj.JOINT: "njnt", t.mjtObj.GEOM: "ngeom",
     t.mjtObj.SITE: "nsite", t.mjtObj.CAMERA: "ncam", t.mjtObj.LIGHT: "nlight",
     t.mjtObj.MATERIAL: "nmat", t.mjtObj.EQUALITY: "neq", t.mjtObj.TENDON: "ntendon",
-    t.mjtObj.ACTUATOR: "nu", t.mjtObj.KEY: "nkey",
+    t.mjtObj.ACTUATOR: "nu", t.mjtObj.KEY: "nkey", t.mjtObj.PAIR: "npair",
+    t.mjtObj.EXCLUDE: "nexclude",
 }
 
 
@@ -20,6 +21,7 @@ def model_from_mujoco(mjm):
   import mujoco
   sizes = {k: getattr(mjm, k) for k in t.MODEL_SIZES if k != "nu"}
   sizes["nu"] = mjm.nu
+  sizes["nconmax"], sizes["njmax"] = t.contact_capacity(sizes, mjm.nconmax, mjm.njmax)
   arrays = {}
   for name, dtype, shape in t.MODEL_TABLE:
     if name.startswith("opt_"):

@@ -128,6 +128,42 @@ class mjtWrap(enum.IntEnum):
   CYLINDER = 5
 
 
+class mjtEq(enum.IntEnum):
+  CONNECT = 0
+  WELD = 1
+  JOINT = 2
+  TENDON = 3
+
+
+class mjtConstraint(enum.IntEnum):
+  EQUALITY = 0
+  FRICTION_DOF = 1
+  FRICTION_TENDON = 2
+  LIMIT_JOINT = 3
+  LIMIT_TENDON = 4
+  CONTACT_FRICTIONLESS = 5
+  CONTACT_PYRAMIDAL = 6
+  CONTACT_ELLIPTIC = 7
+
+
+class mjtConstraintState(enum.IntEnum):
+  SATISFIED = 0
+  QUADRATIC = 1
+  LINEARNEG = 2
+  LINEARPOS = 3
+  CONE = 4
+
+
+class mjtWarning(enum.IntEnum):
+  INERTIA = 0
+  CONTACTFULL = 1
+  CNSTRFULL = 2
+  BADQPOS = 3
+  BADQVEL = 4
+  BADQACC = 5
+  BADCTRL = 6
+
+
 class mjtObj(enum.IntEnum):
   """Object types, as MuJoCo's mjtObj (the ones `name2id` understands)."""
   UNKNOWN = 0
@@ -162,11 +198,15 @@ NGAIN = 10      # mjNGAIN, mjNBIAS, mjNDYN
 NREF = 2        # mjNREF
 NIMP = 5        # mjNIMP
 NFLUID = 12     # geom_fluid row length
+MINIMP = 0.0001   # mjMINIMP
+MAXIMP = 0.9999   # mjMAXIMP
+MAXCONPAIR = 50   # mjMAXCONPAIR: contacts one geom pair may produce
+NSOLVER = 200     # mjNSOLVER: length of the solver statistics arrays
 
 # Sizes of a Model, as MuJoCo's mjModel names them. All are ints set at compile time.
 MODEL_SIZES = (
     "nq nv nu na nbody njnt ngeom nsite ncam nlight nmat ntendon nwrap neq nkey nmocap "
-    "nM nC nD nB nJmom nJten ntree"
+    "nM nC nD nB nJmom nJten ntree npair nexclude nconmax njmax"
 ).split()
 
 # Option fields: stored as small arrays (`opt_<name>`) so Python edits reach compiled code.
@@ -412,6 +452,17 @@ mapD2M i4 nC
 B_rownnz i4 nbody
 B_rowadr i4 nbody
 B_colind i4 nB
+pair_dim i4 npair
+pair_geom1 i4 npair
+pair_geom2 i4 npair
+pair_signature i4 npair
+pair_solref f8 npair 2
+pair_solreffriction f8 npair 2
+pair_solimp f8 npair 5
+pair_margin f8 npair
+pair_gap f8 npair
+pair_friction f8 npair 5
+exclude_signature i4 nexclude
 """
 
 # Data fields; sizes are Model sizes. Scalars MuJoCo keeps as plain numbers (time, ncon, ...)
@@ -501,6 +552,54 @@ rk4_dqacc f8 4 nv
 rk4_dact f8 4 na
 rk4_time f8 1
 ivec_nv i4 2 nv
+ncon i4 1
+ne i4 1
+nf i4 1
+nl i4 1
+nefc i4 1
+contact_dist f8 nconmax
+contact_pos f8 nconmax 3
+contact_frame f8 nconmax 9
+contact_includemargin f8 nconmax
+contact_friction f8 nconmax 5
+contact_solref f8 nconmax 2
+contact_solreffriction f8 nconmax 2
+contact_solimp f8 nconmax 5
+contact_mu f8 nconmax
+contact_H f8 nconmax 36
+contact_dim i4 nconmax
+contact_geom1 i4 nconmax
+contact_geom2 i4 nconmax
+contact_exclude i4 nconmax
+contact_efc_address i4 nconmax
+efc_type i4 njmax
+efc_id i4 njmax
+efc_J f8 njmax nv
+efc_pos f8 njmax
+efc_margin f8 njmax
+efc_frictionloss f8 njmax
+efc_diagA f8 njmax
+efc_KBIP f8 njmax 4
+efc_D f8 njmax
+efc_R f8 njmax
+efc_vel f8 njmax
+efc_aref f8 njmax
+efc_b f8 njmax
+efc_force f8 njmax
+efc_state i4 njmax
+solver_niter i4 1
+solver_improvement f8 200
+solver_gradient f8 200
+solver_lineslope f8 200
+solver_nactive i4 200
+solver_nchange i4 200
+solver_neval i4 200
+solver_nupdate i4 200
+warning_number i4 8
+warning_lastinfo i4 8
+col_dist f8 50
+col_pos f8 50 3
+col_frame f8 50 9
 """
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}
@@ -518,6 +617,22 @@ def parse_table(text):
 MODEL_TABLE = ([("opt_" + n, dt, shp) for n, dt, shp in parse_table(OPTION_FIELDS)]
                + parse_table(MODEL_FIELDS))
 DATA_TABLE = parse_table(DATA_FIELDS)
+
+
+def contact_capacity(sizes, nconmax=-1, njmax=-1):
+  """(nconmax, njmax): room for contacts and constraint rows, fixed when Data is allocated.
+
+  MuJoCo grows an arena; we preallocate. -1 (MuJoCo's default) picks room for about 12
+  contacts per geom; rows cover pyramidal condim-4 contacts plus every equality, friction
+  and limit row the model can produce. A full buffer drops the extra contacts/rows and
+  counts a CONTACTFULL/CNSTRFULL warning, as MuJoCo does.
+  """
+  if nconmax < 0:
+    nconmax = max(256, 12 * sizes.get("ngeom", 0))
+  if njmax < 0:
+    njmax = (6 * nconmax + 6 * sizes.get("neq", 0) + 2 * sizes.get("nv", 0)
+             + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0))
+  return int(nconmax), int(njmax)
 
 
 def resolve_shape(shape, sizes):

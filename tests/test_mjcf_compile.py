@@ -24,6 +24,8 @@ SUITE = ["cartpole", "acrobot", "pendulum", "point_mass", "reacher", "fish", "ch
 def _reference(mjm):
   """Every MODEL_TABLE field of a MjModel, as numpy arrays (no numba Model needed)."""
   sizes = {k: int(getattr(mjm, k)) for k in t.MODEL_SIZES}
+  # MuJoCo grows an arena (nconmax = njmax = -1); we preallocate (types.contact_capacity)
+  sizes["nconmax"], sizes["njmax"] = t.contact_capacity(sizes, mjm.nconmax, mjm.njmax)
   out = {}
   for name, dtype, shape in t.MODEL_TABLE:
     v = getattr(mjm.opt, name[4:]) if name.startswith("opt_") else getattr(mjm, name, None)
@@ -333,3 +335,27 @@ def test_sameframe_and_simple():
     <body pos="0 2 0"><geom size=".1"/><body><joint type="hinge" axis="0 1 0"/><geom size=".1"/>
     </body></body>"""
   check_xml(_model(body))
+
+
+def test_contact_pairs_and_excludes():
+  """pair_* mixing (priority, solmix, direct solref), signature sort and exclude order."""
+  body = """<geom name="floor" type="plane" size="1 1 .1" solmix="2" margin=".01"/>
+    <body name="a" pos="0 0 1"><freejoint/><geom name="ga" size=".1" condim="4"
+      friction=".5 .01 .002" solref=".03 .9" solimp=".8 .9 .01 .4 3" gap=".02"/>
+      <body name="b" pos="0 0 .3"><joint/><geom name="gb" size=".1" priority="2"
+        friction=".7 .02 .003" solref="-100 -10" condim="6"/></body></body>
+    <body name="c" pos="1 0 1"><freejoint/><geom name="gc" type="box" size=".1 .1 .1"
+      solref="-200 -5" solmix="0"/></body>"""
+  extra = """<contact>
+    <pair name="p1" geom1="gc" geom2="ga"/>
+    <pair name="p2" geom1="ga" geom2="floor"/>
+    <pair geom1="gb" geom2="floor" margin=".3" friction="1 2 3 4 5" condim="3"/>
+    <pair geom1="gb" geom2="ga" solref=".05 1.2" solreffriction=".1 2" solimp=".5 .6 .1"/>
+    <pair geom1="gc" geom2="floor"/>
+    <exclude body1="c" body2="a"/><exclude body1="b" body2="world"/>
+  </contact>"""
+  check_xml(f"<mujoco><worldbody>{body}</worldbody>{extra}</mujoco>")
+  ours = compile_model(f"<mujoco><worldbody>{body}</worldbody>{extra}</mujoco>")
+  mjm = mujoco.MjModel.from_xml_string(f"<mujoco><worldbody>{body}</worldbody>{extra}</mujoco>")
+  assert ours[2][t.mjtObj.PAIR] == [mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_PAIR, i) or ""
+                                    for i in range(mjm.npair)]

@@ -364,6 +364,30 @@ def _equalities(c, A, sizes):
   A["eq_solref"], A["eq_solimp"], A["eq_data"] = E("solref"), E("solimp"), E("data")
 
 
+def _contacts(c, A, sizes):
+  """pair_* and exclude_signature as MuJoCo compiles them (mjCPair::Compile, sorted)."""
+  gbody = A["geom_bodyid"]
+  rows = []
+  for p in c.pairs:
+    g1, g2 = p.geom
+    if gbody[g1] > gbody[g2]:
+      g1, g2 = g2, g1
+    rows.append(((int(gbody[g1]) << 16) + int(gbody[g2]), g1, g2, p.condim, p.friction,
+                 p.solref, p.solreffriction, p.solimp, p.margin, p.gap, p.name))
+  rows.sort(key=lambda r: r[0])   # std::stable_sort by signature; ids follow
+  c.pair_names = [r[10] for r in rows]
+  sizes["npair"] = len(rows)
+  col = lambda i, dt=np.float64: np.array([r[i] for r in rows], dt)
+  A["pair_signature"], A["pair_geom1"], A["pair_geom2"], A["pair_dim"] = (
+      col(0, np.int32), col(1, np.int32), col(2, np.int32), col(3, np.int32))
+  A["pair_friction"], A["pair_solref"], A["pair_solreffriction"] = col(4), col(5), col(6)
+  A["pair_solimp"], A["pair_margin"], A["pair_gap"] = col(7), col(8), col(9)
+  ex = sorted(((min(e.body) << 16) + max(e.body), e.name) for e in c.excludes)
+  sizes["nexclude"] = len(ex)
+  A["exclude_signature"] = np.array([e[0] for e in ex], np.int32)
+  c.exclude_names = [e[1] for e in ex]
+
+
 def _keys(c, A, sizes):
   nq, nv, na, nu, nmocap = (sizes[k] for k in ("nq", "nv", "na", "nu", "nmocap"))
   keys = c.keys
@@ -416,6 +440,7 @@ def assemble(c):
   _trees(A, sizes, simple)
   _subtreemass(A, sizes["nbody"])
   _equalities(c, A, sizes)
+  _contacts(c, A, sizes)
   _keys(c, A, sizes)
   sizes["nmat"] = len(c.mats)
   M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)
@@ -440,9 +465,12 @@ def assemble(c):
       t.mjtObj.TENDON: [te.name for te in c.tendons],
       t.mjtObj.ACTUATOR: [a.name for a in c.actuators],
       t.mjtObj.KEY: [k.name for k in c.keys],
+      t.mjtObj.PAIR: c.pair_names,
+      t.mjtObj.EXCLUDE: c.exclude_names,
   }
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)
+  sizes["nconmax"], sizes["njmax"] = t.contact_capacity(sizes, c.nconmax, c.njmax)
   # polynomial spring/damper terms are not read from MJCF yet: explicit zeros
   for name, dtype, shape in t.MODEL_TABLE:
     if name.endswith("poly") and name not in A:

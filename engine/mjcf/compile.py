@@ -100,11 +100,13 @@ class Compiler:
     self.inertiafromgeom, self.boundmass, self.boundinertia = 2, 0.0, 0.0
     self.settotalmass, self.balanceinertia = -1.0, False
     self.inertiagrouprange = [0, 5]
+    self.nconmax, self.njmax = -1, -1
     self.defaults = {}   # class -> {tag: attrib dict}
     self.act_defaults = {}   # class -> actuator state
     self.bodies, self.joints, self.geoms, self.sites = [], [], [], []
     self.cams, self.lights, self.mats, self.tendons = [], [], [], []
     self.actuators, self.eqs, self.keys = [], [], []
+    self.pairs, self.excludes = [], []
     self.opt = _default_option()
 
   # ------------------------------------------------------------------------- top level
@@ -116,6 +118,10 @@ class Compiler:
       self._compiler(n)
     for n in _children(r, "option"):
       self._option(n)
+    for n in _children(r, "size"):
+      rd = _Reader(n, None)
+      self.nconmax = rd.int("nconmax", self.nconmax)
+      self.njmax = rd.int("njmax", self.njmax)
     self._defaults_root([n for n in r.children if n.tag == "default"])
     for sec in _children(r, "asset"):
       for n in sec.children:
@@ -790,20 +796,32 @@ class Compiler:
     self.eqs.append(e)
 
   def _contact(self, n):
+    """<pair> and <exclude>: resolved here, mixed and sorted in _assemble._contacts."""
     if n.tag == "pair":
+      ids = []
       for k in ("geom1", "geom2"):
         if k not in n.attrib:
           raise n.error(f"missing attribute '{k}'")
-        self.find("geom", n.attrib[k], n, f"contact pair {k}")
+        ids.append(self.find("geom", n.attrib[k], n, f"contact pair {k}"))
       rd, _ = self._reader(n, "main")
-      rd.vec("friction", [1.0] * 5, 5)
-      rd.exact("solref", _SOLREF, 2)
-      rd.vec("solimp", _SOLIMP)
+      condim = rd.int("condim", 3)
+      if condim not in (1, 3, 4, 6):
+        raise n.error("attribute 'condim': must be 1, 3, 4 or 6")
+      # mjs_defaultPair: every attribute has a value, nothing is mixed from the geoms
+      self.pairs.append(_Obj(
+          node=n, name=n.get("name", ""), geom=ids, condim=condim,
+          friction=rd.vec("friction", [1.0, 1.0, 0.005, 0.0001, 0.0001], 5),
+          solref=rd.exact("solref", _SOLREF, 2),
+          solreffriction=rd.exact("solreffriction", [0.0, 0.0], 2),
+          solimp=rd.vec("solimp", _SOLIMP), margin=rd.num("margin", 0.0),
+          gap=rd.num("gap", 0.0)))
     else:
+      ids = []
       for k in ("body1", "body2"):
         if k not in n.attrib:
           raise n.error(f"missing attribute '{k}'")
-        self.find("body", n.attrib[k], n, f"contact exclude {k}")
+        ids.append(self.find("body", n.attrib[k], n, f"contact exclude {k}"))
+      self.excludes.append(_Obj(node=n, name=n.get("name", ""), body=ids))
 
   def _sensor(self, n):
     refs = {"site": "site", "joint": "joint", "tendon": "tendon", "body": "body",
