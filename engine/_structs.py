@@ -688,6 +688,7 @@ DataType = _DataStructType([
     ('xfrc_applied', types.Array(types.float64, 2, 'C')),
     ('mocap_pos', types.Array(types.float64, 2, 'C')),
     ('mocap_quat', types.Array(types.float64, 2, 'C')),
+    ('eq_active', types.Array(types.uint8, 1, 'C')),
     ('qacc', types.Array(types.float64, 1, 'C')),
     ('act_dot', types.Array(types.float64, 1, 'C')),
     ('xpos', types.Array(types.float64, 2, 'C')),
@@ -818,7 +819,7 @@ def new_data():
 
 
 @numba.njit(cache=True)
-def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, qacc, act_dot, xpos, xquat, xmat):
+def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat):
   s.time = time
   s.energy = energy
   s.qpos = qpos
@@ -830,15 +831,16 @@ def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_app
   s.xfrc_applied = xfrc_applied
   s.mocap_pos = mocap_pos
   s.mocap_quat = mocap_quat
+  s.eq_active = eq_active
   s.qacc = qacc
   s.act_dot = act_dot
   s.xpos = xpos
   s.xquat = xquat
-  s.xmat = xmat
 
 
 @numba.njit(cache=True)
-def _set_data_1(s, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com):
+def _set_data_1(s, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir):
+  s.xmat = xmat
   s.xipos = xipos
   s.xiquat = xiquat
   s.ximat = ximat
@@ -854,11 +856,11 @@ def _set_data_1(s, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat, 
   s.cam_xmat = cam_xmat
   s.light_xpos = light_xpos
   s.light_xdir = light_xdir
-  s.subtree_com = subtree_com
 
 
 @numba.njit(cache=True)
-def _set_data_2(s, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity):
+def _set_data_2(s, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv):
+  s.subtree_com = subtree_com
   s.cdof = cdof
   s.cinert = cinert
   s.ten_wrapadr = ten_wrapadr
@@ -874,11 +876,11 @@ def _set_data_2(s, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, ac
   s.M = M
   s.qLD = qLD
   s.qLDiagInv = qLDiagInv
-  s.ten_velocity = ten_velocity
 
 
 @numba.njit(cache=True)
-def _set_data_3(s, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force):
+def _set_data_3(s, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU):
+  s.ten_velocity = ten_velocity
   s.actuator_velocity = actuator_velocity
   s.cvel = cvel
   s.cdof_dot = cdof_dot
@@ -894,11 +896,11 @@ def _set_data_3(s, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qf
   s.qHDiagInv = qHDiagInv
   s.qDeriv = qDeriv
   s.qLU = qLU
-  s.actuator_force = actuator_force
 
 
 @numba.njit(cache=True)
-def _set_data_4(s, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel):
+def _set_data_4(s, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act):
+  s.actuator_force = actuator_force
   s.qfrc_actuator = qfrc_actuator
   s.qfrc_smooth = qfrc_smooth
   s.qacc_smooth = qacc_smooth
@@ -914,11 +916,11 @@ def _set_data_4(s, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfr
   s.rk4_qpos = rk4_qpos
   s.rk4_qvel = rk4_qvel
   s.rk4_act = rk4_act
-  s.rk4_dqvel = rk4_dqvel
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction):
+def _set_data_5(s, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref):
+  s.rk4_dqvel = rk4_dqvel
   s.rk4_dqacc = rk4_dqacc
   s.rk4_dact = rk4_dact
   s.rk4_time = rk4_time
@@ -934,11 +936,11 @@ def _set_data_5(s, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf, nl, nef
   s.contact_includemargin = contact_includemargin
   s.contact_friction = contact_friction
   s.contact_solref = contact_solref
-  s.contact_solreffriction = contact_solreffriction
 
 
 @numba.njit(cache=True)
-def _set_data_6(s, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP):
+def _set_data_6(s, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA):
+  s.contact_solreffriction = contact_solreffriction
   s.contact_solimp = contact_solimp
   s.contact_mu = contact_mu
   s.contact_H = contact_H
@@ -954,11 +956,11 @@ def _set_data_6(s, contact_solimp, contact_mu, contact_H, contact_dim, contact_g
   s.efc_margin = efc_margin
   s.efc_frictionloss = efc_frictionloss
   s.efc_diagA = efc_diagA
-  s.efc_KBIP = efc_KBIP
 
 
 @numba.njit(cache=True)
-def _set_data_7(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, warning_number):
+def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate):
+  s.efc_KBIP = efc_KBIP
   s.efc_D = efc_D
   s.efc_R = efc_R
   s.efc_vel = efc_vel
@@ -974,11 +976,11 @@ def _set_data_7(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state,
   s.solver_nchange = solver_nchange
   s.solver_neval = solver_neval
   s.solver_nupdate = solver_nupdate
-  s.warning_number = warning_number
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, warning_lastinfo, col_dist, col_pos, col_frame):
+def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame):
+  s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
   s.col_pos = col_pos
@@ -986,13 +988,13 @@ def _set_data_8(s, warning_lastinfo, col_dist, col_pos, col_frame):
 
 
 DATA_SETTERS = (
-    (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'mocap_pos', 'mocap_quat', 'qacc', 'act_dot', 'xpos', 'xquat', 'xmat')),
-    (_set_data_1, ('xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat', 'geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com')),
-    (_set_data_2, ('cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity')),
-    (_set_data_3, ('actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force')),
-    (_set_data_4, ('qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel')),
-    (_set_data_5, ('rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction')),
-    (_set_data_6, ('contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP')),
-    (_set_data_7, ('efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number')),
-    (_set_data_8, ('warning_lastinfo', 'col_dist', 'col_pos', 'col_frame')),
+    (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat')),
+    (_set_data_1, ('xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat', 'geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir')),
+    (_set_data_2, ('subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv')),
+    (_set_data_3, ('ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU')),
+    (_set_data_4, ('actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act')),
+    (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
+    (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
+    (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
+    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame')),
 )

@@ -40,7 +40,7 @@ def model_from_mujoco(mjm):
 def data_to_mujoco(d, mjd):
   """Copy our state (qpos, qvel, act, ctrl, applied forces, mocap, time) into a MjData."""
   for f in ("qpos", "qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied", "mocap_pos",
-            "mocap_quat", "qacc_warmstart"):
+            "mocap_quat", "qacc_warmstart", "eq_active"):
     getattr(mjd, f)[...] = getattr(d, f)
   mjd.time = d.time
 
@@ -48,6 +48,52 @@ def data_to_mujoco(d, mjd):
 def data_from_mujoco(mjd, d):
   """Copy a MjData's state into our Data (the inverse of `data_to_mujoco`)."""
   for f in ("qpos", "qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied", "mocap_pos",
-            "mocap_quat", "qacc_warmstart"):
+            "mocap_quat", "qacc_warmstart", "eq_active"):
     getattr(d, f)[...] = getattr(mjd, f)
   d.time = mjd.time
+
+
+_CONTACT_FIELDS = ("dist", "pos", "frame", "includemargin", "friction", "solref",
+                   "solreffriction", "solimp", "mu", "H", "dim", "geom1", "geom2", "exclude",
+                   "efc_address")
+_EFC_FIELDS = ("type", "id", "pos", "margin", "frictionloss", "diagA", "KBIP", "D", "R", "vel",
+               "aref", "b", "force", "state")
+
+
+def efc_J_dense(mjm, mjd):
+  """MuJoCo's efc_J as a dense (nefc, nv) array, whether MuJoCo stored it sparse or not."""
+  import mujoco
+  nefc, nv = mjd.nefc, mjm.nv
+  if not mujoco.mj_isSparse(mjm):
+    return np.array(mjd.efc_J[:nefc * nv]).reshape(nefc, nv)
+  J = np.zeros((nefc, nv))
+  for i in range(nefc):
+    a, n = mjd.efc_J_rowadr[i], mjd.efc_J_rownnz[i]
+    J[i, mjd.efc_J_colind[a:a + n]] = mjd.efc_J[a:a + n]
+  return J
+
+
+def contacts_from_mujoco(mjd, d):
+  """Copy MuJoCo's contact list into our contact_* arrays (tests feed later stages with it)."""
+  n = mjd.ncon
+  if n > d.contact_dist.shape[0]:
+    raise ValueError(f"{n} contacts do not fit nconmax={d.contact_dist.shape[0]}")
+  d.ncon = n
+  c = mjd.contact
+  for f in _CONTACT_FIELDS:
+    dst = getattr(d, "contact_" + f)
+    dst[:n] = np.asarray(getattr(c, f)).reshape((n,) + dst.shape[1:])
+
+
+def efc_from_mujoco(mjm, mjd, d):
+  """Copy MuJoCo's constraint rows (efc_*, ne/nf/nl/nefc, dense J) and contacts into ours."""
+  contacts_from_mujoco(mjd, d)
+  n = mjd.nefc
+  if n > d.efc_pos.shape[0]:
+    raise ValueError(f"{n} constraint rows do not fit njmax={d.efc_pos.shape[0]}")
+  for k in ("ne", "nf", "nl", "nefc"):
+    setattr(d, k, getattr(mjd, k))
+  for f in _EFC_FIELDS:
+    dst = getattr(d, "efc_" + f)
+    dst[:n] = np.asarray(getattr(mjd, "efc_" + f)).reshape((n,) + dst.shape[1:])
+  d.efc_J[:n] = efc_J_dense(mjm, mjd)

@@ -9,7 +9,8 @@ from engine import _structs
 from engine import types as t
 
 _OPT_NAMES = {name[4:] for name, _, _ in t.MODEL_TABLE if name.startswith("opt_")}
-_DATA_SCALARS = {"time": float}
+_DATA_SCALARS = {"time": float, "ncon": int, "ne": int, "nf": int, "nl": int, "nefc": int,
+                 "solver_niter": int}
 
 
 def _build(new, size_setter, setters, sizes, arrays):
@@ -120,6 +121,7 @@ def reset_data(m, d, key=None):
   for name, a in d._arrays.items():
     a[...] = 0
   d.qpos[:] = m.qpos0
+  d.eq_active[:] = m.eq_active0
   mocap_bodies = np.nonzero(m.body_mocapid >= 0)[0]
   for b in mocap_bodies:
     d.mocap_pos[m.body_mocapid[b]] = m.body_pos[b]

@@ -479,6 +479,7 @@ qfrc_applied f8 nv
 xfrc_applied f8 nbody 6
 mocap_pos f8 nmocap 3
 mocap_quat f8 nmocap 4
+eq_active u1 neq
 qacc f8 nv
 act_dot f8 na
 xpos f8 nbody 3
