@@ -1,0 +1,433 @@
+"""Collision driver: body-pair broadphase, filters, explicit pairs, narrowphase dispatch and
+contact parameters, in the order MuJoCo's mj_collision produces contacts.
+
+MuJoCo's broadphase sweeps covariance-aligned boxes; which body pairs survive it does not change
+the contacts (a pruned pair cannot have geoms within margin), only the work. We test body pairs
+in signature order with world-aligned boxes, so contacts come out in MuJoCo's order: body pairs
+by signature, explicit <pair>s merged in by signature, geoms in id order within a body pair.
+"""
+import math
+
+import numpy as np
+
+from engine import collision_convex as cvx
+from engine import collision_primitive as prim
+from engine.smooth import jit
+from engine import types as t
+
+_DSBL_CONSTRAINT = int(t.mjtDisableBit.CONSTRAINT)
+_DSBL_CONTACT = int(t.mjtDisableBit.CONTACT)
+_DSBL_FILTERPARENT = int(t.mjtDisableBit.FILTERPARENT)
+_DSBL_MULTICCD = int(t.mjtDisableBit.MULTICCD)
+_DSBL_MIDPHASE = int(t.mjtDisableBit.MIDPHASE)
+_ENBL_OVERRIDE = int(t.mjtEnableBit.OVERRIDE)
+_PLANE = int(t.mjtGeom.PLANE)
+_HFIELD = int(t.mjtGeom.HFIELD)
+_SPHERE = int(t.mjtGeom.SPHERE)
+_CAPSULE = int(t.mjtGeom.CAPSULE)
+_ELLIPSOID = int(t.mjtGeom.ELLIPSOID)
+_CYLINDER = int(t.mjtGeom.CYLINDER)
+_BOX = int(t.mjtGeom.BOX)
+_MESH = int(t.mjtGeom.MESH)
+_CONTACTFULL = int(t.mjtWarning.CONTACTFULL)
+_MINMU = 1e-5     # mjMINMU
+_MINVAL = 1e-15   # mjMINVAL
+
+
+@jit
+def _analytic(type1, type2):
+  """True where MuJoCo's collision table holds an analytic (primitive) function."""
+  if type1 == _PLANE:
+    return type2 != _ELLIPSOID and type2 != _MESH
+  if type1 == _SPHERE:
+    return type2 != _ELLIPSOID and type2 != _MESH
+  if type1 == _CAPSULE:
+    return type2 == _CAPSULE or type2 == _BOX
+  return type1 == _BOX and type2 == _BOX
+
+
+@jit
+def max_contact(m, type1, type2):
+  """Most contacts one geom pair may produce (MuJoCo's mj_maxContact, primitive geoms)."""
+  if type1 == _SPHERE or type1 == _ELLIPSOID or type2 == _SPHERE or type2 == _ELLIPSOID:
+    return 1
+  if type1 == _BOX and type2 == _BOX:
+    return 8
+  if type1 == _CAPSULE and type2 == _CAPSULE:
+    return 2
+  if type1 == _CAPSULE and type2 == _BOX:
+    return 4
+  if type1 == _PLANE:
+    if type2 == _CAPSULE:
+      return 2
+    if type2 == _CYLINDER or type2 == _BOX:
+      return 4
+    return 3 if type2 == _MESH else 0
+  if m.opt_disableflags[0] & _DSBL_MULTICCD:
+    return 1
+  return 5
+
+
+@jit
+def _filter_sphere(m, d, g1, g2, margin):
+  """True when the bounding spheres (or a plane and a sphere) are farther apart than margin."""
+  r1, r2 = m.geom_rbound[g1], m.geom_rbound[g2]
+  p1, p2 = d.geom_xpos[g1], d.geom_xpos[g2]
+  if r1 > 0 and r2 > 0:
+    dx, dy, dz = p1[0] - p2[0], p1[1] - p2[1], p1[2] - p2[2]
+    bound = r1 + r2 + margin
+    return dx * dx + dy * dy + dz * dz > bound * bound
+  if m.geom_type[g1] == _PLANE and r2 > 0:
+    mat = d.geom_xmat[g1]
+    dist = (p2[0] - p1[0]) * mat[2] + (p2[1] - p1[1]) * mat[5] + (p2[2] - p1[2]) * mat[8]
+    if dist > margin + r2:
+      return True
+  if m.geom_type[g2] == _PLANE and r1 > 0:
+    mat = d.geom_xmat[g2]
+    dist = (p1[0] - p2[0]) * mat[2] + (p1[1] - p2[1]) * mat[5] + (p1[2] - p2[2]) * mat[8]
+    if dist > margin + r1:
+      return True
+  return False
+
+
+@jit
+def _margin(m, g1, g2, ipair):
+  if m.opt_enableflags[0] & _ENBL_OVERRIDE:
+    return m.opt_o_margin[0]
+  if ipair >= 0:
+    return m.pair_margin[ipair]
+  return m.geom_margin[g1] + m.geom_margin[g2]
+
+
+@jit
+def _gap(m, g1, g2, ipair):
+  if ipair >= 0:
+    return m.pair_gap[ipair]
+  return m.geom_gap[g1] + m.geom_gap[g2]
+
+
+@jit
+def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
+  """MuJoCo's filterCollisionPair: False discards the geom pair."""
+  if merged:
+    for k in range(start, stop):
+      if ((m.pair_geom1[k] == g1 and m.pair_geom2[k] == g2)
+          or (m.pair_geom1[k] == g2 and m.pair_geom2[k] == g1)):
+        return False
+  if ipair < 0:
+    if (not (m.geom_contype[g1] & m.geom_conaffinity[g2])
+        and not (m.geom_contype[g2] & m.geom_conaffinity[g1])):
+      return False
+  if _filter_sphere(m, d, g1, g2, _margin(m, g1, g2, ipair) + _gap(m, g1, g2, ipair)):
+    return False
+  t1 = min(m.geom_type[g1], m.geom_type[g2])
+  t2 = max(m.geom_type[g1], m.geom_type[g2])
+  return t1 != _HFIELD and t2 < _MESH
+
+
+@jit
+def make_frame(f):
+  """Complete a contact frame from its normal (and optional first tangent): mju_makeFrame."""
+  n = math.sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2])
+  if n >= _MINVAL:
+    f[0] /= n
+    f[1] /= n
+    f[2] /= n
+  if f[3] * f[3] + f[4] * f[4] + f[5] * f[5] < 0.25:
+    f[3] = 0.0
+    f[4] = 0.0
+    f[5] = 0.0
+    if -0.5 < f[1] < 0.5:
+      f[4] = 1.0
+    else:
+      f[5] = 1.0
+  dt = f[0] * f[3] + f[1] * f[4] + f[2] * f[5]
+  f[3] -= f[0] * dt
+  f[4] -= f[1] * dt
+  f[5] -= f[2] * dt
+  n = math.sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5])
+  if n >= _MINVAL:
+    f[3] /= n
+    f[4] /= n
+    f[5] /= n
+  f[6] = f[1] * f[5] - f[2] * f[4]
+  f[7] = f[2] * f[3] - f[0] * f[5]
+  f[8] = f[0] * f[4] - f[1] * f[3]
+
+
+@jit
+def _contact_param(m, g1, g2, ipair, out):
+  """condim and mixed parameters of a geom pair (mj_contactParam), into out[0:15]:
+  friction[5], solref[2], solreffriction[2], solimp[5]; returns condim."""
+  for i in range(15):
+    out[i] = 0.0
+  if ipair >= 0:
+    for i in range(5):
+      out[i] = m.pair_friction[ipair, i]
+      out[9 + i] = m.pair_solimp[ipair, i]
+    for i in range(2):
+      out[5 + i] = m.pair_solref[ipair, i]
+      out[7 + i] = m.pair_solreffriction[ipair, i]
+    return m.pair_dim[ipair]
+  p1, p2 = m.geom_priority[g1], m.geom_priority[g2]
+  if p1 != p2:
+    g = g1 if p1 > p2 else g2
+    fr0, fr1, fr2 = m.geom_friction[g, 0], m.geom_friction[g, 1], m.geom_friction[g, 2]
+    for i in range(2):
+      out[5 + i] = m.geom_solref[g, i]
+    for i in range(5):
+      out[9 + i] = m.geom_solimp[g, i]
+    condim = m.geom_condim[g]
+  else:
+    condim = max(m.geom_condim[g1], m.geom_condim[g2])
+    s1, s2 = m.geom_solmix[g1], m.geom_solmix[g2]
+    if s1 >= _MINVAL and s2 >= _MINVAL:
+      mix = s1 / (s1 + s2)
+    elif s1 < _MINVAL and s2 < _MINVAL:
+      mix = 0.5
+    elif s1 < _MINVAL:
+      mix = 0.0
+    else:
+      mix = 1.0
+    if m.geom_solref[g1, 0] > 0 and m.geom_solref[g2, 0] > 0:
+      for i in range(2):
+        out[5 + i] = mix * m.geom_solref[g1, i] + (1 - mix) * m.geom_solref[g2, i]
+    else:
+      for i in range(2):
+        out[5 + i] = min(m.geom_solref[g1, i], m.geom_solref[g2, i])
+    for i in range(5):
+      out[9 + i] = mix * m.geom_solimp[g1, i] + (1 - mix) * m.geom_solimp[g2, i]
+    fr0 = max(m.geom_friction[g1, 0], m.geom_friction[g2, 0])
+    fr1 = max(m.geom_friction[g1, 1], m.geom_friction[g2, 1])
+    fr2 = max(m.geom_friction[g1, 2], m.geom_friction[g2, 2])
+  out[0] = fr0
+  out[1] = fr0
+  out[2] = fr1
+  out[3] = fr2
+  out[4] = fr2
+  return condim
+
+
+@jit
+def _narrowphase(m, d, g1, g2, ipair):
+  """Collide one geom pair (g1 has the lower type) and append its contacts to d.contact_*."""
+  margin = _margin(m, g1, g2, ipair)
+  gap = _gap(m, g1, g2, ipair)
+  type1, type2 = m.geom_type[g1], m.geom_type[g2]
+  for i in range(t.MAXCONPAIR):
+    for k in range(9):
+      d.col_frame[i, k] = 0.0
+  if _analytic(type1, type2):
+    n = prim.collide_primitive(type1, type2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
+                               m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], margin + gap,
+                               d.col_dist, d.col_pos, d.col_frame)
+  else:
+    n = cvx.collide_convex(type1, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
+                           type2, m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
+                           margin + gap, m.opt_ccd_iterations[0], m.opt_ccd_tolerance[0],
+                           m.opt_disableflags[0], m.opt_enableflags[0],
+                           d.col_dist, d.col_pos, d.col_frame)
+  if n <= 0:
+    return
+  n = min(n, max_contact(m, type1, type2))
+  nconmax = d.contact_dist.shape[0]
+  if d.ncon[0] + n > nconmax:
+    d.warning_number[_CONTACTFULL] += 1
+    d.warning_lastinfo[_CONTACTFULL] = d.ncon[0]
+    return
+  par = d.scratch_small
+  condim = _contact_param(m, g1, g2, ipair, par)
+  override = m.opt_enableflags[0] & _ENBL_OVERRIDE
+  for j in range(n):
+    c = d.ncon[0]
+    d.ncon[0] = c + 1
+    d.contact_dist[c] = d.col_dist[j]
+    for k in range(3):
+      d.contact_pos[c, k] = d.col_pos[j, k]
+    for k in range(9):
+      d.contact_frame[c, k] = d.col_frame[j, k]
+    d.contact_geom1[c] = g1
+    d.contact_geom2[c] = g2
+    d.contact_dim[c] = condim
+    d.contact_includemargin[c] = margin
+    for k in range(5):
+      f = m.opt_o_friction[k] if override else par[k]
+      d.contact_friction[c, k] = max(_MINMU, f)
+      d.contact_solimp[c, k] = m.opt_o_solimp[k] if override else par[9 + k]
+    for k in range(2):
+      d.contact_solref[c, k] = m.opt_o_solref[k] if override else par[5 + k]
+      d.contact_solreffriction[c, k] = m.opt_o_solref[k] if override else par[7 + k]
+    d.contact_exclude[c] = 1 if d.contact_dist[c] >= margin else 0
+    make_frame(d.contact_frame[c])
+    d.contact_efc_address[c] = -1
+    d.contact_mu[c] = 0.0
+    for k in range(36):
+      d.contact_H[c, k] = 0.0
+
+
+@jit
+def _can_collide(m, b):
+  return m.body_contype[b] != 0 or m.body_conaffinity[b] != 0
+
+
+@jit
+def _has_plane(m, b):
+  for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+    if m.geom_type[g] == _PLANE:
+      return True
+  return False
+
+
+@jit
+def _filter_body_pair(m, b1, b2, filterparent):
+  """MuJoCo's filterBodyPair (no sleeping): True discards the body pair."""
+  w1, w2 = m.body_weldid[b1], m.body_weldid[b2]
+  if w1 == w2:
+    return True
+  if m.body_dofnum[w1] == 0 and m.body_dofnum[w2] == 0:
+    return True
+  p1 = m.body_weldid[m.body_parentid[w1]]
+  p2 = m.body_weldid[m.body_parentid[w2]]
+  if filterparent and w1 != 0 and w2 != 0 and (w1 == p2 or w2 == p1):
+    return True
+  return False
+
+
+@jit
+def _body_boxes(m, d, box):
+  """World-aligned box of every body's geoms, grown by each geom's margin + gap (MuJoCo's
+  makeAAMM in the world frame: the tighter of the bounding sphere and the geom's own box)."""
+  override = m.opt_enableflags[0] & _ENBL_OVERRIDE
+  for b in range(m.nbody):
+    for j in range(3):
+      box[b, j] = np.inf
+      box[b, 3 + j] = -np.inf
+    for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+      margin = 0.5 * m.opt_o_margin[0] if override else m.geom_margin[g] + m.geom_gap[g]
+      xp, xm, ab = d.geom_xpos[g], d.geom_xmat[g], m.geom_aabb[g]
+      r = m.geom_rbound[g]
+      for j in range(3):
+        cen = xp[j] + xm[3 * j] * ab[0] + xm[3 * j + 1] * ab[1] + xm[3 * j + 2] * ab[2]
+        half = (abs(ab[3] * xm[3 * j]) + abs(ab[4] * xm[3 * j + 1])
+                + abs(ab[5] * xm[3 * j + 2]))
+        lo = max(xp[j] - r, cen - half) - margin
+        hi = min(xp[j] + r, cen + half) + margin
+        box[b, j] = min(box[b, j], lo)
+        box[b, 3 + j] = max(box[b, 3 + j], hi)
+
+
+@jit
+def _swap_contacts(d, i, j):
+  for k in range(3):
+    d.contact_pos[i, k], d.contact_pos[j, k] = d.contact_pos[j, k], d.contact_pos[i, k]
+  for k in range(9):
+    d.contact_frame[i, k], d.contact_frame[j, k] = d.contact_frame[j, k], d.contact_frame[i, k]
+  for k in range(5):
+    a, b = d.contact_friction[i, k], d.contact_friction[j, k]
+    d.contact_friction[i, k], d.contact_friction[j, k] = b, a
+    a, b = d.contact_solimp[i, k], d.contact_solimp[j, k]
+    d.contact_solimp[i, k], d.contact_solimp[j, k] = b, a
+  for k in range(2):
+    a, b = d.contact_solref[i, k], d.contact_solref[j, k]
+    d.contact_solref[i, k], d.contact_solref[j, k] = b, a
+    a, b = d.contact_solreffriction[i, k], d.contact_solreffriction[j, k]
+    d.contact_solreffriction[i, k], d.contact_solreffriction[j, k] = b, a
+  d.contact_dist[i], d.contact_dist[j] = d.contact_dist[j], d.contact_dist[i]
+  a, b = d.contact_includemargin[i], d.contact_includemargin[j]
+  d.contact_includemargin[i], d.contact_includemargin[j] = b, a
+  d.contact_dim[i], d.contact_dim[j] = d.contact_dim[j], d.contact_dim[i]
+  d.contact_geom1[i], d.contact_geom1[j] = d.contact_geom1[j], d.contact_geom1[i]
+  d.contact_geom2[i], d.contact_geom2[j] = d.contact_geom2[j], d.contact_geom2[i]
+  d.contact_exclude[i], d.contact_exclude[j] = d.contact_exclude[j], d.contact_exclude[i]
+
+
+@jit
+def _sort_contacts(d, start):
+  """Stable sort of contacts [start, ncon) by (geom1, geom2): the order MuJoCo's midphase
+  leaves (it sorts each multi-geom body pair's contacts)."""
+  for i in range(start + 1, d.ncon[0]):
+    j = i
+    while j > start and (d.contact_geom1[j - 1] > d.contact_geom1[j]
+                         or (d.contact_geom1[j - 1] == d.contact_geom1[j]
+                             and d.contact_geom2[j - 1] > d.contact_geom2[j])):
+      _swap_contacts(d, j - 1, j)
+      j -= 1
+
+
+@jit
+def _collide_body_pair(m, d, b1, b2, merged, start, stop):
+  """All geom pairs of two bodies, in geom id order; multi-geom pairs then sorted as MuJoCo's
+  midphase leaves them."""
+  c0 = d.ncon[0]
+  for g1 in range(m.body_geomadr[b1], m.body_geomadr[b1] + m.body_geomnum[b1]):
+    for g2 in range(m.body_geomadr[b2], m.body_geomadr[b2] + m.body_geomnum[b2]):
+      if _keep_pair(m, d, g1, g2, -1, merged, start, stop):
+        if m.geom_type[g1] > m.geom_type[g2]:
+          _narrowphase(m, d, g2, g1, -1)
+        else:
+          _narrowphase(m, d, g1, g2, -1)
+  if ((m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
+      and not (m.opt_disableflags[0] & _DSBL_MIDPHASE)):
+    _sort_contacts(d, c0)
+
+
+@jit
+def _explicit_pair(m, d, k):
+  g1, g2 = m.pair_geom1[k], m.pair_geom2[k]
+  if _keep_pair(m, d, g1, g2, k, False, 0, 0):
+    if m.geom_type[g1] > m.geom_type[g2]:
+      _narrowphase(m, d, g2, g1, k)
+    else:
+      _narrowphase(m, d, g1, g2, k)
+
+
+@jit
+def collision(m, d):
+  """Fill d.ncon and d.contact_* (MuJoCo's mj_collision for primitive geoms)."""
+  d.ncon[0] = 0
+  dis = m.opt_disableflags[0]
+  if (dis & _DSBL_CONSTRAINT) or (dis & _DSBL_CONTACT) or m.nbody < 2:
+    return
+  filterparent = not (dis & _DSBL_FILTERPARENT)
+  box = d.scratch_nbody[0]
+  always = d.scratch_nbody[1]   # column 0: 1 for bodies MuJoCo pairs with every body
+  _body_boxes(m, d, box)
+  for b in range(m.nbody):
+    always[b, 0] = 1.0 if ((b == 0 and m.body_geomnum[b] > 0) or (
+        m.body_dofnum[m.body_weldid[b]] == 0 and _has_plane(m, b))) else 0.0
+  pairadr = 0
+  for b1 in range(m.nbody):
+    if not _can_collide(m, b1):
+      continue
+    for b2 in range(b1 + 1, m.nbody):
+      if not _can_collide(m, b2):
+        continue
+      if _filter_body_pair(m, b1, b2, filterparent):
+        continue
+      if always[b1, 0] == 0.0 and always[b2, 0] == 0.0:
+        if (box[b1, 0] > box[b2, 3] or box[b2, 0] > box[b1, 3] or box[b1, 1] > box[b2, 4]
+            or box[b2, 1] > box[b1, 4] or box[b1, 2] > box[b2, 5]
+            or box[b2, 2] > box[b1, 5]):
+          continue
+      signature = (b1 << 16) + b2
+      merged = False
+      start = pairadr
+      while pairadr < m.npair and m.pair_signature[pairadr] <= signature:
+        merged = m.pair_signature[pairadr] == signature
+        _explicit_pair(m, d, pairadr)
+        pairadr += 1
+      # body-level bitmask (union over each body's geoms)
+      if (not (m.body_contype[b1] & m.body_conaffinity[b2])
+          and not (m.body_contype[b2] & m.body_conaffinity[b1])):
+        continue
+      excluded = False
+      for k in range(m.nexclude):
+        if m.exclude_signature[k] == signature:
+          excluded = True
+          break
+      if excluded:
+        continue
+      _collide_body_pair(m, d, b1, b2, merged, start, pairadr)
+  while pairadr < m.npair:
+    _explicit_pair(m, d, pairadr)
+    pairadr += 1
