@@ -299,3 +299,49 @@ def test_row_overflow_clears_rows_and_warns():
   assert (d.nefc, d.ne, d.nf, d.nl) == (0, 0, 0, 0)
   assert d.warning_number[int(engine.types.mjtWarning.CNSTRFULL)] == 1
   assert (d.contact_efc_address[:mjd.ncon] == -1).all()
+
+
+def test_mixed_solref_falls_back_to_default():
+  """A solref mixing the standard and direct formats is replaced by MuJoCo's default."""
+  xml = """<mujoco><worldbody><body><joint name="j" limited="true" range="-0.1 0.1"
+    solreflimit="0.05 -3"/><geom size=".1"/></body></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = engine.load_model(xml)
+  mjd = mujoco.MjData(mjm)
+  mjd.qpos[0] = 0.3
+  mjd.qvel[0] = 1.0
+  mujoco.mj_forward(mjm, mjd)
+  assert mjd.nl == 1
+  _assert_match(_run_ours(m, mjm, mjd), mjm, mjd)
+
+
+def test_assign_helpers_follow_override():
+  """Contact parameter helpers for the collision driver: model values, or opt.o_* under the
+  override flag (friction clamped to mjMINMU either way)."""
+  import numba
+  m = engine.load_model(CONTACT_XML)
+
+  @numba.njit
+  def assign(ms, out):
+    cn.assign_ref(ms, out[0:2], ms.geom_solref[1])
+    cn.assign_imp(ms, out[2:7], ms.geom_solimp[1])
+    f = out[7:12]
+    src = out[12:17]
+    cn.assign_friction(ms, f, src)
+    out[17] = cn.assign_margin(ms, 0.25)
+
+  out = np.zeros(18)
+  out[12:17] = [0.5, 0.0, 0.01, 0.0, 0.0]
+  assign(m.struct, out)
+  np.testing.assert_array_equal(out[0:2], m.geom_solref[1])
+  np.testing.assert_array_equal(out[2:7], m.geom_solimp[1])
+  np.testing.assert_array_equal(out[7:12], [0.5, 1e-5, 0.01, 1e-5, 1e-5])
+  assert out[17] == 0.25
+  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.OVERRIDE)
+  m.opt.o_solref, m.opt.o_margin = [0.3, 0.7], 0.125
+  m.opt.o_friction = [0.9, 0.8, 0.7, 0.6, 0.5]
+  assign(m.struct, out)
+  np.testing.assert_array_equal(out[0:2], [0.3, 0.7])
+  np.testing.assert_array_equal(out[2:7], m.opt.o_solimp)
+  np.testing.assert_array_equal(out[7:12], [0.9, 0.8, 0.7, 0.6, 0.5])
+  assert out[17] == 0.125
