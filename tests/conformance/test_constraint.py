@@ -146,7 +146,7 @@ def _run_ours(m, mjm, mjd, contacts=None):
   d = engine.make_data(m)
   interop.data_from_mujoco(mjd, d)
   engine.forward(m, d)
-  interop.contacts_from_mujoco(contacts or mjd, d)
+  interop.contacts_from_mujoco(mjd if contacts is None else contacts, d)
   # collision leaves mu = 0; make_constraint sets it for frictional contacts
   d.contact_mu[:] = np.where(d.contact_dim > 1, np.nan, 0.0)
   d.contact_efc_address[:] = -7
@@ -180,12 +180,14 @@ def _errors(d, mjm, mjd):
 
 
 def _assert_match(d, mjm, mjd):
+  """Every compared field within TOL of MuJoCo's."""
   err = _errors(d, mjm, mjd)
   bad = {k: v for k, v in err.items() if not v <= TOL}
   assert not bad, f"fields off: {bad}"
 
 
 def _random_state(mjm, mjd, seed, scale=0.5):
+  """Random pose (some limits violated), velocity and applied force."""
   rng = np.random.default_rng(seed)
   mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * scale
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)
