@@ -303,8 +303,9 @@ def test_row_overflow_clears_rows_and_warns():
   assert (d.contact_efc_address[:mjd.ncon] == -1).all()
 
 
-def test_mixed_solref_falls_back_to_default():
+def test_mixed_solref_falls_back_to_default(tmp_path, monkeypatch):
   """A solref mixing the standard and direct formats is replaced by MuJoCo's default."""
+  monkeypatch.chdir(tmp_path)  # MuJoCo's warning writes MUJOCO_LOG.TXT into the cwd
   xml = """<mujoco><worldbody><body><joint name="j" limited="true" range="-0.1 0.1"
     solreflimit="0.05 -3"/><geom size=".1"/></body></worldbody></mujoco>"""
   mjm = mujoco.MjModel.from_xml_string(xml)
