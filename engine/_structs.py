@@ -810,6 +810,9 @@ DataType = _DataStructType([
     ('col_dist', types.Array(types.float64, 1, 'C')),
     ('col_pos', types.Array(types.float64, 2, 'C')),
     ('col_frame', types.Array(types.float64, 2, 'C')),
+    ('cnstr_jac', types.Array(types.float64, 3, 'C')),
+    ('cnstr_vec', types.Array(types.float64, 1, 'C')),
+    ('cnstr_row', types.Array(types.float64, 2, 'C')),
 ])
 
 
@@ -979,12 +982,15 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame):
+def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, cnstr_jac, cnstr_vec, cnstr_row):
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
   s.col_pos = col_pos
   s.col_frame = col_frame
+  s.cnstr_jac = cnstr_jac
+  s.cnstr_vec = cnstr_vec
+  s.cnstr_row = cnstr_row
 
 
 DATA_SETTERS = (
@@ -996,5 +1002,5 @@ DATA_SETTERS = (
     (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame')),
+    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'cnstr_jac', 'cnstr_vec', 'cnstr_row')),
 )

@@ -601,6 +601,9 @@ warning_lastinfo i4 8
 col_dist f8 50
 col_pos f8 50 3
 col_frame f8 50 9
+cnstr_jac f8 4 6 nv
+cnstr_vec f8 nv
+cnstr_row f8 2 6
 """
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}

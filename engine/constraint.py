@@ -1,0 +1,927 @@
+"""Constraint rows, as MuJoCo's engine_core_constraint.c (everything before the solver).
+
+`make_constraint` (position stage, after collision): equality, friction-loss, limit and contact
+rows with a dense Jacobian `efc_J[:nefc, :nv]`, then efc_diagA, efc_R, efc_D, efc_KBIP and
+contact_mu (mj_makeConstraint = instantiate* + mj_diagApprox + mj_makeImpedance).
+`project_constraint` (position stage, after make_constraint): the exact diagonal under DIAGEXACT.
+`reference_constraint` (velocity stage, after com_vel): efc_vel and efc_aref, including
+MuJoCo 4's Jdot*v correction of connect/weld rows.
+`constraint_b` (start of fwd_constraint): efc_b = J qacc_smooth - aref.
+
+Our Jacobian is always dense, but MuJoCo's choice of a sparse Jacobian (`jacobian` sparse, or
+auto with nv >= 60) changes which rows exist (an equality row whose dof chain is empty, a contact
+between bodies that share every dof), so that choice is followed where it decides row counts.
+Scratch (engine-only Data fields): cnstr_jac (4, 6, nv) Jacobian buffers, cnstr_vec (nv),
+cnstr_row (2, 6) per-row pos and margin.
+"""
+import math
+
+from engine import math as mm
+from engine import smooth
+from engine.smooth import jit
+from engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
+                          mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning)
+
+_EQUALITY = int(mjtConstraint.EQUALITY)
+_FRICTION_DOF = int(mjtConstraint.FRICTION_DOF)
+_FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
+_LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
+_LIMIT_TENDON = int(mjtConstraint.LIMIT_TENDON)
+_FRICTIONLESS = int(mjtConstraint.CONTACT_FRICTIONLESS)
+_PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
+_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
+_EQ_CONNECT, _EQ_WELD, _EQ_JOINT, _EQ_TENDON = (int(mjtEq.CONNECT), int(mjtEq.WELD),
+                                                int(mjtEq.JOINT), int(mjtEq.TENDON))
+_OBJ_BODY = int(mjtObj.BODY)
+_FREE, _BALL, _SLIDE, _HINGE = (int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE),
+                                int(mjtJoint.HINGE))
+_DSBL_CONSTRAINT = int(mjtDisableBit.CONSTRAINT)
+_DSBL_EQUALITY = int(mjtDisableBit.EQUALITY)
+_DSBL_FRICTIONLOSS = int(mjtDisableBit.FRICTIONLOSS)
+_DSBL_LIMIT = int(mjtDisableBit.LIMIT)
+_DSBL_CONTACT = int(mjtDisableBit.CONTACT)
+_DSBL_REFSAFE = int(mjtDisableBit.REFSAFE)
+_ENBL_OVERRIDE = int(mjtEnableBit.OVERRIDE)
+_ENBL_DIAGEXACT = int(mjtEnableBit.DIAGEXACT)
+_PYRAMID = int(mjtCone.PYRAMIDAL)
+_JAC_SPARSE, _JAC_AUTO = int(mjtJacobian.SPARSE), int(mjtJacobian.AUTO)
+_WARN_CNSTRFULL = int(mjtWarning.CNSTRFULL)
+_MINMU = 1e-5  # mjMINMU
+
+
+# ---------------------------------------------------------------- small helpers
+
+@jit
+def is_sparse(m):
+  """Whether MuJoCo would use a sparse constraint Jacobian for this model (mj_isSparse)."""
+  jac = m.opt_jacobian[0]
+  return jac == _JAC_SPARSE or (jac == _JAC_AUTO and m.nv >= 60)
+
+
+@jit
+def assign_ref(m, target, source):
+  """Contact solref, or opt.o_solref under the override flag (mj_assignRef)."""
+  o = m.opt_enableflags[0] & _ENBL_OVERRIDE
+  for k in range(2):
+    target[k] = m.opt_o_solref[k] if o else source[k]
+
+
+@jit
+def assign_imp(m, target, source):
+  """Contact solimp, or opt.o_solimp under the override flag (mj_assignImp)."""
+  o = m.opt_enableflags[0] & _ENBL_OVERRIDE
+  for k in range(5):
+    target[k] = m.opt_o_solimp[k] if o else source[k]
+
+
+@jit
+def assign_friction(m, target, source):
+  """Contact friction (or opt.o_friction under override), at least mjMINMU (mj_assignFriction)."""
+  o = m.opt_enableflags[0] & _ENBL_OVERRIDE
+  for k in range(5):
+    target[k] = max(_MINMU, m.opt_o_friction[k] if o else source[k])
+
+
+@jit
+def assign_margin(m, source):
+  """Contact margin, or opt.o_margin under the override flag (mj_assignMargin)."""
+  return m.opt_o_margin[0] if m.opt_enableflags[0] & _ENBL_OVERRIDE else source
+
+
+@jit
+def _normalize3(v0, v1, v2):
+  """(unit vector, norm); (1, 0, 0) below mjMINVAL, as mju_normalize3."""
+  n = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+  if n < MINVAL:
+    return 1.0, 0.0, 0.0, n
+  inv = 1.0 / n
+  return v0 * inv, v1 * inv, v2 * inv, n
+
+
+@jit
+def _mul_quat_axis(q0, q1, q2, q3, a0, a1, a2):
+  """Quaternion q times the pure quaternion (0, a) (mju_mulQuatAxis)."""
+  return (-q1 * a0 - q2 * a1 - q3 * a2,
+          q0 * a0 + q2 * a2 - q3 * a1,
+          q0 * a1 + q3 * a0 - q1 * a2,
+          q0 * a2 + q1 * a1 - q2 * a0)
+
+
+@jit
+def _mul_quat(a0, a1, a2, a3, b0, b1, b2, b3):
+  """Hamilton product (mju_mulQuat)."""
+  return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
+          a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
+          a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
+          a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+
+
+@jit
+def _deriv_quat(q0, q1, q2, q3, w0, w1, w2):
+  """Time derivative of q under angular velocity w: 0.5 * q * (0, w) (mju_derivQuat)."""
+  return (0.5 * (-w0 * q1 - w1 * q2 - w2 * q3),
+          0.5 * (w0 * q0 + w1 * q3 - w2 * q2),
+          0.5 * (-w0 * q3 + w1 * q0 + w2 * q1),
+          0.5 * (w0 * q2 - w1 * q1 + w2 * q0))
+
+
+# ---------------------------------------------------------------- Jacobians
+
+@jit
+def jac(m, d, out, p0, p1, p2, body):
+  """Dense 6 x nv Jacobian of a world point on `body`: rows 0-2 translation, 3-5 rotation
+  (mj_jac)."""
+  nv = m.nv
+  for r in range(6):
+    for k in range(nv):
+      out[r, k] = 0.0
+  root = m.body_rootid[body]
+  o0 = p0 - d.subtree_com[root, 0]
+  o1 = p1 - d.subtree_com[root, 1]
+  o2 = p2 - d.subtree_com[root, 2]
+  b = m.body_weldid[body]
+  if m.body_dofnum[b] == 0:
+    return
+  i = m.body_dofadr[b] + m.body_dofnum[b] - 1
+  while i >= 0:
+    c = d.cdof[i]
+    out[3, i] = c[0]
+    out[4, i] = c[1]
+    out[5, i] = c[2]
+    out[0, i] = c[3] + (c[1] * o2 - c[2] * o1)
+    out[1, i] = c[4] + (c[2] * o0 - c[0] * o2)
+    out[2, i] = c[5] + (c[0] * o1 - c[1] * o0)
+    i = m.dof_parentid[i]
+
+
+@jit
+def jac_dot(m, d, out, p0, p1, p2, body):
+  """Dense 6 x nv time derivative of `jac` (mj_jacDot): rows 0-2 translation, 3-5 rotation."""
+  nv = m.nv
+  for r in range(6):
+    for k in range(nv):
+      out[r, k] = 0.0
+  root = m.body_rootid[body]
+  c0, c1, c2 = d.subtree_com[root, 0], d.subtree_com[root, 1], d.subtree_com[root, 2]
+  o0, o1, o2 = p0 - c0, p1 - c1, p2 - c2
+  # linear velocity of the point: cvel moved from the com to the point
+  v = d.cvel[body]
+  pv0 = v[3] - (o1 * v[2] - o2 * v[1])
+  pv1 = v[4] - (o2 * v[0] - o0 * v[2])
+  pv2 = v[5] - (o0 * v[1] - o1 * v[0])
+  b = m.body_weldid[body]
+  if m.body_dofnum[b] == 0:
+    return
+  cd = d.cnstr_row[0]
+  i = m.body_dofadr[b] + m.body_dofnum[b] - 1
+  while i >= 0:
+    c = d.cdof[i]
+    j = m.dof_jntid[i]
+    jt = m.jnt_type[j]
+    if jt == _BALL or (jt == _FREE and i >= m.jnt_dofadr[j] + 3):
+      w = d.cvel[m.dof_bodyid[i]]
+      cd[0] = -w[2] * c[1] + w[1] * c[2]
+      cd[1] = w[2] * c[0] - w[0] * c[2]
+      cd[2] = -w[1] * c[0] + w[0] * c[1]
+      cd[3] = -w[2] * c[4] + w[1] * c[5] + (-w[5] * c[1] + w[4] * c[2])
+      cd[4] = w[2] * c[3] - w[0] * c[5] + (w[5] * c[0] - w[3] * c[2])
+      cd[5] = -w[1] * c[3] + w[0] * c[4] + (-w[4] * c[0] + w[3] * c[1])
+    else:
+      for k in range(6):
+        cd[k] = d.cdof_dot[i, k]
+    out[3, i] += cd[0]
+    out[4, i] += cd[1]
+    out[5, i] += cd[2]
+    out[0, i] += cd[3] + (cd[1] * o2 - cd[2] * o1) + (c[1] * pv2 - c[2] * pv1)
+    out[1, i] += cd[4] + (cd[2] * o0 - cd[0] * o2) + (c[2] * pv0 - c[0] * pv2)
+    out[2, i] += cd[5] + (cd[0] * o1 - cd[1] * o0) + (c[0] * pv1 - c[1] * pv0)
+    i = m.dof_parentid[i]
+
+
+@jit
+def _chain_count(m, b1, b2, skipcommon):
+  """Number of dofs in MuJoCo's merged sparse dof chain of two bodies (mj_mergeChain and
+  mj_mergeChainSimple as mj_jacDifPair picks them); only decides which rows exist."""
+  if m.nv == 0:
+    return 0
+  if m.body_simple[b1] and m.body_simple[b2]:
+    return m.body_dofnum[b1] + m.body_dofnum[b2]
+  b1 = m.body_weldid[b1]
+  b2 = m.body_weldid[b2]
+  if m.body_dofnum[b1] == 0 and m.body_dofnum[b2] == 0:
+    return 0
+  da1 = m.body_dofadr[b1] + m.body_dofnum[b1] - 1
+  da2 = m.body_dofadr[b2] + m.body_dofnum[b2] - 1
+  n = 0
+  while da1 >= 0 or da2 >= 0:
+    da = max(da1, da2)
+    if skipcommon and da1 == da and da2 == da:
+      break
+    if da1 == da:
+      da1 = m.dof_parentid[da1]
+    if da2 == da:
+      da2 = m.dof_parentid[da2]
+    n += 1
+  return n
+
+
+# ---------------------------------------------------------------- adding rows
+
+@jit
+def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
+  """Append `size` rows src[0:size, :nv] (mj_addConstraint). Rows of a non-contact constraint
+  that are all zero (dense) or have no dofs (sparse: nvsparse == 0) are skipped, as MuJoCo
+  does. Returns False when the rows do not fit in njmax."""
+  nv = m.nv
+  contact = typ == _FRICTIONLESS or typ == _PYRAMIDAL or typ == _ELLIPTIC
+  if not contact:
+    if is_sparse(m):
+      if nvsparse <= 0:
+        return True
+    else:
+      empty = True
+      for r in range(size):
+        for k in range(nv):
+          if src[r, k] != 0.0:
+            empty = False
+            break
+        if not empty:
+          break
+      if empty:
+        return True
+  nefc = d.nefc[0]
+  if nefc + size > d.efc_pos.shape[0]:
+    return False
+  for r in range(size):
+    row = nefc + r
+    for k in range(nv):
+      d.efc_J[row, k] = src[r, k]
+    d.efc_pos[row] = d.cnstr_row[0, r] if has_pos else 0.0
+    d.efc_margin[row] = d.cnstr_row[1, r] if has_pos else 0.0
+    d.efc_frictionloss[row] = frictionloss
+    d.efc_type[row] = typ
+    d.efc_id[row] = oid
+  d.nefc[0] = nefc + size
+  if typ == _EQUALITY:
+    d.ne[0] += size
+  elif typ == _FRICTION_DOF or typ == _FRICTION_TENDON:
+    d.nf[0] += size
+  elif typ == _LIMIT_JOINT or typ == _LIMIT_TENDON:
+    d.nl[0] += size
+  return True
+
+
+@jit
+def _tendon_row(m, d, out, t, scale):
+  """out[:nv] = scale * dense row t of the sparse tendon Jacobian."""
+  for k in range(m.nv):
+    out[k] = 0.0
+  for a in range(m.ten_J_rowadr[t], m.ten_J_rowadr[t] + m.ten_J_rownnz[t]):
+    out[m.ten_J_colind[a]] = scale * d.ten_J[a]
+
+
+# ---------------------------------------------------------------- equality
+
+@jit
+def _equality_anchors(m, d, i):
+  """World anchor points and bodies of a connect/weld constraint (mj_equalityAnchors)."""
+  o1, o2 = m.eq_obj1id[i], m.eq_obj2id[i]
+  if m.eq_objtype[i] == _OBJ_BODY:
+    data = m.eq_data[i]
+    a1 = 0 if m.eq_type[i] == _EQ_CONNECT else 3  # weld stores body2's anchor first
+    a2 = 3 - a1
+    x0, x1, x2 = mm.mat_vec(d.xmat[o1], data[a1], data[a1 + 1], data[a1 + 2])
+    y0, y1, y2 = mm.mat_vec(d.xmat[o2], data[a2], data[a2 + 1], data[a2 + 2])
+    return (x0 + d.xpos[o1, 0], x1 + d.xpos[o1, 1], x2 + d.xpos[o1, 2],
+            y0 + d.xpos[o2, 0], y1 + d.xpos[o2, 1], y2 + d.xpos[o2, 2], o1, o2)
+  return (d.site_xpos[o1, 0], d.site_xpos[o1, 1], d.site_xpos[o1, 2],
+          d.site_xpos[o2, 0], d.site_xpos[o2, 1], d.site_xpos[o2, 2],
+          m.site_bodyid[o1], m.site_bodyid[o2])
+
+
+@jit
+def _weld_quats(m, d, i, b1, b2):
+  """(q0 * relpose or site frame 1, neg(q1) or neg(site frame 2)) of a weld."""
+  o1, o2 = m.eq_obj1id[i], m.eq_obj2id[i]
+  p = d.xquat[b1]
+  if m.eq_objtype[i] == _OBJ_BODY:
+    r = m.eq_data[i, 6:10]
+    a0, a1, a2, a3 = _mul_quat(p[0], p[1], p[2], p[3], r[0], r[1], r[2], r[3])
+    q = d.xquat[b2]
+    n0, n1, n2, n3 = q[0], -q[1], -q[2], -q[3]
+  else:
+    s = m.site_quat[o1]
+    a0, a1, a2, a3 = _mul_quat(p[0], p[1], p[2], p[3], s[0], s[1], s[2], s[3])
+    q = d.xquat[b2]
+    s = m.site_quat[o2]
+    c0, c1, c2, c3 = _mul_quat(q[0], q[1], q[2], q[3], s[0], s[1], s[2], s[3])
+    n0, n1, n2, n3 = c0, -c1, -c2, -c3
+  return a0, a1, a2, a3, n0, n1, n2, n3
+
+
+@jit
+def _connect_weld(m, d, i):
+  """Rows of a connect (3) or weld (6) constraint into cnstr_jac[2]; returns (size, NV)."""
+  nv = m.nv
+  j1, j2, jd = d.cnstr_jac[0], d.cnstr_jac[1], d.cnstr_jac[2]
+  p0, p1, p2, q0, q1, q2, b1, b2 = _equality_anchors(m, d, i)
+  cpos = d.cnstr_row[0]
+  cpos[0], cpos[1], cpos[2] = p0 - q0, p1 - q1, p2 - q2
+  jac(m, d, j1, p0, p1, p2, b1)
+  jac(m, d, j2, q0, q1, q2, b2)
+  for r in range(6):
+    for k in range(nv):
+      jd[r, k] = j1[r, k] - j2[r, k]
+  nvs = _chain_count(m, b2, b1, False)
+  if m.eq_type[i] == _EQ_CONNECT:
+    return 3, nvs
+  ts = m.eq_data[i, 10]
+  a0, a1, a2, a3, n0, n1, n2, n3 = _weld_quats(m, d, i, b1, b2)
+  e0, e1, e2, e3 = _mul_quat(n0, n1, n2, n3, a0, a1, a2, a3)
+  cpos[3], cpos[4], cpos[5] = e1 * ts, e2 * ts, e3 * ts
+  for k in range(nv):
+    t0, t1, t2, t3 = _mul_quat_axis(n0, n1, n2, n3, jd[3, k], jd[4, k], jd[5, k])
+    u0, u1, u2, u3 = _mul_quat(t0, t1, t2, t3, a0, a1, a2, a3)
+    jd[3, k] = 0.5 * u1 * ts
+    jd[4, k] = 0.5 * u2 * ts
+    jd[5, k] = 0.5 * u3 * ts
+  return 6, nvs
+
+
+@jit
+def _scalar_equality(m, d, i):
+  """Row of a joint or tendon coupling (cubic polycoef) into cnstr_jac[2][0]; returns NV."""
+  nv = m.nv
+  data = m.eq_data[i]
+  id0, id1 = m.eq_obj1id[i], m.eq_obj2id[i]
+  row0, row1 = d.cnstr_jac[2, 0], d.cnstr_jac[1, 0]
+  is_joint = m.eq_type[i] == _EQ_JOINT
+  nvs = 0
+  if is_joint:
+    pos0 = d.qpos[m.jnt_qposadr[id0]]
+    ref0 = m.qpos0[m.jnt_qposadr[id0]]
+    for k in range(nv):
+      row0[k] = 0.0
+    row0[m.jnt_dofadr[id0]] = 1.0
+    nvs = 1
+  else:
+    pos0 = d.ten_length[id0]
+    ref0 = m.tendon_length0[id0]
+    _tendon_row(m, d, row0, id0, 1.0)
+    nvs = m.ten_J_rownnz[id0]
+  cpos = d.cnstr_row[0]
+  if id1 >= 0:
+    if is_joint:
+      pos1 = d.qpos[m.jnt_qposadr[id1]]
+      ref1 = m.qpos0[m.jnt_qposadr[id1]]
+      for k in range(nv):
+        row1[k] = 0.0
+      row1[m.jnt_dofadr[id1]] = 1.0
+      nvs += 1
+    else:
+      pos1 = d.ten_length[id1]
+      ref1 = m.tendon_length0[id1]
+      _tendon_row(m, d, row1, id1, 1.0)
+      nvs += m.ten_J_rownnz[id1]
+    dif = pos1 - ref1
+    cpos[0] = pos0 - ref0 - data[0] - (data[1] * dif + data[2] * dif * dif
+                                       + data[3] * dif * dif * dif
+                                       + data[4] * dif * dif * dif * dif)
+    deriv = data[1] + 2 * data[2] * dif + 3 * data[3] * dif * dif + 4 * data[4] * dif * dif * dif
+    for k in range(nv):
+      row0[k] += row1[k] * -deriv
+  else:
+    cpos[0] = pos0 - ref0 - data[0]
+  return nvs
+
+
+@jit
+def instantiate_equality(m, d):
+  """Rows of the active connect, weld, joint and tendon equalities (mj_instantiateEquality)."""
+  if m.opt_disableflags[0] & _DSBL_EQUALITY:
+    return True
+  for i in range(m.neq):
+    if not d.eq_active[i]:
+      continue
+    typ = m.eq_type[i]
+    if typ == _EQ_CONNECT or typ == _EQ_WELD:
+      size, nvs = _connect_weld(m, d, i)
+    elif typ == _EQ_JOINT or typ == _EQ_TENDON:
+      size, nvs = 1, _scalar_equality(m, d, i)
+    else:
+      continue  # flex equalities: no flex support yet
+    if not _add_rows(m, d, d.cnstr_jac[2], size, True, 0.0, _EQUALITY, i, nvs):
+      return False
+  return True
+
+
+# ---------------------------------------------------------------- friction loss, limits
+
+@jit
+def instantiate_friction(m, d):
+  """Friction-loss rows of dofs, then tendons (mj_instantiateFriction)."""
+  if m.opt_disableflags[0] & _DSBL_FRICTIONLOSS:
+    return True
+  nv = m.nv
+  row = d.cnstr_jac[2]
+  for i in range(nv):
+    if m.dof_frictionloss[i] == 0.0:
+      continue
+    for k in range(nv):
+      row[0, k] = 0.0
+    row[0, i] = 1.0
+    if not _add_rows(m, d, row, 1, False, m.dof_frictionloss[i], _FRICTION_DOF, i, 1):
+      return False
+  for i in range(m.ntendon):
+    if m.tendon_frictionloss[i] > 0:
+      _tendon_row(m, d, row[0], i, 1.0)
+      if not _add_rows(m, d, row, 1, False, m.tendon_frictionloss[i], _FRICTION_TENDON, i,
+                       m.ten_J_rownnz[i]):
+        return False
+  return True
+
+
+@jit
+def instantiate_limit(m, d):
+  """Rows of violated (dist < margin) joint limits, then tendon limits (mj_instantiateLimit)."""
+  if m.opt_disableflags[0] & _DSBL_LIMIT:
+    return True
+  nv = m.nv
+  row = d.cnstr_jac[2]
+  pm = d.cnstr_row
+  for i in range(m.njnt):
+    if not m.jnt_limited[i]:
+      continue
+    margin = m.jnt_margin[i]
+    jt = m.jnt_type[i]
+    if jt == _SLIDE or jt == _HINGE:
+      value = d.qpos[m.jnt_qposadr[i]]
+      for side in (-1, 1):
+        dist = side * (m.jnt_range[i, (side + 1) // 2] - value)
+        if dist < margin:
+          for k in range(nv):
+            row[0, k] = 0.0
+          row[0, m.jnt_dofadr[i]] = -float(side)
+          pm[0, 0], pm[1, 0] = dist, margin
+          if not _add_rows(m, d, row, 1, True, 0.0, _LIMIT_JOINT, i, 1):
+            return False
+    elif jt == _BALL:
+      a = m.jnt_qposadr[i]
+      q0, q1, q2, q3 = mm.quat_normalize(d.qpos[a], d.qpos[a + 1], d.qpos[a + 2],
+                                                d.qpos[a + 3])
+      # quat2vel(q, 1): axis * angle, angle wrapped to (-pi, pi]
+      x0, x1, x2, s = _normalize3(q1, q2, q3)
+      speed = 2.0 * math.atan2(s, q0)
+      if speed > math.pi:
+        speed -= 2.0 * math.pi
+      x0, x1, x2, value = _normalize3(x0 * speed, x1 * speed, x2 * speed)
+      dist = max(m.jnt_range[i, 0], m.jnt_range[i, 1]) - value
+      if dist < margin:
+        for k in range(nv):
+          row[0, k] = 0.0
+        adr = m.jnt_dofadr[i]
+        row[0, adr], row[0, adr + 1], row[0, adr + 2] = -x0, -x1, -x2
+        pm[0, 0], pm[1, 0] = dist, margin
+        if not _add_rows(m, d, row, 1, True, 0.0, _LIMIT_JOINT, i, 3):
+          return False
+  for i in range(m.ntendon):
+    if not m.tendon_limited[i]:
+      continue
+    value = d.ten_length[i]
+    margin = m.tendon_margin[i]
+    for side in (-1, 1):
+      dist = side * (m.tendon_range[i, (side + 1) // 2] - value)
+      if dist < margin:
+        _tendon_row(m, d, row[0], i, -float(side))
+        pm[0, 0], pm[1, 0] = dist, margin
+        if not _add_rows(m, d, row, 1, True, 0.0, _LIMIT_TENDON, i, m.ten_J_rownnz[i]):
+          return False
+  return True
+
+
+# ---------------------------------------------------------------- contacts
+
+@jit
+def instantiate_contact(m, d):
+  """Rows of every non-excluded contact: frictionless, pyramidal 2(dim-1) or elliptic dim
+  rows in the contact frame (mj_instantiateContact)."""
+  nv = m.nv
+  if (m.opt_disableflags[0] & _DSBL_CONTACT) or d.ncon[0] == 0 or nv == 0:
+    return True
+  pyramid = m.opt_cone[0] == _PYRAMID
+  sparse = is_sparse(m)
+  j1, j2, jd, jf = d.cnstr_jac[0], d.cnstr_jac[1], d.cnstr_jac[2], d.cnstr_jac[3]
+  pm = d.cnstr_row
+  for i in range(d.ncon[0]):
+    if d.contact_exclude[i]:
+      continue
+    dim = d.contact_dim[i]
+    d.contact_efc_address[i] = d.nefc[0]
+    b1 = m.geom_bodyid[d.contact_geom1[i]]
+    b2 = m.geom_bodyid[d.contact_geom2[i]]
+    if sparse and _chain_count(m, b1, b2, True) == 0:
+      d.contact_efc_address[i] = -1
+      d.contact_exclude[i] = 3
+      continue
+    p = d.contact_pos[i]
+    jac(m, d, j1, p[0], p[1], p[2], b1)
+    jac(m, d, j2, p[0], p[1], p[2], b2)
+    for r in range(6):
+      for k in range(nv):
+        jd[r, k] = j2[r, k] - j1[r, k]
+    # rotate to the contact frame: rows (normal, tangent1, tangent2) then angular rows
+    f = d.contact_frame[i]
+    ntran = 3 if dim > 1 else 1
+    for r in range(ntran):
+      for k in range(nv):
+        jf[r, k] = f[3 * r] * jd[0, k] + f[3 * r + 1] * jd[1, k] + f[3 * r + 2] * jd[2, k]
+    for r in range(dim - 3):
+      for k in range(nv):
+        jf[3 + r, k] = f[3 * r] * jd[3, k] + f[3 * r + 1] * jd[4, k] + f[3 * r + 2] * jd[5, k]
+    dist, imargin = d.contact_dist[i], d.contact_includemargin[i]
+    if dim == 1:
+      pm[0, 0], pm[1, 0] = dist, imargin
+      if not _add_rows(m, d, jf, 1, True, 0.0, _FRICTIONLESS, i, nv):
+        return False
+    elif pyramid:
+      pm[0, 0], pm[0, 1], pm[1, 0], pm[1, 1] = dist, dist, imargin, imargin
+      for k in range(1, dim):
+        fr = d.contact_friction[i, k - 1]
+        for c in range(nv):
+          jd[0, c] = jf[0, c] + jf[k, c] * fr
+          jd[1, c] = jf[0, c] + jf[k, c] * -fr
+        if not _add_rows(m, d, jd, 2, True, 0.0, _PYRAMIDAL, i, nv):
+          return False
+    else:
+      for r in range(dim):
+        pm[0, r], pm[1, r] = 0.0, 0.0
+      pm[0, 0], pm[1, 0] = dist, imargin
+      if not _add_rows(m, d, jf, dim, True, 0.0, _ELLIPTIC, i, nv):
+        return False
+  return True
+
+
+# ---------------------------------------------------------------- diagA, impedance
+
+@jit
+def diag_approx(m, d):
+  """efc_diagA: MuJoCo's approximation of diag(J M^-1 J') from the invweight0 constants
+  (mj_diagApprox)."""
+  dA = d.efc_diagA
+  weldcnt = 0
+  i = 0
+  nefc = d.nefc[0]
+  while i < nefc:
+    oid = d.efc_id[i]
+    typ = d.efc_type[i]
+    if typ == _EQUALITY:
+      et = m.eq_type[oid]
+      if et == _EQ_CONNECT or et == _EQ_WELD:
+        b1, b2 = m.eq_obj1id[oid], m.eq_obj2id[oid]
+        if m.eq_objtype[oid] != _OBJ_BODY:
+          b1, b2 = m.site_bodyid[b1], m.site_bodyid[b2]
+        if et == _EQ_CONNECT:
+          dA[i] = m.body_invweight0[b1, 0] + m.body_invweight0[b2, 0]
+        else:
+          r = 1 if weldcnt > 2 else 0
+          dA[i] = m.body_invweight0[b1, r] + m.body_invweight0[b2, r]
+          weldcnt = (weldcnt + 1) % 6
+      else:
+        o1, o2 = m.eq_obj1id[oid], m.eq_obj2id[oid]
+        if et == _EQ_JOINT:
+          dA[i] = m.dof_invweight0[m.jnt_dofadr[o1]]
+          if o2 >= 0:
+            dA[i] += m.dof_invweight0[m.jnt_dofadr[o2]]
+        else:
+          dA[i] = m.tendon_invweight0[o1]
+          if o2 >= 0:
+            dA[i] += m.tendon_invweight0[o2]
+    elif typ == _FRICTION_DOF:
+      dA[i] = m.dof_invweight0[oid]
+    elif typ == _LIMIT_JOINT:
+      dA[i] = m.dof_invweight0[m.jnt_dofadr[oid]]
+    elif typ == _FRICTION_TENDON or typ == _LIMIT_TENDON:
+      dA[i] = m.tendon_invweight0[oid]
+    else:
+      dim = d.contact_dim[oid]
+      b1 = m.geom_bodyid[d.contact_geom1[oid]]
+      b2 = m.geom_bodyid[d.contact_geom2[oid]]
+      tran = 0.0 + m.body_invweight0[b1, 0] * 1.0 + m.body_invweight0[b2, 0] * 1.0
+      rot = 0.0 + m.body_invweight0[b1, 1] * 1.0 + m.body_invweight0[b2, 1] * 1.0
+      if typ == _FRICTIONLESS:
+        dA[i] = tran
+      elif typ == _ELLIPTIC:
+        for j in range(dim):
+          dA[i + j] = tran if j < 3 else rot
+        i += dim - 1
+      else:
+        for j in range(dim - 1):
+          fri = d.contact_friction[oid, j]
+          v = tran + fri * fri * (tran if j < 2 else rot)
+          dA[i + 2 * j] = v
+          dA[i + 2 * j + 1] = v
+        i += 2 * dim - 3
+    i += 1
+
+
+@jit
+def _sol_params(m, d, i, ref, reff, imp):
+  """solref, solreffriction (contacts only, else 0) and solimp of row i, with MuJoCo's
+  mixed-sign fallback, refsafe clamp and solimp limits (getsolparam)."""
+  oid = d.efc_id[i]
+  typ = d.efc_type[i]
+  reff[0] = 0.0
+  reff[1] = 0.0
+  if typ == _EQUALITY:
+    src_ref, src_imp = m.eq_solref[oid], m.eq_solimp[oid]
+  elif typ == _LIMIT_JOINT:
+    src_ref, src_imp = m.jnt_solref[oid], m.jnt_solimp[oid]
+  elif typ == _FRICTION_DOF:
+    src_ref, src_imp = m.dof_solref[oid], m.dof_solimp[oid]
+  elif typ == _LIMIT_TENDON:
+    src_ref, src_imp = m.tendon_solref_lim[oid], m.tendon_solimp_lim[oid]
+  elif typ == _FRICTION_TENDON:
+    src_ref, src_imp = m.tendon_solref_fri[oid], m.tendon_solimp_fri[oid]
+  else:
+    src_ref, src_imp = d.contact_solref[oid], d.contact_solimp[oid]
+    reff[0] = d.contact_solreffriction[oid, 0]
+    reff[1] = d.contact_solreffriction[oid, 1]
+  ref[0], ref[1] = src_ref[0], src_ref[1]
+  for k in range(5):
+    imp[k] = src_imp[k]
+  refsafe = not (m.opt_disableflags[0] & _DSBL_REFSAFE)
+  if (ref[0] > 0) ^ (ref[1] > 0):
+    ref[0], ref[1] = 0.02, 1.0  # mixed format: MuJoCo's default
+  if refsafe and ref[0] > 0:
+    ref[0] = max(ref[0], 2 * m.opt_timestep[0])
+  if (reff[0] > 0) ^ (reff[1] > 0):
+    reff[0], reff[1] = 0.0, 0.0
+  if refsafe and reff[0] > 0:
+    reff[0] = max(reff[0], 2 * m.opt_timestep[0])
+  imp[0] = min(MAXIMP, max(MINIMP, imp[0]))
+  imp[1] = min(MAXIMP, max(MINIMP, imp[1]))
+  imp[2] = max(0.0, imp[2])
+  imp[3] = min(MAXIMP, max(MINIMP, imp[3]))
+  imp[4] = max(1.0, imp[4])
+
+
+@jit
+def _power(a, b):
+  """a**b with MuJoCo's shortcuts for b = 1 and 2."""
+  if b == 1:
+    return a
+  if b == 2:
+    return a * a
+  return math.pow(a, b)
+
+
+@jit
+def impedance(solimp, pos, margin):
+  """(imp, dimp/dpos) of MuJoCo's solimp sigmoid at violation pos - margin (getimpedance)."""
+  if solimp[0] == solimp[1] or solimp[2] <= MINVAL:
+    return 0.5 * (solimp[0] + solimp[1]), 0.0
+  x = (pos - margin) / solimp[2]
+  sgn = 1.0
+  if x < 0:
+    x = -x
+    sgn = -1.0
+  if x >= 1 or x <= 0:
+    return (solimp[1] if x >= 1 else solimp[0]), 0.0
+  p = solimp[4]
+  mid = solimp[3]
+  if p == 1:
+    y, yp = x, 1.0
+  elif x <= mid:
+    a = 1 / _power(mid, p - 1)
+    y = a * _power(x, p)
+    yp = p * a * _power(x, p - 1)
+  else:
+    b = 1 / _power(1 - mid, p - 1)
+    y = 1 - b * _power(1 - x, p)
+    yp = p * b * _power(1 - x, p - 1)
+  return solimp[0] + y * (solimp[1] - solimp[0]), yp * sgn * (solimp[1] - solimp[0]) / solimp[2]
+
+
+@jit
+def _pos_dim(m, d, i):
+  """(violation, rows) of the constraint starting at row i (getposdim)."""
+  oid = d.efc_id[i]
+  typ = d.efc_type[i]
+  if typ == _ELLIPTIC:
+    return d.efc_pos[i], d.contact_dim[oid]
+  if typ == _PYRAMIDAL:
+    return d.efc_pos[i], 2 * (d.contact_dim[oid] - 1)
+  if typ == _EQUALITY:
+    n = 6 if m.eq_type[oid] == _EQ_WELD else (3 if m.eq_type[oid] == _EQ_CONNECT else 1)
+    if n > 1:
+      s = 0.0
+      for k in range(n):
+        s += d.efc_pos[i + k] * d.efc_pos[i + k]
+      return math.sqrt(s), n
+  return d.efc_pos[i], 1
+
+
+@jit
+def make_impedance(m, d):
+  """efc_R, efc_D, efc_KBIP, contact_mu; efc_diagA made consistent with R
+  (mj_makeImpedance)."""
+  nefc = d.nefc[0]
+  R, KBIP = d.efc_R, d.efc_KBIP
+  ref = d.cnstr_row[0, 0:2]
+  reff = d.cnstr_row[0, 2:4]
+  imp5 = d.cnstr_row[1, 0:5]
+  i = 0
+  while i < nefc:
+    _sol_params(m, d, i, ref, reff, imp5)
+    pos, dim = _pos_dim(m, d, i)
+    imp, impp = impedance(imp5, pos, d.efc_margin[i])
+    for j in range(dim):
+      R[i + j] = max(MINVAL, (1 - imp) * d.efc_diagA[i + j] / imp)
+      tp = d.efc_type[i + j]
+      ell_fri = tp == _ELLIPTIC and j > 0
+      use_f = ell_fri and (reff[0] != 0.0 or reff[1] != 0.0)
+      r0 = reff[0] if use_f else ref[0]
+      r1 = reff[1] if use_f else ref[1]
+      if tp == _FRICTION_DOF or tp == _FRICTION_TENDON or ell_fri:
+        KBIP[i + j, 0] = 0.0
+      elif r0 > 0:
+        KBIP[i + j, 0] = 1 / max(MINVAL, imp5[1] * imp5[1] * r0 * r0 * r1 * r1)
+      else:
+        KBIP[i + j, 0] = -r0 / max(MINVAL, imp5[1] * imp5[1])
+      if r1 > 0:
+        KBIP[i + j, 1] = 2 / max(MINVAL, imp5[1] * r0)
+      else:
+        KBIP[i + j, 1] = -r1 / max(MINVAL, imp5[1])
+      KBIP[i + j, 2] = imp
+      KBIP[i + j, 3] = impp
+    i += dim
+  # frictional contacts: R[1] = R[0]/impratio, regularised cone mu, friction-matched R
+  i = d.ne[0] + d.nf[0]
+  while i < nefc:
+    tp = d.efc_type[i]
+    if tp == _PYRAMIDAL or tp == _ELLIPTIC:
+      oid = d.efc_id[i]
+      dim = d.contact_dim[oid]
+      fr = d.contact_friction[oid]
+      R[i + 1] = R[i] / max(MINVAL, m.opt_impratio[0])
+      mu = fr[0] * math.sqrt(R[i + 1] / R[i])
+      d.contact_mu[oid] = mu
+      if tp == _ELLIPTIC:
+        for j in range(1, dim - 1):
+          R[i + j + 1] = R[i + 1] * fr[0] * fr[0] / (fr[j] * fr[j])
+        i += dim - 1
+      else:
+        rpy = 2 * mu * mu * R[i]
+        for j in range(2 * (dim - 1)):
+          R[i + j] = rpy
+        i += 2 * (dim - 1) - 1
+    i += 1
+  for i in range(nefc):
+    d.efc_D[i] = 1 / R[i]
+  for i in range(nefc):
+    d.efc_diagA[i] = R[i] * KBIP[i, 2] / (1 - KBIP[i, 2])
+
+
+# ---------------------------------------------------------------- stages
+
+@jit
+def make_constraint(m, d):
+  """All constraint rows at the current position, with diagA, R, D, KBIP (mj_makeConstraint).
+  Rows that would overflow njmax clear every row and count a CNSTRFULL warning, as MuJoCo's
+  failed arena allocation does."""
+  d.ne[0] = 0
+  d.nf[0] = 0
+  d.nl[0] = 0
+  d.nefc[0] = 0
+  if m.opt_disableflags[0] & _DSBL_CONSTRAINT:
+    return
+  ok = instantiate_equality(m, d)
+  ok = ok and instantiate_friction(m, d)
+  ok = ok and instantiate_limit(m, d)
+  ok = ok and instantiate_contact(m, d)
+  if not ok:
+    d.warning_lastinfo[_WARN_CNSTRFULL] = d.efc_pos.shape[0]
+    d.warning_number[_WARN_CNSTRFULL] += 1
+    d.ne[0] = 0
+    d.nf[0] = 0
+    d.nl[0] = 0
+    d.nefc[0] = 0
+    for i in range(d.ncon[0]):
+      d.contact_efc_address[i] = -1
+    return
+  if d.nefc[0] == 0:
+    return
+  diag_approx(m, d)
+  make_impedance(m, d)
+
+
+@jit
+def project_constraint(m, d):
+  """Under DIAGEXACT, efc_diagA = diag(J M^-1 J') and the impedance recomputed from it (the
+  part of mj_projectConstraint that the primal solvers need; the dual's AR is the solver's)."""
+  nefc = d.nefc[0]
+  if nefc == 0 or not (m.opt_enableflags[0] & _ENBL_DIAGEXACT):
+    return
+  nv = m.nv
+  x = d.cnstr_vec
+  for i in range(nefc):
+    for k in range(nv):
+      x[k] = d.efc_J[i, k]
+    smooth.solve_ld(x, d.qLD, d.qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, nv)
+    s = 0.0
+    for k in range(nv):
+      s += d.efc_J[i, k] * x[k]
+    d.efc_diagA[i] = s
+  make_impedance(m, d)
+
+
+@jit
+def _jdotv(m, d):
+  """efc_aref -= Jdot qvel on connect and weld rows (MuJoCo 4's mj_Jdotv, dense path)."""
+  nv, ne = m.nv, d.ne[0]
+  if ne == 0 or nv == 0:
+    return
+  jd1, jd2 = d.cnstr_jac[0], d.cnstr_jac[1]
+  qvel = d.qvel
+  aref = d.efc_aref
+  row = 0
+  while row < ne:
+    eq = d.efc_id[row]
+    typ = m.eq_type[eq]
+    if typ != _EQ_CONNECT and typ != _EQ_WELD:
+      while row < ne and d.efc_id[row] == eq:
+        row += 1
+      continue
+    p0, p1, p2, q0, q1, q2, b1, b2 = _equality_anchors(m, d, eq)
+    jac_dot(m, d, jd1, p0, p1, p2, b1)
+    jac_dot(m, d, jd2, q0, q1, q2, b2)
+    v1 = d.cnstr_row[1]
+    for r in range(6):
+      s1 = 0.0
+      s2 = 0.0
+      for k in range(nv):
+        s1 += jd1[r, k] * qvel[k]
+        s2 += jd2[r, k] * qvel[k]
+      v1[r] = s1 - s2  # rows 0-2 translation, 3-5 rotation (jdv1 - jdv2)
+    for r in range(3):
+      aref[row + r] -= v1[r]
+    row += 3
+    if typ == _EQ_WELD:
+      ts = m.eq_data[eq, 10]
+      a0, a1, a2, a3, n0, n1, n2, n3 = _weld_quats(m, d, eq, b1, b2)
+      w1, w2 = d.cvel[b1], d.cvel[b2]
+      dw0, dw1, dw2 = w1[0] - w2[0], w1[1] - w2[1], w1[2] - w2[2]
+      o1, o2 = m.eq_obj1id[eq], m.eq_obj2id[eq]
+      x = d.xquat[b1]
+      y = d.xquat[b2]
+      if m.eq_objtype[eq] == _OBJ_BODY:
+        qd0, qd1, qd2, qd3 = _deriv_quat(x[0], x[1], x[2], x[3], w1[0], w1[1], w1[2])
+        r = m.eq_data[eq, 6:10]
+        e0, e1, e2, e3 = _mul_quat(qd0, qd1, qd2, qd3, r[0], r[1], r[2], r[3])
+        f0, f1, f2, f3 = _deriv_quat(y[0], y[1], y[2], y[3], w2[0], w2[1], w2[2])
+      else:
+        s = m.site_quat[o1]
+        c0, c1, c2, c3 = _mul_quat(x[0], x[1], x[2], x[3], s[0], s[1], s[2], s[3])
+        e0, e1, e2, e3 = _deriv_quat(c0, c1, c2, c3, w1[0], w1[1], w1[2])
+        s = m.site_quat[o2]
+        c0, c1, c2, c3 = _mul_quat(y[0], y[1], y[2], y[3], s[0], s[1], s[2], s[3])
+        f0, f1, f2, f3 = _deriv_quat(c0, c1, c2, c3, w2[0], w2[1], w2[2])
+      f1, f2, f3 = -f1, -f2, -f3  # neg(qdot1)
+      # d/dt of 0.5 * neg(q1) * (J0 - J1) v * q0 relpose, by the product rule
+      t0, t1, t2, t3 = _mul_quat_axis(f0, f1, f2, f3, dw0, dw1, dw2)
+      t0, t1, t2, t3 = _mul_quat(t0, t1, t2, t3, a0, a1, a2, a3)
+      u0, u1, u2, u3 = _mul_quat_axis(n0, n1, n2, n3, v1[3], v1[4], v1[5])
+      u0, u1, u2, u3 = _mul_quat(u0, u1, u2, u3, a0, a1, a2, a3)
+      z0, z1, z2, z3 = _mul_quat_axis(n0, n1, n2, n3, dw0, dw1, dw2)
+      z0, z1, z2, z3 = _mul_quat(z0, z1, z2, z3, e0, e1, e2, e3)
+      aref[row] -= 0.5 * (t1 + u1 + z1) * ts
+      aref[row + 1] -= 0.5 * (t2 + u2 + z2) * ts
+      aref[row + 2] -= 0.5 * (t3 + u3 + z3) * ts
+      row += 3
+
+
+@jit
+def reference_constraint(m, d):
+  """efc_vel = J qvel and efc_aref = -B vel - K I (pos - margin) - Jdot qvel
+  (mj_referenceConstraint; needs cvel and cdof_dot, so it runs after com_vel)."""
+  nefc, nv = d.nefc[0], m.nv
+  for i in range(nefc):
+    s = 0.0
+    for k in range(nv):
+      s += d.efc_J[i, k] * d.qvel[k]
+    d.efc_vel[i] = s
+  for i in range(nefc):
+    kb = d.efc_KBIP[i]
+    d.efc_aref[i] = -kb[1] * d.efc_vel[i] - kb[0] * kb[2] * (d.efc_pos[i] - d.efc_margin[i])
+  _jdotv(m, d)
+
+
+@jit
+def constraint_b(m, d):
+  """efc_b = J qacc_smooth - aref (the start of mj_fwdConstraint)."""
+  nv = m.nv
+  for i in range(d.nefc[0]):
+    s = 0.0
+    for k in range(nv):
+      s += d.efc_J[i, k] * d.qacc_smooth[k]
+    d.efc_b[i] = s - d.efc_aref[i]
