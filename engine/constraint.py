@@ -257,7 +257,8 @@ def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
     for k in range(nv):
       d.efc_J[row, k] = src[r, k]
     d.efc_pos[row] = d.cnstr_row[0, r] if has_pos else 0.0
-    d.efc_margin[row] = d.cnstr_row[1, r] if has_pos else 0.0
+    # equality rows have no margin (cnstr_row[1] may hold a previous call's values)
+    d.efc_margin[row] = d.cnstr_row[1, r] if has_pos and typ != _EQUALITY else 0.0
     d.efc_frictionloss[row] = frictionloss
     d.efc_type[row] = typ
     d.efc_id[row] = oid

@@ -4,6 +4,8 @@ import math
 
 import numba
 
+from engine import collision_driver
+from engine import constraint
 from engine import derivative
 from engine import math as mm
 from engine import passive as ps
@@ -30,13 +32,16 @@ _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
 @jit
 def fwd_position(m, d):
   """Position-dependent stages: kinematics, com_pos, camlight, tendon, M and its factor,
-  transmission (collision and constraints arrive with the contacts issue)."""
+  collision, constraint rows, transmission."""
   smooth.kinematics(m, d)
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
   smooth.tendon(m, d)
   smooth.crb(m, d)
   smooth.factor_m(m, d)
+  collision_driver.collision(m, d)
+  constraint.make_constraint(m, d)
+  constraint.project_constraint(m, d)
   smooth.transmission(m, d)
 
 
@@ -57,6 +62,7 @@ def fwd_velocity(m, d):
     d.actuator_velocity[i] = s
   smooth.com_vel(m, d)
   ps.passive(m, d)
+  constraint.reference_constraint(m, d)
   smooth.rne(m, d, False, d.qfrc_bias)
   _tendon_bias(m, d)
 
@@ -214,6 +220,7 @@ def fwd_acceleration(m, d):
 @jit
 def fwd_constraint(m, d):
   """Constraint stage; without constraints qacc = qacc_smooth (solver: contacts issue)."""
+  constraint.constraint_b(m, d)
   for i in range(m.nv):
     d.qfrc_constraint[i] = 0.0
     d.qacc[i] = d.qacc_smooth[i]

@@ -5,7 +5,7 @@ import numpy as np
 
 from engine import io
 from engine import smooth
-from engine.types import mjtTrn, mjtJoint, mjtGain
+from engine.types import mjtEq, mjtGain, mjtJoint, mjtObj, mjtTrn
 
 _jit = smooth.jit
 
@@ -101,6 +101,35 @@ def set_fixed(m):
     adr += len(dofs)
 
 
+def _quat_mul(a, b):
+  return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
+
+
+def _eq_data(m, d):
+  """Missing eq_data of body connect/weld constraints, from the pose at qpos0 (mj_setConst)."""
+  for i in range(m.neq):
+    id1, id2, data = m.eq_obj1id[i], m.eq_obj2id[i], m.eq_data[i]
+    body = m.eq_objtype[i] == mjtObj.BODY
+    if m.eq_type[i] == mjtEq.CONNECT:
+      if not body:
+        data[:] = 0
+        continue
+      pos = d.xmat[id1].reshape(3, 3) @ data[0:3] + d.xpos[id1]
+      data[3:6] = d.xmat[id2].reshape(3, 3).T @ (pos - d.xpos[id2])
+    elif m.eq_type[i] == mjtEq.WELD and body:
+      if data[11] == 0:   # relpose given: keep it (normalised)
+        if np.any(data[6:10] != 0):
+          data[6:10] /= np.linalg.norm(data[6:10])
+        continue
+      pos = d.xmat[id2].reshape(3, 3) @ data[0:3] + d.xpos[id2]
+      data[3:6] = d.xmat[id1].reshape(3, 3).T @ (pos - d.xpos[id1])
+      q1 = d.xquat[id1] * np.array([1, -1, -1, -1])
+      data[6:10] = _quat_mul(q1, d.xquat[id2])
+
+
 def set_const(m):
   """Fill every qpos0-dependent constant of `m` in place, as mj_setConst does."""
   set_fixed(m)
@@ -155,6 +184,7 @@ def set_const(m):
     a, n = d.moment_rowadr[i], d.moment_rownnz[i]
     np.add.at(row, d.moment_colind[a:a + n], d.actuator_moment[a:a + n])
     m.actuator_acc0[i] = np.linalg.norm(_solve_m(m, d, row[None])[0]) if nv else 0
+  _eq_data(m, d)
   for i in range(m.ncam):
     b, t = m.cam_bodyid[i], m.cam_targetbodyid[i]
     m.cam_pos0[i] = d.cam_xpos[i] - d.xpos[b]

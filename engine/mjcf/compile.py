@@ -781,6 +781,8 @@ class Compiler:
         ts = floats(n, "torquescale", 1)
         if ts is not None:
           data[10] = ts[0]
+        if e.objtype == int(t.mjtObj.BODY) and not any(data[6:10]):
+          data[11] = 1.0   # MuJoCo 4: set_const derives the relative pose at qpos0
     else:
       kind = "joint" if e.type == 2 else "tendon"
       if kind + "1" not in n.attrib:

@@ -3,9 +3,7 @@ reference_constraint, constraint_b) against MuJoCo, row by row.
 
 MuJoCo runs mj_forward; we copy its state and its contacts (our collision driver is tested
 elsewhere), run our smooth pipeline and the constraint stages, and compare every efc_* field,
-the dense Jacobian, contact_mu and contact_efc_address. Connect/weld scenes use MuJoCo's compiled
-model (`interop.model_from_mujoco`): our compiler does not yet derive connect's second anchor and
-weld's relpose into eq_data as MuJoCo does; everything else is compiled by ours."""
+the dense Jacobian, contact_mu and contact_efc_address. Every model is compiled by ours."""
 import mujoco
 import numpy as np
 import pytest
@@ -112,6 +110,14 @@ _D = mujoco.mjtDisableBit
 _E = mujoco.mjtEnableBit
 
 
+def _edit_ours(m, mjm):
+  """Copy the options `_edit` may change from MuJoCo's model into ours."""
+  for k in ("cone", "impratio", "enableflags", "disableflags", "jacobian", "o_margin"):
+    setattr(m.opt, k, getattr(mjm.opt, k))
+  for k in ("o_solref", "o_solimp", "o_friction"):
+    getattr(m.opt, k)[:] = getattr(mjm.opt, k)
+
+
 def _edit(mjm, edit):
   """Apply one option variant to a MuJoCo model."""
   o = mjm.opt
@@ -201,9 +207,11 @@ def _random_state(mjm, mjd, seed, scale=0.5):
 def test_equality_friction_limit_rows(edit, seed):
   """Connect/weld (body and site), joint/tendon couplings, dof and tendon friction loss,
   hinge/slide/ball and tendon limits, with flags that remove or change rows."""
-  mjm = mujoco.MjModel.from_xml_string(EQUALITY_XML.replace("EQUALITIES", CONNECT_WELD))
+  xml = EQUALITY_XML.replace("EQUALITIES", CONNECT_WELD)
+  mjm = mujoco.MjModel.from_xml_string(xml)
   _edit(mjm, edit)
-  m = interop.model_from_mujoco(mjm)
+  m = engine.load_model(xml)
+  _edit_ours(m, mjm)
   mjd = mujoco.MjData(mjm)
   _random_state(mjm, mjd, seed)
   mujoco.mj_forward(mjm, mjd)
@@ -293,7 +301,7 @@ def test_row_overflow_clears_rows_and_warns():
   arena allocation gives."""
   xml = CONTACT_XML.replace("<worldbody>", '<size njmax="20"/><worldbody>', 1)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  m = interop.model_from_mujoco(mjm)
+  m = engine.load_model(xml)
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
   assert mjd.nefc > 20
