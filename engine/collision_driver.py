@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from engine import collision_convex as cvx
+from engine import constraint as cn
 from engine import collision_primitive as prim
 from engine.smooth import jit
 from engine import types as t
@@ -30,7 +31,6 @@ _CYLINDER = int(t.mjtGeom.CYLINDER)
 _BOX = int(t.mjtGeom.BOX)
 _MESH = int(t.mjtGeom.MESH)
 _CONTACTFULL = int(t.mjtWarning.CONTACTFULL)
-_MINMU = 1e-5     # mjMINMU
 _MINVAL = 1e-15   # mjMINVAL
 
 
@@ -92,11 +92,9 @@ def _filter_sphere(m, d, g1, g2, margin):
 
 @jit
 def _margin(m, g1, g2, ipair):
-  if m.opt_enableflags[0] & _ENBL_OVERRIDE:
-    return m.opt_o_margin[0]
   if ipair >= 0:
-    return m.pair_margin[ipair]
-  return m.geom_margin[g1] + m.geom_margin[g2]
+    return cn.assign_margin(m, m.pair_margin[ipair])
+  return cn.assign_margin(m, m.geom_margin[g1] + m.geom_margin[g2])
 
 
 @jit
@@ -237,7 +235,6 @@ def _narrowphase(m, d, g1, g2, ipair):
     return
   par = d.scratch_small
   condim = _contact_param(m, g1, g2, ipair, par)
-  override = m.opt_enableflags[0] & _ENBL_OVERRIDE
   for j in range(n):
     c = d.ncon[0]
     d.ncon[0] = c + 1
@@ -250,13 +247,10 @@ def _narrowphase(m, d, g1, g2, ipair):
     d.contact_geom2[c] = g2
     d.contact_dim[c] = condim
     d.contact_includemargin[c] = margin
-    for k in range(5):
-      f = m.opt_o_friction[k] if override else par[k]
-      d.contact_friction[c, k] = max(_MINMU, f)
-      d.contact_solimp[c, k] = m.opt_o_solimp[k] if override else par[9 + k]
-    for k in range(2):
-      d.contact_solref[c, k] = m.opt_o_solref[k] if override else par[5 + k]
-      d.contact_solreffriction[c, k] = m.opt_o_solref[k] if override else par[7 + k]
+    cn.assign_friction(m, d.contact_friction[c], par[0:5])
+    cn.assign_ref(m, d.contact_solref[c], par[5:7])
+    cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
+    cn.assign_imp(m, d.contact_solimp[c], par[9:14])
     d.contact_exclude[c] = 1 if d.contact_dist[c] >= margin else 0
     make_frame(d.contact_frame[c])
     d.contact_efc_address[c] = -1
