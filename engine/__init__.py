@@ -8,9 +8,11 @@ _cache.configure()
 
 from engine.api import forward, load_model, step  # noqa: E402
 from engine.io import Data, Model, id2name, make_data, name2id, reset_data  # noqa: E402
-from engine.types import (mjtBias, mjtCone, mjtDisableBit, mjtDyn, mjtEnableBit, mjtGain,  # noqa: E402
-                          mjtGeom, mjtIntegrator, mjtJoint, mjtObj, mjtSolver, mjtTrn)
+from engine.types import (mjtBias, mjtCone, mjtConstraint, mjtConstraintState,  # noqa: E402
+                          mjtDisableBit, mjtDyn, mjtEnableBit, mjtEq, mjtGain, mjtGeom,
+                          mjtIntegrator, mjtJoint, mjtObj, mjtSolver, mjtTrn, mjtWarning)
 
 __all__ = ["load_model", "make_data", "reset_data", "forward", "step", "name2id", "id2name",
-           "Model", "Data", "mjtBias", "mjtCone", "mjtDisableBit", "mjtDyn", "mjtEnableBit",
-           "mjtGain", "mjtGeom", "mjtIntegrator", "mjtJoint", "mjtObj", "mjtSolver", "mjtTrn"]
+           "Model", "Data", "mjtBias", "mjtCone", "mjtConstraint", "mjtConstraintState",
+           "mjtDisableBit", "mjtDyn", "mjtEnableBit", "mjtEq", "mjtGain", "mjtGeom",
+           "mjtIntegrator", "mjtJoint", "mjtObj", "mjtSolver", "mjtTrn", "mjtWarning"]

@@ -6,7 +6,7 @@ import numpy as np
 from engine import forward as _fwd
 from engine import io
 from engine import setconst
-from engine.types import mjtDisableBit
+from engine.types import mjtDisableBit, mjtWarning
 
 
 def load_model(path_or_xml, assets=None):
@@ -17,15 +17,33 @@ def load_model(path_or_xml, assets=None):
   return m
 
 
+_FULL = {int(mjtWarning.CONTACTFULL): ("contacts", "nconmax"),
+         int(mjtWarning.CNSTRFULL): ("constraint rows", "njmax")}
+
+
+def _warn_full(m, d, before):
+  """Warn once per call when contacts or constraint rows overflowed their preallocated room."""
+  for w, (what, size) in _FULL.items():
+    if d.warning_number[w] > before[w]:
+      room = d.contact_dist.shape[0] if size == "nconmax" else d.efc_pos.shape[0]
+      warnings.warn(f"too many {what}: room for {room} was exceeded "
+                    f"{d.warning_number[w] - before[w]} time(s); raise <size {size}=...> in the "
+                    "model", RuntimeWarning, stacklevel=3)
+
+
 def forward(m, d):
   """Forward dynamics at the current state: every derived field of Data (mj_forward)."""
+  before = d.warning_number.copy()
   _fwd.forward(m.struct, d.struct)
+  _warn_full(m, d, before)
 
 
 def step(m, d, nstep=1):
   """Advance `nstep` steps in one compiled call. On divergence (NaN/huge qvel or qacc) warns
   and resets Data, as MuJoCo's autoreset does; returns the number of steps taken."""
+  before = d.warning_number.copy()
   n = _fwd.step(m.struct, d.struct, int(nstep))
+  _warn_full(m, d, before)
   if n < nstep or not np.isfinite(d.qpos).all():
     t = d.time
     if not (m.opt.disableflags & mjtDisableBit.AUTORESET):
