@@ -22,6 +22,9 @@ _inline = numba.njit(cache=True, inline="always")
 _MINVAL = 1e-15     # mjMINVAL
 _MAXVAL = 1e10      # mjMAXVAL
 _MAXCONPAIR = 50    # mjMAXCONPAIR
+# capsule-capsule: sin^2 of the axis angle below which the axes count as parallel (MuJoCo 4.0,
+# measured: the mirrored source tests |det| < mjMINVAL instead)
+_CAPCAP_PARALLEL = 1e-8
 
 # mjtGeom values handled here
 _PLANE, _SPHERE, _CAPSULE, _CYLINDER, _BOX = 0, 2, 3, 5, 6
@@ -385,7 +388,8 @@ def sphere_cylinder(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, fra
 
 @jit
 def capsule_capsule(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
-  """Capsule : capsule (mjc_CapsuleCapsule): nearest segment points; up to 2 if parallel."""
+  """Capsule : capsule (mjc_CapsuleCapsule, as MuJoCo 4.0): nearest segment points; when
+  (nearly) parallel, the two ends of the overlap."""
   h1, h2 = size1[1], size2[1]
   e0, e1, e2 = mat1[2] * h1, mat1[5] * h1, mat1[8] * h1
   f0, f1, f2 = mat2[2] * h2, mat2[5] * h2, mat2[8] * h2
@@ -398,7 +402,7 @@ def capsule_capsule(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, fra
   det = ma * mc - mb * mb
   r1, r2 = size1[0], size2[0]
 
-  if abs(det) >= _MINVAL:
+  if det >= _CAPCAP_PARALLEL * ma * mc:
     x1 = (mc * u - mb * v) / det
     x2 = (ma * v - mb * u) / det
     if x1 > 1:
@@ -417,27 +421,31 @@ def capsule_capsule(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, fra
                               mat1, r1, f0 * x2 + pos2[0], f1 * x2 + pos2[1],
                               f2 * x2 + pos2[2], mat2, r2, dist, pos, frame, 0)
 
-  # parallel axes: each end of capsule 1, then of capsule 2, until two contacts
-  x2 = _clip((v - mb) / mc, -1.0, 1.0)
-  n = _sphere_sphere_raw(margin, pos1[0] + e0, pos1[1] + e1, pos1[2] + e2, mat1, r1,
-                         f0 * x2 + pos2[0], f1 * x2 + pos2[1], f2 * x2 + pos2[2], mat2, r2,
-                         dist, pos, frame, 0)
-  x2 = _clip((v + mb) / mc, -1.0, 1.0)
-  n += _sphere_sphere_raw(margin, pos1[0] - e0, pos1[1] - e1, pos1[2] - e2, mat1, r1,
-                          f0 * x2 + pos2[0], f1 * x2 + pos2[1], f2 * x2 + pos2[2], mat2, r2,
-                          dist, pos, frame, n)
-  if n >= 2:
-    return n
-  x1 = _clip((u - mb) / ma, -1.0, 1.0)
-  n += _sphere_sphere_raw(margin, e0 * x1 + pos1[0], e1 * x1 + pos1[1], e2 * x1 + pos1[2],
-                          mat1, r1, pos2[0] + f0, pos2[1] + f1, pos2[2] + f2, mat2, r2,
-                          dist, pos, frame, n)
-  if n >= 2:
-    return n
-  x1 = _clip((u + mb) / ma, -1.0, 1.0)
-  n += _sphere_sphere_raw(margin, e0 * x1 + pos1[0], e1 * x1 + pos1[1], e2 * x1 + pos1[2],
-                          mat1, r1, pos2[0] - f0, pos2[1] - f1, pos2[2] - f2, mat2, r2,
-                          dist, pos, frame, n)
+  # (nearly) parallel axes: one contact at each end of the overlap along capsule 1's axis,
+  # lower end first; each end is either an end of capsule 1 or an end of capsule 2
+  xp = (u - mb) / ma  # capsule 2's +end, in capsule 1's axis coordinate
+  xm = (u + mb) / ma  # capsule 2's -end
+  n = 0
+  for upper in range(2):
+    if upper:
+      from2 = max(xp, xm) < 1
+      end2 = 1.0 if xp >= xm else -1.0
+      end1 = 1.0
+    else:
+      from2 = min(xp, xm) > -1
+      end2 = 1.0 if xp <= xm else -1.0
+      end1 = -1.0
+    if from2:  # an end of capsule 2 against its projection on capsule 1
+      x1 = _clip((u - mb * end2) / ma, -1.0, 1.0)
+      n += _sphere_sphere_raw(margin, e0 * x1 + pos1[0], e1 * x1 + pos1[1], e2 * x1 + pos1[2],
+                              mat1, r1, pos2[0] + f0 * end2, pos2[1] + f1 * end2,
+                              pos2[2] + f2 * end2, mat2, r2, dist, pos, frame, n)
+    else:  # an end of capsule 1 against its projection on capsule 2
+      x2 = _clip((v - mb * end1) / mc, -1.0, 1.0)
+      n += _sphere_sphere_raw(margin, pos1[0] + e0 * end1, pos1[1] + e1 * end1,
+                              pos1[2] + e2 * end1, mat1, r1, f0 * x2 + pos2[0],
+                              f1 * x2 + pos2[1], f2 * x2 + pos2[2], mat2, r2, dist, pos,
+                              frame, n)
   return n
 
 

@@ -190,3 +190,43 @@ def test_unhandled_pair():
   out = np.zeros(50), np.zeros((50, 3)), np.zeros((50, 9))
   assert cp.collide_primitive(3, 5, z3, z3, z9, z3, z3, z9, 0.0, *out) == -1
   assert cp.collide_primitive(0, 4, z3, z3, z9, z3, z3, z9, 0.0, *out) == -1
+
+
+def test_capsule_capsule_near_parallel():
+  """(Nearly) parallel capsules: MuJoCo 4.0 puts a contact at each end of the axial overlap."""
+  rng = np.random.default_rng(7)
+  dist = np.zeros(cp._MAXCONPAIR)
+  pos = np.zeros((cp._MAXCONPAIR, 3))
+  frame = np.zeros((cp._MAXCONPAIR, 9))
+  counts = {}
+  maxerr = 0.0
+  for size1, size2 in [((0.1, 0.3, 0), (0.2, 0.4, 0)), ((0.1, 0.5, 0), (0.05, 0.2, 0))]:
+    for margin1 in (0.0, 0.05):
+      m = _model("capsule", size1, "capsule", size2, margin1, 0.0, False)
+      d = mujoco.MjData(m)
+      for _ in range(300):
+        q1 = _random_quat(rng)
+        q2 = _quat_mul(q1, _tilt_quat(rng, rng.choice([0.0, 1e-9, 1e-6, 5e-5, 2e-4])))
+        if rng.integers(2):
+          q2 = _quat_mul(q2, np.array([0.0, 1, 0, 0]))  # antiparallel
+        rot1 = np.zeros(9)
+        mujoco.mju_quat2Mat(rot1, q1)
+        off = np.array([*rng.uniform(-0.35, 0.35, 2), rng.uniform(-1, 1)])
+        d.mocap_quat[0] = q1
+        d.qpos[:3] = rot1.reshape(3, 3) @ off
+        d.qpos[3:7] = q2
+        mujoco.mj_forward(m, d)
+        frame[:] = 0.0
+        n = cp.capsule_capsule(m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0], m.geom_size[1],
+                               d.geom_xpos[1], d.geom_xmat[1], margin1, dist, pos, frame)
+        assert n == d.ncon, f"{n} != {d.ncon}: {q1} {d.qpos[:7]}"
+        counts[n] = counts.get(n, 0) + 1
+        for k in range(n):
+          cp.make_frame(frame[k])
+          c = d.contact[k]
+          err = max(abs(dist[k] - c.dist), np.max(np.abs(pos[k] - c.pos)),
+                    np.max(np.abs(frame[k] - c.frame)))
+          assert err <= TOL, f"contact {k}: {dist[k]} {c.dist} {pos[k]} {c.pos}"
+          maxerr = max(maxerr, err)
+  print(f"near-parallel capsules: max err {maxerr:.2e}, contact counts {counts}")
+  assert {0, 1, 2} <= set(counts)
