@@ -71,51 +71,68 @@ def _pose2(rng, scale):
   return rng.uniform(-scale, scale, size=3), q
 
 
+class _Checker:
+  """Sets poses in a two-geom scene and compares our contacts with MuJoCo's."""
+
+  def __init__(self, type1, size1, type2, size2, margin1=0.0, margin2=0.0, free_first=False):
+    self.m = _model(type1, size1, type2, size2, margin1, margin2, free_first)
+    self.d = mujoco.MjData(self.m)
+    self.t1, self.t2 = _TYPES[type1], _TYPES[type2]
+    # MuJoCo puts the lower type first, and for equal types the lower geom id
+    self.g1, self.g2 = (1, 0) if free_first and self.t1 != self.t2 else (0, 1)
+    # MuJoCo 4 passes the SUM of the two geom margins (plus gaps, zero here), not the max
+    self.margin = self.m.geom_margin[self.g1] + self.m.geom_margin[self.g2]
+    self.dist = np.zeros(cp._MAXCONPAIR)
+    self.pos = np.zeros((cp._MAXCONPAIR, 3))
+    self.frame = np.zeros((cp._MAXCONPAIR, 9))
+
+  def check(self, p1, q1, p2, q2):
+    """Pose geom 1 at (p1, q1) and geom 2 at (p2, q2); return (ncon, max error)."""
+    m, d, g1, g2 = self.m, self.d, self.g1, self.g2
+    d.mocap_pos[0] = p1
+    d.mocap_quat[0] = q1
+    d.qpos[:3] = p2
+    d.qpos[3:7] = q2
+    mujoco.mj_forward(m, d)
+    dist, pos, frame = self.dist, self.pos, self.frame
+    frame[:] = 0.0
+    n = cp.collide_primitive(self.t1, self.t2, m.geom_size[g1], d.geom_xpos[g1],
+                             d.geom_xmat[g1], m.geom_size[g2], d.geom_xpos[g2],
+                             d.geom_xmat[g2], self.margin, dist, pos, frame)
+    ctx = (f"types {self.t1}-{self.t2} size {m.geom_size[g1]} {m.geom_size[g2]} "
+           f"p1 {list(p1)} q1 {list(q1)} p2 {list(p2)} q2 {list(q2)} margin {self.margin}")
+    assert n == d.ncon, f"ncon {n} != {d.ncon}: {ctx}"
+    maxerr = 0.0
+    for k in range(n):
+      c = d.contact[k]
+      assert tuple(c.geom) == (g1, g2), ctx
+      cp.make_frame(frame[k])
+      err = max(abs(dist[k] - c.dist), np.max(np.abs(pos[k] - c.pos)),
+                np.max(np.abs(frame[k] - c.frame)))
+      assert err <= TOL, (f"contact {k} err {err}: {ctx}\n{dist[k]} {c.dist}\n"
+                          f"{pos[k]} {c.pos}\n{frame[k]} {c.frame}")
+      maxerr = max(maxerr, err)
+    return n, maxerr
+
+
 def _run_pair(type1, type2, sizes, cases, seed, scale):
   """Compare our function with MuJoCo on random poses; return (max error, contact counts)."""
   rng = np.random.default_rng(seed)
-  t1, t2 = _TYPES[type1], _TYPES[type2]
-  dist = np.zeros(cp._MAXCONPAIR)
-  pos = np.zeros((cp._MAXCONPAIR, 3))
-  frame = np.zeros((cp._MAXCONPAIR, 9))
   maxerr = 0.0
   counts = {}
   for size1, size2 in sizes:
     for free_first in (False, True):
       margin1, margin2 = rng.choice([0.0, 0.0, 0.01, 0.1], size=2)
-      m = _model(type1, size1, type2, size2, margin1, margin2, free_first)
-      d = mujoco.MjData(m)
-      # MuJoCo puts the lower type first, and for equal types the lower geom id
-      g1, g2 = (1, 0) if free_first and t1 != t2 else (0, 1)
-      # MuJoCo 4 passes the SUM of the two geom margins (plus gaps, zero here), not the max
-      margin = m.geom_margin[g1] + m.geom_margin[g2]
+      checker = _Checker(type1, size1, type2, size2, margin1, margin2, free_first)
       for _ in range(cases):
         p1 = rng.uniform(-1, 1, size=3)
         q1 = _random_quat(rng) if rng.integers(2) else _axis_quat(rng)
         off, q2 = _pose2(rng, scale)
         if rng.integers(3) == 0:
           q2 = _quat_mul(q1, q2)  # relative to geom 1: exact alignments in its frame
-        d.mocap_pos[0] = p1
-        d.mocap_quat[0] = q1
-        d.qpos[:3] = p1 + off
-        d.qpos[3:7] = q2
-        mujoco.mj_forward(m, d)
-        frame[:] = 0.0
-        n = cp.collide_primitive(t1, t2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
-                                 m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], margin,
-                                 dist, pos, frame)
-        ctx = f"{type1}-{type2} size {size1} {size2} q1 {q1} p2 {d.qpos[:7]} margin {margin}"
-        assert n == d.ncon, f"ncon {n} != {d.ncon}: {ctx}"
+        n, err = checker.check(p1, q1, p1 + off, q2)
         counts[n] = counts.get(n, 0) + 1
-        for k in range(n):
-          c = d.contact[k]
-          assert tuple(c.geom) == (g1, g2), ctx
-          cp.make_frame(frame[k])
-          err = max(abs(dist[k] - c.dist), np.max(np.abs(pos[k] - c.pos)),
-                    np.max(np.abs(frame[k] - c.frame)))
-          assert err <= TOL, f"contact {k} err {err}: {ctx}\n{dist[k]} {c.dist}\n" \
-                             f"{pos[k]} {c.pos}\n{frame[k]} {c.frame}"
-          maxerr = max(maxerr, err)
+        maxerr = max(maxerr, err)
   return maxerr, counts
 
 
@@ -230,3 +247,59 @@ def test_capsule_capsule_near_parallel():
           maxerr = max(maxerr, err)
   print(f"near-parallel capsules: max err {maxerr:.2e}, contact counts {counts}")
   assert {0, 1, 2} <= set(counts)
+
+
+_ID = np.array([1.0, 0, 0, 0])
+_C = np.sqrt(0.5)
+_C8, _S8 = np.cos(np.pi / 8), np.sin(np.pi / 8)  # 45 degrees
+_DEGENERATE = [
+    # (type1, size1, type2, size2, p1, q1, p2, q2, expected ncon without margin, -1: any)
+    # concentric spheres: normal from the cross product of the z axes, or (1, 0, 0)
+    ("sphere", (0.2, 0, 0), "sphere", (0.1, 0, 0), (0, 0, 0), _ID, (0, 0, 0), [_C, _C, 0, 0], 1),
+    ("sphere", (0.2, 0, 0), "sphere", (0.1, 0, 0), (0, 0, 0), _ID, (0, 0, 0), _ID, 1),
+    # sphere center on a capsule axis; crossing capsule axes
+    ("sphere", (0.2, 0, 0), "capsule", (0.1, 0.3, 0), (0, 0, 0.1), _ID, (0, 0, 0), _ID, 1),
+    ("capsule", (0.1, 0.3, 0), "capsule", (0.1, 0.3, 0), (0, 0, 0), _ID, (0, 0, 0),
+     [_C, _C, 0, 0], 1),
+    # sphere at a cylinder's center, on its axis, inside near the side
+    ("sphere", (0.1, 0, 0), "cylinder", (0.3, 0.2, 0), (0, 0, 0), _ID, (0, 0, 0), _ID, 1),
+    ("sphere", (0.1, 0, 0), "cylinder", (0.3, 0.2, 0), (0, 0, 0.25), _ID, (0, 0, 0), _ID, 1),
+    ("sphere", (0.1, 0, 0), "cylinder", (0.3, 0.2, 0), (0.25, 0, 0), _ID, (0, 0, 0), _ID, 1),
+    # sphere at a box center and inside near a face
+    ("sphere", (0.1, 0, 0), "box", (0.3, 0.2, 0.1), (0, 0, 0), _ID, (0, 0, 0), _ID, 1),
+    ("sphere", (0.1, 0, 0), "box", (0.3, 0.2, 0.1), (0.25, 0.01, 0), _ID, (0, 0, 0), _ID, 1),
+    # cylinder flat on a plane (3 contacts), upright, lying on its side
+    ("plane", (1, 1, 0.1), "cylinder", (0.3, 0.2, 0), (0, 0, 0), _ID, (0, 0, 0.19), _ID, 3),
+    ("plane", (1, 1, 0.1), "cylinder", (0.3, 0.2, 0), (0, 0, 0), _ID, (0, 0, 0.29),
+     [_C, _C, 0, 0], 2),
+    # capsule resting parallel to the plane and to a box face; capsule along a box edge
+    ("plane", (1, 1, 0.1), "capsule", (0.1, 0.3, 0), (0, 0, 0), _ID, (0, 0, 0.09),
+     [_C, 0, _C, 0], 2),
+    ("capsule", (0.1, 0.3, 0), "box", (0.5, 0.5, 0.1), (0, 0, 0.19), [_C, 0, _C, 0],
+     (0, 0, 0), _ID, 2),
+    ("capsule", (0.1, 0.3, 0), "box", (0.2, 0.2, 0.1), (0.22, 0, 0.19), [_C, _C, 0, 0],
+     (0, 0, 0), _ID, -1),
+    # capsule through a box along its z edges: MuJoCo finds no contact (ends outside)
+    ("capsule", (0.1, 0.3, 0), "box", (0.2, 0.2, 0.1), (0, 0, 0), _ID, (0, 0, 0), _ID, 0),
+    # stacked boxes: aligned, equal footprint, rotated 45 degrees (8 contacts), deep overlap
+    ("box", (0.2, 0.2, 0.1), "box", (0.2, 0.2, 0.1), (0, 0, 0), _ID, (0, 0, 0.19), _ID, 4),
+    ("box", (0.3, 0.3, 0.1), "box", (0.25, 0.25, 0.1), (0, 0, 0), _ID, (0, 0, 0.19),
+     [_C8, 0, 0, _S8], 8),
+    ("box", (0.2, 0.3, 0.1), "box", (0.1, 0.2, 0.3), (0, 0, 0), _ID, (0.01, 0.02, 0.03), _ID,
+     4),
+    # crossed edges: box 1 turned 45 degrees about x, box 2 about y, touching edge to edge
+    ("box", (0.2, 0.2, 0.2), "box", (0.2, 0.2, 0.2), (0, 0, 0), [_C8, _S8, 0, 0],
+     (0, 0, 0.2 * np.sqrt(2) * 2 - 0.01), [_C8, 0, _S8, 0], 1),
+]
+
+
+@pytest.mark.parametrize("case", range(len(_DEGENERATE)))
+def test_degenerate_poses(case):
+  """Hand-placed poses on the branch boundaries (coincident centers, exact alignments)."""
+  type1, size1, type2, size2, p1, q1, p2, q2, expected = _DEGENERATE[case]
+  for margin in (0.0, 0.05):
+    checker = _Checker(type1, size1, type2, size2, margin, 0.0)
+    n, _ = checker.check(np.array(p1, float), np.array(q1, float), np.array(p2, float),
+                         np.array(q2, float))
+    if margin == 0.0 and expected >= 0:
+      assert n == expected
