@@ -287,6 +287,9 @@ _DEGENERATE = [
      [_C8, 0, 0, _S8], 8),
     ("box", (0.2, 0.3, 0.1), "box", (0.1, 0.2, 0.3), (0, 0, 0), _ID, (0.01, 0.02, 0.03), _ID,
      4),
+    # incident edges through the reference face corners
+    ("box", (0.2, 0.2, 0.1), "box", (0.2 * _C * 2, 0.2 * _C * 2, 0.1), (0, 0, 0), _ID,
+     (0, 0, 0.19), [_C8, 0, 0, _S8], 4),
     # crossed edges: box 1 turned 45 degrees about x, box 2 about y, touching edge to edge
     ("box", (0.2, 0.2, 0.2), "box", (0.2, 0.2, 0.2), (0, 0, 0), [_C8, _S8, 0, 0],
      (0, 0, 0.2 * np.sqrt(2) * 2 - 0.01), [_C8, 0, _S8, 0], 1),
