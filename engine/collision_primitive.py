@@ -4,11 +4,14 @@ Every pair function has the signature
 
   f(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame) -> ncon
 
-with geom 1 the one of lower geom type; size (3,), pos (3,), mat (9,) row-major. Contacts
-with dist <= margin (< for a few functions, as MuJoCo) are written to dist (50,), pos (50, 3)
-and frame (50, 9): the normal (from geom 1 to geom 2) into frame[k, 0:3] and the tangent
-hint into frame[k, 3:6] (zero unless the function sets one), as MuJoCo's mjPreContact.
-frame[k, 6:9] is left to `make_frame`, which the driver calls on every contact.
+with geom 1 the one of lower geom type (lower geom id for equal types); size (3,), pos (3,),
+mat (9,) row-major. `margin` is what MuJoCo 4 passes: the pair margin plus gap, which for a
+geom pair is geom_margin[g1] + geom_margin[g2] + geom_gap[g1] + geom_gap[g2] (a sum, not a
+max). Contacts with dist <= margin are written to dist (50,), pos (50, 3) and frame (50, 9):
+the normal (from geom 1 to geom 2) into frame[k, 0:3] and the tangent hint into
+frame[k, 3:6] (zero unless the function sets one), as MuJoCo's mjPreContact. frame[k, 6:9]
+is left to `make_frame`, which the driver calls on every contact. box_box's edge contact may
+exceed margin by its rounding slack (1e-13 times the summed half-sizes), as MuJoCo's.
 Rows at and beyond the returned count are scratch: box_box keeps its work vectors there.
 """
 import math
@@ -466,12 +469,101 @@ def _clamp_count(x, s, c1, c2, j):
   return x, c1, c2
 
 
+@_inline
+def _capsule_box_second(cltype, clface, clcorner, cledge, axisdir, bestsegmentpos, bestboxpos,
+                        p0, p1, p2, x0, x1, x2, h0, h1, h2, size2):
+  """Segment coordinate of capsule_box's second point, relative to the first (-4: none); from
+  where the first point lies (box corner, edge middle, or a capsule end at a face)."""
+  secondpos = -4.0
+  if cltype >= 0 and cltype // 3 != 1:
+    # a box corner is nearest: a second point along an edge or a face
+    c1 = axisdir ^ clcorner
+    if c1 != 0 and c1 != 7:
+      if c1 == 1 or c1 == 2 or c1 == 4:
+        mul = 1.0
+        de = 1 - bestsegmentpos
+        dp = 1 + bestsegmentpos
+      else:
+        mul = -1.0
+        c1 = 7 - c1
+        dp = 1 - bestsegmentpos
+        de = 1 + bestsegmentpos
+      if c1 == 1:
+        ax, ax1, ax2 = 0, 1, 2
+      elif c1 == 2:
+        ax, ax1, ax2 = 1, 2, 0
+      else:
+        ax, ax1, ax2 = 2, 0, 1
+      xa = _pick(x0, x1, x2, ax)
+      if xa * xa > 0.5:  # along the edge
+        secondpos = de
+        e1 = _div(2 * size2[ax], abs(_pick(h0, h1, h2, ax)))
+        if e1 < secondpos:
+          secondpos = e1
+        secondpos *= mul
+      else:  # along a face
+        secondpos = dp
+        e1 = _div(2 * size2[ax1], abs(_pick(h0, h1, h2, ax1)))
+        if e1 < secondpos:
+          secondpos = e1
+        e1 = _div(2 * size2[ax2], abs(_pick(h0, h1, h2, ax2)))
+        if e1 < secondpos:
+          secondpos = e1
+        secondpos *= -mul
+
+  elif cltype >= 0:
+    # the middle of a box edge is nearest: a second point only in a cross configuration
+    c1 = (axisdir ^ clcorner) & (7 - (1 << cledge))
+    if c1 == 1 or c1 == 2 or c1 == 4:
+      ax = cledge
+      ax1, ax2 = (ax + 1) % 3, (ax + 2) % 3
+      if abs(_pick(x0, x1, x2, ax1)) > abs(_pick(x0, x1, x2, ax2)):
+        ax1 = ax2
+      ax2 = 3 - ax - ax1
+      if c1 & (1 << ax2):
+        mul = 1.0
+        secondpos = 1 - bestsegmentpos
+      else:
+        mul = -1.0
+        secondpos = 1 + bestsegmentpos
+      e1 = _div(2 * size2[ax2], abs(_pick(h0, h1, h2, ax2)))
+      if e1 < secondpos:
+        secondpos = e1
+      if ((axisdir & (1 << ax)) != 0) == ((c1 & (1 << ax2)) != 0):
+        e2 = 1 - bestboxpos
+      else:
+        e2 = 1 + bestboxpos
+      e1 = _div(size2[ax] * e2, abs(_pick(h0, h1, h2, ax)))
+      if e1 < secondpos:
+        secondpos = e1
+      secondpos *= mul
+
+  elif clface != -1:
+    # a capsule end is nearest to a face: second point as far as the segment stays above it
+    mul = 1.0 if cltype == -3 else -1.0
+    secondpos = 2.0
+    t0, t1, t2 = p0 + h0 * -mul, p1 + h1 * -mul, p2 + h2 * -mul
+    for i in range(3):
+      if i == clface:
+        continue
+      ti = _pick(t0, t1, t2, i)
+      hi = _pick(h0, h1, h2, i)
+      e1 = _div(size2[i] - ti, hi) * mul
+      if e1 > 0 and e1 < secondpos:
+        secondpos = e1
+      e1 = _div(-size2[i] - ti, hi) * mul
+      if e1 > 0 and e1 < secondpos:
+        secondpos = e1
+    secondpos *= mul
+
+  return secondpos
+
+
 @jit
 def capsule_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
   """Capsule : box (mjc_CapsuleBox): closest segment point, plus a second point along the
   segment when the capsule lies along a box face or edge; each is a sphere : box test."""
   halflength = size1[1]
-  secondpos = -4.0  # no second contact (valid values are in [-1, 1])
 
   # capsule center, axis and half-axis in the box frame
   p0, p1, p2 = _mat_t_vec(mat2, pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2])
@@ -572,87 +664,8 @@ def capsule_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
 
   if cltype == -4:
     return 0
-
-  if cltype >= 0 and cltype // 3 != 1:
-    # a box corner is nearest: a second point along an edge or a face
-    c1 = axisdir ^ clcorner
-    if c1 != 0 and c1 != 7:
-      if c1 == 1 or c1 == 2 or c1 == 4:
-        mul = 1.0
-        de = 1 - bestsegmentpos
-        dp = 1 + bestsegmentpos
-      else:
-        mul = -1.0
-        c1 = 7 - c1
-        dp = 1 - bestsegmentpos
-        de = 1 + bestsegmentpos
-      if c1 == 1:
-        ax, ax1, ax2 = 0, 1, 2
-      elif c1 == 2:
-        ax, ax1, ax2 = 1, 2, 0
-      else:
-        ax, ax1, ax2 = 2, 0, 1
-      xa = _pick(x0, x1, x2, ax)
-      if xa * xa > 0.5:  # along the edge
-        secondpos = de
-        e1 = _div(2 * size2[ax], abs(_pick(h0, h1, h2, ax)))
-        if e1 < secondpos:
-          secondpos = e1
-        secondpos *= mul
-      else:  # along a face
-        secondpos = dp
-        e1 = _div(2 * size2[ax1], abs(_pick(h0, h1, h2, ax1)))
-        if e1 < secondpos:
-          secondpos = e1
-        e1 = _div(2 * size2[ax2], abs(_pick(h0, h1, h2, ax2)))
-        if e1 < secondpos:
-          secondpos = e1
-        secondpos *= -mul
-
-  elif cltype >= 0:
-    # the middle of a box edge is nearest: a second point only in a cross configuration
-    c1 = (axisdir ^ clcorner) & (7 - (1 << cledge))
-    if c1 == 1 or c1 == 2 or c1 == 4:
-      ax = cledge
-      ax1, ax2 = (ax + 1) % 3, (ax + 2) % 3
-      if abs(_pick(x0, x1, x2, ax1)) > abs(_pick(x0, x1, x2, ax2)):
-        ax1 = ax2
-      ax2 = 3 - ax - ax1
-      if c1 & (1 << ax2):
-        mul = 1.0
-        secondpos = 1 - bestsegmentpos
-      else:
-        mul = -1.0
-        secondpos = 1 + bestsegmentpos
-      e1 = _div(2 * size2[ax2], abs(_pick(h0, h1, h2, ax2)))
-      if e1 < secondpos:
-        secondpos = e1
-      if ((axisdir & (1 << ax)) != 0) == ((c1 & (1 << ax2)) != 0):
-        e2 = 1 - bestboxpos
-      else:
-        e2 = 1 + bestboxpos
-      e1 = _div(size2[ax] * e2, abs(_pick(h0, h1, h2, ax)))
-      if e1 < secondpos:
-        secondpos = e1
-      secondpos *= mul
-
-  elif clface != -1:
-    # a capsule end is nearest to a face: second point as far as the segment stays above it
-    mul = 1.0 if cltype == -3 else -1.0
-    secondpos = 2.0
-    t0, t1, t2 = p0 + h0 * -mul, p1 + h1 * -mul, p2 + h2 * -mul
-    for i in range(3):
-      if i == clface:
-        continue
-      ti = _pick(t0, t1, t2, i)
-      hi = _pick(h0, h1, h2, i)
-      e1 = _div(size2[i] - ti, hi) * mul
-      if e1 > 0 and e1 < secondpos:
-        secondpos = e1
-      e1 = _div(-size2[i] - ti, hi) * mul
-      if e1 > 0 and e1 < secondpos:
-        secondpos = e1
-    secondpos *= mul
+  secondpos = _capsule_box_second(cltype, clface, clcorner, cledge, axisdir, bestsegmentpos,
+                                  bestboxpos, p0, p1, p2, x0, x1, x2, h0, h1, h2, size2)
 
   # sphere : box at the first point, then at the second one
   t0, t1, t2 = (p0 + h0 * bestsegmentpos, p1 + h1 * bestsegmentpos,
