@@ -16,12 +16,12 @@ TOL = 1e-9
 _TYPES = {"plane": 0, "sphere": 2, "capsule": 3, "cylinder": 5, "box": 6}
 
 
-def _model(type1, size1, type2, size2, margin1, margin2, free_first):
+def _model(type1, size1, type2, size2, margin1, margin2, free_first, gap=0.0):
   """Two-geom scene; free_first puts the higher-type (free) geom first in the geom list."""
   def s(v):
     return " ".join(repr(float(x)) for x in v)
   mocap = (f'<body name="a" mocap="true"><geom name="g1" type="{type1}" size="{s(size1)}" '
-           f'margin="{margin1}"/></body>')
+           f'margin="{margin1}" gap="{gap}"/></body>')
   free = (f'<body name="b" pos="0 0 3"><freejoint/><geom name="g2" type="{type2}" '
           f'size="{s(size2)}" margin="{margin2}"/></body>')
   bodies = free + mocap if free_first else mocap + free
@@ -74,14 +74,17 @@ def _pose2(rng, scale):
 class _Checker:
   """Sets poses in a two-geom scene and compares our contacts with MuJoCo's."""
 
-  def __init__(self, type1, size1, type2, size2, margin1=0.0, margin2=0.0, free_first=False):
-    self.m = _model(type1, size1, type2, size2, margin1, margin2, free_first)
+  def __init__(self, type1, size1, type2, size2, margin1=0.0, margin2=0.0, free_first=False,
+               gap=0.0):
+    self.m = _model(type1, size1, type2, size2, margin1, margin2, free_first, gap)
     self.d = mujoco.MjData(self.m)
     self.t1, self.t2 = _TYPES[type1], _TYPES[type2]
     # MuJoCo puts the lower type first, and for equal types the lower geom id
     self.g1, self.g2 = (1, 0) if free_first and self.t1 != self.t2 else (0, 1)
-    # MuJoCo 4 passes the SUM of the two geom margins (plus gaps, zero here), not the max
-    self.margin = self.m.geom_margin[self.g1] + self.m.geom_margin[self.g2]
+    # MuJoCo 4 passes the SUM of the two geom margins plus the sum of their gaps, not the max
+    m = self.m
+    self.margin = (m.geom_margin[self.g1] + m.geom_margin[self.g2] +
+                   m.geom_gap[self.g1] + m.geom_gap[self.g2])
     self.dist = np.zeros(cp._MAXCONPAIR)
     self.pos = np.zeros((cp._MAXCONPAIR, 3))
     self.frame = np.zeros((cp._MAXCONPAIR, 9))
@@ -306,3 +309,22 @@ def test_degenerate_poses(case):
                          np.array(q2, float))
     if margin == 0.0 and expected >= 0:
       assert n == expected
+
+
+@pytest.mark.parametrize("type1,size1,type2,size2", [
+    ("plane", (1, 1, 0.1), "box", (0.1, 0.2, 0.3)),
+    ("box", (0.2, 0.3, 0.4), "box", (0.3, 0.2, 0.1)),
+    ("sphere", (0.2, 0, 0), "capsule", (0.1, 0.4, 0)),
+])
+def test_gap_widens_narrowphase_margin(type1, size1, type2, size2):
+  """With a geom gap MuJoCo generates contacts out to margin + gap (they are then excluded)."""
+  rng = np.random.default_rng(3)
+  checker = _Checker(type1, size1, type2, size2, 0.05, 0.02, gap=0.1)
+  beyond = 0
+  for _ in range(300):
+    p1 = rng.uniform(-1, 1, size=3)
+    q1 = _random_quat(rng)
+    off, q2 = _pose2(rng, 0.8)
+    n, _ = checker.check(p1, q1, p1 + off, q2)
+    beyond += int(np.any(checker.d.contact.dist[:n] > 0.07))
+  assert beyond > 0
