@@ -6,7 +6,6 @@ the contacts (a pruned pair cannot have geoms within margin), only the work. We 
 in signature order with world-aligned boxes, so contacts come out in MuJoCo's order: body pairs
 by signature, explicit <pair>s merged in by signature, geoms in id order within a body pair.
 """
-import math
 
 import numpy as np
 
@@ -124,36 +123,6 @@ def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
 
 
 @jit
-def make_frame(f):
-  """Complete a contact frame from its normal (and optional first tangent): mju_makeFrame."""
-  n = math.sqrt(f[0] * f[0] + f[1] * f[1] + f[2] * f[2])
-  if n >= _MINVAL:
-    f[0] /= n
-    f[1] /= n
-    f[2] /= n
-  if f[3] * f[3] + f[4] * f[4] + f[5] * f[5] < 0.25:
-    f[3] = 0.0
-    f[4] = 0.0
-    f[5] = 0.0
-    if -0.5 < f[1] < 0.5:
-      f[4] = 1.0
-    else:
-      f[5] = 1.0
-  dt = f[0] * f[3] + f[1] * f[4] + f[2] * f[5]
-  f[3] -= f[0] * dt
-  f[4] -= f[1] * dt
-  f[5] -= f[2] * dt
-  n = math.sqrt(f[3] * f[3] + f[4] * f[4] + f[5] * f[5])
-  if n >= _MINVAL:
-    f[3] /= n
-    f[4] /= n
-    f[5] /= n
-  f[6] = f[1] * f[5] - f[2] * f[4]
-  f[7] = f[2] * f[3] - f[0] * f[5]
-  f[8] = f[0] * f[4] - f[1] * f[3]
-
-
-@jit
 def _contact_param(m, g1, g2, ipair, out):
   """condim and mixed parameters of a geom pair (mj_contactParam), into out[0:15]:
   friction[5], solref[2], solreffriction[2], solimp[5]; returns condim."""
@@ -252,7 +221,7 @@ def _narrowphase(m, d, g1, g2, ipair):
     cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
     cn.assign_imp(m, d.contact_solimp[c], par[9:14])
     d.contact_exclude[c] = 1 if d.contact_dist[c] >= margin else 0
-    make_frame(d.contact_frame[c])
+    prim.make_frame(d.contact_frame[c])
     d.contact_efc_address[c] = -1
     d.contact_mu[c] = 0.0
     for k in range(36):

@@ -89,3 +89,16 @@ def test_demo_model_runs():
   """The bundled demo loads and moves under the numjoco command's default settings."""
   from app.__main__ import main
   assert main(["--seconds", "0.2"]) == 0
+
+
+def test_contact_overflow_warns_and_keeps_running():
+  """More contacts than <size nconmax>: a clear warning naming the setting, no crash."""
+  xml = """<mujoco><size nconmax="2"/><worldbody><geom type="plane" size="1 1 .1"/>
+    <body pos="0 0 .09"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
+    </worldbody></mujoco>"""
+  m = engine.load_model(xml)
+  d = engine.make_data(m)
+  with pytest.warns(RuntimeWarning, match="nconmax"):
+    engine.step(m, d, 5)
+  assert d.ncon <= 2
+  assert np.isfinite(d.qpos).all()
