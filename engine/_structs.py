@@ -810,6 +810,14 @@ DataType = _DataStructType([
     ('col_dist', types.Array(types.float64, 1, 'C')),
     ('col_pos', types.Array(types.float64, 2, 'C')),
     ('col_frame', types.Array(types.float64, 2, 'C')),
+    ('solver_L', types.Array(types.float64, 2, 'C')),
+    ('solver_Lcone', types.Array(types.float64, 2, 'C')),
+    ('solver_LTJ', types.Array(types.float64, 2, 'C')),
+    ('solver_nv', types.Array(types.float64, 2, 'C')),
+    ('solver_efc', types.Array(types.float64, 2, 'C')),
+    ('solver_quad', types.Array(types.float64, 1, 'C')),
+    ('solver_int', types.Array(types.int32, 2, 'C')),
+    ('solver_MinvJT', types.Array(types.float64, 2, 'C')),
 ])
 
 
@@ -979,12 +987,20 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame):
+def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT):
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
   s.col_pos = col_pos
   s.col_frame = col_frame
+  s.solver_L = solver_L
+  s.solver_Lcone = solver_Lcone
+  s.solver_LTJ = solver_LTJ
+  s.solver_nv = solver_nv
+  s.solver_efc = solver_efc
+  s.solver_quad = solver_quad
+  s.solver_int = solver_int
+  s.solver_MinvJT = solver_MinvJT
 
 
 DATA_SETTERS = (
@@ -996,5 +1012,5 @@ DATA_SETTERS = (
     (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame')),
+    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT')),
 )

@@ -601,6 +601,14 @@ warning_lastinfo i4 8
 col_dist f8 50
 col_pos f8 50 3
 col_frame f8 50 9
+solver_L f8 nv nv
+solver_Lcone f8 nv nv
+solver_LTJ f8 6 nv
+solver_nv f8 12 nv
+solver_efc f8 8 njmax
+solver_quad f8 3*njmax
+solver_int i4 2 njmax
+solver_MinvJT f8 njmax nv
 """
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}
