@@ -818,6 +818,9 @@ DataType = _DataStructType([
     ('solver_quad', types.Array(types.float64, 1, 'C')),
     ('solver_int', types.Array(types.int32, 2, 'C')),
     ('solver_MinvJT', types.Array(types.float64, 2, 'C')),
+    ('solver_ARblk', types.Array(types.float64, 2, 'C')),
+    ('solver_scratch', types.Array(types.float64, 1, 'C')),
+    ('solver_mat', types.Array(types.float64, 3, 'C')),
 ])
 
 
@@ -987,7 +990,7 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT):
+def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat):
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
@@ -1001,6 +1004,9 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.solver_quad = solver_quad
   s.solver_int = solver_int
   s.solver_MinvJT = solver_MinvJT
+  s.solver_ARblk = solver_ARblk
+  s.solver_scratch = solver_scratch
+  s.solver_mat = solver_mat
 
 
 DATA_SETTERS = (
@@ -1012,5 +1018,5 @@ DATA_SETTERS = (
     (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT')),
+    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat')),
 )

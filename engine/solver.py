@@ -29,6 +29,7 @@ from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSo
 
 _EQUALITY = int(mjtConstraint.EQUALITY)
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
+_PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
 _SATISFIED = int(mjtConstraintState.SATISFIED)
 _QUADRATIC = int(mjtConstraintState.QUADRATIC)
 _LINEARNEG = int(mjtConstraintState.LINEARNEG)
@@ -178,7 +179,7 @@ def constraint_update_impl(d, ne, nf, nefc, jar, flg_cone_hessian):
     return 0.0
   for i in range(nefc):
     force[i] = -D[i] * jar[i]
-  U = np.empty(6)
+  U = d.solver_scratch[0:6]
   i = 0
   while i < nefc:
     if i < ne:
@@ -650,7 +651,7 @@ def _hessian_cone(m, d):
   for r in range(nv):
     for c in range(nv):
       Lcone[r, c] = L[r, c]
-  local = np.empty((6, 6))
+  local = d.solver_mat[0]
   nupdate = 0
   i = 0
   while i < nefc:
@@ -846,15 +847,14 @@ def _cg_direction(m, d):
 # dual solver (PGS): mj_solPGS
 
 @jit
-def _pcg32_next(st):
-  """PCG32 step on st = [state, inc] (uint64); returns a uint32 as int64."""
-  old = st[0]
-  st[0] = old * np.uint64(6364136223846793005) + (st[1] | np.uint64(1))
-  xs = (((old >> np.uint64(18)) ^ old) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
-  rot = old >> np.uint64(59)
+def _pcg32_next(state):
+  """PCG32 step with increment 1 (MuJoCo's shuffle generator): (new state, uint32 output)."""
+  new = state * np.uint64(6364136223846793005) + np.uint64(1)
+  xs = (((state >> np.uint64(18)) ^ state) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
+  rot = state >> np.uint64(59)
   left = (np.uint64(32) - rot) & np.uint64(31)
   r = ((xs >> rot) | (xs << left)) & np.uint64(0xFFFFFFFF)
-  return np.int64(r)
+  return new, np.int64(r)
 
 
 @jit
@@ -965,13 +965,10 @@ def _project_ellipsoid(force, i0, normal, fr, dim, feasible):
 
 
 @jit
-def qcqp(res, A, b, dd, r, n):
+def qcqp(res, A, b, dd, r, n, As, Ala, bs, tmp):
   """min 0.5 x'Ax + x'b s.t. sum (x_i/d_i)^2 <= r^2 by Newton on the multiplier; returns True
-  when the constraint is active (mju_QCQP2 / QCQP3 / QCQP, n <= 5)."""
-  As = np.empty((5, 5))
-  Ala = np.empty((5, 5))
-  bs = np.empty(5)
-  tmp = np.empty(5)
+  when the constraint is active (mju_QCQP2 / QCQP3 / QCQP, n <= 5). As, Ala (5x5), bs, tmp
+  (5) are work arrays."""
   for i in range(n):
     bs[i] = b[i] * dd[i]
     for j in range(n):
@@ -1074,6 +1071,20 @@ def qcqp(res, A, b, dd, r, n):
 
 
 @jit
+def _solve_qcqp(d, force, i, dim, Ac, bc, fr):
+  """Friction of the elliptic contact at row i: the QCQP in its ellipsoid of radius force[i],
+  put on the ellipsoid when the constraint is active (solveQCQP)."""
+  s = d.solver_scratch
+  qres = s[40:46]
+  active = qcqp(qres, Ac, bc, fr, force[i], dim - 1, d.solver_mat[3], d.solver_mat[4], s[56:62],
+                s[64:70])
+  for j in range(dim - 1):
+    force[i + 1 + j] = qres[j]
+  if active:
+    _project_ellipsoid(force, i + 1, force[i], fr, dim, False)
+
+
+@jit
 def _project_cone(force, i, fr, dim, elliptic):
   if elliptic:
     if force[i] < 0:
@@ -1093,63 +1104,190 @@ def _block_dim(d, i):
 
 
 @jit
+def _cost_change(A, force, i0, oldf, res, n):
+  """Dual cost change of a block update; restores the block when the cost went up (costChange)."""
+  change = 0.0
+  for a in range(n):
+    da = force[i0 + a] - oldf[a]
+    s = 0.0
+    for b in range(n):
+      s += A[a, b] * (force[i0 + b] - oldf[b])
+    change += 0.5 * da * s + da * res[a]
+  if change > 1e-10:
+    for a in range(n):
+      force[i0 + a] = oldf[a]
+    change = 0.0
+  return change
+
+
+@jit
+def _residual(d, res, i, n, v, sub_r):
+  """res[k] = (b + AR f)[i+k] for k < n, without the R f term when sub_r (residual)."""
+  nv = v.shape[0]
+  for k in range(n):
+    s = d.efc_b[i + k]
+    if not sub_r:
+      s += d.efc_R[i + k] * d.efc_force[i + k]
+    for c in range(nv):
+      s += d.efc_J[i + k, c] * v[c]
+    res[k] = s
+
+
+@jit
+def _apply_delta(d, v, i, n, oldf):
+  """v += M^-1 J' (force - oldf) over rows i .. i+n-1: keeps v = M^-1 J' force current."""
+  nv = v.shape[0]
+  for k in range(n):
+    dl = d.efc_force[i + k] - oldf[k]
+    if dl != 0.0:
+      for c in range(nv):
+        v[c] += d.solver_MinvJT[i + k, c] * dl
+
+
+@jit
+def _pgs_sweep(m, d, blockstart, nblocks, v):
+  """One PGS sweep over the blocks in the given order; returns the (unscaled) improvement."""
+  ne, nf = d.ne[0], d.nf[0]
+  force, floss = d.efc_force, d.efc_frictionloss
+  ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
+  s = d.solver_scratch
+  bc, res, oldf, vv = s[8:14], s[16:22], s[24:30], s[32:38]
+  Athis, Ac = d.solver_mat[1], d.solver_mat[2]
+  improvement = 0.0
+  for bi in range(nblocks):
+    i = blockstart[bi]
+    dim = _block_dim(d, i)
+    _residual(d, res, i, dim, v, False)
+    for j in range(dim):
+      oldf[j] = force[i + j]
+    for a in range(dim):
+      for b in range(dim):
+        Athis[a, b] = ARblk[i + a, b]
+    if dim == 1:
+      force[i] -= res[0] * ARinv[i]
+      if i >= ne and i < ne + nf:
+        if force[i] < -floss[i]:
+          force[i] = -floss[i]
+        elif force[i] > floss[i]:
+          force[i] = floss[i]
+      elif i >= ne + nf:
+        if force[i] < 0:
+          force[i] = 0.0
+      Athis[0, 0] = 1.0 / ARinv[i]
+    else:
+      fr = d.contact_friction[d.efc_id[i]]
+      # normal force too small: normal update; else ray update along the current force
+      if force[i] < _MINVAL:
+        force[i] -= res[0] * ARinv[i]
+        if force[i] < 0:
+          force[i] = 0.0
+        for j in range(1, dim):
+          force[i + j] = 0.0
+      else:
+        for j in range(dim):
+          vv[j] = force[i + j]
+        denom = 0.0
+        for a in range(dim):
+          t = 0.0
+          for b in range(dim):
+            t += Athis[a, b] * vv[b]
+          denom += vv[a] * t
+        if denom >= _MINVAL:
+          x = -_dot(vv, res, dim) / denom
+          if force[i] + x * vv[0] < 0:
+            x = -vv[0] / force[i]
+          for j in range(dim):
+            force[i + j] += x * vv[j]
+      # friction update with the normal force fixed
+      for a in range(dim - 1):
+        t = res[a + 1]
+        for b in range(dim - 1):
+          Ac[a, b] = Athis[a + 1, b + 1]
+          t -= Ac[a, b] * oldf[b + 1]
+        t += Athis[a + 1, 0] * (force[i] - oldf[0])
+        bc[a] = t
+      if force[i] < _MINVAL:
+        for j in range(1, dim):
+          force[i + j] = 0.0
+      else:
+        _solve_qcqp(d, force, i, dim, Ac, bc, fr)
+    improvement -= _cost_change(Athis, force, i, oldf, res, dim)
+    _apply_delta(d, v, i, dim, oldf)
+  return improvement
+
+
+@jit
+def _nesterov_extrapolate(m, d, beta):
+  """force += beta (force - force_prev), projected back on the bounds and cones."""
+  ne, nf, nefc = d.ne[0], d.nf[0], d.nefc[0]
+  force, floss = d.efc_force, d.efc_frictionloss
+  fprev = d.solver_efc[_FPREV]
+  for i in range(nefc):
+    fs = force[i]
+    force[i] += beta * (force[i] - fprev[i])
+    fprev[i] = fs
+  for i in range(ne, ne + nf):
+    force[i] = min(max(force[i], -floss[i]), floss[i])
+  i = ne + nf
+  while i < nefc:
+    dim = _block_dim(d, i)
+    _project_cone(force, i, d.contact_friction[d.efc_id[i]], dim, d.efc_type[i] == _ELLIPTIC)
+    i += dim
+
+
+@jit
+def _dual_state_change(d, ne, nf, nefc):
+  """Update efc_state from the forces; returns (nactive, nchange)."""
+  oldstate = d.solver_int[0]
+  for i in range(nefc):
+    oldstate[i] = d.efc_state[i]
+  nactive = _dual_state(d, d.efc_state, ne, nf, nefc)
+  nchange = 0
+  for i in range(nefc):
+    if oldstate[i] != d.efc_state[i]:
+      nchange += 1
+  return nactive, nchange
+
+
+@jit
 def sol_pgs(m, d, maxiter):
   """Projected Gauss-Seidel on the dual, from the current efc_force (mj_solPGS, one island,
   Nesterov momentum with gradient restart, blocks visited in PCG32-shuffled order);
   returns iterations. Needs solver_MinvJT (make_minv_jt) and efc_b."""
   nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
-  force, floss = d.efc_force, d.efc_frictionloss
-  ARinv = d.solver_efc[_ARINV]
+  force = d.efc_force
+  ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
   fprev, fmom = d.solver_efc[_FPREV], d.solver_efc[_FMOM]
-  oldstate, blockstart = d.solver_int[0], d.solver_int[1]
+  blockstart = d.solver_int[1]
   v = d.solver_nv[_TMP]   # M^-1 J' force, kept current
   scale = stat_scale(m, d)
   tol = m.opt_tolerance[0]
 
-  for i in range(nefc):
-    fprev[i] = force[i]
-    ARinv[i] = 1.0 / _ar_entry(d, i, i, nv)
-  _dual_state(d, d.efc_state, ne, nf, nefc)
-
+  # blocks, and the diagonal blocks of AR (row i: AR[i, start .. start+dim))
   nblocks = 0
   c = 0
   while c < nefc:
     blockstart[nblocks] = c
     nblocks += 1
-    c += _block_dim(d, c)
+    dim = _block_dim(d, c)
+    for a in range(dim):
+      for b in range(dim):
+        ARblk[c + a, b] = _ar_entry(d, c + a, c + b, nv)
+      ARinv[c + a] = 1.0 / ARblk[c + a, a]
+    c += dim
+  for i in range(nefc):
+    fprev[i] = force[i]
+  _dual_state(d, d.efc_state, ne, nf, nefc)
 
-  rng = np.zeros(2, dtype=np.uint64)
-  rng[1] = np.uint64(1)
-  _pcg32_next(rng)
+  rng, _ = _pcg32_next(np.uint64(0))
 
-  Athis = np.empty((6, 6))
-  Ac = np.empty((5, 5))
-  bc = np.empty(5)
-  res = np.empty(6)
-  oldf = np.empty(6)
-  vv = np.empty(6)
-  qres = np.empty(5)
-  delta = np.empty(6)
   it = 0
   nest_k = 0
   _minv_jt_f(m, d, v, force)
   while it < maxiter:
-    beta = 0.0
-    if it > 0:
-      beta = (nest_k - 1) / (nest_k + 2)
+    beta = (nest_k - 1) / (nest_k + 2) if it > 0 else 0.0
     if beta > 0:
-      for i in range(nefc):
-        fs = force[i]
-        force[i] += beta * (force[i] - fprev[i])
-        fprev[i] = fs
-      for i in range(ne, ne + nf):
-        force[i] = min(max(force[i], -floss[i]), floss[i])
-      i = ne + nf
-      while i < nefc:
-        dim = _block_dim(d, i)
-        fr = d.contact_friction[d.efc_id[i]]
-        _project_cone(force, i, fr, dim, d.efc_type[i] == _ELLIPTIC)
-        i += dim
+      _nesterov_extrapolate(m, d, beta)
       _minv_jt_f(m, d, v, force)
     else:
       for i in range(nefc):
@@ -1157,122 +1295,139 @@ def sol_pgs(m, d, maxiter):
     for i in range(nefc):
       fmom[i] = force[i]
 
-    improvement = 0.0
     for k in range(nblocks - 1, 0, -1):
-      j = _pcg32_next(rng) % (k + 1)
+      rng, r = _pcg32_next(rng)
+      j = r % (k + 1)
       tmpb = blockstart[k]
       blockstart[k] = blockstart[j]
       blockstart[j] = tmpb
+    improvement = _pgs_sweep(m, d, blockstart, nblocks, v)
 
-    for bi in range(nblocks):
-      i = blockstart[bi]
-      dim = _block_dim(d, i)
-      for j in range(dim):
-        s = d.efc_b[i + j] + d.efc_R[i + j] * force[i + j]
-        for k in range(nv):
-          s += d.efc_J[i + j, k] * v[k]
-        res[j] = s
-        oldf[j] = force[i + j]
-      if dim == 1:
-        force[i] -= res[0] * ARinv[i]
-        if i >= ne and i < ne + nf:
-          if force[i] < -floss[i]:
-            force[i] = -floss[i]
-          elif force[i] > floss[i]:
-            force[i] = floss[i]
-        elif i >= ne + nf:
-          if force[i] < 0:
-            force[i] = 0.0
-        Athis[0, 0] = 1.0 / ARinv[i]
-      else:
-        fr = d.contact_friction[d.efc_id[i]]
-        for a in range(dim):
-          for b in range(dim):
-            Athis[a, b] = _ar_entry(d, i + a, i + b, nv)
-        if force[i] < _MINVAL:
-          force[i] -= res[0] * ARinv[i]
-          if force[i] < 0:
-            force[i] = 0.0
-          for j in range(1, dim):
-            force[i + j] = 0.0
-        else:
-          for j in range(dim):
-            vv[j] = force[i + j]
-          denom = 0.0
-          for a in range(dim):
-            s = 0.0
-            for b in range(dim):
-              s += Athis[a, b] * vv[b]
-            denom += vv[a] * s
-          if denom >= _MINVAL:
-            x = -_dot(vv, res, dim) / denom
-            if force[i] + x * vv[0] < 0:
-              x = -vv[0] / force[i]
-            for j in range(dim):
-              force[i + j] += x * vv[j]
-        for a in range(dim - 1):
-          s = res[a + 1]
-          for b in range(dim - 1):
-            Ac[a, b] = Athis[a + 1, b + 1]
-            s -= Ac[a, b] * oldf[b + 1]
-          s += Athis[a + 1, 0] * (force[i] - oldf[0])
-          bc[a] = s
-        if force[i] < _MINVAL:
-          for j in range(1, dim):
-            force[i + j] = 0.0
-        else:
-          active = qcqp(qres, Ac, bc, fr, force[i], dim - 1)
-          for j in range(dim - 1):
-            force[i + 1 + j] = qres[j]
-          if active:
-            _project_ellipsoid(force, i + 1, force[i], fr, dim, False)
-      # cost change; restore the block if the cost went up
-      for j in range(dim):
-        delta[j] = force[i + j] - oldf[j]
-      if dim == 1:
-        change = 0.5 * delta[0] * delta[0] * Athis[0, 0] + delta[0] * res[0]
-      else:
-        change = 0.0
-        for a in range(dim):
-          s = 0.0
-          for b in range(dim):
-            s += Athis[a, b] * delta[b]
-          change += 0.5 * delta[a] * s + delta[a] * res[a]
-      if change > 1e-10:
-        for j in range(dim):
-          force[i + j] = oldf[j]
-        change = 0.0
-      improvement -= change
-      for j in range(dim):
-        dl = force[i + j] - oldf[j]
-        if dl != 0.0:
-          for k in range(nv):
-            v[k] += d.solver_MinvJT[i + j, k] * dl
-
-    for i in range(nefc):
-      oldstate[i] = d.efc_state[i]
-    nactive = _dual_state(d, d.efc_state, ne, nf, nefc)
-    nchange = 0
-    for i in range(nefc):
-      if oldstate[i] != d.efc_state[i]:
-        nchange += 1
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
     improvement *= scale
     _save_stats(d, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
 
+    # gradient restart (O'Donoghue-Candes) when the correction opposes the extrapolation
     restart = False
     if it > 0:
       dot = 0.0
       for i in range(nefc):
         dot += (force[i] - fmom[i]) * (fmom[i] - fprev[i])
       restart = dot < 0
-    if restart:
-      nest_k = 0
-    else:
-      nest_k += 1
+    nest_k = 0 if restart else nest_k + 1
     it += 1
     if improvement < tol:
       break
   return it
+
+
+@jit
+def sol_noslip(m, d, maxiter):
+  """No-slip post-pass: Gauss-Seidel on the friction forces (friction loss, pyramid edge
+  pairs, elliptic friction) with normal forces fixed and R removed (mj_solNoSlip, one island);
+  statistics continue after the main solver's. Needs solver_MinvJT and efc_b."""
+  nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
+  force, floss, R = d.efc_force, d.efc_frictionloss, d.efc_R
+  ARinv = d.solver_efc[_ARINV]
+  v = d.solver_nv[_TMP]
+  s = d.solver_scratch
+  bc, res, oldf = s[8:14], s[16:22], s[24:30]
+  Ac = d.solver_mat[2]
+  scale = stat_scale(m, d)
+  for i in range(nefc):
+    ARinv[i] = 1.0 / max(_MINVAL, _ar_entry(d, i, i, nv) - R[i])
+  _dual_state(d, d.efc_state, ne, nf, nefc)
+  _minv_jt_f(m, d, v, force)
+  niter0 = d.solver_niter[0]
+  it = 0
+  while it < maxiter:
+    improvement = 0.0
+    if it == 0:
+      for i in range(nefc):
+        improvement += 0.5 * force[i] * force[i] * R[i]
+    for i in range(ne, ne + nf):
+      _residual(d, res, i, 1, v, True)
+      oldf[0] = force[i]
+      force[i] -= res[0] * ARinv[i]
+      if force[i] < -floss[i]:
+        force[i] = -floss[i]
+      elif force[i] > floss[i]:
+        force[i] = floss[i]
+      dl = force[i] - oldf[0]
+      improvement -= 0.5 * dl * dl / ARinv[i] + dl * res[0]
+      _apply_delta(d, v, i, 1, oldf)
+    i = ne + nf
+    while i < nefc:
+      typ = d.efc_type[i]
+      if typ == _PYRAMIDAL:
+        dim = d.contact_dim[d.efc_id[i]]
+        for j in range(i, i + 2 * (dim - 1), 2):
+          _residual(d, res, j, 2, v, True)
+          oldf[0] = force[j]
+          oldf[1] = force[j + 1]
+          _noslip_block(d, Ac, j, 2)
+          for a in range(2):
+            bc[a] = res[a] - Ac[a, 0] * oldf[0] - Ac[a, 1] * oldf[1]
+          mid = 0.5 * (force[j] + force[j + 1])
+          K1 = Ac[0, 0] + Ac[1, 1] - Ac[0, 1] - Ac[1, 0]
+          K0 = mid * (Ac[0, 0] - Ac[1, 1]) + bc[0] - bc[1]
+          if K1 < _MINVAL:
+            force[j] = mid
+            force[j + 1] = mid
+          else:
+            y = -K0 / K1
+            if y < -mid:
+              force[j] = 0.0
+              force[j + 1] = 2 * mid
+            elif y > mid:
+              force[j] = 2 * mid
+              force[j + 1] = 0.0
+            else:
+              force[j] = mid + y
+              force[j + 1] = mid - y
+          improvement -= _cost_change(Ac, force, j, oldf, res, 2)
+          _apply_delta(d, v, j, 2, oldf)
+        i += 2 * (dim - 1)
+      elif typ == _ELLIPTIC:
+        con = d.efc_id[i]
+        dim = d.contact_dim[con]
+        n = dim - 1
+        _residual(d, res, i + 1, n, v, True)
+        for a in range(n):
+          oldf[a] = force[i + 1 + a]
+        _noslip_block(d, Ac, i + 1, n)
+        for a in range(n):
+          t = res[a]
+          for b in range(n):
+            t -= Ac[a, b] * oldf[b]
+          bc[a] = t
+        if force[i] < _MINVAL:
+          for a in range(n):
+            force[i + 1 + a] = 0.0
+        else:
+          _solve_qcqp(d, force, i, dim, Ac, bc, d.contact_friction[con])
+        improvement -= _cost_change(Ac, force, i + 1, oldf, res, n)
+        _apply_delta(d, v, i + 1, n, oldf)
+        i += dim
+      else:
+        i += 1
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
+    improvement *= scale
+    _save_stats(d, niter0 + it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+    it += 1
+    if improvement < m.opt_noslip_tolerance[0]:
+      break
+  d.solver_niter[0] = niter0 + it
+
+
+@jit
+def _noslip_block(d, Ac, start, n):
+  """Ac = AR[start:start+n, start:start+n] - diag(R), diagonal clamped to >= 1e-10."""
+  nv = d.solver_MinvJT.shape[1]
+  for a in range(n):
+    for b in range(n):
+      Ac[a, b] = _ar_entry(d, start + a, start + b, nv)
+    Ac[a, a] = max(1e-10, Ac[a, a] - d.efc_R[start + a])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1329,14 +1484,19 @@ def fwd_constraint(m, d):
   for i in range(nefc):
     d.efc_b[i] -= d.efc_aref[i]
   solver = m.opt_solver[0]
-  if solver == _PGS:
+  noslip = m.opt_noslip_iterations[0] > 0
+  if solver == _PGS or noslip:
     make_minv_jt(m, d)
   warmstart(m, d)
   if solver == _PGS:
     d.solver_niter[0] = sol_pgs(m, d, m.opt_iterations[0])
+  else:
+    d.solver_niter[0] = sol_primal(m, d, m.opt_iterations[0], solver == _NEWTON)
+  if noslip:
+    sol_noslip(m, d, m.opt_noslip_iterations[0])
+  if solver == _PGS or noslip:
+    # dual finish: qacc = qacc_smooth + M^-1 J' efc_force
     mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
     smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
     for i in range(nv):
       d.qacc[i] += d.qacc_smooth[i]
-  else:
-    d.solver_niter[0] = sol_primal(m, d, m.opt_iterations[0], solver == _NEWTON)

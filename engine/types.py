@@ -609,6 +609,9 @@ solver_efc f8 8 njmax
 solver_quad f8 3*njmax
 solver_int i4 2 njmax
 solver_MinvJT f8 njmax nv
+solver_ARblk f8 njmax 6
+solver_scratch f8 256
+solver_mat f8 6 6 6
 """
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}

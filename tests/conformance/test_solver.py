@@ -141,9 +141,10 @@ def states(name):
   return out
 
 
-def solve_both(name, state, solver_type, cone, islands=False, flags=0):
+def solve_both(name, state, solver_type, cone, islands=False, flags=0, noslip=0):
   """MuJoCo's mj_forward and our teacher-forced fwd_constraint at one state."""
   m, mjm = models(name)
+  mjm.opt.noslip_iterations, m.opt.noslip_iterations = noslip, noslip
   mjm.opt.solver, m.opt.solver = solver_type, solver_type
   mjm.opt.cone, m.opt.cone = cone, cone
   base = int(mjm.opt.disableflags) & ~(DSBL_ISLAND | DSBL_WARMSTART)
@@ -301,6 +302,22 @@ def test_without_warmstart(solver_type):
     m, mjm, d, mjd = solve_both("stack", state, solver_type, ELLIPTIC, flags=DSBL_WARMSTART)
     assert d.solver_niter == mjd.solver_niter[0]
     assert rel_err(d.qacc, mjd.qacc) < (1e-4 if solver_type == CG else 1e-6)
+
+
+@pytest.mark.parametrize("name", ["stack", "condim", "articulated"])
+@pytest.mark.parametrize("solver_type,cone", [(NEWTON, PYRAMIDAL), (NEWTON, ELLIPTIC),
+                                              (PGS, ELLIPTIC)])
+def test_noslip_matches_mujoco(name, solver_type, cone):
+  """The no-slip post-pass (noslip_iterations > 0) gives MuJoCo's forces and statistics."""
+  for state in states(name):
+    m, mjm, d, mjd = solve_both(name, state, solver_type, cone, noslip=20)
+    n = mjd.nefc
+    assert d.solver_niter == mjd.solver_niter[0]
+    assert rel_err(d.qacc, mjd.qacc) < 1e-6
+    assert rel_err(d.efc_force[:n], mjd.efc_force) < 1e-6
+    it = mjd.solver_niter[0]
+    np.testing.assert_allclose(d.solver_improvement[:it], np.array(mjd.solver.improvement)[:it],
+                               rtol=1e-5, atol=1e-12)
 
 
 def test_constraint_update_matches_mujoco():
