@@ -821,6 +821,9 @@ DataType = _DataStructType([
     ('solver_ARblk', types.Array(types.float64, 2, 'C')),
     ('solver_scratch', types.Array(types.float64, 1, 'C')),
     ('solver_mat', types.Array(types.float64, 3, 'C')),
+    ('solver_Jnnz', types.Array(types.int32, 2, 'C')),
+    ('solver_Jcol', types.Array(types.int32, 2, 'C')),
+    ('solver_Ycol', types.Array(types.int32, 2, 'C')),
 ])
 
 
@@ -1009,6 +1012,13 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.solver_mat = solver_mat
 
 
+@numba.njit(cache=True)
+def _set_data_9(s, solver_Jnnz, solver_Jcol, solver_Ycol):
+  s.solver_Jnnz = solver_Jnnz
+  s.solver_Jcol = solver_Jcol
+  s.solver_Ycol = solver_Ycol
+
+
 DATA_SETTERS = (
     (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat')),
     (_set_data_1, ('xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat', 'geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir')),
@@ -1019,4 +1029,5 @@ DATA_SETTERS = (
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
     (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat')),
+    (_set_data_9, ('solver_Jnnz', 'solver_Jcol', 'solver_Ycol')),
 )

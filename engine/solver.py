@@ -17,7 +17,10 @@ Choices (see also the report in the commit history):
 
 Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones),
 solver_LTJ (6 x nv), solver_nv (12 x nv vectors), solver_efc (8 x njmax rows), solver_quad
-(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax x nv).
+(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax x nv),
+solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (small vectors and
+6 x 6 matrices), solver_Jnnz / solver_Jcol / solver_Ycol (nonzero columns of the rows of efc_J
+and of M^-1 J', so row products cost their nonzeros, not nv).
 """
 import math
 
@@ -121,25 +124,42 @@ def chol_update(mat, x, n, plus):
 
 
 @jit
+def row_index(A, n, nv, nnz, col):
+  """nnz[i], col[i, :nnz[i]]: the nonzero columns of the first n rows of dense A, ascending.
+  Products over them skip exact zeros only, so sums equal the dense ones bit for bit."""
+  for i in range(n):
+    k = 0
+    for c in range(nv):
+      if A[i, c] != 0.0:
+        col[i, k] = c
+        k += 1
+    nnz[i] = k
+
+
+@jit
 def mul_jac(d, res, vec, nefc, nv):
-  """res = efc_J vec (dense rows)."""
+  """res = efc_J vec (rows indexed by row_index into solver_Jnnz[0] / solver_Jcol)."""
+  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
   for i in range(nefc):
     s = 0.0
-    for k in range(nv):
-      s += d.efc_J[i, k] * vec[k]
+    for a in range(nnz[i]):
+      k = col[i, a]
+      s += J[i, k] * vec[k]
     res[i] = s
 
 
 @jit
 def mul_jac_t(d, res, f, nefc, nv):
   """res = efc_J' f."""
+  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
   for k in range(nv):
     res[k] = 0.0
   for i in range(nefc):
     fi = f[i]
     if fi != 0.0:
-      for k in range(nv):
-        res[k] += d.efc_J[i, k] * fi
+      for a in range(nnz[i]):
+        k = col[i, a]
+        res[k] += J[i, k] * fi
 
 
 @jit
@@ -269,6 +289,12 @@ def constraint_update_impl(d, ne, nf, nefc, jar, flg_cone_hessian):
 def constraint_update(m, d, jar, flg_cone_hessian):
   """efc_state, efc_force, qfrc_constraint = J' efc_force from jar = J qacc - aref; returns
   the constraint cost (mj_constraintUpdate)."""
+  row_index(d.efc_J, d.nefc[0], m.nv, d.solver_Jnnz[0], d.solver_Jcol)
+  return _constraint_update(m, d, jar, flg_cone_hessian)
+
+
+@jit
+def _constraint_update(m, d, jar, flg_cone_hessian):
   cost = constraint_update_impl(d, d.ne[0], d.nf[0], d.nefc[0], jar, flg_cone_hessian)
   mul_jac_t(d, d.qfrc_constraint, d.efc_force, d.nefc[0], m.nv)
   return cost
@@ -669,9 +695,11 @@ def _hessian_cone(m, d):
       for k in range(nv):
         LTJ[r, k] = 0.0
     for r in range(dim):
+      nz = d.solver_Jnnz[0, i + r]
       for c in range(r + 1):
         s = local[r, c]
-        for k in range(nv):
+        for a in range(nz):
+          k = d.solver_Jcol[i + r, a]
           LTJ[c, k] += s * d.efc_J[i + r, k]
     for r in range(dim):
       chol_update(Lcone, LTJ[r], nv, True)
@@ -692,17 +720,17 @@ def _factorize_hessian(m, d, recompute, ncone):
   for r in range(nv):
     for c in range(nv):
       L[r, c] = 0.0
+  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
   for i in range(nefc):
     di = Dh[i]
     if di == 0.0:
       continue
-    J = d.efc_J[i]
-    for r in range(nv):
-      jr = J[r] * di
-      if jr == 0.0:
-        continue
-      for c in range(r + 1):
-        L[r, c] += jr * J[c]
+    for a in range(nnz[i]):
+      r = col[i, a]
+      jr = J[i, r] * di
+      for b in range(a + 1):
+        c = col[i, b]
+        L[r, c] += jr * J[i, c]
   for r in range(nv):
     adr = m.M_rowadr[r]
     for a in range(adr, adr + m.M_rownnz[r]):
@@ -727,6 +755,9 @@ def _hessian_incremental(m, d, oldstate, ncone):
       continue
     sq = math.sqrt(d.efc_D[i])
     for k in range(nv):
+      cholupd[k] = 0.0
+    for a in range(d.solver_Jnnz[0, i]):
+      k = d.solver_Jcol[i, a]
       cholupd[k] = d.efc_J[i, k] * sq
     rank = chol_update(d.solver_L, cholupd, nv, new_q)
     nupdate += 1
@@ -862,6 +893,7 @@ def make_minv_jt(m, d):
   """solver_MinvJT[i] = M^-1 J_i' for every row (the dual solver's Y, kept unsquared)."""
   for i in range(d.nefc[0]):
     smooth.solve_m(m, d, d.solver_MinvJT[i], d.efc_J[i])
+  row_index(d.solver_MinvJT, d.nefc[0], m.nv, d.solver_Jnnz[1], d.solver_Ycol)
 
 
 @jit
@@ -870,18 +902,21 @@ def _minv_jt_f(m, d, v, f):
   nv = m.nv
   for k in range(nv):
     v[k] = 0.0
+  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
   for i in range(d.nefc[0]):
     fi = f[i]
     if fi != 0.0:
-      for k in range(nv):
-        v[k] += d.solver_MinvJT[i, k] * fi
+      for a in range(nnz[i]):
+        k = col[i, a]
+        v[k] += Y[i, k] * fi
 
 
 @jit
 def _ar_entry(d, a, b, nv):
   """AR[a, b] = J_a M^-1 J_b' (+ R_a on the diagonal)."""
   s = 0.0
-  for k in range(nv):
+  for t in range(d.solver_Jnnz[0, a]):
+    k = d.solver_Jcol[a, t]
     s += d.efc_J[a, k] * d.solver_MinvJT[b, k]
   if a == b:
     s += d.efc_R[a]
@@ -897,7 +932,8 @@ def dual_cost(m, d, f):
   s = 0.0
   for i in range(nefc):
     ari = d.efc_R[i] * f[i]
-    for k in range(nv):
+    for a in range(d.solver_Jnnz[0, i]):
+      k = d.solver_Jcol[i, a]
       ari += d.efc_J[i, k] * v[k]
     s += f[i] * d.efc_b[i] + 0.5 * f[i] * ari
   return s
@@ -1128,7 +1164,8 @@ def _residual(d, res, i, n, v, sub_r):
     s = d.efc_b[i + k]
     if not sub_r:
       s += d.efc_R[i + k] * d.efc_force[i + k]
-    for c in range(nv):
+    for a in range(d.solver_Jnnz[0, i + k]):
+      c = d.solver_Jcol[i + k, a]
       s += d.efc_J[i + k, c] * v[c]
     res[k] = s
 
@@ -1140,7 +1177,8 @@ def _apply_delta(d, v, i, n, oldf):
   for k in range(n):
     dl = d.efc_force[i + k] - oldf[k]
     if dl != 0.0:
-      for c in range(nv):
+      for a in range(d.solver_Jnnz[1, i + k]):
+        c = d.solver_Ycol[i + k, a]
         v[c] += d.solver_MinvJT[i + k, c] * dl
 
 
@@ -1450,7 +1488,7 @@ def warmstart(m, d):
   mul_jac(d, jar, d.qacc_warmstart, nefc, nv)
   for i in range(nefc):
     jar[i] -= d.efc_aref[i]
-  cost_warm = constraint_update(m, d, jar, False)
+  cost_warm = _constraint_update(m, d, jar, False)
   if m.opt_solver[0] == _PGS:
     if dual_cost(m, d, d.efc_force) > 0:
       for i in range(nefc):
@@ -1462,7 +1500,7 @@ def warmstart(m, d):
     smooth.mul_m(m, d, Ma, d.qacc_warmstart)
     for i in range(nv):
       cost_warm += 0.5 * (Ma[i] - d.qfrc_smooth[i]) * (d.qacc_warmstart[i] - d.qacc_smooth[i])
-    cost_smooth = constraint_update(m, d, d.efc_b, False)
+    cost_smooth = _constraint_update(m, d, d.efc_b, False)
     if cost_warm > cost_smooth:
       for i in range(nv):
         d.qacc[i] = d.qacc_smooth[i]
@@ -1480,6 +1518,7 @@ def fwd_constraint(m, d):
     for i in range(nv):
       d.qacc[i] = d.qacc_smooth[i]
     return
+  row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
   mul_jac(d, d.efc_b, d.qacc_smooth, nefc, nv)
   for i in range(nefc):
     d.efc_b[i] -= d.efc_aref[i]

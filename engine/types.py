@@ -612,6 +612,9 @@ solver_MinvJT f8 njmax nv
 solver_ARblk f8 njmax 6
 solver_scratch f8 256
 solver_mat f8 6 6 6
+solver_Jnnz i4 2 njmax
+solver_Jcol i4 njmax nv
+solver_Ycol i4 njmax nv
 """
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}
