@@ -30,7 +30,6 @@ from engine import smooth
 from engine.smooth import jit
 from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone
 
-_EQUALITY = int(mjtConstraint.EQUALITY)
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
 _SATISFIED = int(mjtConstraintState.SATISFIED)
@@ -45,7 +44,8 @@ _MINVAL = 1e-15   # mjMINVAL
 _NSOLVER = 200    # mjNSOLVER
 
 # rows of d.solver_nv
-_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _CHOLUPD, _TMP = range(11)
+(_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _CHOLUPD,
+ _TMP) = range(11)
 # rows of d.solver_efc
 _JAREF, _JV, _DH, _ARINV, _FPREV, _FMOM, _JAR = range(7)
 

@@ -25,6 +25,7 @@ NEWTON, CG, PGS = int(mujoco.mjtSolver.mjSOL_NEWTON), int(mujoco.mjtSolver.mjSOL
 PYRAMIDAL, ELLIPTIC = int(mujoco.mjtCone.mjCONE_PYRAMIDAL), int(mujoco.mjtCone.mjCONE_ELLIPTIC)
 DSBL_ISLAND = int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
 DSBL_WARMSTART = int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
+CONE_STATE = int(mujoco.mjtConstraintState.mjCNSTRSTATE_CONE)
 
 SCENES = {
     "box_plane": """
@@ -109,7 +110,8 @@ SCENES = {
 }
 
 _PILE = "\n".join(
-    f'<body pos="{(i % 4) * .18 - .3:.2f} {((i // 4) % 3) * .18 - .2:.2f} {.12 + .21 * (i // 12):.2f}">'
+    f'<body pos="{(i % 4) * .18 - .3:.2f} {((i // 4) % 3) * .18 - .2:.2f} '
+    f'{.12 + .21 * (i // 12):.2f}">'
     '<freejoint/><geom type="box" size=".08 .08 .08"/></body>' for i in range(24))
 SCENES["pile"] = ('<mujoco><worldbody><geom type="plane" size="5 5 .1"/>' + _PILE
                   + "</worldbody></mujoco>")
@@ -363,7 +365,7 @@ def test_constraint_update_matches_mujoco():
         np.testing.assert_allclose(d.qfrc_constraint, mjd.qfrc_constraint, rtol=1e-10,
                                    atol=1e-10)
         for c in range(mjd.ncon):
-          if mjd.efc_state[mjd.contact.efc_address[c]] == mujoco.mjtConstraintState.mjCNSTRSTATE_CONE:
+          if mjd.efc_state[mjd.contact.efc_address[c]] == CONE_STATE:
             dim = mjd.contact.dim[c]
             np.testing.assert_allclose(d.contact_H[c, :dim * dim],
                                        mjd.contact.H[c, :dim * dim], rtol=1e-10, atol=1e-12)
