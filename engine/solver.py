@@ -164,6 +164,7 @@ def mul_jac_t(d, res, f, nefc, nv):
 
 @jit
 def _dot(a, b, n):
+  """a[:n] . b[:n]."""
   s = 0.0
   for i in range(n):
     s += a[i] * b[i]
@@ -172,6 +173,7 @@ def _dot(a, b, n):
 
 @jit
 def _norm(a, n):
+  """Euclidean norm of a[:n]."""
   return math.sqrt(_dot(a, a, n))
 
 
@@ -295,6 +297,7 @@ def constraint_update(m, d, jar, flg_cone_hessian):
 
 @jit
 def _constraint_update(m, d, jar, flg_cone_hessian):
+  """constraint_update with the row index of efc_J already built."""
   cost = constraint_update_impl(d, d.ne[0], d.nf[0], d.nefc[0], jar, flg_cone_hessian)
   mul_jac_t(d, d.qfrc_constraint, d.efc_force, d.nefc[0], m.nv)
   return cost
@@ -302,6 +305,7 @@ def _constraint_update(m, d, jar, flg_cone_hessian):
 
 @jit
 def _save_stats(d, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
+  """Statistics of iteration `it` (dropped past mjNSOLVER, as MuJoCo does)."""
   if it >= _NSOLVER:
     return
   d.solver_improvement[it] = improvement
@@ -349,6 +353,7 @@ def _primal_update_gradient(m, d, flg_newton, ncone):
 
 @jit
 def _primal_update_mgrad(m, d, flg_newton, ncone):
+  """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
   nv = m.nv
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
   if flg_newton:
@@ -410,6 +415,7 @@ def _primal_prepare(m, d):
 
 @jit
 def _friction_cost(x, f, Rf, D):
+  """Huber cost of a friction-loss row at x = J qacc - aref."""
   if -Rf < x and x < Rf:
     return 0.5 * D * x * x
   elif x <= -Rf:
@@ -419,6 +425,7 @@ def _friction_cost(x, f, Rf, D):
 
 @jit
 def _friction_cost_dif(start, x, f, Rf, D):
+  """_friction_cost(x) - _friction_cost(start), without cancellation in a shared zone."""
   s0 = 0 if (-Rf < start and start < Rf) else (-1 if start <= -Rf else 1)
   sx = 0 if (-Rf < x and x < Rf) else (-1 if x <= -Rf else 1)
   if s0 == 0 and sx == 0:
@@ -1122,6 +1129,7 @@ def _solve_qcqp(d, force, i, dim, Ac, bc, fr):
 
 @jit
 def _project_cone(force, i, fr, dim, elliptic):
+  """Project a contact's forces on its cone (elliptic) or the normal force on >= 0."""
   if elliptic:
     if force[i] < 0:
       for j in range(dim):
@@ -1134,6 +1142,7 @@ def _project_cone(force, i, fr, dim, elliptic):
 
 @jit
 def _block_dim(d, i):
+  """Rows of the PGS block starting at row i: condim for elliptic contacts, else 1."""
   if d.efc_type[i] == _ELLIPTIC:
     return d.contact_dim[d.efc_id[i]]
   return 1
