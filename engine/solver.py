@@ -1200,64 +1200,84 @@ def _pgs_sweep(m, d, blockstart, nblocks, v):
   s = d.solver_scratch
   bc, res, oldf, vv = s[8:14], s[16:22], s[24:30], s[32:38]
   Athis, Ac = d.solver_mat[1], d.solver_mat[2]
+  J, Jnnz, Jcol = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
+  Y, Ynnz, Ycol = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
   improvement = 0.0
   for bi in range(nblocks):
     i = blockstart[bi]
     dim = _block_dim(d, i)
+    if dim == 1:
+      # scalar row, written out: most rows take this path
+      r = d.efc_b[i] + d.efc_R[i] * force[i]
+      for a in range(Jnnz[i]):
+        k = Jcol[i, a]
+        r += J[i, k] * v[k]
+      old = force[i]
+      f = old - r * ARinv[i]
+      if i >= ne and i < ne + nf:
+        if f < -floss[i]:
+          f = -floss[i]
+        elif f > floss[i]:
+          f = floss[i]
+      elif i >= ne + nf:
+        if f < 0:
+          f = 0.0
+      dl = f - old
+      change = 0.5 * dl * dl * (1.0 / ARinv[i]) + dl * r
+      if change > 1e-10:
+        f = old
+        change = 0.0
+      force[i] = f
+      improvement -= change
+      dl = f - old
+      if dl != 0.0:
+        for a in range(Ynnz[i]):
+          k = Ycol[i, a]
+          v[k] += Y[i, k] * dl
+      continue
+    # elliptic contact: ray update, then friction by QCQP with the normal force fixed
     _residual(d, res, i, dim, v, False)
     for j in range(dim):
       oldf[j] = force[i + j]
     for a in range(dim):
       for b in range(dim):
         Athis[a, b] = ARblk[i + a, b]
-    if dim == 1:
+    fr = d.contact_friction[d.efc_id[i]]
+    # normal force too small: normal update; else ray update along the current force
+    if force[i] < _MINVAL:
       force[i] -= res[0] * ARinv[i]
-      if i >= ne and i < ne + nf:
-        if force[i] < -floss[i]:
-          force[i] = -floss[i]
-        elif force[i] > floss[i]:
-          force[i] = floss[i]
-      elif i >= ne + nf:
-        if force[i] < 0:
-          force[i] = 0.0
-      Athis[0, 0] = 1.0 / ARinv[i]
+      if force[i] < 0:
+        force[i] = 0.0
+      for j in range(1, dim):
+        force[i + j] = 0.0
     else:
-      fr = d.contact_friction[d.efc_id[i]]
-      # normal force too small: normal update; else ray update along the current force
-      if force[i] < _MINVAL:
-        force[i] -= res[0] * ARinv[i]
-        if force[i] < 0:
-          force[i] = 0.0
-        for j in range(1, dim):
-          force[i + j] = 0.0
-      else:
+      for j in range(dim):
+        vv[j] = force[i + j]
+      denom = 0.0
+      for a in range(dim):
+        t = 0.0
+        for b in range(dim):
+          t += Athis[a, b] * vv[b]
+        denom += vv[a] * t
+      if denom >= _MINVAL:
+        x = -_dot(vv, res, dim) / denom
+        if force[i] + x * vv[0] < 0:
+          x = -vv[0] / force[i]
         for j in range(dim):
-          vv[j] = force[i + j]
-        denom = 0.0
-        for a in range(dim):
-          t = 0.0
-          for b in range(dim):
-            t += Athis[a, b] * vv[b]
-          denom += vv[a] * t
-        if denom >= _MINVAL:
-          x = -_dot(vv, res, dim) / denom
-          if force[i] + x * vv[0] < 0:
-            x = -vv[0] / force[i]
-          for j in range(dim):
-            force[i + j] += x * vv[j]
-      # friction update with the normal force fixed
-      for a in range(dim - 1):
-        t = res[a + 1]
-        for b in range(dim - 1):
-          Ac[a, b] = Athis[a + 1, b + 1]
-          t -= Ac[a, b] * oldf[b + 1]
-        t += Athis[a + 1, 0] * (force[i] - oldf[0])
-        bc[a] = t
-      if force[i] < _MINVAL:
-        for j in range(1, dim):
-          force[i + j] = 0.0
-      else:
-        _solve_qcqp(d, force, i, dim, Ac, bc, fr)
+          force[i + j] += x * vv[j]
+    # friction update with the normal force fixed
+    for a in range(dim - 1):
+      t = res[a + 1]
+      for b in range(dim - 1):
+        Ac[a, b] = Athis[a + 1, b + 1]
+        t -= Ac[a, b] * oldf[b + 1]
+      t += Athis[a + 1, 0] * (force[i] - oldf[0])
+      bc[a] = t
+    if force[i] < _MINVAL:
+      for j in range(1, dim):
+        force[i + j] = 0.0
+    else:
+      _solve_qcqp(d, force, i, dim, Ac, bc, fr)
     improvement -= _cost_change(Athis, force, i, oldf, res, dim)
     _apply_delta(d, v, i, dim, oldf)
   return improvement
