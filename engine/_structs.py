@@ -813,6 +813,20 @@ DataType = _DataStructType([
     ('cnstr_jac', types.Array(types.float64, 3, 'C')),
     ('cnstr_vec', types.Array(types.float64, 1, 'C')),
     ('cnstr_row', types.Array(types.float64, 2, 'C')),
+    ('solver_L', types.Array(types.float64, 2, 'C')),
+    ('solver_Lcone', types.Array(types.float64, 2, 'C')),
+    ('solver_LTJ', types.Array(types.float64, 2, 'C')),
+    ('solver_nv', types.Array(types.float64, 2, 'C')),
+    ('solver_efc', types.Array(types.float64, 2, 'C')),
+    ('solver_quad', types.Array(types.float64, 1, 'C')),
+    ('solver_int', types.Array(types.int32, 2, 'C')),
+    ('solver_MinvJT', types.Array(types.float64, 2, 'C')),
+    ('solver_ARblk', types.Array(types.float64, 2, 'C')),
+    ('solver_scratch', types.Array(types.float64, 1, 'C')),
+    ('solver_mat', types.Array(types.float64, 3, 'C')),
+    ('solver_Jnnz', types.Array(types.int32, 2, 'C')),
+    ('solver_Jcol', types.Array(types.int32, 2, 'C')),
+    ('solver_Ycol', types.Array(types.int32, 2, 'C')),
 ])
 
 
@@ -982,7 +996,7 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, cnstr_jac, cnstr_vec, cnstr_row):
+def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT):
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
@@ -991,6 +1005,24 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.cnstr_jac = cnstr_jac
   s.cnstr_vec = cnstr_vec
   s.cnstr_row = cnstr_row
+  s.solver_L = solver_L
+  s.solver_Lcone = solver_Lcone
+  s.solver_LTJ = solver_LTJ
+  s.solver_nv = solver_nv
+  s.solver_efc = solver_efc
+  s.solver_quad = solver_quad
+  s.solver_int = solver_int
+  s.solver_MinvJT = solver_MinvJT
+
+
+@numba.njit(cache=True)
+def _set_data_9(s, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol):
+  s.solver_ARblk = solver_ARblk
+  s.solver_scratch = solver_scratch
+  s.solver_mat = solver_mat
+  s.solver_Jnnz = solver_Jnnz
+  s.solver_Jcol = solver_Jcol
+  s.solver_Ycol = solver_Ycol
 
 
 DATA_SETTERS = (
@@ -1002,5 +1034,6 @@ DATA_SETTERS = (
     (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'cnstr_jac', 'cnstr_vec', 'cnstr_row')),
+    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT')),
+    (_set_data_9, ('solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol')),
 )

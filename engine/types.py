@@ -604,6 +604,20 @@ col_frame f8 50 9
 cnstr_jac f8 4 6 nv
 cnstr_vec f8 nv
 cnstr_row f8 2 6
+solver_L f8 nv nv
+solver_Lcone f8 nv nv
+solver_LTJ f8 6 nv
+solver_nv f8 12 nv
+solver_efc f8 8 njmax
+solver_quad f8 3*njmax
+solver_int i4 2 njmax
+solver_MinvJT f8 njmax nv
+solver_ARblk f8 njmax 6
+solver_scratch f8 256
+solver_mat f8 6 6 6
+solver_Jnnz i4 2 njmax
+solver_Jcol i4 njmax nv
+solver_Ycol i4 njmax nv
 """
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}

@@ -1,0 +1,1570 @@
+"""Constraint solvers (MuJoCo's engine_solver.c) and the constraint stage (mj_fwdConstraint).
+
+Primal solvers (Newton, CG) minimise over qacc the Gauss cost 0.5 (qacc - qacc_smooth)' M
+(qacc - qacc_smooth) plus the constraint cost s(J qacc - aref); the dual solver (PGS) minimises
+0.5 f' AR f + f' b over the constraint forces f, AR = J M^-1 J' + diag(R), in their cones.
+Everything follows MuJoCo's algorithms step by step (warmstart choice, exact line search,
+Hessian factor updates, Hager-Zhang CG, PGS with shuffled blocks and Nesterov momentum), so
+that iteration counts and per-iteration statistics agree with MuJoCo's.
+
+Choices (see also the report in the commit history):
+- One island: the whole system is solved at once, as MuJoCo does with the ISLAND disable bit
+  set. Converged results agree with MuJoCo's per-island solve to within the solver tolerance.
+- Dense: efc_J is dense (njmax, nv); the Newton Hessian is MuJoCo's dense path (nv x nv
+  Cholesky of the lower triangle, rank-1 updates as states change).
+- PGS keeps Y = M^-1 J' (njmax x nv, `solver_MinvJT`) and the vector M^-1 J' f, so a residual
+  row of AR f costs O(nv) and no (njmax x njmax) AR is ever formed (MuJoCo forms dense AR).
+
+Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones),
+solver_LTJ (6 x nv), solver_nv (12 x nv vectors), solver_efc (8 x njmax rows), solver_quad
+(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax x nv),
+solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (small vectors and
+6 x 6 matrices), solver_Jnnz / solver_Jcol / solver_Ycol (nonzero columns of the rows of efc_J
+and of M^-1 J', so row products cost their nonzeros, not nv).
+"""
+import math
+
+import numpy as np
+
+from engine import smooth
+from engine.smooth import jit
+from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone
+
+_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
+_PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
+_SATISFIED = int(mjtConstraintState.SATISFIED)
+_QUADRATIC = int(mjtConstraintState.QUADRATIC)
+_LINEARNEG = int(mjtConstraintState.LINEARNEG)
+_LINEARPOS = int(mjtConstraintState.LINEARPOS)
+_CONE = int(mjtConstraintState.CONE)
+_PGS, _CG, _NEWTON = int(mjtSolver.PGS), int(mjtSolver.CG), int(mjtSolver.NEWTON)
+_CONE_ELLIPTIC = int(mjtCone.ELLIPTIC)
+_DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
+_MINVAL = 1e-15   # mjMINVAL
+_NSOLVER = 200    # mjNSOLVER
+
+# rows of d.solver_nv
+(_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _CHOLUPD,
+ _TMP) = range(11)
+# rows of d.solver_efc
+_JAREF, _JV, _DH, _ARINV, _FPREV, _FMOM, _JAR = range(7)
+
+
+# ---------------------------------------------------------------------------------------------
+# small dense linear algebra (MuJoCo's engine_util_solve.c, lower triangles of row-major n x n)
+
+@jit
+def chol_factor(mat, n, mindiag):
+  """In-place dense Cholesky mat = L L' (lower triangle); returns the rank (mju_cholFactor)."""
+  rank = n
+  for j in range(n):
+    tmp = mat[j, j]
+    for k in range(j):
+      tmp -= mat[j, k] * mat[j, k]
+    deficient = tmp < mindiag
+    if deficient:
+      tmp = mindiag
+      rank -= 1
+    mat[j, j] = math.sqrt(tmp)
+    if deficient:
+      for i in range(j + 1, n):
+        mat[i, j] = 0.0
+    else:
+      inv = 1.0 / mat[j, j]
+      for i in range(j + 1, n):
+        s = mat[i, j]
+        for k in range(j):
+          s -= mat[i, k] * mat[j, k]
+        mat[i, j] = s * inv
+  return rank
+
+
+@jit
+def chol_solve(res, mat, vec, n):
+  """res = (L L')^-1 vec for a factor from chol_factor (mju_cholSolve); res may be vec."""
+  for i in range(n):
+    res[i] = vec[i]
+  for i in range(n):
+    s = res[i]
+    for k in range(i):
+      s -= mat[i, k] * res[k]
+    res[i] = s / mat[i, i]
+  for i in range(n - 1, -1, -1):
+    s = res[i]
+    for j in range(i + 1, n):
+      s -= mat[j, i] * res[j]
+    res[i] = s / mat[i, i]
+
+
+@jit
+def chol_update(mat, x, n, plus):
+  """Rank-one update L L' +/- x x' of a Cholesky factor; x is overwritten (mju_cholUpdate)."""
+  rank = n
+  for k in range(n):
+    if x[k] != 0.0:
+      lkk = mat[k, k]
+      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
+      if tmp < _MINVAL:
+        tmp = _MINVAL
+        rank -= 1
+      r = math.sqrt(tmp)
+      c = r / lkk
+      cinv = 1.0 / c
+      s = x[k] / lkk
+      mat[k, k] = r
+      if plus:
+        for i in range(k + 1, n):
+          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
+      else:
+        for i in range(k + 1, n):
+          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
+      for i in range(k + 1, n):
+        x[i] = c * x[i] - s * mat[i, k]
+  return rank
+
+
+@jit
+def row_index(A, n, nv, nnz, col):
+  """nnz[i], col[i, :nnz[i]]: the nonzero columns of the first n rows of dense A, ascending.
+  Products over them skip exact zeros only, so sums equal the dense ones bit for bit."""
+  for i in range(n):
+    k = 0
+    for c in range(nv):
+      if A[i, c] != 0.0:
+        col[i, k] = c
+        k += 1
+    nnz[i] = k
+
+
+@jit
+def mul_jac(d, res, vec, nefc, nv):
+  """res = efc_J vec (rows indexed by row_index into solver_Jnnz[0] / solver_Jcol)."""
+  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
+  for i in range(nefc):
+    s = 0.0
+    for a in range(nnz[i]):
+      k = col[i, a]
+      s += J[i, k] * vec[k]
+    res[i] = s
+
+
+@jit
+def mul_jac_t(d, res, f, nefc, nv):
+  """res = efc_J' f."""
+  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
+  for k in range(nv):
+    res[k] = 0.0
+  for i in range(nefc):
+    fi = f[i]
+    if fi != 0.0:
+      for a in range(nnz[i]):
+        k = col[i, a]
+        res[k] += J[i, k] * fi
+
+
+@jit
+def _dot(a, b, n):
+  """a[:n] . b[:n]."""
+  s = 0.0
+  for i in range(n):
+    s += a[i] * b[i]
+  return s
+
+
+@jit
+def _norm(a, n):
+  """Euclidean norm of a[:n]."""
+  return math.sqrt(_dot(a, a, n))
+
+
+@jit
+def stat_scale(m, d):
+  """Scale of the improvement and gradient statistics: 1 / trace(M) at the current state
+  (MuJoCo 4.0 uses this for the monolithic solve too, not 1 / (meaninertia nv))."""
+  s = 0.0
+  for i in range(m.nv):
+    s += d.M[m.M_rowadr[i] + m.M_rownnz[i] - 1]
+  return 1.0 / s if s > 0 else 1.0
+
+
+# ---------------------------------------------------------------------------------------------
+# constraint state, force and cost (engine_core_constraint.c)
+
+@jit
+def constraint_update_impl(d, ne, nf, nefc, jar, flg_cone_hessian):
+  """efc_state, efc_force from jar = J qacc - aref; returns the constraint cost s(jar) and, for
+  elliptic contacts in the cone state, writes their cone Hessian to contact_H
+  (mj_constraintUpdate_impl)."""
+  D, R, floss, force, state = d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_force, d.efc_state
+  s = 0.0
+  if nefc == 0:
+    return 0.0
+  for i in range(nefc):
+    force[i] = -D[i] * jar[i]
+  U = d.solver_scratch[0:6]
+  i = 0
+  while i < nefc:
+    if i < ne:
+      s += 0.5 * D[i] * jar[i] * jar[i]
+      state[i] = _QUADRATIC
+      i += 1
+      continue
+    if i < ne + nf:
+      if jar[i] <= -R[i] * floss[i]:
+        s += -0.5 * R[i] * floss[i] * floss[i] - floss[i] * jar[i]
+        force[i] = floss[i]
+        state[i] = _LINEARNEG
+      elif jar[i] >= R[i] * floss[i]:
+        s += -0.5 * R[i] * floss[i] * floss[i] + floss[i] * jar[i]
+        force[i] = -floss[i]
+        state[i] = _LINEARPOS
+      else:
+        s += 0.5 * D[i] * jar[i] * jar[i]
+        state[i] = _QUADRATIC
+      i += 1
+      continue
+    if d.efc_type[i] != _ELLIPTIC:
+      if jar[i] >= 0:
+        force[i] = 0.0
+        state[i] = _SATISFIED
+      else:
+        s += 0.5 * D[i] * jar[i] * jar[i]
+        state[i] = _QUADRATIC
+      i += 1
+      continue
+    # elliptic cone contact: rows i .. i+dim-1
+    con = d.efc_id[i]
+    mu = d.contact_mu[con]
+    fr = d.contact_friction[con]
+    dim = d.contact_dim[con]
+    U[0] = jar[i] * mu
+    for j in range(1, dim):
+      U[j] = jar[i + j] * fr[j - 1]
+    N = U[0]
+    T = 0.0
+    for j in range(1, dim):
+      T += U[j] * U[j]
+    T = math.sqrt(T)
+    if N >= mu * T or (T <= 0 and N >= 0):
+      for j in range(dim):
+        force[i + j] = 0.0
+      st = _SATISFIED
+    elif mu * N + T <= 0 or (T <= 0 and N < 0):
+      for j in range(dim):
+        s += 0.5 * D[i + j] * jar[i + j] * jar[i + j]
+      st = _QUADRATIC
+    else:
+      Dm = D[i] / (mu * mu * (1 + mu * mu))
+      NmT = N - mu * T
+      s += 0.5 * Dm * NmT * NmT
+      force[i] = -Dm * NmT * mu
+      for j in range(1, dim):
+        force[i + j] = -force[i] / T * U[j] * fr[j - 1]
+      st = _CONE
+      if flg_cone_hessian:
+        H = d.contact_H[con]
+        scl = -mu / T
+        H[0] = 1.0
+        for j in range(1, dim):
+          H[j] = scl * U[j]
+        scl = mu * N / (T * T * T)
+        for k in range(1, dim):
+          for j in range(k, dim):
+            H[k * dim + j] = scl * U[j] * U[k]
+        scl = mu * mu - mu * N / T
+        for j in range(1, dim):
+          H[j * (dim + 1)] += scl
+        for k in range(dim):
+          scl = Dm * (mu if k == 0 else fr[k - 1])
+          for j in range(k, dim):
+            H[k * dim + j] *= scl * (mu if j == 0 else fr[j - 1])
+        for k in range(dim):
+          for j in range(k + 1, dim):
+            H[j * dim + k] = H[k * dim + j]
+    for j in range(dim):
+      state[i + j] = st
+    i += dim
+  return s
+
+
+@jit
+def constraint_update(m, d, jar, flg_cone_hessian):
+  """efc_state, efc_force, qfrc_constraint = J' efc_force from jar = J qacc - aref; returns
+  the constraint cost (mj_constraintUpdate)."""
+  row_index(d.efc_J, d.nefc[0], m.nv, d.solver_Jnnz[0], d.solver_Jcol)
+  return _constraint_update(m, d, jar, flg_cone_hessian)
+
+
+@jit
+def _constraint_update(m, d, jar, flg_cone_hessian):
+  """constraint_update with the row index of efc_J already built."""
+  cost = constraint_update_impl(d, d.ne[0], d.nf[0], d.nefc[0], jar, flg_cone_hessian)
+  mul_jac_t(d, d.qfrc_constraint, d.efc_force, d.nefc[0], m.nv)
+  return cost
+
+
+@jit
+def _save_stats(d, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
+  """Statistics of iteration `it` (dropped past mjNSOLVER, as MuJoCo does)."""
+  if it >= _NSOLVER:
+    return
+  d.solver_improvement[it] = improvement
+  d.solver_gradient[it] = gradient
+  d.solver_lineslope[it] = lineslope
+  d.solver_nactive[it] = nactive
+  d.solver_nchange[it] = nchange
+  d.solver_neval[it] = neval
+  d.solver_nupdate[it] = nupdate
+
+
+# ---------------------------------------------------------------------------------------------
+# primal solvers (CG, Newton): mj_solPrimal
+
+@jit
+def _primal_update_constraint(m, d, flg_cone_hessian):
+  """Constraint update at the current qacc; returns (cost incl. Gauss, Gauss, nactive, ncone)."""
+  nv, nefc = m.nv, d.nefc[0]
+  jaref = d.solver_efc[_JAREF]
+  Ma = d.solver_nv[_MA]
+  cost = constraint_update_impl(d, d.ne[0], d.nf[0], nefc, jaref, flg_cone_hessian)
+  mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
+  nactive = 0
+  ncone = 0
+  for i in range(nefc):
+    if d.efc_state[i] != _SATISFIED:
+      nactive += 1
+    if d.efc_state[i] == _CONE:
+      ncone += 1
+  gauss = 0.0
+  for i in range(nv):
+    gauss += 0.5 * (Ma[i] - d.qfrc_smooth[i]) * (d.qacc[i] - d.qacc_smooth[i])
+  return cost + gauss, gauss, nactive, ncone
+
+
+@jit
+def _primal_update_gradient(m, d, flg_newton, ncone):
+  """grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = H^-1 grad (Newton) or M^-1 grad."""
+  nv = m.nv
+  grad, Mgrad, Ma = d.solver_nv[_GRAD], d.solver_nv[_MGRAD], d.solver_nv[_MA]
+  for i in range(nv):
+    grad[i] = Ma[i] - d.qfrc_smooth[i] - d.qfrc_constraint[i]
+  _primal_update_mgrad(m, d, flg_newton, ncone)
+
+
+@jit
+def _primal_update_mgrad(m, d, flg_newton, ncone):
+  """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
+  nv = m.nv
+  grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
+  if flg_newton:
+    chol_solve(Mgrad, d.solver_Lcone if ncone else d.solver_L, grad, nv)
+  else:
+    smooth.solve_m(m, d, Mgrad, grad)
+
+
+@jit
+def _primal_prepare(m, d):
+  """Line-search polynomials along `search`: Gauss (returned) and per row (solver_quad)."""
+  nv, nefc = m.nv, d.nefc[0]
+  v = d.solver_nv[_SEARCH]
+  Ma, Mv = d.solver_nv[_MA], d.solver_nv[_MV]
+  Jv, Jaref = d.solver_efc[_JV], d.solver_efc[_JAREF]
+  D = d.efc_D
+  quad = d.solver_quad
+  g1 = _dot(v, Ma, nv) - _dot(d.qfrc_smooth, v, nv)
+  g2 = 0.5 * _dot(v, Mv, nv)
+  i = 0
+  while i < nefc:
+    q = 3 * i
+    DJ0 = D[i] * Jaref[i]
+    quad[q] = Jaref[i] * DJ0
+    quad[q + 1] = Jv[i] * DJ0
+    quad[q + 2] = Jv[i] * D[i] * Jv[i]
+    step = 1
+    if d.efc_type[i] == _ELLIPTIC:
+      con = d.efc_id[i]
+      dim = d.contact_dim[con]
+      mu = d.contact_mu[con]
+      fr = d.contact_friction[con]
+      for j in range(1, dim):
+        DJj = D[i + j] * Jaref[i + j]
+        quad[q] += Jaref[i + j] * DJj
+        quad[q + 1] += Jv[i + j] * DJj
+        quad[q + 2] += Jv[i + j] * D[i + j] * Jv[i + j]
+      UU = 0.0
+      UV = 0.0
+      VV = 0.0
+      for j in range(1, dim):
+        uj = Jaref[i + j] * fr[j - 1]
+        vj = Jv[i + j] * fr[j - 1]
+        UU += uj * uj
+        UV += uj * vj
+        VV += vj * vj
+      quad[q + 3] = Jaref[i] * mu
+      quad[q + 4] = Jv[i] * mu
+      quad[q + 5] = UU
+      quad[q + 6] = UV
+      quad[q + 7] = VV
+      quad[q + 8] = D[i] / ((mu * mu) * (1 + (mu * mu)))
+      step = dim
+    quad[q] *= 0.5
+    quad[q + 2] *= 0.5
+    i += step
+  return g1, g2
+
+
+@jit
+def _friction_cost(x, f, Rf, D):
+  """Huber cost of a friction-loss row at x = J qacc - aref."""
+  if -Rf < x and x < Rf:
+    return 0.5 * D * x * x
+  elif x <= -Rf:
+    return f * (-0.5 * Rf - x)
+  return f * (-0.5 * Rf + x)
+
+
+@jit
+def _friction_cost_dif(start, x, f, Rf, D):
+  """_friction_cost(x) - _friction_cost(start), without cancellation in a shared zone."""
+  s0 = 0 if (-Rf < start and start < Rf) else (-1 if start <= -Rf else 1)
+  sx = 0 if (-Rf < x and x < Rf) else (-1 if x <= -Rf else 1)
+  if s0 == 0 and sx == 0:
+    return 0.5 * D * (x - start) * (x + start)
+  if s0 == -1 and sx == -1:
+    return f * (start - x)
+  if s0 == 1 and sx == 1:
+    return f * (x - start)
+  return _friction_cost(x, f, Rf, D) - _friction_cost(start, f, Rf, D)
+
+
+@jit
+def _zone(N, Tsqr, mu):
+  """Elliptic zone (1 top, 2 bottom, 3 middle) and T = sqrt(Tsqr)."""
+  if Tsqr <= 0:
+    return (2 if N < 0 else 1), 0.0
+  T = math.sqrt(Tsqr)
+  if N >= mu * T:
+    return 1, T
+  if mu * N + T <= 0:
+    return 2, T
+  return 3, T
+
+
+@jit
+def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
+  """cost(alpha) - cost(0) of one elliptic contact, in closed form by zones (ellipticCostDif)."""
+  U0, V0, UU, UV, VV = quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7]
+  z0, T0 = _zone(U0, UU, mu)
+  N = U0 + alpha * V0
+  Tsqr = UU + alpha * (2 * UV + alpha * VV)
+  za, T = _zone(N, Tsqr, mu)
+  if z0 == 1 and za == 1:
+    return 0.0
+  if z0 == 2 and za == 2:
+    return alpha * alpha * quad[q + 2] + alpha * quad[q + 1]
+  if z0 == 3 and za == 3:
+    Tsqr_delta = alpha * (2 * UV + alpha * VV)
+    T_delta = Tsqr_delta / (T + T0)
+    r_delta = alpha * V0 - mu * T_delta
+    r0 = U0 - mu * T0
+    return 0.5 * Dm * r_delta * (2 * r0 + r_delta)
+  if z0 == 3 and za == 2:
+    dq = alpha * (alpha * quad[q + 2] + quad[q + 1])
+    b0 = mu * U0 + T0
+    return dq + 0.5 * Dm * b0 * b0
+  if z0 == 2 and za == 3:
+    dq = alpha * (alpha * quad[q + 2] + quad[q + 1])
+    b = mu * N + T
+    return dq - 0.5 * Dm * b * b
+  if z0 == 1 and za == 2:
+    return alpha * alpha * quad[q + 2] + alpha * quad[q + 1] + quad[q]
+  if z0 == 1 and za == 3:
+    r = N - mu * T
+    return 0.5 * Dm * r * r
+  if z0 == 3 and za == 1:
+    r0 = U0 - mu * T0
+    return -0.5 * Dm * r0 * r0
+  if z0 == 2 and za == 1:
+    return -quad[q]
+  return 0.0
+
+
+@jit
+def _primal_eval(d, alpha, g1, g2):
+  """(cost(alpha) - cost(0), first and second derivative) along the search (PrimalEval)."""
+  ne, nf, nefc = d.ne[0], d.nf[0], d.nefc[0]
+  quad = d.solver_quad
+  Jaref, Jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
+  cost = 0.0
+  d0 = 0.0
+  d1 = 0.0
+  t0 = 0.0
+  t1 = g1
+  t2 = g2
+  i = 0
+  while i < nefc:
+    q = 3 * i
+    if i < ne:
+      t1 += quad[q + 1]
+      t2 += quad[q + 2]
+      i += 1
+      continue
+    if i < ne + nf:
+      start = Jaref[i]
+      dr = Jv[i]
+      x = start + alpha * dr
+      f = d.efc_frictionloss[i]
+      D = d.efc_D[i]
+      Rf = d.efc_R[i] * f
+      cost += _friction_cost_dif(start, x, f, Rf, D)
+      if -Rf < x and x < Rf:
+        d0 += D * x * dr
+        d1 += D * dr * dr
+      elif x <= -Rf:
+        d0 += -f * dr
+      else:
+        d0 += f * dr
+      i += 1
+      continue
+    if d.efc_type[i] == _ELLIPTIC:
+      con = d.efc_id[i]
+      dim = d.contact_dim[con]
+      mu = d.contact_mu[con]
+      U0, V0, UU, UV, VV, Dm = (quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7],
+                                quad[q + 8])
+      cost += _elliptic_cost_dif(quad, q, alpha, mu, Dm)
+      N = U0 + alpha * V0
+      Tsqr = UU + alpha * (2 * UV + alpha * VV)
+      if Tsqr <= 0:
+        if N < 0:
+          d0 += 2 * alpha * quad[q + 2] + quad[q + 1]
+          d1 += 2 * quad[q + 2]
+      else:
+        T = math.sqrt(Tsqr)
+        if N >= mu * T:
+          pass
+        elif mu * N + T <= 0:
+          d0 += 2 * alpha * quad[q + 2] + quad[q + 1]
+          d1 += 2 * quad[q + 2]
+        else:
+          N1 = V0
+          T1 = (UV + alpha * VV) / T
+          T2 = VV / T - (UV + alpha * VV) * T1 / (T * T)
+          d0 += Dm * (N - mu * T) * (N1 - mu * T1)
+          d1 += Dm * ((N1 - mu * T1) * (N1 - mu * T1) + (N - mu * T) * (-mu * T2))
+      i += dim
+      continue
+    start = Jaref[i]
+    x = start + alpha * Jv[i]
+    cost0 = quad[q] if start < 0 else 0.0
+    if x < 0:
+      t0 += quad[q] - cost0
+      t1 += quad[q + 1]
+      t2 += quad[q + 2]
+    else:
+      cost -= cost0
+    i += 1
+  cost += alpha * alpha * t2 + alpha * t1 + t0
+  d0 += 2 * alpha * t2 + t1
+  d1 += 2 * t2
+  if d1 <= 0:
+    d1 = _MINVAL
+  return cost, d0, d1
+
+
+@jit
+def _update_bracket(d, g1, g2, p, c0, c1, c2):
+  """MuJoCo's updateBracket: move bracket end p to the best same-sign candidate; returns
+  (flag, new p, next point from p's Newton step or p itself when flag is 0)."""
+  flag = 0
+  for c in (c0, c1, c2):
+    if p[2] < 0 and c[2] < 0 and p[2] < c[2]:
+      p = c
+      flag = 1
+    elif p[2] > 0 and c[2] > 0 and p[2] > c[2]:
+      p = c
+      flag = 2
+  pnext = p
+  if flag:
+    a = p[0] - p[2] / p[3]
+    cst, g, h = _primal_eval(d, a, g1, g2)
+    pnext = (a, cst, g, h)
+  return flag, p, pnext
+
+
+@jit
+def _primal_search(m, d, tolerance, ls_iterations, scale):
+  """MuJoCo's exact line search (PrimalSearch); returns (alpha, improvement, neval, slope)."""
+  nv, nefc = m.nv, d.nefc[0]
+  search = d.solver_nv[_SEARCH]
+  snorm = _norm(search, nv)
+  if snorm < _MINVAL:
+    return 0.0, 0.0, 0, 1.0
+  gtol = tolerance * snorm / scale
+  slopescl = scale / snorm
+  smooth.mul_m(m, d, d.solver_nv[_MV], search)
+  mul_jac(d, d.solver_efc[_JV], search, nefc, nv)
+  g1, g2 = _primal_prepare(m, d)
+
+  neval = 0
+  c, g, h = _primal_eval(d, 0.0, g1, g2)
+  p0 = (0.0, c, g, h)
+  neval += 1
+  a = p0[0] - p0[2] / p0[3]
+  c, g, h = _primal_eval(d, a, g1, g2)
+  p1 = (a, c, g, h)
+  neval += 1
+  if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
+    return p1[0], -p1[1], neval, abs(p1[2]) * slopescl
+
+  direction = 1.0 if p1[2] < 0 else -1.0
+  p2 = p0
+  p2update = True
+  while p1[2] * direction <= -gtol and neval < ls_iterations:
+    p2 = p1
+    p2update = True
+    a = p1[0] - p1[2] / p1[3]
+    c, g, h = _primal_eval(d, a, g1, g2)
+    p1 = (a, c, g, h)
+    neval += 1
+    if abs(p1[2]) < gtol and p1[1] < 0:
+      return p1[0], -p1[1], neval, abs(p1[2]) * slopescl
+
+  if neval >= ls_iterations:
+    return p1[0], -p1[1], neval, abs(p1[2]) * slopescl
+  if not p2update:
+    return p1[0], -p1[1], neval, abs(p1[2]) * slopescl
+
+  p2next = p1
+  a = p1[0] - p1[2] / p1[3]
+  c, g, h = _primal_eval(d, a, g1, g2)
+  p1next = (a, c, g, h)
+  neval += 1
+
+  while neval < ls_iterations:
+    a = 0.5 * (p1[0] + p2[0])
+    c, g, h = _primal_eval(d, a, g1, g2)
+    pmid = (a, c, g, h)
+    neval += 1
+    c0, c1, c2 = p1next, p2next, pmid
+    bestcost = 0.0
+    best = -1
+    k = 0
+    for cand in (c0, c1, c2):
+      if abs(cand[2]) < gtol and (best == -1 or cand[1] < bestcost):
+        bestcost = cand[1]
+        best = k
+      k += 1
+    if best >= 0:
+      cand = c0 if best == 0 else (c1 if best == 1 else c2)
+      return cand[0], -cand[1], neval, abs(cand[2]) * slopescl
+    b1, p1, p1next_new = _update_bracket(d, g1, g2, p1, c0, c1, c2)
+    if b1:
+      p1next = p1next_new
+      neval += 1
+    b2, p2, p2next_new = _update_bracket(d, g1, g2, p2, c0, c1, c2)
+    if b2:
+      p2next = p2next_new
+      neval += 1
+    if not b1 and not b2:
+      return pmid[0], -pmid[1], neval, abs(pmid[2]) * slopescl
+
+  if p1[1] <= p2[1] and p1[1] < 0:
+    return p1[0], -p1[1], neval, abs(p1[2]) * slopescl
+  elif p2[1] <= p1[1] and p2[1] < 0:
+    return p2[0], -p2[1], neval, abs(p2[2]) * slopescl
+  return 0.0, 0.0, neval, 1.0
+
+
+@jit
+def _hessian_cone(m, d):
+  """Lcone = L with each cone contact's Hessian added by rank-1 updates; returns the count."""
+  nv, nefc = m.nv, d.nefc[0]
+  L, Lcone, LTJ = d.solver_L, d.solver_Lcone, d.solver_LTJ
+  for r in range(nv):
+    for c in range(nv):
+      Lcone[r, c] = L[r, c]
+  local = d.solver_mat[0]
+  nupdate = 0
+  i = 0
+  while i < nefc:
+    if d.efc_state[i] != _CONE:
+      i += 1
+      continue
+    con = d.efc_id[i]
+    dim = d.contact_dim[con]
+    H = d.contact_H[con]
+    for r in range(dim):
+      for c in range(dim):
+        local[r, c] = H[r * dim + c]
+    chol_factor(local, dim, _MINVAL)
+    for r in range(dim):
+      for k in range(nv):
+        LTJ[r, k] = 0.0
+    for r in range(dim):
+      nz = d.solver_Jnnz[0, i + r]
+      for c in range(r + 1):
+        s = local[r, c]
+        for a in range(nz):
+          k = d.solver_Jcol[i + r, a]
+          LTJ[c, k] += s * d.efc_J[i + r, k]
+    for r in range(dim):
+      chol_update(Lcone, LTJ[r], nv, True)
+    nupdate += dim
+    i += dim
+  return nupdate
+
+
+@jit
+def _factorize_hessian(m, d, recompute, ncone):
+  """L = chol(M + J' D J) over quadratic rows (MakeHessian + FactorizeHessian, dense);
+  returns nupdate."""
+  nv, nefc = m.nv, d.nefc[0]
+  L = d.solver_L
+  Dh = d.solver_efc[_DH]
+  for i in range(nefc):
+    Dh[i] = d.efc_D[i] if d.efc_state[i] == _QUADRATIC else 0.0
+  for r in range(nv):
+    for c in range(nv):
+      L[r, c] = 0.0
+  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
+  for i in range(nefc):
+    di = Dh[i]
+    if di == 0.0:
+      continue
+    for a in range(nnz[i]):
+      r = col[i, a]
+      jr = J[i, r] * di
+      for b in range(a + 1):
+        c = col[i, b]
+        L[r, c] += jr * J[i, c]
+  for r in range(nv):
+    adr = m.M_rowadr[r]
+    for a in range(adr, adr + m.M_rownnz[r]):
+      L[r, m.M_colind[a]] += d.M[a]
+  chol_factor(L, nv, _MINVAL)
+  if ncone:
+    _hessian_cone(m, d)
+  return nefc
+
+
+@jit
+def _hessian_incremental(m, d, oldstate, ncone):
+  """Rank-1 updates of L for rows entering/leaving the quadratic state; refactor when the
+  factor loses rank (HessianIncremental); returns nupdate."""
+  nv, nefc = m.nv, d.nefc[0]
+  cholupd = d.solver_nv[_CHOLUPD]
+  nupdate = 0
+  for i in range(nefc):
+    old_q = oldstate[i] == _QUADRATIC
+    new_q = d.efc_state[i] == _QUADRATIC
+    if old_q == new_q:
+      continue
+    sq = math.sqrt(d.efc_D[i])
+    for k in range(nv):
+      cholupd[k] = 0.0
+    for a in range(d.solver_Jnnz[0, i]):
+      k = d.solver_Jcol[i, a]
+      cholupd[k] = d.efc_J[i, k] * sq
+    rank = chol_update(d.solver_L, cholupd, nv, new_q)
+    nupdate += 1
+    if rank < nv:
+      return _factorize_hessian(m, d, True, ncone)
+  if ncone:
+    nupdate += _hessian_cone(m, d)
+  return nupdate
+
+
+@jit
+def sol_primal(m, d, maxiter, flg_newton):
+  """CG or Newton from the current d.qacc (mj_solPrimal, one island); returns iterations."""
+  nv, nefc = m.nv, d.nefc[0]
+  ws = d.solver_nv
+  Ma, Mv, grad, Mgrad, search = ws[_MA], ws[_MV], ws[_GRAD], ws[_MGRAD], ws[_SEARCH]
+  jaref, jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
+  oldstate = d.solver_int[0]
+  tol = m.opt_tolerance[0]
+  cone_hessian = flg_newton and m.opt_cone[0] == _CONE_ELLIPTIC
+
+  smooth.mul_m(m, d, Ma, d.qacc)
+  mul_jac(d, jaref, d.qacc, nefc, nv)
+  for i in range(nefc):
+    jaref[i] -= d.efc_aref[i]
+
+  cost, gauss, nactive, ncone = _primal_update_constraint(m, d, cone_hessian)
+  for i in range(nv):
+    grad[i] = Ma[i] - d.qfrc_smooth[i] - d.qfrc_constraint[i]
+  scale = stat_scale(m, d)
+
+  _primal_update_mgrad(m, d, False, 0)
+  flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+  flg_gradient = scale * _norm(grad, nv) < tol
+  flg_done = flg_gap and (not flg_newton or flg_gradient)
+
+  nupdate = 0
+  if not flg_done and flg_newton:
+    nupdate = _factorize_hessian(m, d, False, ncone)
+    _primal_update_mgrad(m, d, True, ncone)
+    flg_done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+
+  if not flg_done:
+    for i in range(nv):
+      search[i] = -Mgrad[i]
+
+  it = 0
+  while not flg_done and it < maxiter:
+    alpha, ls_improvement, neval, slope = _primal_search(
+        m, d, tol * m.opt_ls_tolerance[0], m.opt_ls_iterations[0], scale)
+    if alpha == 0:
+      break
+    for i in range(nv):
+      d.qacc[i] += alpha * search[i]
+      Ma[i] += alpha * Mv[i]
+    for i in range(nefc):
+      jaref[i] += alpha * jv[i]
+    if not flg_newton:
+      for i in range(nv):
+        ws[_GRADOLD, i] = grad[i]
+        ws[_MGRADOLD, i] = Mgrad[i]
+    for i in range(nefc):
+      oldstate[i] = d.efc_state[i]
+
+    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, cone_hessian)
+    if flg_newton:
+      nupdate = _hessian_incremental(m, d, oldstate, ncone)
+    _primal_update_gradient(m, d, flg_newton, ncone)
+
+    nchange = 0
+    for i in range(nefc):
+      if d.efc_state[i] != oldstate[i]:
+        nchange += 1
+    improvement = scale * ls_improvement
+    gradient = scale * _norm(grad, nv)
+    _save_stats(d, it, improvement, gradient, slope, nactive, nchange, neval, nupdate)
+    decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) if flg_newton else 0.0
+    it += 1
+    if ((improvement > 0 and improvement < tol) or gradient < tol
+        or (flg_newton and decrement < tol)):
+      break
+
+    if flg_newton:
+      for i in range(nv):
+        search[i] = -Mgrad[i]
+    else:
+      _cg_direction(m, d)
+  return it
+
+
+@jit
+def _cg_direction(m, d):
+  """search = -Mgrad + beta search, Hager-Zhang beta with MuJoCo's truncation."""
+  nv = m.nv
+  ws = d.solver_nv
+  grad, Mgrad, search = ws[_GRAD], ws[_MGRAD], ws[_SEARCH]
+  graddif, Mgraddif = ws[_GRADDIF], ws[_MGRADDIF]
+  for i in range(nv):
+    graddif[i] = grad[i] - ws[_GRADOLD, i]
+    Mgraddif[i] = Mgrad[i] - ws[_MGRADOLD, i]
+  d_dot_y = _dot(search, graddif, nv)
+  if d_dot_y < _MINVAL:
+    beta = 0.0
+  else:
+    y_dot_My = _dot(graddif, Mgraddif, nv)
+    y_dot_Mgrad = _dot(graddif, Mgrad, nv)
+    d_dot_grad = _dot(search, grad, nv)
+    beta_hz = (y_dot_Mgrad - 2 * (y_dot_My / d_dot_y) * d_dot_grad) / d_dot_y
+    d_norm = _norm(search, nv)
+    grad_norm = _norm(grad, nv)
+    eta_k = -1.0 / max(_MINVAL, d_norm * min(0.01, grad_norm))
+    beta = max(eta_k, beta_hz)
+  for i in range(nv):
+    search[i] = -Mgrad[i] + beta * search[i]
+
+
+# ---------------------------------------------------------------------------------------------
+# dual solver (PGS): mj_solPGS
+
+@jit
+def _pcg32_next(state):
+  """PCG32 step with increment 1 (MuJoCo's shuffle generator): (new state, uint32 output)."""
+  new = state * np.uint64(6364136223846793005) + np.uint64(1)
+  xs = (((state >> np.uint64(18)) ^ state) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
+  rot = state >> np.uint64(59)
+  left = (np.uint64(32) - rot) & np.uint64(31)
+  r = ((xs >> rot) | (xs << left)) & np.uint64(0xFFFFFFFF)
+  return new, np.int64(r)
+
+
+@jit
+def make_minv_jt(m, d):
+  """solver_MinvJT[i] = M^-1 J_i' for every row (the dual solver's Y, kept unsquared)."""
+  for i in range(d.nefc[0]):
+    smooth.solve_m(m, d, d.solver_MinvJT[i], d.efc_J[i])
+  row_index(d.solver_MinvJT, d.nefc[0], m.nv, d.solver_Jnnz[1], d.solver_Ycol)
+
+
+@jit
+def _minv_jt_f(m, d, v, f):
+  """v = M^-1 J' f."""
+  nv = m.nv
+  for k in range(nv):
+    v[k] = 0.0
+  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  for i in range(d.nefc[0]):
+    fi = f[i]
+    if fi != 0.0:
+      for a in range(nnz[i]):
+        k = col[i, a]
+        v[k] += Y[i, k] * fi
+
+
+@jit
+def _ar_entry(d, a, b, nv):
+  """AR[a, b] = J_a M^-1 J_b' (+ R_a on the diagonal)."""
+  s = 0.0
+  for t in range(d.solver_Jnnz[0, a]):
+    k = d.solver_Jcol[a, t]
+    s += d.efc_J[a, k] * d.solver_MinvJT[b, k]
+  if a == b:
+    s += d.efc_R[a]
+  return s
+
+
+@jit
+def dual_cost(m, d, f):
+  """0.5 f' AR f + f' b (the cost PGS decreases)."""
+  nv, nefc = m.nv, d.nefc[0]
+  v = d.solver_nv[_TMP]
+  _minv_jt_f(m, d, v, f)
+  s = 0.0
+  for i in range(nefc):
+    ari = d.efc_R[i] * f[i]
+    for a in range(d.solver_Jnnz[0, i]):
+      k = d.solver_Jcol[i, a]
+      ari += d.efc_J[i, k] * v[k]
+    s += f[i] * d.efc_b[i] + 0.5 * f[i] * ari
+  return s
+
+
+@jit
+def _dual_state(d, state, ne, nf, nefc):
+  """efc_state from the forces (dual classification); returns nactive (dualState)."""
+  force, floss = d.efc_force, d.efc_frictionloss
+  nactive = ne + nf
+  for i in range(ne):
+    state[i] = _QUADRATIC
+  for i in range(ne, ne + nf):
+    if force[i] <= -floss[i]:
+      state[i] = _LINEARPOS
+    elif force[i] >= floss[i]:
+      state[i] = _LINEARNEG
+    else:
+      state[i] = _QUADRATIC
+  i = ne + nf
+  while i < nefc:
+    if d.efc_type[i] != _ELLIPTIC:
+      if force[i] <= 0:
+        state[i] = _SATISFIED
+      else:
+        state[i] = _QUADRATIC
+        nactive += 1
+      i += 1
+      continue
+    con = d.efc_id[i]
+    dim = d.contact_dim[con]
+    mu = d.contact_mu[con]
+    fr = d.contact_friction[con]
+    N = force[i] / mu
+    T = 0.0
+    for j in range(1, dim):
+      fj = force[i + j] / fr[j - 1]
+      T += fj * fj
+    T = math.sqrt(T)
+    if mu * N >= T:
+      st = _SATISFIED
+    elif N + mu * T <= 0:
+      st = _QUADRATIC
+      nactive += dim
+    else:
+      st = _CONE
+      nactive += dim
+    for j in range(dim):
+      state[i + j] = st
+    i += dim
+  return nactive
+
+
+@jit
+def _project_ellipsoid(force, i0, normal, fr, dim, feasible):
+  """Scale tangential force[i0:i0+dim-1] onto/into the friction ellipsoid."""
+  s = 0.0
+  for j in range(dim - 1):
+    s += force[i0 + j] * force[i0 + j] / (fr[j] * fr[j])
+  n2 = normal * normal
+  if not feasible or s > n2:
+    scl = math.sqrt(n2 / max(_MINVAL, s))
+    for j in range(dim - 1):
+      force[i0 + j] *= scl
+
+
+@jit
+def qcqp(res, A, b, dd, r, n, As, Ala, bs, tmp):
+  """min 0.5 x'Ax + x'b s.t. sum (x_i/d_i)^2 <= r^2 by Newton on the multiplier; returns True
+  when the constraint is active (mju_QCQP2 / QCQP3 / QCQP, n <= 5). As, Ala (5x5), bs, tmp
+  (5) are work arrays."""
+  for i in range(n):
+    bs[i] = b[i] * dd[i]
+    for j in range(n):
+      As[i, j] = A[i, j] * dd[i] * dd[j]
+  la = 0.0
+  if n == 2:
+    A11, A22, A12, b1, b2 = As[0, 0], As[1, 1], As[0, 1], bs[0], bs[1]
+    v1 = 0.0
+    v2 = 0.0
+    for _ in range(20):
+      det = (A11 + la) * (A22 + la) - A12 * A12
+      if det < 1e-10:
+        res[0] = 0.0
+        res[1] = 0.0
+        return False
+      detinv = 1.0 / det
+      P11 = (A22 + la) * detinv
+      P22 = (A11 + la) * detinv
+      P12 = -A12 * detinv
+      v1 = -P11 * b1 - P12 * b2
+      v2 = -P12 * b1 - P22 * b2
+      val = v1 * v1 + v2 * v2 - r * r
+      if val < 1e-10:
+        break
+      deriv = -2.0 * (P11 * v1 * v1 + 2.0 * P12 * v1 * v2 + P22 * v2 * v2)
+      delta = -val / deriv
+      if delta < 1e-10:
+        break
+      la += delta
+    res[0] = v1 * dd[0]
+    res[1] = v2 * dd[1]
+    return la != 0
+  if n == 3:
+    A11, A22, A33 = As[0, 0], As[1, 1], As[2, 2]
+    A12, A13, A23 = As[0, 1], As[0, 2], As[1, 2]
+    b1, b2, b3 = bs[0], bs[1], bs[2]
+    v1 = 0.0
+    v2 = 0.0
+    v3 = 0.0
+    for _ in range(20):
+      P11 = (A22 + la) * (A33 + la) - A23 * A23
+      P22 = (A11 + la) * (A33 + la) - A13 * A13
+      P33 = (A11 + la) * (A22 + la) - A12 * A12
+      P12 = A13 * A23 - A12 * (A33 + la)
+      P13 = A12 * A23 - A13 * (A22 + la)
+      P23 = A12 * A13 - A23 * (A11 + la)
+      det = (A11 + la) * P11 + A12 * P12 + A13 * P13
+      if det < 1e-10:
+        res[0] = 0.0
+        res[1] = 0.0
+        res[2] = 0.0
+        return False
+      detinv = 1.0 / det
+      P11 *= detinv
+      P22 *= detinv
+      P33 *= detinv
+      P12 *= detinv
+      P13 *= detinv
+      P23 *= detinv
+      v1 = -P11 * b1 - P12 * b2 - P13 * b3
+      v2 = -P12 * b1 - P22 * b2 - P23 * b3
+      v3 = -P13 * b1 - P23 * b2 - P33 * b3
+      val = v1 * v1 + v2 * v2 + v3 * v3 - r * r
+      if val < 1e-10:
+        break
+      deriv = (-2.0 * (P11 * v1 * v1 + P22 * v2 * v2 + P33 * v3 * v3)
+               - 4.0 * (P12 * v1 * v2 + P13 * v1 * v3 + P23 * v2 * v3))
+      delta = -val / deriv
+      if delta < 1e-10:
+        break
+      la += delta
+    res[0] = v1 * dd[0]
+    res[1] = v2 * dd[1]
+    res[2] = v3 * dd[2]
+    return la != 0
+  for _ in range(20):
+    for i in range(n):
+      for j in range(n):
+        Ala[i, j] = As[i, j]
+      Ala[i, i] += la
+    if chol_factor(Ala, n, 1e-10) < n:
+      for i in range(n):
+        res[i] = 0.0
+      return False
+    chol_solve(res, Ala, bs, n)
+    for i in range(n):
+      res[i] = -res[i]
+    val = _dot(res, res, n) - r * r
+    if val < 1e-10:
+      break
+    chol_solve(tmp, Ala, res, n)
+    deriv = -2.0 * _dot(res, tmp, n)
+    delta = -val / deriv
+    if delta < 1e-10:
+      break
+    la += delta
+  for i in range(n):
+    res[i] = res[i] * dd[i]
+  return la != 0
+
+
+@jit
+def _solve_qcqp(d, force, i, dim, Ac, bc, fr):
+  """Friction of the elliptic contact at row i: the QCQP in its ellipsoid of radius force[i],
+  put on the ellipsoid when the constraint is active (solveQCQP)."""
+  s = d.solver_scratch
+  qres = s[40:46]
+  active = qcqp(qres, Ac, bc, fr, force[i], dim - 1, d.solver_mat[3], d.solver_mat[4], s[56:62],
+                s[64:70])
+  for j in range(dim - 1):
+    force[i + 1 + j] = qres[j]
+  if active:
+    _project_ellipsoid(force, i + 1, force[i], fr, dim, False)
+
+
+@jit
+def _project_cone(force, i, fr, dim, elliptic):
+  """Project a contact's forces on its cone (elliptic) or the normal force on >= 0."""
+  if elliptic:
+    if force[i] < 0:
+      for j in range(dim):
+        force[i + j] = 0.0
+    else:
+      _project_ellipsoid(force, i + 1, force[i], fr, dim, True)
+  elif force[i] < 0:
+    force[i] = 0.0
+
+
+@jit
+def _block_dim(d, i):
+  """Rows of the PGS block starting at row i: condim for elliptic contacts, else 1."""
+  if d.efc_type[i] == _ELLIPTIC:
+    return d.contact_dim[d.efc_id[i]]
+  return 1
+
+
+@jit
+def _cost_change(A, force, i0, oldf, res, n):
+  """Dual cost change of a block update; restores the block when the cost went up (costChange)."""
+  change = 0.0
+  for a in range(n):
+    da = force[i0 + a] - oldf[a]
+    s = 0.0
+    for b in range(n):
+      s += A[a, b] * (force[i0 + b] - oldf[b])
+    change += 0.5 * da * s + da * res[a]
+  if change > 1e-10:
+    for a in range(n):
+      force[i0 + a] = oldf[a]
+    change = 0.0
+  return change
+
+
+@jit
+def _residual(d, res, i, n, v, sub_r):
+  """res[k] = (b + AR f)[i+k] for k < n, without the R f term when sub_r (residual)."""
+  nv = v.shape[0]
+  for k in range(n):
+    s = d.efc_b[i + k]
+    if not sub_r:
+      s += d.efc_R[i + k] * d.efc_force[i + k]
+    for a in range(d.solver_Jnnz[0, i + k]):
+      c = d.solver_Jcol[i + k, a]
+      s += d.efc_J[i + k, c] * v[c]
+    res[k] = s
+
+
+@jit
+def _apply_delta(d, v, i, n, oldf):
+  """v += M^-1 J' (force - oldf) over rows i .. i+n-1: keeps v = M^-1 J' force current."""
+  nv = v.shape[0]
+  for k in range(n):
+    dl = d.efc_force[i + k] - oldf[k]
+    if dl != 0.0:
+      for a in range(d.solver_Jnnz[1, i + k]):
+        c = d.solver_Ycol[i + k, a]
+        v[c] += d.solver_MinvJT[i + k, c] * dl
+
+
+@jit
+def _pgs_sweep(m, d, blockstart, nblocks, v):
+  """One PGS sweep over the blocks in the given order; returns the (unscaled) improvement."""
+  ne, nf = d.ne[0], d.nf[0]
+  force, floss = d.efc_force, d.efc_frictionloss
+  ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
+  s = d.solver_scratch
+  bc, res, oldf, vv = s[8:14], s[16:22], s[24:30], s[32:38]
+  Athis, Ac = d.solver_mat[1], d.solver_mat[2]
+  J, Jnnz, Jcol = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
+  Y, Ynnz, Ycol = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  improvement = 0.0
+  for bi in range(nblocks):
+    i = blockstart[bi]
+    dim = _block_dim(d, i)
+    if dim == 1:
+      # scalar row, written out: most rows take this path
+      r = d.efc_b[i] + d.efc_R[i] * force[i]
+      for a in range(Jnnz[i]):
+        k = Jcol[i, a]
+        r += J[i, k] * v[k]
+      old = force[i]
+      f = old - r * ARinv[i]
+      if i >= ne and i < ne + nf:
+        if f < -floss[i]:
+          f = -floss[i]
+        elif f > floss[i]:
+          f = floss[i]
+      elif i >= ne + nf:
+        if f < 0:
+          f = 0.0
+      dl = f - old
+      change = 0.5 * dl * dl * (1.0 / ARinv[i]) + dl * r
+      if change > 1e-10:
+        f = old
+        change = 0.0
+      force[i] = f
+      improvement -= change
+      dl = f - old
+      if dl != 0.0:
+        for a in range(Ynnz[i]):
+          k = Ycol[i, a]
+          v[k] += Y[i, k] * dl
+      continue
+    # elliptic contact: ray update, then friction by QCQP with the normal force fixed
+    _residual(d, res, i, dim, v, False)
+    for j in range(dim):
+      oldf[j] = force[i + j]
+    for a in range(dim):
+      for b in range(dim):
+        Athis[a, b] = ARblk[i + a, b]
+    fr = d.contact_friction[d.efc_id[i]]
+    # normal force too small: normal update; else ray update along the current force
+    if force[i] < _MINVAL:
+      force[i] -= res[0] * ARinv[i]
+      if force[i] < 0:
+        force[i] = 0.0
+      for j in range(1, dim):
+        force[i + j] = 0.0
+    else:
+      for j in range(dim):
+        vv[j] = force[i + j]
+      denom = 0.0
+      for a in range(dim):
+        t = 0.0
+        for b in range(dim):
+          t += Athis[a, b] * vv[b]
+        denom += vv[a] * t
+      if denom >= _MINVAL:
+        x = -_dot(vv, res, dim) / denom
+        if force[i] + x * vv[0] < 0:
+          x = -vv[0] / force[i]
+        for j in range(dim):
+          force[i + j] += x * vv[j]
+    # friction update with the normal force fixed
+    for a in range(dim - 1):
+      t = res[a + 1]
+      for b in range(dim - 1):
+        Ac[a, b] = Athis[a + 1, b + 1]
+        t -= Ac[a, b] * oldf[b + 1]
+      t += Athis[a + 1, 0] * (force[i] - oldf[0])
+      bc[a] = t
+    if force[i] < _MINVAL:
+      for j in range(1, dim):
+        force[i + j] = 0.0
+    else:
+      _solve_qcqp(d, force, i, dim, Ac, bc, fr)
+    improvement -= _cost_change(Athis, force, i, oldf, res, dim)
+    _apply_delta(d, v, i, dim, oldf)
+  return improvement
+
+
+@jit
+def _nesterov_extrapolate(m, d, beta):
+  """force += beta (force - force_prev), projected back on the bounds and cones."""
+  ne, nf, nefc = d.ne[0], d.nf[0], d.nefc[0]
+  force, floss = d.efc_force, d.efc_frictionloss
+  fprev = d.solver_efc[_FPREV]
+  for i in range(nefc):
+    fs = force[i]
+    force[i] += beta * (force[i] - fprev[i])
+    fprev[i] = fs
+  for i in range(ne, ne + nf):
+    force[i] = min(max(force[i], -floss[i]), floss[i])
+  i = ne + nf
+  while i < nefc:
+    dim = _block_dim(d, i)
+    _project_cone(force, i, d.contact_friction[d.efc_id[i]], dim, d.efc_type[i] == _ELLIPTIC)
+    i += dim
+
+
+@jit
+def _dual_state_change(d, ne, nf, nefc):
+  """Update efc_state from the forces; returns (nactive, nchange)."""
+  oldstate = d.solver_int[0]
+  for i in range(nefc):
+    oldstate[i] = d.efc_state[i]
+  nactive = _dual_state(d, d.efc_state, ne, nf, nefc)
+  nchange = 0
+  for i in range(nefc):
+    if oldstate[i] != d.efc_state[i]:
+      nchange += 1
+  return nactive, nchange
+
+
+@jit
+def sol_pgs(m, d, maxiter):
+  """Projected Gauss-Seidel on the dual, from the current efc_force (mj_solPGS, one island,
+  Nesterov momentum with gradient restart, blocks visited in PCG32-shuffled order);
+  returns iterations. Needs solver_MinvJT (make_minv_jt) and efc_b."""
+  nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
+  force = d.efc_force
+  ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
+  fprev, fmom = d.solver_efc[_FPREV], d.solver_efc[_FMOM]
+  blockstart = d.solver_int[1]
+  v = d.solver_nv[_TMP]   # M^-1 J' force, kept current
+  scale = stat_scale(m, d)
+  tol = m.opt_tolerance[0]
+
+  # blocks, and the diagonal blocks of AR (row i: AR[i, start .. start+dim))
+  nblocks = 0
+  c = 0
+  while c < nefc:
+    blockstart[nblocks] = c
+    nblocks += 1
+    dim = _block_dim(d, c)
+    for a in range(dim):
+      for b in range(dim):
+        ARblk[c + a, b] = _ar_entry(d, c + a, c + b, nv)
+      ARinv[c + a] = 1.0 / ARblk[c + a, a]
+    c += dim
+  for i in range(nefc):
+    fprev[i] = force[i]
+  _dual_state(d, d.efc_state, ne, nf, nefc)
+
+  rng, _ = _pcg32_next(np.uint64(0))
+
+  it = 0
+  nest_k = 0
+  _minv_jt_f(m, d, v, force)
+  while it < maxiter:
+    beta = (nest_k - 1) / (nest_k + 2) if it > 0 else 0.0
+    if beta > 0:
+      _nesterov_extrapolate(m, d, beta)
+      _minv_jt_f(m, d, v, force)
+    else:
+      for i in range(nefc):
+        fprev[i] = force[i]
+    for i in range(nefc):
+      fmom[i] = force[i]
+
+    for k in range(nblocks - 1, 0, -1):
+      rng, r = _pcg32_next(rng)
+      j = r % (k + 1)
+      tmpb = blockstart[k]
+      blockstart[k] = blockstart[j]
+      blockstart[j] = tmpb
+    improvement = _pgs_sweep(m, d, blockstart, nblocks, v)
+
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
+    improvement *= scale
+    _save_stats(d, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+
+    # gradient restart (O'Donoghue-Candes) when the correction opposes the extrapolation
+    restart = False
+    if it > 0:
+      dot = 0.0
+      for i in range(nefc):
+        dot += (force[i] - fmom[i]) * (fmom[i] - fprev[i])
+      restart = dot < 0
+    nest_k = 0 if restart else nest_k + 1
+    it += 1
+    if improvement < tol:
+      break
+  return it
+
+
+@jit
+def sol_noslip(m, d, maxiter):
+  """No-slip post-pass: Gauss-Seidel on the friction forces (friction loss, pyramid edge
+  pairs, elliptic friction) with normal forces fixed and R removed (mj_solNoSlip, one island);
+  statistics continue after the main solver's. Needs solver_MinvJT and efc_b."""
+  nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
+  force, floss, R = d.efc_force, d.efc_frictionloss, d.efc_R
+  ARinv = d.solver_efc[_ARINV]
+  v = d.solver_nv[_TMP]
+  s = d.solver_scratch
+  bc, res, oldf = s[8:14], s[16:22], s[24:30]
+  Ac = d.solver_mat[2]
+  scale = stat_scale(m, d)
+  for i in range(nefc):
+    ARinv[i] = 1.0 / max(_MINVAL, _ar_entry(d, i, i, nv) - R[i])
+  _dual_state(d, d.efc_state, ne, nf, nefc)
+  _minv_jt_f(m, d, v, force)
+  niter0 = d.solver_niter[0]
+  it = 0
+  while it < maxiter:
+    improvement = 0.0
+    if it == 0:
+      for i in range(nefc):
+        improvement += 0.5 * force[i] * force[i] * R[i]
+    for i in range(ne, ne + nf):
+      _residual(d, res, i, 1, v, True)
+      oldf[0] = force[i]
+      force[i] -= res[0] * ARinv[i]
+      if force[i] < -floss[i]:
+        force[i] = -floss[i]
+      elif force[i] > floss[i]:
+        force[i] = floss[i]
+      dl = force[i] - oldf[0]
+      improvement -= 0.5 * dl * dl / ARinv[i] + dl * res[0]
+      _apply_delta(d, v, i, 1, oldf)
+    i = ne + nf
+    while i < nefc:
+      typ = d.efc_type[i]
+      if typ == _PYRAMIDAL:
+        dim = d.contact_dim[d.efc_id[i]]
+        for j in range(i, i + 2 * (dim - 1), 2):
+          _residual(d, res, j, 2, v, True)
+          oldf[0] = force[j]
+          oldf[1] = force[j + 1]
+          _noslip_block(d, Ac, j, 2)
+          for a in range(2):
+            bc[a] = res[a] - Ac[a, 0] * oldf[0] - Ac[a, 1] * oldf[1]
+          mid = 0.5 * (force[j] + force[j + 1])
+          K1 = Ac[0, 0] + Ac[1, 1] - Ac[0, 1] - Ac[1, 0]
+          K0 = mid * (Ac[0, 0] - Ac[1, 1]) + bc[0] - bc[1]
+          if K1 < _MINVAL:
+            force[j] = mid
+            force[j + 1] = mid
+          else:
+            y = -K0 / K1
+            if y < -mid:
+              force[j] = 0.0
+              force[j + 1] = 2 * mid
+            elif y > mid:
+              force[j] = 2 * mid
+              force[j + 1] = 0.0
+            else:
+              force[j] = mid + y
+              force[j + 1] = mid - y
+          improvement -= _cost_change(Ac, force, j, oldf, res, 2)
+          _apply_delta(d, v, j, 2, oldf)
+        i += 2 * (dim - 1)
+      elif typ == _ELLIPTIC:
+        con = d.efc_id[i]
+        dim = d.contact_dim[con]
+        n = dim - 1
+        _residual(d, res, i + 1, n, v, True)
+        for a in range(n):
+          oldf[a] = force[i + 1 + a]
+        _noslip_block(d, Ac, i + 1, n)
+        for a in range(n):
+          t = res[a]
+          for b in range(n):
+            t -= Ac[a, b] * oldf[b]
+          bc[a] = t
+        if force[i] < _MINVAL:
+          for a in range(n):
+            force[i + 1 + a] = 0.0
+        else:
+          _solve_qcqp(d, force, i, dim, Ac, bc, d.contact_friction[con])
+        improvement -= _cost_change(Ac, force, i + 1, oldf, res, n)
+        _apply_delta(d, v, i + 1, n, oldf)
+        i += dim
+      else:
+        i += 1
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
+    improvement *= scale
+    _save_stats(d, niter0 + it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+    it += 1
+    if improvement < m.opt_noslip_tolerance[0]:
+      break
+  d.solver_niter[0] = niter0 + it
+
+
+@jit
+def _noslip_block(d, Ac, start, n):
+  """Ac = AR[start:start+n, start:start+n] - diag(R), diagonal clamped to >= 1e-10."""
+  nv = d.solver_MinvJT.shape[1]
+  for a in range(n):
+    for b in range(n):
+      Ac[a, b] = _ar_entry(d, start + a, start + b, nv)
+    Ac[a, a] = max(1e-10, Ac[a, a] - d.efc_R[start + a])
+
+
+# ---------------------------------------------------------------------------------------------
+# the constraint stage
+
+@jit
+def warmstart(m, d):
+  """qacc (and for PGS efc_force) to start from: the better of qacc_warmstart and qacc_smooth
+  by cost, or qacc_smooth and zero forces with warmstart disabled (engine_forward.c)."""
+  nv, nefc = m.nv, d.nefc[0]
+  if m.opt_disableflags[0] & _DSBL_WARMSTART:
+    for i in range(nv):
+      d.qacc[i] = d.qacc_smooth[i]
+    for i in range(nefc):
+      d.efc_force[i] = 0.0
+    return
+  jar = d.solver_efc[_JAR]
+  for i in range(nv):
+    d.qacc[i] = d.qacc_warmstart[i]
+  mul_jac(d, jar, d.qacc_warmstart, nefc, nv)
+  for i in range(nefc):
+    jar[i] -= d.efc_aref[i]
+  cost_warm = _constraint_update(m, d, jar, False)
+  if m.opt_solver[0] == _PGS:
+    if dual_cost(m, d, d.efc_force) > 0:
+      for i in range(nefc):
+        d.efc_force[i] = 0.0
+      for i in range(nv):
+        d.qfrc_constraint[i] = 0.0
+  else:
+    Ma = d.solver_nv[_MA]
+    smooth.mul_m(m, d, Ma, d.qacc_warmstart)
+    for i in range(nv):
+      cost_warm += 0.5 * (Ma[i] - d.qfrc_smooth[i]) * (d.qacc_warmstart[i] - d.qacc_smooth[i])
+    cost_smooth = _constraint_update(m, d, d.efc_b, False)
+    if cost_warm > cost_smooth:
+      for i in range(nv):
+        d.qacc[i] = d.qacc_smooth[i]
+
+
+@jit
+def fwd_constraint(m, d):
+  """efc_b, warmstart, the model's solver, then qacc, efc_force, efc_state, qfrc_constraint
+  and the solver statistics (mj_fwdConstraint, solved as one island)."""
+  nv, nefc = m.nv, d.nefc[0]
+  for i in range(nv):
+    d.qfrc_constraint[i] = 0.0
+  d.solver_niter[0] = 0
+  if nefc == 0:
+    for i in range(nv):
+      d.qacc[i] = d.qacc_smooth[i]
+    return
+  row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
+  mul_jac(d, d.efc_b, d.qacc_smooth, nefc, nv)
+  for i in range(nefc):
+    d.efc_b[i] -= d.efc_aref[i]
+  solver = m.opt_solver[0]
+  noslip = m.opt_noslip_iterations[0] > 0
+  if solver == _PGS or noslip:
+    make_minv_jt(m, d)
+  warmstart(m, d)
+  if solver == _PGS:
+    d.solver_niter[0] = sol_pgs(m, d, m.opt_iterations[0])
+  else:
+    d.solver_niter[0] = sol_primal(m, d, m.opt_iterations[0], solver == _NEWTON)
+  if noslip:
+    sol_noslip(m, d, m.opt_noslip_iterations[0])
+  if solver == _PGS or noslip:
+    # dual finish: qacc = qacc_smooth + M^-1 J' efc_force
+    mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
+    smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
+    for i in range(nv):
+      d.qacc[i] += d.qacc_smooth[i]
