@@ -10,6 +10,7 @@ from engine import derivative
 from engine import math as mm
 from engine import passive as ps
 from engine import smooth
+from engine import solver
 from engine.smooth import jit
 from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtIntegrator
 
@@ -219,11 +220,8 @@ def fwd_acceleration(m, d):
 
 @jit
 def fwd_constraint(m, d):
-  """Constraint stage; without constraints qacc = qacc_smooth (solver: contacts issue)."""
-  constraint.constraint_b(m, d)
-  for i in range(m.nv):
-    d.qfrc_constraint[i] = 0.0
-    d.qacc[i] = d.qacc_smooth[i]
+  """Constraint stage: the model's solver gives qacc, efc_force, qfrc_constraint."""
+  solver.fwd_constraint(m, d)
 
 
 @jit
