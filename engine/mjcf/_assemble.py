@@ -413,9 +413,9 @@ def _keys(c, A, sizes):
                                                                  4 * nmocap)):
       v = floats(n, attr)
       if v is not None:
-        if len(v) != size:
-          raise n.error(f"attribute '{attr}': expected {size} values, got {len(v)}")
-        A[field][i] = v
+        if len(v) > size:   # MuJoCo 4: a shorter vector sets only the leading entries
+          raise n.error(f"attribute '{attr}': expected at most {size} values, got {len(v)}")
+        A[field][i, :len(v)] = v
     for j in c.all_joints():
       if j.type in (0, 1):
         a = j.qposadr + (3 if j.type == 0 else 0)
