@@ -359,3 +359,11 @@ def test_contact_pairs_and_excludes():
   mjm = mujoco.MjModel.from_xml_string(f"<mujoco><worldbody>{body}</worldbody>{extra}</mujoco>")
   assert ours[2][t.mjtObj.PAIR] == [mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_PAIR, i) or ""
                                     for i in range(mjm.npair)]
+
+
+def test_short_keyframe_vectors():
+  """MuJoCo 4: a keyframe vector shorter than the state sets only its leading entries."""
+  body = """<body><joint/><geom size=".1"/></body><body pos="1 0 0"><freejoint/>
+    <geom size=".1"/></body>"""
+  check_xml(f"""<mujoco><worldbody>{body}</worldbody><keyframe><key qpos="0.3 2" qvel="1"/>
+    </keyframe></mujoco>""")
