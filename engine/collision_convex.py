@@ -979,7 +979,7 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
     if upper_k < upper:
       upper = upper_k
       upper2 = upper * upper
-    if upper - lower < tol:
+    if upper_k - lower < tol:
       if k == 0 and upper < lower - 1e-10:
         face = -1
       break
