@@ -297,9 +297,12 @@ def _s2d(s1, s2, s3):
   px, py = p[x], p[y]
   ax, ay, bx, by, cx, cy = s1[x], s1[y], s2[x], s2[y], s3[x], s3[y]
 
-  c31 = px * by + py * cx + bx * cy - px * cy - py * bx - cx * by
-  c32 = px * cy + py * ax + cx * ay - px * ay - py * cx - ax * cy
-  c33 = px * ay + py * bx + ax * by - px * by - py * ax - bx * ay
+  # signed areas from differences, normalized by their sum (MuJoCo 4.0's barycentric
+  # coordinates are accurate on thin triangles; probed, exact formula unknown)
+  c31 = (bx - px) * (cy - py) - (by - py) * (cx - px)
+  c32 = (cx - px) * (ay - py) - (cy - py) * (ax - px)
+  c33 = (ax - px) * (by - py) - (ay - py) * (bx - px)
+  m_max = c31 + c32 + c33
 
   comp1 = _same_sign(m_max, c31)
   comp2 = _same_sign(m_max, c32)
