@@ -1111,19 +1111,25 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
     xw[3 + j] = objs[1, _POS + j]
 
   t1, t2 = objt[0, 0], objt[1, 0]
-  if t1 == _SPHERE or t2 == _SPHERE or t1 == _CAPSULE or t2 == _CAPSULE:
-    # shrink spheres to points and capsules to segments, find the distance of the cores
-    margin1, margin2 = objs[0, _MARGIN], objs[1, _MARGIN]
+  margin1, margin2 = objs[0, _MARGIN], objs[1, _MARGIN]
+  core1 = t1 == _SPHERE or t1 == _CAPSULE
+  core2 = t2 == _SPHERE or t2 == _CAPSULE
+  if core1 or core2 or margin1 > 0 or margin2 > 0:
+    # shrink spheres to points, capsules to segments and drop margins: distance of the cores
     full1 = 0.0
     full2 = 0.0
-    if t1 == _SPHERE or t1 == _CAPSULE:
+    if core1:
       full1 = objs[0, _SIZE] + 0.5 * margin1
       objt[0, 1] = _MODE_POINT if t1 == _SPHERE else _MODE_LINE
-      objs[0, _MARGIN] = 0.0
-    if t2 == _SPHERE or t2 == _CAPSULE:
+    elif margin1 > 0:
+      full1 = 0.5 * margin1
+    objs[0, _MARGIN] = 0.0
+    if core2:
       full2 = objs[1, _SIZE] + 0.5 * margin2
       objt[1, 1] = _MODE_POINT if t2 == _SPHERE else _MODE_LINE
-      objs[1, _MARGIN] = 0.0
+    elif margin2 > 0:
+      full2 = 0.5 * margin2
+    objs[1, _MARGIN] = 0.0
     cutoff = 0.0 + full1 + full2
     dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, cnt[4:8], xw, objs, objt, tolerance,
                                          max_iterations, cutoff)
