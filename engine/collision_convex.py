@@ -14,7 +14,7 @@ import math
 import numba
 import numpy as np
 
-from engine.types import mjtDisableBit, mjtGeom
+from engine.types import mjtGeom
 
 # engine.smooth's jit plus IEEE division (inf/nan instead of ZeroDivisionError), so that
 # degenerate simplices behave as in MuJoCo's C code
@@ -24,7 +24,6 @@ _inline = numba.njit(cache=True, inline="always", error_model="numpy")
 _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)
 _MESH = int(mjtGeom.MESH)
-_DSBL_MULTICCD = int(mjtDisableBit.MULTICCD)
 
 _MINVAL = 1e-15
 _MINVAL2 = _MINVAL * _MINVAL
@@ -38,11 +37,6 @@ _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 # objs columns
 _SIZE, _POS, _MAT, _MARGIN = 0, 3, 6, 15
 _OBJ_COLS = 16
-
-# MultiCCD parameters (mjc_Convex)
-_MULTI_RELTOL = 1e-3
-_MULTI_ANGLE = 1e-3
-
 
 # ----------------------------------- small vector helpers --------------------------------------
 
@@ -419,86 +413,12 @@ def _gjk_support(sx, si, row, objs, objt, x0, x1, x2, x_norm):
 
 
 @jit
-def _signed_distance(sx, i1, i2, i3):
-  """Face normal of (i1, i2, i3) and signed distance of the origin plane (gjkIntersect)."""
-  a = _row(sx, i1)
-  e1 = (sx[i3, 0] - a[0], sx[i3, 1] - a[1], sx[i3, 2] - a[2])
-  e2 = (sx[i2, 0] - a[0], sx[i2, 1] - a[1], sx[i2, 2] - a[2])
-  n0, n1, n2 = _cross(e1[0], e1[1], e1[2], e2[0], e2[1], e2[2])
-  norm2 = n0 * n0 + n1 * n1 + n2 * n2
-  if norm2 > _MINVAL2 and norm2 < _MAXVAL2:
-    s = 1 / math.sqrt(norm2)
-    n0, n1, n2 = n0 * s, n1 * s, n2 * s
-    return n0, n1, n2, _dot(n0, n1, n2, a[0], a[1], a[2])
-  return n0, n1, n2, _MAX_LIMIT
-
-
-@jit
-def _gjk_intersect(sx, si, tx, ti, perm, objs, objt, k, kmax):
-  """MuJoCo's gjkIntersect on a tetrahedron: 1 contact, 0 none, -1 inconclusive; and k.
-
-  Works on a copy (tx, ti) indexed through perm; on contact the reordered tetrahedron is
-  written back to sx."""
-  for r in range(4):
-    for c in range(9):
-      tx[r, c] = sx[r, c]
-    ti[r, 0] = si[r, 0]
-    ti[r, 1] = si[r, 1]
-    perm[r] = r
-  while k < kmax:
-    f0 = _signed_distance(tx, perm[2], perm[1], perm[3])
-    f1 = _signed_distance(tx, perm[0], perm[2], perm[3])
-    f2 = _signed_distance(tx, perm[1], perm[0], perm[3])
-    f3 = _signed_distance(tx, perm[0], perm[1], perm[2])
-    if f3[3] == 0 or f2[3] == 0 or f1[3] == 0 or f0[3] == 0:
-      return -1, k
-
-    i = 0 if f0[3] < f1[3] else 1
-    j = 2 if f2[3] < f3[3] else 3
-    di = f0[3] if i == 0 else f1[3]
-    dj = f2[3] if j == 2 else f3[3]
-    index = i if di < dj else j
-    if index == 0:
-      fb = f0
-    elif index == 1:
-      fb = f1
-    elif index == 2:
-      fb = f2
-    else:
-      fb = f3
-
-    # origin inside the tetrahedron
-    if fb[3] > 0:
-      for r in range(4):
-        for c in range(9):
-          sx[r, c] = tx[perm[r], c]
-        si[r, 0] = ti[perm[r], 0]
-        si[r, 1] = ti[perm[r], 1]
-      return 1, k
-
-    # replace the vertex opposite the closest face
-    n0, n1, n2 = fb[0], fb[1], fb[2]
-    row = perm[index]
-    _support_pair(tx, ti, row, objs, objt, n0, n1, n2, -n0, -n1, -n2)
-    if _dot(n0, n1, n2, tx[row, 0], tx[row, 1], tx[row, 2]) < 0:
-      return 0, k
-
-    # swap to keep the orientation
-    i = (index + 1) & 3
-    j = (index + 2) & 3
-    perm[i], perm[j] = perm[j], perm[i]
-    k += 1
-  return -1, k
-
-
-@jit
-def _gjk(sx, si, tx, ti, perm, xw, objs, objt, tolerance, kmax, dist_cutoff):
+def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
   """MuJoCo's gjk: returns (dist, nsimplex, separated, nx).
 
   xw[0:3], xw[3:6] hold the initial and then the witness points of geom 1 and 2; the
   final simplex is in sx/si."""
   get_dist = dist_cutoff > 0
-  backup_gjk = False  # 4.0 (probed): no gjkIntersect fallback
   n = 0
   k = 0
   tol2 = tolerance * tolerance
@@ -519,6 +439,7 @@ def _gjk(sx, si, tx, ti, perm, xw, objs, objt, tolerance, kmax, dist_cutoff):
     s0, s1, s2 = sx[n, 0], sx[n, 1], sx[n, 2]
 
     # Frank-Wolfe duality gap
+    # (MuJoCo 4.0 compares the gap's magnitude: a negative gap does not stop the search)
     if abs(_dot(x0, x1, x2, x0 - s0, x1 - s1, x2 - s2)) < epsilon:
       break
 
@@ -530,15 +451,6 @@ def _gjk(sx, si, tx, ti, perm, xw, objs, objt, tolerance, kmax, dist_cutoff):
     elif dist_cutoff < _MAX_LIMIT:
       if lower > 0 and lower >= dist_cutoff * x_norm:
         return _MAX_LIMIT, 0, 1, 0
-
-    # tetrahedron found and only contact needed: decide contact by gjkIntersect
-    if n == 3 and backup_gjk:
-      ret, k = _gjk_intersect(sx, si, tx, ti, perm, objs, objt, k, kmax)
-      if ret != -1:
-        if ret > 0:
-          return 0.0, 4, 0, 0
-        return _MAX_LIMIT, 0, 1, 0
-      backup_gjk = False
 
     l0, l1, l2, l3 = _subdistance(sx, n + 1)
 
@@ -595,7 +507,7 @@ def _gjk(sx, si, tx, ti, perm, xw, objs, objt, tolerance, kmax, dist_cutoff):
 #   fv (nfmax, 3) origin projected on each face; fd2 (nfmax,) its squared norm
 #   fvert (nfmax, 3), fadj (nfmax, 3), findex (nfmax,) (-1 not in map, -2 deleted)
 #   fmap (nfmax,) faces in the map; hz_idx, hz_edge (nfmax,) horizon; stk (nfmax, 3) DFS stack
-#   cnt int[8]: nverts, nfaces, nmap, nhorizon, then gjkIntersect's vertex order;
+#   cnt int[8]: nverts, nfaces, nmap, nhorizon (4 spare);
 #   ctr (3,) polytope center
 
 
@@ -982,6 +894,7 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
     if upper_k < upper:
       upper = upper_k
       upper2 = upper * upper
+    # MuJoCo 4.0 stops on this iteration's bound, not on the running minimum
     if upper_k - lower < tol:
       if k == 0 and upper < lower - 1e-10:
         face = -1
@@ -1131,7 +1044,7 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
       full2 = 0.5 * margin2
     objs[1, _MARGIN] = 0.0
     cutoff = 0.0 + full1 + full2
-    dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, cnt[4:8], xw, objs, objt, tolerance,
+    dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
                                          max_iterations, cutoff)
     objs[0, _MARGIN] = margin1
     objs[1, _MARGIN] = margin2
@@ -1159,7 +1072,7 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
       xw[j] = objs[0, _POS + j]
       xw[3 + j] = objs[1, _POS + j]
 
-  dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, cnt[4:8], xw, objs, objt, tolerance,
+  dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
                                        max_iterations, 0.0)
   if dist <= tolerance and nsimplex > 1 and not separated:
     dist = 0.0  # assume touching
@@ -1191,22 +1104,6 @@ def _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_it
   return 1
 
 
-@_inline
-def _rbound(typ, size):
-  """Bounding-sphere radius of a primitive geom, as MuJoCo's compiler sets geom_rbound."""
-  if typ == _SPHERE:
-    return size[0]
-  if typ == _CAPSULE:
-    return size[0] + size[1]
-  if typ == _CYLINDER:
-    return math.sqrt(size[0] * size[0] + size[1] * size[1])
-  if typ == _ELLIPSOID:
-    return max(max(size[0], size[1]), size[2])
-  if typ == _BOX:
-    return math.sqrt(size[0] * size[0] + size[1] * size[1] + size[2] * size[2])
-  return 0.0
-
-
 @jit
 def _set_obj(objs, objt, k, typ, size, pos, mat, margin):
   """Load geom k's type, size, pose and margin into the object arrays."""
@@ -1221,56 +1118,6 @@ def _set_obj(objs, objt, k, typ, size, pos, mat, margin):
 
 
 @jit
-def _rotate_obj(objs, k, o0, o1, o2, rot):
-  """Rotate object k's frame by rot (9-tuple) about point o (MuJoCo's mju_rotateFrame)."""
-  m = _MAT
-  mat = (objs[k, m + 0], objs[k, m + 1], objs[k, m + 2], objs[k, m + 3], objs[k, m + 4],
-         objs[k, m + 5], objs[k, m + 6], objs[k, m + 7], objs[k, m + 8])
-  for r in range(3):
-    for c in range(3):
-      objs[k, m + 3 * r + c] = (rot[3 * r] * mat[c] + rot[3 * r + 1] * mat[3 + c]
-                                + rot[3 * r + 2] * mat[6 + c])
-  rel0 = o0 - objs[k, _POS]
-  rel1 = o1 - objs[k, _POS + 1]
-  rel2 = o2 - objs[k, _POS + 2]
-  v0, v1, v2 = _mat_vec(rot, rel0, rel1, rel2)
-  v0 -= rel0
-  v1 -= rel1
-  v2 -= rel2
-  objs[k, _POS] -= v0
-  objs[k, _POS + 1] -= v1
-  objs[k, _POS + 2] -= v2
-
-
-@_inline
-def _make_frame_axes(n0, n1, n2):
-  """Tangent axes of MuJoCo's mju_makeFrame for a unit normal (no given tangent)."""
-  x0, x1, x2, _ = _normalize(n0, n1, n2)
-  if x1 < 0.5 and x1 > -0.5:
-    y0, y1, y2 = 0.0, 1.0, 0.0
-  else:
-    y0, y1, y2 = 0.0, 0.0, 1.0
-  d = _dot(x0, x1, x2, y0, y1, y2)
-  y0, y1, y2, _ = _normalize(y0 - x0 * d, y1 - x1 * d, y2 - x2 * d)
-  z0, z1, z2 = _cross(x0, x1, x2, y0, y1, y2)
-  return y0, y1, y2, z0, z1, z2
-
-
-@_inline
-def _axis_angle_mat(a0, a1, a2, angle):
-  """Rotation matrix (9-tuple) of MuJoCo's mju_axisAngle2Quat followed by mju_quat2Mat."""
-  s = math.sin(angle * 0.5)
-  q0 = math.cos(angle * 0.5)
-  q1, q2, q3 = a0 * s, a1 * s, a2 * s
-  q00, q01, q02, q03 = q0 * q0, q0 * q1, q0 * q2, q0 * q3
-  q11, q12, q13 = q1 * q1, q1 * q2, q1 * q3
-  q22, q23, q33 = q2 * q2, q2 * q3, q3 * q3
-  return (q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02),
-          2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01),
-          2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33)
-
-
-@jit
 def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
                         ccd_iterations, ccd_tolerance, flags, dist, pos, frame, fbuf, ibuf):
   """`collide_convex` with caller-provided work buffers (sizes from `work_sizes`)."""
@@ -1280,43 +1127,10 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
 
-  # initial contact (one per pass for these geom pairs)
-  ncon = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+  # one contact from GJK/EPA; MuJoCo 4.0's single-shot multicontact (MULTICCD, for cylinder
+  # and capsule pairs with flat features) is not implemented, so `flags` changes nothing yet
+  return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                       ccd_iterations, margin, 0, dist, pos, frame)
-
-  # MultiCCD: rerun with both geoms slightly rotated about the first contact
-  smooth = (type1 == _ELLIPSOID or type1 == _SPHERE or type2 == _ELLIPSOID
-            or type2 == _SPHERE)
-  if ncon != 1 or (flags & _DSBL_MULTICCD) or smooth:
-    return ncon
-  y0, y1, y2, z0, z1, z2 = _make_frame_axes(frame[0, 0], frame[0, 1], frame[0, 2])
-  tol = _MULTI_RELTOL * min(_rbound(type1, size1), _rbound(type2, size2))
-  o0, o1, o2 = pos[0, 0], pos[0, 1], pos[0, 2]
-  for axis_id in range(2):
-    a0, a1, a2 = (y0, y1, y2) if axis_id == 0 else (z0, z1, z2)
-    for angle_id in range(2):
-      angle = -_MULTI_ANGLE if angle_id == 0 else _MULTI_ANGLE
-      rot = _axis_angle_mat(a0, a1, a2, angle)
-      _rotate_obj(objs, 0, o0, o1, o2, rot)
-      rot_t = (rot[0], rot[3], rot[6], rot[1], rot[4], rot[7], rot[2], rot[5], rot[8])
-      _rotate_obj(objs, 1, o0, o1, o2, rot_t)
-      n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
-                       ccd_iterations, margin, ncon, dist, pos, frame)
-      if n:
-        distinct = True
-        for i in range(ncon):
-          d0 = pos[i, 0] - pos[ncon, 0]
-          d1 = pos[i, 1] - pos[ncon, 1]
-          d2 = pos[i, 2] - pos[ncon, 2]
-          if math.sqrt(d0 * d0 + d1 * d1 + d2 * d2) <= tol:
-            distinct = False
-            break
-        if distinct:
-          dist[ncon] = dist[0]
-          ncon += 1
-      _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
-      _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
-  return ncon
 
 
 @jit
@@ -1325,8 +1139,8 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
   """MuJoCo's mjc_Convex / mjc_PlaneConvex for primitive geoms; returns the contact count.
 
   type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
-  m.opt.disableflags (MULTICCD honoured; NATIVECCD, i.e. libccd, is not supported and the
-  native solver is used regardless). Writes dist (50,), pos (50, 3) and the normal (geom1 to
+  m.opt.disableflags, reserved: MuJoCo 4.0's single-shot multicontact (MULTICCD) and the
+  libccd path (NATIVECCD disabled) are not implemented, so at most one contact is returned. Writes dist (50,), pos (50, 3) and the normal (geom1 to
   geom2) in frame[i, 0:3], zero tangent in frame[i, 3:6]. Allocates its work buffers; the
   driver can call `collide_convex_work` with preallocated ones instead."""
   nfloat, nint = _work_sizes(ccd_iterations)
