@@ -631,7 +631,7 @@ def _tri_point_intersect(a, b, c, p):
 @jit
 def _polytope3(pt, cnt, ctr, sx, si, objs, objt):
   """Initial hexahedron from a triangle simplex; 0 on success."""
-  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6], pt[7]
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
   v1, v2, v3 = _row(sx, 0), _row(sx, 1), _row(sx, 2)
   c0, c1, c2 = v1[0] + v2[0], v1[1] + v2[1], v1[2] + v2[2]
   c0, c1, c2 = c0 + v3[0], c1 + v3[1], c2 + v3[2]
@@ -705,7 +705,7 @@ def _ray_triangle(v1, v2, v3, v4, v5):
 @jit
 def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
   """Initial hexahedron from a segment simplex; 0 on success."""
-  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6], pt[7]
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
   v1, v2 = _row(sx, 0), _row(sx, 1)
   ctr[0], ctr[1], ctr[2] = ((v1[0] + v2[0]) * 0.5, (v1[1] + v2[1]) * 0.5,
                             (v1[2] + v2[2]) * 0.5)
@@ -753,7 +753,7 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
 @jit
 def _polytope4(pt, cnt, ctr, sx, si, objs, objt):
   """Initial polytope from a tetrahedron simplex; 0 on success."""
-  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6], pt[7]
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
   v1 = _insert_vertex(pv, pvi, cnt, sx, si, 0)
   v2 = _insert_vertex(pv, pvi, cnt, sx, si, 1)
   v3 = _insert_vertex(pv, pvi, cnt, sx, si, 2)
@@ -861,7 +861,7 @@ def _horizon(pt, cnt, f, w0, w1, w2):
 @jit
 def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
   """Expand the polytope towards the penetration depth; returns (dist, nx)."""
-  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[0], pt[1], pt[2], pt[3], pt[4], pt[5], pt[6], pt[7]
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
   hz_idx, hz_edge = pt[8], pt[9]
   nfmax = fd2.shape[0]
   upper = _MAX_LIMIT
@@ -1140,9 +1140,10 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
 
   type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
   m.opt.disableflags, reserved: MuJoCo 4.0's single-shot multicontact (MULTICCD) and the
-  libccd path (NATIVECCD disabled) are not implemented, so at most one contact is returned. Writes dist (50,), pos (50, 3) and the normal (geom1 to
-  geom2) in frame[i, 0:3], zero tangent in frame[i, 3:6]. Allocates its work buffers; the
-  driver can call `collide_convex_work` with preallocated ones instead."""
+  libccd path (NATIVECCD disabled) are not implemented, so at most one contact is returned.
+  Writes dist (50,), pos (50, 3) and the normal (geom1 to geom2) in frame[i, 0:3], zero
+  tangent in frame[i, 3:6]. Allocates its work buffers; the driver can call
+  `collide_convex_work` with preallocated ones instead (sizes from `work_sizes`)."""
   nfloat, nint = _work_sizes(ccd_iterations)
   fbuf = np.empty(nfloat)
   ibuf = np.empty(nint, dtype=np.int64)
