@@ -428,6 +428,9 @@ def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
 
   x0, x1, x2 = xw[0] - xw[3], xw[1] - xw[4], xw[2] - xw[5]
   x_norm = math.sqrt(_dot(x0, x1, x2, x0, x1, x2))
+  if x_norm == 0:  # coincident centers: MuJoCo 4.0 starts along +x (probed)
+    x0, x1, x2 = 1.0, 0.0, 0.0
+    x_norm = 1.0
   x_norm_prev = 0.0
   l0, l1, l2, l3 = 0.0, 0.0, 0.0, 0.0
 

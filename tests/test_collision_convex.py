@@ -151,3 +151,30 @@ def test_separated_geoms_have_no_contact():
   assert near == 1 and dist[0] < 0
   # EPA stops at ccd_tolerance on the depth, so the normal is only good to ~1e-3 here
   np.testing.assert_allclose(frame[0, :3], [1.0, 0.0, 0.0], atol=5e-3)
+
+
+@pytest.mark.parametrize("type1,type2", [
+  ("sphere", "ellipsoid"), ("ellipsoid", "ellipsoid"), ("ellipsoid", "box"),
+  ("cylinder", "cylinder")])
+def test_coincident_centers(type1, type2):
+  """Geoms sharing a center still collide, with MuJoCo's contact."""
+  m = _model(type1, type2, 0.0, multiccd=False)
+  d = mujoco.MjData(m)
+  rng = np.random.default_rng(3)
+  dist = np.zeros(50)
+  pos = np.zeros((50, 3))
+  frame = np.zeros((50, 9))
+  for _ in range(3):
+    qpos = _random_qpos(rng, m.nq)
+    qpos[7:10] = qpos[0:3]
+    d.qpos[:] = qpos
+    mujoco.mj_forward(m, d)
+    n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
+                       m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
+                       0.0, m.opt.ccd_iterations, m.opt.ccd_tolerance, m.opt.disableflags,
+                       dist, pos, frame)
+    assert n == d.ncon == 1
+    c = d.contact[0]
+    assert abs(c.dist - dist[0]) <= _TOL
+    assert np.abs(c.pos - pos[0]).max() <= _TOL
+    assert np.abs(c.frame - _make_frame(frame[0, :3])).max() <= _TOL
