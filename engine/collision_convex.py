@@ -1,0 +1,1190 @@
+"""General convex narrowphase, as MuJoCo's engine_collision_convex.c and engine_collision_gjk.c.
+
+mjc_Convex (GJK, then EPA on penetration, then MultiCCD's perturbed re-runs) and
+mjc_PlaneConvex for primitive geoms: sphere, capsule, ellipsoid, cylinder, box. Meshes are
+not handled yet; the support dispatch (`_support`) is where they go.
+
+Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
+(float64, 16 columns: size[0:3], pos[3:6], mat[6:15], margin[15]) and one row of `objt`
+(int, 2 columns: geom type, support mode). The EPA polytope lives in two flat work buffers,
+sized by `work_sizes(ccd_iterations)`.
+"""
+import math
+
+import numba
+import numpy as np
+
+from engine.types import mjtGeom
+
+# engine.smooth's jit plus IEEE division (inf/nan instead of ZeroDivisionError), so that
+# degenerate simplices behave as in MuJoCo's C code
+jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+_inline = numba.njit(cache=True, inline="always", error_model="numpy")
+
+_PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
+_ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)
+_MESH = int(mjtGeom.MESH)
+
+_MINVAL = 1e-15
+_MINVAL2 = _MINVAL * _MINVAL
+_MAXVAL2 = 1e10 * 1e10
+_MAX_LIMIT = 1.7976931348623157e308  # DBL_MAX
+_MINEPATOL = _MINVAL
+
+# support modes: the geom itself, its center point (sphere core), its segment (capsule core)
+_MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
+
+# objs columns
+_SIZE, _POS, _MAT, _MARGIN = 0, 3, 6, 15
+_OBJ_COLS = 16
+
+# ----------------------------------- small vector helpers --------------------------------------
+
+@_inline
+def _dot(a0, a1, a2, b0, b1, b2):
+  """3D dot product."""
+  return a0 * b0 + a1 * b1 + a2 * b2
+
+
+@_inline
+def _cross(a0, a1, a2, b0, b1, b2):
+  """3D cross product a x b."""
+  return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
+
+
+@_inline
+def _det3(a0, a1, a2, b0, b1, b2, c0, c1, c2):
+  """Determinant of the 3x3 matrix with columns a, b, c: a . (b x c)."""
+  return (a0 * (b1 * c2 - b2 * c1)
+          + a1 * (b2 * c0 - b0 * c2)
+          + a2 * (b0 * c1 - b1 * c0))
+
+
+@_inline
+def _normalize(v0, v1, v2):
+  """MuJoCo's mju_normalize3: unit vector and the norm; (1,0,0) below mjMINVAL."""
+  norm = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+  if norm < _MINVAL:
+    return 1.0, 0.0, 0.0, norm
+  inv = 1.0 / norm
+  return v0 * inv, v1 * inv, v2 * inv, norm
+
+
+@_inline
+def _row(a, i):
+  """Row i, columns 0:3, of a 2D array as a tuple."""
+  return a[i, 0], a[i, 1], a[i, 2]
+
+
+# --------------------------------------- support ------------------------------------------------
+
+@jit
+def _support(objs, objt, k, d0, d1, d2):
+  """Support point of object k in unit direction d (MuJoCo's mjc_*Support), and its vertex
+  index (boxes only, else -1)."""
+  typ = objt[k, 0]
+  mode = objt[k, 1]
+  p0, p1, p2 = objs[k, _POS], objs[k, _POS + 1], objs[k, _POS + 2]
+  m = _MAT
+  if mode == _MODE_POINT:
+    return p0, p1, p2, -1
+  if mode == _MODE_LINE:
+    length = objs[k, _SIZE + 1]
+    dot = objs[k, m + 2] * d0 + objs[k, m + 5] * d1 + objs[k, m + 8] * d2
+    scl = length if dot >= 0 else -length
+    return (objs[k, m + 2] * scl + p0, objs[k, m + 5] * scl + p1,
+            objs[k, m + 8] * scl + p2, -1)
+  s0, s1, s2 = objs[k, _SIZE], objs[k, _SIZE + 1], objs[k, _SIZE + 2]
+  if typ == _SPHERE:
+    return s0 * d0 + p0, s0 * d1 + p1, s0 * d2 + p2, -1
+
+  # direction in the geom frame
+  l0 = objs[k, m + 0] * d0 + objs[k, m + 3] * d1 + objs[k, m + 6] * d2
+  l1 = objs[k, m + 1] * d0 + objs[k, m + 4] * d1 + objs[k, m + 7] * d2
+  l2 = objs[k, m + 2] * d0 + objs[k, m + 5] * d1 + objs[k, m + 8] * d2
+  vindex = -1
+  if typ == _CAPSULE:
+    q0 = l0 * s0
+    q1 = l1 * s0
+    q2 = l2 * s0
+    q2 += s1 if l2 >= 0 else -s1
+  elif typ == _ELLIPSOID:
+    q0 = l0 * s0
+    q1 = l1 * s1
+    q2 = l2 * s2
+    norm2 = q0 * q0 + q1 * q1 + q2 * q2
+    if norm2 < _MINVAL2:
+      return (objs[k, m + 0] * s0 + p0, objs[k, m + 3] * s0 + p1,
+              objs[k, m + 6] * s0 + p2, -1)
+    inv = 1 / math.sqrt(norm2)
+    q0 *= inv * s0
+    q1 *= inv * s1
+    q2 *= inv * s2
+  elif typ == _CYLINDER:
+    n2 = l0 * l0 + l1 * l1
+    scl = s0 / math.sqrt(n2) if n2 >= _MINVAL2 else 0.0
+    q0 = scl * l0
+    q1 = scl * l1
+    q2 = s1 if l2 >= 0 else -s1
+  else:  # box
+    q0 = s0 if l0 >= 0 else -s0
+    q1 = s1 if l1 >= 0 else -s1
+    q2 = s2 if l2 >= 0 else -s2
+    vindex = (1 if q0 > 0 else 0) | (2 if q1 > 0 else 0) | (4 if q2 > 0 else 0)
+
+  r0 = objs[k, m + 0] * q0 + objs[k, m + 1] * q1 + objs[k, m + 2] * q2
+  r1 = objs[k, m + 3] * q0 + objs[k, m + 4] * q1 + objs[k, m + 5] * q2
+  r2 = objs[k, m + 6] * q0 + objs[k, m + 7] * q1 + objs[k, m + 8] * q2
+  return r0 + p0, r1 + p1, r2 + p2, vindex
+
+
+@jit
+def _support_pair(verts, vidx, row, objs, objt, d0, d1, d2, n0, n1, n2):
+  """Minkowski-difference support vertex S1(d) - S2(dneg), stored in verts[row] as
+  (vert, vert1, vert2) with vertex indices in vidx[row]."""
+  a0, a1, a2, i1 = _support(objs, objt, 0, d0, d1, d2)
+  if objs[0, _MARGIN] > 0:
+    half = 0.5 * objs[0, _MARGIN]
+    a0 += d0 * half
+    a1 += d1 * half
+    a2 += d2 * half
+  b0, b1, b2, i2 = _support(objs, objt, 1, n0, n1, n2)
+  if objs[1, _MARGIN] > 0:
+    half = 0.5 * objs[1, _MARGIN]
+    b0 += n0 * half
+    b1 += n1 * half
+    b2 += n2 * half
+  verts[row, 0] = a0 - b0
+  verts[row, 1] = a1 - b1
+  verts[row, 2] = a2 - b2
+  verts[row, 3] = a0
+  verts[row, 4] = a1
+  verts[row, 5] = a2
+  verts[row, 6] = b0
+  verts[row, 7] = b1
+  verts[row, 8] = b2
+  vidx[row, 0] = i1
+  vidx[row, 1] = i2
+
+
+@jit
+def _discrete(objs, objt):
+  """True when both geoms are polytopes without margin (finite GJK/EPA convergence)."""
+  if objs[0, _MARGIN] != 0 or objs[1, _MARGIN] != 0:
+    return False
+  t1, t2 = objt[0, 0], objt[1, 0]
+  return (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
+
+
+# ------------------------------------ GJK sub-distance ------------------------------------------
+
+@_inline
+def _same_sign(a, b):
+  """1 if both positive, -1 if both negative, else 0."""
+  if a > 0 and b > 0:
+    return 1
+  if a < 0 and b < 0:
+    return -1
+  return 0
+
+
+@jit
+def _project_origin_plane(a, b, c):
+  """Origin projected on the plane through a, b, c; (1, ...) when degenerate."""
+  d21 = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+  d31 = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+  d32 = (c[0] - b[0], c[1] - b[1], c[2] - b[2])
+
+  n = _cross(d32[0], d32[1], d32[2], d21[0], d21[1], d21[2])
+  nv = _dot(n[0], n[1], n[2], b[0], b[1], b[2])
+  nn = _dot(n[0], n[1], n[2], n[0], n[1], n[2])
+  if nn == 0:
+    return 1, 0.0, 0.0, 0.0
+  if nv != 0 and nn > _MINVAL:
+    s = nv / nn
+    return 0, n[0] * s, n[1] * s, n[2] * s
+
+  n = _cross(d21[0], d21[1], d21[2], d31[0], d31[1], d31[2])
+  nv = _dot(n[0], n[1], n[2], a[0], a[1], a[2])
+  nn = _dot(n[0], n[1], n[2], n[0], n[1], n[2])
+  if nn == 0:
+    return 1, 0.0, 0.0, 0.0
+  if nv != 0 and nn > _MINVAL:
+    s = nv / nn
+    return 0, n[0] * s, n[1] * s, n[2] * s
+
+  n = _cross(d31[0], d31[1], d31[2], d32[0], d32[1], d32[2])
+  nv = _dot(n[0], n[1], n[2], c[0], c[1], c[2])
+  nn = _dot(n[0], n[1], n[2], n[0], n[1], n[2])
+  s = nv / nn
+  return 0, n[0] * s, n[1] * s, n[2] * s
+
+
+@jit
+def _s1d(s1, s2):
+  """Barycentric coordinates of the point of segment s1s2 closest to the origin."""
+  d0, d1, d2 = s2[0] - s1[0], s2[1] - s1[1], s2[2] - s1[2]
+  scl = -(_dot(s2[0], s2[1], s2[2], d0, d1, d2) / _dot(d0, d1, d2, d0, d1, d2))
+  p = (s2[0] + scl * d0, s2[1] + scl * d1, s2[2] + scl * d2)
+
+  # axis with the largest projection of the segment
+  mu_max = s1[0] - s2[0]
+  index = 0
+  mu = s1[1] - s2[1]
+  if abs(mu) >= abs(mu_max):
+    mu_max = mu
+    index = 1
+  mu = s1[2] - s2[2]
+  if abs(mu) >= abs(mu_max):
+    mu_max = mu
+    index = 2
+
+  c1 = p[index] - s2[index]
+  c2 = s1[index] - p[index]
+  if _same_sign(mu_max, c1) and _same_sign(mu_max, c2):
+    return c1 / mu_max, c2 / mu_max
+  return 0.0, 1.0
+
+
+@_inline
+def _norm2_comb2(l0, l1, a, b):
+  """Squared norm of l0*a + l1*b."""
+  x0 = l0 * a[0] + l1 * b[0]
+  x1 = l0 * a[1] + l1 * b[1]
+  x2 = l0 * a[2] + l1 * b[2]
+  return x0 * x0 + x1 * x1 + x2 * x2
+
+
+@_inline
+def _norm2_comb3(l0, l1, l2, a, b, c):
+  """Squared norm of l0*a + l1*b + l2*c."""
+  x0 = l0 * a[0] + l1 * b[0] + l2 * c[0]
+  x1 = l0 * a[1] + l1 * b[1] + l2 * c[1]
+  x2 = l0 * a[2] + l1 * b[2] + l2 * c[2]
+  return x0 * x0 + x1 * x1 + x2 * x2
+
+
+@jit
+def _s2d(s1, s2, s3):
+  """Barycentric coordinates of the point of triangle s1s2s3 closest to the origin."""
+  ret, p0, p1, p2 = _project_origin_plane(s1, s2, s3)
+  if ret:
+    a, b = _s1d(s1, s2)
+    return a, b, 0.0
+
+  m14 = (s2[1] * s3[2] - s2[2] * s3[1] - s1[1] * s3[2] + s1[2] * s3[1] + s1[1] * s2[2]
+         - s1[2] * s2[1])
+  m24 = (s2[0] * s3[2] - s2[2] * s3[0] - s1[0] * s3[2] + s1[2] * s3[0] + s1[0] * s2[2]
+         - s1[2] * s2[0])
+  m34 = (s2[0] * s3[1] - s2[1] * s3[0] - s1[0] * s3[1] + s1[1] * s3[0] + s1[0] * s2[1]
+         - s1[1] * s2[0])
+
+  # drop the axis along which the triangle's projection is largest
+  mu1, mu2, mu3 = abs(m14), abs(m24), abs(m34)
+  if mu1 >= mu2 and mu1 >= mu3:
+    m_max, x, y = m14, 1, 2
+  elif mu2 >= mu3:
+    m_max, x, y = m24, 0, 2
+  else:
+    m_max, x, y = m34, 0, 1
+  p = (p0, p1, p2)
+  px, py = p[x], p[y]
+  ax, ay, bx, by, cx, cy = s1[x], s1[y], s2[x], s2[y], s3[x], s3[y]
+
+  # signed areas from differences, normalized by their sum (MuJoCo 4.0's barycentric
+  # coordinates are accurate on thin triangles; probed, exact formula unknown)
+  c31 = (bx - px) * (cy - py) - (by - py) * (cx - px)
+  c32 = (cx - px) * (ay - py) - (cy - py) * (ax - px)
+  c33 = (ax - px) * (by - py) - (ay - py) * (bx - px)
+  m_max = c31 + c32 + c33
+
+  comp1 = _same_sign(m_max, c31)
+  comp2 = _same_sign(m_max, c32)
+  comp3 = _same_sign(m_max, c33)
+  if comp1 and comp2 and comp3:
+    return c31 / m_max, c32 / m_max, c33 / m_max
+
+  l0 = l1 = l2 = 0.0
+  dmin = _MAX_LIMIT
+  if not comp1:
+    a, b = _s1d(s2, s3)
+    dmin = _norm2_comb2(a, b, s2, s3)
+    l0, l1, l2 = 0.0, a, b
+  if not comp2:
+    a, b = _s1d(s1, s3)
+    d = _norm2_comb2(a, b, s1, s3)
+    if d < dmin:
+      l0, l1, l2 = a, 0.0, b
+      dmin = d
+  if not comp3:
+    a, b = _s1d(s1, s2)
+    d = _norm2_comb2(a, b, s1, s2)
+    if d < dmin:
+      l0, l1, l2 = a, b, 0.0
+  return l0, l1, l2
+
+
+@jit
+def _s3d(s1, s2, s3, s4):
+  """Barycentric coordinates of the point of tetrahedron s1..s4 closest to the origin."""
+  c41 = -_det3(s2[0], s2[1], s2[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
+  c42 = _det3(s1[0], s1[1], s1[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
+  c43 = -_det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s4[0], s4[1], s4[2])
+  c44 = _det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s3[0], s3[1], s3[2])
+  m_det = c41 + c42 + c43 + c44
+
+  comp1 = _same_sign(m_det, c41)
+  comp2 = _same_sign(m_det, c42)
+  comp3 = _same_sign(m_det, c43)
+  comp4 = _same_sign(m_det, c44)
+  if comp1 and comp2 and comp3 and comp4:
+    return c41 / m_det, c42 / m_det, c43 / m_det, c44 / m_det
+
+  l0 = l1 = l2 = l3 = 0.0
+  dmin = _MAX_LIMIT
+  if not comp1:
+    a, b, c = _s2d(s2, s3, s4)
+    dmin = _norm2_comb3(a, b, c, s2, s3, s4)
+    l0, l1, l2, l3 = 0.0, a, b, c
+  if not comp2:
+    a, b, c = _s2d(s1, s3, s4)
+    d = _norm2_comb3(a, b, c, s1, s3, s4)
+    if d < dmin:
+      l0, l1, l2, l3 = a, 0.0, b, c
+      dmin = d
+  if not comp3:
+    a, b, c = _s2d(s1, s2, s4)
+    d = _norm2_comb3(a, b, c, s1, s2, s4)
+    if d < dmin:
+      l0, l1, l2, l3 = a, b, 0.0, c
+      dmin = d
+  if not comp4:
+    a, b, c = _s2d(s1, s2, s3)
+    d = _norm2_comb3(a, b, c, s1, s2, s3)
+    if d < dmin:
+      l0, l1, l2, l3 = a, b, c, 0.0
+  return l0, l1, l2, l3
+
+
+@jit
+def _subdistance(sx, n):
+  """Barycentric coordinates (4) of the point of the n-simplex sx closest to the origin."""
+  if n == 4:
+    return _s3d(_row(sx, 0), _row(sx, 1), _row(sx, 2), _row(sx, 3))
+  if n == 3:
+    a, b, c = _s2d(_row(sx, 0), _row(sx, 1), _row(sx, 2))
+    return a, b, c, 0.0
+  if n == 2:
+    a, b = _s1d(_row(sx, 0), _row(sx, 1))
+    return a, b, 0.0, 0.0
+  return 1.0, 0.0, 0.0, 0.0
+
+
+@_inline
+def _lincomb(sx, col, n, l0, l1, l2, l3):
+  """Sum of lam_i * sx[i, col:col+3] over the first n rows (MuJoCo's lincomb)."""
+  if n == 1:
+    return l0 * sx[0, col], l0 * sx[0, col + 1], l0 * sx[0, col + 2]
+  if n == 2:
+    return (l0 * sx[0, col] + l1 * sx[1, col],
+            l0 * sx[0, col + 1] + l1 * sx[1, col + 1],
+            l0 * sx[0, col + 2] + l1 * sx[1, col + 2])
+  if n == 3:
+    return (l0 * sx[0, col] + l1 * sx[1, col] + l2 * sx[2, col],
+            l0 * sx[0, col + 1] + l1 * sx[1, col + 1] + l2 * sx[2, col + 1],
+            l0 * sx[0, col + 2] + l1 * sx[1, col + 2] + l2 * sx[2, col + 2])
+  if n == 4:
+    return (l0 * sx[0, col] + l1 * sx[1, col] + l2 * sx[2, col] + l3 * sx[3, col],
+            l0 * sx[0, col + 1] + l1 * sx[1, col + 1] + l2 * sx[2, col + 1]
+            + l3 * sx[3, col + 1],
+            l0 * sx[0, col + 2] + l1 * sx[1, col + 2] + l2 * sx[2, col + 2]
+            + l3 * sx[3, col + 2])
+  return 0.0, 0.0, 0.0
+
+
+# ------------------------------------------ GJK -------------------------------------------------
+
+@jit
+def _gjk_support(sx, si, row, objs, objt, x0, x1, x2, x_norm):
+  """Support vertex in direction -x_k (MuJoCo's gjkSupport)."""
+  inv = 1 / x_norm
+  n0, n1, n2 = x0 * inv, x1 * inv, x2 * inv
+  _support_pair(sx, si, row, objs, objt, -n0, -n1, -n2, n0, n1, n2)
+
+
+@jit
+def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
+  """MuJoCo's gjk: returns (dist, nsimplex, separated, nx).
+
+  xw[0:3], xw[3:6] hold the initial and then the witness points of geom 1 and 2; the
+  final simplex is in sx/si."""
+  get_dist = dist_cutoff > 0
+  n = 0
+  k = 0
+  tol2 = tolerance * tolerance
+  discrete = _discrete(objs, objt)
+  epsilon = 0.0 if discrete else 0.5 * tol2
+  min_norm = _MINVAL if discrete else tolerance
+
+  x0, x1, x2 = xw[0] - xw[3], xw[1] - xw[4], xw[2] - xw[5]
+  x_norm = math.sqrt(_dot(x0, x1, x2, x0, x1, x2))
+  if x_norm == 0:  # coincident centers: MuJoCo 4.0 starts along +x (probed)
+    x0, x1, x2 = 1.0, 0.0, 0.0
+    x_norm = 1.0
+  x_norm_prev = 0.0
+  l0, l1, l2, l3 = 0.0, 0.0, 0.0, 0.0
+
+  while k < kmax:
+    if x_norm < min_norm or abs(x_norm_prev - x_norm) < _MINVAL:
+      break
+
+    _gjk_support(sx, si, n, objs, objt, x0, x1, x2, x_norm)
+    s0, s1, s2 = sx[n, 0], sx[n, 1], sx[n, 2]
+
+    # Frank-Wolfe duality gap
+    # (MuJoCo 4.0 compares the gap's magnitude: a negative gap does not stop the search)
+    if abs(_dot(x0, x1, x2, x0 - s0, x1 - s1, x2 - s2)) < epsilon:
+      break
+
+    # lower bound on the distance: separated when positive
+    lower = _dot(x0, x1, x2, s0, s1, s2)
+    if not get_dist:
+      if lower > 0:
+        return _MAX_LIMIT, 0, 1, 0
+    elif dist_cutoff < _MAX_LIMIT:
+      if lower > 0 and lower >= dist_cutoff * x_norm:
+        return _MAX_LIMIT, 0, 1, 0
+
+    l0, l1, l2, l3 = _subdistance(sx, n + 1)
+
+    # drop vertices with zero weight
+    lam = (l0, l1, l2, l3)
+    l0 = l1 = l2 = l3 = 0.0
+    n = 0
+    for i in range(4):
+      if lam[i] == 0:
+        continue
+      if n != i:
+        for c in range(9):
+          sx[n, c] = sx[i, c]
+        si[n, 0] = si[i, 0]
+        si[n, 1] = si[i, 1]
+      if n == 0:
+        l0 = lam[i]
+      elif n == 1:
+        l1 = lam[i]
+      elif n == 2:
+        l2 = lam[i]
+      else:
+        l3 = lam[i]
+      n += 1
+
+    if n < 1:  # should not occur
+      return _MAX_LIMIT, 0, 1, 0
+
+    x0, x1, x2 = _lincomb(sx, 0, n, l0, l1, l2, l3)
+    # the initial guess is no simplex point: matching its norm is no stall
+    x_norm_prev = 0.0 if k == 0 else x_norm
+    x_norm = math.sqrt(_dot(x0, x1, x2, x0, x1, x2))
+    if n == 4:
+      break
+    k += 1
+
+  # approximate witness points
+  if n > 0:
+    xw[0], xw[1], xw[2] = _lincomb(sx, 3, n, l0, l1, l2, l3)
+    xw[3], xw[4], xw[5] = _lincomb(sx, 6, n, l0, l1, l2, l3)
+
+  # final separation check (uses a spare simplex row)
+  separated = 0
+  _gjk_support(tx, ti, 0, objs, objt, x0, x1, x2, x_norm)
+  if _dot(x0, x1, x2, tx[0, 0], tx[0, 1], tx[0, 2]) > 0:
+    separated = 1
+  dist = 0.0 if (n == 4 and not separated) else x_norm
+  return dist, n, separated, 1
+
+
+# ------------------------------------------ EPA -------------------------------------------------
+# Polytope storage (indices instead of MuJoCo's pointers):
+#   pv (nvmax, 9) vertices (vert, vert1, vert2); pvi (nvmax, 2) vertex indices
+#   fv (nfmax, 3) origin projected on each face; fd2 (nfmax,) its squared norm
+#   fvert (nfmax, 3), fadj (nfmax, 3), findex (nfmax,) (-1 not in map, -2 deleted)
+#   fmap (nfmax,) faces in the map; hz_idx, hz_edge (nfmax,) horizon; stk (nfmax, 3) DFS stack
+#   cnt int[8]: nverts, nfaces, nmap, nhorizon (4 spare);
+#   ctr (3,) polytope center
+
+
+@jit
+def _epa_support(pv, pvi, cnt, objs, objt, d0, d1, d2, dnorm):
+  """New polytope vertex from the support in direction d; returns its index."""
+  u0, u1, u2 = 1.0, 0.0, 0.0
+  if dnorm > _MINVAL:
+    u0, u1, u2 = d0 / dnorm, d1 / dnorm, d2 / dnorm
+  n = cnt[0]
+  cnt[0] += 1
+  _support_pair(pv, pvi, n, objs, objt, u0, u1, u2, -u0, -u1, -u2)
+  return n
+
+
+@jit
+def _insert_vertex(pv, pvi, cnt, sx, si, r):
+  """Copy simplex vertex r into the polytope; returns its index."""
+  n = cnt[0]
+  cnt[0] += 1
+  for c in range(9):
+    pv[n, c] = sx[r, c]
+  pvi[n, 0] = si[r, 0]
+  pvi[n, 1] = si[r, 1]
+  return n
+
+
+@jit
+def _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, v1, v2, v3, a1, a2, a3):
+  """Add face (v1, v2, v3) with adjacent faces (a1, a2, a3); returns its squared distance
+  to the origin, 0 when degenerate."""
+  f = cnt[1]
+  cnt[1] += 1
+  fvert[f, 0], fvert[f, 1], fvert[f, 2] = v1, v2, v3
+  fadj[f, 0], fadj[f, 1], fadj[f, 2] = a1, a2, a3
+  ret, p0, p1, p2 = _project_origin_plane(_row(pv, v3), _row(pv, v2), _row(pv, v1))
+  if ret:
+    return 0.0
+
+  # point the projection away from the polytope
+  o0, o1, o2 = pv[v1, 0] - ctr[0], pv[v1, 1] - ctr[1], pv[v1, 2] - ctr[2]
+  if _dot(p0, p1, p2, o0, o1, o2) < 0:
+    p0, p1, p2 = -p0, -p1, -p2
+  fv[f, 0], fv[f, 1], fv[f, 2] = p0, p1, p2
+  fd2[f] = _dot(p0, p1, p2, p0, p1, p2)
+  findex[f] = -1
+  return fd2[f]
+
+
+@jit
+def _fill_map(fmap, findex, cnt, nf):
+  """Put the first nf faces in the map."""
+  for i in range(nf):
+    fmap[i] = i
+    findex[i] = i
+  cnt[2] = nf
+
+
+@jit
+def _replace_simplex3(pv, pvi, cnt, sx, si, v1, v2, v3):
+  """Replace the simplex with polytope vertices v1, v2, v3 and reset the polytope."""
+  vs = (v1, v2, v3)
+  for r in range(3):
+    for c in range(9):
+      sx[r, c] = pv[vs[r], c]
+    si[r, 0] = pvi[vs[r], 0]
+    si[r, 1] = pvi[vs[r], 1]
+  cnt[0] = 0
+  cnt[1] = 0
+  cnt[2] = 0
+
+
+@jit
+def _same_side(p0, p1, p2, p3):
+  """True when the origin and p3 lie strictly on the same side of plane p0p1p2."""
+  n0, n1, n2 = _cross(p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2],
+                      p2[0] - p0[0], p2[1] - p0[1], p2[2] - p0[2])
+  dot1 = _dot(n0, n1, n2, p3[0] - p0[0], p3[1] - p0[1], p3[2] - p0[2])
+  dot2 = _dot(n0, n1, n2, -p0[0], -p0[1], -p0[2])
+  return (dot1 > 0 and dot2 > 0) or (dot1 < 0 and dot2 < 0)
+
+
+@jit
+def _test_tetra(p0, p1, p2, p3):
+  """True when the origin is inside tetrahedron p0..p3."""
+  return (_same_side(p0, p1, p2, p3) and _same_side(p1, p2, p3, p0)
+          and _same_side(p2, p3, p0, p1) and _same_side(p3, p0, p1, p2))
+
+
+@jit
+def _tri_affine(a, b, c, p):
+  """Affine coordinates of p on triangle abc."""
+  m14 = b[1] * c[2] - b[2] * c[1] - a[1] * c[2] + a[2] * c[1] + a[1] * b[2] - a[2] * b[1]
+  m24 = b[0] * c[2] - b[2] * c[0] - a[0] * c[2] + a[2] * c[0] + a[0] * b[2] - a[2] * b[0]
+  m34 = b[0] * c[1] - b[1] * c[0] - a[0] * c[1] + a[1] * c[0] + a[0] * b[1] - a[1] * b[0]
+  mu1, mu2, mu3 = abs(m14), abs(m24), abs(m34)
+  if mu1 >= mu2 and mu1 >= mu3:
+    m_max, x, y = m14, 1, 2
+  elif mu2 >= mu3:
+    m_max, x, y = m24, 0, 2
+  else:
+    m_max, x, y = m34, 0, 1
+  c31 = p[x] * b[y] + p[y] * c[x] + b[x] * c[y] - p[x] * c[y] - p[y] * b[x] - c[x] * b[y]
+  c32 = p[x] * c[y] + p[y] * a[x] + c[x] * a[y] - p[x] * a[y] - p[y] * c[x] - a[x] * c[y]
+  c33 = p[x] * a[y] + p[y] * b[x] + a[x] * b[y] - p[x] * b[y] - p[y] * a[x] - b[x] * a[y]
+  return c31 / m_max, c32 / m_max, c33 / m_max
+
+
+@jit
+def _tri_point_intersect(a, b, c, p):
+  """True when point p lies on triangle abc."""
+  l0, l1, l2 = _tri_affine(a, b, c, p)
+  if l0 < 0 or l1 < 0 or l2 < 0:
+    return False
+  d0 = a[0] * l0 + b[0] * l1 + c[0] * l2 - p[0]
+  d1 = a[1] * l0 + b[1] * l1 + c[1] * l2 - p[1]
+  d2 = a[2] * l0 + b[2] * l1 + c[2] * l2 - p[2]
+  return math.sqrt(_dot(d0, d1, d2, d0, d1, d2)) < _MINVAL
+
+
+@jit
+def _polytope3(pt, cnt, ctr, sx, si, objs, objt):
+  """Initial hexahedron from a triangle simplex; 0 on success."""
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
+  v1, v2, v3 = _row(sx, 0), _row(sx, 1), _row(sx, 2)
+  c0, c1, c2 = v1[0] + v2[0], v1[1] + v2[1], v1[2] + v2[2]
+  c0, c1, c2 = c0 + v3[0], c1 + v3[1], c2 + v3[2]
+  third = 1.0 / 3.0
+  ctr[0], ctr[1], ctr[2] = c0 * third, c1 * third, c2 * third
+
+  n0, n1, n2 = _cross(v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2],
+                      v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2])
+  n_norm = math.sqrt(_dot(n0, n1, n2, n0, n1, n2))
+  if n_norm < _MINVAL:
+    return 4  # mjEPA_P3_BAD_NORMAL
+
+  v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
+  v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
+  v3i = _insert_vertex(pv, pvi, cnt, sx, si, 2)
+  v5i = _epa_support(pv, pvi, cnt, objs, objt, -n0, -n1, -n2, n_norm)
+  v4i = _epa_support(pv, pvi, cnt, objs, objt, n0, n1, n2, n_norm)
+  if _tri_point_intersect(v1, v2, v3, _row(pv, v4i)):
+    return 5  # mjEPA_P3_INVALID_V4
+  if _tri_point_intersect(v1, v2, v3, _row(pv, v5i)):
+    return 6  # mjEPA_P3_INVALID_V5
+  # (MuJoCo's origin-containment test here only runs for dist > 0; EPA starts at dist 0)
+
+  faces = ((v4i, v1i, v2i, 1, 3, 2), (v4i, v3i, v1i, 2, 4, 0), (v4i, v2i, v3i, 0, 5, 1),
+           (v5i, v2i, v1i, 5, 0, 4), (v5i, v1i, v3i, 3, 1, 5), (v5i, v3i, v2i, 4, 2, 3))
+  for f in faces:
+    if _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr,
+                    f[0], f[1], f[2], f[3], f[4], f[5]) < _MINVAL2:
+      return 8  # mjEPA_P3_ORIGIN_ON_FACE
+  _fill_map(fmap, findex, cnt, 6)
+  return 0
+
+
+@jit
+def _rotmat120(a0, a1, a2):
+  """Rotation by 120 degrees about axis a (row-major)."""
+  n = math.sqrt(_dot(a0, a1, a2, a0, a1, a2))
+  u1, u2, u3 = a0 / n, a1 / n, a2 / n
+  s = 0.86602540378
+  c = -0.5
+  return (c + u1 * u1 * (1 - c), u1 * u2 * (1 - c) - u3 * s, u1 * u3 * (1 - c) + u2 * s,
+          u2 * u1 * (1 - c) + u3 * s, c + u2 * u2 * (1 - c), u2 * u3 * (1 - c) - u1 * s,
+          u1 * u3 * (1 - c) - u2 * s, u2 * u3 * (1 - c) + u1 * s, c + u3 * u3 * (1 - c))
+
+
+@_inline
+def _mat_vec(r, v0, v1, v2):
+  """Row-major 3x3 (9-tuple) times vector."""
+  return (r[0] * v0 + r[1] * v1 + r[2] * v2,
+          r[3] * v0 + r[4] * v1 + r[5] * v2,
+          r[6] * v0 + r[7] * v1 + r[8] * v2)
+
+
+@jit
+def _ray_triangle(v1, v2, v3, v4, v5):
+  """Nonzero when the ray v1v2 crosses triangle v3v4v5."""
+  d12 = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
+  d13 = (v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2])
+  d14 = (v4[0] - v1[0], v4[1] - v1[1], v4[2] - v1[2])
+  d15 = (v5[0] - v1[0], v5[1] - v1[1], v5[2] - v1[2])
+  vol1 = _det3(d13[0], d13[1], d13[2], d14[0], d14[1], d14[2], d12[0], d12[1], d12[2])
+  vol2 = _det3(d14[0], d14[1], d14[2], d15[0], d15[1], d15[2], d12[0], d12[1], d12[2])
+  vol3 = _det3(d15[0], d15[1], d15[2], d13[0], d13[1], d13[2], d12[0], d12[1], d12[2])
+  if vol1 >= 0 and vol2 >= 0 and vol3 >= 0:
+    return 1
+  if vol1 <= 0 and vol2 <= 0 and vol3 <= 0:
+    return -1
+  return 0
+
+
+@jit
+def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
+  """Initial hexahedron from a segment simplex; 0 on success."""
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
+  v1, v2 = _row(sx, 0), _row(sx, 1)
+  ctr[0], ctr[1], ctr[2] = ((v1[0] + v2[0]) * 0.5, (v1[1] + v2[1]) * 0.5,
+                            (v1[2] + v2[2]) * 0.5)
+  diff = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
+
+  # coordinate axis most orthogonal to the segment
+  value = _MAX_LIMIT
+  index = 0
+  for i in range(3):
+    if abs(diff[i]) < value:
+      value = abs(diff[i])
+      index = i
+  e = (1.0 if index == 0 else 0.0, 1.0 if index == 1 else 0.0, 1.0 if index == 2 else 0.0)
+  d1 = _cross(e[0], e[1], e[2], diff[0], diff[1], diff[2])
+
+  # two more directions at 120 degrees about the segment
+  rot = _rotmat120(diff[0], diff[1], diff[2])
+  d2 = _mat_vec(rot, d1[0], d1[1], d1[2])
+  d3 = _mat_vec(rot, d2[0], d2[1], d2[2])
+
+  v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
+  v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
+  v3i = _epa_support(pv, pvi, cnt, objs, objt, d1[0], d1[1], d1[2],
+                     math.sqrt(_dot(d1[0], d1[1], d1[2], d1[0], d1[1], d1[2])))
+  v4i = _epa_support(pv, pvi, cnt, objs, objt, d2[0], d2[1], d2[2],
+                     math.sqrt(_dot(d2[0], d2[1], d2[2], d2[0], d2[1], d2[2])))
+  v5i = _epa_support(pv, pvi, cnt, objs, objt, d3[0], d3[1], d3[2],
+                     math.sqrt(_dot(d3[0], d3[1], d3[2], d3[0], d3[1], d3[2])))
+
+  faces = ((v1i, v3i, v4i, 1, 3, 2), (v1i, v5i, v3i, 2, 4, 0), (v1i, v4i, v5i, 0, 5, 1),
+           (v2i, v4i, v3i, 5, 0, 4), (v2i, v3i, v5i, 3, 1, 5), (v2i, v5i, v4i, 4, 2, 3))
+  for f in faces:
+    if _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr,
+                    f[0], f[1], f[2], f[3], f[4], f[5]) < _MINVAL2:
+      # origin on this face: restart from it as a triangle
+      _replace_simplex3(pv, pvi, cnt, sx, si, f[0], f[1], f[2])
+      return _polytope3(pt, cnt, ctr, sx, si, objs, objt)
+
+  if not _ray_triangle(v1, v2, _row(pv, v3i), _row(pv, v4i), _row(pv, v5i)):
+    return 2  # mjEPA_P2_NONCONVEX
+  _fill_map(fmap, findex, cnt, 6)
+  return 0
+
+
+@jit
+def _polytope4(pt, cnt, ctr, sx, si, objs, objt):
+  """Initial polytope from a tetrahedron simplex; 0 on success."""
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
+  v1 = _insert_vertex(pv, pvi, cnt, sx, si, 0)
+  v2 = _insert_vertex(pv, pvi, cnt, sx, si, 1)
+  v3 = _insert_vertex(pv, pvi, cnt, sx, si, 2)
+  v4 = _insert_vertex(pv, pvi, cnt, sx, si, 3)
+  for j in range(3):
+    c = pv[v1, j] + pv[v2, j]
+    c = c + pv[v3, j]
+    c = c + pv[v4, j]
+    ctr[j] = c * 0.25
+
+  faces = ((v1, v2, v3, 1, 3, 2), (v1, v4, v2, 2, 3, 0), (v1, v3, v4, 0, 3, 1),
+           (v4, v3, v2, 2, 0, 1))
+  for f in faces:
+    if _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr,
+                    f[0], f[1], f[2], f[3], f[4], f[5]) < _MINVAL2:
+      _replace_simplex3(pv, pvi, cnt, sx, si, f[0], f[1], f[2])
+      return _polytope3(pt, cnt, ctr, sx, si, objs, objt)
+
+  if not _test_tetra(_row(pv, v1), _row(pv, v2), _row(pv, v3), _row(pv, v4)):
+    return 9  # mjEPA_P4_MISSING_ORIGIN
+  _fill_map(fmap, findex, cnt, 4)
+  return 0
+
+
+@_inline
+def _delete_face(fmap, findex, cnt, f):
+  """Remove face f from the map and mark it deleted."""
+  if findex[f] >= 0:
+    cnt[2] -= 1
+    fmap[findex[f]] = fmap[cnt[2]]
+    findex[fmap[findex[f]]] = findex[f]
+  findex[f] = -2
+
+
+@_inline
+def _get_edge(fvert, f, vertex):
+  """Edge of face f that starts at vertex."""
+  if fvert[f, 0] == vertex:
+    return 0
+  if fvert[f, 1] == vertex:
+    return 1
+  return 2
+
+
+@_inline
+def _visible(fv, fd2, f, w0, w1, w2):
+  """True when face f is visible from point w."""
+  return _dot(fv[f, 0], fv[f, 1], fv[f, 2], w0, w1, w2) - fd2[f] > _MINVAL
+
+
+@_inline
+def _add_edge(hz_idx, hz_edge, cnt, f, e):
+  """Append (face, edge) to the horizon."""
+  hz_edge[cnt[3]] = e
+  hz_idx[cnt[3]] = f
+  cnt[3] += 1
+
+
+@jit
+def _horizon_rec(pt, cnt, f, e, w0, w1, w2):
+  """MuJoCo's horizonRec as an explicit depth-first stack; True when f is visible."""
+  fv, fd2, fvert, fadj, findex, fmap = pt[2], pt[3], pt[4], pt[5], pt[6], pt[7]
+  hz_idx, hz_edge, stk = pt[8], pt[9], pt[10]
+  if not _visible(fv, fd2, f, w0, w1, w2):
+    return False
+  _delete_face(fmap, findex, cnt, f)
+  sp = 0
+  stk[0, 0], stk[0, 1], stk[0, 2] = f, e, 1
+  while sp >= 0:
+    cur = stk[sp, 0]
+    kk = stk[sp, 2]
+    if kk == 3:
+      sp -= 1
+      continue
+    stk[sp, 2] = kk + 1
+    i = (stk[sp, 1] + kk) % 3
+    adj = fadj[cur, i]
+    if findex[adj] > -2:
+      adj_edge = _get_edge(fvert, adj, fvert[cur, (i + 1) % 3])
+      if _visible(fv, fd2, adj, w0, w1, w2):
+        _delete_face(fmap, findex, cnt, adj)
+        sp += 1
+        stk[sp, 0], stk[sp, 1], stk[sp, 2] = adj, adj_edge, 1
+      else:
+        _add_edge(hz_idx, hz_edge, cnt, adj, adj_edge)
+  return True
+
+
+@jit
+def _horizon(pt, cnt, f, w0, w1, w2):
+  """Delete the faces visible from w (starting at f) and collect the horizon edges."""
+  fvert, fadj, findex, fmap = pt[4], pt[5], pt[6], pt[7]
+  hz_idx, hz_edge = pt[8], pt[9]
+  _delete_face(fmap, findex, cnt, f)
+  vs = (fvert[f, 0], fvert[f, 1], fvert[f, 2])
+  for j in range(3):
+    adj = fadj[f, j]
+    adj_edge = _get_edge(fvert, adj, vs[(j + 1) % 3])
+    if j > 0 and findex[adj] <= -2:
+      continue
+    if not _horizon_rec(pt, cnt, adj, adj_edge, w0, w1, w2):
+      _add_edge(hz_idx, hz_edge, cnt, adj, adj_edge)
+
+
+@jit
+def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
+  """Expand the polytope towards the penetration depth; returns (dist, nx)."""
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
+  hz_idx, hz_edge = pt[8], pt[9]
+  nfmax = fd2.shape[0]
+  upper = _MAX_LIMIT
+  upper2 = _MAX_LIMIT
+  face = -1
+  discrete = _discrete(objs, objt)
+  tol = _MINEPATOL if discrete else tolerance
+  kmax = max_iterations if max_iterations < 1000 else 1000
+  k = 0
+  while k < kmax:
+    pface = face
+
+    # face closest to the origin: lower bound on the depth
+    lower2 = _MAX_LIMIT
+    for i in range(cnt[2]):
+      if fd2[fmap[i]] < lower2:
+        face = fmap[i]
+        lower2 = fd2[face]
+    if lower2 > upper2 or face < 0:
+      face = pface
+      break
+    if lower2 <= 0:  # origin on the affine hull of a face
+      break
+
+    # support point along the face normal: upper bound on the depth
+    lower = math.sqrt(lower2)
+    wi = _epa_support(pv, pvi, cnt, objs, objt, fv[face, 0], fv[face, 1], fv[face, 2], lower)
+    w0, w1, w2 = pv[wi, 0], pv[wi, 1], pv[wi, 2]
+    upper_k = _dot(fv[face, 0], fv[face, 1], fv[face, 2], w0, w1, w2) / lower
+    if upper_k < upper:
+      upper = upper_k
+      upper2 = upper * upper
+    # MuJoCo 4.0 stops on this iteration's bound, not on the running minimum
+    if upper_k - lower < tol:
+      if k == 0 and upper < lower - 1e-10:
+        face = -1
+      break
+
+    # repeated support vertex (polytopes only)
+    if discrete:
+      nv = cnt[0] - 1
+      i = 0
+      while i < nv:
+        if pvi[wi, 0] == pvi[i, 0] and pvi[wi, 1] == pvi[i, 1]:
+          break
+        i += 1
+      if i != nv:
+        break
+
+    _horizon(pt, cnt, face, w0, w1, w2)
+    if cnt[3] < 3:
+      face = -1
+      break
+    nfaces = cnt[1]
+    nedges = cnt[3]
+    if nedges > nfmax - nfaces:  # out of face memory
+      break
+
+    # attach a fan of faces from w to the horizon
+    for i in range(nedges):
+      cur = nfaces + i
+      nxt = nfaces + (i + 1) % nedges
+      prev = nfaces + nedges - 1 if i == 0 else cur - 1
+      hf = hz_idx[i]
+      he = hz_edge[i]
+      hv1 = fvert[hf, he]
+      hv2 = fvert[hf, (he + 1) % 3]
+      fadj[hf, he] = cur
+      dist2 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, wi, hv2, hv1, prev, hf,
+                           nxt)
+      if dist2 == 0:
+        face = -1
+        break
+      if dist2 >= lower2 and dist2 <= upper2:
+        fmap[cnt[2]] = cnt[1] - 1
+        findex[cnt[1] - 1] = cnt[2]
+        cnt[2] += 1
+    if face < 0:
+      break
+    cnt[3] = 0
+    if cnt[2] == 0:
+      break
+    k += 1
+
+  if face < 0:
+    return 0.0, 0
+
+  # witness points from the face's affine coordinates
+  a, b, c = fvert[face, 0], fvert[face, 1], fvert[face, 2]
+  l0, l1, l2 = _tri_affine(_row(pv, a), _row(pv, b), _row(pv, c), _row(fv, face))
+  for j in range(3):
+    xw[j] = l0 * pv[a, 3 + j] + l1 * pv[b, 3 + j] + l2 * pv[c, 3 + j]
+    xw[3 + j] = l0 * pv[a, 6 + j] + l1 * pv[b, 6 + j] + l2 * pv[c, 6 + j]
+  return -math.sqrt(fd2[face]), 1
+
+
+# ------------------------------------------ CCD -------------------------------------------------
+
+def work_sizes(ccd_iterations):
+  """(float count, int count) of the work buffers for `collide_convex_work`."""
+  n = max(int(ccd_iterations), 1)
+  nv = 5 + n
+  nf = 6 * n
+  nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf
+  nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
+  return nfloat, nint
+
+
+@jit
+def _work_sizes(n):
+  """Numba twin of `work_sizes`."""
+  if n < 1:
+    n = 1
+  nv = 5 + n
+  nf = 6 * n
+  nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf
+  nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
+  return nfloat, nint
+
+
+@jit
+def _split_work(fbuf, ibuf, n):
+  """Views into the flat work buffers: objects, simplices, witness points and polytope."""
+  if n < 1:
+    n = 1
+  nv = 5 + n
+  nf = 6 * n
+  o = 0
+  objs = fbuf[o:o + 2 * _OBJ_COLS].reshape((2, _OBJ_COLS)); o += 2 * _OBJ_COLS
+  sx = fbuf[o:o + 36].reshape((4, 9)); o += 36
+  tx = fbuf[o:o + 36].reshape((4, 9)); o += 36
+  xw = fbuf[o:o + 6]; o += 6
+  ctr = fbuf[o:o + 3]; o += 3
+  pv = fbuf[o:o + nv * 9].reshape((nv, 9)); o += nv * 9
+  fv = fbuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  fd2 = fbuf[o:o + nf]; o += nf
+  o = 0
+  objt = ibuf[o:o + 4].reshape((2, 2)); o += 4
+  si = ibuf[o:o + 8].reshape((4, 2)); o += 8
+  ti = ibuf[o:o + 8].reshape((4, 2)); o += 8
+  cnt = ibuf[o:o + 8]; o += 8
+  pvi = ibuf[o:o + nv * 2].reshape((nv, 2)); o += nv * 2
+  fvert = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  fadj = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  findex = ibuf[o:o + nf]; o += nf
+  fmap = ibuf[o:o + nf]; o += nf
+  hz_idx = ibuf[o:o + nf]; o += nf
+  hz_edge = ibuf[o:o + nf]; o += nf
+  stk = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  pt = (pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk)
+  return objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt
+
+
+@jit
+def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations):
+  """MuJoCo's mjc_ccd for one contact without distances: returns (dist, nx), witness points
+  in xw (geom 1 at 0:3, geom 2 at 3:6)."""
+  for j in range(3):
+    xw[j] = objs[0, _POS + j]
+    xw[3 + j] = objs[1, _POS + j]
+
+  t1, t2 = objt[0, 0], objt[1, 0]
+  margin1, margin2 = objs[0, _MARGIN], objs[1, _MARGIN]
+  core1 = t1 == _SPHERE or t1 == _CAPSULE
+  core2 = t2 == _SPHERE or t2 == _CAPSULE
+  if core1 or core2 or margin1 > 0 or margin2 > 0:
+    # shrink spheres to points, capsules to segments and drop margins: distance of the cores
+    full1 = 0.0
+    full2 = 0.0
+    if core1:
+      full1 = objs[0, _SIZE] + 0.5 * margin1
+      objt[0, 1] = _MODE_POINT if t1 == _SPHERE else _MODE_LINE
+    elif margin1 > 0:
+      full1 = 0.5 * margin1
+    objs[0, _MARGIN] = 0.0
+    if core2:
+      full2 = objs[1, _SIZE] + 0.5 * margin2
+      objt[1, 1] = _MODE_POINT if t2 == _SPHERE else _MODE_LINE
+    elif margin2 > 0:
+      full2 = 0.5 * margin2
+    objs[1, _MARGIN] = 0.0
+    cutoff = 0.0 + full1 + full2
+    dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
+                                         max_iterations, cutoff)
+    objs[0, _MARGIN] = margin1
+    objs[1, _MARGIN] = margin2
+    objt[0, 1] = _MODE_GEOM
+    objt[1, 1] = _MODE_GEOM
+
+    # shallow penetration: inflate the core witness points
+    if dist > tolerance:
+      n0, n1, n2, _ = _normalize(xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2])
+      if full1:
+        xw[0] += full1 * n0
+        xw[1] += full1 * n1
+        xw[2] += full1 * n2
+      if full2:
+        xw[3] -= full2 * n0
+        xw[4] -= full2 * n1
+        xw[5] -= full2 * n2
+      dist -= full1 + full2
+      if dist > 0:
+        dist = _MAX_LIMIT
+      return dist, nx
+
+    # deep penetration: rerun on the full geoms
+    for j in range(3):
+      xw[j] = objs[0, _POS + j]
+      xw[3 + j] = objs[1, _POS + j]
+
+  dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
+                                       max_iterations, 0.0)
+  if dist <= tolerance and nsimplex > 1 and not separated:
+    dist = 0.0  # assume touching
+    cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
+    if nsimplex == 2:
+      ret = _polytope2(pt, cnt, ctr, sx, si, objs, objt)
+    elif nsimplex == 3:
+      ret = _polytope3(pt, cnt, ctr, sx, si, objs, objt)
+    else:
+      ret = _polytope4(pt, cnt, ctr, sx, si, objs, objt)
+    if ret == 0:
+      dist, nx = _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
+  return dist, nx
+
+
+@jit
+def _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations,
+                 margin, icon, dist_out, pos_out, frame_out):
+  """MuJoCo's mjc_penetration (native CCD): writes at most one contact at row icon."""
+  dist, nx = _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations)
+  if not dist < 0 or nx == 0:
+    return 0
+  dist_out[icon] = margin + dist
+  for j in range(3):
+    pos_out[icon, j] = (xw[j] + xw[3 + j]) * 0.5
+  n0, n1, n2, _ = _normalize(xw[0] - xw[3], xw[1] - xw[4], xw[2] - xw[5])
+  frame_out[icon, 0], frame_out[icon, 1], frame_out[icon, 2] = n0, n1, n2
+  frame_out[icon, 3] = frame_out[icon, 4] = frame_out[icon, 5] = 0.0
+  return 1
+
+
+@jit
+def _set_obj(objs, objt, k, typ, size, pos, mat, margin):
+  """Load geom k's type, size, pose and margin into the object arrays."""
+  objt[k, 0] = typ
+  objt[k, 1] = _MODE_GEOM
+  for j in range(3):
+    objs[k, _SIZE + j] = size[j]
+    objs[k, _POS + j] = pos[j]
+  for j in range(9):
+    objs[k, _MAT + j] = mat[j]
+  objs[k, _MARGIN] = margin
+
+
+@jit
+def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
+                        ccd_iterations, ccd_tolerance, flags, dist, pos, frame, fbuf, ibuf):
+  """`collide_convex` with caller-provided work buffers (sizes from `work_sizes`)."""
+  if type1 == _PLANE:
+    return plane_convex(size1, pos1, mat1, type2, size2, pos2, mat2, margin, dist, pos, frame)
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
+  _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
+  _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
+
+  # one contact from GJK/EPA; MuJoCo 4.0's single-shot multicontact (MULTICCD, for cylinder
+  # and capsule pairs with flat features) is not implemented, so `flags` changes nothing yet
+  return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                      ccd_iterations, margin, 0, dist, pos, frame)
+
+
+@jit
+def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
+                   ccd_iterations, ccd_tolerance, flags, dist, pos, frame):
+  """MuJoCo's mjc_Convex / mjc_PlaneConvex for primitive geoms; returns the contact count.
+
+  type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
+  m.opt.disableflags, reserved: MuJoCo 4.0's single-shot multicontact (MULTICCD) and the
+  libccd path (NATIVECCD disabled) are not implemented, so at most one contact is returned.
+  Writes dist (50,), pos (50, 3) and the normal (geom1 to geom2) in frame[i, 0:3], zero
+  tangent in frame[i, 3:6]. Allocates its work buffers; the driver can call
+  `collide_convex_work` with preallocated ones instead (sizes from `work_sizes`)."""
+  nfloat, nint = _work_sizes(ccd_iterations)
+  fbuf = np.empty(nfloat)
+  ibuf = np.empty(nint, dtype=np.int64)
+  return collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
+                             ccd_iterations, ccd_tolerance, flags, dist, pos, frame, fbuf,
+                             ibuf)
+
+
+# --------------------------------------- plane-convex -------------------------------------------
+
+@jit
+def _ccd_support(typ, size, pos, mat, d0, d1, d2):
+  """Support point of libccd's support function (mjccd_support) without margin; ellipsoid."""
+  l0 = mat[0] * d0 + mat[3] * d1 + mat[6] * d2
+  l1 = mat[1] * d0 + mat[4] * d1 + mat[7] * d2
+  l2 = mat[2] * d0 + mat[5] * d1 + mat[8] * d2
+  # ellipsoid: scale, renormalize, scale
+  q0, q1, q2, _ = _normalize(l0 * size[0], l1 * size[1], l2 * size[2])
+  q0 *= size[0]
+  q1 *= size[1]
+  q2 *= size[2]
+  r0 = mat[0] * q0 + mat[1] * q1 + mat[2] * q2
+  r1 = mat[3] * q0 + mat[4] * q1 + mat[5] * q2
+  r2 = mat[6] * q0 + mat[7] * q1 + mat[8] * q2
+  return r0 + pos[0], r1 + pos[1], r2 + pos[2]
+
+
+@jit
+def plane_convex(size1, pos1, mat1, type2, size2, pos2, mat2, margin, dist, pos, frame):
+  """MuJoCo's mjc_PlaneConvex for a primitive (ellipsoid) geom: at most one contact."""
+  n0, n1, n2 = mat1[2], mat1[5], mat1[8]
+  s0, s1, s2 = _ccd_support(type2, size2, pos2, mat2, -n0, -n1, -n2)
+  d = _dot(n0, n1, n2, s0 - pos1[0], s1 - pos1[1], s2 - pos1[2])
+  if d > margin:
+    return 0
+  dist[0] = d
+  h = -0.5 * d
+  pos[0, 0], pos[0, 1], pos[0, 2] = s0 + n0 * h, s1 + n1 * h, s2 + n2 * h
+  frame[0, 0], frame[0, 1], frame[0, 2] = n0, n1, n2
+  frame[0, 3] = frame[0, 4] = frame[0, 5] = 0.0
+  return 1

@@ -1,0 +1,180 @@
+"""General convex narrowphase (engine.collision_convex) against MuJoCo 4.0's contacts.
+
+Each scene holds two geoms on free bodies (or a world plane and a free ellipsoid); random
+poses are sent through mujoco.mj_forward and MuJoCo's own geom poses go to collide_convex.
+Contacts are compared by count and by dist, pos and the full frame (completed with a local
+copy of mju_makeFrame). The pair margin is the sum of the geom margins, as MuJoCo 4.0 uses.
+"""
+import numpy as np
+import mujoco
+import pytest
+
+from engine.collision_convex import collide_convex
+
+_TOL = 1e-6
+_SIZE = {
+  "sphere": "0.1", "capsule": "0.1 0.15", "ellipsoid": "0.1 0.15 0.2",
+  "cylinder": "0.12 0.1", "box": "0.1 0.12 0.15",
+}
+
+
+def _make_frame(normal):
+  """MuJoCo's mju_makeFrame for a normal and no tangent."""
+  x = normal / np.linalg.norm(normal)
+  y = np.array([0.0, 1.0, 0.0]) if -0.5 < x[1] < 0.5 else np.array([0.0, 0.0, 1.0])
+  y = y - x * np.dot(x, y)
+  y /= np.linalg.norm(y)
+  return np.concatenate([x, y, np.cross(x, y)])
+
+
+def _model(type1, type2, margin, multiccd=True):
+  """Two free geoms, or a tilted world plane and a free geom when type1 is plane."""
+  flag = "" if multiccd else '<option><flag multiccd="disable"/></option>'
+  if type1 == "plane":
+    geom1 = f'<geom type="plane" size="1 1 .1" euler="10 20 30" margin="{margin}"/>'
+  else:
+    geom1 = (f'<body><freejoint/><geom type="{type1}" size="{_SIZE[type1]}" '
+             f'margin="{margin}"/></body>')
+  xml = f"""<mujoco>{flag}<worldbody>{geom1}
+    <body><freejoint/><geom type="{type2}" size="{_SIZE[type2]}" margin="{margin}"/></body>
+    </worldbody></mujoco>"""
+  return mujoco.MjModel.from_xml_string(xml)
+
+
+def _random_qpos(rng, nq):
+  """Positions and orientations that put the geoms in deep, shallow or no contact."""
+  qpos = np.zeros(nq)
+  if nq == 7:  # plane scene: one free body near the plane
+    qpos[0:3] = rng.normal(size=3) * [0.1, 0.1, 0.15]
+    qpos[3:7] = rng.normal(size=4)
+  else:
+    qpos[3:7] = rng.normal(size=4)
+    qpos[7:10] = rng.normal(size=3) * 0.12
+    qpos[10:14] = rng.normal(size=4)
+    qpos[10:14] /= np.linalg.norm(qpos[10:14])
+  qpos[3:7] /= np.linalg.norm(qpos[3:7])
+  return qpos
+
+
+def _compare(type1, type2, margin=0.0, multiccd=True, ncase=40, seed=0):
+  """Per-case contact counts and max errors against MuJoCo: (ours, theirs, err) lists."""
+  m = _model(type1, type2, margin, multiccd)
+  d = mujoco.MjData(m)
+  rng = np.random.default_rng(seed)
+  pair_margin = float(m.geom_margin[0] + m.geom_margin[1])
+  dist = np.zeros(50)
+  pos = np.zeros((50, 3))
+  frame = np.zeros((50, 9))
+  out = []
+  for _ in range(ncase):
+    d.qpos[:] = _random_qpos(rng, m.nq)
+    mujoco.mj_forward(m, d)
+    frame[:] = 0
+    n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
+                       m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
+                       pair_margin, m.opt.ccd_iterations, m.opt.ccd_tolerance,
+                       m.opt.disableflags, dist, pos, frame)
+    err = 0.0
+    for i in range(min(n, d.ncon)):
+      c = d.contact[i]
+      assert (c.geom1, c.geom2) == (0, 1)  # MuJoCo's order: lower geom type first
+      err = max(err, abs(c.dist - dist[i]), np.abs(c.pos - pos[i]).max(),
+                np.abs(c.frame - _make_frame(frame[i, :3])).max())
+      assert np.all(frame[i, 3:6] == 0)
+    out.append((n, d.ncon, err))
+  return out
+
+
+def _assert_exact(results):
+  """Every case: same count, errors within _TOL; some contacts and some misses."""
+  assert all(n == ncon for n, ncon, _ in results), [(n, c) for n, c, _ in results]
+  assert max(e for _, _, e in results) <= _TOL
+  assert sum(n > 0 for n, _, _ in results) >= len(results) // 2
+  assert any(n == 0 for n, _, _ in results) or len(results) < 20
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.03])
+def test_plane_ellipsoid(margin):
+  """mjc_PlaneConvex for an ellipsoid matches MuJoCo to round-off."""
+  results = _compare("plane", "ellipsoid", margin, ncase=60, seed=1)
+  _assert_exact(results)
+  assert max(e for _, _, e in results) < 1e-12
+
+
+@pytest.mark.parametrize("type1,type2", [
+  ("ellipsoid", "ellipsoid"), ("ellipsoid", "cylinder"), ("ellipsoid", "box")])
+@pytest.mark.parametrize("margin", [0.0, 0.01])
+def test_ellipsoid_pairs(type1, type2, margin):
+  """GJK + EPA (deep and shallow) match MuJoCo within 1e-6 for ellipsoid pairs."""
+  _assert_exact(_compare(type1, type2, margin))
+
+
+@pytest.mark.parametrize("margin", [0.0, 0.01])
+def test_cylinder_cylinder_single_contact(margin):
+  """With multiccd disabled, cylinder-cylinder GJK/EPA contacts match MuJoCo."""
+  _assert_exact(_compare("cylinder", "cylinder", margin, multiccd=False))
+
+
+@pytest.mark.parametrize("type1,type2,multiccd", [
+  ("sphere", "ellipsoid", True), ("capsule", "ellipsoid", True),
+  ("capsule", "cylinder", False), ("cylinder", "box", False)])
+def test_near_pairs(type1, type2, multiccd):
+  """Known residual: these pairs match in count and dist, and most contacts within 1e-6;
+  the rest differ by <1e-4 where GJK's distance iterations are ill-conditioned (MuJoCo
+  4.0 changed its sub-distance arithmetic in a way not fully reproduced)."""
+  results = _compare(type1, type2, 0.0, multiccd, ncase=60)
+  assert all(n == ncon for n, ncon, _ in results)
+  errs = [e for n, _, e in results if n]
+  assert max(errs) < 1e-4
+  assert sum(e <= _TOL for e in errs) >= 0.85 * len(errs)
+
+
+@pytest.mark.xfail(strict=True, reason="MuJoCo 4.0 single-shot multicontact not ported")
+def test_cylinder_box_multiccd():
+  """Default flags: MuJoCo 4.0 returns up to 4 contacts for flat cylinder-box contact."""
+  _assert_exact(_compare("cylinder", "box"))
+
+
+def test_separated_geoms_have_no_contact():
+  """Far-apart geoms give no contact, and a deep overlap gives one with dist < 0."""
+  dist = np.zeros(50)
+  pos = np.zeros((50, 3))
+  frame = np.zeros((50, 9))
+  eye = np.eye(3).ravel()
+  size = np.array([0.1, 0.15, 0.2])
+  args = (35, 1e-6, 0, dist, pos, frame)
+  far = collide_convex(4, size, np.zeros(3), eye, 5, size, np.array([1.0, 0, 0]), eye, 0.0,
+                       *args)
+  near = collide_convex(4, size, np.zeros(3), eye, 5, size, np.array([0.15, 0, 0]), eye,
+                        0.0, *args)
+  assert far == 0
+  assert near == 1 and dist[0] < 0
+  # EPA stops at ccd_tolerance on the depth, so the normal is only good to ~1e-3 here
+  np.testing.assert_allclose(frame[0, :3], [1.0, 0.0, 0.0], atol=5e-3)
+
+
+@pytest.mark.parametrize("type1,type2", [
+  ("sphere", "ellipsoid"), ("ellipsoid", "ellipsoid"), ("ellipsoid", "box"),
+  ("cylinder", "cylinder")])
+def test_coincident_centers(type1, type2):
+  """Geoms sharing a center still collide, with MuJoCo's contact."""
+  m = _model(type1, type2, 0.0, multiccd=False)
+  d = mujoco.MjData(m)
+  rng = np.random.default_rng(3)
+  dist = np.zeros(50)
+  pos = np.zeros((50, 3))
+  frame = np.zeros((50, 9))
+  for _ in range(3):
+    qpos = _random_qpos(rng, m.nq)
+    qpos[7:10] = qpos[0:3]
+    d.qpos[:] = qpos
+    mujoco.mj_forward(m, d)
+    n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
+                       m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
+                       0.0, m.opt.ccd_iterations, m.opt.ccd_tolerance, m.opt.disableflags,
+                       dist, pos, frame)
+    assert n == d.ncon == 1
+    c = d.contact[0]
+    assert abs(c.dist - dist[0]) <= _TOL
+    assert np.abs(c.pos - pos[0]).max() <= _TOL
+    assert np.abs(c.frame - _make_frame(frame[0, :3])).max() <= _TOL
