@@ -55,6 +55,9 @@ ModelType = _ModelStructType([
     ('nexclude', types.int64),
     ('nconmax', types.int64),
     ('njmax', types.int64),
+    ('nccd', types.int64),
+    ('nccdf', types.int64),
+    ('nccdi', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
     ('opt_impratio', types.Array(types.float64, 1, 'C')),
     ('opt_tolerance', types.Array(types.float64, 1, 'C')),
@@ -312,7 +315,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax):
+def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -340,6 +343,9 @@ def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight,
   s.nexclude = nexclude
   s.nconmax = nconmax
   s.njmax = njmax
+  s.nccd = nccd
+  s.nccdf = nccdf
+  s.nccdi = nccdi
 
 
 @numba.njit(cache=True)
@@ -810,6 +816,8 @@ DataType = _DataStructType([
     ('col_dist', types.Array(types.float64, 1, 'C')),
     ('col_pos', types.Array(types.float64, 2, 'C')),
     ('col_frame', types.Array(types.float64, 2, 'C')),
+    ('col_fbuf', types.Array(types.float64, 1, 'C')),
+    ('col_ibuf', types.Array(types.int64, 1, 'C')),
     ('cnstr_jac', types.Array(types.float64, 3, 'C')),
     ('cnstr_vec', types.Array(types.float64, 1, 'C')),
     ('cnstr_row', types.Array(types.float64, 2, 'C')),
@@ -996,12 +1004,14 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT):
+def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad):
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
   s.col_pos = col_pos
   s.col_frame = col_frame
+  s.col_fbuf = col_fbuf
+  s.col_ibuf = col_ibuf
   s.cnstr_jac = cnstr_jac
   s.cnstr_vec = cnstr_vec
   s.cnstr_row = cnstr_row
@@ -1011,12 +1021,12 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.solver_nv = solver_nv
   s.solver_efc = solver_efc
   s.solver_quad = solver_quad
-  s.solver_int = solver_int
-  s.solver_MinvJT = solver_MinvJT
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol):
+def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol):
+  s.solver_int = solver_int
+  s.solver_MinvJT = solver_MinvJT
   s.solver_ARblk = solver_ARblk
   s.solver_scratch = solver_scratch
   s.solver_mat = solver_mat
@@ -1034,6 +1044,6 @@ DATA_SETTERS = (
     (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT')),
-    (_set_data_9, ('solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol')),
+    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad')),
+    (_set_data_9, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol')),
 )

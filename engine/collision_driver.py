@@ -181,19 +181,19 @@ def _narrowphase(m, d, g1, g2, ipair):
   margin = _margin(m, g1, g2, ipair)
   gap = _gap(m, g1, g2, ipair)
   type1, type2 = m.geom_type[g1], m.geom_type[g2]
-  for i in range(t.MAXCONPAIR):
-    for k in range(9):
+  for i in range(max_contact(m, type1, type2)):   # tangents default to zero
+    for k in range(3, 9):
       d.col_frame[i, k] = 0.0
   if _analytic(type1, type2):
     n = prim.collide_primitive(type1, type2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
                                m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], margin + gap,
                                d.col_dist, d.col_pos, d.col_frame)
   else:
-    n = cvx.collide_convex(type1, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
-                           type2, m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
-                           margin + gap, m.opt_ccd_iterations[0], m.opt_ccd_tolerance[0],
-                           m.opt_disableflags[0], m.opt_enableflags[0],
-                           d.col_dist, d.col_pos, d.col_frame)
+    n = cvx.collide_convex_work(type1, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
+                                type2, m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
+                                margin + gap, min(m.opt_ccd_iterations[0], m.nccd),
+                                m.opt_ccd_tolerance[0], m.opt_disableflags[0],
+                                d.col_dist, d.col_pos, d.col_frame, d.col_fbuf, d.col_ibuf)
   if n <= 0:
     return
   n = min(n, max_contact(m, type1, type2))

@@ -19,9 +19,9 @@ _OBJ_COUNT = {
 def model_from_mujoco(mjm):
   """Build our Model from a compiled `mujoco.MjModel`, field by field (same names)."""
   import mujoco
-  sizes = {k: getattr(mjm, k) for k in t.MODEL_SIZES if k != "nu"}
+  sizes = {k: getattr(mjm, k, -1) for k in t.MODEL_SIZES if k != "nu"}
   sizes["nu"] = mjm.nu
-  sizes["nconmax"], sizes["njmax"] = t.contact_capacity(sizes, mjm.nconmax, mjm.njmax)
+  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations))
   arrays = {}
   for name, dtype, shape in t.MODEL_TABLE:
     if name.startswith("opt_"):

@@ -206,7 +206,7 @@ NSOLVER = 200     # mjNSOLVER: length of the solver statistics arrays
 # Sizes of a Model, as MuJoCo's mjModel names them. All are ints set at compile time.
 MODEL_SIZES = (
     "nq nv nu na nbody njnt ngeom nsite ncam nlight nmat ntendon nwrap neq nkey nmocap "
-    "nM nC nD nB nJmom nJten ntree npair nexclude nconmax njmax"
+    "nM nC nD nB nJmom nJten ntree npair nexclude nconmax njmax nccd nccdf nccdi"
 ).split()
 
 # Option fields: stored as small arrays (`opt_<name>`) so Python edits reach compiled code.
@@ -601,6 +601,8 @@ warning_lastinfo i4 8
 col_dist f8 50
 col_pos f8 50 3
 col_frame f8 50 9
+col_fbuf f8 nccdf
+col_ibuf i8 nccdi
 cnstr_jac f8 4 6 nv
 cnstr_vec f8 nv
 cnstr_row f8 2 6
@@ -620,7 +622,7 @@ solver_Jcol i4 njmax nv
 solver_Ycol i4 njmax nv
 """
 
-_DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "u1": np.uint8, "b1": np.bool_}
+_DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "b1": np.bool_}
 
 
 def parse_table(text):
@@ -637,8 +639,11 @@ MODEL_TABLE = ([("opt_" + n, dt, shp) for n, dt, shp in parse_table(OPTION_FIELD
 DATA_TABLE = parse_table(DATA_FIELDS)
 
 
-def contact_capacity(sizes, nconmax=-1, njmax=-1):
-  """(nconmax, njmax): room for contacts and constraint rows, fixed when Data is allocated.
+def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
+  """Sizes of the preallocated collision/constraint buffers, fixed when Data is allocated:
+  nconmax, njmax (room for contacts and constraint rows) and nccd/nccdf/nccdi (GJK/EPA work
+  buffers for up to nccd iterations: MuJoCo's ccd_iterations, at least 100, so the option can
+  be raised at run time; beyond nccd the driver caps the iterations).
 
   MuJoCo grows an arena; we preallocate. -1 (MuJoCo's default) picks room for about 12
   contacts per geom; rows cover pyramidal condim-4 contacts plus every equality, friction
@@ -650,7 +655,11 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1):
   if njmax < 0:
     njmax = (6 * nconmax + 6 * sizes.get("neq", 0) + 2 * sizes.get("nv", 0)
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0))
-  return int(nconmax), int(njmax)
+  from engine.collision_convex import work_sizes   # lazy: that module imports this one
+  nccd = max(100, int(ccd_iterations))
+  nccdf, nccdi = work_sizes(nccd)
+  return {"nconmax": int(nconmax), "njmax": int(njmax), "nccd": nccd, "nccdf": int(nccdf),
+          "nccdi": int(nccdi)}
 
 
 def resolve_shape(shape, sizes):

@@ -23,9 +23,9 @@ SUITE = ["cartpole", "acrobot", "pendulum", "point_mass", "reacher", "fish", "ch
 
 def _reference(mjm):
   """Every MODEL_TABLE field of a MjModel, as numpy arrays (no numba Model needed)."""
-  sizes = {k: int(getattr(mjm, k)) for k in t.MODEL_SIZES}
+  sizes = {k: int(getattr(mjm, k, -1)) for k in t.MODEL_SIZES}
   # MuJoCo grows an arena (nconmax = njmax = -1); we preallocate (types.contact_capacity)
-  sizes["nconmax"], sizes["njmax"] = t.contact_capacity(sizes, mjm.nconmax, mjm.njmax)
+  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations))
   out = {}
   for name, dtype, shape in t.MODEL_TABLE:
     v = getattr(mjm.opt, name[4:]) if name.startswith("opt_") else getattr(mjm, name, None)

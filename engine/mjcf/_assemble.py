@@ -470,7 +470,7 @@ def assemble(c):
   }
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)
-  sizes["nconmax"], sizes["njmax"] = t.contact_capacity(sizes, c.nconmax, c.njmax)
+  sizes.update(t.contact_capacity(sizes, c.nconmax, c.njmax, int(A["opt_ccd_iterations"][0])))
   # polynomial spring/damper terms are not read from MJCF yet: explicit zeros
   for name, dtype, shape in t.MODEL_TABLE:
     if name.endswith("poly") and name not in A:
