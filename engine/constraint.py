@@ -503,15 +503,72 @@ def instantiate_limit(m, d):
 # ---------------------------------------------------------------- contacts
 
 @jit
+def _contact_chain(m, b1, b2, chain, side):
+  """Merged dof chains of two bodies, descending (mj_jacDifPair's columns): chain[:n] are the
+  dofs, side[:n] bit 1 / bit 2 whether the dof moves body 1 / body 2. Returns n."""
+  n = 0
+  w1, w2 = m.body_weldid[b1], m.body_weldid[b2]
+  da1 = m.body_dofadr[w1] + m.body_dofnum[w1] - 1 if m.body_dofnum[w1] else -1
+  da2 = m.body_dofadr[w2] + m.body_dofnum[w2] - 1 if m.body_dofnum[w2] else -1
+  while da1 >= 0 or da2 >= 0:
+    da = max(da1, da2)
+    chain[n] = da
+    side[n] = (1 if da1 == da else 0) | (2 if da2 == da else 0)
+    if da1 == da:
+      da1 = m.dof_parentid[da1]
+    if da2 == da:
+      da2 = m.dof_parentid[da2]
+    n += 1
+  return n
+
+
+@jit
+def _add_point_jac(jd, k, cd, p, com, sign):
+  """Column k of the 6-row point Jacobian (translation, rotation), times sign, into jd."""
+  o0, o1, o2 = p[0] - com[0], p[1] - com[1], p[2] - com[2]
+  jd[0, k] += sign * (cd[3] + (cd[1] * o2 - cd[2] * o1))
+  jd[1, k] += sign * (cd[4] + (cd[2] * o0 - cd[0] * o2))
+  jd[2, k] += sign * (cd[5] + (cd[0] * o1 - cd[1] * o0))
+  jd[3, k] += sign * cd[0]
+  jd[4, k] += sign * cd[1]
+  jd[5, k] += sign * cd[2]
+
+
+@jit
+def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
+  """Append `size` contact rows whose nonzeros are the columns chain[:n] of src (the dense
+  row is zero elsewhere). Returns False when the rows do not fit in njmax."""
+  nefc = d.nefc[0]
+  if nefc + size > d.efc_pos.shape[0]:
+    return False
+  for r in range(size):
+    row = nefc + r
+    out = d.efc_J[row]
+    for k in range(m.nv):
+      out[k] = 0.0
+    for c in range(n):
+      out[chain[c]] = src[r, chain[c]]
+    d.efc_pos[row] = d.cnstr_row[0, r]
+    d.efc_margin[row] = d.cnstr_row[1, r]
+    d.efc_frictionloss[row] = 0.0
+    d.efc_type[row] = typ
+    d.efc_id[row] = oid
+  d.nefc[0] = nefc + size
+  return True
+
+
+@jit
 def instantiate_contact(m, d):
   """Rows of every non-excluded contact: frictionless, pyramidal 2(dim-1) or elliptic dim
-  rows in the contact frame (mj_instantiateContact)."""
+  rows in the contact frame (mj_instantiateContact). Works on the dofs of the two bodies'
+  chains only: J2 - J1 is zero elsewhere."""
   nv = m.nv
   if (m.opt_disableflags[0] & _DSBL_CONTACT) or d.ncon[0] == 0 or nv == 0:
     return True
   pyramid = m.opt_cone[0] == _PYRAMID
   sparse = is_sparse(m)
-  j1, j2, jd, jf = d.cnstr_jac[0], d.cnstr_jac[1], d.cnstr_jac[2], d.cnstr_jac[3]
+  jd, jf = d.cnstr_jac[2], d.cnstr_jac[3]
+  chain, side = d.ivec_nv[0], d.ivec_nv[1]
   pm = d.cnstr_row
   for i in range(d.ncon[0]):
     if d.contact_exclude[i]:
@@ -524,40 +581,47 @@ def instantiate_contact(m, d):
       d.contact_efc_address[i] = -1
       d.contact_exclude[i] = 3
       continue
+    n = _contact_chain(m, b1, b2, chain, side)
     p = d.contact_pos[i]
-    jac(m, d, j1, p[0], p[1], p[2], b1)
-    jac(m, d, j2, p[0], p[1], p[2], b2)
-    for r in range(6):
-      for k in range(nv):
-        jd[r, k] = j2[r, k] - j1[r, k]
+    r1, r2 = m.body_rootid[b1], m.body_rootid[b2]
+    for c in range(n):
+      k = chain[c]
+      cd = d.cdof[k]
+      for r in range(6):
+        jd[r, k] = 0.0
+      if side[c] & 1:
+        _add_point_jac(jd, k, cd, p, d.subtree_com[r1], -1.0)
+      if side[c] & 2:
+        _add_point_jac(jd, k, cd, p, d.subtree_com[r2], 1.0)
     # rotate to the contact frame: rows (normal, tangent1, tangent2) then angular rows
     f = d.contact_frame[i]
     ntran = 3 if dim > 1 else 1
-    for r in range(ntran):
-      for k in range(nv):
+    for c in range(n):
+      k = chain[c]
+      for r in range(ntran):
         jf[r, k] = f[3 * r] * jd[0, k] + f[3 * r + 1] * jd[1, k] + f[3 * r + 2] * jd[2, k]
-    for r in range(dim - 3):
-      for k in range(nv):
+      for r in range(dim - 3):
         jf[3 + r, k] = f[3 * r] * jd[3, k] + f[3 * r + 1] * jd[4, k] + f[3 * r + 2] * jd[5, k]
     dist, imargin = d.contact_dist[i], d.contact_includemargin[i]
     if dim == 1:
       pm[0, 0], pm[1, 0] = dist, imargin
-      if not _add_rows(m, d, jf, 1, True, 0.0, _FRICTIONLESS, i, nv):
+      if not _add_contact_rows(m, d, jf, 1, _FRICTIONLESS, i, chain, n):
         return False
     elif pyramid:
       pm[0, 0], pm[0, 1], pm[1, 0], pm[1, 1] = dist, dist, imargin, imargin
-      for k in range(1, dim):
-        fr = d.contact_friction[i, k - 1]
-        for c in range(nv):
-          jd[0, c] = jf[0, c] + jf[k, c] * fr
-          jd[1, c] = jf[0, c] + jf[k, c] * -fr
-        if not _add_rows(m, d, jd, 2, True, 0.0, _PYRAMIDAL, i, nv):
+      for j in range(1, dim):
+        fr = d.contact_friction[i, j - 1]
+        for c in range(n):
+          k = chain[c]
+          jd[0, k] = jf[0, k] + jf[j, k] * fr
+          jd[1, k] = jf[0, k] + jf[j, k] * -fr
+        if not _add_contact_rows(m, d, jd, 2, _PYRAMIDAL, i, chain, n):
           return False
     else:
       for r in range(dim):
         pm[0, r], pm[1, r] = 0.0, 0.0
       pm[0, 0], pm[1, 0] = dist, imargin
-      if not _add_rows(m, d, jf, dim, True, 0.0, _ELLIPTIC, i, nv):
+      if not _add_contact_rows(m, d, jf, dim, _ELLIPTIC, i, chain, n):
         return False
   return True
 
