@@ -96,3 +96,32 @@ def test_cg_pgs_cost_teacher_forced(name, solver, cone):
   worst, ncon = teacher_forced(name, solver, cone, nstep=2000, every=4)
   assert ncon > 25, "the trajectory has (almost) no contacts: test is vacuous"
   assert worst["cost"] <= 1e-6, worst
+
+
+@pytest.mark.parametrize("integrator", ["Euler", "RK4", "implicit", "implicitfast"])
+@pytest.mark.parametrize("name", ["humanoid", "walker", "hopper"])
+def test_one_step_with_contacts(name, integrator):
+  """One step of every integrator from MuJoCo's states along a contact-rich trajectory:
+  qpos, qvel (and act) after the step agree with mj_step's."""
+  m, mjm = _load(name)
+  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper()))
+  m.opt.integrator = mjm.opt.integrator
+  mjd, probe = mujoco.MjData(mjm), mujoco.MjData(mjm)
+  d = engine.make_data(m)
+  rng = np.random.default_rng(5)
+  worst, ncon = 0.0, 0
+  for i in range(600):
+    if mjm.nu:
+      mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
+    mujoco.mj_step(mjm, mjd)
+    if i % 5:
+      continue
+    interop.data_from_mujoco(mjd, d)
+    mujoco.mj_copyData(probe, mjm, mjd)
+    mujoco.mj_step(mjm, probe)
+    engine.step(m, d)
+    ncon += probe.ncon
+    for ours, ref in ((d.qpos, probe.qpos), (d.qvel, probe.qvel), (d.act, probe.act)):
+      worst = max(worst, _rel_err(ours, ref))
+  assert ncon > 50, "no contacts along the trajectory: test is vacuous"
+  assert worst <= 1e-8, worst
