@@ -157,7 +157,8 @@ def solve_both(name, state, solver_type, cone, islands=False, flags=0, noslip=0)
   mjm.opt.cone, m.opt.cone = cone, cone
   base = int(mjm.opt.disableflags) & ~(DSBL_ISLAND | DSBL_WARMSTART)
   mjm.opt.disableflags = base | flags | (0 if islands else DSBL_ISLAND)
-  m.opt.disableflags = (int(m.opt.disableflags) & ~(DSBL_ISLAND | DSBL_WARMSTART)) | flags
+  m.opt.disableflags = ((int(m.opt.disableflags) & ~(DSBL_ISLAND | DSBL_WARMSTART)) | flags
+                        | (0 if islands else DSBL_ISLAND))
   mjd = mujoco.MjData(mjm)
   for f, v in state.items():
     getattr(mjd, f)[...] = v
