@@ -1,5 +1,10 @@
 """Constraint solvers (MuJoCo's engine_solver.c) and the constraint stage (mj_fwdConstraint).
 
+The stage finds the constraint islands (engine.island) and, as MuJoCo 4.0 does by default,
+solves each island on its own (own dense Hessian of island size, own termination, statistics
+at island * mjNSOLVER in solver_*, iterations in solver_niter[island]); with the ISLAND disable
+bit set, or when no island structure exists, everything is solved as one system.
+
 Primal solvers (Newton, CG) minimise over qacc the Gauss cost 0.5 (qacc - qacc_smooth)' M
 (qacc - qacc_smooth) plus the constraint cost s(J qacc - aref); the dual solver (PGS) minimises
 0.5 f' AR f + f' b over the constraint forces f, AR = J M^-1 J' + diag(R), in their cones.
@@ -8,8 +13,9 @@ Hessian factor updates, Hager-Zhang CG, PGS with shuffled blocks and Nesterov mo
 that iteration counts and per-iteration statistics agree with MuJoCo's.
 
 Choices (see also the report in the commit history):
-- One island: the whole system is solved at once, as MuJoCo does with the ISLAND disable bit
-  set. Converged results agree with MuJoCo's per-island solve to within the solver tolerance.
+- Primal solvers run on a `Primal` context (views of all rows/dofs, or of one island's
+  gathered rows iefc_* / iefc_J and dofs iacc etc.); PGS and no-slip run over a list of rows
+  (map_iefc2efc: an island's, or the identity) on the global arrays, as MuJoCo's efclist.
 - Dense: efc_J is dense (njmax, nv); the Newton Hessian is MuJoCo's dense path (nv x nv
   Cholesky of the lower triangle, rank-1 updates as states change).
 - PGS keeps Y = M^-1 J' (njmax x nv, `solver_MinvJT`) and the vector M^-1 J' f, so a residual
@@ -1053,28 +1059,31 @@ def dual_cost(m, d, f):
 
 
 @jit
-def _dual_state(d, state, ne, nf, nefc):
-  """efc_state from the forces (dual classification); returns nactive (dualState)."""
+def _dual_state(d, state, ne, nf, nefc, rows):
+  """efc_state of rows[:nefc] from the forces (dual classification); returns nactive
+  (dualState)."""
   force, floss = d.efc_force, d.efc_frictionloss
   nactive = ne + nf
-  for i in range(ne):
-    state[i] = _QUADRATIC
-  for i in range(ne, ne + nf):
+  for c in range(ne):
+    state[rows[c]] = _QUADRATIC
+  for c in range(ne, ne + nf):
+    i = rows[c]
     if force[i] <= -floss[i]:
       state[i] = _LINEARPOS
     elif force[i] >= floss[i]:
       state[i] = _LINEARNEG
     else:
       state[i] = _QUADRATIC
-  i = ne + nf
-  while i < nefc:
+  c = ne + nf
+  while c < nefc:
+    i = rows[c]
     if d.efc_type[i] != _ELLIPTIC:
       if force[i] <= 0:
         state[i] = _SATISFIED
       else:
         state[i] = _QUADRATIC
         nactive += 1
-      i += 1
+      c += 1
       continue
     con = d.efc_id[i]
     dim = d.contact_dim[con]
@@ -1096,7 +1105,7 @@ def _dual_state(d, state, ne, nf, nefc):
       nactive += dim
     for j in range(dim):
       state[i + j] = st
-    i += dim
+    c += dim
   return nactive
 
 
@@ -1298,9 +1307,9 @@ def _apply_delta(d, v, i, n, oldf):
 
 
 @jit
-def _pgs_sweep(m, d, blockstart, nblocks, v):
-  """One PGS sweep over the blocks in the given order; returns the (unscaled) improvement."""
-  ne, nf = d.ne[0], d.nf[0]
+def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
+  """One PGS sweep over the blocks in the given order (positions in `rows`, whose first ne
+  rows are equalities and next nf friction loss); returns the (unscaled) improvement."""
   force, floss = d.efc_force, d.efc_frictionloss
   ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
   s = d.solver_scratch
@@ -1310,7 +1319,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v):
   Y, Ynnz, Ycol = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
   improvement = 0.0
   for bi in range(nblocks):
-    i = blockstart[bi]
+    c = blockstart[bi]
+    i = rows[c]
     dim = _block_dim(d, i)
     if dim == 1:
       # scalar row, written out: most rows take this path
@@ -1320,12 +1330,12 @@ def _pgs_sweep(m, d, blockstart, nblocks, v):
         r += J[i, k] * v[k]
       old = force[i]
       f = old - r * ARinv[i]
-      if i >= ne and i < ne + nf:
+      if c >= ne and c < ne + nf:
         if f < -floss[i]:
           f = -floss[i]
         elif f > floss[i]:
           f = floss[i]
-      elif i >= ne + nf:
+      elif c >= ne + nf:
         if f < 0:
           f = 0.0
       dl = f - old
@@ -1390,83 +1400,118 @@ def _pgs_sweep(m, d, blockstart, nblocks, v):
 
 
 @jit
-def _nesterov_extrapolate(m, d, beta):
-  """force += beta (force - force_prev), projected back on the bounds and cones."""
-  ne, nf, nefc = d.ne[0], d.nf[0], d.nefc[0]
+def _nesterov_extrapolate(m, d, beta, ne, nf, nefc, rows):
+  """force += beta (force - force_prev) over rows[:nefc], projected back on the bounds and
+  cones."""
   force, floss = d.efc_force, d.efc_frictionloss
   fprev = d.solver_efc[_FPREV]
-  for i in range(nefc):
+  for c in range(nefc):
+    i = rows[c]
     fs = force[i]
     force[i] += beta * (force[i] - fprev[i])
     fprev[i] = fs
-  for i in range(ne, ne + nf):
+  for c in range(ne, ne + nf):
+    i = rows[c]
     force[i] = min(max(force[i], -floss[i]), floss[i])
-  i = ne + nf
-  while i < nefc:
+  c = ne + nf
+  while c < nefc:
+    i = rows[c]
     dim = _block_dim(d, i)
     _project_cone(force, i, d.contact_friction[d.efc_id[i]], dim, d.efc_type[i] == _ELLIPTIC)
-    i += dim
+    c += dim
 
 
 @jit
-def _dual_state_change(d, ne, nf, nefc):
-  """Update efc_state from the forces; returns (nactive, nchange)."""
+def _dual_state_change(d, ne, nf, nefc, rows):
+  """Update efc_state of rows[:nefc] from the forces; returns (nactive, nchange)."""
   oldstate = d.solver_int[0]
-  for i in range(nefc):
-    oldstate[i] = d.efc_state[i]
-  nactive = _dual_state(d, d.efc_state, ne, nf, nefc)
+  for c in range(nefc):
+    oldstate[c] = d.efc_state[rows[c]]
+  nactive = _dual_state(d, d.efc_state, ne, nf, nefc, rows)
   nchange = 0
-  for i in range(nefc):
-    if oldstate[i] != d.efc_state[i]:
+  for c in range(nefc):
+    if oldstate[c] != d.efc_state[rows[c]]:
       nchange += 1
   return nactive, nchange
 
 
 @jit
-def sol_pgs(m, d, maxiter):
-  """Projected Gauss-Seidel on the dual, from the current efc_force (mj_solPGS, one island,
-  Nesterov momentum with gradient restart, blocks visited in PCG32-shuffled order);
-  returns iterations. Needs solver_MinvJT (make_minv_jt) and efc_b."""
-  nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
+def _minv_jt_rows(m, d, v, f, nefc, rows):
+  """v = M^-1 J' f over rows[:nefc] (the other rows' dofs get zero)."""
+  for k in range(m.nv):
+    v[k] = 0.0
+  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  for c in range(nefc):
+    i = rows[c]
+    fi = f[i]
+    if fi != 0.0:
+      for a in range(nnz[i]):
+        k = col[i, a]
+        v[k] += Y[i, k] * fi
+
+
+@jit
+def _island_scale(m, d, island):
+  """1 / trace of M over an island's dofs (all dofs for island < 0): the dual solvers'
+  statistics scale in MuJoCo 4.0."""
+  if island < 0:
+    return stat_scale(m, d)
+  s = 0.0
+  a = d.island_idofadr[island]
+  for i in range(a, a + d.island_nv[island]):
+    g = d.map_idof2dof[i]
+    s += d.M[m.M_rowadr[g] + m.M_rownnz[g] - 1]
+  return 1.0 / s if s > 0 else 1.0
+
+
+@jit
+def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
+  """Projected Gauss-Seidel on the dual over rows[:nefc] (all rows, or one island's), from the
+  current efc_force (mj_solPGS / mj_solPGS_island: Nesterov momentum with gradient restart,
+  blocks visited in PCG32-shuffled order); statistics go to `island` (-1: the one-system
+  solve, reported as 0); returns iterations. Needs solver_MinvJT (make_minv_jt) and efc_b."""
+  nv = m.nv
   force = d.efc_force
   ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
   fprev, fmom = d.solver_efc[_FPREV], d.solver_efc[_FMOM]
   blockstart = d.solver_int[1]
   v = d.solver_nv[_TMP]   # M^-1 J' force, kept current
-  scale = stat_scale(m, d)
+  scale = _island_scale(m, d, island)
   tol = m.opt_tolerance[0]
+  stat = max(island, 0)
 
-  # blocks, and the diagonal blocks of AR (row i: AR[i, start .. start+dim))
+  # blocks (positions in rows), and the diagonal blocks of AR (row i: AR[i, i .. i+dim))
   nblocks = 0
   c = 0
   while c < nefc:
     blockstart[nblocks] = c
     nblocks += 1
-    dim = _block_dim(d, c)
+    i = rows[c]
+    dim = _block_dim(d, i)
     for a in range(dim):
       for b in range(dim):
-        ARblk[c + a, b] = _ar_entry(d, c + a, c + b, nv)
-      ARinv[c + a] = 1.0 / ARblk[c + a, a]
+        ARblk[i + a, b] = _ar_entry(d, i + a, i + b, nv)
+      ARinv[i + a] = 1.0 / ARblk[i + a, a]
     c += dim
-  for i in range(nefc):
-    fprev[i] = force[i]
-  _dual_state(d, d.efc_state, ne, nf, nefc)
+  for c in range(nefc):
+    fprev[rows[c]] = force[rows[c]]
+  _dual_state(d, d.efc_state, ne, nf, nefc, rows)
 
   rng, _ = _pcg32_next(np.uint64(0))
 
   it = 0
   nest_k = 0
-  _minv_jt_f(m, d, v, force)
+  _minv_jt_rows(m, d, v, force, nefc, rows)
   while it < maxiter:
     beta = (nest_k - 1) / (nest_k + 2) if it > 0 else 0.0
     if beta > 0:
-      _nesterov_extrapolate(m, d, beta)
-      _minv_jt_f(m, d, v, force)
+      _nesterov_extrapolate(m, d, beta, ne, nf, nefc, rows)
+      _minv_jt_rows(m, d, v, force, nefc, rows)
     else:
-      for i in range(nefc):
-        fprev[i] = force[i]
-    for i in range(nefc):
-      fmom[i] = force[i]
+      for c in range(nefc):
+        fprev[rows[c]] = force[rows[c]]
+    for c in range(nefc):
+      fmom[rows[c]] = force[rows[c]]
 
     for k in range(nblocks - 1, 0, -1):
       rng, r = _pcg32_next(rng)
@@ -1474,51 +1519,59 @@ def sol_pgs(m, d, maxiter):
       tmpb = blockstart[k]
       blockstart[k] = blockstart[j]
       blockstart[j] = tmpb
-    improvement = _pgs_sweep(m, d, blockstart, nblocks, v)
+    improvement = _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows)
 
-    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc, rows)
     improvement *= scale
-    _save_stats(d, 0, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+    _save_stats(d, stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
 
     # gradient restart (O'Donoghue-Candes) when the correction opposes the extrapolation
     restart = False
     if it > 0:
       dot = 0.0
-      for i in range(nefc):
+      for c in range(nefc):
+        i = rows[c]
         dot += (force[i] - fmom[i]) * (fmom[i] - fprev[i])
       restart = dot < 0
     nest_k = 0 if restart else nest_k + 1
     it += 1
     if improvement < tol:
       break
+  if stat < _NISLAND:
+    d.solver_niter[stat] += it
   return it
 
 
 @jit
-def sol_noslip(m, d, maxiter):
-  """No-slip post-pass: Gauss-Seidel on the friction forces (friction loss, pyramid edge
-  pairs, elliptic friction) with normal forces fixed and R removed (mj_solNoSlip, one island);
-  statistics continue after the main solver's. Needs solver_MinvJT and efc_b."""
-  nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
+def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
+  """No-slip post-pass over rows[:nefc] (all rows, or one island's): Gauss-Seidel on the
+  friction forces (friction loss, pyramid edge pairs, elliptic friction) with normal forces
+  fixed and R removed (mj_solNoSlip / mj_solNoSlip_island); statistics continue after the main
+  solver's for `island` (-1: one-system solve, reported as 0). Needs solver_MinvJT, efc_b."""
+  nv = m.nv
   force, floss, R = d.efc_force, d.efc_frictionloss, d.efc_R
   ARinv = d.solver_efc[_ARINV]
   v = d.solver_nv[_TMP]
   s = d.solver_scratch
   bc, res, oldf = s[8:14], s[16:22], s[24:30]
   Ac = d.solver_mat[2]
-  scale = stat_scale(m, d)
-  for i in range(nefc):
+  scale = _island_scale(m, d, island)
+  stat = max(island, 0)
+  for c in range(nefc):
+    i = rows[c]
     ARinv[i] = 1.0 / max(_MINVAL, _ar_entry(d, i, i, nv) - R[i])
-  _dual_state(d, d.efc_state, ne, nf, nefc)
-  _minv_jt_f(m, d, v, force)
-  niter0 = d.solver_niter[0]
+  _dual_state(d, d.efc_state, ne, nf, nefc, rows)
+  _minv_jt_rows(m, d, v, force, nefc, rows)
+  niter0 = d.solver_niter[stat] if stat < _NISLAND else 0
   it = 0
   while it < maxiter:
     improvement = 0.0
     if it == 0:
-      for i in range(nefc):
+      for c in range(nefc):
+        i = rows[c]
         improvement += 0.5 * force[i] * force[i] * R[i]
-    for i in range(ne, ne + nf):
+    for c in range(ne, ne + nf):
+      i = rows[c]
       _residual(d, res, i, 1, v, True)
       oldf[0] = force[i]
       force[i] -= res[0] * ARinv[i]
@@ -1529,8 +1582,9 @@ def sol_noslip(m, d, maxiter):
       dl = force[i] - oldf[0]
       improvement -= 0.5 * dl * dl / ARinv[i] + dl * res[0]
       _apply_delta(d, v, i, 1, oldf)
-    i = ne + nf
-    while i < nefc:
+    c = ne + nf
+    while c < nefc:
+      i = rows[c]
       typ = d.efc_type[i]
       if typ == _PYRAMIDAL:
         dim = d.contact_dim[d.efc_id[i]]
@@ -1560,7 +1614,7 @@ def sol_noslip(m, d, maxiter):
               force[j + 1] = mid - y
           improvement -= _cost_change(Ac, force, j, oldf, res, 2)
           _apply_delta(d, v, j, 2, oldf)
-        i += 2 * (dim - 1)
+        c += 2 * (dim - 1)
       elif typ == _ELLIPTIC:
         con = d.efc_id[i]
         dim = d.contact_dim[con]
@@ -1581,16 +1635,17 @@ def sol_noslip(m, d, maxiter):
           _solve_qcqp(d, force, i, dim, Ac, bc, d.contact_friction[con])
         improvement -= _cost_change(Ac, force, i + 1, oldf, res, n)
         _apply_delta(d, v, i + 1, n, oldf)
-        i += dim
+        c += dim
       else:
-        i += 1
-    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
+        c += 1
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc, rows)
     improvement *= scale
-    _save_stats(d, 0, niter0 + it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+    _save_stats(d, stat, niter0 + it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
     it += 1
     if improvement < m.opt_noslip_tolerance[0]:
       break
-  d.solver_niter[0] = niter0 + it
+  if stat < _NISLAND:
+    d.solver_niter[stat] = niter0 + it
 
 
 @jit
@@ -1727,8 +1782,8 @@ def _solve_primal_islands(m, d, flg_newton):
 @jit
 def fwd_constraint(m, d):
   """Islands, efc_b, warmstart, the model's solver, then qacc, efc_force, efc_state,
-  qfrc_constraint and the solver statistics (mj_island + mj_fwdConstraint). Newton and CG
-  solve island by island unless the ISLAND disable bit is set; PGS and no-slip solve as one."""
+  qfrc_constraint and the solver statistics (mj_island + mj_fwdConstraint). Every solver and
+  the no-slip pass work island by island unless the ISLAND disable bit is set."""
   nv, nefc = m.nv, d.nefc[0]
   for i in range(nv):
     d.qfrc_constraint[i] = 0.0
@@ -1748,9 +1803,19 @@ def fwd_constraint(m, d):
   if solver == _PGS or noslip:
     make_minv_jt(m, d)
   warmstart(m, d)
+  nisland = d.nisland[0]
+  if nisland == 0:
+    for i in range(nefc):
+      d.map_iefc2efc[i] = i   # the one-system solve's row list
   if solver == _PGS:
-    d.solver_niter[0] = sol_pgs(m, d, m.opt_iterations[0])
-  elif d.nisland[0] > 0:
+    if nisland > 0:
+      for k in range(nisland):
+        a = d.island_iefcadr[k]
+        sol_pgs(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
+                d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_iterations[0])
+    else:
+      sol_pgs(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc], m.opt_iterations[0])
+  elif nisland > 0:
     _solve_primal_islands(m, d, solver == _NEWTON)
     if noslip:  # the island contexts reused the row index of efc_J
       row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
@@ -1758,7 +1823,14 @@ def fwd_constraint(m, d):
     d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
                                    solver == _NEWTON)
   if noslip:
-    sol_noslip(m, d, m.opt_noslip_iterations[0])
+    if nisland > 0:
+      for k in range(nisland):
+        a = d.island_iefcadr[k]
+        sol_noslip(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
+                   d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_noslip_iterations[0])
+    else:
+      sol_noslip(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc],
+                 m.opt_noslip_iterations[0])
   if solver == _PGS or noslip:
     # dual finish: qacc = qacc_smooth + M^-1 J' efc_force
     mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
