@@ -39,8 +39,9 @@ _ROW_MAPS = ("efc_island", "map_efc2iefc", "map_iefc2efc")
 _ISLAND_ROWS = ("island_ne", "island_nf", "island_nefc", "island_iefcadr")
 
 
-def check_islands(m, mjm, d, mjd):
-  """Island count and maps equal MuJoCo's."""
+def check_islands(m, mjm, d, mjd, p=None):
+  """Island count and maps equal MuJoCo's; p (row_match) when our rows are in another order
+  (then the row maps, which depend on the order, are compared through efc_island only)."""
   ni = mjd.nisland
   assert d.nisland[0] == ni
   assert d.nidof[0] == mjd.nidof
@@ -51,8 +52,11 @@ def check_islands(m, mjm, d, mjd):
     n = theirs.shape[0] if f in ("tree_island", "dof_island", "map_dof2idof",
                                  "map_idof2dof") else ni
     np.testing.assert_array_equal(ours[:n], theirs[:n], err_msg=f)
-  for f in _ROW_MAPS:
-    np.testing.assert_array_equal(getattr(d, f)[:mjd.nefc], getattr(mjd, f), err_msg=f)
+  if p is not None and not np.array_equal(p, np.arange(mjd.nefc)):
+    np.testing.assert_array_equal(d.efc_island[p], mjd.efc_island)
+  else:
+    for f in _ROW_MAPS:
+      np.testing.assert_array_equal(getattr(d, f)[:mjd.nefc], getattr(mjd, f), err_msg=f)
   for f in _ISLAND_ROWS:
     np.testing.assert_array_equal(getattr(d, f)[:ni], getattr(mjd, f)[:ni], err_msg=f)
 
@@ -142,6 +146,34 @@ def _load(name):
   return tf._load(name)
 
 
+def row_match(d, mjd):
+  """p with our row p[i] matching MuJoCo's row i: the identity for non-contact rows; contacts
+  matched by geom pair and nearest position (collision may list a pair's contacts in another
+  order, e.g. at ties of aligned boxes)."""
+  n = mjd.nefc
+  p = np.arange(n)
+  used = set()
+  for c in range(mjd.ncon):
+    g = (mjd.contact.geom1[c], mjd.contact.geom2[c])
+    best, bestd = -1, np.inf
+    for k in range(d.ncon):
+      if k in used or (d.contact_geom1[k], d.contact_geom2[k]) != g:
+        continue
+      dist = np.linalg.norm(d.contact_pos[k] - mjd.contact.pos[c])
+      if dist < bestd:
+        best, bestd = k, dist
+    assert best >= 0, f"contact {c} has no match"
+    used.add(best)
+    a, b = mjd.contact.efc_address[c], d.contact_efc_address[best]
+    nrow = (2 * (mjd.contact.dim[c] - 1) if mjd.efc_type[a] == PYRAMIDAL_ROW
+            else mjd.contact.dim[c])
+    p[a:a + nrow] = np.arange(b, b + nrow)
+  return p
+
+
+PYRAMIDAL_ROW = int(mujoco.mjtConstraint.mjCNSTR_CONTACT_PYRAMIDAL)
+
+
 def teacher_forced_islands(name, cone, nstep, every=1, seed=0):
   """Full pipeline along MuJoCo's trajectory (Newton, islands on); checks islands and
   per-island statistics at every compared step; returns worst qacc / efc_force errors and the
@@ -154,7 +186,10 @@ def teacher_forced_islands(name, cone, nstep, every=1, seed=0):
   rng = np.random.default_rng(seed)
   worst = {"qacc": 0.0, "efc_force": 0.0}
   nisland = 0
-  fields = ("improvement", "gradient", "nactive", "nchange", "neval")
+  # our rows differ from MuJoCo's at round-off (own collision): a line search may take one
+  # evaluation more or less, so neval is not compared here (it is in the solve tests)
+  fields = ("improvement", "gradient", "nactive", "nchange")
+  reordered = 0
   for i in range(nstep):
     if mjm.nu:
       mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
@@ -165,12 +200,15 @@ def teacher_forced_islands(name, cone, nstep, every=1, seed=0):
     mujoco.mj_forward(mjm, mjd)
     engine.forward(m, d)
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
-    check_islands(m, mjm, d, mjd)
+    p = row_match(d, mjd)
+    reordered += not np.array_equal(p, np.arange(mjd.nefc))
+    check_islands(m, mjm, d, mjd, p)
     check_statistics(d, mjd, fields)
-    np.testing.assert_array_equal(d.efc_state[:d.nefc], mjd.efc_state, err_msg=f"step {i}")
+    np.testing.assert_array_equal(d.efc_state[p], mjd.efc_state, err_msg=f"step {i}")
     nisland = max(nisland, mjd.nisland)
     worst["qacc"] = max(worst["qacc"], rel_err(d.qacc, mjd.qacc))
-    worst["efc_force"] = max(worst["efc_force"], rel_err(d.efc_force[:d.nefc], mjd.efc_force))
+    worst["efc_force"] = max(worst["efc_force"], rel_err(d.efc_force[p], mjd.efc_force))
+  worst["reordered_steps"] = reordered
   return worst, nisland
 
 
