@@ -381,43 +381,47 @@ def _mul_jt(c, res, f):
 @jit
 def _mul_m(m, d, c, res, vec):
   """res = M vec on the context's dofs (mj_mulM restricted to them, same summation order)."""
+  M, rowadr, rownnz, colind = d.M, m.M_rowadr, m.M_rownnz, m.M_colind
+  dofs, dof2idof, off = c.dofs, d.map_dof2idof, c.adr
   for i in range(c.nv):
     res[i] = 0.0
   for i in range(c.nv):
-    g = c.dofs[i]
-    adr = m.M_rowadr[g]
-    n = m.M_rownnz[g]
-    res[i] += d.M[adr + n - 1] * vec[i]
+    g = dofs[i]
+    adr = rowadr[g]
+    n = rownnz[g]
+    res[i] += M[adr + n - 1] * vec[i]
     for a in range(adr, adr + n - 1):
-      k = d.map_dof2idof[m.M_colind[a]] - c.adr
-      res[i] += d.M[a] * vec[k]
-      res[k] += d.M[a] * vec[i]
+      k = dof2idof[colind[a]] - off
+      res[i] += M[a] * vec[k]
+      res[k] += M[a] * vec[i]
 
 
 @jit
 def _solve_m(m, d, c, x, y):
   """x = M^-1 y on the context's dofs with the factor qLD (mj_solveLD restricted to them)."""
   nv = c.nv
+  qLD, diaginv, rowadr, rownnz, colind = d.qLD, d.qLDiagInv, m.M_rowadr, m.M_rownnz, m.M_colind
+  dofs, dof2idof, off = c.dofs, d.map_dof2idof, c.adr
   for i in range(nv):
     x[i] = y[i]
   for i in range(nv - 1, -1, -1):
-    g = c.dofs[i]
+    g = dofs[i]
     xi = x[i]
-    if m.M_rownnz[g] == 1 or xi == 0.0:
+    if rownnz[g] == 1 or xi == 0.0:
       continue
-    start = m.M_rowadr[g]
-    for a in range(start, start + m.M_rownnz[g] - 1):
-      x[d.map_dof2idof[m.M_colind[a]] - c.adr] -= d.qLD[a] * xi
+    start = rowadr[g]
+    for a in range(start, start + rownnz[g] - 1):
+      x[dof2idof[colind[a]] - off] -= qLD[a] * xi
   for i in range(nv):
-    x[i] *= d.qLDiagInv[c.dofs[i]]
+    x[i] *= diaginv[dofs[i]]
   for i in range(nv):
-    g = c.dofs[i]
-    n = m.M_rownnz[g] - 1
+    g = dofs[i]
+    n = rownnz[g] - 1
     if n > 0:
-      start = m.M_rowadr[g]
+      start = rowadr[g]
       s = 0.0
       for a in range(start, start + n):
-        s += d.qLD[a] * x[d.map_dof2idof[m.M_colind[a]] - c.adr]
+        s += qLD[a] * x[dof2idof[colind[a]] - off]
       x[i] -= s
 
 
@@ -429,16 +433,17 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
                                 c.state, d.solver_efc[_JAREF], flg_cone_hessian)
   _mul_jt(c, c.qfrc_constraint, c.force)
+  state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
   ncone = 0
   for i in range(nefc):
-    if c.state[i] != _SATISFIED:
+    if state[i] != _SATISFIED:
       nactive += 1
-    if c.state[i] == _CONE:
+    if state[i] == _CONE:
       ncone += 1
   gauss = 0.0
   for i in range(nv):
-    gauss += 0.5 * (Ma[i] - c.qfrc_smooth[i]) * (c.qacc[i] - c.qacc_smooth[i])
+    gauss += 0.5 * (Ma[i] - qfrc_smooth[i]) * (qacc[i] - qacc_smooth[i])
   return cost + gauss, gauss, nactive, ncone
 
 
@@ -446,8 +451,9 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
 def _primal_update_gradient(m, d, c, flg_newton, ncone):
   """grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = H^-1 grad (Newton) or M^-1 grad."""
   grad, Ma = d.solver_nv[_GRAD], d.solver_nv[_MA]
+  qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
   for i in range(c.nv):
-    grad[i] = Ma[i] - c.qfrc_smooth[i] - c.qfrc_constraint[i]
+    grad[i] = Ma[i] - qfrc_smooth[i] - qfrc_constraint[i]
   _primal_update_mgrad(m, d, c, flg_newton, ncone)
 
 
@@ -468,7 +474,7 @@ def _primal_prepare(m, d, c):
   v = d.solver_nv[_SEARCH]
   Ma, Mv = d.solver_nv[_MA], d.solver_nv[_MV]
   Jv, Jaref = d.solver_efc[_JV], d.solver_efc[_JAREF]
-  D = c.D
+  D, typ, eid = c.D, c.typ, c.eid
   quad = d.solver_quad
   g1 = _dot(v, Ma, nv) - _dot(c.qfrc_smooth, v, nv)
   g2 = 0.5 * _dot(v, Mv, nv)
@@ -480,8 +486,8 @@ def _primal_prepare(m, d, c):
     quad[q + 1] = Jv[i] * DJ0
     quad[q + 2] = Jv[i] * D[i] * Jv[i]
     step = 1
-    if c.typ[i] == _ELLIPTIC:
-      con = c.eid[i]
+    if typ[i] == _ELLIPTIC:
+      con = eid[i]
       dim = d.contact_dim[con]
       mu = d.contact_mu[con]
       fr = d.contact_friction[con]
@@ -592,6 +598,7 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
 def _primal_eval(d, c, alpha, g1, g2):
   """(cost(alpha) - cost(0), first and second derivative) along the search (PrimalEval)."""
   ne, nf, nefc = c.ne, c.nf, c.nefc
+  floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
   quad = d.solver_quad
   Jaref, Jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
   cost = 0.0
@@ -612,9 +619,9 @@ def _primal_eval(d, c, alpha, g1, g2):
       start = Jaref[i]
       dr = Jv[i]
       x = start + alpha * dr
-      f = c.floss[i]
-      D = c.D[i]
-      Rf = c.R[i] * f
+      f = floss[i]
+      D = Dv[i]
+      Rf = Rv[i] * f
       cost += _friction_cost_dif(start, x, f, Rf, D)
       if -Rf < x and x < Rf:
         d0 += D * x * dr
@@ -625,8 +632,8 @@ def _primal_eval(d, c, alpha, g1, g2):
         d0 += f * dr
       i += 1
       continue
-    if c.typ[i] == _ELLIPTIC:
-      con = c.eid[i]
+    if typ[i] == _ELLIPTIC:
+      con = eid[i]
       dim = d.contact_dim[con]
       mu = d.contact_mu[con]
       U0, V0, UU, UV, VV, Dm = (quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7],
@@ -819,10 +826,10 @@ def _factorize_hessian(m, d, c, ncone):
   """L = chol(M + J' D J) over quadratic rows (MakeHessian + FactorizeHessian, dense);
   returns nupdate."""
   nv, nefc = c.nv, c.nefc
-  L = c.L
+  L, D, state = c.L, c.D, c.state
   Dh = d.solver_efc[_DH]
   for i in range(nefc):
-    Dh[i] = c.D[i] if c.state[i] == _QUADRATIC else 0.0
+    Dh[i] = D[i] if state[i] == _QUADRATIC else 0.0
   for r in range(nv):
     for k in range(nv):
       L[r, k] = 0.0
@@ -837,11 +844,12 @@ def _factorize_hessian(m, d, c, ncone):
       for b in range(a + 1):
         k = col[i, b]
         L[r, k] += jr * J[i, k]
+  M, dofs, dof2idof, off = d.M, c.dofs, d.map_dof2idof, c.adr
   for r in range(nv):
-    g = c.dofs[r]
+    g = dofs[r]
     adr = m.M_rowadr[g]
     for a in range(adr, adr + m.M_rownnz[g]):
-      L[r, d.map_dof2idof[m.M_colind[a]] - c.adr] += d.M[a]
+      L[r, dof2idof[m.M_colind[a]] - off] += M[a]
   chol_factor(L, nv, _MINVAL)
   if ncone:
     _hessian_cone(m, d, c)
@@ -854,19 +862,20 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   factor loses rank (HessianIncremental); returns nupdate."""
   nv, nefc = c.nv, c.nefc
   cholupd = d.solver_nv[_CHOLUPD]
+  state, D, J, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jnnz, c.Jcol, c.L
   nupdate = 0
   for i in range(nefc):
     old_q = oldstate[i] == _QUADRATIC
-    new_q = c.state[i] == _QUADRATIC
+    new_q = state[i] == _QUADRATIC
     if old_q == new_q:
       continue
-    sq = math.sqrt(c.D[i])
+    sq = math.sqrt(D[i])
     for k in range(nv):
       cholupd[k] = 0.0
-    for a in range(c.Jnnz[i]):
-      k = c.Jcol[i, a]
-      cholupd[k] = c.J[i, k] * sq
-    rank = chol_update(c.L, cholupd, nv, new_q)
+    for a in range(Jnnz[i]):
+      k = Jcol[i, a]
+      cholupd[k] = J[i, k] * sq
+    rank = chol_update(L, cholupd, nv, new_q)
     nupdate += 1
     if rank < nv:
       return _factorize_hessian(m, d, c, ncone)
@@ -879,10 +888,11 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
 def _island_inertia_scale(m, d, c):
   """1 / trace of the context's block of M: the statistics' scale (MuJoCo 4.0, islands and the
   one-system solve alike)."""
+  M, dofs = d.M, c.dofs
   s = 0.0
   for i in range(c.nv):
-    g = c.dofs[i]
-    s += d.M[m.M_rowadr[g] + m.M_rownnz[g] - 1]
+    g = dofs[i]
+    s += M[m.M_rowadr[g] + m.M_rownnz[g] - 1]
   return 1.0 / s if s > 0 else 1.0
 
 
@@ -897,16 +907,17 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
   oldstate = d.solver_int[0]
   tol = m.opt_tolerance[0]
   cone_hessian = flg_newton and m.opt_cone[0] == _CONE_ELLIPTIC
-  qacc = c.qacc
+  qacc, aref, state = c.qacc, c.aref, c.state
+  qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
 
   _mul_m(m, d, c, Ma, qacc)
   _mul_j(c, jaref, qacc)
   for i in range(nefc):
-    jaref[i] -= c.aref[i]
+    jaref[i] -= aref[i]
 
   cost, gauss, nactive, ncone = _primal_update_constraint(m, d, c, cone_hessian)
   for i in range(nv):
-    grad[i] = Ma[i] - c.qfrc_smooth[i] - c.qfrc_constraint[i]
+    grad[i] = Ma[i] - qfrc_smooth[i] - qfrc_constraint[i]
   scale = _island_inertia_scale(m, d, c)
 
   _primal_update_mgrad(m, d, c, False, 0)
@@ -940,7 +951,7 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
         ws[_GRADOLD, i] = grad[i]
         ws[_MGRADOLD, i] = Mgrad[i]
     for i in range(nefc):
-      oldstate[i] = c.state[i]
+      oldstate[i] = state[i]
 
     cost, gauss, nactive, ncone = _primal_update_constraint(m, d, c, cone_hessian)
     if flg_newton:
@@ -949,7 +960,7 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
 
     nchange = 0
     for i in range(nefc):
-      if c.state[i] != oldstate[i]:
+      if state[i] != oldstate[i]:
         nchange += 1
     improvement = scale * ls_improvement
     gradient = scale * _norm(grad, nv)
@@ -1731,11 +1742,12 @@ def context_island(m, d, k):
   ea, nr = d.island_iefcadr[k], d.island_nefc[k]
   dofs = d.map_idof2dof[na:na + n]
   J, nnz, col = d.iefc_J[ea:ea + nr], d.solver_Jnnz[0][ea:ea + nr], d.solver_Jcol[ea:ea + nr]
+  efc_J, iefc2efc = d.efc_J, d.map_iefc2efc
   for r in range(nr):
-    i = d.map_iefc2efc[ea + r]
+    i = iefc2efc[ea + r]
     cnt = 0
     for j in range(n):
-      v = d.efc_J[i, dofs[j]]
+      v = efc_J[i, dofs[j]]
       J[r, j] = v
       if v != 0.0:
         col[r, cnt] = j
