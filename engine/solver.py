@@ -353,10 +353,9 @@ Primal = collections.namedtuple(
 
 
 @jit
-def _mul_j(c, res, vec):
-  """res = J vec over the context's rows."""
-  J, nnz, col = c.J, c.Jnnz, c.Jcol
-  for i in range(c.nefc):
+def _mul_j(J, nnz, col, nefc, res, vec):
+  """res = J vec over rows with their row index (a context's: c.J, c.Jnnz, c.Jcol, c.nefc)."""
+  for i in range(nefc):
     s = 0.0
     for a in range(nnz[i]):
       k = col[i, a]
@@ -365,12 +364,11 @@ def _mul_j(c, res, vec):
 
 
 @jit
-def _mul_jt(c, res, f):
-  """res = J' f over the context's rows."""
-  J, nnz, col = c.J, c.Jnnz, c.Jcol
-  for k in range(c.nv):
+def _mul_jt(J, nnz, col, nefc, nv, res, f):
+  """res = J' f over rows with their row index."""
+  for k in range(nv):
     res[k] = 0.0
-  for i in range(c.nefc):
+  for i in range(nefc):
     fi = f[i]
     if fi != 0.0:
       for a in range(nnz[i]):
@@ -379,13 +377,14 @@ def _mul_jt(c, res, f):
 
 
 @jit
-def _mul_m(m, d, c, res, vec):
-  """res = M vec on the context's dofs (mj_mulM restricted to them, same summation order)."""
+def _mul_m(m, d, dofs, off, nv, res, vec):
+  """res = M vec on the dofs `dofs` (a context's: c.dofs, c.adr, c.nv), mj_mulM restricted to
+  them in the same summation order."""
   M, rowadr, rownnz, colind = d.M, m.M_rowadr, m.M_rownnz, m.M_colind
-  dofs, dof2idof, off = c.dofs, d.map_dof2idof, c.adr
-  for i in range(c.nv):
+  dof2idof = d.map_dof2idof
+  for i in range(nv):
     res[i] = 0.0
-  for i in range(c.nv):
+  for i in range(nv):
     g = dofs[i]
     adr = rowadr[g]
     n = rownnz[g]
@@ -397,11 +396,10 @@ def _mul_m(m, d, c, res, vec):
 
 
 @jit
-def _solve_m(m, d, c, x, y):
-  """x = M^-1 y on the context's dofs with the factor qLD (mj_solveLD restricted to them)."""
-  nv = c.nv
+def _solve_m(m, d, dofs, off, nv, x, y):
+  """x = M^-1 y on the dofs `dofs` with the factor qLD (mj_solveLD restricted to them)."""
   qLD, diaginv, rowadr, rownnz, colind = d.qLD, d.qLDiagInv, m.M_rowadr, m.M_rownnz, m.M_colind
-  dofs, dof2idof, off = c.dofs, d.map_dof2idof, c.adr
+  dof2idof = d.map_dof2idof
   for i in range(nv):
     x[i] = y[i]
   for i in range(nv - 1, -1, -1):
@@ -432,7 +430,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   Ma = d.solver_nv[_MA]
   cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
                                 c.state, d.solver_efc[_JAREF], flg_cone_hessian)
-  _mul_jt(c, c.qfrc_constraint, c.force)
+  _mul_jt(c.J, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
   state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
   ncone = 0
@@ -464,7 +462,7 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   if flg_newton:
     chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
   else:
-    _solve_m(m, d, c, Mgrad, grad)
+    _solve_m(m, d, c.dofs, c.adr, c.nv, Mgrad, grad)
 
 
 @jit
@@ -595,10 +593,8 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
 
 
 @jit
-def _primal_eval(d, c, alpha, g1, g2):
+def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
   """(cost(alpha) - cost(0), first and second derivative) along the search (PrimalEval)."""
-  ne, nf, nefc = c.ne, c.nf, c.nefc
-  floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
   quad = d.solver_quad
   Jaref, Jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
   cost = 0.0
@@ -679,7 +675,7 @@ def _primal_eval(d, c, alpha, g1, g2):
 
 
 @jit
-def _update_bracket(d, c, g1, g2, p, c0, c1, c2):
+def _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1, g2, p, c0, c1, c2):
   """MuJoCo's updateBracket: move bracket end p to the best same-sign candidate; returns
   (flag, new p, next point from p's Newton step or p itself when flag is 0)."""
   flag = 0
@@ -693,7 +689,7 @@ def _update_bracket(d, c, g1, g2, p, c0, c1, c2):
   pnext = p
   if flag:
     a = p[0] - p[2] / p[3]
-    cst, g, h = _primal_eval(d, c, a, g1, g2)
+    cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
     pnext = (a, cst, g, h)
   return flag, p, pnext
 
@@ -708,16 +704,18 @@ def _primal_search(m, d, c, tolerance, ls_iterations, scale):
     return 0.0, 0.0, 0, 1.0
   gtol = tolerance * snorm / scale
   slopescl = scale / snorm
-  _mul_m(m, d, c, d.solver_nv[_MV], search)
-  _mul_j(c, d.solver_efc[_JV], search)
+  _mul_m(m, d, c.dofs, c.adr, nv, d.solver_nv[_MV], search)
+  _mul_j(c.J, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[_JV], search)
   g1, g2 = _primal_prepare(m, d, c)
+  ne, nf, nefc = c.ne, c.nf, c.nefc
+  floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
 
   neval = 0
-  cst, g, h = _primal_eval(d, c, 0.0, g1, g2)
+  cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, 0.0, g1, g2)
   p0 = (0.0, cst, g, h)
   neval += 1
   a = p0[0] - p0[2] / p0[3]
-  cst, g, h = _primal_eval(d, c, a, g1, g2)
+  cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
   p1 = (a, cst, g, h)
   neval += 1
   if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
@@ -730,7 +728,7 @@ def _primal_search(m, d, c, tolerance, ls_iterations, scale):
     p2 = p1
     p2update = True
     a = p1[0] - p1[2] / p1[3]
-    cst, g, h = _primal_eval(d, c, a, g1, g2)
+    cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
     p1 = (a, cst, g, h)
     neval += 1
     if abs(p1[2]) < gtol and p1[1] < 0:
@@ -743,13 +741,13 @@ def _primal_search(m, d, c, tolerance, ls_iterations, scale):
 
   p2next = p1
   a = p1[0] - p1[2] / p1[3]
-  cst, g, h = _primal_eval(d, c, a, g1, g2)
+  cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
   p1next = (a, cst, g, h)
   neval += 1
 
   while neval < ls_iterations:
     a = 0.5 * (p1[0] + p2[0])
-    cst, g, h = _primal_eval(d, c, a, g1, g2)
+    cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
     pmid = (a, cst, g, h)
     neval += 1
     c0, c1, c2 = p1next, p2next, pmid
@@ -764,11 +762,13 @@ def _primal_search(m, d, c, tolerance, ls_iterations, scale):
     if best >= 0:
       cand = c0 if best == 0 else (c1 if best == 1 else c2)
       return cand[0], -cand[1], neval, abs(cand[2]) * slopescl
-    b1, p1, p1next_new = _update_bracket(d, c, g1, g2, p1, c0, c1, c2)
+    b1, p1, p1next_new = _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1,
+                                           g2, p1, c0, c1, c2)
     if b1:
       p1next = p1next_new
       neval += 1
-    b2, p2, p2next_new = _update_bracket(d, c, g1, g2, p2, c0, c1, c2)
+    b2, p2, p2next_new = _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1,
+                                           g2, p2, c0, c1, c2)
     if b2:
       p2next = p2next_new
       neval += 1
@@ -910,8 +910,8 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
   qacc, aref, state = c.qacc, c.aref, c.state
   qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
 
-  _mul_m(m, d, c, Ma, qacc)
-  _mul_j(c, jaref, qacc)
+  _mul_m(m, d, c.dofs, c.adr, nv, Ma, qacc)
+  _mul_j(c.J, c.Jnnz, c.Jcol, nefc, jaref, qacc)
   for i in range(nefc):
     jaref[i] -= aref[i]
 
