@@ -835,6 +835,39 @@ DataType = _DataStructType([
     ('solver_Jnnz', types.Array(types.int32, 2, 'C')),
     ('solver_Jcol', types.Array(types.int32, 2, 'C')),
     ('solver_Ycol', types.Array(types.int32, 2, 'C')),
+    ('nisland', types.Array(types.int32, 1, 'C')),
+    ('nidof', types.Array(types.int32, 1, 'C')),
+    ('tree_island', types.Array(types.int32, 1, 'C')),
+    ('island_ntree', types.Array(types.int32, 1, 'C')),
+    ('island_itreeadr', types.Array(types.int32, 1, 'C')),
+    ('map_itree2tree', types.Array(types.int32, 1, 'C')),
+    ('dof_island', types.Array(types.int32, 1, 'C')),
+    ('island_nv', types.Array(types.int32, 1, 'C')),
+    ('island_idofadr', types.Array(types.int32, 1, 'C')),
+    ('island_dofadr', types.Array(types.int32, 1, 'C')),
+    ('map_dof2idof', types.Array(types.int32, 1, 'C')),
+    ('map_idof2dof', types.Array(types.int32, 1, 'C')),
+    ('efc_island', types.Array(types.int32, 1, 'C')),
+    ('island_ne', types.Array(types.int32, 1, 'C')),
+    ('island_nf', types.Array(types.int32, 1, 'C')),
+    ('island_nefc', types.Array(types.int32, 1, 'C')),
+    ('island_iefcadr', types.Array(types.int32, 1, 'C')),
+    ('map_efc2iefc', types.Array(types.int32, 1, 'C')),
+    ('map_iefc2efc', types.Array(types.int32, 1, 'C')),
+    ('iefc_type', types.Array(types.int32, 1, 'C')),
+    ('iefc_id', types.Array(types.int32, 1, 'C')),
+    ('iefc_frictionloss', types.Array(types.float64, 1, 'C')),
+    ('iefc_D', types.Array(types.float64, 1, 'C')),
+    ('iefc_R', types.Array(types.float64, 1, 'C')),
+    ('iefc_aref', types.Array(types.float64, 1, 'C')),
+    ('iefc_force', types.Array(types.float64, 1, 'C')),
+    ('iefc_state', types.Array(types.int32, 1, 'C')),
+    ('ifrc_smooth', types.Array(types.float64, 1, 'C')),
+    ('ifrc_constraint', types.Array(types.float64, 1, 'C')),
+    ('iacc_smooth', types.Array(types.float64, 1, 'C')),
+    ('iacc', types.Array(types.float64, 1, 'C')),
+    ('iefc_J', types.Array(types.float64, 2, 'C')),
+    ('island_int', types.Array(types.int32, 2, 'C')),
 ])
 
 
@@ -1024,7 +1057,7 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol):
+def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv):
   s.solver_int = solver_int
   s.solver_MinvJT = solver_MinvJT
   s.solver_ARblk = solver_ARblk
@@ -1033,6 +1066,47 @@ def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solv
   s.solver_Jnnz = solver_Jnnz
   s.solver_Jcol = solver_Jcol
   s.solver_Ycol = solver_Ycol
+  s.nisland = nisland
+  s.nidof = nidof
+  s.tree_island = tree_island
+  s.island_ntree = island_ntree
+  s.island_itreeadr = island_itreeadr
+  s.map_itree2tree = map_itree2tree
+  s.dof_island = dof_island
+  s.island_nv = island_nv
+
+
+@numba.njit(cache=True)
+def _set_data_10(s, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R):
+  s.island_idofadr = island_idofadr
+  s.island_dofadr = island_dofadr
+  s.map_dof2idof = map_dof2idof
+  s.map_idof2dof = map_idof2dof
+  s.efc_island = efc_island
+  s.island_ne = island_ne
+  s.island_nf = island_nf
+  s.island_nefc = island_nefc
+  s.island_iefcadr = island_iefcadr
+  s.map_efc2iefc = map_efc2iefc
+  s.map_iefc2efc = map_iefc2efc
+  s.iefc_type = iefc_type
+  s.iefc_id = iefc_id
+  s.iefc_frictionloss = iefc_frictionloss
+  s.iefc_D = iefc_D
+  s.iefc_R = iefc_R
+
+
+@numba.njit(cache=True)
+def _set_data_11(s, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J, island_int):
+  s.iefc_aref = iefc_aref
+  s.iefc_force = iefc_force
+  s.iefc_state = iefc_state
+  s.ifrc_smooth = ifrc_smooth
+  s.ifrc_constraint = ifrc_constraint
+  s.iacc_smooth = iacc_smooth
+  s.iacc = iacc
+  s.iefc_J = iefc_J
+  s.island_int = island_int
 
 
 DATA_SETTERS = (
@@ -1045,5 +1119,7 @@ DATA_SETTERS = (
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
     (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad')),
-    (_set_data_9, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol')),
+    (_set_data_9, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv')),
+    (_set_data_10, ('island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R')),
+    (_set_data_11, ('iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J', 'island_int')),
 )

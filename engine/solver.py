@@ -1,5 +1,10 @@
 """Constraint solvers (MuJoCo's engine_solver.c) and the constraint stage (mj_fwdConstraint).
 
+The stage finds the constraint islands (engine.island) and, as MuJoCo 4.0 does by default,
+solves each island on its own (own dense Hessian of island size, own termination, statistics
+at island * mjNSOLVER in solver_*, iterations in solver_niter[island]); with the ISLAND disable
+bit set, or when no island structure exists, everything is solved as one system.
+
 Primal solvers (Newton, CG) minimise over qacc the Gauss cost 0.5 (qacc - qacc_smooth)' M
 (qacc - qacc_smooth) plus the constraint cost s(J qacc - aref); the dual solver (PGS) minimises
 0.5 f' AR f + f' b over the constraint forces f, AR = J M^-1 J' + diag(R), in their cones.
@@ -8,8 +13,9 @@ Hessian factor updates, Hager-Zhang CG, PGS with shuffled blocks and Nesterov mo
 that iteration counts and per-iteration statistics agree with MuJoCo's.
 
 Choices (see also the report in the commit history):
-- One island: the whole system is solved at once, as MuJoCo does with the ISLAND disable bit
-  set. Converged results agree with MuJoCo's per-island solve to within the solver tolerance.
+- Primal solvers run on a `Primal` context (views of all rows/dofs, or of one island's
+  gathered rows iefc_* / iefc_J and dofs iacc etc.); PGS and no-slip run over a list of rows
+  (map_iefc2efc: an island's, or the identity) on the global arrays, as MuJoCo's efclist.
 - Dense: efc_J is dense (njmax, nv); the Newton Hessian is MuJoCo's dense path (nv x nv
   Cholesky of the lower triangle, rank-1 updates as states change).
 - PGS keeps Y = M^-1 J' (njmax x nv, `solver_MinvJT`) and the vector M^-1 J' f, so a residual
@@ -22,10 +28,12 @@ solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (sma
 6 x 6 matrices), solver_Jnnz / solver_Jcol / solver_Ycol (nonzero columns of the rows of efc_J
 and of M^-1 J', so row products cost their nonzeros, not nv).
 """
+import collections
 import math
 
 import numpy as np
 
+from engine import island
 from engine import smooth
 from engine.smooth import jit
 from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone
@@ -42,6 +50,7 @@ _CONE_ELLIPTIC = int(mjtCone.ELLIPTIC)
 _DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
 _MINVAL = 1e-15   # mjMINVAL
 _NSOLVER = 200    # mjNSOLVER
+_NISLAND = 20     # mjNISLAND: islands with statistics
 
 # rows of d.solver_nv
 (_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _CHOLUPD,
@@ -195,7 +204,15 @@ def constraint_update_impl(d, ne, nf, nefc, jar, flg_cone_hessian):
   """efc_state, efc_force from jar = J qacc - aref; returns the constraint cost s(jar) and, for
   elliptic contacts in the cone state, writes their cone Hessian to contact_H
   (mj_constraintUpdate_impl)."""
-  D, R, floss, force, state = d.efc_D, d.efc_R, d.efc_frictionloss, d.efc_force, d.efc_state
+  return constraint_update_rows(d, ne, nf, nefc, d.efc_D, d.efc_R, d.efc_frictionloss,
+                                d.efc_type, d.efc_id, d.efc_force, d.efc_state, jar,
+                                flg_cone_hessian)
+
+
+@jit
+def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force, state, jar,
+                           flg_cone_hessian):
+  """constraint_update_impl on given row arrays (all rows, or one island's in its order)."""
   s = 0.0
   if nefc == 0:
     return 0.0
@@ -223,7 +240,7 @@ def constraint_update_impl(d, ne, nf, nefc, jar, flg_cone_hessian):
         state[i] = _QUADRATIC
       i += 1
       continue
-    if d.efc_type[i] != _ELLIPTIC:
+    if efc_type[i] != _ELLIPTIC:
       if jar[i] >= 0:
         force[i] = 0.0
         state[i] = _SATISFIED
@@ -233,7 +250,7 @@ def constraint_update_impl(d, ne, nf, nefc, jar, flg_cone_hessian):
       i += 1
       continue
     # elliptic cone contact: rows i .. i+dim-1
-    con = d.efc_id[i]
+    con = efc_id[i]
     mu = d.contact_mu[con]
     fr = d.contact_friction[con]
     dim = d.contact_dim[con]
@@ -304,10 +321,13 @@ def _constraint_update(m, d, jar, flg_cone_hessian):
 
 
 @jit
-def _save_stats(d, it, improvement, gradient, lineslope, nactive, nchange, neval, nupdate):
-  """Statistics of iteration `it` (dropped past mjNSOLVER, as MuJoCo does)."""
-  if it >= _NSOLVER:
+def _save_stats(d, island, it, improvement, gradient, lineslope, nactive, nchange, neval,
+                nupdate):
+  """Statistics of iteration `it` of an island (0 for a one-system solve) at island * mjNSOLVER
+  + it; dropped past mjNISLAND islands or mjNSOLVER iterations, as MuJoCo does."""
+  if it >= _NSOLVER or island >= _NISLAND:
     return
+  it += island * _NSOLVER
   d.solver_improvement[it] = improvement
   d.solver_gradient[it] = gradient
   d.solver_lineslope[it] = lineslope
@@ -319,59 +339,142 @@ def _save_stats(d, it, improvement, gradient, lineslope, nactive, nchange, neval
 
 # ---------------------------------------------------------------------------------------------
 # primal solvers (CG, Newton): mj_solPrimal
+#
+# A Primal context names the rows and dofs being solved: all of them (one-system solve: views
+# of efc_* and qacc etc.) or one island's (views of the island-ordered iefc_*, iefc_J and iacc
+# etc.). Island dofs are local 0 .. nv-1; `dofs` maps them to the model's dofs, and
+# map_dof2idof - adr maps back (identity for the one-system solve), so products with M and its
+# factor run over the island's rows of M in the model's order. Work vectors (solver_nv rows,
+# solver_efc rows, solver_quad, solver_int[0]) are used from index 0.
+
+Primal = collections.namedtuple(
+    "Primal", "nv ne nf nefc adr dofs J Jnnz Jcol D R floss aref typ eid force state qacc "
+    "qacc_smooth qfrc_smooth qfrc_constraint L Lcone")
+
 
 @jit
-def _primal_update_constraint(m, d, flg_cone_hessian):
+def _mul_j(J, nnz, col, nefc, res, vec):
+  """res = J vec over rows with their row index (a context's: c.J, c.Jnnz, c.Jcol, c.nefc)."""
+  for i in range(nefc):
+    s = 0.0
+    for a in range(nnz[i]):
+      k = col[i, a]
+      s += J[i, k] * vec[k]
+    res[i] = s
+
+
+@jit
+def _mul_jt(J, nnz, col, nefc, nv, res, f):
+  """res = J' f over rows with their row index."""
+  for k in range(nv):
+    res[k] = 0.0
+  for i in range(nefc):
+    fi = f[i]
+    if fi != 0.0:
+      for a in range(nnz[i]):
+        k = col[i, a]
+        res[k] += J[i, k] * fi
+
+
+@jit
+def _mul_m(m, d, dofs, off, nv, res, vec):
+  """res = M vec on the dofs `dofs` (a context's: c.dofs, c.adr, c.nv), mj_mulM restricted to
+  them in the same summation order."""
+  M, rowadr, rownnz, colind = d.M, m.M_rowadr, m.M_rownnz, m.M_colind
+  dof2idof = d.map_dof2idof
+  for i in range(nv):
+    res[i] = 0.0
+  for i in range(nv):
+    g = dofs[i]
+    adr = rowadr[g]
+    n = rownnz[g]
+    res[i] += M[adr + n - 1] * vec[i]
+    for a in range(adr, adr + n - 1):
+      k = dof2idof[colind[a]] - off
+      res[i] += M[a] * vec[k]
+      res[k] += M[a] * vec[i]
+
+
+@jit
+def _solve_m(m, d, dofs, off, nv, x, y):
+  """x = M^-1 y on the dofs `dofs` with the factor qLD (mj_solveLD restricted to them)."""
+  qLD, diaginv, rowadr, rownnz, colind = d.qLD, d.qLDiagInv, m.M_rowadr, m.M_rownnz, m.M_colind
+  dof2idof = d.map_dof2idof
+  for i in range(nv):
+    x[i] = y[i]
+  for i in range(nv - 1, -1, -1):
+    g = dofs[i]
+    xi = x[i]
+    if rownnz[g] == 1 or xi == 0.0:
+      continue
+    start = rowadr[g]
+    for a in range(start, start + rownnz[g] - 1):
+      x[dof2idof[colind[a]] - off] -= qLD[a] * xi
+  for i in range(nv):
+    x[i] *= diaginv[dofs[i]]
+  for i in range(nv):
+    g = dofs[i]
+    n = rownnz[g] - 1
+    if n > 0:
+      start = rowadr[g]
+      s = 0.0
+      for a in range(start, start + n):
+        s += qLD[a] * x[dof2idof[colind[a]] - off]
+      x[i] -= s
+
+
+@jit
+def _primal_update_constraint(m, d, c, flg_cone_hessian):
   """Constraint update at the current qacc; returns (cost incl. Gauss, Gauss, nactive, ncone)."""
-  nv, nefc = m.nv, d.nefc[0]
-  jaref = d.solver_efc[_JAREF]
+  nv, nefc = c.nv, c.nefc
   Ma = d.solver_nv[_MA]
-  cost = constraint_update_impl(d, d.ne[0], d.nf[0], nefc, jaref, flg_cone_hessian)
-  mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
+  cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
+                                c.state, d.solver_efc[_JAREF], flg_cone_hessian)
+  _mul_jt(c.J, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
+  state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
   ncone = 0
   for i in range(nefc):
-    if d.efc_state[i] != _SATISFIED:
+    if state[i] != _SATISFIED:
       nactive += 1
-    if d.efc_state[i] == _CONE:
+    if state[i] == _CONE:
       ncone += 1
   gauss = 0.0
   for i in range(nv):
-    gauss += 0.5 * (Ma[i] - d.qfrc_smooth[i]) * (d.qacc[i] - d.qacc_smooth[i])
+    gauss += 0.5 * (Ma[i] - qfrc_smooth[i]) * (qacc[i] - qacc_smooth[i])
   return cost + gauss, gauss, nactive, ncone
 
 
 @jit
-def _primal_update_gradient(m, d, flg_newton, ncone):
+def _primal_update_gradient(m, d, c, flg_newton, ncone):
   """grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = H^-1 grad (Newton) or M^-1 grad."""
-  nv = m.nv
-  grad, Mgrad, Ma = d.solver_nv[_GRAD], d.solver_nv[_MGRAD], d.solver_nv[_MA]
-  for i in range(nv):
-    grad[i] = Ma[i] - d.qfrc_smooth[i] - d.qfrc_constraint[i]
-  _primal_update_mgrad(m, d, flg_newton, ncone)
+  grad, Ma = d.solver_nv[_GRAD], d.solver_nv[_MA]
+  qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
+  for i in range(c.nv):
+    grad[i] = Ma[i] - qfrc_smooth[i] - qfrc_constraint[i]
+  _primal_update_mgrad(m, d, c, flg_newton, ncone)
 
 
 @jit
-def _primal_update_mgrad(m, d, flg_newton, ncone):
+def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
-  nv = m.nv
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
   if flg_newton:
-    chol_solve(Mgrad, d.solver_Lcone if ncone else d.solver_L, grad, nv)
+    chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
   else:
-    smooth.solve_m(m, d, Mgrad, grad)
+    _solve_m(m, d, c.dofs, c.adr, c.nv, Mgrad, grad)
 
 
 @jit
-def _primal_prepare(m, d):
+def _primal_prepare(m, d, c):
   """Line-search polynomials along `search`: Gauss (returned) and per row (solver_quad)."""
-  nv, nefc = m.nv, d.nefc[0]
+  nv, nefc = c.nv, c.nefc
   v = d.solver_nv[_SEARCH]
   Ma, Mv = d.solver_nv[_MA], d.solver_nv[_MV]
   Jv, Jaref = d.solver_efc[_JV], d.solver_efc[_JAREF]
-  D = d.efc_D
+  D, typ, eid = c.D, c.typ, c.eid
   quad = d.solver_quad
-  g1 = _dot(v, Ma, nv) - _dot(d.qfrc_smooth, v, nv)
+  g1 = _dot(v, Ma, nv) - _dot(c.qfrc_smooth, v, nv)
   g2 = 0.5 * _dot(v, Mv, nv)
   i = 0
   while i < nefc:
@@ -381,8 +484,8 @@ def _primal_prepare(m, d):
     quad[q + 1] = Jv[i] * DJ0
     quad[q + 2] = Jv[i] * D[i] * Jv[i]
     step = 1
-    if d.efc_type[i] == _ELLIPTIC:
-      con = d.efc_id[i]
+    if typ[i] == _ELLIPTIC:
+      con = eid[i]
       dim = d.contact_dim[con]
       mu = d.contact_mu[con]
       fr = d.contact_friction[con]
@@ -490,9 +593,8 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
 
 
 @jit
-def _primal_eval(d, alpha, g1, g2):
+def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
   """(cost(alpha) - cost(0), first and second derivative) along the search (PrimalEval)."""
-  ne, nf, nefc = d.ne[0], d.nf[0], d.nefc[0]
   quad = d.solver_quad
   Jaref, Jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
   cost = 0.0
@@ -513,9 +615,9 @@ def _primal_eval(d, alpha, g1, g2):
       start = Jaref[i]
       dr = Jv[i]
       x = start + alpha * dr
-      f = d.efc_frictionloss[i]
-      D = d.efc_D[i]
-      Rf = d.efc_R[i] * f
+      f = floss[i]
+      D = Dv[i]
+      Rf = Rv[i] * f
       cost += _friction_cost_dif(start, x, f, Rf, D)
       if -Rf < x and x < Rf:
         d0 += D * x * dr
@@ -526,8 +628,8 @@ def _primal_eval(d, alpha, g1, g2):
         d0 += f * dr
       i += 1
       continue
-    if d.efc_type[i] == _ELLIPTIC:
-      con = d.efc_id[i]
+    if typ[i] == _ELLIPTIC:
+      con = eid[i]
       dim = d.contact_dim[con]
       mu = d.contact_mu[con]
       U0, V0, UU, UV, VV, Dm = (quad[q + 3], quad[q + 4], quad[q + 5], quad[q + 6], quad[q + 7],
@@ -573,46 +675,48 @@ def _primal_eval(d, alpha, g1, g2):
 
 
 @jit
-def _update_bracket(d, g1, g2, p, c0, c1, c2):
+def _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1, g2, p, c0, c1, c2):
   """MuJoCo's updateBracket: move bracket end p to the best same-sign candidate; returns
   (flag, new p, next point from p's Newton step or p itself when flag is 0)."""
   flag = 0
-  for c in (c0, c1, c2):
-    if p[2] < 0 and c[2] < 0 and p[2] < c[2]:
-      p = c
+  for q in (c0, c1, c2):
+    if p[2] < 0 and q[2] < 0 and p[2] < q[2]:
+      p = q
       flag = 1
-    elif p[2] > 0 and c[2] > 0 and p[2] > c[2]:
-      p = c
+    elif p[2] > 0 and q[2] > 0 and p[2] > q[2]:
+      p = q
       flag = 2
   pnext = p
   if flag:
     a = p[0] - p[2] / p[3]
-    cst, g, h = _primal_eval(d, a, g1, g2)
+    cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
     pnext = (a, cst, g, h)
   return flag, p, pnext
 
 
 @jit
-def _primal_search(m, d, tolerance, ls_iterations, scale):
+def _primal_search(m, d, c, tolerance, ls_iterations, scale):
   """MuJoCo's exact line search (PrimalSearch); returns (alpha, improvement, neval, slope)."""
-  nv, nefc = m.nv, d.nefc[0]
+  nv = c.nv
   search = d.solver_nv[_SEARCH]
   snorm = _norm(search, nv)
   if snorm < _MINVAL:
     return 0.0, 0.0, 0, 1.0
   gtol = tolerance * snorm / scale
   slopescl = scale / snorm
-  smooth.mul_m(m, d, d.solver_nv[_MV], search)
-  mul_jac(d, d.solver_efc[_JV], search, nefc, nv)
-  g1, g2 = _primal_prepare(m, d)
+  _mul_m(m, d, c.dofs, c.adr, nv, d.solver_nv[_MV], search)
+  _mul_j(c.J, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[_JV], search)
+  g1, g2 = _primal_prepare(m, d, c)
+  ne, nf, nefc = c.ne, c.nf, c.nefc
+  floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
 
   neval = 0
-  c, g, h = _primal_eval(d, 0.0, g1, g2)
-  p0 = (0.0, c, g, h)
+  cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, 0.0, g1, g2)
+  p0 = (0.0, cst, g, h)
   neval += 1
   a = p0[0] - p0[2] / p0[3]
-  c, g, h = _primal_eval(d, a, g1, g2)
-  p1 = (a, c, g, h)
+  cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
+  p1 = (a, cst, g, h)
   neval += 1
   if abs(p1[2]) < gtol and (p1[0] == 0 or p1[1] < 0):
     return p1[0], -p1[1], neval, abs(p1[2]) * slopescl
@@ -624,8 +728,8 @@ def _primal_search(m, d, tolerance, ls_iterations, scale):
     p2 = p1
     p2update = True
     a = p1[0] - p1[2] / p1[3]
-    c, g, h = _primal_eval(d, a, g1, g2)
-    p1 = (a, c, g, h)
+    cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
+    p1 = (a, cst, g, h)
     neval += 1
     if abs(p1[2]) < gtol and p1[1] < 0:
       return p1[0], -p1[1], neval, abs(p1[2]) * slopescl
@@ -637,14 +741,14 @@ def _primal_search(m, d, tolerance, ls_iterations, scale):
 
   p2next = p1
   a = p1[0] - p1[2] / p1[3]
-  c, g, h = _primal_eval(d, a, g1, g2)
-  p1next = (a, c, g, h)
+  cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
+  p1next = (a, cst, g, h)
   neval += 1
 
   while neval < ls_iterations:
     a = 0.5 * (p1[0] + p2[0])
-    c, g, h = _primal_eval(d, a, g1, g2)
-    pmid = (a, c, g, h)
+    cst, g, h = _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, a, g1, g2)
+    pmid = (a, cst, g, h)
     neval += 1
     c0, c1, c2 = p1next, p2next, pmid
     bestcost = 0.0
@@ -658,11 +762,13 @@ def _primal_search(m, d, tolerance, ls_iterations, scale):
     if best >= 0:
       cand = c0 if best == 0 else (c1 if best == 1 else c2)
       return cand[0], -cand[1], neval, abs(cand[2]) * slopescl
-    b1, p1, p1next_new = _update_bracket(d, g1, g2, p1, c0, c1, c2)
+    b1, p1, p1next_new = _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1,
+                                           g2, p1, c0, c1, c2)
     if b1:
       p1next = p1next_new
       neval += 1
-    b2, p2, p2next_new = _update_bracket(d, g1, g2, p2, c0, c1, c2)
+    b2, p2, p2next_new = _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1,
+                                           g2, p2, c0, c1, c2)
     if b2:
       p2next = p2next_new
       neval += 1
@@ -677,37 +783,37 @@ def _primal_search(m, d, tolerance, ls_iterations, scale):
 
 
 @jit
-def _hessian_cone(m, d):
+def _hessian_cone(m, d, c):
   """Lcone = L with each cone contact's Hessian added by rank-1 updates; returns the count."""
-  nv, nefc = m.nv, d.nefc[0]
-  L, Lcone, LTJ = d.solver_L, d.solver_Lcone, d.solver_LTJ
+  nv, nefc = c.nv, c.nefc
+  L, Lcone, LTJ = c.L, c.Lcone, d.solver_LTJ
   for r in range(nv):
-    for c in range(nv):
-      Lcone[r, c] = L[r, c]
+    for k in range(nv):
+      Lcone[r, k] = L[r, k]
   local = d.solver_mat[0]
   nupdate = 0
   i = 0
   while i < nefc:
-    if d.efc_state[i] != _CONE:
+    if c.state[i] != _CONE:
       i += 1
       continue
-    con = d.efc_id[i]
+    con = c.eid[i]
     dim = d.contact_dim[con]
     H = d.contact_H[con]
     for r in range(dim):
-      for c in range(dim):
-        local[r, c] = H[r * dim + c]
+      for k in range(dim):
+        local[r, k] = H[r * dim + k]
     chol_factor(local, dim, _MINVAL)
     for r in range(dim):
       for k in range(nv):
         LTJ[r, k] = 0.0
     for r in range(dim):
-      nz = d.solver_Jnnz[0, i + r]
-      for c in range(r + 1):
-        s = local[r, c]
+      nz = c.Jnnz[i + r]
+      for q in range(r + 1):
+        s = local[r, q]
         for a in range(nz):
-          k = d.solver_Jcol[i + r, a]
-          LTJ[c, k] += s * d.efc_J[i + r, k]
+          k = c.Jcol[i + r, a]
+          LTJ[q, k] += s * c.J[i + r, k]
     for r in range(dim):
       chol_update(Lcone, LTJ[r], nv, True)
     nupdate += dim
@@ -716,18 +822,18 @@ def _hessian_cone(m, d):
 
 
 @jit
-def _factorize_hessian(m, d, recompute, ncone):
+def _factorize_hessian(m, d, c, ncone):
   """L = chol(M + J' D J) over quadratic rows (MakeHessian + FactorizeHessian, dense);
   returns nupdate."""
-  nv, nefc = m.nv, d.nefc[0]
-  L = d.solver_L
+  nv, nefc = c.nv, c.nefc
+  L, D, state = c.L, c.D, c.state
   Dh = d.solver_efc[_DH]
   for i in range(nefc):
-    Dh[i] = d.efc_D[i] if d.efc_state[i] == _QUADRATIC else 0.0
+    Dh[i] = D[i] if state[i] == _QUADRATIC else 0.0
   for r in range(nv):
-    for c in range(nv):
-      L[r, c] = 0.0
-  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
+    for k in range(nv):
+      L[r, k] = 0.0
+  J, nnz, col = c.J, c.Jnnz, c.Jcol
   for i in range(nefc):
     di = Dh[i]
     if di == 0.0:
@@ -736,75 +842,93 @@ def _factorize_hessian(m, d, recompute, ncone):
       r = col[i, a]
       jr = J[i, r] * di
       for b in range(a + 1):
-        c = col[i, b]
-        L[r, c] += jr * J[i, c]
+        k = col[i, b]
+        L[r, k] += jr * J[i, k]
+  M, dofs, dof2idof, off = d.M, c.dofs, d.map_dof2idof, c.adr
   for r in range(nv):
-    adr = m.M_rowadr[r]
-    for a in range(adr, adr + m.M_rownnz[r]):
-      L[r, m.M_colind[a]] += d.M[a]
+    g = dofs[r]
+    adr = m.M_rowadr[g]
+    for a in range(adr, adr + m.M_rownnz[g]):
+      L[r, dof2idof[m.M_colind[a]] - off] += M[a]
   chol_factor(L, nv, _MINVAL)
   if ncone:
-    _hessian_cone(m, d)
+    _hessian_cone(m, d, c)
   return nefc
 
 
 @jit
-def _hessian_incremental(m, d, oldstate, ncone):
+def _hessian_incremental(m, d, c, oldstate, ncone):
   """Rank-1 updates of L for rows entering/leaving the quadratic state; refactor when the
   factor loses rank (HessianIncremental); returns nupdate."""
-  nv, nefc = m.nv, d.nefc[0]
+  nv, nefc = c.nv, c.nefc
   cholupd = d.solver_nv[_CHOLUPD]
+  state, D, J, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jnnz, c.Jcol, c.L
   nupdate = 0
   for i in range(nefc):
     old_q = oldstate[i] == _QUADRATIC
-    new_q = d.efc_state[i] == _QUADRATIC
+    new_q = state[i] == _QUADRATIC
     if old_q == new_q:
       continue
-    sq = math.sqrt(d.efc_D[i])
+    sq = math.sqrt(D[i])
     for k in range(nv):
       cholupd[k] = 0.0
-    for a in range(d.solver_Jnnz[0, i]):
-      k = d.solver_Jcol[i, a]
-      cholupd[k] = d.efc_J[i, k] * sq
-    rank = chol_update(d.solver_L, cholupd, nv, new_q)
+    for a in range(Jnnz[i]):
+      k = Jcol[i, a]
+      cholupd[k] = J[i, k] * sq
+    rank = chol_update(L, cholupd, nv, new_q)
     nupdate += 1
     if rank < nv:
-      return _factorize_hessian(m, d, True, ncone)
+      return _factorize_hessian(m, d, c, ncone)
   if ncone:
-    nupdate += _hessian_cone(m, d)
+    nupdate += _hessian_cone(m, d, c)
   return nupdate
 
 
 @jit
-def sol_primal(m, d, maxiter, flg_newton):
-  """CG or Newton from the current d.qacc (mj_solPrimal, one island); returns iterations."""
-  nv, nefc = m.nv, d.nefc[0]
+def _island_inertia_scale(m, d, c):
+  """1 / trace of the context's block of M: the statistics' scale (MuJoCo 4.0, islands and the
+  one-system solve alike)."""
+  M, dofs = d.M, c.dofs
+  s = 0.0
+  for i in range(c.nv):
+    g = dofs[i]
+    s += M[m.M_rowadr[g] + m.M_rownnz[g] - 1]
+  return 1.0 / s if s > 0 else 1.0
+
+
+@jit
+def sol_primal(m, d, c, island, maxiter, flg_newton):
+  """CG or Newton on one context from its current qacc (mj_solPrimal); statistics go to
+  `island` (0 for the one-system solve); returns iterations."""
+  nv, nefc = c.nv, c.nefc
   ws = d.solver_nv
   Ma, Mv, grad, Mgrad, search = ws[_MA], ws[_MV], ws[_GRAD], ws[_MGRAD], ws[_SEARCH]
   jaref, jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
   oldstate = d.solver_int[0]
   tol = m.opt_tolerance[0]
   cone_hessian = flg_newton and m.opt_cone[0] == _CONE_ELLIPTIC
+  qacc, aref, state = c.qacc, c.aref, c.state
+  qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
 
-  smooth.mul_m(m, d, Ma, d.qacc)
-  mul_jac(d, jaref, d.qacc, nefc, nv)
+  _mul_m(m, d, c.dofs, c.adr, nv, Ma, qacc)
+  _mul_j(c.J, c.Jnnz, c.Jcol, nefc, jaref, qacc)
   for i in range(nefc):
-    jaref[i] -= d.efc_aref[i]
+    jaref[i] -= aref[i]
 
-  cost, gauss, nactive, ncone = _primal_update_constraint(m, d, cone_hessian)
+  cost, gauss, nactive, ncone = _primal_update_constraint(m, d, c, cone_hessian)
   for i in range(nv):
-    grad[i] = Ma[i] - d.qfrc_smooth[i] - d.qfrc_constraint[i]
-  scale = stat_scale(m, d)
+    grad[i] = Ma[i] - qfrc_smooth[i] - qfrc_constraint[i]
+  scale = _island_inertia_scale(m, d, c)
 
-  _primal_update_mgrad(m, d, False, 0)
+  _primal_update_mgrad(m, d, c, False, 0)
   flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
   flg_gradient = scale * _norm(grad, nv) < tol
   flg_done = flg_gap and (not flg_newton or flg_gradient)
 
   nupdate = 0
   if not flg_done and flg_newton:
-    nupdate = _factorize_hessian(m, d, False, ncone)
-    _primal_update_mgrad(m, d, True, ncone)
+    nupdate = _factorize_hessian(m, d, c, ncone)
+    _primal_update_mgrad(m, d, c, True, ncone)
     flg_done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
 
   if not flg_done:
@@ -814,11 +938,11 @@ def sol_primal(m, d, maxiter, flg_newton):
   it = 0
   while not flg_done and it < maxiter:
     alpha, ls_improvement, neval, slope = _primal_search(
-        m, d, tol * m.opt_ls_tolerance[0], m.opt_ls_iterations[0], scale)
+        m, d, c, tol * m.opt_ls_tolerance[0], m.opt_ls_iterations[0], scale)
     if alpha == 0:
       break
     for i in range(nv):
-      d.qacc[i] += alpha * search[i]
+      qacc[i] += alpha * search[i]
       Ma[i] += alpha * Mv[i]
     for i in range(nefc):
       jaref[i] += alpha * jv[i]
@@ -827,20 +951,20 @@ def sol_primal(m, d, maxiter, flg_newton):
         ws[_GRADOLD, i] = grad[i]
         ws[_MGRADOLD, i] = Mgrad[i]
     for i in range(nefc):
-      oldstate[i] = d.efc_state[i]
+      oldstate[i] = state[i]
 
-    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, cone_hessian)
+    cost, gauss, nactive, ncone = _primal_update_constraint(m, d, c, cone_hessian)
     if flg_newton:
-      nupdate = _hessian_incremental(m, d, oldstate, ncone)
-    _primal_update_gradient(m, d, flg_newton, ncone)
+      nupdate = _hessian_incremental(m, d, c, oldstate, ncone)
+    _primal_update_gradient(m, d, c, flg_newton, ncone)
 
     nchange = 0
     for i in range(nefc):
-      if d.efc_state[i] != oldstate[i]:
+      if state[i] != oldstate[i]:
         nchange += 1
     improvement = scale * ls_improvement
     gradient = scale * _norm(grad, nv)
-    _save_stats(d, it, improvement, gradient, slope, nactive, nchange, neval, nupdate)
+    _save_stats(d, island, it, improvement, gradient, slope, nactive, nchange, neval, nupdate)
     decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) if flg_newton else 0.0
     it += 1
     if ((improvement > 0 and improvement < tol) or gradient < tol
@@ -851,14 +975,13 @@ def sol_primal(m, d, maxiter, flg_newton):
       for i in range(nv):
         search[i] = -Mgrad[i]
     else:
-      _cg_direction(m, d)
+      _cg_direction(d, nv)
   return it
 
 
 @jit
-def _cg_direction(m, d):
+def _cg_direction(d, nv):
   """search = -Mgrad + beta search, Hager-Zhang beta with MuJoCo's truncation."""
-  nv = m.nv
   ws = d.solver_nv
   grad, Mgrad, search = ws[_GRAD], ws[_MGRAD], ws[_SEARCH]
   graddif, Mgraddif = ws[_GRADDIF], ws[_MGRADDIF]
@@ -947,28 +1070,31 @@ def dual_cost(m, d, f):
 
 
 @jit
-def _dual_state(d, state, ne, nf, nefc):
-  """efc_state from the forces (dual classification); returns nactive (dualState)."""
+def _dual_state(d, state, ne, nf, nefc, rows):
+  """efc_state of rows[:nefc] from the forces (dual classification); returns nactive
+  (dualState)."""
   force, floss = d.efc_force, d.efc_frictionloss
   nactive = ne + nf
-  for i in range(ne):
-    state[i] = _QUADRATIC
-  for i in range(ne, ne + nf):
+  for c in range(ne):
+    state[rows[c]] = _QUADRATIC
+  for c in range(ne, ne + nf):
+    i = rows[c]
     if force[i] <= -floss[i]:
       state[i] = _LINEARPOS
     elif force[i] >= floss[i]:
       state[i] = _LINEARNEG
     else:
       state[i] = _QUADRATIC
-  i = ne + nf
-  while i < nefc:
+  c = ne + nf
+  while c < nefc:
+    i = rows[c]
     if d.efc_type[i] != _ELLIPTIC:
       if force[i] <= 0:
         state[i] = _SATISFIED
       else:
         state[i] = _QUADRATIC
         nactive += 1
-      i += 1
+      c += 1
       continue
     con = d.efc_id[i]
     dim = d.contact_dim[con]
@@ -990,7 +1116,7 @@ def _dual_state(d, state, ne, nf, nefc):
       nactive += dim
     for j in range(dim):
       state[i + j] = st
-    i += dim
+    c += dim
   return nactive
 
 
@@ -1192,9 +1318,9 @@ def _apply_delta(d, v, i, n, oldf):
 
 
 @jit
-def _pgs_sweep(m, d, blockstart, nblocks, v):
-  """One PGS sweep over the blocks in the given order; returns the (unscaled) improvement."""
-  ne, nf = d.ne[0], d.nf[0]
+def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
+  """One PGS sweep over the blocks in the given order (positions in `rows`, whose first ne
+  rows are equalities and next nf friction loss); returns the (unscaled) improvement."""
   force, floss = d.efc_force, d.efc_frictionloss
   ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
   s = d.solver_scratch
@@ -1204,7 +1330,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v):
   Y, Ynnz, Ycol = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
   improvement = 0.0
   for bi in range(nblocks):
-    i = blockstart[bi]
+    c = blockstart[bi]
+    i = rows[c]
     dim = _block_dim(d, i)
     if dim == 1:
       # scalar row, written out: most rows take this path
@@ -1214,12 +1341,12 @@ def _pgs_sweep(m, d, blockstart, nblocks, v):
         r += J[i, k] * v[k]
       old = force[i]
       f = old - r * ARinv[i]
-      if i >= ne and i < ne + nf:
+      if c >= ne and c < ne + nf:
         if f < -floss[i]:
           f = -floss[i]
         elif f > floss[i]:
           f = floss[i]
-      elif i >= ne + nf:
+      elif c >= ne + nf:
         if f < 0:
           f = 0.0
       dl = f - old
@@ -1284,83 +1411,118 @@ def _pgs_sweep(m, d, blockstart, nblocks, v):
 
 
 @jit
-def _nesterov_extrapolate(m, d, beta):
-  """force += beta (force - force_prev), projected back on the bounds and cones."""
-  ne, nf, nefc = d.ne[0], d.nf[0], d.nefc[0]
+def _nesterov_extrapolate(m, d, beta, ne, nf, nefc, rows):
+  """force += beta (force - force_prev) over rows[:nefc], projected back on the bounds and
+  cones."""
   force, floss = d.efc_force, d.efc_frictionloss
   fprev = d.solver_efc[_FPREV]
-  for i in range(nefc):
+  for c in range(nefc):
+    i = rows[c]
     fs = force[i]
     force[i] += beta * (force[i] - fprev[i])
     fprev[i] = fs
-  for i in range(ne, ne + nf):
+  for c in range(ne, ne + nf):
+    i = rows[c]
     force[i] = min(max(force[i], -floss[i]), floss[i])
-  i = ne + nf
-  while i < nefc:
+  c = ne + nf
+  while c < nefc:
+    i = rows[c]
     dim = _block_dim(d, i)
     _project_cone(force, i, d.contact_friction[d.efc_id[i]], dim, d.efc_type[i] == _ELLIPTIC)
-    i += dim
+    c += dim
 
 
 @jit
-def _dual_state_change(d, ne, nf, nefc):
-  """Update efc_state from the forces; returns (nactive, nchange)."""
+def _dual_state_change(d, ne, nf, nefc, rows):
+  """Update efc_state of rows[:nefc] from the forces; returns (nactive, nchange)."""
   oldstate = d.solver_int[0]
-  for i in range(nefc):
-    oldstate[i] = d.efc_state[i]
-  nactive = _dual_state(d, d.efc_state, ne, nf, nefc)
+  for c in range(nefc):
+    oldstate[c] = d.efc_state[rows[c]]
+  nactive = _dual_state(d, d.efc_state, ne, nf, nefc, rows)
   nchange = 0
-  for i in range(nefc):
-    if oldstate[i] != d.efc_state[i]:
+  for c in range(nefc):
+    if oldstate[c] != d.efc_state[rows[c]]:
       nchange += 1
   return nactive, nchange
 
 
 @jit
-def sol_pgs(m, d, maxiter):
-  """Projected Gauss-Seidel on the dual, from the current efc_force (mj_solPGS, one island,
-  Nesterov momentum with gradient restart, blocks visited in PCG32-shuffled order);
-  returns iterations. Needs solver_MinvJT (make_minv_jt) and efc_b."""
-  nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
+def _minv_jt_rows(m, d, v, f, nefc, rows):
+  """v = M^-1 J' f over rows[:nefc] (the other rows' dofs get zero)."""
+  for k in range(m.nv):
+    v[k] = 0.0
+  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  for c in range(nefc):
+    i = rows[c]
+    fi = f[i]
+    if fi != 0.0:
+      for a in range(nnz[i]):
+        k = col[i, a]
+        v[k] += Y[i, k] * fi
+
+
+@jit
+def _island_scale(m, d, island):
+  """1 / trace of M over an island's dofs (all dofs for island < 0): the dual solvers'
+  statistics scale in MuJoCo 4.0."""
+  if island < 0:
+    return stat_scale(m, d)
+  s = 0.0
+  a = d.island_idofadr[island]
+  for i in range(a, a + d.island_nv[island]):
+    g = d.map_idof2dof[i]
+    s += d.M[m.M_rowadr[g] + m.M_rownnz[g] - 1]
+  return 1.0 / s if s > 0 else 1.0
+
+
+@jit
+def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
+  """Projected Gauss-Seidel on the dual over rows[:nefc] (all rows, or one island's), from the
+  current efc_force (mj_solPGS / mj_solPGS_island: Nesterov momentum with gradient restart,
+  blocks visited in PCG32-shuffled order); statistics go to `island` (-1: the one-system
+  solve, reported as 0); returns iterations. Needs solver_MinvJT (make_minv_jt) and efc_b."""
+  nv = m.nv
   force = d.efc_force
   ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
   fprev, fmom = d.solver_efc[_FPREV], d.solver_efc[_FMOM]
   blockstart = d.solver_int[1]
   v = d.solver_nv[_TMP]   # M^-1 J' force, kept current
-  scale = stat_scale(m, d)
+  scale = _island_scale(m, d, island)
   tol = m.opt_tolerance[0]
+  stat = max(island, 0)
 
-  # blocks, and the diagonal blocks of AR (row i: AR[i, start .. start+dim))
+  # blocks (positions in rows), and the diagonal blocks of AR (row i: AR[i, i .. i+dim))
   nblocks = 0
   c = 0
   while c < nefc:
     blockstart[nblocks] = c
     nblocks += 1
-    dim = _block_dim(d, c)
+    i = rows[c]
+    dim = _block_dim(d, i)
     for a in range(dim):
       for b in range(dim):
-        ARblk[c + a, b] = _ar_entry(d, c + a, c + b, nv)
-      ARinv[c + a] = 1.0 / ARblk[c + a, a]
+        ARblk[i + a, b] = _ar_entry(d, i + a, i + b, nv)
+      ARinv[i + a] = 1.0 / ARblk[i + a, a]
     c += dim
-  for i in range(nefc):
-    fprev[i] = force[i]
-  _dual_state(d, d.efc_state, ne, nf, nefc)
+  for c in range(nefc):
+    fprev[rows[c]] = force[rows[c]]
+  _dual_state(d, d.efc_state, ne, nf, nefc, rows)
 
   rng, _ = _pcg32_next(np.uint64(0))
 
   it = 0
   nest_k = 0
-  _minv_jt_f(m, d, v, force)
+  _minv_jt_rows(m, d, v, force, nefc, rows)
   while it < maxiter:
     beta = (nest_k - 1) / (nest_k + 2) if it > 0 else 0.0
     if beta > 0:
-      _nesterov_extrapolate(m, d, beta)
-      _minv_jt_f(m, d, v, force)
+      _nesterov_extrapolate(m, d, beta, ne, nf, nefc, rows)
+      _minv_jt_rows(m, d, v, force, nefc, rows)
     else:
-      for i in range(nefc):
-        fprev[i] = force[i]
-    for i in range(nefc):
-      fmom[i] = force[i]
+      for c in range(nefc):
+        fprev[rows[c]] = force[rows[c]]
+    for c in range(nefc):
+      fmom[rows[c]] = force[rows[c]]
 
     for k in range(nblocks - 1, 0, -1):
       rng, r = _pcg32_next(rng)
@@ -1368,51 +1530,59 @@ def sol_pgs(m, d, maxiter):
       tmpb = blockstart[k]
       blockstart[k] = blockstart[j]
       blockstart[j] = tmpb
-    improvement = _pgs_sweep(m, d, blockstart, nblocks, v)
+    improvement = _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows)
 
-    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc, rows)
     improvement *= scale
-    _save_stats(d, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+    _save_stats(d, stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
 
     # gradient restart (O'Donoghue-Candes) when the correction opposes the extrapolation
     restart = False
     if it > 0:
       dot = 0.0
-      for i in range(nefc):
+      for c in range(nefc):
+        i = rows[c]
         dot += (force[i] - fmom[i]) * (fmom[i] - fprev[i])
       restart = dot < 0
     nest_k = 0 if restart else nest_k + 1
     it += 1
     if improvement < tol:
       break
+  if stat < _NISLAND:
+    d.solver_niter[stat] += it
   return it
 
 
 @jit
-def sol_noslip(m, d, maxiter):
-  """No-slip post-pass: Gauss-Seidel on the friction forces (friction loss, pyramid edge
-  pairs, elliptic friction) with normal forces fixed and R removed (mj_solNoSlip, one island);
-  statistics continue after the main solver's. Needs solver_MinvJT and efc_b."""
-  nv, ne, nf, nefc = m.nv, d.ne[0], d.nf[0], d.nefc[0]
+def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
+  """No-slip post-pass over rows[:nefc] (all rows, or one island's): Gauss-Seidel on the
+  friction forces (friction loss, pyramid edge pairs, elliptic friction) with normal forces
+  fixed and R removed (mj_solNoSlip / mj_solNoSlip_island); statistics continue after the main
+  solver's for `island` (-1: one-system solve, reported as 0). Needs solver_MinvJT, efc_b."""
+  nv = m.nv
   force, floss, R = d.efc_force, d.efc_frictionloss, d.efc_R
   ARinv = d.solver_efc[_ARINV]
   v = d.solver_nv[_TMP]
   s = d.solver_scratch
   bc, res, oldf = s[8:14], s[16:22], s[24:30]
   Ac = d.solver_mat[2]
-  scale = stat_scale(m, d)
-  for i in range(nefc):
+  scale = _island_scale(m, d, island)
+  stat = max(island, 0)
+  for c in range(nefc):
+    i = rows[c]
     ARinv[i] = 1.0 / max(_MINVAL, _ar_entry(d, i, i, nv) - R[i])
-  _dual_state(d, d.efc_state, ne, nf, nefc)
-  _minv_jt_f(m, d, v, force)
-  niter0 = d.solver_niter[0]
+  _dual_state(d, d.efc_state, ne, nf, nefc, rows)
+  _minv_jt_rows(m, d, v, force, nefc, rows)
+  niter0 = d.solver_niter[stat] if stat < _NISLAND else 0
   it = 0
   while it < maxiter:
     improvement = 0.0
     if it == 0:
-      for i in range(nefc):
+      for c in range(nefc):
+        i = rows[c]
         improvement += 0.5 * force[i] * force[i] * R[i]
-    for i in range(ne, ne + nf):
+    for c in range(ne, ne + nf):
+      i = rows[c]
       _residual(d, res, i, 1, v, True)
       oldf[0] = force[i]
       force[i] -= res[0] * ARinv[i]
@@ -1423,8 +1593,9 @@ def sol_noslip(m, d, maxiter):
       dl = force[i] - oldf[0]
       improvement -= 0.5 * dl * dl / ARinv[i] + dl * res[0]
       _apply_delta(d, v, i, 1, oldf)
-    i = ne + nf
-    while i < nefc:
+    c = ne + nf
+    while c < nefc:
+      i = rows[c]
       typ = d.efc_type[i]
       if typ == _PYRAMIDAL:
         dim = d.contact_dim[d.efc_id[i]]
@@ -1454,7 +1625,7 @@ def sol_noslip(m, d, maxiter):
               force[j + 1] = mid - y
           improvement -= _cost_change(Ac, force, j, oldf, res, 2)
           _apply_delta(d, v, j, 2, oldf)
-        i += 2 * (dim - 1)
+        c += 2 * (dim - 1)
       elif typ == _ELLIPTIC:
         con = d.efc_id[i]
         dim = d.contact_dim[con]
@@ -1475,16 +1646,17 @@ def sol_noslip(m, d, maxiter):
           _solve_qcqp(d, force, i, dim, Ac, bc, d.contact_friction[con])
         improvement -= _cost_change(Ac, force, i + 1, oldf, res, n)
         _apply_delta(d, v, i + 1, n, oldf)
-        i += dim
+        c += dim
       else:
-        i += 1
-    nactive, nchange = _dual_state_change(d, ne, nf, nefc)
+        c += 1
+    nactive, nchange = _dual_state_change(d, ne, nf, nefc, rows)
     improvement *= scale
-    _save_stats(d, niter0 + it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
+    _save_stats(d, stat, niter0 + it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
     it += 1
     if improvement < m.opt_noslip_tolerance[0]:
       break
-  d.solver_niter[0] = niter0 + it
+  if stat < _NISLAND:
+    d.solver_niter[stat] = niter0 + it
 
 
 @jit
@@ -1533,16 +1705,103 @@ def warmstart(m, d):
     if cost_warm > cost_smooth:
       for i in range(nv):
         d.qacc[i] = d.qacc_smooth[i]
+  # with islands, dofs in none start (and stay) at qacc_smooth
+  if d.nisland[0] > 0:
+    for i in range(d.nidof[0], nv):
+      g = d.map_idof2dof[i]
+      d.qacc[g] = d.qacc_smooth[g]
+
+
+@jit
+def _square(buf, n):
+  """The first n * n entries of a C-contiguous buffer as an n x n matrix (a view)."""
+  return buf.reshape(buf.size)[:n * n].reshape((n, n))
+
+
+@jit
+def context_all(m, d):
+  """The Primal context of the one-system solve: every row and dof, in the model's order
+  (map_dof2idof / map_idof2dof set to the identity)."""
+  nv, nefc = m.nv, d.nefc[0]
+  for i in range(nv):
+    d.map_dof2idof[i] = i
+    d.map_idof2dof[i] = i
+  return Primal(nv, d.ne[0], d.nf[0], nefc, 0, d.map_idof2dof[:nv], d.efc_J[:nefc],
+                d.solver_Jnnz[0][:nefc], d.solver_Jcol[:nefc], d.efc_D[:nefc], d.efc_R[:nefc],
+                d.efc_frictionloss[:nefc], d.efc_aref[:nefc], d.efc_type[:nefc],
+                d.efc_id[:nefc], d.efc_force[:nefc], d.efc_state[:nefc], d.qacc[:nv],
+                d.qacc_smooth[:nv], d.qfrc_smooth[:nv], d.qfrc_constraint[:nv],
+                _square(d.solver_L, nv), _square(d.solver_Lcone, nv))
+
+
+@jit
+def context_island(m, d, k):
+  """The Primal context of island k: its rows of efc_J gathered to its dofs (iefc_J, rows in
+  island order, with their row index), views of its iefc_* rows and iacc etc. dofs."""
+  na, n = d.island_idofadr[k], d.island_nv[k]
+  ea, nr = d.island_iefcadr[k], d.island_nefc[k]
+  dofs = d.map_idof2dof[na:na + n]
+  J, nnz, col = d.iefc_J[ea:ea + nr], d.solver_Jnnz[0][ea:ea + nr], d.solver_Jcol[ea:ea + nr]
+  efc_J, iefc2efc = d.efc_J, d.map_iefc2efc
+  for r in range(nr):
+    i = iefc2efc[ea + r]
+    cnt = 0
+    for j in range(n):
+      v = efc_J[i, dofs[j]]
+      J[r, j] = v
+      if v != 0.0:
+        col[r, cnt] = j
+        cnt += 1
+    nnz[r] = cnt
+  return Primal(n, d.island_ne[k], d.island_nf[k], nr, na, dofs, J, nnz, col,
+                d.iefc_D[ea:ea + nr], d.iefc_R[ea:ea + nr], d.iefc_frictionloss[ea:ea + nr],
+                d.iefc_aref[ea:ea + nr], d.iefc_type[ea:ea + nr], d.iefc_id[ea:ea + nr],
+                d.iefc_force[ea:ea + nr], d.iefc_state[ea:ea + nr], d.iacc[na:na + n],
+                d.iacc_smooth[na:na + n], d.ifrc_smooth[na:na + n],
+                d.ifrc_constraint[na:na + n], _square(d.solver_L, n),
+                _square(d.solver_Lcone, n))
+
+
+@jit
+def _solve_primal_islands(m, d, flg_newton):
+  """CG or Newton island by island (mj_fwdConstraint's island branch): gather the inputs in
+  island order, solve each island with its own termination and statistics, scatter qacc,
+  qfrc_constraint and efc_force back. efc_state keeps the warmstart's, as in MuJoCo."""
+  nidof, nefc = d.nidof[0], d.nefc[0]
+  for i in range(nidof):
+    g = d.map_idof2dof[i]
+    d.ifrc_smooth[i] = d.qfrc_smooth[g]
+    d.ifrc_constraint[i] = d.qfrc_constraint[g]
+    d.iacc_smooth[i] = d.qacc_smooth[g]
+    d.iacc[i] = d.qacc[g]
+  for ic in range(nefc):
+    c = d.map_iefc2efc[ic]
+    d.iefc_force[ic] = d.efc_force[c]
+    d.iefc_aref[ic] = d.efc_aref[c]
+  for k in range(d.nisland[0]):
+    ctx = context_island(m, d, k)
+    it = sol_primal(m, d, ctx, k, m.opt_iterations[0], flg_newton)
+    if k < _NISLAND:
+      d.solver_niter[k] += it
+  for i in range(nidof):
+    g = d.map_idof2dof[i]
+    d.qacc[g] = d.iacc[i]
+    d.qfrc_constraint[g] = d.ifrc_constraint[i]
+  for c in range(nefc):
+    d.efc_force[c] = d.iefc_force[d.map_efc2iefc[c]]
 
 
 @jit
 def fwd_constraint(m, d):
-  """efc_b, warmstart, the model's solver, then qacc, efc_force, efc_state, qfrc_constraint
-  and the solver statistics (mj_fwdConstraint, solved as one island)."""
+  """Islands, efc_b, warmstart, the model's solver, then qacc, efc_force, efc_state,
+  qfrc_constraint and the solver statistics (mj_island + mj_fwdConstraint). Every solver and
+  the no-slip pass work island by island unless the ISLAND disable bit is set."""
   nv, nefc = m.nv, d.nefc[0]
   for i in range(nv):
     d.qfrc_constraint[i] = 0.0
-  d.solver_niter[0] = 0
+  for k in range(_NISLAND):
+    d.solver_niter[k] = 0
+  island.island(m, d)
   if nefc == 0:
     for i in range(nv):
       d.qacc[i] = d.qacc_smooth[i]
@@ -1556,12 +1815,34 @@ def fwd_constraint(m, d):
   if solver == _PGS or noslip:
     make_minv_jt(m, d)
   warmstart(m, d)
+  nisland = d.nisland[0]
+  if nisland == 0:
+    for i in range(nefc):
+      d.map_iefc2efc[i] = i   # the one-system solve's row list
   if solver == _PGS:
-    d.solver_niter[0] = sol_pgs(m, d, m.opt_iterations[0])
+    if nisland > 0:
+      for k in range(nisland):
+        a = d.island_iefcadr[k]
+        sol_pgs(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
+                d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_iterations[0])
+    else:
+      sol_pgs(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc], m.opt_iterations[0])
+  elif nisland > 0:
+    _solve_primal_islands(m, d, solver == _NEWTON)
+    if noslip:  # the island contexts reused the row index of efc_J
+      row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
   else:
-    d.solver_niter[0] = sol_primal(m, d, m.opt_iterations[0], solver == _NEWTON)
+    d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
+                                   solver == _NEWTON)
   if noslip:
-    sol_noslip(m, d, m.opt_noslip_iterations[0])
+    if nisland > 0:
+      for k in range(nisland):
+        a = d.island_iefcadr[k]
+        sol_noslip(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
+                   d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_noslip_iterations[0])
+    else:
+      sol_noslip(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc],
+                 m.opt_noslip_iterations[0])
   if solver == _PGS or noslip:
     # dual finish: qacc = qacc_smooth + M^-1 J' efc_force
     mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)

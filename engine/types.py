@@ -588,14 +588,14 @@ efc_aref f8 njmax
 efc_b f8 njmax
 efc_force f8 njmax
 efc_state i4 njmax
-solver_niter i4 1
-solver_improvement f8 200
-solver_gradient f8 200
-solver_lineslope f8 200
-solver_nactive i4 200
-solver_nchange i4 200
-solver_neval i4 200
-solver_nupdate i4 200
+solver_niter i4 20
+solver_improvement f8 4000
+solver_gradient f8 4000
+solver_lineslope f8 4000
+solver_nactive i4 4000
+solver_nchange i4 4000
+solver_neval i4 4000
+solver_nupdate i4 4000
 warning_number i4 8
 warning_lastinfo i4 8
 col_dist f8 50
@@ -620,6 +620,39 @@ solver_mat f8 6 6 6
 solver_Jnnz i4 2 njmax
 solver_Jcol i4 njmax nv
 solver_Ycol i4 njmax nv
+nisland i4 1
+nidof i4 1
+tree_island i4 ntree
+island_ntree i4 ntree
+island_itreeadr i4 ntree
+map_itree2tree i4 ntree
+dof_island i4 nv
+island_nv i4 ntree
+island_idofadr i4 ntree
+island_dofadr i4 ntree
+map_dof2idof i4 nv
+map_idof2dof i4 nv
+efc_island i4 njmax
+island_ne i4 ntree
+island_nf i4 ntree
+island_nefc i4 ntree
+island_iefcadr i4 ntree
+map_efc2iefc i4 njmax
+map_iefc2efc i4 njmax
+iefc_type i4 njmax
+iefc_id i4 njmax
+iefc_frictionloss f8 njmax
+iefc_D f8 njmax
+iefc_R f8 njmax
+iefc_aref f8 njmax
+iefc_force f8 njmax
+iefc_state i4 njmax
+ifrc_smooth f8 nv
+ifrc_constraint f8 nv
+iacc_smooth f8 nv
+iacc f8 nv
+iefc_J f8 njmax nv
+island_int i4 2 ntree
 """
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "b1": np.bool_}
