@@ -47,7 +47,8 @@ def main(argv=None):
   print(f"load+first {t1 - t0:.2f} s")
   print(f"simulated  {d.time:.3f} s in {t2 - t1:.3f} s wall "
         f"({(done * m.opt.timestep) / max(t2 - t1, 1e-9):.0f}x real time)")
-  print(f"contacts   ncon={d.ncon} nefc={d.nefc} solver iterations={d.solver_niter}")
+  print(f"contacts   ncon={d.ncon} nefc={d.nefc} islands={d.nisland} "
+        f"solver iterations={d.solver_niter[:max(1, d.nisland)].tolist()}")
   print(f"qpos       {np.array2string(d.qpos, precision=4, max_line_width=100)}")
   print("viewer     not yet available (issue #4): this run was headless")
   return 0

@@ -10,7 +10,7 @@ from engine import types as t
 
 _OPT_NAMES = {name[4:] for name, _, _ in t.MODEL_TABLE if name.startswith("opt_")}
 _DATA_SCALARS = {"time": float, "ncon": int, "ne": int, "nf": int, "nl": int, "nefc": int,
-                 "solver_niter": int}
+                 "nisland": int, "nidof": int}
 
 
 def _build(new, size_setter, setters, sizes, arrays):

@@ -59,8 +59,9 @@ def bench(name, nstep, settle, solver):
     t = time.perf_counter()
     mujoco.mj_step(mjm, mjd, nstep)
     best_ref = min(best_ref, time.perf_counter() - t)
-  return (best_ours / nstep * 1e6, best_ref / nstep * 1e6, (d.ncon, d.nefc, d.solver_niter),
-          (mjd.ncon, mjd.nefc, int(mjd.solver_niter[0])))
+  return (best_ours / nstep * 1e6, best_ref / nstep * 1e6,
+          (d.ncon, d.nefc, d.nisland, int(d.solver_niter.max())),
+          (mjd.ncon, mjd.nefc, mjd.nisland, int(mjd.solver_niter.max())))
 
 
 def main():
@@ -70,12 +71,12 @@ def main():
   p.add_argument("--settle", type=int, default=1000)
   p.add_argument("--solver", default="Newton")
   args = p.parse_args()
-  print(f"solver {args.solver}; ncon/nefc/iterations at the end of the timed run")
-  print(f"{'model':10s} {'ours µs':>9s} {'MuJoCo µs':>10s} {'ratio':>6s}  {'ours':>14s} "
-        f"{'MuJoCo':>14s}")
+  print(f"solver {args.solver}; ncon/nefc/islands/max iterations at the end of the timed run")
+  print(f"{'model':10s} {'ours µs':>9s} {'MuJoCo µs':>10s} {'ratio':>6s}  {'ours':>18s} "
+        f"{'MuJoCo':>18s}")
   for name in args.models.split(","):
     ours, ref, wo, wr = bench(name, args.nstep, args.settle, args.solver)
-    print(f"{name:10s} {ours:9.1f} {ref:10.1f} {ours / ref:6.2f}  {str(wo):>14s} {str(wr):>14s}")
+    print(f"{name:10s} {ours:9.1f} {ref:10.1f} {ours / ref:6.2f}  {str(wo):>18s} {str(wr):>18s}")
 
 
 if __name__ == "__main__":

@@ -253,7 +253,7 @@ def test_solver_matches_mujoco(name, solver_type, cone):
     if n == 0:
       np.testing.assert_array_equal(d.qacc, d.qacc_smooth)
       assert rel_err(d.qacc, mjd.qacc) < 1e-9
-      assert d.solver_niter == 0
+      assert d.solver_niter[0] == 0
       continue
     force = d.efc_force[:n]
     if solver_type == NEWTON:
@@ -261,7 +261,7 @@ def test_solver_matches_mujoco(name, solver_type, cone):
       assert rel_err(force, mjd.efc_force) < 1e-6
       np.testing.assert_array_equal(d.efc_state[:n], mjd.efc_state)
       it = mjd.solver_niter[0]
-      assert d.solver_niter == it
+      assert d.solver_niter[0] == it
       for f in ("improvement", "gradient", "lineslope"):
         np.testing.assert_allclose(getattr(d, "solver_" + f)[:it],
                                    np.array(getattr(mjd.solver, f))[:it], rtol=1e-5, atol=1e-12,
