@@ -1827,6 +1827,17 @@ def fwd_constraint(m, d):
                 d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_iterations[0])
     else:
       sol_pgs(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc], m.opt_iterations[0])
+  elif nisland == 1 and d.nidof[0] == nv:
+    # one island holding every dof: its rows and dofs are all of them, in the model's order,
+    # so the one-system solve is the island's solve (without gathering); MuJoCo's efc_state
+    # keeps the warmstart's, as for any island solve
+    saved = d.solver_int[1]
+    for i in range(nefc):
+      saved[i] = d.efc_state[i]
+    d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
+                                   solver == _NEWTON)
+    for i in range(nefc):
+      d.efc_state[i] = saved[i]
   elif nisland > 0:
     _solve_primal_islands(m, d, solver == _NEWTON)
     if noslip:  # the island contexts reused the row index of efc_J
