@@ -31,11 +31,15 @@ and of M^-1 J', so row products cost their nonzeros, not nv).
 import collections
 import math
 
+import numba
 import numpy as np
 
 from engine import island
 from engine import smooth
 from engine.smooth import jit
+
+# helpers of sol_primal inlined into it (a call would pass the flattened Primal context)
+_inline = numba.njit(cache=True, nogil=True, inline='always')
 from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone
 
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
@@ -423,7 +427,7 @@ def _solve_m(m, d, dofs, off, nv, x, y):
       x[i] -= s
 
 
-@jit
+@_inline
 def _primal_update_constraint(m, d, c, flg_cone_hessian):
   """Constraint update at the current qacc; returns (cost incl. Gauss, Gauss, nactive, ncone)."""
   nv, nefc = c.nv, c.nefc
@@ -445,7 +449,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   return cost + gauss, gauss, nactive, ncone
 
 
-@jit
+@_inline
 def _primal_update_gradient(m, d, c, flg_newton, ncone):
   """grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = H^-1 grad (Newton) or M^-1 grad."""
   grad, Ma = d.solver_nv[_GRAD], d.solver_nv[_MA]
@@ -455,7 +459,7 @@ def _primal_update_gradient(m, d, c, flg_newton, ncone):
   _primal_update_mgrad(m, d, c, flg_newton, ncone)
 
 
-@jit
+@_inline
 def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
@@ -465,7 +469,7 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
     _solve_m(m, d, c.dofs, c.adr, c.nv, Mgrad, grad)
 
 
-@jit
+@_inline
 def _primal_prepare(m, d, c):
   """Line-search polynomials along `search`: Gauss (returned) and per row (solver_quad)."""
   nv, nefc = c.nv, c.nefc
@@ -884,7 +888,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   return nupdate
 
 
-@jit
+@_inline
 def _island_inertia_scale(m, d, c):
   """1 / trace of the context's block of M: the statistics' scale (MuJoCo 4.0, islands and the
   one-system solve alike)."""
