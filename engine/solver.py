@@ -31,11 +31,15 @@ and of M^-1 J', so row products cost their nonzeros, not nv).
 import collections
 import math
 
+import numba
 import numpy as np
 
 from engine import island
 from engine import smooth
 from engine.smooth import jit
+
+# helpers of sol_primal inlined into it (a call would pass the flattened Primal context)
+_inline = numba.njit(cache=True, nogil=True, inline='always')
 from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone
 
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
@@ -423,7 +427,7 @@ def _solve_m(m, d, dofs, off, nv, x, y):
       x[i] -= s
 
 
-@jit
+@_inline
 def _primal_update_constraint(m, d, c, flg_cone_hessian):
   """Constraint update at the current qacc; returns (cost incl. Gauss, Gauss, nactive, ncone)."""
   nv, nefc = c.nv, c.nefc
@@ -445,7 +449,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   return cost + gauss, gauss, nactive, ncone
 
 
-@jit
+@_inline
 def _primal_update_gradient(m, d, c, flg_newton, ncone):
   """grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = H^-1 grad (Newton) or M^-1 grad."""
   grad, Ma = d.solver_nv[_GRAD], d.solver_nv[_MA]
@@ -455,7 +459,7 @@ def _primal_update_gradient(m, d, c, flg_newton, ncone):
   _primal_update_mgrad(m, d, c, flg_newton, ncone)
 
 
-@jit
+@_inline
 def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
@@ -465,7 +469,7 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
     _solve_m(m, d, c.dofs, c.adr, c.nv, Mgrad, grad)
 
 
-@jit
+@_inline
 def _primal_prepare(m, d, c):
   """Line-search polynomials along `search`: Gauss (returned) and per row (solver_quad)."""
   nv, nefc = c.nv, c.nefc
@@ -884,7 +888,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   return nupdate
 
 
-@jit
+@_inline
 def _island_inertia_scale(m, d, c):
   """1 / trace of the context's block of M: the statistics' scale (MuJoCo 4.0, islands and the
   one-system solve alike)."""
@@ -1827,6 +1831,17 @@ def fwd_constraint(m, d):
                 d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_iterations[0])
     else:
       sol_pgs(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc], m.opt_iterations[0])
+  elif nisland == 1 and d.nidof[0] == nv:
+    # one island holding every dof: its rows and dofs are all of them, in the model's order,
+    # so the one-system solve is the island's solve (without gathering); MuJoCo's efc_state
+    # keeps the warmstart's, as for any island solve
+    saved = d.solver_int[1]
+    for i in range(nefc):
+      saved[i] = d.efc_state[i]
+    d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
+                                   solver == _NEWTON)
+    for i in range(nefc):
+      d.efc_state[i] = saved[i]
   elif nisland > 0:
     _solve_primal_islands(m, d, solver == _NEWTON)
     if noslip:  # the island contexts reused the row index of efc_J

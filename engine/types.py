@@ -201,7 +201,8 @@ NFLUID = 12     # geom_fluid row length
 MINIMP = 0.0001   # mjMINIMP
 MAXIMP = 0.9999   # mjMAXIMP
 MAXCONPAIR = 50   # mjMAXCONPAIR: contacts one geom pair may produce
-NSOLVER = 200     # mjNSOLVER: length of the solver statistics arrays
+NSOLVER = 200     # mjNSOLVER: solver statistics kept per island
+NISLAND = 20      # mjNISLAND: islands with statistics (solver_* hold NISLAND x NSOLVER)
 
 # Sizes of a Model, as MuJoCo's mjModel names them. All are ints set at compile time.
 MODEL_SIZES = (
