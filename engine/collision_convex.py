@@ -46,6 +46,7 @@ _MC_POLY = 32
 _MC_POLYMAX = 40
 _MC_ROWS = _MC_POLY + 2 * _MC_POLYMAX
 _MC_FLOATS = 3 * _MC_ROWS + 16  # plus the clip planes' offsets
+_MC_MARGIN = True
 _FACE_TOL = 0.996
 _EDGE_TOL = 0.0888
 _DSBL_NATIVECCD = 1 << 17
@@ -1253,12 +1254,29 @@ def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out)
     return 0
   m0, m1, m2 = _face_normal(bmat, faces[j])
   nface1 = _box_face(mc, objs, 1, faces[j])
+  half = 0.5 * objs[1, _MARGIN]  # the face of the box inflated by its margin
+  if half > 0:
+    for i in range(nface1):
+      mc[_MC_FACE + i, 0] += half * m0
+      mc[_MC_FACE + i, 1] += half * m1
+      mc[_MC_FACE + i, 2] += half * m2
 
-  # side segment: the EPA vertex and its mirror on the other cap
+  # side segment: the EPA vertex and its mirror on the other cap; with a margin, the cylinder's
+  # rim point under it, both ends moved by half the cylinder's margin towards the box
+  hm = 0.5 * objs[0, _MARGIN]
+  if hm > 0:
+    sc = objs[0, _SIZE] / math.sqrt(lx * lx + ly * ly)
+    lx, ly = lx * sc, ly * sc
+    lz = objs[0, _SIZE + 1] if lz > 0 else -objs[0, _SIZE + 1]
   for r in range(3):
-    mc[_MC_POLY, r] = pv[a, 3 + r]
-    mc[_MC_POLY + 1, r] = (cmat[3 * r] * lx + cmat[3 * r + 1] * ly - cmat[3 * r + 2] * lz
-                           + objs[0, _POS + r])
+    ca = cmat[3 * r] * lx + cmat[3 * r + 1] * ly
+    cb = cmat[3 * r + 2] * lz
+    if hm > 0:
+      mc[_MC_POLY, r] = ca + cb + objs[0, _POS + r] - hm * (m0, m1, m2)[r]
+      mc[_MC_POLY + 1, r] = ca - cb + objs[0, _POS + r] - hm * (m0, m1, m2)[r]
+    else:
+      mc[_MC_POLY, r] = pv[a, 3 + r]
+      mc[_MC_POLY + 1, r] = ca - cb + objs[0, _POS + r]
   return _polygon_clip(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
                        dist_out, pos_out, frame_out)
 
@@ -1441,7 +1459,7 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
 
   # MuJoCo 4.0's single-shot multicontact replaces it where flat features touch (only a
   # cylinder's side on a box face so far)
-  if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and margin == 0
+  if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and (margin == 0 or _MC_MARGIN)
       and type1 == _CYLINDER and type2 == _BOX):
     nmulti = _multi_cylinder_box(objs, xw, cnt, pt, margin, dist, pos, frame)
     if nmulti > 0:
