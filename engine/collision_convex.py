@@ -46,7 +46,6 @@ _MC_POLY = 32
 _MC_POLYMAX = 40
 _MC_ROWS = _MC_POLY + 2 * _MC_POLYMAX
 _MC_FLOATS = 3 * _MC_ROWS + 16  # plus the clip planes' offsets
-_MC_MARGIN = True
 _FACE_TOL = 0.996
 _EDGE_TOL = 0.0888
 _DSBL_NATIVECCD = 1 << 17
@@ -1200,6 +1199,110 @@ def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
 
 
 @jit
+def _local_point(objs, k, p0, p1, p2):
+  """Point p in the frame of object k."""
+  d0 = p0 - objs[k, _POS]
+  d1 = p1 - objs[k, _POS + 1]
+  d2 = p2 - objs[k, _POS + 2]
+  m = _MAT
+  return (objs[k, m] * d0 + objs[k, m + 3] * d1 + objs[k, m + 6] * d2,
+          objs[k, m + 1] * d0 + objs[k, m + 4] * d1 + objs[k, m + 7] * d2,
+          objs[k, m + 2] * d0 + objs[k, m + 5] * d1 + objs[k, m + 8] * d2)
+
+
+@jit
+def _side_segment(mc, objs, k, p0, p1, p2, m0, m1, m2):
+  """Side segment of cylinder k through its rim point p (an EPA vertex) into the first two
+  polygon rows: p, then its mirror on the other cap. With a margin, the segment is the
+  cylinder's own one, moved by half the margin against the clipping face's normal m."""
+  lx, ly, lz = _local_point(objs, k, p0, p1, p2)
+  hm = 0.5 * objs[k, _MARGIN]
+  if hm > 0:
+    sc = objs[k, _SIZE] / math.sqrt(lx * lx + ly * ly)
+    lx, ly = lx * sc, ly * sc
+    lz = objs[k, _SIZE + 1] if lz > 0 else -objs[k, _SIZE + 1]
+  mv = (m0, m1, m2)
+  pv = (p0, p1, p2)
+  for r in range(3):
+    ca = objs[k, _MAT + 3 * r] * lx + objs[k, _MAT + 3 * r + 1] * ly
+    cb = objs[k, _MAT + 3 * r + 2] * lz
+    if hm > 0:
+      mc[_MC_POLY, r] = ca + cb + objs[k, _POS + r] - hm * mv[r]
+      mc[_MC_POLY + 1, r] = ca - cb + objs[k, _POS + r] - hm * mv[r]
+    else:
+      mc[_MC_POLY, r] = pv[r]
+      mc[_MC_POLY + 1, r] = ca - cb + objs[k, _POS + r]
+
+
+@jit
+def _cap_polygon(mc, objs, k, top):
+  """The cap of cylinder k as MuJoCo 4.0's 16-gon, clockwise about the cap's outer normal
+  and starting at local angle 0, into the face rows; inflated by half the margin."""
+  r = objs[k, _SIZE]
+  h = objs[k, _SIZE + 1] if top else -objs[k, _SIZE + 1]
+  s = -1.0 if top else 1.0
+  hm = 0.5 * objs[k, _MARGIN]
+  ax = (objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8])
+  for i in range(16):
+    ang = s * i * (math.pi / 8)
+    lx = r * math.cos(ang)
+    ly = r * math.sin(ang)
+    for c in range(3):
+      v = (objs[k, _MAT + 3 * c] * lx + objs[k, _MAT + 3 * c + 1] * ly
+           + objs[k, _MAT + 3 * c + 2] * h + objs[k, _POS + c])
+      if hm > 0:
+        v += (hm if top else -hm) * ax[c]
+      mc[_MC_FACE + i, c] = v
+  return 16
+
+
+@jit
+def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out):
+  """Contacts of a cylinder's side lying on the other cylinder's cap (MuJoCo 4.0): a
+  cylinder shows its cap when the EPA face's three vertices on it share a cap, else its
+  side. 0 when this is not such a contact."""
+  pv, fvert, mc, mcd = pt[0], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if face < 0:
+    return 0
+  top1 = top2 = False
+  mixed1 = mixed2 = False
+  for i in range(3):
+    v = fvert[face, i]
+    z1 = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
+    z2 = _local_point(objs, 1, pv[v, 6], pv[v, 7], pv[v, 8])[2]
+    if i == 0:
+      top1, top2 = z1 > 0, z2 > 0
+    else:
+      mixed1 = mixed1 or (z1 > 0) != top1
+      mixed2 = mixed2 or (z2 > 0) != top2
+  s1 = 1.0 if top1 else -1.0
+  s2 = 1.0 if top2 else -1.0
+  a1 = (objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8])
+  a2 = (objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8])
+  dot12 = _dot(a1[0], a1[1], a1[2], a2[0], a2[1], a2[2])
+  if s1 * s2 * dot12 < -_FACE_TOL:
+    return 0  # caps face to face: not handled yet
+  a = fvert[face, 0]
+  if not mixed1 and mixed2 and abs(s1 * dot12) < _EDGE_TOL:
+    # side of cylinder 2 on the cap of cylinder 1
+    n0, n1, n2 = s1 * a1[0], s1 * a1[1], s1 * a1[2]
+    nface1 = _cap_polygon(mc, objs, 0, top1)
+    _side_segment(mc, objs, 1, pv[a, 6], pv[a, 7], pv[a, 8], n0, n1, n2)
+    return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
+                         dist_out, pos_out, frame_out)
+  if not mixed2 and abs(s2 * dot12) < _EDGE_TOL:
+    # side of cylinder 1 on the cap of cylinder 2
+    n0, n1, n2 = s2 * a2[0], s2 * a2[1], s2 * a2[2]
+    nface1 = _cap_polygon(mc, objs, 1, top2)
+    _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], n0, n1, n2)
+    return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, True, margin, 0,
+                         dist_out, pos_out, frame_out)
+  return 0
+
+
+
+@jit
 def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
   """Contacts of a cylinder (object 0) whose side lies on a face of a box (object 1), from
   the EPA face in cnt[4]; 0 when this is not such a contact (the EPA contact stands)."""
@@ -1229,12 +1332,7 @@ def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out)
   # cylinder: the cap on the side of the EPA face's first vertex, and its axis
   cmat = objs[0, _MAT:_MAT + 9]
   ax0, ax1, ax2 = cmat[2], cmat[5], cmat[8]
-  p0 = pv[a, 3] - objs[0, _POS]
-  p1 = pv[a, 4] - objs[0, _POS + 1]
-  p2 = pv[a, 5] - objs[0, _POS + 2]
-  lx = cmat[0] * p0 + cmat[3] * p1 + cmat[6] * p2
-  ly = cmat[1] * p0 + cmat[4] * p1 + cmat[7] * p2
-  lz = cmat[2] * p0 + cmat[5] * p1 + cmat[8] * p2
+  lz = _local_point(objs, 0, pv[a, 3], pv[a, 4], pv[a, 5])[2]
   cs = 1.0 if lz > 0 else -1.0
 
   # a cap facing a box face: flat face contact, not handled yet
@@ -1261,22 +1359,7 @@ def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out)
       mc[_MC_FACE + i, 1] += half * m1
       mc[_MC_FACE + i, 2] += half * m2
 
-  # side segment: the EPA vertex and its mirror on the other cap; with a margin, the cylinder's
-  # rim point under it, both ends moved by half the cylinder's margin towards the box
-  hm = 0.5 * objs[0, _MARGIN]
-  if hm > 0:
-    sc = objs[0, _SIZE] / math.sqrt(lx * lx + ly * ly)
-    lx, ly = lx * sc, ly * sc
-    lz = objs[0, _SIZE + 1] if lz > 0 else -objs[0, _SIZE + 1]
-  for r in range(3):
-    ca = cmat[3 * r] * lx + cmat[3 * r + 1] * ly
-    cb = cmat[3 * r + 2] * lz
-    if hm > 0:
-      mc[_MC_POLY, r] = ca + cb + objs[0, _POS + r] - hm * (m0, m1, m2)[r]
-      mc[_MC_POLY + 1, r] = ca - cb + objs[0, _POS + r] - hm * (m0, m1, m2)[r]
-    else:
-      mc[_MC_POLY, r] = pv[a, 3 + r]
-      mc[_MC_POLY + 1, r] = ca - cb + objs[0, _POS + r]
+  _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], m0, m1, m2)
   return _polygon_clip(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
                        dist_out, pos_out, frame_out)
 
@@ -1459,9 +1542,12 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
 
   # MuJoCo 4.0's single-shot multicontact replaces it where flat features touch (only a
   # cylinder's side on a box face so far)
-  if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and (margin == 0 or _MC_MARGIN)
-      and type1 == _CYLINDER and type2 == _BOX):
-    nmulti = _multi_cylinder_box(objs, xw, cnt, pt, margin, dist, pos, frame)
+  if n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CYLINDER:
+    nmulti = 0
+    if type2 == _BOX:
+      nmulti = _multi_cylinder_box(objs, xw, cnt, pt, margin, dist, pos, frame)
+    elif type2 == _CYLINDER:
+      nmulti = _multi_cylinder_cylinder(objs, cnt, pt, margin, dist, pos, frame)
     if nmulti > 0:
       n = nmulti
   return n
