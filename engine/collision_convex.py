@@ -1303,6 +1303,56 @@ def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out
 
 
 @jit
+def _box_corner(objs, k, idx, r):
+  """Coordinate r of corner idx (bit 0: +x, 1: +y, 2: +z) of box k."""
+  l0 = objs[k, _SIZE] if idx & 1 else -objs[k, _SIZE]
+  l1 = objs[k, _SIZE + 1] if idx & 2 else -objs[k, _SIZE + 1]
+  l2 = objs[k, _SIZE + 2] if idx & 4 else -objs[k, _SIZE + 2]
+  return (objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1
+          + objs[k, _MAT + 3 * r + 2] * l2 + objs[k, _POS + r])
+
+
+@jit
+def _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out, frame_out):
+  """Contacts of a box edge (object 1) lying on a cylinder's cap (object 0): the edge of the
+  EPA face's box feature most parallel to the cap, clipped by the cap's 16-gon."""
+  pv, fvert, mc, mcd = pt[0], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if dim == 3:
+    return 0
+  top = False
+  for i in range(3):
+    v = fvert[face, i]
+    z = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
+    if i == 0:
+      top = z > 0
+    elif (z > 0) != top:
+      return 0  # the cylinder shows its side, not a cap
+  s = 1.0 if top else -1.0
+  n0, n1, n2 = s * objs[0, _MAT + 2], s * objs[0, _MAT + 5], s * objs[0, _MAT + 8]
+
+  # candidate edges: the feature's edge, or the three edges at its vertex
+  ends = (i2, i1 ^ 1, i1 ^ 2, i1 ^ 4)
+  first = 0 if dim == 2 else 1
+  last = 1 if dim == 2 else 4
+  hm = 0.5 * objs[1, _MARGIN]
+  for e in range(first, last):
+    j = ends[e]
+    d0 = _box_corner(objs, 1, j, 0) - _box_corner(objs, 1, i1, 0)
+    d1 = _box_corner(objs, 1, j, 1) - _box_corner(objs, 1, i1, 1)
+    d2 = _box_corner(objs, 1, j, 2) - _box_corner(objs, 1, i1, 2)
+    d0, d1, d2, _ = _normalize(d0, d1, d2)
+    if abs(_dot(d0, d1, d2, n0, n1, n2)) < _EDGE_TOL:
+      nface1 = _cap_polygon(mc, objs, 0, top)
+      for r in range(3):
+        mc[_MC_POLY, r] = _box_corner(objs, 1, i1, r) - hm * (n0, n1, n2)[r]
+        mc[_MC_POLY + 1, r] = _box_corner(objs, 1, j, r) - hm * (n0, n1, n2)[r]
+      return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
+                           dist_out, pos_out, frame_out)
+  return 0
+
+
+@jit
 def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
   """Contacts of a cylinder (object 0) whose side lies on a face of a box (object 1), from
   the EPA face in cnt[4]; 0 when this is not such a contact (the EPA contact stands)."""
@@ -1349,7 +1399,8 @@ def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out)
       j = i
       break
   if j < 0:
-    return 0
+    return _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out,
+                            frame_out)
   m0, m1, m2 = _face_normal(bmat, faces[j])
   nface1 = _box_face(mc, objs, 1, faces[j])
   half = 0.5 * objs[1, _MARGIN]  # the face of the box inflated by its margin
