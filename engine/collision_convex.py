@@ -1,8 +1,9 @@
 """General convex narrowphase, as MuJoCo's engine_collision_convex.c and engine_collision_gjk.c.
 
-mjc_Convex (GJK, then EPA on penetration, then MultiCCD's perturbed re-runs) and
-mjc_PlaneConvex for primitive geoms: sphere, capsule, ellipsoid, cylinder, box. Meshes are
-not handled yet; the support dispatch (`_support`) is where they go.
+mjc_Convex (GJK, then EPA on penetration, then MuJoCo 4.0's single-shot multicontact for
+cylinders, see the multicontact section) and mjc_PlaneConvex for primitive geoms: sphere,
+capsule, ellipsoid, cylinder, box. Meshes are not handled yet; the support dispatch
+(`_support`) is where they go.
 
 Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
 (float64, 16 columns: size[0:3], pos[3:6], mat[6:15], margin[15]) and one row of `objt`
@@ -976,10 +977,13 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
 
 
 # --------------------------------------- multicontact -------------------------------------------
-# MuJoCo 4.0's single-shot multicontact, for now only a cylinder's side lying on a box face: the
-# side segment through the EPA face's first cylinder vertex is clipped by the box face. The
-# scratch `mc` holds the clipping face (rows _MC_FACE..), its edge planes (_MC_PN..) and two
-# polygon buffers (_MC_POLY..); `mcd` the edge planes' offsets.
+# MuJoCo 4.0's single-shot multicontact, reconstructed from its results (no source available):
+# after EPA, a segment lying on a flat face is clipped by the face (Sutherland-Hodgman, as
+# MuJoCo's polygonClip) into two contacts. Handled: a cylinder's side on a box face or on the
+# other cylinder's cap, and a box edge on a cylinder cap; a cylinder cap is a 16-gon. Not
+# handled (the EPA contact stands): cap on face (4 contacts), capsules. The scratch `mc`
+# holds the clipping face (rows _MC_FACE..), its side planes (_MC_PN..) and two polygon
+# buffers (_MC_POLY..); `mcd` the side planes' offsets.
 
 
 @jit
@@ -1354,8 +1358,9 @@ def _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out, fram
 
 @jit
 def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
-  """Contacts of a cylinder (object 0) whose side lies on a face of a box (object 1), from
-  the EPA face in cnt[4]; 0 when this is not such a contact (the EPA contact stands)."""
+  """Contacts of a cylinder (object 0) whose side lies on a face of a box (object 1), or of a
+  box edge lying on the cylinder's cap, from the EPA face in cnt[4]; 0 when this is no such
+  contact (the EPA contact stands)."""
   pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
   face = cnt[4]
   if face < 0:
@@ -1591,8 +1596,8 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
   n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                    ccd_iterations, margin, 0, dist, pos, frame)
 
-  # MuJoCo 4.0's single-shot multicontact replaces it where flat features touch (only a
-  # cylinder's side on a box face so far)
+  # MuJoCo 4.0's single-shot multicontact replaces it where a segment lies on a face
+  # (cylinder-box and cylinder-cylinder so far)
   if n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CYLINDER:
     nmulti = 0
     if type2 == _BOX:
@@ -1610,8 +1615,9 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
   """MuJoCo's mjc_Convex / mjc_PlaneConvex for primitive geoms; returns the contact count.
 
   type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
-  m.opt.disableflags, reserved: MuJoCo 4.0's single-shot multicontact (MULTICCD) and the
-  libccd path (NATIVECCD disabled) are not implemented, so at most one contact is returned.
+  m.opt.disableflags: unless MULTICCD or NATIVECCD is disabled, cylinder-box and
+  cylinder-cylinder pairs may get two contacts (MuJoCo 4.0's single-shot multicontact); the
+  libccd path (NATIVECCD disabled) is not implemented.
   Writes dist (50,), pos (50, 3) and the normal (geom1 to geom2) in frame[i, 0:3], zero
   tangent in frame[i, 3:6]. Allocates its work buffers; the driver can call
   `collide_convex_work` with preallocated ones instead (sizes from `work_sizes`)."""
