@@ -524,7 +524,7 @@ def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
 #   fv (nfmax, 3) origin projected on each face; fd2 (nfmax,) its squared norm
 #   fvert (nfmax, 3), fadj (nfmax, 3), findex (nfmax,) (-1 not in map, -2 deleted)
 #   fmap (nfmax,) faces in the map; hz_idx, hz_edge (nfmax,) horizon; stk (nfmax, 3) DFS stack
-#   cnt int[8]: nverts, nfaces, nmap, nhorizon (4 spare);
+#   cnt int[8]: nverts, nfaces, nmap, nhorizon, final EPA face (-1: none) (3 spare);
 #   ctr (3,) polytope center
 
 
