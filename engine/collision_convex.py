@@ -1,8 +1,9 @@
 """General convex narrowphase, as MuJoCo's engine_collision_convex.c and engine_collision_gjk.c.
 
-mjc_Convex (GJK, then EPA on penetration, then MultiCCD's perturbed re-runs) and
-mjc_PlaneConvex for primitive geoms: sphere, capsule, ellipsoid, cylinder, box. Meshes are
-not handled yet; the support dispatch (`_support`) is where they go.
+mjc_Convex (GJK, then EPA on penetration, then MuJoCo 4.0's single-shot multicontact for
+cylinders, see the multicontact section) and mjc_PlaneConvex for primitive geoms: sphere,
+capsule, ellipsoid, cylinder, box. Meshes are not handled yet; the support dispatch
+(`_support`) is where they go.
 
 Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
 (float64, 16 columns: size[0:3], pos[3:6], mat[6:15], margin[15]) and one row of `objt`
@@ -37,6 +38,19 @@ _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 # objs columns
 _SIZE, _POS, _MAT, _MARGIN = 0, 3, 6, 15
 _OBJ_COLS = 16
+
+# multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
+# buffers
+_MC_FACE = 0
+_MC_PN = 16
+_MC_POLY = 32
+_MC_POLYMAX = 40
+_MC_ROWS = _MC_POLY + 2 * _MC_POLYMAX
+_MC_FLOATS = 3 * _MC_ROWS + 16  # plus the clip planes' offsets
+_FACE_TOL = 0.996
+_EDGE_TOL = 0.0888
+_DSBL_NATIVECCD = 1 << 17
+_DSBL_MULTICCD = 1 << 19
 
 # ----------------------------------- small vector helpers --------------------------------------
 
@@ -510,7 +524,7 @@ def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
 #   fv (nfmax, 3) origin projected on each face; fd2 (nfmax,) its squared norm
 #   fvert (nfmax, 3), fadj (nfmax, 3), findex (nfmax,) (-1 not in map, -2 deleted)
 #   fmap (nfmax,) faces in the map; hz_idx, hz_edge (nfmax,) horizon; stk (nfmax, 3) DFS stack
-#   cnt int[8]: nverts, nfaces, nmap, nhorizon (4 spare);
+#   cnt int[8]: nverts, nfaces, nmap, nhorizon, final EPA face (-1: none) (3 spare);
 #   ctr (3,) polytope center
 
 
@@ -951,6 +965,7 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
 
   if face < 0:
     return 0.0, 0
+  cnt[4] = face
 
   # witness points from the face's affine coordinates
   a, b, c = fvert[face, 0], fvert[face, 1], fvert[face, 2]
@@ -961,6 +976,450 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
   return -math.sqrt(fd2[face]), 1
 
 
+# --------------------------------------- multicontact -------------------------------------------
+# MuJoCo 4.0's single-shot multicontact, reconstructed from its results (no source available):
+# after EPA, a segment lying on a flat face is clipped by the face (Sutherland-Hodgman, as
+# MuJoCo's polygonClip) into two contacts. Handled: a cylinder's side on a box face or on the
+# other cylinder's cap, and a box edge on a cylinder cap; a cylinder cap is a 16-gon. Not
+# handled (the EPA contact stands): cap on face (4 contacts), capsules. The scratch `mc`
+# holds the clipping face (rows _MC_FACE..), its side planes (_MC_PN..) and two polygon
+# buffers (_MC_POLY..); `mcd` the side planes' offsets.
+
+
+@jit
+def _box_normals2(mat, d0, d1, d2):
+  """Box face (0..5: +x, -x, +y, -y, +z, -z) whose normal is within the face tolerance of
+  direction d, or -1 (MuJoCo's boxNormals2)."""
+  l0 = mat[0] * d0 + mat[3] * d1 + mat[6] * d2
+  l1 = mat[1] * d0 + mat[4] * d1 + mat[7] * d2
+  l2 = mat[2] * d0 + mat[5] * d1 + mat[8] * d2
+  inv = 1 / math.sqrt(l0 * l0 + l1 * l1 + l2 * l2)
+  l0, l1, l2 = l0 * inv, l1 * inv, l2 * inv
+  loc = (l0, -l0, l1, -l1, l2, -l2)
+  for i in range(6):
+    if loc[i] > _FACE_TOL:
+      return i
+  return -1
+
+
+@_inline
+def _axis_sign(v1, v2, v3, bit):
+  """+1 when all vertex indices have the bit, -1 when none has it, else 0."""
+  if (v1 & bit) and (v2 & bit) and (v3 & bit):
+    return 1
+  if not (v1 & bit) and not (v2 & bit) and not (v3 & bit):
+    return -1
+  return 0
+
+
+@jit
+def _box_faces(mat, dim, v1, v2, v3, d0, d1, d2):
+  """Candidate box faces (up to 3, -1 for none) of a simplex feature with dim distinct box
+  vertices v1..v3 (MuJoCo's boxNormals); d is the direction used when the feature is no face
+  or edge. Returns (count, f0, f1, f2)."""
+  if dim == 3 or dim == 2:
+    if dim == 2:
+      v3 = v2
+    x = _axis_sign(v1, v2, v3, 1)
+    y = _axis_sign(v1, v2, v3, 2)
+    z = _axis_sign(v1, v2, v3, 4)
+    f = (-1, -1, -1)
+    c = 0
+    if x:
+      f = (0 if x > 0 else 1, f[1], f[2])
+      c += 1
+    if y:
+      if c == 0:
+        f = (2 if y > 0 else 3, f[1], f[2])
+      else:
+        f = (f[0], 2 if y > 0 else 3, f[2])
+      c += 1
+    if z:
+      if c == 0:
+        f = (4 if z > 0 else 5, f[1], f[2])
+      elif c == 1:
+        f = (f[0], 4 if z > 0 else 5, f[2])
+      else:
+        f = (f[0], f[1], 4 if z > 0 else 5)
+      c += 1
+    if c == (1 if dim == 3 else 2):
+      return c, f[0], f[1], -1
+    i = _box_normals2(mat, d0, d1, d2)
+    return (1 if i >= 0 else 0), i, -1, -1
+  if dim == 1:
+    return (3, 0 if v1 & 1 else 1, 2 if v1 & 2 else 3, 4 if v1 & 4 else 5)
+  return 0, -1, -1, -1
+
+
+@_inline
+def _face_normal(mat, f):
+  """World normal of box face f."""
+  k = f // 2
+  s = 1.0 if f % 2 == 0 else -1.0
+  return s * mat[k], s * mat[3 + k], s * mat[6 + k]
+
+
+@jit
+def _box_face(mc, objs, k, f):
+  """Corners of face f of box k, in MuJoCo's order, into mc rows _MC_FACE..+4."""
+  s0, s1, s2 = objs[k, _SIZE], objs[k, _SIZE + 1], objs[k, _SIZE + 2]
+  if f == 0:
+    c = ((s0, s1, s2), (s0, s1, -s2), (s0, -s1, -s2), (s0, -s1, s2))
+  elif f == 1:
+    c = ((-s0, s1, -s2), (-s0, s1, s2), (-s0, -s1, s2), (-s0, -s1, -s2))
+  elif f == 2:
+    c = ((-s0, s1, -s2), (s0, s1, -s2), (s0, s1, s2), (-s0, s1, s2))
+  elif f == 3:
+    c = ((-s0, -s1, s2), (s0, -s1, s2), (s0, -s1, -s2), (-s0, -s1, -s2))
+  elif f == 4:
+    c = ((-s0, s1, s2), (s0, s1, s2), (s0, -s1, s2), (-s0, -s1, s2))
+  else:
+    c = ((s0, s1, -s2), (-s0, s1, -s2), (-s0, -s1, -s2), (s0, -s1, -s2))
+  for i in range(4):
+    l0, l1, l2 = c[i]
+    for r in range(3):
+      mc[_MC_FACE + i, r] = (objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1
+                             + objs[k, _MAT + 3 * r + 2] * l2 + objs[k, _POS + r])
+  return 4
+
+
+@_inline
+def _halfspace(mc, a, pn, p):
+  """True when row p is on the inner side of the plane through row a with normal row pn."""
+  return _dot(mc[p, 0] - mc[a, 0], mc[p, 1] - mc[a, 1], mc[p, 2] - mc[a, 2],
+              mc[pn, 0], mc[pn, 1], mc[pn, 2]) > -_MINVAL
+
+
+@jit
+def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin, icon,
+                  dist_out, pos_out, frame_out):
+  """Clip the polygon in the first polygon buffer (nface2 rows) by the face in the face rows
+  (nface1 corners, normal n) and write one contact per remaining vertex, the witness on the
+  face found along -|dist| r (MuJoCo's polygonClip); `swap` exchanges the two witnesses.
+  Returns the contact count (0: nothing left)."""
+  if nface1 < 3:
+    return 0
+  # side planes of the clipping face
+  for i in range(nface1):
+    a = _MC_FACE + i
+    b = _MC_FACE + (i + 1 if i < nface1 - 1 else 0)
+    e0, e1, e2 = mc[b, 0] - mc[a, 0], mc[b, 1] - mc[a, 1], mc[b, 2] - mc[a, 2]
+    q0 = (mc[a, 0] + n0) - mc[a, 0]  # (v1 + n) - v1, as MuJoCo computes it
+    q1 = (mc[a, 1] + n1) - mc[a, 1]
+    q2 = (mc[a, 2] + n2) - mc[a, 2]
+    c0, c1, c2 = _cross(e0, e1, e2, q0, q1, q2)
+    c0, c1, c2, _ = _normalize(c0, c1, c2)
+    mc[_MC_PN + i, 0], mc[_MC_PN + i, 1], mc[_MC_PN + i, 2] = c0, c1, c2
+    mcd[i] = _dot(c0, c1, c2, mc[a, 0], mc[a, 1], mc[a, 2])
+
+  poly = _MC_POLY
+  clip = _MC_POLY + _MC_POLYMAX
+  npoly = nface2
+  for e in range(nface1):
+    ncl = 0
+    pn = _MC_PN + e
+    fa = _MC_FACE + e
+    for i in range(npoly):
+      p = poly + i
+      q = poly + i + 1 if i < npoly - 1 else poly
+      in1 = _halfspace(mc, fa, pn, p)
+      in2 = _halfspace(mc, fa, pn, q)
+      if not in1 and not in2:
+        continue
+      if ncl + 2 > _MC_POLYMAX:
+        return 0
+      if in1 and in2:
+        mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
+        ncl += 1
+        continue
+      d0, d1, d2 = mc[q, 0] - mc[p, 0], mc[q, 1] - mc[p, 1], mc[q, 2] - mc[p, 2]
+      tmp = _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], d0, d1, d2)
+      if tmp != 0.0:
+        t = (mcd[e] - _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], mc[p, 0], mc[p, 1], mc[p, 2])) / tmp
+        if t >= 0.0 and t <= 1.0:
+          mc[clip + ncl, 0] = mc[p, 0] + d0 * t
+          mc[clip + ncl, 1] = mc[p, 1] + d1 * t
+          mc[clip + ncl, 2] = mc[p, 2] + d2 * t
+          ncl += 1
+      if in2:
+        mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
+        ncl += 1
+    poly, clip = clip, poly
+    npoly = ncl
+
+  # drop vertices outside the face
+  m = npoly
+  npoly = 0
+  for i in range(m):
+    if _dot(mc[poly + i, 0] - mc[_MC_FACE, 0], mc[poly + i, 1] - mc[_MC_FACE, 1],
+            mc[poly + i, 2] - mc[_MC_FACE, 2], n0, n1, n2) <= 0:
+      if npoly != i:
+        for r in range(3):
+          mc[poly + npoly, r] = mc[poly + i, r]
+      npoly += 1
+  if npoly < 1:
+    return 0
+
+  # a clipped edge keeps its two most distant points
+  first, second = 0, 1
+  if nface2 == 2 and npoly > 2:
+    best1, best2 = 0, 1
+    dmax = 0.0
+    for i in range(npoly):
+      for j in range(i + 1, npoly):
+        e0 = mc[poly + j, 0] - mc[poly + i, 0]
+        e1 = mc[poly + j, 1] - mc[poly + i, 1]
+        e2 = mc[poly + j, 2] - mc[poly + i, 2]
+        d2 = _dot(e0, e1, e2, e0, e1, e2)
+        if d2 > dmax:
+          dmax = d2
+          best1, best2 = i, j
+    first, second = best1, best2
+    npoly = 2
+
+  for k in range(npoly):
+    row = poly + k
+    if k == 0:
+      row = poly + first
+    elif k == 1:
+      row = poly + second
+    v0, v1, v2 = mc[row, 0], mc[row, 1], mc[row, 2]
+    dist = _dot(v0 - mc[_MC_FACE, 0], v1 - mc[_MC_FACE, 1], v2 - mc[_MC_FACE, 2], n0, n1, n2)
+    ad = abs(dist)
+    w0, w1, w2 = v0 - ad * r0, v1 - ad * r1, v2 - ad * r2
+    if swap:
+      a0, a1, a2, b0, b1, b2 = v0, v1, v2, w0, w1, w2
+    else:
+      a0, a1, a2, b0, b1, b2 = w0, w1, w2, v0, v1, v2
+    c = icon + k
+    dist_out[c] = margin + dist
+    pos_out[c, 0] = (a0 + b0) * 0.5
+    pos_out[c, 1] = (a1 + b1) * 0.5
+    pos_out[c, 2] = (a2 + b2) * 0.5
+    x0, x1, x2, _ = _normalize(a0 - b0, a1 - b1, a2 - b2)
+    frame_out[c, 0], frame_out[c, 1], frame_out[c, 2] = x0, x1, x2
+    frame_out[c, 3] = frame_out[c, 4] = frame_out[c, 5] = 0.0
+  return npoly
+
+
+@jit
+def _local_point(objs, k, p0, p1, p2):
+  """Point p in the frame of object k."""
+  d0 = p0 - objs[k, _POS]
+  d1 = p1 - objs[k, _POS + 1]
+  d2 = p2 - objs[k, _POS + 2]
+  m = _MAT
+  return (objs[k, m] * d0 + objs[k, m + 3] * d1 + objs[k, m + 6] * d2,
+          objs[k, m + 1] * d0 + objs[k, m + 4] * d1 + objs[k, m + 7] * d2,
+          objs[k, m + 2] * d0 + objs[k, m + 5] * d1 + objs[k, m + 8] * d2)
+
+
+@jit
+def _side_segment(mc, objs, k, p0, p1, p2, m0, m1, m2):
+  """Side segment of cylinder k through its rim point p (an EPA vertex) into the first two
+  polygon rows: p, then its mirror on the other cap. With a margin, the segment is the
+  cylinder's own one, moved by half the margin against the clipping face's normal m."""
+  lx, ly, lz = _local_point(objs, k, p0, p1, p2)
+  hm = 0.5 * objs[k, _MARGIN]
+  if hm > 0:
+    sc = objs[k, _SIZE] / math.sqrt(lx * lx + ly * ly)
+    lx, ly = lx * sc, ly * sc
+    lz = objs[k, _SIZE + 1] if lz > 0 else -objs[k, _SIZE + 1]
+  mv = (m0, m1, m2)
+  pv = (p0, p1, p2)
+  for r in range(3):
+    ca = objs[k, _MAT + 3 * r] * lx + objs[k, _MAT + 3 * r + 1] * ly
+    cb = objs[k, _MAT + 3 * r + 2] * lz
+    if hm > 0:
+      mc[_MC_POLY, r] = ca + cb + objs[k, _POS + r] - hm * mv[r]
+      mc[_MC_POLY + 1, r] = ca - cb + objs[k, _POS + r] - hm * mv[r]
+    else:
+      mc[_MC_POLY, r] = pv[r]
+      mc[_MC_POLY + 1, r] = ca - cb + objs[k, _POS + r]
+
+
+@jit
+def _cap_polygon(mc, objs, k, top):
+  """The cap of cylinder k as MuJoCo 4.0's 16-gon, clockwise about the cap's outer normal
+  and starting at local angle 0, into the face rows; inflated by half the margin."""
+  r = objs[k, _SIZE]
+  h = objs[k, _SIZE + 1] if top else -objs[k, _SIZE + 1]
+  s = -1.0 if top else 1.0
+  hm = 0.5 * objs[k, _MARGIN]
+  ax = (objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8])
+  for i in range(16):
+    ang = s * i * (math.pi / 8)
+    lx = r * math.cos(ang)
+    ly = r * math.sin(ang)
+    for c in range(3):
+      v = (objs[k, _MAT + 3 * c] * lx + objs[k, _MAT + 3 * c + 1] * ly
+           + objs[k, _MAT + 3 * c + 2] * h + objs[k, _POS + c])
+      if hm > 0:
+        v += (hm if top else -hm) * ax[c]
+      mc[_MC_FACE + i, c] = v
+  return 16
+
+
+@jit
+def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out):
+  """Contacts of a cylinder's side lying on the other cylinder's cap (MuJoCo 4.0): a
+  cylinder shows its cap when the EPA face's three vertices on it share a cap, else its
+  side. 0 when this is not such a contact."""
+  pv, fvert, mc, mcd = pt[0], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if face < 0:
+    return 0
+  top1 = top2 = False
+  mixed1 = mixed2 = False
+  for i in range(3):
+    v = fvert[face, i]
+    z1 = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
+    z2 = _local_point(objs, 1, pv[v, 6], pv[v, 7], pv[v, 8])[2]
+    if i == 0:
+      top1, top2 = z1 > 0, z2 > 0
+    else:
+      mixed1 = mixed1 or (z1 > 0) != top1
+      mixed2 = mixed2 or (z2 > 0) != top2
+  s1 = 1.0 if top1 else -1.0
+  s2 = 1.0 if top2 else -1.0
+  a1 = (objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8])
+  a2 = (objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8])
+  dot12 = _dot(a1[0], a1[1], a1[2], a2[0], a2[1], a2[2])
+  if s1 * s2 * dot12 < -_FACE_TOL:
+    return 0  # caps face to face: not handled yet
+  a = fvert[face, 0]
+  if not mixed1 and mixed2 and abs(s1 * dot12) < _EDGE_TOL:
+    # side of cylinder 2 on the cap of cylinder 1
+    n0, n1, n2 = s1 * a1[0], s1 * a1[1], s1 * a1[2]
+    nface1 = _cap_polygon(mc, objs, 0, top1)
+    _side_segment(mc, objs, 1, pv[a, 6], pv[a, 7], pv[a, 8], n0, n1, n2)
+    return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
+                         dist_out, pos_out, frame_out)
+  if not mixed2 and abs(s2 * dot12) < _EDGE_TOL:
+    # side of cylinder 1 on the cap of cylinder 2
+    n0, n1, n2 = s2 * a2[0], s2 * a2[1], s2 * a2[2]
+    nface1 = _cap_polygon(mc, objs, 1, top2)
+    _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], n0, n1, n2)
+    return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, True, margin, 0,
+                         dist_out, pos_out, frame_out)
+  return 0
+
+
+
+@jit
+def _box_corner(objs, k, idx, r):
+  """Coordinate r of corner idx (bit 0: +x, 1: +y, 2: +z) of box k."""
+  l0 = objs[k, _SIZE] if idx & 1 else -objs[k, _SIZE]
+  l1 = objs[k, _SIZE + 1] if idx & 2 else -objs[k, _SIZE + 1]
+  l2 = objs[k, _SIZE + 2] if idx & 4 else -objs[k, _SIZE + 2]
+  return (objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1
+          + objs[k, _MAT + 3 * r + 2] * l2 + objs[k, _POS + r])
+
+
+@jit
+def _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out, frame_out):
+  """Contacts of a box edge (object 1) lying on a cylinder's cap (object 0): the edge of the
+  EPA face's box feature most parallel to the cap, clipped by the cap's 16-gon."""
+  pv, fvert, mc, mcd = pt[0], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if dim == 3:
+    return 0
+  top = False
+  for i in range(3):
+    v = fvert[face, i]
+    z = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
+    if i == 0:
+      top = z > 0
+    elif (z > 0) != top:
+      return 0  # the cylinder shows its side, not a cap
+  s = 1.0 if top else -1.0
+  n0, n1, n2 = s * objs[0, _MAT + 2], s * objs[0, _MAT + 5], s * objs[0, _MAT + 8]
+
+  # candidate edges: the feature's edge, or the three edges at its vertex
+  ends = (i2, i1 ^ 1, i1 ^ 2, i1 ^ 4)
+  first = 0 if dim == 2 else 1
+  last = 1 if dim == 2 else 4
+  hm = 0.5 * objs[1, _MARGIN]
+  for e in range(first, last):
+    j = ends[e]
+    d0 = _box_corner(objs, 1, j, 0) - _box_corner(objs, 1, i1, 0)
+    d1 = _box_corner(objs, 1, j, 1) - _box_corner(objs, 1, i1, 1)
+    d2 = _box_corner(objs, 1, j, 2) - _box_corner(objs, 1, i1, 2)
+    d0, d1, d2, _ = _normalize(d0, d1, d2)
+    if abs(_dot(d0, d1, d2, n0, n1, n2)) < _EDGE_TOL:
+      nface1 = _cap_polygon(mc, objs, 0, top)
+      for r in range(3):
+        mc[_MC_POLY, r] = _box_corner(objs, 1, i1, r) - hm * (n0, n1, n2)[r]
+        mc[_MC_POLY + 1, r] = _box_corner(objs, 1, j, r) - hm * (n0, n1, n2)[r]
+      return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
+                           dist_out, pos_out, frame_out)
+  return 0
+
+
+@jit
+def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
+  """Contacts of a cylinder (object 0) whose side lies on a face of a box (object 1), or of a
+  box edge lying on the cylinder's cap, from the EPA face in cnt[4]; 0 when this is no such
+  contact (the EPA contact stands)."""
+  pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if face < 0:
+    return 0
+  a, b, c = fvert[face, 0], fvert[face, 1], fvert[face, 2]
+
+  # dimension of the box feature (MuJoCo's simplexDim)
+  i1, i2, i3 = pvi[a, 1], pvi[b, 1], pvi[c, 1]
+  if i1 == i2:
+    if i1 == i3:
+      dim = 1
+    else:
+      dim = 2
+      i2 = i3
+  else:
+    dim = 2 if (i3 == i1 or i3 == i2) else 3
+  bmat = objs[1, _MAT:_MAT + 9]
+  nf, f0, f1, f2 = _box_faces(bmat, dim, i1, i2, i3, xw[3] - xw[0], xw[4] - xw[1],
+                              xw[5] - xw[2])
+  if nf == 0:
+    return 0
+  faces = (f0, f1, f2)
+
+  # cylinder: the cap on the side of the EPA face's first vertex, and its axis
+  cmat = objs[0, _MAT:_MAT + 9]
+  ax0, ax1, ax2 = cmat[2], cmat[5], cmat[8]
+  lz = _local_point(objs, 0, pv[a, 3], pv[a, 4], pv[a, 5])[2]
+  cs = 1.0 if lz > 0 else -1.0
+
+  # a cap facing a box face: flat face contact, not handled yet
+  for i in range(nf):
+    m0, m1, m2 = _face_normal(bmat, faces[i])
+    if _dot(cs * ax0, cs * ax1, cs * ax2, m0, m1, m2) < -_FACE_TOL:
+      return 0
+
+  # the cylinder's side parallel to a box face
+  j = -1
+  for i in range(nf):
+    m0, m1, m2 = _face_normal(bmat, faces[i])
+    if abs(_dot(ax0, ax1, ax2, m0, m1, m2)) < _EDGE_TOL:
+      j = i
+      break
+  if j < 0:
+    return _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out,
+                            frame_out)
+  m0, m1, m2 = _face_normal(bmat, faces[j])
+  nface1 = _box_face(mc, objs, 1, faces[j])
+  half = 0.5 * objs[1, _MARGIN]  # the face of the box inflated by its margin
+  if half > 0:
+    for i in range(nface1):
+      mc[_MC_FACE + i, 0] += half * m0
+      mc[_MC_FACE + i, 1] += half * m1
+      mc[_MC_FACE + i, 2] += half * m2
+
+  _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], m0, m1, m2)
+  return _polygon_clip(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
+                       dist_out, pos_out, frame_out)
+
+
 # ------------------------------------------ CCD -------------------------------------------------
 
 def work_sizes(ccd_iterations):
@@ -968,7 +1427,7 @@ def work_sizes(ccd_iterations):
   n = max(int(ccd_iterations), 1)
   nv = 5 + n
   nf = 6 * n
-  nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf
+  nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
   return nfloat, nint
 
@@ -980,7 +1439,7 @@ def _work_sizes(n):
     n = 1
   nv = 5 + n
   nf = 6 * n
-  nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf
+  nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
   return nfloat, nint
 
@@ -1001,6 +1460,8 @@ def _split_work(fbuf, ibuf, n):
   pv = fbuf[o:o + nv * 9].reshape((nv, 9)); o += nv * 9
   fv = fbuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   fd2 = fbuf[o:o + nf]; o += nf
+  mc = fbuf[o:o + 3 * _MC_ROWS].reshape((_MC_ROWS, 3)); o += 3 * _MC_ROWS
+  mcd = fbuf[o:o + 16]; o += 16
   o = 0
   objt = ibuf[o:o + 4].reshape((2, 2)); o += 4
   si = ibuf[o:o + 8].reshape((4, 2)); o += 8
@@ -1014,7 +1475,7 @@ def _split_work(fbuf, ibuf, n):
   hz_idx = ibuf[o:o + nf]; o += nf
   hz_edge = ibuf[o:o + nf]; o += nf
   stk = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
-  pt = (pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk)
+  pt = (pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk, mc, mcd)
   return objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt
 
 
@@ -1022,6 +1483,7 @@ def _split_work(fbuf, ibuf, n):
 def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations):
   """MuJoCo's mjc_ccd for one contact without distances: returns (dist, nx), witness points
   in xw (geom 1 at 0:3, geom 2 at 3:6)."""
+  cnt[4] = -1  # EPA face, for multicontact
   for j in range(3):
     xw[j] = objs[0, _POS + j]
     xw[3 + j] = objs[1, _POS + j]
@@ -1130,10 +1592,21 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
 
-  # one contact from GJK/EPA; MuJoCo 4.0's single-shot multicontact (MULTICCD, for cylinder
-  # and capsule pairs with flat features) is not implemented, so `flags` changes nothing yet
-  return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
-                      ccd_iterations, margin, 0, dist, pos, frame)
+  # one contact from GJK/EPA
+  n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                   ccd_iterations, margin, 0, dist, pos, frame)
+
+  # MuJoCo 4.0's single-shot multicontact replaces it where a segment lies on a face
+  # (cylinder-box and cylinder-cylinder so far)
+  if n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CYLINDER:
+    nmulti = 0
+    if type2 == _BOX:
+      nmulti = _multi_cylinder_box(objs, xw, cnt, pt, margin, dist, pos, frame)
+    elif type2 == _CYLINDER:
+      nmulti = _multi_cylinder_cylinder(objs, cnt, pt, margin, dist, pos, frame)
+    if nmulti > 0:
+      n = nmulti
+  return n
 
 
 @jit
@@ -1142,8 +1615,9 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
   """MuJoCo's mjc_Convex / mjc_PlaneConvex for primitive geoms; returns the contact count.
 
   type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
-  m.opt.disableflags, reserved: MuJoCo 4.0's single-shot multicontact (MULTICCD) and the
-  libccd path (NATIVECCD disabled) are not implemented, so at most one contact is returned.
+  m.opt.disableflags: unless MULTICCD or NATIVECCD is disabled, cylinder-box and
+  cylinder-cylinder pairs may get two contacts (MuJoCo 4.0's single-shot multicontact); the
+  libccd path (NATIVECCD disabled) is not implemented.
   Writes dist (50,), pos (50, 3) and the normal (geom1 to geom2) in frame[i, 0:3], zero
   tangent in frame[i, 3:6]. Allocates its work buffers; the driver can call
   `collide_convex_work` with preallocated ones instead (sizes from `work_sizes`)."""
