@@ -43,8 +43,8 @@ def check_islands(m, mjm, d, mjd, p=None):
   """Island count and maps equal MuJoCo's; p (row_match) when our rows are in another order
   (then the row maps, which depend on the order, are compared through efc_island only)."""
   ni = mjd.nisland
-  assert d.nisland[0] == ni
-  assert d.nidof[0] == mjd.nidof
+  assert d.nisland == ni
+  assert d.nidof == mjd.nidof
   if ni == 0:
     return
   for f in _MAPS:
@@ -122,7 +122,7 @@ def test_disabled_islands_solve_as_one():
   """With the ISLAND disable bit set nothing is islanded (nisland 0, one iteration count)."""
   for state in states("stack")[:2]:
     m, mjm, d, mjd = solve_both("stack", state, NEWTON, PYRAMIDAL, islands=False)
-    assert mjd.nisland == 0 and d.nisland[0] == 0
+    assert mjd.nisland == 0 and d.nisland == 0
     check_statistics(d, mjd, ("improvement", "nactive"))
 
 
