@@ -303,7 +303,7 @@ def test_sparse_mujoco_model(solver_type, cone):
   for state in states("humanoid_CMU")[:3]:
     m, mjm, d, mjd = solve_both("humanoid_CMU", state, solver_type, cone)
     assert mujoco.mj_isSparse(mjm)
-    assert d.solver_niter == mjd.solver_niter[0]
+    assert d.solver_niter[0] == mjd.solver_niter[0]
     assert rel_err(d.qacc, mjd.qacc) < 1e-6
     assert rel_err(d.efc_force[:mjd.nefc], mjd.efc_force) < 1e-6
 
@@ -313,7 +313,7 @@ def test_without_warmstart(solver_type):
   """With warmstart disabled the solve starts from qacc_smooth / zero forces, as MuJoCo's."""
   for state in states("stack")[:2]:
     m, mjm, d, mjd = solve_both("stack", state, solver_type, ELLIPTIC, flags=DSBL_WARMSTART)
-    assert d.solver_niter == mjd.solver_niter[0]
+    assert d.solver_niter[0] == mjd.solver_niter[0]
     assert rel_err(d.qacc, mjd.qacc) < (1e-4 if solver_type == CG else 1e-6)
 
 
@@ -325,7 +325,7 @@ def test_noslip_matches_mujoco(name, solver_type, cone):
   for state in states(name):
     m, mjm, d, mjd = solve_both(name, state, solver_type, cone, noslip=20)
     n = mjd.nefc
-    assert d.solver_niter == mjd.solver_niter[0]
+    assert d.solver_niter[0] == mjd.solver_niter[0]
     assert rel_err(d.qacc, mjd.qacc) < 1e-6
     assert rel_err(d.efc_force[:n], mjd.efc_force) < 1e-6
     it = mjd.solver_niter[0]
