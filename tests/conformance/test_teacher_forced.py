@@ -74,9 +74,7 @@ def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
   return worst, ncontacts
 
 
-MODELS = ["humanoid", "walker", "cheetah", "hopper", "manipulator", "stacker",
-          pytest.param("quadruped", marks=pytest.mark.xfail(
-              reason="sphere-ellipsoid foot contacts: our GJK differs from 4.0's by ~1e-5"))]
+MODELS = ["humanoid", "walker", "cheetah", "hopper", "manipulator", "stacker", "quadruped"]
 
 
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
