@@ -15,6 +15,7 @@ import math
 import numba
 import numpy as np
 
+from engine import math as mm
 from engine.types import mjtGeom
 
 # engine.smooth's jit plus IEEE division (inf/nan instead of ZeroDivisionError), so that
@@ -694,14 +695,6 @@ def _rotmat120(a0, a1, a2):
           u1 * u3 * (1 - c) - u2 * s, u2 * u3 * (1 - c) + u1 * s, c + u3 * u3 * (1 - c))
 
 
-@_inline
-def _mat_vec(r, v0, v1, v2):
-  """Row-major 3x3 (9-tuple) times vector."""
-  return (r[0] * v0 + r[1] * v1 + r[2] * v2,
-          r[3] * v0 + r[4] * v1 + r[5] * v2,
-          r[6] * v0 + r[7] * v1 + r[8] * v2)
-
-
 @jit
 def _ray_triangle(v1, v2, v3, v4, v5):
   """Nonzero when the ray v1v2 crosses triangle v3v4v5."""
@@ -740,8 +733,8 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
 
   # two more directions at 120 degrees about the segment
   rot = _rotmat120(diff[0], diff[1], diff[2])
-  d2 = _mat_vec(rot, d1[0], d1[1], d1[2])
-  d3 = _mat_vec(rot, d2[0], d2[1], d2[2])
+  d2 = mm.mat_vec(rot, d1[0], d1[1], d1[2])
+  d3 = mm.mat_vec(rot, d2[0], d2[1], d2[2])
 
   v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
   v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)

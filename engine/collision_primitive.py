@@ -18,6 +18,7 @@ import math
 
 import numba
 
+from engine import math as mm
 from engine.smooth import jit
 
 _inline = numba.njit(cache=True, inline="always")
@@ -89,22 +90,6 @@ def _pick(v0, v1, v2, i):
   if i == 1:
     return v1
   return v2
-
-
-@_inline
-def _mat_vec(mat, x, y, z):
-  """mat @ v for row-major mat (9,)."""
-  return (mat[0] * x + mat[1] * y + mat[2] * z,
-          mat[3] * x + mat[4] * y + mat[5] * z,
-          mat[6] * x + mat[7] * y + mat[8] * z)
-
-
-@_inline
-def _mat_t_vec(mat, x, y, z):
-  """mat.T @ v for row-major mat (9,)."""
-  return (mat[0] * x + mat[3] * y + mat[6] * z,
-          mat[1] * x + mat[4] * y + mat[7] * z,
-          mat[2] * x + mat[5] * y + mat[8] * z)
 
 
 @_inline
@@ -181,7 +166,7 @@ def _sphere_sphere_raw(margin, a0, a1, a2, mat1, r1, b0, b1, b2, mat2, r2, dist,
 @_inline
 def _sphere_box_raw(margin, s0, s1, s2, radius, pos2, mat2, size2, dist, pos, frame, k):
   """Sphere (center s) against box; contact k; returns 0 or 1."""
-  c0, c1, c2 = _mat_t_vec(mat2, s0 - pos2[0], s1 - pos2[1], s2 - pos2[2])
+  c0, c1, c2 = mm.mat_t_vec(mat2, s0 - pos2[0], s1 - pos2[1], s2 - pos2[2])
   # clamp to the box (mju_clampVec: only positive limits act)
   k0 = _clip(c0, -size2[0], size2[0]) if size2[0] > 0 else c0
   k1 = _clip(c1, -size2[1], size2[1]) if size2[1] > 0 else c1
@@ -205,13 +190,13 @@ def _sphere_box_raw(margin, s0, s1, s2, radius, pos2, mat2, size2, dist, pos, fr
     u2 = sgn if face // 2 == 2 else 0.0
     scl = (radius - closest) / 2
     p0, p1, p2 = c0 + u0 * scl, c1 + u1 * scl, c2 + u2 * scl
-    n0, n1, n2 = _mat_vec(mat2, u0, u1, u2)
+    n0, n1, n2 = mm.mat_vec(mat2, u0, u1, u2)
     d = -closest
   else:
     e0, e1, e2 = c0 + t0 * radius, c1 + t1 * radius, c2 + t2 * radius
     p0, p1, p2 = k0 * 0.5 + e0 * 0.5, k1 * 0.5 + e1 * 0.5, k2 * 0.5 + e2 * 0.5
-    n0, n1, n2 = _mat_vec(mat2, t0, t1, t2)
-  w0, w1, w2 = _mat_vec(mat2, p0, p1, p2)
+    n0, n1, n2 = mm.mat_vec(mat2, t0, t1, t2)
+  w0, w1, w2 = mm.mat_vec(mat2, p0, p1, p2)
   _put(dist, pos, frame, k, d - radius, w0 + pos2[0], w1 + pos2[1], w2 + pos2[2], n0, n1, n2)
   return 1
 
@@ -312,7 +297,7 @@ def plane_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
     l0 = size2[0] if i & 1 else -size2[0]
     l1 = size2[1] if i & 2 else -size2[1]
     l2 = size2[2] if i & 4 else -size2[2]
-    c0, c1, c2 = _mat_vec(mat2, l0, l1, l2)
+    c0, c1, c2 = mm.mat_vec(mat2, l0, l1, l2)
     ldist = n0 * c0 + n1 * c1 + n2 * c2
     if dist0 + ldist > margin or ldist > 0:
       continue
@@ -566,8 +551,8 @@ def capsule_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
   halflength = size1[1]
 
   # capsule center, axis and half-axis in the box frame
-  p0, p1, p2 = _mat_t_vec(mat2, pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2])
-  x0, x1, x2 = _mat_t_vec(mat2, mat1[2], mat1[5], mat1[8])
+  p0, p1, p2 = mm.mat_t_vec(mat2, pos1[0] - pos2[0], pos1[1] - pos2[1], pos1[2] - pos2[2])
+  x0, x1, x2 = mm.mat_t_vec(mat2, mat1[2], mat1[5], mat1[8])
   h0, h1, h2 = x0 * halflength, x1 * halflength, x2 * halflength
   axisdir = (1 if h0 > 0 else 0) + (2 if h1 > 0 else 0) + (4 if h2 > 0 else 0)
 
@@ -670,13 +655,13 @@ def capsule_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
   # sphere : box at the first point, then at the second one
   t0, t1, t2 = (p0 + h0 * bestsegmentpos, p1 + h1 * bestsegmentpos,
                 p2 + h2 * bestsegmentpos)
-  w0, w1, w2 = _mat_vec(mat2, t0, t1, t2)
+  w0, w1, w2 = mm.mat_vec(mat2, t0, t1, t2)
   n = _sphere_box_raw(margin, w0 + pos2[0], w1 + pos2[1], w2 + pos2[2], size1[0], pos2, mat2,
                       size2, dist, pos, frame, 0)
   if secondpos > -3:
     s = secondpos + bestsegmentpos
     t0, t1, t2 = p0 + h0 * s, p1 + h1 * s, p2 + h2 * s
-    w0, w1, w2 = _mat_vec(mat2, t0, t1, t2)
+    w0, w1, w2 = mm.mat_vec(mat2, t0, t1, t2)
     n += _sphere_box_raw(margin, w0 + pos2[0], w1 + pos2[1], w2 + pos2[2], size1[0], pos2,
                          mat2, size2, dist, pos, frame, n)
   return n
@@ -766,7 +751,7 @@ def _box_box_edge(code, size1, pos1, mat1, size2, septol, dist, pos, frame):
       cv[3 + j2] = -size2[j2] if ev[3 + j2] >= 0 else size2[j2]
       if amb2 >= 0 and v2:
         cv[3 + amb2] = -cv[3 + amb2]
-      q0, q1, q2 = _mat_vec(rot, cv[3], cv[4], cv[5])
+      q0, q1, q2 = mm.mat_vec(rot, cv[3], cv[4], cv[5])
       q0 += rel[0]
       q1 += rel[1]
       q2 += rel[2]
@@ -798,8 +783,8 @@ def _box_box_edge(code, size1, pos1, mat1, size2, septol, dist, pos, frame):
   d = (w20 - w10) * a0 + (w21 - w11) * a1 + (w22 - w12) * a2
   if d > septol:
     return 0
-  m0, m1, m2 = _mat_vec(mat1, 0.5 * (w10 + w20), 0.5 * (w11 + w21), 0.5 * (w12 + w22))
-  n0, n1, n2 = _mat_vec(mat1, a0, a1, a2)
+  m0, m1, m2 = mm.mat_vec(mat1, 0.5 * (w10 + w20), 0.5 * (w11 + w21), 0.5 * (w12 + w22))
+  n0, n1, n2 = mm.mat_vec(mat1, a0, a1, a2)
   _put(dist, pos, frame, 0, d, m0 + pos1[0], m1 + pos1[1], m2 + pos1[2], n0, n1, n2)
   return 1
 
@@ -884,7 +869,7 @@ def _box_box_face(code, size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos,
     pc[ax] = vx
     pc[ay] = vy
     pc[a] = sgn * (sizeref[a] + 0.5 * vz)
-    w0, w1, w2 = _mat_vec(matref, pc[0], pc[1], pc[2])
+    w0, w1, w2 = mm.mat_vec(matref, pc[0], pc[1], pc[2])
     _put(dist, pos, frame, k, vz, w0 + posref[0], w1 + posref[1], w2 + posref[2], n0, n1, n2)
   return naccept
 
@@ -896,8 +881,8 @@ def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
   rot = frame[_S_ROT]
   rel = frame[_S_REL]
   d0, d1, d2 = pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]
-  rel[0], rel[1], rel[2] = _mat_t_vec(mat1, d0, d1, d2)
-  rel[3], rel[4], rel[5] = _mat_t_vec(mat2, -d0, -d1, -d2)
+  rel[0], rel[1], rel[2] = mm.mat_t_vec(mat1, d0, d1, d2)
+  rel[3], rel[4], rel[5] = mm.mat_t_vec(mat2, -d0, -d1, -d2)
   for i in range(3):
     for j in range(3):
       rot[3 * i + j] = mat1[i] * mat2[j] + mat1[3 + i] * mat2[3 + j] + mat1[6 + i] * mat2[6 + j]

@@ -108,15 +108,6 @@ def _mul_quat_axis(q0, q1, q2, q3, a0, a1, a2):
 
 
 @jit
-def _mul_quat(a0, a1, a2, a3, b0, b1, b2, b3):
-  """Hamilton product (mju_mulQuat)."""
-  return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-          a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-          a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-          a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
-
-
-@jit
 def _deriv_quat(q0, q1, q2, q3, w0, w1, w2):
   """Time derivative of q under angular velocity w: 0.5 * q * (0, w) (mju_derivQuat)."""
   return (0.5 * (-w0 * q1 - w1 * q2 - w2 * q3),
@@ -307,15 +298,15 @@ def _weld_quats(m, d, i, b1, b2):
   p = d.xquat[b1]
   if m.eq_objtype[i] == _OBJ_BODY:
     r = m.eq_data[i, 6:10]
-    a0, a1, a2, a3 = _mul_quat(p[0], p[1], p[2], p[3], r[0], r[1], r[2], r[3])
+    a0, a1, a2, a3 = mm.quat_mul(p[0], p[1], p[2], p[3], r[0], r[1], r[2], r[3])
     q = d.xquat[b2]
     n0, n1, n2, n3 = q[0], -q[1], -q[2], -q[3]
   else:
     s = m.site_quat[o1]
-    a0, a1, a2, a3 = _mul_quat(p[0], p[1], p[2], p[3], s[0], s[1], s[2], s[3])
+    a0, a1, a2, a3 = mm.quat_mul(p[0], p[1], p[2], p[3], s[0], s[1], s[2], s[3])
     q = d.xquat[b2]
     s = m.site_quat[o2]
-    c0, c1, c2, c3 = _mul_quat(q[0], q[1], q[2], q[3], s[0], s[1], s[2], s[3])
+    c0, c1, c2, c3 = mm.quat_mul(q[0], q[1], q[2], q[3], s[0], s[1], s[2], s[3])
     n0, n1, n2, n3 = c0, -c1, -c2, -c3
   return a0, a1, a2, a3, n0, n1, n2, n3
 
@@ -338,11 +329,11 @@ def _connect_weld(m, d, i):
     return 3, nvs
   ts = m.eq_data[i, 10]
   a0, a1, a2, a3, n0, n1, n2, n3 = _weld_quats(m, d, i, b1, b2)
-  e0, e1, e2, e3 = _mul_quat(n0, n1, n2, n3, a0, a1, a2, a3)
+  e0, e1, e2, e3 = mm.quat_mul(n0, n1, n2, n3, a0, a1, a2, a3)
   cpos[3], cpos[4], cpos[5] = e1 * ts, e2 * ts, e3 * ts
   for k in range(nv):
     t0, t1, t2, t3 = _mul_quat_axis(n0, n1, n2, n3, jd[3, k], jd[4, k], jd[5, k])
-    u0, u1, u2, u3 = _mul_quat(t0, t1, t2, t3, a0, a1, a2, a3)
+    u0, u1, u2, u3 = mm.quat_mul(t0, t1, t2, t3, a0, a1, a2, a3)
     jd[3, k] = 0.5 * u1 * ts
     jd[4, k] = 0.5 * u2 * ts
     jd[5, k] = 0.5 * u3 * ts
@@ -942,23 +933,23 @@ def _jdotv(m, d):
       if m.eq_objtype[eq] == _OBJ_BODY:
         qd0, qd1, qd2, qd3 = _deriv_quat(x[0], x[1], x[2], x[3], w1[0], w1[1], w1[2])
         r = m.eq_data[eq, 6:10]
-        e0, e1, e2, e3 = _mul_quat(qd0, qd1, qd2, qd3, r[0], r[1], r[2], r[3])
+        e0, e1, e2, e3 = mm.quat_mul(qd0, qd1, qd2, qd3, r[0], r[1], r[2], r[3])
         f0, f1, f2, f3 = _deriv_quat(y[0], y[1], y[2], y[3], w2[0], w2[1], w2[2])
       else:
         s = m.site_quat[o1]
-        c0, c1, c2, c3 = _mul_quat(x[0], x[1], x[2], x[3], s[0], s[1], s[2], s[3])
+        c0, c1, c2, c3 = mm.quat_mul(x[0], x[1], x[2], x[3], s[0], s[1], s[2], s[3])
         e0, e1, e2, e3 = _deriv_quat(c0, c1, c2, c3, w1[0], w1[1], w1[2])
         s = m.site_quat[o2]
-        c0, c1, c2, c3 = _mul_quat(y[0], y[1], y[2], y[3], s[0], s[1], s[2], s[3])
+        c0, c1, c2, c3 = mm.quat_mul(y[0], y[1], y[2], y[3], s[0], s[1], s[2], s[3])
         f0, f1, f2, f3 = _deriv_quat(c0, c1, c2, c3, w2[0], w2[1], w2[2])
       f1, f2, f3 = -f1, -f2, -f3  # neg(qdot1)
       # d/dt of 0.5 * neg(q1) * (J0 - J1) v * q0 relpose, by the product rule
       t0, t1, t2, t3 = _mul_quat_axis(f0, f1, f2, f3, dw0, dw1, dw2)
-      t0, t1, t2, t3 = _mul_quat(t0, t1, t2, t3, a0, a1, a2, a3)
+      t0, t1, t2, t3 = mm.quat_mul(t0, t1, t2, t3, a0, a1, a2, a3)
       u0, u1, u2, u3 = _mul_quat_axis(n0, n1, n2, n3, v1[3], v1[4], v1[5])
-      u0, u1, u2, u3 = _mul_quat(u0, u1, u2, u3, a0, a1, a2, a3)
+      u0, u1, u2, u3 = mm.quat_mul(u0, u1, u2, u3, a0, a1, a2, a3)
       z0, z1, z2, z3 = _mul_quat_axis(n0, n1, n2, n3, dw0, dw1, dw2)
-      z0, z1, z2, z3 = _mul_quat(z0, z1, z2, z3, e0, e1, e2, e3)
+      z0, z1, z2, z3 = mm.quat_mul(z0, z1, z2, z3, e0, e1, e2, e3)
       aref[row] -= 0.5 * (t1 + u1 + z1) * ts
       aref[row + 1] -= 0.5 * (t2 + u2 + z2) * ts
       aref[row + 2] -= 0.5 * (t3 + u3 + z3) * ts

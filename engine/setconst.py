@@ -4,8 +4,9 @@ derived index fields (subtree mass, actuator ids on joints/tendons, tendon spars
 import numpy as np
 
 from engine import io
+from engine import math as mm
 from engine import smooth
-from engine.types import mjtEq, mjtGain, mjtJoint, mjtObj, mjtTrn
+from engine.types import mjtEq, mjtJoint, mjtObj, mjtTrn
 
 _jit = smooth.jit
 
@@ -101,13 +102,6 @@ def set_fixed(m):
     adr += len(dofs)
 
 
-def _quat_mul(a, b):
-  return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
-
-
 def _eq_data(m, d):
   """Missing eq_data of body connect/weld constraints, from the pose at qpos0 (mj_setConst)."""
   for i in range(m.neq):
@@ -127,7 +121,7 @@ def _eq_data(m, d):
       pos = d.xmat[id2].reshape(3, 3) @ data[0:3] + d.xpos[id2]
       data[3:6] = d.xmat[id1].reshape(3, 3).T @ (pos - d.xpos[id1])
       q1 = d.xquat[id1] * np.array([1, -1, -1, -1])
-      data[6:10] = _quat_mul(q1, d.xquat[id2])
+      data[6:10] = mm.quat_mul(*q1, *d.xquat[id2])
 
 
 def set_const(m):

@@ -152,27 +152,13 @@ def row_index(A, n, nv, nnz, col):
 @jit
 def mul_jac(d, res, vec, nefc, nv):
   """res = efc_J vec (rows indexed by row_index into solver_Jnnz[0] / solver_Jcol)."""
-  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
-  for i in range(nefc):
-    s = 0.0
-    for a in range(nnz[i]):
-      k = col[i, a]
-      s += J[i, k] * vec[k]
-    res[i] = s
+  _mul_j(d.efc_J, d.solver_Jnnz[0], d.solver_Jcol, nefc, res, vec)
 
 
 @jit
 def mul_jac_t(d, res, f, nefc, nv):
   """res = efc_J' f."""
-  J, nnz, col = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
-  for k in range(nv):
-    res[k] = 0.0
-  for i in range(nefc):
-    fi = f[i]
-    if fi != 0.0:
-      for a in range(nnz[i]):
-        k = col[i, a]
-        res[k] += J[i, k] * fi
+  _mul_jt(d.efc_J, d.solver_Jnnz[0], d.solver_Jcol, nefc, nv, res, f)
 
 
 @jit
