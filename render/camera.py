@@ -1,0 +1,184 @@
+"""The abstract camera of MuJoCo's viewer (mjvCamera): free, tracking or one of the model's.
+
+Pose, mouse motion and clip planes follow engine_vis_interact.c / engine_vis_visualize.c
+(mjv_cameraFrame, mjv_moveCamera, mjv_cameraFrustum, mjv_defaultFreeCamera).
+"""
+import enum
+import math
+
+import numpy as np
+
+from render.visual import visual_for
+
+
+class CameraType(enum.IntEnum):
+  """mjtCamera."""
+  FREE = 0
+  TRACKING = 1
+  FIXED = 2
+
+
+class Mouse(enum.IntEnum):
+  """mjtMouse: what a mouse drag does to the camera."""
+  NONE = 0
+  ROTATE_V = 1
+  ROTATE_H = 2
+  MOVE_V = 3
+  MOVE_H = 4
+  ZOOM = 5
+
+
+ROTATE_V, ROTATE_H, MOVE_V, MOVE_H, ZOOM = (Mouse.ROTATE_V, Mouse.ROTATE_H, Mouse.MOVE_V,
+                                            Mouse.MOVE_H, Mouse.ZOOM)
+
+
+class Camera:
+  """mjvCamera plus the model constants it needs (extent, fovy, clip planes, fixed cameras)."""
+
+  def __init__(self, m=None):
+    self.type = CameraType.FREE
+    self.lookat = np.zeros(3)
+    self.distance = 2.0
+    self.azimuth = 90.0
+    self.elevation = -45.0
+    self.trackbodyid = -1
+    self.fixedcamid = -1
+    self.extent = 2.0
+    self.fovy = 45.0
+    self.znear_scale, self.zfar_scale = 0.01, 50.0
+    self.cam_fovy = np.zeros(0)
+    self.nbody = 1
+    if m is not None:
+      self.set_model(m)
+
+  @classmethod
+  def default_for(cls, m):
+    """mjv_defaultFreeCamera: look at the model's center from 1.5 extents away."""
+    cam = cls(m)
+    vis = visual_for(m)
+    cam.lookat = np.array(vis.stat.center, dtype=float)
+    cam.distance = 1.5 * vis.stat.extent
+    cam.azimuth = vis.global_.azimuth
+    cam.elevation = vis.global_.elevation
+    return cam
+
+  def set_model(self, m):
+    """Take the model constants (keeps the pose: a reload keeps the view)."""
+    vis = visual_for(m)
+    self.extent = float(vis.stat.extent)
+    self.fovy = float(vis.global_.fovy)
+    self.znear_scale, self.zfar_scale = float(vis.map.znear), float(vis.map.zfar)
+    self.cam_fovy = np.array(m.cam_fovy, dtype=float)
+    self.nbody = m.nbody
+    if self.type == CameraType.FIXED and not 0 <= self.fixedcamid < m.ncam:
+      self.type, self.fixedcamid = CameraType.FREE, -1
+    if self.type == CameraType.TRACKING and not 0 <= self.trackbodyid < m.nbody:
+      self.type, self.trackbodyid = CameraType.FREE, -1
+
+  def copy(self):
+    """An independent copy."""
+    c = Camera.__new__(Camera)
+    c.__dict__.update({k: (v.copy() if isinstance(v, np.ndarray) else v)
+                       for k, v in self.__dict__.items()})
+    return c
+
+  # ------------------------------------------------------------------------------- frame
+
+  def _frame_free(self):
+    ca, sa = math.cos(math.radians(self.azimuth)), math.sin(math.radians(self.azimuth))
+    ce, se = math.cos(math.radians(self.elevation)), math.sin(math.radians(self.elevation))
+    forward = np.array([ce * ca, ce * sa, se])
+    up = np.array([-se * ca, -se * sa, ce])
+    return forward, up
+
+  def pose(self, snapshot=None, m=None):
+    """(eye, forward, up) in world coordinates (mjv_cameraFrame); tracking updates lookat."""
+    if self.type == CameraType.FIXED:
+      if snapshot is None or not 0 <= self.fixedcamid < len(snapshot.cam_xpos):
+        raise ValueError(f"fixed camera {self.fixedcamid} needs a snapshot of a model that has it")
+      mat = snapshot.cam_xmat[self.fixedcamid]
+      return (snapshot.cam_xpos[self.fixedcamid].copy(), -mat[[2, 5, 8]].copy(),
+              mat[[1, 4, 7]].copy())
+    if self.type == CameraType.TRACKING and snapshot is not None and self.trackbodyid >= 0:
+      if self.trackbodyid >= len(snapshot.subtree_com):
+        raise ValueError(f"track body id {self.trackbodyid} is outside the model")
+      self.lookat = snapshot.subtree_com[self.trackbodyid].copy()
+    forward, up = self._frame_free()
+    return self.lookat - self.distance * forward, forward, up
+
+  def view_matrix(self, snapshot=None, m=None):
+    """4x4 world-to-eye matrix (OpenGL convention: the eye looks down -z)."""
+    eye, forward, up = self.pose(snapshot, m)
+    right = np.cross(forward, up)
+    v = np.eye(4)
+    v[0, :3], v[1, :3], v[2, :3] = right, up, -forward
+    v[:3, 3] = -v[:3, :3] @ eye
+    return v
+
+  def clip(self):
+    """(znear, zfar) as mjv_cameraFrustum: map.znear/zfar times the model extent."""
+    return self.znear_scale * self.extent, self.zfar_scale * self.extent
+
+  def fovy_deg(self):
+    """Vertical field of view in degrees: the fixed camera's or the model's global fovy."""
+    if self.type == CameraType.FIXED and 0 <= self.fixedcamid < len(self.cam_fovy):
+      return float(self.cam_fovy[self.fixedcamid])
+    return self.fovy
+
+  def projection(self, aspect, znear=None, zfar=None):
+    """4x4 perspective matrix (glFrustum with MuJoCo's symmetric frustum)."""
+    n0, f0 = self.clip()
+    n = n0 if znear is None else znear
+    f = f0 if zfar is None else zfar
+    top = n * math.tan(math.radians(self.fovy_deg()) / 2)
+    right = top * aspect
+    p = np.zeros((4, 4))
+    p[0, 0], p[1, 1] = n / right, n / top
+    p[2, 2], p[2, 3] = -(f + n) / (f - n), -2 * f * n / (f - n)
+    p[3, 2] = -1.0
+    return p
+
+  def ray(self, x, y, aspect, snapshot=None):
+    """(origin, unit direction) of the ray through the window point (x, y), given as fractions
+    of the width and height measured from the bottom-left corner (MuJoCo's relx, rely)."""
+    eye, forward, up = self.pose(snapshot)
+    right = np.cross(forward, up)
+    t = math.tan(math.radians(self.fovy_deg()) / 2)
+    d = forward + (2 * x - 1) * t * aspect * right + (2 * y - 1) * t * up
+    return eye, d / np.linalg.norm(d)
+
+  # ------------------------------------------------------------------------------ motion
+
+  def move(self, action, dx, dy):
+    """mjv_moveCamera: apply a mouse motion (dx, dy as fractions of the window height)."""
+    action = Mouse(int(action))
+    if self.type == CameraType.FIXED:
+      return
+    if action in (Mouse.ROTATE_V, Mouse.ROTATE_H):
+      self.azimuth -= dx * 180.0
+      self.elevation -= dy * 180.0
+    elif action in (Mouse.MOVE_V, Mouse.MOVE_H):
+      if self.type == CameraType.TRACKING:
+        return
+      forward, _ = self._frame_free()
+      if action == Mouse.MOVE_V:
+        vec = (dx, 0.0, -dy)
+      else:
+        vec = (dx, -dy, 0.0)
+      # align to camera: rotate the horizontal part by the camera's azimuth
+      yx, yy = forward[0], forward[1]
+      nrm = math.hypot(yx, yy)
+      yx, yy = (yx / nrm, yy / nrm) if nrm > 0 else (0.0, 0.0)
+      world = np.array([vec[0] * yy + vec[1] * yx, vec[0] * -yx + vec[1] * yy, vec[2]])
+      scl = 2 * math.tan(math.radians(self.fovy) / 2) * self.distance
+      self.lookat = self.lookat - scl * world
+    elif action == Mouse.ZOOM:
+      self.distance -= math.log(1 + self.distance / self.extent / 3) * dy * 9 * self.extent
+    else:
+      raise ValueError(f"unknown camera action {action!r}")
+    if self.azimuth > 180:
+      self.azimuth -= 360
+    if self.azimuth < -180:
+      self.azimuth += 360
+    self.elevation = min(89.0, max(-89.0, self.elevation))
+    self.distance = min(100 * self.extent, max(0.01 * self.extent, self.distance))

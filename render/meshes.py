@@ -1,0 +1,115 @@
+"""Unit meshes of the primitive shapes, built once per Renderer and drawn instanced.
+
+Every vertex is (x, y, z, nx, ny, nz, cap): the vertex shader scales the position by the
+instance's size and adds `cap` times the instance's half-length along z, which turns one unit
+sphere split at the equator into any capsule.
+"""
+import math
+
+import numpy as np
+
+SLICES, STACKS = 20, 12
+
+
+def _grid_sphere(slices, stacks, split):
+  """A UV sphere (radius 1); with `split`, the equator ring is doubled so the two halves can move
+  apart (cap -1 below, +1 above)."""
+  rings = []
+  half = stacks // 2
+  for i in range(stacks + 1):
+    theta = math.pi * i / stacks          # 0 at the north pole
+    z, r = math.cos(theta), math.sin(theta)
+    cap = 1.0 if i <= half else -1.0
+    rings.append((z, r, cap))
+    if split and i == half:
+      rings.append((z, r, -1.0))
+  verts = []
+  for z, r, cap in rings:
+    for j in range(slices + 1):
+      phi = 2 * math.pi * j / slices
+      x, y = r * math.cos(phi), r * math.sin(phi)
+      verts.append((x, y, z, x, y, z, cap if split else 0.0))
+  idx = []
+  w = slices + 1
+  for i in range(len(rings) - 1):
+    for j in range(slices):
+      a, b = i * w + j, (i + 1) * w + j
+      idx += [a, b, a + 1, a + 1, b, b + 1]
+  return np.array(verts, np.float32), np.array(idx, np.int32)
+
+
+def sphere():
+  """Unit sphere."""
+  return _grid_sphere(SLICES, STACKS, False)
+
+
+def capsule():
+  """Unit-radius capsule with zero half-length (the instance's half-length opens it up)."""
+  return _grid_sphere(SLICES, STACKS, True)
+
+
+def _disc(z, nz, slices, verts, idx):
+  c = len(verts)
+  verts.append((0, 0, z, 0, 0, nz, 0))
+  for j in range(slices + 1):
+    phi = 2 * math.pi * j / slices
+    verts.append((math.cos(phi), math.sin(phi), z, 0, 0, nz, 0))
+  for j in range(slices):
+    a, b = c + 1 + j, c + 2 + j
+    idx += [c, a, b] if nz > 0 else [c, b, a]
+
+
+def cylinder():
+  """Cylinder of radius 1 from z=-1 to z=1, with flat caps."""
+  verts, idx = [], []
+  for j in range(SLICES + 1):
+    phi = 2 * math.pi * j / SLICES
+    x, y = math.cos(phi), math.sin(phi)
+    verts.append((x, y, 1, x, y, 0, 0))
+    verts.append((x, y, -1, x, y, 0, 0))
+  for j in range(SLICES):
+    a = 2 * j
+    idx += [a, a + 1, a + 2, a + 2, a + 1, a + 3]
+  _disc(1.0, 1.0, SLICES, verts, idx)
+  _disc(-1.0, -1.0, SLICES, verts, idx)
+  return np.array(verts, np.float32), np.array(idx, np.int32)
+
+
+def cone():
+  """Cone with base radius 1 at z=0 and its tip at z=1 (arrow heads)."""
+  verts, idx = [], []
+  s = 1 / math.sqrt(2)
+  for j in range(SLICES + 1):
+    phi = 2 * math.pi * j / SLICES
+    x, y = math.cos(phi), math.sin(phi)
+    verts.append((x, y, 0, x * s, y * s, s, 0))
+    verts.append((0, 0, 1, x * s, y * s, s, 0))
+  for j in range(SLICES):
+    a = 2 * j
+    idx += [a, a + 2, a + 1]
+  _disc(0.0, -1.0, SLICES, verts, idx)
+  return np.array(verts, np.float32), np.array(idx, np.int32)
+
+
+def box():
+  """Cube from -1 to 1 with one normal per face."""
+  verts, idx = [], []
+  for axis in range(3):
+    for sign in (1.0, -1.0):
+      n = [0.0, 0.0, 0.0]
+      n[axis] = sign
+      u, v = (axis + 1) % 3, (axis + 2) % 3
+      c = len(verts)
+      for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+        p = [0.0, 0.0, 0.0]
+        p[axis], p[u], p[v] = sign, a, b
+        verts.append((*p, *n, 0))
+      idx += [c, c + 1, c + 2, c, c + 2, c + 3] if sign > 0 else [c, c + 2, c + 1, c, c + 3, c + 2]
+  return np.array(verts, np.float32), np.array(idx, np.int32)
+
+
+def quad():
+  """Square from -1 to 1 in the xy plane, normal +z (planes)."""
+  verts = [(-1, -1, 0, 0, 0, 1, 0), (1, -1, 0, 0, 0, 1, 0), (1, 1, 0, 0, 0, 1, 0),
+           (-1, 1, 0, 0, 0, 1, 0)]
+  return np.array(verts, np.float32), np.array([0, 1, 2, 0, 2, 3], np.int32)

@@ -1,0 +1,682 @@
+"""Draw a Model + Snapshot with moderngl (OpenGL 3.3 core): geoms, lights, one shadow map,
+transparency, and MuJoCo's decorations (contacts, frames, joints, inertia, com, sites ...).
+
+Every shape is drawn instanced: one draw call per primitive mesh and pass, whatever the number of
+geoms. Decorations are instances of the same meshes (an arrow is a cylinder and a cone).
+Sizes and colours follow MuJoCo's mjv_updateScene (mjVisual scale/rgba times stat.meansize).
+Mesh and height-field geoms are drawn as their bounding box until the engine loads meshes.
+"""
+import dataclasses
+import math
+
+import moderngl
+import numpy as np
+
+from render import meshes
+from render import shaders
+from render.visual import visual_for
+
+# primitive meshes, in draw order
+KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone")
+QUAD, SPHERE, CAPSULE, CYLINDER, BOX, CONE = range(len(KINDS))
+# mjtGeom -> mesh kind: plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh, sdf
+_GEOM_KIND = np.array([QUAD, BOX, SPHERE, CAPSULE, SPHERE, CYLINDER, BOX, BOX, BOX])
+_FLOATS = 24          # per instance: pos 3, rotation rows 9, size 4, rgba 4, material 4
+_INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f/i"
+_INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat")
+_EYE9 = np.eye(3).ravel()
+LABELS = ("none", "body", "geom", "site", "joint")
+
+
+@dataclasses.dataclass
+class VisOptions:
+  """What to draw (MuJoCo's mjvOption flags, with its defaults)."""
+  contact_points: bool = False
+  contact_forces: bool = False
+  contact_frames: bool = False
+  constraints: bool = False       # equality anchors (connect/weld), as mjVIS_CONSTRAINT
+  joints: bool = False
+  body_frames: bool = False
+  com: bool = False
+  inertia: bool = False
+  sites: bool = True
+  tendons: bool = True
+  perturb: bool = True            # read by the app (it draws the spring via Renderer.lines)
+  wireframe: bool = False
+  transparency: bool = False      # mjVIS_TRANSPARENT: dynamic geoms drawn with alpha * map.alpha
+  shadows: bool = True
+  reflections: bool = False       # not drawn yet
+  geom_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
+                                                                 False, False])
+  site_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
+                                                                 False, False])
+  joint_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
+                                                                  False, False])
+  labels: str = "none"            # one of LABELS
+  background: tuple = (0.15, 0.17, 0.2)
+
+  @property
+  def equality(self):
+    """Alias of `constraints` (the issue calls them equality anchors)."""
+    return self.constraints
+
+  @equality.setter
+  def equality(self, v):
+    self.constraints = bool(v)
+
+
+def _rot_z_to(v):
+  """(n, 9) rotation rows taking +z to the unit vectors v (n, 3)."""
+  n = len(v)
+  z = v
+  a = np.where(np.abs(z[:, [0]]) < 0.9, np.array([[1.0, 0, 0]]), np.array([[0, 1.0, 0]]))
+  x = np.cross(a, z)
+  x /= np.linalg.norm(x, axis=1, keepdims=True)
+  y = np.cross(z, x)
+  R = np.empty((n, 3, 3))
+  R[:, :, 0], R[:, :, 1], R[:, :, 2] = x, y, z
+  return R.reshape(n, 9)
+
+
+class _Batch:
+  """Instances collected for one frame, per mesh kind."""
+
+  def __init__(self):
+    self.parts = [[] for _ in KINDS]
+
+  def add(self, kind, pos, rot, size, rgba, mat=None):
+    n = len(pos)
+    if n == 0:
+      return
+    a = np.empty((n, _FLOATS), np.float32)
+    a[:, 0:3] = pos
+    a[:, 3:12] = rot
+    a[:, 12:16] = size
+    a[:, 16:20] = rgba
+    a[:, 20:24] = (0.0, 0.5, 0.5, 0.0) if mat is None else mat
+    self.parts[kind].append(a)
+
+  def connectors(self, kind, p0, p1, width, rgba):
+    """Cylinders (or capsules) of radius `width` from p0 to p1 (arrays (n, 3))."""
+    v = p1 - p0
+    length = np.linalg.norm(v, axis=1)
+    ok = length > 1e-12
+    if not ok.any():
+      return
+    p0, v, length = p0[ok], v[ok], length[ok]
+    rgba = np.broadcast_to(rgba, (len(ok), 4))[ok]
+    width = np.broadcast_to(width, (len(ok),))[ok]
+    rot = _rot_z_to(v / length[:, None])
+    half = length / 2
+    size = np.stack([width, width, half if kind == CYLINDER else width,
+                     half if kind == CAPSULE else 0 * half], 1)
+    self.add(kind, p0 + v / 2, rot, size, rgba)
+
+  def arrows(self, p0, p1, width, rgba, both=False):
+    """Arrows from p0 to p1: a cylinder shaft and a cone head (two heads with `both`)."""
+    v = p1 - p0
+    length = np.linalg.norm(v, axis=1)
+    ok = length > 1e-12
+    if not ok.any():
+      return
+    p0, p1, v, length = p0[ok], p1[ok], v[ok], length[ok]
+    rgba = np.broadcast_to(rgba, (len(ok), 4))[ok]
+    width = np.broadcast_to(width, (len(ok),))[ok]
+    u = v / length[:, None]
+    head = np.minimum(3 * width, 0.4 * length)
+    s0 = p0 + u * head[:, None] if both else p0
+    self.connectors(CYLINDER, s0, p1 - u * head[:, None], width, rgba)
+    size = np.stack([2 * width, 2 * width, head, 0 * head], 1)
+    self.add(CONE, p1 - u * head[:, None], _rot_z_to(u), size, rgba)
+    if both:
+      self.add(CONE, p0 + u * head[:, None], _rot_z_to(-u), size, rgba)
+
+  def frames(self, pos, rot, length, width):
+    """RGB axes (x red, y green, z blue) of the frames (pos (n,3), rot (n,9) rows)."""
+    R = rot.reshape(-1, 3, 3)
+    for j in range(3):
+      rgba = np.zeros(4)
+      rgba[j], rgba[3] = 0.9, 1.0
+      self.connectors(CYLINDER, pos, pos + R[:, :, j] * length, width, rgba)
+
+  def arrays(self):
+    return [np.concatenate(p) if p else np.zeros((0, _FLOATS), np.float32) for p in self.parts]
+
+
+class Renderer:
+  """Draws snapshots of one model into the current (or a given) framebuffer of `ctx`."""
+
+  def __init__(self, ctx, m, shadow_size=1024):
+    self.ctx = ctx
+    self.shadow_size = int(shadow_size)
+    self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
+    self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
+    self.highlight_body = -1
+    self._geom_prog = ctx.program(vertex_shader=shaders.GEOM_VS, fragment_shader=shaders.GEOM_FS)
+    self._depth_prog = ctx.program(vertex_shader=shaders.DEPTH_VS,
+                                   fragment_shader=shaders.DEPTH_FS)
+    self._line_prog = ctx.program(vertex_shader=shaders.LINE_VS, fragment_shader=shaders.LINE_FS)
+    self._vbos, self._ibos = [], []
+    self._inst = {}       # (pass, kind) -> instance buffer
+    self._vaos = {}       # (pass, kind) -> vao; pass: 'o' opaque, 't' transparent, 'd' depth
+    for k, name in enumerate(KINDS):
+      v, i = getattr(meshes, name)()
+      vbo, ibo = ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes())
+      self._vbos.append(vbo)
+      self._ibos.append(ibo)
+      for p in ("o", "t"):
+        buf = ctx.buffer(reserve=64 * _FLOATS * 4, dynamic=True)
+        self._inst[p, k] = buf
+        self._vaos[p, k] = ctx.vertex_array(
+            self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
+                              (buf, _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
+      self._vaos["d", k] = ctx.vertex_array(
+          self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
+                             (self._inst["o", k], "3f 3f 3f 3f 4f 32x/i", *_INSTANCE_ATTRS[:5])],
+          ibo)
+    self._line_buf = ctx.buffer(reserve=1024 * 7 * 4, dynamic=True)
+    self._line_vao = ctx.vertex_array(self._line_prog, [(self._line_buf, "3f 4f", "in_pos",
+                                                         "in_color")])
+    self._shadow_tex = ctx.depth_texture((self.shadow_size, self.shadow_size))
+    self._shadow_tex.compare_func = "<="
+    self._shadow_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
+    self._shadow_tex.repeat_x = self._shadow_tex.repeat_y = False
+    self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
+    self.set_model(m)
+
+  # ------------------------------------------------------------------------------- model
+
+  def set_model(self, m):
+    """Precompute everything per geom that does not change while the model runs."""
+    self.m = m
+    self.vis = vis = visual_for(m)
+    self.meansize = vis.stat.meansize
+    n = m.ngeom
+    gtype = np.asarray(m.geom_type)
+    self.geom_kind = _GEOM_KIND[gtype]
+    size = np.asarray(m.geom_size, float)
+    s = np.zeros((n, 4))
+    for t, cols in ((2, (0, 0, 0)), (3, (0, 0, 0)), (4, (0, 1, 2)), (5, (0, 0, 1)),
+                    (6, (0, 1, 2))):
+      sel = gtype == t
+      s[sel, :3] = size[sel][:, cols]
+    cap = gtype == 3
+    s[cap, 3] = size[cap, 1]
+    self.geom_offset = np.zeros((n, 3))
+    box_like = np.isin(gtype, (1, 7, 8))      # hfield, mesh, sdf: bounding box for now
+    aabb = np.asarray(m.geom_aabb, float)
+    s[box_like, :3] = np.maximum(aabb[box_like, 3:6], 1e-4)
+    self.geom_offset[box_like] = aabb[box_like, :3]
+    plane = gtype == 0
+    self.plane_ids = np.nonzero(plane)[0]
+    zfar = vis.map.zfar * vis.stat.extent
+    for g in self.plane_ids:
+      spacing = size[g, 2] if size[g, 2] > 0 else vis.stat.extent / 10
+      s[g] = (size[g, 0] if size[g, 0] > 0 else zfar, size[g, 1] if size[g, 1] > 0 else zfar,
+              1.0, spacing)
+    self.geom_size4 = s
+    # colour and material as MuJoCo's setMaterial: material rgba unless the geom's own rgba
+    # differs from the default (0.5, 0.5, 0.5, 1)
+    rgba = np.array(m.geom_rgba, np.float64)
+    mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
+    matid = np.asarray(m.geom_matid)
+    for g in np.nonzero(matid >= 0)[0]:
+      k = matid[g]
+      if np.allclose(rgba[g], (0.5, 0.5, 0.5, 1.0)):
+        rgba[g] = m.mat_rgba[k]
+      mat[g, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
+    mat[plane, 3] = 1.0
+    self.geom_rgba, self.geom_mat = rgba, mat
+    self.geom_bodyid = np.asarray(m.geom_bodyid)
+    self.geom_group = np.clip(np.asarray(m.geom_group), 0, 5)
+    self.geom_dynamic = np.asarray(m.body_weldid)[self.geom_bodyid] != 0
+    # sites
+    stype = np.asarray(m.site_type)
+    self.site_kind = _GEOM_KIND[stype]
+    ssize = np.asarray(m.site_size, float)
+    s = np.zeros((m.nsite, 4))
+    for t, cols in ((2, (0, 0, 0)), (3, (0, 0, 0)), (4, (0, 1, 2)), (5, (0, 0, 1)),
+                    (6, (0, 1, 2))):
+      sel = stype == t
+      s[sel, :3] = ssize[sel][:, cols]
+    s[stype == 3, 3] = ssize[stype == 3, 1]
+    self.site_size4 = s
+    srgba = np.array(m.site_rgba, np.float64)
+    for i in np.nonzero(np.asarray(m.site_matid) >= 0)[0]:
+      if np.allclose(srgba[i], (0.5, 0.5, 0.5, 1.0)):
+        srgba[i] = m.mat_rgba[m.site_matid[i]]
+    self.site_rgba = srgba
+    self.site_group = np.clip(np.asarray(m.site_group), 0, 5)
+    # inertia boxes (MuJoCo's equivalent-inertia box)
+    mass = np.asarray(m.body_mass, float)
+    I = np.asarray(m.body_inertia, float)
+    self.inertia_bodies = np.nonzero((mass > 1e-15) & (np.arange(m.nbody) > 0))[0]
+    b = self.inertia_bodies
+    mm = mass[b][:, None]
+    half = np.sqrt(np.maximum(np.stack([I[b, 1] + I[b, 2] - I[b, 0], I[b, 0] + I[b, 2] - I[b, 1],
+                                        I[b, 0] + I[b, 1] - I[b, 2]], 1), 0) / (2 * mm))
+    self.inertia_size = half * math.sqrt(3)
+    self.root_bodies = np.nonzero((np.asarray(m.body_rootid) == np.arange(m.nbody))
+                                  & (np.arange(m.nbody) > 0))[0]
+    self.names = {k: list(v) for k, v in getattr(m, "names", {}).items()}
+
+  # ------------------------------------------------------------------------------ frame
+
+  def _geom_instances(self, snap, opts, eye, batch_o, batch_t):
+    m, vis = self.m, self.vis
+    groups = np.asarray(opts.geom_groups, bool)
+    rgba = self.geom_rgba.copy()
+    if opts.transparency:
+      rgba[self.geom_dynamic, 3] *= vis.map.alpha
+    vis_mask = groups[self.geom_group] & (rgba[:, 3] > 0)
+    pos = snap.geom_xpos.copy()
+    rot = snap.geom_xmat
+    off = self.geom_offset.any(1)
+    if off.any():
+      pos[off] += np.einsum("nij,nj->ni", rot[off].reshape(-1, 3, 3), self.geom_offset[off])
+    mat = self.geom_mat
+    if self.highlight_body > 0:
+      mat = mat.copy()
+      mat[self.geom_bodyid == self.highlight_body, 0] += vis.global_.glow
+    size = self.geom_size4
+    if len(self.plane_ids):
+      pos, size = self._recenter_planes(pos, size, rot, eye)
+    for kind in range(len(KINDS)):
+      sel = vis_mask & (self.geom_kind == kind)
+      if not sel.any():
+        continue
+      opaque = sel & (rgba[:, 3] >= 1.0)
+      trans = sel & (rgba[:, 3] < 1.0)
+      for b, s in ((batch_o, opaque), (batch_t, trans)):
+        if s.any():
+          b.add(kind, pos[s], rot[s], size[s], rgba[s], mat[s])
+
+  def _recenter_planes(self, pos, size, rot, eye):
+    """Infinite planes follow the camera in steps of two grid cells, as mjv_updateScene does."""
+    pos, size = pos.copy(), size.copy()
+    for g in self.plane_ids:
+      R = rot[g].reshape(3, 3)
+      for k in range(2):
+        if self.m.geom_size[g, k] <= 0:
+          sX = size[g, 3]
+          dX = float(np.dot(eye - pos[g], R[:, k]))
+          pos[g] += R[:, k] * 2 * sX * round(0.5 * dX / sX)
+    return pos, size
+
+  def _decor_instances(self, snap, opts, batch_o, batch_t):
+    m, vis, scl = self.m, self.vis, self.meansize
+    sc, col = vis.scale, vis.rgba
+    n = snap.ncon
+    if n and (opts.contact_points or opts.contact_forces or opts.contact_frames):
+      frame = snap.contact_frame[:n].reshape(n, 3, 3)     # rows: normal, tangent1, tangent2
+      cpos = snap.contact_pos[:n]
+      if opts.contact_points:
+        rot = np.stack([frame[:, 1], frame[:, 2], frame[:, 0]], 2).reshape(n, 9)
+        w = sc.contactwidth * scl
+        h = np.maximum(sc.contactheight * scl, -snap.contact_dist[:n] / 2)
+        size = np.stack([np.full(n, w), np.full(n, w), h, np.zeros(n)], 1)
+        rgba = np.where((snap.contact_efc_address[:n] >= 0)[:, None], col.contactpoint,
+                        col.contactgap)
+        batch_o.add(CYLINDER, cpos, rot, size, rgba)
+      if opts.contact_frames:
+        rot = np.transpose(frame, (0, 2, 1)).reshape(n, 9)
+        batch_o.frames(cpos, rot, sc.framelength * scl / 2, sc.framewidth * scl / 2)
+      if opts.contact_forces:
+        active = snap.contact_efc_address[:n] >= 0
+        frc = snap.contact_force[:n, :3].copy()
+        dims = snap.contact_dim[:n]
+        frc[dims < 3, 1:] = 0.0
+        vec = np.einsum("nji,nj->ni", frame, frc) * (vis.map.force / max(vis.stat.meanmass,
+                                                                          1e-15))
+        g = snap.contact_geom[:n]
+        b1, b2 = self.geom_bodyid[g[:, 0]], self.geom_bodyid[g[:, 1]]
+        vec[b1 > b2] *= -1
+        ok = active & (np.linalg.norm(frc, axis=1) > 1e-15)
+        both = ok & (b1 > 0) & (b2 > 0)
+        one = ok & ~both
+        w = sc.forcewidth * scl
+        batch_o.arrows(cpos[one], cpos[one] + vec[one], w, col.contactforce)
+        batch_o.arrows(cpos[both], cpos[both] + vec[both], w, col.contactforce, both=True)
+    if opts.constraints and m.neq:
+      self._equality_instances(snap, batch_o)
+    if opts.joints and m.njnt:
+      self._joint_instances(snap, opts, batch_o)
+    if opts.body_frames and m.nbody > 1:
+      if opts.inertia:
+        batch_o.frames(snap.xipos[1:], snap.ximat[1:], sc.framelength * scl, sc.framewidth * scl)
+      else:
+        batch_o.frames(snap.xpos[1:], snap.xmat[1:], sc.framelength * scl, sc.framewidth * scl)
+    if opts.com and len(self.root_bodies):
+      r = sc.com * scl
+      b = self.root_bodies
+      batch_o.add(SPHERE, snap.subtree_com[b], np.tile(_EYE9, (len(b), 1)), (r, r, r, 0),
+                  col.com)
+    if opts.inertia and len(self.inertia_bodies):
+      b = self.inertia_bodies
+      size = np.concatenate([self.inertia_size, np.zeros((len(b), 1))], 1)
+      tgt = batch_t if col.inertia[3] < 1 else batch_o
+      tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia)
+    if opts.sites and m.nsite:
+      groups = np.asarray(opts.site_groups, bool)
+      show = groups[self.site_group] & (self.site_rgba[:, 3] > 0)
+      for kind in range(len(KINDS)):
+        sel = show & (self.site_kind == kind)
+        if sel.any():
+          op = sel & (self.site_rgba[:, 3] >= 1)
+          tr = sel & (self.site_rgba[:, 3] < 1)
+          for b, s in ((batch_o, op), (batch_t, tr)):
+            if s.any():
+              b.add(kind, snap.site_xpos[s], snap.site_xmat[s], self.site_size4[s],
+                    self.site_rgba[s])
+    if self.arrows:
+      for a in self.arrows:
+        w = a[3] if len(a) > 3 else sc.forcewidth * scl
+        batch_o.arrows(np.asarray(a[0], float)[None], np.asarray(a[1], float)[None], w,
+                       np.asarray(a[2], float))
+
+  def _equality_instances(self, snap, batch):
+    m, scl = self.m, self.meansize
+    active = getattr(snap, "eq_active", None)
+    if active is None:
+      active = m.eq_active0
+    r = scl * self.vis.scale.constraint
+    for i in range(m.neq):
+      if not active[i] or m.eq_type[i] not in (0, 1):
+        continue
+      weld = int(m.eq_type[i] == 1)
+      j, k = m.eq_obj1id[i], m.eq_obj2id[i]
+      if m.eq_objtype[i] == 6:      # sites
+        p1, p2 = snap.site_xpos[j], snap.site_xpos[k]
+      else:
+        p1 = snap.xmat[j].reshape(3, 3) @ m.eq_data[i, 3 * weld:3 * weld + 3] + snap.xpos[j]
+        p2 = (snap.xmat[k].reshape(3, 3) @ m.eq_data[i, 3 * (1 - weld):3 * (1 - weld) + 3]
+              + snap.xpos[k])
+      batch.add(SPHERE, p1[None], _EYE9[None], (r, r, r, 0), self.vis.rgba.connect)
+      batch.add(SPHERE, p2[None], _EYE9[None], (r, r, r, 0), self.vis.rgba.constraint)
+
+  def _joint_instances(self, snap, opts, batch):
+    m, scl, vis = self.m, self.meansize, self.vis
+    length, width = vis.scale.jointlength * scl, vis.scale.jointwidth * scl
+    groups = np.asarray(opts.joint_groups, bool)
+    jt = np.asarray(m.jnt_type)
+    show = groups[np.clip(np.asarray(m.jnt_group), 0, 5)]
+    imp = np.zeros(m.njnt)
+    if hasattr(snap, "efc_KBIP"):      # mix in the constraint colour by the limit's impedance
+      lo, hi = snap.ne + snap.nf, snap.ne + snap.nf + snap.nl
+      rows = np.arange(lo, hi)
+      rows = rows[snap.efc_type[rows] == 3]
+      imp[snap.efc_id[rows]] = snap.efc_KBIP[rows, 2]
+    rgba = np.ones((m.njnt, 4))
+    rgba[:, :3] = ((1 - imp)[:, None] * np.array(vis.rgba.joint[:3])
+                   + imp[:, None] * np.array(vis.rgba.constraint[:3]))
+    ax = show & ((jt == 2) | (jt == 3))
+    if ax.any():
+      p0 = snap.xanchor[ax]
+      batch.arrows(p0, p0 + snap.xaxis[ax] * length, width, rgba[ax])
+    for t, kind in ((0, BOX), (1, SPHERE)):
+      sel = show & (jt == t)
+      if sel.any():
+        b = np.asarray(m.jnt_bodyid)[sel]
+        h = 0.3 * length
+        batch.add(kind, snap.xanchor[sel], snap.xmat[b], (h, h, h, 0), rgba[sel])
+
+  # ------------------------------------------------------------------------------ lights
+
+  def _lights(self, snap, forward, eye):
+    """Uniform arrays: the headlight then the model's active lights (at most MAX_LIGHTS)."""
+    m, vis = self.m, self.vis
+    L = []
+    hl = vis.headlight
+    if hl.active:
+      L.append(((*eye, 1.0), forward, hl.ambient, hl.diffuse, hl.specular, (1, 0, 0), (-1, 0),
+                -1))
+    for i in range(m.nlight):
+      if not m.light_active[i] or len(L) >= shaders.MAX_LIGHTS:
+        continue
+      ltype = int(m.light_type[i])
+      directional = ltype == 1
+      cutoff = math.cos(math.radians(float(m.light_cutoff[i]))) if ltype == 0 else -1.0
+      L.append(((*snap.light_xpos[i], 1.0 if directional else 0.0), snap.light_xdir[i],
+                m.light_ambient[i], m.light_diffuse[i], m.light_specular[i],
+                m.light_attenuation[i], (cutoff, float(m.light_exponent[i])), i))
+    return L
+
+  def _shadow_matrix(self, snap, lights, batch_arrays, eye, forward):
+    """Light view-projection of the shadow map: the first model light that casts shadows,
+    else the headlight, fitted around the opaque non-plane instances of this frame."""
+    m = self.m
+    src = None
+    for k, l in enumerate(lights):
+      if l[7] >= 0 and m.light_castshadow[l[7]]:
+        src = k
+        break
+    if src is None:
+      if not lights:
+        return None, -1
+      src = 0
+    pts = [a[:, 0:3] for kind, a in enumerate(batch_arrays) if kind != QUAD and len(a)]
+    if not pts:
+      return None, -1
+    p = np.concatenate(pts)
+    lo, hi = p.min(0), p.max(0)
+    center = 0.5 * (lo + hi)
+    radius = 0.5 * float(np.linalg.norm(hi - lo)) + 2 * self.meansize + 1e-3
+    pos, d = lights[src][0], np.asarray(lights[src][1], float)
+    d = d / max(np.linalg.norm(d), 1e-12)
+    if pos[3] > 0.5:     # directional: orthographic box around the scene
+      eye_l = center - d * 2 * radius
+      view = _look(eye_l, d)
+      proj = _ortho(radius, 0.01 * radius, 4 * radius)
+    else:
+      eye_l = np.asarray(pos[:3], float)
+      view = _look(eye_l, d)
+      cut = lights[src][6][0]
+      half = math.acos(cut) if cut > -1 else math.radians(80)
+      half = min(max(half, math.radians(5)), math.radians(80))
+      far = float(np.linalg.norm(center - eye_l)) + 2 * radius
+      proj = _persp(2 * half, 1.0, max(far * 1e-3, 1e-3), far)
+    return proj @ view, src
+
+  # ------------------------------------------------------------------------------ render
+
+  def render(self, snapshot, camera, opts=None, width=None, height=None, fbo=None):
+    """Draw `snapshot` seen by `camera` into `fbo` (or the bound framebuffer), size w x h."""
+    opts = opts or VisOptions()
+    ctx = self.ctx
+    if fbo is None:
+      fbo = ctx.fbo
+    if width is None or height is None:
+      width, height = fbo.viewport[2], fbo.viewport[3]
+    width, height = max(int(width), 1), max(int(height), 1)
+    eye, forward, up = camera.pose(snapshot, self.m)
+    viewproj = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
+    bo, bt = _Batch(), _Batch()
+    self._geom_instances(snapshot, opts, eye, bo, bt)
+    self._decor_instances(snapshot, opts, bo, bt)
+    opaque, trans = bo.arrays(), bt.arrays()
+    for kind in range(len(KINDS)):
+      a = trans[kind]
+      if len(a) > 1:     # back to front
+        trans[kind] = a[np.argsort(-np.linalg.norm(a[:, 0:3] - eye, axis=1))]
+    lights = self._lights(snapshot, forward, eye)
+    shadow_mat, shadow_idx = (None, -1)
+    for kind in range(len(KINDS)):
+      self._upload(("o", kind), opaque[kind])
+      self._upload(("t", kind), trans[kind])
+    if opts.shadows:
+      shadow_mat, shadow_idx = self._shadow_matrix(snapshot, lights, opaque, eye, forward)
+    ctx.enable(moderngl.DEPTH_TEST)
+    if shadow_mat is not None:
+      self._shadow_fbo.use()
+      self._shadow_fbo.clear(depth=1.0)
+      ctx.enable(moderngl.CULL_FACE)
+      self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
+      for kind in range(len(KINDS)):
+        if kind != QUAD and len(opaque[kind]):
+          self._vaos["d", kind].render(instances=len(opaque[kind]))
+    fbo.use()
+    ctx.viewport = (0, 0, width, height)
+    fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
+    prog = self._geom_prog
+    prog["u_viewproj"].write(_gl(viewproj))
+    prog["u_eye"].value = tuple(float(x) for x in eye)
+    self._set_lights(lights)
+    prog["u_shadow_light"].value = shadow_idx if shadow_mat is not None else -1
+    prog["u_shadow_mat"].write(_gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
+    prog["u_shadow_scale"].value = float(self.vis.map.shadowscale)
+    prog["u_shadow_bias"].value = 0.002
+    prog["u_unlit"].value = 0
+    self._shadow_tex.use(location=0)
+    prog["u_shadow"].value = 0
+    ctx.wireframe = bool(opts.wireframe)
+    ctx.disable(moderngl.BLEND)
+    for kind in range(len(KINDS)):
+      if len(opaque[kind]):
+        if kind == QUAD:
+          ctx.disable(moderngl.CULL_FACE)
+        else:
+          ctx.enable(moderngl.CULL_FACE)
+        self._vaos["o", kind].render(instances=len(opaque[kind]))
+    self._draw_lines(snapshot, opts, viewproj)
+    if any(len(a) for a in trans):
+      ctx.enable(moderngl.BLEND)
+      ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+      ctx.depth_mask = False
+      ctx.enable(moderngl.CULL_FACE)
+      for kind in range(len(KINDS)):
+        if len(trans[kind]):
+          if kind == QUAD:
+            ctx.disable(moderngl.CULL_FACE)
+          self._vaos["t", kind].render(instances=len(trans[kind]))
+      ctx.depth_mask = True
+      ctx.disable(moderngl.BLEND)
+    ctx.wireframe = False
+    ctx.disable(moderngl.CULL_FACE)
+
+  def _upload(self, key, a):
+    if not len(a):
+      return
+    buf = self._inst[key]
+    if a.nbytes > buf.size:
+      buf.orphan(max(a.nbytes, 2 * buf.size))
+    buf.write(a.tobytes())
+
+  def _set_lights(self, lights):
+    prog = self._geom_prog
+    n = len(lights)
+    prog["u_nlight"].value = n
+    if not n:
+      return
+    pad = shaders.MAX_LIGHTS - n
+
+    def arr(idx, width):
+      a = np.zeros((shaders.MAX_LIGHTS, width), np.float32)
+      a[:n] = [np.asarray(l[idx], float)[:width] for l in lights]
+      return a.tobytes()
+    del pad
+    for name, idx, w in (("u_lpos", 0, 4), ("u_ldir", 1, 3), ("u_lamb", 2, 3), ("u_ldif", 3, 3),
+                         ("u_lspec", 4, 3), ("u_latt", 5, 3), ("u_lspot", 6, 2)):
+      if name in prog:
+        prog[name].write(arr(idx, w))
+
+  def _draw_lines(self, snap, opts, viewproj):
+    segs = []
+    for a in self.lines:
+      c = np.asarray(a[2], np.float32)
+      segs.append(np.concatenate([np.asarray(a[0], np.float32), c]))
+      segs.append(np.concatenate([np.asarray(a[1], np.float32), c]))
+    if opts.tendons and hasattr(snap, "wrap_xpos") and hasattr(snap, "ten_wrapadr"):
+      rgba = np.asarray(self.m.tendon_rgba, np.float32)
+      wx = snap.wrap_xpos.reshape(-1, 3)
+      for t in range(self.m.ntendon):
+        a, n = snap.ten_wrapadr[t], snap.ten_wrapnum[t]
+        for j in range(a, a + n - 1):
+          segs.append(np.concatenate([wx[j], rgba[t]]))
+          segs.append(np.concatenate([wx[j + 1], rgba[t]]))
+    if not segs:
+      return
+    data = np.array(segs, np.float32)
+    if data.nbytes > self._line_buf.size:
+      self._line_buf.orphan(2 * data.nbytes)
+    self._line_buf.write(data.tobytes())
+    self._line_prog["u_viewproj"].write(_gl(viewproj))
+    self._line_vao.render(moderngl.LINES, vertices=len(data))
+
+  # ------------------------------------------------------------------------------ helpers
+
+  def project(self, points_world, camera, width, height, snapshot=None):
+    """Pixel coordinates (x right, y down from the top-left, as imgui draws) of world points,
+    shape (n, 2); points behind the camera get NaN."""
+    p = np.atleast_2d(np.asarray(points_world, float))
+    vp = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
+    h = np.concatenate([p, np.ones((len(p), 1))], 1) @ vp.T
+    with np.errstate(divide="ignore", invalid="ignore"):
+      ndc = h[:, :3] / h[:, 3:4]
+    xy = np.stack([(ndc[:, 0] + 1) * 0.5 * width, (1 - ndc[:, 1]) * 0.5 * height], 1)
+    xy[h[:, 3] <= 0] = np.nan
+    return xy
+
+  def labels(self, snapshot, camera, opts, width, height):
+    """[(x, y, text)] in pixels for opts.labels (body/geom/site/joint names or ids)."""
+    from engine.types import mjtObj
+    mode = opts.labels
+    if mode not in LABELS:
+      raise ValueError(f"labels mode {mode!r}: expected one of {LABELS}")
+    table = {"body": (mjtObj.BODY, snapshot.xpos), "geom": (mjtObj.GEOM, snapshot.geom_xpos),
+             "site": (mjtObj.SITE, snapshot.site_xpos), "joint": (mjtObj.JOINT, snapshot.xanchor)}
+    if mode == "none":
+      return []
+    obj, pts = table[mode]
+    names = self.names.get(obj, [])
+    start = 1 if mode == "body" else 0
+    xy = self.project(pts[start:], camera, width, height, snapshot)
+    out = []
+    for i, (x, y) in enumerate(xy, start):
+      if np.isfinite(x) and np.isfinite(y):
+        nm = names[i] if i < len(names) and names[i] else f"{mode} {i}"
+        out.append((float(x), float(y), nm))
+    return out
+
+  def release(self):
+    """Free every GL object this renderer made."""
+    objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
+            + [self._line_vao, self._line_buf, self._shadow_fbo, self._shadow_tex,
+               self._geom_prog, self._depth_prog, self._line_prog])
+    for o in objs:
+      o.release()
+    self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
+
+
+_BIAS_IDENTITY = np.eye(4)
+
+
+def _gl(mat):
+  """A 4x4 numpy matrix as the column-major float32 bytes GLSL expects."""
+  return np.ascontiguousarray(np.asarray(mat, np.float32).T).tobytes()
+
+
+def _look(eye, d):
+  """View matrix looking from `eye` along unit `d`."""
+  up = np.array([0.0, 0.0, 1.0]) if abs(d[2]) < 0.99 else np.array([0.0, 1.0, 0.0])
+  r = np.cross(d, up)
+  r /= np.linalg.norm(r)
+  u = np.cross(r, d)
+  v = np.eye(4)
+  v[0, :3], v[1, :3], v[2, :3] = r, u, -d
+  v[:3, 3] = -v[:3, :3] @ eye
+  return v
+
+
+def _ortho(half, n, f):
+  p = np.eye(4)
+  p[0, 0] = p[1, 1] = 1 / half
+  p[2, 2], p[2, 3] = -2 / (f - n), -(f + n) / (f - n)
+  return p
+
+
+def _persp(fovy, aspect, n, f):
+  t = math.tan(fovy / 2)
+  p = np.zeros((4, 4))
+  p[0, 0], p[1, 1] = 1 / (t * aspect), 1 / t
+  p[2, 2], p[2, 3], p[3, 2] = -(f + n) / (f - n), -2 * f * n / (f - n), -1.0
+  return p

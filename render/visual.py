@@ -1,0 +1,228 @@
+"""The model's visual settings: MuJoCo's mjVisual defaults, the MJCF `<visual>` and `<statistic>`
+sections, and mjStatistic (center, extent, meansize, meanmass) computed as mj_setConst does.
+
+The engine does not compile `<visual>`/`<statistic>` (they only matter for drawing), so this
+module reads them from the model's source file when it has one. A Model that carries its own
+`vis`/`stat` attributes (a future engine) is used as is.
+"""
+import dataclasses
+import weakref
+
+import numpy as np
+
+
+@dataclasses.dataclass
+class Global:
+  """mjVisual.global: free camera defaults."""
+  fovy: float = 45.0
+  ipd: float = 0.068
+  azimuth: float = 90.0
+  elevation: float = -45.0
+  linewidth: float = 1.0
+  glow: float = 0.3
+  orthographic: int = 0
+  ellipsoidinertia: int = 0
+
+
+@dataclasses.dataclass
+class Headlight:
+  """mjVisual.headlight: the light attached to the free camera."""
+  ambient: tuple = (0.1, 0.1, 0.1)
+  diffuse: tuple = (0.4, 0.4, 0.4)
+  specular: tuple = (0.5, 0.5, 0.5)
+  active: int = 1
+
+
+@dataclasses.dataclass
+class Map:
+  """mjVisual.map: scale factors (clip planes in units of extent, force arrows, alpha)."""
+  stiffness: float = 100.0
+  stiffnessrot: float = 500.0
+  force: float = 0.005
+  torque: float = 0.1
+  alpha: float = 0.3
+  znear: float = 0.01
+  zfar: float = 50.0
+  shadowclip: float = 1.0
+  shadowscale: float = 0.6
+
+
+@dataclasses.dataclass
+class Scale:
+  """mjVisual.scale: sizes of decorations, in units of stat.meansize."""
+  forcewidth: float = 0.1
+  contactwidth: float = 0.3
+  contactheight: float = 0.1
+  connect: float = 0.2
+  com: float = 0.4
+  selectpoint: float = 0.2
+  jointlength: float = 1.0
+  jointwidth: float = 0.1
+  framelength: float = 1.0
+  framewidth: float = 0.1
+  constraint: float = 0.1
+
+
+def _rgba(*v):
+  return dataclasses.field(default=tuple(float(x) for x in v))
+
+
+@dataclasses.dataclass
+class Rgba:
+  """mjVisual.rgba: colours of decorations."""
+  force: tuple = _rgba(1, .5, .5, 1)
+  inertia: tuple = _rgba(.8, .2, .2, .6)
+  joint: tuple = _rgba(.2, .6, .8, 1)
+  com: tuple = _rgba(.9, .9, .9, 1)
+  selectpoint: tuple = _rgba(.9, .9, .1, 1)
+  connect: tuple = _rgba(.2, .2, .8, 1)
+  contactpoint: tuple = _rgba(.9, .6, .2, 1)
+  contactforce: tuple = _rgba(.7, .9, .9, 1)
+  contactfriction: tuple = _rgba(.9, .8, .4, 1)
+  contactgap: tuple = _rgba(.5, .8, .9, 1)
+  constraint: tuple = _rgba(.9, 0, 0, 1)
+
+
+@dataclasses.dataclass
+class Statistic:
+  """mjStatistic: model size statistics that scale the camera and the decorations."""
+  center: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
+  extent: float = 2.0
+  meansize: float = 0.2
+  meanmass: float = 1.0
+
+
+@dataclasses.dataclass
+class Visual:
+  """Everything the renderer and camera read from mjVisual + mjStatistic."""
+  global_: Global = dataclasses.field(default_factory=Global)
+  headlight: Headlight = dataclasses.field(default_factory=Headlight)
+  map: Map = dataclasses.field(default_factory=Map)
+  scale: Scale = dataclasses.field(default_factory=Scale)
+  rgba: Rgba = dataclasses.field(default_factory=Rgba)
+  stat: Statistic = dataclasses.field(default_factory=Statistic)
+
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def visual_for(m):
+  """The Visual of model `m` (computed once per Model object, then cached)."""
+  try:
+    return _CACHE[m]
+  except (KeyError, TypeError):
+    pass
+  vis = Visual()
+  vis.stat = compute_stat(m)
+  nodes = _read_sections(getattr(m, "source", None))
+  _apply_visual(vis, nodes)
+  try:
+    _CACHE[m] = vis
+  except TypeError:
+    pass
+  return vis
+
+
+def compute_stat(m, d=None):
+  """mjStatistic as mj_setConst's setStat computes it, from the kinematics at qpos0."""
+  import engine
+  if d is None:
+    d = engine.make_data(m)
+    engine.forward(m, d)
+  lo, hi = np.full(3, 1e10), np.full(3, -1e10)
+
+  def box(p, r=0.0):
+    p = np.asarray(p).reshape(-1, 3)
+    if len(p):
+      r = np.asarray(r, dtype=float).reshape(-1, 1) if np.ndim(r) else r
+      lo[:] = np.minimum(lo, (p - r).min(0))
+      hi[:] = np.maximum(hi, (p + r).max(0))
+
+  box(d.xpos[1:])
+  box(d.xipos[1:])
+  box(d.xanchor)
+  box(d.site_xpos)
+  rb = np.array(m.geom_rbound, dtype=float)
+  for i in np.nonzero(rb <= 0)[0]:
+    rb[i] = 0.0
+    if m.geom_type[i] == 0:   # plane: 0.1 of its size, or 0.01 when infinite
+      sx, sy = m.geom_size[i, 0], m.geom_size[i, 1]
+      rb[i] = max(sx, sy) * 0.1 if (sx or sy) else 0.01
+  box(d.geom_xpos, rb)
+  st = Statistic()
+  st.center = 0.5 * (lo + hi) if m.ngeom + m.nbody > 1 else np.zeros(3)
+  if hi[0] > lo[0]:
+    st.extent = max(1e-5, float((hi - lo).max()))
+  body = np.zeros(m.nbody)
+  for j in range(m.njnt):
+    b = m.jnt_bodyid[j]
+    body[b] = max(body[b], np.linalg.norm(d.xipos[b] - d.xanchor[j]))
+    p = m.body_parentid[b]
+    body[p] = max(body[p], np.linalg.norm(d.xipos[p] - d.xanchor[j]))
+  body[0] = 0
+  for g in range(m.ngeom):
+    b = m.geom_bodyid[g]
+    if b > 0 and m.geom_rbound[g] > 0:
+      body[b] = max(body[b], m.geom_rbound[g] + np.linalg.norm(d.xipos[b] - d.geom_xpos[g]))
+  if m.nbody > 1:
+    st.meansize = float(np.maximum(body[1:], 1e-5).mean())
+    st.meanmass = float(np.mean(m.body_mass[1:]))
+  st.extent = max(st.extent, 2 * st.meansize)
+  return st
+
+
+def _read_sections(path):
+  """The <visual> and <statistic> nodes of an MJCF file (includes spliced), or []."""
+  if not path:
+    return []
+  try:
+    from engine.mjcf.parse import parse
+    root = parse(path)
+  except Exception:   # the engine already loaded this file; a failure here only loses styling
+    return []
+  out = []
+
+  def walk(node):
+    for c in node.children:
+      if c.tag in ("visual", "statistic"):
+        out.append(c)
+      elif c.tag == "include":
+        walk(c)
+  walk(root)
+  return out
+
+
+def _floats(text):
+  return [float(x) for x in text.split()]
+
+
+def _apply_visual(vis, nodes):
+  """Overwrite defaults with the attributes set in <visual> and <statistic>."""
+  groups = {"global": vis.global_, "headlight": vis.headlight, "map": vis.map,
+            "scale": vis.scale, "rgba": vis.rgba}
+  for node in nodes:
+    if node.tag == "statistic":
+      for k, v in node.attrib.items():
+        if k == "center":
+          vis.stat.center = np.array(_floats(v))
+        elif k in ("extent", "meansize", "meanmass"):
+          setattr(vis.stat, k, float(v))
+      continue
+    for child in node.children:
+      obj = groups.get(child.tag)
+      if obj is None:
+        continue
+      for k, v in child.attrib.items():
+        if not hasattr(obj, k):
+          continue
+        cur = getattr(obj, k)
+        try:
+          vals = _floats(v)
+        except ValueError:
+          continue
+        if isinstance(cur, tuple):
+          setattr(obj, k, tuple(vals))
+        elif isinstance(cur, int) and not isinstance(cur, bool):
+          setattr(obj, k, int(vals[0]))
+        else:
+          setattr(obj, k, vals[0])
