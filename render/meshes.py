@@ -108,8 +108,16 @@ def box():
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def quad():
-  """Square from -1 to 1 in the xy plane, normal +z (planes)."""
-  verts = [(-1, -1, 0, 0, 0, 1, 0), (1, -1, 0, 0, 0, 1, 0), (1, 1, 0, 0, 0, 1, 0),
-           (-1, 1, 0, 0, 0, 1, 0)]
-  return np.array(verts, np.float32), np.array([0, 1, 2, 0, 2, 3], np.int32)
+def quad(n=16):
+  """Square from -1 to 1 in the xy plane, normal +z, as an n x n grid (planes: per-vertex
+  lighting needs vertices inside the floor for spot lights)."""
+  t = np.linspace(-1.0, 1.0, n + 1)
+  x, y = np.meshgrid(t, t, indexing="xy")
+  verts = np.zeros(((n + 1) ** 2, 7), np.float32)
+  verts[:, 0], verts[:, 1], verts[:, 5] = x.ravel(), y.ravel(), 1.0
+  idx = []
+  for i in range(n):
+    for j in range(n):
+      a = i * (n + 1) + j
+      idx += [a, a + 1, a + n + 2, a, a + n + 2, a + n + 1]
+  return verts, np.array(idx, np.int32)

@@ -21,9 +21,9 @@ KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone")
 QUAD, SPHERE, CAPSULE, CYLINDER, BOX, CONE = range(len(KINDS))
 # mjtGeom -> mesh kind: plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh, sdf
 _GEOM_KIND = np.array([QUAD, BOX, SPHERE, CAPSULE, SPHERE, CYLINDER, BOX, BOX, BOX])
-_FLOATS = 24          # per instance: pos 3, rotation rows 9, size 4, rgba 4, material 4
-_INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f/i"
-_INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat")
+_FLOATS = 28          # per instance: pos 3, rotation rows 9, size 4, rgba 4, material 4, rgba2 4
+_INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
+_INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _EYE9 = np.eye(3).ravel()
 LABELS = ("none", "body", "geom", "site", "joint")
 
@@ -84,7 +84,7 @@ class _Batch:
   def __init__(self):
     self.parts = [[] for _ in KINDS]
 
-  def add(self, kind, pos, rot, size, rgba, mat=None):
+  def add(self, kind, pos, rot, size, rgba, mat=None, rgba2=0.0):
     n = len(pos)
     if n == 0:
       return
@@ -94,6 +94,7 @@ class _Batch:
     a[:, 12:16] = size
     a[:, 16:20] = rgba
     a[:, 20:24] = (0.0, 0.5, 0.5, 0.0) if mat is None else mat
+    a[:, 24:28] = rgba2
     self.parts[kind].append(a)
 
   def connectors(self, kind, p0, p1, width, rgba):
@@ -172,8 +173,12 @@ class Renderer:
                               (buf, _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
       self._vaos["d", k] = ctx.vertex_array(
           self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
-                             (self._inst["o", k], "3f 3f 3f 3f 4f 32x/i", *_INSTANCE_ATTRS[:5])],
+                             (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])],
           ibo)
+    self._sky_prog = ctx.program(vertex_shader=shaders.SKY_VS, fragment_shader=shaders.SKY_FS)
+    self._sky_buf = ctx.buffer(reserve=4 * 5 * 4, dynamic=True)
+    self._sky_vao = ctx.vertex_array(self._sky_prog, [(self._sky_buf, "2f 3f", "in_pos",
+                                                       "in_color")])
     self._line_buf = ctx.buffer(reserve=1024 * 7 * 4, dynamic=True)
     self._line_vao = ctx.vertex_array(self._line_prog, [(self._line_buf, "3f 4f", "in_pos",
                                                          "in_color")])
@@ -226,7 +231,22 @@ class Renderer:
         rgba[g] = m.mat_rgba[k]
       mat[g, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
     mat[plane, 3] = 1.0
-    self.geom_rgba, self.geom_mat = rgba, mat
+    rgba2 = np.zeros((n, 4))
+    mat_names = getattr(m, "names", {}).get(14, [])     # mjtObj.MATERIAL
+    for g in self.plane_ids:
+      k = matid[g]
+      tex = vis.materials.get(mat_names[k]) if 0 <= k < len(mat_names) else None
+      if tex is None or tex["builtin"] != "checker":
+        continue
+      # MuJoCo maps a 2x2-square checker texture texrepeat times over the plane (per unit
+      # length with texuniform)
+      tint = np.asarray(rgba[g, :3])
+      rgba[g, :3] = np.asarray(tex["rgb1"][:3]) * tint
+      rgba2[g, :3] = np.asarray(tex["rgb2"][:3]) * tint
+      rep = max(tex["texrepeat"][0], 1e-6)
+      s[g, 3] = 1 / rep if tex["texuniform"] or size[g, 0] <= 0 else size[g, 0] / rep
+      mat[g, 3] = 2.0
+    self.geom_rgba, self.geom_mat, self.geom_rgba2 = rgba, mat, rgba2
     self.geom_bodyid = np.asarray(m.geom_bodyid)
     self.geom_group = np.clip(np.asarray(m.geom_group), 0, 5)
     self.geom_dynamic = np.asarray(m.body_weldid)[self.geom_bodyid] != 0
@@ -289,7 +309,7 @@ class Renderer:
       trans = sel & (rgba[:, 3] < 1.0)
       for b, s in ((batch_o, opaque), (batch_t, trans)):
         if s.any():
-          b.add(kind, pos[s], rot[s], size[s], rgba[s], mat[s])
+          b.add(kind, pos[s], rot[s], size[s], rgba[s], mat[s], self.geom_rgba2[s])
 
   def _recenter_planes(self, pos, size, rot, eye):
     """Infinite planes follow the camera in steps of two grid cells, as mjv_updateScene does."""
@@ -517,6 +537,8 @@ class Renderer:
     fbo.use()
     ctx.viewport = (0, 0, width, height)
     fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
+    if self.vis.skybox is not None:
+      self._draw_sky(forward)
     prog = self._geom_prog
     prog["u_viewproj"].write(_gl(viewproj))
     prog["u_eye"].value = tuple(float(x) for x in eye)
@@ -525,7 +547,6 @@ class Renderer:
     prog["u_shadow_mat"].write(_gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
     prog["u_shadow_scale"].value = float(self.vis.map.shadowscale)
     prog["u_shadow_bias"].value = 0.002
-    prog["u_unlit"].value = 0
     self._shadow_tex.use(location=0)
     prog["u_shadow"].value = 0
     ctx.wireframe = bool(opts.wireframe)
@@ -552,6 +573,19 @@ class Renderer:
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
     ctx.disable(moderngl.CULL_FACE)
+
+  def _draw_sky(self, forward):
+    """The skybox as a vertical gradient (rgb1 above, rgb2 below the horizon), drawn behind."""
+    c1, c2 = (np.asarray(c[:3], np.float32) for c in self.vis.skybox)
+    t = 0.5 + 0.5 * float(forward[2])      # looking up shows more of rgb1
+    top = c1 * min(1.0, 0.5 + t) + c2 * (1 - min(1.0, 0.5 + t))
+    bottom = c1 * max(0.0, t - 0.5) + c2 * (1 - max(0.0, t - 0.5))
+    quad = np.array([[-1, -1, *bottom], [1, -1, *bottom], [-1, 1, *top], [1, 1, *top]],
+                    np.float32)
+    self._sky_buf.write(quad.tobytes())
+    self.ctx.disable(moderngl.DEPTH_TEST)
+    self._sky_vao.render(moderngl.TRIANGLE_STRIP)
+    self.ctx.enable(moderngl.DEPTH_TEST)
 
   def _upload(self, key, a):
     if not len(a):
@@ -640,7 +674,7 @@ class Renderer:
   def release(self):
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
-            + [self._line_vao, self._line_buf, self._shadow_fbo, self._shadow_tex,
+            + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog, self._shadow_fbo, self._shadow_tex,
                self._geom_prog, self._depth_prog, self._line_prog])
     for o in objs:
       o.release()

@@ -1,39 +1,24 @@
 """GLSL 3.30 sources: the instanced lit geom program, its depth-only twin for the shadow map, and
 flat lines.
 
+Lighting is per vertex, as MuJoCo's fixed-function OpenGL (software GL here: the fragment shader
+must stay short); the shadow-casting light is shaded per fragment from the shadow map.
 Per vertex: position, normal and `cap` (see render/meshes.py). Per instance: position, the three
 rows of the rotation matrix (MuJoCo's xmat layout), size (xyz scale, w: capsule half-length or
-plane grid spacing), rgba, and material (emission, specular, shininess, kind: 1 = checker plane).
+plane checker square), rgba, material (emission, specular, shininess, kind: 1 = checker of rgba
+and a lighter rgba, 2 = checker of rgba and rgba2) and rgba2.
 """
 
 MAX_LIGHTS = 8
 
 GEOM_VS = """
 #version 330
+#define MAX_LIGHTS %d
 in vec3 in_pos; in vec3 in_normal; in float in_cap;
 in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size; in vec4 i_color;
-in vec4 i_mat;
+in vec4 i_mat; in vec4 i_color2;
 uniform mat4 u_viewproj;
 uniform mat4 u_shadow_mat;
-out vec3 v_world; out vec3 v_normal; out vec4 v_color; out vec4 v_mat; out vec2 v_local;
-out vec4 v_shadow; out float v_spacing;
-void main() {
-  vec3 local = in_pos * i_size.xyz + vec3(0.0, 0.0, in_cap * i_size.w);
-  mat3 R = transpose(mat3(i_r0, i_r1, i_r2));
-  vec3 world = R * local + i_pos;
-  v_world = world;
-  v_normal = normalize(R * (in_normal / max(i_size.xyz, vec3(1e-9))));
-  v_color = i_color; v_mat = i_mat; v_local = local.xy; v_spacing = i_size.w;
-  v_shadow = u_shadow_mat * vec4(world, 1.0);
-  gl_Position = u_viewproj * vec4(world, 1.0);
-}
-"""
-
-GEOM_FS = """
-#version 330
-#define MAX_LIGHTS %d
-in vec3 v_world; in vec3 v_normal; in vec4 v_color; in vec4 v_mat; in vec2 v_local;
-in vec4 v_shadow; in float v_spacing;
 uniform vec3 u_eye;
 uniform int u_nlight;
 uniform vec4 u_lpos[MAX_LIGHTS];      // xyz, w: 1 directional, 0 positional
@@ -44,36 +29,26 @@ uniform vec3 u_lspec[MAX_LIGHTS];
 uniform vec3 u_latt[MAX_LIGHTS];
 uniform vec2 u_lspot[MAX_LIGHTS];     // cos(cutoff) (-1: no cone), exponent
 uniform int u_shadow_light;           // index of the shadow-casting light, -1 none
-uniform float u_shadow_scale;
-uniform float u_shadow_bias;
-uniform sampler2DShadow u_shadow;
-uniform int u_unlit;
-out vec4 f_color;
+out vec4 v_color; out vec3 v_color2; out vec2 v_local; out vec4 v_shadow; out float v_checker;
+out vec3 v_diff; out vec3 v_spec; out vec3 v_sdiff; out vec3 v_sspec;
 void main() {
-  vec3 base = v_color.rgb;
-  if (v_mat.w > 0.5 && v_spacing > 0.0) {
-    vec2 c = floor(v_local / v_spacing);
-    float even = mod(c.x + c.y, 2.0);
-    base = mix(base, min(base * 1.35 + 0.05, vec3(1.0)), even);
-  }
-  if (u_unlit == 1) { f_color = vec4(base, v_color.a); return; }
-  vec3 n = normalize(v_normal);
-  vec3 V = normalize(u_eye - v_world);
+  vec3 local = in_pos * i_size.xyz + vec3(0.0, 0.0, in_cap * i_size.w);
+  mat3 R = transpose(mat3(i_r0, i_r1, i_r2));
+  vec3 world = R * local + i_pos;
+  vec3 n = normalize(R * (in_normal / max(i_size.xyz, vec3(1e-9))));
+  vec3 V = normalize(u_eye - world);
   if (dot(n, V) < 0.0) n = -n;
-  float shine = max(v_mat.z * 128.0, 1.0);
-  vec3 color = v_mat.x * base;
-  float shadow = 1.0;
-  if (u_shadow_light >= 0) {
-    vec3 sc = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
-    if (sc.x > 0.0 && sc.x < 1.0 && sc.y > 0.0 && sc.y < 1.0 && sc.z < 1.0)
-      shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
-  }
-  for (int i = 0; i < u_nlight; i++) {
+  float shine = max(i_mat.z * 128.0, 1.0);
+  // per-vertex lighting, as MuJoCo's fixed-function OpenGL; the shadow light kept apart so
+  // the fragment shader can shade it
+  vec3 diff = vec3(i_mat.x), spec = vec3(0.0), sdiff = vec3(0.0), sspec = vec3(0.0);
+  for (int i = 0; i < MAX_LIGHTS; i++) {
+    if (i >= u_nlight) break;
     vec3 L; float att = 1.0;
     if (u_lpos[i].w > 0.5) {
       L = -normalize(u_ldir[i]);
     } else {
-      vec3 d = u_lpos[i].xyz - v_world;
+      vec3 d = u_lpos[i].xyz - world;
       float dist = length(d);
       L = d / dist;
       att = 1.0 / max(u_latt[i].x + u_latt[i].y * dist + u_latt[i].z * dist * dist, 1e-6);
@@ -82,16 +57,49 @@ void main() {
         att *= s >= u_lspot[i].x ? pow(max(s, 0.0), u_lspot[i].y) : 0.0;
       }
     }
-    float sh = (i == u_shadow_light) ? shadow : 1.0;
     float ndl = max(dot(n, L), 0.0);
-    vec3 H = normalize(L + V);
-    float spec = ndl > 0.0 ? pow(max(dot(n, H), 0.0), shine) : 0.0;
-    color += att * (u_lamb[i] * base
-                    + sh * (u_ldif[i] * base * ndl + u_lspec[i] * v_mat.y * spec));
+    float sp = ndl > 0.0 ? pow(max(dot(n, normalize(L + V)), 0.0), shine) : 0.0;
+    diff += att * u_lamb[i];
+    if (i == u_shadow_light) {
+      sdiff += att * u_ldif[i] * ndl; sspec += att * u_lspec[i] * i_mat.y * sp;
+    } else {
+      diff += att * u_ldif[i] * ndl; spec += att * u_lspec[i] * i_mat.y * sp;
+    }
   }
-  f_color = vec4(min(color, vec3(1.0)), v_color.a);
+  v_diff = diff; v_spec = spec; v_sdiff = sdiff; v_sspec = sspec;
+  v_color = i_color; v_color2 = i_color2.rgb; v_local = local.xy / max(i_size.w, 1e-9);
+  v_checker = (i_mat.w > 0.5 && i_size.w > 0.0) ? i_mat.w : 0.0;
+  v_shadow = u_shadow_mat * vec4(world, 1.0);
+  gl_Position = u_viewproj * vec4(world, 1.0);
 }
 """ % MAX_LIGHTS
+
+GEOM_FS = """
+#version 330
+in vec4 v_color; in vec3 v_color2; in vec2 v_local; in vec4 v_shadow; in float v_checker;
+in vec3 v_diff; in vec3 v_spec; in vec3 v_sdiff; in vec3 v_sspec;
+uniform int u_shadow_light;
+uniform float u_shadow_scale;
+uniform float u_shadow_bias;
+uniform sampler2DShadow u_shadow;
+out vec4 f_color;
+void main() {
+  vec3 base = v_color.rgb;
+  if (v_checker > 0.5) {
+    vec2 c = floor(v_local);
+    vec3 other = v_checker > 1.5 ? v_color2 : min(base * 1.35 + 0.05, vec3(1.0));
+    base = mix(base, other, mod(c.x + c.y, 2.0));
+  }
+  float shadow = 1.0;
+  if (u_shadow_light >= 0) {
+    vec3 sc = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
+    if (sc.x > 0.0 && sc.x < 1.0 && sc.y > 0.0 && sc.y < 1.0 && sc.z < 1.0)
+      shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
+  }
+  vec3 color = base * (v_diff + shadow * v_sdiff) + v_spec + shadow * v_sspec;
+  f_color = vec4(min(color, vec3(1.0)), v_color.a);
+}
+"""
 
 DEPTH_VS = """
 #version 330
@@ -122,4 +130,18 @@ LINE_FS = """
 in vec4 v_color;
 out vec4 f_color;
 void main() { f_color = v_color; }
+"""
+
+SKY_VS = """
+#version 330
+in vec2 in_pos; in vec3 in_color;
+out vec3 v_color;
+void main() { v_color = in_color; gl_Position = vec4(in_pos, 0.999, 1.0); }
+"""
+
+SKY_FS = """
+#version 330
+in vec3 v_color;
+out vec4 f_color;
+void main() { f_color = vec4(v_color, 1.0); }
 """

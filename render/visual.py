@@ -101,6 +101,10 @@ class Visual:
   scale: Scale = dataclasses.field(default_factory=Scale)
   rgba: Rgba = dataclasses.field(default_factory=Rgba)
   stat: Statistic = dataclasses.field(default_factory=Statistic)
+  # from <asset>: material name -> {"builtin", "rgb1", "rgb2", "mark", "markrgb", "texrepeat",
+  # "texuniform"} for materials with a builtin 2D texture; the skybox's (rgb1, rgb2) or None
+  materials: dict = dataclasses.field(default_factory=dict)
+  skybox: tuple = None
 
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -116,6 +120,7 @@ def visual_for(m):
   vis.stat = compute_stat(m)
   nodes = _read_sections(getattr(m, "source", None))
   _apply_visual(vis, nodes)
+  _apply_assets(vis, nodes)
   try:
     _CACHE[m] = vis
   except TypeError:
@@ -172,7 +177,7 @@ def compute_stat(m, d=None):
 
 
 def _read_sections(path):
-  """The <visual> and <statistic> nodes of an MJCF file (includes spliced), or []."""
+  """The <visual>, <statistic> and <asset> nodes of an MJCF file (includes spliced), or []."""
   if not path:
     return []
   try:
@@ -184,7 +189,7 @@ def _read_sections(path):
 
   def walk(node):
     for c in node.children:
-      if c.tag in ("visual", "statistic"):
+      if c.tag in ("visual", "statistic", "asset"):
         out.append(c)
       elif c.tag == "include":
         walk(c)
@@ -194,6 +199,37 @@ def _read_sections(path):
 
 def _floats(text):
   return [float(x) for x in text.split()]
+
+
+def _apply_assets(vis, nodes):
+  """Builtin textures (checker, gradient, flat) of materials and of the skybox."""
+  textures, materials = {}, {}
+  for node in nodes:
+    if node.tag != "asset":
+      continue
+    for c in node.children:
+      if c.tag == "texture":
+        textures[c.get("name", "")] = c
+        if c.get("type") == "skybox" and c.get("builtin") in ("gradient", "flat", "checker"):
+          vis.skybox = (tuple(_floats(c.get("rgb1", "0.8 0.8 0.8"))),
+                        tuple(_floats(c.get("rgb2", "0.5 0.5 0.5"))))
+      elif c.tag == "material":
+        materials[c.get("name", "")] = c
+  for name, mat in materials.items():
+    tex = textures.get(mat.get("texture"))
+    if tex is None or tex.get("builtin", "none") == "none" or tex.get("type") == "skybox":
+      continue
+    try:
+      vis.materials[name] = {
+          "builtin": tex.get("builtin"),
+          "rgb1": tuple(_floats(tex.get("rgb1", "0.8 0.8 0.8"))),
+          "rgb2": tuple(_floats(tex.get("rgb2", "0.5 0.5 0.5"))),
+          "mark": tex.get("mark", "none"),
+          "markrgb": tuple(_floats(tex.get("markrgb", "0 0 0"))),
+          "texrepeat": tuple(_floats(mat.get("texrepeat", "1 1"))),
+          "texuniform": mat.get("texuniform", "false") == "true"}
+    except ValueError:
+      continue
 
 
 def _apply_visual(vis, nodes):
