@@ -1,0 +1,453 @@
+"""The simulation worker: a thread that owns Model and Data, paced to wall time.
+
+The UI never touches Model or Data. It sends commands (`Simulation.send`), which the worker
+applies between chunks of `engine.step(m, d, n)` (one nogil compiled call per chunk, never one
+step per Python iteration: ../shared/DESIGN.md section 4), and it reads snapshots that the
+worker publishes after every chunk (`with sim.snapshot() as snap:`). Divergence is detected,
+reported and recovered from; an exception on the worker pauses it with the traceback kept in
+`status.error` for the UI to show.
+"""
+import dataclasses
+import math
+import queue
+import threading
+import time
+import traceback
+
+import numpy as np
+
+import engine
+from engine.types import NSOLVER, mjtWarning
+
+CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less)
+CHUNK_SIM = 1 / 60   # seconds of simulated time per chunk at real time, at most
+MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs instead of catching up
+MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
+SPEEDS = (1 / 100, 1 / 50, 1 / 20, 1 / 10, 1 / 5, 1 / 2, 1.0, math.inf)
+
+# Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
+EDITABLE = {
+    "geom_solref": False, "geom_solimp": False, "geom_friction": False, "geom_margin": False,
+    "geom_gap": False, "geom_solmix": False, "geom_rgba": False,
+    "jnt_solref": False, "jnt_solimp": False, "jnt_stiffness": False, "jnt_range": False,
+    "eq_solref": False, "eq_solimp": False,
+    "dof_damping": False, "dof_frictionloss": False, "dof_armature": True,
+    "body_mass": True, "body_gravcomp": False,
+    "actuator_gear": False, "actuator_ctrlrange": False,
+}
+
+
+@dataclasses.dataclass
+class Status:
+  """What the UI shows about the worker (a copy is returned by `Simulation.status`)."""
+  path: str = ""
+  paused: bool = False
+  speed: float = 1.0
+  rtf: float = 0.0            # achieved simulated seconds per wall second
+  steps_per_s: float = 0.0
+  compiling: bool = False
+  loading: bool = False
+  error: str = ""             # traceback of the last worker exception ('' when none)
+  load_error: str = ""        # why the last load/reload failed ('' when it did not)
+  divergences: int = 0
+  last_divergence: str = ""
+  warnings: tuple = ()        # e.g. contact buffer overflows, newest last
+  model_version: int = 0      # bumped whenever a new Model replaces the old one
+
+
+class BasicSnapshot:
+  """The render state when render.snapshot is unavailable: poses and a few scalars."""
+
+  def __init__(self, m):
+    self.time = 0.0
+    self.qpos = np.zeros(m.nq)
+    self.qvel = np.zeros(m.nv)
+    self.xpos = np.zeros((m.nbody, 3))
+    self.xquat = np.zeros((m.nbody, 4))
+    self.geom_xpos = np.zeros((m.ngeom, 3))
+    self.geom_xmat = np.zeros((m.ngeom, 9))
+    self.energy = np.zeros(2)
+    self.ncon = 0
+    self.extra = {}
+
+  def capture(self, m, d):
+    """Copy what the renderer needs from Data."""
+    self.time = d.time
+    self.qpos[:] = d.qpos
+    self.qvel[:] = d.qvel
+    self.xpos[:] = d.xpos
+    self.xquat[:] = d.xquat
+    self.geom_xpos[:] = d.geom_xpos
+    self.geom_xmat[:] = d.geom_xmat
+    self.energy[:] = d.energy
+    self.ncon = d.ncon
+
+
+def snapshot_class():
+  """The renderer's Snapshot class when render/ provides one, else BasicSnapshot."""
+  try:
+    from render.snapshot import Snapshot
+    return Snapshot
+  except ImportError:
+    return BasicSnapshot
+
+
+def solver_error(d):
+  """Final solver residual of island 0 as MuJoCo's simulate shows it (min of improvement and
+  gradient at the last iteration), 0 when the solver did not run."""
+  n = int(d.solver_niter[0])
+  if n <= 0:
+    return 0.0
+  i = min(n, NSOLVER) - 1
+  imp, grad = float(d.solver_improvement[i]), float(d.solver_gradient[i])
+  err = min(imp, grad)
+  return max(imp, grad) if err == 0 else err
+
+
+def key_snippet(m, d, name="saved"):
+  """The current state as an MJCF `<key>` element (what MuJoCo's viewer copies to clipboard)."""
+  def fmt(a):
+    return " ".join(f"{x:.6g}" for x in np.ravel(a))
+  parts = [f'<key name="{name}" time="{d.time:.6g}"', f'qpos="{fmt(d.qpos)}"']
+  if m.nv:
+    parts.append(f'qvel="{fmt(d.qvel)}"')
+  if m.na:
+    parts.append(f'act="{fmt(d.act)}"')
+  if m.nu:
+    parts.append(f'ctrl="{fmt(d.ctrl)}"')
+  if m.nmocap:
+    parts.append(f'mpos="{fmt(d.mocap_pos)}" mquat="{fmt(d.mocap_quat)}"')
+  return " ".join(parts) + "/>"
+
+
+class _Buffers:
+  """Snapshots handed from the worker to readers: the newest is published under a lock; one
+  being read is never written (a reader holds it until it releases it)."""
+
+  def __init__(self, factory):
+    self._lock = threading.Lock()
+    self._factory = factory
+    self._front = None
+    self._held = {}      # id(snapshot) -> reader count
+    self._free = []
+
+  def back(self):
+    """A snapshot the worker may write (never the published one, never a held one)."""
+    with self._lock:
+      if self._free:
+        return self._free.pop()
+    return self._factory()
+
+  def publish(self, snap):
+    with self._lock:
+      old, self._front = self._front, snap
+      if old is not None and old is not snap and id(old) not in self._held:
+        self._free.append(old)
+
+  def acquire(self):
+    with self._lock:
+      s = self._front
+      if s is not None:
+        self._held[id(s)] = self._held.get(id(s), 0) + 1
+      return s
+
+  def release(self, s):
+    with self._lock:
+      n = self._held.get(id(s), 0) - 1
+      if n > 0:
+        self._held[id(s)] = n
+        return
+      self._held.pop(id(s), None)
+      if s is not self._front and len(self._free) < 3:
+        self._free.append(s)
+
+
+class _Held:
+  """Context manager returned by Simulation.snapshot()."""
+
+  def __init__(self, bufs):
+    self._bufs = bufs
+    self.snap = None
+
+  def __enter__(self):
+    self.snap = self._bufs.acquire() if self._bufs is not None else None
+    return self.snap
+
+  def __exit__(self, *exc):
+    if self.snap is not None:
+      self._bufs.release(self.snap)
+    return False
+
+
+class Simulation:
+  """Worker thread stepping a model in real time x `speed`; all access goes through commands.
+
+  Commands (`send(name, *args)`), applied in order between chunks:
+    pause(flag) | step(n) | reset(key=None) | speed(factor) | ctrl(i, value) | zero_ctrl()
+    qpos(i, value) | opt(name, value) | model(field, index, value) | eq_active(i, flag)
+    load(path) | reload() | clear_error() | call(fn)  (fn(m, d) runs on the worker)
+  """
+
+  def __init__(self, model=None, *, path=None, speed=1.0, paused=False, snapshot_factory=None):
+    self._cmds = queue.Queue()
+    self._wake = threading.Event()
+    self._stop = False
+    self._snap_cls = snapshot_factory
+    self._lock = threading.Lock()   # guards _status and _model_ref
+    self._status = Status(path=str(path or ""), paused=paused, speed=speed)
+    self._bufs = None
+    self.edits = {}                 # (field, index) -> value, in the order made (for export)
+    self.opt_edits = {}            # option name -> value
+    self.m = self.d = None          # owned by the worker once started
+    self._model_ref = None          # the current Model, for readers that need constants
+    self._path = path
+    self._thread = None
+    self._pending_model = model
+
+  # ---------------------------------------------------------------- UI side
+  def start(self):
+    """Start the worker (loads `path` on it when no Model was given)."""
+    self._thread = threading.Thread(target=self._run, name="numjoco-sim", daemon=True)
+    self._thread.start()
+    return self
+
+  def stop(self, timeout=5.0):
+    """Stop the worker and wait for it."""
+    self._stop = True
+    self._wake.set()
+    if self._thread is not None:
+      self._thread.join(timeout)
+
+  def send(self, name, *args):
+    """Queue a command for the worker (see the class docstring)."""
+    self._cmds.put((name, args))
+    self._wake.set()
+
+  def status(self):
+    """A copy of the worker's Status."""
+    with self._lock:
+      return dataclasses.replace(self._status)
+
+  @property
+  def model(self):
+    """The current Model, for reading constants (sizes, names, ranges); never write it."""
+    with self._lock:
+      return self._model_ref
+
+  def snapshot(self):
+    """`with sim.snapshot() as snap:` the newest published snapshot (None before the first)."""
+    with self._lock:
+      bufs = self._bufs
+    return _Held(bufs)
+
+  def wait_until(self, pred, timeout=30.0):
+    """Wait (polling) until pred(status) holds; returns the last status. For tests and tools."""
+    t_end = time.perf_counter() + timeout
+    while True:
+      st = self.status()
+      if pred(st) or time.perf_counter() > t_end:
+        return st
+      time.sleep(0.005)
+
+  def sync(self, timeout=30.0):
+    """Block until every command sent so far has been applied and a snapshot published."""
+    done = threading.Event()
+    self.send("call", lambda m, d: done.set())
+    if not done.wait(timeout):
+      raise TimeoutError("simulation worker did not answer")
+
+  # ---------------------------------------------------------------- worker side
+  def _set(self, **kw):
+    with self._lock:
+      for k, v in kw.items():
+        setattr(self._status, k, v)
+
+  def _install(self, m, path):
+    d = engine.make_data(m)
+    engine.forward(m, d)
+    cls = self._snap_cls or snapshot_class()
+    with self._lock:
+      self.m, self.d = m, d
+      self._model_ref = m
+      self._bufs = _Buffers(lambda: cls(m))
+      self._status.model_version += 1
+      self._status.path = str(path or "")
+      self._status.load_error = ""
+      self._status.divergences = 0
+      self._status.last_divergence = ""
+      self._status.warnings = ()
+    self._path = path
+    self.edits = {}
+    self.opt_edits = {}
+    self.opt0 = {k: np.copy(getattr(m.opt, k)) for k in ("disableflags", "enableflags")}
+    self._warn0 = d.warning_number.copy()
+    self._publish()
+
+  def _load(self, path):
+    self._set(loading=True)
+    try:
+      m = engine.load_model(str(path))
+    except Exception as e:  # noqa: BLE001 - any load failure is reported, the old model stays
+      self._set(loading=False, load_error=f"cannot load {path}: {e}")
+      return False
+    self._install(m, path)
+    self._set(loading=False)
+    return True
+
+  def _publish(self):
+    snap = self._bufs.back()
+    snap.capture(self.m, self.d)
+    d = self.d
+    ex = getattr(snap, "extra", None)
+    if ex is None:
+      ex = snap.extra = {}
+    ex.update(time=d.time, ncon=d.ncon, nefc=d.nefc, nisland=d.nisland,
+              niter=int(d.solver_niter[0]), residual=solver_error(d),
+              energy=(float(d.energy[0]), float(d.energy[1])),
+              ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),
+              qpos=d.qpos.copy(), qvel=d.qvel.copy())
+    self._bufs.publish(snap)
+
+  def _apply(self, name, args):
+    m, d = self.m, self.d
+    if name == "pause":
+      self._set(paused=bool(args[0]))
+    elif name == "step":
+      self._chunk(int(args[0]) if args else 1)
+    elif name == "reset":
+      engine.reset_data(m, d, args[0] if args and args[0] is not None else None)
+      engine.forward(m, d)
+    elif name == "speed":
+      self._set(speed=float(args[0]))
+    elif name == "ctrl":
+      d.ctrl[int(args[0])] = float(args[1])
+    elif name == "zero_ctrl":
+      d.ctrl[:] = 0
+    elif name == "qpos":
+      d.qpos[int(args[0])] = float(args[1])
+      engine.forward(m, d)
+    elif name == "opt":
+      setattr(m.opt, args[0], args[1])
+      self.opt_edits[args[0]] = np.copy(getattr(m.opt, args[0]))
+    elif name == "model":
+      field, index, value = args
+      if field not in EDITABLE:
+        raise ValueError(f"model field {field!r} is not editable here")
+      getattr(m, field)[index] = value
+      self.edits[(field, index)] = np.copy(getattr(m, field)[index])
+      if EDITABLE[field]:
+        from engine import setconst
+        setconst.set_const(m)
+    elif name == "eq_active":
+      d.eq_active[int(args[0])] = bool(args[1])
+    elif name == "load":
+      self._load(args[0])
+      return
+    elif name == "reload":
+      if self._path:
+        self._load(self._path)
+      return
+    elif name == "clear_error":
+      self._set(error="")
+    elif name == "call":
+      args[0](m, d)
+    else:
+      raise ValueError(f"unknown simulation command {name!r}")
+    self._publish()
+
+  def _diverged(self, msg):
+    with self._lock:
+      self._status.divergences += 1
+      self._status.last_divergence = msg
+
+  def _chunk(self, n):
+    """Step n steps in one compiled call; detect and recover from divergence."""
+    m, d = self.m, self.d
+    t = d.time
+    done = engine.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
+    if done < n:
+      self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
+    elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAX_QACC):
+      self._diverged(f"huge or NaN qacc at t={d.time:.4g} s: reset")
+      engine.reset_data(m, d)
+      engine.forward(m, d)
+    w = d.warning_number
+    if (w != self._warn0).any():
+      new = []
+      for i in np.nonzero(w != self._warn0)[0]:
+        new.append(f"{mjtWarning(int(i)).name} x{int(w[i] - self._warn0[i])} at t={d.time:.3g}")
+      self._warn0 = w.copy()
+      with self._lock:
+        self._status.warnings = (self._status.warnings + tuple(new))[-5:]
+    return done
+
+  def _run(self):
+    try:
+      if self._pending_model is not None:
+        self._install(self._pending_model, self._path)
+        self._pending_model = None
+      elif self._path:
+        if not self._load(self._path):
+          self._set(paused=True)
+    except Exception:  # noqa: BLE001
+      self._set(error=traceback.format_exc(), paused=True)
+    cost = 1e-4            # wall seconds per step, running estimate
+    sim0 = wall0 = None    # pacing anchor: sim time sim0 matches wall time wall0
+    rtf_t, rtf_sim, rtf_steps = time.perf_counter(), 0.0, 0
+    while not self._stop:
+      try:
+        applied = False
+        while True:
+          try:
+            name, args = self._cmds.get_nowait()
+          except queue.Empty:
+            break
+          if self.m is None and name not in ("load", "call", "clear_error", "pause", "speed"):
+            continue
+          applied = True
+          self._apply(name, args)
+        st = self.status()
+        if applied:
+          sim0 = None  # any edit (reset, pause, speed) re-anchors the pacing
+        if self.m is None or st.paused or st.error:
+          sim0 = None
+          self._set(rtf=0.0, steps_per_s=0.0)
+          self._wake.wait(0.02)
+          self._wake.clear()
+          continue
+        m, d = self.m, self.d
+        h = m.opt.timestep
+        now = time.perf_counter()
+        if sim0 is None:
+          sim0, wall0 = d.time, now
+        max_n = max(1, int(CHUNK_WALL / cost))
+        if math.isinf(st.speed):
+          n = max_n
+        else:
+          target = sim0 + (now - wall0) * st.speed
+          if target - d.time > MAX_LAG * st.speed:  # too slow to keep up: don't chase the past
+            sim0, wall0 = d.time, now
+            target = d.time + h
+          n = min(max_n, int(math.ceil((target - d.time) / h - 1e-9)),
+                  max(1, int(CHUNK_SIM * st.speed / h)))
+          if n <= 0:
+            self._wake.wait(min(0.01, (d.time - target) / st.speed + 0.0005))
+            self._wake.clear()
+            continue
+        t0 = time.perf_counter()
+        t_before = d.time
+        done = self._chunk(n)
+        dt = time.perf_counter() - t0
+        cost = 0.8 * cost + 0.2 * max(dt / max(n, 1), 1e-7)
+        if done < n or d.time < t_before:
+          sim0 = None
+        else:
+          rtf_sim += d.time - t_before
+        rtf_steps += n
+        self._publish()
+        if now - rtf_t > 0.5:
+          self._set(rtf=rtf_sim / (now - rtf_t), steps_per_s=rtf_steps / (now - rtf_t))
+          rtf_t, rtf_sim, rtf_steps = now, 0.0, 0
+      except Exception:  # noqa: BLE001 - shown in the UI, worker stays alive and paused
+        self._set(error=traceback.format_exc(), paused=True)
+        sim0 = None

@@ -1,0 +1,352 @@
+"""The viewer window: pyglet + moderngl 3D view of the simulation, imgui-bundle panels on top.
+
+The main thread owns the window, the GL context, the camera and the UI state; it never touches
+Model or Data (the `Simulation` worker owns them, ../shared/DESIGN.md section 3): it sends
+commands and draws the newest published snapshot. `Viewer.frame()` runs one iteration of the
+loop (events, draw, flip), which tests drive deterministically; `Viewer.run()` loops it.
+"""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from app import warmup
+
+HELP = (
+    ("Space", "pause / run"), ("Right arrow", "step once (paused)"),
+    ("Backspace", "reset (to the selected keyframe, if any)"), ("Ctrl+L", "reload from disk"),
+    ("- / =", "slower / faster"), ("[ / ]", "previous / next model camera"),
+    ("Esc", "free camera"), ("Tab", "hide / show the panels"), ("F1", "this help"),
+    ("F6 / F7", "cycle frames / labels"), ("C / F", "contact points / forces"),
+    ("J / E", "joints / equality anchors"), ("I / M", "inertia boxes / centres of mass"),
+    ("T / W / S", "transparency / wireframe / shadows"), ("0-5", "geom group 0-5"),
+    ("Left drag", "rotate view (Shift: horizontal axis)"),
+    ("Right drag", "move view (Shift: horizontal plane)"),
+    ("Middle drag / scroll", "zoom"), ("Drop a file", "open that model"),
+)
+FRAMES = ("none", "body", "contact")   # what F6 cycles through
+
+
+class FrameClock:
+  """Frame timer: delta for imgui and a smoothed FPS."""
+
+  def __init__(self):
+    self.last = time.perf_counter()
+    self.dt = 1 / 60
+    self.fps = 0.0
+    self._n, self._t0 = 0, self.last
+
+  def tick(self):
+    now = time.perf_counter()
+    self.dt = max(now - self.last, 1e-4)
+    self.last = now
+    self._n += 1
+    if now - self._t0 >= 0.5:
+      self.fps = self._n / (now - self._t0)
+      self._n, self._t0 = 0, now
+    return self.dt
+
+
+class Viewer:
+  """A window showing one Simulation. `path=None` opens the bundled demo."""
+
+  def __init__(self, path=None, *, width=1280, height=720, visible=True, speed=1.0,
+               paused=False, max_fps=60.0, ui=True, title="numjoco"):
+    import pyglet
+    from assets import DEMO_MODEL
+    self.path = str(path or DEMO_MODEL)
+    self.max_fps = max_fps
+    config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
+                              double_buffer=True, depth_size=24)
+    self.window = pyglet.window.Window(width, height, caption=title, resizable=True,
+                                       config=config, visible=visible, vsync=False,
+                                       file_drops=True)
+    import moderngl
+    self.ctx = moderngl.create_context()
+    self.window.push_handlers(on_key_press=self.on_key_press, on_mouse_drag=self.on_mouse_drag,
+                              on_mouse_scroll=self.on_mouse_scroll,
+                              on_file_drop=self.on_file_drop, on_close=self.on_close,
+                              on_draw=self.on_draw, on_resize=self.on_resize)
+    from imgui_bundle import imgui, implot
+    from imgui_bundle.python_backends.pyglet_backend import create_renderer
+    self._imgui_ctx = imgui.create_context()
+    self._implot_ctx = implot.create_context()
+    imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
+    imgui.get_io().set_ini_filename("")
+    self.impl = create_renderer(self.window)
+    from app import panels
+    self.ui = panels.UiState()
+    self.ui.show_panels = ui
+    self.clock = FrameClock()
+    self.closed = False
+    self.sim = None
+    self.renderer = None
+    self.camera = None
+    from render.renderer import VisOptions
+    self.opts = VisOptions()
+    self.frame_mode = 0
+    self._model_version = 0
+    self._keep_camera = False
+    self.first_frame_at = None     # perf_counter of the first frame that drew the model
+    self._warm = None
+    self._start = dict(speed=speed, paused=paused)
+    self.t_created = time.perf_counter()
+    if warmup.is_warm():
+      self._start_sim()
+    else:
+      self._warm = subprocess.Popen(
+          [sys.executable, "-m", "app.warmup"], stdout=subprocess.PIPE,
+          stderr=subprocess.STDOUT, text=True, cwd=str(warmup.ENGINE.parent),
+          env=dict(os.environ, PYTHONUNBUFFERED="1"))
+      self._warm_t0 = time.perf_counter()
+      self._warm_log = []
+      os.set_blocking(self._warm.stdout.fileno(), False)
+
+  # ------------------------------------------------------------------ simulation
+  def _start_sim(self):
+    from app.sim import Simulation
+    sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
+    self.sim = Simulation(path=self.path, **self._start).start()
+
+  def _poll_warmup(self):
+    """Collect the compile subprocess's output; start the simulation when it is done."""
+    try:
+      out = self._warm.stdout.read()
+    except (BlockingIOError, TypeError):
+      out = None
+    if out:
+      self._warm_log.extend(out.splitlines())
+    rc = self._warm.poll()
+    if rc is None:
+      return
+    if rc != 0:
+      self.ui.error = "compiling the engine failed:\n" + "\n".join(self._warm_log[-30:])
+    self._warm = None
+    self._start_sim()
+
+  def _sync_model(self):
+    """Make renderer and camera follow the worker's current model (load, reload, open)."""
+    st = self.sim.status()
+    if st.model_version == self._model_version:
+      return st
+    m = self.sim.model
+    if m is None:
+      return st
+    from render.camera import Camera
+    from render.renderer import Renderer
+    if self.renderer is None:
+      self.renderer = Renderer(self.ctx, m)
+    else:
+      self.renderer.set_model(m)
+    if self.camera is None or not self._keep_camera:
+      self.camera = Camera.default_for(m)
+    else:
+      self.camera.set_model(m)
+    self._keep_camera = False
+    self._model_version = st.model_version
+    self.ui.on_model(m)
+    return st
+
+  def reload(self):
+    """Reload the model file from disk, keeping the camera."""
+    self._keep_camera = True
+    self.sim.send("reload")
+
+  def open(self, path):
+    """Open another model file in this window."""
+    self._keep_camera = False
+    self.path = str(path)
+    self.sim.send("load", str(path))
+
+  # ------------------------------------------------------------------ loop
+  def frame(self):
+    """One iteration: events, draw, flip."""
+    import pyglet
+    pyglet.clock.tick()
+    self.window.dispatch_events()
+    if self.closed:
+      return False
+    self.window.dispatch_event("on_draw")
+    self.window.flip()
+    return not self.closed
+
+  def run(self):
+    """Loop frames until the window closes (capped at max_fps to leave CPU to physics)."""
+    try:
+      while self.frame():
+        if self.max_fps:
+          wait = self.clock.last + 1 / self.max_fps - time.perf_counter()
+          if wait > 0:
+            time.sleep(wait)
+    finally:
+      self.close()
+
+  def close(self):
+    """Stop the worker and free the window."""
+    if self.sim is not None:
+      self.sim.stop()
+    if self._warm is not None:
+      self._warm.kill()
+      self._warm = None
+    if self.renderer is not None:
+      self.renderer.release()
+      self.renderer = None
+    if not self.closed:
+      self.closed = True
+      self.window.close()
+
+  # ------------------------------------------------------------------ drawing
+  def on_draw(self):
+    self.draw()
+
+  def draw(self, fbo=None):
+    """Draw the 3D view and the UI into `fbo` (default: the window)."""
+    from imgui_bundle import imgui
+    from app import panels
+    dt = self.clock.tick()
+    target = fbo or self.ctx.screen
+    target.use()
+    w, h = self.window.get_framebuffer_size()
+    ww, wh = self.window.get_size()
+    self.ctx.viewport = (0, 0, w, h)
+    info = None
+    if self._warm is not None:
+      self._poll_warmup()
+    st = self._sync_model() if self.sim is not None else None
+    labels = []
+    if self.renderer is not None:
+      with self.sim.snapshot() as snap:
+        if snap is not None:
+          self.renderer.render(snap, self.camera, self.opts, w, h, fbo=target)
+          info = dict(snap.extra)
+          if self.opts.labels != "none":
+            labels = self.renderer.labels(snap, self.camera, self.opts, ww, wh)
+          if self.first_frame_at is None:
+            self.first_frame_at = time.perf_counter()
+    else:
+      target.clear(*self.opts.background, 1.0)
+    target.use()
+    self.ctx.viewport = (0, 0, w, h)
+    io = imgui.get_io()
+    io.delta_time = dt
+    io.display_size = (ww, wh)
+    imgui.new_frame()
+    dl = imgui.get_background_draw_list()
+    col = imgui.IM_COL32(255, 255, 255, 230)
+    for x, y, text in labels:
+      dl.add_text((x, y), col, text)
+    if self._warm is not None:
+      panels.compile_progress(self)
+    elif st is not None:
+      panels.draw(self, st, info)
+    imgui.render()
+    self.impl.render(imgui.get_draw_data())
+
+  def screenshot(self, ui=False):
+    """The window's content as an (h, w, 3) uint8 image, top row first; the 3D view only unless
+    `ui`. Drawn into an offscreen framebuffer (reading the window's own buffer leaves a GL error
+    that pyglet raises later: ../shared/DESIGN.md section 6)."""
+    w, h = self.window.get_framebuffer_size()
+    fbo = self.ctx.simple_framebuffer((w, h))
+    try:
+      if ui:
+        self.draw(fbo=fbo)
+      else:
+        fbo.use()
+        with self.sim.snapshot() as snap:
+          self.renderer.render(snap, self.camera, self.opts, w, h, fbo=fbo)
+      img = np.frombuffer(fbo.read(components=3), np.uint8).reshape(h, w, 3)[::-1].copy()
+    finally:
+      fbo.release()
+      self.ctx.screen.use()
+    return img
+
+  # ------------------------------------------------------------------ input
+  def _ui_wants(self, what):
+    from imgui_bundle import imgui
+    io = imgui.get_io()
+    return io.want_capture_mouse if what == "mouse" else io.want_text_input
+
+  def on_key_press(self, symbol, modifiers):
+    from pyglet.window import key
+    if self._ui_wants("keyboard") or self.sim is None:
+      return
+    st = self.sim.status()
+    ctrl = modifiers & key.MOD_CTRL
+    o = self.opts
+    if symbol == key.SPACE:
+      self.sim.send("pause", not st.paused)
+    elif symbol == key.RIGHT and st.paused:
+      self.sim.send("step", 1)
+    elif symbol == key.BACKSPACE:
+      self.sim.send("reset", self.ui.key if self.ui.key >= 0 else None)
+    elif symbol == key.L and ctrl:
+      self.reload()
+    elif symbol in (key.MINUS, key.EQUAL):
+      self.ui.change_speed(self, -1 if symbol == key.MINUS else 1)
+    elif symbol in (key.BRACKETLEFT, key.BRACKETRIGHT):
+      self.ui.cycle_camera(self, -1 if symbol == key.BRACKETLEFT else 1)
+    elif symbol == key.ESCAPE:
+      from render.camera import CameraType
+      if self.camera is not None:
+        self.camera.type = CameraType.FREE
+      return True   # pyglet closes the window on Escape by default
+    elif symbol == key.TAB:
+      self.ui.show_panels = not self.ui.show_panels
+    elif symbol == key.F1:
+      self.ui.show_help = not self.ui.show_help
+    elif symbol == key.F6:
+      self.frame_mode = (self.frame_mode + 1) % len(FRAMES)
+      o.body_frames = FRAMES[self.frame_mode] == "body"
+      o.contact_frames = FRAMES[self.frame_mode] == "contact"
+    elif symbol == key.F7:
+      from render.renderer import LABELS
+      o.labels = LABELS[(LABELS.index(o.labels) + 1) % len(LABELS)]
+    elif not ctrl and symbol in _toggles():
+      name = _toggles()[symbol]
+      setattr(o, name, not getattr(o, name))
+    elif not ctrl and key._0 <= symbol <= key._5:
+      g = symbol - key._0
+      o.geom_groups[g] = not o.geom_groups[g]
+    return True
+
+  def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
+    from pyglet.window import key, mouse
+    from render.camera import Mouse
+    if self._ui_wants("mouse") or self.camera is None:
+      return
+    shift = modifiers & key.MOD_SHIFT
+    if buttons & mouse.RIGHT:
+      action = Mouse.MOVE_H if shift else Mouse.MOVE_V
+    elif buttons & mouse.LEFT:
+      action = Mouse.ROTATE_H if shift else Mouse.ROTATE_V
+    else:
+      action = Mouse.ZOOM
+    h = max(self.window.height, 1)
+    self.camera.move(action, dx / h, dy / h)
+
+  def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
+    from render.camera import Mouse
+    if self._ui_wants("mouse") or self.camera is None:
+      return
+    self.camera.move(Mouse.ZOOM, 0.0, -0.02 * scroll_y)   # simulate's zoom_increment
+
+  def on_file_drop(self, x, y, paths):
+    if paths and self.sim is not None:
+      self.open(paths[0])
+
+  def on_resize(self, width, height):
+    return None   # the 3D view reads the framebuffer size every frame
+
+  def on_close(self):
+    self.close()
+    return True
+
+
+def _toggles():
+  from pyglet.window import key
+  return {key.C: "contact_points", key.F: "contact_forces", key.J: "joints",
+          key.E: "constraints", key.I: "inertia", key.M: "com", key.T: "transparency",
+          key.W: "wireframe", key.S: "shadows", key.V: "tendons"}
