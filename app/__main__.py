@@ -1,10 +1,11 @@
-"""`numjoco [MODEL]`: load a model and simulate it.
+"""`numjoco [MODEL]`: open MODEL (default: the bundled demo) in the interactive viewer.
 
-The interactive viewer is the next piece of work (issue #4); until it lands, `numjoco` loads the
-model, runs it headless for a few simulated seconds and prints what happened, so the command
-already checks a model end to end (errors name the file, line and element).
+`numjoco --headless MODEL` loads the model, runs it for a few simulated seconds without a window
+and prints what happened, which checks a model end to end (errors name the file, line and
+element).
 """
 import argparse
+import os
 import sys
 import time
 
@@ -12,14 +13,17 @@ import time
 def _parse(argv):
   p = argparse.ArgumentParser(prog="numjoco", description=__doc__.splitlines()[0])
   p.add_argument("model", nargs="?", help="MJCF file (default: the bundled demo)")
+  p.add_argument("--headless", action="store_true", help="run without a window and print a summary")
   p.add_argument("--seconds", type=float, default=2.0, help="simulated time to run headless")
   p.add_argument("--key", default=None, help="keyframe to start from (index or name)")
+  p.add_argument("--paused", action="store_true", help="viewer: start paused")
+  p.add_argument("--speed", type=float, default=1.0, help="viewer: real-time factor to aim for")
+  p.add_argument("--size", default="1280x720", help="viewer: window size WxH")
   return p.parse_args(argv)
 
 
-def main(argv=None):
-  """Entry point of the `numjoco` console script."""
-  args = _parse(sys.argv[1:] if argv is None else argv)
+def headless(args):
+  """Load, run `args.seconds` of simulated time, print a summary; returns the exit status."""
   import numpy as np
 
   import engine
@@ -50,8 +54,37 @@ def main(argv=None):
   print(f"contacts   ncon={d.ncon} nefc={d.nefc} islands={d.nisland} "
         f"solver iterations={d.solver_niter[:max(1, d.nisland)].tolist()}")
   print(f"qpos       {np.array2string(d.qpos, precision=4, max_line_width=100)}")
-  print("viewer     not yet available (issue #4): this run was headless")
   return 0
+
+
+def viewer(args):
+  """Open the window; returns the exit status."""
+  if args.model and not os.path.isfile(args.model):
+    print(f"numjoco: cannot open model: no file {args.model!r}", file=sys.stderr)
+    return 2
+  try:
+    w, h = (int(x) for x in args.size.lower().split("x"))
+  except ValueError:
+    print(f"numjoco: --size {args.size!r}: expected WIDTHxHEIGHT, e.g. 1280x720", file=sys.stderr)
+    return 2
+  try:
+    import pyglet
+    pyglet.display.get_display()
+  except Exception as e:  # noqa: BLE001 - pyglet raises several kinds when there is no display
+    print(f"numjoco: cannot open a window ({e}); use `numjoco --headless MODEL` on a machine "
+          "without a display, or run under Xvfb", file=sys.stderr)
+    return 2
+  from app.viewer import Viewer
+  key = None if args.key is None else int(args.key) if args.key.isdigit() else args.key
+  v = Viewer(args.model, width=w, height=h, speed=args.speed, paused=args.paused, key=key)
+  v.run()
+  return 0
+
+
+def main(argv=None):
+  """Entry point of the `numjoco` console script."""
+  args = _parse(sys.argv[1:] if argv is None else argv)
+  return headless(args) if args.headless else viewer(args)
 
 
 if __name__ == "__main__":

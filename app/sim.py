@@ -188,7 +188,8 @@ class Simulation:
     load(path) | reload() | clear_error() | call(fn)  (fn(m, d) runs on the worker)
   """
 
-  def __init__(self, model=None, *, path=None, speed=1.0, paused=False, snapshot_factory=None):
+  def __init__(self, model=None, *, path=None, speed=1.0, paused=False, key=None,
+               snapshot_factory=None):
     self._cmds = queue.Queue()
     self._wake = threading.Event()
     self._stop = False
@@ -203,6 +204,7 @@ class Simulation:
     self._path = path
     self._thread = None
     self._pending_model = model
+    self._key = key                 # keyframe to start from (first model only)
 
   # ---------------------------------------------------------------- UI side
   def start(self):
@@ -281,6 +283,10 @@ class Simulation:
     self.opt_edits = {}
     self.opt0 = {k: np.copy(getattr(m.opt, k)) for k in ("disableflags", "enableflags")}
     self._warn0 = d.warning_number.copy()
+    if self._key is not None:
+      key, self._key = self._key, None
+      engine.reset_data(m, d, key)
+      engine.forward(m, d)
     self._publish()
 
   def _load(self, path):

@@ -53,7 +53,7 @@ class Viewer:
   """A window showing one Simulation. `path=None` opens the bundled demo."""
 
   def __init__(self, path=None, *, width=1280, height=720, visible=True, speed=1.0,
-               paused=False, max_fps=60.0, ui=True, title="numjoco"):
+               paused=False, key=None, max_fps=60.0, ui=True, title="numjoco"):
     import pyglet
     from assets import DEMO_MODEL
     self.path = str(path or DEMO_MODEL)
@@ -91,7 +91,7 @@ class Viewer:
     self._keep_camera = False
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
     self._warm = None
-    self._start = dict(speed=speed, paused=paused)
+    self._start = dict(speed=speed, paused=paused, key=key)
     self.t_created = time.perf_counter()
     if warmup.is_warm():
       self._start_sim()
@@ -196,6 +196,9 @@ class Viewer:
     if not self.closed:
       self.closed = True
       self.window.close()
+      from imgui_bundle import imgui, implot
+      implot.destroy_context(self._implot_ctx)
+      imgui.destroy_context(self._imgui_ctx)
 
   # ------------------------------------------------------------------ drawing
   def on_draw(self):

@@ -88,7 +88,7 @@ def test_divergence_warns_and_resets():
 def test_demo_model_runs():
   """The bundled demo loads and moves under the numjoco command's default settings."""
   from app.__main__ import main
-  assert main(["--seconds", "0.2"]) == 0
+  assert main(["--headless", "--seconds", "0.2"]) == 0
 
 
 def test_contact_overflow_warns_and_keeps_running():

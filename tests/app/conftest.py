@@ -1,0 +1,71 @@
+"""A real X display for the viewer tests: Xvfb is started when DISPLAY is unset (never skipped).
+
+DISPLAY must be set before pyglet is imported, so this runs at collection time (pyglet is only
+imported lazily by the app and by these tests' fixtures).
+"""
+import os
+import shutil
+import subprocess
+
+import pytest
+
+_XVFB = None
+
+
+def _start_xvfb():
+  global _XVFB
+  exe = shutil.which("Xvfb")
+  if exe is None:
+    raise pytest.UsageError("the viewer tests need an X display: DISPLAY is unset and Xvfb is not "
+                            "installed (apt-get install xvfb xauth libgl1-mesa-dri; .ci/run does)")
+  r, w = os.pipe()
+  _XVFB = subprocess.Popen([exe, "-displayfd", str(w), "-screen", "0", "1280x800x24", "-nolisten",
+                            "tcp"], pass_fds=(w,), stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+  os.close(w)
+  with os.fdopen(r) as f:
+    num = f.readline().strip()
+  if not num:
+    raise pytest.UsageError("Xvfb started but reported no display number")
+  os.environ["DISPLAY"] = ":" + num
+
+
+def pytest_configure(config):
+  if not os.environ.get("DISPLAY"):
+    _start_xvfb()
+
+
+def pytest_unconfigure(config):
+  if _XVFB is not None:
+    _XVFB.terminate()
+    _XVFB.wait(5)
+
+
+@pytest.fixture
+def open_viewer():
+  """Factory: open_viewer(path=None, **kw) -> a Viewer whose model is on screen; closed after."""
+  made = []
+
+  def make(path=None, **kw):
+    from app.viewer import Viewer
+    kw.setdefault("width", 640)
+    kw.setdefault("height", 480)
+    kw.setdefault("max_fps", 0)
+    v = Viewer(path, **kw)
+    made.append(v)
+    run_until(v, lambda: v.first_frame_at is not None, "the model never appeared on screen")
+    return v
+
+  yield make
+  for v in made:
+    v.close()
+
+
+def run_until(v, cond, what, timeout=60.0):
+  """Run frames of viewer `v` until cond() holds (fails with `what` after `timeout` s)."""
+  import time
+  t_end = time.perf_counter() + timeout
+  while not cond():
+    if time.perf_counter() > t_end:
+      raise AssertionError(what)
+    v.frame()

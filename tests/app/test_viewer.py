@@ -1,0 +1,318 @@
+"""The viewer under a real X window (Xvfb), driven by synthetic pyglet events and the panels'
+command paths. Screenshots are checked for content, never for exact pixels; physics effects
+are checked against MuJoCo or against physical laws."""
+import numpy as np
+import pytest
+
+from tests.app.conftest import run_until
+
+BALL = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.4 0.4 0.4 1"/>
+    <body name="ball" pos="0 0 0.1">
+      <freejoint/>
+      <geom name="ball" type="sphere" size="0.1" rgba="0.9 0.2 0.2 1"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+ARM = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom name="arm" type="capsule" fromto="0 0 0 0.5 0 0" size="0.05" rgba="0.2 0.6 0.9 1"/>
+    </body>
+  </worldbody>
+  <actuator><motor name="motor" joint="hinge" gear="3" ctrlrange="-1 1"/></actuator>
+  <keyframe><key name="tilted" qpos="0.7"/></keyframe>
+</mujoco>
+"""
+
+# A stiff spring integrated with a step far beyond its stability limit: qpos grows 10x per
+# step and the engine must detect the divergence.
+BLOWUP = """
+<mujoco>
+  <option timestep="0.05" integrator="Euler"/>
+  <worldbody>
+    <body name="b" pos="0 0 1">
+      <joint name="slide" type="slide" axis="1 0 0" stiffness="1e6"/>
+      <geom type="sphere" size="0.1"/>
+    </body>
+  </worldbody>
+  <keyframe><key qpos="0.1"/></keyframe>
+</mujoco>
+"""
+
+
+def _write(tmp_path, name, xml):
+  p = tmp_path / name
+  p.write_text(xml)
+  return str(p)
+
+
+def _key(v, symbol, modifiers=0):
+  v.window.dispatch_event("on_key_press", symbol, modifiers)
+  v.frame()
+
+
+def _send(v, event, *args):
+  """Dispatch a synthetic event (pyglet queues it until the next dispatch_events) and a frame."""
+  v.window.dispatch_event(event, *args)
+  v.frame()
+
+
+def _changed_pixels(a, b, tol=24):
+  return int((np.abs(a.astype(int) - b.astype(int)).max(axis=2) > tol).sum())
+
+
+def test_demo_opens_draws_and_moves(open_viewer):
+  """`numjoco` with no model: the demo is drawn (not a blank frame) and its bodies move."""
+  v = open_viewer()
+  img0 = v.screenshot()
+  background = np.array(v.opts.background) * 255
+  assert (np.abs(img0 - background).max(axis=2) > 30).mean() > 0.2   # the scene fills the view
+  t0 = v.sim.status()
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > 0.4, "simulation time did not advance")
+  img1 = v.screenshot()
+  assert _changed_pixels(img0, img1) > 500                         # the pendulums swing
+  ui_img = v.screenshot(ui=True)
+  assert _changed_pixels(img1, ui_img) > 1000                       # the panels are drawn on top
+  assert t0.error == "" and v.sim.status().error == ""
+
+
+def test_contact_overlays_toggle(open_viewer, tmp_path):
+  """Keys C and F toggle contact points and force arrows: markers appear on a resting ball (the
+  arrow, m g x map.force / meanmass = 5 cm long, is inside the ball: seen with transparency)."""
+  from pyglet.window import key
+  v = open_viewer(_write(tmp_path, "ball.xml", BALL))
+  run_until(v, lambda: v.sim.snapshot().__enter__().ncon > 0, "the ball never touched the floor")
+  _key(v, key.SPACE)
+  v.sim.sync()
+  assert v.sim.status().paused
+  plain = v.screenshot()
+  _key(v, key.C)
+  assert v.opts.contact_points
+  points = v.screenshot()
+  _key(v, key.T)
+  see_through = v.screenshot()
+  _key(v, key.F)
+  assert v.opts.contact_forces
+  forces = v.screenshot()
+  assert _changed_pixels(plain, points) > 20
+  assert _changed_pixels(see_through, forces) > 20
+  for k in (key.C, key.T, key.F):
+    _key(v, k)
+  assert _changed_pixels(plain, v.screenshot()) == 0   # paused: toggling back restores the view
+
+
+def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
+  """Moving the actuator slider (the panel's own path) changes the motor's actuator_force (= ctrl
+  in actuator space, MuJoCo's convention) and the joint torque qfrc_actuator = gear * ctrl."""
+  from app import panels
+  v = open_viewer(_write(tmp_path, "arm.xml", ARM))
+  panels.set_ctrl(v, 0, 0.5)
+  v.sim.sync()
+  run_until(v, lambda: v.sim.snapshot().__enter__().extra["actuator_force"][0] != 0,
+            "actuator force stayed zero")
+  with v.sim.snapshot() as snap:
+    assert snap.extra["ctrl"][0] == 0.5
+    assert snap.extra["actuator_force"][0] == pytest.approx(0.5)
+  v.sim.send("pause", True)
+  v.sim.sync()
+  assert v.sim.d.qfrc_actuator[0] == pytest.approx(3 * 0.5)
+  v.sim.send("pause", False)
+  panels.set_ctrl(v, 0, -0.25)
+  v.sim.sync()
+  run_until(v, lambda: v.sim.snapshot().__enter__().extra["ctrl"][0] == -0.25, "ctrl not applied")
+  v.frame()
+  with v.sim.snapshot() as snap:
+    assert snap.extra["actuator_force"][0] == pytest.approx(-0.25)
+
+
+def test_integrator_change_while_running_matches_mujoco(open_viewer, tmp_path):
+  """Switching to RK4 while running takes effect: 100 further steps equal MuJoCo's RK4 steps."""
+  mujoco = pytest.importorskip("mujoco")
+  path = _write(tmp_path, "arm.xml", ARM)
+  v = open_viewer(path, key="tilted")
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > 0.1, "not running")
+  v.sim.send("opt", "integrator", 1)   # what the Physics panel's combo sends
+  v.frame()
+  v.sim.send("pause", True)
+  v.sim.sync()
+  m, d = v.sim.m, v.sim.d
+  assert m.opt.integrator == 1
+  mm = mujoco.MjModel.from_xml_path(path)
+  mm.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+  md = mujoco.MjData(mm)
+  md.qpos[:], md.qvel[:], md.time = d.qpos, d.qvel, d.time
+  v.sim.send("step", 100)
+  v.sim.sync()
+  mujoco.mj_step(mm, md, 100)
+  np.testing.assert_allclose(d.qpos, md.qpos, rtol=1e-9, atol=1e-12)
+  np.testing.assert_allclose(d.qvel, md.qvel, rtol=1e-9, atol=1e-10)
+
+
+def test_solref_change_while_running(open_viewer, tmp_path):
+  """A softer contact solref sent while running sinks the resting ball to MuJoCo's depth."""
+  mujoco = pytest.importorskip("mujoco")
+  path = _write(tmp_path, "ball.xml", BALL)
+  v = open_viewer(path, speed=float("inf"))
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > 1.0, "not running")
+  with v.sim.snapshot() as snap:
+    z_stiff = snap.qpos[2]
+  for g in (0, 1):   # what the Physics panel sends for each edited geom
+    v.sim.send("model", "geom_solref", g, np.array([0.2, 1.0]))
+  t_edit = v.sim.snapshot().__enter__().time
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > t_edit + 3.0, "not running")
+  v.sim.send("pause", True)
+  v.sim.sync()
+  z_soft = v.sim.d.qpos[2]
+  mm = mujoco.MjModel.from_xml_path(path)
+  mm.geom_solref[:] = [0.2, 1.0]
+  md = mujoco.MjData(mm)
+  mujoco.mj_step(mm, md, 3000)
+  assert z_soft < z_stiff - 1e-3                       # visibly deeper
+  assert z_soft == pytest.approx(md.qpos[2], abs=2e-4)  # at MuJoCo's resting depth
+  assert v.sim.edits[("geom_solref", 0)].tolist() == [0.2, 1.0]
+
+
+def test_pause_step_reset_keys(open_viewer, tmp_path):
+  """Space pauses (time stops), Right steps exactly one timestep, Backspace resets."""
+  from pyglet.window import key
+  v = open_viewer(_write(tmp_path, "arm.xml", ARM), key="tilted")
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > 0.05, "not running")
+  _key(v, key.SPACE)
+  v.sim.sync()
+  t = v.sim.snapshot().__enter__().time
+  for _ in range(10):
+    v.frame()
+  assert v.sim.snapshot().__enter__().time == t
+  _key(v, key.RIGHT)
+  v.sim.sync()
+  assert v.sim.snapshot().__enter__().time == pytest.approx(t + 0.002)
+  _key(v, key.BACKSPACE)
+  v.sim.sync()
+  with v.sim.snapshot() as snap:
+    assert snap.time == 0.0 and snap.qpos[0] == 0.0   # qpos0, no keyframe selected
+  v.ui.key = 0
+  _key(v, key.BACKSPACE)
+  v.sim.sync()
+  assert v.sim.snapshot().__enter__().qpos[0] == 0.7  # the selected keyframe
+  _key(v, key.SPACE)
+  v.sim.sync()
+  assert not v.sim.status().paused
+
+
+def test_mouse_moves_camera_like_mujoco(open_viewer):
+  """Left drag rotates (azimuth/elevation by 180 deg per window height), right drag pans, the
+  wheel zooms by simulate's 2% of the height per click (mjv_moveCamera's ZOOM law)."""
+  from pyglet.window import mouse
+  v = open_viewer()
+  cam = v.camera
+  az, el, dist = cam.azimuth, cam.elevation, cam.distance
+  h = v.window.height
+  _send(v, "on_mouse_drag", 560, 200, h // 10, 0, mouse.LEFT, 0)
+  assert cam.azimuth == pytest.approx(((az - 18 + 180) % 360) - 180)
+  _send(v, "on_mouse_drag", 560, 200, 0, h // 20, mouse.LEFT, 0)
+  assert cam.elevation == pytest.approx(max(-89, el - 9))
+  lookat = cam.lookat.copy()
+  _send(v, "on_mouse_drag", 560, 200, 20, 0, mouse.RIGHT, 0)
+  assert np.linalg.norm(cam.lookat - lookat) > 0
+  _send(v, "on_mouse_scroll", 560, 200, 0, 3)
+  e = cam.extent
+  assert cam.distance == pytest.approx(dist + np.log(1 + dist / e / 3) * 0.06 * 9 * e)
+  img0 = v.screenshot()
+  _send(v, "on_mouse_drag", 560, 200, 100, 0, mouse.LEFT, 0)
+  assert _changed_pixels(img0, v.screenshot()) > 1000
+
+
+def test_reload_keeps_camera_and_reads_the_file_again(open_viewer, tmp_path):
+  """Ctrl+L reloads the edited file without restarting and keeps the view."""
+  from pyglet.window import key, mouse
+  path = _write(tmp_path, "ball.xml", BALL)
+  v = open_viewer(path)
+  _send(v, "on_mouse_drag", 560, 200, 40, 10, mouse.LEFT, 0)
+  pose = (v.camera.azimuth, v.camera.elevation, v.camera.distance)
+  version = v.sim.status().model_version
+  (tmp_path / "ball.xml").write_text(BALL.replace('size="0.1" rgba', 'size="0.2" rgba'))
+  _key(v, key.L, key.MOD_CTRL)
+  run_until(v, lambda: v.sim.status().model_version > version, "model was not reloaded")
+  v.frame()
+  assert v.sim.model.geom_size[1, 0] == 0.2
+  assert (v.camera.azimuth, v.camera.elevation, v.camera.distance) == pose
+  assert v.renderer.m is v.sim.model
+
+
+def test_open_by_drop_and_bad_file(open_viewer, tmp_path):
+  """Dropping a file opens it in the same window; a broken file reports and keeps the old model."""
+  v = open_viewer()
+  arm = _write(tmp_path, "arm.xml", ARM)
+  version = v.sim.status().model_version
+  _send(v, "on_file_drop", 10, 10, [arm])
+  run_until(v, lambda: v.sim.status().model_version > version, "dropped model not opened")
+  v.frame()
+  assert v.sim.model.nu == 1 and v.ui.m is v.sim.model
+  bad = _write(tmp_path, "bad.xml", "<mujoco><worldbody><geom type='sphere'/></worldbody>")
+  v.open(bad)
+  run_until(v, lambda: v.sim.status().load_error != "", "load error not reported")
+  assert "bad.xml" in v.sim.status().load_error
+  assert v.sim.model.nu == 1     # the arm still runs
+  v.frame()
+
+
+def test_divergence_is_detected_reported_and_recovered(open_viewer, tmp_path):
+  """A model that blows up: the UI status counts the divergence, Data is reset, the run goes on."""
+  v = open_viewer(_write(tmp_path, "blowup.xml", BLOWUP), key=0)
+  run_until(v, lambda: v.sim.status().divergences > 0, "divergence not detected")
+  st = v.sim.status()
+  assert "diverged" in st.last_divergence and not st.paused and st.error == ""
+  for _ in range(5):
+    v.frame()
+  with v.sim.snapshot() as snap:
+    assert np.isfinite(snap.qpos).all()
+  assert not v.sim.status().paused
+
+
+def test_worker_exception_is_shown_not_swallowed(open_viewer):
+  """An exception on the worker pauses it with the traceback in the UI's Errors window."""
+  from imgui_bundle import imgui
+
+  def boom(m, d):
+    raise RuntimeError("boom from a test")
+  v = open_viewer()
+  v.sim.send("call", boom)
+  run_until(v, lambda: v.sim.status().error != "", "exception not reported")
+  st = v.sim.status()
+  assert "RuntimeError: boom from a test" in st.error and st.paused
+  v.frame()
+  assert imgui.internal.find_window_by_name("Errors") is not None
+  assert imgui.internal.find_window_by_name("Errors").active
+  v.sim.send("clear_error")
+  v.sim.send("pause", False)
+  t = v.sim.snapshot().__enter__().time
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > t + 0.05, "did not resume")
+
+
+def test_first_start_compiles_in_a_subprocess(tmp_path, monkeypatch):
+  """With a cold cache the window keeps drawing (progress screen) while a subprocess compiles."""
+  monkeypatch.setenv("NUMJOCO_CACHE_DIR", str(tmp_path / "cold"))
+  from app import warmup
+  from app.viewer import Viewer
+  assert not warmup.is_warm()
+  v = Viewer(width=480, height=320, max_fps=0)
+  try:
+    assert v._warm is not None and v.sim is None
+    for _ in range(20):
+      v.frame()
+    assert v._warm is not None and v._warm.poll() is None   # still compiling, window alive
+    from imgui_bundle import imgui
+    assert imgui.internal.find_window_by_name("Compiling").active   # the progress screen
+  finally:
+    v.close()
