@@ -1,0 +1,120 @@
+"""What the viewer writes out: `<key>` snippets and edited models, read back by MuJoCo itself."""
+import numpy as np
+import pytest
+
+import engine
+from app import export
+from app.sim import Simulation, key_snippet
+
+mujoco = pytest.importorskip("mujoco")
+
+XML = """
+<mujoco>
+  <compiler angle="degree"/>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="2 2 0.1"/>
+    <body name="a" pos="0 0 1">
+      <joint name="h1" type="hinge" axis="0 1 0" range="-90 90" limited="true"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.05"/>
+      <body name="b" pos="0 0 -0.4">
+        <joint type="hinge" axis="1 0 0"/>
+        <geom name="tip" type="sphere" size="0.07"/>
+      </body>
+      <geom name="second" type="box" size="0.05 0.05 0.05" pos="0.1 0 0"/>
+    </body>
+    <body name="free" pos="1 0 0.3">
+      <freejoint/>
+      <inertial pos="0 0 0" mass="2" diaginertia="0.01 0.01 0.01"/>
+      <geom type="sphere" size="0.1"/>
+    </body>
+  </worldbody>
+  <actuator><motor joint="h1" gear="2"/></actuator>
+</mujoco>
+"""
+
+
+def _run(sim, fn):
+  out = []
+  sim.send("call", lambda m, d: out.append(fn(m, d)))
+  sim.sync()
+  return out[0]
+
+
+@pytest.fixture
+def sim(tmp_path):
+  p = tmp_path / "model.xml"
+  p.write_text(XML)
+  s = Simulation(path=str(p), paused=True).start()
+  s.wait_until(lambda st: st.model_version > 0)
+  yield s
+  s.stop()
+
+
+def test_key_snippet_loads_in_mujoco(sim, tmp_path):
+  """The clipboard `<key>` of a moved state, pasted into the model, restores that state in MuJoCo."""
+  sim.send("ctrl", 0, 0.3)
+  sim.send("step", 300)
+  snippet = _run(sim, lambda m, d: key_snippet(m, d, "here"))
+  qpos, qvel, t = _run(sim, lambda m, d: (d.qpos.copy(), d.qvel.copy(), d.time))
+  assert np.abs(qvel).max() > 1e-3
+  xml = XML.replace("</mujoco>", f"<keyframe>{snippet}</keyframe></mujoco>")
+  mm = mujoco.MjModel.from_xml_string(xml)
+  md = mujoco.MjData(mm)
+  mujoco.mj_resetDataKeyframe(mm, md, 0)
+  np.testing.assert_allclose(md.qpos, qpos, rtol=1e-5, atol=1e-6)
+  np.testing.assert_allclose(md.qvel, qvel, rtol=1e-5, atol=1e-6)
+  assert md.time == pytest.approx(t, rel=1e-5) and md.ctrl[0] == pytest.approx(0.3)
+
+
+def test_saved_copy_has_the_edits(sim, tmp_path):
+  """Edits of options and of elements (numbered as MuJoCo's compiler numbers them, a body's own
+  geoms before its children's) are in the saved copy as MuJoCo reads it."""
+  sim.send("opt", "timestep", 0.001)
+  sim.send("opt", "integrator", 1)
+  sim.send("opt", "disableflags", int(engine.mjtDisableBit.GRAVITY))
+  m = sim.model
+  second = engine.name2id(m, "geom", "second")
+  tip = engine.name2id(m, "geom", "tip")
+  assert second < tip    # a body's own geoms come first: document order would be wrong here
+  sim.send("model", "geom_solref", second, np.array([0.05, 0.7]))
+  sim.send("model", "geom_friction", tip, np.array([0.3, 0.01, 0.002]))
+  sim.send("model", "dof_damping", 1, 0.25)
+  sim.send("model", "jnt_solimp", 0, np.array([0.8, 0.9, 0.01, 0.5, 2]))
+  sim.send("model", "body_mass", 3, 3.5)
+  sim.sync()
+  out = tmp_path / "copy.xml"
+  skipped = _run(sim, lambda mm, d: export.save_copy(mm, dict(sim.edits), dict(sim.opt_edits),
+                                                     out, sim.opt0))
+  assert skipped == []
+  mm = mujoco.MjModel.from_xml_path(str(out))
+  assert mm.opt.timestep == 0.001 and mm.opt.integrator == mujoco.mjtIntegrator.mjINT_RK4
+  assert mm.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY
+  np.testing.assert_allclose(mm.geom_solref[second], [0.05, 0.7])
+  np.testing.assert_allclose(mm.geom_friction[tip], [0.3, 0.01, 0.002])
+  assert mm.dof_damping[1] == 0.25
+  np.testing.assert_allclose(mm.jnt_solimp[0], [0.8, 0.9, 0.01, 0.5, 2])
+  assert mm.body_mass[3] == 3.5
+  # untouched values stay as they were
+  orig = mujoco.MjModel.from_xml_string(XML)
+  np.testing.assert_allclose(mm.geom_solref[tip], orig.geom_solref[tip])
+  np.testing.assert_allclose(mm.jnt_range, orig.jnt_range)
+
+
+def test_mjcf_diff_names_what_changed(sim):
+  """The diff lists the option and element edits, by name where the element has one."""
+  sim.send("opt", "integrator", 3)
+  m = sim.model
+  sim.send("model", "geom_solref", engine.name2id(m, "geom", "tip"), np.array([0.1, 2.0]))
+  sim.sync()
+  text = _run(sim, lambda mm, d: export.mjcf_diff(mm, dict(sim.edits), dict(sim.opt_edits),
+                                                  sim.opt0))
+  assert '<option integrator="implicitfast"/>' in text
+  assert '<geom name="tip" solref="0.1 2"/>' in text
+
+
+def test_bad_edit_is_reported(sim):
+  """An edit of a field the panel does not offer is an error naming the field, shown in status."""
+  sim.send("model", "geom_type", 0, 2)
+  st = sim.wait_until(lambda st: st.error != "")
+  assert "geom_type" in st.error and st.paused
