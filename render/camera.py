@@ -32,8 +32,26 @@ ROTATE_V, ROTATE_H, MOVE_V, MOVE_H, ZOOM = (Mouse.ROTATE_V, Mouse.ROTATE_H, Mous
                                             Mouse.MOVE_H, Mouse.ZOOM)
 
 
+def _enum(kind, value):
+  """An enum member from a member, its int value or its name ('rotate_h', 'TRACKING')."""
+  if isinstance(value, str):
+    try:
+      return kind[value.upper()]
+    except KeyError:
+      raise ValueError(f"unknown {kind.__name__} {value!r}: expected one of "
+                       f"{[k.name for k in kind]}") from None
+  try:
+    return kind(int(value))
+  except ValueError:
+    raise ValueError(f"unknown {kind.__name__} {value!r}") from None
+
+
 class Camera:
   """mjvCamera plus the model constants it needs (extent, fovy, clip planes, fixed cameras)."""
+
+  FREE, TRACKING, FIXED = CameraType.FREE, CameraType.TRACKING, CameraType.FIXED
+  ROTATE_V, ROTATE_H, MOVE_V, MOVE_H, ZOOM = (Mouse.ROTATE_V, Mouse.ROTATE_H, Mouse.MOVE_V,
+                                              Mouse.MOVE_H, Mouse.ZOOM)
 
   def __init__(self, m=None):
     self.type = CameraType.FREE
@@ -93,6 +111,7 @@ class Camera:
 
   def pose(self, snapshot=None, m=None):
     """(eye, forward, up) in world coordinates (mjv_cameraFrame); tracking updates lookat."""
+    self.type = _enum(CameraType, self.type)
     if self.type == CameraType.FIXED:
       if snapshot is None or not 0 <= self.fixedcamid < len(snapshot.cam_xpos):
         raise ValueError(f"fixed camera {self.fixedcamid} needs a snapshot of a model that has it")
@@ -151,7 +170,8 @@ class Camera:
 
   def move(self, action, dx, dy):
     """mjv_moveCamera: apply a mouse motion (dx, dy as fractions of the window height)."""
-    action = Mouse(int(action))
+    action = _enum(Mouse, action)
+    self.type = _enum(CameraType, self.type)
     if self.type == CameraType.FIXED:
       return
     if action in (Mouse.ROTATE_V, Mouse.ROTATE_H):

@@ -153,7 +153,11 @@ class Renderer:
     self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1
-    self._geom_prog = ctx.program(vertex_shader=shaders.GEOM_VS, fragment_shader=shaders.GEOM_FS)
+    self._shadow_ortho = True
+    vs, fs = shaders.geom_program(False)
+    self._geom_prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
+    vs, fs = shaders.geom_program(True)
+    self._plane_prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
     self._depth_prog = ctx.program(vertex_shader=shaders.DEPTH_VS,
                                    fragment_shader=shaders.DEPTH_FS)
     self._line_prog = ctx.program(vertex_shader=shaders.LINE_VS, fragment_shader=shaders.LINE_FS)
@@ -169,7 +173,7 @@ class Renderer:
         buf = ctx.buffer(reserve=64 * _FLOATS * 4, dynamic=True)
         self._inst[p, k] = buf
         self._vaos[p, k] = ctx.vertex_array(
-            self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
+            self._plane_prog if k == QUAD else self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
                               (buf, _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
       self._vaos["d", k] = ctx.vertex_array(
           self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
@@ -483,6 +487,7 @@ class Renderer:
     radius = 0.5 * float(np.linalg.norm(hi - lo)) + 2 * self.meansize + 1e-3
     pos, d = lights[src][0], np.asarray(lights[src][1], float)
     d = d / max(np.linalg.norm(d), 1e-12)
+    self._shadow_ortho = pos[3] > 0.5
     if pos[3] > 0.5:     # directional: orthographic box around the scene
       eye_l = center - d * 2 * radius
       view = _look(eye_l, d)
@@ -493,8 +498,10 @@ class Renderer:
       cut = lights[src][6][0]
       half = math.acos(cut) if cut > -1 else math.radians(80)
       half = min(max(half, math.radians(5)), math.radians(80))
-      far = float(np.linalg.norm(center - eye_l)) + 2 * radius
-      proj = _persp(2 * half, 1.0, max(far * 1e-3, 1e-3), far)
+      dist = float(np.linalg.norm(center - eye_l))
+      far = dist + 2 * radius
+      near = max(dist - 2 * radius, 0.05 * far, 1e-3)   # depth precision where shadows fall
+      proj = _persp(2 * half, 1.0, near, far)
     return proj @ view, src
 
   # ------------------------------------------------------------------------------ render
@@ -531,24 +538,27 @@ class Renderer:
       self._shadow_fbo.clear(depth=1.0)
       ctx.enable(moderngl.CULL_FACE)
       self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
+      ctx.polygon_offset = (2.0, 4.0)     # slope-scaled depth bias against shadow acne
       for kind in range(len(KINDS)):
         if kind != QUAD and len(opaque[kind]):
           self._vaos["d", kind].render(instances=len(opaque[kind]))
+      ctx.polygon_offset = (0.0, 0.0)
     fbo.use()
     ctx.viewport = (0, 0, width, height)
     fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
     if self.vis.skybox is not None:
       self._draw_sky(forward)
-    prog = self._geom_prog
-    prog["u_viewproj"].write(_gl(viewproj))
-    prog["u_eye"].value = tuple(float(x) for x in eye)
-    self._set_lights(lights)
-    prog["u_shadow_light"].value = shadow_idx if shadow_mat is not None else -1
-    prog["u_shadow_mat"].write(_gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
-    prog["u_shadow_scale"].value = float(self.vis.map.shadowscale)
-    prog["u_shadow_bias"].value = 0.002
     self._shadow_tex.use(location=0)
-    prog["u_shadow"].value = 0
+    for prog in (self._geom_prog, self._plane_prog):
+      self._set_uniform(prog, "u_viewproj", _gl(viewproj))
+      self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
+      self._set_lights(prog, lights)
+      self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
+      self._set_uniform(prog, "u_shadow_mat",
+                        _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
+      self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+      self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
+      self._set_uniform(prog, "u_shadow", 0)
     ctx.wireframe = bool(opts.wireframe)
     ctx.disable(moderngl.BLEND)
     for kind in range(len(KINDS)):
@@ -572,7 +582,7 @@ class Renderer:
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
-    ctx.disable(moderngl.CULL_FACE)
+    ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
 
   def _draw_sky(self, forward):
     """The skybox as a vertical gradient (rgb1 above, rgb2 below the horizon), drawn behind."""
@@ -595,19 +605,26 @@ class Renderer:
       buf.orphan(max(a.nbytes, 2 * buf.size))
     buf.write(a.tobytes())
 
-  def _set_lights(self, lights):
-    prog = self._geom_prog
+  @staticmethod
+  def _set_uniform(prog, name, value):
+    """Set a uniform if the program uses it (the GLSL compiler drops unused ones)."""
+    if name not in prog:
+      return
+    if isinstance(value, bytes):
+      prog[name].write(value)
+    else:
+      prog[name].value = value
+
+  def _set_lights(self, prog, lights):
     n = len(lights)
-    prog["u_nlight"].value = n
+    self._set_uniform(prog, "u_nlight", n)
     if not n:
       return
-    pad = shaders.MAX_LIGHTS - n
 
     def arr(idx, width):
       a = np.zeros((shaders.MAX_LIGHTS, width), np.float32)
       a[:n] = [np.asarray(l[idx], float)[:width] for l in lights]
       return a.tobytes()
-    del pad
     for name, idx, w in (("u_lpos", 0, 4), ("u_ldir", 1, 3), ("u_lamb", 2, 3), ("u_ldif", 3, 3),
                          ("u_lspec", 4, 3), ("u_latt", 5, 3), ("u_lspot", 6, 2)):
       if name in prog:
@@ -675,7 +692,7 @@ class Renderer:
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
             + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog, self._shadow_fbo, self._shadow_tex,
-               self._geom_prog, self._depth_prog, self._line_prog])
+               self._geom_prog, self._plane_prog, self._depth_prog, self._line_prog])
     for o in objs:
       o.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []

@@ -2,7 +2,8 @@
 flat lines.
 
 Lighting is per vertex, as MuJoCo's fixed-function OpenGL (software GL here: the fragment shader
-must stay short); the shadow-casting light is shaded per fragment from the shadow map.
+must stay short); the shadow-casting light is shaded per fragment from the shadow map, and planes
+add spot/point lights per fragment.
 Per vertex: position, normal and `cap` (see render/meshes.py). Per instance: position, the three
 rows of the rotation matrix (MuJoCo's xmat layout), size (xyz scale, w: capsule half-length or
 plane checker square), rgba, material (emission, specular, shininess, kind: 1 = checker of rgba
@@ -11,14 +12,8 @@ and a lighter rgba, 2 = checker of rgba and rgba2) and rgba2.
 
 MAX_LIGHTS = 8
 
-GEOM_VS = """
-#version 330
+_LIGHT_UNIFORMS = """
 #define MAX_LIGHTS %d
-in vec3 in_pos; in vec3 in_normal; in float in_cap;
-in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size; in vec4 i_color;
-in vec4 i_mat; in vec4 i_color2;
-uniform mat4 u_viewproj;
-uniform mat4 u_shadow_mat;
 uniform vec3 u_eye;
 uniform int u_nlight;
 uniform vec4 u_lpos[MAX_LIGHTS];      // xyz, w: 1 directional, 0 positional
@@ -29,8 +24,34 @@ uniform vec3 u_lspec[MAX_LIGHTS];
 uniform vec3 u_latt[MAX_LIGHTS];
 uniform vec2 u_lspot[MAX_LIGHTS];     // cos(cutoff) (-1: no cone), exponent
 uniform int u_shadow_light;           // index of the shadow-casting light, -1 none
+
+// attenuation and direction to light i from `world`
+float light_at(int i, vec3 world, out vec3 L) {
+  if (u_lpos[i].w > 0.5) { L = -normalize(u_ldir[i]); return 1.0; }
+  vec3 d = u_lpos[i].xyz - world;
+  float dist = length(d);
+  L = d / dist;
+  float att = 1.0 / max(u_latt[i].x + u_latt[i].y * dist + u_latt[i].z * dist * dist, 1e-6);
+  if (u_lspot[i].x > -1.0) {
+    float s = dot(-L, normalize(u_ldir[i]));
+    att *= s >= u_lspot[i].x ? pow(max(s, 0.0), u_lspot[i].y) : 0.0;
+  }
+  return att;
+}
+""" % MAX_LIGHTS
+
+GEOM_VS = """
+#version 330
+#define PLANE %d
+in vec3 in_pos; in vec3 in_normal; in float in_cap;
+in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size; in vec4 i_color;
+in vec4 i_mat; in vec4 i_color2;
+uniform mat4 u_viewproj;
+uniform mat4 u_shadow_mat;
+""" + _LIGHT_UNIFORMS + """
 out vec4 v_color; out vec3 v_color2; out vec2 v_local; out vec4 v_shadow; out float v_checker;
 out vec3 v_diff; out vec3 v_spec; out vec3 v_sdiff; out vec3 v_sspec;
+out vec3 v_world; out vec3 v_normal; out vec4 v_mat;
 void main() {
   vec3 local = in_pos * i_size.xyz + vec3(0.0, 0.0, in_cap * i_size.w);
   mat3 R = transpose(mat3(i_r0, i_r1, i_r2));
@@ -40,23 +61,14 @@ void main() {
   if (dot(n, V) < 0.0) n = -n;
   float shine = max(i_mat.z * 128.0, 1.0);
   // per-vertex lighting, as MuJoCo's fixed-function OpenGL; the shadow light kept apart so
-  // the fragment shader can shade it
+  // the fragment shader can shade it. Planes (big triangles) leave positional lights to the
+  // fragment shader.
   vec3 diff = vec3(i_mat.x), spec = vec3(0.0), sdiff = vec3(0.0), sspec = vec3(0.0);
   for (int i = 0; i < MAX_LIGHTS; i++) {
     if (i >= u_nlight) break;
-    vec3 L; float att = 1.0;
-    if (u_lpos[i].w > 0.5) {
-      L = -normalize(u_ldir[i]);
-    } else {
-      vec3 d = u_lpos[i].xyz - world;
-      float dist = length(d);
-      L = d / dist;
-      att = 1.0 / max(u_latt[i].x + u_latt[i].y * dist + u_latt[i].z * dist * dist, 1e-6);
-      if (u_lspot[i].x > -1.0) {
-        float s = dot(-L, normalize(u_ldir[i]));
-        att *= s >= u_lspot[i].x ? pow(max(s, 0.0), u_lspot[i].y) : 0.0;
-      }
-    }
+    if (PLANE == 1 && u_lpos[i].w < 0.5) continue;
+    vec3 L;
+    float att = light_at(i, world, L);
     float ndl = max(dot(n, L), 0.0);
     float sp = ndl > 0.0 ? pow(max(dot(n, normalize(L + V)), 0.0), shine) : 0.0;
     diff += att * u_lamb[i];
@@ -69,19 +81,22 @@ void main() {
   v_diff = diff; v_spec = spec; v_sdiff = sdiff; v_sspec = sspec;
   v_color = i_color; v_color2 = i_color2.rgb; v_local = local.xy / max(i_size.w, 1e-9);
   v_checker = (i_mat.w > 0.5 && i_size.w > 0.0) ? i_mat.w : 0.0;
+  v_world = world; v_normal = n; v_mat = i_mat;
   v_shadow = u_shadow_mat * vec4(world, 1.0);
   gl_Position = u_viewproj * vec4(world, 1.0);
 }
-""" % MAX_LIGHTS
+"""
 
 GEOM_FS = """
 #version 330
+#define PLANE %d
 in vec4 v_color; in vec3 v_color2; in vec2 v_local; in vec4 v_shadow; in float v_checker;
 in vec3 v_diff; in vec3 v_spec; in vec3 v_sdiff; in vec3 v_sspec;
-uniform int u_shadow_light;
+in vec3 v_world; in vec3 v_normal; in vec4 v_mat;
 uniform float u_shadow_scale;
 uniform float u_shadow_bias;
 uniform sampler2DShadow u_shadow;
+""" + _LIGHT_UNIFORMS + """
 out vec4 f_color;
 void main() {
   vec3 base = v_color.rgb;
@@ -96,10 +111,33 @@ void main() {
     if (sc.x > 0.0 && sc.x < 1.0 && sc.y > 0.0 && sc.y < 1.0 && sc.z < 1.0)
       shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
   }
-  vec3 color = base * (v_diff + shadow * v_sdiff) + v_spec + shadow * v_sspec;
-  f_color = vec4(min(color, vec3(1.0)), v_color.a);
+  vec3 diff = v_diff + shadow * v_sdiff, spec = v_spec + shadow * v_sspec;
+#if PLANE == 1
+  vec3 n = normalize(v_normal);
+  vec3 V = normalize(u_eye - v_world);
+  float shine = max(v_mat.z * 128.0, 1.0);
+  for (int i = 0; i < MAX_LIGHTS; i++) {
+    if (i >= u_nlight) break;
+    if (u_lpos[i].w > 0.5) continue;
+    vec3 L;
+    float att = light_at(i, v_world, L);
+    float ndl = max(dot(n, L), 0.0);
+    float sp = ndl > 0.0 ? pow(max(dot(n, normalize(L + V)), 0.0), shine) : 0.0;
+    float sh = i == u_shadow_light ? shadow : 1.0;
+    diff += att * (u_lamb[i] + sh * u_ldif[i] * ndl);
+    spec += att * sh * u_lspec[i] * v_mat.y * sp;
+  }
+#endif
+  f_color = vec4(min(base * diff + spec, vec3(1.0)), v_color.a);
 }
 """
+
+
+def geom_program(plane):
+  """(vertex, fragment) sources of the geom program; `plane` shades positional lights per
+  fragment (a plane's few big triangles cannot carry a spot light's cone per vertex)."""
+  return GEOM_VS % int(plane), GEOM_FS % int(plane)
+
 
 DEPTH_VS = """
 #version 330
