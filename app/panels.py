@@ -96,6 +96,16 @@ class UiState:
     cam.type = CameraType.FIXED
 
 
+_DIALOG = []
+
+
+def _has_dialog():
+  """Whether portable_file_dialogs can show a dialog here (it needs zenity or kdialog on X)."""
+  if not _DIALOG:
+    _DIALOG.append(bool(shutil.which("zenity") or shutil.which("kdialog")))
+  return _DIALOG[0]
+
+
 def _speed_label(s):
   if math.isinf(s):
     return "as fast as possible"
@@ -270,7 +280,7 @@ def _simulation(imgui, viewer, st, info):
   imgui.same_line()
   if imgui.button("Open model") and ui.open_path.strip():
     viewer.open(ui.open_path.strip())
-  if shutil.which("zenity") or shutil.which("kdialog"):
+  if _has_dialog():
     imgui.same_line()
     if imgui.button("Browse"):
       from imgui_bundle import portable_file_dialogs as pfd

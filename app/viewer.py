@@ -22,7 +22,7 @@ HELP = (
     ("F6 / F7", "cycle frames / labels"), ("C / F", "contact points / forces"),
     ("J / E", "joints / equality anchors"), ("I / M", "inertia boxes / centres of mass"),
     ("T / W / S", "transparency / wireframe / shadows"), ("0-5", "geom group 0-5"),
-    ("Left drag", "rotate view (Shift: horizontal axis)"),
+    ("Left drag", "rotate view"),
     ("Right drag", "move view (Shift: horizontal plane)"),
     ("Middle drag / scroll", "zoom"), ("Drop a file", "open that model"),
 )

@@ -1,0 +1,132 @@
+"""Benchmark of the viewer window (1280x720): frames per second with physics paused and running
+at real time, the real-time factor the worker achieves meanwhile, and the time from process
+start to the model on screen with a warm cache. Not a test:
+
+    python -m tests.bench.viewer [--models demo,humanoid,pile64] [--seconds 5]
+
+Starts Xvfb when DISPLAY is unset (software GL: Mesa llvmpipe).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+_FIRST = """
+import time, sys
+from app.viewer import Viewer
+v = Viewer({path!r}, width=1280, height=720, max_fps=0)
+while v.first_frame_at is None:
+  v.frame()
+print("FIRST", time.time(), flush=True)
+v.close()
+"""
+
+
+def _path(name):
+  from assets import ASSETS, DEMO_MODEL
+  if name == "demo":
+    return str(DEMO_MODEL)
+  if name == "pile64":
+    return str(ASSETS / "pile64.xml")
+  from tests.models import suite_source
+  src, assets = suite_source(name)
+  if assets:
+    raise SystemExit(f"{name}: models with in-memory assets cannot be opened by path")
+  return src
+
+
+def _frames(v, seconds):
+  n, t0 = 0, time.perf_counter()
+  while time.perf_counter() - t0 < seconds:
+    v.frame()
+    n += 1
+  return n / (time.perf_counter() - t0)
+
+
+def bench_model(name, seconds):
+  """(fps paused, fps running, rtf running, steps/s) for one model."""
+  from app.viewer import Viewer
+  v = Viewer(_path(name), width=1280, height=720, max_fps=0, paused=True)
+  try:
+    while v.first_frame_at is None:
+      v.frame()
+    fps_paused = _frames(v, seconds)
+    v.sim.send("pause", False)
+    _frames(v, 1.0)   # let pacing settle
+    rtf, sps = [], []
+    n, t0 = 0, time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+      v.frame()
+      n += 1
+      if n % 10 == 0:
+        st = v.sim.status()
+        rtf.append(st.rtf)
+        sps.append(st.steps_per_s)
+    fps_running = n / (time.perf_counter() - t0)
+    return fps_paused, fps_running, sum(rtf) / max(len(rtf), 1), sum(sps) / max(len(sps), 1)
+  finally:
+    v.close()
+
+
+def first_frame(name, repeats=3):
+  """Seconds from launching a fresh interpreter to the model drawn in the window (warm cache)."""
+  best = float("inf")
+  code = _FIRST.format(path=_path(name))
+  for _ in range(repeats):
+    t0 = time.time()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    line = [x for x in out.stdout.splitlines() if x.startswith("FIRST")]
+    if not line:
+      raise SystemExit(f"first-frame run failed:\n{out.stderr[-2000:]}")
+    best = min(best, float(line[0].split()[1]) - t0)
+  return best
+
+
+def screenshot(path, seconds=1.5):
+  """Save the README's picture: the demo after `seconds`, contacts shown, panels open."""
+  from PIL import Image
+  from app.viewer import Viewer
+  v = Viewer(width=1280, height=720, max_fps=60)
+  try:
+    while v.first_frame_at is None or v.sim.snapshot().__enter__().time < seconds:
+      v.frame()
+    v.sim.send("pause", True)
+    v.opts.contact_points = v.opts.contact_forces = True
+    for _ in range(3):
+      v.frame()
+    img = Image.fromarray(v.screenshot(ui=True)).resize((960, 540), Image.LANCZOS)
+    img.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+  finally:
+    v.close()
+
+
+def main():
+  """Print the table."""
+  p = argparse.ArgumentParser()
+  p.add_argument("--models", default="demo,humanoid,pile64")
+  p.add_argument("--seconds", type=float, default=5.0)
+  p.add_argument("--no-start", action="store_true", help="skip the time-to-first-frame runs")
+  p.add_argument("--screenshot", metavar="PNG", help="only save the README's screenshot")
+  a = p.parse_args()
+  if not os.environ.get("DISPLAY"):
+    from tests.app.conftest import _start_xvfb
+    _start_xvfb()
+  if a.screenshot:
+    return screenshot(a.screenshot)
+  from app import warmup
+  if not warmup.is_warm():
+    print("warming the Numba cache first (python -m app.warmup)...", flush=True)
+    subprocess.run([sys.executable, "-m", "app.warmup"], check=True)
+  print(f"viewer 1280x720, {os.cpu_count()} cores; FPS uncapped (the app caps at 60)")
+  print(f"{'model':10s} {'FPS paused':>10s} {'FPS running':>11s} {'RTF':>6s} {'steps/s':>8s}"
+        f" {'first frame':>11s}")
+  for name in a.models.split(","):
+    fp, fr, rtf, sps = bench_model(name, a.seconds)
+    ff = "" if a.no_start else f"{first_frame(name):10.2f}s"
+    print(f"{name:10s} {fp:10.1f} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {ff:>11s}", flush=True)
+
+
+if __name__ == "__main__":
+  main()
