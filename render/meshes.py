@@ -108,10 +108,12 @@ def box():
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def quad(n=16):
+def quad(n=64):
   """Square from -1 to 1 in the xy plane, normal +z, as an n x n grid (planes: per-vertex
-  lighting needs vertices inside the floor for spot lights)."""
+  lighting needs vertices inside the floor for spot lights, as MuJoCo's plane grid). Lines are
+  denser towards the centre (x = t|t|), where a camera-following infinite plane is looked at."""
   t = np.linspace(-1.0, 1.0, n + 1)
+  t = t * np.abs(t)
   x, y = np.meshgrid(t, t, indexing="xy")
   verts = np.zeros(((n + 1) ** 2, 7), np.float32)
   verts[:, 0], verts[:, 1], verts[:, 5] = x.ravel(), y.ravel(), 1.0

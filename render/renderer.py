@@ -154,10 +154,7 @@ class Renderer:
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1
     self._shadow_ortho = True
-    vs, fs = shaders.geom_program(False)
-    self._geom_prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
-    vs, fs = shaders.geom_program(True)
-    self._plane_prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
+    self._geom_prog = ctx.program(vertex_shader=shaders.GEOM_VS, fragment_shader=shaders.GEOM_FS)
     self._depth_prog = ctx.program(vertex_shader=shaders.DEPTH_VS,
                                    fragment_shader=shaders.DEPTH_FS)
     self._line_prog = ctx.program(vertex_shader=shaders.LINE_VS, fragment_shader=shaders.LINE_FS)
@@ -173,7 +170,7 @@ class Renderer:
         buf = ctx.buffer(reserve=64 * _FLOATS * 4, dynamic=True)
         self._inst[p, k] = buf
         self._vaos[p, k] = ctx.vertex_array(
-            self._plane_prog if k == QUAD else self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
+            self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
                               (buf, _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
       self._vaos["d", k] = ctx.vertex_array(
           self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
@@ -549,16 +546,16 @@ class Renderer:
     if self.vis.skybox is not None:
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
-    for prog in (self._geom_prog, self._plane_prog):
-      self._set_uniform(prog, "u_viewproj", _gl(viewproj))
-      self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
-      self._set_lights(prog, lights)
-      self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
-      self._set_uniform(prog, "u_shadow_mat",
-                        _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
-      self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
-      self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
-      self._set_uniform(prog, "u_shadow", 0)
+    prog = self._geom_prog
+    self._set_uniform(prog, "u_viewproj", _gl(viewproj))
+    self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
+    self._set_lights(prog, lights)
+    self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
+    self._set_uniform(prog, "u_shadow_mat",
+                      _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
+    self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+    self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
+    self._set_uniform(prog, "u_shadow", 0)
     ctx.wireframe = bool(opts.wireframe)
     ctx.disable(moderngl.BLEND)
     for kind in range(len(KINDS)):
@@ -692,7 +689,7 @@ class Renderer:
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
             + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog, self._shadow_fbo, self._shadow_tex,
-               self._geom_prog, self._plane_prog, self._depth_prog, self._line_prog])
+               self._geom_prog, self._depth_prog, self._line_prog])
     for o in objs:
       o.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []

@@ -2,8 +2,8 @@
 flat lines.
 
 Lighting is per vertex, as MuJoCo's fixed-function OpenGL (software GL here: the fragment shader
-must stay short); the shadow-casting light is shaded per fragment from the shadow map, and planes
-add spot/point lights per fragment.
+must stay short); the shadow-casting light is shaded per fragment from the shadow map. Planes are
+64 x 64 grids (as MuJoCo's plane grid) so spot lights fall on them per vertex.
 Per vertex: position, normal and `cap` (see render/meshes.py). Per instance: position, the three
 rows of the rotation matrix (MuJoCo's xmat layout), size (xyz scale, w: capsule half-length or
 plane checker square), rgba, material (emission, specular, shininess, kind: 1 = checker of rgba
@@ -42,7 +42,6 @@ float light_at(int i, vec3 world, out vec3 L) {
 
 GEOM_VS = """
 #version 330
-#define PLANE %d
 in vec3 in_pos; in vec3 in_normal; in float in_cap;
 in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size; in vec4 i_color;
 in vec4 i_mat; in vec4 i_color2;
@@ -51,7 +50,6 @@ uniform mat4 u_shadow_mat;
 """ + _LIGHT_UNIFORMS + """
 out vec4 v_color; out vec3 v_color2; out vec2 v_local; out vec4 v_shadow; out float v_checker;
 out vec3 v_diff; out vec3 v_spec; out vec3 v_sdiff; out vec3 v_sspec;
-out vec3 v_world; out vec3 v_normal; out vec4 v_mat;
 void main() {
   vec3 local = in_pos * i_size.xyz + vec3(0.0, 0.0, in_cap * i_size.w);
   mat3 R = transpose(mat3(i_r0, i_r1, i_r2));
@@ -61,12 +59,10 @@ void main() {
   if (dot(n, V) < 0.0) n = -n;
   float shine = max(i_mat.z * 128.0, 1.0);
   // per-vertex lighting, as MuJoCo's fixed-function OpenGL; the shadow light kept apart so
-  // the fragment shader can shade it. Planes (big triangles) leave positional lights to the
-  // fragment shader.
+  // the fragment shader can shade it
   vec3 diff = vec3(i_mat.x), spec = vec3(0.0), sdiff = vec3(0.0), sspec = vec3(0.0);
   for (int i = 0; i < MAX_LIGHTS; i++) {
     if (i >= u_nlight) break;
-    if (PLANE == 1 && u_lpos[i].w < 0.5) continue;
     vec3 L;
     float att = light_at(i, world, L);
     float ndl = max(dot(n, L), 0.0);
@@ -81,7 +77,6 @@ void main() {
   v_diff = diff; v_spec = spec; v_sdiff = sdiff; v_sspec = sspec;
   v_color = i_color; v_color2 = i_color2.rgb; v_local = local.xy / max(i_size.w, 1e-9);
   v_checker = (i_mat.w > 0.5 && i_size.w > 0.0) ? i_mat.w : 0.0;
-  v_world = world; v_normal = n; v_mat = i_mat;
   v_shadow = u_shadow_mat * vec4(world, 1.0);
   gl_Position = u_viewproj * vec4(world, 1.0);
 }
@@ -89,14 +84,12 @@ void main() {
 
 GEOM_FS = """
 #version 330
-#define PLANE %d
 in vec4 v_color; in vec3 v_color2; in vec2 v_local; in vec4 v_shadow; in float v_checker;
 in vec3 v_diff; in vec3 v_spec; in vec3 v_sdiff; in vec3 v_sspec;
-in vec3 v_world; in vec3 v_normal; in vec4 v_mat;
 uniform float u_shadow_scale;
 uniform float u_shadow_bias;
+uniform int u_shadow_light;
 uniform sampler2DShadow u_shadow;
-""" + _LIGHT_UNIFORMS + """
 out vec4 f_color;
 void main() {
   vec3 base = v_color.rgb;
@@ -112,31 +105,9 @@ void main() {
       shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
   }
   vec3 diff = v_diff + shadow * v_sdiff, spec = v_spec + shadow * v_sspec;
-#if PLANE == 1
-  vec3 n = normalize(v_normal);
-  vec3 V = normalize(u_eye - v_world);
-  float shine = max(v_mat.z * 128.0, 1.0);
-  for (int i = 0; i < MAX_LIGHTS; i++) {
-    if (i >= u_nlight) break;
-    if (u_lpos[i].w > 0.5) continue;
-    vec3 L;
-    float att = light_at(i, v_world, L);
-    float ndl = max(dot(n, L), 0.0);
-    float sp = ndl > 0.0 ? pow(max(dot(n, normalize(L + V)), 0.0), shine) : 0.0;
-    float sh = i == u_shadow_light ? shadow : 1.0;
-    diff += att * (u_lamb[i] + sh * u_ldif[i] * ndl);
-    spec += att * sh * u_lspec[i] * v_mat.y * sp;
-  }
-#endif
   f_color = vec4(min(base * diff + spec, vec3(1.0)), v_color.a);
 }
 """
-
-
-def geom_program(plane):
-  """(vertex, fragment) sources of the geom program; `plane` shades positional lights per
-  fragment (a plane's few big triangles cannot carry a spot light's cone per vertex)."""
-  return GEOM_VS % int(plane), GEOM_FS % int(plane)
 
 
 DEPTH_VS = """
