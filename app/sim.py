@@ -104,6 +104,58 @@ def solver_error(d):
   return max(imp, grad) if err == 0 else err
 
 
+def _rotvec(q):
+  """Rotation vector (axis * angle) of unit quaternion q (w, x, y, z), as mju_quat2Vel at dt=1."""
+  q = q if q[0] >= 0 else -q
+  s = np.linalg.norm(q[1:])
+  if s < 1e-15:
+    return np.zeros(3)
+  return q[1:] / s * 2 * math.atan2(s, q[0])
+
+
+def _quat_mul(a, b):
+  return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
+
+
+def energy(m, d):
+  """(potential, kinetic) as MuJoCo's mj_energyPos/mj_energyVel, from Data's kinematics
+  (gravity, linear joint springs; kinetic from cinert and cvel plus armature). The engine does
+  not fill d.energy; nonlinear stiffness polynomials and tendon springs are not included."""
+  from engine.types import mjtDisableBit
+  flags = int(m.opt.disableflags)
+  pot = 0.0
+  if not flags & mjtDisableBit.GRAVITY:
+    pot -= float(np.dot(m.body_mass[1:], d.xipos[1:] @ np.asarray(m.opt.gravity)))
+  if not flags & mjtDisableBit.SPRING:
+    for j in np.nonzero(m.jnt_stiffness)[0]:
+      k, adr, jt = m.jnt_stiffness[j], m.jnt_qposadr[j], m.jnt_type[j]
+      if jt == 0:   # free: translation, then the ball part
+        dif = d.qpos[adr:adr + 3] - m.qpos_spring[adr:adr + 3]
+        pot += 0.5 * k * float(dif @ dif)
+        adr += 3
+      if jt in (0, 1):
+        q = d.qpos[adr:adr + 4] / np.linalg.norm(d.qpos[adr:adr + 4])
+        q0 = m.qpos_spring[adr:adr + 4]
+        dif = _rotvec(_quat_mul(q0 * [1, -1, -1, -1], q))
+        pot += 0.5 * k * float(dif @ dif)
+      else:
+        pot += 0.5 * k * float(d.qpos[adr] - m.qpos_spring[adr]) ** 2
+  i, v = d.cinert[1:], d.cvel[1:]
+  # mju_mulInertVec, vectorised over bodies
+  f = np.stack([
+      i[:, 0] * v[:, 0] + i[:, 3] * v[:, 1] + i[:, 4] * v[:, 2] - i[:, 8] * v[:, 4] + i[:, 7] * v[:, 5],
+      i[:, 3] * v[:, 0] + i[:, 1] * v[:, 1] + i[:, 5] * v[:, 2] + i[:, 8] * v[:, 3] - i[:, 6] * v[:, 5],
+      i[:, 4] * v[:, 0] + i[:, 5] * v[:, 1] + i[:, 2] * v[:, 2] - i[:, 7] * v[:, 3] + i[:, 6] * v[:, 4],
+      i[:, 8] * v[:, 1] - i[:, 7] * v[:, 2] + i[:, 9] * v[:, 3],
+      i[:, 6] * v[:, 2] - i[:, 8] * v[:, 0] + i[:, 9] * v[:, 4],
+      i[:, 7] * v[:, 0] - i[:, 6] * v[:, 1] + i[:, 9] * v[:, 5]], 1)
+  kin = 0.5 * float((f * v).sum()) + 0.5 * float(m.dof_armature @ (d.qvel * d.qvel))
+  return pot, kin
+
+
 def key_snippet(m, d, name="saved"):
   """The current state as an MJCF `<key>` element (what MuJoCo's viewer copies to clipboard)."""
   def fmt(a):
@@ -303,13 +355,13 @@ class Simulation:
   def _publish(self):
     snap = self._bufs.back()
     snap.capture(self.m, self.d)
-    d = self.d
+    m, d = self.m, self.d
     ex = getattr(snap, "extra", None)
     if ex is None:
       ex = snap.extra = {}
     ex.update(time=d.time, ncon=d.ncon, nefc=d.nefc, nisland=d.nisland,
               niter=int(d.solver_niter[0]), residual=solver_error(d),
-              energy=(float(d.energy[0]), float(d.energy[1])),
+              energy=energy(m, d) if int(self.m.opt.enableflags) & 2 else (0.0, 0.0),
               ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),
               qpos=d.qpos.copy(), qvel=d.qvel.copy())
     self._bufs.publish(snap)

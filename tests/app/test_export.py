@@ -118,3 +118,30 @@ def test_bad_edit_is_reported(sim):
   sim.send("model", "geom_type", 0, 2)
   st = sim.wait_until(lambda st: st.error != "")
   assert "geom_type" in st.error and st.paused
+
+
+def test_energy_matches_mujoco():
+  """The Info panel's energy (computed by the app: the engine leaves d.energy empty) equals
+  MuJoCo's mjENBL_ENERGY values on a model with gravity, springs of every joint type, motion."""
+  from app.sim import energy
+  xml = """<mujoco><option><flag energy="enable"/></option><worldbody>
+    <body pos="0 0 1"><joint type="hinge" axis="0 1 0" stiffness="3" springref="20"/>
+      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".04"/>
+      <body pos=".3 0 0"><joint type="ball" stiffness="2"/><joint type="slide" axis="1 0 0"
+        stiffness="5" armature="0.1"/><geom type="box" size=".05 .1 .05" pos=".1 0 0"/></body>
+    </body>
+    <body pos="1 0 1"><freejoint/><geom type="ellipsoid" size=".1 .05 .07"/></body>
+  </worldbody></mujoco>"""
+  m = engine.load_model(xml)
+  d = engine.make_data(m)
+  mm = mujoco.MjModel.from_xml_string(xml)
+  md = mujoco.MjData(mm)
+  rng = np.random.default_rng(3)
+  md.qpos[:] = mm.qpos0 + rng.normal(0, 0.3, mm.nq)
+  for adr in (1, 9):   # ball and free quaternions
+    md.qpos[adr:adr + 4] /= np.linalg.norm(md.qpos[adr:adr + 4])
+  md.qvel[:] = rng.normal(0, 1.0, mm.nv)
+  mujoco.mj_forward(mm, md)
+  d.qpos[:], d.qvel[:] = md.qpos, md.qvel
+  engine.forward(m, d)
+  np.testing.assert_allclose(energy(m, d), md.energy, rtol=1e-9, atol=1e-12)

@@ -90,6 +90,10 @@ def screenshot(path, seconds=1.5):
   from app.viewer import Viewer
   v = Viewer(width=1280, height=720, max_fps=60)
   try:
+    while v.first_frame_at is None:
+      v.frame()
+    v.sim.send("opt", "enableflags", 2)   # energy, for the plot
+    v.ui.plot_sel["joint"] = True
     while v.first_frame_at is None or v.sim.snapshot().__enter__().time < seconds:
       v.frame()
     v.sim.send("pause", True)
@@ -97,7 +101,7 @@ def screenshot(path, seconds=1.5):
     for _ in range(3):
       v.frame()
     img = Image.fromarray(v.screenshot(ui=True)).resize((960, 540), Image.LANCZOS)
-    img.quantize(colors=128, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
+    img.quantize(colors=256, method=Image.Quantize.MEDIANCUT).save(path, optimize=True)
   finally:
     v.close()
 
