@@ -8,7 +8,13 @@ import math
 
 import numpy as np
 
-SLICES, STACKS = 20, 12
+SLICES, STACKS = 20, 12         # draw resolution
+SHADOW_SLICES, SHADOW_STACKS = 10, 6   # shadow-map resolution (vertices cost on software GL)
+
+
+def shadow_mesh(name):
+  """The low-resolution version of mesh `name` for the shadow pass."""
+  return globals()[name](SHADOW_SLICES, SHADOW_STACKS)
 
 
 def _grid_sphere(slices, stacks, split):
@@ -38,14 +44,14 @@ def _grid_sphere(slices, stacks, split):
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def sphere():
+def sphere(slices=SLICES, stacks=STACKS):
   """Unit sphere."""
-  return _grid_sphere(SLICES, STACKS, False)
+  return _grid_sphere(slices, stacks, False)
 
 
-def capsule():
+def capsule(slices=SLICES, stacks=STACKS):
   """Unit-radius capsule with zero half-length (the instance's half-length opens it up)."""
-  return _grid_sphere(SLICES, STACKS, True)
+  return _grid_sphere(slices, stacks, True)
 
 
 def _disc(z, nz, slices, verts, idx):
@@ -59,39 +65,39 @@ def _disc(z, nz, slices, verts, idx):
     idx += [c, a, b] if nz > 0 else [c, b, a]
 
 
-def cylinder():
+def cylinder(slices=SLICES, stacks=None):
   """Cylinder of radius 1 from z=-1 to z=1, with flat caps."""
   verts, idx = [], []
-  for j in range(SLICES + 1):
-    phi = 2 * math.pi * j / SLICES
+  for j in range(slices + 1):
+    phi = 2 * math.pi * j / slices
     x, y = math.cos(phi), math.sin(phi)
     verts.append((x, y, 1, x, y, 0, 0))
     verts.append((x, y, -1, x, y, 0, 0))
-  for j in range(SLICES):
+  for j in range(slices):
     a = 2 * j
     idx += [a, a + 1, a + 2, a + 2, a + 1, a + 3]
-  _disc(1.0, 1.0, SLICES, verts, idx)
-  _disc(-1.0, -1.0, SLICES, verts, idx)
+  _disc(1.0, 1.0, slices, verts, idx)
+  _disc(-1.0, -1.0, slices, verts, idx)
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def cone():
+def cone(slices=SLICES, stacks=None):
   """Cone with base radius 1 at z=0 and its tip at z=1 (arrow heads)."""
   verts, idx = [], []
   s = 1 / math.sqrt(2)
-  for j in range(SLICES + 1):
-    phi = 2 * math.pi * j / SLICES
+  for j in range(slices + 1):
+    phi = 2 * math.pi * j / slices
     x, y = math.cos(phi), math.sin(phi)
     verts.append((x, y, 0, x * s, y * s, s, 0))
     verts.append((0, 0, 1, x * s, y * s, s, 0))
-  for j in range(SLICES):
+  for j in range(slices):
     a = 2 * j
     idx += [a, a + 2, a + 1]
-  _disc(0.0, -1.0, SLICES, verts, idx)
+  _disc(0.0, -1.0, slices, verts, idx)
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def box():
+def box(slices=None, stacks=None):
   """Cube from -1 to 1 with one normal per face."""
   verts, idx = [], []
   for axis in range(3):
@@ -108,7 +114,7 @@ def box():
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def quad(n=64):
+def quad(slices=None, stacks=None, n=64):
   """Square from -1 to 1 in the xy plane, normal +z, as an n x n grid (planes: per-vertex
   lighting needs vertices inside the floor for spot lights, as MuJoCo's plane grid). Lines are
   denser towards the centre (x = t|t|), where a camera-following infinite plane is looked at."""

@@ -25,6 +25,7 @@ _FLOATS = 28          # per instance: pos 3, rotation rows 9, size 4, rgba 4, ma
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _EYE9 = np.eye(3).ravel()
+_OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, QUAD)   # the floor last: mostly hidden
 LABELS = ("none", "body", "geom", "site", "joint")
 
 
@@ -172,10 +173,14 @@ class Renderer:
         self._vaos[p, k] = ctx.vertex_array(
             self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
                               (buf, _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
+      v, i = meshes.shadow_mesh(name)
+      svbo, sibo = ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes())
+      self._vbos.append(svbo)
+      self._ibos.append(sibo)
       self._vaos["d", k] = ctx.vertex_array(
-          self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
+          self._depth_prog, [(svbo, "3f 3x4 1f", "in_pos", "in_cap"),
                              (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])],
-          ibo)
+          sibo)
     self._sky_prog = ctx.program(vertex_shader=shaders.SKY_VS, fragment_shader=shaders.SKY_FS)
     self._sky_buf = ctx.buffer(reserve=4 * 5 * 4, dynamic=True)
     self._sky_vao = ctx.vertex_array(self._sky_prog, [(self._sky_buf, "2f 3f", "in_pos",
@@ -522,6 +527,9 @@ class Renderer:
       a = trans[kind]
       if len(a) > 1:     # back to front
         trans[kind] = a[np.argsort(-np.linalg.norm(a[:, 0:3] - eye, axis=1))]
+      a = opaque[kind]
+      if len(a) > 1 and kind != QUAD:   # front to back: early depth test skips hidden fragments
+        opaque[kind] = a[np.argsort(np.linalg.norm(a[:, 0:3] - eye, axis=1))]
     lights = self._lights(snapshot, forward, eye)
     shadow_mat, shadow_idx = (None, -1)
     for kind in range(len(KINDS)):
@@ -558,7 +566,7 @@ class Renderer:
     self._set_uniform(prog, "u_shadow", 0)
     ctx.wireframe = bool(opts.wireframe)
     ctx.disable(moderngl.BLEND)
-    for kind in range(len(KINDS)):
+    for kind in _OPAQUE_ORDER:
       if len(opaque[kind]):
         if kind == QUAD:
           ctx.disable(moderngl.CULL_FACE)
