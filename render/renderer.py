@@ -66,6 +66,14 @@ class VisOptions:
     self.constraints = bool(v)
 
 
+def _groups(flags, what):
+  """A visibility list of the 6 MuJoCo groups as a bool array, or a clear error."""
+  a = np.asarray(flags, bool).ravel()
+  if a.shape != (6,):
+    raise ValueError(f"VisOptions.{what} must have 6 entries (groups 0-5), got {len(a)}")
+  return a
+
+
 def _rot_z_to(v):
   """(n, 9) rotation rows taking +z to the unit vectors v (n, 3)."""
   n = len(v)
@@ -290,7 +298,7 @@ class Renderer:
 
   def _geom_instances(self, snap, opts, eye, batch_o, batch_t):
     m, vis = self.m, self.vis
-    groups = np.asarray(opts.geom_groups, bool)
+    groups = _groups(opts.geom_groups, "geom_groups")
     rgba = self.geom_rgba.copy()
     if opts.transparency:
       rgba[self.geom_dynamic, 3] *= vis.map.alpha
@@ -383,7 +391,7 @@ class Renderer:
       tgt = batch_t if col.inertia[3] < 1 else batch_o
       tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia)
     if opts.sites and m.nsite:
-      groups = np.asarray(opts.site_groups, bool)
+      groups = _groups(opts.site_groups, "site_groups")
       show = groups[self.site_group] & (self.site_rgba[:, 3] > 0)
       for kind in range(len(KINDS)):
         sel = show & (self.site_kind == kind)
@@ -423,7 +431,7 @@ class Renderer:
   def _joint_instances(self, snap, opts, batch):
     m, scl, vis = self.m, self.meansize, self.vis
     length, width = vis.scale.jointlength * scl, vis.scale.jointwidth * scl
-    groups = np.asarray(opts.joint_groups, bool)
+    groups = _groups(opts.joint_groups, "joint_groups")
     jt = np.asarray(m.jnt_type)
     show = groups[np.clip(np.asarray(m.jnt_group), 0, 5)]
     imp = np.zeros(m.njnt)

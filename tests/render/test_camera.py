@@ -190,3 +190,16 @@ def test_ray_goes_through_projected_point():
   np.testing.assert_allclose(xy[2], (w / 2, h / 2), atol=1e-9)
   o, d = cam.ray(0.5, 0.5, w / h)
   np.testing.assert_allclose(d, cam.pose()[1], atol=1e-12)
+
+
+def test_bad_camera_input_gives_clear_errors():
+  """Unknown actions and camera ids are named in the error."""
+  m, _ = _both("demo")
+  cam = Camera.default_for(m)
+  with pytest.raises(ValueError, match="Mouse"):
+    cam.move("spin", 0.1, 0.1)
+  cam.move("rotate_h", 0.1, 0.0)     # names work as well as MuJoCo's ints
+  cam.type, cam.fixedcamid = CameraType.FIXED, 3
+  snap = Snapshot(m)
+  with pytest.raises(ValueError, match="fixed camera 3"):
+    cam.pose(snap)

@@ -250,3 +250,14 @@ def test_app_hooks_lines_and_arrows(scene):
   tip = hr.project(np.array([0, -1, 0.6]), cam)[0]
   assert np.abs(_px(img, tip) - _px(base, tip)).sum() > 60
   assert (np.abs(img.astype(int) - base).sum(2) > 30).sum() > 50
+
+
+def test_bad_options_give_clear_errors(scene):
+  """Wrong toggles, label modes and sizes are reported by name."""
+  m, d, snap, hr, cam = scene
+  with pytest.raises(ValueError, match="geom_groups"):
+    hr.render(snap, cam, VisOptions(geom_groups=[True, False]))
+  with pytest.raises(ValueError, match="labels"):
+    hr.renderer.labels(snap, cam, VisOptions(labels="tendon"), W, H)
+  with pytest.raises(ValueError, match="size"):
+    HeadlessRenderer(m, 0, 10, ctx=hr.ctx)
