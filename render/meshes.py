@@ -114,7 +114,7 @@ def box(slices=None, stacks=None):
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def quad(slices=None, stacks=None, n=64):
+def quad(slices=None, stacks=None, n=32):
   """Square from -1 to 1 in the xy plane, normal +z, as an n x n grid (planes: per-vertex
   lighting needs vertices inside the floor for spot lights, as MuJoCo's plane grid). Lines are
   denser towards the centre (x = t|t|), where a camera-following infinite plane is looked at."""

@@ -201,14 +201,36 @@ class Renderer:
     self._shadow_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
     self._shadow_tex.repeat_x = self._shadow_tex.repeat_y = False
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
+    self._plane_grid = 0
     self.set_model(m)
 
   # ------------------------------------------------------------------------------- model
+
+  def _set_plane_grid(self, n):
+    """Rebuild the plane mesh as an n x n grid (finer when spot/point lights fall on it)."""
+    if n == self._plane_grid:
+      return
+    v, i = meshes.quad(n=n)
+    vbo, ibo = self.ctx.buffer(v.tobytes()), self.ctx.buffer(i.tobytes())
+    for p in ("o", "t"):
+      self._vaos[p, QUAD].release()
+      self._vaos[p, QUAD] = self.ctx.vertex_array(
+          self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
+                            (self._inst[p, QUAD], _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
+    k = self._vbos.index(self._plane_vbo) if self._plane_grid else 2 * QUAD
+    self._vbos[k].release()
+    self._ibos[k].release()
+    self._vbos[k], self._ibos[k] = vbo, ibo
+    self._plane_vbo, self._plane_grid = vbo, n
 
   def set_model(self, m):
     """Precompute everything per geom that does not change while the model runs."""
     self.m = m
     self.vis = vis = visual_for(m)
+    # directional light is uniform over a plane: a coarse grid will do; spot/point lights need
+    # vertices where their cone falls (lighting is per vertex)
+    positional = any(m.light_active[i] and int(m.light_type[i]) != 1 for i in range(m.nlight))
+    self._set_plane_grid(32 if positional else 8)
     self.meansize = vis.stat.meansize
     n = m.ngeom
     gtype = np.asarray(m.geom_type)
