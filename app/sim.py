@@ -23,6 +23,7 @@ CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth 
 CHUNK_SIM = 1 / 60   # seconds of simulated time per chunk at real time, at most
 MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs instead of catching up
 MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
+PERTURB_CHUNK = 0.004   # simulated seconds per chunk while a perturbation spring is active
 SPEEDS = (1 / 100, 1 / 50, 1 / 20, 1 / 10, 1 / 5, 1 / 2, 1.0, math.inf)
 
 # Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
@@ -256,6 +257,7 @@ class Simulation:
     self._path = path
     self._thread = None
     self._pending_model = model
+    self.pert = None                # active mouse perturbation (app.perturb.Perturb) or None
     self._key = key                 # keyframe to start from (first model only)
 
   # ---------------------------------------------------------------- UI side
@@ -331,6 +333,13 @@ class Simulation:
       self._status.last_divergence = ""
       self._status.warnings = ()
     self._path = path
+    self.pert = None
+    try:   # the model's <visual><map stiffness stiffnessrot>, MuJoCo's defaults otherwise
+      from render.visual import visual_for
+      vmap = visual_for(m).map
+      self._stiffness = (float(vmap.stiffness), float(vmap.stiffnessrot))
+    except ImportError:
+      self._stiffness = (100.0, 500.0)
     self.edits = {}
     self.opt_edits = {}
     self.opt0 = {k: np.copy(getattr(m.opt, k)) for k in ("disableflags", "enableflags")}
@@ -363,7 +372,11 @@ class Simulation:
               niter=int(d.solver_niter[0]), residual=solver_error(d),
               energy=energy(m, d) if int(self.m.opt.enableflags) & 2 else (0.0, 0.0),
               ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),
-              qpos=d.qpos.copy(), qvel=d.qvel.copy())
+              qpos=d.qpos.copy(), qvel=d.qvel.copy(), perturb=None)
+    if self.pert is not None:
+      p = self.pert
+      ex["perturb"] = (p.select, d.xmat[p.select].reshape(3, 3) @ p.localpos + d.xpos[p.select],
+                       p.refselpos.copy())
     self._bufs.publish(snap)
 
   def _apply(self, name, args):
@@ -396,6 +409,18 @@ class Simulation:
       if EDITABLE[field]:
         from engine import setconst
         setconst.set_const(m)
+    elif name == "perturb_start":
+      from app import perturb
+      body, localpos = int(args[0]), np.asarray(args[1], float)
+      selpos = d.xmat[body].reshape(3, 3) @ localpos + d.xpos[body]
+      self.pert = perturb.Perturb(select=body, localpos=localpos, refselpos=selpos, active=True,
+                                  localmass=perturb.local_mass(m, d, body, selpos))
+    elif name == "perturb_ref":
+      if self.pert is not None:
+        self.pert.refselpos = np.asarray(args[0], float)
+      return
+    elif name == "perturb_stop":
+      self.pert = None
     elif name == "eq_active":
       d.eq_active[int(args[0])] = bool(args[1])
     elif name == "load":
@@ -422,7 +447,18 @@ class Simulation:
     """Step n steps in one compiled call; detect and recover from divergence."""
     m, d = self.m, self.d
     t = d.time
-    done = engine.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
+    pert = self.pert
+    if pert is not None:   # added to the user's xfrc_applied for this chunk, then removed
+      from app import perturb
+      f, tq = perturb.apply_force(m, d, pert, *self._stiffness)
+      user = d.xfrc_applied[pert.select].copy()
+      d.xfrc_applied[pert.select, :3] += f
+      d.xfrc_applied[pert.select, 3:] += tq
+    try:
+      done = engine.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
+    finally:
+      if pert is not None:
+        d.xfrc_applied[pert.select] = user
     if done < n:
       self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
     elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAX_QACC):
@@ -488,6 +524,8 @@ class Simulation:
             target = d.time + h
           n = min(max_n, int(math.ceil((target - d.time) / h - 1e-9)),
                   max(1, int(CHUNK_SIM * st.speed / h)))
+          if self.pert is not None:   # the spring force is held over a chunk: keep it short
+            n = min(n, max(1, int(PERTURB_CHUNK / h)))
           if n <= 0:
             self._wake.wait(min(0.01, (d.time - target) / st.speed + 0.0005))
             self._wake.clear()

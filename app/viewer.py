@@ -5,6 +5,7 @@ Model or Data (the `Simulation` worker owns them, ../shared/DESIGN.md section 3)
 commands and draws the newest published snapshot. `Viewer.frame()` runs one iteration of the
 loop (events, draw, flip), which tests drive deterministically; `Viewer.run()` loops it.
 """
+import math
 import os
 import subprocess
 import sys
@@ -24,7 +25,9 @@ HELP = (
     ("T / W / S", "transparency / wireframe / shadows"), ("0-5", "geom group 0-5"),
     ("Left drag", "rotate view"),
     ("Right drag", "move view (Shift: horizontal plane)"),
-    ("Middle drag / scroll", "zoom"), ("Drop a file", "open that model"),
+    ("Middle drag / scroll", "zoom"), ("Double-click", "select a body"),
+    ("Ctrl + drag", "pull the selected body (Shift: horizontal plane)"),
+    ("Drop a file", "open that model"),
 )
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
 
@@ -66,6 +69,8 @@ class Viewer:
     import moderngl
     self.ctx = moderngl.create_context()
     self.window.push_handlers(on_key_press=self.on_key_press, on_mouse_drag=self.on_mouse_drag,
+                              on_mouse_press=self.on_mouse_press,
+                              on_mouse_release=self.on_mouse_release,
                               on_mouse_scroll=self.on_mouse_scroll,
                               on_file_drop=self.on_file_drop, on_close=self.on_close,
                               on_draw=self.on_draw, on_resize=self.on_resize)
@@ -87,6 +92,10 @@ class Viewer:
     from render.renderer import VisOptions
     self.opts = VisOptions()
     self.frame_mode = 0
+    self.selected = -1             # body picked by double-click (-1: none)
+    self._sel_local = None         # grab point in the selected body's frame
+    self.pert = None               # app.perturb.Perturb while a Ctrl+drag is active
+    self._last_press = (0.0, 0, 0, 0)
     self._model_version = 0
     self._keep_camera = False
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
@@ -145,6 +154,8 @@ class Viewer:
     else:
       self.camera.set_model(m)
     self._keep_camera = False
+    self.selected, self.pert = -1, None
+    self.renderer.highlight_body = -1
     self._model_version = st.model_version
     self.ui.on_model(m)
     return st
@@ -222,6 +233,9 @@ class Viewer:
     if self.renderer is not None:
       with self.sim.snapshot() as snap:
         if snap is not None:
+          pert = snap.extra.get("perturb")
+          self.renderer.lines = [(pert[1], pert[2], (1.0, 0.5, 0.5, 1.0))] \
+              if pert is not None and self.opts.perturb else []
           self.renderer.render(snap, self.camera, self.opts, w, h, fbo=target)
           info = dict(snap.extra)
           if self.opts.labels != "none":
@@ -315,9 +329,65 @@ class Viewer:
       o.geom_groups[g] = not o.geom_groups[g]
     return True
 
+  def pick(self, x, y):
+    """Body and world point under window pixel (x, y) (pyglet coordinates), or (-1, None)."""
+    from app import perturb
+    w, h = self.window.get_size()
+    with self.sim.snapshot() as snap:
+      if snap is None or self.ui.m is None:
+        return -1, None
+      origin, direction = self.camera.ray(x / w, y / h, w / h, snap)
+      return perturb.select(self.ui.m, snap, origin, direction, self.opts.geom_groups)
+
+  def select_at(self, x, y):
+    """Double-click: select the body under the pointer (highlighted), or clear the selection."""
+    body, point = self.pick(x, y)
+    self.selected = body
+    self._sel_local = None
+    if body > 0:
+      with self.sim.snapshot() as snap:
+        self._sel_local = snap.xmat[body].reshape(3, 3).T @ (point - snap.xpos[body])
+    if self.renderer is not None:
+      self.renderer.highlight_body = body
+
+  def on_mouse_press(self, x, y, button, modifiers):
+    import time as _t
+    from pyglet.window import key, mouse
+    if self._ui_wants("mouse") or self.camera is None or self.sim is None:
+      return
+    now = _t.perf_counter()
+    t0, x0, y0, b0 = self._last_press
+    self._last_press = (now, x, y, button)
+    if button == mouse.LEFT and b0 == button and now - t0 < 0.35 and abs(x - x0) + abs(y - y0) < 6:
+      self.select_at(x, y)
+      return
+    if modifiers & key.MOD_CTRL and self.selected > 0 and self._sel_local is not None:
+      from app import perturb
+      with self.sim.snapshot() as snap:
+        selpos = snap.xmat[self.selected].reshape(3, 3) @ self._sel_local + \
+            snap.xpos[self.selected]
+        eye, forward, _ = self.camera.pose(snap)
+      top = 2 * math.tan(math.radians(self.camera.fovy_deg()) / 2)   # mjv_frustumHeight
+      self.pert = perturb.Perturb(select=self.selected, localpos=self._sel_local,
+                                  refselpos=selpos, active=True,
+                                  scale=top * float((selpos - eye) @ forward))
+      self.sim.send("perturb_start", self.selected, self._sel_local)
+
+  def on_mouse_release(self, x, y, button, modifiers):
+    if self.pert is not None:
+      self.pert = None
+      self.sim.send("perturb_stop")
+
   def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
     from pyglet.window import key, mouse
     from render.camera import Mouse
+    if self.pert is not None:
+      with self.sim.snapshot() as snap:
+        _, forward, _ = self.camera.pose(snap)
+      h = max(self.window.height, 1)
+      self.pert.move(forward, dx / h, dy / h, bool(modifiers & key.MOD_SHIFT))
+      self.sim.send("perturb_ref", self.pert.refselpos.copy())
+      return
     if self._ui_wants("mouse") or self.camera is None:
       return
     shift = modifiers & key.MOD_SHIFT

@@ -88,28 +88,31 @@ def test_demo_opens_draws_and_moves(open_viewer):
 
 
 def test_contact_overlays_toggle(open_viewer, tmp_path):
-  """Keys C and F toggle contact points and force arrows: markers appear on a resting ball (the
-  arrow, m g x map.force / meanmass = 5 cm long, is inside the ball: seen with transparency)."""
+  """Keys C and F toggle contact points and force arrows: markers appear on a resting ball (both
+  are under or inside the ball, seen with transparency, key T: the arrow is m g x map.force /
+  meanmass = 5 cm long)."""
   from pyglet.window import key
   v = open_viewer(_write(tmp_path, "ball.xml", BALL))
   run_until(v, lambda: v.sim.snapshot().__enter__().ncon > 0, "the ball never touched the floor")
   _key(v, key.SPACE)
   v.sim.sync()
   assert v.sim.status().paused
+  opaque = v.screenshot()
+  _key(v, key.T)
+  assert v.opts.transparency
   plain = v.screenshot()
+  assert _changed_pixels(opaque, plain) > 100
   _key(v, key.C)
   assert v.opts.contact_points
   points = v.screenshot()
-  _key(v, key.T)
-  see_through = v.screenshot()
   _key(v, key.F)
   assert v.opts.contact_forces
   forces = v.screenshot()
   assert _changed_pixels(plain, points) > 20
-  assert _changed_pixels(see_through, forces) > 20
+  assert _changed_pixels(points, forces) > 20
   for k in (key.C, key.T, key.F):
     _key(v, k)
-  assert _changed_pixels(plain, v.screenshot()) == 0   # paused: toggling back restores the view
+  assert _changed_pixels(opaque, v.screenshot()) == 0   # paused: toggling back restores the view
 
 
 def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
@@ -316,3 +319,45 @@ def test_first_start_compiles_in_a_subprocess(tmp_path, monkeypatch):
     assert imgui.internal.find_window_by_name("Compiling").active   # the progress screen
   finally:
     v.close()
+
+
+FLOAT = """
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <geom type="plane" size="2 2 0.1" pos="0 0 -1"/>
+    <body name="box" pos="0 0 0"><freejoint/><geom type="box" size="0.2 0.2 0.2"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
+  """Double-click picks the body under the pointer; Ctrl+right drag pulls it along the drag
+  (camera-aligned), the spring is drawn, and releasing leaves xfrc_applied untouched."""
+  from pyglet.window import key, mouse
+  v = open_viewer(_write(tmp_path, "float.xml", FLOAT))
+  w, h = v.window.get_size()
+  with v.sim.snapshot() as snap:
+    x, y = v.renderer.project(snap.xpos[1], v.camera, w, h, snap)[0]
+  x, y = int(x), int(h - y)          # pyglet's origin is bottom-left
+  for _ in range(2):
+    _send(v, "on_mouse_press", x, y, mouse.LEFT, 0)
+    _send(v, "on_mouse_release", x, y, mouse.LEFT, 0)
+  assert v.selected == 1 and v.renderer.highlight_body == 1
+  start = v.sim.snapshot().__enter__().xpos[1].copy()
+  _send(v, "on_mouse_press", x, y, mouse.RIGHT, key.MOD_CTRL)
+  for _ in range(5):
+    _send(v, "on_mouse_drag", x, y, 0, h // 20, mouse.RIGHT, key.MOD_CTRL)  # drag upwards
+  run_until(v, lambda: v.sim.snapshot().__enter__().extra["perturb"] is not None, "no spring")
+  before = v.screenshot()
+  t = v.sim.snapshot().__enter__().time
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > t + 0.5, "not running")
+  moved = v.sim.snapshot().__enter__().xpos[1] - start
+  assert moved[2] > 0.05 and abs(moved[2]) > 5 * abs(moved[0])   # up: the camera's vertical
+  assert _changed_pixels(before, v.screenshot()) > 100
+  _send(v, "on_mouse_release", x, y, mouse.RIGHT, key.MOD_CTRL)
+  v.sim.send("pause", True)
+  v.sim.sync()
+  assert v.sim.pert is None and not v.sim.d.xfrc_applied.any()

@@ -1,0 +1,176 @@
+"""Mouse perturbation as MuJoCo's viewer does it: pick a body with a ray, then pull it with a
+critically damped spring towards a reference point moved by the mouse.
+
+The UI thread picks (`select`, on snapshot poses) and moves the reference (`Perturb.move`); the
+worker computes the force each chunk (`apply_force`, mjv_applyPerturbForce's law with the
+effective mass at the grab point from mjv_initPerturb) into `xfrc_applied`, added to the user's
+own values and removed again after the chunk.
+"""
+import dataclasses
+import math
+
+import numpy as np
+
+from engine.types import mjtGeom
+
+
+@dataclasses.dataclass
+class Perturb:
+  """mjvPerturb: selected body, grab point, reference point and whether a drag is active."""
+  select: int = -1
+  localpos: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
+  refselpos: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
+  active: bool = False
+  scale: float = 1.0
+  localmass: float = 1.0
+
+  def move(self, forward, reldx, reldy, horizontal):
+    """mjv_movePerturb for MOVE_V / MOVE_H: the reference follows the mouse in the camera-aligned
+    vertical (or horizontal) plane; reldx, reldy are fractions of the window height."""
+    vec = _convert2d(forward, reldx, reldy, horizontal)
+    self.refselpos = self.refselpos + self.scale * vec
+
+
+def _convert2d(forward, dx, dy, horizontal):
+  """convert2D of engine_vis_interact.c: a mouse motion as a world vector aligned to the camera."""
+  vec = (dx, -dy, 0.0) if horizontal else (dx, 0.0, dy)
+  yx, yy = forward[0], forward[1]
+  n = math.hypot(yx, yy)
+  yx, yy = (yx / n, yy / n) if n > 0 else (0.0, 0.0)
+  return np.array([vec[0] * yy + vec[1] * yx, -vec[0] * yx + vec[1] * yy, vec[2]])
+
+
+def ray_geom(p, u, gtype, size, pos, mat):
+  """Distance along the unit ray (p, u) to a geom, or inf (MuJoCo's mj_rayGeom for primitives;
+  meshes and height fields use their bounding box)."""
+  R = mat.reshape(3, 3)
+  lp = R.T @ (p - pos)
+  lu = R.T @ u
+  if gtype == mjtGeom.PLANE:
+    if abs(lu[2]) < 1e-12:
+      return math.inf
+    t = -lp[2] / lu[2]
+    x, y = lp[:2] + t * lu[:2]
+    inside = (size[0] <= 0 or abs(x) <= size[0]) and (size[1] <= 0 or abs(y) <= size[1])
+    return t if t >= 0 and inside else math.inf
+  if gtype == mjtGeom.SPHERE:
+    return _ray_ellipsoid(lp, lu, np.full(3, size[0]))
+  if gtype == mjtGeom.ELLIPSOID:
+    return _ray_ellipsoid(lp, lu, size)
+  if gtype == mjtGeom.CAPSULE:
+    r, h = size[0], size[1]
+    best = _ray_cylinder_side(lp, lu, r, h)
+    for zc in (-h, h):
+      best = min(best, _ray_ellipsoid(lp - [0, 0, zc], lu, np.full(3, r)))
+    return best
+  if gtype == mjtGeom.CYLINDER:
+    r, h = size[0], size[1]
+    best = _ray_cylinder_side(lp, lu, r, h)
+    if abs(lu[2]) > 1e-12:
+      for zc in (-h, h):
+        t = (zc - lp[2]) / lu[2]
+        if t >= 0 and np.hypot(*(lp[:2] + t * lu[:2])) <= r:
+          best = min(best, t)
+    return best
+  return _ray_box(lp, lu, size)
+
+
+def _ray_ellipsoid(lp, lu, s):
+  a, b = lp / s, lu / s
+  qa, qb, qc = b @ b, 2 * a @ b, a @ a - 1
+  disc = qb * qb - 4 * qa * qc
+  if disc < 0 or qa <= 0:
+    return math.inf
+  sq = math.sqrt(disc)
+  for t in ((-qb - sq) / (2 * qa), (-qb + sq) / (2 * qa)):
+    if t >= 0:
+      return t
+  return math.inf
+
+
+def _ray_cylinder_side(lp, lu, r, h):
+  qa = lu[0] ** 2 + lu[1] ** 2
+  if qa < 1e-12:
+    return math.inf
+  qb = 2 * (lp[0] * lu[0] + lp[1] * lu[1])
+  qc = lp[0] ** 2 + lp[1] ** 2 - r * r
+  disc = qb * qb - 4 * qa * qc
+  if disc < 0:
+    return math.inf
+  sq = math.sqrt(disc)
+  for t in ((-qb - sq) / (2 * qa), (-qb + sq) / (2 * qa)):
+    if t >= 0 and abs(lp[2] + t * lu[2]) <= h:
+      return t
+  return math.inf
+
+
+def _ray_box(lp, lu, s):
+  t0, t1 = -math.inf, math.inf
+  for k in range(3):
+    if abs(lu[k]) < 1e-12:
+      if abs(lp[k]) > s[k]:
+        return math.inf
+      continue
+    a, b = (-s[k] - lp[k]) / lu[k], (s[k] - lp[k]) / lu[k]
+    t0, t1 = max(t0, min(a, b)), min(t1, max(a, b))
+  if t0 > t1 or t1 < 0:
+    return math.inf
+  return t0 if t0 >= 0 else t1
+
+
+def select(m, snap, origin, direction, geom_groups=None, skip_static=True):
+  """(body, world point) hit first by the ray, or (-1, None): mjv_select on geoms. Static
+  bodies (welded to the world) are skipped unless `skip_static` is False."""
+  best, geom = math.inf, -1
+  for g in range(m.ngeom):
+    if geom_groups is not None:
+      grp = int(m.geom_group[g])
+      if 0 <= grp < len(geom_groups) and not geom_groups[grp]:
+        continue
+    if m.geom_rgba[g, 3] == 0:
+      continue
+    b = int(m.geom_bodyid[g])
+    if skip_static and m.body_weldid[b] == 0:
+      continue
+    gtype = int(m.geom_type[g])
+    size = m.geom_aabb[g, 3:] if gtype in (mjtGeom.MESH, mjtGeom.HFIELD, mjtGeom.SDF) else \
+        m.geom_size[g]
+    pos = snap.geom_xpos[g]
+    if gtype in (mjtGeom.MESH, mjtGeom.HFIELD, mjtGeom.SDF):
+      pos = pos + snap.geom_xmat[g].reshape(3, 3) @ m.geom_aabb[g, :3]
+    t = ray_geom(origin, direction, gtype, size, pos, snap.geom_xmat[g])
+    if t < best:
+      best, geom = t, g
+  if geom < 0:
+    return -1, None
+  return int(m.geom_bodyid[geom]), origin + best * direction
+
+
+def local_mass(m, d, body, point):
+  """mjv_initPerturb's effective mass at a world point of `body`: 3 / trace(J M^-1 J')."""
+  from engine import setconst
+  jacp, _ = setconst.jac(m, d, point, body)
+  inv = float(np.sum(jacp * setconst._solve_m(m, d, jacp)))
+  return 1.0 if inv == 0 else 3.0 / max(inv, 1e-15)
+
+
+def apply_force(m, d, pert, stiffness, stiffnessrot):
+  """Spring-damper wrench (force, torque) on the selected body, MuJoCo's translation law."""
+  sel = pert.select
+  xmat = d.xmat[sel].reshape(3, 3)
+  selpos = xmat @ pert.localpos + d.xpos[sel]
+  diff = selpos - pert.refselpos
+  root = m.body_rootid[sel]
+  ang, lin = d.cvel[sel, :3], d.cvel[sel, 3:]
+  lin_com = lin + np.cross(ang, d.xipos[sel] - d.subtree_com[root])  # mj_objectVelocity
+  arm = selpos - d.xipos[sel]
+  svel = lin_com + np.cross(ang, arm)
+  force = -stiffness * pert.localmass * diff - math.sqrt(stiffness) * pert.localmass * svel
+  torque = np.cross(arm, force)
+  n = np.linalg.norm(diff)
+  if n > 0:   # critically damped twist about the displacement axis
+    w = m.body_invweight0[sel, 1]
+    inertia = 1.0 / max(1e-15, w) if w else 1.0
+    axis = diff / n
+    torque -= math.sqrt(stiffnessrot) * inertia * float(axis @ ang) * axis
+  return force, torque
