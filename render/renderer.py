@@ -549,24 +549,28 @@ class Renderer:
     width, height = max(int(width), 1), max(int(height), 1)
     eye, forward, up = camera.pose(snapshot, self.m)
     viewproj = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
-    bo, bt = _Batch(), _Batch()
+    bo, bd, bt = _Batch(), _Batch(), _Batch()     # opaque geoms, opaque decor, transparent
     self._geom_instances(snapshot, opts, eye, bo, bt)
-    self._decor_instances(snapshot, opts, bo, bt)
-    opaque, trans = bo.arrays(), bt.arrays()
+    self._decor_instances(snapshot, opts, bd, bt)
+    geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
+    opaque = []
     for kind in range(len(KINDS)):
       a = trans[kind]
       if len(a) > 1:     # back to front
         trans[kind] = a[np.argsort(-np.linalg.norm(a[:, 0:3] - eye, axis=1))]
-      a = opaque[kind]
-      if len(a) > 1 and kind != QUAD:   # front to back: early depth test skips hidden fragments
-        opaque[kind] = a[np.argsort(np.linalg.norm(a[:, 0:3] - eye, axis=1))]
+      for part in (geoms, decor):
+        a = part[kind]
+        if len(a) > 1 and kind != QUAD:   # front to back: early depth test skips hidden pixels
+          part[kind] = a[np.argsort(np.linalg.norm(a[:, 0:3] - eye, axis=1))]
+      # geoms first: the shadow pass draws only them (decorations cast no shadow)
+      opaque.append(np.concatenate([geoms[kind], decor[kind]]))
     lights = self._lights(snapshot, forward, eye)
     shadow_mat, shadow_idx = (None, -1)
     for kind in range(len(KINDS)):
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
-      shadow_mat, shadow_idx = self._shadow_matrix(snapshot, lights, opaque, eye, forward)
+      shadow_mat, shadow_idx = self._shadow_matrix(snapshot, lights, geoms, eye, forward)
     ctx.enable(moderngl.DEPTH_TEST)
     if shadow_mat is not None:
       self._shadow_fbo.use()
@@ -575,8 +579,8 @@ class Renderer:
       self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
       ctx.polygon_offset = (2.0, 4.0)     # slope-scaled depth bias against shadow acne
       for kind in range(len(KINDS)):
-        if kind != QUAD and len(opaque[kind]):
-          self._vaos["d", kind].render(instances=len(opaque[kind]))
+        if kind != QUAD and len(geoms[kind]):
+          self._vaos["d", kind].render(instances=len(geoms[kind]))
       ctx.polygon_offset = (0.0, 0.0)
     fbo.use()
     ctx.viewport = (0, 0, width, height)
