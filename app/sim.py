@@ -318,9 +318,9 @@ class Simulation:
       for k, v in kw.items():
         setattr(self._status, k, v)
 
-  def _install(self, m, path):
+  def _install(self, m, path, first=False):
     d = engine.make_data(m)
-    engine.forward(m, d)
+    engine.forward(m, d)   # loads a smaller kernel than step: the model is on screen sooner
     cls = self._snap_cls or snapshot_class()
     with self._lock:
       self.m, self.d = m, d
@@ -350,14 +350,14 @@ class Simulation:
       engine.forward(m, d)
     self._publish()
 
-  def _load(self, path):
+  def _load(self, path, first=False):
     self._set(loading=True)
     try:
       m = engine.load_model(str(path))
     except Exception as e:  # noqa: BLE001 - any load failure is reported, the old model stays
       self._set(loading=False, load_error=f"cannot load {path}: {e}")
       return False
-    self._install(m, path)
+    self._install(m, path, first)
     self._set(loading=False)
     return True
 
@@ -478,10 +478,10 @@ class Simulation:
   def _run(self):
     try:
       if self._pending_model is not None:
-        self._install(self._pending_model, self._path)
+        self._install(self._pending_model, self._path, first=True)
         self._pending_model = None
       elif self._path:
-        if not self._load(self._path):
+        if not self._load(self._path, first=True):
           self._set(paused=True)
     except Exception:  # noqa: BLE001
       self._set(error=traceback.format_exc(), paused=True)

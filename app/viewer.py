@@ -9,6 +9,7 @@ import math
 import os
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -57,10 +58,19 @@ class Viewer:
 
   def __init__(self, path=None, *, width=1280, height=720, visible=True, speed=1.0,
                paused=False, key=None, max_fps=60.0, ui=True, title="numjoco"):
-    import pyglet
     from assets import DEMO_MODEL
     self.path = str(path or DEMO_MODEL)
     self.max_fps = max_fps
+    self.sim = None
+    self._warm = None
+    self._start = dict(speed=speed, paused=paused, key=key)
+    self.t_created = time.perf_counter()
+    self._boot = None
+    self._boot_error = ""
+    if warmup.is_warm():   # import the engine and load the model while the window opens
+      self._boot = threading.Thread(target=self._start_sim, name="numjoco-boot", daemon=True)
+      self._boot.start()
+    import pyglet
     config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
                               double_buffer=True, depth_size=24)
     self.window = pyglet.window.Window(width, height, caption=title, resizable=True,
@@ -86,7 +96,6 @@ class Viewer:
     self.ui.show_panels = ui
     self.clock = FrameClock()
     self.closed = False
-    self.sim = None
     self.renderer = None
     self.camera = None
     from render.renderer import VisOptions
@@ -99,12 +108,7 @@ class Viewer:
     self._model_version = 0
     self._keep_camera = False
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
-    self._warm = None
-    self._start = dict(speed=speed, paused=paused, key=key)
-    self.t_created = time.perf_counter()
-    if warmup.is_warm():
-      self._start_sim()
-    else:
+    if self._boot is None:
       self._warm = subprocess.Popen(
           [sys.executable, "-m", "app.warmup"], stdout=subprocess.PIPE,
           stderr=subprocess.STDOUT, text=True, cwd=str(warmup.ENGINE.parent),
@@ -115,9 +119,15 @@ class Viewer:
 
   # ------------------------------------------------------------------ simulation
   def _start_sim(self):
-    from app.sim import Simulation
-    sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
-    self.sim = Simulation(path=self.path, **self._start).start()
+    try:
+      from app.sim import Simulation
+      sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
+      sim = Simulation(path=self.path, **self._start)
+      sim.start()
+      self.sim = sim
+    except Exception:  # noqa: BLE001 - shown in the window (draw picks it up)
+      import traceback
+      self._boot_error = "cannot start the simulation:\n" + traceback.format_exc()
 
   def _poll_warmup(self):
     """Collect the compile subprocess's output; start the simulation when it is done."""
@@ -196,6 +206,8 @@ class Viewer:
 
   def close(self):
     """Stop the worker and free the window."""
+    if self._boot is not None:
+      self._boot.join(30)
     if self.sim is not None:
       self.sim.stop()
     if self._warm is not None:
@@ -206,6 +218,8 @@ class Viewer:
       self.renderer = None
     if not self.closed:
       self.closed = True
+      self.window.pop_handlers()   # imgui's
+      self.window.pop_handlers()   # ours: no weak references left to die at interpreter exit
       self.window.close()
       from imgui_bundle import imgui, implot
       implot.destroy_context(self._implot_ctx)
@@ -228,6 +242,8 @@ class Viewer:
     info = None
     if self._warm is not None:
       self._poll_warmup()
+    if self._boot_error:
+      self.ui.error, self._boot_error = self._boot_error, ""
     st = self._sync_model() if self.sim is not None else None
     labels = []
     if self.renderer is not None:
