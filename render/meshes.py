@@ -114,10 +114,10 @@ def box(slices=None, stacks=None):
   return np.array(verts, np.float32), np.array(idx, np.int32)
 
 
-def quad(slices=None, stacks=None, n=32):
-  """Square from -1 to 1 in the xy plane, normal +z, as an n x n grid (planes: per-vertex
-  lighting needs vertices inside the floor for spot lights, as MuJoCo's plane grid). Lines are
-  denser towards the centre (x = t|t|), where a camera-following infinite plane is looked at."""
+def quad(slices=None, stacks=None, n=8):
+  """Square from -1 to 1 in the xy plane, normal +z, as an n x n grid: directional lights are
+  shaded per vertex (spot lights per fragment, see shaders.py); lines are denser towards the
+  centre (x = t|t|), where a camera-following infinite plane is looked at."""
   t = np.linspace(-1.0, 1.0, n + 1)
   t = t * np.abs(t)
   x, y = np.meshgrid(t, t, indexing="xy")

@@ -163,7 +163,8 @@ class Renderer:
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1
     self._shadow_ortho = True
-    self._geom_prog = ctx.program(vertex_shader=shaders.GEOM_VS, fragment_shader=shaders.GEOM_FS)
+    vs, fs = shaders.geom_program(0)
+    self._geom_prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
     self._depth_prog = ctx.program(vertex_shader=shaders.DEPTH_VS,
                                    fragment_shader=shaders.DEPTH_FS)
     self._line_prog = ctx.program(vertex_shader=shaders.LINE_VS, fragment_shader=shaders.LINE_FS)
@@ -176,11 +177,8 @@ class Renderer:
       self._vbos.append(vbo)
       self._ibos.append(ibo)
       for p in ("o", "t"):
-        buf = ctx.buffer(reserve=64 * _FLOATS * 4, dynamic=True)
-        self._inst[p, k] = buf
-        self._vaos[p, k] = ctx.vertex_array(
-            self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
-                              (buf, _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
+        self._inst[p, k] = ctx.buffer(reserve=64 * _FLOATS * 4, dynamic=True)
+        self._vaos[p, k] = self._geom_vao(self._geom_prog, k, p)
       v, i = meshes.shadow_mesh(name)
       svbo, sibo = ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes())
       self._vbos.append(svbo)
@@ -201,36 +199,40 @@ class Renderer:
     self._shadow_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
     self._shadow_tex.repeat_x = self._shadow_tex.repeat_y = False
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
-    self._plane_grid = 0
+    self._plane_prog, self._plane_npos = self._geom_prog, 0
     self.set_model(m)
 
   # ------------------------------------------------------------------------------- model
 
-  def _set_plane_grid(self, n):
-    """Rebuild the plane mesh as an n x n grid (finer when spot/point lights fall on it)."""
-    if n == self._plane_grid:
+  def _geom_vao(self, prog, kind, p):
+    return self.ctx.vertex_array(prog, [(self._vbos[2 * kind], "3f 3f 1f", "in_pos", "in_normal",
+                                         "in_cap"),
+                                        (self._inst[p, kind], _INSTANCE_FMT, *_INSTANCE_ATTRS)],
+                                 self._ibos[2 * kind])
+
+  def _set_plane_program(self, npos):
+    """Planes get their own program when spot/point lights fall on them."""
+    if npos == self._plane_npos:
       return
-    v, i = meshes.quad(n=n)
-    vbo, ibo = self.ctx.buffer(v.tobytes()), self.ctx.buffer(i.tobytes())
     for p in ("o", "t"):
       self._vaos[p, QUAD].release()
-      self._vaos[p, QUAD] = self.ctx.vertex_array(
-          self._geom_prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
-                            (self._inst[p, QUAD], _INSTANCE_FMT, *_INSTANCE_ATTRS)], ibo)
-    k = self._vbos.index(self._plane_vbo) if self._plane_grid else 2 * QUAD
-    self._vbos[k].release()
-    self._ibos[k].release()
-    self._vbos[k], self._ibos[k] = vbo, ibo
-    self._plane_vbo, self._plane_grid = vbo, n
+    if self._plane_prog is not self._geom_prog:
+      self._plane_prog.release()
+    if npos:
+      vs, fs = shaders.geom_program(npos)
+      self._plane_prog = self.ctx.program(vertex_shader=vs, fragment_shader=fs)
+    else:
+      self._plane_prog = self._geom_prog
+    for p in ("o", "t"):
+      self._vaos[p, QUAD] = self._geom_vao(self._plane_prog, QUAD, p)
+    self._plane_npos = npos
 
   def set_model(self, m):
     """Precompute everything per geom that does not change while the model runs."""
     self.m = m
     self.vis = vis = visual_for(m)
-    # directional light is uniform over a plane: a coarse grid will do; spot/point lights need
-    # vertices where their cone falls (lighting is per vertex)
-    positional = any(m.light_active[i] and int(m.light_type[i]) != 1 for i in range(m.nlight))
-    self._set_plane_grid(32 if positional else 8)
+    npos = sum(1 for i in range(m.nlight) if m.light_active[i] and int(m.light_type[i]) != 1)
+    self._set_plane_program(min(npos, shaders.MAX_LIGHTS))
     self.meansize = vis.stat.meansize
     n = m.ngeom
     gtype = np.asarray(m.geom_type)
@@ -588,16 +590,18 @@ class Renderer:
     if self.vis.skybox is not None:
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
-    prog = self._geom_prog
-    self._set_uniform(prog, "u_viewproj", _gl(viewproj))
-    self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
-    self._set_lights(prog, lights)
-    self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
-    self._set_uniform(prog, "u_shadow_mat",
-                      _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
-    self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
-    self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
-    self._set_uniform(prog, "u_shadow", 0)
+    if self._plane_prog is not self._geom_prog:
+      self._set_positional(lights, shadow_idx if shadow_mat is not None else -1)
+    for prog in {id(p): p for p in (self._geom_prog, self._plane_prog)}.values():
+      self._set_uniform(prog, "u_viewproj", _gl(viewproj))
+      self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
+      self._set_lights(prog, lights)
+      self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
+      self._set_uniform(prog, "u_shadow_mat",
+                        _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
+      self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+      self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
+      self._set_uniform(prog, "u_shadow", 0)
     ctx.wireframe = bool(opts.wireframe)
     ctx.disable(moderngl.BLEND)
     for kind in _OPAQUE_ORDER:
@@ -643,6 +647,28 @@ class Renderer:
     if a.nbytes > buf.size:
       buf.orphan(max(a.nbytes, 2 * buf.size))
     buf.write(a.tobytes())
+
+  def _set_positional(self, lights, shadow_idx):
+    """The u_p* uniforms of the plane program: its spot/point lights in a fixed-size list."""
+    n = self._plane_npos
+    pos = [k for k, l in enumerate(lights) if l[0][3] < 0.5][:n]
+    arrays = {name: np.zeros((n, w), np.float32) for name, w in (
+        ("u_ppos", 3), ("u_pdir", 3), ("u_pamb", 3), ("u_pdif", 3), ("u_pspec", 3),
+        ("u_patt", 3), ("u_pspot", 2))}
+    arrays["u_patt"][:, 0] = 1.0
+    arrays["u_pspot"][:, 0] = -1.0
+    shadow = -1
+    for j, k in enumerate(pos):
+      l = lights[k]
+      d = np.asarray(l[1], float)
+      arrays["u_ppos"][j] = l[0][:3]
+      arrays["u_pdir"][j] = d / max(np.linalg.norm(d), 1e-12)
+      arrays["u_pamb"][j], arrays["u_pdif"][j], arrays["u_pspec"][j] = l[2], l[3], l[4]
+      arrays["u_patt"][j], arrays["u_pspot"][j] = l[5], l[6]
+      shadow = j if k == shadow_idx else shadow
+    for name, a in arrays.items():
+      self._set_uniform(self._plane_prog, name, a.tobytes())
+    self._set_uniform(self._plane_prog, "u_pshadow", shadow)
 
   @staticmethod
   def _set_uniform(prog, name, value):

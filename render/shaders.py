@@ -2,8 +2,8 @@
 flat lines.
 
 Lighting is per vertex, as MuJoCo's fixed-function OpenGL (software GL here: the fragment shader
-must stay short); the shadow-casting light is shaded per fragment from the shadow map. Planes are
-64 x 64 grids (as MuJoCo's plane grid) so spot lights fall on them per vertex.
+must stay short); the shadow-casting light is shaded per fragment from the shadow map. Planes lit
+by spot/point lights get a variant that shades those lights per fragment.
 Per vertex: position, normal and `cap` (see render/meshes.py). Per instance: position, the three
 rows of the rotation matrix (MuJoCo's xmat layout), size (xyz scale, w: capsule half-length or
 plane checker square), rgba, material (emission, specular, shininess, kind: 1 = checker of rgba
@@ -42,6 +42,7 @@ float light_at(int i, vec3 world, out vec3 L) {
 
 GEOM_VS = """
 #version 330
+#define PLANE %d
 in vec3 in_pos; in vec3 in_normal; in float in_cap;
 in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size; in vec4 i_color;
 in vec4 i_mat; in vec4 i_color2;
@@ -50,6 +51,9 @@ uniform mat4 u_shadow_mat;
 """ + _LIGHT_UNIFORMS + """
 out vec4 v_color; out vec3 v_color2; out vec2 v_local; out vec4 v_shadow; out float v_checker;
 out vec3 v_diff; out vec3 v_spec; out vec3 v_sdiff; out vec3 v_sspec;
+#if PLANE == 1
+out vec3 v_world; out vec3 v_normal;
+#endif
 void main() {
   vec3 local = in_pos * i_size.xyz + vec3(0.0, 0.0, in_cap * i_size.w);
   mat3 R = transpose(mat3(i_r0, i_r1, i_r2));
@@ -63,6 +67,7 @@ void main() {
   vec3 diff = vec3(i_mat.x), spec = vec3(0.0), sdiff = vec3(0.0), sspec = vec3(0.0);
   for (int i = 0; i < MAX_LIGHTS; i++) {
     if (i >= u_nlight) break;
+    if (PLANE == 1 && u_lpos[i].w < 0.5) continue;    // planes: positional lights per fragment
     vec3 L;
     float att = light_at(i, world, L);
     float ndl = max(dot(n, L), 0.0);
@@ -78,12 +83,24 @@ void main() {
   v_color = i_color; v_color2 = i_color2.rgb; v_local = local.xy / max(i_size.w, 1e-9);
   v_checker = (i_mat.w > 0.5 && i_size.w > 0.0) ? i_mat.w : 0.0;
   v_shadow = u_shadow_mat * vec4(world, 1.0);
+#if PLANE == 1
+  v_world = world; v_normal = n;
+#endif
   gl_Position = u_viewproj * vec4(world, 1.0);
 }
 """
 
 GEOM_FS = """
 #version 330
+#define PLANE %d
+#define NPOS %d
+#if PLANE == 1
+in vec3 v_world; in vec3 v_normal;
+uniform vec3 u_ppos[NPOS]; uniform vec3 u_pdir[NPOS]; uniform vec3 u_pamb[NPOS];
+uniform vec3 u_pdif[NPOS]; uniform vec3 u_pspec[NPOS]; uniform vec3 u_patt[NPOS];
+uniform vec2 u_pspot[NPOS];           // cos(cutoff) (-1: no cone), exponent
+uniform int u_pshadow;                // which of them casts the shadow, -1 none
+#endif
 in vec4 v_color; in vec3 v_color2; in vec2 v_local; in vec4 v_shadow; in float v_checker;
 in vec3 v_diff; in vec3 v_spec; in vec3 v_sdiff; in vec3 v_sspec;
 uniform float u_shadow_scale;
@@ -105,9 +122,34 @@ void main() {
       shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
   }
   vec3 diff = v_diff + shadow * v_sdiff, spec = v_spec + shadow * v_sspec;
+#if PLANE == 1
+  // spot and point lights on planes, per fragment: a plane's few big triangles cannot carry
+  // a light cone per vertex. Diffuse only, in a constant-length loop: llvmpipe pays for every
+  // instruction on every floor pixel.
+  vec3 n = v_normal;      // a plane's normal is constant: no renormalisation
+  for (int i = 0; i < NPOS; i++) {
+    vec3 d = u_ppos[i] - v_world;
+    float inv = inversesqrt(dot(d, d));
+    vec3 L = d * inv;
+    float dist = 1.0 / inv;
+    float att = 1.0 / max(u_patt[i].x + u_patt[i].y * dist + u_patt[i].z * dist * dist, 1e-6);
+    float c = dot(-L, u_pdir[i]);
+    att *= (u_pspot[i].x <= -1.0 || c >= u_pspot[i].x) ? exp2(u_pspot[i].y * log2(max(c, 1e-6)))
+                                                       : 0.0;
+    float sh = i == u_pshadow ? shadow : 1.0;
+    diff += att * (u_pamb[i] + sh * u_pdif[i] * max(dot(n, L), 0.0));
+  }
+#endif
   f_color = vec4(min(base * diff + spec, vec3(1.0)), v_color.a);
 }
 """
+
+
+def geom_program(npos=0):
+  """(vertex, fragment) sources of the geom program; with `npos` > 0, the plane variant that
+  shades that many spot/point lights per fragment."""
+  plane = int(npos > 0)
+  return GEOM_VS % plane, GEOM_FS % (plane, max(int(npos), 1))
 
 
 DEPTH_VS = """

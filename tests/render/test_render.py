@@ -261,3 +261,67 @@ def test_bad_options_give_clear_errors(scene):
     hr.renderer.labels(snap, cam, VisOptions(labels="tendon"), W, H)
   with pytest.raises(ValueError, match="size"):
     HeadlessRenderer(m, 0, 10, ctx=hr.ctx)
+
+
+LIGHTS = """
+<mujoco>
+  <visual><headlight active="{head}"/></visual>
+  <asset>
+    <material name="mat" rgba="0 0 1 1"/>
+  </asset>
+  <worldbody>
+    <light pos="0 0 2" dir="0 0 -1" cutoff="20" exponent="1" castshadow="false"/>
+    <geom type="plane" size="0 0 .5" rgba=".6 .6 .6 1"/>
+    <geom name="own" type="box" pos="-0.6 1.2 0.3" size=".1 .1 .1" material="mat" rgba="1 0 0 1"/>
+    <geom name="frommat" type="box" pos="0.6 1.2 0.3" size=".1 .1 .1" material="mat"/>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _lights_scene(ctx, head):
+  m = _model(LIGHTS.format(head=head))
+  d = engine.make_data(m)
+  engine.forward(m, d)
+  snap = Snapshot(m)
+  snap.capture(m, d)
+  hr = HeadlessRenderer(m, W, H, ctx=ctx)
+  cam = Camera(m)
+  cam.lookat[:] = (0, 0.5, 0)
+  cam.distance, cam.azimuth, cam.elevation = 4.0, 90, -50
+  return m, snap, hr, cam
+
+
+def test_spot_light_cone_headlight_and_material_colour(ctx):
+  """The spot light brightens the floor inside its cone only; the headlight adds light
+  everywhere; a geom with a material takes the material's colour unless it sets its own rgba."""
+  m, snap, hr, cam = _lights_scene(ctx, 1)
+  img = hr.render(snap, cam, VisOptions(shadows=False))
+  _save("spot", img)
+  inside = _px(img, hr.project(np.array([0.0, 0.0, 0.0]), cam)[0]).sum()
+  out = np.array([1.2, 0.6, 0.0])
+  outside = _px(img, hr.project(out, cam)[0]).sum()
+  r0 = np.tan(np.radians(20)) * 2          # cone radius on the floor
+  assert np.linalg.norm(out) > r0 + 0.5
+  assert inside > outside + 60
+  own = _px(img, hr.project(np.array([-0.6, 1.2, 0.4]), cam)[0])
+  mat = _px(img, hr.project(np.array([0.6, 1.2, 0.4]), cam)[0])
+  assert own[0] > 3 * own[2] and mat[2] > 3 * mat[0]
+  hr.release()
+  m2, snap2, hr2, cam2 = _lights_scene(ctx, 0)
+  dark = hr2.render(snap2, cam2, VisOptions(shadows=False))
+  assert _px(dark, hr2.project(out, cam2)[0]).sum() < outside - 30
+  hr2.release()
+
+
+def test_infinite_plane_covers_the_view(ctx):
+  """An infinite plane reaches the horizon: every pixel below it is floor, at any lookat."""
+  m, snap, hr, cam = _lights_scene(ctx, 1)
+  cam.elevation = -10
+  for x in (0.0, 37.0, -120.0):
+    cam.lookat[:] = (x, 0.3 * x, 0)
+    img = hr.render(snap, cam, VisOptions(shadows=False))
+    bg = np.array([round(c * 255) for c in VisOptions().background])
+    bottom = img[H // 2 + 20:].reshape(-1, 3).astype(int)
+    assert (np.abs(bottom - bg).sum(1) < 6).mean() < 0.01
+  hr.release()
