@@ -499,7 +499,7 @@ class Renderer:
                 m.light_attenuation[i], (cutoff, float(m.light_exponent[i])), i))
     return L
 
-  def _shadow_matrix(self, snap, lights, batch_arrays, eye, forward):
+  def _shadow_matrix(self, lights, batch_arrays):
     """Light view-projection of the shadow map: the first model light that casts shadows,
     else the headlight, fitted around the opaque non-plane instances of this frame."""
     m = self.m
@@ -572,7 +572,7 @@ class Renderer:
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
-      shadow_mat, shadow_idx = self._shadow_matrix(snapshot, lights, geoms, eye, forward)
+      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms)
     ctx.enable(moderngl.DEPTH_TEST)
     if shadow_mat is not None:
       self._shadow_fbo.use()
@@ -756,8 +756,11 @@ class Renderer:
   def release(self):
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
-            + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog, self._shadow_fbo, self._shadow_tex,
-               self._geom_prog, self._depth_prog, self._line_prog])
+            + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog,
+               self._shadow_fbo, self._shadow_tex, self._geom_prog, self._depth_prog,
+               self._line_prog])
+    if self._plane_prog is not self._geom_prog:
+      objs.append(self._plane_prog)
     for o in objs:
       o.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []

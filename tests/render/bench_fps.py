@@ -8,8 +8,6 @@ Not a test: `PYTHONPATH=. python tests/render/bench_fps.py [--frames N] [--sampl
 import argparse
 import time
 
-import numpy as np
-
 
 def _models():
   import engine
