@@ -512,13 +512,14 @@ class Renderer:
       if not lights:
         return None, -1
       src = 0
-    pts = [a[:, 0:3] for kind, a in enumerate(batch_arrays) if kind != QUAD and len(a)]
-    if not pts:
+    arrays = [a for kind, a in enumerate(batch_arrays) if kind != QUAD and len(a)]
+    if not arrays:
       return None, -1
-    p = np.concatenate(pts)
-    lo, hi = p.min(0), p.max(0)
+    a = np.concatenate(arrays)
+    lo, hi = a[:, 0:3].min(0), a[:, 0:3].max(0)
     center = 0.5 * (lo + hi)
-    radius = 0.5 * float(np.linalg.norm(hi - lo)) + 2 * self.meansize + 1e-3
+    reach = float(np.max(np.linalg.norm(a[:, 12:15], axis=1) + a[:, 15]))   # largest instance
+    radius = 0.5 * float(np.linalg.norm(hi - lo)) + reach + 1e-3
     pos, d = lights[src][0], np.asarray(lights[src][1], float)
     d = d / max(np.linalg.norm(d), 1e-12)
     self._shadow_ortho = pos[3] > 0.5
