@@ -1,0 +1,120 @@
+"""The simulation worker without a window: pacing, the snapshot hand-over, command semantics."""
+import time
+
+import numpy as np
+import pytest
+
+import engine
+from app import sim as simmod
+from app.sim import Simulation
+
+PENDULUM = """<mujoco><worldbody><body pos="0 0 1"><joint name="j" type="hinge" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/></body></worldbody>
+  <actuator><motor joint="j" ctrlrange="-1 1"/></actuator></mujoco>"""
+
+
+@pytest.fixture
+def model():
+  return engine.load_model(PENDULUM)
+
+
+def test_slow_motion_never_runs_ahead_of_wall_time(model):
+  """At speed 1/10 simulated time stays within wall time / 10 (plus one chunk): pacing holds
+  the worker back; it also advances (the worker runs)."""
+  s = Simulation(model, speed=0.1).start()
+  try:
+    s.wait_until(lambda st: st.model_version > 0)
+    t0 = time.perf_counter()
+    time.sleep(1.0)
+    with s.snapshot() as snap:
+      t_sim = snap.time
+    wall = time.perf_counter() - t0
+    assert 0 < t_sim <= 0.1 * wall + simmod.CHUNK_SIM * 0.1 + 2 * model.opt.timestep
+  finally:
+    s.stop()
+
+
+def test_as_fast_as_possible_outruns_real_time_pacing(model):
+  """Speed inf steps without pacing: more simulated time than at 1x in the same wall time."""
+  s = Simulation(model, speed=float("inf")).start()
+  try:
+    s.wait_until(lambda st: st.model_version > 0)
+    s.sync()
+    t0 = time.perf_counter()
+    start = s.snapshot().__enter__().time
+    time.sleep(0.5)
+    advanced = s.snapshot().__enter__().time - start
+    assert advanced > time.perf_counter() - t0   # the pendulum is far cheaper than real time
+  finally:
+    s.stop()
+
+
+def test_commands_apply_in_order_between_chunks(model):
+  """ctrl, zero_ctrl, qpos and opt edits reach Data/Model in the order sent."""
+  s = Simulation(model, paused=True).start()
+  try:
+    s.send("ctrl", 0, 0.7)
+    s.send("qpos", 0, 0.3)
+    s.send("opt", "timestep", 0.001)
+    s.sync()
+    assert s.d.ctrl[0] == 0.7 and s.d.qpos[0] == 0.3 and s.m.opt.timestep == 0.001
+    s.send("zero_ctrl")
+    s.send("step", 10)
+    s.sync()
+    assert s.d.ctrl[0] == 0.0 and s.d.time == pytest.approx(0.01)
+    assert s.opt_edits["timestep"] == 0.001
+  finally:
+    s.stop()
+
+
+def test_snapshot_being_read_is_never_rewritten():
+  """The double buffer: a reader's snapshot is not handed back to the writer until released."""
+  made = []
+
+  def factory():
+    made.append(object())
+    return made[-1]
+  b = simmod._Buffers(factory)
+  first = b.back()
+  b.publish(first)
+  held = b.acquire()
+  assert held is first
+  for _ in range(5):   # the writer keeps publishing while the reader holds `first`
+    nxt = b.back()
+    assert nxt is not first
+    b.publish(nxt)
+  b.release(held)
+  assert len(made) <= 3    # buffers are recycled, not allocated per publish
+
+
+def test_unknown_command_is_an_error_shown_in_status(model):
+  """A bad command names itself in status.error and pauses the worker (never swallowed)."""
+  s = Simulation(model).start()
+  try:
+    s.send("frobnicate")
+    st = s.wait_until(lambda st: st.error != "")
+    assert "frobnicate" in st.error and st.paused
+    s.send("clear_error")
+    s.send("pause", False)
+    st = s.wait_until(lambda st: st.error == "" and not st.paused)
+    assert st.error == ""
+  finally:
+    s.stop()
+
+
+def test_divergence_in_a_step_command_is_counted_and_reset(model):
+  """A blown-up state inside a chunk is counted once in status, Data is reset and finite."""
+  s = Simulation(model, paused=True).start()
+  try:
+    s.sync()
+
+    def poison(m, d):
+      d.qvel[0] = 1e300   # the engine detects this one itself
+    s.send("call", poison)
+    s.send("step", 5)
+    st = s.wait_until(lambda st: st.divergences > 0)
+    assert st.divergences == 1 and "diverged" in st.last_divergence
+    s.sync()
+    assert np.isfinite(s.d.qpos).all() and s.d.qvel[0] == 0
+  finally:
+    s.stop()
