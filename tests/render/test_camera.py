@@ -203,3 +203,26 @@ def test_bad_camera_input_gives_clear_errors():
   snap = Snapshot(m)
   with pytest.raises(ValueError, match="fixed camera 3"):
     cam.pose(snap)
+
+
+def test_builtin_textures_read_like_mujoco():
+  """The floor's checker colours and repeat, and the skybox gradient, are MuJoCo's: the colours
+  appear in MuJoCo's baked texture pixels, texrepeat/texuniform equal its material's."""
+  src, _ = suite_source("humanoid")
+  m, mjm = engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+  vis = visual_for(m)
+  for name, tex in vis.materials.items():
+    k = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_MATERIAL, name)
+    np.testing.assert_allclose(tex["texrepeat"], mjm.mat_texrepeat[k])
+    assert tex["texuniform"] == bool(mjm.mat_texuniform[k])
+    t = mjm.mat_texid[k][1]       # mjTEXROLE_RGB
+    a, w, h, c = mjm.tex_adr[t], mjm.tex_width[t], mjm.tex_height[t], mjm.tex_nchannel[t]
+    pixels = np.unique(np.asarray(mjm.tex_data[a:a + w * h * c]).reshape(-1, c)[:, :3], axis=0)
+    for rgb in (tex["rgb1"], tex["rgb2"]):
+      assert np.abs(pixels.astype(float) - 255 * np.asarray(rgb)).max(1).min() <= 1
+  assert "grid" in vis.materials
+  t = next(i for i in range(mjm.ntex) if mjm.tex_type[i] == mujoco.mjtTexture.mjTEXTURE_SKYBOX)
+  a, w, c = mjm.tex_adr[t], mjm.tex_width[t], mjm.tex_nchannel[t]
+  data = np.asarray(mjm.tex_data[a:a + mjm.tex_width[t] * mjm.tex_height[t] * c]).reshape(-1, c)
+  top = data[(w * w) * 2 + w * (w // 2) + w // 2, :3]     # centre of the +z face (third of six)
+  np.testing.assert_allclose(top / 255, vis.skybox[0][:3], atol=0.02)
