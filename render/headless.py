@@ -21,6 +21,7 @@ class HeadlessRenderer:
   def __init__(self, m, width=640, height=480, samples=0, ctx=None):
     if width < 1 or height < 1:
       raise ValueError(f"image size must be positive, got {width}x{height}")
+    self._own_ctx = ctx is None
     self.ctx = ctx or create_context()
     self.width, self.height = int(width), int(height)
     self.samples = int(samples)
@@ -53,6 +54,8 @@ class HeadlessRenderer:
     self.renderer.release()
     for o in (self.fbo, self._color, self._depth) + (self._ms or ()):
       o.release()
+    if self._own_ctx:
+      self.ctx.release()
 
 
 def save_png(path, image):
