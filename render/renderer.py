@@ -521,7 +521,9 @@ class Renderer:
     reach = float(np.max(np.linalg.norm(a[:, 12:15], axis=1) + a[:, 15]))   # largest instance
     radius = 0.5 * float(np.linalg.norm(hi - lo)) + reach + 1e-3
     pos, d = lights[src][0], np.asarray(lights[src][1], float)
-    d = d / max(np.linalg.norm(d), 1e-12)
+    if not np.linalg.norm(d) > 1e-12:     # a light without direction (e.g. an empty snapshot)
+      return None, -1
+    d = d / np.linalg.norm(d)
     self._shadow_ortho = pos[3] > 0.5
     if pos[3] > 0.5:     # directional: orthographic box around the scene
       eye_l = center - d * 2 * radius
