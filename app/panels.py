@@ -57,6 +57,8 @@ class UiState:
     self.plot_joint = 0
     self.names = {}
     self.m = None
+    self.expand = set()             # sections to open at the next frame
+    self.rects = {}                 # widget name -> (x0, y0, x1, y1) in window pixels, top-left
 
   def on_model(self, m):
     """A new model was loaded: reset per-model state."""
@@ -157,18 +159,32 @@ def draw(viewer, st, info):
     imgui.begin("numjoco")
     _simulation(imgui, viewer, st, info)
     if ui.m is not None:
-      if imgui.collapsing_header("Physics"):
+      if _header(imgui, ui, "Physics"):
         _physics(imgui, viewer)
-      if imgui.collapsing_header("Controls"):
+      if _header(imgui, ui, "Controls"):
         _controls(imgui, viewer, st, info)
-      if imgui.collapsing_header("Info", imgui.TreeNodeFlags_.default_open):
+      if _header(imgui, ui, "Info", imgui.TreeNodeFlags_.default_open):
         _info(imgui, viewer, st, info)
-      if imgui.collapsing_header("Rendering"):
+      if _header(imgui, ui, "Rendering"):
         _rendering(imgui, viewer)
     imgui.end()
   _errors(imgui, viewer, st)
   if ui.show_help:
     _help(imgui)
+
+
+def _header(imgui, ui, name, flags=0):
+  """A collapsing section; `ui.expand` names sections to open (keyboard-less scripting, tests)."""
+  if name in ui.expand:
+    imgui.set_next_item_open(True)
+    ui.expand.discard(name)
+  return imgui.collapsing_header(name, flags)
+
+
+def _rect(imgui, ui, name):
+  """Remember the last widget's screen rectangle under `name` (tests click on it)."""
+  a, b = imgui.get_item_rect_min(), imgui.get_item_rect_max()
+  ui.rects[name] = (a.x, a.y, b.x, b.y)
 
 
 def _record(ui, st, info):
@@ -233,7 +249,9 @@ def _simulation(imgui, viewer, st, info):
   if st.loading:
     imgui.same_line()
     imgui.text_colored(YELLOW, "loading...")
-  if imgui.button("Run" if st.paused else "Pause"):
+  clicked = imgui.button("Run" if st.paused else "Pause")
+  _rect(imgui, ui, "run")
+  if clicked:
     sim.send("pause", not st.paused)
   imgui.same_line()
   if imgui.button("Step"):
@@ -394,6 +412,7 @@ def _controls(imgui, viewer, st, info):
       lo, hi = m.actuator_ctrlrange[i] if m.actuator_ctrllimited[i] else (-1.0, 1.0)
       changed, v = imgui.slider_float(ui.name("actuator", i) + f"##u{i}", float(ui.ctrl[i]),
                                       float(lo), float(hi))
+      _rect(imgui, ui, f"ctrl{i}")
       if changed:
         set_ctrl(viewer, i, v)
   else:

@@ -361,3 +361,35 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   v.sim.send("pause", True)
   v.sim.sync()
   assert v.sim.pert is None and not v.sim.d.xfrc_applied.any()
+
+
+def _click(v, x, y, button=None):
+  """A real mouse click at window pixel (x, y) measured from the top-left, as imgui sees it."""
+  from pyglet.window import mouse
+  button = button or mouse.LEFT
+  h = v.window.height
+  _send(v, "on_mouse_motion", x, h - y, 0, 0)
+  _send(v, "on_mouse_press", x, h - y, button, 0)
+  _send(v, "on_mouse_release", x, h - y, button, 0)
+  v.frame()   # imgui sees queued input one frame late
+
+
+def test_panel_button_and_slider_by_mouse(open_viewer, tmp_path):
+  """Clicking the panel's Pause button pauses; clicking at 3/4 of the actuator slider sets a
+  positive ctrl that reaches Data (actuator_force = ctrl for a motor)."""
+  v = open_viewer(_write(tmp_path, "arm.xml", ARM))
+  v.ui.expand.add("Controls")
+  v.frame()
+  v.frame()
+  x0, y0, x1, y1 = v.ui.rects["run"]
+  _click(v, (x0 + x1) / 2, (y0 + y1) / 2)
+  v.sim.sync()
+  assert v.sim.status().paused
+  x0, y0, x1, y1 = v.ui.rects["ctrl0"]
+  _click(v, x0 + 0.75 * (x1 - x0), (y0 + y1) / 2)
+  v.sim.sync()
+  assert 0.3 < v.ui.ctrl[0] < 1.0   # the rectangle includes the label: no exact value
+  v.sim.send("step", 1)
+  v.sim.sync()
+  assert v.sim.d.ctrl[0] == v.ui.ctrl[0]
+  assert v.sim.d.actuator_force[0] == pytest.approx(v.ui.ctrl[0])
