@@ -20,9 +20,12 @@ class Snapshot:
   """Preallocated copies of the Data fields the renderer needs; `capture` fills them in place."""
 
   def __init__(self, m, d=None):
+    """Allocate for model `m` and fill from `d` (default: the model at qpos0, so a snapshot is
+    drawable before the first capture)."""
     import engine
     if d is None:
       d = engine.make_data(m)
+      engine.forward(m, d)
     self.time = 0.0
     self.ncon = 0
     self.nefc = 0
@@ -35,8 +38,8 @@ class Snapshot:
     self.optional = tuple(n for n in _OPTIONAL if hasattr(d, n) or n in getattr(d, "_arrays", {}))
     for name in self.optional:
       setattr(self, name, np.zeros_like(getattr(d, name)))
-    self._pyramidal = None
     self.extra = {}
+    self.capture(m, d)
 
   def capture(self, m, d):
     """Copy the render state of `d` (Data of model `m`) into this snapshot."""
