@@ -111,7 +111,9 @@ def _has_dialog():
 def _speed_label(s):
   if math.isinf(s):
     return "as fast as possible"
-  return f"{s:g}x" if s >= 1 else f"1/{round(1 / s)}x"
+  if s >= 1 or abs(1 / s - round(1 / s)) > 1e-9:
+    return f"{s:.3g}x"
+  return f"1/{round(1 / s)}x"
 
 
 def _vec_input(imgui, label, value):
@@ -262,11 +264,10 @@ def _simulation(imgui, viewer, st, info):
   imgui.same_line()
   if imgui.button("Reload"):
     viewer.reload()
-  labels = [_speed_label(s) for s in SPEEDS]
-  cur = SPEEDS.index(st.speed) if st.speed in SPEEDS else labels.index("1x")
-  changed, i = imgui.combo("speed", cur, labels)
+  speeds = SPEEDS if st.speed in SPEEDS else tuple(sorted(SPEEDS + (st.speed,)))
+  changed, i = imgui.combo("speed", speeds.index(st.speed), [_speed_label(x) for x in speeds])
   if changed:
-    sim.send("speed", SPEEDS[i])
+    sim.send("speed", speeds[i])
   m = ui.m
   if m is not None and m.nkey:
     keys = ["(none)"] + [ui.name("key", k) for k in range(m.nkey)]

@@ -165,6 +165,7 @@ class Viewer:
       self.camera.set_model(m)
     self._keep_camera = False
     self.selected, self.pert = -1, None
+    self.window.set_caption(f"numjoco - {os.path.basename(st.path) or 'model'}")
     self.renderer.highlight_body = -1
     self._model_version = st.model_version
     self.ui.on_model(m)
