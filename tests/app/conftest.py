@@ -41,6 +41,17 @@ def pytest_unconfigure(config):
     _XVFB.wait(5)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def warm_cache():
+  """Compile the engine once before the viewer tests when the cache is cold (a clean CI clone):
+  the viewer would otherwise show its compile screen for minutes."""
+  import sys
+  from app import warmup
+  if not warmup.is_warm():
+    subprocess.run([sys.executable, "-m", "app.warmup"], check=True,
+                   cwd=str(warmup.ENGINE.parent))
+
+
 @pytest.fixture
 def open_viewer():
   """Factory: open_viewer(path=None, **kw) -> a Viewer whose model is on screen; closed after."""
@@ -61,7 +72,7 @@ def open_viewer():
     v.close()
 
 
-def run_until(v, cond, what, timeout=60.0):
+def run_until(v, cond, what, timeout=120.0):
   """Run frames of viewer `v` until cond() holds (fails with `what` after `timeout` s)."""
   import time
   t_end = time.perf_counter() + timeout
