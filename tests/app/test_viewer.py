@@ -87,6 +87,23 @@ def test_demo_opens_draws_and_moves(open_viewer):
   assert t0.error == "" and v.sim.status().error == ""
 
 
+def test_labels_are_drawn_at_projected_points(open_viewer):
+  """F7 cycles the labels: body names are drawn (imgui background list) next to the bodies."""
+  from pyglet.window import key
+  v = open_viewer(paused=True, ui=False)
+  plain = v.screenshot(ui=True)
+  _key(v, key.F7)
+  assert v.opts.labels == "body"
+  labelled = v.screenshot(ui=True)
+  w, h = v.window.get_size()
+  with v.sim.snapshot() as snap:
+    xy = v.renderer.project(snap.xpos[1:], v.camera, w, h, snap)
+  diff = np.abs(plain.astype(int) - labelled.astype(int)).max(axis=2) > 24
+  for x, y in xy:   # text starts at each body's projected point
+    if 0 <= x < w - 20 and 0 <= y < h - 12:
+      assert diff[int(y):int(y) + 12, int(x):int(x) + 20].any()
+
+
 def test_contact_overlays_toggle(open_viewer, tmp_path):
   """Keys C and F toggle contact points and force arrows: markers appear on a resting ball (both
   are under or inside the ball, seen with transparency, key T: the arrow is m g x map.force /
