@@ -122,24 +122,32 @@ class _Batch:
                      half if kind == CAPSULE else 0 * half], 1)
     self.add(kind, p0 + v / 2, rot, size, rgba)
 
-  def arrows(self, p0, p1, width, rgba, both=False):
-    """Arrows from p0 to p1: a cylinder shaft and a cone head (two heads with `both`)."""
+  def arrows(self, p0, p1, width, rgba, style="plain"):
+    """Arrows from p0 along p1 - p0 = L: a cylinder shaft and cone heads. Styles: "plain" ends
+    at p1 (head 3 widths long); MuJoCo's "arrow" (shaft to L/3, head to L/2, 1.75 widths wide),
+    "arrow1" (the same, head as wide as the shaft) and "arrow2" (centred at p0, heads at
+    +-L/2) as its renderer draws mjGEOM_ARROW/ARROW1/ARROW2."""
     v = p1 - p0
     length = np.linalg.norm(v, axis=1)
     ok = length > 1e-12
     if not ok.any():
       return
-    p0, p1, v, length = p0[ok], p1[ok], v[ok], length[ok]
+    p0, v, length = p0[ok], v[ok], length[ok]
     rgba = np.broadcast_to(rgba, (len(ok), 4))[ok]
     width = np.broadcast_to(width, (len(ok),))[ok]
     u = v / length[:, None]
-    head = np.minimum(3 * width, 0.4 * length)
-    s0 = p0 + u * head[:, None] if both else p0
-    self.connectors(CYLINDER, s0, p1 - u * head[:, None], width, rgba)
-    size = np.stack([2 * width, 2 * width, head, 0 * head], 1)
-    self.add(CONE, p1 - u * head[:, None], _rot_z_to(u), size, rgba)
-    if both:
-      self.add(CONE, p0 + u * head[:, None], _rot_z_to(-u), size, rgba)
+    if style == "plain":
+      head, hw = np.minimum(3 * width, 0.4 * length), 2 * width
+      s0, s1 = p0, p0 + v - u * head[:, None]
+    else:
+      head, hw = length / 6, (width if style == "arrow1" else 1.75 * width)
+      s0 = p0 - v / 3 if style == "arrow2" else p0
+      s1 = p0 + v / 3
+    self.connectors(CYLINDER, s0, s1, width, rgba)
+    size = np.stack([hw * np.ones_like(head), hw * np.ones_like(head), head, 0 * head], 1)
+    self.add(CONE, s1, _rot_z_to(u), size, rgba)
+    if style == "arrow2":
+      self.add(CONE, s0, _rot_z_to(-u), size, rgba)
 
   def frames(self, pos, rot, length, width):
     """RGB axes (x red, y green, z blue) of the frames (pos (n,3), rot (n,9) rows)."""
@@ -393,8 +401,8 @@ class Renderer:
         both = ok & (b1 > 0) & (b2 > 0)
         one = ok & ~both
         w = sc.forcewidth * scl
-        batch_o.arrows(cpos[one], cpos[one] + vec[one], w, col.contactforce)
-        batch_o.arrows(cpos[both], cpos[both] + vec[both], w, col.contactforce, both=True)
+        batch_o.arrows(cpos[one], cpos[one] + vec[one], w, col.contactforce, "arrow")
+        batch_o.arrows(cpos[both], cpos[both] + vec[both], w, col.contactforce, "arrow2")
     if opts.constraints and m.neq:
       self._equality_instances(snap, batch_o)
     if opts.joints and m.njnt:
@@ -467,10 +475,11 @@ class Renderer:
     rgba = np.ones((m.njnt, 4))
     rgba[:, :3] = ((1 - imp)[:, None] * np.array(vis.rgba.joint[:3])
                    + imp[:, None] * np.array(vis.rgba.constraint[:3]))
-    ax = show & ((jt == 2) | (jt == 3))
-    if ax.any():
-      p0 = snap.xanchor[ax]
-      batch.arrows(p0, p0 + snap.xaxis[ax] * length, width, rgba[ax])
+    for t, style in ((2, "arrow"), (3, "arrow1")):      # slide, hinge
+      ax = show & (jt == t)
+      if ax.any():
+        p0 = snap.xanchor[ax]
+        batch.arrows(p0, p0 + snap.xaxis[ax] * length, width, rgba[ax], style)
     for t, kind in ((0, BOX), (1, SPHERE)):
       sel = show & (jt == t)
       if sel.any():
@@ -562,11 +571,11 @@ class Renderer:
     for kind in range(len(KINDS)):
       a = trans[kind]
       if len(a) > 1:     # back to front
-        trans[kind] = a[np.argsort(-np.linalg.norm(a[:, 0:3] - eye, axis=1))]
+        trans[kind] = a[np.argsort(-np.linalg.norm(a[:, 0:3] - eye, axis=1), kind="stable")]
       for part in (geoms, decor):
         a = part[kind]
         if len(a) > 1 and kind != QUAD:   # front to back: early depth test skips hidden pixels
-          part[kind] = a[np.argsort(np.linalg.norm(a[:, 0:3] - eye, axis=1))]
+          part[kind] = a[np.argsort(np.linalg.norm(a[:, 0:3] - eye, axis=1), kind="stable")]
       # geoms first: the shadow pass draws only them (decorations cast no shadow)
       opaque.append(np.concatenate([geoms[kind], decor[kind]]))
     lights = self._lights(snapshot, forward, eye)
@@ -606,6 +615,7 @@ class Renderer:
       self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
       self._set_uniform(prog, "u_shadow", 0)
     ctx.wireframe = bool(opts.wireframe)
+    ctx.depth_func = "<="    # as MuJoCo: of coinciding surfaces the later drawn shows
     ctx.disable(moderngl.BLEND)
     for kind in _OPAQUE_ORDER:
       if len(opaque[kind]):
@@ -618,7 +628,7 @@ class Renderer:
     if any(len(a) for a in trans):
       ctx.enable(moderngl.BLEND)
       ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
-      ctx.depth_mask = False
+      ctx.depth_mask = False      # ("<=": an inertia box may coincide with its geom's faces)
       ctx.enable(moderngl.CULL_FACE)
       for kind in range(len(KINDS)):
         if len(trans[kind]):
@@ -628,6 +638,7 @@ class Renderer:
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
+    ctx.depth_func = "<"
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
 
   def _draw_sky(self, forward):

@@ -81,3 +81,84 @@ def test_same_picture_as_mujoco(tmp_path, azimuth, elevation):
   a, b = ref.sum(2) > 15, img.astype(int).sum(2) > 15
   both = a & b
   assert np.abs(ref.astype(int) - img)[both].mean() < 8
+
+
+DECOR_SCENE = """<mujoco>
+<visual><scale jointlength="4" jointwidth="0.3" framelength="2" constraint="0.5"/></visual>
+<worldbody>
+<geom type="plane" size="2 2 .1" rgba=".3 .3 .3 1"/>
+<body pos="0 0 0.095" euler="0 0 20"><freejoint/><geom type="box" size=".1 .1 .1" rgba=".5 .5 .5 1"/></body>
+<body name="arm" pos="0.4 0.3 0.4"><joint type="hinge" axis="1 0 0"/>
+  <geom type="capsule" fromto="0 0 0 0 0 -0.3" size=".03" rgba=".5 .5 .5 1"/></body>
+<body name="slider" pos="-0.4 0.3 0.4"><joint type="slide" axis="0 1 0"/>
+  <geom type="sphere" size=".05" rgba=".5 .5 .5 1"/></body>
+</worldbody>
+<equality><connect body1="arm" body2="slider" anchor="0 0 0.15"/></equality></mujoco>"""
+
+# our VisOptions flag -> MuJoCo's (mjtVisFlag name, or ("frame", mjtFrame name))
+DECOR = {"contact_points": "mjVIS_CONTACTPOINT", "contact_forces": "mjVIS_CONTACTFORCE",
+         "joints": "mjVIS_JOINT", "com": "mjVIS_COM", "inertia": "mjVIS_INERTIA",
+         "constraints": "mjVIS_CONSTRAINT", "body_frames": ("frame", "mjFRAME_BODY"),
+         "contact_frames": ("frame", "mjFRAME_CONTACT")}
+
+_MUJOCO_DECOR = """
+import os, sys, json
+os.environ["MUJOCO_GL"] = "egl"
+import mujoco, numpy as np
+path, out, decor = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+m = mujoco.MjModel.from_xml_path(path)
+d = mujoco.MjData(m)
+mujoco.mj_forward(m, d)
+r = mujoco.Renderer(m, %d, %d)
+cam = mujoco.MjvCamera()
+mujoco.mjv_defaultFreeCamera(m, cam)
+cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = (0, 0.15, 0.15), 1.2, 60, -35
+imgs = {}
+for name, flag in [("none", None)] + list(decor.items()):
+  opt = mujoco.MjvOption()
+  if isinstance(flag, list):
+    opt.frame = int(getattr(mujoco.mjtFrame, flag[1]))
+  elif flag:
+    opt.flags[int(getattr(mujoco.mjtVisFlag, flag))] = 1
+  r.update_scene(d, cam, opt)
+  imgs[name] = r.render().copy()
+np.savez(out, **imgs)
+""" % (H, W)
+
+
+def test_decorations_match_mujoco(tmp_path):
+  """Each decoration toggle adds the pixels MuJoCo's renderer adds for the same flag: contact
+  points and forces, joint arrows, centre of mass, inertia boxes, equality anchors, body and
+  contact frames (IoU of the changed pixels > 0.8, mean colour within 20/255)."""
+  import json
+  path = tmp_path / "decor.xml"
+  path.write_text(DECOR_SCENE)
+  ref_file = tmp_path / "ref.npz"
+  res = subprocess.run([sys.executable, "-c", _MUJOCO_DECOR, str(path), str(ref_file),
+                        json.dumps(DECOR)], capture_output=True, text=True, timeout=120)
+  assert res.returncode == 0, res.stderr[-2000:]
+  ref = np.load(ref_file)
+  m = engine.load_model(str(path))
+  d = engine.make_data(m)
+  engine.forward(m, d)
+  assert d.ncon == 4
+  hr = HeadlessRenderer(m, W, H)
+  cam = Camera.default_for(m)
+  cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = (0, 0.15, 0.15), 1.2, 60, -35
+  snap = Snapshot(m, d)
+  base = hr.render(snap, cam, VisOptions(shadows=False))
+  os.makedirs(os.path.join(tempfile.gettempdir(), "render-tests"), exist_ok=True)
+  rows = []
+  for name in DECOR:
+    img = hr.render(snap, cam, VisOptions(shadows=False, **{name: True}))
+    a = np.abs(ref[name].astype(int) - ref["none"]).sum(2) > 40
+    b = np.abs(img.astype(int) - base).sum(2) > 40
+    rows.append(np.concatenate([ref[name], img], 1))
+    save_png(os.path.join(tempfile.gettempdir(), "render-tests", "vs_mujoco_decor.png"),
+             np.concatenate(rows, 0))
+    assert a.sum() > 20, name
+    iou = (a & b).sum() / (a | b).sum()
+    assert iou > 0.8, f"{name}: IoU {iou:.3f} ({a.sum()} pixels in MuJoCo's, {b.sum()} in ours)"
+    colour = np.abs(ref[name][a].mean(0) - img[b].mean(0)).max()
+    assert colour < 20, f"{name}: mean colour differs by {colour:.0f}/255"
+  hr.release()
