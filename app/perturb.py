@@ -14,30 +14,84 @@ import numpy as np
 from engine.types import mjtGeom
 
 
+TRANSLATE, ROTATE = 1, 2   # mjtPertBit
+
+
 @dataclasses.dataclass
 class Perturb:
-  """mjvPerturb: selected body, grab point, reference point and whether a drag is active."""
+  """mjvPerturb: selected body, grab point, reference pose and which drag is active."""
   select: int = -1
   localpos: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
   refselpos: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
-  active: bool = False
+  refquat: np.ndarray = dataclasses.field(default_factory=lambda: np.array([1.0, 0, 0, 0]))
+  active: int = TRANSLATE
   scale: float = 1.0
   localmass: float = 1.0
 
-  def move(self, forward, reldx, reldy, horizontal):
-    """mjv_movePerturb for MOVE_V / MOVE_H: the reference follows the mouse in the camera-aligned
-    vertical (or horizontal) plane; reldx, reldy are fractions of the window height."""
-    vec = _convert2d(forward, reldx, reldy, horizontal)
-    self.refselpos = self.refselpos + self.scale * vec
+  def move(self, action, reldx, reldy, forward, xiquat=None):
+    """mjv_movePerturb: `action` a render.camera.Mouse value; reldx, reldy as MuJoCo passes
+    them (fractions of the window height, y up: reldy = -dy_up / height as simulate does);
+    `forward` the camera's; `xiquat` the body's inertial frame (limits rotation to 90 deg)."""
+    from render.camera import Mouse
+    action = Mouse(int(action))
+    vec = convert2d(action, reldx, reldy, forward)
+    if action in (Mouse.MOVE_V, Mouse.MOVE_H):
+      self.refselpos = self.refselpos + self.scale * vec
+    elif action in (Mouse.ROTATE_V, Mouse.ROTATE_H):
+      scl = float(np.linalg.norm(vec))
+      if scl == 0:
+        return
+      q1 = axis_angle(vec / scl, scl * 2 * math.pi)
+      q = quat_mul(q1, self.refquat)
+      self.refquat = q / np.linalg.norm(q)
+      if xiquat is not None:
+        dif = rotvec(quat_mul(conj(xiquat), self.refquat))
+        ang = float(np.linalg.norm(dif))
+        if ang > math.pi / 2:
+          self.refquat = quat_mul(xiquat, axis_angle(dif / ang, math.pi / 2))
 
 
-def _convert2d(forward, dx, dy, horizontal):
-  """convert2D of engine_vis_interact.c: a mouse motion as a world vector aligned to the camera."""
-  vec = (dx, -dy, 0.0) if horizontal else (dx, 0.0, dy)
+def convert2d(action, dx, dy, forward):
+  """convert2D of engine_vis_interact.c: a mouse motion as a world vector aligned to the camera
+  (mjv_alignToCamera: the camera's horizontal heading turns the x/y components)."""
+  from render.camera import Mouse
+  action = Mouse(int(action))
+  vec = {Mouse.ROTATE_V: (dy, 0.0, dx), Mouse.ROTATE_H: (dy, dx, 0.0),
+         Mouse.MOVE_V: (dx, 0.0, -dy), Mouse.MOVE_H: (dx, -dy, 0.0)}.get(action, (0.0, 0.0, 0.0))
   yx, yy = forward[0], forward[1]
   n = math.hypot(yx, yy)
-  yx, yy = (yx / n, yy / n) if n > 0 else (0.0, 0.0)
+  yx, yy = (yx / n, yy / n) if n > 1e-10 else (0.0, 0.0)
   return np.array([vec[0] * yy + vec[1] * yx, -vec[0] * yx + vec[1] * yy, vec[2]])
+
+
+def quat_mul(a, b):
+  """Quaternion product a * b (w, x, y, z)."""
+  return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
+
+
+def conj(q):
+  """Conjugate (the inverse of a unit quaternion)."""
+  return np.asarray(q, float) * [1, -1, -1, -1]
+
+
+def axis_angle(axis, angle):
+  """Unit quaternion of a rotation by `angle` about unit `axis`."""
+  return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * np.asarray(axis, float)])
+
+
+def rotvec(q):
+  """Rotation vector (axis * angle) of a unit quaternion: mju_quat2Vel with dt = 1."""
+  q = np.asarray(q, float)
+  s = float(np.linalg.norm(q[1:]))
+  if s == 0:
+    return np.zeros(3)
+  ang = 2 * math.atan2(s, q[0])
+  if ang > math.pi:
+    ang -= 2 * math.pi
+  return q[1:] / s * ang
 
 
 def ray_geom(p, u, gtype, size, pos, mat):
@@ -155,22 +209,28 @@ def local_mass(m, d, body, point):
 
 
 def apply_force(m, d, pert, stiffness, stiffnessrot):
-  """Spring-damper wrench (force, torque) on the selected body, MuJoCo's translation law."""
+  """mjv_applyPerturbForce: (force, torque) on the selected body's centre of mass."""
   sel = pert.select
   xmat = d.xmat[sel].reshape(3, 3)
-  selpos = xmat @ pert.localpos + d.xpos[sel]
-  diff = selpos - pert.refselpos
   root = m.body_rootid[sel]
   ang, lin = d.cvel[sel, :3], d.cvel[sel, 3:]
   lin_com = lin + np.cross(ang, d.xipos[sel] - d.subtree_com[root])  # mj_objectVelocity
-  arm = selpos - d.xipos[sel]
-  svel = lin_com + np.cross(ang, arm)
-  force = -stiffness * pert.localmass * diff - math.sqrt(stiffness) * pert.localmass * svel
-  torque = np.cross(arm, force)
-  n = np.linalg.norm(diff)
-  if n > 0:   # critically damped twist about the displacement axis
-    w = m.body_invweight0[sel, 1]
-    inertia = 1.0 / max(1e-15, w) if w else 1.0
-    axis = diff / n
-    torque -= math.sqrt(stiffnessrot) * inertia * float(axis @ ang) * axis
+  w = m.body_invweight0[sel, 1]
+  inertia = 1.0 / max(1e-15, w) if w else 1.0
+  force, torque = np.zeros(3), np.zeros(3)
+  if pert.active & TRANSLATE:
+    selpos = xmat @ pert.localpos + d.xpos[sel]
+    diff = selpos - pert.refselpos
+    arm = selpos - d.xipos[sel]
+    svel = lin_com + np.cross(ang, arm)
+    force = -stiffness * pert.localmass * diff - math.sqrt(stiffness) * pert.localmass * svel
+    torque = np.cross(arm, force)
+    n = np.linalg.norm(diff)
+    if n > 0:   # critically damped twist about the displacement axis
+      axis = diff / n
+      torque -= math.sqrt(stiffnessrot) * inertia * float(axis @ ang) * axis
+  if pert.active & ROTATE:
+    xiquat = quat_mul(d.xquat[sel], m.body_iquat[sel])
+    torque = rotvec(quat_mul(pert.refquat, conj(xiquat))) * (stiffnessrot * inertia)
+    torque -= math.sqrt(stiffnessrot) * inertia * ang
   return force, torque

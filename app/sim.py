@@ -105,26 +105,11 @@ def solver_error(d):
   return max(imp, grad) if err == 0 else err
 
 
-def _rotvec(q):
-  """Rotation vector (axis * angle) of unit quaternion q (w, x, y, z), as mju_quat2Vel at dt=1."""
-  q = q if q[0] >= 0 else -q
-  s = np.linalg.norm(q[1:])
-  if s < 1e-15:
-    return np.zeros(3)
-  return q[1:] / s * 2 * math.atan2(s, q[0])
-
-
-def _quat_mul(a, b):
-  return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
-
-
 def energy(m, d):
   """(potential, kinetic) as MuJoCo's mj_energyPos/mj_energyVel, from Data's kinematics
   (gravity, linear joint springs; kinetic from cinert and cvel plus armature). The engine does
   not fill d.energy; nonlinear stiffness polynomials and tendon springs are not included."""
+  from app.perturb import conj, quat_mul, rotvec
   from engine.types import mjtDisableBit
   flags = int(m.opt.disableflags)
   pot = 0.0
@@ -140,7 +125,7 @@ def energy(m, d):
       if jt in (0, 1):
         q = d.qpos[adr:adr + 4] / np.linalg.norm(d.qpos[adr:adr + 4])
         q0 = m.qpos_spring[adr:adr + 4]
-        dif = _rotvec(_quat_mul(q0 * [1, -1, -1, -1], q))
+        dif = rotvec(quat_mul(conj(q0), q))
         pot += 0.5 * k * float(dif @ dif)
       else:
         pot += 0.5 * k * float(d.qpos[adr] - m.qpos_spring[adr]) ** 2
@@ -373,7 +358,7 @@ class Simulation:
               energy=energy(m, d) if int(self.m.opt.enableflags) & 2 else (0.0, 0.0),
               ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),
               qpos=d.qpos.copy(), qvel=d.qvel.copy(), perturb=None)
-    if self.pert is not None:
+    if self.pert is not None and self.pert.active & 1:
       p = self.pert
       ex["perturb"] = (p.select, d.xmat[p.select].reshape(3, 3) @ p.localpos + d.xpos[p.select],
                        p.refselpos.copy())
@@ -409,15 +394,17 @@ class Simulation:
       if EDITABLE[field]:
         from engine import setconst
         setconst.set_const(m)
-    elif name == "perturb_start":
+    elif name == "perturb_start":   # (body, localpos, active bits, refquat)
       from app import perturb
       body, localpos = int(args[0]), np.asarray(args[1], float)
       selpos = d.xmat[body].reshape(3, 3) @ localpos + d.xpos[body]
-      self.pert = perturb.Perturb(select=body, localpos=localpos, refselpos=selpos, active=True,
+      self.pert = perturb.Perturb(select=body, localpos=localpos, refselpos=selpos,
+                                  refquat=np.asarray(args[3], float), active=int(args[2]),
                                   localmass=perturb.local_mass(m, d, body, selpos))
-    elif name == "perturb_ref":
+    elif name == "perturb_ref":     # (refselpos, refquat)
       if self.pert is not None:
         self.pert.refselpos = np.asarray(args[0], float)
+        self.pert.refquat = np.asarray(args[1], float)
       return
     elif name == "perturb_stop":
       self.pert = None

@@ -27,7 +27,8 @@ HELP = (
     ("Left drag", "rotate view"),
     ("Right drag", "move view (Shift: horizontal plane)"),
     ("Middle drag / scroll", "zoom"), ("Double-click", "select a body"),
-    ("Ctrl + drag", "pull the selected body (Shift: horizontal plane)"),
+    ("Ctrl + right drag", "pull the selected body (Shift: horizontal plane)"),
+    ("Ctrl + left drag", "twist the selected body"),
     ("Drop a file", "open that model"),
 )
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
@@ -380,15 +381,26 @@ class Viewer:
       return
     if modifiers & key.MOD_CTRL and self.selected > 0 and self._sel_local is not None:
       from app import perturb
+      b = self.selected
       with self.sim.snapshot() as snap:
-        selpos = snap.xmat[self.selected].reshape(3, 3) @ self._sel_local + \
-            snap.xpos[self.selected]
+        selpos = snap.xmat[b].reshape(3, 3) @ self._sel_local + snap.xpos[b]
         eye, forward, _ = self.camera.pose(snap)
+        xiquat = perturb.quat_mul(self._xquat(snap, b), self.ui.m.body_iquat[b])
       top = 2 * math.tan(math.radians(self.camera.fovy_deg()) / 2)   # mjv_frustumHeight
-      self.pert = perturb.Perturb(select=self.selected, localpos=self._sel_local,
-                                  refselpos=selpos, active=True,
+      active = perturb.ROTATE if button == mouse.LEFT else perturb.TRANSLATE
+      self.pert = perturb.Perturb(select=b, localpos=self._sel_local, refselpos=selpos,
+                                  refquat=xiquat, active=active,
                                   scale=top * float((selpos - eye) @ forward))
-      self.sim.send("perturb_start", self.selected, self._sel_local)
+      self.sim.send("perturb_start", b, self._sel_local, active, xiquat)
+
+  @staticmethod
+  def _xquat(snap, b):
+    """Body orientation from a snapshot (xquat if it carries one, else from xmat)."""
+    if hasattr(snap, "xquat"):
+      return np.asarray(snap.xquat[b], float)
+    from scipy.spatial.transform import Rotation
+    x, y, z, w = Rotation.from_matrix(snap.xmat[b].reshape(3, 3)).as_quat()
+    return np.array([w, x, y, z])
 
   def on_mouse_release(self, x, y, button, modifiers):
     if self.pert is not None:
@@ -398,24 +410,30 @@ class Viewer:
   def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
     from pyglet.window import key, mouse
     from render.camera import Mouse
+    shift = modifiers & key.MOD_SHIFT
+    h = max(self.window.height, 1)
     if self.pert is not None:
+      from app import perturb
+      b = self.pert.select
       with self.sim.snapshot() as snap:
         _, forward, _ = self.camera.pose(snap)
-      h = max(self.window.height, 1)
-      self.pert.move(forward, dx / h, dy / h, bool(modifiers & key.MOD_SHIFT))
-      self.sim.send("perturb_ref", self.pert.refselpos.copy())
+        xiquat = perturb.quat_mul(self._xquat(snap, b), self.ui.m.body_iquat[b])
+      if self.pert.active & perturb.ROTATE:
+        action = Mouse.ROTATE_H if shift else Mouse.ROTATE_V
+      else:
+        action = Mouse.MOVE_H if shift else Mouse.MOVE_V
+      self.pert.move(action, dx / h, -dy / h, forward, xiquat)   # simulate passes -dy
+      self.sim.send("perturb_ref", self.pert.refselpos.copy(), self.pert.refquat.copy())
       return
     if self._ui_wants("mouse") or self.camera is None:
       return
-    shift = modifiers & key.MOD_SHIFT
     if buttons & mouse.RIGHT:
       action = Mouse.MOVE_H if shift else Mouse.MOVE_V
     elif buttons & mouse.LEFT:
       action = Mouse.ROTATE_H if shift else Mouse.ROTATE_V
     else:
       action = Mouse.ZOOM
-    h = max(self.window.height, 1)
-    self.camera.move(action, dx / h, dy / h)
+    self.camera.move(action, dx / h, -dy / h)   # y up; simulate passes -dy as well
 
   def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
     from render.camera import Mouse

@@ -78,3 +78,53 @@ def test_local_mass_and_force_match_mujoco():
     f, tq = perturb.apply_force(m, d, p, mm.vis.map.stiffness, mm.vis.map.stiffnessrot)
     np.testing.assert_allclose(np.concatenate([f, tq]), md.xfrc_applied[body], rtol=1e-9,
                                atol=1e-9)
+
+
+def _scene(mm, md, azimuth, elevation):
+  scn = mujoco.MjvScene(mm, 100)
+  cam = mujoco.MjvCamera()
+  cam.azimuth, cam.elevation, cam.distance, cam.lookat = azimuth, elevation, 3.0, [0.5, 0, 1]
+  mujoco.mjv_updateScene(mm, md, mujoco.MjvOption(), None, cam, mujoco.mjtCatBit.mjCAT_ALL, scn)
+  return scn
+
+
+@pytest.mark.parametrize("action", ["MOVE_V", "MOVE_H", "ROTATE_V", "ROTATE_H"])
+def test_mouse_moves_the_reference_as_mjv_movePerturb(action):
+  """The reference point / orientation follows the mouse exactly as mjv_movePerturb moves it."""
+  from render.camera import Camera, Mouse
+  m, d, mm, md = _both()
+  scn = _scene(mm, md, 60.0, -30.0)
+  body = 3
+  pert = mujoco.MjvPerturb()
+  pert.select = body
+  pert.localpos = [0.02, 0.03, 0.01]
+  mujoco.mjv_initPerturb(mm, md, scn, pert)
+  ours = perturb.Perturb(select=body, localpos=np.array(pert.localpos),
+                         refselpos=pert.refselpos.copy(), refquat=pert.refquat.copy(),
+                         scale=pert.scale)
+  cam = Camera(m)
+  cam.azimuth, cam.elevation, cam.distance, cam.lookat = 60.0, -30.0, 3.0, np.array([0.5, 0, 1])
+  _, forward, _ = cam.pose()
+  xiquat = perturb.quat_mul(d.xquat[body], m.body_iquat[body])
+  for dx, dy in ((0.05, -0.02), (-0.03, 0.08), (0.2, 0.1)):
+    mujoco.mjv_movePerturb(mm, md, int(getattr(mujoco.mjtMouse, "mjMOUSE_" + action)), dx, dy,
+                           scn, pert)
+    ours.move(getattr(Mouse, action), dx, dy, forward, xiquat)
+    np.testing.assert_allclose(ours.refselpos, pert.refselpos, atol=1e-9)
+    np.testing.assert_allclose(ours.refquat, pert.refquat, atol=1e-9)
+
+
+def test_rotation_torque_matches_mujoco():
+  """mjPERT_ROTATE: the torsional spring towards the reference orientation, critically damped."""
+  m, d, mm, md = _both()
+  for body in (1, 2, 3):
+    pert = mujoco.MjvPerturb()
+    pert.select = body
+    pert.refquat = perturb.axis_angle([0.3, -0.5, 0.8] / np.linalg.norm([0.3, -0.5, 0.8]), 0.7)
+    pert.active = int(mujoco.mjtPertBit.mjPERT_ROTATE)
+    md.xfrc_applied[:] = 0
+    mujoco.mjv_applyPerturbForce(mm, md, pert)
+    p = perturb.Perturb(select=body, refquat=pert.refquat.copy(), active=perturb.ROTATE)
+    f, tq = perturb.apply_force(m, d, p, mm.vis.map.stiffness, mm.vis.map.stiffnessrot)
+    np.testing.assert_allclose(np.concatenate([f, tq]), md.xfrc_applied[body], rtol=1e-9,
+                               atol=1e-9)

@@ -231,7 +231,8 @@ def test_pause_step_reset_keys(open_viewer, tmp_path):
 
 
 def test_mouse_moves_camera_like_mujoco(open_viewer):
-  """Left drag rotates (azimuth/elevation by 180 deg per window height), right drag pans, the
+  """Left drag rotates (azimuth/elevation by 180 deg per window height, with simulate's signs: y
+  grows upwards and it passes -dy to mjv_moveCamera), right drag pans, the
   wheel zooms by simulate's 2% of the height per click (mjv_moveCamera's ZOOM law)."""
   from pyglet.window import mouse
   v = open_viewer()
@@ -240,8 +241,8 @@ def test_mouse_moves_camera_like_mujoco(open_viewer):
   h = v.window.height
   _send(v, "on_mouse_drag", 560, 200, h // 10, 0, mouse.LEFT, 0)
   assert cam.azimuth == pytest.approx(((az - 18 + 180) % 360) - 180)
-  _send(v, "on_mouse_drag", 560, 200, 0, h // 20, mouse.LEFT, 0)
-  assert cam.elevation == pytest.approx(max(-89, el - 9))
+  _send(v, "on_mouse_drag", 560, 200, 0, h // 20, mouse.LEFT, 0)   # upwards: simulate's -dy
+  assert cam.elevation == pytest.approx(min(89, el + 9))
   lookat = cam.lookat.copy()
   _send(v, "on_mouse_drag", 560, 200, 20, 0, mouse.RIGHT, 0)
   assert np.linalg.norm(cam.lookat - lookat) > 0
