@@ -411,3 +411,32 @@ def test_panel_button_and_slider_by_mouse(open_viewer, tmp_path):
   v.sim.sync()
   assert v.sim.d.ctrl[0] == v.ui.ctrl[0]
   assert v.sim.d.actuator_force[0] == pytest.approx(v.ui.ctrl[0])
+
+
+def test_camera_drags_match_mjv_moveCamera(open_viewer, tmp_path):
+  """Every mouse binding moves the view exactly as simulate's calls of mjv_moveCamera do."""
+  mujoco = pytest.importorskip("mujoco")
+  from pyglet.window import key, mouse
+  path = _write(tmp_path, "ball.xml", BALL)
+  v = open_viewer(path, paused=True)
+  mm = mujoco.MjModel.from_xml_path(path)
+  cam = mujoco.MjvCamera()
+  ours = v.camera
+  cam.azimuth, cam.elevation, cam.distance = ours.azimuth, ours.elevation, ours.distance
+  cam.lookat[:] = ours.lookat
+  h = v.window.height
+  M = mujoco.mjtMouse
+  steps = [(mouse.LEFT, 0, 30, 20, M.mjMOUSE_ROTATE_V), (mouse.LEFT, key.MOD_SHIFT, -10, 5,
+                                                          M.mjMOUSE_ROTATE_H),
+           (mouse.RIGHT, 0, -15, 25, M.mjMOUSE_MOVE_V), (mouse.RIGHT, key.MOD_SHIFT, 12, -8,
+                                                          M.mjMOUSE_MOVE_H),
+           (mouse.MIDDLE, 0, 0, 30, M.mjMOUSE_ZOOM)]
+  for button, mods, dx, dy, action in steps:
+    _send(v, "on_mouse_drag", 560, 200, dx, dy, button, mods)
+    mujoco.mjv_moveCamera(mm, int(action), dx / h, -dy / h, cam)
+  _send(v, "on_mouse_scroll", 560, 200, 0, 2)
+  mujoco.mjv_moveCamera(mm, int(M.mjMOUSE_ZOOM), 0, -0.02 * 2, cam)
+  assert ours.azimuth == pytest.approx(cam.azimuth)
+  assert ours.elevation == pytest.approx(cam.elevation)
+  assert ours.distance == pytest.approx(cam.distance)
+  np.testing.assert_allclose(ours.lookat, cam.lookat, atol=1e-9)
