@@ -630,11 +630,14 @@ class Renderer:
       ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
       ctx.depth_mask = False      # ("<=": an inertia box may coincide with its geom's faces)
       ctx.enable(moderngl.CULL_FACE)
-      for kind in range(len(KINDS)):
-        if len(trans[kind]):
-          if kind == QUAD:
-            ctx.disable(moderngl.CULL_FACE)
-          self._vaos["t", kind].render(instances=len(trans[kind]))
+      for _ in range(2):       # twice, as MuJoCo does (its transparent geoms look denser)
+        for kind in range(len(KINDS)):
+          if len(trans[kind]):
+            if kind == QUAD:
+              ctx.disable(moderngl.CULL_FACE)
+            else:
+              ctx.enable(moderngl.CULL_FACE)
+            self._vaos["t", kind].render(instances=len(trans[kind]))
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
