@@ -22,6 +22,7 @@ from engine.types import NSOLVER, mjtWarning
 CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less)
 CHUNK_SIM = 1 / 60   # seconds of simulated time per chunk at real time, at most
 MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs instead of catching up
+PUBLISH_MIN = 0.01   # wall seconds between snapshots when running as fast as possible
 MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
 PERTURB_CHUNK = 0.004   # simulated seconds per chunk while a perturbation spring is active
 SPEEDS = (1 / 100, 1 / 50, 1 / 20, 1 / 10, 1 / 5, 1 / 2, 1.0, math.inf)
@@ -357,7 +358,8 @@ class Simulation:
               niter=int(d.solver_niter[0]), residual=solver_error(d),
               energy=energy(m, d) if int(self.m.opt.enableflags) & 2 else (0.0, 0.0),
               ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),
-              qpos=d.qpos.copy(), qvel=d.qvel.copy(), perturb=None)
+              qpos=d.qpos.copy(), qvel=d.qvel.copy(), perturb=None,
+              model_version=self._status.model_version)
     if self.pert is not None and self.pert.active & 1:
       p = self.pert
       ex["perturb"] = (p.select, d.xmat[p.select].reshape(3, 3) @ p.localpos + d.xpos[p.select],
@@ -475,6 +477,7 @@ class Simulation:
     cost = 1e-4            # wall seconds per step, running estimate
     sim0 = wall0 = None    # pacing anchor: sim time sim0 matches wall time wall0
     rtf_t, rtf_sim, rtf_steps = time.perf_counter(), 0.0, 0
+    last_pub = 0.0
     while not self._stop:
       try:
         applied = False
@@ -527,7 +530,9 @@ class Simulation:
         else:
           rtf_sim += d.time - t_before
         rtf_steps += n
-        self._publish()
+        if not math.isinf(st.speed) or t0 - last_pub >= PUBLISH_MIN:   # fast mode: ~100 Hz
+          self._publish()
+          last_pub = t0
         if now - rtf_t > 0.5:
           self._set(rtf=rtf_sim / (now - rtf_t), steps_per_s=rtf_steps / (now - rtf_t))
           rtf_t, rtf_sim, rtf_steps = now, 0.0, 0

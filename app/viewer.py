@@ -250,6 +250,8 @@ class Viewer:
     labels = []
     if self.renderer is not None:
       with self.sim.snapshot() as snap:
+        if snap is not None and snap.extra.get("model_version") != self._model_version:
+          snap = None   # published for a model the renderer does not have yet (a load race)
         if snap is not None:
           pert = snap.extra.get("perturb")
           self.renderer.lines = [(pert[1], pert[2], (1.0, 0.5, 0.5, 1.0))] \
