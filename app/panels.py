@@ -157,7 +157,8 @@ def draw(viewer, st, info):
     _record(ui, st, info)
   if ui.show_panels:
     imgui.set_next_window_pos((8, 8), imgui.Cond_.first_use_ever)
-    imgui.set_next_window_size((380, 680), imgui.Cond_.first_use_ever)
+    imgui.set_next_window_size((380, min(680, imgui.get_io().display_size.y - 16)),
+                               imgui.Cond_.first_use_ever)
     imgui.begin("numjoco")
     _simulation(imgui, viewer, st, info)
     if ui.m is not None:
