@@ -440,3 +440,24 @@ def test_camera_drags_match_mjv_moveCamera(open_viewer, tmp_path):
   assert ours.elevation == pytest.approx(cam.elevation)
   assert ours.distance == pytest.approx(cam.distance)
   np.testing.assert_allclose(ours.lookat, cam.lookat, atol=1e-9)
+
+
+def test_model_cameras_cycle_and_escape_frees(open_viewer):
+  """']' switches to the model's first camera (the view changes), '[' cycles back through them,
+  Esc returns to the free camera (and does not close the window)."""
+  from pyglet.window import key
+  from render.camera import CameraType
+  from tests.models import suite_source
+  path, _ = suite_source("humanoid")
+  v = open_viewer(path, paused=True)
+  ncam = v.sim.model.ncam
+  assert ncam >= 2
+  free = v.screenshot()
+  _key(v, key.BRACKETRIGHT)
+  assert v.camera.type == CameraType.FIXED and v.camera.fixedcamid == 0
+  assert _changed_pixels(free, v.screenshot()) > 1000
+  _key(v, key.BRACKETLEFT)
+  assert v.camera.fixedcamid == ncam - 1
+  _key(v, key.ESCAPE)
+  assert v.camera.type == CameraType.FREE and not v.closed
+  assert _changed_pixels(free, v.screenshot()) == 0
