@@ -68,6 +68,7 @@ class Viewer:
     self.t_created = time.perf_counter()
     self._boot = None
     self._boot_error = ""
+    self._printed = ""
     if warmup.is_warm():   # import the engine and load the model while the window opens
       self._boot = threading.Thread(target=self._start_sim, name="numjoco-boot", daemon=True)
       self._boot.start()
@@ -247,6 +248,9 @@ class Viewer:
     if self._boot_error:
       self.ui.error, self._boot_error = self._boot_error, ""
     st = self._sync_model() if self.sim is not None else None
+    if st is not None and st.load_error and st.load_error != self._printed:
+      print(f"numjoco: {st.load_error}", file=sys.stderr)   # also for the terminal
+      self._printed = st.load_error
     labels = []
     if self.renderer is not None:
       with self.sim.snapshot() as snap:

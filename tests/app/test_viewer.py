@@ -461,3 +461,25 @@ def test_model_cameras_cycle_and_escape_frees(open_viewer):
   _key(v, key.ESCAPE)
   assert v.camera.type == CameraType.FREE and not v.closed
   assert _changed_pixels(free, v.screenshot()) == 0
+
+
+def test_broken_model_opens_the_window_with_the_error(tmp_path, capsys):
+  """`numjoco bad.xml`: the window opens, names the file and line of the error (and prints it),
+  and a good model can then be opened in the same window."""
+  from app.viewer import Viewer
+  bad = _write(tmp_path, "bad.xml", "<mujoco>\n<worldbody>\n<joint rnage='1'/>\n</worldbody>"
+               "</mujoco>")
+  v = Viewer(bad, width=480, height=320, max_fps=0)
+  try:
+    run_until(v, lambda: v.sim is not None and v.sim.status().load_error != "", "no load error")
+    for _ in range(3):
+      v.frame()
+    err = v.sim.status().load_error
+    assert "bad.xml:3" in err
+    assert "bad.xml:3" in capsys.readouterr().err
+    from imgui_bundle import imgui
+    assert imgui.internal.find_window_by_name("Errors").active
+    v.open(_write(tmp_path, "ball.xml", BALL))
+    run_until(v, lambda: v.first_frame_at is not None, "the good model never appeared")
+  finally:
+    v.close()
