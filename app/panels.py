@@ -75,10 +75,12 @@ class UiState:
       self.open_path = ""
 
   def name(self, kind, i):
+    """Name of object `i` of `kind` ('body', 'joint', ...), or 'kind i'."""
     names = self.names.get(kind, [])
     return names[i] if i < len(names) and names[i] else f"{kind} {i}"
 
   def change_speed(self, viewer, direction):
+    """One step slower (-1) or faster (+1) along SPEEDS (keys - and =)."""
     st = viewer.sim.status()
     i = min(range(len(SPEEDS)), key=lambda k: abs(math.log(SPEEDS[k]) - math.log(st.speed))
             if math.isfinite(SPEEDS[k]) and math.isfinite(st.speed) else
@@ -87,6 +89,7 @@ class UiState:
     viewer.sim.send("speed", SPEEDS[i])
 
   def cycle_camera(self, viewer, direction):
+    """Next (+1) or previous (-1) camera of the model (keys ] and [)."""
     from render.camera import CameraType
     cam, m = viewer.camera, self.m
     if cam is None or m is None or m.ncam == 0:

@@ -178,12 +178,14 @@ class _Buffers:
     return self._factory()
 
   def publish(self, snap):
+    """Make `snap` the newest; the previous one is recycled unless a reader holds it."""
     with self._lock:
       old, self._front = self._front, snap
       if old is not None and old is not snap and id(old) not in self._held:
         self._free.append(old)
 
   def acquire(self):
+    """The newest snapshot, marked as held until `release`."""
     with self._lock:
       s = self._front
       if s is not None:
@@ -191,6 +193,7 @@ class _Buffers:
       return s
 
   def release(self, s):
+    """A reader is done with `s`."""
     with self._lock:
       n = self._held.get(id(s), 0) - 1
       if n > 0:

@@ -44,6 +44,7 @@ class FrameClock:
     self._n, self._t0 = 0, self.last
 
   def tick(self):
+    """Start a frame: returns the seconds since the previous one."""
     now = time.perf_counter()
     self.dt = max(now - self.last, 1e-4)
     self.last = now
@@ -230,6 +231,7 @@ class Viewer:
 
   # ------------------------------------------------------------------ drawing
   def on_draw(self):
+    """pyglet: draw a frame."""
     self.draw()
 
   def draw(self, fbo=None):
@@ -311,6 +313,7 @@ class Viewer:
     return io.want_capture_mouse if what == "mouse" else io.want_text_input
 
   def on_key_press(self, symbol, modifiers):
+    """MuJoCo's keyboard shortcuts (see HELP), unless imgui is taking text."""
     from pyglet.window import key
     if self._ui_wants("keyboard") or self.sim is None:
       return
@@ -375,6 +378,7 @@ class Viewer:
       self.renderer.highlight_body = body
 
   def on_mouse_press(self, x, y, button, modifiers):
+    """Double-click selects; Ctrl+press on a selected body starts a perturbation."""
     import time as _t
     from pyglet.window import key, mouse
     if self._ui_wants("mouse") or self.camera is None or self.sim is None:
@@ -409,11 +413,13 @@ class Viewer:
     return np.array([w, x, y, z])
 
   def on_mouse_release(self, x, y, button, modifiers):
+    """End a perturbation."""
     if self.pert is not None:
       self.pert = None
       self.sim.send("perturb_stop")
 
   def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
+    """Move the perturbation reference, or the camera as simulate's bindings do."""
     from pyglet.window import key, mouse
     from render.camera import Mouse
     shift = modifiers & key.MOD_SHIFT
@@ -442,19 +448,23 @@ class Viewer:
     self.camera.move(action, dx / h, -dy / h)   # y up; simulate passes -dy as well
 
   def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
+    """Zoom as simulate does (2% of the height per wheel click)."""
     from render.camera import Mouse
     if self._ui_wants("mouse") or self.camera is None:
       return
     self.camera.move(Mouse.ZOOM, 0.0, -0.02 * scroll_y)   # simulate's zoom_increment
 
   def on_file_drop(self, x, y, paths):
+    """Open the first dropped file."""
     if paths and self.sim is not None:
       self.open(paths[0])
 
   def on_resize(self, width, height):
-    return None   # the 3D view reads the framebuffer size every frame
+    """Nothing to do: every frame reads the framebuffer size."""
+    return None
 
   def on_close(self):
+    """The window was closed: stop the worker too."""
     self.close()
     return True
 

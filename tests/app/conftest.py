@@ -31,11 +31,13 @@ def _start_xvfb():
 
 
 def pytest_configure(config):
+  """Start Xvfb when there is no display (before pyglet is imported)."""
   if not os.environ.get("DISPLAY"):
     _start_xvfb()
 
 
 def pytest_unconfigure(config):
+  """Stop the Xvfb this session started."""
   if _XVFB is not None:
     _XVFB.terminate()
     _XVFB.wait(5)

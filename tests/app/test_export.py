@@ -43,6 +43,7 @@ def _run(sim, fn):
 
 @pytest.fixture
 def sim(tmp_path):
+  """A paused worker on XML written to a file (export needs a source path)."""
   p = tmp_path / "model.xml"
   p.write_text(XML)
   s = Simulation(path=str(p), paused=True).start()

@@ -15,6 +15,7 @@ PENDULUM = """<mujoco><worldbody><body pos="0 0 1"><joint name="j" type="hinge" 
 
 @pytest.fixture
 def model():
+  """The small actuated pendulum."""
   return engine.load_model(PENDULUM)
 
 
