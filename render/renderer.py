@@ -285,10 +285,10 @@ class Renderer:
       if tex is None or tex["builtin"] != "checker":
         continue
       # MuJoCo maps a 2x2-square checker texture texrepeat times over the plane (per unit
-      # length with texuniform)
-      tint = np.asarray(rgba[g, :3])
-      rgba[g, :3] = np.asarray(tex["rgb1"][:3]) * tint
-      rgba2[g, :3] = np.asarray(tex["rgb2"][:3]) * tint
+      # length with texuniform): squares of size/texrepeat (checked against its renderer)
+      tint = rgba[g, :3].copy()
+      rgba[g, :3] = np.asarray(tex["rgb2"][:3]) * tint     # MuJoCo's phase: rgb2 at the origin
+      rgba2[g, :3] = np.asarray(tex["rgb1"][:3]) * tint
       rep = max(tex["texrepeat"][0], 1e-6)
       s[g, 3] = 1 / rep if tex["texuniform"] or size[g, 0] <= 0 else size[g, 0] / rep
       mat[g, 3] = 2.0

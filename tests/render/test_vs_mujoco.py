@@ -167,3 +167,44 @@ def test_decorations_match_mujoco(tmp_path):
     colour = np.abs(ref[name][a].mean(0) - img[b].mean(0)).max()
     assert colour < 20, f"{name}: mean colour differs by {colour:.0f}/255"
   hr.release()
+
+
+_MUJOCO_FLOOR = """
+import os, sys
+os.environ["MUJOCO_GL"] = "egl"
+import mujoco, numpy as np
+m = mujoco.MjModel.from_xml_path(sys.argv[1])
+d = mujoco.MjData(m)
+mujoco.mj_forward(m, d)
+r = mujoco.Renderer(m, %d, %d)
+cam = mujoco.MjvCamera()
+mujoco.mjv_defaultFreeCamera(m, cam)
+cam.elevation, cam.distance = -60, cam.distance * 1.5
+r.update_scene(d, cam)
+np.save(sys.argv[2], r.render())
+""" % (H, W)
+
+
+def test_checker_floor_matches_mujoco_texture(tmp_path):
+  """pile64's floor (a builtin checker material, texrepeat 4) has MuJoCo's squares: same size,
+  same phase, same two colours, seen in the floor rows of both images."""
+  from assets import DEMO_MODEL
+  path = os.path.join(os.path.dirname(DEMO_MODEL), "pile64.xml")
+  ref_file = tmp_path / "floor.npy"
+  res = subprocess.run([sys.executable, "-c", _MUJOCO_FLOOR, path, str(ref_file)],
+                       capture_output=True, text=True, timeout=120)
+  assert res.returncode == 0, res.stderr[-2000:]
+  ref = np.load(ref_file).astype(int)
+  m = engine.load_model(path)
+  hr = HeadlessRenderer(m, W, H)
+  cam = Camera.default_for(m)
+  cam.elevation, cam.distance = -60, cam.distance * 1.5
+  img = hr.render(Snapshot(m), cam, VisOptions(shadows=False)).astype(int)
+  hr.release()
+  rows = slice(int(0.8 * H), H)            # floor only, below the pile
+  a, b = ref[rows].sum(2), img[rows].sum(2)
+  light_a, light_b = a > 0.5 * (a.min() + a.max()), b > 0.5 * (b.min() + b.max())
+  assert 0.3 < light_a.mean() < 0.7
+  assert (light_a == light_b).mean() > 0.9
+  for mask_a, mask_b in ((light_a, light_b), (~light_a, ~light_b)):
+    np.testing.assert_allclose(ref[rows][mask_a].mean(0), img[rows][mask_b].mean(0), atol=16)
