@@ -146,3 +146,21 @@ def test_energy_matches_mujoco():
   d.qpos[:], d.qvel[:] = md.qpos, md.qvel
   engine.forward(m, d)
   np.testing.assert_allclose(energy(m, d), md.energy, rtol=1e-9, atol=1e-12)
+
+
+def test_mass_edit_recomputes_derived_constants_as_mj_setConst(sim, tmp_path):
+  """Editing a body mass or a dof armature also refreshes what depends on it (subtree mass,
+  invweights, dof_M0), as mj_setConst does in MuJoCo after the same edit."""
+  sim.send("model", "body_mass", 3, 5.0)
+  sim.send("model", "dof_armature", 0, 0.2)
+  sim.sync()
+  m = sim.model
+  mm = mujoco.MjModel.from_xml_path(str(tmp_path / "model.xml"))
+  md = mujoco.MjData(mm)
+  mm.body_mass[3] = 5.0
+  mm.dof_armature[0] = 0.2
+  mujoco.mj_setConst(mm, md)
+  np.testing.assert_allclose(m.body_subtreemass, mm.body_subtreemass, rtol=1e-12)
+  np.testing.assert_allclose(m.body_invweight0, mm.body_invweight0, rtol=1e-9, atol=1e-12)
+  np.testing.assert_allclose(m.dof_invweight0, mm.dof_invweight0, rtol=1e-9, atol=1e-12)
+  np.testing.assert_allclose(m.dof_M0, mm.dof_M0, rtol=1e-9, atol=1e-12)
