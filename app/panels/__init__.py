@@ -1,0 +1,184 @@
+"""The viewer's imgui panels: Simulation, Physics, Controls, Info (with implot plots), Rendering,
+and the F1 help overlay.
+
+Panels read the newest snapshot's `extra` dict and the Model's constants, and change anything
+only by sending commands to the Simulation worker (which applies them between chunks).
+"""
+import math
+
+import numpy as np
+
+from app.panels import controls, physics, rendering, simulation
+from app.panels import info as info_panel
+from app.panels.common import RED
+from app.panels.controls import set_ctrl  # noqa: F401  (the slider's command path, for tests)
+from app.sim import SPEEDS
+
+
+class UiState:
+  """What the panels remember between frames."""
+
+  def __init__(self):
+    self.show_panels = True
+    self.show_help = False
+    self.key = -1                   # selected keyframe (-1: none)
+    self.error = ""                 # UI-side error (compile failure, export failure)
+    self.message = ""               # last export/clipboard message
+    self.open_path = ""
+    self.save_path = ""
+    self.ctrl = np.zeros(0)
+    self.elem_kind = 0
+    self.elem_id = 0
+    self.plot_t = []
+    self.plot = {}                  # name -> list of values
+    self.plot_sel = {"energy": True, "residual": False, "joint": False, "rtf": False}
+    self.plot_joint = 0
+    self.names = {}
+    self.m = None
+    self.expand = set()             # sections to open at the next frame
+    self.rects = {}                 # widget name -> (x0, y0, x1, y1) in window pixels, top-left
+
+  def on_model(self, m):
+    """A new model was loaded: reset per-model state."""
+    from engine.types import mjtObj
+    self.m = m
+    self.ctrl = np.zeros(m.nu)
+    self.key = min(self.key, m.nkey - 1)
+    self.elem_id = 0
+    self.plot_t, self.plot = [], {}
+    self.plot_joint = 0
+    self.names = {k: [m.names.get(mjtObj[k.upper()], [""] * 0) for _ in (0,)][0]
+                  for k in ("body", "joint", "geom", "actuator", "equality", "camera", "key")}
+    if not self.open_path:
+      self.open_path = ""
+
+  def name(self, kind, i):
+    """Name of object `i` of `kind` ('body', 'joint', ...), or 'kind i'."""
+    names = self.names.get(kind, [])
+    return names[i] if i < len(names) and names[i] else f"{kind} {i}"
+
+  def change_speed(self, viewer, direction):
+    """One step slower (-1) or faster (+1) along SPEEDS (keys - and =)."""
+    st = viewer.sim.status()
+    i = min(range(len(SPEEDS)), key=lambda k: abs(math.log(SPEEDS[k]) - math.log(st.speed))
+            if math.isfinite(SPEEDS[k]) and math.isfinite(st.speed) else
+            (0 if SPEEDS[k] == st.speed else 99))
+    i = max(0, min(len(SPEEDS) - 1, i + direction))
+    viewer.sim.send("speed", SPEEDS[i])
+
+  def cycle_camera(self, viewer, direction):
+    """Next (+1) or previous (-1) camera of the model (keys ] and [)."""
+    from render.camera import CameraType
+    cam, m = viewer.camera, self.m
+    if cam is None or m is None or m.ncam == 0:
+      return
+    if cam.type != CameraType.FIXED:
+      cam.fixedcamid = 0 if direction > 0 else m.ncam - 1
+    else:
+      cam.fixedcamid = (cam.fixedcamid + direction) % m.ncam
+    cam.type = CameraType.FIXED
+
+def compile_progress(viewer):
+  """The first-start screen: the engine compiles in a subprocess while the window stays live."""
+  from imgui_bundle import imgui
+  import time
+  from app import warmup
+  done, expect = warmup.progress()
+  io = imgui.get_io()
+  imgui.set_next_window_pos((io.display_size.x * 0.5, io.display_size.y * 0.5),
+                            imgui.Cond_.always, (0.5, 0.5))
+  imgui.begin("Compiling", None, imgui.WindowFlags_.always_auto_resize)
+  imgui.text("First start: compiling the physics engine (cached for the next starts)")
+  frac = min(done / expect, 0.99) if expect else 0.0
+  imgui.progress_bar(frac, (420, 0), f"{done} kernels" + (f" of ~{expect}" if expect else ""))
+  imgui.text(f"{time.perf_counter() - viewer._warm_t0:.0f} s")
+  if viewer._warm_log:
+    imgui.text_disabled(viewer._warm_log[-1][:80])
+  imgui.end()
+
+def draw(viewer, st, info):
+  """All panels for one frame (`st`: worker Status, `info`: newest snapshot.extra or None)."""
+  from imgui_bundle import imgui
+  ui = viewer.ui
+  if info is not None:
+    info_panel.record(ui, st, info)
+  if ui.show_panels:
+    imgui.set_next_window_pos((8, 8), imgui.Cond_.first_use_ever)
+    imgui.set_next_window_size((380, min(680, imgui.get_io().display_size.y - 16)),
+                               imgui.Cond_.first_use_ever)
+    imgui.begin("numjoco")
+    simulation.draw(imgui, viewer, st, info)
+    if ui.m is not None:
+      if _header(imgui, ui, "Physics"):
+        physics.draw(imgui, viewer)
+      if _header(imgui, ui, "Controls"):
+        controls.draw(imgui, viewer, st, info)
+      if _header(imgui, ui, "Info", imgui.TreeNodeFlags_.default_open):
+        info_panel.draw(imgui, viewer, st, info)
+      if _header(imgui, ui, "Rendering"):
+        rendering.draw(imgui, viewer)
+    imgui.end()
+  _errors(imgui, viewer, st)
+  if ui.show_help:
+    _help(imgui)
+
+def _header(imgui, ui, name, flags=0):
+  """A collapsing section; `ui.expand` names sections to open (keyboard-less scripting, tests)."""
+  if name in ui.expand:
+    imgui.set_next_item_open(True)
+    ui.expand.discard(name)
+  return imgui.collapsing_header(name, flags)
+
+def _errors(imgui, viewer, st):
+  """Worker exceptions, load failures and divergences: always visible until dismissed."""
+  ui = viewer.ui
+  msgs = []
+  if st is not None:
+    if st.error:
+      msgs.append(("Simulation error (worker paused)", st.error, "error"))
+    if st.load_error:
+      msgs.append(("Load failed", st.load_error, None))
+  if ui.error:
+    msgs.append(("Error", ui.error, "ui"))
+  if not msgs:
+    return
+  io = imgui.get_io()
+  imgui.set_next_window_pos((io.display_size.x - 8, 8), imgui.Cond_.always, (1.0, 0.0))
+  imgui.set_next_window_size_constraints((300, 0), (io.display_size.x * 0.6, 500))
+  imgui.begin("Errors", None, imgui.WindowFlags_.always_auto_resize)
+  for title, text, kind in msgs:
+    imgui.text_colored(RED, title)
+    imgui.text_wrapped(text.strip()[-1500:])
+    if kind == "error":
+      if imgui.button("Resume"):
+        viewer.sim.send("clear_error")
+        viewer.sim.send("pause", False)
+      imgui.same_line()
+      if imgui.button("Reset and resume"):
+        viewer.sim.send("clear_error")
+        viewer.sim.send("reset")
+        viewer.sim.send("pause", False)
+    elif kind == "ui" and imgui.button("Dismiss"):
+      ui.error = ""
+    imgui.separator()
+  imgui.end()
+
+def _help(imgui):
+  io = imgui.get_io()
+  imgui.set_next_window_pos((io.display_size.x * 0.5, io.display_size.y * 0.5),
+                            imgui.Cond_.always, (0.5, 0.5))
+  imgui.set_next_window_bg_alpha(0.85)
+  imgui.begin("Help (F1)", None, imgui.WindowFlags_.always_auto_resize)
+  if imgui.begin_table("keys", 2):
+    for k, what in _help_rows():
+      imgui.table_next_row()
+      imgui.table_next_column()
+      imgui.text(k)
+      imgui.table_next_column()
+      imgui.text(what)
+    imgui.end_table()
+  imgui.end()
+
+def _help_rows():
+  from app.viewer import HELP
+  return HELP

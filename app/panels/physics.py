@@ -1,0 +1,114 @@
+"""Physics panel: options, flags, contact override, per-element parameters, export of edits."""
+from app import export
+from app.panels.common import vec_input
+
+INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+SOLVERS = ("PGS", "CG", "Newton")
+CONES = ("pyramidal", "elliptic")
+
+# element kind -> (mjtObj name for names, count attribute, [(label, field, width)])
+ELEMENTS = {
+    "geom": ("geom", "ngeom", [("solref", "geom_solref", 2), ("solimp", "geom_solimp", 5),
+                               ("friction", "geom_friction", 3), ("margin", "geom_margin", 1),
+                               ("gap", "geom_gap", 1), ("solmix", "geom_solmix", 1),
+                               ("rgba", "geom_rgba", 4)]),
+    "joint": ("joint", "njnt", [("solreflimit", "jnt_solref", 2),
+                                ("solimplimit", "jnt_solimp", 5),
+                                ("stiffness", "jnt_stiffness", 1)]),
+    "dof": ("joint", "nv", [("damping", "dof_damping", 1), ("frictionloss", "dof_frictionloss", 1),
+                            ("armature", "dof_armature", 1)]),
+    "equality": ("equality", "neq", [("solref", "eq_solref", 2), ("solimp", "eq_solimp", 5)]),
+    "body": ("body", "nbody", [("mass", "body_mass", 1), ("gravcomp", "body_gravcomp", 1)]),
+    "actuator": ("actuator", "nu", [("gear", "actuator_gear", 6),
+                                    ("ctrlrange", "actuator_ctrlrange", 2)]),
+}
+
+
+def _opt_float(imgui, viewer, m, name, label=None, fmt="%.6g"):
+  v = float(getattr(m.opt, name))
+  changed, new = imgui.input_float(label or name, v, 0.0, 0.0, fmt,
+                                   imgui.InputTextFlags_.enter_returns_true)
+  if changed and new != v:
+    viewer.sim.send("opt", name, new)
+
+def _opt_vec(imgui, viewer, m, name):
+  new = vec_input(imgui, name, getattr(m.opt, name))
+  if new is not None:
+    viewer.sim.send("opt", name, new)
+
+def draw(imgui, viewer):
+  """The Physics section: every edit is a command to the worker (applied at the next step)."""
+  from engine.types import mjtDisableBit, mjtEnableBit
+  ui, m, sim = viewer.ui, viewer.ui.m, viewer.sim
+  _opt_float(imgui, viewer, m, "timestep")
+  for name, items in (("integrator", INTEGRATORS), ("solver", SOLVERS), ("cone", CONES)):
+    cur = int(getattr(m.opt, name))
+    changed, i = imgui.combo(name, cur, list(items))
+    if changed:
+      sim.send("opt", name, i)
+  changed, it = imgui.input_int("iterations", int(m.opt.iterations))
+  if changed and it >= 1:
+    sim.send("opt", "iterations", it)
+  for name in ("tolerance", "impratio", "density", "viscosity"):
+    _opt_float(imgui, viewer, m, name)
+  for name in ("gravity", "wind"):
+    _opt_vec(imgui, viewer, m, name)
+  if imgui.tree_node("Disable flags"):
+    flags = int(m.opt.disableflags)
+    for bit in mjtDisableBit:
+      changed, on = imgui.checkbox(bit.name.lower(), bool(flags & bit))
+      if changed:
+        sim.send("opt", "disableflags", (flags | bit) if on else (flags & ~bit))
+    imgui.tree_pop()
+  if imgui.tree_node("Enable flags"):
+    flags = int(m.opt.enableflags)
+    for bit in mjtEnableBit:
+      changed, on = imgui.checkbox(bit.name.lower() + "##en", bool(flags & bit))
+      if changed:
+        sim.send("opt", "enableflags", (flags | bit) if on else (flags & ~bit))
+    imgui.tree_pop()
+  if imgui.tree_node("Contact override"):
+    imgui.text_disabled("used when the 'override' enable flag is on")
+    _opt_float(imgui, viewer, m, "o_margin")
+    _opt_vec(imgui, viewer, m, "o_solref")
+    _opt_vec(imgui, viewer, m, "o_solimp")
+    imgui.tree_pop()
+  if imgui.tree_node("Elements"):
+    kinds = list(ELEMENTS)
+    _, ui.elem_kind = imgui.combo("kind", ui.elem_kind, kinds)
+    kind = kinds[ui.elem_kind]
+    objname, count, fields = ELEMENTS[kind]
+    n = getattr(m, count)
+    if n:
+      def label(i):
+        if kind == "dof":
+          return f"dof {i} ({ui.name('joint', int(m.dof_jntid[i]))})"
+        return f"{i}: {ui.name(objname, i)}"
+      ui.elem_id = min(ui.elem_id, n - 1)
+      _, ui.elem_id = imgui.combo("element", ui.elem_id, [label(i) for i in range(n)])
+      for lab, field, _w in fields:
+        new = vec_input(imgui, f"{lab}##{field}", getattr(m, field)[ui.elem_id])
+        if new is not None:
+          sim.send("model", field, ui.elem_id, new if new.size > 1 else new[0])
+    else:
+      imgui.text_disabled(f"the model has no {kind}")
+    imgui.tree_pop()
+  if imgui.tree_node("Export edits"):
+    if imgui.button("Copy MJCF diff to clipboard"):
+      def diff(mm, d):
+        ui.clipboard = export.mjcf_diff(mm, dict(sim.edits), dict(sim.opt_edits), sim.opt0)
+      sim.send("call", diff)
+    _, ui.save_path = imgui.input_text("##save", ui.save_path or "edited.xml")
+    imgui.same_line()
+    if imgui.button("Save copy"):
+      path = ui.save_path
+
+      def save(mm, d):
+        try:
+          skipped = export.save_copy(mm, dict(sim.edits), dict(sim.opt_edits), path, sim.opt0)
+          ui.message = f"saved {path}" + (f"; not written: {'; '.join(skipped)}"
+                                          if skipped else "")
+        except (ValueError, OSError) as e:
+          ui.error = f"cannot save a copy: {e}"
+      sim.send("call", save)
+    imgui.tree_pop()

@@ -1,0 +1,41 @@
+"""Rendering panel: the renderer's overlay toggles, geom groups, labels, cameras."""
+
+
+def draw(imgui, viewer):
+  """The Rendering section (edits viewer.opts and viewer.camera directly: UI-side state)."""
+  import dataclasses
+  from render.camera import CameraType
+  from render.renderer import LABELS
+  ui, o, cam, m = viewer.ui, viewer.opts, viewer.camera, viewer.ui.m
+  for f in dataclasses.fields(o):
+    v = getattr(o, f.name)
+    if isinstance(v, bool):
+      _, nv = imgui.checkbox(f.name.replace("_", " "), v)
+      setattr(o, f.name, nv)
+  imgui.text("geom groups")
+  for g in range(len(o.geom_groups)):
+    imgui.same_line()
+    _, o.geom_groups[g] = imgui.checkbox(f"{g}##gg", o.geom_groups[g])
+  _, li = imgui.combo("labels", LABELS.index(o.labels), list(LABELS))
+  o.labels = LABELS[li]
+  if cam is None:
+    return
+  names = ["free", "tracking"] + [f"camera {ui.name('camera', c)}" for c in range(m.ncam)]
+  cur = 0 if cam.type == CameraType.FREE else 1 if cam.type == CameraType.TRACKING else \
+      2 + cam.fixedcamid
+  changed, i = imgui.combo("camera", cur, names)
+  if changed:
+    if i == 0:
+      cam.type = CameraType.FREE
+    elif i == 1:
+      cam.type = CameraType.TRACKING
+      cam.trackbodyid = max(cam.trackbodyid, 1 if m.nbody > 1 else 0)
+    else:
+      cam.type, cam.fixedcamid = CameraType.FIXED, i - 2
+  if cam.type == CameraType.TRACKING:
+    _, b = imgui.combo("track body", cam.trackbodyid,
+                       [ui.name("body", b) for b in range(m.nbody)])
+    cam.trackbodyid = b
+  if imgui.button("Reset view"):
+    from render.camera import Camera
+    viewer.camera = Camera.default_for(m)

@@ -1,0 +1,71 @@
+"""Simulation panel: run/pause/step/reset/reload, speed, keyframes, time and rates, open."""
+from app.panels.common import YELLOW, has_dialog, rect, speed_label
+from app.sim import SPEEDS, key_snippet
+
+
+def draw(imgui, viewer, st, info):
+  """The Simulation section (always open, at the top of the panel)."""
+  ui, sim = viewer.ui, viewer.sim
+  imgui.text(st.path if len(st.path) < 48 else "..." + st.path[-45:])
+  if st.loading:
+    imgui.same_line()
+    imgui.text_colored(YELLOW, "loading...")
+  clicked = imgui.button("Run" if st.paused else "Pause")
+  rect(imgui, ui, "run")
+  if clicked:
+    sim.send("pause", not st.paused)
+  imgui.same_line()
+  if imgui.button("Step"):
+    sim.send("step", 1)
+  imgui.same_line()
+  if imgui.button("Reset"):
+    sim.send("reset", ui.key if ui.key >= 0 else None)
+  imgui.same_line()
+  if imgui.button("Reload"):
+    viewer.reload()
+  speeds = SPEEDS if st.speed in SPEEDS else tuple(sorted(SPEEDS + (st.speed,)))
+  changed, i = imgui.combo("speed", speeds.index(st.speed), [speed_label(x) for x in speeds])
+  if changed:
+    sim.send("speed", speeds[i])
+  m = ui.m
+  if m is not None and m.nkey:
+    keys = ["(none)"] + [ui.name("key", k) for k in range(m.nkey)]
+    changed, i = imgui.combo("keyframe", ui.key + 1, keys)
+    if changed:
+      ui.key = i - 1
+    imgui.same_line()
+    if imgui.button("Load") and ui.key >= 0:
+      sim.send("reset", ui.key)
+  if m is not None and imgui.button("Copy state as <key>"):
+    def copy(mm, d):
+      ui.clipboard = key_snippet(mm, d)
+    sim.send("call", copy)
+  clip = getattr(ui, "clipboard", None)
+  if clip:
+    imgui.set_clipboard_text(clip)
+    ui.message = "copied: " + clip[:60] + "..."
+    ui.clipboard = None
+  t = info["time"] if info else 0.0
+  imgui.text(f"time {t:.3f} s   real-time factor {st.rtf:.2f}   FPS {viewer.clock.fps:.0f}")
+  imgui.text(f"steps/s {st.steps_per_s:.0f}   " + ("PAUSED" if st.paused else "running"))
+  if st.divergences:
+    imgui.text_colored(YELLOW, f"diverged {st.divergences}x: {st.last_divergence}")
+  for w in st.warnings[-2:]:
+    imgui.text_colored(YELLOW, "warning: " + w)
+  if ui.message:
+    imgui.text_disabled(ui.message[:80])
+  _, ui.open_path = imgui.input_text("##open", ui.open_path)
+  imgui.same_line()
+  if imgui.button("Open model") and ui.open_path.strip():
+    viewer.open(ui.open_path.strip())
+  if has_dialog():
+    imgui.same_line()
+    if imgui.button("Browse"):
+      from imgui_bundle import portable_file_dialogs as pfd
+      ui.dialog = pfd.open_file("Open model", "", ["MJCF", "*.xml"])
+  dlg = getattr(ui, "dialog", None)
+  if dlg is not None and dlg.ready():
+    res = dlg.result()
+    ui.dialog = None
+    if res:
+      viewer.open(res[0])
