@@ -7,12 +7,14 @@ import numba
 from engine import collision_driver
 from engine import constraint
 from engine import derivative
+from engine import energy
 from engine import math as mm
 from engine import passive as ps
 from engine import smooth
 from engine import solver
 from engine.smooth import jit
-from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtIntegrator
+from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtEnableBit,
+                          mjtIntegrator)
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
@@ -25,6 +27,7 @@ _DSBL_CLAMPCTRL = int(mjtDisableBit.CLAMPCTRL)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
 _DSBL_EULERDAMP = int(mjtDisableBit.EULERDAMP)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
+_ENBL_ENERGY = int(mjtEnableBit.ENERGY)
 _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
     int(mjtIntegrator.EULER), int(mjtIntegrator.RK4), int(mjtIntegrator.IMPLICIT),
     int(mjtIntegrator.IMPLICITFAST))
@@ -225,13 +228,28 @@ def fwd_constraint(m, d):
 
 
 @jit
-def forward(m, d):
-  """Full forward dynamics at the current state (mj_forward)."""
+def forward_skip(m, d, skip_sensor):
+  """Forward dynamics; `skip_sensor` leaves sensors and energy as they are (RK4's inner stages,
+  mj_forwardSkip)."""
   fwd_position(m, d)
+  if not skip_sensor:
+    if m.opt_enableflags[0] & _ENBL_ENERGY:
+      energy.energy_pos(m, d)
+    else:
+      d.energy[0] = 0.0
+      d.energy[1] = 0.0
   fwd_velocity(m, d)
+  if not skip_sensor and m.opt_enableflags[0] & _ENBL_ENERGY:
+    energy.energy_vel(m, d)
   fwd_actuation(m, d)
   fwd_acceleration(m, d)
   fwd_constraint(m, d)
+
+
+@jit
+def forward(m, d):
+  """Full forward dynamics at the current state (mj_forward)."""
+  forward_skip(m, d, False)
 
 
 @jit
@@ -352,7 +370,7 @@ def rk4(m, d):
     for k in range(na):
       d.act[k] = x0a[k] + h * a * actd[i - 1, k]
     d.time[0] = t0 + a * h
-    forward(m, d)
+    forward_skip(m, d, True)
     for k in range(nv):
       vel[i, k] = d.qvel[k]
       acc[i, k] = d.qacc[k]
