@@ -10,6 +10,7 @@ from engine import derivative
 from engine import energy
 from engine import math as mm
 from engine import passive as ps
+from engine import perturb
 from engine import smooth
 from engine import solver
 from engine.smooth import jit
@@ -203,13 +204,16 @@ def _clamp_tendon_actuator_force(m, d):
 
 @jit
 def xfrc_accumulate(m, d, qfrc):
-  """qfrc += J' xfrc_applied for every body (force at the body's com, torque)."""
+  """qfrc += J' (xfrc_applied + xfrc_perturb) for every body (force at the body's com, torque);
+  the viewer's perturbation is a separate buffer so the user's xfrc_applied is never touched."""
   for b in range(1, m.nbody):
-    x = d.xfrc_applied[b]
-    if x[0] == 0.0 and x[1] == 0.0 and x[2] == 0.0 and x[3] == 0.0 and x[4] == 0.0 and x[5] == 0.0:
+    x, p = d.xfrc_applied[b], d.xfrc_perturb[b]
+    f0, f1, f2 = x[0] + p[0], x[1] + p[1], x[2] + p[2]
+    t0, t1, t2 = x[3] + p[3], x[4] + p[4], x[5] + p[5]
+    if f0 == 0.0 and f1 == 0.0 and f2 == 0.0 and t0 == 0.0 and t1 == 0.0 and t2 == 0.0:
       continue
-    ps.apply_ft(m, d, x[0], x[1], x[2], x[3], x[4], x[5], d.xipos[b, 0], d.xipos[b, 1],
-                d.xipos[b, 2], b, qfrc)
+    ps.apply_ft(m, d, f0, f1, f2, t0, t1, t2, d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2], b,
+                qfrc)
 
 
 @jit
@@ -427,6 +431,13 @@ def step(m, d, nstep):
   """`nstep` physics steps in one compiled call; returns the number of steps taken before the
   state went bad (NaN/inf or huge), which is nstep when all is well."""
   for s in range(nstep):
+    if d.pert_active[0]:
+      # the viewer's mouse spring, recomputed every substep (MuJoCo's simulate applies it
+      # before each mj_step, from the previous step's kinematics)
+      perturb.apply_perturb_pose(m, d, False)
+      perturb.apply_perturb_force(m, d)
+    else:
+      perturb.clear_perturb_force(m, d)
     step_once(m, d)
     for i in range(m.nv):
       v = d.qvel[i]
