@@ -83,6 +83,8 @@ ModelType = _ModelStructType([
     ('opt_ccd_iterations', types.Array(types.int32, 1, 'C')),
     ('opt_disableflags', types.Array(types.int32, 1, 'C')),
     ('opt_enableflags', types.Array(types.int32, 1, 'C')),
+    ('vis_map_stiffness', types.Array(types.float64, 1, 'C')),
+    ('vis_map_stiffnessrot', types.Array(types.float64, 1, 'C')),
     ('qpos0', types.Array(types.float64, 1, 'C')),
     ('qpos_spring', types.Array(types.float64, 1, 'C')),
     ('body_parentid', types.Array(types.int32, 1, 'C')),
@@ -369,7 +371,7 @@ def _set_model_0(s, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance,
 
 
 @numba.njit(cache=True)
-def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum):
+def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid):
   s.opt_cone = opt_cone
   s.opt_jacobian = opt_jacobian
   s.opt_solver = opt_solver
@@ -379,17 +381,19 @@ def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_i
   s.opt_ccd_iterations = opt_ccd_iterations
   s.opt_disableflags = opt_disableflags
   s.opt_enableflags = opt_enableflags
+  s.vis_map_stiffness = vis_map_stiffness
+  s.vis_map_stiffnessrot = vis_map_stiffnessrot
   s.qpos0 = qpos0
   s.qpos_spring = qpos_spring
   s.body_parentid = body_parentid
   s.body_rootid = body_rootid
   s.body_weldid = body_weldid
-  s.body_mocapid = body_mocapid
-  s.body_jntnum = body_jntnum
 
 
 @numba.njit(cache=True)
-def _set_model_2(s, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0):
+def _set_model_2(s, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass):
+  s.body_mocapid = body_mocapid
+  s.body_jntnum = body_jntnum
   s.body_jntadr = body_jntadr
   s.body_dofnum = body_dofnum
   s.body_dofadr = body_dofadr
@@ -404,12 +408,12 @@ def _set_model_2(s, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geo
   s.body_iquat = body_iquat
   s.body_mass = body_mass
   s.body_subtreemass = body_subtreemass
-  s.body_inertia = body_inertia
-  s.body_invweight0 = body_invweight0
 
 
 @numba.njit(cache=True)
-def _set_model_3(s, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis):
+def _set_model_3(s, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp):
+  s.body_inertia = body_inertia
+  s.body_invweight0 = body_invweight0
   s.body_gravcomp = body_gravcomp
   s.body_margin = body_margin
   s.body_contype = body_contype
@@ -424,12 +428,12 @@ def _set_model_3(s, body_gravcomp, body_margin, body_contype, body_conaffinity, 
   s.jnt_actgravcomp = jnt_actgravcomp
   s.jnt_solref = jnt_solref
   s.jnt_solimp = jnt_solimp
-  s.jnt_pos = jnt_pos
-  s.jnt_axis = jnt_axis
 
 
 @numba.njit(cache=True)
-def _set_model_4(s, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature):
+def _set_model_4(s, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp):
+  s.jnt_pos = jnt_pos
+  s.jnt_axis = jnt_axis
   s.jnt_stiffness = jnt_stiffness
   s.jnt_stiffnesspoly = jnt_stiffnesspoly
   s.jnt_range = jnt_range
@@ -444,12 +448,12 @@ def _set_model_4(s, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange
   s.dof_simplenum = dof_simplenum
   s.dof_solref = dof_solref
   s.dof_solimp = dof_solimp
-  s.dof_frictionloss = dof_frictionloss
-  s.dof_armature = dof_armature
 
 
 @numba.njit(cache=True)
-def _set_model_5(s, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group):
+def _set_model_5(s, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid):
+  s.dof_frictionloss = dof_frictionloss
+  s.dof_armature = dof_armature
   s.dof_damping = dof_damping
   s.dof_dampingpoly = dof_dampingpoly
   s.dof_invweight0 = dof_invweight0
@@ -464,12 +468,12 @@ def _set_model_5(s, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_b
   s.geom_condim = geom_condim
   s.geom_bodyid = geom_bodyid
   s.geom_dataid = geom_dataid
-  s.geom_matid = geom_matid
-  s.geom_group = geom_group
 
 
 @numba.njit(cache=True)
-def _set_model_6(s, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type):
+def _set_model_6(s, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid):
+  s.geom_matid = geom_matid
+  s.geom_group = geom_group
   s.geom_priority = geom_priority
   s.geom_sameframe = geom_sameframe
   s.geom_solmix = geom_solmix
@@ -484,12 +488,12 @@ def _set_model_6(s, geom_priority, geom_sameframe, geom_solmix, geom_solref, geo
   s.geom_margin = geom_margin
   s.geom_gap = geom_gap
   s.geom_fluid = geom_fluid
-  s.geom_rgba = geom_rgba
-  s.site_type = site_type
 
 
 @numba.njit(cache=True)
-def _set_model_7(s, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0):
+def _set_model_7(s, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0):
+  s.geom_rgba = geom_rgba
+  s.site_type = site_type
   s.site_bodyid = site_bodyid
   s.site_matid = site_matid
   s.site_group = site_group
@@ -504,12 +508,12 @@ def _set_model_7(s, site_bodyid, site_matid, site_group, site_sameframe, site_si
   s.cam_pos = cam_pos
   s.cam_quat = cam_quat
   s.cam_poscom0 = cam_poscom0
-  s.cam_pos0 = cam_pos0
-  s.cam_mat0 = cam_mat0
 
 
 @numba.njit(cache=True)
-def _set_model_8(s, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent):
+def _set_model_8(s, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation):
+  s.cam_pos0 = cam_pos0
+  s.cam_mat0 = cam_mat0
   s.cam_fovy = cam_fovy
   s.cam_ipd = cam_ipd
   s.light_mode = light_mode
@@ -524,12 +528,12 @@ def _set_model_8(s, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbod
   s.light_pos0 = light_pos0
   s.light_dir0 = light_dir0
   s.light_attenuation = light_attenuation
-  s.light_cutoff = light_cutoff
-  s.light_exponent = light_exponent
 
 
 @numba.njit(cache=True)
-def _set_model_9(s, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data):
+def _set_model_9(s, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref):
+  s.light_cutoff = light_cutoff
+  s.light_exponent = light_exponent
   s.light_ambient = light_ambient
   s.light_diffuse = light_diffuse
   s.light_specular = light_specular
@@ -544,12 +548,12 @@ def _set_model_9(s, light_ambient, light_diffuse, light_specular, mat_rgba, mat_
   s.eq_objtype = eq_objtype
   s.eq_active0 = eq_active0
   s.eq_solref = eq_solref
-  s.eq_solimp = eq_solimp
-  s.eq_data = eq_data
 
 
 @numba.njit(cache=True)
-def _set_model_10(s, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly):
+def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping):
+  s.eq_solimp = eq_solimp
+  s.eq_data = eq_data
   s.tendon_adr = tendon_adr
   s.tendon_num = tendon_num
   s.tendon_type = tendon_type
@@ -564,12 +568,12 @@ def _set_model_10(s, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon
   s.tendon_margin = tendon_margin
   s.tendon_stiffness = tendon_stiffness
   s.tendon_damping = tendon_damping
-  s.tendon_stiffnesspoly = tendon_stiffnesspoly
-  s.tendon_dampingpoly = tendon_dampingpoly
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype):
+def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype):
+  s.tendon_stiffnesspoly = tendon_stiffnesspoly
+  s.tendon_dampingpoly = tendon_dampingpoly
   s.tendon_actuatorid = tendon_actuatorid
   s.tendon_armature = tendon_armature
   s.tendon_frictionloss = tendon_frictionloss
@@ -584,12 +588,12 @@ def _set_model_11(s, tendon_actuatorid, tendon_armature, tendon_frictionloss, te
   s.wrap_objid = wrap_objid
   s.wrap_prm = wrap_prm
   s.actuator_trntype = actuator_trntype
-  s.actuator_dyntype = actuator_dyntype
-  s.actuator_gaintype = actuator_gaintype
 
 
 @numba.njit(cache=True)
-def _set_model_12(s, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear):
+def _set_model_12(s, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange):
+  s.actuator_dyntype = actuator_dyntype
+  s.actuator_gaintype = actuator_gaintype
   s.actuator_biastype = actuator_biastype
   s.actuator_trnid = actuator_trnid
   s.actuator_actadr = actuator_actadr
@@ -604,12 +608,12 @@ def _set_model_12(s, actuator_biastype, actuator_trnid, actuator_actadr, actuato
   s.actuator_actearly = actuator_actearly
   s.actuator_ctrlrange = actuator_ctrlrange
   s.actuator_forcerange = actuator_forcerange
-  s.actuator_actrange = actuator_actrange
-  s.actuator_gear = actuator_gear
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl):
+def _set_model_13(s, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos):
+  s.actuator_actrange = actuator_actrange
+  s.actuator_gear = actuator_gear
   s.actuator_cranklength = actuator_cranklength
   s.actuator_acc0 = actuator_acc0
   s.actuator_length0 = actuator_length0
@@ -624,12 +628,12 @@ def _set_model_13(s, actuator_cranklength, actuator_acc0, actuator_length0, actu
   s.key_qvel = key_qvel
   s.key_act = key_act
   s.key_mpos = key_mpos
-  s.key_mquat = key_mquat
-  s.key_ctrl = key_ctrl
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2):
+def _set_model_14(s, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim):
+  s.key_mquat = key_mquat
+  s.key_ctrl = key_ctrl
   s.M_rownnz = M_rownnz
   s.M_rowadr = M_rowadr
   s.M_colind = M_colind
@@ -644,12 +648,12 @@ def _set_model_14(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D
   s.B_rowadr = B_rowadr
   s.B_colind = B_colind
   s.pair_dim = pair_dim
-  s.pair_geom1 = pair_geom1
-  s.pair_geom2 = pair_geom2
 
 
 @numba.njit(cache=True)
-def _set_model_15(s, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature):
+def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature):
+  s.pair_geom1 = pair_geom1
+  s.pair_geom2 = pair_geom2
   s.pair_signature = pair_signature
   s.pair_solref = pair_solref
   s.pair_solreffriction = pair_solreffriction
@@ -662,21 +666,21 @@ def _set_model_15(s, pair_signature, pair_solref, pair_solreffriction, pair_soli
 
 MODEL_SETTERS = (
     (_set_model_0, ('opt_timestep', 'opt_impratio', 'opt_tolerance', 'opt_ls_tolerance', 'opt_noslip_tolerance', 'opt_ccd_tolerance', 'opt_density', 'opt_viscosity', 'opt_o_margin', 'opt_gravity', 'opt_wind', 'opt_magnetic', 'opt_o_solref', 'opt_o_solimp', 'opt_o_friction', 'opt_integrator')),
-    (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_disableflags', 'opt_enableflags', 'qpos0', 'qpos_spring', 'body_parentid', 'body_rootid', 'body_weldid', 'body_mocapid', 'body_jntnum')),
-    (_set_model_2, ('body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos', 'body_iquat', 'body_mass', 'body_subtreemass', 'body_inertia', 'body_invweight0')),
-    (_set_model_3, ('body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited', 'jnt_actgravcomp', 'jnt_solref', 'jnt_solimp', 'jnt_pos', 'jnt_axis')),
-    (_set_model_4, ('jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid', 'dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature')),
-    (_set_model_5, ('dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group')),
-    (_set_model_6, ('geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type')),
-    (_set_model_7, ('site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0')),
-    (_set_model_8, ('cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent')),
-    (_set_model_9, ('light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data')),
-    (_set_model_10, ('tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly')),
-    (_set_model_11, ('tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype')),
-    (_set_model_12, ('actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear')),
-    (_set_model_13, ('actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl')),
-    (_set_model_14, ('M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2')),
-    (_set_model_15, ('pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature')),
+    (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_disableflags', 'opt_enableflags', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0', 'qpos_spring', 'body_parentid', 'body_rootid', 'body_weldid')),
+    (_set_model_2, ('body_mocapid', 'body_jntnum', 'body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos', 'body_iquat', 'body_mass', 'body_subtreemass')),
+    (_set_model_3, ('body_inertia', 'body_invweight0', 'body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited', 'jnt_actgravcomp', 'jnt_solref', 'jnt_solimp')),
+    (_set_model_4, ('jnt_pos', 'jnt_axis', 'jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid', 'dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp')),
+    (_set_model_5, ('dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid')),
+    (_set_model_6, ('geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid')),
+    (_set_model_7, ('geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0')),
+    (_set_model_8, ('cam_pos0', 'cam_mat0', 'cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation')),
+    (_set_model_9, ('light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref')),
+    (_set_model_10, ('eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping')),
+    (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype')),
+    (_set_model_12, ('actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange')),
+    (_set_model_13, ('actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos')),
+    (_set_model_14, ('key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
+    (_set_model_15, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -692,6 +696,14 @@ DataType = _DataStructType([
     ('ctrl', types.Array(types.float64, 1, 'C')),
     ('qfrc_applied', types.Array(types.float64, 1, 'C')),
     ('xfrc_applied', types.Array(types.float64, 2, 'C')),
+    ('xfrc_perturb', types.Array(types.float64, 2, 'C')),
+    ('pert_select', types.Array(types.int32, 1, 'C')),
+    ('pert_active', types.Array(types.int32, 1, 'C')),
+    ('pert_localpos', types.Array(types.float64, 1, 'C')),
+    ('pert_refpos', types.Array(types.float64, 1, 'C')),
+    ('pert_refquat', types.Array(types.float64, 1, 'C')),
+    ('pert_refselpos', types.Array(types.float64, 1, 'C')),
+    ('pert_localmass', types.Array(types.float64, 1, 'C')),
     ('mocap_pos', types.Array(types.float64, 2, 'C')),
     ('mocap_quat', types.Array(types.float64, 2, 'C')),
     ('eq_active', types.Array(types.uint8, 1, 'C')),
@@ -877,7 +889,7 @@ def new_data():
 
 
 @numba.njit(cache=True)
-def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat):
+def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos):
   s.time = time
   s.energy = energy
   s.qpos = qpos
@@ -887,6 +899,18 @@ def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_app
   s.ctrl = ctrl
   s.qfrc_applied = qfrc_applied
   s.xfrc_applied = xfrc_applied
+  s.xfrc_perturb = xfrc_perturb
+  s.pert_select = pert_select
+  s.pert_active = pert_active
+  s.pert_localpos = pert_localpos
+  s.pert_refpos = pert_refpos
+  s.pert_refquat = pert_refquat
+  s.pert_refselpos = pert_refselpos
+
+
+@numba.njit(cache=True)
+def _set_data_1(s, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat):
+  s.pert_localmass = pert_localmass
   s.mocap_pos = mocap_pos
   s.mocap_quat = mocap_quat
   s.eq_active = eq_active
@@ -894,10 +918,6 @@ def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_app
   s.act_dot = act_dot
   s.xpos = xpos
   s.xquat = xquat
-
-
-@numba.njit(cache=True)
-def _set_data_1(s, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir):
   s.xmat = xmat
   s.xipos = xipos
   s.xiquat = xiquat
@@ -906,6 +926,10 @@ def _set_data_1(s, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_x
   s.xaxis = xaxis
   s.geom_xpos = geom_xpos
   s.geom_xquat = geom_xquat
+
+
+@numba.njit(cache=True)
+def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, actuator_length):
   s.geom_xmat = geom_xmat
   s.site_xpos = site_xpos
   s.site_xquat = site_xquat
@@ -914,10 +938,6 @@ def _set_data_1(s, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_x
   s.cam_xmat = cam_xmat
   s.light_xpos = light_xpos
   s.light_xdir = light_xdir
-
-
-@numba.njit(cache=True)
-def _set_data_2(s, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv):
   s.subtree_com = subtree_com
   s.cdof = cdof
   s.cinert = cinert
@@ -926,6 +946,10 @@ def _set_data_2(s, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, t
   s.ten_J = ten_J
   s.ten_length = ten_length
   s.actuator_length = actuator_length
+
+
+@numba.njit(cache=True)
+def _set_data_3(s, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp):
   s.moment_rownnz = moment_rownnz
   s.moment_rowadr = moment_rowadr
   s.moment_colind = moment_colind
@@ -934,10 +958,6 @@ def _set_data_2(s, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, t
   s.M = M
   s.qLD = qLD
   s.qLDiagInv = qLDiagInv
-
-
-@numba.njit(cache=True)
-def _set_data_3(s, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU):
   s.ten_velocity = ten_velocity
   s.actuator_velocity = actuator_velocity
   s.cvel = cvel
@@ -946,6 +966,10 @@ def _set_data_3(s, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, q
   s.qfrc_spring = qfrc_spring
   s.qfrc_damper = qfrc_damper
   s.qfrc_gravcomp = qfrc_gravcomp
+
+
+@numba.njit(cache=True)
+def _set_data_4(s, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int):
   s.qfrc_fluid = qfrc_fluid
   s.qfrc_passive = qfrc_passive
   s.subtree_linvel = subtree_linvel
@@ -954,10 +978,6 @@ def _set_data_3(s, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, q
   s.qHDiagInv = qHDiagInv
   s.qDeriv = qDeriv
   s.qLU = qLU
-
-
-@numba.njit(cache=True)
-def _set_data_4(s, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act):
   s.actuator_force = actuator_force
   s.qfrc_actuator = qfrc_actuator
   s.qfrc_smooth = qfrc_smooth
@@ -966,6 +986,10 @@ def _set_data_4(s, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc
   s.qfrc_inverse = qfrc_inverse
   s.cacc = cacc
   s.cfrc_int = cfrc_int
+
+
+@numba.njit(cache=True)
+def _set_data_5(s, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf):
   s.cfrc_ext = cfrc_ext
   s.scratch_nv = scratch_nv
   s.scratch_small = scratch_small
@@ -974,10 +998,6 @@ def _set_data_4(s, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc
   s.rk4_qpos = rk4_qpos
   s.rk4_qvel = rk4_qvel
   s.rk4_act = rk4_act
-
-
-@numba.njit(cache=True)
-def _set_data_5(s, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref):
   s.rk4_dqvel = rk4_dqvel
   s.rk4_dqacc = rk4_dqacc
   s.rk4_dact = rk4_dact
@@ -986,6 +1006,10 @@ def _set_data_5(s, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, 
   s.ncon = ncon
   s.ne = ne
   s.nf = nf
+
+
+@numba.njit(cache=True)
+def _set_data_6(s, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude):
   s.nl = nl
   s.nefc = nefc
   s.contact_dist = contact_dist
@@ -994,10 +1018,6 @@ def _set_data_5(s, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, 
   s.contact_includemargin = contact_includemargin
   s.contact_friction = contact_friction
   s.contact_solref = contact_solref
-
-
-@numba.njit(cache=True)
-def _set_data_6(s, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA):
   s.contact_solreffriction = contact_solreffriction
   s.contact_solimp = contact_solimp
   s.contact_mu = contact_mu
@@ -1006,6 +1026,10 @@ def _set_data_6(s, contact_solreffriction, contact_solimp, contact_mu, contact_H
   s.contact_geom1 = contact_geom1
   s.contact_geom2 = contact_geom2
   s.contact_exclude = contact_exclude
+
+
+@numba.njit(cache=True)
+def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state):
   s.contact_efc_address = contact_efc_address
   s.efc_type = efc_type
   s.efc_id = efc_id
@@ -1014,10 +1038,6 @@ def _set_data_6(s, contact_solreffriction, contact_solimp, contact_mu, contact_H
   s.efc_margin = efc_margin
   s.efc_frictionloss = efc_frictionloss
   s.efc_diagA = efc_diagA
-
-
-@numba.njit(cache=True)
-def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate):
   s.efc_KBIP = efc_KBIP
   s.efc_D = efc_D
   s.efc_R = efc_R
@@ -1026,6 +1046,10 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
   s.efc_b = efc_b
   s.efc_force = efc_force
   s.efc_state = efc_state
+
+
+@numba.njit(cache=True)
+def _set_data_8(s, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac):
   s.solver_niter = solver_niter
   s.solver_improvement = solver_improvement
   s.solver_gradient = solver_gradient
@@ -1034,10 +1058,6 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
   s.solver_nchange = solver_nchange
   s.solver_neval = solver_neval
   s.solver_nupdate = solver_nupdate
-
-
-@numba.njit(cache=True)
-def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad):
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
@@ -1046,6 +1066,10 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.col_fbuf = col_fbuf
   s.col_ibuf = col_ibuf
   s.cnstr_jac = cnstr_jac
+
+
+@numba.njit(cache=True)
+def _set_data_9(s, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol):
   s.cnstr_vec = cnstr_vec
   s.cnstr_row = cnstr_row
   s.solver_L = solver_L
@@ -1054,10 +1078,6 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.solver_nv = solver_nv
   s.solver_efc = solver_efc
   s.solver_quad = solver_quad
-
-
-@numba.njit(cache=True)
-def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv):
   s.solver_int = solver_int
   s.solver_MinvJT = solver_MinvJT
   s.solver_ARblk = solver_ARblk
@@ -1066,6 +1086,10 @@ def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solv
   s.solver_Jnnz = solver_Jnnz
   s.solver_Jcol = solver_Jcol
   s.solver_Ycol = solver_Ycol
+
+
+@numba.njit(cache=True)
+def _set_data_10(s, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc):
   s.nisland = nisland
   s.nidof = nidof
   s.tree_island = tree_island
@@ -1074,10 +1098,6 @@ def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solv
   s.map_itree2tree = map_itree2tree
   s.dof_island = dof_island
   s.island_nv = island_nv
-
-
-@numba.njit(cache=True)
-def _set_data_10(s, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R):
   s.island_idofadr = island_idofadr
   s.island_dofadr = island_dofadr
   s.map_dof2idof = map_dof2idof
@@ -1086,6 +1106,10 @@ def _set_data_10(s, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, e
   s.island_ne = island_ne
   s.island_nf = island_nf
   s.island_nefc = island_nefc
+
+
+@numba.njit(cache=True)
+def _set_data_11(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J):
   s.island_iefcadr = island_iefcadr
   s.map_efc2iefc = map_efc2iefc
   s.map_iefc2efc = map_iefc2efc
@@ -1094,10 +1118,6 @@ def _set_data_10(s, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, e
   s.iefc_frictionloss = iefc_frictionloss
   s.iefc_D = iefc_D
   s.iefc_R = iefc_R
-
-
-@numba.njit(cache=True)
-def _set_data_11(s, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J, island_int):
   s.iefc_aref = iefc_aref
   s.iefc_force = iefc_force
   s.iefc_state = iefc_state
@@ -1106,20 +1126,25 @@ def _set_data_11(s, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constra
   s.iacc_smooth = iacc_smooth
   s.iacc = iacc
   s.iefc_J = iefc_J
+
+
+@numba.njit(cache=True)
+def _set_data_12(s, island_int):
   s.island_int = island_int
 
 
 DATA_SETTERS = (
-    (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat')),
-    (_set_data_1, ('xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat', 'geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir')),
-    (_set_data_2, ('subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv')),
-    (_set_data_3, ('ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU')),
-    (_set_data_4, ('actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act')),
-    (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
-    (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
-    (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad')),
-    (_set_data_9, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv')),
-    (_set_data_10, ('island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R')),
-    (_set_data_11, ('iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J', 'island_int')),
+    (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'xfrc_perturb', 'pert_select', 'pert_active', 'pert_localpos', 'pert_refpos', 'pert_refquat', 'pert_refselpos')),
+    (_set_data_1, ('pert_localmass', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat', 'xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat')),
+    (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length')),
+    (_set_data_3, ('moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp')),
+    (_set_data_4, ('qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int')),
+    (_set_data_5, ('cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf')),
+    (_set_data_6, ('nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude')),
+    (_set_data_7, ('contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state')),
+    (_set_data_8, ('solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac')),
+    (_set_data_9, ('cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol')),
+    (_set_data_10, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
+    (_set_data_11, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J')),
+    (_set_data_12, ('island_int',)),
 )

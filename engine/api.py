@@ -5,6 +5,7 @@ import numpy as np
 
 from engine import forward as _fwd
 from engine import io
+from engine import perturb as _perturb
 from engine import setconst
 from engine.types import mjtDisableBit, mjtWarning
 
@@ -51,3 +52,22 @@ def step(m, d, nstep=1):
     warnings.warn(f"simulation diverged at time {t:.6g} (step {n + 1} of {nstep}): "
                   "state reset", RuntimeWarning, stacklevel=2)
   return n
+
+
+def init_perturb(m, d):
+  """Start a mouse drag on body d.pert_select at d.pert_localpos: the reference pose becomes the
+  current one and d.pert_localmass the effective mass at the grab point (mjv_initPerturb).
+  Kinematics and the factor of M must be current (call forward first)."""
+  _perturb.init_perturb(m.struct, d.struct)
+
+
+def apply_perturb_pose(m, d, paused):
+  """Move mocap bodies (and, when paused, free bodies) to the drag reference
+  (mjv_applyPerturbPose). `step` does this itself every substep while d.pert_active is set."""
+  _perturb.apply_perturb_pose(m.struct, d.struct, bool(paused))
+
+
+def apply_perturb_force(m, d):
+  """The drag's spring-damper wrench into d.xfrc_perturb (mjv_applyPerturbForce). `step` does
+  this itself every substep while d.pert_active is set."""
+  _perturb.apply_perturb_force(m.struct, d.struct)

@@ -7,12 +7,15 @@ import numba
 from engine import collision_driver
 from engine import constraint
 from engine import derivative
+from engine import energy
 from engine import math as mm
 from engine import passive as ps
+from engine import perturb
 from engine import smooth
 from engine import solver
 from engine.smooth import jit
-from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtIntegrator
+from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtEnableBit,
+                          mjtIntegrator)
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
@@ -25,6 +28,7 @@ _DSBL_CLAMPCTRL = int(mjtDisableBit.CLAMPCTRL)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
 _DSBL_EULERDAMP = int(mjtDisableBit.EULERDAMP)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
+_ENBL_ENERGY = int(mjtEnableBit.ENERGY)
 _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
     int(mjtIntegrator.EULER), int(mjtIntegrator.RK4), int(mjtIntegrator.IMPLICIT),
     int(mjtIntegrator.IMPLICITFAST))
@@ -200,13 +204,16 @@ def _clamp_tendon_actuator_force(m, d):
 
 @jit
 def xfrc_accumulate(m, d, qfrc):
-  """qfrc += J' xfrc_applied for every body (force at the body's com, torque)."""
+  """qfrc += J' (xfrc_applied + xfrc_perturb) for every body (force at the body's com, torque);
+  the viewer's perturbation is a separate buffer so the user's xfrc_applied is never touched."""
   for b in range(1, m.nbody):
-    x = d.xfrc_applied[b]
-    if x[0] == 0.0 and x[1] == 0.0 and x[2] == 0.0 and x[3] == 0.0 and x[4] == 0.0 and x[5] == 0.0:
+    x, p = d.xfrc_applied[b], d.xfrc_perturb[b]
+    f0, f1, f2 = x[0] + p[0], x[1] + p[1], x[2] + p[2]
+    t0, t1, t2 = x[3] + p[3], x[4] + p[4], x[5] + p[5]
+    if f0 == 0.0 and f1 == 0.0 and f2 == 0.0 and t0 == 0.0 and t1 == 0.0 and t2 == 0.0:
       continue
-    ps.apply_ft(m, d, x[0], x[1], x[2], x[3], x[4], x[5], d.xipos[b, 0], d.xipos[b, 1],
-                d.xipos[b, 2], b, qfrc)
+    ps.apply_ft(m, d, f0, f1, f2, t0, t1, t2, d.xipos[b, 0], d.xipos[b, 1], d.xipos[b, 2], b,
+                qfrc)
 
 
 @jit
@@ -225,13 +232,28 @@ def fwd_constraint(m, d):
 
 
 @jit
-def forward(m, d):
-  """Full forward dynamics at the current state (mj_forward)."""
+def forward_skip(m, d, skip_sensor):
+  """Forward dynamics; `skip_sensor` leaves sensors and energy as they are (RK4's inner stages,
+  mj_forwardSkip)."""
   fwd_position(m, d)
+  if not skip_sensor:
+    if m.opt_enableflags[0] & _ENBL_ENERGY:
+      energy.energy_pos(m, d)
+    else:
+      d.energy[0] = 0.0
+      d.energy[1] = 0.0
   fwd_velocity(m, d)
+  if not skip_sensor and m.opt_enableflags[0] & _ENBL_ENERGY:
+    energy.energy_vel(m, d)
   fwd_actuation(m, d)
   fwd_acceleration(m, d)
   fwd_constraint(m, d)
+
+
+@jit
+def forward(m, d):
+  """Full forward dynamics at the current state (mj_forward)."""
+  forward_skip(m, d, False)
 
 
 @jit
@@ -352,7 +374,7 @@ def rk4(m, d):
     for k in range(na):
       d.act[k] = x0a[k] + h * a * actd[i - 1, k]
     d.time[0] = t0 + a * h
-    forward(m, d)
+    forward_skip(m, d, True)
     for k in range(nv):
       vel[i, k] = d.qvel[k]
       acc[i, k] = d.qacc[k]
@@ -409,6 +431,13 @@ def step(m, d, nstep):
   """`nstep` physics steps in one compiled call; returns the number of steps taken before the
   state went bad (NaN/inf or huge), which is nstep when all is well."""
   for s in range(nstep):
+    if d.pert_active[0]:
+      # the viewer's mouse spring, recomputed every substep (MuJoCo's simulate applies it
+      # before each mj_step, from the previous step's kinematics)
+      perturb.apply_perturb_pose(m, d, False)
+      perturb.apply_perturb_force(m, d)
+    else:
+      perturb.clear_perturb_force(m, d)
     step_once(m, d)
     for i in range(m.nv):
       v = d.qvel[i]

@@ -6,6 +6,7 @@ import numpy as np
 
 from engine import io
 from engine import types as t
+from engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
 
 _OBJ_COUNT = {
     t.mjtObj.BODY: "nbody", t.mjtObj.JOINT: "njnt", t.mjtObj.GEOM: "ngeom",
@@ -26,6 +27,8 @@ def model_from_mujoco(mjm):
   for name, dtype, shape in t.MODEL_TABLE:
     if name.startswith("opt_"):
       v = getattr(mjm.opt, name[4:])
+    elif name.startswith("vis_map_"):
+      v = [getattr(mjm.vis.map, name[8:])]
     else:
       v = getattr(mjm, name, None)
       if v is None:
@@ -34,7 +37,16 @@ def model_from_mujoco(mjm):
   names = {}
   for obj, count in _OBJ_COUNT.items():
     names[obj] = [mujoco.mj_id2name(mjm, int(obj), i) or "" for i in range(sizes[count])]
-  return io.Model(sizes, arrays, names)
+  vis = {}
+  for g, attrs in VISUAL_DEFAULTS.items():
+    group = getattr(mjm.vis, "global_" if g == "global" else g)
+    vals = {k: np.asarray(getattr(group, k)).tolist() for k in attrs}
+    vis[g] = {k: v for k, v in vals.items() if v != []}  # some rgba entries are not bound
+  stat = {k: np.asarray(getattr(mjm.stat, k)).tolist() for k in STATISTIC_DEFAULTS}
+  m = io.Model(sizes, dict(arrays, _visual=vis), names)
+  m.stat.user = stat
+  m.stat.apply_user()
+  return m
 
 
 def data_to_mujoco(d, mjd):

@@ -7,6 +7,7 @@ import numpy as np
 
 from engine import _structs
 from engine import types as t
+from engine.visual import Statistic, Visual
 
 _OPT_NAMES = {name[4:] for name, _, _ in t.MODEL_TABLE if name.startswith("opt_")}
 _DATA_SCALARS = {"time": float, "ncon": int, "ne": int, "nf": int, "nl": int, "nefc": int,
@@ -64,13 +65,17 @@ class Model:
   """A compiled model: sizes, `opt`, and every mjModel field this engine uses, by MuJoCo's name."""
 
   def __init__(self, sizes, arrays, names=None, source=None):
-    arrays = _check_arrays(t.MODEL_TABLE, sizes, dict(arrays), "Model")
+    arrays = dict(arrays)
+    visual, statistic = arrays.pop("_visual", {}), arrays.pop("_statistic", {})
+    arrays = _check_arrays(t.MODEL_TABLE, sizes, arrays, "Model")
     d = self.__dict__
     d.update({k: int(sizes[k]) for k in t.MODEL_SIZES})
     d["nactuator"] = d["nu"]
     d.update({k: v for k, v in arrays.items() if not k.startswith("opt_")})
     d["_arrays"] = arrays
     d["opt"] = Option(arrays)
+    d["vis"] = Visual(visual, arrays)
+    d["stat"] = Statistic(statistic)
     d["names"] = names or {}  # mjtObj -> list of names ('' when unnamed)
     d["source"] = source
     d["struct"] = _build(_structs.new_model, _structs.MODEL_SIZE_SETTER, _structs.MODEL_SETTERS,

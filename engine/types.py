@@ -241,6 +241,8 @@ enableflags i4 1
 
 # name dtype shape... ; one line per field, grouped as MuJoCo's mjmodel.h groups them.
 MODEL_FIELDS = """
+vis_map_stiffness f8 1
+vis_map_stiffnessrot f8 1
 qpos0 f8 nq
 qpos_spring f8 nq
 body_parentid i4 nbody
@@ -478,6 +480,14 @@ qacc_warmstart f8 nv
 ctrl f8 nu
 qfrc_applied f8 nv
 xfrc_applied f8 nbody 6
+xfrc_perturb f8 nbody 6
+pert_select i4 1
+pert_active i4 1
+pert_localpos f8 3
+pert_refpos f8 3
+pert_refquat f8 4
+pert_refselpos f8 3
+pert_localmass f8 1
 mocap_pos f8 nmocap 3
 mocap_quat f8 nmocap 4
 eq_active u1 neq

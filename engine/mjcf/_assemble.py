@@ -433,6 +433,9 @@ def assemble(c):
   sizes, A = {}, {}
   for k, v in c.opt.items():
     A["opt_" + k] = np.array(v)
+  A["vis_map_stiffness"] = np.array([c.visual.get("map", {}).get("stiffness", 100.0)])
+  A["vis_map_stiffnessrot"] = np.array([c.visual.get("map", {}).get("stiffnessrot", 500.0)])
+  A["_visual"], A["_statistic"] = c.visual, c.statistic  # Python-side, see engine/visual.py
   simple = _tree(c, A, sizes)
   _tendons(c, A, sizes)
   _actuators(c, A, sizes)

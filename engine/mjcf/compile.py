@@ -13,6 +13,7 @@ from engine import types as t
 from engine.mjcf import _math as mm
 from engine.mjcf import _sparse
 from engine.mjcf.parse import MjcfError, floats, keyword, parse
+from engine.visual import VISUAL_DEFAULTS
 
 _GEOM_TYPES = {"plane": 0, "hfield": 1, "sphere": 2, "capsule": 3, "ellipsoid": 4,
                "cylinder": 5, "box": 6, "mesh": 7, "sdf": 8}
@@ -108,6 +109,7 @@ class Compiler:
     self.actuators, self.eqs, self.keys = [], [], []
     self.pairs, self.excludes = [], []
     self.opt = _default_option()
+    self.visual, self.statistic = {}, {}
 
   # ------------------------------------------------------------------------- top level
 
@@ -118,6 +120,15 @@ class Compiler:
       self._compiler(n)
     for n in _children(r, "option"):
       self._option(n)
+    for n in _children(r, "visual"):
+      self._visual(n)
+    for n in _children(r, "statistic"):
+      rd = _Reader(n, None)
+      for k in ("meaninertia", "meanmass", "meansize", "extent"):
+        if rd.has(k):
+          self.statistic[k] = rd.num(k, 0.0)
+      if rd.has("center"):
+        self.statistic["center"] = rd.exact("center", [0.0] * 3, 3)
     for n in _children(r, "size"):
       rd = _Reader(n, None)
       self.nconmax = rd.int("nconmax", self.nconmax)
@@ -186,6 +197,20 @@ class Compiler:
       raise n.error("alignfree='true' is not supported yet")
     if rd.str("coordinate", "local") != "local":
       raise n.error("only coordinate='local' is supported")
+
+  def _visual(self, n):
+    """<visual>: values by group, rounded to float32 as MuJoCo stores them."""
+    for g in n.children:
+      rd, vals = _Reader(g, None), self.visual.setdefault(g.tag, {})
+      for key, default in VISUAL_DEFAULTS[g.tag].items():
+        if not rd.has(key):
+          continue
+        if isinstance(default, list):
+          vals[key] = [float(np.float32(x)) for x in rd.exact(key, default, len(default))]
+        elif isinstance(default, int):
+          vals[key] = rd.int(key, default)
+        else:
+          vals[key] = float(np.float32(rd.num(key, default)))
 
   def _option(self, n):
     rd, o = _Reader(n, None), self.opt

@@ -8,6 +8,8 @@ import os
 
 from lxml import etree
 
+from engine.visual import VISUAL_DEFAULTS
+
 
 class MjcfError(ValueError):
   """An error in an MJCF model, located by file, line and element."""
@@ -129,6 +131,9 @@ ATTRS = {
     **{t: _ACT_TARGET + " " + _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
 }
 ATTRS = {k: set(v.split()) for k, v in ATTRS.items()}
+ATTRS.update({g: set(a) for g, a in VISUAL_DEFAULTS.items()})
+ATTRS["statistic"] = {"meaninertia", "meanmass", "meansize", "extent", "center"}
+ATTRS["visual"] = set()
 
 # Allowed children by parent; "*" marks sections whose content is accepted without checks.
 CHILDREN = {
@@ -136,6 +141,7 @@ CHILDREN = {
                "extension", "asset", "worldbody", "contact", "equality", "tendon", "actuator",
                "sensor", "keyframe", "include"},
     "option": {"flag"},
+    "visual": set(VISUAL_DEFAULTS),
     "compiler": {"lengthrange"},
     "default": {"default"} | set(DEFAULT_ATTRS),
     "worldbody": {"body", "frame", "geom", "site", "camera", "light", "include"},
@@ -150,7 +156,7 @@ CHILDREN = {
     "keyframe": {"key", "include"},
 }
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
-_FREE_SECTIONS = {"visual", "statistic", "custom", "extension", "sensor", "texture", "skin",
+_FREE_SECTIONS = {"custom", "extension", "sensor", "texture", "skin",
                   "lengthrange", "spatial", "hfield", "mesh", "model", "plugin"}
 _UNSUPPORTED = {"composite", "flexcomp", "replicate", "spatial"}
 

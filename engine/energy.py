@@ -1,0 +1,70 @@
+"""Potential and kinetic energy when the ENERGY enable flag is set (mj_energyPos, mj_energyVel)."""
+from engine import math as mm
+from engine.smooth import jit, mul_m
+from engine.types import mjtDisableBit, mjtJoint
+
+_DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_DSBL_SPRING = int(mjtDisableBit.SPRING)
+_FREE = int(mjtJoint.FREE)
+_BALL = int(mjtJoint.BALL)
+
+
+@jit
+def poly_potential(linear, poly, x):
+  """Energy of a spring whose force is -x * (linear + sum_i poly[i] x^(i+1)) (mju_polyPotential)."""
+  res = 0.5 * linear * (x * x)
+  xp = x
+  for i in range(poly.shape[0]):
+    xp *= x
+    res += poly[i] / (i + 3) * (xp * x)
+  return res
+
+
+@jit
+def energy_pos(m, d):
+  """energy[0]: gravity potential of every body plus joint and tendon spring energy."""
+  e = 0.0
+  g = m.opt_gravity
+  if not (m.opt_disableflags[0] & _DSBL_GRAVITY):
+    for b in range(1, m.nbody):
+      e -= m.body_mass[b] * (g[0] * d.xipos[b, 0] + g[1] * d.xipos[b, 1] + g[2] * d.xipos[b, 2])
+  if not (m.opt_disableflags[0] & _DSBL_SPRING):
+    for j in range(m.njnt):
+      k = m.jnt_stiffness[j]
+      sp = m.jnt_stiffnesspoly[j]
+      nonzero = k != 0.0
+      for i in range(sp.shape[0]):
+        nonzero = nonzero or sp[i] != 0.0
+      if not nonzero:
+        continue
+      padr = m.jnt_qposadr[j]
+      jt = m.jnt_type[j]
+      if jt == _FREE or jt == _BALL:
+        if jt == _FREE:
+          dx0 = d.qpos[padr] - m.qpos_spring[padr]
+          dx1 = d.qpos[padr + 1] - m.qpos_spring[padr + 1]
+          dx2 = d.qpos[padr + 2] - m.qpos_spring[padr + 2]
+          e += poly_potential(k, sp, (dx0 * dx0 + dx1 * dx1 + dx2 * dx2) ** 0.5)
+          padr += 3
+        # MuJoCo takes the quaternion difference of the stored (unnormalised) qpos.
+        v0, v1, v2 = mm.sub_quat(d.qpos, padr, m.qpos_spring, padr)
+        e += poly_potential(k, sp, (v0 * v0 + v1 * v1 + v2 * v2) ** 0.5)
+      else:
+        e += poly_potential(k, sp, d.qpos[padr] - m.qpos_spring[padr])
+    for i in range(m.ntendon):
+      length = d.ten_length[i]
+      lower, upper = m.tendon_lengthspring[i, 0], m.tendon_lengthspring[i, 1]
+      x = length - upper if length > upper else (length - lower if length < lower else 0.0)
+      e += poly_potential(m.tendon_stiffness[i], m.tendon_stiffnesspoly[i], x)
+  d.energy[0] = e
+
+
+@jit
+def energy_vel(m, d):
+  """energy[1]: kinetic energy 0.5 qvel' M qvel."""
+  vec = d.scratch_nv[7]
+  mul_m(m, d, vec, d.qvel)
+  e = 0.0
+  for i in range(m.nv):
+    e += vec[i] * d.qvel[i]
+  d.energy[1] = 0.5 * e
