@@ -8,6 +8,7 @@ import fractions
 import os
 import queue
 import threading
+import time
 
 import numpy as np
 
@@ -57,6 +58,9 @@ class VideoWriter:
     if codec.startswith("libx264"):
       opts = {"preset": str(preset), "crf": str(crf)}
     opts.update({k: str(v) for k, v in (options or {}).items()})
+    parent = os.path.dirname(os.path.abspath(self.path))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+      raise OSError(f"cannot open {self.path!r} for writing: {parent!r} is not a writable folder")
     try:
       self._container = av.open(self.path, mode="w")
     except (OSError, ValueError) as e:  # av's errors derive from OSError/ValueError
@@ -70,6 +74,7 @@ class VideoWriter:
       self._container.close()
       raise ValueError(f"cannot encode {codec!r} with pixel format {pix_fmt!r}: {e}") from None
     self.frames = 0                # frames accepted by write
+    self.encode_seconds = 0.0      # time the encoder thread spent converting and encoding
     self._queue = queue.Queue(maxsize=max(1, int(queue_size)))
     self._error = None             # first exception raised on the encoder thread
     self._raised = False           # whether that exception reached the caller
@@ -154,15 +159,19 @@ class VideoWriter:
           break
         if self._error is not None:
           continue             # drain, so a blocked writer wakes up and sees the error
+        t = time.perf_counter()
         try:
           vf = av.VideoFrame.from_ndarray(item, format="rgb24")
           vf.pts = pts
           pts += 1
           self._container.mux(self._stream.encode(vf))
+          self.encode_seconds += time.perf_counter() - t
         except Exception as e:  # noqa: BLE001 - handed to the caller by write/close
           self._error = e
       if self._error is None:
+        t = time.perf_counter()
         self._container.mux(self._stream.encode(None))
+        self.encode_seconds += time.perf_counter() - t
     except Exception as e:  # noqa: BLE001 - flush failed: handed to the caller by close
       self._error = self._error or e
     finally:
