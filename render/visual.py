@@ -1,9 +1,9 @@
 """The model's visual settings: MuJoCo's mjVisual defaults, the MJCF `<visual>` and `<statistic>`
 sections, and mjStatistic (center, extent, meansize, meanmass) computed as mj_setConst does.
 
-The engine does not compile `<visual>`/`<statistic>` (they only matter for drawing), so this
-module reads them from the model's source file when it has one. A Model that carries its own
-`vis`/`stat` attributes (a future engine) is used as is.
+The engine compiles `<visual>` and `<statistic>` into m.vis and m.stat (MuJoCo's names); this
+module copies what drawing needs into typed groups, and reads builtin textures (checker floors,
+skybox gradients) from the model's source file, which the engine does not compile yet.
 """
 import dataclasses
 import weakref
@@ -111,69 +111,28 @@ _CACHE = weakref.WeakKeyDictionary()
 
 
 def visual_for(m):
-  """The Visual of model `m` (computed once per Model object, then cached)."""
+  """The Visual of model `m` (computed once per Model object, then cached): the engine's m.vis
+  and m.stat (MJCF <visual>/<statistic>, setStat), plus builtin textures read from the source."""
   try:
     return _CACHE[m]
   except (KeyError, TypeError):
     pass
   vis = Visual()
-  vis.stat = compute_stat(m)
-  nodes = _read_sections(getattr(m, "source", None))
-  _apply_visual(vis, nodes)
-  _apply_assets(vis, nodes)
+  for group in (vis.global_, vis.headlight, vis.map, vis.scale, vis.rgba):
+    name = type(group).__name__.lower()
+    src = getattr(m.vis, "global_" if name == "global" else name)
+    for f in dataclasses.fields(group):
+      v = getattr(src, f.name)
+      cur = getattr(group, f.name)
+      setattr(group, f.name, tuple(float(x) for x in v) if isinstance(cur, tuple) else type(cur)(v))
+  vis.stat = Statistic(center=np.array(m.stat.center, dtype=float), extent=float(m.stat.extent),
+                       meansize=float(m.stat.meansize), meanmass=float(m.stat.meanmass))
+  _apply_assets(vis, _read_sections(getattr(m, "source", None)))
   try:
     _CACHE[m] = vis
   except TypeError:
     pass
   return vis
-
-
-def compute_stat(m, d=None):
-  """mjStatistic as mj_setConst's setStat computes it, from the kinematics at qpos0."""
-  import engine
-  if d is None:
-    d = engine.make_data(m)
-    engine.forward(m, d)
-  lo, hi = np.full(3, 1e10), np.full(3, -1e10)
-
-  def box(p, r=0.0):
-    p = np.asarray(p).reshape(-1, 3)
-    if len(p):
-      r = np.asarray(r, dtype=float).reshape(-1, 1) if np.ndim(r) else r
-      lo[:] = np.minimum(lo, (p - r).min(0))
-      hi[:] = np.maximum(hi, (p + r).max(0))
-
-  box(d.xpos[1:])
-  box(d.xipos[1:])
-  box(d.xanchor)
-  box(d.site_xpos)
-  rb = np.array(m.geom_rbound, dtype=float)
-  for i in np.nonzero(rb <= 0)[0]:
-    rb[i] = 0.0
-    if m.geom_type[i] == 0:   # plane: 0.1 of its size, or 0.01 when infinite
-      sx, sy = m.geom_size[i, 0], m.geom_size[i, 1]
-      rb[i] = max(sx, sy) * 0.1 if (sx or sy) else 0.01
-  box(d.geom_xpos, rb)
-  st = Statistic()
-  st.center = 0.5 * (lo + hi) if m.ngeom + m.nbody > 1 else np.zeros(3)
-  if hi[0] > lo[0]:
-    st.extent = max(1e-5, float((hi - lo).max()))
-  body = np.zeros(m.nbody)
-  for j in range(m.njnt):
-    b = m.jnt_bodyid[j]
-    body[b] = max(body[b], np.linalg.norm(d.xipos[b] - d.xanchor[j]))
-    p = m.body_parentid[b]
-    body[p] = max(body[p], np.linalg.norm(d.xipos[p] - d.xanchor[j]))
-  body[0] = 0
-  for g in range(m.ngeom):
-    b = m.geom_bodyid[g]
-    if b > 0 and m.geom_rbound[g] > 0:
-      body[b] = max(body[b], m.geom_rbound[g] + np.linalg.norm(d.xipos[b] - d.geom_xpos[g]))
-  if m.nbody > 1:
-    st.meansize = float(np.maximum(body[1:], 1e-5).mean())
-    st.meanmass = float(np.mean(m.body_mass[1:]))
-  st.extent = max(st.extent, 2 * st.meansize)
-  return st
 
 
 def _read_sections(path):
@@ -230,35 +189,3 @@ def _apply_assets(vis, nodes):
           "texuniform": mat.get("texuniform", "false") == "true"}
     except ValueError:
       continue
-
-
-def _apply_visual(vis, nodes):
-  """Overwrite defaults with the attributes set in <visual> and <statistic>."""
-  groups = {"global": vis.global_, "headlight": vis.headlight, "map": vis.map,
-            "scale": vis.scale, "rgba": vis.rgba}
-  for node in nodes:
-    if node.tag == "statistic":
-      for k, v in node.attrib.items():
-        if k == "center":
-          vis.stat.center = np.array(_floats(v))
-        elif k in ("extent", "meansize", "meanmass"):
-          setattr(vis.stat, k, float(v))
-      continue
-    for child in node.children:
-      obj = groups.get(child.tag)
-      if obj is None:
-        continue
-      for k, v in child.attrib.items():
-        if not hasattr(obj, k):
-          continue
-        cur = getattr(obj, k)
-        try:
-          vals = _floats(v)
-        except ValueError:
-          continue
-        if isinstance(cur, tuple):
-          setattr(obj, k, tuple(vals))
-        elif isinstance(cur, int) and not isinstance(cur, bool):
-          setattr(obj, k, int(vals[0]))
-        else:
-          setattr(obj, k, vals[0])
