@@ -107,10 +107,17 @@ class VideoWriter:
 
   def close(self):
     """Encode what is queued, flush the encoder and finalise the file (idempotent)."""
+    interrupted = None
     if not self._closed:
       self._closed = True
       self._put(_STOP)
-      self._thread.join()
+      while self._thread.is_alive():
+        try:
+          self._thread.join()
+        except KeyboardInterrupt as e:   # a second Ctrl+C: finish the file first, then stop
+          interrupted = e
+    if interrupted is not None:
+      raise interrupted
     self._raise_error()
 
   @property

@@ -1,0 +1,321 @@
+"""`numjoco record MODEL.xml -o out.mp4`: simulate a model and render it offscreen to a video.
+
+Frames are sampled at fixed *simulation* time intervals: frame k shows the state at
+t0 + k / fps (the nearest step), so the video plays at true speed whatever the rendering cost.
+Rendering uses EGL (no X server); encoding runs on render.video's background thread. The file
+is always finalised, also on Ctrl+C (exit status 130). `record()` is the reusable part.
+"""
+import argparse
+import dataclasses
+import math
+import os
+import sys
+import time
+
+import numpy as np
+
+USAGE_EXAMPLE = ("numjoco record MODEL.xml -o out.mp4 --seconds 5 --fps 30 --size 1280x720 "
+                 "[--camera NAME] [--key N|NAME] [--ctrl=0.1,0.2,...] [--png DIR]")
+
+
+class RecordError(ValueError):
+  """A bad argument to `record` (size, camera, ctrl, keyframe): the message names it."""
+
+
+@dataclasses.dataclass
+class RecordStats:
+  """What a recording did and where its wall time went (seconds)."""
+  frames: int = 0             # frames rendered (and written)
+  steps: int = 0              # physics steps taken
+  sim_seconds: float = 0.0    # simulated time covered by the frames, frames / fps
+  wall: float = 0.0           # total wall time, from the first frame to the finalised file
+  physics: float = 0.0        # engine.step + engine.forward + Snapshot.capture
+  render: float = 0.0         # drawing and reading back the image
+  encode: float = 0.0         # the encoder thread's busy time (overlaps the others)
+  wait: float = 0.0           # time blocked handing frames to the encoder and finalising
+  interrupted: bool = False   # stopped by KeyboardInterrupt (the file is still complete)
+
+
+def parse_size(text):
+  """(width, height) from 'WIDTHxHEIGHT' (e.g. '1280x720'), or a RecordError."""
+  try:
+    w, h = (int(v) for v in str(text).lower().split("x"))
+  except ValueError:
+    raise RecordError(f"size {text!r}: expected WIDTHxHEIGHT, e.g. 1280x720") from None
+  if not (1 <= w <= 8192 and 1 <= h <= 8192):
+    raise RecordError(f"size {text!r}: width and height must be between 1 and 8192")
+  return w, h
+
+
+def parse_ctrl(text, m):
+  """The control vector (m.nu values) from '0.1,0.2,...' or a sequence, or a RecordError."""
+  if isinstance(text, str):
+    try:
+      vals = [float(v) for v in text.replace(" ", "").split(",") if v != ""]
+    except ValueError:
+      raise RecordError(f"ctrl {text!r}: expected {m.nu} comma-separated numbers") from None
+  else:
+    vals = [float(v) for v in np.ravel(text)]
+  if len(vals) != m.nu:
+    raise RecordError(f"ctrl has {len(vals)} value(s) but the model has {m.nu} actuator(s)")
+  if not np.all(np.isfinite(vals)):
+    raise RecordError(f"ctrl {text!r}: values must be finite")
+  return np.array(vals)
+
+
+def make_camera(m, name=None):
+  """A render.Camera: the model's default free camera (name None, '' or 'free'), or the model
+  camera called `name` or numbered `name` (an int or a string of digits)."""
+  import engine
+  from render.camera import Camera, CameraType
+  cam = Camera.default_for(m)
+  if name is None or str(name) in ("", "free", "-1"):
+    return cam
+  s = str(name)
+  i = int(s) if s.lstrip("-").isdigit() else engine.name2id(m, "camera", s)
+  if not 0 <= i < m.ncam:
+    names = [engine.id2name(m, "camera", k) or str(k) for k in range(m.ncam)]
+    raise RecordError(f"camera {name!r} is not in the model (cameras: "
+                      f"{', '.join(names) if names else 'none'}; or 'free')")
+  cam.type, cam.fixedcamid = CameraType.FIXED, i
+  return cam
+
+
+def frame_steps(nframes, fps, timestep):
+  """Steps from t0 to each frame: frame k is step round(k / (fps * timestep)), so frame k shows
+  t0 + k / fps to the nearest step and the rounding never accumulates."""
+  per = 1.0 / (float(fps) * float(timestep))
+  return np.floor(np.arange(nframes) * per + 0.5).astype(np.int64)
+
+
+class Progress:
+  """A one-line progress bar on a text stream (redrawn in place on a terminal, one line per
+  second otherwise)."""
+
+  def __init__(self, total, stream=None, width=30):
+    self.total, self.width = max(1, int(total)), width
+    self.stream = stream or sys.stderr
+    self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
+    self.t0 = time.perf_counter()
+    self._last = -math.inf
+
+  def __call__(self, done, sim_time, force=False):
+    """Show `done` frames of `total` at simulated time `sim_time`."""
+    now = time.perf_counter()
+    if not force and now - self._last < (0.1 if self.tty else 1.0):
+      return
+    self._last = now
+    wall = now - self.t0
+    fill = int(self.width * done / self.total)
+    rate = done / wall if wall > 0 else 0.0
+    line = (f"[{'#' * fill}{'.' * (self.width - fill)}] {done}/{self.total} frames  "
+            f"t={sim_time:.3f} s  {rate:.1f} frames/s")
+    self.stream.write(("\r" + line) if self.tty else line + "\n")
+    self.stream.flush()
+
+  def end(self):
+    """Finish the line."""
+    if self.tty:
+      self.stream.write("\n")
+      self.stream.flush()
+
+
+def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=None, key=None,
+           ctrl=None, opts=None, samples=4, png_dir=None, progress=None, on_frame=None,
+           writer_options=None):
+  """Simulate model `m` for `seconds` and write `round(seconds * fps)` frames to `path`.
+
+  Args:
+    m: the Model.
+    path: video file (.mp4, .mkv ...; H.264 yuv420p), or None to write only PNGs.
+    seconds, fps: simulated duration and frames per simulated second.
+    size: (width, height) in pixels, or 'WIDTHxHEIGHT'.
+    camera: a render.Camera, a model camera's name or id, or None for the free camera.
+    d: Data to run from (stepped in place); default: fresh Data reset to `key`.
+    key: keyframe index or name to reset to (only when `d` is None).
+    ctrl: controls held for the whole recording ('0.1,0.2' or m.nu numbers).
+    opts: render.VisOptions.
+    samples: multisample anti-aliasing (0 or 1: off).
+    png_dir: also save every frame as png_dir/frame_00000.png, ...
+    progress: callable(frames_done, sim_time) (e.g. a Progress), or None.
+    on_frame: callable(k, d, image) after frame k is rendered (d is at the frame's time).
+    writer_options: extra keyword arguments for render.video.VideoWriter (crf, preset ...).
+
+  Returns:
+    RecordStats. A KeyboardInterrupt stops the recording, finalises the file and re-raises
+    (the partial stats are on the exception as `.stats`).
+  """
+  import engine
+  from render.camera import Camera
+  from render.headless import HeadlessRenderer, save_png
+  from render.snapshot import Snapshot
+  from render.video import VideoWriter
+
+  if isinstance(size, str):
+    size = parse_size(size)
+  w, h = (int(v) for v in size)
+  if not (w >= 1 and h >= 1):
+    raise RecordError(f"size {w}x{h}: width and height must be positive")
+  if not (isinstance(fps, (int, float, np.number)) and math.isfinite(fps) and fps > 0):
+    raise RecordError(f"fps must be a positive number, got {fps!r}")
+  if not (math.isfinite(seconds) and seconds > 0):
+    raise RecordError(f"seconds must be a positive number, got {seconds!r}")
+  if path is None and png_dir is None:
+    raise RecordError("nothing to write: give a video path, a PNG folder, or both")
+  nframes = max(1, int(round(seconds * fps)))
+  if d is None:
+    d = engine.make_data(m)
+    try:
+      engine.reset_data(m, d, key)
+    except ValueError as e:
+      raise RecordError(str(e)) from None
+  if ctrl is not None:
+    d.ctrl[:] = parse_ctrl(ctrl, m)
+  cam = camera if isinstance(camera, Camera) else make_camera(m, camera)
+  if png_dir is not None:
+    os.makedirs(png_dir, exist_ok=True)
+
+  stats = RecordStats()
+  targets = frame_steps(nframes, fps, m.opt.timestep)
+  t_start = time.perf_counter()
+  engine.forward(m, d)
+  snap = Snapshot(m, d)
+  renderer = HeadlessRenderer(m, w, h, samples=samples if samples > 1 else 0)
+  writer = None
+  try:
+    if path is not None:
+      writer = VideoWriter(path, w, h, fps, **(writer_options or {}))
+    done = 0
+    for k in range(nframes):
+      t = time.perf_counter()
+      if targets[k] > done:
+        stats.steps += engine.step(m, d, int(targets[k] - done))
+        done = int(targets[k])
+        engine.forward(m, d)     # after a step, Data's kinematics lag qpos by one step
+        snap.capture(m, d)
+      t1 = time.perf_counter()
+      image = renderer.render(snap, cam, opts)
+      t2 = time.perf_counter()
+      if writer is not None:
+        writer.write(image)
+      if png_dir is not None:
+        save_png(os.path.join(png_dir, f"frame_{k:05d}.png"), image)
+      t3 = time.perf_counter()
+      stats.physics += t1 - t
+      stats.render += t2 - t1
+      stats.wait += t3 - t2
+      stats.frames = k + 1
+      if on_frame is not None:
+        on_frame(k, d, image)
+      if progress is not None:
+        progress(k + 1, float(d.time))
+  except KeyboardInterrupt as e:
+    stats.interrupted = True
+    e.stats = stats
+    raise
+  finally:
+    renderer.release()
+    if writer is not None:
+      t = time.perf_counter()
+      writer.close()           # also on errors and Ctrl+C: the file is always playable
+      stats.wait += time.perf_counter() - t
+      stats.encode = writer.encode_seconds
+    stats.sim_seconds = stats.frames / fps
+    stats.wall = time.perf_counter() - t_start
+  return stats
+
+
+def _parse(argv):
+  p = argparse.ArgumentParser(prog="numjoco record", description=__doc__.splitlines()[0],
+                              usage=USAGE_EXAMPLE)
+  p.add_argument("model", help="MJCF file")
+  p.add_argument("-o", "--output", help="video file to write (.mp4, .mkv ...)")
+  p.add_argument("--seconds", type=float, default=5.0, help="simulated time to record")
+  p.add_argument("--fps", type=float, default=30.0, help="frames per simulated second")
+  p.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT")
+  p.add_argument("--camera", default=None, help="model camera (name or id); default: free camera")
+  p.add_argument("--key", default=None, help="keyframe to start from (index or name)")
+  p.add_argument("--ctrl", default=None,
+                 help="controls held constant, comma-separated (write --ctrl=-1,0.5 for a "
+                      "negative first value)")
+  p.add_argument("--png", default=None, metavar="DIR", help="also save every frame as a PNG")
+  p.add_argument("--samples", type=int, default=4, help="multisample anti-aliasing (0: off)")
+  p.add_argument("--crf", type=int, default=20, help="H.264 quality (0 best .. 51 worst)")
+  p.add_argument("--quiet", action="store_true", help="no progress bar")
+  return p.parse_args(argv)
+
+
+def _fail(msg):
+  print(f"numjoco record: {msg}", file=sys.stderr)
+  return 2
+
+
+def main(argv=None):
+  """Entry point of `numjoco record`; returns the exit status (2: bad input, 130: Ctrl+C)."""
+  args = _parse(sys.argv[1:] if argv is None else argv)
+  if args.output is None and args.png is None:
+    return _fail("give an output file with -o OUT.mp4 (or --png DIR)")
+  try:
+    size = parse_size(args.size)
+  except RecordError as e:
+    return _fail(str(e))
+  if not (math.isfinite(args.fps) and args.fps > 0):
+    return _fail(f"--fps must be positive, got {args.fps}")
+  if not (math.isfinite(args.seconds) and args.seconds > 0):
+    return _fail(f"--seconds must be positive, got {args.seconds}")
+  if args.output is not None:
+    parent = os.path.dirname(os.path.abspath(args.output))
+    if not os.path.isdir(parent):
+      return _fail(f"cannot write {args.output!r}: no folder {parent!r}")
+
+  import engine
+  from engine.mjcf import MjcfError
+  if not os.path.isfile(args.model):
+    return _fail(f"cannot open model: no file {args.model!r}")
+  try:
+    m = engine.load_model(args.model)
+  except (MjcfError, OSError) as e:
+    return _fail(f"cannot load model: {e}")
+  key = None if args.key is None else int(args.key) if args.key.lstrip("-").isdigit() else args.key
+  try:
+    camera = make_camera(m, args.camera)
+    ctrl = None if args.ctrl is None else parse_ctrl(args.ctrl, m)
+  except RecordError as e:
+    return _fail(str(e))
+  if size[0] % 2 or size[1] % 2:
+    print(f"numjoco record: note: H.264 yuv420p needs even sizes; the video is padded to "
+          f"{size[0] + size[0] % 2}x{size[1] + size[1] % 2}", file=sys.stderr)
+  nframes = max(1, int(round(args.seconds * args.fps)))
+  bar = None if args.quiet else Progress(nframes)
+  try:
+    stats = record(m, args.output, args.seconds, args.fps, size, camera, key=key, ctrl=ctrl,
+                   samples=args.samples, png_dir=args.png, progress=bar,
+                   writer_options={"crf": args.crf})
+  except RecordError as e:
+    return _fail(str(e))
+  except RuntimeError as e:     # no EGL, or the encoder failed
+    print(f"numjoco record: {e}", file=sys.stderr)
+    return 1
+  except OSError as e:
+    return _fail(str(e))
+  except KeyboardInterrupt as e:
+    stats = getattr(e, "stats", None)
+    if bar is not None:
+      bar.end()
+    n = stats.frames if stats else 0
+    print(f"numjoco record: interrupted; wrote {n} frames ({n / args.fps:.3f} s) to "
+          f"{args.output or args.png}", file=sys.stderr)
+    return 130
+  if bar is not None:
+    bar(stats.frames, stats.frames / args.fps, force=True)
+    bar.end()
+  out = " and ".join(x for x in (args.output, args.png and f"{args.png}/") if x)
+  print(f"wrote {stats.frames} frames ({stats.sim_seconds:.3f} s at {args.fps:g} fps, "
+        f"{size[0]}x{size[1]}) to {out} in {stats.wall:.1f} s wall "
+        f"(physics {stats.physics:.1f} s, render {stats.render:.1f} s, "
+        f"encode {stats.encode:.1f} s on its own thread)", file=sys.stderr)
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

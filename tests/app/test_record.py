@@ -1,0 +1,265 @@
+"""`numjoco record` (app.record): the video decodes with the expected frames, duration, size and
+format; frames are sampled in simulation time (checked against independent runs and against the
+analytic free fall, in the pixels); Ctrl+C still finalises the file; bad input gives clear
+errors with exit status 2. Rendering is headless (EGL): no X server is used."""
+import fractions
+import os
+import signal
+import subprocess
+import sys
+
+import av
+import numpy as np
+import pytest
+
+import engine
+from app import record as rec
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DT, G, Z0, RADIUS = 0.004, 9.81, 0.5, 0.5
+# a ball in free fall (no floor) seen from the side by a fixed camera looking along +y; emissive,
+# so that it is an evenly red disk whatever the lighting
+FALL = f"""
+<mujoco>
+  <option timestep="{DT}" gravity="0 0 -{G}"/>
+  <asset><material name="glow" emission="1" specular="0" rgba="1 0 0 1"/></asset>
+  <worldbody>
+    <light pos="0 -6 4" dir="0 1 -0.5" directional="true"/>
+    <camera name="side" pos="0 -14 -2.2" xyaxes="1 0 0 0 0 1"/>
+    <body name="ball" pos="0 0 {Z0}">
+      <freejoint/>
+      <geom type="sphere" size="{RADIUS}" material="glow"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+STATIC = """
+<mujoco>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <geom type="plane" size="2 2 .1" rgba=".5 .5 .5 1"/>
+    <geom type="box" pos="0 0 .2" size=".2 .2 .2" rgba="0 .8 0 1"/>
+  </worldbody>
+</mujoco>
+"""
+ARM = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1"/>
+    <camera name="top" pos="0 0 3"/>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.1"/>
+      <geom type="capsule" fromto="0 0 0 0.5 0 0" size=".05"/>
+    </body>
+  </worldbody>
+  <actuator><motor name="m" joint="hinge"/></actuator>
+  <keyframe><key name="tilted" time="1.5" qpos="0.7" ctrl="-3"/></keyframe>
+</mujoco>
+"""
+
+
+def _write(tmp_path, name, xml):
+  path = tmp_path / name
+  path.write_text(xml)
+  return str(path)
+
+
+def _decode(path):
+  """(frames (h, w, 3) uint8, facts) of a video file."""
+  with av.open(str(path)) as c:
+    s = c.streams.video[0]
+    facts = {"size": (s.codec_context.width, s.codec_context.height),
+             "pix_fmt": s.codec_context.pix_fmt, "nb_frames": s.frames,
+             "duration": float(s.duration * s.time_base), "rate": s.average_rate}
+    frames = [f.to_ndarray(format="rgb24") for f in c.decode(video=0)]
+  return frames, facts
+
+
+@pytest.fixture(scope="module")
+def fall(tmp_path_factory):
+  """Record 1 s of the falling ball at 30 fps, 320x240 from camera 'side'; keep each frame's
+  state as recorded."""
+  tmp = tmp_path_factory.mktemp("fall")
+  path = _write(tmp, "fall.xml", FALL)
+  m = engine.load_model(path)
+  states = []
+  out = tmp / "fall.mp4"
+  stats = rec.record(m, str(out), seconds=1.0, fps=30, size=(320, 240), camera="side",
+                     on_frame=lambda k, d, img: states.append((k, d.time, d.qpos.copy())))
+  frames, facts = _decode(out)
+  return m, stats, states, frames, facts
+
+
+def _steps(k):
+  """Steps to frame k at 30 fps and timestep 0.004, exactly: k / 30 / 0.004 = 25 k / 3 rounded."""
+  return round(fractions.Fraction(25 * k, 3))
+
+
+def test_video_frames_duration_size_format(fall):
+  """30 frames of 320x240 H.264 yuv420p lasting 1 s at 30 fps."""
+  _, stats, _, frames, facts = fall
+  assert stats.frames == 30 and len(frames) == 30 and facts["nb_frames"] == 30
+  assert facts["size"] == (320, 240) and frames[0].shape == (240, 320, 3)
+  assert facts["pix_fmt"] == "yuv420p"
+  assert facts["rate"] == 30
+  assert facts["duration"] == pytest.approx(1.0, abs=1e-3)
+  assert stats.sim_seconds == pytest.approx(1.0)
+
+
+def test_frames_sampled_in_simulation_time(fall):
+  """Frame k is the state after round(k / (fps * timestep)) steps (timestep 0.004 does not divide
+  1/30: a fixed 8 steps per frame would drift by 10 steps by frame 29): equal to an independent
+  run stepped there in one call, and to the exact free fall of MuJoCo's semi-implicit Euler,
+  z_n = z0 - g dt^2 n (n + 1) / 2."""
+  m, _, states, _, _ = fall
+  assert [k for k, _, _ in states] == list(range(30))
+  for k, t, qpos in states:
+    n = _steps(k)
+    assert t == pytest.approx(n * DT, abs=1e-12), f"frame {k}"
+    d = engine.make_data(m)
+    if n:
+      engine.step(m, d, n)
+    np.testing.assert_allclose(qpos, d.qpos, rtol=0, atol=1e-12, err_msg=f"frame {k}")
+    assert qpos[2] == pytest.approx(Z0 - G * DT * DT * n * (n + 1) / 2, abs=1e-9)
+
+
+def test_rendered_ball_is_where_the_fall_puts_it(fall):
+  """In the decoded video, the red ball's centroid row is the projected row of the analytic
+  position at the frame's time (to half a pixel: one step late at frame 29 is 0.8 px), and the
+  ball moves down in every frame."""
+  from render.headless import HeadlessRenderer
+  from render.snapshot import Snapshot
+  m, _, _, frames, _ = fall
+  cam = rec.make_camera(m, "side")
+  snap = Snapshot(m)
+  hr = HeadlessRenderer(m, 320, 240)
+  try:
+    rows = []
+    for k, img in enumerate(frames):
+      n = _steps(k)
+      z = Z0 - G * DT * DT * n * (n + 1) / 2
+      x_px, y_px = hr.project([[0.0, 0.0, z]], cam, snap)[0]
+      r, g, b = (img[..., i].astype(int) for i in range(3))
+      ys, xs = np.nonzero((r > 120) & (r > g + 60) & (r > b + 60))
+      assert len(ys) > 100, f"frame {k}: no ball in the image"
+      rows.append(ys.mean() + 0.5)
+      assert abs(ys.mean() + 0.5 - y_px) < 0.5, f"frame {k}: row {ys.mean() + 0.5} vs {y_px}"
+      assert abs(xs.mean() + 0.5 - x_px) < 0.5, f"frame {k}: column"
+  finally:
+    hr.release()
+  assert np.all(np.diff(rows) > 0)
+
+
+def test_moving_scene_frames_differ_static_scene_frames_do_not(fall, tmp_path):
+  """Consecutive frames of the fall differ where the ball is (from frame 10 on, where it moves over
+  2 px a frame); a scene with nothing moving gives frames equal up to compression noise."""
+  frames = fall[3]
+  for k in range(10, len(frames)):
+    diff = np.abs(frames[k].astype(int) - frames[k - 1].astype(int)).max(2)
+    assert (diff > 60).sum() > 20, f"frames {k - 1} and {k} are the same"
+  m = engine.load_model(_write(tmp_path, "static.xml", STATIC))
+  out = tmp_path / "static.mp4"
+  rec.record(m, str(out), seconds=0.5, fps=20, size=(96, 64))
+  frames, facts = _decode(out)
+  assert len(frames) == 10
+  assert frames[0].std() > 10             # something is drawn
+  for k in range(1, 10):
+    assert np.abs(frames[k].astype(int) - frames[0].astype(int)).mean() < 1.0
+
+
+def test_key_ctrl_camera_and_pngs(tmp_path):
+  """--key starts from the keyframe (its time is t0), --ctrl overrides the key's controls and
+  holds them, --camera selects a model camera, --png writes every frame."""
+  path = _write(tmp_path, "arm.xml", ARM)
+  out, pngs = tmp_path / "arm.mp4", tmp_path / "pngs"
+  rc = rec.main([path, "-o", str(out), "--seconds", "0.2", "--fps", "25", "--size", "64x48",
+                 "--key", "tilted", "--ctrl", "0.25", "--camera", "top", "--png", str(pngs),
+                 "--quiet"])
+  assert rc == 0
+  frames, facts = _decode(out)
+  assert len(frames) == 5 and facts["size"] == (64, 48)
+  assert sorted(os.listdir(pngs)) == [f"frame_{k:05d}.png" for k in range(5)]
+  from PIL import Image
+  png0 = np.asarray(Image.open(pngs / "frame_00000.png"))
+  assert png0.shape == (48, 64, 3)
+  assert np.abs(png0.astype(int) - frames[0].astype(int)).mean() < 4
+
+  m = engine.load_model(path)
+  seen = []
+  rec.record(m, None, seconds=0.2, fps=25, size=(64, 48), camera="top", key="tilted",
+             ctrl="0.25", png_dir=str(tmp_path / "p2"),
+             on_frame=lambda k, d, img: seen.append((d.time, d.qpos[0], d.ctrl[0])))
+  assert seen[0] == (1.5, 0.7, 0.25)
+  assert [c for _, _, c in seen] == [0.25] * 5
+  assert [t for t, _, _ in seen] == pytest.approx([1.5 + k * 0.04 for k in range(5)])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--size", "64by48"], "expected WIDTHxHEIGHT"),
+    (["--size", "0x48"], "between 1 and 8192"),
+    (["--camera", "nope"], "camera 'nope' is not in the model (cameras: side"),
+    (["--camera", "3"], "camera '3' is not in the model"),
+    (["--ctrl", "1"], "ctrl has 1 value(s) but the model has 0 actuator(s)"),
+    (["--key", "nokey"], "keyframe 'nokey' does not exist"),
+    (["--fps", "0"], "--fps must be positive"),
+    (["--seconds", "-1"], "--seconds must be positive"),
+])
+def test_bad_arguments_give_clear_errors(tmp_path, capsys, args, message):
+  """Each bad argument exits with status 2 and a one-line message naming it (no traceback)."""
+  path = _write(tmp_path, "fall.xml", FALL)
+  rc = rec.main([path, "-o", str(tmp_path / "x.mp4"), "--seconds", "0.1", "--size", "64x48",
+                 "--quiet"] + args)
+  err = capsys.readouterr().err
+  assert rc == 2
+  assert message in err and "Traceback" not in err
+  assert not (tmp_path / "x.mp4").exists() or "--key" in args
+
+
+def test_bad_model_and_output(tmp_path, capsys):
+  """A broken MJCF names its file, line and element; missing files and folders are named."""
+  bad = _write(tmp_path, "bad.xml", "<mujoco>\n  <worldbody>\n    <geom type=\"sphere\" "
+               "size=\"abc\"/>\n  </worldbody>\n</mujoco>\n")
+  assert rec.main([bad, "-o", str(tmp_path / "x.mp4")]) == 2
+  err = capsys.readouterr().err
+  assert "bad.xml:3:" in err and "<geom>" in err and "Traceback" not in err
+  assert rec.main([str(tmp_path / "none.xml"), "-o", str(tmp_path / "x.mp4")]) == 2
+  assert "no file" in capsys.readouterr().err
+  good = _write(tmp_path, "fall.xml", FALL)
+  assert rec.main([good, "-o", str(tmp_path / "no" / "x.mp4")]) == 2
+  assert "no folder" in capsys.readouterr().err
+  assert rec.main([good]) == 2
+  assert "-o" in capsys.readouterr().err
+
+
+def test_ctrl_c_finalises_a_decodable_file(tmp_path):
+  """SIGINT to `python -m app.record` (no DISPLAY: EGL only) mid-recording: exit status 130, and
+  the file decodes with exactly the frames it reports."""
+  path = _write(tmp_path, "fall.xml", FALL)
+  out = tmp_path / "cut.mp4"
+  env = dict(os.environ)
+  env.pop("DISPLAY", None)
+  p = subprocess.Popen([sys.executable, "-m", "app.record", path, "-o", str(out), "--seconds",
+                        "600", "--size", "64x48", "--samples", "0"], cwd=ROOT, env=env,
+                       stderr=subprocess.PIPE, text=True)
+  try:
+    lines = []
+    for line in p.stderr:                   # progress lines: one per second when not a tty
+      lines.append(line)
+      if "frames" in line and len(lines) >= 2:
+        break
+    else:
+      raise AssertionError("no progress was shown: " + "".join(lines))
+    p.send_signal(signal.SIGINT)
+    rest = p.stderr.read()
+    rc = p.wait(60)
+  finally:
+    if p.poll() is None:
+      p.kill()
+  assert rc == 130, rest
+  assert "Traceback" not in rest
+  n = int(rest.split("interrupted; wrote ")[1].split()[0])
+  assert 1 <= n < 18000
+  frames, facts = _decode(out)
+  assert len(frames) == n and facts["nb_frames"] == n
+  assert facts["duration"] == pytest.approx(n / 30, abs=1e-3)
