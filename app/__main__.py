@@ -1,5 +1,6 @@
 """`numjoco [MODEL]`: open MODEL (default: the bundled demo) in the interactive viewer.
 
+`numjoco record MODEL -o out.mp4` renders a video offscreen (app/record.py).
 `numjoco --headless MODEL` loads the model, runs it for a few simulated seconds without a window
 and prints what happened, which checks a model end to end (errors name the file, line and
 element).
@@ -83,7 +84,11 @@ def viewer(args):
 
 def main(argv=None):
   """Entry point of the `numjoco` console script."""
-  args = _parse(sys.argv[1:] if argv is None else argv)
+  argv = sys.argv[1:] if argv is None else list(argv)
+  if argv and argv[0] == "record" and not os.path.isfile("record"):
+    from app import record
+    return record.main(argv[1:])
+  args = _parse(argv)
   return headless(args) if args.headless else viewer(args)
 
 
