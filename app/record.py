@@ -81,6 +81,14 @@ def make_camera(m, name=None):
   return cam
 
 
+def _samples(m, samples):
+  """MSAA samples for HeadlessRenderer: `samples`, or the model's offsamples when None."""
+  if samples is None:
+    vis = getattr(m, "vis", None)
+    samples = int(vis.quality.offsamples) if vis is not None else 4
+  return int(samples) if samples > 1 else 0
+
+
 def frame_steps(nframes, fps, timestep):
   """Steps from t0 to each frame: frame k is step round(k / (fps * timestep)), so frame k shows
   t0 + k / fps to the nearest step and the rounding never accumulates."""
@@ -96,18 +104,21 @@ class Progress:
     self.total, self.width = max(1, int(total)), width
     self.stream = stream or sys.stderr
     self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-    self.t0 = time.perf_counter()
+    self.t0 = None                 # the first call: loading and compiling are not in the rate
     self._last = -math.inf
 
   def __call__(self, done, sim_time, force=False):
     """Show `done` frames of `total` at simulated time `sim_time`."""
     now = time.perf_counter()
+    if self.t0 is None:
+      self.t0 = now - 1e-9
+      self._first = done
     if not force and now - self._last < (0.1 if self.tty else 1.0):
       return
     self._last = now
     wall = now - self.t0
     fill = int(self.width * done / self.total)
-    rate = done / wall if wall > 0 else 0.0
+    rate = (done - self._first) / wall
     line = (f"[{'#' * fill}{'.' * (self.width - fill)}] {done}/{self.total} frames  "
             f"t={sim_time:.3f} s  {rate:.1f} frames/s")
     self.stream.write(("\r" + line) if self.tty else line + "\n")
@@ -121,7 +132,7 @@ class Progress:
 
 
 def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=None, key=None,
-           ctrl=None, opts=None, samples=4, png_dir=None, progress=None, on_frame=None,
+           ctrl=None, opts=None, samples=None, png_dir=None, progress=None, on_frame=None,
            writer_options=None):
   """Simulate model `m` for `seconds` and write `round(seconds * fps)` frames to `path`.
 
@@ -135,7 +146,8 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     key: keyframe index or name to reset to (only when `d` is None).
     ctrl: controls held for the whole recording ('0.1,0.2' or m.nu numbers).
     opts: render.VisOptions.
-    samples: multisample anti-aliasing (0 or 1: off).
+    samples: multisample anti-aliasing (0 or 1: off); default: the model's
+      <visual><quality offsamples> (MuJoCo's offscreen default, 4).
     png_dir: also save every frame as png_dir/frame_00000.png, ...
     progress: callable(frames_done, sim_time) (e.g. a Progress), or None.
     on_frame: callable(k, d, image) after frame k is rendered (d is at the frame's time).
@@ -180,7 +192,7 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
   t_start = time.perf_counter()
   engine.forward(m, d)
   snap = Snapshot(m, d)
-  renderer = HeadlessRenderer(m, w, h, samples=samples if samples > 1 else 0)
+  renderer = HeadlessRenderer(m, w, h, samples=_samples(m, samples))
   writer = None
   try:
     if path is not None:
@@ -225,6 +237,32 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
   return stats
 
 
+def screenshot(m, path, size=(1280, 720), camera=None, *, d=None, key=None, opts=None,
+               samples=None):
+  """Render the state of `d` (default: fresh Data at `key`) to the PNG file `path`; returns the
+  (height, width, 3) image. Nothing is stepped."""
+  import engine
+  from render.camera import Camera
+  from render.headless import HeadlessRenderer, save_png
+  from render.snapshot import Snapshot
+  w, h = parse_size(size) if isinstance(size, str) else (int(v) for v in size)
+  if d is None:
+    d = engine.make_data(m)
+    try:
+      engine.reset_data(m, d, key)
+    except ValueError as e:
+      raise RecordError(str(e)) from None
+  engine.forward(m, d)
+  cam = camera if isinstance(camera, Camera) else make_camera(m, camera)
+  renderer = HeadlessRenderer(m, w, h, samples=_samples(m, samples))
+  try:
+    image = renderer.render(Snapshot(m, d), cam, opts)
+  finally:
+    renderer.release()
+  save_png(path, image)
+  return image
+
+
 def _parse(argv):
   p = argparse.ArgumentParser(prog="numjoco record", description=__doc__.splitlines()[0],
                               usage=USAGE_EXAMPLE)
@@ -239,7 +277,8 @@ def _parse(argv):
                  help="controls held constant, comma-separated (write --ctrl=-1,0.5 for a "
                       "negative first value)")
   p.add_argument("--png", default=None, metavar="DIR", help="also save every frame as a PNG")
-  p.add_argument("--samples", type=int, default=4, help="multisample anti-aliasing (0: off)")
+  p.add_argument("--samples", type=int, default=None,
+                 help="multisample anti-aliasing (0: off; default: the model's offsamples)")
   p.add_argument("--crf", type=int, default=20, help="H.264 quality (0 best .. 51 worst)")
   p.add_argument("--quiet", action="store_true", help="no progress bar")
   return p.parse_args(argv)

@@ -263,3 +263,23 @@ def test_ctrl_c_finalises_a_decodable_file(tmp_path):
   frames, facts = _decode(out)
   assert len(frames) == n and facts["nb_frames"] == n
   assert facts["duration"] == pytest.approx(n / 30, abs=1e-3)
+
+
+def test_screenshot(tmp_path):
+  """screenshot() writes the PNG of the current state: the ball at a set height is drawn where
+  the camera projects it; nothing is stepped."""
+  from PIL import Image
+  from render.headless import HeadlessRenderer
+  from render.snapshot import Snapshot
+  m = engine.load_model(_write(tmp_path, "fall.xml", FALL))
+  d = engine.make_data(m)
+  d.qpos[2] = -3.0
+  out = tmp_path / "shot.png"
+  img = rec.screenshot(m, str(out), (160, 120), "side", d=d)
+  assert d.time == 0.0 and d.qpos[2] == -3.0
+  np.testing.assert_array_equal(np.asarray(Image.open(out)), img)
+  hr = HeadlessRenderer(m, 160, 120)
+  x_px, y_px = hr.project([[0.0, 0.0, -3.0]], rec.make_camera(m, "side"), Snapshot(m, d))[0]
+  hr.release()
+  ys, xs = np.nonzero((img[..., 0] > 120) & (img[..., 1] < 60))
+  assert abs(ys.mean() + 0.5 - y_px) < 0.5 and abs(xs.mean() + 0.5 - x_px) < 0.5

@@ -18,6 +18,7 @@ def _model(name):
   if name == "pile64":
     from assets import ASSETS
     return engine.load_model(str(ASSETS / "pile64.xml"))
+  os.environ.setdefault("MUJOCO_GL", "egl")   # dm_control imports a GL backend: not X's
   from tests.models import suite_source
   src, assets = suite_source(name)
   return engine.load_model(src, assets=assets) if assets else engine.load_model(src)
@@ -45,13 +46,14 @@ def main(argv=None):
   p.add_argument("--seconds", type=float, default=2.0, help="simulated seconds per model")
   p.add_argument("--fps", type=float, default=30.0)
   p.add_argument("--size", default="1280x720")
-  p.add_argument("--samples", type=int, default=4, help="MSAA samples (record's default: 4)")
+  p.add_argument("--samples", type=int, default=None,
+                 help="MSAA samples (default: the model's offsamples, 4, as numjoco record)")
   args = p.parse_args(argv)
   from app.record import parse_size
   size = parse_size(args.size)
-  print(f"recording {args.seconds:g} s at {size[0]}x{size[1]}, {args.fps:g} fps, "
-        f"MSAA {args.samples}, H.264 veryfast crf 20 ({os.cpu_count()} cores, "
-        f"load {os.getloadavg()[0]:.1f})")
+  msaa = "the model's offsamples" if args.samples is None else args.samples
+  print(f"recording {args.seconds:g} s at {size[0]}x{size[1]}, {args.fps:g} fps, MSAA {msaa}, "
+        f"H.264 veryfast crf 20 ({os.cpu_count()} cores, load {os.getloadavg()[0]:.1f})")
   print(f"{'model':10s} {'sim s/wall s':>12s} {'frames/s':>9s} | per frame ms: {'physics':>8s} "
         f"{'render':>7s} {'encode*':>8s} {'wait':>6s} | {'steps/frame':>11s}")
   for name in args.models.split(","):
