@@ -89,11 +89,15 @@ def _samples(m, samples):
   return int(samples) if samples > 1 else 0
 
 
+def frame_step(k, fps, timestep):
+  """Steps from t0 to frame k: round(k / (fps * timestep)), so frame k shows t0 + k / fps to the
+  nearest step and the rounding never accumulates (the viewer's recorder uses this too)."""
+  return int(math.floor(k / (float(fps) * float(timestep)) + 0.5))
+
+
 def frame_steps(nframes, fps, timestep):
-  """Steps from t0 to each frame: frame k is step round(k / (fps * timestep)), so frame k shows
-  t0 + k / fps to the nearest step and the rounding never accumulates."""
-  per = 1.0 / (float(fps) * float(timestep))
-  return np.floor(np.arange(nframes) * per + 0.5).astype(np.int64)
+  """frame_step of frames 0 .. nframes-1, as an int64 array."""
+  return np.floor(np.arange(nframes) / (float(fps) * float(timestep)) + 0.5).astype(np.int64)
 
 
 class Progress:
@@ -330,7 +334,7 @@ def main(argv=None):
     stats = record(m, args.output, args.seconds, args.fps, size, camera, key=key, ctrl=ctrl,
                    samples=args.samples, png_dir=args.png, progress=bar,
                    writer_options={"crf": args.crf})
-  except RecordError as e:
+  except (RecordError, ValueError) as e:    # bad arguments, or a container without H.264
     return _fail(str(e))
   except RuntimeError as e:     # no EGL, or the encoder failed
     print(f"numjoco record: {e}", file=sys.stderr)

@@ -72,7 +72,8 @@ class VideoWriter:
       self._stream.time_base = 1 / self.fps
     except Exception as e:  # noqa: BLE001 - unknown codec or pixel format: say which
       self._container.close()
-      raise ValueError(f"cannot encode {codec!r} with pixel format {pix_fmt!r}: {e}") from None
+      raise ValueError(f"cannot write {codec!r} video ({pix_fmt}) to {self.path!r}: {e} "
+                       "(H.264 goes into .mp4, .mkv, .mov or .avi)") from None
     self.frames = 0                # frames accepted by write
     self.encode_seconds = 0.0      # time the encoder thread spent converting and encoding
     self._queue = queue.Queue(maxsize=max(1, int(queue_size)))

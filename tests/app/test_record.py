@@ -230,6 +230,11 @@ def test_bad_model_and_output(tmp_path, capsys):
   assert "no folder" in capsys.readouterr().err
   assert rec.main([good]) == 2
   assert "-o" in capsys.readouterr().err
+  assert rec.main([good, "-o", str(tmp_path / "x.webm"), "--size", "64x48", "--quiet"]) == 2
+  err = capsys.readouterr().err
+  assert "'webm' format does not support 'libx264'" in err and "Traceback" not in err
+  assert rec.main([good, "-o", str(tmp_path / "x.xyz"), "--size", "64x48", "--quiet"]) == 2
+  assert "Could not determine output format" in capsys.readouterr().err
 
 
 def test_ctrl_c_finalises_a_decodable_file(tmp_path):
