@@ -32,7 +32,7 @@ class RecordStats:
   physics: float = 0.0        # engine.step + engine.forward + Snapshot.capture
   render: float = 0.0         # drawing and reading back the image
   encode: float = 0.0         # the encoder thread's busy time (overlaps the others)
-  wait: float = 0.0           # time blocked handing frames to the encoder and finalising
+  wait: float = 0.0           # blocked handing frames to the encoder, writing PNGs, finalising
   interrupted: bool = False   # stopped by KeyboardInterrupt (the file is still complete)
 
 
@@ -98,6 +98,32 @@ def frame_step(k, fps, timestep):
 def frame_steps(nframes, fps, timestep):
   """frame_step of frames 0 .. nframes-1, as an int64 array."""
   return np.floor(np.arange(nframes) / (float(fps) * float(timestep)) + 0.5).astype(np.int64)
+
+
+class FrameClock:
+  """When a recording of a running simulation takes its frames, for a loop that steps in chunks
+  (the viewer's physics worker): frame k is due at simulation time t0 + k / fps.
+
+  Per chunk: `n = min(chunk, clock.steps_to_next(d.time, m.opt.timestep))`, step n, and when
+  `clock.steps_to_next(...)` is then 0, make the frame (forward, capture) and call `advance()`.
+  Works in time, not steps, so a timestep edited mid-recording keeps the video at true speed.
+  """
+
+  def __init__(self, fps, t0):
+    self.fps, self.t0, self.k = float(fps), float(t0), 0
+
+  @property
+  def next_time(self):
+    """Simulation time of the next frame."""
+    return self.t0 + self.k / self.fps
+
+  def steps_to_next(self, time_now, timestep):
+    """Steps from `time_now` to the next frame (to the nearest step; 0: take it now)."""
+    return max(0, int(math.floor((self.next_time - time_now) / timestep + 0.5)))
+
+  def advance(self):
+    """The next frame was taken."""
+    self.k += 1
 
 
 class Progress:
