@@ -1,10 +1,9 @@
-"""Mouse perturbation as MuJoCo's viewer does it: pick a body with a ray, then pull it with a
-critically damped spring towards a reference point moved by the mouse.
+"""Mouse perturbation, the UI's half: pick a body with a ray (mjv_select) and move the drag's
+reference with the mouse (mjv_movePerturb).
 
-The UI thread picks (`select`, on snapshot poses) and moves the reference (`Perturb.move`); the
-worker computes the force each chunk (`apply_force`, mjv_applyPerturbForce's law with the
-effective mass at the grab point from mjv_initPerturb) into `xfrc_applied`, added to the user's
-own values and removed again after the chunk.
+The UI thread picks on snapshot poses and moves its `Perturb`; the worker writes the reference
+into Data's d.pert_* fields (app/sim.py's perturb_* commands) and the engine applies MuJoCo's
+spring-damper every substep (engine/perturb.py: mjv_initPerturb, mjv_applyPerturbPose/Force).
 """
 import dataclasses
 import math
@@ -26,7 +25,6 @@ class Perturb:
   refquat: np.ndarray = dataclasses.field(default_factory=lambda: np.array([1.0, 0, 0, 0]))
   active: int = TRANSLATE
   scale: float = 1.0
-  localmass: float = 1.0
 
   def move(self, action, reldx, reldy, forward, xiquat=None):
     """mjv_movePerturb: `action` a render.camera.Mouse value; reldx, reldy as MuJoCo passes
@@ -198,39 +196,3 @@ def select(m, snap, origin, direction, geom_groups=None, skip_static=True):
   if geom < 0:
     return -1, None
   return int(m.geom_bodyid[geom]), origin + best * direction
-
-
-def local_mass(m, d, body, point):
-  """mjv_initPerturb's effective mass at a world point of `body`: 3 / trace(J M^-1 J')."""
-  from engine import setconst
-  jacp, _ = setconst.jac(m, d, point, body)
-  inv = float(np.sum(jacp * setconst._solve_m(m, d, jacp)))
-  return 1.0 if inv == 0 else 3.0 / max(inv, 1e-15)
-
-
-def apply_force(m, d, pert, stiffness, stiffnessrot):
-  """mjv_applyPerturbForce: (force, torque) on the selected body's centre of mass."""
-  sel = pert.select
-  xmat = d.xmat[sel].reshape(3, 3)
-  root = m.body_rootid[sel]
-  ang, lin = d.cvel[sel, :3], d.cvel[sel, 3:]
-  lin_com = lin + np.cross(ang, d.xipos[sel] - d.subtree_com[root])  # mj_objectVelocity
-  w = m.body_invweight0[sel, 1]
-  inertia = 1.0 / max(1e-15, w) if w else 1.0
-  force, torque = np.zeros(3), np.zeros(3)
-  if pert.active & TRANSLATE:
-    selpos = xmat @ pert.localpos + d.xpos[sel]
-    diff = selpos - pert.refselpos
-    arm = selpos - d.xipos[sel]
-    svel = lin_com + np.cross(ang, arm)
-    force = -stiffness * pert.localmass * diff - math.sqrt(stiffness) * pert.localmass * svel
-    torque = np.cross(arm, force)
-    n = np.linalg.norm(diff)
-    if n > 0:   # critically damped twist about the displacement axis
-      axis = diff / n
-      torque -= math.sqrt(stiffnessrot) * inertia * float(axis @ ang) * axis
-  if pert.active & ROTATE:
-    xiquat = quat_mul(d.xquat[sel], m.body_iquat[sel])
-    torque = rotvec(quat_mul(pert.refquat, conj(xiquat))) * (stiffnessrot * inertia)
-    torque -= math.sqrt(stiffnessrot) * inertia * ang
-  return force, torque

@@ -6,6 +6,11 @@ step per Python iteration: ../shared/DESIGN.md section 4), and it reads snapshot
 worker publishes after every chunk (`with sim.snapshot() as snap:`). Divergence is detected,
 reported and recovered from; an exception on the worker pauses it with the traceback kept in
 `status.error` for the UI to show.
+
+A mouse drag writes its reference into Data's d.pert_* fields between chunks; the engine
+applies the spring every substep (d.xfrc_perturb). While recording, chunks end exactly at the
+sample times k / fps of simulated time and each sample's snapshot is queued for the UI
+(`recorded()`), so a video plays at true speed whatever the display rate or slow motion.
 """
 import dataclasses
 import math
@@ -24,7 +29,7 @@ CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth 
 MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs instead of catching up
 PUBLISH_MIN = 0.01   # wall seconds between snapshots when running as fast as possible
 MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
-PERTURB_CHUNK = 0.004   # simulated seconds per chunk while a perturbation spring is active
+RECORD_QUEUE = 8     # recorded snapshots waiting for the UI before the worker waits for it
 SPEEDS = (1 / 100, 1 / 50, 1 / 20, 1 / 10, 1 / 5, 1 / 2, 1.0, math.inf)
 
 # Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
@@ -104,43 +109,6 @@ def solver_error(d):
   imp, grad = float(d.solver_improvement[i]), float(d.solver_gradient[i])
   err = min(imp, grad)
   return max(imp, grad) if err == 0 else err
-
-
-def energy(m, d):
-  """(potential, kinetic) as MuJoCo's mj_energyPos/mj_energyVel, from Data's kinematics
-  (gravity, linear joint springs; kinetic from cinert and cvel plus armature). The engine does
-  not fill d.energy; nonlinear stiffness polynomials and tendon springs are not included."""
-  from app.perturb import conj, quat_mul, rotvec
-  from engine.types import mjtDisableBit
-  flags = int(m.opt.disableflags)
-  pot = 0.0
-  if not flags & mjtDisableBit.GRAVITY:
-    pot -= float(np.dot(m.body_mass[1:], d.xipos[1:] @ np.asarray(m.opt.gravity)))
-  if not flags & mjtDisableBit.SPRING:
-    for j in np.nonzero(m.jnt_stiffness)[0]:
-      k, adr, jt = m.jnt_stiffness[j], m.jnt_qposadr[j], m.jnt_type[j]
-      if jt == 0:   # free: translation, then the ball part
-        dif = d.qpos[adr:adr + 3] - m.qpos_spring[adr:adr + 3]
-        pot += 0.5 * k * float(dif @ dif)
-        adr += 3
-      if jt in (0, 1):
-        q = d.qpos[adr:adr + 4] / np.linalg.norm(d.qpos[adr:adr + 4])
-        q0 = m.qpos_spring[adr:adr + 4]
-        dif = rotvec(quat_mul(conj(q0), q))
-        pot += 0.5 * k * float(dif @ dif)
-      else:
-        pot += 0.5 * k * float(d.qpos[adr] - m.qpos_spring[adr]) ** 2
-  i, v = d.cinert[1:], d.cvel[1:]
-  # mju_mulInertVec, vectorised over bodies
-  f = np.stack([
-      i[:, 0] * v[:, 0] + i[:, 3] * v[:, 1] + i[:, 4] * v[:, 2] - i[:, 8] * v[:, 4] + i[:, 7] * v[:, 5],
-      i[:, 3] * v[:, 0] + i[:, 1] * v[:, 1] + i[:, 5] * v[:, 2] + i[:, 8] * v[:, 3] - i[:, 6] * v[:, 5],
-      i[:, 4] * v[:, 0] + i[:, 5] * v[:, 1] + i[:, 2] * v[:, 2] - i[:, 7] * v[:, 3] + i[:, 6] * v[:, 4],
-      i[:, 8] * v[:, 1] - i[:, 7] * v[:, 2] + i[:, 9] * v[:, 3],
-      i[:, 6] * v[:, 2] - i[:, 8] * v[:, 0] + i[:, 9] * v[:, 4],
-      i[:, 7] * v[:, 0] - i[:, 6] * v[:, 1] + i[:, 9] * v[:, 5]], 1)
-  kin = 0.5 * float((f * v).sum()) + 0.5 * float(m.dof_armature @ (d.qvel * d.qvel))
-  return pot, kin
 
 
 def key_snippet(m, d, name="saved"):
@@ -228,6 +196,8 @@ class Simulation:
     pause(flag) | step(n) | reset(key=None) | speed(factor) | ctrl(i, value) | zero_ctrl()
     qpos(i, value) | opt(name, value) | model(field, index, value) | eq_active(i, flag)
     load(path) | reload() | clear_error() | call(fn)  (fn(m, d) runs on the worker)
+    perturb_start(body, localpos, active) | perturb_ref(refselpos, refquat) | perturb_stop()
+    record_start(fps) | record_stop()
   """
 
   def __init__(self, model=None, *, path=None, speed=1.0, paused=False, key=None,
@@ -246,7 +216,10 @@ class Simulation:
     self._path = path
     self._thread = None
     self._pending_model = model
-    self.pert = None                # active mouse perturbation (app.perturb.Perturb) or None
+    self._rec = None                # recording state (worker side) while recording
+    self._rec_frames = queue.Queue(RECORD_QUEUE)   # (k, snapshot) samples for the UI; None: end
+    self._rec_free = queue.Queue()  # recorded snapshots the UI has drawn, for reuse
+    self.record_span = None         # (t_start, t_stop, frames) of the last finished recording
     self._key = key                 # keyframe to start from (first model only)
 
   # ---------------------------------------------------------------- UI side
@@ -285,6 +258,22 @@ class Simulation:
       bufs = self._bufs
     return _Held(bufs)
 
+  def recorded(self):
+    """Recorded samples waiting for the UI, oldest first, without blocking: a list of
+    (k, snapshot) for frame k, with None after the last frame of a recording. Give each
+    snapshot back with `recycle` once drawn."""
+    out = []
+    while True:
+      try:
+        out.append(self._rec_frames.get_nowait())
+      except queue.Empty:
+        return out
+
+  def recycle(self, snap):
+    """A recorded snapshot the UI is done with (reused for later samples of the same model)."""
+    if snap.extra.get("model_version") == self.status().model_version:
+      self._rec_free.put(snap)
+
   def wait_until(self, pred, timeout=30.0):
     """Wait (polling) until pred(status) holds; returns the last status. For tests and tools."""
     t_end = time.perf_counter() + timeout
@@ -308,6 +297,7 @@ class Simulation:
         setattr(self._status, k, v)
 
   def _install(self, m, path, first=False):
+    self._record_stop()   # a recording does not survive a model change
     d = engine.make_data(m)
     engine.forward(m, d)   # loads a smaller kernel than step: the model is on screen sooner
     cls = self._snap_cls or snapshot_class()
@@ -322,13 +312,7 @@ class Simulation:
       self._status.last_divergence = ""
       self._status.warnings = ()
     self._path = path
-    self.pert = None
-    try:   # the model's <visual><map stiffness stiffnessrot>, MuJoCo's defaults otherwise
-      from render.visual import visual_for
-      vmap = visual_for(m).map
-      self._stiffness = (float(vmap.stiffness), float(vmap.stiffnessrot))
-    except ImportError:
-      self._stiffness = (100.0, 500.0)
+    self._rec_free = queue.Queue()
     self.edits = {}
     self.opt_edits = {}
     self.opt0 = {k: np.copy(getattr(m.opt, k)) for k in ("disableflags", "enableflags")}
@@ -359,14 +343,14 @@ class Simulation:
       ex = snap.extra = {}
     ex.update(time=d.time, ncon=d.ncon, nefc=d.nefc, nisland=d.nisland,
               niter=int(d.solver_niter[0]), residual=solver_error(d),
-              energy=energy(m, d) if int(self.m.opt.enableflags) & 2 else (0.0, 0.0),
+              energy=(float(d.energy[0]), float(d.energy[1])),
               ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),
               qpos=d.qpos.copy(), qvel=d.qvel.copy(), perturb=None,
-              model_version=self._status.model_version)
-    if self.pert is not None and self.pert.active & 1:
-      p = self.pert
-      ex["perturb"] = (p.select, d.xmat[p.select].reshape(3, 3) @ p.localpos + d.xpos[p.select],
-                       p.refselpos.copy())
+              recording=self._rec is not None, model_version=self._status.model_version)
+    sel = int(d.pert_select[0])
+    if int(d.pert_active[0]) & 1 and 0 < sel < m.nbody:
+      ex["perturb"] = (sel, d.xmat[sel].reshape(3, 3) @ d.pert_localpos + d.xpos[sel],
+                       d.pert_refselpos.copy())
     self._bufs.publish(snap)
 
   def _apply(self, name, args):
@@ -399,20 +383,45 @@ class Simulation:
       if EDITABLE[field]:
         from engine import setconst
         setconst.set_const(m)
-    elif name == "perturb_start":   # (body, localpos, active bits, refquat)
-      from app import perturb
-      body, localpos = int(args[0]), np.asarray(args[1], float)
-      selpos = d.xmat[body].reshape(3, 3) @ localpos + d.xpos[body]
-      self.pert = perturb.Perturb(select=body, localpos=localpos, refselpos=selpos,
-                                  refquat=np.asarray(args[3], float), active=int(args[2]),
-                                  localmass=perturb.local_mass(m, d, body, selpos))
-    elif name == "perturb_ref":     # (refselpos, refquat)
-      if self.pert is not None:
-        self.pert.refselpos = np.asarray(args[0], float)
-        self.pert.refquat = np.asarray(args[1], float)
-      return
+    elif name == "perturb_start":   # (body, localpos, active bits): mjv_initPerturb
+      body = int(args[0])
+      if not 0 < body < m.nbody:
+        raise ValueError(f"perturb_start: body {body} is not a movable body of this model")
+      d.pert_select[0] = body
+      d.pert_localpos[:] = np.asarray(args[1], float)
+      d.pert_active[0] = int(args[2])
+      engine.init_perturb(m, d)
+      self._pert0 = (d.pert_refpos.copy(), d.pert_refselpos.copy(), d.pert_refquat.copy())
+    elif name == "perturb_ref":     # (shift, turn): the mouse's move since perturb_start
+      if not d.pert_active[0]:
+        return
+      from app.perturb import quat_mul
+      shift, turn = np.asarray(args[0], float), np.asarray(args[1], float)
+      pos0, selpos0, quat0 = self._pert0   # mjv_movePerturb: both points shift, quat turns
+      d.pert_refpos[:] = pos0 + shift
+      d.pert_refselpos[:] = selpos0 + shift
+      q = quat_mul(turn, quat0)
+      d.pert_refquat[:] = q / np.linalg.norm(q)
+      sel = int(d.pert_select[0])
+      if self.status().paused:   # mjv_applyPerturbPose while paused: free bodies follow
+        engine.apply_perturb_pose(m, d, True)
+        engine.forward(m, d)
+      elif m.body_mocapid[sel] >= 0:
+        engine.apply_perturb_pose(m, d, False)
+        engine.forward(m, d)
     elif name == "perturb_stop":
-      self.pert = None
+      d.pert_active[0] = 0
+      d.pert_select[0] = -1
+      d.xfrc_perturb[:] = 0
+    elif name == "record_start":    # (fps): frame 0 is the current state
+      fps = float(args[0])
+      if not (math.isfinite(fps) and fps > 0):
+        raise ValueError(f"record_start: fps must be a positive number, got {args[0]!r}")
+      self._record_stop()
+      self._rec = dict(fps=fps, h=float(m.opt.timestep), steps=0, k=0, t0=d.time)
+      self._record_sample()
+    elif name == "record_stop":
+      self._record_stop()
     elif name == "eq_active":
       d.eq_active[int(args[0])] = bool(args[1])
     elif name == "load":
@@ -430,27 +439,64 @@ class Simulation:
       raise ValueError(f"unknown simulation command {name!r}")
     self._publish()
 
+  def _record_sample(self):
+    """Queue a snapshot of the current state as the recording's next frame (kinematics brought
+    up to date first, as `numjoco record` does); waits while the UI is RECORD_QUEUE behind."""
+    m, d = self.m, self.d
+    engine.forward(m, d)   # after a step, Data's kinematics lag qpos by one step
+    try:
+      snap = self._rec_free.get_nowait()
+    except queue.Empty:
+      snap = self._bufs.back()
+    snap.capture(m, d)
+    snap.extra = dict(time=d.time, model_version=self._status.model_version)
+    self._rec_put((self._rec["k"], snap))
+
+  def _rec_put(self, item):
+    while not self._stop:
+      try:
+        self._rec_frames.put(item, timeout=0.05)
+        return
+      except queue.Full:
+        continue
+    self._rec = None
+
+  def _record_stop(self):
+    """End the recording (if any): the UI gets an end marker after the last frame."""
+    rec, self._rec = self._rec, None
+    if rec is not None:
+      self.record_span = (rec["t0"], self.d.time, rec["k"] + 1)
+      self._rec_put(None)
+
   def _diverged(self, msg):
     with self._lock:
       self._status.divergences += 1
       self._status.last_divergence = msg
 
   def _chunk(self, n):
-    """Step n steps in one compiled call; detect and recover from divergence."""
+    """Step n steps in one compiled call (split at the sample times while recording); detect
+    and recover from divergence."""
     m, d = self.m, self.d
     t = d.time
-    pert = self.pert
-    if pert is not None:   # added to the user's xfrc_applied for this chunk, then removed
-      from app import perturb
-      f, tq = perturb.apply_force(m, d, pert, *self._stiffness)
-      user = d.xfrc_applied[pert.select].copy()
-      d.xfrc_applied[pert.select, :3] += f
-      d.xfrc_applied[pert.select, 3:] += tq
-    try:
+    rec = self._rec
+    if rec is None:
       done = engine.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
-    finally:
-      if pert is not None:
-        d.xfrc_applied[pert.select] = user
+    else:
+      from app.record import frame_step
+      done = 0
+      while done < n:
+        left = frame_step(rec["k"] + 1, rec["fps"], rec["h"]) - rec["steps"]
+        want = max(1, min(n - done, left))
+        k = engine.step(m, d, want)
+        done += k
+        rec["steps"] += k
+        if k < want:   # diverged (Data was reset): the caller reports it
+          break
+        if rec["steps"] >= frame_step(rec["k"] + 1, rec["fps"], rec["h"]):
+          rec["k"] += 1
+          self._record_sample()
+          if self._rec is None:   # the worker is stopping
+            break
     if done < n:
       self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
     elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAX_QACC):
@@ -516,8 +562,6 @@ class Simulation:
             sim0, wall0 = d.time, now
             target = d.time + h
           n = min(max_n, int(math.ceil((target - d.time) / h - 1e-9)))
-          if self.pert is not None:   # the spring force is held over a chunk: keep it short
-            n = min(n, max(1, int(PERTURB_CHUNK / h)))
           if n <= 0:
             self._wake.wait(min(0.01, (d.time - target) / st.speed + 0.0005))
             self._wake.clear()

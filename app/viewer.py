@@ -4,6 +4,11 @@ The main thread owns the window, the GL context, the camera and the UI state; it
 Model or Data (the `Simulation` worker owns them, ../shared/DESIGN.md section 3): it sends
 commands and draws the newest published snapshot. `Viewer.frame()` runs one iteration of the
 loop (events, draw, flip), which tests drive deterministically; `Viewer.run()` loops it.
+
+Screenshots (Ctrl+P) and recordings (Ctrl+R) render the 3D view into an offscreen framebuffer
+(never the window's: ../shared/DESIGN.md section 6). A recording's frames are the worker's
+samples at k / fps of simulated time (app/sim.py), encoded by render/video.py's VideoWriter on
+its own thread, so the video plays at true speed whatever the display rate or slow motion.
 """
 import math
 import os
@@ -21,6 +26,7 @@ HELP = (
     ("Backspace", "reset (to the selected keyframe, if any)"), ("Ctrl+L", "reload from disk"),
     ("- / =", "slower / faster"), ("[ / ]", "previous / next model camera"),
     ("Esc", "free camera"), ("Tab", "hide / show the panels"), ("F1", "this help"),
+    ("Ctrl+P", "screenshot of the 3D view (PNG)"), ("Ctrl+R", "start / stop recording a video"),
     ("F6 / F7", "cycle frames / labels"), ("C / F", "contact points / forces"),
     ("J / E", "joints / equality anchors"), ("I / M", "inertia boxes / centres of mass"),
     ("T / W / S", "transparency / wireframe / shadows"), ("0-5", "geom group 0-5"),
@@ -59,8 +65,15 @@ class Viewer:
   """A window showing one Simulation. `path=None` opens the bundled demo."""
 
   def __init__(self, path=None, *, width=1280, height=720, visible=True, speed=1.0,
-               paused=False, key=None, max_fps=60.0, ui=True, title="numjoco"):
+               paused=False, key=None, max_fps=60.0, ui=True, title="numjoco", out_dir=None,
+               record_fps=30):
+    """Open the window. `out_dir` is where screenshots and videos go (default: the current
+    folder); `record_fps` the frames per simulated second of recordings."""
     from assets import DEMO_MODEL
+    self.out_dir = os.fspath(out_dir) if out_dir is not None else os.getcwd()
+    self.record_fps = record_fps
+    self.recording = None          # (VideoWriter, framebuffer) while a recording is encoded
+    self.last_saved = ""           # path of the last screenshot or video
     self.path = str(path or DEMO_MODEL)
     self.max_fps = max_fps
     self.sim = None
@@ -107,6 +120,7 @@ class Viewer:
     self.selected = -1             # body picked by double-click (-1: none)
     self._sel_local = None         # grab point in the selected body's frame
     self.pert = None               # app.perturb.Perturb while a Ctrl+drag is active
+    self._pert0 = None             # (refselpos, refquat) when the drag started
     self._last_press = (0.0, 0, 0, 0)
     self._model_version = 0
     self._keep_camera = False
@@ -209,9 +223,11 @@ class Viewer:
       self.close()
 
   def close(self):
-    """Stop the worker and free the window."""
+    """Stop the worker and free the window (a recording in progress is finalised)."""
     if self._boot is not None:
       self._boot.join(30)
+    if self.recording is not None and self.sim is not None:
+      self.stop_recording()
     if self.sim is not None:
       self.sim.stop()
     if self._warm is not None:
@@ -239,6 +255,8 @@ class Viewer:
     from imgui_bundle import imgui
     from app import panels
     dt = self.clock.tick()
+    if self.recording is not None:
+      self._encode_recorded()
     target = fbo or self.ctx.screen
     target.use()
     w, h = self.window.get_framebuffer_size()
@@ -297,14 +315,119 @@ class Viewer:
       if ui:
         self.draw(fbo=fbo)
       else:
-        fbo.use()
         with self.sim.snapshot() as snap:
-          self.renderer.render(snap, self.camera, self.opts, w, h, fbo=fbo)
-      img = np.frombuffer(fbo.read(components=3), np.uint8).reshape(h, w, 3)[::-1].copy()
+          self._render_to(fbo, snap, w, h)
+      img = self._read(fbo, w, h)
     finally:
       fbo.release()
       self.ctx.screen.use()
     return img
+
+  def _render_to(self, fbo, snap, w, h):
+    fbo.use()
+    self.ctx.viewport = (0, 0, w, h)
+    self.renderer.render(snap, self.camera, self.opts, w, h, fbo=fbo)
+
+  @staticmethod
+  def _read(fbo, w, h):
+    return np.frombuffer(fbo.read(components=3), np.uint8).reshape(h, w, 3)[::-1].copy()
+
+  def _out_path(self, ext):
+    """A new file in out_dir named after the model and the time (never overwrites)."""
+    base = os.path.splitext(os.path.basename(self.path))[0] or "numjoco"
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path, i = os.path.join(self.out_dir, f"{base}-{stamp}.{ext}"), 1
+    while os.path.exists(path):
+      path, i = os.path.join(self.out_dir, f"{base}-{stamp}-{i}.{ext}"), i + 1
+    return path
+
+  def save_screenshot(self, path=None, ui=False):
+    """Save the 3D view (with the panels when `ui`) as a PNG; returns its path ('' when no
+    model is on screen yet). Errors (e.g. an unwritable folder) are shown in the panel."""
+    if self.renderer is None or self.sim is None:
+      return ""
+    from render.headless import save_png
+    path = path or self._out_path("png")
+    try:
+      save_png(path, self.screenshot(ui=ui))
+    except (OSError, ValueError) as e:
+      self.ui.message = f"cannot save the screenshot: {e}"
+      return ""
+    self.last_saved = path
+    self.ui.message = f"screenshot saved: {path}"
+    return path
+
+  def start_recording(self, path=None, fps=None):
+    """Record the 3D view to a video (H.264 .mp4 by default) at `fps` frames per simulated
+    second (default record_fps); returns the path ('' when it could not start)."""
+    if self.recording is not None or self.renderer is None or self.sim is None:
+      return ""
+    from render.video import VideoWriter
+    fps = float(fps or self.record_fps)
+    path = path or self._out_path("mp4")
+    w, h = self.window.get_framebuffer_size()
+    try:
+      writer = VideoWriter(path, w, h, fps)
+    except (OSError, ValueError) as e:
+      self.ui.message = f"cannot record: {e}"
+      return ""
+    self.recording = (writer, self.ctx.simple_framebuffer((w, h)), self._model_version)
+    self.sim.send("record_start", fps)
+    self.ui.message = f"recording to {path}"
+    return path
+
+  def stop_recording(self, timeout=30.0):
+    """Stop recording: encode the frames still queued and finalise the file; returns its path."""
+    if self.recording is None:
+      return ""
+    self.sim.send("record_stop")
+    t_end = time.perf_counter() + timeout
+    while self.recording is not None and time.perf_counter() < t_end:
+      if not self._encode_recorded():
+        time.sleep(0.002)
+    if self.recording is not None:   # the worker did not answer: finalise what we have
+      self._finish_recording()
+    return self.last_saved
+
+  def _encode_recorded(self):
+    """Render the worker's recorded samples into the recording framebuffer and queue them for
+    the encoder; True when there were any."""
+    items = self.sim.recorded()
+    writer, fbo, version = self.recording
+    w, h = fbo.size
+    for item in items:
+      if item is None:
+        self._finish_recording()
+        break
+      _, snap = item
+      if snap.extra.get("model_version") == version == self._model_version:
+        self._render_to(fbo, snap, w, h)
+        try:
+          writer.write(self._read(fbo, w, h))
+        except (OSError, ValueError) as e:
+          self.ui.message = f"recording failed: {e}"
+          self.sim.send("record_stop")
+      self.sim.recycle(snap)
+    self.ctx.screen.use()
+    return bool(items)
+
+  def _finish_recording(self):
+    writer, fbo, _ = self.recording
+    self.recording = None
+    fbo.release()
+    try:
+      writer.close()
+      self.last_saved = writer.path
+      self.ui.message = f"video saved: {writer.path} ({writer.frames} frames)"
+    except (OSError, ValueError) as e:
+      self.ui.message = f"recording failed: {e}"
+
+  def toggle_recording(self):
+    """Start or stop a recording (Ctrl+R, the panel's Record button)."""
+    if self.recording is None:
+      self.start_recording()
+    else:
+      self.stop_recording()
 
   # ------------------------------------------------------------------ input
   def _ui_wants(self, what):
@@ -328,6 +451,10 @@ class Viewer:
       self.sim.send("reset", self.ui.key if self.ui.key >= 0 else None)
     elif symbol == key.L and ctrl:
       self.reload()
+    elif symbol == key.P and ctrl:
+      self.save_screenshot()
+    elif symbol == key.R and ctrl:
+      self.toggle_recording()
     elif symbol in (key.MINUS, key.EQUAL):
       self.ui.change_speed(self, -1 if symbol == key.MINUS else 1)
     elif symbol in (key.BRACKETLEFT, key.BRACKETRIGHT):
@@ -401,7 +528,8 @@ class Viewer:
       self.pert = perturb.Perturb(select=b, localpos=self._sel_local, refselpos=selpos,
                                   refquat=xiquat, active=active,
                                   scale=top * float((selpos - eye) @ forward))
-      self.sim.send("perturb_start", b, self._sel_local, active, xiquat)
+      self._pert0 = (selpos.copy(), xiquat.copy())
+      self.sim.send("perturb_start", b, self._sel_local, active)
 
   @staticmethod
   def _xquat(snap, b):
@@ -435,7 +563,9 @@ class Viewer:
       else:
         action = Mouse.MOVE_H if shift else Mouse.MOVE_V
       self.pert.move(action, dx / h, -dy / h, forward, xiquat)   # simulate passes -dy
-      self.sim.send("perturb_ref", self.pert.refselpos.copy(), self.pert.refquat.copy())
+      p0, q0 = self._pert0   # the worker applies the move to its own starting reference
+      self.sim.send("perturb_ref", self.pert.refselpos - p0,
+                    perturb.quat_mul(self.pert.refquat, perturb.conj(q0)))
       return
     if self._ui_wants("mouse") or self.camera is None:
       return

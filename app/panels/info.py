@@ -36,10 +36,18 @@ def draw(imgui, viewer, st, info):
     return
   imgui.text(f"ncon {info['ncon']}   nefc {info['nefc']}   islands {info['nisland']}")
   imgui.text(f"solver iterations {info['niter']}   residual {info['residual']:.3g}")
+  from engine.types import mjtEnableBit
+  flags = int(ui.m.opt.enableflags)
+  changed, on = imgui.checkbox("energy", bool(flags & mjtEnableBit.ENERGY))
+  if changed:   # the engine fills d.energy (mj_energyPos/Vel) while the flag is set
+    viewer.sim.send("opt", "enableflags",
+                    flags | mjtEnableBit.ENERGY if on else flags & ~mjtEnableBit.ENERGY)
   e = info["energy"]
-  imgui.text(f"energy potential {e[0]:.4g}  kinetic {e[1]:.4g}  total {e[0] + e[1]:.4g}")
-  if not int(ui.m.opt.enableflags) & 2:
-    imgui.text_disabled("(energy is computed when the 'energy' enable flag is on)")
+  imgui.same_line()
+  if on:
+    imgui.text(f"potential {e[0]:.4g}  kinetic {e[1]:.4g}  total {e[0] + e[1]:.4g}")
+  else:
+    imgui.text_disabled("(off)")
   for k in ui.plot_sel:
     imgui.same_line() if k != "energy" else None
     _, ui.plot_sel[k] = imgui.checkbox(k + "##plot", ui.plot_sel[k])

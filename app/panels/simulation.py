@@ -1,4 +1,5 @@
-"""Simulation panel: run/pause/step/reset/reload, speed, keyframes, time and rates, open."""
+"""Simulation panel: run/pause/step/reset/reload, screenshot/record, speed, keyframes, time and
+rates, open."""
 from app.panels.common import YELLOW, has_dialog, rect, speed_label
 from app.sim import SPEEDS, key_snippet
 
@@ -23,6 +24,18 @@ def draw(imgui, viewer, st, info):
   imgui.same_line()
   if imgui.button("Reload"):
     viewer.reload()
+  clicked = imgui.button("Screenshot")
+  rect(imgui, ui, "screenshot")
+  if clicked:
+    viewer.save_screenshot()
+  imgui.same_line()
+  clicked = imgui.button("Stop recording" if viewer.recording is not None else "Record")
+  rect(imgui, ui, "record")
+  if clicked:
+    viewer.toggle_recording()
+  if viewer.recording is not None:
+    imgui.same_line()
+    imgui.text_colored(YELLOW, f"REC {viewer.recording[0].frames} frames")
   speeds = SPEEDS if st.speed in SPEEDS else tuple(sorted(SPEEDS + (st.speed,)))
   changed, i = imgui.combo("speed", speeds.index(st.speed), [speed_label(x) for x in speeds])
   if changed:

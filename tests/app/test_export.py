@@ -121,11 +121,12 @@ def test_bad_edit_is_reported(sim):
   assert "geom_type" in st.error and st.paused
 
 
-def test_energy_matches_mujoco():
-  """The Info panel's energy (computed by the app: the engine leaves d.energy empty) equals
-  MuJoCo's mjENBL_ENERGY values on a model with gravity, springs of every joint type, motion."""
-  from app.sim import energy
-  xml = """<mujoco><option><flag energy="enable"/></option><worldbody>
+def test_energy_shown_by_the_worker_matches_mujoco():
+  """The Info panel's energy (the engine's d.energy, published by the worker once the panel's
+  checkbox sets the ENERGY enable flag) equals MuJoCo's mjENBL_ENERGY values on a model with
+  gravity, springs of every joint type and motion; it is zero while the flag is off."""
+  from engine.types import mjtEnableBit
+  xml = """<mujoco><worldbody>
     <body pos="0 0 1"><joint type="hinge" axis="0 1 0" stiffness="3" springref="20"/>
       <geom type="capsule" fromto="0 0 0 .3 0 0" size=".04"/>
       <body pos=".3 0 0"><joint type="ball" stiffness="2"/><joint type="slide" axis="1 0 0"
@@ -134,8 +135,8 @@ def test_energy_matches_mujoco():
     <body pos="1 0 1"><freejoint/><geom type="ellipsoid" size=".1 .05 .07"/></body>
   </worldbody></mujoco>"""
   m = engine.load_model(xml)
-  d = engine.make_data(m)
   mm = mujoco.MjModel.from_xml_string(xml)
+  mm.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
   md = mujoco.MjData(mm)
   rng = np.random.default_rng(3)
   md.qpos[:] = mm.qpos0 + rng.normal(0, 0.3, mm.nq)
@@ -143,9 +144,22 @@ def test_energy_matches_mujoco():
     md.qpos[adr:adr + 4] /= np.linalg.norm(md.qpos[adr:adr + 4])
   md.qvel[:] = rng.normal(0, 1.0, mm.nv)
   mujoco.mj_forward(mm, md)
-  d.qpos[:], d.qvel[:] = md.qpos, md.qvel
-  engine.forward(m, d)
-  np.testing.assert_allclose(energy(m, d), md.energy, rtol=1e-9, atol=1e-12)
+  sim = Simulation(m, paused=True).start()
+  try:
+    def state(m, d):
+      d.qpos[:], d.qvel[:] = md.qpos, md.qvel
+      engine.forward(m, d)
+    sim.send("call", state)
+    sim.sync()
+    with sim.snapshot() as snap:
+      assert snap.extra["energy"] == (0.0, 0.0)
+    sim.send("opt", "enableflags", int(m.opt.enableflags) | mjtEnableBit.ENERGY)
+    sim.send("call", state)
+    sim.sync()
+    with sim.snapshot() as snap:
+      np.testing.assert_allclose(snap.extra["energy"], md.energy, rtol=1e-9, atol=1e-12)
+  finally:
+    sim.stop()
 
 
 def test_mass_edit_recomputes_derived_constants_as_mj_setConst(sim, tmp_path):

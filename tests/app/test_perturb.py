@@ -1,4 +1,6 @@
-"""Mouse perturbation: picking rays and MuJoCo's spring law, compared with MuJoCo's own."""
+"""Mouse perturbation: picking rays and reference moves compared with MuJoCo's own (the spring
+law itself is tested against MuJoCo in tests/conformance/test_perturb.py), and drags through
+the simulation worker's commands."""
 import numpy as np
 import pytest
 
@@ -54,32 +56,6 @@ def test_ray_pick_matches_mj_ray():
   assert hits == set(range(mm.ngeom))   # every geom type was hit somewhere
 
 
-def test_local_mass_and_force_match_mujoco():
-  """mjv_initPerturb's effective mass and mjv_applyPerturbForce's wrench, body by body."""
-  m, d, mm, md = _both()
-  scn = mujoco.MjvScene(mm, 100)
-  cam = mujoco.MjvCamera()
-  opt = mujoco.MjvOption()
-  mujoco.mjv_updateScene(mm, md, opt, None, cam, mujoco.mjtCatBit.mjCAT_ALL, scn)
-  for body, local in ((1, [0.3, 0.02, 0.01]), (2, [0.15, 0.05, -0.02]), (3, [0.05, 0.1, 0.2])):
-    pert = mujoco.MjvPerturb()
-    pert.select = body
-    pert.localpos = local
-    mujoco.mjv_initPerturb(mm, md, scn, pert)
-    selpos = md.xmat[body].reshape(3, 3) @ local + md.xpos[body]
-    ours = perturb.local_mass(m, d, body, selpos)
-    assert ours == pytest.approx(pert.localmass, rel=1e-9)
-    pert.refselpos = selpos + [0.1, -0.05, 0.2]
-    pert.active = int(mujoco.mjtPertBit.mjPERT_TRANSLATE)
-    md.xfrc_applied[:] = 0
-    mujoco.mjv_applyPerturbForce(mm, md, pert)
-    p = perturb.Perturb(select=body, localpos=np.array(local), refselpos=pert.refselpos.copy(),
-                        active=True, localmass=ours)
-    f, tq = perturb.apply_force(m, d, p, mm.vis.map.stiffness, mm.vis.map.stiffnessrot)
-    np.testing.assert_allclose(np.concatenate([f, tq]), md.xfrc_applied[body], rtol=1e-9,
-                               atol=1e-9)
-
-
 def _scene(mm, md, azimuth, elevation):
   scn = mujoco.MjvScene(mm, 100)
   cam = mujoco.MjvCamera()
@@ -114,17 +90,109 @@ def test_mouse_moves_the_reference_as_mjv_movePerturb(action):
     np.testing.assert_allclose(ours.refquat, pert.refquat, atol=1e-9)
 
 
-def test_rotation_torque_matches_mujoco():
-  """mjPERT_ROTATE: the torsional spring towards the reference orientation, critically damped."""
-  m, d, mm, md = _both()
-  for body in (1, 2, 3):
-    pert = mujoco.MjvPerturb()
-    pert.select = body
-    pert.refquat = perturb.axis_angle([0.3, -0.5, 0.8] / np.linalg.norm([0.3, -0.5, 0.8]), 0.7)
-    pert.active = int(mujoco.mjtPertBit.mjPERT_ROTATE)
-    md.xfrc_applied[:] = 0
-    mujoco.mjv_applyPerturbForce(mm, md, pert)
-    p = perturb.Perturb(select=body, refquat=pert.refquat.copy(), active=perturb.ROTATE)
-    f, tq = perturb.apply_force(m, d, p, mm.vis.map.stiffness, mm.vis.map.stiffnessrot)
-    np.testing.assert_allclose(np.concatenate([f, tq]), md.xfrc_applied[body], rtol=1e-9,
-                               atol=1e-9)
+DRAG = """<mujoco><option gravity="0 0 0" timestep="0.002"/><worldbody>
+  <body name="arm" pos="0 0 1"><joint type="hinge" axis="0 1 0" damping="0.05"/>
+    <geom type="capsule" fromto="0 0 0 .4 0 0" size=".05"/></body>
+  <body name="egg" pos="1 0 .5" euler="0.3 0.2 0.1"><freejoint/>
+    <geom type="ellipsoid" size=".1 .2 .15"/></body>
+  <body name="other" pos="-1 0 .5"><freejoint/><geom type="sphere" size=".1"/></body>
+</worldbody></mujoco>"""
+NO_TURN = np.array([1.0, 0, 0, 0])
+
+
+def _worker(paused):
+  from app.sim import Simulation
+  sim = Simulation(engine.load_model(DRAG), paused=paused, speed=float("inf")).start()
+  sim.sync()
+  return sim
+
+
+def _get(sim, fn):
+  out = []
+  sim.send("call", lambda m, d: out.append(fn(m, d)))
+  sim.sync()
+  return out[0]
+
+
+def _grab_point(m, d, body, local):
+  return d.xmat[body].reshape(3, 3) @ local + d.xpos[body]
+
+
+@pytest.mark.parametrize("body,local,shift", [
+    (1, [0.3, 0, 0], [0, 0, 0.1]),          # hinged: the point can reach the target on its arc
+    (2, [0.05, 0.1, 0], [0.2, -0.1, 0.3])])  # free
+def test_worker_drag_pulls_towards_the_cursor_and_releases(body, local, shift):
+  """A translate drag through the worker's commands: the engine's d.xfrc_perturb acts on the
+  body (every substep) while dragging, the grab point settles on the moved reference, the user's
+  xfrc_applied on another body is untouched, and releasing zeroes the perturbation."""
+  sim = _worker(paused=False)
+  try:
+    user = np.array([0.3, -0.2, 0.1, 0.0, 0.01, 0.0])
+    sim.send("call", lambda m, d: d.xfrc_applied.__setitem__(3, user))
+    local = np.array(local, float)
+    start = _get(sim, lambda m, d: _grab_point(m, d, body, local))
+    sim.send("perturb_start", body, local, perturb.TRANSLATE)
+    sim.send("perturb_ref", np.array(shift, float), NO_TURN)
+    t0 = _get(sim, lambda m, d: d.time)
+    force = _get(sim, lambda m, d: d.xfrc_perturb.copy())
+    sim.wait_until(lambda st: _get(sim, lambda m, d: d.time) > t0 + 3.0, timeout=60)
+    sim.send("pause", True)
+    point, ref, pert, applied = _get(sim, lambda m, d: (
+        _grab_point(m, d, body, local), d.pert_refselpos.copy(), d.xfrc_perturb.copy(),
+        d.xfrc_applied.copy()))
+    np.testing.assert_allclose(ref, start + shift, atol=1e-6)   # the reference moved by `shift`
+    assert np.abs(force[body]).max() > 0 or np.abs(pert[body]).max() > 0
+    assert np.linalg.norm(point - ref) < 0.03 < 0.5 * np.linalg.norm(start - ref)
+    np.testing.assert_array_equal(applied[3], user)       # the user's force stays as set
+    assert not applied[[0, 1, 2]].any()                   # the drag never wrote xfrc_applied
+    assert not np.delete(pert, body, axis=0).any()        # only the dragged body is pulled
+    sim.send("perturb_stop")
+    sim.send("step", 1)
+    assert not _get(sim, lambda m, d: d.xfrc_perturb.any() or d.pert_active[0])
+  finally:
+    sim.stop()
+
+
+def test_worker_drag_while_running_applies_force_each_substep():
+  """While the drag is held, d.xfrc_perturb of the body is the spring force (non-zero) after
+  any chunk: the engine recomputes it every substep rather than holding one per chunk."""
+  sim = _worker(paused=True)
+  try:
+    sim.send("perturb_start", 1, np.array([0.3, 0, 0]), perturb.TRANSLATE)
+    sim.send("perturb_ref", np.array([0, 0, 0.1]), NO_TURN)
+    sim.send("step", 1)
+    f1 = _get(sim, lambda m, d: d.xfrc_perturb[1].copy())
+    sim.send("step", 50)
+    f50 = _get(sim, lambda m, d: d.xfrc_perturb[1].copy())
+    assert f1[2] > 0 and np.abs(f50).max() > 0
+    assert not np.allclose(f1, f50)   # recomputed from the moving state
+  finally:
+    sim.stop()
+
+
+def test_paused_drag_moves_a_free_body_kinematically():
+  """Paused, a drag moves a free body's inertial frame exactly with the reference
+  (mjv_applyPerturbPose): translated by the mouse's shift and turned by its rotation, with
+  velocities untouched and kinematics updated; a hinged body does not move."""
+  sim = _worker(paused=True)
+  try:
+    xipos0, ximat0, qvel0 = _get(sim, lambda m, d: (d.xipos[2].copy(), d.ximat[2].copy(),
+                                                    d.qvel.copy()))
+    shift = np.array([0.2, -0.1, 0.3])
+    turn = perturb.axis_angle([0, 0, 1], 0.5)
+    sim.send("perturb_start", 2, np.array([0.05, 0.1, 0]), perturb.TRANSLATE | perturb.ROTATE)
+    sim.send("perturb_ref", shift, turn)
+    xipos, ximat, qvel, t = _get(sim, lambda m, d: (d.xipos[2].copy(), d.ximat[2].copy(),
+                                                    d.qvel.copy(), d.time))
+    np.testing.assert_allclose(xipos, xipos0 + shift, atol=1e-9)
+    rz = np.array([[np.cos(0.5), -np.sin(0.5), 0], [np.sin(0.5), np.cos(0.5), 0], [0, 0, 1]])
+    np.testing.assert_allclose(ximat.reshape(3, 3), rz @ ximat0.reshape(3, 3), atol=1e-9)
+    np.testing.assert_array_equal(qvel, qvel0)
+    assert t == 0.0
+    sim.send("perturb_stop")
+    arm0 = _get(sim, lambda m, d: d.xquat[1].copy())
+    sim.send("perturb_start", 1, np.array([0.3, 0, 0]), perturb.TRANSLATE)
+    sim.send("perturb_ref", np.array([0, 0, 0.1]), NO_TURN)
+    np.testing.assert_array_equal(_get(sim, lambda m, d: d.xquat[1].copy()), arm0)
+  finally:
+    sim.stop()

@@ -371,6 +371,10 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   for _ in range(5):
     _send(v, "on_mouse_drag", x, y, 0, h // 20, mouse.RIGHT, key.MOD_CTRL)  # drag upwards
   run_until(v, lambda: v.sim.snapshot().__enter__().extra["perturb"] is not None, "no spring")
+  pulling = []
+  v.sim.send("call", lambda m, d: pulling.append(d.xfrc_perturb[1].copy()))
+  v.sim.sync()
+  assert np.abs(pulling[0]).max() > 0   # the engine's spring acts on the box while dragging
   before = v.screenshot()
   t = v.sim.snapshot().__enter__().time
   run_until(v, lambda: v.sim.snapshot().__enter__().time > t + 0.5, "not running")
@@ -380,7 +384,91 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   _send(v, "on_mouse_release", x, y, mouse.RIGHT, key.MOD_CTRL)
   v.sim.send("pause", True)
   v.sim.sync()
-  assert v.sim.pert is None and not v.sim.d.xfrc_applied.any()
+  d = v.sim.d
+  assert not d.pert_active[0] and not d.xfrc_perturb.any() and not d.xfrc_applied.any()
+  # paused, a drag moves the free box kinematically (mjv_applyPerturbPose) and nothing steps
+  t, start = d.time, v.sim.snapshot().__enter__().xpos[1].copy()
+  with v.sim.snapshot() as snap:
+    x, y = v.renderer.project(snap.xpos[1], v.camera, w, h, snap)[0]
+  x, y = int(x), int(h - y)
+  _send(v, "on_mouse_press", x, y, mouse.RIGHT, key.MOD_CTRL)
+  for _ in range(3):
+    _send(v, "on_mouse_drag", x, y, 0, h // 20, mouse.RIGHT, key.MOD_CTRL)
+  v.sim.sync()
+  v.frame()
+  moved = v.sim.snapshot().__enter__().xpos[1] - start
+  expect = v.pert.refselpos - v._pert0[0]   # the reference's move, in world coordinates
+  np.testing.assert_allclose(moved, expect, atol=1e-9)
+  assert moved[2] > 0.05 and d.time == t
+  _send(v, "on_mouse_release", x, y, mouse.RIGHT, key.MOD_CTRL)
+
+
+SWING = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <body name="arm" pos="0 0 0.5">
+      <joint name="hinge" type="hinge" axis="0 1 0"/>
+      <geom name="arm" type="capsule" fromto="0 0 0 0.5 0 0" size="0.06" rgba="0.2 0.6 0.9 1"/>
+    </body>
+  </worldbody>
+  <keyframe><key name="swinging" qpos="0.7" qvel="-4"/></keyframe>
+</mujoco>
+"""
+
+
+def test_screenshot_key_and_button_save_pngs(open_viewer, tmp_path):
+  """Ctrl+P saves the 3D view as a PNG of the window's size with the scene in it; the panel's
+  Screenshot button saves another, to the viewer's output folder."""
+  from PIL import Image
+  from pyglet.window import key
+  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, paused=True, out_dir=tmp_path)
+  _key(v, key.P, key.MOD_CTRL)
+  saved = v.last_saved
+  assert saved and saved.endswith(".png") and saved.startswith(str(tmp_path))
+  img = np.asarray(Image.open(saved).convert("RGB"))
+  w, h = v.window.get_framebuffer_size()
+  assert img.shape == (h, w, 3)
+  background = np.array(v.opts.background) * 255
+  assert (np.abs(img - background).max(axis=2) > 30).sum() > 500   # the arm is in the picture
+  np.testing.assert_array_equal(img, v.screenshot())                 # the 3D view, no panels
+  v.frame()
+  shot = v.ui.rects.get("screenshot")
+  assert shot is not None
+  _click(v, (shot[0] + shot[2]) / 2, (shot[1] + shot[3]) / 2)
+  assert v.last_saved != saved and v.last_saved.endswith(".png")
+  assert len(list(tmp_path.glob("*.png"))) == 2
+
+
+def test_recording_in_slow_motion_plays_at_true_speed(open_viewer, tmp_path):
+  """Ctrl+R records while the simulation runs at 1/10 speed; the Record button stops it. The
+  video has one frame per 1/fps of SIMULATED time (duration x fps, +-1), whatever the display
+  rate, decodes with PyAV at the window's size, and consecutive frames of the swinging arm
+  differ."""
+  import av
+  from pyglet.window import key
+  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, speed=0.1, out_dir=tmp_path,
+                  record_fps=30)
+  _key(v, key.R, key.MOD_CTRL)
+  assert v.recording is not None
+  t0 = v.sim.snapshot().__enter__().time
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > t0 + 0.4, "not running", 300)
+  x0, y0, x1, y1 = v.ui.rects["record"]
+  _click(v, (x0 + x1) / 2, (y0 + y1) / 2)
+  run_until(v, lambda: v.recording is None, "the recording did not finish")
+  path = v.last_saved
+  assert path.endswith(".mp4") and v.sim.status().speed == 0.1
+  start, stop, frames = v.sim.record_span
+  assert stop - start > 0.4
+  with av.open(path) as f:
+    images = [fr.to_ndarray(format="rgb24") for fr in f.decode(video=0)]
+  assert len(images) == frames
+  assert abs(len(images) - (stop - start) * 30) <= 1
+  w, h = v.window.get_framebuffer_size()
+  assert images[0].shape == (h + h % 2, w + w % 2, 3)
+  for a, b in zip(images, images[1:]):
+    assert _changed_pixels(a, b) > 0
 
 
 def _click(v, x, y, button=None):
