@@ -362,6 +362,7 @@ class Simulation:
     elif name == "reset":
       engine.reset_data(m, d, args[0] if args and args[0] is not None else None)
       engine.forward(m, d)
+      self._record_reanchor()
     elif name == "speed":
       self._set(speed=float(args[0]))
     elif name == "ctrl":
@@ -417,8 +418,9 @@ class Simulation:
       fps = float(args[0])
       if not (math.isfinite(fps) and fps > 0):
         raise ValueError(f"record_start: fps must be a positive number, got {args[0]!r}")
+      from app.record import FrameClock
       self._record_stop()
-      self._rec = dict(fps=fps, h=float(m.opt.timestep), steps=0, k=0, t0=d.time)
+      self._rec = dict(clock=FrameClock(fps, d.time), t0=d.time)
       self._record_sample()
     elif name == "record_stop":
       self._record_stop()
@@ -439,6 +441,12 @@ class Simulation:
       raise ValueError(f"unknown simulation command {name!r}")
     self._publish()
 
+  def _record_reanchor(self):
+    """After a reset (time went back), the next frame is due 1/fps of simulated time later."""
+    clock = self._rec["clock"] if self._rec is not None else None
+    if clock is not None and self.d.time < clock.next_time - 1 / clock.fps:
+      clock.t0 = self.d.time - (clock.k - 1) / clock.fps
+
   def _record_sample(self):
     """Queue a snapshot of the current state as the recording's next frame (kinematics brought
     up to date first, as `numjoco record` does); waits while the UI is RECORD_QUEUE behind."""
@@ -450,7 +458,9 @@ class Simulation:
       snap = self._bufs.back()
     snap.capture(m, d)
     snap.extra = dict(time=d.time, model_version=self._status.model_version)
-    self._rec_put((self._rec["k"], snap))
+    clock = self._rec["clock"]
+    self._rec_put((clock.k, snap))
+    clock.advance()
 
   def _rec_put(self, item):
     while not self._stop:
@@ -465,7 +475,7 @@ class Simulation:
     """End the recording (if any): the UI gets an end marker after the last frame."""
     rec, self._rec = self._rec, None
     if rec is not None:
-      self.record_span = (rec["t0"], self.d.time, rec["k"] + 1)
+      self.record_span = (rec["t0"], self.d.time, rec["clock"].k)
       self._rec_put(None)
 
   def _diverged(self, msg):
@@ -482,21 +492,18 @@ class Simulation:
     if rec is None:
       done = engine.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
     else:
-      from app.record import frame_step
+      clock = rec["clock"]
       done = 0
       while done < n:
-        left = frame_step(rec["k"] + 1, rec["fps"], rec["h"]) - rec["steps"]
-        want = max(1, min(n - done, left))
+        want = max(1, min(n - done, clock.steps_to_next(d.time, m.opt.timestep)))
         k = engine.step(m, d, want)
         done += k
-        rec["steps"] += k
         if k < want:   # diverged (Data was reset): the caller reports it
           break
-        if rec["steps"] >= frame_step(rec["k"] + 1, rec["fps"], rec["h"]):
-          rec["k"] += 1
+        if clock.steps_to_next(d.time, m.opt.timestep) == 0:
           self._record_sample()
-          if self._rec is None:   # the worker is stopping
-            break
+          if self._stop:
+            return done
     if done < n:
       self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
     elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAX_QACC):
@@ -511,6 +518,8 @@ class Simulation:
       self._warn0 = w.copy()
       with self._lock:
         self._status.warnings = (self._status.warnings + tuple(new))[-5:]
+    if done < n or d.time < t:
+      self._record_reanchor()
     return done
 
   def _run(self):

@@ -118,3 +118,47 @@ def test_divergence_in_a_step_command_is_counted_and_reset(model):
     assert np.isfinite(s.d.qpos).all() and s.d.qvel[0] == 0
   finally:
     s.stop()
+
+
+def test_recording_samples_at_fixed_simulation_times(model):
+  """While recording, the worker hands over one snapshot per 1/fps of simulated time, whatever
+  its chunk sizes (here as fast as possible, with a consumer slower than the worker): frame k
+  shows time t0 + k/fps and the same state as an independent run stepped straight to it; the
+  end marker follows the last frame and record_span counts them."""
+  from app.record import frame_step
+  fps = 25.0
+  sim = Simulation(model, paused=True, speed=float("inf")).start()
+  try:
+    sim.send("ctrl", 0, 0.5)
+    sim.send("record_start", fps)
+    sim.send("pause", False)
+    frames, ended = [], False
+    t_end = time.perf_counter() + 60
+    while not ended and time.perf_counter() < t_end:
+      for item in sim.recorded():
+        if item is None:
+          ended = True
+          break
+        k, snap = item
+        frames.append((k, snap.time, snap.qpos.copy(), snap.xpos.copy()))
+        sim.recycle(snap)
+      if len(frames) >= 20 and not ended:
+        sim.send("record_stop")
+      time.sleep(0.01)
+    assert ended
+    start, stop, count = sim.record_span
+    assert count == len(frames) >= 20 and start == 0.0
+    assert [k for k, *_ in frames] == list(range(count))
+    d = engine.make_data(model)
+    d.ctrl[0] = 0.5
+    done = 0
+    for k, t, qpos, xpos in frames:
+      n = frame_step(k, fps, model.opt.timestep)
+      engine.step(model, d, n - done)
+      done = n
+      engine.forward(model, d)
+      assert t == pytest.approx(k / fps, abs=1e-9)
+      np.testing.assert_array_equal(qpos, d.qpos)
+      np.testing.assert_allclose(xpos, d.xpos, atol=1e-12)
+  finally:
+    sim.stop()
