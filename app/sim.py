@@ -258,16 +258,17 @@ class Simulation:
       bufs = self._bufs
     return _Held(bufs)
 
-  def recorded(self):
-    """Recorded samples waiting for the UI, oldest first, without blocking: a list of
-    (k, snapshot) for frame k, with None after the last frame of a recording. Give each
+  def recorded(self, limit=None):
+    """Recorded samples waiting for the UI (at most `limit`), oldest first, without blocking: a
+    list of (k, snapshot) for frame k, with None after the last frame of a recording. Give each
     snapshot back with `recycle` once drawn."""
     out = []
-    while True:
+    while limit is None or len(out) < limit:
       try:
         out.append(self._rec_frames.get_nowait())
       except queue.Empty:
-        return out
+        break
+    return out
 
   def recycle(self, snap):
     """A recorded snapshot the UI is done with (reused for later samples of the same model)."""

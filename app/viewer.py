@@ -38,6 +38,9 @@ HELP = (
     ("Drop a file", "open that model"),
 )
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
+RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
+                       # behind, the worker waits for it (the simulation slows, the video stays
+                       # at true speed) instead of the window freezing
 
 
 class FrameClock:
@@ -383,16 +386,16 @@ class Viewer:
     self.sim.send("record_stop")
     t_end = time.perf_counter() + timeout
     while self.recording is not None and time.perf_counter() < t_end:
-      if not self._encode_recorded():
+      if not self._encode_recorded(None):
         time.sleep(0.002)
     if self.recording is not None:   # the worker did not answer: finalise what we have
       self._finish_recording()
     return self.last_saved
 
-  def _encode_recorded(self):
-    """Render the worker's recorded samples into the recording framebuffer and queue them for
-    the encoder; True when there were any."""
-    items = self.sim.recorded()
+  def _encode_recorded(self, limit=RECORD_PER_FRAME):
+    """Render up to `limit` of the worker's recorded samples into the recording framebuffer and
+    queue them for the encoder; True when there were any."""
+    items = self.sim.recorded(limit)
     writer, fbo, version = self.recording
     w, h = fbo.size
     for item in items:

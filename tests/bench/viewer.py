@@ -2,7 +2,10 @@
 at real time, the real-time factor the worker achieves meanwhile, and the time from process
 start to the model on screen with a warm cache. Not a test:
 
-    python -m tests.bench.viewer [--models demo,humanoid,pile64] [--seconds 5]
+    python -m tests.bench.viewer [--models demo,humanoid,pile64] [--seconds 5] [--no-record]
+
+Each model also gets a '+rec' row: the same run while the viewer records a 30 fps video of it
+(frames sampled by the worker in simulated time, rendered offscreen, encoded on a thread).
 
 Starts Xvfb when DISPLAY is unset (software GL: Mesa llvmpipe).
 """
@@ -44,15 +47,20 @@ def _frames(v, seconds):
   return n / (time.perf_counter() - t0)
 
 
-def bench_model(name, seconds):
-  """(fps paused, fps running, rtf running, steps/s) for one model."""
+def bench_model(name, seconds, record=False):
+  """(fps paused, fps running, rtf running, steps/s) for one model; with `record`, running
+  while a video is recorded (to a temporary folder)."""
+  import tempfile
   from app.viewer import Viewer
-  v = Viewer(_path(name), width=1280, height=720, max_fps=0, paused=True)
+  tmp = tempfile.TemporaryDirectory()
+  v = Viewer(_path(name), width=1280, height=720, max_fps=0, paused=True, out_dir=tmp.name)
   try:
     while v.first_frame_at is None:
       v.frame()
     fps_paused = _frames(v, seconds)
     v.sim.send("pause", False)
+    if record:
+      v.start_recording()
     _frames(v, 1.0)   # let pacing settle
     rtf, sps = [], []
     n, t0 = 0, time.perf_counter()
@@ -64,9 +72,12 @@ def bench_model(name, seconds):
         rtf.append(st.rtf)
         sps.append(st.steps_per_s)
     fps_running = n / (time.perf_counter() - t0)
+    if record:
+      v.stop_recording()
     return fps_paused, fps_running, sum(rtf) / max(len(rtf), 1), sum(sps) / max(len(sps), 1)
   finally:
     v.close()
+    tmp.cleanup()
 
 
 def first_frame(name, repeats=3):
@@ -112,6 +123,7 @@ def main():
   p.add_argument("--models", default="demo,humanoid,pile64")
   p.add_argument("--seconds", type=float, default=5.0)
   p.add_argument("--no-start", action="store_true", help="skip the time-to-first-frame runs")
+  p.add_argument("--no-record", action="store_true", help="skip the runs while recording")
   p.add_argument("--screenshot", metavar="PNG", help="only save the README's screenshot")
   a = p.parse_args()
   if not os.environ.get("DISPLAY"):
@@ -130,6 +142,9 @@ def main():
     fp, fr, rtf, sps = bench_model(name, a.seconds)
     ff = "" if a.no_start else f"{first_frame(name):10.2f}s"
     print(f"{name:10s} {fp:10.1f} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {ff:>11s}", flush=True)
+    if not a.no_record:
+      fp, fr, rtf, sps = bench_model(name, a.seconds, record=True)
+      print(f"{name + '+rec':10s} {'':10s} {fr:11.1f} {rtf:6.2f} {sps:8.0f}", flush=True)
 
 
 if __name__ == "__main__":
