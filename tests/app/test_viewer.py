@@ -403,6 +403,63 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   _send(v, "on_mouse_release", x, y, mouse.RIGHT, key.MOD_CTRL)
 
 
+HINGED = """
+<mujoco>
+  <option gravity="0 0 0"/>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <body name="arm" pos="-0.3 0 0">
+      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.05"/>
+      <geom type="box" size="0.3 0.1 0.1" pos="0.3 0 0" rgba="0.2 0.6 0.9 1"/>
+    </body>
+    <body name="other" pos="0 0 -3"><freejoint/><geom type="sphere" size="0.05"/></body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_ctrl_drag_turns_a_hinged_body_and_leaves_user_forces(open_viewer, tmp_path):
+  """Ctrl+right drag upwards on a hinged arm: the engine's spring (d.xfrc_perturb) turns it up
+  about its hinge while the drag is held; the user's xfrc_applied on another body is never
+  changed; after release the perturbation is zero."""
+  from pyglet.window import key, mouse
+  v = open_viewer(_write(tmp_path, "hinged.xml", HINGED))
+  user = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.01])
+  v.sim.send("call", lambda m, d: d.xfrc_applied.__setitem__(2, user))
+  v.sim.sync()
+  w, h = v.window.get_size()
+  tip = np.array([0.25, 0, 0])   # on the arm, 0.55 from the hinge
+  with v.sim.snapshot() as snap:
+    x, y = v.renderer.project(tip, v.camera, w, h, snap)[0]
+  x, y = int(x), int(h - y)
+  for _ in range(2):
+    _send(v, "on_mouse_press", x, y, mouse.LEFT, 0)
+    _send(v, "on_mouse_release", x, y, mouse.LEFT, 0)
+  assert v.selected == 1
+  q0 = v.sim.snapshot().__enter__().qpos[0]
+  _send(v, "on_mouse_press", x, y, mouse.RIGHT, key.MOD_CTRL)
+  for _ in range(3):
+    _send(v, "on_mouse_drag", x, y, 0, h // 20, mouse.RIGHT, key.MOD_CTRL)
+  t = v.sim.snapshot().__enter__().time
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > t + 1.0, "not running")
+  seen = []
+  v.sim.send("call", lambda m, d: seen.append((d.xfrc_perturb.copy(), d.xfrc_applied.copy())))
+  v.sim.sync()
+  pert, applied = seen[0]
+  assert np.abs(pert[1]).max() > 0 and not pert[[0, 2]].any()
+  np.testing.assert_array_equal(applied[2], user)
+  assert not applied[[0, 1]].any()
+  # y up in the window is +z here; a rotation about +y by a positive angle lowers +x: up is < 0
+  assert v.sim.snapshot().__enter__().qpos[0] < q0 - 0.1
+  _send(v, "on_mouse_release", x, y, mouse.RIGHT, key.MOD_CTRL)
+  v.sim.send("step", 1)
+  v.sim.send("pause", True)
+  v.sim.sync()
+  d = v.sim.d
+  assert not d.xfrc_perturb.any() and not d.pert_active[0]
+  np.testing.assert_array_equal(d.xfrc_applied[2], user)
+
+
 SWING = """
 <mujoco>
   <option timestep="0.002"/>
