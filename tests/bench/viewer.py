@@ -67,7 +67,7 @@ def bench_model(name, seconds, record=False):
     while time.perf_counter() - t0 < seconds:
       v.frame()
       n += 1
-      if n % 10 == 0:
+      if n % 10 == 0 or n < 20:   # slow frames (recording): sample every frame
         st = v.sim.status()
         rtf.append(st.rtf)
         sps.append(st.steps_per_s)
