@@ -630,3 +630,17 @@ def test_broken_model_opens_the_window_with_the_error(tmp_path, capsys):
     run_until(v, lambda: v.first_frame_at is not None, "the good model never appeared")
   finally:
     v.close()
+
+
+def test_closing_the_window_finalises_a_recording(open_viewer, tmp_path):
+  """Closing the window while recording still writes every sampled frame into a playable file."""
+  import av
+  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, out_dir=tmp_path)
+  path = v.start_recording(fps=20)
+  t0 = v.sim.snapshot().__enter__().time
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > t0 + 0.3, "not running")
+  v.close()
+  assert v.recording is None and v.last_saved == path
+  start, stop, frames = v.sim.record_span
+  with av.open(path) as f:
+    assert sum(1 for _ in f.decode(video=0)) == frames >= 6
