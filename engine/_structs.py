@@ -790,7 +790,10 @@ DataType = _DataStructType([
     ('contact_efc_address', types.Array(types.int32, 1, 'C')),
     ('efc_type', types.Array(types.int32, 1, 'C')),
     ('efc_id', types.Array(types.int32, 1, 'C')),
-    ('efc_J', types.Array(types.float64, 2, 'C')),
+    ('efc_J_rownnz', types.Array(types.int32, 1, 'C')),
+    ('efc_J_rowadr', types.Array(types.int32, 1, 'C')),
+    ('efc_J_colind', types.Array(types.int32, 1, 'C')),
+    ('efc_J', types.Array(types.float64, 1, 'C')),
     ('efc_pos', types.Array(types.float64, 1, 'C')),
     ('efc_margin', types.Array(types.float64, 1, 'C')),
     ('efc_frictionloss', types.Array(types.float64, 1, 'C')),
@@ -828,13 +831,13 @@ DataType = _DataStructType([
     ('solver_efc', types.Array(types.float64, 2, 'C')),
     ('solver_quad', types.Array(types.float64, 1, 'C')),
     ('solver_int', types.Array(types.int32, 2, 'C')),
-    ('solver_MinvJT', types.Array(types.float64, 2, 'C')),
+    ('solver_MinvJT', types.Array(types.float64, 1, 'C')),
     ('solver_ARblk', types.Array(types.float64, 2, 'C')),
     ('solver_scratch', types.Array(types.float64, 1, 'C')),
     ('solver_mat', types.Array(types.float64, 3, 'C')),
-    ('solver_Jnnz', types.Array(types.int32, 2, 'C')),
-    ('solver_Jcol', types.Array(types.int32, 2, 'C')),
-    ('solver_Ycol', types.Array(types.int32, 2, 'C')),
+    ('solver_Ynnz', types.Array(types.int32, 1, 'C')),
+    ('solver_Yadr', types.Array(types.int32, 1, 'C')),
+    ('solver_Ycol', types.Array(types.int32, 1, 'C')),
     ('nisland', types.Array(types.int32, 1, 'C')),
     ('nidof', types.Array(types.int32, 1, 'C')),
     ('tree_island', types.Array(types.int32, 1, 'C')),
@@ -866,7 +869,10 @@ DataType = _DataStructType([
     ('ifrc_constraint', types.Array(types.float64, 1, 'C')),
     ('iacc_smooth', types.Array(types.float64, 1, 'C')),
     ('iacc', types.Array(types.float64, 1, 'C')),
-    ('iefc_J', types.Array(types.float64, 2, 'C')),
+    ('iefc_J_rownnz', types.Array(types.int32, 1, 'C')),
+    ('iefc_J_rowadr', types.Array(types.int32, 1, 'C')),
+    ('iefc_J_colind', types.Array(types.int32, 1, 'C')),
+    ('iefc_J', types.Array(types.float64, 1, 'C')),
     ('island_int', types.Array(types.int32, 2, 'C')),
 ])
 
@@ -997,7 +1003,7 @@ def _set_data_5(s, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, 
 
 
 @numba.njit(cache=True)
-def _set_data_6(s, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA):
+def _set_data_6(s, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos):
   s.contact_solreffriction = contact_solreffriction
   s.contact_solimp = contact_solimp
   s.contact_mu = contact_mu
@@ -1009,15 +1015,18 @@ def _set_data_6(s, contact_solreffriction, contact_solimp, contact_mu, contact_H
   s.contact_efc_address = contact_efc_address
   s.efc_type = efc_type
   s.efc_id = efc_id
+  s.efc_J_rownnz = efc_J_rownnz
+  s.efc_J_rowadr = efc_J_rowadr
+  s.efc_J_colind = efc_J_colind
   s.efc_J = efc_J
   s.efc_pos = efc_pos
-  s.efc_margin = efc_margin
-  s.efc_frictionloss = efc_frictionloss
-  s.efc_diagA = efc_diagA
 
 
 @numba.njit(cache=True)
-def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate):
+def _set_data_7(s, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive):
+  s.efc_margin = efc_margin
+  s.efc_frictionloss = efc_frictionloss
+  s.efc_diagA = efc_diagA
   s.efc_KBIP = efc_KBIP
   s.efc_D = efc_D
   s.efc_R = efc_R
@@ -1031,13 +1040,13 @@ def _set_data_7(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
   s.solver_gradient = solver_gradient
   s.solver_lineslope = solver_lineslope
   s.solver_nactive = solver_nactive
-  s.solver_nchange = solver_nchange
-  s.solver_neval = solver_neval
-  s.solver_nupdate = solver_nupdate
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad):
+def _set_data_8(s, solver_nchange, solver_neval, solver_nupdate, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ):
+  s.solver_nchange = solver_nchange
+  s.solver_neval = solver_neval
+  s.solver_nupdate = solver_nupdate
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
@@ -1051,33 +1060,33 @@ def _set_data_8(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.solver_L = solver_L
   s.solver_Lcone = solver_Lcone
   s.solver_LTJ = solver_LTJ
-  s.solver_nv = solver_nv
-  s.solver_efc = solver_efc
-  s.solver_quad = solver_quad
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv):
+def _set_data_9(s, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr):
+  s.solver_nv = solver_nv
+  s.solver_efc = solver_efc
+  s.solver_quad = solver_quad
   s.solver_int = solver_int
   s.solver_MinvJT = solver_MinvJT
   s.solver_ARblk = solver_ARblk
   s.solver_scratch = solver_scratch
   s.solver_mat = solver_mat
-  s.solver_Jnnz = solver_Jnnz
-  s.solver_Jcol = solver_Jcol
+  s.solver_Ynnz = solver_Ynnz
+  s.solver_Yadr = solver_Yadr
   s.solver_Ycol = solver_Ycol
   s.nisland = nisland
   s.nidof = nidof
   s.tree_island = tree_island
   s.island_ntree = island_ntree
   s.island_itreeadr = island_itreeadr
-  s.map_itree2tree = map_itree2tree
-  s.dof_island = dof_island
-  s.island_nv = island_nv
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R):
+def _set_data_10(s, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id):
+  s.map_itree2tree = map_itree2tree
+  s.dof_island = dof_island
+  s.island_nv = island_nv
   s.island_idofadr = island_idofadr
   s.island_dofadr = island_dofadr
   s.map_dof2idof = map_dof2idof
@@ -1091,13 +1100,13 @@ def _set_data_10(s, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, e
   s.map_iefc2efc = map_iefc2efc
   s.iefc_type = iefc_type
   s.iefc_id = iefc_id
-  s.iefc_frictionloss = iefc_frictionloss
-  s.iefc_D = iefc_D
-  s.iefc_R = iefc_R
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J, island_int):
+def _set_data_11(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int):
+  s.iefc_frictionloss = iefc_frictionloss
+  s.iefc_D = iefc_D
+  s.iefc_R = iefc_R
   s.iefc_aref = iefc_aref
   s.iefc_force = iefc_force
   s.iefc_state = iefc_state
@@ -1105,6 +1114,9 @@ def _set_data_11(s, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constra
   s.ifrc_constraint = ifrc_constraint
   s.iacc_smooth = iacc_smooth
   s.iacc = iacc
+  s.iefc_J_rownnz = iefc_J_rownnz
+  s.iefc_J_rowadr = iefc_J_rowadr
+  s.iefc_J_colind = iefc_J_colind
   s.iefc_J = iefc_J
   s.island_int = island_int
 
@@ -1116,10 +1128,10 @@ DATA_SETTERS = (
     (_set_data_3, ('ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU')),
     (_set_data_4, ('actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act')),
     (_set_data_5, ('rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
-    (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
-    (_set_data_7, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_8, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad')),
-    (_set_data_9, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv')),
-    (_set_data_10, ('island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R')),
-    (_set_data_11, ('iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J', 'island_int')),
+    (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos')),
+    (_set_data_7, ('efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive')),
+    (_set_data_8, ('solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ')),
+    (_set_data_9, ('solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr')),
+    (_set_data_10, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
+    (_set_data_11, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int')),
 )

@@ -16,17 +16,22 @@ Choices (see also the report in the commit history):
 - Primal solvers run on a `Primal` context (views of all rows/dofs, or of one island's
   gathered rows iefc_* / iefc_J and dofs iacc etc.); PGS and no-slip run over a list of rows
   (map_iefc2efc: an island's, or the identity) on the global arrays, as MuJoCo's efclist.
-- Dense: efc_J is dense (njmax, nv); the Newton Hessian is MuJoCo's dense path (nv x nv
-  Cholesky of the lower triangle, rank-1 updates as states change).
-- PGS keeps Y = M^-1 J' (njmax x nv, `solver_MinvJT`) and the vector M^-1 J' f, so a residual
-  row of AR f costs O(nv) and no (njmax x njmax) AR is ever formed (MuJoCo forms dense AR).
+- Sparse rows: efc_J is in MuJoCo's sparse row layout (efc_J_rownnz / efc_J_rowadr /
+  efc_J_colind, columns ascending, nonzeros only); an island's rows are gathered into the same
+  layout over its local dofs (iefc_J, iefc_J_*). Every J product costs the row's nonzeros.
+  The Newton Hessian is MuJoCo's dense path (island-size n x n Cholesky of the lower
+  triangle, rank-1 updates as states change).
+- PGS keeps Y = M^-1 J' (`solver_MinvJT`, sparse rows: row i covers the dofs of the kinematic
+  trees that J_i touches, since M is block diagonal by tree) and the vector M^-1 J' f, so a
+  residual row of AR f costs its nonzeros and no (njmax x njmax) AR is ever formed (MuJoCo
+  forms AR).
 
 Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones),
 solver_LTJ (6 x nv), solver_nv (12 x nv vectors), solver_efc (8 x njmax rows), solver_quad
-(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax x nv),
+(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax * nv),
 solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (small vectors and
-6 x 6 matrices), solver_Jnnz / solver_Jcol / solver_Ycol (nonzero columns of the rows of efc_J
-and of M^-1 J', so row products cost their nonzeros, not nv).
+6 x 6 matrices), solver_Ynnz / solver_Yadr / solver_Ycol (the sparse row layout of
+solver_MinvJT).
 """
 import collections
 import math
@@ -137,28 +142,15 @@ def chol_update(mat, x, n, plus):
 
 
 @jit
-def row_index(A, n, nv, nnz, col):
-  """nnz[i], col[i, :nnz[i]]: the nonzero columns of the first n rows of dense A, ascending.
-  Products over them skip exact zeros only, so sums equal the dense ones bit for bit."""
-  for i in range(n):
-    k = 0
-    for c in range(nv):
-      if A[i, c] != 0.0:
-        col[i, k] = c
-        k += 1
-    nnz[i] = k
-
-
-@jit
 def mul_jac(d, res, vec, nefc, nv):
-  """res = efc_J vec (rows indexed by row_index into solver_Jnnz[0] / solver_Jcol)."""
-  _mul_j(d.efc_J, d.solver_Jnnz[0], d.solver_Jcol, nefc, res, vec)
+  """res = efc_J vec."""
+  _mul_j(d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind, nefc, res, vec)
 
 
 @jit
 def mul_jac_t(d, res, f, nefc, nv):
   """res = efc_J' f."""
-  _mul_jt(d.efc_J, d.solver_Jnnz[0], d.solver_Jcol, nefc, nv, res, f)
+  _mul_jt(d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind, nefc, nv, res, f)
 
 
 @jit
@@ -298,13 +290,12 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
 def constraint_update(m, d, jar, flg_cone_hessian):
   """efc_state, efc_force, qfrc_constraint = J' efc_force from jar = J qacc - aref; returns
   the constraint cost (mj_constraintUpdate)."""
-  row_index(d.efc_J, d.nefc[0], m.nv, d.solver_Jnnz[0], d.solver_Jcol)
   return _constraint_update(m, d, jar, flg_cone_hessian)
 
 
 @jit
 def _constraint_update(m, d, jar, flg_cone_hessian):
-  """constraint_update with the row index of efc_J already built."""
+  """constraint_update (kept as the name the warmstart calls)."""
   cost = constraint_update_impl(d, d.ne[0], d.nf[0], d.nefc[0], jar, flg_cone_hessian)
   mul_jac_t(d, d.qfrc_constraint, d.efc_force, d.nefc[0], m.nv)
   return cost
@@ -338,32 +329,32 @@ def _save_stats(d, island, it, improvement, gradient, lineslope, nactive, nchang
 # solver_efc rows, solver_quad, solver_int[0]) are used from index 0.
 
 Primal = collections.namedtuple(
-    "Primal", "nv ne nf nefc adr dofs J Jnnz Jcol D R floss aref typ eid force state qacc "
+    "Primal", "nv ne nf nefc adr dofs J Jadr Jnnz Jcol D R floss aref typ eid force state qacc "
     "qacc_smooth qfrc_smooth qfrc_constraint L Lcone")
 
 
 @jit
-def _mul_j(J, nnz, col, nefc, res, vec):
-  """res = J vec over rows with their row index (a context's: c.J, c.Jnnz, c.Jcol, c.nefc)."""
+def _mul_j(J, adr, nnz, col, nefc, res, vec):
+  """res = J vec for sparse rows (a context's: c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc)."""
   for i in range(nefc):
     s = 0.0
-    for a in range(nnz[i]):
-      k = col[i, a]
-      s += J[i, k] * vec[k]
+    a0 = adr[i]
+    for a in range(a0, a0 + nnz[i]):
+      s += J[a] * vec[col[a]]
     res[i] = s
 
 
 @jit
-def _mul_jt(J, nnz, col, nefc, nv, res, f):
-  """res = J' f over rows with their row index."""
+def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
+  """res = J' f for sparse rows."""
   for k in range(nv):
     res[k] = 0.0
   for i in range(nefc):
     fi = f[i]
     if fi != 0.0:
-      for a in range(nnz[i]):
-        k = col[i, a]
-        res[k] += J[i, k] * fi
+      a0 = adr[i]
+      for a in range(a0, a0 + nnz[i]):
+        res[col[a]] += J[a] * fi
 
 
 @jit
@@ -420,7 +411,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   Ma = d.solver_nv[_MA]
   cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
                                 c.state, d.solver_efc[_JAREF], flg_cone_hessian)
-  _mul_jt(c.J, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
+  _mul_jt(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
   state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
   ncone = 0
@@ -695,7 +686,7 @@ def _primal_search(m, d, c, tolerance, ls_iterations, scale):
   gtol = tolerance * snorm / scale
   slopescl = scale / snorm
   _mul_m(m, d, c.dofs, c.adr, nv, d.solver_nv[_MV], search)
-  _mul_j(c.J, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[_JV], search)
+  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[_JV], search)
   g1, g2 = _primal_prepare(m, d, c)
   ne, nf, nefc = c.ne, c.nf, c.nefc
   floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
@@ -798,12 +789,12 @@ def _hessian_cone(m, d, c):
       for k in range(nv):
         LTJ[r, k] = 0.0
     for r in range(dim):
-      nz = c.Jnnz[i + r]
+      a0 = c.Jadr[i + r]
+      a1 = a0 + c.Jnnz[i + r]
       for q in range(r + 1):
         s = local[r, q]
-        for a in range(nz):
-          k = c.Jcol[i + r, a]
-          LTJ[q, k] += s * c.J[i + r, k]
+        for a in range(a0, a1):
+          LTJ[q, c.Jcol[a]] += s * c.J[a]
     for r in range(dim):
       chol_update(Lcone, LTJ[r], nv, True)
     nupdate += dim
@@ -823,17 +814,17 @@ def _factorize_hessian(m, d, c, ncone):
   for r in range(nv):
     for k in range(nv):
       L[r, k] = 0.0
-  J, nnz, col = c.J, c.Jnnz, c.Jcol
+  J, adr, nnz, col = c.J, c.Jadr, c.Jnnz, c.Jcol
   for i in range(nefc):
     di = Dh[i]
     if di == 0.0:
       continue
-    for a in range(nnz[i]):
-      r = col[i, a]
-      jr = J[i, r] * di
-      for b in range(a + 1):
-        k = col[i, b]
-        L[r, k] += jr * J[i, k]
+    a0 = adr[i]
+    for a in range(a0, a0 + nnz[i]):
+      r = col[a]
+      jr = J[a] * di
+      for b in range(a0, a + 1):
+        L[r, col[b]] += jr * J[b]
   M, dofs, dof2idof, off = d.M, c.dofs, d.map_dof2idof, c.adr
   for r in range(nv):
     g = dofs[r]
@@ -852,7 +843,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   factor loses rank (HessianIncremental); returns nupdate."""
   nv, nefc = c.nv, c.nefc
   cholupd = d.solver_nv[_CHOLUPD]
-  state, D, J, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jnnz, c.Jcol, c.L
+  state, D, J, Jadr, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jadr, c.Jnnz, c.Jcol, c.L
   nupdate = 0
   for i in range(nefc):
     old_q = oldstate[i] == _QUADRATIC
@@ -862,9 +853,8 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
     sq = math.sqrt(D[i])
     for k in range(nv):
       cholupd[k] = 0.0
-    for a in range(Jnnz[i]):
-      k = Jcol[i, a]
-      cholupd[k] = J[i, k] * sq
+    for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
+      cholupd[Jcol[a]] = J[a] * sq
     rank = chol_update(L, cholupd, nv, new_q)
     nupdate += 1
     if rank < nv:
@@ -901,7 +891,7 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
   qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
 
   _mul_m(m, d, c.dofs, c.adr, nv, Ma, qacc)
-  _mul_j(c.J, c.Jnnz, c.Jcol, nefc, jaref, qacc)
+  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, jaref, qacc)
   for i in range(nefc):
     jaref[i] -= aref[i]
 
@@ -1009,11 +999,58 @@ def _pcg32_next(state):
 
 
 @jit
+def _solve_m_range(m, d, x, a, b):
+  """In place x[a:b] <- (M^-1 x)[a:b] for a dof range [a, b) of whole kinematic trees (M is
+  block diagonal by tree, so the range solves on its own): mj_solveLD restricted to it."""
+  qLD, diaginv, rowadr, rownnz, colind = d.qLD, d.qLDiagInv, m.M_rowadr, m.M_rownnz, m.M_colind
+  for i in range(b - 1, a - 1, -1):
+    xi = x[i]
+    if rownnz[i] == 1 or xi == 0.0:
+      continue
+    start = rowadr[i]
+    for t in range(start, start + rownnz[i] - 1):
+      x[colind[t]] -= qLD[t] * xi
+  for i in range(a, b):
+    x[i] *= diaginv[i]
+  for i in range(a, b):
+    n = rownnz[i] - 1
+    if n > 0:
+      start = rowadr[i]
+      s = 0.0
+      for t in range(start, start + n):
+        s += qLD[t] * x[colind[t]]
+      x[i] -= s
+
+
+@jit
 def make_minv_jt(m, d):
-  """solver_MinvJT[i] = M^-1 J_i' for every row (the dual solver's Y, kept unsquared)."""
+  """solver_MinvJT row i = M^-1 J_i' for every row (the dual solver's Y, kept unsquared), in
+  sparse rows over the dofs of the trees that J_i touches (the only nonzeros M^-1 J_i' has)."""
+  x = d.cnstr_vec
+  J, adr, nnz, col = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
+  Y, Yadr, Ynnz, Ycol = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
+  treeid, tadr, tnum = m.dof_treeid, m.tree_dofadr, m.tree_dofnum
+  y0 = 0
   for i in range(d.nefc[0]):
-    smooth.solve_m(m, d, d.solver_MinvJT[i], d.efc_J[i])
-  row_index(d.solver_MinvJT, d.nefc[0], m.nv, d.solver_Jnnz[1], d.solver_Ycol)
+    a0, a1 = adr[i], adr[i] + nnz[i]
+    Yadr[i] = y0
+    n = 0
+    a = a0
+    while a < a1:
+      t = treeid[col[a]]
+      lo, hi = tadr[t], tadr[t] + tnum[t]
+      for k in range(lo, hi):
+        x[k] = 0.0
+      while a < a1 and col[a] < hi:
+        x[col[a]] = J[a]
+        a += 1
+      _solve_m_range(m, d, x, lo, hi)
+      for k in range(lo, hi):
+        Y[y0 + n] = x[k]
+        Ycol[y0 + n] = k
+        n += 1
+    Ynnz[i] = n
+    y0 += n
 
 
 @jit
@@ -1022,22 +1059,29 @@ def _minv_jt_f(m, d, v, f):
   nv = m.nv
   for k in range(nv):
     v[k] = 0.0
-  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  Y, adr, nnz, col = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   for i in range(d.nefc[0]):
     fi = f[i]
     if fi != 0.0:
-      for a in range(nnz[i]):
-        k = col[i, a]
-        v[k] += Y[i, k] * fi
+      for a in range(adr[i], adr[i] + nnz[i]):
+        v[col[a]] += Y[a] * fi
 
 
 @jit
 def _ar_entry(d, a, b, nv):
-  """AR[a, b] = J_a M^-1 J_b' (+ R_a on the diagonal)."""
+  """AR[a, b] = J_a M^-1 J_b' (+ R_a on the diagonal): a merge of the two sorted sparse rows
+  (the product runs over J_a's nonzeros in column order, as a dense dot skipping zeros)."""
   s = 0.0
-  for t in range(d.solver_Jnnz[0, a]):
-    k = d.solver_Jcol[a, t]
-    s += d.efc_J[a, k] * d.solver_MinvJT[b, k]
+  J, Jcol, Y, Ycol = d.efc_J, d.efc_J_colind, d.solver_MinvJT, d.solver_Ycol
+  y = d.solver_Yadr[b]
+  y1 = y + d.solver_Ynnz[b]
+  a0 = d.efc_J_rowadr[a]
+  for t in range(a0, a0 + d.efc_J_rownnz[a]):
+    k = Jcol[t]
+    while y < y1 and Ycol[y] < k:
+      y += 1
+    if y < y1 and Ycol[y] == k:
+      s += J[t] * Y[y]
   if a == b:
     s += d.efc_R[a]
   return s
@@ -1052,9 +1096,9 @@ def dual_cost(m, d, f):
   s = 0.0
   for i in range(nefc):
     ari = d.efc_R[i] * f[i]
-    for a in range(d.solver_Jnnz[0, i]):
-      k = d.solver_Jcol[i, a]
-      ari += d.efc_J[i, k] * v[k]
+    a0 = d.efc_J_rowadr[i]
+    for a in range(a0, a0 + d.efc_J_rownnz[i]):
+      ari += d.efc_J[a] * v[d.efc_J_colind[a]]
     s += f[i] * d.efc_b[i] + 0.5 * f[i] * ari
   return s
 
@@ -1289,9 +1333,9 @@ def _residual(d, res, i, n, v, sub_r):
     s = d.efc_b[i + k]
     if not sub_r:
       s += d.efc_R[i + k] * d.efc_force[i + k]
-    for a in range(d.solver_Jnnz[0, i + k]):
-      c = d.solver_Jcol[i + k, a]
-      s += d.efc_J[i + k, c] * v[c]
+    a0 = d.efc_J_rowadr[i + k]
+    for a in range(a0, a0 + d.efc_J_rownnz[i + k]):
+      s += d.efc_J[a] * v[d.efc_J_colind[a]]
     res[k] = s
 
 
@@ -1302,9 +1346,9 @@ def _apply_delta(d, v, i, n, oldf):
   for k in range(n):
     dl = d.efc_force[i + k] - oldf[k]
     if dl != 0.0:
-      for a in range(d.solver_Jnnz[1, i + k]):
-        c = d.solver_Ycol[i + k, a]
-        v[c] += d.solver_MinvJT[i + k, c] * dl
+      a0 = d.solver_Yadr[i + k]
+      for a in range(a0, a0 + d.solver_Ynnz[i + k]):
+        v[d.solver_Ycol[a]] += d.solver_MinvJT[a] * dl
 
 
 @jit
@@ -1316,8 +1360,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
   s = d.solver_scratch
   bc, res, oldf, vv = s[8:14], s[16:22], s[24:30], s[32:38]
   Athis, Ac = d.solver_mat[1], d.solver_mat[2]
-  J, Jnnz, Jcol = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
-  Y, Ynnz, Ycol = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  J, Jadr, Jnnz, Jcol = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
+  Y, Yadr, Ynnz, Ycol = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   improvement = 0.0
   for bi in range(nblocks):
     c = blockstart[bi]
@@ -1326,9 +1370,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
     if dim == 1:
       # scalar row, written out: most rows take this path
       r = d.efc_b[i] + d.efc_R[i] * force[i]
-      for a in range(Jnnz[i]):
-        k = Jcol[i, a]
-        r += J[i, k] * v[k]
+      for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
+        r += J[a] * v[Jcol[a]]
       old = force[i]
       f = old - r * ARinv[i]
       if c >= ne and c < ne + nf:
@@ -1348,9 +1391,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
       improvement -= change
       dl = f - old
       if dl != 0.0:
-        for a in range(Ynnz[i]):
-          k = Ycol[i, a]
-          v[k] += Y[i, k] * dl
+        for a in range(Yadr[i], Yadr[i] + Ynnz[i]):
+          v[Ycol[a]] += Y[a] * dl
       continue
     # elliptic contact: ray update, then friction by QCQP with the normal force fixed
     _residual(d, res, i, dim, v, False)
@@ -1441,14 +1483,13 @@ def _minv_jt_rows(m, d, v, f, nefc, rows):
   """v = M^-1 J' f over rows[:nefc] (the other rows' dofs get zero)."""
   for k in range(m.nv):
     v[k] = 0.0
-  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  Y, adr, nnz, col = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   for c in range(nefc):
     i = rows[c]
     fi = f[i]
     if fi != 0.0:
-      for a in range(nnz[i]):
-        k = col[i, a]
-        v[k] += Y[i, k] * fi
+      for a in range(adr[i], adr[i] + nnz[i]):
+        v[col[a]] += Y[a] * fi
 
 
 @jit
@@ -1652,7 +1693,7 @@ def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
 @jit
 def _noslip_block(d, Ac, start, n):
   """Ac = AR[start:start+n, start:start+n] - diag(R), diagonal clamped to >= 1e-10."""
-  nv = d.solver_MinvJT.shape[1]
+  nv = d.cnstr_vec.shape[0]
   for a in range(n):
     for b in range(n):
       Ac[a, b] = _ar_entry(d, start + a, start + b, nv)
@@ -1716,8 +1757,9 @@ def context_all(m, d):
   for i in range(nv):
     d.map_dof2idof[i] = i
     d.map_idof2dof[i] = i
-  return Primal(nv, d.ne[0], d.nf[0], nefc, 0, d.map_idof2dof[:nv], d.efc_J[:nefc],
-                d.solver_Jnnz[0][:nefc], d.solver_Jcol[:nefc], d.efc_D[:nefc], d.efc_R[:nefc],
+  return Primal(nv, d.ne[0], d.nf[0], nefc, 0, d.map_idof2dof[:nv], d.efc_J,
+                d.efc_J_rowadr[:nefc], d.efc_J_rownnz[:nefc], d.efc_J_colind, d.efc_D[:nefc],
+                d.efc_R[:nefc],
                 d.efc_frictionloss[:nefc], d.efc_aref[:nefc], d.efc_type[:nefc],
                 d.efc_id[:nefc], d.efc_force[:nefc], d.efc_state[:nefc], d.qacc[:nv],
                 d.qacc_smooth[:nv], d.qfrc_smooth[:nv], d.qfrc_constraint[:nv],
@@ -1726,24 +1768,28 @@ def context_all(m, d):
 
 @jit
 def context_island(m, d, k):
-  """The Primal context of island k: its rows of efc_J gathered to its dofs (iefc_J, rows in
-  island order, with their row index), views of its iefc_* rows and iacc etc. dofs."""
+  """The Primal context of island k: its rows of efc_J gathered to its dofs (iefc_J in sparse
+  rows over the island's local dofs, rows in island order; island dofs keep the model's order,
+  so columns stay ascending; islands are gathered in order, each after the previous one's
+  rows), views of its iefc_* rows and iacc etc. dofs."""
   na, n = d.island_idofadr[k], d.island_nv[k]
   ea, nr = d.island_iefcadr[k], d.island_nefc[k]
   dofs = d.map_idof2dof[na:na + n]
-  J, nnz, col = d.iefc_J[ea:ea + nr], d.solver_Jnnz[0][ea:ea + nr], d.solver_Jcol[ea:ea + nr]
-  efc_J, iefc2efc = d.efc_J, d.map_iefc2efc
+  J, adr, nnz, col = d.iefc_J, d.iefc_J_rowadr, d.iefc_J_rownnz, d.iefc_J_colind
+  efc_J, efc_adr, efc_nnz, efc_col = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
+  iefc2efc, dof2idof = d.map_iefc2efc, d.map_dof2idof
+  q = adr[ea - 1] + nnz[ea - 1] if ea > 0 else 0
   for r in range(nr):
     i = iefc2efc[ea + r]
-    cnt = 0
-    for j in range(n):
-      v = efc_J[i, dofs[j]]
-      J[r, j] = v
-      if v != 0.0:
-        col[r, cnt] = j
-        cnt += 1
-    nnz[r] = cnt
-  return Primal(n, d.island_ne[k], d.island_nf[k], nr, na, dofs, J, nnz, col,
+    adr[ea + r] = q
+    a0 = efc_adr[i]
+    for a in range(a0, a0 + efc_nnz[i]):
+      J[q] = efc_J[a]
+      col[q] = dof2idof[efc_col[a]] - na
+      q += 1
+    nnz[ea + r] = efc_nnz[i]
+  return Primal(n, d.island_ne[k], d.island_nf[k], nr, na, dofs, J, adr[ea:ea + nr],
+                nnz[ea:ea + nr], col,
                 d.iefc_D[ea:ea + nr], d.iefc_R[ea:ea + nr], d.iefc_frictionloss[ea:ea + nr],
                 d.iefc_aref[ea:ea + nr], d.iefc_type[ea:ea + nr], d.iefc_id[ea:ea + nr],
                 d.iefc_force[ea:ea + nr], d.iefc_state[ea:ea + nr], d.iacc[na:na + n],
@@ -1796,7 +1842,6 @@ def fwd_constraint(m, d):
     for i in range(nv):
       d.qacc[i] = d.qacc_smooth[i]
     return
-  row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
   mul_jac(d, d.efc_b, d.qacc_smooth, nefc, nv)
   for i in range(nefc):
     d.efc_b[i] -= d.efc_aref[i]
@@ -1830,8 +1875,6 @@ def fwd_constraint(m, d):
       d.efc_state[i] = saved[i]
   elif nisland > 0:
     _solve_primal_islands(m, d, solver == _NEWTON)
-    if noslip:  # the island contexts reused the row index of efc_J
-      row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
   else:
     d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
                                    solver == _NEWTON)
