@@ -835,6 +835,9 @@ DataType = _DataStructType([
     ('solver_ARblk', types.Array(types.float64, 2, 'C')),
     ('solver_scratch', types.Array(types.float64, 1, 'C')),
     ('solver_mat', types.Array(types.float64, 3, 'C')),
+    ('solver_Lpat', types.Array(types.int32, 2, 'C')),
+    ('solver_Lnnz', types.Array(types.int32, 2, 'C')),
+    ('solver_Hpat', types.Array(types.uint8, 1, 'C')),
     ('solver_Ynnz', types.Array(types.int32, 1, 'C')),
     ('solver_Yadr', types.Array(types.int32, 1, 'C')),
     ('solver_Ycol', types.Array(types.int32, 1, 'C')),
@@ -1063,7 +1066,7 @@ def _set_data_8(s, solver_nchange, solver_neval, solver_nupdate, warning_number,
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr):
+def _set_data_9(s, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof):
   s.solver_nv = solver_nv
   s.solver_efc = solver_efc
   s.solver_quad = solver_quad
@@ -1072,18 +1075,21 @@ def _set_data_9(s, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT
   s.solver_ARblk = solver_ARblk
   s.solver_scratch = solver_scratch
   s.solver_mat = solver_mat
+  s.solver_Lpat = solver_Lpat
+  s.solver_Lnnz = solver_Lnnz
+  s.solver_Hpat = solver_Hpat
   s.solver_Ynnz = solver_Ynnz
   s.solver_Yadr = solver_Yadr
   s.solver_Ycol = solver_Ycol
   s.nisland = nisland
   s.nidof = nidof
-  s.tree_island = tree_island
-  s.island_ntree = island_ntree
-  s.island_itreeadr = island_itreeadr
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id):
+def _set_data_10(s, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc):
+  s.tree_island = tree_island
+  s.island_ntree = island_ntree
+  s.island_itreeadr = island_itreeadr
   s.map_itree2tree = map_itree2tree
   s.dof_island = dof_island
   s.island_nv = island_nv
@@ -1097,13 +1103,13 @@ def _set_data_10(s, map_itree2tree, dof_island, island_nv, island_idofadr, islan
   s.island_nefc = island_nefc
   s.island_iefcadr = island_iefcadr
   s.map_efc2iefc = map_efc2iefc
-  s.map_iefc2efc = map_iefc2efc
-  s.iefc_type = iefc_type
-  s.iefc_id = iefc_id
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int):
+def _set_data_11(s, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind):
+  s.map_iefc2efc = map_iefc2efc
+  s.iefc_type = iefc_type
+  s.iefc_id = iefc_id
   s.iefc_frictionloss = iefc_frictionloss
   s.iefc_D = iefc_D
   s.iefc_R = iefc_R
@@ -1117,6 +1123,10 @@ def _set_data_11(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, ie
   s.iefc_J_rownnz = iefc_J_rownnz
   s.iefc_J_rowadr = iefc_J_rowadr
   s.iefc_J_colind = iefc_J_colind
+
+
+@numba.njit(cache=True)
+def _set_data_12(s, iefc_J, island_int):
   s.iefc_J = iefc_J
   s.island_int = island_int
 
@@ -1131,7 +1141,8 @@ DATA_SETTERS = (
     (_set_data_6, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos')),
     (_set_data_7, ('efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive')),
     (_set_data_8, ('solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ')),
-    (_set_data_9, ('solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr')),
-    (_set_data_10, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
-    (_set_data_11, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int')),
+    (_set_data_9, ('solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof')),
+    (_set_data_10, ('tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc')),
+    (_set_data_11, ('map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind')),
+    (_set_data_12, ('iefc_J', 'island_int')),
 )

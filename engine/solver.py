@@ -141,6 +141,171 @@ def chol_update(mat, x, n, plus):
   return rank
 
 
+# ---------------------------------------------------------------------------------------------
+# sparse variants for the Newton Hessian of large contexts (n >= _SPARSE_NV dofs): the factor
+# keeps its dense n x n storage, but every loop runs over the symbolic pattern of L (row i's
+# columns rowpat[i*n : i*n + rownnz[i]], ascending; column k's rows colpat[k*n : ...]). Entries
+# outside the pattern are exact zeros that the dense loops would only add, so each result is
+# the dense one bit for bit, at the cost of the pattern's nonzeros (MuJoCo's sparse path
+# factors in another order; ours stays the dense one's).
+
+_SPARSE_NV = 60   # mj_isSparse's threshold, applied to the solved context's dofs
+
+
+@jit
+def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
+  """chol_factor over the symbolic pattern of L."""
+  rank = n
+  for j in range(n):
+    bj = j * n
+    tmp = mat[j, j]
+    for t in range(bj, bj + rownnz[j]):
+      k = rowpat[t]
+      tmp -= mat[j, k] * mat[j, k]
+    deficient = tmp < mindiag
+    if deficient:
+      tmp = mindiag
+      rank -= 1
+    mat[j, j] = math.sqrt(tmp)
+    if deficient:
+      for t in range(bj, bj + colnnz[j]):
+        mat[colpat[t], j] = 0.0
+    else:
+      inv = 1.0 / mat[j, j]
+      for u in range(bj, bj + colnnz[j]):
+        i = colpat[u]
+        s = mat[i, j]
+        for t in range(bj, bj + rownnz[j]):
+          k = rowpat[t]
+          s -= mat[i, k] * mat[j, k]
+        mat[i, j] = s * inv
+  return rank
+
+
+@jit
+def chol_solve_sp(res, mat, vec, n, rowpat, rownnz, colpat, colnnz):
+  """chol_solve over the symbolic pattern of L."""
+  for i in range(n):
+    res[i] = vec[i]
+  for i in range(n):
+    s = res[i]
+    for t in range(i * n, i * n + rownnz[i]):
+      k = rowpat[t]
+      s -= mat[i, k] * res[k]
+    res[i] = s / mat[i, i]
+  for i in range(n - 1, -1, -1):
+    s = res[i]
+    for t in range(i * n, i * n + colnnz[i]):
+      j = colpat[t]
+      s -= mat[j, i] * res[j]
+    res[i] = s / mat[i, i]
+
+
+@jit
+def chol_update_sp(mat, x, n, plus, colpat, colnnz):
+  """chol_update over the symbolic pattern of L: x's nonzeros (a row of J, or a combination
+  of one contact's rows, all inside the pattern) stay within column k's pattern at step k."""
+  rank = n
+  for k in range(n):
+    if x[k] != 0.0:
+      lkk = mat[k, k]
+      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
+      if tmp < _MINVAL:
+        tmp = _MINVAL
+        rank -= 1
+      r = math.sqrt(tmp)
+      c = r / lkk
+      cinv = 1.0 / c
+      s = x[k] / lkk
+      mat[k, k] = r
+      b = k * n
+      if plus:
+        for t in range(b, b + colnnz[k]):
+          i = colpat[t]
+          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
+      else:
+        for t in range(b, b + colnnz[k]):
+          i = colpat[t]
+          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
+      for t in range(b, b + colnnz[k]):
+        i = colpat[t]
+        x[i] = c * x[i] - s * mat[i, k]
+  return rank
+
+
+@jit
+def _hessian_symbolic(m, d, c):
+  """Symbolic Cholesky of H = M + J' D J over every row (whatever its state, so that rank-1
+  updates and cone updates stay inside): L's row and column patterns, from the elimination
+  tree (row i's pattern = the tree paths from its neighbours in H up to i). Each group of
+  rows of one constraint (its union of columns) is entered as a star to its smallest column,
+  which makes the whole group a clique of L."""
+  n, nefc = c.nv, c.nefc
+  adj = d.solver_Hpat
+  rowpat, colpat = d.solver_Lpat[0], d.solver_Lpat[1]
+  rownnz, colnnz, parent, mark = (d.solver_Lnnz[0], d.solver_Lnnz[1], d.solver_Lnnz[2],
+                                  d.solver_Lnnz[3])
+  for t in range(n * n):
+    adj[t] = 0
+  dof2idof, off = d.map_dof2idof, c.adr
+  for i in range(n):
+    g = c.dofs[i]
+    adr = m.M_rowadr[g]
+    for a in range(adr, adr + m.M_rownnz[g] - 1):
+      adj[i * n + dof2idof[m.M_colind[a]] - off] = 1
+  J, Jadr, Jnnz, Jcol, typ, eid = c.J, c.Jadr, c.Jnnz, c.Jcol, c.typ, c.eid
+  i = 0
+  while i < nefc:
+    j = i
+    gmin = n
+    while j < nefc and eid[j] == eid[i] and typ[j] == typ[i]:
+      if Jnnz[j] > 0 and Jcol[Jadr[j]] < gmin:
+        gmin = Jcol[Jadr[j]]
+      j += 1
+    for r in range(i, j):
+      for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
+        u = Jcol[a]
+        if u > gmin:
+          adj[u * n + gmin] = 1
+    i = j
+  for i in range(n):
+    colnnz[i] = 0
+    parent[i] = -1
+    mark[i] = -1
+  for i in range(n):
+    mark[i] = i
+    b = i * n
+    cnt = 0
+    for k in range(i):
+      if adj[b + k]:
+        j = k
+        while mark[j] != i:
+          mark[j] = i
+          rowpat[b + cnt] = j
+          cnt += 1
+          colpat[j * n + colnnz[j]] = i
+          colnnz[j] += 1
+          if parent[j] == -1:
+            parent[j] = i
+          j = parent[j]
+    for t in range(b + 1, b + cnt):   # ascending columns: the dense summation order
+      v = rowpat[t]
+      u = t - 1
+      while u >= b and rowpat[u] > v:
+        rowpat[u + 1] = rowpat[u]
+        u -= 1
+      rowpat[u + 1] = v
+    rownnz[i] = cnt
+
+
+@jit
+def _chol_update_ctx(d, mat, x, n, plus):
+  """chol_update of a context's factor (sparse pattern for n >= _SPARSE_NV)."""
+  if n >= _SPARSE_NV:
+    return chol_update_sp(mat, x, n, plus, d.solver_Lpat[1], d.solver_Lnnz[1])
+  return chol_update(mat, x, n, plus)
+
+
 @jit
 def mul_jac(d, res, vec, nefc, nv):
   """res = efc_J vec."""
@@ -441,7 +606,11 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
   if flg_newton:
-    chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
+    if c.nv >= _SPARSE_NV:
+      chol_solve_sp(Mgrad, c.Lcone if ncone else c.L, grad, c.nv, d.solver_Lpat[0],
+                    d.solver_Lnnz[0], d.solver_Lpat[1], d.solver_Lnnz[1])
+    else:
+      chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
   else:
     _solve_m(m, d, c.dofs, c.adr, c.nv, Mgrad, grad)
 
@@ -796,7 +965,7 @@ def _hessian_cone(m, d, c):
         for a in range(a0, a1):
           LTJ[q, c.Jcol[a]] += s * c.J[a]
     for r in range(dim):
-      chol_update(Lcone, LTJ[r], nv, True)
+      _chol_update_ctx(d, Lcone, LTJ[r], nv, True)
     nupdate += dim
     i += dim
   return nupdate
@@ -831,7 +1000,11 @@ def _factorize_hessian(m, d, c, ncone):
     adr = m.M_rowadr[g]
     for a in range(adr, adr + m.M_rownnz[g]):
       L[r, dof2idof[m.M_colind[a]] - off] += M[a]
-  chol_factor(L, nv, _MINVAL)
+  if nv >= _SPARSE_NV:
+    chol_factor_sp(L, nv, _MINVAL, d.solver_Lpat[0], d.solver_Lnnz[0], d.solver_Lpat[1],
+                   d.solver_Lnnz[1])
+  else:
+    chol_factor(L, nv, _MINVAL)
   if ncone:
     _hessian_cone(m, d, c)
   return nefc
@@ -855,7 +1028,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
       cholupd[k] = 0.0
     for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
       cholupd[Jcol[a]] = J[a] * sq
-    rank = chol_update(L, cholupd, nv, new_q)
+    rank = _chol_update_ctx(d, L, cholupd, nv, new_q)
     nupdate += 1
     if rank < nv:
       return _factorize_hessian(m, d, c, ncone)
@@ -907,6 +1080,8 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
 
   nupdate = 0
   if not flg_done and flg_newton:
+    if nv >= _SPARSE_NV:
+      _hessian_symbolic(m, d, c)
     nupdate = _factorize_hessian(m, d, c, ncone)
     _primal_update_mgrad(m, d, c, True, ncone)
     flg_done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
