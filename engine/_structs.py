@@ -802,7 +802,10 @@ DataType = _DataStructType([
     ('contact_efc_address', types.Array(types.int32, 1, 'C')),
     ('efc_type', types.Array(types.int32, 1, 'C')),
     ('efc_id', types.Array(types.int32, 1, 'C')),
-    ('efc_J', types.Array(types.float64, 2, 'C')),
+    ('efc_J_rownnz', types.Array(types.int32, 1, 'C')),
+    ('efc_J_rowadr', types.Array(types.int32, 1, 'C')),
+    ('efc_J_colind', types.Array(types.int32, 1, 'C')),
+    ('efc_J', types.Array(types.float64, 1, 'C')),
     ('efc_pos', types.Array(types.float64, 1, 'C')),
     ('efc_margin', types.Array(types.float64, 1, 'C')),
     ('efc_frictionloss', types.Array(types.float64, 1, 'C')),
@@ -840,13 +843,16 @@ DataType = _DataStructType([
     ('solver_efc', types.Array(types.float64, 2, 'C')),
     ('solver_quad', types.Array(types.float64, 1, 'C')),
     ('solver_int', types.Array(types.int32, 2, 'C')),
-    ('solver_MinvJT', types.Array(types.float64, 2, 'C')),
+    ('solver_MinvJT', types.Array(types.float64, 1, 'C')),
     ('solver_ARblk', types.Array(types.float64, 2, 'C')),
     ('solver_scratch', types.Array(types.float64, 1, 'C')),
     ('solver_mat', types.Array(types.float64, 3, 'C')),
-    ('solver_Jnnz', types.Array(types.int32, 2, 'C')),
-    ('solver_Jcol', types.Array(types.int32, 2, 'C')),
-    ('solver_Ycol', types.Array(types.int32, 2, 'C')),
+    ('solver_Lpat', types.Array(types.int32, 2, 'C')),
+    ('solver_Lnnz', types.Array(types.int32, 2, 'C')),
+    ('solver_Hpat', types.Array(types.uint8, 1, 'C')),
+    ('solver_Ynnz', types.Array(types.int32, 1, 'C')),
+    ('solver_Yadr', types.Array(types.int32, 1, 'C')),
+    ('solver_Ycol', types.Array(types.int32, 1, 'C')),
     ('nisland', types.Array(types.int32, 1, 'C')),
     ('nidof', types.Array(types.int32, 1, 'C')),
     ('tree_island', types.Array(types.int32, 1, 'C')),
@@ -878,7 +884,10 @@ DataType = _DataStructType([
     ('ifrc_constraint', types.Array(types.float64, 1, 'C')),
     ('iacc_smooth', types.Array(types.float64, 1, 'C')),
     ('iacc', types.Array(types.float64, 1, 'C')),
-    ('iefc_J', types.Array(types.float64, 2, 'C')),
+    ('iefc_J_rownnz', types.Array(types.int32, 1, 'C')),
+    ('iefc_J_rowadr', types.Array(types.int32, 1, 'C')),
+    ('iefc_J_colind', types.Array(types.int32, 1, 'C')),
+    ('iefc_J', types.Array(types.float64, 1, 'C')),
     ('island_int', types.Array(types.int32, 2, 'C')),
 ])
 
@@ -1029,10 +1038,13 @@ def _set_data_6(s, nl, nefc, contact_dist, contact_pos, contact_frame, contact_i
 
 
 @numba.njit(cache=True)
-def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state):
+def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref):
   s.contact_efc_address = contact_efc_address
   s.efc_type = efc_type
   s.efc_id = efc_id
+  s.efc_J_rownnz = efc_J_rownnz
+  s.efc_J_rowadr = efc_J_rowadr
+  s.efc_J_colind = efc_J_colind
   s.efc_J = efc_J
   s.efc_pos = efc_pos
   s.efc_margin = efc_margin
@@ -1043,13 +1055,13 @@ def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J, efc_pos, efc_ma
   s.efc_R = efc_R
   s.efc_vel = efc_vel
   s.efc_aref = efc_aref
-  s.efc_b = efc_b
-  s.efc_force = efc_force
-  s.efc_state = efc_state
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac):
+def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, warning_number, warning_lastinfo, col_dist, col_pos, col_frame):
+  s.efc_b = efc_b
+  s.efc_force = efc_force
+  s.efc_state = efc_state
   s.solver_niter = solver_niter
   s.solver_improvement = solver_improvement
   s.solver_gradient = solver_gradient
@@ -1063,13 +1075,13 @@ def _set_data_8(s, solver_niter, solver_improvement, solver_gradient, solver_lin
   s.col_dist = col_dist
   s.col_pos = col_pos
   s.col_frame = col_frame
-  s.col_fbuf = col_fbuf
-  s.col_ibuf = col_ibuf
-  s.cnstr_jac = cnstr_jac
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Jnnz, solver_Jcol, solver_Ycol):
+def _set_data_9(s, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat):
+  s.col_fbuf = col_fbuf
+  s.col_ibuf = col_ibuf
+  s.cnstr_jac = cnstr_jac
   s.cnstr_vec = cnstr_vec
   s.cnstr_row = cnstr_row
   s.solver_L = solver_L
@@ -1083,13 +1095,16 @@ def _set_data_9(s, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, sol
   s.solver_ARblk = solver_ARblk
   s.solver_scratch = solver_scratch
   s.solver_mat = solver_mat
-  s.solver_Jnnz = solver_Jnnz
-  s.solver_Jcol = solver_Jcol
-  s.solver_Ycol = solver_Ycol
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc):
+def _set_data_10(s, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr):
+  s.solver_Lpat = solver_Lpat
+  s.solver_Lnnz = solver_Lnnz
+  s.solver_Hpat = solver_Hpat
+  s.solver_Ynnz = solver_Ynnz
+  s.solver_Yadr = solver_Yadr
+  s.solver_Ycol = solver_Ycol
   s.nisland = nisland
   s.nidof = nidof
   s.tree_island = tree_island
@@ -1100,16 +1115,16 @@ def _set_data_10(s, nisland, nidof, tree_island, island_ntree, island_itreeadr, 
   s.island_nv = island_nv
   s.island_idofadr = island_idofadr
   s.island_dofadr = island_dofadr
+
+
+@numba.njit(cache=True)
+def _set_data_11(s, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force):
   s.map_dof2idof = map_dof2idof
   s.map_idof2dof = map_idof2dof
   s.efc_island = efc_island
   s.island_ne = island_ne
   s.island_nf = island_nf
   s.island_nefc = island_nefc
-
-
-@numba.njit(cache=True)
-def _set_data_11(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J):
   s.island_iefcadr = island_iefcadr
   s.map_efc2iefc = map_efc2iefc
   s.map_iefc2efc = map_iefc2efc
@@ -1120,16 +1135,19 @@ def _set_data_11(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_
   s.iefc_R = iefc_R
   s.iefc_aref = iefc_aref
   s.iefc_force = iefc_force
+
+
+@numba.njit(cache=True)
+def _set_data_12(s, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int):
   s.iefc_state = iefc_state
   s.ifrc_smooth = ifrc_smooth
   s.ifrc_constraint = ifrc_constraint
   s.iacc_smooth = iacc_smooth
   s.iacc = iacc
+  s.iefc_J_rownnz = iefc_J_rownnz
+  s.iefc_J_rowadr = iefc_J_rowadr
+  s.iefc_J_colind = iefc_J_colind
   s.iefc_J = iefc_J
-
-
-@numba.njit(cache=True)
-def _set_data_12(s, island_int):
   s.island_int = island_int
 
 
@@ -1141,10 +1159,10 @@ DATA_SETTERS = (
     (_set_data_4, ('qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int')),
     (_set_data_5, ('cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf')),
     (_set_data_6, ('nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude')),
-    (_set_data_7, ('contact_efc_address', 'efc_type', 'efc_id', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state')),
-    (_set_data_8, ('solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac')),
-    (_set_data_9, ('cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Jnnz', 'solver_Jcol', 'solver_Ycol')),
-    (_set_data_10, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
-    (_set_data_11, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J')),
-    (_set_data_12, ('island_int',)),
+    (_set_data_7, ('contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref')),
+    (_set_data_8, ('efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame')),
+    (_set_data_9, ('col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat')),
+    (_set_data_10, ('solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr')),
+    (_set_data_11, ('map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force')),
+    (_set_data_12, ('iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int')),
 )

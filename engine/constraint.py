@@ -1,16 +1,19 @@
 """Constraint rows, as MuJoCo's engine_core_constraint.c (everything before the solver).
 
 `make_constraint` (position stage, after collision): equality, friction-loss, limit and contact
-rows with a dense Jacobian `efc_J[:nefc, :nv]`, then efc_diagA, efc_R, efc_D, efc_KBIP and
+rows with a sparse Jacobian in MuJoCo's row layout (row i: values efc_J[a:a+n] at columns
+efc_J_colind[a:a+n], ascending, with a = efc_J_rowadr[i], n = efc_J_rownnz[i], rows packed),
+then efc_diagA, efc_R, efc_D, efc_KBIP and
 contact_mu (mj_makeConstraint = instantiate* + mj_diagApprox + mj_makeImpedance).
 `project_constraint` (position stage, after make_constraint): the exact diagonal under DIAGEXACT.
 `reference_constraint` (velocity stage, after com_vel): efc_vel and efc_aref, including
 MuJoCo 4's Jdot*v correction of connect/weld rows.
 `constraint_b` (start of fwd_constraint): efc_b = J qacc_smooth - aref.
 
-Our Jacobian is always dense, but MuJoCo's choice of a sparse Jacobian (`jacobian` sparse, or
-auto with nv >= 60) changes which rows exist (an equality row whose dof chain is empty, a contact
-between bodies that share every dof), so that choice is followed where it decides row counts.
+Our Jacobian is always sparse and stores only nonzeros (a row costs its dofs, never nv), but
+MuJoCo's choice of a sparse Jacobian (`jacobian` sparse, or auto with nv >= 60) changes which rows
+exist (an equality row whose dof chain is empty, a contact between bodies that share every dof),
+so that choice is followed where it decides row counts.
 Scratch (engine-only Data fields): cnstr_jac (4, 6, nv) Jacobian buffers, cnstr_vec (nv),
 cnstr_row (2, 6) per-row pos and margin.
 """
@@ -219,6 +222,14 @@ def _chain_count(m, b1, b2, skipcommon):
 # ---------------------------------------------------------------- adding rows
 
 @jit
+def _row_start(d, row):
+  """Address of row `row`'s first entry in efc_J: rows are packed in order."""
+  if row == 0:
+    return 0
+  return d.efc_J_rowadr[row - 1] + d.efc_J_rownnz[row - 1]
+
+
+@jit
 def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
   """Append `size` rows src[0:size, :nv] (mj_addConstraint). Rows of a non-contact constraint
   that are all zero (dense) or have no dofs (sparse: nvsparse == 0) are skipped, as MuJoCo
@@ -245,8 +256,16 @@ def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
     return False
   for r in range(size):
     row = nefc + r
+    adr = _row_start(d, row)
+    d.efc_J_rowadr[row] = adr
+    n = 0
     for k in range(nv):
-      d.efc_J[row, k] = src[r, k]
+      v = src[r, k]
+      if v != 0.0:
+        d.efc_J[adr + n] = v
+        d.efc_J_colind[adr + n] = k
+        n += 1
+    d.efc_J_rownnz[row] = n
     d.efc_pos[row] = d.cnstr_row[0, r] if has_pos else 0.0
     # equality rows have no margin (cnstr_row[1] may hold a previous call's values)
     d.efc_margin[row] = d.cnstr_row[1, r] if has_pos and typ != _EQUALITY else 0.0
@@ -534,11 +553,17 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
     return False
   for r in range(size):
     row = nefc + r
-    out = d.efc_J[row]
-    for k in range(m.nv):
-      out[k] = 0.0
-    for c in range(n):
-      out[chain[c]] = src[r, chain[c]]
+    adr = _row_start(d, row)
+    d.efc_J_rowadr[row] = adr
+    cnt = 0
+    for c in range(n - 1, -1, -1):   # chain is descending; columns ascend
+      k = chain[c]
+      v = src[r, k]
+      if v != 0.0:
+        d.efc_J[adr + cnt] = v
+        d.efc_J_colind[adr + cnt] = k
+        cnt += 1
+    d.efc_J_rownnz[row] = cnt
     d.efc_pos[row] = d.cnstr_row[0, r]
     d.efc_margin[row] = d.cnstr_row[1, r]
     d.efc_frictionloss[row] = 0.0
@@ -880,13 +905,18 @@ def project_constraint(m, d):
     return
   nv = m.nv
   x = d.cnstr_vec
+  J, colind = d.efc_J, d.efc_J_colind
   for i in range(nefc):
     for k in range(nv):
-      x[k] = d.efc_J[i, k]
+      x[k] = 0.0
+    a0 = d.efc_J_rowadr[i]
+    a1 = a0 + d.efc_J_rownnz[i]
+    for a in range(a0, a1):
+      x[colind[a]] = J[a]
     smooth.solve_ld(x, d.qLD, d.qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, nv)
     s = 0.0
-    for k in range(nv):
-      s += d.efc_J[i, k] * x[k]
+    for a in range(a0, a1):
+      s += J[a] * x[colind[a]]
     d.efc_diagA[i] = s
   make_impedance(m, d)
 
@@ -960,11 +990,13 @@ def _jdotv(m, d):
 def reference_constraint(m, d):
   """efc_vel = J qvel and efc_aref = -B vel - K I (pos - margin) - Jdot qvel
   (mj_referenceConstraint; needs cvel and cdof_dot, so it runs after com_vel)."""
-  nefc, nv = d.nefc[0], m.nv
+  nefc = d.nefc[0]
+  J, colind = d.efc_J, d.efc_J_colind
   for i in range(nefc):
     s = 0.0
-    for k in range(nv):
-      s += d.efc_J[i, k] * d.qvel[k]
+    a0 = d.efc_J_rowadr[i]
+    for a in range(a0, a0 + d.efc_J_rownnz[i]):
+      s += J[a] * d.qvel[colind[a]]
     d.efc_vel[i] = s
   for i in range(nefc):
     kb = d.efc_KBIP[i]
@@ -975,9 +1007,10 @@ def reference_constraint(m, d):
 @jit
 def constraint_b(m, d):
   """efc_b = J qacc_smooth - aref (the start of mj_fwdConstraint)."""
-  nv = m.nv
+  J, colind = d.efc_J, d.efc_J_colind
   for i in range(d.nefc[0]):
     s = 0.0
-    for k in range(nv):
-      s += d.efc_J[i, k] * d.qacc_smooth[k]
+    a0 = d.efc_J_rowadr[i]
+    for a in range(a0, a0 + d.efc_J_rownnz[i]):
+      s += J[a] * d.qacc_smooth[colind[a]]
     d.efc_b[i] = s - d.efc_aref[i]

@@ -85,6 +85,29 @@ def efc_J_dense(mjm, mjd):
   return J
 
 
+def efc_J_to_dense(d):
+  """Our sparse efc_J rows (efc_J_rownnz / rowadr / colind) as a dense (nefc, nv) array."""
+  nefc, nv = int(d.nefc), d.qvel.shape[0]
+  J = np.zeros((nefc, nv))
+  for i in range(nefc):
+    a, n = d.efc_J_rowadr[i], d.efc_J_rownnz[i]
+    J[i, d.efc_J_colind[a:a + n]] = d.efc_J[a:a + n]
+  return J
+
+
+def efc_J_from_dense(d, J):
+  """Store the dense rows J (nefc, nv) into our sparse efc_J rows (nonzeros only)."""
+  adr = 0
+  for i in range(J.shape[0]):
+    cols = np.flatnonzero(J[i])
+    n = cols.size
+    d.efc_J_rowadr[i] = adr
+    d.efc_J_rownnz[i] = n
+    d.efc_J_colind[adr:adr + n] = cols
+    d.efc_J[adr:adr + n] = J[i, cols]
+    adr += n
+
+
 def contacts_from_mujoco(mjd, d):
   """Copy MuJoCo's contact list into our contact_* arrays (tests feed later stages with it)."""
   n = mjd.ncon
@@ -98,7 +121,8 @@ def contacts_from_mujoco(mjd, d):
 
 
 def efc_from_mujoco(mjm, mjd, d):
-  """Copy MuJoCo's constraint rows (efc_*, ne/nf/nl/nefc, dense J) and contacts into ours."""
+  """Copy MuJoCo's constraint rows (efc_*, ne/nf/nl/nefc, J into our sparse rows) and
+  contacts into ours."""
   contacts_from_mujoco(mjd, d)
   n = mjd.nefc
   if n > d.efc_pos.shape[0]:
@@ -108,4 +132,4 @@ def efc_from_mujoco(mjm, mjd, d):
   for f in _EFC_FIELDS:
     dst = getattr(d, "efc_" + f)
     dst[:n] = np.asarray(getattr(mjd, "efc_" + f)).reshape((n,) + dst.shape[1:])
-  d.efc_J[:n] = efc_J_dense(mjm, mjd)
+  efc_J_from_dense(d, efc_J_dense(mjm, mjd))

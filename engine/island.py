@@ -98,22 +98,19 @@ def _union_row(m, d, parent, i):
     dsu_merge(parent, t1, t2)
     return t1 if t1 >= 0 else t2
   # generic scan: trees of the nonzero columns, in column order, chained pairwise
-  J = d.efc_J[i]
   first = _NONE
   prev = -1
-  j = 0
-  while j < m.nv:
-    if J[j] != 0.0:
-      tree = m.dof_treeid[j]
-      if tree != prev:
-        if first == _NONE:
-          first = tree
-        else:
-          dsu_merge(parent, prev, tree)
-        prev = tree
-      j = m.tree_dofadr[tree] + m.tree_dofnum[tree]
+  a0 = d.efc_J_rowadr[i]
+  for a in range(a0, a0 + d.efc_J_rownnz[i]):
+    if d.efc_J[a] == 0.0:
       continue
-    j += 1
+    tree = m.dof_treeid[d.efc_J_colind[a]]
+    if tree != prev:
+      if first == _NONE:
+        first = tree
+      else:
+        dsu_merge(parent, prev, tree)
+      prev = tree
   if first == _NONE:
     return -1
   if prev == first:

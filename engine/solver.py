@@ -16,17 +16,22 @@ Choices (see also the report in the commit history):
 - Primal solvers run on a `Primal` context (views of all rows/dofs, or of one island's
   gathered rows iefc_* / iefc_J and dofs iacc etc.); PGS and no-slip run over a list of rows
   (map_iefc2efc: an island's, or the identity) on the global arrays, as MuJoCo's efclist.
-- Dense: efc_J is dense (njmax, nv); the Newton Hessian is MuJoCo's dense path (nv x nv
-  Cholesky of the lower triangle, rank-1 updates as states change).
-- PGS keeps Y = M^-1 J' (njmax x nv, `solver_MinvJT`) and the vector M^-1 J' f, so a residual
-  row of AR f costs O(nv) and no (njmax x njmax) AR is ever formed (MuJoCo forms dense AR).
+- Sparse rows: efc_J is in MuJoCo's sparse row layout (efc_J_rownnz / efc_J_rowadr /
+  efc_J_colind, columns ascending, nonzeros only); an island's rows are gathered into the same
+  layout over its local dofs (iefc_J, iefc_J_*). Every J product costs the row's nonzeros.
+  The Newton Hessian is MuJoCo's dense path (island-size n x n Cholesky of the lower
+  triangle, rank-1 updates as states change).
+- PGS keeps Y = M^-1 J' (`solver_MinvJT`, sparse rows: row i covers the dofs of the kinematic
+  trees that J_i touches, since M is block diagonal by tree) and the vector M^-1 J' f, so a
+  residual row of AR f costs its nonzeros and no (njmax x njmax) AR is ever formed (MuJoCo
+  forms AR).
 
 Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones),
 solver_LTJ (6 x nv), solver_nv (12 x nv vectors), solver_efc (8 x njmax rows), solver_quad
-(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax x nv),
+(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax * nv),
 solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (small vectors and
-6 x 6 matrices), solver_Jnnz / solver_Jcol / solver_Ycol (nonzero columns of the rows of efc_J
-and of M^-1 J', so row products cost their nonzeros, not nv).
+6 x 6 matrices), solver_Ynnz / solver_Yadr / solver_Ycol (the sparse row layout of
+solver_MinvJT).
 """
 import collections
 import math
@@ -136,29 +141,181 @@ def chol_update(mat, x, n, plus):
   return rank
 
 
+# ---------------------------------------------------------------------------------------------
+# sparse variants for the Newton Hessian of large contexts (n >= _SPARSE_NV dofs): the factor
+# keeps its dense n x n storage, but every loop runs over the symbolic pattern of L (row i's
+# columns rowpat[i*n : i*n + rownnz[i]], ascending; column k's rows colpat[k*n : ...]). Entries
+# outside the pattern are exact zeros that the dense loops would only add, so each result is
+# the dense one bit for bit, at the cost of the pattern's nonzeros (MuJoCo's sparse path
+# factors in another order; ours stays the dense one's).
+
+_SPARSE_NV = 60   # mj_isSparse's threshold, applied to the solved context's dofs
+
+
 @jit
-def row_index(A, n, nv, nnz, col):
-  """nnz[i], col[i, :nnz[i]]: the nonzero columns of the first n rows of dense A, ascending.
-  Products over them skip exact zeros only, so sums equal the dense ones bit for bit."""
+def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
+  """chol_factor over the symbolic pattern of L."""
+  rank = n
+  for j in range(n):
+    bj = j * n
+    tmp = mat[j, j]
+    for t in range(bj, bj + rownnz[j]):
+      k = rowpat[t]
+      tmp -= mat[j, k] * mat[j, k]
+    deficient = tmp < mindiag
+    if deficient:
+      tmp = mindiag
+      rank -= 1
+    mat[j, j] = math.sqrt(tmp)
+    if deficient:
+      for t in range(bj, bj + colnnz[j]):
+        mat[colpat[t], j] = 0.0
+    else:
+      inv = 1.0 / mat[j, j]
+      for u in range(bj, bj + colnnz[j]):
+        i = colpat[u]
+        s = mat[i, j]
+        for t in range(bj, bj + rownnz[j]):
+          k = rowpat[t]
+          s -= mat[i, k] * mat[j, k]
+        mat[i, j] = s * inv
+  return rank
+
+
+@jit
+def chol_solve_sp(res, mat, vec, n, rowpat, rownnz, colpat, colnnz):
+  """chol_solve over the symbolic pattern of L."""
   for i in range(n):
-    k = 0
-    for c in range(nv):
-      if A[i, c] != 0.0:
-        col[i, k] = c
-        k += 1
-    nnz[i] = k
+    res[i] = vec[i]
+  for i in range(n):
+    s = res[i]
+    for t in range(i * n, i * n + rownnz[i]):
+      k = rowpat[t]
+      s -= mat[i, k] * res[k]
+    res[i] = s / mat[i, i]
+  for i in range(n - 1, -1, -1):
+    s = res[i]
+    for t in range(i * n, i * n + colnnz[i]):
+      j = colpat[t]
+      s -= mat[j, i] * res[j]
+    res[i] = s / mat[i, i]
+
+
+@jit
+def chol_update_sp(mat, x, n, plus, colpat, colnnz):
+  """chol_update over the symbolic pattern of L: x's nonzeros (a row of J, or a combination
+  of one contact's rows, all inside the pattern) stay within column k's pattern at step k."""
+  rank = n
+  for k in range(n):
+    if x[k] != 0.0:
+      lkk = mat[k, k]
+      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
+      if tmp < _MINVAL:
+        tmp = _MINVAL
+        rank -= 1
+      r = math.sqrt(tmp)
+      c = r / lkk
+      cinv = 1.0 / c
+      s = x[k] / lkk
+      mat[k, k] = r
+      b = k * n
+      if plus:
+        for t in range(b, b + colnnz[k]):
+          i = colpat[t]
+          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
+      else:
+        for t in range(b, b + colnnz[k]):
+          i = colpat[t]
+          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
+      for t in range(b, b + colnnz[k]):
+        i = colpat[t]
+        x[i] = c * x[i] - s * mat[i, k]
+  return rank
+
+
+@jit
+def _hessian_symbolic(m, d, c):
+  """Symbolic Cholesky of H = M + J' D J over every row (whatever its state, so that rank-1
+  updates and cone updates stay inside): L's row and column patterns, from the elimination
+  tree (row i's pattern = the tree paths from its neighbours in H up to i). Each group of
+  rows of one constraint (its union of columns) is entered as a star to its smallest column,
+  which makes the whole group a clique of L."""
+  n, nefc = c.nv, c.nefc
+  adj = d.solver_Hpat
+  rowpat, colpat = d.solver_Lpat[0], d.solver_Lpat[1]
+  rownnz, colnnz, parent, mark = (d.solver_Lnnz[0], d.solver_Lnnz[1], d.solver_Lnnz[2],
+                                  d.solver_Lnnz[3])
+  for t in range(n * n):
+    adj[t] = 0
+  dof2idof, off = d.map_dof2idof, c.adr
+  for i in range(n):
+    g = c.dofs[i]
+    adr = m.M_rowadr[g]
+    for a in range(adr, adr + m.M_rownnz[g] - 1):
+      adj[i * n + dof2idof[m.M_colind[a]] - off] = 1
+  J, Jadr, Jnnz, Jcol, typ, eid = c.J, c.Jadr, c.Jnnz, c.Jcol, c.typ, c.eid
+  i = 0
+  while i < nefc:
+    j = i
+    gmin = n
+    while j < nefc and eid[j] == eid[i] and typ[j] == typ[i]:
+      if Jnnz[j] > 0 and Jcol[Jadr[j]] < gmin:
+        gmin = Jcol[Jadr[j]]
+      j += 1
+    for r in range(i, j):
+      for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
+        u = Jcol[a]
+        if u > gmin:
+          adj[u * n + gmin] = 1
+    i = j
+  for i in range(n):
+    colnnz[i] = 0
+    parent[i] = -1
+    mark[i] = -1
+  for i in range(n):
+    mark[i] = i
+    b = i * n
+    cnt = 0
+    for k in range(i):
+      if adj[b + k]:
+        j = k
+        while mark[j] != i:
+          mark[j] = i
+          rowpat[b + cnt] = j
+          cnt += 1
+          colpat[j * n + colnnz[j]] = i
+          colnnz[j] += 1
+          if parent[j] == -1:
+            parent[j] = i
+          j = parent[j]
+    for t in range(b + 1, b + cnt):   # ascending columns: the dense summation order
+      v = rowpat[t]
+      u = t - 1
+      while u >= b and rowpat[u] > v:
+        rowpat[u + 1] = rowpat[u]
+        u -= 1
+      rowpat[u + 1] = v
+    rownnz[i] = cnt
+
+
+@jit
+def _chol_update_ctx(d, mat, x, n, plus):
+  """chol_update of a context's factor (sparse pattern for n >= _SPARSE_NV)."""
+  if n >= _SPARSE_NV:
+    return chol_update_sp(mat, x, n, plus, d.solver_Lpat[1], d.solver_Lnnz[1])
+  return chol_update(mat, x, n, plus)
 
 
 @jit
 def mul_jac(d, res, vec, nefc, nv):
-  """res = efc_J vec (rows indexed by row_index into solver_Jnnz[0] / solver_Jcol)."""
-  _mul_j(d.efc_J, d.solver_Jnnz[0], d.solver_Jcol, nefc, res, vec)
+  """res = efc_J vec."""
+  _mul_j(d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind, nefc, res, vec)
 
 
 @jit
 def mul_jac_t(d, res, f, nefc, nv):
   """res = efc_J' f."""
-  _mul_jt(d.efc_J, d.solver_Jnnz[0], d.solver_Jcol, nefc, nv, res, f)
+  _mul_jt(d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind, nefc, nv, res, f)
 
 
 @jit
@@ -298,13 +455,12 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
 def constraint_update(m, d, jar, flg_cone_hessian):
   """efc_state, efc_force, qfrc_constraint = J' efc_force from jar = J qacc - aref; returns
   the constraint cost (mj_constraintUpdate)."""
-  row_index(d.efc_J, d.nefc[0], m.nv, d.solver_Jnnz[0], d.solver_Jcol)
   return _constraint_update(m, d, jar, flg_cone_hessian)
 
 
 @jit
 def _constraint_update(m, d, jar, flg_cone_hessian):
-  """constraint_update with the row index of efc_J already built."""
+  """constraint_update (kept as the name the warmstart calls)."""
   cost = constraint_update_impl(d, d.ne[0], d.nf[0], d.nefc[0], jar, flg_cone_hessian)
   mul_jac_t(d, d.qfrc_constraint, d.efc_force, d.nefc[0], m.nv)
   return cost
@@ -338,32 +494,32 @@ def _save_stats(d, island, it, improvement, gradient, lineslope, nactive, nchang
 # solver_efc rows, solver_quad, solver_int[0]) are used from index 0.
 
 Primal = collections.namedtuple(
-    "Primal", "nv ne nf nefc adr dofs J Jnnz Jcol D R floss aref typ eid force state qacc "
+    "Primal", "nv ne nf nefc adr dofs J Jadr Jnnz Jcol D R floss aref typ eid force state qacc "
     "qacc_smooth qfrc_smooth qfrc_constraint L Lcone")
 
 
 @jit
-def _mul_j(J, nnz, col, nefc, res, vec):
-  """res = J vec over rows with their row index (a context's: c.J, c.Jnnz, c.Jcol, c.nefc)."""
+def _mul_j(J, adr, nnz, col, nefc, res, vec):
+  """res = J vec for sparse rows (a context's: c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc)."""
   for i in range(nefc):
     s = 0.0
-    for a in range(nnz[i]):
-      k = col[i, a]
-      s += J[i, k] * vec[k]
+    a0 = adr[i]
+    for a in range(a0, a0 + nnz[i]):
+      s += J[a] * vec[col[a]]
     res[i] = s
 
 
 @jit
-def _mul_jt(J, nnz, col, nefc, nv, res, f):
-  """res = J' f over rows with their row index."""
+def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
+  """res = J' f for sparse rows."""
   for k in range(nv):
     res[k] = 0.0
   for i in range(nefc):
     fi = f[i]
     if fi != 0.0:
-      for a in range(nnz[i]):
-        k = col[i, a]
-        res[k] += J[i, k] * fi
+      a0 = adr[i]
+      for a in range(a0, a0 + nnz[i]):
+        res[col[a]] += J[a] * fi
 
 
 @jit
@@ -420,7 +576,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   Ma = d.solver_nv[_MA]
   cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
                                 c.state, d.solver_efc[_JAREF], flg_cone_hessian)
-  _mul_jt(c.J, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
+  _mul_jt(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
   state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
   ncone = 0
@@ -450,7 +606,11 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
   if flg_newton:
-    chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
+    if c.nv >= _SPARSE_NV:
+      chol_solve_sp(Mgrad, c.Lcone if ncone else c.L, grad, c.nv, d.solver_Lpat[0],
+                    d.solver_Lnnz[0], d.solver_Lpat[1], d.solver_Lnnz[1])
+    else:
+      chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
   else:
     _solve_m(m, d, c.dofs, c.adr, c.nv, Mgrad, grad)
 
@@ -695,7 +855,7 @@ def _primal_search(m, d, c, tolerance, ls_iterations, scale):
   gtol = tolerance * snorm / scale
   slopescl = scale / snorm
   _mul_m(m, d, c.dofs, c.adr, nv, d.solver_nv[_MV], search)
-  _mul_j(c.J, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[_JV], search)
+  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[_JV], search)
   g1, g2 = _primal_prepare(m, d, c)
   ne, nf, nefc = c.ne, c.nf, c.nefc
   floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
@@ -798,14 +958,14 @@ def _hessian_cone(m, d, c):
       for k in range(nv):
         LTJ[r, k] = 0.0
     for r in range(dim):
-      nz = c.Jnnz[i + r]
+      a0 = c.Jadr[i + r]
+      a1 = a0 + c.Jnnz[i + r]
       for q in range(r + 1):
         s = local[r, q]
-        for a in range(nz):
-          k = c.Jcol[i + r, a]
-          LTJ[q, k] += s * c.J[i + r, k]
+        for a in range(a0, a1):
+          LTJ[q, c.Jcol[a]] += s * c.J[a]
     for r in range(dim):
-      chol_update(Lcone, LTJ[r], nv, True)
+      _chol_update_ctx(d, Lcone, LTJ[r], nv, True)
     nupdate += dim
     i += dim
   return nupdate
@@ -823,24 +983,28 @@ def _factorize_hessian(m, d, c, ncone):
   for r in range(nv):
     for k in range(nv):
       L[r, k] = 0.0
-  J, nnz, col = c.J, c.Jnnz, c.Jcol
+  J, adr, nnz, col = c.J, c.Jadr, c.Jnnz, c.Jcol
   for i in range(nefc):
     di = Dh[i]
     if di == 0.0:
       continue
-    for a in range(nnz[i]):
-      r = col[i, a]
-      jr = J[i, r] * di
-      for b in range(a + 1):
-        k = col[i, b]
-        L[r, k] += jr * J[i, k]
+    a0 = adr[i]
+    for a in range(a0, a0 + nnz[i]):
+      r = col[a]
+      jr = J[a] * di
+      for b in range(a0, a + 1):
+        L[r, col[b]] += jr * J[b]
   M, dofs, dof2idof, off = d.M, c.dofs, d.map_dof2idof, c.adr
   for r in range(nv):
     g = dofs[r]
     adr = m.M_rowadr[g]
     for a in range(adr, adr + m.M_rownnz[g]):
       L[r, dof2idof[m.M_colind[a]] - off] += M[a]
-  chol_factor(L, nv, _MINVAL)
+  if nv >= _SPARSE_NV:
+    chol_factor_sp(L, nv, _MINVAL, d.solver_Lpat[0], d.solver_Lnnz[0], d.solver_Lpat[1],
+                   d.solver_Lnnz[1])
+  else:
+    chol_factor(L, nv, _MINVAL)
   if ncone:
     _hessian_cone(m, d, c)
   return nefc
@@ -852,7 +1016,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   factor loses rank (HessianIncremental); returns nupdate."""
   nv, nefc = c.nv, c.nefc
   cholupd = d.solver_nv[_CHOLUPD]
-  state, D, J, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jnnz, c.Jcol, c.L
+  state, D, J, Jadr, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jadr, c.Jnnz, c.Jcol, c.L
   nupdate = 0
   for i in range(nefc):
     old_q = oldstate[i] == _QUADRATIC
@@ -862,10 +1026,9 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
     sq = math.sqrt(D[i])
     for k in range(nv):
       cholupd[k] = 0.0
-    for a in range(Jnnz[i]):
-      k = Jcol[i, a]
-      cholupd[k] = J[i, k] * sq
-    rank = chol_update(L, cholupd, nv, new_q)
+    for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
+      cholupd[Jcol[a]] = J[a] * sq
+    rank = _chol_update_ctx(d, L, cholupd, nv, new_q)
     nupdate += 1
     if rank < nv:
       return _factorize_hessian(m, d, c, ncone)
@@ -901,7 +1064,7 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
   qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
 
   _mul_m(m, d, c.dofs, c.adr, nv, Ma, qacc)
-  _mul_j(c.J, c.Jnnz, c.Jcol, nefc, jaref, qacc)
+  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, jaref, qacc)
   for i in range(nefc):
     jaref[i] -= aref[i]
 
@@ -917,6 +1080,8 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
 
   nupdate = 0
   if not flg_done and flg_newton:
+    if nv >= _SPARSE_NV:
+      _hessian_symbolic(m, d, c)
     nupdate = _factorize_hessian(m, d, c, ncone)
     _primal_update_mgrad(m, d, c, True, ncone)
     flg_done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
@@ -1009,11 +1174,58 @@ def _pcg32_next(state):
 
 
 @jit
+def _solve_m_range(m, d, x, a, b):
+  """In place x[a:b] <- (M^-1 x)[a:b] for a dof range [a, b) of whole kinematic trees (M is
+  block diagonal by tree, so the range solves on its own): mj_solveLD restricted to it."""
+  qLD, diaginv, rowadr, rownnz, colind = d.qLD, d.qLDiagInv, m.M_rowadr, m.M_rownnz, m.M_colind
+  for i in range(b - 1, a - 1, -1):
+    xi = x[i]
+    if rownnz[i] == 1 or xi == 0.0:
+      continue
+    start = rowadr[i]
+    for t in range(start, start + rownnz[i] - 1):
+      x[colind[t]] -= qLD[t] * xi
+  for i in range(a, b):
+    x[i] *= diaginv[i]
+  for i in range(a, b):
+    n = rownnz[i] - 1
+    if n > 0:
+      start = rowadr[i]
+      s = 0.0
+      for t in range(start, start + n):
+        s += qLD[t] * x[colind[t]]
+      x[i] -= s
+
+
+@jit
 def make_minv_jt(m, d):
-  """solver_MinvJT[i] = M^-1 J_i' for every row (the dual solver's Y, kept unsquared)."""
+  """solver_MinvJT row i = M^-1 J_i' for every row (the dual solver's Y, kept unsquared), in
+  sparse rows over the dofs of the trees that J_i touches (the only nonzeros M^-1 J_i' has)."""
+  x = d.cnstr_vec
+  J, adr, nnz, col = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
+  Y, Yadr, Ynnz, Ycol = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
+  treeid, tadr, tnum = m.dof_treeid, m.tree_dofadr, m.tree_dofnum
+  y0 = 0
   for i in range(d.nefc[0]):
-    smooth.solve_m(m, d, d.solver_MinvJT[i], d.efc_J[i])
-  row_index(d.solver_MinvJT, d.nefc[0], m.nv, d.solver_Jnnz[1], d.solver_Ycol)
+    a0, a1 = adr[i], adr[i] + nnz[i]
+    Yadr[i] = y0
+    n = 0
+    a = a0
+    while a < a1:
+      t = treeid[col[a]]
+      lo, hi = tadr[t], tadr[t] + tnum[t]
+      for k in range(lo, hi):
+        x[k] = 0.0
+      while a < a1 and col[a] < hi:
+        x[col[a]] = J[a]
+        a += 1
+      _solve_m_range(m, d, x, lo, hi)
+      for k in range(lo, hi):
+        Y[y0 + n] = x[k]
+        Ycol[y0 + n] = k
+        n += 1
+    Ynnz[i] = n
+    y0 += n
 
 
 @jit
@@ -1022,22 +1234,29 @@ def _minv_jt_f(m, d, v, f):
   nv = m.nv
   for k in range(nv):
     v[k] = 0.0
-  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  Y, adr, nnz, col = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   for i in range(d.nefc[0]):
     fi = f[i]
     if fi != 0.0:
-      for a in range(nnz[i]):
-        k = col[i, a]
-        v[k] += Y[i, k] * fi
+      for a in range(adr[i], adr[i] + nnz[i]):
+        v[col[a]] += Y[a] * fi
 
 
 @jit
 def _ar_entry(d, a, b, nv):
-  """AR[a, b] = J_a M^-1 J_b' (+ R_a on the diagonal)."""
+  """AR[a, b] = J_a M^-1 J_b' (+ R_a on the diagonal): a merge of the two sorted sparse rows
+  (the product runs over J_a's nonzeros in column order, as a dense dot skipping zeros)."""
   s = 0.0
-  for t in range(d.solver_Jnnz[0, a]):
-    k = d.solver_Jcol[a, t]
-    s += d.efc_J[a, k] * d.solver_MinvJT[b, k]
+  J, Jcol, Y, Ycol = d.efc_J, d.efc_J_colind, d.solver_MinvJT, d.solver_Ycol
+  y = d.solver_Yadr[b]
+  y1 = y + d.solver_Ynnz[b]
+  a0 = d.efc_J_rowadr[a]
+  for t in range(a0, a0 + d.efc_J_rownnz[a]):
+    k = Jcol[t]
+    while y < y1 and Ycol[y] < k:
+      y += 1
+    if y < y1 and Ycol[y] == k:
+      s += J[t] * Y[y]
   if a == b:
     s += d.efc_R[a]
   return s
@@ -1052,9 +1271,9 @@ def dual_cost(m, d, f):
   s = 0.0
   for i in range(nefc):
     ari = d.efc_R[i] * f[i]
-    for a in range(d.solver_Jnnz[0, i]):
-      k = d.solver_Jcol[i, a]
-      ari += d.efc_J[i, k] * v[k]
+    a0 = d.efc_J_rowadr[i]
+    for a in range(a0, a0 + d.efc_J_rownnz[i]):
+      ari += d.efc_J[a] * v[d.efc_J_colind[a]]
     s += f[i] * d.efc_b[i] + 0.5 * f[i] * ari
   return s
 
@@ -1289,9 +1508,9 @@ def _residual(d, res, i, n, v, sub_r):
     s = d.efc_b[i + k]
     if not sub_r:
       s += d.efc_R[i + k] * d.efc_force[i + k]
-    for a in range(d.solver_Jnnz[0, i + k]):
-      c = d.solver_Jcol[i + k, a]
-      s += d.efc_J[i + k, c] * v[c]
+    a0 = d.efc_J_rowadr[i + k]
+    for a in range(a0, a0 + d.efc_J_rownnz[i + k]):
+      s += d.efc_J[a] * v[d.efc_J_colind[a]]
     res[k] = s
 
 
@@ -1302,9 +1521,9 @@ def _apply_delta(d, v, i, n, oldf):
   for k in range(n):
     dl = d.efc_force[i + k] - oldf[k]
     if dl != 0.0:
-      for a in range(d.solver_Jnnz[1, i + k]):
-        c = d.solver_Ycol[i + k, a]
-        v[c] += d.solver_MinvJT[i + k, c] * dl
+      a0 = d.solver_Yadr[i + k]
+      for a in range(a0, a0 + d.solver_Ynnz[i + k]):
+        v[d.solver_Ycol[a]] += d.solver_MinvJT[a] * dl
 
 
 @jit
@@ -1316,8 +1535,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
   s = d.solver_scratch
   bc, res, oldf, vv = s[8:14], s[16:22], s[24:30], s[32:38]
   Athis, Ac = d.solver_mat[1], d.solver_mat[2]
-  J, Jnnz, Jcol = d.efc_J, d.solver_Jnnz[0], d.solver_Jcol
-  Y, Ynnz, Ycol = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  J, Jadr, Jnnz, Jcol = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
+  Y, Yadr, Ynnz, Ycol = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   improvement = 0.0
   for bi in range(nblocks):
     c = blockstart[bi]
@@ -1326,9 +1545,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
     if dim == 1:
       # scalar row, written out: most rows take this path
       r = d.efc_b[i] + d.efc_R[i] * force[i]
-      for a in range(Jnnz[i]):
-        k = Jcol[i, a]
-        r += J[i, k] * v[k]
+      for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
+        r += J[a] * v[Jcol[a]]
       old = force[i]
       f = old - r * ARinv[i]
       if c >= ne and c < ne + nf:
@@ -1348,9 +1566,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
       improvement -= change
       dl = f - old
       if dl != 0.0:
-        for a in range(Ynnz[i]):
-          k = Ycol[i, a]
-          v[k] += Y[i, k] * dl
+        for a in range(Yadr[i], Yadr[i] + Ynnz[i]):
+          v[Ycol[a]] += Y[a] * dl
       continue
     # elliptic contact: ray update, then friction by QCQP with the normal force fixed
     _residual(d, res, i, dim, v, False)
@@ -1441,14 +1658,13 @@ def _minv_jt_rows(m, d, v, f, nefc, rows):
   """v = M^-1 J' f over rows[:nefc] (the other rows' dofs get zero)."""
   for k in range(m.nv):
     v[k] = 0.0
-  Y, nnz, col = d.solver_MinvJT, d.solver_Jnnz[1], d.solver_Ycol
+  Y, adr, nnz, col = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   for c in range(nefc):
     i = rows[c]
     fi = f[i]
     if fi != 0.0:
-      for a in range(nnz[i]):
-        k = col[i, a]
-        v[k] += Y[i, k] * fi
+      for a in range(adr[i], adr[i] + nnz[i]):
+        v[col[a]] += Y[a] * fi
 
 
 @jit
@@ -1652,7 +1868,7 @@ def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
 @jit
 def _noslip_block(d, Ac, start, n):
   """Ac = AR[start:start+n, start:start+n] - diag(R), diagonal clamped to >= 1e-10."""
-  nv = d.solver_MinvJT.shape[1]
+  nv = d.cnstr_vec.shape[0]
   for a in range(n):
     for b in range(n):
       Ac[a, b] = _ar_entry(d, start + a, start + b, nv)
@@ -1716,8 +1932,9 @@ def context_all(m, d):
   for i in range(nv):
     d.map_dof2idof[i] = i
     d.map_idof2dof[i] = i
-  return Primal(nv, d.ne[0], d.nf[0], nefc, 0, d.map_idof2dof[:nv], d.efc_J[:nefc],
-                d.solver_Jnnz[0][:nefc], d.solver_Jcol[:nefc], d.efc_D[:nefc], d.efc_R[:nefc],
+  return Primal(nv, d.ne[0], d.nf[0], nefc, 0, d.map_idof2dof[:nv], d.efc_J,
+                d.efc_J_rowadr[:nefc], d.efc_J_rownnz[:nefc], d.efc_J_colind, d.efc_D[:nefc],
+                d.efc_R[:nefc],
                 d.efc_frictionloss[:nefc], d.efc_aref[:nefc], d.efc_type[:nefc],
                 d.efc_id[:nefc], d.efc_force[:nefc], d.efc_state[:nefc], d.qacc[:nv],
                 d.qacc_smooth[:nv], d.qfrc_smooth[:nv], d.qfrc_constraint[:nv],
@@ -1726,24 +1943,28 @@ def context_all(m, d):
 
 @jit
 def context_island(m, d, k):
-  """The Primal context of island k: its rows of efc_J gathered to its dofs (iefc_J, rows in
-  island order, with their row index), views of its iefc_* rows and iacc etc. dofs."""
+  """The Primal context of island k: its rows of efc_J gathered to its dofs (iefc_J in sparse
+  rows over the island's local dofs, rows in island order; island dofs keep the model's order,
+  so columns stay ascending; islands are gathered in order, each after the previous one's
+  rows), views of its iefc_* rows and iacc etc. dofs."""
   na, n = d.island_idofadr[k], d.island_nv[k]
   ea, nr = d.island_iefcadr[k], d.island_nefc[k]
   dofs = d.map_idof2dof[na:na + n]
-  J, nnz, col = d.iefc_J[ea:ea + nr], d.solver_Jnnz[0][ea:ea + nr], d.solver_Jcol[ea:ea + nr]
-  efc_J, iefc2efc = d.efc_J, d.map_iefc2efc
+  J, adr, nnz, col = d.iefc_J, d.iefc_J_rowadr, d.iefc_J_rownnz, d.iefc_J_colind
+  efc_J, efc_adr, efc_nnz, efc_col = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
+  iefc2efc, dof2idof = d.map_iefc2efc, d.map_dof2idof
+  q = adr[ea - 1] + nnz[ea - 1] if ea > 0 else 0
   for r in range(nr):
     i = iefc2efc[ea + r]
-    cnt = 0
-    for j in range(n):
-      v = efc_J[i, dofs[j]]
-      J[r, j] = v
-      if v != 0.0:
-        col[r, cnt] = j
-        cnt += 1
-    nnz[r] = cnt
-  return Primal(n, d.island_ne[k], d.island_nf[k], nr, na, dofs, J, nnz, col,
+    adr[ea + r] = q
+    a0 = efc_adr[i]
+    for a in range(a0, a0 + efc_nnz[i]):
+      J[q] = efc_J[a]
+      col[q] = dof2idof[efc_col[a]] - na
+      q += 1
+    nnz[ea + r] = efc_nnz[i]
+  return Primal(n, d.island_ne[k], d.island_nf[k], nr, na, dofs, J, adr[ea:ea + nr],
+                nnz[ea:ea + nr], col,
                 d.iefc_D[ea:ea + nr], d.iefc_R[ea:ea + nr], d.iefc_frictionloss[ea:ea + nr],
                 d.iefc_aref[ea:ea + nr], d.iefc_type[ea:ea + nr], d.iefc_id[ea:ea + nr],
                 d.iefc_force[ea:ea + nr], d.iefc_state[ea:ea + nr], d.iacc[na:na + n],
@@ -1796,7 +2017,6 @@ def fwd_constraint(m, d):
     for i in range(nv):
       d.qacc[i] = d.qacc_smooth[i]
     return
-  row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
   mul_jac(d, d.efc_b, d.qacc_smooth, nefc, nv)
   for i in range(nefc):
     d.efc_b[i] -= d.efc_aref[i]
@@ -1830,8 +2050,6 @@ def fwd_constraint(m, d):
       d.efc_state[i] = saved[i]
   elif nisland > 0:
     _solve_primal_islands(m, d, solver == _NEWTON)
-    if noslip:  # the island contexts reused the row index of efc_J
-      row_index(d.efc_J, nefc, nv, d.solver_Jnnz[0], d.solver_Jcol)
   else:
     d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
                                    solver == _NEWTON)

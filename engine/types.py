@@ -586,7 +586,10 @@ contact_exclude i4 nconmax
 contact_efc_address i4 nconmax
 efc_type i4 njmax
 efc_id i4 njmax
-efc_J f8 njmax nv
+efc_J_rownnz i4 njmax
+efc_J_rowadr i4 njmax
+efc_J_colind i4 njmax*nv
+efc_J f8 njmax*nv
 efc_pos f8 njmax
 efc_margin f8 njmax
 efc_frictionloss f8 njmax
@@ -624,13 +627,16 @@ solver_nv f8 12 nv
 solver_efc f8 8 njmax
 solver_quad f8 3*njmax
 solver_int i4 2 njmax
-solver_MinvJT f8 njmax nv
+solver_MinvJT f8 njmax*nv
 solver_ARblk f8 njmax 6
 solver_scratch f8 256
 solver_mat f8 6 6 6
-solver_Jnnz i4 2 njmax
-solver_Jcol i4 njmax nv
-solver_Ycol i4 njmax nv
+solver_Lpat i4 2 nv*nv
+solver_Lnnz i4 4 nv
+solver_Hpat u1 nv*nv
+solver_Ynnz i4 njmax
+solver_Yadr i4 njmax
+solver_Ycol i4 njmax*nv
 nisland i4 1
 nidof i4 1
 tree_island i4 ntree
@@ -662,7 +668,10 @@ ifrc_smooth f8 nv
 ifrc_constraint f8 nv
 iacc_smooth f8 nv
 iacc f8 nv
-iefc_J f8 njmax nv
+iefc_J_rownnz i4 njmax
+iefc_J_rowadr i4 njmax
+iefc_J_colind i4 njmax*nv
+iefc_J f8 njmax*nv
 island_int i4 2 ntree
 """
 

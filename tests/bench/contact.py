@@ -5,6 +5,11 @@ Both engines start from the same settled state (MuJoCo's, after `--settle` steps
 a slow ratio can be told apart from a different amount of work.
 
     python -m tests.bench.contact [--models humanoid,walker,stacker,pile64] [--solver Newton]
+                                  [--stages]
+
+`--stages` also times stages of ours at the settled state, each in a compiled loop (no Python
+call in between): forward, fwd_position, fwd_constraint and its parts. On a shared machine
+compare ratios from the same run only: absolute times move by tens of percent with the load.
 """
 import argparse
 import os
@@ -64,12 +69,73 @@ def bench(name, nstep, settle, solver):
           (mjd.ncon, mjd.nefc, mjd.nisland, int(mjd.solver_niter.max())))
 
 
+_STAGES = None
+
+
+def _stage_kernels():
+  """Compiled loops that call one stage n times (built on first use)."""
+  global _STAGES
+  if _STAGES is None:
+    import importlib
+
+    import numba
+
+    from engine import island, solver
+    fwd = importlib.import_module("engine.forward")
+
+    def loop(stage):
+      @numba.njit
+      def run(m, d, n):
+        for _ in range(n):
+          stage(m, d)
+      return run
+
+    @numba.njit
+    def warm(m, d):
+      solver.mul_jac(d, d.efc_b, d.qacc_smooth, d.nefc[0], m.nv)
+      solver.warmstart(m, d)
+
+    _STAGES = [("forward", loop(fwd.forward)), ("fwd_position", loop(fwd.fwd_position)),
+               ("fwd_velocity", loop(fwd.fwd_velocity)),
+               ("fwd_constraint", loop(solver.fwd_constraint)),
+               ("  island", loop(island.island)), ("  efc_b + warmstart", loop(warm)),
+               ("  make_minv_jt", loop(solver.make_minv_jt))]
+  return _STAGES
+
+
+def stages(name, settle, solver, n=500):
+  """µs per call of each stage at the state after `settle` MuJoCo steps (best of 5)."""
+  import mujoco
+
+  import engine
+  from engine import interop
+  m, mjm = _load(name)
+  mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
+  m.opt.solver = int(getattr(engine.mjtSolver, solver.upper()))
+  mjd = mujoco.MjData(mjm)
+  mujoco.mj_step(mjm, mjd, settle)
+  d = engine.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  engine.forward(m, d)
+  out = []
+  for label, run in _stage_kernels():
+    run(m.struct, d.struct, 1)
+    best = float("inf")
+    for _ in range(5):
+      t = time.perf_counter()
+      run(m.struct, d.struct, n)
+      best = min(best, (time.perf_counter() - t) / n * 1e6)
+    out.append((label, best))
+  return out
+
+
 def main():
   p = argparse.ArgumentParser()
   p.add_argument("--models", default=",".join(MODELS))
   p.add_argument("--nstep", type=int, default=1000)
   p.add_argument("--settle", type=int, default=1000)
   p.add_argument("--solver", default="Newton")
+  p.add_argument("--stages", action="store_true", help="also time stages of ours")
   args = p.parse_args()
   print(f"solver {args.solver}; ncon/nefc/islands/max iterations at the end of the timed run")
   print(f"{'model':10s} {'ours µs':>9s} {'MuJoCo µs':>10s} {'ratio':>6s}  {'ours':>18s} "
@@ -77,6 +143,10 @@ def main():
   for name in args.models.split(","):
     ours, ref, wo, wr = bench(name, args.nstep, args.settle, args.solver)
     print(f"{name:10s} {ours:9.1f} {ref:10.1f} {ours / ref:6.2f}  {str(wo):>18s} {str(wr):>18s}")
+  if args.stages:
+    for name in args.models.split(","):
+      print(f"stages of {name} (µs per call): " + ", ".join(
+          f"{label.strip()} {t:.1f}" for label, t in stages(name, args.settle, args.solver)))
 
 
 if __name__ == "__main__":

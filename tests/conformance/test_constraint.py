@@ -177,7 +177,7 @@ def _errors(d, mjm, mjd):
     b = np.asarray(getattr(mjd, "efc_" + f))[:n].reshape(a.shape)
     err[f] = float(np.max(np.abs(a - b) / (1 + np.abs(b)), initial=0.0))
   J = interop.efc_J_dense(mjm, mjd)
-  err["J"] = float(np.max(np.abs(d.efc_J[:n] - J), initial=0.0))
+  err["J"] = float(np.max(np.abs(interop.efc_J_to_dense(d) - J), initial=0.0))
   nc = mjd.ncon
   err["contact_mu"] = float(np.max(np.abs(d.contact_mu[:nc] - mjd.contact.mu), initial=0.0))
   err["contact_efc_address"] = float(np.max(
