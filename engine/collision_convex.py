@@ -979,10 +979,9 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
 # most (polygonQuad's search, with the area taken in polygon order); the caps and capsules
 # use the geoms as they are, the margin only keeps vertices up to that far above the face.
 # Known residuals: where several quadrilaterals have (nearly) the same area, MuJoCo's choice
-# is not always reproduced (1 case in 5 to 8 of a cap on a face); a capsule tilted on a cap
-# gets points ~1e-4 off MuJoCo's. The scratch `mc` holds the clipping face (rows _MC_FACE..),
-# its side planes (_MC_PN..) and two polygon buffers (_MC_POLY..); `mcd` the side planes'
-# offsets.
+# is not always reproduced (1 case in 5 to 8 of a cap on a face). The scratch `mc` holds the
+# clipping face (rows _MC_FACE..), its side planes (_MC_PN..) and two polygon buffers
+# (_MC_POLY..); `mcd` the side planes' offsets.
 
 
 @jit
@@ -1481,8 +1480,13 @@ def _multi_capsule(objs, pt, sx, type2, c0, c1, c2, margin, dist_out, pos_out, f
   # the segment starts at the end of GJK's first simplex vertex (box), at local -z (cap)
   if type2 == _BOX and _local_point(objs, 0, sx[0, 3], sx[0, 4], sx[0, 5])[2] > 0:
     h = -h
+  # the ends' points: moved by the radius against the face normal; on a cap the axial part
+  # of that move is half the margin along the normal instead (as MuJoCo 4.0's results show)
+  ax = 0.0
+  if type2 != _BOX:
+    ax = (rad + 0.5 * objs[0, _MARGIN]) * _dot(a0, a1, a2, m0, m1, m2)
   for r in range(3):
-    base = objs[0, _POS + r] - rad * (m0, m1, m2)[r]
+    base = objs[0, _POS + r] - rad * (m0, m1, m2)[r] + ax * (a0, a1, a2)[r]
     mc[_MC_POLY, r] = base - h * (a0, a1, a2)[r]
     mc[_MC_POLY + 1, r] = base + h * (a0, a1, a2)[r]
   return _polygon_clip_plane(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,

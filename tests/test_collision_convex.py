@@ -399,12 +399,15 @@ _CAPSULE = 'type="capsule" size=".05 .15"'
   ('type="box" size=".3 .3 .1"', [0.25, 0.02, 0.149], 0, 0.0, 2),     # over the edge
   ('type="cylinder" size=".3 .1"', [0.01, 0.02, 0.149], 0, 0.0, 2),
   ('type="cylinder" size=".3 .1"', [0.01, 0.02, 0.152], 0, 0.005, 2),
+  ('type="cylinder" size=".3 .1"', [0.01, 0.02, 0.149], 2, 0.0, 1),
+  ('type="cylinder" size=".3 .1"', [0.01, 0.02, 0.149], 2, 0.02, 2),
+  ('type="cylinder" size=".3 .1"', [0.01, 0.02, 0.149], -4.9, 0.02, 2),
+  ('type="cylinder" size=".3 .1"', [0.01, 0.02, 0.149], 5.2, 0.02, 1),  # past the tolerance
   ('type="cylinder" size=".3 .1"', [0.25, 0.02, 0.149], 0, 0.0, 2),
 ])
 def test_capsule_on_face(geom2, pos1, tilt, margin, ncon):
   """A capsule lying on a box face or a cylinder cap: MuJoCo 4.0 clips its segment by the
-  face (two contacts, or one where the other end is above the face beyond the margin).
-  Known gap: a capsule tilted on a cap (4.0 samples other points of its ends, ~1e-4 off)."""
+  face (two contacts, or one where the other end is above the face beyond the margin)."""
   m, d = _scene(_CAPSULE, geom2, pos1, _quat(17, 90 + tilt, 107), [1, 0, 0, 0], margin)
   n, err = _max_error(m, d)
   assert n == d.ncon == ncon
