@@ -973,8 +973,8 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
 # MuJoCo 4.0's single-shot multicontact, reconstructed from its results (no source available):
 # after EPA, a segment lying on a flat face is clipped by the face (Sutherland-Hodgman, as
 # MuJoCo's polygonClip) into two contacts: a cylinder's side on a box face or on the other
-# cylinder's cap, a box edge on a cylinder cap, a capsule's segment on a box face or a cap
-# (after GJK: the capsule's core). A cylinder cap (MuJoCo 4.0's 16-gon) flat on a box face or
+# cylinder's cap, a box edge on a cylinder cap, a capsule's segment on a cylinder cap (after
+# GJK on the capsule's core). A cylinder cap (MuJoCo 4.0's 16-gon) flat on a box face or
 # on another cap clips that face, projected onto the cap's plane, and keeps four vertices at
 # most (polygonQuad's search, with the area taken in polygon order); the caps and capsules
 # use the geoms as they are, the margin only keeps vertices up to that far above the face.
@@ -1097,7 +1097,7 @@ def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
   Returns the contact count (0: nothing left)."""
   return _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
                              icon, mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], n0, n1,
-                             n2, False, False, dist_out, pos_out, frame_out)
+                             n2, False, dist_out, pos_out, frame_out)
 
 
 @_inline
@@ -1153,16 +1153,14 @@ def _polygon_quad(mc, poly, npoly):
 
 @jit
 def _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin, icon,
-                        q0, q1, q2, m0, m1, m2, raw, keep_order, dist_out, pos_out,
-                        frame_out):
+                        q0, q1, q2, m0, m1, m2, raw, dist_out, pos_out, frame_out):
   """`_polygon_clip` with the depth measured from another plane (point q, normal m) than the
   clipping face's: vertices above it are dropped, the others' distance to it is the contact
   distance. More than four vertices are reduced to four (`_polygon_quad`).
 
   `raw`: the faces are the geoms' own, not inflated by the margin (MuJoCo 4.0's caps):
   vertices up to `margin` above the plane stay, the witness is the vertex's projection on
-  the plane (v - dist m), the distance is the signed one and the normal is r.
-  `keep_order`: a clipped segment's two contacts in the order of its ends (capsules)."""
+  the plane (v - dist m), the distance is the signed one and the normal is r."""
   if nface1 < 3:
     return 0
   # side planes of the clipping face
@@ -1181,10 +1179,6 @@ def _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, m
   poly = _MC_POLY
   clip = _MC_POLY + _MC_POLYMAX
   npoly = nface2
-  # a segment's direction: its clipped ends keep their order along it
-  s0 = mc[poly + 1, 0] - mc[poly, 0]
-  s1 = mc[poly + 1, 1] - mc[poly, 1]
-  s2 = mc[poly + 1, 2] - mc[poly, 2]
   for e in range(nface1):
     ncl = 0
     pn = _MC_PN + e
@@ -1250,10 +1244,6 @@ def _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, m
           best1, best2 = i, j
     first, second = best1, best2
     npoly = 2
-  if keep_order and nface2 == 2 and npoly == 2:
-    if _dot(mc[poly + second, 0] - mc[poly + first, 0], mc[poly + second, 1] - mc[poly + first, 1],
-            mc[poly + second, 2] - mc[poly + first, 2], s0, s1, s2) < 0:
-      first, second = second, first
 
   for k in range(npoly):
     row = poly + k
@@ -1365,8 +1355,7 @@ def _cap_clip_projected(mc, mcd, objs, k, top, npoly, q0, q1, q2, m0, m1, m2, ma
     mc[row, 1] -= h * n1
     mc[row, 2] -= h * n2
   return _polygon_clip_plane(mc, mcd, nface1, npoly, n0, n1, n2, -m0, -m1, -m2, True, margin,
-                             0, q0, q1, q2, m0, m1, m2, True, False, dist_out, pos_out,
-                             frame_out)
+                             0, q0, q1, q2, m0, m1, m2, True, dist_out, pos_out, frame_out)
 
 
 @jit
@@ -1446,52 +1435,41 @@ def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out
 
 
 @jit
-def _multi_capsule(objs, pt, sx, type2, c0, c1, c2, margin, dist_out, pos_out, frame_out):
-  """Contacts of a capsule (object 0) lying on a box face or a cylinder cap (object 1), c the
-  single contact's normal (MuJoCo 4.0): the capsule's segment, moved by its radius towards
-  the face, clipped by the face; ends up to `margin` above the face stay. A box face takes
-  the capsule at any angle (the far end is then pruned by the margin), a cap only within the
-  edge tolerance. On a box the clipped ends keep the segment's order (as MuJoCo's results
-  show; on a cap they come in clipping order). 0 when the contact is on no such face."""
+def _multi_capsule(objs, pt, c0, c1, c2, margin, dist_out, pos_out, frame_out):
+  """Contacts of a capsule (object 0) lying on a cylinder's cap (object 1), c the single
+  contact's normal (MuJoCo 4.0): the capsule's segment, moved towards the cap, clipped by the
+  cap's 16-gon; ends up to `margin` above the cap stay. The capsule's axis must be within
+  the edge tolerance of the cap's plane. 0 when the contact is on no cap. (Capsule-box
+  pairs go to MuJoCo's analytic mjc_CapsuleBox, not here.)"""
   mc, mcd = pt[11], pt[12]
-  if type2 == _BOX:
-    f = _box_normals2(objs[1, _MAT:_MAT + 9], -c0, -c1, -c2)
-    if f < 0:
-      return 0
-    m0, m1, m2 = _face_normal(objs[1, _MAT:_MAT + 9], f)
-    nface1 = _box_face(mc, objs, 1, f)
+  b0, b1, b2 = objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8]
+  dc = -_dot(b0, b1, b2, c0, c1, c2)
+  if dc > _FACE_TOL:
+    top = True
+  elif dc < -_FACE_TOL:
+    top = False
   else:
-    b0, b1, b2 = objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8]
-    dc = -_dot(b0, b1, b2, c0, c1, c2)
-    if dc > _FACE_TOL:
-      top = True
-    elif dc < -_FACE_TOL:
-      top = False
-    else:
-      return 0
-    s = 1.0 if top else -1.0
-    m0, m1, m2 = s * b0, s * b1, s * b2
-    nface1 = _cap_polygon(mc, objs, 1, top, False)
-  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
-  if type2 != _BOX and abs(_dot(a0, a1, a2, m0, m1, m2)) >= _EDGE_TOL:
     return 0
+  s = 1.0 if top else -1.0
+  m0, m1, m2 = s * b0, s * b1, s * b2
+  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
+  ma = _dot(a0, a1, a2, m0, m1, m2)
+  if abs(ma) >= _EDGE_TOL:
+    return 0
+  nface1 = _cap_polygon(mc, objs, 1, top, False)
   rad = objs[0, _SIZE]
   h = objs[0, _SIZE + 1]
-  # the segment starts at the end of GJK's first simplex vertex (box), at local -z (cap)
-  if type2 == _BOX and _local_point(objs, 0, sx[0, 3], sx[0, 4], sx[0, 5])[2] > 0:
-    h = -h
-  # the ends' points: moved by the radius against the face normal; on a cap the axial part
-  # of that move is half the margin along the normal instead (as MuJoCo 4.0's results show)
-  ax = 0.0
-  if type2 != _BOX:
-    ax = (rad + 0.5 * objs[0, _MARGIN]) * _dot(a0, a1, a2, m0, m1, m2)
+  # the ends' points (local -z end first): moved by the radius against the cap's normal
+  # across the axis, and by half the margin along the normal's axial part (as MuJoCo 4.0's
+  # results show)
+  ax = (rad + 0.5 * objs[0, _MARGIN]) * ma
   for r in range(3):
     base = objs[0, _POS + r] - rad * (m0, m1, m2)[r] + ax * (a0, a1, a2)[r]
     mc[_MC_POLY, r] = base - h * (a0, a1, a2)[r]
     mc[_MC_POLY + 1, r] = base + h * (a0, a1, a2)[r]
   return _polygon_clip_plane(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
                              mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
-                             True, type2 == _BOX, dist_out, pos_out, frame_out)
+                             True, dist_out, pos_out, frame_out)
 
 
 @jit
@@ -1809,7 +1787,7 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
                    ccd_iterations, margin, 0, dist, pos, frame)
 
   # MuJoCo 4.0's single-shot multicontact replaces it where a segment or a cap lies on a
-  # face (cylinders and capsules on boxes and cylinders)
+  # face (cylinders on boxes and cylinders, capsules on cylinders)
   if n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CYLINDER:
     if cnt[4] < 0 and margin > 0 and (type2 == _BOX or type2 == _CYLINDER):
       _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
@@ -1822,9 +1800,9 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
     if nmulti > 0:
       n = nmulti
   elif (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CAPSULE
-        and (type2 == _BOX or type2 == _CYLINDER)):
-    nmulti = _multi_capsule(objs, pt, sx, type2, frame[0, 0], frame[0, 1], frame[0, 2],
-                            margin, dist, pos, frame)
+        and type2 == _CYLINDER):
+    nmulti = _multi_capsule(objs, pt, frame[0, 0], frame[0, 1], frame[0, 2], margin, dist,
+                            pos, frame)
     if nmulti > 0:
       n = nmulti
   return n
@@ -1837,7 +1815,7 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
 
   type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
   m.opt.disableflags: unless MULTICCD or NATIVECCD is disabled, cylinder-box,
-  cylinder-cylinder, capsule-box and capsule-cylinder pairs may get up to four contacts
+  cylinder-cylinder and capsule-cylinder pairs may get up to four contacts
   (MuJoCo 4.0's single-shot multicontact); the libccd path (NATIVECCD disabled) is not
   implemented.
   Writes dist (50,), pos (50, 3) and the normal (geom1 to geom2) in frame[i, 0:3], zero
