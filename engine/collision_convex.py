@@ -1,9 +1,9 @@
 """General convex narrowphase, as MuJoCo's engine_collision_convex.c and engine_collision_gjk.c.
 
 mjc_Convex (GJK, then EPA on penetration, then MuJoCo 4.0's single-shot multicontact for
-cylinders, see the multicontact section) and mjc_PlaneConvex for primitive geoms: sphere,
-capsule, ellipsoid, cylinder, box. Meshes are not handled yet; the support dispatch
-(`_support`) is where they go.
+cylinders and capsules, see the multicontact section) and mjc_PlaneConvex for primitive
+geoms: sphere, capsule, ellipsoid, cylinder, box. Meshes are not handled yet; the support
+dispatch (`_support`) is where they go.
 
 Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
 (float64, 16 columns: size[0:3], pos[3:6], mat[6:15], margin[15]) and one row of `objt`
@@ -972,11 +972,16 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
 # --------------------------------------- multicontact -------------------------------------------
 # MuJoCo 4.0's single-shot multicontact, reconstructed from its results (no source available):
 # after EPA, a segment lying on a flat face is clipped by the face (Sutherland-Hodgman, as
-# MuJoCo's polygonClip) into two contacts. Handled: a cylinder's side on a box face or on the
-# other cylinder's cap, and a box edge on a cylinder cap; a cylinder cap is a 16-gon. Not
-# handled (the EPA contact stands): cap on face (4 contacts), capsules. The scratch `mc`
-# holds the clipping face (rows _MC_FACE..), its side planes (_MC_PN..) and two polygon
-# buffers (_MC_POLY..); `mcd` the side planes' offsets.
+# MuJoCo's polygonClip) into two contacts: a cylinder's side on a box face or on the other
+# cylinder's cap, a box edge on a cylinder cap, a capsule's segment on a cylinder cap (after
+# GJK on the capsule's core). A cylinder cap (MuJoCo 4.0's 16-gon) flat on a box face or
+# on another cap clips that face, projected onto the cap's plane, and keeps four vertices at
+# most (polygonQuad's search, with the area taken in polygon order); the caps and capsules
+# use the geoms as they are, the margin only keeps vertices up to that far above the face.
+# Known residuals: where several quadrilaterals have (nearly) the same area, MuJoCo's choice
+# is not always reproduced (1 case in 5 to 8 of a cap on a face). The scratch `mc` holds the
+# clipping face (rows _MC_FACE..), its side planes (_MC_PN..) and two polygon buffers
+# (_MC_POLY..); `mcd` the side planes' offsets.
 
 
 @jit
@@ -1090,6 +1095,72 @@ def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
   (nface1 corners, normal n) and write one contact per remaining vertex, the witness on the
   face found along -|dist| r (MuJoCo's polygonClip); `swap` exchanges the two witnesses.
   Returns the contact count (0: nothing left)."""
+  return _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
+                             icon, mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], n0, n1,
+                             n2, False, dist_out, pos_out, frame_out)
+
+
+@_inline
+def _area4(mc, a, b, c, d):
+  """Area of the quadrilateral of rows a, b, c, d (in this order): |(c - a) x (d - b)| / 2."""
+  x0, x1, x2 = _cross(mc[c, 0] - mc[a, 0], mc[c, 1] - mc[a, 1], mc[c, 2] - mc[a, 2],
+                      mc[d, 0] - mc[b, 0], mc[d, 1] - mc[b, 1], mc[d, 2] - mc[b, 2])
+  return 0.5 * math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+
+
+@jit
+def _polygon_quad(mc, poly, npoly):
+  """Four vertices (offsets from row poly) of a polygon spanning a large quadrilateral:
+  MuJoCo's polygonQuad local search (grow d, then c, then b while the area grows, for each
+  start a), with the area of the quadrilateral taken in polygon order (as MuJoCo 4.0's
+  choices show; 3.x's area4 took another vertex order)."""
+  a, b, c, d = 0, 1, 2, 3
+  r0, r1, r2, r3 = a, b, c, d
+  m = _area4(mc, poly + a, poly + b, poly + c, poly + d)
+  for a in range(npoly):
+    while True:
+      dn = d + 1 if d < npoly - 1 else 0
+      mn = _area4(mc, poly + a, poly + b, poly + c, poly + dn)
+      if mn <= m:
+        break
+      m = mn
+      d = dn
+      r0, r1, r2, r3 = a, b, c, d
+      while True:
+        cn = c + 1 if c < npoly - 1 else 0
+        mn = _area4(mc, poly + a, poly + b, poly + cn, poly + d)
+        if mn <= m:
+          break
+        m = mn
+        c = cn
+        r0, r1, r2, r3 = a, b, c, d
+      while True:
+        bn = b + 1 if b < npoly - 1 else 0
+        mn = _area4(mc, poly + a, poly + bn, poly + c, poly + d)
+        if mn <= m:
+          break
+        m = mn
+        b = bn
+        r0, r1, r2, r3 = a, b, c, d
+    if b == a:
+      b = b + 1 if b < npoly - 1 else 0
+      if c == b:
+        c = c + 1 if c < npoly - 1 else 0
+        if d == c:
+          d = d + 1 if d < npoly - 1 else 0
+  return r0, r1, r2, r3
+
+
+@jit
+def _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin, icon,
+                        q0, q1, q2, m0, m1, m2, raw, dist_out, pos_out, frame_out):
+  """`_polygon_clip` with the depth measured from another plane (point q, normal m) than the
+  clipping face's: vertices above it are dropped, the others' distance to it is the contact
+  distance. More than four vertices are reduced to four (`_polygon_quad`).
+
+  `raw`: the faces are the geoms' own, not inflated by the margin (MuJoCo 4.0's caps):
+  vertices up to `margin` above the plane stay, the witness is the vertex's projection on
+  the plane (v - dist m), the distance is the signed one and the normal is r."""
   if nface1 < 3:
     return 0
   # side planes of the clipping face
@@ -1097,10 +1168,10 @@ def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
     a = _MC_FACE + i
     b = _MC_FACE + (i + 1 if i < nface1 - 1 else 0)
     e0, e1, e2 = mc[b, 0] - mc[a, 0], mc[b, 1] - mc[a, 1], mc[b, 2] - mc[a, 2]
-    q0 = (mc[a, 0] + n0) - mc[a, 0]  # (v1 + n) - v1, as MuJoCo computes it
-    q1 = (mc[a, 1] + n1) - mc[a, 1]
-    q2 = (mc[a, 2] + n2) - mc[a, 2]
-    c0, c1, c2 = _cross(e0, e1, e2, q0, q1, q2)
+    u0 = (mc[a, 0] + n0) - mc[a, 0]  # (v1 + n) - v1, as MuJoCo computes it
+    u1 = (mc[a, 1] + n1) - mc[a, 1]
+    u2 = (mc[a, 2] + n2) - mc[a, 2]
+    c0, c1, c2 = _cross(e0, e1, e2, u0, u1, u2)
     c0, c1, c2, _ = _normalize(c0, c1, c2)
     mc[_MC_PN + i, 0], mc[_MC_PN + i, 1], mc[_MC_PN + i, 2] = c0, c1, c2
     mcd[i] = _dot(c0, c1, c2, mc[a, 0], mc[a, 1], mc[a, 2])
@@ -1141,11 +1212,11 @@ def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
     npoly = ncl
 
   # drop vertices outside the face
-  m = npoly
+  mpoly = npoly
   npoly = 0
-  for i in range(m):
-    if _dot(mc[poly + i, 0] - mc[_MC_FACE, 0], mc[poly + i, 1] - mc[_MC_FACE, 1],
-            mc[poly + i, 2] - mc[_MC_FACE, 2], n0, n1, n2) <= 0:
+  for i in range(mpoly):
+    if _dot(mc[poly + i, 0] - q0, mc[poly + i, 1] - q1, mc[poly + i, 2] - q2,
+            m0, m1, m2) <= (margin if raw else 0.0):
       if npoly != i:
         for r in range(3):
           mc[poly + npoly, r] = mc[poly + i, r]
@@ -1153,9 +1224,13 @@ def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
   if npoly < 1:
     return 0
 
-  # a clipped edge keeps its two most distant points
-  first, second = 0, 1
-  if nface2 == 2 and npoly > 2:
+  # more than four vertices: a large quadrilateral of them; a clipped edge keeps its two
+  # most distant points
+  first, second, third, fourth = 0, 1, 2, 3
+  if npoly > 4:
+    first, second, third, fourth = _polygon_quad(mc, poly, npoly)
+    npoly = 4
+  elif nface2 == 2 and npoly > 2:
     best1, best2 = 0, 1
     dmax = 0.0
     for i in range(npoly):
@@ -1176,20 +1251,27 @@ def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
       row = poly + first
     elif k == 1:
       row = poly + second
+    elif k == 2:
+      row = poly + third
+    elif k == 3:
+      row = poly + fourth
     v0, v1, v2 = mc[row, 0], mc[row, 1], mc[row, 2]
-    dist = _dot(v0 - mc[_MC_FACE, 0], v1 - mc[_MC_FACE, 1], v2 - mc[_MC_FACE, 2], n0, n1, n2)
-    ad = abs(dist)
+    dist = _dot(v0 - q0, v1 - q1, v2 - q2, m0, m1, m2)
+    ad = -dist if raw else abs(dist)
     w0, w1, w2 = v0 - ad * r0, v1 - ad * r1, v2 - ad * r2
     if swap:
       a0, a1, a2, b0, b1, b2 = v0, v1, v2, w0, w1, w2
     else:
       a0, a1, a2, b0, b1, b2 = w0, w1, w2, v0, v1, v2
     c = icon + k
-    dist_out[c] = margin + dist
+    dist_out[c] = dist if raw else margin + dist
     pos_out[c, 0] = (a0 + b0) * 0.5
     pos_out[c, 1] = (a1 + b1) * 0.5
     pos_out[c, 2] = (a2 + b2) * 0.5
-    x0, x1, x2, _ = _normalize(a0 - b0, a1 - b1, a2 - b2)
+    if raw:
+      x0, x1, x2 = (r0, r1, r2) if swap else (-r0, -r1, -r2)
+    else:
+      x0, x1, x2, _ = _normalize(a0 - b0, a1 - b1, a2 - b2)
     frame_out[c, 0], frame_out[c, 1], frame_out[c, 2] = x0, x1, x2
     frame_out[c, 3] = frame_out[c, 4] = frame_out[c, 5] = 0.0
   return npoly
@@ -1232,13 +1314,14 @@ def _side_segment(mc, objs, k, p0, p1, p2, m0, m1, m2):
 
 
 @jit
-def _cap_polygon(mc, objs, k, top):
+def _cap_polygon(mc, objs, k, top, inflate=True):
   """The cap of cylinder k as MuJoCo 4.0's 16-gon, clockwise about the cap's outer normal
-  and starting at local angle 0, into the face rows; inflated by half the margin."""
+  and starting at local angle 0, into the face rows; inflated by half the margin unless
+  `inflate` is false."""
   r = objs[k, _SIZE]
   h = objs[k, _SIZE + 1] if top else -objs[k, _SIZE + 1]
   s = -1.0 if top else 1.0
-  hm = 0.5 * objs[k, _MARGIN]
+  hm = 0.5 * objs[k, _MARGIN] if inflate else 0.0
   ax = (objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8])
   for i in range(16):
     ang = s * i * (math.pi / 8)
@@ -1251,6 +1334,58 @@ def _cap_polygon(mc, objs, k, top):
         v += (hm if top else -hm) * ax[c]
       mc[_MC_FACE + i, c] = v
   return 16
+
+
+@jit
+def _cap_clip_projected(mc, mcd, objs, k, top, npoly, q0, q1, q2, m0, m1, m2, margin,
+                        dist_out, pos_out, frame_out):
+  """A face (npoly rows in the first polygon buffer, plane through q with outer normal m)
+  facing the cap of cylinder k (object 0 in the pair): MuJoCo 4.0 projects the face onto
+  the cap's plane along the cap's normal, clips it by the cap's 16-gon, measures depths from
+  the face's plane and keeps four vertices at most (`_polygon_quad`). The geoms are taken
+  as they are: the margin only keeps vertices up to that far above the face."""
+  nface1 = _cap_polygon(mc, objs, k, top, False)
+  s = 1.0 if top else -1.0
+  n0, n1, n2 = s * objs[k, _MAT + 2], s * objs[k, _MAT + 5], s * objs[k, _MAT + 8]
+  c0, c1, c2 = mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2]
+  for i in range(npoly):
+    row = _MC_POLY + i
+    h = _dot(mc[row, 0] - c0, mc[row, 1] - c1, mc[row, 2] - c2, n0, n1, n2)
+    mc[row, 0] -= h * n0
+    mc[row, 1] -= h * n1
+    mc[row, 2] -= h * n2
+  return _polygon_clip_plane(mc, mcd, nface1, npoly, n0, n1, n2, -m0, -m1, -m2, True, margin,
+                             0, q0, q1, q2, m0, m1, m2, True, dist_out, pos_out, frame_out)
+
+
+@jit
+def _cap_on_box_face(objs, pt, top, f, margin, dist_out, pos_out, frame_out):
+  """The cap of cylinder 0 flat on face f of box 1: up to four contacts."""
+  mc, mcd = pt[11], pt[12]
+  bmat = objs[1, _MAT:_MAT + 9]
+  m0, m1, m2 = _face_normal(bmat, f)
+  nface = _box_face(mc, objs, 1, f)
+  for i in range(nface):
+    for r in range(3):
+      mc[_MC_POLY + i, r] = mc[_MC_FACE + i, r]
+  q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
+  return _cap_clip_projected(mc, mcd, objs, 0, top, nface, q0, q1, q2, m0, m1, m2, margin,
+                             dist_out, pos_out, frame_out)
+
+
+@jit
+def _cap_on_cap(objs, pt, top1, top2, margin, dist_out, pos_out, frame_out):
+  """The caps of two cylinders flat on each other: up to four contacts."""
+  mc, mcd = pt[11], pt[12]
+  nface = _cap_polygon(mc, objs, 1, top2, False)
+  for i in range(nface):
+    for r in range(3):
+      mc[_MC_POLY + i, r] = mc[_MC_FACE + i, r]
+  s = 1.0 if top2 else -1.0
+  m0, m1, m2 = s * objs[1, _MAT + 2], s * objs[1, _MAT + 5], s * objs[1, _MAT + 8]
+  q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
+  return _cap_clip_projected(mc, mcd, objs, 0, top1, nface, q0, q1, q2, m0, m1, m2, margin,
+                             dist_out, pos_out, frame_out)
 
 
 @jit
@@ -1279,7 +1414,7 @@ def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out
   a2 = (objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8])
   dot12 = _dot(a1[0], a1[1], a1[2], a2[0], a2[1], a2[2])
   if s1 * s2 * dot12 < -_FACE_TOL:
-    return 0  # caps face to face: not handled yet
+    return _cap_on_cap(objs, pt, top1, top2, margin, dist_out, pos_out, frame_out)
   a = fvert[face, 0]
   if not mixed1 and mixed2 and abs(s1 * dot12) < _EDGE_TOL:
     # side of cylinder 2 on the cap of cylinder 1
@@ -1297,6 +1432,44 @@ def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out
                          dist_out, pos_out, frame_out)
   return 0
 
+
+
+@jit
+def _multi_capsule(objs, pt, c0, c1, c2, margin, dist_out, pos_out, frame_out):
+  """Contacts of a capsule (object 0) lying on a cylinder's cap (object 1), c the single
+  contact's normal (MuJoCo 4.0): the capsule's segment, moved towards the cap, clipped by the
+  cap's 16-gon; ends up to `margin` above the cap stay. The capsule's axis must be within
+  the edge tolerance of the cap's plane. 0 when the contact is on no cap. (Capsule-box
+  pairs go to MuJoCo's analytic mjc_CapsuleBox, not here.)"""
+  mc, mcd = pt[11], pt[12]
+  b0, b1, b2 = objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8]
+  dc = -_dot(b0, b1, b2, c0, c1, c2)
+  if dc > _FACE_TOL:
+    top = True
+  elif dc < -_FACE_TOL:
+    top = False
+  else:
+    return 0
+  s = 1.0 if top else -1.0
+  m0, m1, m2 = s * b0, s * b1, s * b2
+  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
+  ma = _dot(a0, a1, a2, m0, m1, m2)
+  if abs(ma) >= _EDGE_TOL:
+    return 0
+  nface1 = _cap_polygon(mc, objs, 1, top, False)
+  rad = objs[0, _SIZE]
+  h = objs[0, _SIZE + 1]
+  # the ends' points (local -z end first): moved by the radius against the cap's normal
+  # across the axis, and by half the margin along the normal's axial part (as MuJoCo 4.0's
+  # results show)
+  ax = (rad + 0.5 * objs[0, _MARGIN]) * ma
+  for r in range(3):
+    base = objs[0, _POS + r] - rad * (m0, m1, m2)[r] + ax * (a0, a1, a2)[r]
+    mc[_MC_POLY, r] = base - h * (a0, a1, a2)[r]
+    mc[_MC_POLY + 1, r] = base + h * (a0, a1, a2)[r]
+  return _polygon_clip_plane(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
+                             mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
+                             True, dist_out, pos_out, frame_out)
 
 
 @jit
@@ -1383,11 +1556,12 @@ def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out)
   lz = _local_point(objs, 0, pv[a, 3], pv[a, 4], pv[a, 5])[2]
   cs = 1.0 if lz > 0 else -1.0
 
-  # a cap facing a box face: flat face contact, not handled yet
+  # a cap facing a box face
   for i in range(nf):
     m0, m1, m2 = _face_normal(bmat, faces[i])
     if _dot(cs * ax0, cs * ax1, cs * ax2, m0, m1, m2) < -_FACE_TOL:
-      return 0
+      return _cap_on_box_face(objs, pt, lz > 0, faces[i], margin, dist_out, pos_out,
+                              frame_out)
 
   # the cylinder's side parallel to a box face
   j = -1
@@ -1547,6 +1721,29 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
 
 
 @jit
+def _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations):
+  """GJK and EPA on the geoms inflated by their margins, for the EPA face (cnt[4], -1 when
+  there is none) that multicontact reads: `_ccd` skips EPA where the geoms themselves are
+  apart, yet MuJoCo 4.0 gives margin contacts of flat features several points."""
+  cnt[4] = -1
+  for j in range(3):
+    xw[j] = objs[0, _POS + j]
+    xw[3 + j] = objs[1, _POS + j]
+  dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
+                                       max_iterations, 0.0)
+  if dist <= tolerance and nsimplex > 1 and not separated:
+    cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
+    if nsimplex == 2:
+      ret = _polytope2(pt, cnt, ctr, sx, si, objs, objt)
+    elif nsimplex == 3:
+      ret = _polytope3(pt, cnt, ctr, sx, si, objs, objt)
+    else:
+      ret = _polytope4(pt, cnt, ctr, sx, si, objs, objt)
+    if ret == 0:
+      _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
+
+
+@jit
 def _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations,
                  margin, icon, dist_out, pos_out, frame_out):
   """MuJoCo's mjc_penetration (native CCD): writes at most one contact at row icon."""
@@ -1589,14 +1786,23 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
   n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                    ccd_iterations, margin, 0, dist, pos, frame)
 
-  # MuJoCo 4.0's single-shot multicontact replaces it where a segment lies on a face
-  # (cylinder-box and cylinder-cylinder so far)
+  # MuJoCo 4.0's single-shot multicontact replaces it where a segment or a cap lies on a
+  # face (cylinders on boxes and cylinders, capsules on cylinders)
   if n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CYLINDER:
+    if cnt[4] < 0 and margin > 0 and (type2 == _BOX or type2 == _CYLINDER):
+      _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                    ccd_iterations)
     nmulti = 0
     if type2 == _BOX:
       nmulti = _multi_cylinder_box(objs, xw, cnt, pt, margin, dist, pos, frame)
     elif type2 == _CYLINDER:
       nmulti = _multi_cylinder_cylinder(objs, cnt, pt, margin, dist, pos, frame)
+    if nmulti > 0:
+      n = nmulti
+  elif (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CAPSULE
+        and type2 == _CYLINDER):
+    nmulti = _multi_capsule(objs, pt, frame[0, 0], frame[0, 1], frame[0, 2], margin, dist,
+                            pos, frame)
     if nmulti > 0:
       n = nmulti
   return n
@@ -1608,9 +1814,10 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
   """MuJoCo's mjc_Convex / mjc_PlaneConvex for primitive geoms; returns the contact count.
 
   type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
-  m.opt.disableflags: unless MULTICCD or NATIVECCD is disabled, cylinder-box and
-  cylinder-cylinder pairs may get two contacts (MuJoCo 4.0's single-shot multicontact); the
-  libccd path (NATIVECCD disabled) is not implemented.
+  m.opt.disableflags: unless MULTICCD or NATIVECCD is disabled, cylinder-box,
+  cylinder-cylinder and capsule-cylinder pairs may get up to four contacts
+  (MuJoCo 4.0's single-shot multicontact); the libccd path (NATIVECCD disabled) is not
+  implemented.
   Writes dist (50,), pos (50, 3) and the normal (geom1 to geom2) in frame[i, 0:3], zero
   tangent in frame[i, 3:6]. Allocates its work buffers; the driver can call
   `collide_convex_work` with preallocated ones instead (sizes from `work_sizes`)."""
