@@ -48,7 +48,7 @@ _FRAMELINACC, _FRAMEANGACC = int(S.FRAMELINACC), int(S.FRAMEANGACC)
 _SUBTREECOM, _SUBTREELINVEL, _SUBTREEANGMOM = (int(S.SUBTREECOM), int(S.SUBTREELINVEL),
                                                int(S.SUBTREEANGMOM))
 _E_POTENTIAL, _E_KINETIC, _CLOCK = int(S.E_POTENTIAL), int(S.E_KINETIC), int(S.CLOCK)
-_RANGEFINDER = int(S.RANGEFINDER)
+_RANGEFINDER, _INSIDESITE = int(S.RANGEFINDER), int(S.INSIDESITE)
 
 
 # ------------------------------------------------------------------------ frames of objects
@@ -391,6 +391,29 @@ def ray(m, d, pnt, vec, bodyexclude):
   return dist
 
 
+@jit
+def inside_geom(pos, mat, size, gtype, p0, p1, p2):
+  """Whether point p lies strictly inside a sphere/capsule/ellipsoid/cylinder/box
+  (mju_insideGeom)."""
+  v0, v1, v2 = p0 - pos[0], p1 - pos[1], p2 - pos[2]
+  if gtype == _SPHERE:
+    return v0 * v0 + v1 * v1 + v2 * v2 < size[0] * size[0]
+  l0, l1, l2 = mm.mat_t_vec(mat, v0, v1, v2)
+  if gtype == _CAPSULE:
+    z = min(max(l2, -size[1]), size[1])
+    return l0 * l0 + l1 * l1 + (l2 - z) * (l2 - z) < size[0] * size[0]
+  if gtype == _ELLIPSOID:
+    return (l0 * l0 / (size[0] * size[0]) + l1 * l1 / (size[1] * size[1])
+            + l2 * l2 / (size[2] * size[2]) < 1)
+  if gtype == _CYLINDER:
+    return abs(l2) < size[1] and l0 * l0 + l1 * l1 < size[0] * size[0]
+  if gtype == _BOX:
+    return abs(l0) < size[0] and abs(l1) < size[1] and abs(l2) < size[2]
+  if gtype == _PLANE:
+    return l2 < 0
+  return False
+
+
 # ------------------------------------------------------------------------------- stages
 
 @jit
@@ -480,6 +503,13 @@ def sensor_pos(m, d):
         r0, r1, r2, r3 = _xquat(m, d, rt, rid)
         q0, q1, q2, q3 = mm.quat_mul(r0, -r1, -r2, -r3, q0, q1, q2, q3)
       out[0], out[1], out[2], out[3] = q0, q1, q2, q3
+    elif st == _INSIDESITE:
+      xpos, _ = _frame(m, d, ot, oid)
+      p = xpos[oid]
+      if ot == _BODY and oid > 0 and m.body_mass[oid] < 1e-15 and m.body_subtreemass[oid] >= 1e-15:
+        p = d.subtree_com[oid]   # massless parent: xipos is the body origin
+      out[0] = 1.0 if inside_geom(d.site_xpos[rid], d.site_xmat[rid], m.site_size[rid],
+                                  m.site_type[rid], p[0], p[1], p[2]) else 0.0
     elif st == _SUBTREECOM:
       _put3(out, d.subtree_com[oid, 0], d.subtree_com[oid, 1], d.subtree_com[oid, 2])
     elif st == _E_POTENTIAL:

@@ -1,7 +1,7 @@
 """MJCF <sensor> elements -> sensor_* arrays, as MuJoCo's XML reader and mjCSensor::Compile.
 
 Supported: the joint, tendon, actuator, ball, limit, frame, subtree, site (touch, imu, force,
-torque, magnetometer, rangefinder measuring distance), clock and energy sensors. Anything else is an error naming the element.
+torque, magnetometer, rangefinder measuring distance), insidesite, clock and energy sensors. Anything else is an error naming the element.
 """
 import numpy as np
 
@@ -39,9 +39,10 @@ TAGS = {
     "subtreeangmom": (S.SUBTREEANGMOM, _BODY),
     "clock": (S.CLOCK, _NONE), "e_potential": (S.E_POTENTIAL, _NONE),
     "e_kinetic": (S.E_KINETIC, _NONE), "rangefinder": (S.RANGEFINDER, _SITE),
+    "insidesite": (S.INSIDESITE, _FRAME),
 }
 # MuJoCo sensors this engine does not compute yet: a clear error, never a silent zero
-UNSUPPORTED = {"camprojection", "insidesite", "distance", "normal", "fromto",
+UNSUPPORTED = {"camprojection", "distance", "normal", "fromto",
                "contact", "tactile", "plugin", "user"}
 
 _FRAMEOBJ = {"body": O.BODY, "xbody": O.XBODY, "geom": O.GEOM, "site": O.SITE,
@@ -61,7 +62,7 @@ _DIM3 = {S.ACCELEROMETER, S.VELOCIMETER, S.GYRO, S.FORCE, S.TORQUE, S.MAGNETOMET
 
 def datatype(st):
   """mjtDataType of a sensor type (MuJoCo's sensorDatatype)."""
-  if st == S.TOUCH:
+  if st in (S.TOUCH, S.INSIDESITE):
     return t.mjtDataType.POSITIVE
   if st in (S.FRAMEXAXIS, S.FRAMEYAXIS, S.FRAMEZAXIS):
     return t.mjtDataType.AXIS
@@ -92,7 +93,9 @@ def compile_sensor(c, n):
     allowed.add("data")
   if target is _FRAME:
     allowed |= {"objtype", "objname"}
-    if st not in (S.FRAMELINACC, S.FRAMEANGACC):
+    if st == S.INSIDESITE:
+      allowed.add("site")
+    elif st not in (S.FRAMELINACC, S.FRAMEANGACC):
       allowed |= {"reftype", "refname"}
   elif target[0]:
     allowed.add(target[0])
@@ -116,7 +119,9 @@ def compile_sensor(c, n):
   if target is _FRAME:
     objtype = _frame_type(n, "objtype", required=True)
     objid = _find(c, n, objtype, "objname", required=True)
-    if "reftype" in n.attrib or "refname" in n.attrib:
+    if st == S.INSIDESITE:
+      reftype, refid = O.SITE, _find(c, n, O.SITE, "site", required=True)
+    elif "reftype" in n.attrib or "refname" in n.attrib:
       reftype = _frame_type(n, "reftype", required=True)
       refid = _find(c, n, reftype, "refname", required=True)
   else:

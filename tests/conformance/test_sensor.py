@@ -81,6 +81,8 @@ def test_sensordata_forward():
   mjd, d = mujoco.MjData(mjm), engine.make_data(m)
   touch = mjm.sensor_adr[mjm.sensor_type == int(mujoco.mjtSensor.mjSENS_TOUCH)]
   touched = np.zeros(len(touch), int)
+  inside = mjm.sensor_adr[mjm.sensor_type == int(mujoco.mjtSensor.mjSENS_INSIDESITE)]
+  inside_hits = np.zeros(len(inside), int)
   for seed in range(8):
     random_state(mjm, mjd, seed, scale=0.3)
     mjd.qpos[2] = 0.09
@@ -90,12 +92,15 @@ def test_sensordata_forward():
     engine.forward(m, d)
     assert mjd.ncon > 0 and d.ncon == mjd.ncon
     touched += mjd.sensordata[touch] > 0
+    inside_hits += mjd.sensordata[inside] > 0
     _compare(m, mjm, d, mjd, f"seed {seed}")
     for f in ("cacc", "cfrc_int", "cfrc_ext"):
       np.testing.assert_allclose(getattr(d, f), getattr(mjd, f), rtol=1e-6, atol=1e-6,
                                  err_msg=f"seed {seed}: {f}")
   # every touch site but the small imu sphere (box, capsule, cylinder, ellipsoid zones) reads
   assert np.sum(touched >= 2) >= 4, f"touch sensors read too little: {touched}"
+  # insidesite: each zone type both holds and misses its object at some state
+  assert np.sum((inside_hits > 0) & (inside_hits < 8)) >= 3, f"insidesite hits {inside_hits}"
 
 
 @pytest.mark.parametrize("name", _SUITE)
@@ -154,7 +159,8 @@ _ERR_XML = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/>
 
 
 @pytest.mark.parametrize("elem, message", [
-    ('<insidesite site="s" objtype="body" objname="b"/>', "sensor <insidesite> is not supported"),
+    ('<camprojection site="s" camera="c"/>', "sensor <camprojection> is not supported"),
+    ('<insidesite objtype="body" objname="b"/>', "missing attribute 'site'"),
     ('<distance geom1="g" geom2="h"/>', "sensor <distance> is not supported"),
     ('<contact/>', "sensor <contact> is not supported"),
     ('<user dim="2"/>', "sensor <user> is not supported"),
