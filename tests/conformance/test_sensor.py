@@ -97,6 +97,8 @@ def test_sensordata_forward():
     for f in ("cacc", "cfrc_int", "cfrc_ext"):
       np.testing.assert_allclose(getattr(d, f), getattr(mjd, f), rtol=1e-6, atol=1e-6,
                                  err_msg=f"seed {seed}: {f}")
+    # e_potential/e_kinetic fill d.energy as MuJoCo's lazy energy does, energy flag off
+    np.testing.assert_allclose(d.energy, mjd.energy, rtol=1e-9, atol=1e-12, err_msg="energy")
   # every touch site but the small imu sphere (box, capsule, cylinder, ellipsoid zones) reads
   assert np.sum(touched >= 2) >= 4, f"touch sensors read too little: {touched}"
   # insidesite: each zone type both holds and misses its object at some state
@@ -125,6 +127,21 @@ def test_sensors_disabled():
   d.sensordata[:] = 7.0
   engine.forward(m, d)
   assert np.all(d.sensordata == 7.0)
+
+
+def test_energy_sensor_only_kinetic():
+  """An e_kinetic sensor alone: sensordata holds the kinetic energy, d.energy stays zero."""
+  xml = """<mujoco><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody>
+    <sensor><e_kinetic/></sensor></mujoco>"""
+  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd.qvel[:] = [1, 2, 3, 0.5, -1, 2]
+  interop.data_from_mujoco(mjd, d)
+  mujoco.mj_forward(mjm, mjd)
+  engine.forward(m, d)
+  assert mjd.sensordata[0] > 1
+  np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-12)
+  np.testing.assert_array_equal(d.energy, mjd.energy)
 
 
 @pytest.mark.parametrize("integrator", [0, 1])
