@@ -58,6 +58,8 @@ ModelType = _ModelStructType([
     ('nccd', types.int64),
     ('nccdf', types.int64),
     ('nccdi', types.int64),
+    ('nsensor', types.int64),
+    ('nsensordata', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
     ('opt_impratio', types.Array(types.float64, 1, 'C')),
     ('opt_tolerance', types.Array(types.float64, 1, 'C')),
@@ -308,6 +310,18 @@ ModelType = _ModelStructType([
     ('pair_gap', types.Array(types.float64, 1, 'C')),
     ('pair_friction', types.Array(types.float64, 2, 'C')),
     ('exclude_signature', types.Array(types.int32, 1, 'C')),
+    ('sensor_type', types.Array(types.int32, 1, 'C')),
+    ('sensor_datatype', types.Array(types.int32, 1, 'C')),
+    ('sensor_needstage', types.Array(types.int32, 1, 'C')),
+    ('sensor_objtype', types.Array(types.int32, 1, 'C')),
+    ('sensor_objid', types.Array(types.int32, 1, 'C')),
+    ('sensor_reftype', types.Array(types.int32, 1, 'C')),
+    ('sensor_refid', types.Array(types.int32, 1, 'C')),
+    ('sensor_intprm', types.Array(types.int32, 2, 'C')),
+    ('sensor_dim', types.Array(types.int32, 1, 'C')),
+    ('sensor_adr', types.Array(types.int32, 1, 'C')),
+    ('sensor_cutoff', types.Array(types.float64, 1, 'C')),
+    ('sensor_noise', types.Array(types.float64, 1, 'C')),
 ])
 
 
@@ -317,7 +331,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi):
+def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -348,6 +362,8 @@ def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight,
   s.nccd = nccd
   s.nccdf = nccdf
   s.nccdi = nccdi
+  s.nsensor = nsensor
+  s.nsensordata = nsensordata
 
 
 @numba.njit(cache=True)
@@ -651,7 +667,7 @@ def _set_model_14(s, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, 
 
 
 @numba.njit(cache=True)
-def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature):
+def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype):
   s.pair_geom1 = pair_geom1
   s.pair_geom2 = pair_geom2
   s.pair_signature = pair_signature
@@ -662,6 +678,22 @@ def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_s
   s.pair_gap = pair_gap
   s.pair_friction = pair_friction
   s.exclude_signature = exclude_signature
+  s.sensor_type = sensor_type
+  s.sensor_datatype = sensor_datatype
+  s.sensor_needstage = sensor_needstage
+  s.sensor_objtype = sensor_objtype
+  s.sensor_objid = sensor_objid
+  s.sensor_reftype = sensor_reftype
+
+
+@numba.njit(cache=True)
+def _set_model_16(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise):
+  s.sensor_refid = sensor_refid
+  s.sensor_intprm = sensor_intprm
+  s.sensor_dim = sensor_dim
+  s.sensor_adr = sensor_adr
+  s.sensor_cutoff = sensor_cutoff
+  s.sensor_noise = sensor_noise
 
 
 MODEL_SETTERS = (
@@ -680,7 +712,8 @@ MODEL_SETTERS = (
     (_set_model_12, ('actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange')),
     (_set_model_13, ('actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos')),
     (_set_model_14, ('key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
-    (_set_model_15, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature')),
+    (_set_model_15, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
+    (_set_model_16, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -889,6 +922,7 @@ DataType = _DataStructType([
     ('iefc_J_colind', types.Array(types.int32, 1, 'C')),
     ('iefc_J', types.Array(types.float64, 1, 'C')),
     ('island_int', types.Array(types.int32, 2, 'C')),
+    ('sensordata', types.Array(types.float64, 1, 'C')),
 ])
 
 
@@ -1138,7 +1172,7 @@ def _set_data_11(s, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf
 
 
 @numba.njit(cache=True)
-def _set_data_12(s, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int):
+def _set_data_12(s, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
   s.iefc_state = iefc_state
   s.ifrc_smooth = ifrc_smooth
   s.ifrc_constraint = ifrc_constraint
@@ -1149,6 +1183,7 @@ def _set_data_12(s, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc,
   s.iefc_J_colind = iefc_J_colind
   s.iefc_J = iefc_J
   s.island_int = island_int
+  s.sensordata = sensordata
 
 
 DATA_SETTERS = (
@@ -1164,5 +1199,5 @@ DATA_SETTERS = (
     (_set_data_9, ('col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat')),
     (_set_data_10, ('solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr')),
     (_set_data_11, ('map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force')),
-    (_set_data_12, ('iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int')),
+    (_set_data_12, ('iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
 )

@@ -11,6 +11,7 @@ from engine import energy
 from engine import math as mm
 from engine import passive as ps
 from engine import perturb
+from engine import sensor
 from engine import smooth
 from engine import solver
 from engine.smooth import jit
@@ -236,18 +237,25 @@ def forward_skip(m, d, skip_sensor):
   """Forward dynamics; `skip_sensor` leaves sensors and energy as they are (RK4's inner stages,
   mj_forwardSkip)."""
   fwd_position(m, d)
+  energypos = False
   if not skip_sensor:
+    energypos = sensor.sensor_pos(m, d)
+  if not skip_sensor and not energypos:
     if m.opt_enableflags[0] & _ENBL_ENERGY:
       energy.energy_pos(m, d)
     else:
       d.energy[0] = 0.0
       d.energy[1] = 0.0
   fwd_velocity(m, d)
+  if not skip_sensor:
+    sensor.sensor_vel(m, d)
   if not skip_sensor and m.opt_enableflags[0] & _ENBL_ENERGY:
     energy.energy_vel(m, d)
   fwd_actuation(m, d)
   fwd_acceleration(m, d)
   fwd_constraint(m, d)
+  if not skip_sensor:
+    sensor.sensor_acc(m, d)
 
 
 @jit

@@ -675,6 +675,99 @@ iefc_J f8 njmax*nv
 island_int i4 2 ntree
 """
 
+# ---------------------------------------------------------------------------- sensors
+# (one added block: mjtSensor/mjtStage/mjtDataType, the sensor_* group of mjmodel.h, sensordata)
+
+
+class mjtSensor(enum.IntEnum):
+  TOUCH = 0
+  ACCELEROMETER = 1
+  VELOCIMETER = 2
+  GYRO = 3
+  FORCE = 4
+  TORQUE = 5
+  MAGNETOMETER = 6
+  RANGEFINDER = 7
+  CAMPROJECTION = 8
+  JOINTPOS = 9
+  JOINTVEL = 10
+  TENDONPOS = 11
+  TENDONVEL = 12
+  ACTUATORPOS = 13
+  ACTUATORVEL = 14
+  ACTUATORFRC = 15
+  JOINTACTFRC = 16
+  TENDONACTFRC = 17
+  BALLQUAT = 18
+  BALLANGVEL = 19
+  JOINTLIMITPOS = 20
+  JOINTLIMITVEL = 21
+  JOINTLIMITFRC = 22
+  TENDONLIMITPOS = 23
+  TENDONLIMITVEL = 24
+  TENDONLIMITFRC = 25
+  FRAMEPOS = 26
+  FRAMEQUAT = 27
+  FRAMEXAXIS = 28
+  FRAMEYAXIS = 29
+  FRAMEZAXIS = 30
+  FRAMELINVEL = 31
+  FRAMEANGVEL = 32
+  FRAMELINACC = 33
+  FRAMEANGACC = 34
+  SUBTREECOM = 35
+  SUBTREELINVEL = 36
+  SUBTREEANGMOM = 37
+  INSIDESITE = 38
+  GEOMDIST = 39
+  GEOMNORMAL = 40
+  GEOMFROMTO = 41
+  CONTACT = 42
+  E_POTENTIAL = 43
+  E_KINETIC = 44
+  CLOCK = 45
+  TACTILE = 46
+  PLUGIN = 47
+  USER = 48
+
+
+class mjtStage(enum.IntEnum):
+  NONE = 0
+  POS = 1
+  VEL = 2
+  ACC = 3
+
+
+class mjtDataType(enum.IntEnum):
+  REAL = 0
+  POSITIVE = 1
+  AXIS = 2
+  QUATERNION = 3
+
+
+NSENS = 3   # mjNSENS: sensor_intprm row length
+
+MODEL_SIZES += ["nsensor", "nsensordata"]
+
+MODEL_FIELDS += """sensor_type i4 nsensor
+sensor_datatype i4 nsensor
+sensor_needstage i4 nsensor
+sensor_objtype i4 nsensor
+sensor_objid i4 nsensor
+sensor_reftype i4 nsensor
+sensor_refid i4 nsensor
+sensor_intprm i4 nsensor 3
+sensor_dim i4 nsensor
+sensor_adr i4 nsensor
+sensor_cutoff f8 nsensor
+sensor_noise f8 nsensor
+"""
+
+DATA_FIELDS += """sensordata f8 nsensordata
+"""
+# ------------------------------------------------------------------------ end of sensors
+
+
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "b1": np.bool_}
 
 

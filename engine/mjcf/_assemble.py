@@ -3,6 +3,7 @@ import numpy as np
 
 from engine import types as t
 from engine.mjcf import _math as mm
+from engine.mjcf import _sensor
 from engine.mjcf import _sparse
 
 _NQ = {0: 7, 1: 4, 2: 1, 3: 1}
@@ -445,6 +446,7 @@ def assemble(c):
   _equalities(c, A, sizes)
   _contacts(c, A, sizes)
   _keys(c, A, sizes)
+  _sensor.assemble(c, A, sizes)
   sizes["nmat"] = len(c.mats)
   M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)
   A["mat_rgba"] = M("rgba")
@@ -470,6 +472,7 @@ def assemble(c):
       t.mjtObj.KEY: [k.name for k in c.keys],
       t.mjtObj.PAIR: c.pair_names,
       t.mjtObj.EXCLUDE: c.exclude_names,
+      t.mjtObj.SENSOR: [s["name"] for s in c.sensors],
   }
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)

@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import types as t
 from engine.mjcf import _math as mm
+from engine.mjcf import _sensor as _sensors
 from engine.mjcf import _sparse
 from engine.mjcf.parse import MjcfError, floats, keyword, parse
 from engine.visual import VISUAL_DEFAULTS
@@ -107,7 +108,7 @@ class Compiler:
     self.bodies, self.joints, self.geoms, self.sites = [], [], [], []
     self.cams, self.lights, self.mats, self.tendons = [], [], [], []
     self.actuators, self.eqs, self.keys = [], [], []
-    self.pairs, self.excludes = [], []
+    self.pairs, self.excludes, self.sensors = [], [], []
     self.opt = _default_option()
     self.visual, self.statistic = {}, {}
 
@@ -167,6 +168,7 @@ class Compiler:
     self._check_unique("tendon", self.tendons)
     self._check_unique("actuator", self.actuators)
     self._check_unique("equality", self.eqs)
+    self._check_unique("sensor", [_Obj(s) for s in self.sensors])
     for sec in _children(r, "keyframe"):
       for n in sec.children:
         self.keys.append(_Obj(node=n, name=n.get("name", "")))
@@ -695,10 +697,12 @@ class Compiler:
   # ------------------------------------------------------------------------- other objects
 
   def find(self, kind, name, node, what):
-    """Id of the object called `name` among joints/tendons/bodies/sites/geoms, else error."""
+    """Id of the object called `name` among joints/tendons/bodies/sites/geoms/cameras/actuators,
+    else error."""
     lst = {"joint": self.all_joints(), "tendon": self.tendons, "body": self.bodies,
            "site": [s for b in self.bodies for s in b.sites],
-           "geom": [g for b in self.bodies for g in b.geoms]}[kind]
+           "geom": [g for b in self.bodies for g in b.geoms],
+           "camera": [x for b in self.bodies for x in b.cams], "actuator": self.actuators}[kind]
     for i, o in enumerate(lst):
       if o.name == name:
         return i
@@ -851,16 +855,7 @@ class Compiler:
       self.excludes.append(_Obj(node=n, name=n.get("name", ""), body=ids))
 
   def _sensor(self, n):
-    refs = {"site": "site", "joint": "joint", "tendon": "tendon", "body": "body",
-            "actuator": None, "geom": "geom"}
-    for key, kind in refs.items():
-      if key in n.attrib and kind is not None:
-        self.find(kind, n.attrib[key], n, f"sensor {key}")
-    if "objtype" in n.attrib and "objname" in n.attrib:
-      kind = {"xbody": "body", "body": "body", "site": "site", "geom": "geom",
-              "joint": "joint", "tendon": "tendon"}.get(n.attrib["objtype"])
-      if kind is not None:
-        self.find(kind, n.attrib["objname"], n, "sensor objname")
+    _sensors.compile_sensor(self, n)
 
 
 # ---------------------------------------------------------------------------- actuators

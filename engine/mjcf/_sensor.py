@@ -1,0 +1,187 @@
+"""MJCF <sensor> elements -> sensor_* arrays, as MuJoCo's XML reader and mjCSensor::Compile.
+
+Supported: the joint, tendon, actuator, ball, limit, frame, subtree, site (touch, imu, force,
+torque, magnetometer, rangefinder measuring distance), insidesite, clock and energy sensors. Anything else is an error naming the element.
+"""
+import numpy as np
+
+from engine import types as t
+
+S, O = t.mjtSensor, t.mjtObj
+
+# tag -> (sensor type, attribute naming the object, object type); None: objtype/objname
+_SITE = ("site", O.SITE)
+_JOINT = ("joint", O.JOINT)
+_TENDON = ("tendon", O.TENDON)
+_ACTUATOR = ("actuator", O.ACTUATOR)
+_BODY = ("body", O.BODY)
+_NONE = (None, O.UNKNOWN)
+_FRAME = None
+TAGS = {
+    "touch": (S.TOUCH, _SITE), "accelerometer": (S.ACCELEROMETER, _SITE),
+    "velocimeter": (S.VELOCIMETER, _SITE), "gyro": (S.GYRO, _SITE), "force": (S.FORCE, _SITE),
+    "torque": (S.TORQUE, _SITE), "magnetometer": (S.MAGNETOMETER, _SITE),
+    "jointpos": (S.JOINTPOS, _JOINT), "jointvel": (S.JOINTVEL, _JOINT),
+    "tendonpos": (S.TENDONPOS, _TENDON), "tendonvel": (S.TENDONVEL, _TENDON),
+    "actuatorpos": (S.ACTUATORPOS, _ACTUATOR), "actuatorvel": (S.ACTUATORVEL, _ACTUATOR),
+    "actuatorfrc": (S.ACTUATORFRC, _ACTUATOR), "jointactuatorfrc": (S.JOINTACTFRC, _JOINT),
+    "tendonactuatorfrc": (S.TENDONACTFRC, _TENDON),
+    "ballquat": (S.BALLQUAT, _JOINT), "ballangvel": (S.BALLANGVEL, _JOINT),
+    "jointlimitpos": (S.JOINTLIMITPOS, _JOINT), "jointlimitvel": (S.JOINTLIMITVEL, _JOINT),
+    "jointlimitfrc": (S.JOINTLIMITFRC, _JOINT), "tendonlimitpos": (S.TENDONLIMITPOS, _TENDON),
+    "tendonlimitvel": (S.TENDONLIMITVEL, _TENDON), "tendonlimitfrc": (S.TENDONLIMITFRC, _TENDON),
+    "framepos": (S.FRAMEPOS, _FRAME), "framequat": (S.FRAMEQUAT, _FRAME),
+    "framexaxis": (S.FRAMEXAXIS, _FRAME), "frameyaxis": (S.FRAMEYAXIS, _FRAME),
+    "framezaxis": (S.FRAMEZAXIS, _FRAME), "framelinvel": (S.FRAMELINVEL, _FRAME),
+    "frameangvel": (S.FRAMEANGVEL, _FRAME), "framelinacc": (S.FRAMELINACC, _FRAME),
+    "frameangacc": (S.FRAMEANGACC, _FRAME),
+    "subtreecom": (S.SUBTREECOM, _BODY), "subtreelinvel": (S.SUBTREELINVEL, _BODY),
+    "subtreeangmom": (S.SUBTREEANGMOM, _BODY),
+    "clock": (S.CLOCK, _NONE), "e_potential": (S.E_POTENTIAL, _NONE),
+    "e_kinetic": (S.E_KINETIC, _NONE), "rangefinder": (S.RANGEFINDER, _SITE),
+    "insidesite": (S.INSIDESITE, _FRAME),
+}
+# MuJoCo sensors this engine does not compute yet: a clear error, never a silent zero
+UNSUPPORTED = {"camprojection", "distance", "normal", "fromto",
+               "contact", "tactile", "plugin", "user"}
+
+_FRAMEOBJ = {"body": O.BODY, "xbody": O.XBODY, "geom": O.GEOM, "site": O.SITE,
+             "camera": O.CAMERA}
+_BASE_ATTRS = {"name", "noise", "cutoff", "user", "nsample", "interp", "delay", "interval"}
+
+_ACC = {S.TOUCH, S.ACCELEROMETER, S.FORCE, S.TORQUE, S.ACTUATORFRC, S.JOINTACTFRC,
+        S.TENDONACTFRC, S.JOINTLIMITFRC, S.TENDONLIMITFRC, S.FRAMELINACC, S.FRAMEANGACC}
+_VEL = {S.VELOCIMETER, S.GYRO, S.JOINTVEL, S.TENDONVEL, S.ACTUATORVEL, S.BALLANGVEL,
+        S.JOINTLIMITVEL, S.TENDONLIMITVEL, S.FRAMELINVEL, S.FRAMEANGVEL, S.SUBTREELINVEL,
+        S.SUBTREEANGMOM}
+_DIM3 = {S.ACCELEROMETER, S.VELOCIMETER, S.GYRO, S.FORCE, S.TORQUE, S.MAGNETOMETER,
+         S.BALLANGVEL, S.FRAMEPOS, S.FRAMEXAXIS, S.FRAMEYAXIS, S.FRAMEZAXIS, S.FRAMELINVEL,
+         S.FRAMEANGVEL, S.FRAMELINACC, S.FRAMEANGACC, S.SUBTREECOM, S.SUBTREELINVEL,
+         S.SUBTREEANGMOM}
+
+
+def datatype(st):
+  """mjtDataType of a sensor type (MuJoCo's sensorDatatype)."""
+  if st in (S.TOUCH, S.INSIDESITE):
+    return t.mjtDataType.POSITIVE
+  if st in (S.FRAMEXAXIS, S.FRAMEYAXIS, S.FRAMEZAXIS):
+    return t.mjtDataType.AXIS
+  if st in (S.BALLQUAT, S.FRAMEQUAT):
+    return t.mjtDataType.QUATERNION
+  return t.mjtDataType.REAL
+
+
+def needstage(st):
+  """mjtStage a sensor type needs (MuJoCo's sensorNeedstage)."""
+  return t.mjtStage.ACC if st in _ACC else (t.mjtStage.VEL if st in _VEL else t.mjtStage.POS)
+
+
+def compile_sensor(c, n):
+  """One <sensor> child -> a sensor record appended to `c.sensors`."""
+  if n.tag in UNSUPPORTED:
+    raise n.error(f"sensor <{n.tag}> is not supported yet")
+  if n.tag not in TAGS:
+    raise n.error(f"unknown element <{n.tag}> in <sensor>")
+  st, target = TAGS[n.tag]
+  if st == S.RANGEFINDER:
+    if "camera" in n.attrib:
+      raise n.error("camera rangefinders (depth images) are not supported yet")
+    if n.get("data", "dist").split() != ["dist"]:
+      raise n.error("rangefinder data other than 'dist' is not supported yet")
+  allowed = set(_BASE_ATTRS)
+  if st == S.RANGEFINDER:
+    allowed.add("data")
+  if target is _FRAME:
+    allowed |= {"objtype", "objname"}
+    if st == S.INSIDESITE:
+      allowed.add("site")
+    elif st not in (S.FRAMELINACC, S.FRAMEANGACC):
+      allowed |= {"reftype", "refname"}
+  elif target[0]:
+    allowed.add(target[0])
+  for key in n.attrib:
+    if key not in allowed:
+      raise n.error(f"unknown attribute '{key}'")
+  from engine.mjcf.parse import number
+  noise = number(n, "noise", 0.0)
+  cutoff = number(n, "cutoff", 0.0)
+  if noise < 0:
+    raise n.error("negative noise in sensor")
+  if cutoff < 0:
+    raise n.error("negative cutoff in sensor")
+  for key in ("nsample", "delay", "interval", "interp", "user"):
+    if key in n.attrib:
+      raise n.error(f"sensor attribute '{key}' is not supported yet")
+  dt = datatype(st)
+  if cutoff > 0 and dt in (t.mjtDataType.QUATERNION, t.mjtDataType.AXIS):
+    raise n.error("cutoff applied to axis or quaternion datatype in sensor")
+  reftype, refid = O.UNKNOWN, -1
+  if target is _FRAME:
+    objtype = _frame_type(n, "objtype", required=True)
+    objid = _find(c, n, objtype, "objname", required=True)
+    if st == S.INSIDESITE:
+      reftype, refid = O.SITE, _find(c, n, O.SITE, "site", required=True)
+    elif "reftype" in n.attrib or "refname" in n.attrib:
+      reftype = _frame_type(n, "reftype", required=True)
+      refid = _find(c, n, reftype, "refname", required=True)
+  else:
+    key, objtype = target
+    objid = -1 if key is None else _find(c, n, objtype, key, required=True)
+  dim = 4 if st in (S.BALLQUAT, S.FRAMEQUAT) else (3 if st in _DIM3 else 1)
+  if objtype == O.JOINT:
+    j = c.all_joints()[objid]
+    if st in (S.JOINTPOS, S.JOINTVEL, S.JOINTACTFRC) and j.type not in (2, 3):
+      raise n.error("joint must be slide or hinge in sensor")
+    if st in (S.BALLQUAT, S.BALLANGVEL) and j.type != 1:
+      raise n.error("joint must be ball in sensor")
+    if st in (S.JOINTLIMITPOS, S.JOINTLIMITVEL, S.JOINTLIMITFRC) and not j.is_limited:
+      raise n.error("joint must be limited in sensor")
+  if objtype == O.TENDON and st in (S.TENDONLIMITPOS, S.TENDONLIMITVEL, S.TENDONLIMITFRC):
+    if not c.tendons[objid].is_limited:
+      raise n.error("tendon must be limited in sensor")
+  c.sensors.append(dict(node=n, name=n.get("name", ""), type=int(st), datatype=int(dt),
+                        needstage=int(needstage(st)), objtype=int(objtype), objid=objid,
+                        reftype=int(reftype), refid=refid, dim=dim, cutoff=cutoff,
+                        noise=noise))
+
+
+def _frame_type(n, key, required):
+  if key not in n.attrib:
+    raise n.error(f"missing attribute '{key}'")
+  v = n.attrib[key]
+  if v not in _FRAMEOBJ:
+    raise n.error(f"attribute '{key}': '{v}' is not one of {', '.join(_FRAMEOBJ)}")
+  return _FRAMEOBJ[v]
+
+
+def _find(c, n, objtype, key, required):
+  if key not in n.attrib or not n.attrib[key]:
+    raise n.error(f"missing attribute '{key}'")
+  name = n.attrib[key]
+  kind = {O.BODY: "body", O.XBODY: "body", O.GEOM: "geom", O.SITE: "site", O.CAMERA: "camera",
+          O.JOINT: "joint", O.TENDON: "tendon", O.ACTUATOR: "actuator"}[objtype]
+  return c.find(kind, name, n, f"sensor {key}")
+
+
+def assemble(c, A, sizes):
+  """sensor_* arrays and the nsensor / nsensordata sizes."""
+  ss = c.sensors
+  adr = 0
+  for s in ss:
+    s["adr"] = adr
+    adr += s["dim"]
+  sizes.update(nsensor=len(ss), nsensordata=adr)
+  i4 = np.int32
+  for k in ("type", "datatype", "needstage", "objtype", "objid", "reftype", "refid", "dim",
+            "adr"):
+    A["sensor_" + k] = np.array([s[k] for s in ss], i4)
+  A["sensor_intprm"] = np.zeros((len(ss), t.NSENS), i4)
+  for i, s in enumerate(ss):
+    if s["type"] == S.RANGEFINDER:
+      A["sensor_intprm"][i, 0] = 1   # 1 << mjRAYDATA_DIST
+      for g in (g for b in c.bodies for g in b.geoms):
+        if g.type in (t.mjtGeom.HFIELD, t.mjtGeom.MESH, t.mjtGeom.SDF):
+          raise s["node"].error("rangefinder rays against mesh, hfield or sdf geoms are not "
+                                "supported yet")
+  A["sensor_cutoff"] = np.array([s["cutoff"] for s in ss], np.float64)
+  A["sensor_noise"] = np.array([s["noise"] for s in ss], np.float64)

@@ -1,0 +1,676 @@
+"""Sensors (MuJoCo's engine_sensor.c): sensor_pos, sensor_vel, sensor_acc write d.sensordata in
+MuJoCo's layout; rne_post_constraint (cacc, cfrc_int, cfrc_ext) feeds the force-type sensors.
+
+Noise is never added (MuJoCo only stores sensor_noise); cutoff clamps REAL and POSITIVE sensors.
+"""
+import math
+
+from engine import energy
+from engine import math as mm
+from engine.smooth import jit, subtree_vel
+from engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
+                          mjtObj, mjtSensor, mjtStage, mjtTrn)
+
+_DSBL_SENSOR = int(mjtDisableBit.SENSOR)
+_DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_POS, _VEL, _ACC = int(mjtStage.POS), int(mjtStage.VEL), int(mjtStage.ACC)
+_REAL, _POSITIVE = int(mjtDataType.REAL), int(mjtDataType.POSITIVE)
+_BODY, _XBODY, _GEOM, _SITE, _CAMERA = (int(mjtObj.BODY), int(mjtObj.XBODY), int(mjtObj.GEOM),
+                                         int(mjtObj.SITE), int(mjtObj.CAMERA))
+_LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
+_LIMIT_TENDON = int(mjtConstraint.LIMIT_TENDON)
+_PYRAMIDAL = int(mjtCone.PYRAMIDAL)
+_EQ_CONNECT, _EQ_WELD = int(mjtEq.CONNECT), int(mjtEq.WELD)
+_TRN_TENDON = int(mjtTrn.TENDON)
+_PLANE, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX = (
+    int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER),
+    int(mjtGeom.BOX))
+
+S = mjtSensor
+_TOUCH, _ACCELEROMETER, _VELOCIMETER, _GYRO = (int(S.TOUCH), int(S.ACCELEROMETER),
+                                               int(S.VELOCIMETER), int(S.GYRO))
+_FORCE, _TORQUE, _MAGNETOMETER = int(S.FORCE), int(S.TORQUE), int(S.MAGNETOMETER)
+_JOINTPOS, _JOINTVEL, _TENDONPOS, _TENDONVEL = (int(S.JOINTPOS), int(S.JOINTVEL),
+                                                int(S.TENDONPOS), int(S.TENDONVEL))
+_ACTUATORPOS, _ACTUATORVEL, _ACTUATORFRC = (int(S.ACTUATORPOS), int(S.ACTUATORVEL),
+                                            int(S.ACTUATORFRC))
+_JOINTACTFRC, _TENDONACTFRC = int(S.JOINTACTFRC), int(S.TENDONACTFRC)
+_BALLQUAT, _BALLANGVEL = int(S.BALLQUAT), int(S.BALLANGVEL)
+_JOINTLIMITPOS, _JOINTLIMITVEL, _JOINTLIMITFRC = (int(S.JOINTLIMITPOS), int(S.JOINTLIMITVEL),
+                                                  int(S.JOINTLIMITFRC))
+_TENDONLIMITPOS, _TENDONLIMITVEL, _TENDONLIMITFRC = (int(S.TENDONLIMITPOS),
+                                                     int(S.TENDONLIMITVEL),
+                                                     int(S.TENDONLIMITFRC))
+_FRAMEPOS, _FRAMEQUAT, _FRAMEXAXIS = int(S.FRAMEPOS), int(S.FRAMEQUAT), int(S.FRAMEXAXIS)
+_FRAMEYAXIS, _FRAMEZAXIS = int(S.FRAMEYAXIS), int(S.FRAMEZAXIS)
+_FRAMELINVEL, _FRAMEANGVEL = int(S.FRAMELINVEL), int(S.FRAMEANGVEL)
+_FRAMELINACC, _FRAMEANGACC = int(S.FRAMELINACC), int(S.FRAMEANGACC)
+_SUBTREECOM, _SUBTREELINVEL, _SUBTREEANGMOM = (int(S.SUBTREECOM), int(S.SUBTREELINVEL),
+                                               int(S.SUBTREEANGMOM))
+_E_POTENTIAL, _E_KINETIC, _CLOCK = int(S.E_POTENTIAL), int(S.E_KINETIC), int(S.CLOCK)
+_RANGEFINDER, _INSIDESITE = int(S.RANGEFINDER), int(S.INSIDESITE)
+
+
+# ------------------------------------------------------------------------ frames of objects
+
+@jit
+def _frame(m, d, objtype, objid):
+  """(xpos, xmat) arrays holding the frame of an object with a spatial frame."""
+  if objtype == _XBODY:
+    return d.xpos, d.xmat
+  if objtype == _BODY:
+    return d.xipos, d.ximat
+  if objtype == _GEOM:
+    return d.geom_xpos, d.geom_xmat
+  if objtype == _SITE:
+    return d.site_xpos, d.site_xmat
+  return d.cam_xpos, d.cam_xmat
+
+
+@jit
+def _bodyid(m, objtype, objid):
+  """Body an object is attached to."""
+  if objtype == _GEOM:
+    return m.geom_bodyid[objid]
+  if objtype == _SITE:
+    return m.site_bodyid[objid]
+  if objtype == _CAMERA:
+    return m.cam_bodyid[objid]
+  return objid
+
+
+@jit
+def _xquat(m, d, objtype, objid):
+  """Global orientation quaternion of an object (get_xquat)."""
+  if objtype == _XBODY:
+    q = d.xquat[objid]
+    return q[0], q[1], q[2], q[3]
+  if objtype == _BODY:
+    b, lq = objid, m.body_iquat[objid]
+  elif objtype == _GEOM:
+    b, lq = m.geom_bodyid[objid], m.geom_quat[objid]
+  elif objtype == _SITE:
+    b, lq = m.site_bodyid[objid], m.site_quat[objid]
+  else:
+    b, lq = m.cam_bodyid[objid], m.cam_quat[objid]
+  q = d.xquat[b]
+  return mm.quat_mul(q[0], q[1], q[2], q[3], lq[0], lq[1], lq[2], lq[3])
+
+
+@jit
+def _motion_at(m, d, vec, objtype, objid, local):
+  """Spatial motion vector `vec` (com-based, of the object's body) moved to the object's
+  origin, rotated into its frame when `local` (mju_transformSpatial on motion)."""
+  xpos, xmat = _frame(m, d, objtype, objid)
+  b = _bodyid(m, objtype, objid)
+  c = d.subtree_com[m.body_rootid[b]]
+  p = xpos[objid]
+  w0, w1, w2 = vec[0], vec[1], vec[2]
+  c0, c1, c2 = mm.cross(p[0] - c[0], p[1] - c[1], p[2] - c[2], w0, w1, w2)
+  l0, l1, l2 = vec[3] - c0, vec[4] - c1, vec[5] - c2
+  if local:
+    w0, w1, w2 = mm.mat_t_vec(xmat[objid], w0, w1, w2)
+    l0, l1, l2 = mm.mat_t_vec(xmat[objid], l0, l1, l2)
+  return w0, w1, w2, l0, l1, l2
+
+
+@jit
+def object_velocity(m, d, objtype, objid, local):
+  """6D velocity (rot:lin) of an object at its origin, world or local orientation
+  (mj_objectVelocity)."""
+  b = _bodyid(m, objtype, objid)
+  if m.body_dofnum[m.body_weldid[b]] == 0:
+    return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+  return _motion_at(m, d, d.cvel[b], objtype, objid, local)
+
+
+@jit
+def object_acceleration(m, d, objtype, objid, local):
+  """6D acceleration (rot:lin) of an object at its origin with the Coriolis correction
+  (mj_objectAcceleration); needs cacc from rne_post_constraint. MuJoCo 4.0 has no shortcut for
+  dof-less bodies here: a world-fixed frame reads -gravity, like an accelerometer."""
+  b = _bodyid(m, objtype, objid)
+  a0, a1, a2, a3, a4, a5 = _motion_at(m, d, d.cacc[b], objtype, objid, local)
+  v0, v1, v2, v3, v4, v5 = _motion_at(m, d, d.cvel[b], objtype, objid, local)
+  c0, c1, c2 = mm.cross(v0, v1, v2, v3, v4, v5)
+  return a0, a1, a2, a3 + c0, a4 + c1, a5 + c2
+
+
+# ------------------------------------------------------------------ post-constraint forces
+
+@jit
+def contact_force(m, d, i):
+  """6D force:torque of contact i in its contact frame (mj_contactForce)."""
+  f0 = f1 = f2 = f3 = f4 = f5 = 0.0
+  adr = d.contact_efc_address[i]
+  if i < 0 or i >= d.ncon[0] or adr < 0:
+    return f0, f1, f2, f3, f4, f5
+  dim = d.contact_dim[i]
+  out = d.scratch_small[0:6]
+  for k in range(6):
+    out[k] = 0.0
+  if m.opt_cone[0] == _PYRAMIDAL:
+    if dim == 1:
+      out[0] = d.efc_force[adr]
+    else:
+      for k in range(2 * (dim - 1)):
+        out[0] += d.efc_force[adr + k]
+      for k in range(dim - 1):
+        out[k + 1] = (d.efc_force[adr + 2 * k] - d.efc_force[adr + 2 * k + 1]) \
+            * d.contact_friction[i, k]
+  else:
+    for k in range(dim):
+      out[k] = d.efc_force[adr + k]
+  return out[0], out[1], out[2], out[3], out[4], out[5]
+
+
+@jit
+def rne_post_constraint(m, d):
+  """cacc, cfrc_int and cfrc_ext from qacc, applied forces, contacts and connect/weld rows
+  (mj_rnePostConstraint)."""
+  nbody = m.nbody
+  for b in range(nbody):
+    for k in range(6):
+      d.cfrc_ext[b, k] = 0.0
+  for k in range(6):
+    d.cacc[0, k] = 0.0
+    d.cfrc_int[0, k] = 0.0
+  if not (m.opt_disableflags[0] & _DSBL_GRAVITY):
+    for k in range(3):
+      d.cacc[0, 3 + k] = -m.opt_gravity[k]
+  for b in range(1, nbody):
+    x, p = d.xfrc_applied[b], d.xfrc_perturb[b]
+    f0, f1, f2 = x[0] + p[0], x[1] + p[1], x[2] + p[2]
+    t0, t1, t2 = x[3] + p[3], x[4] + p[4], x[5] + p[5]
+    if f0 == 0.0 and f1 == 0.0 and f2 == 0.0 and t0 == 0.0 and t1 == 0.0 and t2 == 0.0:
+      continue
+    r = m.body_rootid[b]
+    _add_force_root(d, b, r, 1.0, t0, t1, t2, f0, f1, f2, d.xipos[b, 0], d.xipos[b, 1],
+                    d.xipos[b, 2])
+  for i in range(d.ncon[0]):
+    if d.contact_efc_address[i] < 0:
+      continue
+    l0, l1, l2, l3, l4, l5 = contact_force(m, d, i)
+    fr = d.contact_frame[i]
+    t0, t1, t2 = mm.mat_t_vec(fr, l3, l4, l5)
+    f0, f1, f2 = mm.mat_t_vec(fr, l0, l1, l2)
+    p = d.contact_pos[i]
+    b1 = m.geom_bodyid[d.contact_geom1[i]]
+    b2 = m.geom_bodyid[d.contact_geom2[i]]
+    if b1:
+      _add_force_root(d, b1, m.body_rootid[b1], -1.0, t0, t1, t2, f0, f1, f2, p[0], p[1], p[2])
+    if b2:
+      _add_force_root(d, b2, m.body_rootid[b2], 1.0, t0, t1, t2, f0, f1, f2, p[0], p[1], p[2])
+  _equality_forces(m, d)
+  for j in range(1, nbody):
+    par = m.body_parentid[j]
+    bda = m.body_dofadr[j]
+    for k in range(6):
+      s = d.cacc[par, k]
+      for v in range(bda, bda + m.body_dofnum[j]):
+        s += d.cdof_dot[v, k] * d.qvel[v] + d.cdof[v, k] * d.qacc[v]
+      d.cacc[j, k] = s
+    body = d.scratch_small[0:6]
+    corr = d.scratch_small[6:12]
+    mm.mul_inert_vec(body, d.cinert[j], d.cacc[j])
+    mm.mul_inert_vec(corr, d.cinert[j], d.cvel[j])
+    mm.cross_force_add(body, d.cvel[j], corr)
+    for k in range(6):
+      d.cfrc_int[j, k] = body[k] - d.cfrc_ext[j, k]
+  for j in range(nbody - 1, 0, -1):
+    par = m.body_parentid[j]
+    for k in range(6):
+      d.cfrc_int[par, k] += d.cfrc_int[j, k]
+
+
+@jit
+def _add_force_root(d, b, r, sign, t0, t1, t2, f0, f1, f2, p0, p1, p2):
+  """cfrc_ext[b] += sign * (torque:force at p, moved to subtree_com[r])."""
+  c = d.subtree_com[r]
+  x0, x1, x2 = mm.cross(c[0] - p0, c[1] - p1, c[2] - p2, f0, f1, f2)
+  out = d.cfrc_ext[b]
+  out[0] += sign * (t0 - x0)
+  out[1] += sign * (t1 - x1)
+  out[2] += sign * (t2 - x2)
+  out[3] += sign * f0
+  out[4] += sign * f1
+  out[5] += sign * f2
+
+
+@jit
+def _equality_forces(m, d):
+  """cfrc_ext from connect and weld rows (body or site semantics), as MuJoCo."""
+  i = 0
+  ne = d.ne[0]
+  while i < ne:
+    eid = d.efc_id[i]
+    et = m.eq_type[eid]
+    if et != _EQ_CONNECT and et != _EQ_WELD:
+      i += 1
+      continue
+    f0, f1, f2 = d.efc_force[i], d.efc_force[i + 1], d.efc_force[i + 2]
+    t0 = t1 = t2 = 0.0
+    if et == _EQ_WELD:
+      t0, t1, t2 = d.efc_force[i + 3], d.efc_force[i + 4], d.efc_force[i + 5]
+    body_sem = m.eq_objtype[eid] == _BODY
+    data = m.eq_data[eid]
+    for side in range(2):
+      obj = m.eq_obj1id[eid] if side == 0 else m.eq_obj2id[eid]
+      k = obj if body_sem else m.site_bodyid[obj]
+      if k == 0:
+        continue
+      if body_sem:
+        off = 3 if (et == _EQ_WELD) == (side == 0) else 0
+        o0, o1, o2 = data[off], data[off + 1], data[off + 2]
+      else:
+        o0, o1, o2 = m.site_pos[obj, 0], m.site_pos[obj, 1], m.site_pos[obj, 2]
+      q0, q1, q2 = mm.mat_vec(d.xmat[k], o0, o1, o2)
+      p0, p1, p2 = q0 + d.xpos[k, 0], q1 + d.xpos[k, 1], q2 + d.xpos[k, 2]
+      sign = 1.0 if side == 0 else -1.0
+      _add_force_root(d, k, m.body_rootid[k], sign, t0, t1, t2, f0, f1, f2, p0, p1, p2)
+    i += 6 if et == _EQ_WELD else 3
+
+
+# ------------------------------------------------------------------- ray vs site (touch)
+
+@jit
+def _ray_quad(a, b, c):
+  """Smallest non-negative root of a x^2 + 2 b x + c, both roots; -1 when none."""
+  det = b * b - a * c
+  if det < 0 or a < 1e-15:
+    return -1.0, -1.0, -1.0
+  det = math.sqrt(det)
+  x0, x1 = (-b - det) / a, (-b + det) / a
+  if x0 >= 0:
+    return x0, x0, x1
+  if x1 >= 0:
+    return x1, x0, x1
+  return -1.0, x0, x1
+
+
+@jit
+def ray_geom(pos, mat, size, pnt, vec, gtype):
+  """Distance along ray pnt + x vec to a plane/sphere/capsule/ellipsoid/cylinder/box, -1 if
+  missed (mju_rayGeom without normals)."""
+  d0, d1, d2 = pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]
+  if gtype == _PLANE:
+    lp0, lp1, lp2 = mm.mat_t_vec(mat, d0, d1, d2)
+    lv0, lv1, lv2 = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
+    if lv2 > -1e-15:
+      return -1.0
+    x = -lp2 / lv2
+    if x < 0:
+      return -1.0
+    p0, p1 = lp0 + x * lv0, lp1 + x * lv1
+    if (size[0] <= 0 or abs(p0) <= size[0]) and (size[1] <= 0 or abs(p1) <= size[1]):
+      return x
+    return -1.0
+  if gtype == _SPHERE:
+    r2 = size[0] * size[0]
+  elif gtype == _CAPSULE:
+    r2 = (size[0] + size[1]) * (size[0] + size[1])
+  elif gtype == _CYLINDER:
+    r2 = size[0] * size[0] + size[1] * size[1]
+  elif gtype == _BOX:
+    r2 = size[0] * size[0] + size[1] * size[1] + size[2] * size[2]
+  else:
+    r2 = -1.0
+  if r2 >= 0:
+    a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]
+    b = vec[0] * d0 + vec[1] * d1 + vec[2] * d2
+    c = d0 * d0 + d1 * d1 + d2 * d2 - r2
+    x, _, _ = _ray_quad(a, b, c)
+    if gtype == _SPHERE or x < 0:
+      return x
+  lp0, lp1, lp2 = mm.mat_t_vec(mat, d0, d1, d2)
+  lv0, lv1, lv2 = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
+  if gtype == _ELLIPSOID:
+    s0, s1, s2 = 1 / (size[0] * size[0]), 1 / (size[1] * size[1]), 1 / (size[2] * size[2])
+    a = s0 * lv0 * lv0 + s1 * lv1 * lv1 + s2 * lv2 * lv2
+    b = s0 * lv0 * lp0 + s1 * lv1 * lp1 + s2 * lv2 * lp2
+    c = s0 * lp0 * lp0 + s1 * lp1 * lp1 + s2 * lp2 * lp2 - 1
+    x, _, _ = _ray_quad(a, b, c)
+    return x
+  x = -1.0
+  if gtype == _CAPSULE or gtype == _CYLINDER:
+    if gtype == _CYLINDER and abs(lv2) > 1e-15:
+      for side in (-1.0, 1.0):
+        sol = (side * size[1] - lp2) / lv2
+        if sol >= 0:
+          p0, p1 = lp0 + sol * lv0, lp1 + sol * lv1
+          if p0 * p0 + p1 * p1 <= size[0] * size[0] and (x < 0 or sol < x):
+            x = sol
+    a = lv0 * lv0 + lv1 * lv1
+    b = lv0 * lp0 + lv1 * lp1
+    c = lp0 * lp0 + lp1 * lp1 - size[0] * size[0]
+    sol, _, _ = _ray_quad(a, b, c)
+    if sol >= 0 and abs(lp2 + sol * lv2) <= size[1] and (x < 0 or sol < x):
+      x = sol
+    if gtype == _CAPSULE:
+      a = lv0 * lv0 + lv1 * lv1 + lv2 * lv2
+      for side in (1.0, -1.0):
+        q2 = lp2 - side * size[1]
+        b = lv0 * lp0 + lv1 * lp1 + lv2 * q2
+        c = lp0 * lp0 + lp1 * lp1 + q2 * q2 - size[0] * size[0]
+        _, x0, x1 = _ray_quad(a, b, c)
+        for xx in (x0, x1):
+          z = lp2 + xx * lv2
+          if xx >= 0 and side * z >= size[1] and (x < 0 or xx < x):
+            x = xx
+    return x
+  # box
+  lp = (lp0, lp1, lp2)
+  lv = (lv0, lv1, lv2)
+  for i in range(3):
+    if abs(lv[i]) > 1e-15:
+      i1 = 1 if i == 0 else 0
+      i2 = 1 if i == 2 else 2
+      for side in (-1.0, 1.0):
+        sol = (side * size[i] - lp[i]) / lv[i]
+        if sol >= 0:
+          p0, p1 = lp[i1] + sol * lv[i1], lp[i2] + sol * lv[i2]
+          if abs(p0) <= size[i1] and abs(p1) <= size[i2] and (x < 0 or sol < x):
+            x = sol
+  return x
+
+
+@jit
+def ray(m, d, pnt, vec, bodyexclude):
+  """Distance to the nearest visible geom along pnt + x vec, static geoms included, geoms of
+  `bodyexclude` skipped; -1 when nothing is hit (mj_ray with all groups, primitives only)."""
+  dist = -1.0
+  for g in range(m.ngeom):
+    if m.geom_bodyid[g] == bodyexclude:
+      continue
+    mat = m.geom_matid[g]
+    if (mat < 0 and m.geom_rgba[g, 3] == 0) or (mat >= 0 and m.mat_rgba[mat, 3] == 0):
+      continue
+    x = ray_geom(d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g], pnt, vec, m.geom_type[g])
+    if x >= 0 and (x < dist or dist < 0):
+      dist = x
+  return dist
+
+
+@jit
+def inside_geom(pos, mat, size, gtype, p0, p1, p2):
+  """Whether point p lies strictly inside a sphere/capsule/ellipsoid/cylinder/box
+  (mju_insideGeom)."""
+  v0, v1, v2 = p0 - pos[0], p1 - pos[1], p2 - pos[2]
+  if gtype == _SPHERE:
+    return v0 * v0 + v1 * v1 + v2 * v2 < size[0] * size[0]
+  l0, l1, l2 = mm.mat_t_vec(mat, v0, v1, v2)
+  if gtype == _CAPSULE:
+    z = min(max(l2, -size[1]), size[1])
+    return l0 * l0 + l1 * l1 + (l2 - z) * (l2 - z) < size[0] * size[0]
+  if gtype == _ELLIPSOID:
+    return (l0 * l0 / (size[0] * size[0]) + l1 * l1 / (size[1] * size[1])
+            + l2 * l2 / (size[2] * size[2]) < 1)
+  if gtype == _CYLINDER:
+    return abs(l2) < size[1] and l0 * l0 + l1 * l1 < size[0] * size[0]
+  if gtype == _BOX:
+    return abs(l0) < size[0] and abs(l1) < size[1] and abs(l2) < size[2]
+  if gtype == _PLANE:
+    return l2 < 0
+  return False
+
+
+# ------------------------------------------------------------------------------- stages
+
+@jit
+def _cutoff(m, i, out):
+  """Clamp sensor i's values to its cutoff (REAL: both sides, POSITIVE: above)."""
+  cutoff = m.sensor_cutoff[i]
+  if cutoff <= 0:
+    return
+  dt = m.sensor_datatype[i]
+  for j in range(m.sensor_dim[i]):
+    if dt == _REAL:
+      out[j] = -cutoff if out[j] < -cutoff else (cutoff if out[j] > cutoff else out[j])
+    elif dt == _POSITIVE:
+      out[j] = min(cutoff, out[j])
+
+
+@jit
+def _limit_row(d, ctype, objid):
+  """First limit row of joint/tendon `objid`, -1 when it is inactive."""
+  for j in range(d.ne[0] + d.nf[0], d.nefc[0]):
+    if d.efc_type[j] == ctype and d.efc_id[j] == objid:
+      return j
+  return -1
+
+
+@jit
+def _put3(out, a, b, c):
+  out[0], out[1], out[2] = a, b, c
+
+
+@jit
+def sensor_pos(m, d):
+  """Position-stage sensors; returns True when it computed energy[0] (e_potential)."""
+  energypos = False
+  if m.opt_disableflags[0] & _DSBL_SENSOR:
+    return energypos
+  for i in range(m.nsensor):
+    if m.sensor_needstage[i] != _POS:
+      continue
+    st, oid = m.sensor_type[i], m.sensor_objid[i]
+    ot, rt, rid = m.sensor_objtype[i], m.sensor_reftype[i], m.sensor_refid[i]
+    out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
+    if st == _MAGNETOMETER:
+      g = m.opt_magnetic
+      v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], g[0], g[1], g[2])
+      _put3(out, v0, v1, v2)
+    elif st == _RANGEFINDER:
+      vec = d.scratch_small[12:15]
+      xm = d.site_xmat[oid]
+      vec[0], vec[1], vec[2] = xm[2], xm[5], xm[8]
+      out[0] = ray(m, d, d.site_xpos[oid], vec, m.site_bodyid[oid])
+    elif st == _JOINTPOS:
+      out[0] = d.qpos[m.jnt_qposadr[oid]]
+    elif st == _TENDONPOS:
+      out[0] = d.ten_length[oid]
+    elif st == _ACTUATORPOS:
+      for k in range(m.sensor_dim[i]):
+        out[k] = d.actuator_length[m.actuator_outadr[oid] + k]
+    elif st == _BALLQUAT:
+      a = m.jnt_qposadr[oid]
+      q0, q1, q2, q3 = d.qpos[a], d.qpos[a + 1], d.qpos[a + 2], d.qpos[a + 3]
+      n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+      if n < 1e-15:
+        q0, q1, q2, q3 = 1.0, 0.0, 0.0, 0.0
+      elif abs(n - 1.0) > 1e-15:
+        q0, q1, q2, q3 = q0 / n, q1 / n, q2 / n, q3 / n
+      out[0], out[1], out[2], out[3] = q0, q1, q2, q3
+    elif st == _JOINTLIMITPOS or st == _TENDONLIMITPOS:
+      j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITPOS else _LIMIT_TENDON, oid)
+      out[0] = d.efc_pos[j] - d.efc_margin[j] if j >= 0 else 0.0
+    elif st == _FRAMEPOS or st == _FRAMEXAXIS or st == _FRAMEYAXIS or st == _FRAMEZAXIS:
+      xpos, xmat = _frame(m, d, ot, oid)
+      if st == _FRAMEPOS:
+        v0, v1, v2 = xpos[oid, 0], xpos[oid, 1], xpos[oid, 2]
+      else:
+        c = st - _FRAMEXAXIS
+        v0, v1, v2 = xmat[oid, c], xmat[oid, c + 3], xmat[oid, c + 6]
+      if rid >= 0:
+        rpos, rmat = _frame(m, d, rt, rid)
+        if st == _FRAMEPOS:
+          v0, v1, v2 = v0 - rpos[rid, 0], v1 - rpos[rid, 1], v2 - rpos[rid, 2]
+        v0, v1, v2 = mm.mat_t_vec(rmat[rid], v0, v1, v2)
+      _put3(out, v0, v1, v2)
+    elif st == _FRAMEQUAT:
+      q0, q1, q2, q3 = _xquat(m, d, ot, oid)
+      if rid >= 0:
+        r0, r1, r2, r3 = _xquat(m, d, rt, rid)
+        q0, q1, q2, q3 = mm.quat_mul(r0, -r1, -r2, -r3, q0, q1, q2, q3)
+      out[0], out[1], out[2], out[3] = q0, q1, q2, q3
+    elif st == _INSIDESITE:
+      xpos, _ = _frame(m, d, ot, oid)
+      p = xpos[oid]
+      if ot == _BODY and oid > 0 and m.body_mass[oid] < 1e-15 and m.body_subtreemass[oid] >= 1e-15:
+        p = d.subtree_com[oid]   # massless parent: xipos is the body origin
+      out[0] = 1.0 if inside_geom(d.site_xpos[rid], d.site_xmat[rid], m.site_size[rid],
+                                  m.site_type[rid], p[0], p[1], p[2]) else 0.0
+    elif st == _SUBTREECOM:
+      _put3(out, d.subtree_com[oid, 0], d.subtree_com[oid, 1], d.subtree_com[oid, 2])
+    elif st == _E_POTENTIAL:
+      if not energypos:
+        energy.energy_pos(m, d)
+        energypos = True
+      out[0] = d.energy[0]
+    elif st == _E_KINETIC:
+      energy.energy_vel(m, d)
+      out[0] = d.energy[1]
+    elif st == _CLOCK:
+      out[0] = d.time[0]
+    _cutoff(m, i, out)
+  return energypos
+
+
+@jit
+def sensor_vel(m, d):
+  """Velocity-stage sensors (subtree_vel first when a subtree sensor needs it)."""
+  if m.opt_disableflags[0] & _DSBL_SENSOR:
+    return
+  need_subtree = False
+  for i in range(m.nsensor):
+    st = m.sensor_type[i]
+    if st == _SUBTREELINVEL or st == _SUBTREEANGMOM:
+      need_subtree = True
+  if need_subtree:
+    subtree_vel(m, d)
+  for i in range(m.nsensor):
+    if m.sensor_needstage[i] != _VEL:
+      continue
+    st, oid = m.sensor_type[i], m.sensor_objid[i]
+    ot, rt, rid = m.sensor_objtype[i], m.sensor_reftype[i], m.sensor_refid[i]
+    out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
+    if st == _VELOCIMETER or st == _GYRO:
+      w0, w1, w2, l0, l1, l2 = object_velocity(m, d, _SITE, oid, True)
+      if st == _VELOCIMETER:
+        _put3(out, l0, l1, l2)
+      else:
+        _put3(out, w0, w1, w2)
+    elif st == _JOINTVEL:
+      out[0] = d.qvel[m.jnt_dofadr[oid]]
+    elif st == _TENDONVEL:
+      out[0] = d.ten_velocity[oid]
+    elif st == _ACTUATORVEL:
+      for k in range(m.sensor_dim[i]):
+        out[k] = d.actuator_velocity[m.actuator_outadr[oid] + k]
+    elif st == _BALLANGVEL:
+      a = m.jnt_dofadr[oid]
+      _put3(out, d.qvel[a], d.qvel[a + 1], d.qvel[a + 2])
+    elif st == _JOINTLIMITVEL or st == _TENDONLIMITVEL:
+      j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITVEL else _LIMIT_TENDON, oid)
+      out[0] = d.efc_vel[j] if j >= 0 else 0.0
+    elif st == _FRAMELINVEL or st == _FRAMEANGVEL:
+      w0, w1, w2, l0, l1, l2 = object_velocity(m, d, ot, oid, False)
+      if rid >= 0:
+        xpos, _ = _frame(m, d, ot, oid)
+        rpos, rmat = _frame(m, d, rt, rid)
+        r0, r1, r2, r3, r4, r5 = object_velocity(m, d, rt, rid, False)
+        w0, w1, w2 = w0 - r0, w1 - r1, w2 - r2
+        l0, l1, l2 = l0 - r3, l1 - r4, l2 - r5
+        c0, c1, c2 = mm.cross(xpos[oid, 0] - rpos[rid, 0], xpos[oid, 1] - rpos[rid, 1],
+                              xpos[oid, 2] - rpos[rid, 2], r0, r1, r2)
+        l0, l1, l2 = l0 + c0, l1 + c1, l2 + c2
+        w0, w1, w2 = mm.mat_t_vec(rmat[rid], w0, w1, w2)
+        l0, l1, l2 = mm.mat_t_vec(rmat[rid], l0, l1, l2)
+      if st == _FRAMELINVEL:
+        _put3(out, l0, l1, l2)
+      else:
+        _put3(out, w0, w1, w2)
+    elif st == _SUBTREELINVEL:
+      _put3(out, d.subtree_linvel[oid, 0], d.subtree_linvel[oid, 1], d.subtree_linvel[oid, 2])
+    elif st == _SUBTREEANGMOM:
+      _put3(out, d.subtree_angmom[oid, 0], d.subtree_angmom[oid, 1], d.subtree_angmom[oid, 2])
+    _cutoff(m, i, out)
+
+
+@jit
+def sensor_acc(m, d):
+  """Acceleration-stage sensors (rne_post_constraint first when one needs it)."""
+  if m.opt_disableflags[0] & _DSBL_SENSOR:
+    return
+  need_rne = False
+  for i in range(m.nsensor):
+    st = m.sensor_type[i]
+    if (st == _ACCELEROMETER or st == _FORCE or st == _TORQUE or st == _FRAMELINACC
+        or st == _FRAMEANGACC):
+      need_rne = True
+  if need_rne:
+    rne_post_constraint(m, d)
+  for i in range(m.nsensor):
+    if m.sensor_needstage[i] != _ACC:
+      continue
+    st, oid, ot = m.sensor_type[i], m.sensor_objid[i], m.sensor_objtype[i]
+    out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
+    if st == _TOUCH:
+      out[0] = _touch(m, d, oid)
+    elif st == _ACCELEROMETER:
+      _, _, _, a3, a4, a5 = object_acceleration(m, d, _SITE, oid, True)
+      _put3(out, a3, a4, a5)
+    elif st == _FORCE or st == _TORQUE:
+      b = m.site_bodyid[oid]
+      c = d.subtree_com[m.body_rootid[b]]
+      p = d.site_xpos[oid]
+      f = d.cfrc_int[b]
+      x0, x1, x2 = mm.cross(p[0] - c[0], p[1] - c[1], p[2] - c[2], f[3], f[4], f[5])
+      if st == _FORCE:
+        v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], f[3], f[4], f[5])
+        _put3(out, v0, v1, v2)
+      else:
+        v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], f[0] - x0, f[1] - x1, f[2] - x2)
+        _put3(out, v0, v1, v2)
+    elif st == _ACTUATORFRC:
+      for k in range(m.sensor_dim[i]):
+        out[k] = d.actuator_force[m.actuator_outadr[oid] + k]
+    elif st == _JOINTACTFRC:
+      out[0] = d.qfrc_actuator[m.jnt_dofadr[oid]]
+    elif st == _TENDONACTFRC:
+      s = 0.0
+      for j in range(m.nu):
+        if m.actuator_trntype[j] == _TRN_TENDON and m.actuator_trnid[j, 0] == oid:
+          s += d.actuator_force[m.actuator_outadr[j]]
+      out[0] = s
+    elif st == _JOINTLIMITFRC or st == _TENDONLIMITFRC:
+      j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITFRC else _LIMIT_TENDON, oid)
+      out[0] = d.efc_force[j] if j >= 0 else 0.0
+    elif st == _FRAMELINACC or st == _FRAMEANGACC:
+      a0, a1, a2, a3, a4, a5 = object_acceleration(m, d, ot, oid, False)
+      if st == _FRAMELINACC:
+        _put3(out, a3, a4, a5)
+      else:
+        _put3(out, a0, a1, a2)
+    _cutoff(m, i, out)
+
+
+@jit
+def _touch(m, d, site):
+  """Sum of normal forces of the contacts of the site's body whose force ray, cast from the
+  contact point, passes through the site's volume."""
+  b = m.site_bodyid[site]
+  total = 0.0
+  ray = d.scratch_small[12:15]
+  for j in range(d.ncon[0]):
+    b1 = m.geom_bodyid[d.contact_geom1[j]]
+    b2 = m.geom_bodyid[d.contact_geom2[j]]
+    if d.contact_efc_address[j] < 0 or (b != b1 and b != b2):
+      continue
+    fn, _, _, _, _, _ = contact_force(m, d, j)
+    if fn <= 0:
+      continue
+    fr = d.contact_frame[j]
+    r0, r1, r2 = fr[0] * fn, fr[1] * fn, fr[2] * fn
+    n = math.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    if n < 1e-15:
+      r0, r1, r2 = 1.0, 0.0, 0.0
+    else:
+      r0, r1, r2 = r0 / n, r1 / n, r2 / n
+    if b == b2:
+      r0, r1, r2 = -r0, -r1, -r2
+    ray[0], ray[1], ray[2] = r0, r1, r2
+    if ray_geom(d.site_xpos[site], d.site_xmat[site], m.site_size[site], d.contact_pos[j], ray,
+                m.site_type[site]) >= 0:
+      total += fn
+  return total
