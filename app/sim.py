@@ -351,7 +351,7 @@ class Simulation:
     sel = int(d.pert_select[0])
     if int(d.pert_active[0]) & 1 and 0 < sel < m.nbody:
       ex["perturb"] = (sel, d.xmat[sel].reshape(3, 3) @ d.pert_localpos + d.xpos[sel],
-                       d.pert_refselpos.copy())
+                       d.pert_refselpos.copy(), d.xfrc_perturb[sel, :3].copy())
     self._bufs.publish(snap)
 
   def _apply(self, name, args):

@@ -281,8 +281,13 @@ class Viewer:
           snap = None   # published for a model the renderer does not have yet (a load race)
         if snap is not None:
           pert = snap.extra.get("perturb")
-          self.renderer.lines = [(pert[1], pert[2], (1.0, 0.5, 0.5, 1.0))] \
-              if pert is not None and self.opts.perturb else []
+          show = pert is not None and self.opts.perturb
+          # the spring (grab point to reference) and the force it applies, scaled as MuJoCo
+          # scales force arrows (vis.map.force / stat.meanmass)
+          self.renderer.lines = [(pert[1], pert[2], (1.0, 0.5, 0.5, 1.0))] if show else []
+          vis, stat = self.renderer.m.vis, self.renderer.m.stat
+          tip = pert[1] + pert[3] * (vis.map.force / max(stat.meanmass, 1e-10))
+          self.renderer.arrows = [(pert[1], tip, tuple(vis.rgba.force))] if show else []
           self.renderer.render(snap, self.camera, self.opts, w, h, fbo=target)
           info = dict(snap.extra)
           if self.opts.labels != "none":
@@ -301,6 +306,11 @@ class Viewer:
     col = imgui.IM_COL32(255, 255, 255, 230)
     for x, y, text in labels:
       dl.add_text((x, y), col, text)
+    if self.selected > 0 and self.renderer is not None:
+      import engine   # already loaded once a renderer exists
+      name = engine.id2name(self.renderer.m, "body", self.selected)
+      dl.add_text((ww * 0.5 - 80, 8), imgui.IM_COL32(255, 255, 120, 255),
+                  f"selected: {name or 'body'} ({self.selected})")
     if self._warm is not None:
       panels.compile_progress(self)
     elif st is not None:

@@ -375,6 +375,10 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   v.sim.send("call", lambda m, d: pulling.append(d.xfrc_perturb[1].copy()))
   v.sim.sync()
   assert np.abs(pulling[0]).max() > 0   # the engine's spring acts on the box while dragging
+  v.draw()
+  assert len(v.renderer.lines) == 1 and len(v.renderer.arrows) == 1   # spring and its force
+  p0, tip = v.renderer.arrows[0][0], v.renderer.arrows[0][1]
+  assert (tip - p0)[2] > 0   # the force pulls up, towards the dragged reference
   before = v.screenshot()
   t = v.sim.snapshot().__enter__().time
   run_until(v, lambda: v.sim.snapshot().__enter__().time > t + 0.5, "not running")
