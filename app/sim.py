@@ -346,7 +346,8 @@ class Simulation:
               niter=int(d.solver_niter[0]), residual=solver_error(d),
               energy=(float(d.energy[0]), float(d.energy[1])),
               ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),
-              qpos=d.qpos.copy(), qvel=d.qvel.copy(), perturb=None,
+              qpos=d.qpos.copy(), qvel=d.qvel.copy(), sensordata=d.sensordata.copy(),
+              perturb=None,
               recording=self._rec is not None, model_version=self._status.model_version)
     sel = int(d.pert_select[0])
     if int(d.pert_active[0]) & 1 and 0 < sel < m.nbody:

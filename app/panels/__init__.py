@@ -31,8 +31,10 @@ class UiState:
     self.elem_id = 0
     self.plot_t = []
     self.plot = {}                  # name -> list of values
-    self.plot_sel = {"energy": True, "residual": False, "joint": False, "rtf": False}
+    self.plot_sel = {"energy": True, "residual": False, "joint": False, "sensor": False,
+                     "rtf": False}
     self.plot_joint = 0
+    self.plot_sensor = 0            # index into d.sensordata
     self.names = {}
     self.m = None
     self.expand = set()             # sections to open at the next frame
@@ -47,10 +49,20 @@ class UiState:
     self.elem_id = 0
     self.plot_t, self.plot = [], {}
     self.plot_joint = 0
+    self.plot_sensor = 0
     self.names = {k: [m.names.get(mjtObj[k.upper()], [""] * 0) for _ in (0,)][0]
-                  for k in ("body", "joint", "geom", "actuator", "equality", "camera", "key")}
+                  for k in ("body", "joint", "geom", "actuator", "equality", "camera", "key",
+                            "sensor")}
     if not self.open_path:
       self.open_path = ""
+
+  def sensor_labels(self):
+    """One label per entry of d.sensordata: 'name' or 'name[k]' for multi-dimensional ones."""
+    m, out = self.m, []
+    for i in range(m.nsensor):
+      dim, base = int(m.sensor_dim[i]), self.name("sensor", i)
+      out += [base] if dim == 1 else [f"{base}[{k}]" for k in range(dim)]
+    return out
 
   def name(self, kind, i):
     """Name of object `i` of `kind` ('body', 'joint', ...), or 'kind i'."""

@@ -20,6 +20,9 @@ def record(ui, st, info):
   if m is not None and m.njnt:
     j = min(ui.plot_joint, m.njnt - 1)
     vals["joint"] = float(info["qpos"][m.jnt_qposadr[j]])
+  sd = info.get("sensordata")
+  if sd is not None and len(sd):
+    vals["sensor"] = float(sd[min(ui.plot_sensor, len(sd) - 1)])
   for k, v in vals.items():
     ui.plot.setdefault(k, []).append(v)
   if len(ui.plot_t) > PLOT_LEN:
@@ -49,11 +52,18 @@ def draw(imgui, viewer, st, info):
   else:
     imgui.text_disabled("(off)")
   for k in ui.plot_sel:
+    if k == "sensor" and not ui.m.nsensor:
+      continue
     imgui.same_line() if k != "energy" else None
     _, ui.plot_sel[k] = imgui.checkbox(k + "##plot", ui.plot_sel[k])
   if ui.plot_sel.get("joint") and ui.m.njnt:
     _, ui.plot_joint = imgui.combo("plotted joint", ui.plot_joint,
                                    [ui.name("joint", j) for j in range(ui.m.njnt)])
+  if ui.plot_sel.get("sensor") and ui.m.nsensor:
+    changed, ui.plot_sensor = imgui.combo("plotted sensor", ui.plot_sensor, ui.sensor_labels())
+    if changed:
+      ui.plot.pop("sensor", None)
+      ui.plot_t, ui.plot = [], {}
   if len(ui.plot_t) > 1 and implot.begin_plot("##plots", (-1, 180)):
     implot.setup_axes("time (s)", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
     t = np.array(ui.plot_t)

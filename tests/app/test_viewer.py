@@ -648,3 +648,23 @@ def test_closing_the_window_finalises_a_recording(open_viewer, tmp_path):
   start, stop, frames = v.sim.record_span
   with av.open(path) as f:
     assert sum(1 for _ in f.decode(video=0)) == frames >= 6
+
+
+SENSED = """<mujoco><worldbody><body pos="0 0 1"><joint name="swing" type="hinge" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 .4 0 0" size=".04"/></body></worldbody>
+  <sensor><jointvel joint="swing"/><jointpos name="angle" joint="swing"/></sensor></mujoco>"""
+
+
+def test_info_panel_plots_a_sensor(open_viewer, tmp_path):
+  """The Info panel's sensor plot follows d.sensordata: a jointpos sensor plots the joint's qpos
+  (the joint plot of the same frames) while the pendulum swings."""
+  v = open_viewer(_write(tmp_path, "sensed.xml", SENSED))
+  ui = v.ui
+  assert ui.sensor_labels() == ["sensor 0", "angle"]
+  ui.plot_sel.update(sensor=True, joint=True)
+  ui.plot_sensor = 1
+  run_until(v, lambda: len(ui.plot.get("sensor", [])) > 10 and
+            v.sim.snapshot().__enter__().time > 0.3, "no sensor plot")
+  s, j = np.array(ui.plot["sensor"]), np.array(ui.plot["joint"])
+  np.testing.assert_array_equal(s, j)
+  assert np.ptp(s) > 0.01   # it swings
