@@ -656,15 +656,23 @@ SENSED = """<mujoco><worldbody><body pos="0 0 1"><joint name="swing" type="hinge
 
 
 def test_info_panel_plots_a_sensor(open_viewer, tmp_path):
-  """The Info panel's sensor plot follows d.sensordata: a jointpos sensor plots the joint's qpos
-  (the joint plot of the same frames) while the pendulum swings."""
+  """The Info panel's sensor plot follows d.sensordata: the 'angle' (jointpos) entry is plotted,
+  it swings, and it is the joint angle of the state before the last step (MuJoCo computes
+  sensors in forward, before integrating)."""
   v = open_viewer(_write(tmp_path, "sensed.xml", SENSED))
   ui = v.ui
   assert ui.sensor_labels() == ["sensor 0", "angle"]
-  ui.plot_sel.update(sensor=True, joint=True)
+  ui.plot_sel.update(sensor=True)
   ui.plot_sensor = 1
   run_until(v, lambda: len(ui.plot.get("sensor", [])) > 10 and
             v.sim.snapshot().__enter__().time > 0.3, "no sensor plot")
-  s, j = np.array(ui.plot["sensor"]), np.array(ui.plot["joint"])
-  np.testing.assert_array_equal(s, j)
-  assert np.ptp(s) > 0.01   # it swings
+  v.sim.send("pause", True)
+  v.sim.sync()
+  for _ in range(3):
+    v.frame()
+  with v.sim.snapshot() as snap:
+    sd, qpos, qvel = snap.extra["sensordata"], snap.extra["qpos"], snap.extra["qvel"]
+  assert ui.plot["sensor"][-1] == sd[1]
+  h = v.sim.m.opt.timestep
+  assert abs(sd[1] - qpos[0]) <= 1.5 * abs(qvel[0]) * h + 1e-12 and sd[1] != qpos[0]
+  assert np.ptp(ui.plot["sensor"]) > 0.01   # it swings
