@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 
 from engine import forward as _fwd
+from engine import inverse as _inverse  # before engine/__init__ binds engine.inverse to the function
 from engine import io
 from engine import perturb as _perturb
 from engine import setconst
@@ -71,3 +72,55 @@ def apply_perturb_force(m, d):
   """The drag's spring-damper wrench into d.xfrc_perturb (mjv_applyPerturbForce). `step` does
   this itself every substep while d.pert_active is set."""
   _perturb.apply_perturb_force(m.struct, d.struct)
+
+
+def _inverse_work(m, d):
+  from engine.types import mjtEnableBit, mjtIntegrator
+  if (m.opt.enableflags & mjtEnableBit.INVDISCRETE) and m.opt.integrator == mjtIntegrator.RK4:
+    raise ValueError("discrete inverse dynamics (INVDISCRETE enable flag) is not supported by "
+                     "the RK4 integrator")
+  return _inverse, (np.zeros(d.efc_pos.shape[0]), np.zeros(m.nv), np.zeros(m.nv), np.zeros(36))
+
+
+def inverse(m, d):
+  """Inverse dynamics at the current qpos, qvel, qacc: d.qfrc_inverse, the force that produces
+  qacc (mj_inverse); also recomputes the position and velocity stages, efc_force and
+  qfrc_constraint from the soft-constraint model, and the sensors."""
+  _inv, work = _inverse_work(m, d)
+  _inv.inverse_skip(m.struct, d.struct, _inv.STAGE_NONE, False, *work)
+
+
+def compare_fwd_inv(m, d):
+  """After `forward`: (|qfrc_constraint(fwd) - qfrc_constraint(inv)|, |qfrc_applied +
+  qfrc_actuator + J'xfrc - qfrc_inverse|) as a numpy array of 2, MuJoCo's solver_fwdinv
+  (mj_compareFwdInv); forward's results are left in place."""
+  _inv, work = _inverse_work(m, d)
+  out = np.zeros(2)
+  _inv.compare_fwd_inv(m.struct, d.struct, *work, np.zeros(m.nv), np.zeros(m.nv),
+                       np.zeros(d.efc_pos.shape[0]), out)
+  return out
+
+
+def eval_fk(m, d):
+  """Body poses (nbody, 7) and twists (nbody, 6) from qpos, qvel (kinematics only); see
+  engine.articulation for the conventions."""
+  from engine import articulation
+  return articulation.eval_fk(m, d)
+
+
+def eval_ik(m, d, body_pose, body_vel):
+  """d.qpos, d.qvel from body poses (nbody, 7) and twists (nbody, 6): the inverse of eval_fk."""
+  from engine import articulation
+  articulation.eval_ik(m, d, body_pose, body_vel)
+
+
+def joint_q_start(m):
+  """Per-joint start in qpos, nq appended (Newton's joint_q_start)."""
+  from engine import articulation
+  return articulation.joint_q_start(m)
+
+
+def joint_qd_start(m):
+  """Per-joint start in qvel, nv appended (Newton's joint_qd_start)."""
+  from engine import articulation
+  return articulation.joint_qd_start(m)

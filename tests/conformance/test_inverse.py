@@ -1,0 +1,159 @@
+"""Conformance of inverse dynamics (engine.inverse) against mujoco.mj_inverse, and the
+forward -> inverse round trip (MuJoCo's FWDINV check).
+
+States are random (qpos, qvel, qacc, applied forces); both engines run their full inverse
+pipeline, including collision, so contacts, limits and equality rows are compared too."""
+import mujoco
+import numpy as np
+import pytest
+
+import engine
+from engine import interop
+from tests.conformance.test_constraint import CONNECT_WELD, CONTACT_XML, EQUALITY_XML
+from tests.models import assert_close, load_both, random_state
+
+TOL = 1e-8
+
+
+def _inverse_both(m, mjm, mjd, seed):
+  """Random qacc into mjd, then mj_inverse and engine.inverse from the same state."""
+  rng = np.random.default_rng(seed + 100)
+  mjd.qacc[:] = rng.normal(size=mjm.nv) * 3
+  d = engine.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  d.qacc[:] = mjd.qacc
+  engine.inverse(m, d)
+  mujoco.mj_inverse(mjm, mjd)
+  return d
+
+
+def _assert_inverse_match(d, mjd):
+  assert d.nefc == mjd.nefc, f"nefc {d.nefc} != {mjd.nefc}"
+  n = mjd.nefc
+  assert_close(d.efc_state[:n], mjd.efc_state, "efc_state", rtol=0, atol=0)
+  assert_close(d.efc_force[:n], mjd.efc_force, "efc_force", rtol=TOL, atol=TOL)
+  assert_close(d.qfrc_constraint, mjd.qfrc_constraint, "qfrc_constraint", rtol=TOL, atol=TOL)
+  assert_close(d.qfrc_inverse, mjd.qfrc_inverse, "qfrc_inverse", rtol=TOL, atol=TOL)
+  assert_close(d.sensordata, mjd.sensordata, "sensordata", rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize("name", ["humanoid", "cheetah", "walker"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_suite_models(name, seed):
+  """Suite models with their contacts and limits at random states."""
+  m, mjm = load_both(name, disable_constraint=False)
+  mjd = mujoco.MjData(mjm)
+  random_state(mjm, mjd, seed)
+  d = _inverse_both(m, mjm, mjd, seed)
+  _assert_inverse_match(d, mjd)
+
+
+@pytest.mark.parametrize("cone", ["elliptic", "pyramidal"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_contacts_in_both_cones(cone, seed):
+  """Contacts of condim 1, 3, 4, 6; random qacc puts elliptic rows in every state."""
+  mjm = mujoco.MjModel.from_xml_string(CONTACT_XML)
+  m = engine.load_model(CONTACT_XML)
+  if cone == "pyramidal":
+    mjm.opt.cone = mujoco.mjtCone.mjCONE_PYRAMIDAL
+    m.opt.cone = int(engine.mjtCone.PYRAMIDAL)
+  mjd = mujoco.MjData(mjm)
+  rng = np.random.default_rng(seed)
+  mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.005
+  mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+  mjd.qvel[:] = rng.normal(size=mjm.nv) * 0.3
+  d = _inverse_both(m, mjm, mjd, seed)
+  assert mjd.ncon >= 6
+  _assert_inverse_match(d, mjd)
+  if cone == "elliptic":
+    states = set(np.asarray(mjd.efc_state[mjd.ne + mjd.nf:]).tolist())
+    assert int(mujoco.mjtConstraintState.mjCNSTRSTATE_CONE) in states or seed != 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_equality_limits_friction_loss(seed):
+  """Connect, weld, joint and tendon equalities, joint/tendon/ball limits, friction loss."""
+  xml = EQUALITY_XML.replace("EQUALITIES", CONNECT_WELD)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  m = engine.load_model(xml)
+  mjd = mujoco.MjData(mjm)
+  random_state(mjm, mjd, seed, scale=0.5)
+  d = _inverse_both(m, mjm, mjd, seed)
+  assert mjd.ne > 0 and mjd.nf > 0 and mjd.nl > 0
+  _assert_inverse_match(d, mjd)
+
+
+@pytest.mark.parametrize("integrator", ["EULER", "IMPLICIT", "IMPLICITFAST"])
+def test_invdiscrete(integrator):
+  """INVDISCRETE: qacc is the integrator's discrete-time one (damping in walker's joints)."""
+  m, mjm = load_both("walker", disable_constraint=False)
+  mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
+  mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_INVDISCRETE)
+  m.opt.integrator = int(getattr(engine.mjtIntegrator, integrator))
+  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.INVDISCRETE)
+  assert mjm.dof_damping.max() > 0
+  mjd = mujoco.MjData(mjm)
+  random_state(mjm, mjd, 3)
+  d = _inverse_both(m, mjm, mjd, 3)
+  _assert_inverse_match(d, mjd)
+  assert_close(d.qacc, mjd.qacc, "qacc restored", rtol=0, atol=0)
+
+
+def test_invdiscrete_rk4_is_refused():
+  m, _ = load_both("cheetah")
+  m.opt.integrator = int(engine.mjtIntegrator.RK4)
+  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.INVDISCRETE)
+  with pytest.raises(ValueError, match="RK4"):
+    engine.inverse(m, engine.make_data(m))
+
+
+def test_comparison_can_fail():
+  """A perturbed qacc changes qfrc_inverse beyond the tolerance."""
+  m, mjm = load_both("cheetah", disable_constraint=False)
+  mjd = mujoco.MjData(mjm)
+  random_state(mjm, mjd, 0)
+  d = _inverse_both(m, mjm, mjd, 0)
+  d.qacc[0] += 1e-3
+  engine.inverse(m, d)
+  assert not np.allclose(d.qfrc_inverse, mjd.qfrc_inverse, rtol=TOL, atol=TOL)
+
+
+def _tight(m):
+  m.opt.tolerance = 1e-15
+  m.opt.iterations = 200
+  m.opt.ls_tolerance = 1e-12
+
+
+@pytest.mark.parametrize("which", ["humanoid", "cheetah", "equality", "contact"])
+def test_forward_inverse_round_trip(which):
+  """forward then inverse gives back qfrc_applied + qfrc_actuator + J'xfrc_applied (1e-8),
+  and compare_fwd_inv reports it as MuJoCo's solver_fwdinv does."""
+  if which in ("humanoid", "cheetah"):
+    m, mjm = load_both(which, disable_constraint=False)
+  else:
+    xml = (EQUALITY_XML.replace("EQUALITIES", CONNECT_WELD) if which == "equality"
+           else CONTACT_XML)
+    mjm = mujoco.MjModel.from_xml_string(xml)
+    m = engine.load_model(xml)
+  _tight(m)
+  mjd = mujoco.MjData(mjm)
+  random_state(mjm, mjd, 5, scale=0.1 if which == "contact" else 0.3)
+  d = engine.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  d.act[:] = mjd.act
+  engine.forward(m, d)
+  assert d.nefc > 0
+  applied = d.qfrc_applied + d.qfrc_actuator
+  # J' xfrc_applied by MuJoCo at the same state
+  jx = np.zeros(mjm.nv)
+  mujoco.mj_forward(mjm, mjd)
+  for b in range(1, mjm.nbody):
+    mujoco.mj_applyFT(mjm, mjd, mjd.xfrc_applied[b, :3], mjd.xfrc_applied[b, 3:],
+                      mjd.xipos[b], b, jx)
+  expected = applied + jx
+  fwd_qc = d.qfrc_constraint.copy()
+  stats = engine.compare_fwd_inv(m, d)
+  assert_close(d.qfrc_constraint, fwd_qc, "forward results kept", rtol=0, atol=0)
+  assert stats[0] < TOL and stats[1] < TOL, stats
+  engine.inverse(m, d)
+  assert_close(d.qfrc_inverse, expected, "qfrc_inverse vs applied", rtol=TOL, atol=TOL)
