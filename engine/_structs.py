@@ -859,6 +859,7 @@ DataType = _DataStructType([
     ('solver_nchange', types.Array(types.int32, 1, 'C')),
     ('solver_neval', types.Array(types.int32, 1, 'C')),
     ('solver_nupdate', types.Array(types.int32, 1, 'C')),
+    ('solver_fwdinv', types.Array(types.float64, 1, 'C')),
     ('warning_number', types.Array(types.int32, 1, 'C')),
     ('warning_lastinfo', types.Array(types.int32, 1, 'C')),
     ('col_dist', types.Array(types.float64, 1, 'C')),
@@ -1092,7 +1093,7 @@ def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_ro
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, warning_number, warning_lastinfo, col_dist, col_pos, col_frame):
+def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos):
   s.efc_b = efc_b
   s.efc_force = efc_force
   s.efc_state = efc_state
@@ -1104,15 +1105,16 @@ def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement
   s.solver_nchange = solver_nchange
   s.solver_neval = solver_neval
   s.solver_nupdate = solver_nupdate
+  s.solver_fwdinv = solver_fwdinv
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
   s.col_pos = col_pos
-  s.col_frame = col_frame
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat):
+def _set_data_9(s, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch):
+  s.col_frame = col_frame
   s.col_fbuf = col_fbuf
   s.col_ibuf = col_ibuf
   s.cnstr_jac = cnstr_jac
@@ -1128,11 +1130,11 @@ def _set_data_9(s, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L
   s.solver_MinvJT = solver_MinvJT
   s.solver_ARblk = solver_ARblk
   s.solver_scratch = solver_scratch
-  s.solver_mat = solver_mat
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr):
+def _set_data_10(s, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr):
+  s.solver_mat = solver_mat
   s.solver_Lpat = solver_Lpat
   s.solver_Lnnz = solver_Lnnz
   s.solver_Hpat = solver_Hpat
@@ -1148,11 +1150,11 @@ def _set_data_10(s, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Y
   s.dof_island = dof_island
   s.island_nv = island_nv
   s.island_idofadr = island_idofadr
-  s.island_dofadr = island_dofadr
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force):
+def _set_data_11(s, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref):
+  s.island_dofadr = island_dofadr
   s.map_dof2idof = map_dof2idof
   s.map_idof2dof = map_idof2dof
   s.efc_island = efc_island
@@ -1168,11 +1170,11 @@ def _set_data_11(s, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf
   s.iefc_D = iefc_D
   s.iefc_R = iefc_R
   s.iefc_aref = iefc_aref
-  s.iefc_force = iefc_force
 
 
 @numba.njit(cache=True)
-def _set_data_12(s, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+def _set_data_12(s, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+  s.iefc_force = iefc_force
   s.iefc_state = iefc_state
   s.ifrc_smooth = ifrc_smooth
   s.ifrc_constraint = ifrc_constraint
@@ -1195,9 +1197,9 @@ DATA_SETTERS = (
     (_set_data_5, ('cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf')),
     (_set_data_6, ('nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude')),
     (_set_data_7, ('contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref')),
-    (_set_data_8, ('efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame')),
-    (_set_data_9, ('col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat')),
-    (_set_data_10, ('solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr')),
-    (_set_data_11, ('map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force')),
-    (_set_data_12, ('iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
+    (_set_data_8, ('efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos')),
+    (_set_data_9, ('col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch')),
+    (_set_data_10, ('solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr')),
+    (_set_data_11, ('island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref')),
+    (_set_data_12, ('iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
 )

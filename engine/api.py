@@ -4,7 +4,8 @@ import warnings
 import numpy as np
 
 from engine import forward as _fwd
-from engine import inverse as _inverse  # before engine/__init__ binds engine.inverse to the function
+# imported here, before engine/__init__ binds the name engine.inverse to the function below
+from engine import inverse as _inverse
 from engine import io
 from engine import perturb as _perturb
 from engine import setconst
@@ -91,14 +92,12 @@ def inverse(m, d):
 
 
 def compare_fwd_inv(m, d):
-  """After `forward`: (|qfrc_constraint(fwd) - qfrc_constraint(inv)|, |qfrc_applied +
-  qfrc_actuator + J'xfrc - qfrc_inverse|) as a numpy array of 2, MuJoCo's solver_fwdinv
-  (mj_compareFwdInv); forward's results are left in place."""
-  _inv, work = _inverse_work(m, d)
-  out = np.zeros(2)
-  _inv.compare_fwd_inv(m.struct, d.struct, *work, np.zeros(m.nv), np.zeros(m.nv),
-                       np.zeros(d.efc_pos.shape[0]), out)
-  return out
+  """After `forward`: d.solver_fwdinv = (|qfrc_constraint(fwd) - qfrc_constraint(inv)|,
+  |qfrc_applied + qfrc_actuator + J'xfrc - qfrc_inverse|), returned as a copy; forward's results
+  are left in place (mj_compareFwdInv; `step` does this itself under the FWDINV enable flag)."""
+  _inverse_work(m, d)
+  _inverse.fwd_inv_stats(m.struct, d.struct)
+  return d.solver_fwdinv.copy()
 
 
 def eval_fk(m, d):

@@ -8,6 +8,7 @@ from engine import collision_driver
 from engine import constraint
 from engine import derivative
 from engine import energy
+from engine import inverse
 from engine import math as mm
 from engine import passive as ps
 from engine import perturb
@@ -30,6 +31,7 @@ _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
 _DSBL_EULERDAMP = int(mjtDisableBit.EULERDAMP)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
 _ENBL_ENERGY = int(mjtEnableBit.ENERGY)
+_ENBL_FWDINV = int(mjtEnableBit.FWDINV)
 _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
     int(mjtIntegrator.EULER), int(mjtIntegrator.RK4), int(mjtIntegrator.IMPLICIT),
     int(mjtIntegrator.IMPLICITFAST))
@@ -423,8 +425,11 @@ def implicit(m, d):
 
 @jit
 def step_once(m, d):
-  """One physics step: forward, then the model's integrator (mj_step)."""
+  """One physics step: forward, then the model's integrator (mj_step); under the FWDINV
+  enable flag, solver_fwdinv compares forward and inverse dynamics in between."""
   forward(m, d)
+  if m.opt_enableflags[0] & _ENBL_FWDINV:
+    inverse.fwd_inv_stats(m, d)
   integ = m.opt_integrator[0]
   if integ == _INT_RK4:
     rk4(m, d)

@@ -167,3 +167,12 @@ def compare_fwd_inv(m, d, jar, qacc_save, work, A, qforce, save_qc, save_f, out)
     d.qfrc_constraint[i] = save_qc[i]
   for i in range(nefc):
     d.efc_force[i] = save_f[i]
+
+
+@jit
+def fwd_inv_stats(m, d):
+  """d.solver_fwdinv from compare_fwd_inv, with its work arrays allocated here (mj_step under
+  the FWDINV enable flag)."""
+  nv, njmax = m.nv, d.efc_pos.shape[0]
+  compare_fwd_inv(m, d, np.zeros(njmax), np.zeros(nv), np.zeros(nv), np.zeros(36), np.zeros(nv),
+                  np.zeros(nv), np.zeros(njmax), d.solver_fwdinv)

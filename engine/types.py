@@ -610,6 +610,7 @@ solver_nactive i4 4000
 solver_nchange i4 4000
 solver_neval i4 4000
 solver_nupdate i4 4000
+solver_fwdinv f8 2
 warning_number i4 8
 warning_lastinfo i4 8
 col_dist f8 50

@@ -172,3 +172,33 @@ def test_forward_inverse_round_trip(which):
   assert stats[0] < TOL * scale and stats[1] < TOL * scale, (stats, scale)
   engine.inverse(m, d)
   assert_close(d.qfrc_inverse, expected, "qfrc_inverse vs applied", rtol=0, atol=TOL * scale)
+
+
+@pytest.mark.parametrize("which", ["contact", "unconstrained"])
+def test_step_fwdinv_flag(which):
+  """Under FWDINV, step fills solver_fwdinv as mj_step does: zero without constraint rows,
+  within the solver's residual (and of MuJoCo's order) with them."""
+  if which == "contact":
+    mjm = mujoco.MjModel.from_xml_string(CONTACT_XML)
+    m = engine.load_model(CONTACT_XML)
+  else:
+    m, mjm = load_both("cheetah")
+  _tight(m)
+  _tight(mjm)
+  mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_FWDINV)
+  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.FWDINV)
+  mjd = mujoco.MjData(mjm)
+  random_state(mjm, mjd, 5, scale=0.1)
+  d = engine.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  d.solver_fwdinv[:] = -1
+  engine.step(m, d)
+  mujoco.mj_step(mjm, mjd)
+  if which == "unconstrained":
+    assert_close(d.solver_fwdinv, [0, 0], "solver_fwdinv", rtol=0, atol=0)
+    assert_close(mjd.solver_fwdinv, [0, 0], "mujoco solver_fwdinv", rtol=0, atol=0)
+    return
+  scale = 1.0 + np.abs(d.qfrc_constraint).max()
+  assert 0 < d.solver_fwdinv[1] < TOL * scale, d.solver_fwdinv
+  assert d.solver_fwdinv[0] < TOL * scale
+  assert mjd.solver_fwdinv[1] < 10 * max(d.solver_fwdinv[1], 1e-12 * scale)
