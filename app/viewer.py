@@ -285,9 +285,11 @@ class Viewer:
           # the spring (grab point to reference) and the force it applies, scaled as MuJoCo
           # scales force arrows (vis.map.force / stat.meanmass)
           self.renderer.lines = [(pert[1], pert[2], (1.0, 0.5, 0.5, 1.0))] if show else []
-          vis, stat = self.renderer.m.vis, self.renderer.m.stat
-          tip = pert[1] + pert[3] * (vis.map.force / max(stat.meanmass, 1e-10))
-          self.renderer.arrows = [(pert[1], tip, tuple(vis.rgba.force))] if show else []
+          self.renderer.arrows = []
+          if show:
+            vis, stat = self.renderer.m.vis, self.renderer.m.stat
+            tip = pert[1] + pert[3] * (vis.map.force / max(stat.meanmass, 1e-10))
+            self.renderer.arrows = [(pert[1], tip, tuple(vis.rgba.force))]
           self.renderer.render(snap, self.camera, self.opts, w, h, fbo=target)
           info = dict(snap.extra)
           if self.opts.labels != "none":
