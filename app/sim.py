@@ -22,6 +22,7 @@ import traceback
 import numpy as np
 
 import engine
+from app.panels.common import SPEEDS  # noqa: F401  (re-exported; defined where the UI needs it)
 from engine.types import NSOLVER, mjtWarning
 
 CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less); paced
@@ -30,7 +31,6 @@ MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs inste
 PUBLISH_MIN = 0.01   # wall seconds between snapshots when running as fast as possible
 MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
 RECORD_QUEUE = 8     # recorded snapshots waiting for the UI before the worker waits for it
-SPEEDS = (1 / 100, 1 / 50, 1 / 20, 1 / 10, 1 / 5, 1 / 2, 1.0, math.inf)
 
 # Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
 EDITABLE = {

@@ -165,7 +165,10 @@ class Renderer:
   """Draws snapshots of one model into the current (or a given) framebuffer of `ctx`."""
 
   def __init__(self, ctx, m, shadow_size=1024):
+    """GL objects (programs, meshes, shadow map) for `ctx`, then `set_model(m)`; with m=None
+    only the GL part (the viewer builds it while the model still loads), set_model comes later."""
     self.ctx = ctx
+    self.m = None
     self.shadow_size = int(shadow_size)
     self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
@@ -208,7 +211,8 @@ class Renderer:
     self._shadow_tex.repeat_x = self._shadow_tex.repeat_y = False
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
     self._plane_prog, self._plane_npos = self._geom_prog, 0
-    self.set_model(m)
+    if m is not None:
+      self.set_model(m)
 
   # ------------------------------------------------------------------------------- model
 
