@@ -99,6 +99,18 @@ def snapshot_class():
     return BasicSnapshot
 
 
+def _snapshot_maker(cls, m, d):
+  """A factory of new snapshots for the worker's buffers: `cls(m, d)` when the class takes the
+  worker's Data (render.snapshot.Snapshot: filled from it; without it, it makes and forwards a
+  Data of its own, 0.3 s on the way to the first frame), else `cls(m)`."""
+  import inspect
+  try:
+    takes_data = len(inspect.signature(cls).parameters) >= 2
+  except (TypeError, ValueError):
+    takes_data = False
+  return (lambda: cls(m, d)) if takes_data else (lambda: cls(m))
+
+
 def solver_error(d):
   """Final solver residual of island 0 as MuJoCo's simulate shows it (min of improvement and
   gradient at the last iteration), 0 when the solver did not run."""
@@ -305,7 +317,7 @@ class Simulation:
     with self._lock:
       self.m, self.d = m, d
       self._model_ref = m
-      self._bufs = _Buffers(lambda: cls(m))
+      self._bufs = _Buffers(_snapshot_maker(cls, m, d))
       self._status.model_version += 1
       self._status.path = str(path or "")
       self._status.load_error = ""

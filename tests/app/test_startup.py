@@ -21,3 +21,22 @@ def test_speeds_shared_by_worker_and_panels():
   from app.panels import common
   assert sim.SPEEDS is common.SPEEDS
   assert sim.SPEEDS[-1] == float("inf") and 1.0 in sim.SPEEDS
+
+
+def test_new_snapshot_buffers_are_filled_from_the_worker_data():
+  """The worker's snapshot factory copies its own Data (no second Data made and forwarded)."""
+  import numpy as np
+
+  import engine
+  from app.sim import BasicSnapshot, _snapshot_maker
+  from assets import DEMO_MODEL
+  from render.snapshot import Snapshot
+  m = engine.load_model(str(DEMO_MODEL))
+  d = engine.make_data(m)
+  d.qpos[:] = d.qpos + 0.1       # away from qpos0: a snapshot of a fresh Data would differ
+  engine.forward(m, d)
+  snap = _snapshot_maker(Snapshot, m, d)()
+  np.testing.assert_array_equal(snap.geom_xpos, d.geom_xpos)
+  np.testing.assert_array_equal(snap.qpos, d.qpos)
+  basic = _snapshot_maker(BasicSnapshot, m, d)()   # takes only the model
+  assert basic.qpos.shape == d.qpos.shape
