@@ -22,6 +22,7 @@ import traceback
 import numpy as np
 
 import engine
+from app.panels.common import SPEEDS  # noqa: F401  (re-exported; defined where the UI needs it)
 from engine.types import NSOLVER, mjtWarning
 
 CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less); paced
@@ -30,7 +31,6 @@ MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs inste
 PUBLISH_MIN = 0.01   # wall seconds between snapshots when running as fast as possible
 MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
 RECORD_QUEUE = 8     # recorded snapshots waiting for the UI before the worker waits for it
-SPEEDS = (1 / 100, 1 / 50, 1 / 20, 1 / 10, 1 / 5, 1 / 2, 1.0, math.inf)
 
 # Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
 EDITABLE = {
@@ -97,6 +97,18 @@ def snapshot_class():
     return Snapshot
   except ImportError:
     return BasicSnapshot
+
+
+def _snapshot_maker(cls, m, d):
+  """A factory of new snapshots for the worker's buffers: `cls(m, d)` when the class takes the
+  worker's Data (render.snapshot.Snapshot: filled from it; without it, it makes and forwards a
+  Data of its own, 0.3 s on the way to the first frame), else `cls(m)`."""
+  import inspect
+  try:
+    takes_data = len(inspect.signature(cls).parameters) >= 2
+  except (TypeError, ValueError):
+    takes_data = False
+  return (lambda: cls(m, d)) if takes_data else (lambda: cls(m))
 
 
 def solver_error(d):
@@ -305,7 +317,7 @@ class Simulation:
     with self._lock:
       self.m, self.d = m, d
       self._model_ref = m
-      self._bufs = _Buffers(lambda: cls(m))
+      self._bufs = _Buffers(_snapshot_maker(cls, m, d))
       self._status.model_version += 1
       self._status.path = str(path or "")
       self._status.load_error = ""

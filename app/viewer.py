@@ -37,6 +37,7 @@ HELP = (
     ("Ctrl + left drag", "twist the selected body"),
     ("Drop a file", "open that model"),
 )
+LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
 RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
                        # behind, the worker waits for it (the simulation slows, the video stays
@@ -128,6 +129,8 @@ class Viewer:
     self._model_version = 0
     self._keep_camera = False
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
+    from render.renderer import Renderer
+    self._gl_ready = Renderer(self.ctx, None)   # programs and buffers while the model loads
     if self._boot is None:
       self._warm = subprocess.Popen(
           [sys.executable, "-m", "app.warmup"], stdout=subprocess.PIPE,
@@ -176,9 +179,8 @@ class Viewer:
     from render.camera import Camera
     from render.renderer import Renderer
     if self.renderer is None:
-      self.renderer = Renderer(self.ctx, m)
-    else:
-      self.renderer.set_model(m)
+      self.renderer, self._gl_ready = self._gl_ready or Renderer(self.ctx, None), None
+    self.renderer.set_model(m)
     if self.camera is None or not self._keep_camera:
       self.camera = Camera.default_for(m)
     else:
@@ -212,7 +214,18 @@ class Viewer:
       return False
     self.window.dispatch_event("on_draw")
     self.window.flip()
+    if self.first_frame_at is None and self._boot is not None:
+      self._yield_to_boot()
     return not self.closed
+
+  def _yield_to_boot(self):
+    """While the model loads, sleep up to LOADING_SLEEP (the boot thread needs the GIL more than
+    a frame with nothing moving), waking as soon as the worker has published the model."""
+    t_end = time.perf_counter() + LOADING_SLEEP
+    while time.perf_counter() < t_end:
+      if self.sim is not None and self.sim.status().model_version != self._model_version:
+        return
+      time.sleep(0.002)
 
   def run(self):
     """Loop frames until the window closes (capped at max_fps to leave CPU to physics)."""
@@ -236,9 +249,10 @@ class Viewer:
     if self._warm is not None:
       self._warm.kill()
       self._warm = None
-    if self.renderer is not None:
-      self.renderer.release()
-      self.renderer = None
+    for r in (self.renderer, self._gl_ready):
+      if r is not None:
+        r.release()
+    self.renderer = self._gl_ready = None
     if not self.closed:
       self.closed = True
       self.window.pop_handlers()   # imgui's

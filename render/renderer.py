@@ -165,14 +165,18 @@ class Renderer:
   """Draws snapshots of one model into the current (or a given) framebuffer of `ctx`."""
 
   def __init__(self, ctx, m, shadow_size=1024):
+    """GL objects (programs, meshes, shadow map) for `ctx`, then `set_model(m)`; with m=None
+    only the GL part (the viewer builds it while the model still loads), set_model comes later."""
     self.ctx = ctx
+    self.m = None
     self.shadow_size = int(shadow_size)
     self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1
     self._shadow_ortho = True
-    vs, fs = shaders.geom_program(0)
-    self._geom_prog = ctx.program(vertex_shader=vs, fragment_shader=fs)
+    # programs per shadow variant: True reads the shadow map, False never does (no shadow cast)
+    self._geom_progs = {sh: ctx.program(*shaders.geom_program(0, sh)) for sh in (True, False)}
+    self._geom_prog = self._geom_progs[True]
     self._depth_prog = ctx.program(vertex_shader=shaders.DEPTH_VS,
                                    fragment_shader=shaders.DEPTH_FS)
     self._line_prog = ctx.program(vertex_shader=shaders.LINE_VS, fragment_shader=shaders.LINE_FS)
@@ -186,7 +190,8 @@ class Renderer:
       self._ibos.append(ibo)
       for p in ("o", "t"):
         self._inst[p, k] = ctx.buffer(reserve=64 * _FLOATS * 4, dynamic=True)
-        self._vaos[p, k] = self._geom_vao(self._geom_prog, k, p)
+        for sh in (True, False):
+          self._vaos[_vkey(p, sh), k] = self._geom_vao(self._geom_progs[sh], k, p)
       v, i = meshes.shadow_mesh(name)
       svbo, sibo = ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes())
       self._vbos.append(svbo)
@@ -207,8 +212,10 @@ class Renderer:
     self._shadow_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
     self._shadow_tex.repeat_x = self._shadow_tex.repeat_y = False
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
-    self._plane_prog, self._plane_npos = self._geom_prog, 0
-    self.set_model(m)
+    self._plane_progs, self._plane_npos = dict(self._geom_progs), 0
+    self._plane_prog = self._plane_progs[True]
+    if m is not None:
+      self.set_model(m)
 
   # ------------------------------------------------------------------------------- model
 
@@ -219,20 +226,21 @@ class Renderer:
                                  self._ibos[2 * kind])
 
   def _set_plane_program(self, npos):
-    """Planes get their own program when spot/point lights fall on them."""
+    """Planes get their own programs when spot/point lights fall on them."""
     if npos == self._plane_npos:
       return
-    for p in ("o", "t"):
-      self._vaos[p, QUAD].release()
-    if self._plane_prog is not self._geom_prog:
-      self._plane_prog.release()
-    if npos:
-      vs, fs = shaders.geom_program(npos)
-      self._plane_prog = self.ctx.program(vertex_shader=vs, fragment_shader=fs)
-    else:
-      self._plane_prog = self._geom_prog
-    for p in ("o", "t"):
-      self._vaos[p, QUAD] = self._geom_vao(self._plane_prog, QUAD, p)
+    for sh in (True, False):
+      for p in ("o", "t"):
+        self._vaos[_vkey(p, sh), QUAD].release()
+      if self._plane_progs[sh] is not self._geom_progs[sh]:
+        self._plane_progs[sh].release()
+      if npos:
+        self._plane_progs[sh] = self.ctx.program(*shaders.geom_program(npos, sh))
+      else:
+        self._plane_progs[sh] = self._geom_progs[sh]
+      for p in ("o", "t"):
+        self._vaos[_vkey(p, sh), QUAD] = self._geom_vao(self._plane_progs[sh], QUAD, p)
+    self._plane_prog = self._plane_progs[True]
     self._plane_npos = npos
 
   def set_model(self, m):
@@ -602,9 +610,11 @@ class Renderer:
     if self.vis.skybox is not None:
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
-    if self._plane_prog is not self._geom_prog:
-      self._set_positional(lights, shadow_idx if shadow_mat is not None else -1)
-    for prog in {id(p): p for p in (self._geom_prog, self._plane_prog)}.values():
+    sh = shadow_mat is not None      # the program variant that reads the shadow map, or not
+    geom_prog, plane_prog = self._geom_progs[sh], self._plane_progs[sh]
+    if plane_prog is not geom_prog:
+      self._set_positional(plane_prog, lights, shadow_idx if sh else -1)
+    for prog in {id(p): p for p in (geom_prog, plane_prog)}.values():
       self._set_uniform(prog, "u_viewproj", _gl(viewproj))
       self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
       self._set_lights(prog, lights)
@@ -623,7 +633,7 @@ class Renderer:
           ctx.disable(moderngl.CULL_FACE)
         else:
           ctx.enable(moderngl.CULL_FACE)
-        self._vaos["o", kind].render(instances=len(opaque[kind]))
+        self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
     self._draw_lines(snapshot, opts, viewproj)
     if any(len(a) for a in trans):
       ctx.enable(moderngl.BLEND)
@@ -637,7 +647,7 @@ class Renderer:
               ctx.disable(moderngl.CULL_FACE)
             else:
               ctx.enable(moderngl.CULL_FACE)
-            self._vaos["t", kind].render(instances=len(trans[kind]))
+            self._vaos[_vkey("t", sh), kind].render(instances=len(trans[kind]))
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
@@ -665,7 +675,7 @@ class Renderer:
       buf.orphan(max(a.nbytes, 2 * buf.size))
     buf.write(a.tobytes())
 
-  def _set_positional(self, lights, shadow_idx):
+  def _set_positional(self, prog, lights, shadow_idx):
     """The u_p* uniforms of the plane program: its spot/point lights in a fixed-size list."""
     n = self._plane_npos
     pos = [k for k, l in enumerate(lights) if l[0][3] < 0.5][:n]
@@ -684,8 +694,8 @@ class Renderer:
       arrays["u_patt"][j], arrays["u_pspot"][j] = l[5], l[6]
       shadow = j if k == shadow_idx else shadow
     for name, a in arrays.items():
-      self._set_uniform(self._plane_prog, name, a.tobytes())
-    self._set_uniform(self._plane_prog, "u_pshadow", shadow)
+      self._set_uniform(prog, name, a.tobytes())
+    self._set_uniform(prog, "u_pshadow", shadow)
 
   @staticmethod
   def _set_uniform(prog, name, value):
@@ -774,16 +784,22 @@ class Renderer:
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
             + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog,
-               self._shadow_fbo, self._shadow_tex, self._geom_prog, self._depth_prog,
-               self._line_prog])
-    if self._plane_prog is not self._geom_prog:
-      objs.append(self._plane_prog)
+               self._shadow_fbo, self._shadow_tex, self._depth_prog, self._line_prog])
+    for sh in (True, False):
+      objs.append(self._geom_progs[sh])
+      if self._plane_progs[sh] is not self._geom_progs[sh]:
+        objs.append(self._plane_progs[sh])
     for o in objs:
       o.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
 
 
 _BIAS_IDENTITY = np.eye(4)
+
+
+def _vkey(p, shadow):
+  """Key of the instanced VAO of pass `p` ('o' opaque, 't' transparent) in a shadow variant."""
+  return p if shadow else p + "n"
 
 
 def _gl(mat):

@@ -94,6 +94,7 @@ GEOM_FS = """
 #version 330
 #define PLANE %d
 #define NPOS %d
+#define SHADOW %d
 #if PLANE == 1
 in vec3 v_world; in vec3 v_normal;
 uniform vec3 u_ppos[NPOS]; uniform vec3 u_pdir[NPOS]; uniform vec3 u_pamb[NPOS];
@@ -116,11 +117,15 @@ void main() {
     base = mix(base, other, mod(c.x + c.y, 2.0));
   }
   float shadow = 1.0;
+#if SHADOW == 1
+  // a variant without this block is drawn when no shadow is cast: llvmpipe runs both sides of
+  // every branch (masked), so a uniform-false `if` still pays the shadow-map lookup per pixel
   if (u_shadow_light >= 0) {
     vec3 sc = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
     if (sc.x > 0.0 && sc.x < 1.0 && sc.y > 0.0 && sc.y < 1.0 && sc.z < 1.0)
       shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
   }
+#endif
   vec3 diff = v_diff + shadow * v_sdiff, spec = v_spec + shadow * v_sspec;
 #if PLANE == 1
   // spot and point lights on planes, per fragment: a plane's few big triangles cannot carry
@@ -145,11 +150,12 @@ void main() {
 """
 
 
-def geom_program(npos=0):
+def geom_program(npos=0, shadow=True):
   """(vertex, fragment) sources of the geom program; with `npos` > 0, the plane variant that
-  shades that many spot/point lights per fragment."""
+  shades that many spot/point lights per fragment; without `shadow`, the variant that never
+  reads the shadow map (drawn when no light casts a shadow this frame)."""
   plane = int(npos > 0)
-  return GEOM_VS % plane, GEOM_FS % (plane, max(int(npos), 1))
+  return GEOM_VS % plane, GEOM_FS % (plane, max(int(npos), 1), int(bool(shadow)))
 
 
 DEPTH_VS = """

@@ -10,9 +10,8 @@ import numpy as np
 
 from app.panels import controls, physics, rendering, simulation
 from app.panels import info as info_panel
-from app.panels.common import RED
+from app.panels.common import RED, SPEEDS
 from app.panels.controls import set_ctrl  # noqa: F401  (the slider's command path, for tests)
-from app.sim import SPEEDS
 
 
 class UiState:

@@ -6,6 +6,7 @@ import numpy as np
 
 RED = (1.0, 0.35, 0.3, 1.0)
 YELLOW = (1.0, 0.8, 0.3, 1.0)
+SPEEDS = (1 / 100, 1 / 50, 1 / 20, 1 / 10, 1 / 5, 1 / 2, 1.0, math.inf)   # the speed choices
 _DIALOG = []
 
 

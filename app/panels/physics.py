@@ -1,5 +1,4 @@
 """Physics panel: options, flags, contact override, per-element parameters, export of edits."""
-from app import export
 from app.panels.common import vec_input
 
 INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
@@ -94,6 +93,7 @@ def draw(imgui, viewer):
       imgui.text_disabled(f"the model has no {kind}")
     imgui.tree_pop()
   if imgui.tree_node("Export edits"):
+    from app import export   # imports engine.types: only once the panel is open
     if imgui.button("Copy MJCF diff to clipboard"):
       def diff(mm, d):
         ui.clipboard = export.mjcf_diff(mm, dict(sim.edits), dict(sim.opt_edits), sim.opt0)

@@ -135,16 +135,20 @@ def main():
   if not warmup.is_warm():
     print("warming the Numba cache first (python -m app.warmup)...", flush=True)
     subprocess.run([sys.executable, "-m", "app.warmup"], check=True)
-  print(f"viewer 1280x720, {os.cpu_count()} cores; FPS uncapped (the app caps at 60)")
+  print(f"viewer 1280x720, {os.cpu_count()} cores; FPS uncapped (the app caps at 60); first "
+        "frame: process start to the model drawn, warm cache, best of 3; load: 1-min average "
+        "when the row ends (other jobs share the machine)")
   print(f"{'model':10s} {'FPS paused':>10s} {'FPS running':>11s} {'RTF':>6s} {'steps/s':>8s}"
-        f" {'first frame':>11s}")
+        f" {'first frame':>11s} {'load':>5s}")
   for name in a.models.split(","):
     fp, fr, rtf, sps = bench_model(name, a.seconds)
     ff = "" if a.no_start else f"{first_frame(name):10.2f}s"
-    print(f"{name:10s} {fp:10.1f} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {ff:>11s}", flush=True)
+    print(f"{name:10s} {fp:10.1f} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {ff:>11s}"
+          f" {os.getloadavg()[0]:5.2f}", flush=True)
     if not a.no_record:
       fp, fr, rtf, sps = bench_model(name, a.seconds, record=True)
-      print(f"{name + '+rec':10s} {'':10s} {fr:11.1f} {rtf:6.2f} {sps:8.0f}", flush=True)
+      print(f"{name + '+rec':10s} {'':10s} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {'':11s}"
+            f" {os.getloadavg()[0]:5.2f}", flush=True)
 
 
 if __name__ == "__main__":

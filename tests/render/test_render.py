@@ -326,3 +326,21 @@ def test_infinite_plane_covers_the_view(ctx):
     bottom = img[H // 2 + 20:].reshape(-1, 3).astype(int)
     assert (np.abs(bottom - bg).sum(1) < 6).mean() < 0.01
   hr.release()
+
+
+def test_no_shadow_variant_matches_shadow_program_with_zero_shadow_scale(scene):
+  """Without shadows the renderer draws with a program variant that never reads the shadow map
+  (llvmpipe pays for the lookup even behind a false branch); it must light the scene exactly as
+  the shadow program does when the shadow has no effect (map.shadowscale 0)."""
+  m, d, snap, hr, cam = scene
+  vis = hr.renderer.vis
+  scale = vis.map.shadowscale
+  try:
+    vis.map.shadowscale = 0.0
+    with_prog = hr.render(snap, cam, VisOptions(shadows=True)).astype(int)
+  finally:
+    vis.map.shadowscale = scale
+  without = hr.render(snap, cam, VisOptions(shadows=False)).astype(int)
+  shadowed = hr.render(snap, cam, VisOptions(shadows=True)).astype(int)
+  assert np.abs(with_prog - without).max() <= 1
+  assert np.abs(shadowed - without).max() > 20     # the shadow itself is drawn (test can fail)

@@ -1,0 +1,42 @@
+"""The viewer's start path: the window side (main thread) must not import the engine, Numba,
+scipy or mujoco, so the window, GL context and imgui initialise while the boot thread imports the
+engine and loads the model (issue #4: model on screen <=1 s). An import of the engine on the main
+thread waits on the boot thread's import lock and serialises the two.
+"""
+import subprocess
+import sys
+
+def test_window_side_imports_no_engine():
+  code = ("import sys\nimport app.viewer, app.panels\n"
+          "import render.renderer, render.camera, render.snapshot, render.visual, render.meshes\n"
+          "print(' '.join(sorted({k.split('.')[0] for k in sys.modules})))\n")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+  loaded = set(out.stdout.split())
+  assert "app" in loaded and "render" in loaded   # the probe itself worked
+  assert not loaded & {"engine", "numba", "scipy", "mujoco", "llvmlite"}, loaded
+
+
+def test_speeds_shared_by_worker_and_panels():
+  from app import sim
+  from app.panels import common
+  assert sim.SPEEDS is common.SPEEDS
+  assert sim.SPEEDS[-1] == float("inf") and 1.0 in sim.SPEEDS
+
+
+def test_new_snapshot_buffers_are_filled_from_the_worker_data():
+  """The worker's snapshot factory copies its own Data (no second Data made and forwarded)."""
+  import numpy as np
+
+  import engine
+  from app.sim import BasicSnapshot, _snapshot_maker
+  from assets import DEMO_MODEL
+  from render.snapshot import Snapshot
+  m = engine.load_model(str(DEMO_MODEL))
+  d = engine.make_data(m)
+  d.qpos[:] = d.qpos + 0.1       # away from qpos0: a snapshot of a fresh Data would differ
+  engine.forward(m, d)
+  snap = _snapshot_maker(Snapshot, m, d)()
+  np.testing.assert_array_equal(snap.geom_xpos, d.geom_xpos)
+  np.testing.assert_array_equal(snap.qpos, d.qpos)
+  basic = _snapshot_maker(BasicSnapshot, m, d)()   # takes only the model
+  assert basic.qpos.shape == d.qpos.shape
