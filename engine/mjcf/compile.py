@@ -556,6 +556,11 @@ class Compiler:
     g.solimp = rd.vec("solimp", _SOLIMP)
     g.margin = rd.num("margin", 0.0)
     g.gap = rd.num("gap", 0.0)
+    # contact features that change the physics: refuse rather than silently ignore
+    if rd.num("adhesion", 0.0) != 0.0:
+      raise n.error("attribute 'adhesion' (contact adhesion) is not supported yet")
+    if any(v != 0.0 for v in rd.vec("surfacevel", [0.0, 0.0, 0.0], 3)):
+      raise n.error("attribute 'surfacevel' (moving contact surfaces) is not supported yet")
     g.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
     g.matid = self._matid(rd, n)
     shell = rd.kw("shellinertia", _BOOL, False)
@@ -838,6 +843,8 @@ class Compiler:
       condim = rd.int("condim", 3)
       if condim not in (1, 3, 4, 6):
         raise n.error("attribute 'condim': must be 1, 3, 4 or 6")
+      if rd.num("adhesion", 0.0) != 0.0:
+        raise n.error("attribute 'adhesion' (contact adhesion) is not supported yet")
       # mjs_defaultPair: every attribute has a value, nothing is mixed from the geoms
       self.pairs.append(_Obj(
           node=n, name=n.get("name", ""), geom=ids, condim=condim,
