@@ -26,7 +26,7 @@ HELP = (
     ("Backspace", "reset (to the selected keyframe, if any)"), ("Ctrl+L", "reload from disk"),
     ("- / =", "slower / faster"), ("[ / ]", "previous / next model camera"),
     ("Esc", "free camera"), ("Tab", "hide / show the panels"), ("F1", "this help"),
-    ("Ctrl+P", "screenshot of the 3D view (PNG)"), ("Ctrl+R", "start / stop recording a video"),
+    ("Ctrl+P", "screenshot of the 3D view (PNG; Shift: with the panels)"), ("Ctrl+R", "start / stop recording a video"),
     ("F6 / F7", "cycle frames / labels"), ("C / F", "contact points / forces"),
     ("J / E", "joints / equality anchors"), ("I / M", "inertia boxes / centres of mass"),
     ("T / W / S", "transparency / wireframe / shadows"), ("0-5", "geom group 0-5"),
@@ -481,7 +481,7 @@ class Viewer:
     elif symbol == key.L and ctrl:
       self.reload()
     elif symbol == key.P and ctrl:
-      self.save_screenshot()
+      self.save_screenshot(ui=bool(modifiers & key.MOD_SHIFT))   # Shift: with the panels
     elif symbol == key.R and ctrl:
       self.toggle_recording()
     elif symbol in (key.MINUS, key.EQUAL):

@@ -23,6 +23,7 @@ class UiState:
     self.key = -1                   # selected keyframe (-1: none)
     self.error = ""                 # UI-side error (compile failure, export failure)
     self.message = ""               # last export/clipboard message
+    self.shot_panels = False        # the Screenshot button includes the panels
     self.open_path = ""
     self.save_path = ""
     self.ctrl = np.zeros(0)

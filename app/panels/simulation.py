@@ -26,7 +26,9 @@ def draw(imgui, viewer, st, info):
   clicked = imgui.button("Screenshot")
   rect(imgui, ui, "screenshot")
   if clicked:
-    viewer.save_screenshot()
+    viewer.save_screenshot(ui=ui.shot_panels)
+  imgui.same_line()
+  _, ui.shot_panels = imgui.checkbox("with panels", ui.shot_panels)
   imgui.same_line()
   clicked = imgui.button("Stop recording" if viewer.recording is not None else "Record")
   rect(imgui, ui, "record")

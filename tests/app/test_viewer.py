@@ -189,7 +189,10 @@ def test_solref_change_while_running(open_viewer, tmp_path):
     z_stiff = snap.qpos[2]
   for g in (0, 1):   # what the Physics panel sends for each edited geom
     v.sim.send("model", "geom_solref", g, np.array([0.2, 1.0]))
-  t_edit = v.sim.snapshot().__enter__().time
+  t_sent = []
+  v.sim.send("call", lambda m, d: t_sent.append(d.time))   # the worker's time once applied
+  v.sim.sync()
+  t_edit = t_sent[0]
   run_until(v, lambda: v.sim.snapshot().__enter__().time > t_edit + 3.0, "not running")
   v.sim.send("pause", True)
   v.sim.sync()
@@ -199,7 +202,8 @@ def test_solref_change_while_running(open_viewer, tmp_path):
   md = mujoco.MjData(mm)
   mujoco.mj_step(mm, md, 3000)
   st = v.sim.status()
-  why = f"stiff {z_stiff}, soft {z_soft}, MuJoCo {md.qpos[2]}, t_edit {t_edit}, {st}"
+  why = (f"stiff {z_stiff}, soft {z_soft}, MuJoCo {md.qpos[2]}, t_edit {t_edit}, "
+         f"now {v.sim.d.time}, worker solref {v.sim.m.geom_solref[:2].tolist()}, {st}")
   assert z_soft < z_stiff - 1e-3, why                       # visibly deeper
   assert z_soft == pytest.approx(md.qpos[2], abs=2e-4), why  # at MuJoCo's resting depth
   assert v.sim.edits[("geom_solref", 0)].tolist() == [0.2, 1.0]
@@ -500,6 +504,11 @@ def test_screenshot_key_and_button_save_pngs(open_viewer, tmp_path):
   _click(v, (shot[0] + shot[2]) / 2, (shot[1] + shot[3]) / 2)
   assert v.last_saved != saved and v.last_saved.endswith(".png")
   assert len(list(tmp_path.glob("*.png"))) == 2
+  # Ctrl+Shift+P: the same view with the panels drawn over it
+  _key(v, key.P, key.MOD_CTRL | key.MOD_SHIFT)
+  with_ui = np.asarray(Image.open(v.last_saved).convert("RGB"))
+  assert with_ui.shape == img.shape and len(list(tmp_path.glob("*.png"))) == 3
+  assert _changed_pixels(with_ui, v.screenshot()) > 5000   # the panels cover part of the view
 
 
 def test_recording_in_slow_motion_plays_at_true_speed(open_viewer, tmp_path):
