@@ -12,13 +12,15 @@ import math
 
 from engine import constraint
 from engine import math as mm
+from engine import sensor
 from engine import smooth
 from engine.smooth import jit
-from engine.types import MINVAL, mjtJoint
+from engine.types import MINVAL, mjtJoint, mjtObj
 
 TRANSLATE = 1   # mjPERT_TRANSLATE
 ROTATE = 2      # mjPERT_ROTATE
 _FREE = int(mjtJoint.FREE)
+_BODY = int(mjtObj.BODY)
 
 
 @jit
@@ -126,16 +128,7 @@ def apply_perturb_force(m, d):
     return
   f = d.xfrc_perturb[sel]
   # body velocity at its centre of mass, world frame (mj_objectVelocity, mjOBJ_BODY)
-  w0 = w1 = w2 = v0 = v1 = v2 = 0.0
-  if m.body_dofnum[m.body_weldid[sel]] != 0:
-    cv = d.cvel[sel]
-    root = m.body_rootid[sel]
-    w0, w1, w2 = cv[0], cv[1], cv[2]
-    o0 = d.xipos[sel, 0] - d.subtree_com[root, 0]
-    o1 = d.xipos[sel, 1] - d.subtree_com[root, 1]
-    o2 = d.xipos[sel, 2] - d.subtree_com[root, 2]
-    c0, c1, c2 = mm.cross(o0, o1, o2, w0, w1, w2)
-    v0, v1, v2 = cv[3] - c0, cv[4] - c1, cv[5] - c2
+  w0, w1, w2, v0, v1, v2 = sensor.object_velocity(m, d, _BODY, sel, False)
   invweight = m.body_invweight0[sel, 1]
   inertia = 1.0 / max(MINVAL, invweight) if invweight != 0.0 else 1.0
   if active & TRANSLATE:
