@@ -101,6 +101,7 @@ class Compiler:
     self.degree, self.eulerseq, self.autolimits = True, "xyz", True
     self.inertiafromgeom, self.boundmass, self.boundinertia = 2, 0.0, 0.0
     self.settotalmass, self.balanceinertia = -1.0, False
+    self.fusestatic = False
     self.inertiagrouprange = [0, 5]
     self.nconmax, self.njmax = -1, -1
     self.defaults = {}   # class -> {tag: attrib dict}
@@ -150,6 +151,8 @@ class Compiler:
     self._names_unique()
     for b in self.bodies:
       self._compile_body(b)
+    if self.fusestatic:
+      self._fuse_static()
     for sec in _children(r, "tendon"):
       for n in sec.children:
         self._tendon(n)
@@ -193,8 +196,7 @@ class Compiler:
     self.inertiagrouprange = [int(v) for v in rd.exact("inertiagrouprange",
                                                        self.inertiagrouprange, 2)]
     rd.kw("discardvisual", _BOOL, False)
-    if rd.kw("fusestatic", _BOOL, False):
-      raise n.error("fusestatic='true' is not supported yet")
+    self.fusestatic = rd.kw("fusestatic", _BOOL, self.fusestatic)
     if rd.kw("alignfree", _BOOL, False):
       raise n.error("alignfree='true' is not supported yet")
     if rd.str("coordinate", "local") != "local":
@@ -444,6 +446,98 @@ class Compiler:
       self._compile_camera(c)
     for x in b.lights:
       self._compile_light(x)
+
+  # ------------------------------------------------------------------------- fusestatic
+
+  def _fuse_static(self):
+    """Fuse bodies without joints into their parents, as MuJoCo's compiler fusestatic does.
+
+    A fused body's geoms, sites, cameras and lights move to its parent (appended, in the
+    parent's frame), its child bodies take its place in the parent's list, and its inertia is
+    added to the parent's unless the parent is the world. Bodies that something refers to by
+    name, mocap bodies, bodies with fuse="false", bodies with a force/torque sensor's site, and
+    massive bodies whose gravcomp differs from the parent's or that sit in a fluid are kept.
+    """
+    refs, ft_sites = set(), set()
+
+    def scan(node):
+      if node.tag != "body":
+        for key in ("body1", "body2", "body", "objname", "refname", "target"):
+          if key in node.attrib:
+            refs.add(node.attrib[key])
+      if node.tag in ("force", "torque") and "site" in node.attrib:
+        ft_sites.add(node.attrib["site"])
+      for c in node.children:
+        scan(c)
+
+    scan(self.root)
+    fluid = self.opt["density"][0] > 0 or self.opt["viscosity"][0] > 0
+    old_ids = {b.id: b for b in self.bodies}
+    i = 1
+    while i < len(self.bodies):
+      b, par = self.bodies[i], self.bodies[i].parent
+      keep = (b.joints or b.mocap or (b.name and b.name in refs)
+              or b.node.get("fuse") == "false"
+              or any(s.name and s.name in ft_sites for s in b.sites)
+              or (b.mass >= mm.MINVAL and (b.gravcomp != par.gravcomp or fluid)))
+      if keep:
+        i += 1
+        continue
+      if par.id != 0 and b.mass >= mm.MINVAL:
+        self._accumulate_inertia(par, b)
+      for c in b.children:
+        c.pos, c.quat = mm.frameaccum(b.pos, b.quat, c.pos, c.quat)
+        c.parent = par
+      k = par.children.index(b)
+      par.children[k:k + 1] = b.children
+      for lst, dst in ((b.geoms, par.geoms), (b.sites, par.sites), (b.cams, par.cams)):
+        for o in lst:
+          o.pos, o.quat = mm.frameaccum(b.pos, b.quat, o.pos, o.quat)
+          o.body = par
+          dst.append(o)
+      for x in b.lights:
+        x.pos = mm.frameaccum(b.pos, b.quat, x.pos, [1.0, 0.0, 0.0, 0.0])[0]
+        x.dir = mm.rot_vec_quat(x.dir, b.quat)
+        x.body = par
+        par.lights.append(x)
+      del self.bodies[i]   # the first child (if any) now sits at i: check it next
+    for k, b in enumerate(self.bodies):
+      b.id = k
+      if k:
+        b.weldid = k if (b.joints or b.mocap) else b.parent.weldid
+      b.contype = b.conaffinity = 0
+      b.margin = 0.0
+      for g in b.geoms:
+        b.contype |= g.contype
+        b.conaffinity |= g.conaffinity
+        b.margin = max(b.margin, g.margin + g.gap)
+    for x in [c for b in self.bodies for c in b.cams + b.lights]:
+      if x.targetbodyid >= 0:
+        x.targetbodyid = old_ids[x.targetbodyid].id
+
+  def _accumulate_inertia(self, par, b):
+    """Add body `b`'s mass and inertia (given in its parent's frame) to `par`'s, as MuJoCo."""
+    opos, oquat = mm.frameaccum(b.pos, b.quat, b.ipos, b.iquat)
+    masses, iposes = [par.mass, b.mass], [par.ipos, opos]
+    inertias, iquats = [par.inertia, b.inertia], [par.iquat, oquat]
+    mass = masses[0] + masses[1]
+    com = [masses[0] * iposes[0][k] + masses[1] * iposes[1][k] for k in range(3)]
+    if mass < mm.MINVAL:
+      par.mass, par.inertia, par.ipos, par.iquat = 0.0, [0.0] * 3, [0.0] * 3, [1.0, 0, 0, 0]
+      return
+    com = [x / mass for x in com]
+    tot = [0.0] * 6
+    for j in range(2):
+      dpos = [iposes[j][k] - com[k] for k in range(3)]
+      a = mm.global_inertia(inertias[j], iquats[j])
+      o = mm.offcenter(masses[j], dpos)
+      for k in range(6):
+        tot[k] += a[k] + o[k]
+    res = mm.full_inertia(tot)
+    if res is None:
+      raise b.node.error("error in fusing static body inertias (not positive definite)")
+    par.mass, par.ipos = mass, com
+    par.iquat, par.inertia = res
 
   def _inertia_from_geoms(self, b):
     lo, hi = self.inertiagrouprange

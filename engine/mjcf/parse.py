@@ -107,7 +107,7 @@ ATTRS = {
              "nuser_site nuser_cam nuser_tendon nuser_actuator nuser_sensor"),
     "include": "file",
     "default": "class",
-    "body": "name childclass pos mocap gravcomp user sleep " + _ORIENT,
+    "body": "name childclass pos mocap gravcomp user sleep fuse " + _ORIENT,
     "worldbody": "",
     "frame": "name childclass pos " + _ORIENT,
     "inertial": "pos mass diaginertia fullinertia " + _ORIENT,
@@ -274,8 +274,11 @@ def parse(source, assets=None):
     with open(file, "rb") as f:
       text = f.read()
   root = _convert(_read_xml(text, file), file, None, assets, 0)
+  if root.tag == "robot":
+    from engine.mjcf.urdf import urdf_to_mjcf
+    root = urdf_to_mjcf(root)
   if root.tag != "mujoco":
-    raise root.error("root element must be <mujoco>")
+    raise root.error("root element must be <mujoco> (MJCF) or <robot> (URDF)")
   _check(root)
   return root
 
