@@ -179,3 +179,23 @@ def test_errors_name_file_and_line(tmp_path):
     with pytest.raises(MjcfError) as e:
       engine.load_model(str(path))
     assert f"{key}.urdf:{line}:" in str(e.value) and msg in str(e.value), str(e.value)
+
+
+def test_mimic_joints_become_joint_equalities():
+  links = "".join(_link(n) for n in ("a", "b", "c", "d"))
+  urdf = ('<robot name="mimic">' + links
+          + _joint("j1", "revolute", "a", "b", '<limit lower="-1" upper="1"/>')
+          + _joint("j3", "revolute", "a", "d", '<mimic joint="j2"/>')
+          + _joint("j2", "revolute", "b", "c",
+                   '<limit lower="-1" upper="1"/><mimic joint="j1" multiplier="2" '
+                   'offset="0.1"/>')
+          + "</robot>")
+  _check(urdf)
+  m = engine.load_model(urdf)
+  assert m.neq == 2
+  # the mimic holds along a simulation: q(j2) = 0.1 + 2 q(j1)
+  d = engine.make_data(m)
+  d.qpos[:] = [0.3, 0.7, 0.7]
+  d.qvel[:] = [1.0, 0.0, 0.0]
+  engine.step(m, d, 2000)
+  assert abs(d.qpos[1] - (0.1 + 2 * d.qpos[0])) < 2e-3

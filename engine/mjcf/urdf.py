@@ -5,7 +5,7 @@ links become bodies (roots attach to the world without a joint), each URDF joint
 child body at the joint origin and adds a hinge/slide/free/ball joint (planar: two slides and a
 hinge), fixed joints add none, inertials keep their principal frame, `<collision>` geoms collide
 and `<visual>` geoms are drawn only (dropped unless `discardvisual` is false). The compiler
-defaults are MuJoCo's for URDF: radians, `fusestatic` and `discardvisual` on; a `<mujoco>`
+defaults are MuJoCo's for URDF: `<mimic>` is a joint equality, radians, `fusestatic` and `discardvisual` on; a `<mujoco>`
 child with `<compiler>`, `<option>` and `<size>` is honoured as MuJoCo does.
 
 Every generated element keeps the URDF file and line it came from, so compile errors point at
@@ -76,6 +76,7 @@ class _Builder:
     self.meshes = {}   # stem -> [(scale, mesh name)]
     self.geom_names = set()
     self.asset = None
+    self.equality = None   # <equality> for URDF <mimic> joints, made on first use
 
   def _node(self, tag, src, attrib=None, parent=None):
     n = Node(tag, attrib or {}, src.file, src.line, parent)
@@ -253,6 +254,8 @@ class _Builder:
     return name
 
   def _joint(self, j):
+    """Place the child body at the joint origin and add its joint(s); <mimic> becomes a joint
+    equality (joint1 = this joint, polycoef = offset, multiplier), as MuJoCo 4 imports it."""
     kind = j.get("type")
     if kind not in _JOINT_TYPES:
       raise j.error(f"invalid joint type '{kind}' in URDF joint definition")
@@ -302,6 +305,17 @@ class _Builder:
         a["actuatorfrcrange"] = _vec([-effort, effort])
     for a in made:
       self._node("joint", j, a, body)
+    mimic = _child(j, "mimic")
+    if mimic is not None:
+      target = mimic.get("joint")
+      if not target:
+        raise mimic.error("missing attribute 'joint'")
+      offset = _attr(mimic, "offset", 1, [0.0])[0]
+      mult = _attr(mimic, "multiplier", 1, [1.0])[0]
+      if self.equality is None:
+        self.equality = self._node("equality", self.robot, None, self.root)
+      self._node("joint", mimic, {"joint1": made[0]["name"], "joint2": target,
+                                  "polycoef": _vec([offset, mult, 0, 0, 0])}, self.equality)
 
 
 def _children_of(node):
