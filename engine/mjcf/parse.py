@@ -158,7 +158,7 @@ CHILDREN = {
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
 _FREE_SECTIONS = {"custom", "extension", "sensor", "texture", "skin",
                   "lengthrange", "spatial", "hfield", "mesh", "model", "plugin"}
-_UNSUPPORTED = {"composite", "flexcomp", "replicate", "spatial"}
+_UNSUPPORTED = {"composite", "flexcomp", "spatial"}
 
 
 def _attr_key(node):
@@ -279,6 +279,8 @@ def parse(source, assets=None):
     root = urdf_to_mjcf(root)
   if root.tag != "mujoco":
     raise root.error("root element must be <mujoco> (MJCF) or <robot> (URDF)")
+  from engine.mjcf import _replicate
+  _replicate.expand(root)
   _check(root)
   return root
 

@@ -1,0 +1,124 @@
+"""MJCF `<replicate>`: expand each one into `count` frames of namespaced copies, as MuJoCo does.
+
+Replica i sits in a frame whose position accumulates `offset` in the previous replica's frame
+and whose orientation is `euler` applied i times (computed from i*euler, as MuJoCo does for
+precision). Every named element in the copy gets the suffix `sep` + i, zero-padded to the
+digits of `count`; nested replicates append the inner suffix first. Elements of the other
+sections (tendons, actuators, sensors, equalities, contact pairs/excludes) that refer to a name
+inside the replicated tree are removed from where they stood and re-appended at the end of their
+section once per replica, referring to that replica's names. Keyframes are not replicated.
+
+One MuJoCo quirk is not reproduced: MuJoCo also copies, per replica, sensors that refer to
+nothing (e.g. `clock`), which it names `clk_0`, `clk_0_1`, ...; here they stay single.
+"""
+from engine.mjcf import _math as mm
+
+# attributes that name another element (tendon path children included)
+_REF_KEYS = ("joint", "joint1", "joint2", "jointinparent", "tendon", "tendon1", "tendon2",
+             "site", "site1", "site2", "refsite", "cranksite", "slidersite", "sidesite",
+             "body", "body1", "body2", "geom", "geom1", "geom2", "objname", "refname",
+             "target", "actuator")
+_SECTIONS = ("tendon", "actuator", "sensor", "equality", "contact")
+
+
+def _copy(node, parent, suffix, names):
+  """Deep copy of `node` with names in `names` suffixed (its own and references)."""
+  from engine.mjcf.parse import Node
+  attrib = dict(node.attrib)
+  if "name" in attrib and attrib["name"]:
+    attrib["name"] += suffix
+  for key in _REF_KEYS:
+    if key in attrib and attrib[key] in names:
+      attrib[key] += suffix
+  c = Node(node.tag, attrib, node.file, node.line, parent)
+  c.children = [_copy(k, c, suffix, names) for k in node.children]
+  return c
+
+
+def _names(node, out):
+  if node.get("name"):
+    out.add(node.get("name"))
+  for c in node.children:
+    _names(c, out)
+  return out
+
+
+def _refers(node, names):
+  if any(node.attrib.get(k) in names for k in _REF_KEYS):
+    return True
+  return any(_refers(c, names) for c in node.children)
+
+
+def _compiler(root):
+  degree, seq = True, "xyz"
+  for c in root.children:
+    if c.tag == "compiler":
+      degree = {"degree": True, "radian": False}.get(c.get("angle"), degree)
+      seq = c.get("eulerseq", seq)
+  return degree, seq
+
+
+def expand(root):
+  """Replace every <replicate> below `root` (in document order, inner ones first)."""
+  from engine.mjcf.parse import Node, floats, number
+  degree, seq = _compiler(root)
+  sections = [c for c in root.children if c.tag in _SECTIONS]
+
+  def walk(node):
+    i = 0
+    while i < len(node.children):
+      c = node.children[i]
+      if c.tag != "replicate":
+        walk(c)
+        i += 1
+        continue
+      walk(c)   # inner replicates first
+      for key in c.attrib:
+        if key not in ("count", "offset", "euler", "sep", "childclass"):
+          raise c.error(f"unknown attribute '{key}'")
+      count = number(c, "count", integer=True)
+      if count is None:
+        raise c.error("missing attribute 'count'")
+      if count < 1:
+        raise c.error("attribute 'count' must be positive")
+      for k in c.children:
+        if k.tag in ("joint", "freejoint", "inertial"):
+          raise k.error(f"<{k.tag}> cannot be a direct child of <replicate>: wrap it in a body")
+      offset = floats(c, "offset", 3) or [0.0, 0.0, 0.0]
+      euler = floats(c, "euler", 3) or [0.0, 0.0, 0.0]
+      sep = c.get("sep", "")
+      rotation = mm.orientation("euler", euler, degree, seq)
+      names = set()
+      for k in c.children:
+        _names(k, names)
+      digits = len(str(count - 1)) if count > 1 else 1
+      pos, frames = [0.0, 0.0, 0.0], []
+      quat = [1.0, 0.0, 0.0, 0.0]
+      for r in range(count):
+        q = mm.orientation("euler", [r * e for e in euler], degree, seq)
+        suffix = sep + str(r).zfill(digits)
+        attrib = {"pos": " ".join(repr(x) for x in pos), "quat": " ".join(repr(x) for x in q)}
+        if c.get("childclass"):
+          attrib["childclass"] = c.get("childclass")
+        f = Node("frame", attrib, c.file, c.line, node)
+        f.children = [_copy(k, f, suffix, names) for k in c.children]
+        frames.append(f)
+        pos, quat = mm.frameaccum(pos, quat, offset, rotation)
+      node.children[i:i + 1] = frames
+      i += len(frames)
+      # referring elements of the other sections: one copy per replica, at the section's end
+      for sec in sections:   # document order: tendons replicated here rename actuators' refs
+        refs = [k for k in sec.children if _refers(k, names)]
+        if not refs:
+          continue
+        for k in refs:
+          _names(k, names)
+        sec.children = [k for k in sec.children if k not in refs]
+        for r in range(count):
+          suffix = sep + str(r).zfill(digits)
+          sec.children.extend(_copy(k, sec, suffix, names) for k in refs)
+
+  for c in root.children:
+    if c.tag == "worldbody":
+      walk(c)
+  return root
