@@ -18,6 +18,7 @@ import queue
 import threading
 import time
 import traceback
+import warnings
 
 import numpy as np
 
@@ -339,11 +340,16 @@ class Simulation:
   def _load(self, path, first=False):
     self._set(loading=True)
     try:
-      m = engine.load_model(str(path))
+      with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        m = engine.load_model(str(path))
     except Exception as e:  # noqa: BLE001 - any load failure is reported, the old model stays
       self._set(loading=False, load_error=f"cannot load {path}: {e}")
       return False
     self._install(m, path, first)
+    if caught:   # ignored parts of the model (e.g. skins) are shown like runtime warnings
+      with self._lock:
+        self._status.warnings = tuple(str(w.message) for w in caught)[-5:]
     self._set(loading=False)
     return True
 

@@ -1,7 +1,7 @@
 """Bad MJCF input: every error names the file, the line and the element."""
 import pytest
 
-from engine.mjcf import MjcfError, compile_model
+from engine.mjcf import MjcfError, compile_model, load_model
 
 
 def _write(tmp_path, text, name="model.xml"):
@@ -120,3 +120,26 @@ def test_pair_adhesion_is_refused(tmp_path):
 def test_zero_surfacevel_and_adhesion_load(tmp_path):
   compile_model(_write(tmp_path, '<mujoco><worldbody><geom size=".1" surfacevel="0 0 0" '
                                  'adhesion="0"/></worldbody></mujoco>'))
+
+
+def test_ignored_and_unsupported_extras():
+  """Skins (drawing only) load with a warning naming them; flex and plugins are errors."""
+  import warnings
+  from engine.mjcf import MjcfWarning
+  skin = ('<mujoco><asset>\n<skin name="s" vertex="0 0 0 1 0 0 0 1 0" face="0 1 2"/></asset>'
+          '<worldbody><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>')
+  with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    m = load_model(skin)
+  assert m.nbody == 2
+  msgs = [str(w.message) for w in caught if issubclass(w.category, MjcfWarning)]
+  assert len(msgs) == 1 and ':2: <skin name="s">: skins are not supported' in msgs[0]
+  for xml, msg in [
+      ('<mujoco><deformable>\n<flex name="f" dim="1" body="world world" vertex="0 0 0 1 0 0"/>'
+       '</deformable></mujoco>', ':2: <flex name="f">: element <flex> (deformable bodies)'),
+      ('<mujoco><extension>\n<plugin plugin="mujoco.elasticity.cable"/></extension></mujoco>',
+       ":2: <plugin>: plugins are not supported"),
+  ]:
+    with pytest.raises(MjcfError) as e:
+      load_model(xml)
+    assert msg in str(e.value), str(e.value)

@@ -1,6 +1,6 @@
 """MJCF loading: parse an MJCF model and compile it into an `engine.io.Model`."""
 from engine.mjcf.compile import compile_model
-from engine.mjcf.parse import MjcfError
+from engine.mjcf.parse import MjcfError, MjcfWarning
 
 
 def load_model(source, assets=None):
@@ -11,4 +11,4 @@ def load_model(source, assets=None):
   return io.Model(sizes, arrays, names, source=path)
 
 
-__all__ = ["MjcfError", "compile_model", "load_model"]
+__all__ = ["MjcfError", "MjcfWarning", "compile_model", "load_model"]

@@ -26,6 +26,19 @@ class MjcfError(ValueError):
     self.file, self.line, self.node = file, line, node
 
 
+class MjcfWarning(UserWarning):
+  """Something in an MJCF model was ignored (it changes only the drawing, not the physics)."""
+
+
+def warn(node, msg):
+  """Warn about an ignored part of a model, located like `MjcfError`."""
+  import warnings
+  name = node.attrib.get("name")
+  elem = f"<{node.tag} name=\"{name}\">" if name else f"<{node.tag}>"
+  warnings.warn_explicit(f"{os.path.basename(node.file or '<string>')}:{node.line}: {elem}: "
+                         f"{msg}", MjcfWarning, node.file or "<string>", node.line or 0)
+
+
 class Node:
   """One MJCF element: tag, attributes (strings), children, source file and line."""
 
@@ -138,7 +151,7 @@ ATTRS["visual"] = set()
 # Allowed children by parent; "*" marks sections whose content is accepted without checks.
 CHILDREN = {
     "mujoco": {"compiler", "option", "size", "visual", "statistic", "default", "custom",
-               "extension", "asset", "worldbody", "contact", "equality", "tendon", "actuator",
+               "extension", "asset", "deformable", "worldbody", "contact", "equality", "tendon", "actuator",
                "sensor", "keyframe", "include"},
     "option": {"flag"},
     "visual": set(VISUAL_DEFAULTS),
@@ -172,6 +185,19 @@ def _attr_key(node):
 
 def _check(node):
   """Validate element names and attribute names of the tree below `node` (recursively)."""
+  if node.tag == "skin":
+    warn(node, "skins are not supported: ignored (they only change the drawing)")
+    return
+  if node.tag == "deformable":
+    for c in node.children:
+      if c.tag != "skin":
+        raise c.error(f"element <{c.tag}> (deformable bodies) is not supported yet")
+      _check(c)
+    return
+  if node.tag == "extension":
+    for c in node.children:
+      raise c.error("plugins are not supported")
+    return
   if node.tag in _FREE_SECTIONS:
     if node.tag in _UNSUPPORTED:
       raise node.error(f"element <{node.tag}> is not supported yet")
