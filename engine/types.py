@@ -822,7 +822,7 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0))
   from engine.collision_convex import work_sizes   # lazy: that module imports this one
   nccd = max(100, int(ccd_iterations))
-  nccdf, nccdi = work_sizes(nccd)
+  nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0))   # room for two meshes' hulls
   return {"nconmax": int(nconmax), "njmax": int(njmax), "nccd": nccd, "nccdf": int(nccdf),
           "nccdi": int(nccdi)}
 

@@ -218,6 +218,15 @@ def test_maxhullvert():
   compare(_model(_inline("m", v, f, 'maxhullvert="6"'), [("m", "")]))
 
 
+def test_unused_vertex_only_mesh_keeps_its_hull():
+  """A mesh given without faces gets the hull graph even when no geom collides with it."""
+  v, _ = _icosphere()
+  xml = _model(f'<mesh name="p" vertex="{" ".join(map(str, v.ravel()))}"/>',
+               [("p", 'contype="0" conaffinity="0"')])
+  sizes, A, m = compare(xml, hull_faces=True)
+  assert A["mesh_graphadr"][0] == 0
+
+
 def test_visual_only_mesh_has_no_graph():
   """A mesh only used by non-colliding geoms gets no hull graph (mesh_graphadr -1)."""
   v, f = _box()

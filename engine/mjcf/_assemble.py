@@ -431,7 +431,7 @@ def _keys(c, A, sizes):
 
 def _meshes(c, A, sizes):
   """mesh_* arrays; a mesh keeps its hull graph only where MuJoCo makes one (a colliding
-  mesh geom, a <pair> with it, or inertia='convex')."""
+  mesh geom, a <pair> with it, inertia='convex', or no faces given)."""
   need = set()
   paired = set(int(x) for k in ("pair_geom1", "pair_geom2") for x in A.get(k, []))
   for i, g in enumerate(gg for b in c.bodies for gg in b.geoms):
@@ -443,7 +443,7 @@ def _meshes(c, A, sizes):
   nv = nf = ng = 0
   for i, me in enumerate(c.meshes):
     cm = c._mesh_compiled(i)
-    keep = cm["graph"] is not None and (i in need or me.inertia == 0)
+    keep = cm["graph"] is not None and (i in need or me.inertia == 0 or me.raw[1] is None)
     cols["vertadr"].append(nv)
     cols["vertnum"].append(len(cm["vert"]))
     cols["faceadr"].append(nf)
