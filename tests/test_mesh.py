@@ -235,12 +235,20 @@ def test_visual_only_mesh_has_no_graph():
   assert A["mesh_graphadr"][0] == -1 and sizes["nmeshgraph"] == 0
 
 
-def test_jaco_arm():
-  """dm_control's jaco arm (STL meshes): mesh, geom and body fields match MuJoCo."""
+@pytest.mark.parametrize("name", ["jaco_arm", "jaco_hand"])
+def test_jaco(name):
+  """dm_control's jaco arm and hand (STL meshes): mesh, geom and body fields match MuJoCo."""
   dm = pytest.importorskip("dm_control")
-  path = os.path.join(os.path.dirname(dm.__file__), "third_party/kinova/jaco_arm.xml")
-  # quaternions of near-symmetric meshes differ ~4e-5 (eig3 convergence); vertices agree
-  compare(None, path=path, tol=1e-5, qtol=1e-4)
+  path = os.path.join(os.path.dirname(dm.__file__), f"third_party/kinova/{name}.xml")
+  compare(None, path=path, tol=1e-6, qtol=1e-6)
+
+
+def test_small_mesh_principal_axes():
+  """Principal axes of mm-sized meshes converge as MuJoCo's (eig3's absolute tolerance would
+  stop early on their tiny inertia)."""
+  v, f = _box()
+  for s in (1, 0.01, 0.003):
+    compare(_model(_inline("m", v, f, f'refquat="1 .2 .3 .1" scale="{s} {s} {s}"'), [("m", "")]))
 
 
 @pytest.mark.parametrize("asset,msg", [

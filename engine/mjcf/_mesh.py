@@ -110,14 +110,39 @@ def _dedup(vert, face):
 
 
 def _triangles(v, face):
-  """(area, unit normal, centre) of each triangle (rows), as MuJoCo's triangle()."""
+  """(area, unit normal, centre) of each triangle (rows), with the operations of MuJoCo's
+  triangle() in its order, so that sums of them round as MuJoCo's do."""
   a, b, c = v[face[:, 0]], v[face[:, 1]], v[face[:, 2]]
-  nrm = np.cross(b - a, c - a)
-  norm = np.linalg.norm(nrm, axis=1)
-  area = norm / 2
-  with np.errstate(invalid="ignore", divide="ignore"):
-    unit = np.where(norm[:, None] > 0, nrm / np.where(norm > 0, norm, 1)[:, None], 0.0)
-  return area, unit, (a + b + c) / 3
+  cen = (a + b + c) / 3
+  e, f = b - a, c - a
+  n0 = e[:, 1] * f[:, 2] - e[:, 2] * f[:, 1]
+  n1 = e[:, 2] * f[:, 0] - e[:, 0] * f[:, 2]
+  n2 = e[:, 0] * f[:, 1] - e[:, 1] * f[:, 0]
+  length = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+  small = length < MINVAL
+  safe = np.where(small, 1.0, length)
+  unit = np.stack([n0 / safe, n1 / safe, n2 / safe], axis=1)
+  area = np.where(small, 0.0, 0.5 * length)
+  return area, unit, cen
+
+
+def _dot3(a, b):
+  """Row-wise dot products, summed left to right as mjuu_dot3."""
+  return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+
+
+def _seqsum(x):
+  """Sum in sequence (as a C loop accumulates), not numpy's pairwise summation."""
+  return float(np.cumsum(x)[-1]) if len(x) else 0.0
+
+
+def _rotate_rows(v, mat, transpose):
+  """M v (or M^T v) for every row v, as mjuu_mulvecmat (mjuu_mulvecmatT) computes it."""
+  m = np.asarray(mat, np.float64).reshape(3, 3)
+  if transpose:
+    m = m.T
+  return np.stack([m[i, 0] * v[:, 0] + m[i, 1] * v[:, 1] + m[i, 2] * v[:, 2]
+                   for i in range(3)], axis=1)
 
 
 def make_graph(v, maxhullvert):
@@ -200,32 +225,32 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   if scale[0] * scale[1] * scale[2] < 0:
     face = face[:, [0, 2, 1]]
   # user offset, rotation, scaling
-  dv = dv - np.asarray(refpos, np.float64)
-  q = list(refquat)
+  if any(x != 0 for x in refpos):
+    dv = dv - np.asarray(refpos, np.float64)
+  q = [float(x) for x in refquat]
   if q != [1, 0, 0, 0]:
-    q = list(q)
     mm.normvec(q)
-    R = np.array(mm.quat2mat(q)).reshape(3, 3)
-    dv = dv @ R          # R^T v for every row
-  dv = dv * np.asarray(scale, np.float64)
+    dv = _rotate_rows(dv, mm.quat2mat(q), transpose=True)
+  if any(x != 1 for x in scale):
+    dv = dv * np.asarray(scale, np.float64)
   f64 = face.astype(np.int64)
   area, nrm, cen = _triangles(dv, f64)
-  total = area.sum()
+  total = _seqsum(area)
   if total < MINVAL:
     raise MeshError("mesh surface area is too small")
-  facecen = (area[:, None] * cen).sum(axis=0) / total
+  facecen = np.array([_seqsum(area * cen[:, k]) / total for k in range(3)])
   # centre of mass and volume (or area)
   if inertia == _SHELL:
     w = area
   else:
     fi = graph_faces(graph) if inertia == _CONVEX else f64
     area, nrm, cen = _triangles(dv, fi)
-    w = np.einsum("ij,ij->i", cen - facecen, nrm) * area / 3
+    w = _dot3(cen - facecen, nrm) * area / 3
     if inertia == _LEGACY:
       w = np.abs(w)
-  vol = w.sum()
-  com = ((w[:, None] * (cen * 0.75 + facecen * 0.25)).sum(axis=0) / vol
-         if vol >= MINVAL else np.zeros(3))
+  vol = _seqsum(w)
+  com = (np.array([_seqsum(w * (cen[:, k] * 3.0 / 4.0 + facecen[k] / 4.0)) for k in range(3)])
+         / vol if vol >= MINVAL else np.zeros(3))
   if vol < MINVAL:
     if inertia == _SHELL:
       raise MeshError("mesh surface area is too small")
@@ -240,20 +265,25 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   if inertia == _SHELL:
     w = area
   else:
-    w = np.einsum("ij,ij->i", cen, nrm) * area / 3
+    w = _dot3(cen, nrm) * area / 3
     if inertia == _LEGACY:
       w = np.abs(w)
-  vol = w.sum()
+  vol = _seqsum(w)
   C = 12.0 if inertia == _SHELL else 20.0
   P = []
   for a, b in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)):
     s = (2 * (D[:, a] * D[:, b] + E[:, a] * E[:, b] + F[:, a] * F[:, b])
          + D[:, a] * E[:, b] + D[:, b] * E[:, a] + D[:, a] * F[:, b] + D[:, b] * F[:, a]
          + E[:, a] * F[:, b] + E[:, b] * F[:, a])
-    P.append(float((w / C * s).sum()))
+    P.append(_seqsum(w / C * s))
   full = [P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]]
   m9 = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  eigval, quat = mm.eig3(m9)
+  # eig3 stops at an absolute 1e-12: on the trace-normalised matrix, so that small meshes
+  # get converged principal axes as MuJoCo 4.0 gives them (checked down to mm sizes)
+  tr = full[0] + full[1] + full[2]
+  tr = tr if tr > 0 else 1.0
+  eigval, quat = mm.eig3([x / tr for x in m9])
+  eigval = [x * tr for x in eigval]
   if eigval[2] <= 0:
     raise MeshError("eigenvalue of mesh inertia must be positive")
   tol = lambda x: x * (1.0 - 1e-6) - 1e-9
@@ -263,8 +293,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   boxsz = [0.5 * math.sqrt(6 * (eigval[1] + eigval[2] - eigval[0]) / vol),
            0.5 * math.sqrt(6 * (eigval[0] + eigval[2] - eigval[1]) / vol),
            0.5 * math.sqrt(6 * (eigval[0] + eigval[1] - eigval[2]) / vol)]
-  R = np.array(mm.quat2mat(quat)).reshape(3, 3)
-  dv = vc @ R            # R^T (v - com): coordinates in the principal frame
+  # R^T (v - com): coordinates in the principal frame (mjCMesh::Rotate)
+  dv = _rotate_rows(vc, mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]]), transpose=False)
   aamm = np.concatenate([dv.min(axis=0), dv.max(axis=0)])
   return {"vert": dv.astype(np.float32), "face": face, "graph": graph,
           "pos": [float(x) for x in com], "quat": [float(x) for x in quat],
