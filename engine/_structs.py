@@ -60,6 +60,10 @@ ModelType = _ModelStructType([
     ('nccdi', types.int64),
     ('nsensor', types.int64),
     ('nsensordata', types.int64),
+    ('nmesh', types.int64),
+    ('nmeshvert', types.int64),
+    ('nmeshface', types.int64),
+    ('nmeshgraph', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
     ('opt_impratio', types.Array(types.float64, 1, 'C')),
     ('opt_tolerance', types.Array(types.float64, 1, 'C')),
@@ -322,6 +326,17 @@ ModelType = _ModelStructType([
     ('sensor_adr', types.Array(types.int32, 1, 'C')),
     ('sensor_cutoff', types.Array(types.float64, 1, 'C')),
     ('sensor_noise', types.Array(types.float64, 1, 'C')),
+    ('mesh_vertadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_vertnum', types.Array(types.int32, 1, 'C')),
+    ('mesh_faceadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_facenum', types.Array(types.int32, 1, 'C')),
+    ('mesh_graphadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_vert', types.Array(types.float32, 2, 'C')),
+    ('mesh_face', types.Array(types.int32, 2, 'C')),
+    ('mesh_graph', types.Array(types.int32, 1, 'C')),
+    ('mesh_scale', types.Array(types.float64, 2, 'C')),
+    ('mesh_pos', types.Array(types.float64, 2, 'C')),
+    ('mesh_quat', types.Array(types.float64, 2, 'C')),
 ])
 
 
@@ -331,7 +346,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata):
+def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -364,6 +379,10 @@ def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight,
   s.nccdi = nccdi
   s.nsensor = nsensor
   s.nsensordata = nsensordata
+  s.nmesh = nmesh
+  s.nmeshvert = nmeshvert
+  s.nmeshface = nmeshface
+  s.nmeshgraph = nmeshgraph
 
 
 @numba.njit(cache=True)
@@ -687,13 +706,28 @@ def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_s
 
 
 @numba.njit(cache=True)
-def _set_model_16(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise):
+def _set_model_16(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos):
   s.sensor_refid = sensor_refid
   s.sensor_intprm = sensor_intprm
   s.sensor_dim = sensor_dim
   s.sensor_adr = sensor_adr
   s.sensor_cutoff = sensor_cutoff
   s.sensor_noise = sensor_noise
+  s.mesh_vertadr = mesh_vertadr
+  s.mesh_vertnum = mesh_vertnum
+  s.mesh_faceadr = mesh_faceadr
+  s.mesh_facenum = mesh_facenum
+  s.mesh_graphadr = mesh_graphadr
+  s.mesh_vert = mesh_vert
+  s.mesh_face = mesh_face
+  s.mesh_graph = mesh_graph
+  s.mesh_scale = mesh_scale
+  s.mesh_pos = mesh_pos
+
+
+@numba.njit(cache=True)
+def _set_model_17(s, mesh_quat):
+  s.mesh_quat = mesh_quat
 
 
 MODEL_SETTERS = (
@@ -713,7 +747,8 @@ MODEL_SETTERS = (
     (_set_model_13, ('actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos')),
     (_set_model_14, ('key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
     (_set_model_15, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
-    (_set_model_16, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise')),
+    (_set_model_16, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos')),
+    (_set_model_17, ('mesh_quat',)),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

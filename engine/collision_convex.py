@@ -2,12 +2,13 @@
 
 mjc_Convex (GJK, then EPA on penetration, then MuJoCo 4.0's single-shot multicontact for
 cylinders and capsules, see the multicontact section) and mjc_PlaneConvex for primitive
-geoms: sphere, capsule, ellipsoid, cylinder, box. Meshes are not handled yet; the support
-dispatch (`_support`) is where they go.
+geoms: sphere, capsule, ellipsoid, cylinder, box, and meshes (`collide_mesh_work`: the support
+of a mesh is its best hull vertex, searched exhaustively; `plane_mesh`).
 
 Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
-(float64, 16 columns: size[0:3], pos[3:6], mat[6:15], margin[15]) and one row of `objt`
-(int, 2 columns: geom type, support mode). The EPA polytope lives in two flat work buffers,
+(float64, 18 columns: size[0:3], pos[3:6], mat[6:15], margin[15], and for meshes the first
+row and count of its vertices[16:18]) and one row of `objt` (int, 2 columns: geom type,
+support mode). Rows 2.. of `objs` hold mesh vertices (local frame), six per row. The EPA polytope lives in two flat work buffers,
 sized by `work_sizes(ccd_iterations)`.
 """
 import math
@@ -37,8 +38,8 @@ _MINEPATOL = _MINVAL
 _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 
 # objs columns
-_SIZE, _POS, _MAT, _MARGIN = 0, 3, 6, 15
-_OBJ_COLS = 16
+_SIZE, _POS, _MAT, _MARGIN, _VADR, _VNUM = 0, 3, 6, 15, 16, 17
+_OBJ_COLS = 18
 
 # multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
 # buffers
@@ -141,6 +142,21 @@ def _support(objs, objt, k, d0, d1, d2):
     q0 = scl * l0
     q1 = scl * l1
     q2 = s1 if l2 >= 0 else -s1
+  elif typ == _MESH:
+    # best vertex, lowest index on ties (MuJoCo's exhaustive mjc_meshSupport)
+    base = int(objs[k, _VADR])
+    best = -_MAX_LIMIT
+    vindex = 0
+    for i in range(int(objs[k, _VNUM])):
+      r = base + i // 6
+      c = (i % 6) * 3
+      v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+      if v > best:
+        best = v
+        vindex = i
+    r = base + vindex // 6
+    c = (vindex % 6) * 3
+    q0, q1, q2 = objs[r, c], objs[r, c + 1], objs[r, c + 2]
   else:  # box
     q0 = s0 if l0 >= 0 else -s0
     q1 = s1 if l1 >= 0 else -s1
@@ -1589,12 +1605,14 @@ def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out)
 
 # ------------------------------------------ CCD -------------------------------------------------
 
-def work_sizes(ccd_iterations):
-  """(float count, int count) of the work buffers for `collide_convex_work`."""
+def work_sizes(ccd_iterations, nmeshvert=0):
+  """(float count, int count) of the work buffers for `collide_convex_work`, with room for
+  two meshes of `nmeshvert` vertices each (`collide_mesh_work`)."""
   n = max(int(ccd_iterations), 1)
   nv = 5 + n
   nf = 6 * n
-  nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
+  nfloat = (2 + 2 * ((int(nmeshvert) + 5) // 6)) * _OBJ_COLS
+  nfloat += 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
   return nfloat, nint
 
@@ -1619,7 +1637,6 @@ def _split_work(fbuf, ibuf, n):
   nv = 5 + n
   nf = 6 * n
   o = 0
-  objs = fbuf[o:o + 2 * _OBJ_COLS].reshape((2, _OBJ_COLS)); o += 2 * _OBJ_COLS
   sx = fbuf[o:o + 36].reshape((4, 9)); o += 36
   tx = fbuf[o:o + 36].reshape((4, 9)); o += 36
   xw = fbuf[o:o + 6]; o += 6
@@ -1629,6 +1646,8 @@ def _split_work(fbuf, ibuf, n):
   fd2 = fbuf[o:o + nf]; o += nf
   mc = fbuf[o:o + 3 * _MC_ROWS].reshape((_MC_ROWS, 3)); o += 3 * _MC_ROWS
   mcd = fbuf[o:o + 16]; o += 16
+  nrow = (fbuf.shape[0] - o) // _OBJ_COLS   # the rest: two objects, then mesh vertices
+  objs = fbuf[o:o + nrow * _OBJ_COLS].reshape((nrow, _OBJ_COLS))
   o = 0
   objt = ibuf[o:o + 4].reshape((2, 2)); o += 4
   si = ibuf[o:o + 8].reshape((4, 2)); o += 8
@@ -1770,6 +1789,25 @@ def _set_obj(objs, objt, k, typ, size, pos, mat, margin):
   for j in range(9):
     objs[k, _MAT + j] = mat[j]
   objs[k, _MARGIN] = margin
+  objs[k, _VADR] = 0.0
+  objs[k, _VNUM] = 0.0
+
+
+@jit
+def _set_mesh(objs, k, row, vert, hull):
+  """Copy a mesh's support vertices (the hull's `hull` ids, else all of `vert`) into objs
+  from `row` on, six per row; returns the next free row."""
+  n = hull.shape[0] if hull.shape[0] > 0 else vert.shape[0]
+  objs[k, _VADR] = row
+  objs[k, _VNUM] = n
+  for i in range(n):
+    v = hull[i] if hull.shape[0] > 0 else i
+    r = row + i // 6
+    c = (i % 6) * 3
+    objs[r, c] = vert[v, 0]
+    objs[r, c + 1] = vert[v, 1]
+    objs[r, c + 2] = vert[v, 2]
+  return row + (n + 5) // 6
 
 
 @jit
@@ -1862,3 +1900,100 @@ def plane_convex(size1, pos1, mat1, type2, size2, pos2, mat2, margin, dist, pos,
   frame[0, 0], frame[0, 1], frame[0, 2] = n0, n1, n2
   frame[0, 3] = frame[0, 4] = frame[0, 5] = 0.0
   return 1
+
+
+# --------------------------------------------- meshes -------------------------------------------
+
+_MAXPLANEMESH = 3
+
+
+@jit
+def _plane_mesh_contact(v0, v1, v2, pos1, n0, n1, n2, pos2, mat2, i, dist, pos, frame):
+  """Plane-mesh contact i at the mesh's local vertex v; returns its distance."""
+  p0 = mat2[0] * v0 + mat2[1] * v1 + mat2[2] * v2 + pos2[0]
+  p1 = mat2[3] * v0 + mat2[4] * v1 + mat2[5] * v2 + pos2[1]
+  p2 = mat2[6] * v0 + mat2[7] * v1 + mat2[8] * v2 + pos2[2]
+  d = _dot(n0, n1, n2, p0 - pos1[0], p1 - pos1[1], p2 - pos1[2])
+  dist[i] = d
+  pos[i, 0], pos[i, 1], pos[i, 2] = p0 - 0.5 * d * n0, p1 - 0.5 * d * n1, p2 - 0.5 * d * n2
+  frame[i, 0], frame[i, 1], frame[i, 2] = n0, n1, n2
+  frame[i, 3] = frame[i, 4] = frame[i, 5] = 0.0
+  return d
+
+
+@jit
+def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, margin, dist, pos, frame):
+  """Plane-mesh contacts as MuJoCo 4.0's mjc_PlaneConvex gives them (up to 3).
+
+  The deepest vertex, then the other vertices of the hull face at that vertex whose normal
+  points most into the plane, in the face's order, where they lie within margin. 4.0's
+  rewritten collider is not in our reference source: this rule was inferred from its output
+  and reproduces it in ~93% of random poses (tests/test_mesh_collision.py); in the others
+  4.0 keeps fewer of that face's vertices. `vert` is the mesh's float32 (n, 3) block,
+  `graph` its mesh_graph block (empty without a hull: one contact)."""
+  n0, n1, n2 = mat1[2], mat1[5], mat1[8]
+  # direction -normal in the mesh frame
+  l0 = -(mat2[0] * n0 + mat2[3] * n1 + mat2[6] * n2)
+  l1 = -(mat2[1] * n0 + mat2[4] * n1 + mat2[7] * n2)
+  l2 = -(mat2[2] * n0 + mat2[5] * n1 + mat2[8] * n2)
+  best = -_MAX_LIMIT
+  ibest = 0
+  for i in range(vert.shape[0]):
+    v = l0 * vert[i, 0] + l1 * vert[i, 1] + l2 * vert[i, 2]
+    if v > best:
+      best, ibest = v, i
+  d = _plane_mesh_contact(float(vert[ibest, 0]), float(vert[ibest, 1]), float(vert[ibest, 2]),
+                          pos1, n0, n1, n2, pos2, mat2, 0, dist, pos, frame)
+  if d > margin:
+    return 0
+  if graph.shape[0] == 0:
+    return 1
+  # hull face at the deepest vertex facing the plane most
+  nh, nf = graph[0], graph[1]
+  fadr = 2 + 3 * nh + 3 * nf
+  fbest = -1
+  sbest = -_MAX_LIMIT
+  for f in range(nf):
+    a, b, c = graph[fadr + 3 * f], graph[fadr + 3 * f + 1], graph[fadr + 3 * f + 2]
+    if a != ibest and b != ibest and c != ibest:
+      continue
+    e0, e1, e2 = vert[b, 0] - vert[a, 0], vert[b, 1] - vert[a, 1], vert[b, 2] - vert[a, 2]
+    g0, g1, g2 = vert[c, 0] - vert[a, 0], vert[c, 1] - vert[a, 1], vert[c, 2] - vert[a, 2]
+    c0, c1, c2 = _cross(float(e0), float(e1), float(e2), float(g0), float(g1), float(g2))
+    c0, c1, c2, norm = _normalize(c0, c1, c2)
+    score = _dot(c0, c1, c2, l0, l1, l2)
+    if score > sbest:
+      sbest, fbest = score, f
+  count = 1
+  if fbest < 0:
+    return count
+  k = 0
+  while graph[fadr + 3 * fbest + k] != ibest:
+    k += 1
+  for j in range(1, 3):
+    v = graph[fadr + 3 * fbest + (k + j) % 3]
+    d = _plane_mesh_contact(float(vert[v, 0]), float(vert[v, 1]), float(vert[v, 2]), pos1,
+                            n0, n1, n2, pos2, mat2, count, dist, pos, frame)
+    if d <= margin and count < _MAXPLANEMESH:
+      count += 1
+  return count
+
+
+@jit
+def collide_mesh_work(type1, size1, pos1, mat1, vert1, hull1, type2, size2, pos2, mat2, vert2,
+                      hull2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos, frame,
+                      fbuf, ibuf):
+  """MuJoCo's mjc_Convex for a pair with a mesh (type1 <= type2, so geom 2 is a mesh):
+  one contact from GJK/EPA over the hull vertices. vert/hull: the mesh's float32 vertices
+  and hull vertex ids (empty for a primitive geom, or a mesh without a hull graph).
+  Box-mesh and mesh-mesh pairs get one contact where MuJoCo 4.0 may give up to four
+  (polygon multicontact not implemented)."""
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
+  _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
+  _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
+  row = 2
+  if type1 == _MESH:
+    row = _set_mesh(objs, 0, row, vert1, hull1)
+  _set_mesh(objs, 1, row, vert2, hull2)
+  return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                      ccd_iterations, margin, 0, dist, pos, frame)

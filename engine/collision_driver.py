@@ -119,7 +119,7 @@ def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
     return False
   t1 = min(m.geom_type[g1], m.geom_type[g2])
   t2 = max(m.geom_type[g1], m.geom_type[g2])
-  return t1 != _HFIELD and t2 < _MESH
+  return t1 != _HFIELD and t2 <= _MESH
 
 
 @jit
@@ -176,6 +176,37 @@ def _contact_param(m, g1, g2, ipair, out):
 
 
 @jit
+def _mesh_arrays(m, g):
+  """(float32 vertices, hull vertex ids, mesh_graph block) of geom g's mesh; empty blocks
+  for a primitive geom or a mesh without a hull graph."""
+  mid = m.geom_dataid[g]
+  if m.geom_type[g] != _MESH or mid < 0:
+    return m.mesh_vert[0:0], m.mesh_graph[0:0], m.mesh_graph[0:0]
+  vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
+  adr = m.mesh_graphadr[mid]
+  if adr < 0:
+    return vert, m.mesh_graph[0:0], m.mesh_graph[0:0]
+  nh, nf = m.mesh_graph[adr], m.mesh_graph[adr + 1]
+  graph = m.mesh_graph[adr:adr + 2 + 3 * nh + 6 * nf]
+  return vert, graph[2 + nh:2 + 2 * nh], graph
+
+
+@jit
+def _collide_mesh(m, d, g1, g2, margin):
+  """Narrowphase of a pair whose geom 2 is a mesh (mjc_PlaneConvex / mjc_Convex)."""
+  vert2, hull2, graph2 = _mesh_arrays(m, g2)
+  if m.geom_type[g1] == _PLANE:
+    return cvx.plane_mesh(d.geom_xpos[g1], d.geom_xmat[g1], d.geom_xpos[g2], d.geom_xmat[g2],
+                          vert2, graph2, margin, d.col_dist, d.col_pos, d.col_frame)
+  vert1, hull1, _ = _mesh_arrays(m, g1)
+  return cvx.collide_mesh_work(
+      m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], vert1, hull1,
+      m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], vert2, hull2,
+      margin, min(m.opt_ccd_iterations[0], m.nccd), m.opt_ccd_tolerance[0],
+      m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame, d.col_fbuf, d.col_ibuf)
+
+
+@jit
 def _narrowphase(m, d, g1, g2, ipair):
   """Collide one geom pair (g1 has the lower type) and append its contacts to d.contact_*."""
   margin = _margin(m, g1, g2, ipair)
@@ -188,6 +219,8 @@ def _narrowphase(m, d, g1, g2, ipair):
     n = prim.collide_primitive(type1, type2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
                                m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], margin + gap,
                                d.col_dist, d.col_pos, d.col_frame)
+  elif type2 == _MESH:
+    n = _collide_mesh(m, d, g1, g2, margin + gap)
   else:
     n = cvx.collide_convex_work(type1, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
                                 type2, m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],

@@ -768,6 +768,24 @@ DATA_FIELDS += """sensordata f8 nsensordata
 """
 # ------------------------------------------------------------------------ end of sensors
 
+# ---------------------------------------------------------------------------- meshes
+# (one added block: the mesh_* group of mjmodel.h that collision and rendering use)
+MODEL_SIZES += ["nmesh", "nmeshvert", "nmeshface", "nmeshgraph"]
+
+MODEL_FIELDS += """mesh_vertadr i4 nmesh
+mesh_vertnum i4 nmesh
+mesh_faceadr i4 nmesh
+mesh_facenum i4 nmesh
+mesh_graphadr i4 nmesh
+mesh_vert f4 nmeshvert 3
+mesh_face i4 nmeshface 3
+mesh_graph i4 nmeshgraph
+mesh_scale f8 nmesh 3
+mesh_pos f8 nmesh 3
+mesh_quat f8 nmesh 4
+"""
+# ------------------------------------------------------------------------ end of meshes
+
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "b1": np.bool_}
 
@@ -804,7 +822,7 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0))
   from engine.collision_convex import work_sizes   # lazy: that module imports this one
   nccd = max(100, int(ccd_iterations))
-  nccdf, nccdi = work_sizes(nccd)
+  nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0))   # room for two meshes' hulls
   return {"nconmax": int(nconmax), "njmax": int(njmax), "nccd": nccd, "nccdf": int(nccdf),
           "nccdi": int(nccdi)}
 

@@ -1,4 +1,5 @@
-"""Unit meshes of the primitive shapes, built once per Renderer and drawn instanced.
+"""Unit meshes of the primitive shapes, built once per Renderer and drawn instanced, and the
+vertex buffers of a model's mesh assets (`mesh_asset`).
 
 Every vertex is (x, y, z, nx, ny, nz, cap): the vertex shader scales the position by the
 instance's size and adds `cap` times the instance's half-length along z, which turns one unit
@@ -129,3 +130,32 @@ def quad(slices=None, stacks=None, n=8):
       a = i * (n + 1) + j
       idx += [a, a + 1, a + n + 2, a, a + n + 2, a + n + 1]
   return verts, np.array(idx, np.int32)
+
+
+CREASE_COS = 0.8   # corners whose face turns more than ~37 deg from the vertex normal stay flat
+
+
+def mesh_asset(vert, face):
+  """Vertices (x, y, z, nx, ny, nz, 0) of one mesh asset as unindexed triangles, scaled into the
+  unit ball, and that scale (the instance size). Normals are smooth (area-weighted over the
+  vertex's faces) except across creases, where the face's own normal is kept, so boxes look
+  flat and curved surfaces smooth as in MuJoCo's renderer."""
+  v = np.asarray(vert, np.float64).reshape(-1, 3)
+  f = np.asarray(face, np.int64).reshape(-1, 3)
+  if not len(f):
+    return np.zeros((0, 7), np.float32), 1.0
+  tri = v[f]                                          # (nf, 3, 3)
+  fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])   # area-weighted face normals
+  vn = np.zeros_like(v)
+  for k in range(3):
+    np.add.at(vn, f[:, k], fn)
+  unit = lambda a: a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-30)
+  fu, vu = unit(fn), unit(vn)
+  corner = vu[f]                                      # (nf, 3, 3)
+  flat = np.einsum("fkj,fj->fk", corner, fu) < CREASE_COS
+  normals = np.where(flat[..., None], fu[:, None, :], corner)
+  scale = float(max(np.max(np.linalg.norm(v, axis=1)), 1e-9))
+  out = np.zeros((len(f) * 3, 7), np.float32)
+  out[:, 0:3] = (tri / scale).reshape(-1, 3)
+  out[:, 3:6] = normals.reshape(-1, 3)
+  return out, scale

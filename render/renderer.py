@@ -4,7 +4,9 @@ transparency, and MuJoCo's decorations (contacts, frames, joints, inertia, com, 
 Every shape is drawn instanced: one draw call per primitive mesh and pass, whatever the number of
 geoms. Decorations are instances of the same meshes (an arrow is a cylinder and a cone).
 Sizes and colours follow MuJoCo's mjv_updateScene (mjVisual scale/rgba times stat.meansize).
-Mesh and height-field geoms are drawn as their bounding box until the engine loads meshes.
+Mesh geoms are drawn with their triangles: one vertex buffer per mesh asset (a draw "kind"
+after the primitives), instanced over the geoms that use it. Height fields are drawn as their
+bounding box until the engine loads them.
 """
 import dataclasses
 import math
@@ -90,8 +92,8 @@ def _rot_z_to(v):
 class _Batch:
   """Instances collected for one frame, per mesh kind."""
 
-  def __init__(self):
-    self.parts = [[] for _ in KINDS]
+  def __init__(self, nkinds=len(KINDS)):
+    self.parts = [[] for _ in range(nkinds)]
 
   def add(self, kind, pos, rot, size, rgba, mat=None, rgba2=0.0):
     n = len(pos)
@@ -214,16 +216,58 @@ class Renderer:
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
     self._plane_progs, self._plane_npos = dict(self._geom_progs), 0
     self._plane_prog = self._plane_progs[True]
+    self._nkinds = len(KINDS)
+    self._mesh_gl = []        # GL objects of the current model's mesh assets
+    self._opaque_order = _OPAQUE_ORDER
     if m is not None:
       self.set_model(m)
 
   # ------------------------------------------------------------------------------- model
 
   def _geom_vao(self, prog, kind, p):
+    if kind >= len(KINDS):      # a mesh asset: unindexed triangles
+      return self.ctx.vertex_array(prog, [(self._mesh_vbos[kind - len(KINDS)], "3f 3f 1f",
+                                           "in_pos", "in_normal", "in_cap"),
+                                          (self._inst[p, kind], _INSTANCE_FMT, *_INSTANCE_ATTRS)])
     return self.ctx.vertex_array(prog, [(self._vbos[2 * kind], "3f 3f 1f", "in_pos", "in_normal",
                                          "in_cap"),
                                         (self._inst[p, kind], _INSTANCE_FMT, *_INSTANCE_ATTRS)],
                                  self._ibos[2 * kind])
+
+  def _set_meshes(self, m):
+    """Vertex buffers, instance buffers and VAOs of the model's mesh assets (kinds
+    len(KINDS) + mesh id); returns each mesh's scale (its instance size)."""
+    for o in self._mesh_gl:
+      o.release()
+    for key in [k for k in self._vaos if k[1] >= len(KINDS)]:
+      del self._vaos[key]
+    for key in [k for k in self._inst if k[1] >= len(KINDS)]:
+      del self._inst[key]
+    self._mesh_gl, self._mesh_vbos, scales = [], [], []
+    nmesh = int(getattr(m, "nmesh", 0))
+    for i in range(nmesh):
+      a, b = int(m.mesh_faceadr[i]), int(m.mesh_facenum[i])
+      va, vn = int(m.mesh_vertadr[i]), int(m.mesh_vertnum[i])
+      verts, scale = meshes.mesh_asset(m.mesh_vert[va:va + vn], m.mesh_face[a:a + b])
+      scales.append(scale)
+      vbo = self.ctx.buffer(verts.tobytes() if len(verts) else b"\0" * 28)
+      self._mesh_vbos.append(vbo)
+      self._mesh_gl.append(vbo)
+      k = len(KINDS) + i
+      for p in ("o", "t"):
+        self._inst[p, k] = self.ctx.buffer(reserve=16 * _FLOATS * 4, dynamic=True)
+        self._mesh_gl.append(self._inst[p, k])
+        for sh in (True, False):
+          self._vaos[_vkey(p, sh), k] = self._geom_vao(self._geom_progs[sh], k, p)
+          self._mesh_gl.append(self._vaos[_vkey(p, sh), k])
+      self._vaos["d", k] = self.ctx.vertex_array(
+          self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
+                             (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])])
+      self._mesh_gl.append(self._vaos["d", k])
+    self._nkinds = len(KINDS) + nmesh
+    mesh_kinds = tuple(range(len(KINDS), self._nkinds))
+    self._opaque_order = _OPAQUE_ORDER[:-1] + mesh_kinds + _OPAQUE_ORDER[-1:]
+    return scales
 
   def _set_plane_program(self, npos):
     """Planes get their own programs when spot/point lights fall on them."""
@@ -262,7 +306,14 @@ class Renderer:
     cap = gtype == 3
     s[cap, 3] = size[cap, 1]
     self.geom_offset = np.zeros((n, 3))
-    box_like = np.isin(gtype, (1, 7, 8))      # hfield, mesh, sdf: bounding box for now
+    scales = self._set_meshes(m)
+    dataid = np.asarray(getattr(m, "geom_dataid", np.full(n, -1)))
+    is_mesh = (gtype == 7) & (dataid >= 0)
+    self.geom_kind = self.geom_kind.copy()
+    self.geom_kind[is_mesh] = len(KINDS) + dataid[is_mesh]
+    for g in np.nonzero(is_mesh)[0]:
+      s[g, :3] = scales[dataid[g]]
+    box_like = np.isin(gtype, (1, 7, 8)) & ~is_mesh      # hfield, sdf: bounding box for now
     aabb = np.asarray(m.geom_aabb, float)
     s[box_like, :3] = np.maximum(aabb[box_like, 3:6], 1e-4)
     self.geom_offset[box_like] = aabb[box_like, :3]
@@ -355,7 +406,7 @@ class Renderer:
     size = self.geom_size4
     if len(self.plane_ids):
       pos, size = self._recenter_planes(pos, size, rot, eye)
-    for kind in range(len(KINDS)):
+    for kind in range(self._nkinds):
       sel = vis_mask & (self.geom_kind == kind)
       if not sel.any():
         continue
@@ -571,12 +622,13 @@ class Renderer:
     width, height = max(int(width), 1), max(int(height), 1)
     eye, forward, up = camera.pose(snapshot, self.m)
     viewproj = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
-    bo, bd, bt = _Batch(), _Batch(), _Batch()     # opaque geoms, opaque decor, transparent
+    nk = self._nkinds
+    bo, bd, bt = _Batch(nk), _Batch(nk), _Batch(nk)     # opaque geoms, opaque decor, transparent
     self._geom_instances(snapshot, opts, eye, bo, bt)
     self._decor_instances(snapshot, opts, bd, bt)
     geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
     opaque = []
-    for kind in range(len(KINDS)):
+    for kind in range(self._nkinds):
       a = trans[kind]
       if len(a) > 1:     # back to front
         trans[kind] = a[np.argsort(-np.linalg.norm(a[:, 0:3] - eye, axis=1), kind="stable")]
@@ -588,7 +640,7 @@ class Renderer:
       opaque.append(np.concatenate([geoms[kind], decor[kind]]))
     lights = self._lights(snapshot, forward, eye)
     shadow_mat, shadow_idx = (None, -1)
-    for kind in range(len(KINDS)):
+    for kind in range(self._nkinds):
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
@@ -600,7 +652,7 @@ class Renderer:
       ctx.enable(moderngl.CULL_FACE)
       self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
       ctx.polygon_offset = (2.0, 4.0)     # slope-scaled depth bias against shadow acne
-      for kind in range(len(KINDS)):
+      for kind in range(self._nkinds):
         if kind != QUAD and len(geoms[kind]):
           self._vaos["d", kind].render(instances=len(geoms[kind]))
       ctx.polygon_offset = (0.0, 0.0)
@@ -627,7 +679,7 @@ class Renderer:
     ctx.wireframe = bool(opts.wireframe)
     ctx.depth_func = "<="    # as MuJoCo: of coinciding surfaces the later drawn shows
     ctx.disable(moderngl.BLEND)
-    for kind in _OPAQUE_ORDER:
+    for kind in self._opaque_order:
       if len(opaque[kind]):
         if kind == QUAD:
           ctx.disable(moderngl.CULL_FACE)
@@ -641,7 +693,7 @@ class Renderer:
       ctx.depth_mask = False      # ("<=": an inertia box may coincide with its geom's faces)
       ctx.enable(moderngl.CULL_FACE)
       for _ in range(2):       # twice, as MuJoCo does (its transparent geoms look denser)
-        for kind in range(len(KINDS)):
+        for kind in range(self._nkinds):
           if len(trans[kind]):
             if kind == QUAD:
               ctx.disable(moderngl.CULL_FACE)
@@ -783,6 +835,7 @@ class Renderer:
   def release(self):
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
+            + list(getattr(self, "_mesh_vbos", []))
             + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog,
                self._shadow_fbo, self._shadow_tex, self._depth_prog, self._line_prog])
     for sh in (True, False):

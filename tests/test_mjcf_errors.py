@@ -77,10 +77,10 @@ def test_duplicate_names(tmp_path):
   assert "model.xml:3" in msg
 
 
-def test_mesh_geom_not_supported(tmp_path):
+def test_mesh_geom_unknown_mesh(tmp_path):
   msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<geom type="mesh" mesh="m"/>\n'
                '</body>\n</worldbody>\n</mujoco>')
-  assert msg.startswith("model.xml:4: <geom>") and "not supported" in msg
+  assert msg.startswith("model.xml:4: <geom>") and "unknown mesh 'm'" in msg
 
 
 def test_invalid_keyword(tmp_path):

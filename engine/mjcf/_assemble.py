@@ -158,7 +158,7 @@ def _geoms_sites(A, geoms, sites):
   for k in ("type", "contype", "conaffinity", "condim", "matid", "group", "priority"):
     A["geom_" + k] = G(k, np.int32).ravel()
   A["geom_bodyid"] = np.array([g.body.id for g in geoms], np.int32)
-  A["geom_dataid"] = np.full(len(geoms), -1, np.int32)
+  A["geom_dataid"] = np.array([g.get("dataid", -1) for g in geoms], np.int32)
   A["geom_sameframe"] = np.array([_sameframe(g.pos, g.quat, g.body.ipos, g.body.iquat)
                                   for g in geoms], np.uint8)
   for k in ("solmix", "margin", "gap", "rbound"):
@@ -429,6 +429,44 @@ def _keys(c, A, sizes):
       A["key_mquat"][i, 4 * m:4 * m + 4] = q
 
 
+def _meshes(c, A, sizes):
+  """mesh_* arrays; a mesh keeps its hull graph only where MuJoCo makes one (a colliding
+  mesh geom, a <pair> with it, inertia='convex', or no faces given)."""
+  need = set()
+  paired = set(int(x) for k in ("pair_geom1", "pair_geom2") for x in A.get(k, []))
+  for i, g in enumerate(gg for b in c.bodies for gg in b.geoms):
+    if g.type == 7 and (g.contype or g.conaffinity or i in paired):
+      need.add(g.dataid)
+  verts, faces, graphs = [], [], []
+  cols = {k: [] for k in ("vertadr", "vertnum", "faceadr", "facenum", "graphadr", "scale",
+                          "pos", "quat")}
+  nv = nf = ng = 0
+  for i, me in enumerate(c.meshes):
+    cm = c._mesh_compiled(i)
+    keep = cm["graph"] is not None and (i in need or me.inertia == 0 or me.raw[1] is None)
+    cols["vertadr"].append(nv)
+    cols["vertnum"].append(len(cm["vert"]))
+    cols["faceadr"].append(nf)
+    cols["facenum"].append(len(cm["face"]))
+    cols["graphadr"].append(ng if keep else -1)
+    cols["scale"].append(me.scale)
+    cols["pos"].append(cm["pos"])
+    cols["quat"].append(cm["quat"])
+    verts.append(cm["vert"])
+    faces.append(cm["face"])
+    if keep:
+      graphs.append(cm["graph"])
+      ng += len(cm["graph"])
+    nv += len(cm["vert"])
+    nf += len(cm["face"])
+  sizes.update(nmesh=len(c.meshes), nmeshvert=nv, nmeshface=nf, nmeshgraph=ng)
+  for k, v in cols.items():
+    A["mesh_" + k] = np.array(v, np.float64 if k in ("scale", "pos", "quat") else np.int32)
+  A["mesh_vert"] = np.concatenate(verts) if verts else np.zeros((0, 3), np.float32)
+  A["mesh_face"] = np.concatenate(faces) if faces else np.zeros((0, 3), np.int32)
+  A["mesh_graph"] = np.concatenate(graphs) if graphs else np.zeros(0, np.int32)
+
+
 def assemble(c):
   """(sizes, arrays, names) from a finished `Compiler`."""
   sizes, A = {}, {}
@@ -447,6 +485,7 @@ def assemble(c):
   _contacts(c, A, sizes)
   _keys(c, A, sizes)
   _sensor.assemble(c, A, sizes)
+  _meshes(c, A, sizes)
   sizes["nmat"] = len(c.mats)
   M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)
   A["mat_rgba"] = M("rgba")

@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import types as t
 from engine.mjcf import _math as mm
+from engine.mjcf import _mesh
 from engine.mjcf import _sensor as _sensors
 from engine.mjcf import _sparse
 from engine.mjcf.parse import MjcfError, floats, keyword, parse
@@ -112,6 +113,8 @@ class Compiler:
     self.pairs, self.excludes, self.sensors = [], [], []
     self.opt = _default_option()
     self.visual, self.statistic = {}, {}
+    self.meshes, self.meshdir, self.strippath = [], "", False
+    self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
 
   # ------------------------------------------------------------------------- top level
 
@@ -140,7 +143,9 @@ class Compiler:
       for n in sec.children:
         if n.tag == "material":
           self._material(n)
-        elif n.tag in ("mesh", "hfield"):
+        elif n.tag == "mesh":
+          self._mesh(n)
+        elif n.tag == "hfield":
           pass  # only an error when a geom uses them
     world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
                  joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
@@ -197,6 +202,8 @@ class Compiler:
                                                        self.inertiagrouprange, 2)]
     rd.kw("discardvisual", _BOOL, False)
     self.fusestatic = rd.kw("fusestatic", _BOOL, self.fusestatic)
+    self.meshdir = rd.str("meshdir", rd.str("assetdir", self.meshdir))
+    self.strippath = rd.kw("strippath", _BOOL, self.strippath)
     if rd.kw("alignfree", _BOOL, False):
       raise n.error("alignfree='true' is not supported yet")
     if rd.str("coordinate", "local") != "local":
@@ -286,6 +293,109 @@ class Compiler:
         node=n, name=n.get("name", ""), rgba=rd.exact("rgba", [1, 1, 1, 1], 4),
         emission=rd.num("emission", 0), specular=rd.num("specular", 0.5),
         shininess=rd.num("shininess", 0.5), reflectance=rd.num("reflectance", 0)))
+
+  def _mesh(self, n):
+    """<mesh>: read its vertices (file or inline) and compile it (engine/mjcf/_mesh.py)."""
+    rd, _ = self._reader(n, "main")
+    if n.get("builtin") is not None:
+      raise n.error("attribute 'builtin' of mesh is not supported yet")
+    file = n.get("file")
+    name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
+    if not name:
+      raise n.error("mesh without a file needs a name")
+    vert, face = None, None
+    if n.get("face") is not None:
+      vals = floats(n, "face")
+      if len(vals) % 3 or any(v != int(v) for v in vals):
+        raise n.error("face data must be a multiple of 3 integers")
+      face = np.array(vals, np.int64).reshape(-1, 3).astype(np.int32)
+    if file is not None:
+      if n.get("vertex") is not None:
+        raise n.error("repeated vertex specification (file and vertex)")
+      vert, fface = self._mesh_file(n, file)
+      if face is not None and fface is not None and file.lower().endswith(".stl"):
+        raise n.error("repeated face specification (file and face)")
+      face = face if fface is None else fface
+    else:
+      vals = floats(n, "vertex")
+      if vals is None:
+        raise n.error("mesh needs a file or vertex data")
+      if len(vals) % 3:
+        raise n.error("vertex data must be a multiple of 3")
+      vert = np.array(vals, np.float32).reshape(-1, 3)
+    try:
+      self.meshes.append(_Obj(
+          node=n, name=name, scale=rd.exact("scale", [1.0] * 3, 3),
+          inertia=rd.kw("inertia", _mesh.INERTIA, _mesh.INERTIA["legacy"]),
+          maxhullvert=rd.int("maxhullvert", -1), raw=(vert, face)))
+    except _mesh.MeshError as e:
+      raise n.error(str(e)) from None
+    mh = self.meshes[-1].maxhullvert
+    if mh != -1 and mh < 4:
+      raise n.error("maxhullvert must be larger than 3")
+    self.meshes[-1].refpos = rd.exact("refpos", [0.0] * 3, 3)
+    self.meshes[-1].refquat = rd.exact("refquat", [1.0, 0.0, 0.0, 0.0], 4)
+    self.meshes[-1].compiled = None
+
+  def _mesh_file(self, n, file):
+    """Bytes of a mesh file: from `assets`, else meshdir relative to the model's directory."""
+    if self.strippath:
+      file = os.path.basename(file.replace("\\", "/"))
+    rel = os.path.join(self.meshdir, file) if self.meshdir else file
+    for key in (file, rel, os.path.normpath(rel)):
+      if self.assets and key in self.assets:
+        data = self.assets[key]
+        break
+    else:
+      root_file = self.root.file if self.root.file and not self.root.file.startswith("<") else ""
+      path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(root_file))
+                                           if root_file else os.getcwd(), rel))
+      if not os.path.isfile(path):
+        raise n.error(f"mesh file '{file}' not found (looked for {path})")
+      with open(path, "rb") as f:
+        data = f.read()
+    if isinstance(data, str):
+      data = data.encode()
+    try:
+      return _mesh.read_file(file, data)
+    except _mesh.MeshError as e:
+      raise n.error(str(e)) from None
+
+  def _mesh_compiled(self, mid, needhull=True):
+    """The compiled mesh `mid` (compiled once, on first use)."""
+    me = self.meshes[mid]
+    if me.compiled is None:
+      vert, face = me.raw
+      try:
+        me.compiled = _mesh.compile_mesh(vert, face, me.scale, me.refpos, me.refquat,
+                                         me.inertia, me.maxhullvert, needhull)
+      except _mesh.MeshError as e:
+        raise me.node.error(f"mesh '{me.name}': {e}") from None
+    return me.compiled
+
+  def _geom_mesh(self, rd, n, g):
+    """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
+    name = rd.str("mesh")
+    if name is None:
+      raise n.error("mesh geom must have a 'mesh' attribute")
+    for i, me in enumerate(self.meshes):
+      if me.name == name:
+        break
+    else:
+      raise n.error(f"unknown mesh '{name}'")
+    if rd.has("fromto"):
+      raise n.error("fromto cannot be used with mesh geom")
+    if rd.kw("shellinertia", _BOOL, False):
+      raise n.error("for mesh geoms, inertia should be specified in the mesh asset")
+    cm = self._mesh_compiled(i)
+    g.dataid = i
+    g.pos, g.quat = mm.frameaccum(g.pos, g.quat, cm["pos"], cm["quat"])
+    a = cm["aamm"]
+    g.size = [max(abs(a[k]), abs(a[k + 3])) for k in range(3)]
+    g.aabb = ([(a[k] + a[k + 3]) / 2 for k in range(3)]
+              + [(a[k + 3] - a[k]) / 2 for k in range(3)])
+    g.rbound = math.sqrt(sum(s * s for s in g.size))
+    return cm
 
   # ------------------------------------------------------------------------- kinematic tree
 
@@ -634,8 +744,11 @@ class Compiler:
     n = g.node
     rd, _ = self._reader(n, g.cc)
     g.type = rd.kw("type", _GEOM_TYPES, 2)
-    if g.type in (1, 7, 8) or rd.has("mesh") or rd.has("hfield"):
-      raise n.error("mesh, hfield and sdf geoms are not supported yet")
+    if g.type in (1, 8) or rd.has("hfield"):
+      raise n.error("hfield and sdf geoms are not supported yet")
+    if g.type != 7 and rd.has("mesh") and n.get("mesh") is not None:
+      raise n.error("fitting a primitive geom to a mesh (mesh= on a non-mesh geom) is not "
+                    "supported yet")
     g.contype = rd.int("contype", 1)
     g.conaffinity = rd.int("conaffinity", 1)
     g.condim = rd.int("condim", 3)
@@ -662,29 +775,37 @@ class Compiler:
     fluidcoef = rd.exact("fluidcoef", [0.5, 0.25, 1.5, 1.0, 1.0], 5)
     if g.type == 0 and b.weldid != 0 and not self._weld_mocap(b):
       raise n.error("plane only allowed in static bodies")
-    g.pos, g.quat = self._fromto(rd, n, g)
+    g.pos, g.quat = self._fromto(rd, n, g) if g.type != 7 else self._pose(rd, n)
+    g.dataid = -1
     nsize = _GEOM_NSIZE[g.type]
-    if g.type == 0:
+    if g.type == 7:
+      mesh = self._geom_mesh(rd, n, g)
+    elif g.type == 0:
       if g.size[2] <= 0:
         raise n.error("plane size(3) must be positive")
     elif any(g.size[i] <= 0 for i in range(nsize)):
       raise n.error(f"size must have {nsize} positive value(s) for this geom type")
-    g.aabb = _geom_aabb(g.type, g.size)
-    g.rbound = _geom_rbound(g.type, g.size)
+    if g.type != 7:
+      g.aabb = _geom_aabb(g.type, g.size)
+      g.rbound = _geom_rbound(g.type, g.size)
     g.mass, g.inertia = 0.0, [0.0] * 3
     lo, hi = self.inertiagrouprange
     infer = b.id > 0 and (not explicit or self.inertiafromgeom == 1) and lo <= g.group <= hi
     if infer:
       mass, density = rd.str("mass"), rd.num("density", 1000.0)
+      volume = ((lambda: mesh["volume"]) if g.type == 7
+                else (lambda: mm.geom_volume(g.type, g.size, shell)))
+      inertia = ((lambda: _mesh_geom_inertia(mesh["boxsz"], g.mass)) if g.type == 7
+                 else (lambda: mm.geom_inertia(g.type, g.size, g.mass, shell)))
       if mass is not None:
         mass = rd.num("mass", 0.0)
-        vol = mm.geom_volume(g.type, g.size, shell)
+        vol = volume()
         if mass != 0 and vol > mm.EPS:
           g.mass, density = mass, mass / vol
-          g.inertia = mm.geom_inertia(g.type, g.size, g.mass, shell)
+          g.inertia = inertia()
       elif density != 0:
-        g.mass = density * mm.geom_volume(g.type, g.size, shell)
-        g.inertia = mm.geom_inertia(g.type, g.size, g.mass, shell)
+        g.mass = density * volume()
+        g.inertia = inertia()
       if g.mass < 0 or min(g.inertia) < 0 or density < 0:
         raise n.error("mass, inertia or density are negative in geom")
     g.fluid = (mm.fluid_params(g.type, g.size, fluidcoef) if fluid_ellipsoid
@@ -1114,6 +1235,13 @@ def _default_option():
           "disableflags": [0], "enableflags": [0]}
 
 
+def _mesh_geom_inertia(boxsz, mass):
+  """Diagonal inertia of a mesh geom: its mesh's equivalent inertia box (mjCGeom::SetInertia)."""
+  b = boxsz
+  return [mass * (b[1] * b[1] + b[2] * b[2]) / 3, mass * (b[0] * b[0] + b[2] * b[2]) / 3,
+          mass * (b[0] * b[0] + b[1] * b[1]) / 3]
+
+
 def _geom_aabb(gtype, size):
   if gtype == 2:
     hi = [size[0]] * 3
@@ -1151,7 +1279,9 @@ def compile_model(source, assets=None):
   """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`."""
   root = parse(source, assets)
   try:
-    return Compiler(root).run()
+    c = Compiler(root)
+    c.assets = assets
+    return c.run()
   except MjcfError:
     raise
   except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:

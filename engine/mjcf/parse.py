@@ -141,6 +141,8 @@ ATTRS = {
     "eq:joint": "name class joint1 joint2 polycoef " + _EQ,
     "eq:tendon": "name class tendon1 tendon2 polycoef " + _EQ,
     "key": "name time qpos qvel act ctrl mpos mquat",
+    "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
+             "smoothnormal maxhullvert inertia builtin params material"),
     **{t: _ACT_TARGET + " " + _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
 }
 ATTRS = {k: set(v.split()) for k, v in ATTRS.items()}
@@ -167,10 +169,11 @@ CHILDREN = {
     "fixed": {"joint"},
     "actuator": set(ACTUATOR_TAGS) | {"include"},
     "keyframe": {"key", "include"},
+    "mesh": {"plugin"},
 }
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
 _FREE_SECTIONS = {"custom", "extension", "sensor", "texture", "skin",
-                  "lengthrange", "spatial", "hfield", "mesh", "model", "plugin"}
+                  "lengthrange", "spatial", "hfield", "model", "plugin"}
 _UNSUPPORTED = {"composite", "flexcomp", "spatial"}
 
 

@@ -1,0 +1,301 @@
+"""Mesh assets at load time: STL/OBJ/inline vertices -> MuJoCo's compiled mesh.
+
+Follows MuJoCo's mjCMesh (src/user/user_mesh.cc): vertices are read as float32 (an STL's
+repeated corners merged in first occurrence order, as its decoder does), the convex hull computed with Qhull (scipy) into
+MuJoCo's `mesh_graph` layout, refpos/refquat/scale applied, then the mesh is moved to its
+centre of mass (volume, shell or hull, per `inertia`) and rotated to its principal axes;
+`pos`/`quat` keep that offset for the geom frame. Plain numpy, load time only.
+"""
+import math
+import os
+import struct
+
+import numpy as np
+
+from engine.mjcf import _math as mm
+
+MINVAL = 1e-15
+INERTIA = {"convex": 0, "exact": 1, "legacy": 2, "shell": 3}
+_CONVEX, _EXACT, _LEGACY, _SHELL = 0, 1, 2, 3
+
+
+class MeshError(ValueError):
+  """A mesh that cannot be compiled; the compiler adds the element's file and line."""
+
+
+# ------------------------------------------------------------------------------------ files
+
+def read_file(path, data):
+  """(vert float32 (n,3), face int32 (m,3) or None) from STL or OBJ bytes; `path` names it."""
+  ext = os.path.splitext(path)[1].lower()
+  if ext == ".stl":
+    return _read_stl(path, data)
+  if ext == ".obj":
+    return _read_obj(path, data)
+  raise MeshError(f"mesh file '{path}': unknown format (expected .stl or .obj)")
+
+
+def _read_stl(path, data):
+  n = struct.unpack("<I", data[80:84])[0] if len(data) >= 84 else -1
+  if n >= 0 and len(data) == 84 + 50 * n:
+    if n == 0:
+      raise MeshError(f"STL file '{path}' has no triangles")
+    rec = np.frombuffer(data, np.dtype([("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")]),
+                        count=n, offset=84)
+    vert = rec["v"].reshape(-1, 3).astype(np.float32)
+  elif data.lstrip()[:5].lower() == b"solid":
+    vals = []
+    for lineno, line in enumerate(data.decode("latin-1").splitlines(), 1):
+      parts = line.split()
+      if parts and parts[0] == "vertex":
+        try:
+          vals.append([float(p) for p in parts[1:4]])
+        except ValueError:
+          raise MeshError(f"STL file '{path}' line {lineno}: bad vertex") from None
+        if len(parts) != 4:
+          raise MeshError(f"STL file '{path}' line {lineno}: bad vertex")
+    if not vals or len(vals) % 3:
+      raise MeshError(f"STL file '{path}': ASCII STL without whole triangles")
+    vert = np.array(vals, np.float32)
+  else:
+    raise MeshError(f"STL file '{path}': not a binary STL (size {len(data)} does not match "
+                    f"its triangle count) nor an ASCII STL")
+  face = np.arange(len(vert), dtype=np.int32).reshape(-1, 3)
+  return _dedup(vert, face)   # MuJoCo's STL decoder merges the repeated corners
+
+
+def _read_obj(path, data):
+  verts, faces = [], []
+  for lineno, line in enumerate(data.decode("latin-1").splitlines(), 1):
+    parts = line.split()
+    if not parts:
+      continue
+    try:
+      if parts[0] == "v":
+        verts.append([float(p) for p in parts[1:4]])
+        if len(parts) < 4:
+          raise ValueError
+      elif parts[0] == "f":
+        idx = []
+        for p in parts[1:]:
+          i = int(p.split("/")[0])
+          idx.append(i - 1 if i > 0 else len(verts) + i)
+        if len(idx) < 3:
+          raise ValueError
+        for k in range(1, len(idx) - 1):   # fan triangulation of polygons
+          faces.append([idx[0], idx[k], idx[k + 1]])
+    except ValueError:
+      raise MeshError(f"OBJ file '{path}' line {lineno}: cannot read '{line.strip()}'") from None
+  if not verts:
+    raise MeshError(f"OBJ file '{path}' has no vertices")
+  face = np.array(faces, np.int32).reshape(-1, 3) if faces else None
+  return np.array(verts, np.float32), face
+
+
+# ----------------------------------------------------------------------------------- compile
+
+def _dedup(vert, face):
+  """Merge bit-identical float32 vertices, first occurrence order."""
+  _, first, inv = np.unique(vert, axis=0, return_index=True, return_inverse=True)
+  inv = inv.ravel()
+  if len(first) == len(vert):
+    return vert, face
+  order = np.argsort(first)
+  rank = np.empty(len(order), np.int64)
+  rank[order] = np.arange(len(order))
+  new = vert[first[order]]
+  if face is not None:
+    face = rank[inv[face]].astype(np.int32)
+  return new, face
+
+
+def _triangles(v, face):
+  """(area, unit normal, centre) of each triangle (rows), with the operations of MuJoCo's
+  triangle() in its order, so that sums of them round as MuJoCo's do."""
+  a, b, c = v[face[:, 0]], v[face[:, 1]], v[face[:, 2]]
+  cen = (a + b + c) / 3
+  e, f = b - a, c - a
+  n0 = e[:, 1] * f[:, 2] - e[:, 2] * f[:, 1]
+  n1 = e[:, 2] * f[:, 0] - e[:, 0] * f[:, 2]
+  n2 = e[:, 0] * f[:, 1] - e[:, 1] * f[:, 0]
+  length = np.sqrt(n0 * n0 + n1 * n1 + n2 * n2)
+  small = length < MINVAL
+  safe = np.where(small, 1.0, length)
+  unit = np.stack([n0 / safe, n1 / safe, n2 / safe], axis=1)
+  area = np.where(small, 0.0, 0.5 * length)
+  return area, unit, cen
+
+
+def _dot3(a, b):
+  """Row-wise dot products, summed left to right as mjuu_dot3."""
+  return a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+
+
+def _seqsum(x):
+  """Sum in sequence (as a C loop accumulates), not numpy's pairwise summation."""
+  return float(np.cumsum(x)[-1]) if len(x) else 0.0
+
+
+def _rotate_rows(v, mat, transpose):
+  """M v (or M^T v) for every row v, as mjuu_mulvecmat (mjuu_mulvecmatT) computes it."""
+  m = np.asarray(mat, np.float64).reshape(3, 3)
+  if transpose:
+    m = m.T
+  return np.stack([m[i, 0] * v[:, 0] + m[i, 1] * v[:, 1] + m[i, 2] * v[:, 2]
+                   for i in range(3)], axis=1)
+
+
+def make_graph(v, maxhullvert):
+  """MuJoCo's mesh_graph of the convex hull of v (float64 (n,3)):
+  [numvert, numface, vert_edgeadr, vert_globalid, edge_localid (-1 separated), face_globalid]."""
+  from scipy.spatial import ConvexHull, QhullError
+  n = len(v)
+  d1 = np.linalg.norm(v - v[0], axis=1)
+  if not np.any(d1[1:] > MINVAL):
+    raise MeshError("mesh has colocated vertices, cannot compute convex hull")
+  if np.linalg.matrix_rank(v - v[0], tol=1e-12 * max(1.0, d1.max())) < 3:
+    raise MeshError("mesh has collinear or coplanar vertices, cannot compute convex hull")
+  opts = "Qt"
+  if maxhullvert > -1:
+    opts += f" Q9 TA{maxhullvert - 4}"
+  try:
+    hull = ConvexHull(v, qhull_options=opts)
+  except QhullError as e:
+    raise MeshError(f"qhull error: {str(e).splitlines()[0]}") from None
+  tri = hull.simplices.astype(np.int64)
+  # outward orientation
+  area, nrm, cen = _triangles(v, tri)
+  inside = v[np.unique(tri)].mean(axis=0)
+  flip = np.einsum("ij,ij->i", nrm, cen - inside) < 0
+  tri[flip] = tri[flip][:, [1, 0, 2]]
+  gid = np.unique(tri)
+  local = -np.ones(n, np.int64)
+  local[gid] = np.arange(len(gid))
+  nbrs = [[] for _ in gid]
+  for f in tri:
+    for i in range(3):
+      li = local[f[i]]
+      for j in range(3):
+        if j != i and local[f[j]] not in nbrs[li]:
+          nbrs[li].append(local[f[j]])
+  edgeadr, edges = [], []
+  for lst in nbrs:
+    edgeadr.append(len(edges))
+    edges.extend(lst + [-1])
+  numvert, numface = len(gid), len(tri)
+  if len(edges) != numvert + 3 * numface:
+    raise MeshError("convex hull is not a closed triangulated surface")
+  return np.concatenate([[numvert, numface], edgeadr, gid, edges, tri.ravel()]).astype(np.int32)
+
+
+def graph_faces(graph):
+  """The hull's triangles (global vertex ids) from a mesh_graph."""
+  nv, nf = graph[0], graph[1]
+  return graph[2 + 3 * nv + 3 * nf:].reshape(nf, 3).astype(np.int64)
+
+
+def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needhull):
+  """Compile one mesh as MuJoCo's mjCMesh::Process.
+
+  Returns a dict: vert (float32 (n,3), centred and principal), face (int32 (m,3)), graph
+  (int32 or None), pos, quat (the removed offset), volume (volume or surface area, per
+  `inertia`), boxsz (half sizes of the equivalent inertia box), aamm (vertex bounds).
+  """
+  vert = np.asarray(vert, np.float32).reshape(-1, 3)
+  if not np.all(np.isfinite(vert)):
+    raise MeshError("vertex coordinates are not finite")
+  if len(vert) < 4:
+    raise MeshError("at least 4 vertices required")
+  if face is not None and len(face) and (face.min() < 0 or face.max() >= len(vert)):
+    raise MeshError("face refers to a vertex that does not exist")
+  dv = vert.astype(np.float64)
+  if face is not None and len(face) and inertia == _EXACT:
+    area, _, _ = _triangles(dv, face.astype(np.int64))
+    good = face[area > math.sqrt(MINVAL)]
+    half = np.concatenate([good[:, [0, 1]], good[:, [1, 2]], good[:, [2, 0]]])
+    if len(np.unique(half, axis=0)) < len(half):
+      raise MeshError("faces have inconsistent orientation (inertia='exact' needs a "
+                      "well-oriented, watertight mesh)")
+  graph = None
+  if needhull or face is None or not len(face):
+    graph = make_graph(dv, maxhullvert)
+  if face is None or not len(face):
+    face = graph_faces(graph).astype(np.int32)
+  face = np.asarray(face, np.int32)
+  if scale[0] * scale[1] * scale[2] < 0:
+    face = face[:, [0, 2, 1]]
+  # user offset, rotation, scaling
+  if any(x != 0 for x in refpos):
+    dv = dv - np.asarray(refpos, np.float64)
+  q = [float(x) for x in refquat]
+  if q != [1, 0, 0, 0]:
+    mm.normvec(q)
+    dv = _rotate_rows(dv, mm.quat2mat(q), transpose=True)
+  if any(x != 1 for x in scale):
+    dv = dv * np.asarray(scale, np.float64)
+  f64 = face.astype(np.int64)
+  area, nrm, cen = _triangles(dv, f64)
+  total = _seqsum(area)
+  if total < MINVAL:
+    raise MeshError("mesh surface area is too small")
+  facecen = np.array([_seqsum(area * cen[:, k]) / total for k in range(3)])
+  # centre of mass and volume (or area)
+  if inertia == _SHELL:
+    w = area
+  else:
+    fi = graph_faces(graph) if inertia == _CONVEX else f64
+    area, nrm, cen = _triangles(dv, fi)
+    w = _dot3(cen - facecen, nrm) * area / 3
+    if inertia == _LEGACY:
+      w = np.abs(w)
+  vol = _seqsum(w)
+  com = (np.array([_seqsum(w * (cen[:, k] * 3.0 / 4.0 + facecen[k] / 4.0)) for k in range(3)])
+         / vol if vol >= MINVAL else np.zeros(3))
+  if vol < MINVAL:
+    if inertia == _SHELL:
+      raise MeshError("mesh surface area is too small")
+    if vol < 0:
+      raise MeshError("mesh volume is negative (misoriented triangles)")
+    raise MeshError("mesh volume is too small. Try setting inertia to shell")
+  # inertia about the centre of mass
+  vc = dv - com
+  fi = graph_faces(graph) if inertia == _CONVEX else f64
+  D, E, F = vc[fi[:, 0]], vc[fi[:, 1]], vc[fi[:, 2]]
+  area, nrm, cen = _triangles(vc, fi)
+  if inertia == _SHELL:
+    w = area
+  else:
+    w = _dot3(cen, nrm) * area / 3
+    if inertia == _LEGACY:
+      w = np.abs(w)
+  vol = _seqsum(w)
+  C = 12.0 if inertia == _SHELL else 20.0
+  P = []
+  for a, b in ((0, 0), (1, 1), (2, 2), (0, 1), (0, 2), (1, 2)):
+    s = (2 * (D[:, a] * D[:, b] + E[:, a] * E[:, b] + F[:, a] * F[:, b])
+         + D[:, a] * E[:, b] + D[:, b] * E[:, a] + D[:, a] * F[:, b] + D[:, b] * F[:, a]
+         + E[:, a] * F[:, b] + E[:, b] * F[:, a])
+    P.append(_seqsum(w / C * s))
+  full = [P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]]
+  m9 = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
+  # eig3 stops at an absolute 1e-12: on the trace-normalised matrix, so that small meshes
+  # get converged principal axes as MuJoCo 4.0 gives them (checked down to mm sizes)
+  tr = full[0] + full[1] + full[2]
+  tr = tr if tr > 0 else 1.0
+  eigval, quat = mm.eig3([x / tr for x in m9])
+  eigval = [x * tr for x in eigval]
+  if eigval[2] <= 0:
+    raise MeshError("eigenvalue of mesh inertia must be positive")
+  tol = lambda x: x * (1.0 - 1e-6) - 1e-9
+  if (eigval[0] + eigval[1] < tol(eigval[2]) or eigval[0] + eigval[2] < tol(eigval[1])
+      or eigval[1] + eigval[2] < tol(eigval[0])):
+    raise MeshError("eigenvalues of mesh inertia violate A + B >= C")
+  boxsz = [0.5 * math.sqrt(6 * (eigval[1] + eigval[2] - eigval[0]) / vol),
+           0.5 * math.sqrt(6 * (eigval[0] + eigval[2] - eigval[1]) / vol),
+           0.5 * math.sqrt(6 * (eigval[0] + eigval[1] - eigval[2]) / vol)]
+  # R^T (v - com): coordinates in the principal frame (mjCMesh::Rotate)
+  dv = _rotate_rows(vc, mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]]), transpose=False)
+  aamm = np.concatenate([dv.min(axis=0), dv.max(axis=0)])
+  return {"vert": dv.astype(np.float32), "face": face, "graph": graph,
+          "pos": [float(x) for x in com], "quat": [float(x) for x in quat],
+          "volume": float(vol), "boxsz": boxsz, "aamm": [float(x) for x in aamm]}
