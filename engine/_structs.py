@@ -64,6 +64,8 @@ ModelType = _ModelStructType([
     ('nmeshvert', types.int64),
     ('nmeshface', types.int64),
     ('nmeshgraph', types.int64),
+    ('nhfield', types.int64),
+    ('nhfielddata', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
     ('opt_impratio', types.Array(types.float64, 1, 'C')),
     ('opt_tolerance', types.Array(types.float64, 1, 'C')),
@@ -337,6 +339,11 @@ ModelType = _ModelStructType([
     ('mesh_scale', types.Array(types.float64, 2, 'C')),
     ('mesh_pos', types.Array(types.float64, 2, 'C')),
     ('mesh_quat', types.Array(types.float64, 2, 'C')),
+    ('hfield_size', types.Array(types.float64, 2, 'C')),
+    ('hfield_nrow', types.Array(types.int32, 1, 'C')),
+    ('hfield_ncol', types.Array(types.int32, 1, 'C')),
+    ('hfield_adr', types.Array(types.int32, 1, 'C')),
+    ('hfield_data', types.Array(types.float32, 1, 'C')),
 ])
 
 
@@ -346,7 +353,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph):
+def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -383,6 +390,8 @@ def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight,
   s.nmeshvert = nmeshvert
   s.nmeshface = nmeshface
   s.nmeshgraph = nmeshgraph
+  s.nhfield = nhfield
+  s.nhfielddata = nhfielddata
 
 
 @numba.njit(cache=True)
@@ -726,8 +735,13 @@ def _set_model_16(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, mesh_quat):
+def _set_model_17(s, mesh_quat, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
   s.mesh_quat = mesh_quat
+  s.hfield_size = hfield_size
+  s.hfield_nrow = hfield_nrow
+  s.hfield_ncol = hfield_ncol
+  s.hfield_adr = hfield_adr
+  s.hfield_data = hfield_data
 
 
 MODEL_SETTERS = (
@@ -748,7 +762,7 @@ MODEL_SETTERS = (
     (_set_model_14, ('key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
     (_set_model_15, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
     (_set_model_16, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos')),
-    (_set_model_17, ('mesh_quat',)),
+    (_set_model_17, ('mesh_quat', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

@@ -10,6 +10,7 @@ by signature, explicit <pair>s merged in by signature, geoms in id order within 
 import numpy as np
 
 from engine import collision_convex as cvx
+from engine import collision_hfield as hf
 from engine import constraint as cn
 from engine import collision_primitive as prim
 from engine.smooth import jit
@@ -48,6 +49,8 @@ def _analytic(type1, type2):
 @jit
 def max_contact(m, type1, type2):
   """Most contacts one geom pair may produce (MuJoCo's mj_maxContact, primitive geoms)."""
+  if type1 == _HFIELD:
+    return hf.MAXCONPAIR
   if type1 == _SPHERE or type1 == _ELLIPSOID or type2 == _SPHERE or type2 == _ELLIPSOID:
     return 1
   if type1 == _BOX and type2 == _BOX:
@@ -119,7 +122,9 @@ def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
     return False
   t1 = min(m.geom_type[g1], m.geom_type[g2])
   t2 = max(m.geom_type[g1], m.geom_type[g2])
-  return t1 != _HFIELD and t2 <= _MESH
+  if t1 == _HFIELD or t2 == _HFIELD:   # MuJoCo has no plane-hfield or hfield-hfield collider
+    return t1 == _HFIELD and t2 != _HFIELD and t2 <= _MESH
+  return t2 <= _MESH
 
 
 @jit
@@ -207,6 +212,20 @@ def _collide_mesh(m, d, g1, g2, margin):
 
 
 @jit
+def _collide_hfield(m, d, g1, g2, margin):
+  """Narrowphase of height field g1 with any convex geom g2 (mjc_ConvexHField)."""
+  h = m.geom_dataid[g1]
+  adr = m.hfield_adr[h]
+  nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
+  vert2, hull2, _ = _mesh_arrays(m, g2)
+  return hf.collide_hfield(
+      m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], d.geom_xpos[g1],
+      d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
+      m.geom_rbound[g2], vert2, hull2, margin, min(m.opt_ccd_iterations[0], m.nccd),
+      m.opt_ccd_tolerance[0], d.col_dist, d.col_pos, d.col_frame, d.col_fbuf, d.col_ibuf)
+
+
+@jit
 def _narrowphase(m, d, g1, g2, ipair):
   """Collide one geom pair (g1 has the lower type) and append its contacts to d.contact_*."""
   margin = _margin(m, g1, g2, ipair)
@@ -219,6 +238,8 @@ def _narrowphase(m, d, g1, g2, ipair):
     n = prim.collide_primitive(type1, type2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
                                m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], margin + gap,
                                d.col_dist, d.col_pos, d.col_frame)
+  elif type1 == _HFIELD:
+    n = _collide_hfield(m, d, g1, g2, margin + gap)
   elif type2 == _MESH:
     n = _collide_mesh(m, d, g1, g2, margin + gap)
   else:

@@ -786,6 +786,17 @@ mesh_quat f8 nmesh 4
 """
 # ------------------------------------------------------------------------ end of meshes
 
+# ------------------------------------------------------------------------- height fields
+MODEL_SIZES += ["nhfield", "nhfielddata"]
+
+MODEL_FIELDS += """hfield_size f8 nhfield 4
+hfield_nrow i4 nhfield
+hfield_ncol i4 nhfield
+hfield_adr i4 nhfield
+hfield_data f4 nhfielddata
+"""
+# --------------------------------------------------------------------- end of height fields
+
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "b1": np.bool_}
 
@@ -822,7 +833,8 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0))
   from engine.collision_convex import work_sizes   # lazy: that module imports this one
   nccd = max(100, int(ccd_iterations))
-  nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0))   # room for two meshes' hulls
+  # room for two meshes' hulls, or a height field prism and a mesh
+  nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0) + 6)
   return {"nconmax": int(nconmax), "njmax": int(njmax), "nccd": nccd, "nccdf": int(nccdf),
           "nccdi": int(nccdi)}
 

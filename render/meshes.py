@@ -159,3 +159,30 @@ def mesh_asset(vert, face):
   out[:, 0:3] = (tri / scale).reshape(-1, 3)
   out[:, 3:6] = normals.reshape(-1, 3)
   return out, scale
+
+
+def hfield_asset(size, nrow, ncol, data):
+  """Vertices and faces of a height field as a closed solid: the elevation surface
+  (data * size[2], bottom row first), four side walls and the base at -size[3]."""
+  s0, s1, s2, s3 = (float(x) for x in size)
+  z = np.asarray(data, np.float64).reshape(nrow, ncol) * s2
+  xs = np.linspace(-s0, s0, ncol)
+  ys = np.linspace(-s1, s1, nrow)
+  top = np.stack(np.broadcast_arrays(xs[None, :], ys[:, None], z), axis=-1).reshape(-1, 3)
+  idx = np.arange(nrow * ncol).reshape(nrow, ncol)
+  a, b = idx[:-1, :-1].ravel(), idx[:-1, 1:].ravel()
+  c, d = idx[1:, 1:].ravel(), idx[1:, :-1].ravel()
+  faces = [np.stack([a, b, c], 1), np.stack([a, c, d], 1)]
+  # walls: the boundary loop counter-clockwise seen from above, each edge down to the base
+  loop = np.concatenate([idx[0, :], idx[1:, -1], idx[-1, -2::-1], idx[-2:0:-1, 0]])
+  base = top[loop].copy()
+  base[:, 2] = -s3
+  nb = len(top)
+  verts = np.concatenate([top, base])
+  k = np.arange(len(loop))
+  t0, t1 = loop[k], loop[(k + 1) % len(loop)]
+  b0, b1 = nb + k, nb + (k + 1) % len(loop)
+  faces += [np.stack([t0, b0, b1], 1), np.stack([t0, b1, t1], 1)]
+  # base: a fan over the base loop, facing down
+  faces.append(np.stack([np.full(len(loop) - 2, nb), nb + k[2:], nb + k[1:-1]], 1))
+  return verts, np.concatenate(faces).astype(np.int64)

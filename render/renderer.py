@@ -245,10 +245,17 @@ class Renderer:
       del self._inst[key]
     self._mesh_gl, self._mesh_vbos, scales = [], [], []
     nmesh = int(getattr(m, "nmesh", 0))
-    for i in range(nmesh):
-      a, b = int(m.mesh_faceadr[i]), int(m.mesh_facenum[i])
-      va, vn = int(m.mesh_vertadr[i]), int(m.mesh_vertnum[i])
-      verts, scale = meshes.mesh_asset(m.mesh_vert[va:va + vn], m.mesh_face[a:a + b])
+    nhfield = int(getattr(m, "nhfield", 0))
+    for i in range(nmesh + nhfield):
+      if i < nmesh:
+        a, b = int(m.mesh_faceadr[i]), int(m.mesh_facenum[i])
+        va, vn = int(m.mesh_vertadr[i]), int(m.mesh_vertnum[i])
+        verts, scale = meshes.mesh_asset(m.mesh_vert[va:va + vn], m.mesh_face[a:a + b])
+      else:   # height fields follow the meshes as kinds of their own
+        h = i - nmesh
+        nr, nc, adr = int(m.hfield_nrow[h]), int(m.hfield_ncol[h]), int(m.hfield_adr[h])
+        verts, scale = meshes.mesh_asset(*meshes.hfield_asset(
+            m.hfield_size[h], nr, nc, m.hfield_data[adr:adr + nr * nc]))
       scales.append(scale)
       vbo = self.ctx.buffer(verts.tobytes() if len(verts) else b"\0" * 28)
       self._mesh_vbos.append(vbo)
@@ -264,7 +271,7 @@ class Renderer:
           self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
                              (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])])
       self._mesh_gl.append(self._vaos["d", k])
-    self._nkinds = len(KINDS) + nmesh
+    self._nkinds = len(KINDS) + nmesh + nhfield
     mesh_kinds = tuple(range(len(KINDS), self._nkinds))
     self._opaque_order = _OPAQUE_ORDER[:-1] + mesh_kinds + _OPAQUE_ORDER[-1:]
     return scales
@@ -313,7 +320,12 @@ class Renderer:
     self.geom_kind[is_mesh] = len(KINDS) + dataid[is_mesh]
     for g in np.nonzero(is_mesh)[0]:
       s[g, :3] = scales[dataid[g]]
-    box_like = np.isin(gtype, (1, 7, 8)) & ~is_mesh      # hfield, sdf: bounding box for now
+    nmesh = int(getattr(m, "nmesh", 0))
+    is_hfield = (gtype == 1) & (dataid >= 0)
+    self.geom_kind[is_hfield] = len(KINDS) + nmesh + dataid[is_hfield]
+    for g in np.nonzero(is_hfield)[0]:
+      s[g, :3] = scales[nmesh + dataid[g]]
+    box_like = np.isin(gtype, (7, 8)) & ~is_mesh      # sdf: its bounding box
     aabb = np.asarray(m.geom_aabb, float)
     s[box_like, :3] = np.maximum(aabb[box_like, 3:6], 1e-4)
     self.geom_offset[box_like] = aabb[box_like, :3]

@@ -429,6 +429,18 @@ def _keys(c, A, sizes):
       A["key_mquat"][i, 4 * m:4 * m + 4] = q
 
 
+def _hfields(c, A, sizes):
+  """hfield_* arrays: sizes, grid shape, and the normalised elevations (bottom row first)."""
+  hs = c.hfields
+  sizes.update(nhfield=len(hs), nhfielddata=sum(h.nrow * h.ncol for h in hs))
+  A["hfield_size"] = np.array([h.size for h in hs], np.float64).reshape(len(hs), 4)
+  A["hfield_nrow"] = np.array([h.nrow for h in hs], np.int32)
+  A["hfield_ncol"] = np.array([h.ncol for h in hs], np.int32)
+  A["hfield_adr"] = np.array(np.cumsum([0] + [h.nrow * h.ncol for h in hs])[:-1], np.int32)
+  A["hfield_data"] = (np.concatenate([h.data for h in hs]) if hs
+                      else np.zeros(0, np.float32)).astype(np.float32)
+
+
 def _meshes(c, A, sizes):
   """mesh_* arrays; a mesh keeps its hull graph only where MuJoCo makes one (a colliding
   mesh geom, a <pair> with it, inertia='convex', or no faces given)."""
@@ -486,6 +498,7 @@ def assemble(c):
   _keys(c, A, sizes)
   _sensor.assemble(c, A, sizes)
   _meshes(c, A, sizes)
+  _hfields(c, A, sizes)
   sizes["nmat"] = len(c.mats)
   M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)
   A["mat_rgba"] = M("rgba")
@@ -505,6 +518,8 @@ def assemble(c):
       t.mjtObj.CAMERA: [x.name for b in c.bodies for x in b.cams],
       t.mjtObj.LIGHT: [x.name for b in c.bodies for x in b.lights],
       t.mjtObj.MATERIAL: [m.name for m in c.mats],
+      t.mjtObj.MESH: [me.name for me in c.meshes],
+      t.mjtObj.HFIELD: [h.name for h in c.hfields],
       t.mjtObj.EQUALITY: [e.name for e in c.eqs],
       t.mjtObj.TENDON: [te.name for te in c.tendons],
       t.mjtObj.ACTUATOR: [a.name for a in c.actuators],

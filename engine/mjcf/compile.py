@@ -114,6 +114,7 @@ class Compiler:
     self.opt = _default_option()
     self.visual, self.statistic = {}, {}
     self.meshes, self.meshdir, self.strippath = [], "", False
+    self.hfields = []
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
 
   # ------------------------------------------------------------------------- top level
@@ -146,7 +147,7 @@ class Compiler:
         elif n.tag == "mesh":
           self._mesh(n)
         elif n.tag == "hfield":
-          pass  # only an error when a geom uses them
+          self._hfield(n)
     world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
                  joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
                  inertial=None, gravcomp=0.0)
@@ -338,7 +339,15 @@ class Compiler:
     self.meshes[-1].compiled = None
 
   def _mesh_file(self, n, file):
-    """Bytes of a mesh file: from `assets`, else meshdir relative to the model's directory."""
+    """A mesh file, parsed (`_asset_bytes` finds it)."""
+    data = self._asset_bytes(n, file, "mesh")
+    try:
+      return _mesh.read_file(file, data)
+    except _mesh.MeshError as e:
+      raise n.error(str(e)) from None
+
+  def _asset_bytes(self, n, file, what):
+    """Bytes of an asset file: from `assets`, else meshdir relative to the model's directory."""
     if self.strippath:
       file = os.path.basename(file.replace("\\", "/"))
     rel = os.path.join(self.meshdir, file) if self.meshdir else file
@@ -351,15 +360,12 @@ class Compiler:
       path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(root_file))
                                            if root_file else os.getcwd(), rel))
       if not os.path.isfile(path):
-        raise n.error(f"mesh file '{file}' not found (looked for {path})")
+        raise n.error(f"{what} file '{file}' not found (looked for {path})")
       with open(path, "rb") as f:
         data = f.read()
     if isinstance(data, str):
       data = data.encode()
-    try:
-      return _mesh.read_file(file, data)
-    except _mesh.MeshError as e:
-      raise n.error(str(e)) from None
+    return data
 
   def _mesh_compiled(self, mid, needhull=True):
     """The compiled mesh `mid` (compiled once, on first use)."""
@@ -372,6 +378,86 @@ class Compiler:
       except _mesh.MeshError as e:
         raise me.node.error(f"mesh '{me.name}': {e}") from None
     return me.compiled
+
+  def _hfield(self, n):
+    """<hfield>: elevation from a PNG or MuJoCo's binary file, or nrow/ncol (+ elevation)."""
+    rd = _Reader(n, None)
+    file = rd.str("file")
+    name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
+    size = rd.exact("size", [0.0] * 4, 4)
+    if not rd.has("size") or any(x <= 0 for x in size):
+      raise n.error("hfield size: 4 positive values required (radius x, radius y, "
+                    "elevation z, base z)")
+    nrow, ncol = rd.int("nrow", 0), rd.int("ncol", 0)
+    if nrow < 0 or ncol < 0:
+      raise n.error("hfield nrow and ncol must not be negative")
+    data = None
+    if file is not None:
+      if nrow or ncol or rd.has("elevation"):
+        raise n.error("hfield specified from file and manually")
+      nrow, ncol, data = self._hfield_file(n, file, rd.str("content_type"))
+    else:
+      if nrow < 1 or ncol < 1:
+        raise n.error("hfield not specified: give 'file', or 'nrow' and 'ncol'")
+      data = np.zeros((nrow, ncol), np.float32)
+      if rd.has("elevation"):
+        vals = np.array(floats(n, "elevation"), np.float32)
+        if vals.size != nrow * ncol:
+          raise n.error("elevation data length must match nrow*ncol")
+        data = vals.reshape(nrow, ncol)[::-1]   # the XML is top-to-bottom, the model bottom-up
+    if nrow < 2 or ncol < 2:
+      raise n.error("hfield needs at least 2 rows and 2 columns")
+    data = np.ascontiguousarray(data, np.float32).reshape(-1)
+    lo, hi = data.min(), data.max()
+    data = data - lo
+    if float(hi) - float(lo) > mm.EPS:
+      data = data / (hi - lo)
+    self.hfields.append(_Obj(node=n, name=name, size=size, nrow=nrow, ncol=ncol, data=data))
+
+  def _hfield_file(self, n, file, content_type):
+    """(nrow, ncol, data bottom row first) of a PNG (gray = red channel, as lodepng) or of
+    MuJoCo's binary format (int32 nrow, ncol, float32 data)."""
+    raw = self._asset_bytes(n, file, "hfield")
+    kind = content_type or ("image/png" if file.lower().endswith(".png")
+                            else "image/vnd.mujoco.hfield")
+    if kind == "image/png":
+      import io as _io
+      from PIL import Image
+      try:
+        img = Image.open(_io.BytesIO(raw))
+        img.load()
+      except Exception as e:  # noqa: BLE001 - any decoder error names the file
+        raise n.error(f"cannot read PNG '{file}': {e}") from None
+      if img.mode in ("I;16", "I;16B", "I"):
+        gray = (np.asarray(img, np.uint32) >> 8).astype(np.float32)
+      else:
+        gray = np.asarray(img.convert("RGBA"), np.float32)[:, :, 0]
+      return gray.shape[0], gray.shape[1], gray[::-1]
+    if kind != "image/vnd.mujoco.hfield":
+      raise n.error(f"unsupported content type: '{kind}'")
+    if len(raw) < 8:
+      raise n.error(f"hfield missing header '{file}'")
+    nrow, ncol = (int(v) for v in np.frombuffer(raw[:8], np.int32))
+    if nrow < 1 or ncol < 1:
+      raise n.error(f"non-positive hfield dimensions in file '{file}'")
+    if len(raw) != 8 + 4 * nrow * ncol:
+      raise n.error(f"unexpected file size in file '{file}'")
+    return nrow, ncol, np.frombuffer(raw[8:], np.float32).reshape(nrow, ncol)
+
+  def _geom_hfield(self, n, g):
+    """Height field geom: size and bounds come from the asset, as mjCGeom::Compile."""
+    name = n.get("hfield")
+    for i, h in enumerate(self.hfields):
+      if h.name == name:
+        break
+    else:
+      raise n.error(f"unknown hfield '{name}'")
+    hs = h.size
+    g.dataid = i
+    g.size = [hs[0], hs[1], 0.25 * hs[2] + 0.5 * hs[3]]
+    g.rbound = math.sqrt(hs[0] * hs[0] + hs[1] * hs[1] + max(hs[2] * hs[2], hs[3] * hs[3]))
+    lo, hi = [-hs[0], -hs[1], -hs[3]], [hs[0], hs[1], hs[2]]
+    g.aabb = [(lo[k] + hi[k]) / 2 for k in range(3)] + [(hi[k] - lo[k]) / 2 for k in range(3)]
 
   def _geom_mesh(self, rd, n, g):
     """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
@@ -744,8 +830,10 @@ class Compiler:
     n = g.node
     rd, _ = self._reader(n, g.cc)
     g.type = rd.kw("type", _GEOM_TYPES, 2)
-    if g.type in (1, 8) or rd.has("hfield"):
-      raise n.error("hfield and sdf geoms are not supported yet")
+    if g.type == 8:
+      raise n.error("sdf geoms are not supported yet")
+    if (g.type == 1) != (n.get("hfield") is not None):
+      raise n.error("hfield geom must have type='hfield' and an 'hfield' attribute")
     if g.type != 7 and rd.has("mesh") and n.get("mesh") is not None:
       raise n.error("fitting a primitive geom to a mesh (mesh= on a non-mesh geom) is not "
                     "supported yet")
@@ -780,12 +868,14 @@ class Compiler:
     nsize = _GEOM_NSIZE[g.type]
     if g.type == 7:
       mesh = self._geom_mesh(rd, n, g)
+    elif g.type == 1:
+      self._geom_hfield(n, g)
     elif g.type == 0:
       if g.size[2] <= 0:
         raise n.error("plane size(3) must be positive")
     elif any(g.size[i] <= 0 for i in range(nsize)):
       raise n.error(f"size must have {nsize} positive value(s) for this geom type")
-    if g.type != 7:
+    if g.type not in (1, 7):
       g.aabb = _geom_aabb(g.type, g.size)
       g.rbound = _geom_rbound(g.type, g.size)
     g.mass, g.inertia = 0.0, [0.0] * 3
@@ -793,10 +883,11 @@ class Compiler:
     infer = b.id > 0 and (not explicit or self.inertiafromgeom == 1) and lo <= g.group <= hi
     if infer:
       mass, density = rd.str("mass"), rd.num("density", 1000.0)
+      itype = 6 if g.type == 1 else g.type   # a height field's inertia is its box's
       volume = ((lambda: mesh["volume"]) if g.type == 7
-                else (lambda: mm.geom_volume(g.type, g.size, shell)))
+                else (lambda: mm.geom_volume(itype, g.size, shell)))
       inertia = ((lambda: _mesh_geom_inertia(mesh["boxsz"], g.mass)) if g.type == 7
-                 else (lambda: mm.geom_inertia(g.type, g.size, g.mass, shell)))
+                 else (lambda: mm.geom_inertia(itype, g.size, g.mass, shell)))
       if mass is not None:
         mass = rd.num("mass", 0.0)
         vol = volume()

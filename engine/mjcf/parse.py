@@ -141,6 +141,7 @@ ATTRS = {
     "eq:joint": "name class joint1 joint2 polycoef " + _EQ,
     "eq:tendon": "name class tendon1 tendon2 polycoef " + _EQ,
     "key": "name time qpos qvel act ctrl mpos mquat",
+    "hfield": "name content_type file nrow ncol elevation size",
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
              "smoothnormal maxhullvert inertia builtin params material"),
     **{t: _ACT_TARGET + " " + _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
@@ -173,7 +174,7 @@ CHILDREN = {
 }
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
 _FREE_SECTIONS = {"custom", "extension", "sensor", "texture", "skin",
-                  "lengthrange", "spatial", "hfield", "model", "plugin"}
+                  "lengthrange", "spatial", "model", "plugin"}
 _UNSUPPORTED = {"composite", "flexcomp", "spatial"}
 
 

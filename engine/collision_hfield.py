@@ -1,0 +1,154 @@
+"""Height-field collisions: MuJoCo's mjc_ConvexHField.
+
+A height field is a union of triangular prisms, two per grid cell, from the base (-size[3]) up
+to the elevation (data * size[2]). A geom is tested against the prisms of the sub-grid under
+its bounding box (computed with its support function in the height field's frame), one
+GJK/EPA penetration per prism, at most mjMAXCONPAIR (50) contacts. The prism tops are raised by
+the margin (MuJoCo 4.0 does not inflate the geom as well, unlike the 3.x source).
+
+The prism is a six-vertex polytope for the convex solver of `collision_convex` (its support
+is MuJoCo's: the best of the top three vertices when the direction points up, else of the
+bottom three; the vertices are stored top first so ties pick the top as MuJoCo's does).
+"""
+import math
+
+import numba
+import numpy as np
+
+from engine import collision_convex as cvx
+
+jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+
+MAXCONPAIR = 50
+
+
+@jit
+def _add_prism_vert(prism, data, ncol, r, c, i, dx, dy, s0, s1, s2, margin):
+  """Shift the prism's vertex window and add grid vertex (r + 1 - i, c) (addPrismVert)."""
+  for k in range(3):
+    prism[0, k] = prism[1, k]
+    prism[1, k] = prism[2, k]
+    prism[3, k] = prism[4, k]
+    prism[4, k] = prism[5, k]
+  dr = 1 - i
+  x = dx * c - s0
+  y = dy * (r + dr) - s1
+  prism[2, 0] = prism[5, 0] = x
+  prism[2, 1] = prism[5, 1] = y
+  prism[5, 2] = float(data[(r + dr) * ncol + c]) * s2 + margin
+
+
+@jit
+def _load_prism(objs, prism, row):
+  """Object 0 := the prism, vertices relative to its centroid (top three first)."""
+  c0 = c1 = c2 = 0.0
+  for v in range(6):
+    c0 += prism[v, 0]
+    c1 += prism[v, 1]
+    c2 += prism[v, 2]
+  c0 *= 1.0 / 6.0
+  c1 *= 1.0 / 6.0
+  c2 *= 1.0 / 6.0
+  objs[0, cvx._POS] = c0
+  objs[0, cvx._POS + 1] = c1
+  objs[0, cvx._POS + 2] = c2
+  for j in range(6):
+    v = j + 3 if j < 3 else j - 3
+    objs[row, 3 * j] = prism[v, 0] - c0
+    objs[row, 3 * j + 1] = prism[v, 1] - c1
+    objs[row, 3 * j + 2] = prism[v, 2] - c2
+
+
+@jit
+def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2, rbound2,
+                   vert2, hull2, margin, ccd_iterations, ccd_tolerance, dist, pos, frame,
+                   fbuf, ibuf):
+  """Contacts of height field geom 1 (hsize (4,), data its nrow*ncol elevations) with geom 2
+  (vert2/hull2: its mesh's vertices and hull ids, empty for a primitive); returns the count.
+
+  Writes dist, pos and the normal in frame[i, 0:3] (zero tangents) as `collide_convex`."""
+  s0, s1, s2, s3 = hsize[0], hsize[1], hsize[2], hsize[3]
+  # geom 2 in the height field's frame
+  d0, d1, d2 = pos2[0] - pos1[0], pos2[1] - pos1[1], pos2[2] - pos1[2]
+  lp0 = mat1[0] * d0 + mat1[3] * d1 + mat1[6] * d2
+  lp1 = mat1[1] * d0 + mat1[4] * d1 + mat1[7] * d2
+  lp2 = mat1[2] * d0 + mat1[5] * d1 + mat1[8] * d2
+  radius = rbound2 + margin
+  if (s0 < lp0 - radius or -s0 > lp0 + radius or s1 < lp1 - radius or -s1 > lp1 + radius
+      or s2 < lp2 - radius or -s3 > lp2 + radius):
+    return 0
+
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = cvx._split_work(fbuf, ibuf, ccd_iterations)
+  # geom 2 with its local rotation mat1^T mat2 (margin 0 for its bounding box)
+  cvx._set_obj(objs, objt, 1, type2, size2, pos2, mat2, 0.0)
+  for a in range(3):
+    for b in range(3):
+      objs[1, cvx._MAT + 3 * a + b] = (mat1[a] * mat2[b] + mat1[3 + a] * mat2[3 + b]
+                                       + mat1[6 + a] * mat2[6 + b])
+  objs[1, cvx._POS] = lp0
+  objs[1, cvx._POS + 1] = lp1
+  objs[1, cvx._POS + 2] = lp2
+  if type2 == cvx._MESH:
+    cvx._set_mesh(objs, 1, 3, vert2, hull2)
+
+  # bounding box of geom 2 from its support function
+  xmax = cvx._support(objs, objt, 1, 1.0, 0.0, 0.0)[0]
+  xmin = cvx._support(objs, objt, 1, -1.0, 0.0, 0.0)[0]
+  ymax = cvx._support(objs, objt, 1, 0.0, 1.0, 0.0)[1]
+  ymin = cvx._support(objs, objt, 1, 0.0, -1.0, 0.0)[1]
+  zmax = cvx._support(objs, objt, 1, 0.0, 0.0, 1.0)[2]
+  zmin = cvx._support(objs, objt, 1, 0.0, 0.0, -1.0)[2]
+  if (xmin - margin > s0 or xmax + margin < -s0 or ymin - margin > s1
+      or ymax + margin < -s1 or zmin - margin > s2 or zmax + margin < -s3):
+    return 0
+
+  cmin = int(math.floor((xmin + s0) / (2.0 * s0) * (ncol - 1)))
+  cmax = int(math.ceil((xmax + s0) / (2.0 * s0) * (ncol - 1)))
+  rmin = int(math.floor((ymin + s1) / (2.0 * s1) * (nrow - 1)))
+  rmax = int(math.ceil((ymax + s1) / (2.0 * s1) * (nrow - 1)))
+  cmin = max(0, cmin)
+  cmax = min(ncol - 1, cmax)
+  rmin = max(0, rmin)
+  rmax = min(nrow - 1, rmax)
+
+  # MuJoCo 4.0 raises the prism tops by the margin and no longer also inflates the geom (its
+  # contacts sit margin/2 deeper than 3.x's source gives: measured against 4.0)
+  # object 0: the prism, a six-vertex polytope at its centroid (set per prism), no margin
+  objt[0, 0] = cvx._MESH
+  objt[0, 1] = cvx._MODE_GEOM
+  for k in range(cvx._OBJ_COLS):
+    objs[0, k] = 0.0
+  objs[0, cvx._MAT] = objs[0, cvx._MAT + 4] = objs[0, cvx._MAT + 8] = 1.0
+  objs[0, cvx._VADR] = 2
+  objs[0, cvx._VNUM] = 6
+  prism = np.zeros((6, 3))
+
+  dx = (2.0 * s0) / (ncol - 1)
+  dy = (2.0 * s1) / (nrow - 1)
+  prism[0, 2] = prism[1, 2] = prism[2, 2] = -s3
+
+  ncon = 0
+  for r in range(rmin, rmax):
+    _add_prism_vert(prism, data, ncol, r, cmin, 0, dx, dy, s0, s1, s2, margin)
+    _add_prism_vert(prism, data, ncol, r, cmin, 1, dx, dy, s0, s1, s2, margin)
+    for c in range(cmin + 1, cmax + 1):
+      for i in range(2):
+        _add_prism_vert(prism, data, ncol, r, c, i, dx, dy, s0, s1, s2, margin)
+        if prism[3, 2] < zmin and prism[4, 2] < zmin and prism[5, 2] < zmin:
+          continue
+        _load_prism(objs, prism, 2)
+        if cvx._penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                            ccd_iterations, 0.0, ncon, dist, pos, frame):
+          # back to the world frame
+          n0, n1, n2 = frame[ncon, 0], frame[ncon, 1], frame[ncon, 2]
+          p0, p1, p2 = pos[ncon, 0], pos[ncon, 1], pos[ncon, 2]
+          frame[ncon, 0] = mat1[0] * n0 + mat1[1] * n1 + mat1[2] * n2
+          frame[ncon, 1] = mat1[3] * n0 + mat1[4] * n1 + mat1[5] * n2
+          frame[ncon, 2] = mat1[6] * n0 + mat1[7] * n1 + mat1[8] * n2
+          pos[ncon, 0] = mat1[0] * p0 + mat1[1] * p1 + mat1[2] * p2 + pos1[0]
+          pos[ncon, 1] = mat1[3] * p0 + mat1[4] * p1 + mat1[5] * p2 + pos1[1]
+          pos[ncon, 2] = mat1[6] * p0 + mat1[7] * p1 + mat1[8] * p2 + pos1[2]
+          ncon += 1
+          if ncon >= MAXCONPAIR:
+            return ncon
+  return ncon

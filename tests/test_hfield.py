@@ -1,0 +1,119 @@
+"""Height fields vs MuJoCo 4.0: compiled fields (inline elevation, PNG, binary file) and
+contacts from our driver against mj_collision for every geom type on a random terrain."""
+import io
+import os
+
+import mujoco
+import numpy as np
+import pytest
+
+import engine
+from engine.mjcf import MjcfError, compile_model
+from tests.conformance.test_contact import _compare
+from tests.test_mjcf_compile import assert_same
+
+_RNG = np.random.default_rng(5)
+_NROW, _NCOL = 9, 12
+_ELEV = " ".join("%.4f" % x for x in _RNG.uniform(0, 1, _NROW * _NCOL))
+_BLOB = " ".join("%.5f" % x for x in (_RNG.normal(size=(12, 3)) * [0.1, 0.08, 0.06]).ravel())
+
+_MESH = f'<mesh name="blob" vertex="{_BLOB}"/>'
+_SHAPES = {
+    "sphere": 'type="sphere" size=".1"',
+    "capsule": 'type="capsule" size=".06 .12"',
+    "ellipsoid": 'type="ellipsoid" size=".12 .08 .06"',
+    "cylinder": 'type="cylinder" size=".09 .1"',
+    "box": 'type="box" size=".1 .07 .05"',
+    "mesh": 'type="mesh" mesh="blob"',
+}
+
+
+def _scene(shape, extra=""):
+  return f"""<mujoco><option timestep="0.005"/>
+  <asset><hfield name="terrain" nrow="{_NROW}" ncol="{_NCOL}" size="1 .8 .3 .1"
+    elevation="{_ELEV}"/>{_MESH if shape == "mesh" else ""}</asset>
+  <worldbody><geom name="terrain" type="hfield" hfield="terrain" pos=".1 -.05 0"
+    euler="3 -2 10"/>
+    <body name="B" pos="0 0 .5"><freejoint/><geom name="b" {_SHAPES[shape]} {extra}/></body>
+  </worldbody></mujoco>"""
+
+
+def test_compiled_fields_inline():
+  xml = _scene("sphere")
+  assert_same(compile_model(xml), mujoco.MjModel.from_xml_string(xml))
+
+
+def _png_bytes(rgb):
+  from PIL import Image
+  buf = io.BytesIO()
+  Image.fromarray(rgb).save(buf, format="PNG")
+  return buf.getvalue()
+
+
+def test_png_and_binary_files(tmp_path):
+  # an RGB image whose channels differ: MuJoCo's decoder keeps the red channel as gray
+  rgb = _RNG.integers(0, 256, size=(7, 10, 3), dtype=np.uint8)
+  (tmp_path / "terrain.png").write_bytes(_png_bytes(rgb))
+  data = _RNG.uniform(-1, 3, size=(5, 6)).astype(np.float32)
+  (tmp_path / "terrain.bin").write_bytes(np.array([5, 6], np.int32).tobytes() + data.tobytes())
+  gray = np.stack([rgb[:, :, 0]] * 3, axis=-1)
+  (tmp_path / "gray.png").write_bytes(_png_bytes(gray))
+  xml = """<mujoco><asset><hfield file="terrain.png" size="1 1 .2 .1"/>
+    <hfield name="b" file="terrain.bin" size="2 1 .3 .05"/>
+    <hfield name="g" file="gray.png" size="1 1 .2 .1"/></asset>
+    <worldbody><geom type="hfield" hfield="terrain"/><geom type="hfield" hfield="b"/>
+    <geom type="hfield" hfield="g" pos="3 0 0"/></worldbody></mujoco>"""
+  path = tmp_path / "model.xml"
+  path.write_text(xml)
+  mjm = mujoco.MjModel.from_xml_path(str(path))
+  assert_same(compile_model(str(path)), mjm)
+  m = engine.load_model(str(path))
+  np.testing.assert_array_equal(m.hfield_data, mjm.hfield_data)
+  # the red-channel image and its gray copy give the same elevations
+  a0, a2 = m.hfield_adr[0], m.hfield_adr[2]
+  np.testing.assert_array_equal(m.hfield_data[a0:a0 + 70], m.hfield_data[a2:a2 + 70])
+
+
+def _run(shape, ntrial=40, seed=0):
+  xml = _scene(shape, 'margin=".004"')
+  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  rng = np.random.default_rng(seed + len(shape))
+  touching = 0
+  for trial in range(ntrial):
+    mujoco.mj_resetData(mjm, mjd)
+    xy = rng.uniform(-0.9, 0.9, 2) * [1.0, 0.8]
+    mjd.qpos[0:3] = [xy[0], xy[1], rng.uniform(0.0, 0.35)]
+    mjd.qpos[3:7] = rng.normal(size=4)
+    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+    mujoco.mj_forward(mjm, mjd)
+    d.qpos[:] = mjd.qpos
+    engine.forward(m, d)
+    _compare(m, d, mjm, mjd, f"{shape} trial {trial}")
+    touching += mjd.ncon > 0
+  return touching
+
+
+@pytest.mark.parametrize("shape", list(_SHAPES))
+def test_hfield_contacts(shape):
+  """40 random poses over the terrain: same contacts as MuJoCo (count, order, dist, pos,
+  frame within 1e-6)."""
+  assert _run(shape) >= 10, "too few poses touch the terrain"
+
+
+def test_errors():
+  bad = [
+      ('<hfield name="h" nrow="3" ncol="3" size="1 1 1"/>', "4 positive values"),
+      ('<hfield name="h" nrow="3" ncol="3" elevation="1 2" size="1 1 1 1"/>',
+       "elevation data length"),
+      ('<hfield name="h" size="1 1 1 1"/>', "hfield not specified"),
+      ('<hfield name="h" file="nope.png" size="1 1 1 1"/>', "nope.png"),
+  ]
+  for asset, msg in bad:
+    xml = f'<mujoco><asset>\n{asset}</asset><worldbody><geom type="hfield" hfield="h"/>' \
+          f'</worldbody></mujoco>'
+    with pytest.raises(MjcfError, match=msg) as e:
+      compile_model(xml)
+    assert ":2: <hfield" in str(e.value)
+  with pytest.raises(MjcfError, match="unknown hfield"):
+    compile_model('<mujoco><worldbody><geom type="hfield" hfield="x"/></worldbody></mujoco>')
