@@ -195,3 +195,20 @@ def test_mujoco_meshes_pile():
   assert nplane >= 100 and meshmesh >= 5, (nplane, meshmesh)
   assert not bad, f"first plane-mesh contact differs in {len(bad)} of {nplane}: {bad[:5]}"
   assert full >= 0.9 * nplane, f"only {full} of {nplane} plane-mesh pairs match in full"
+
+
+def test_sphere_mesh_comes_to_rest():
+  """Stepping our engine: MuJoCo's sphere.obj (radius 0.1) dropped on the plane settles on it
+  (no vertical motion left, may still roll slowly), its centre 0.1 above the plane within
+  2 mm, as MuJoCo's does."""
+  xml = f"""<mujoco><compiler meshdir="{_ASSET_DIR}"/><option timestep="0.002"/>
+    <asset><mesh name="sphere" file="sphere.obj" scale=".1 .1 .1"/></asset>
+    <worldbody><geom type="plane" size="2 2 .1"/><body pos="0 0 .3" euler="10 20 30">
+    <freejoint/><geom type="mesh" mesh="sphere"/></body></worldbody></mujoco>"""
+  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  engine.step(m, d, 1000)
+  mujoco.mj_step(mjm, mjd, 1000)
+  assert abs(mjd.qpos[2] - 0.1) < 2e-3
+  assert abs(d.qpos[2] - 0.1) < 2e-3, d.qpos[:3]
+  assert abs(d.qvel[2]) < 0.01 and abs(mjd.qvel[2]) < 0.01   # resting (it may still roll)
