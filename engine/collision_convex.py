@@ -6,9 +6,12 @@ geoms: sphere, capsule, ellipsoid, cylinder, box, and meshes (`collide_mesh_work
 of a mesh is its best hull vertex, searched exhaustively; `plane_mesh`).
 
 Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
-(float64, 18 columns: size[0:3], pos[3:6], mat[6:15], margin[15], and for meshes the first
-row and count of its vertices[16:18]) and one row of `objt` (int, 2 columns: geom type,
-support mode). Rows 2.. of `objs` hold mesh vertices (local frame), six per row. The EPA polytope lives in two flat work buffers,
+(float64, 20 columns: size[0:3], pos[3:6], mat[6:15], margin[15], and for meshes the first
+row and count of its vertices[16:18], where its hull adjacency starts in `objt`[18] and the
+last support vertex[19]) and one row of `objt` (int, 2 columns: geom type, support mode).
+Rows 2.. of `objs` hold mesh hull vertices (local frame), six per row; ints 4.. of `objt`
+(read flat) hold each hull's adjacency as MuJoCo's mesh_graph (vert_edgeadr, edge_localid),
+for the hill-climbing support of meshes with 10 or more vertices. The EPA polytope lives in two flat work buffers,
 sized by `work_sizes(ccd_iterations)`.
 """
 import math
@@ -38,8 +41,9 @@ _MINEPATOL = _MINVAL
 _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 
 # objs columns
-_SIZE, _POS, _MAT, _MARGIN, _VADR, _VNUM = 0, 3, 6, 15, 16, 17
-_OBJ_COLS = 18
+_SIZE, _POS, _MAT, _MARGIN, _VADR, _VNUM, _GADR, _GHINT = 0, 3, 6, 15, 16, 17, 18, 19
+_OBJ_COLS = 20
+_HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN: smaller meshes use the exhaustive support
 
 # multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
 # buffers
@@ -94,6 +98,12 @@ def _row(a, i):
 
 # --------------------------------------- support ------------------------------------------------
 
+@_inline
+def _flat(objt, i):
+  """Int i of `objt` read as a flat array."""
+  return objt[i >> 1, i & 1]
+
+
 @jit
 def _support(objs, objt, k, d0, d1, d2):
   """Support point of object k in unit direction d (MuJoCo's mjc_*Support), and its vertex
@@ -143,17 +153,42 @@ def _support(objs, objt, k, d0, d1, d2):
     q1 = scl * l1
     q2 = s1 if l2 >= 0 else -s1
   elif typ == _MESH:
-    # best vertex, lowest index on ties (MuJoCo's exhaustive mjc_meshSupport)
     base = int(objs[k, _VADR])
-    best = -_MAX_LIMIT
-    vindex = 0
-    for i in range(int(objs[k, _VNUM])):
-      r = base + i // 6
-      c = (i % 6) * 3
-      v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
-      if v > best:
-        best = v
-        vindex = i
+    nv = int(objs[k, _VNUM])
+    gadr = int(objs[k, _GADR])
+    if gadr >= 0 and nv >= _HILLCLIMB_MIN:
+      # hill climbing over the hull graph from the last support vertex (mjc_hillclimbSupport)
+      vindex = int(objs[k, _GHINT])
+      r = base + vindex // 6
+      c = (vindex % 6) * 3
+      best = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+      prev = -1
+      while vindex != prev:
+        prev = vindex
+        e = gadr + nv + _flat(objt, gadr + prev)
+        while True:
+          sub = _flat(objt, e)
+          if sub < 0:
+            break
+          r = base + sub // 6
+          c = (sub % 6) * 3
+          v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+          if v > best:
+            best = v
+            vindex = sub
+          e += 1
+      objs[k, _GHINT] = vindex
+    else:
+      # best vertex, lowest index on ties (MuJoCo's exhaustive mjc_meshSupport)
+      best = -_MAX_LIMIT
+      vindex = 0
+      for i in range(nv):
+        r = base + i // 6
+        c = (i % 6) * 3
+        v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+        if v > best:
+          best = v
+          vindex = i
     r = base + vindex // 6
     c = (vindex % 6) * 3
     q0, q1, q2 = objs[r, c], objs[r, c + 1], objs[r, c + 2]
@@ -1614,6 +1649,7 @@ def work_sizes(ccd_iterations, nmeshvert=0):
   nfloat = (2 + 2 * ((int(nmeshvert) + 5) // 6)) * _OBJ_COLS
   nfloat += 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
+  nint += 2 * 8 * int(nmeshvert)   # two hull adjacencies: nv + (nv + 3 * nface) < 8 nv
   return nfloat, nint
 
 
@@ -1649,7 +1685,6 @@ def _split_work(fbuf, ibuf, n):
   nrow = (fbuf.shape[0] - o) // _OBJ_COLS   # the rest: two objects, then mesh vertices
   objs = fbuf[o:o + nrow * _OBJ_COLS].reshape((nrow, _OBJ_COLS))
   o = 0
-  objt = ibuf[o:o + 4].reshape((2, 2)); o += 4
   si = ibuf[o:o + 8].reshape((4, 2)); o += 8
   ti = ibuf[o:o + 8].reshape((4, 2)); o += 8
   cnt = ibuf[o:o + 8]; o += 8
@@ -1661,6 +1696,8 @@ def _split_work(fbuf, ibuf, n):
   hz_idx = ibuf[o:o + nf]; o += nf
   hz_edge = ibuf[o:o + nf]; o += nf
   stk = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  nrow = (ibuf.shape[0] - o) // 2   # the rest: two objects, then hull adjacencies
+  objt = ibuf[o:o + 2 * nrow].reshape((nrow, 2))
   pt = (pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk, mc, mcd)
   return objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt
 
@@ -1791,23 +1828,38 @@ def _set_obj(objs, objt, k, typ, size, pos, mat, margin):
   objs[k, _MARGIN] = margin
   objs[k, _VADR] = 0.0
   objs[k, _VNUM] = 0.0
+  objs[k, _GADR] = -1.0
+  objs[k, _GHINT] = 0.0
 
 
 @jit
-def _set_mesh(objs, k, row, vert, hull):
-  """Copy a mesh's support vertices (the hull's `hull` ids, else all of `vert`) into objs
-  from `row` on, six per row; returns the next free row."""
-  n = hull.shape[0] if hull.shape[0] > 0 else vert.shape[0]
+def _set_mesh(objs, objt, k, row, iadr, vert, graph):
+  """Copy a mesh's support vertices (its hull's, in hull order, else all of `vert`) into objs
+  from `row` on, six per row, and its hull adjacency into flat `objt` from int `iadr` on;
+  returns the next free row and int."""
+  nh = graph[0] if graph.shape[0] > 0 else 0
+  n = nh if nh > 0 else vert.shape[0]
   objs[k, _VADR] = row
   objs[k, _VNUM] = n
+  objs[k, _GADR] = iadr if nh > 0 else -1
+  objs[k, _GHINT] = 0.0
   for i in range(n):
-    v = hull[i] if hull.shape[0] > 0 else i
+    v = graph[2 + nh + i] if nh > 0 else i
     r = row + i // 6
     c = (i % 6) * 3
     objs[r, c] = vert[v, 0]
     objs[r, c + 1] = vert[v, 1]
     objs[r, c + 2] = vert[v, 2]
-  return row + (n + 5) // 6
+  if nh > 0:
+    nedge = nh + 3 * graph[1]
+    for i in range(nh):        # vert_edgeadr
+      j = iadr + i
+      objt[j >> 1, j & 1] = graph[2 + i]
+    for i in range(nedge):     # edge_localid
+      j = iadr + nh + i
+      objt[j >> 1, j & 1] = graph[2 + 2 * nh + i]
+    iadr += nh + nedge
+  return row + (n + 5) // 6, iadr
 
 
 @jit
@@ -1980,20 +2032,21 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, margin, dist, pos, frame):
 
 
 @jit
-def collide_mesh_work(type1, size1, pos1, mat1, vert1, hull1, type2, size2, pos2, mat2, vert2,
-                      hull2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos, frame,
+def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, type2, size2, pos2, mat2, vert2,
+                      graph2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos, frame,
                       fbuf, ibuf):
   """MuJoCo's mjc_Convex for a pair with a mesh (type1 <= type2, so geom 2 is a mesh):
-  one contact from GJK/EPA over the hull vertices. vert/hull: the mesh's float32 vertices
-  and hull vertex ids (empty for a primitive geom, or a mesh without a hull graph).
+  one contact from GJK/EPA over the hull vertices. vert/graph: the mesh's float32 vertices
+  and its mesh_graph block (empty for a primitive geom, or a mesh without a hull graph:
+  then every vertex is searched).
   Box-mesh and mesh-mesh pairs get one contact where MuJoCo 4.0 may give up to four
   (polygon multicontact not implemented)."""
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
-  row = 2
+  row, iadr = 2, 4
   if type1 == _MESH:
-    row = _set_mesh(objs, 0, row, vert1, hull1)
-  _set_mesh(objs, 1, row, vert2, hull2)
+    row, iadr = _set_mesh(objs, objt, 0, row, iadr, vert1, graph1)
+  _set_mesh(objs, objt, 1, row, iadr, vert2, graph2)
   return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                       ccd_iterations, margin, 0, dist, pos, frame)

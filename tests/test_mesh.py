@@ -273,3 +273,13 @@ def test_bad_stl(tmp_path):
   (tmp_path / "m.xml").write_text(_model('<mesh file="bad.stl"/>', [("bad", "")]))
   with pytest.raises(MjcfError, match="bad.stl"):
     compile_model(str(tmp_path / "m.xml"))
+
+
+def test_mesh_material_is_the_geom_default():
+  """A mesh geom without a material takes its mesh's material, as in MuJoCo."""
+  v, f = _tetra()
+  xml = _model(_inline("m", v, f, 'material="red"'), [("m", ""), ("m", 'material="blue"')])
+  xml = xml.replace("<asset>", '<asset><material name="blue" rgba="0 0 1 1"/>'
+                    '<material name="red" rgba="1 0 0 1"/>')
+  _, A, m = compare(xml)
+  np.testing.assert_array_equal(A["geom_matid"], m.geom_matid)

@@ -475,6 +475,8 @@ class Compiler:
       raise n.error("for mesh geoms, inertia should be specified in the mesh asset")
     cm = self._mesh_compiled(i)
     g.dataid = i
+    if rd.str("material") is None and me.node.get("material") is not None:
+      g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
     g.pos, g.quat = mm.frameaccum(g.pos, g.quat, cm["pos"], cm["quat"])
     a = cm["aamm"]
     g.size = [max(abs(a[k]), abs(a[k + 3])) for k in range(3)]
