@@ -30,6 +30,7 @@ _inline = numba.njit(cache=True, inline="always", error_model="numpy")
 _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)
 _MESH = int(mjtGeom.MESH)
+_HFIELD = int(mjtGeom.HFIELD)   # a height-field prism: six vertices searched like a small mesh
 
 _MINVAL = 1e-15
 _MINVAL2 = _MINVAL * _MINVAL
@@ -152,7 +153,7 @@ def _support(objs, objt, k, d0, d1, d2):
     q0 = scl * l0
     q1 = scl * l1
     q2 = s1 if l2 >= 0 else -s1
-  elif typ == _MESH:
+  elif typ == _MESH or typ == _HFIELD:
     base = int(objs[k, _VADR])
     nv = int(objs[k, _VNUM])
     gadr = int(objs[k, _GADR])
@@ -192,6 +193,8 @@ def _support(objs, objt, k, d0, d1, d2):
     r = base + vindex // 6
     c = (vindex % 6) * 3
     q0, q1, q2 = objs[r, c], objs[r, c + 1], objs[r, c + 2]
+    if typ == _HFIELD:
+      vindex = -1   # MuJoCo's prism support leaves the vertex index unset (-1)
   else:  # box
     q0 = s0 if l0 >= 0 else -s0
     q1 = s1 if l1 >= 0 else -s1
@@ -239,7 +242,8 @@ def _discrete(objs, objt):
   if objs[0, _MARGIN] != 0 or objs[1, _MARGIN] != 0:
     return False
   t1, t2 = objt[0, 0], objt[1, 0]
-  return (t1 == _BOX or t1 == _MESH) and (t2 == _BOX or t2 == _MESH)
+  return ((t1 == _BOX or t1 == _MESH or t1 == _HFIELD)
+          and (t2 == _BOX or t2 == _MESH or t2 == _HFIELD))
 
 
 # ------------------------------------ GJK sub-distance ------------------------------------------

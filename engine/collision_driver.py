@@ -217,11 +217,11 @@ def _collide_hfield(m, d, g1, g2, margin):
   h = m.geom_dataid[g1]
   adr = m.hfield_adr[h]
   nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
-  vert2, hull2, _ = _mesh_arrays(m, g2)
+  vert2, _, graph2 = _mesh_arrays(m, g2)
   return hf.collide_hfield(
       m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], d.geom_xpos[g1],
       d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
-      m.geom_rbound[g2], vert2, hull2, margin, min(m.opt_ccd_iterations[0], m.nccd),
+      m.geom_rbound[g2], vert2, graph2, margin, min(m.opt_ccd_iterations[0], m.nccd),
       m.opt_ccd_tolerance[0], d.col_dist, d.col_pos, d.col_frame, d.col_fbuf, d.col_ibuf)
 
 

@@ -61,10 +61,11 @@ def _load_prism(objs, prism, row):
 
 @jit
 def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2, rbound2,
-                   vert2, hull2, margin, ccd_iterations, ccd_tolerance, dist, pos, frame,
+                   vert2, graph2, margin, ccd_iterations, ccd_tolerance, dist, pos, frame,
                    fbuf, ibuf):
   """Contacts of height field geom 1 (hsize (4,), data its nrow*ncol elevations) with geom 2
-  (vert2/hull2: its mesh's vertices and hull ids, empty for a primitive); returns the count.
+  (vert2/graph2: its mesh's vertices and mesh_graph block, empty for a primitive); returns
+  the count.
 
   Writes dist, pos and the normal in frame[i, 0:3] (zero tangents) as `collide_convex`."""
   s0, s1, s2, s3 = hsize[0], hsize[1], hsize[2], hsize[3]
@@ -89,7 +90,7 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
   objs[1, cvx._POS + 1] = lp1
   objs[1, cvx._POS + 2] = lp2
   if type2 == cvx._MESH:
-    cvx._set_mesh(objs, 1, 3, vert2, hull2)
+    cvx._set_mesh(objs, objt, 1, 3, 4, vert2, graph2)
 
   # bounding box of geom 2 from its support function
   xmax = cvx._support(objs, objt, 1, 1.0, 0.0, 0.0)[0]
@@ -114,13 +115,14 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
   # MuJoCo 4.0 raises the prism tops by the margin and no longer also inflates the geom (its
   # contacts sit margin/2 deeper than 3.x's source gives: measured against 4.0)
   # object 0: the prism, a six-vertex polytope at its centroid (set per prism), no margin
-  objt[0, 0] = cvx._MESH
+  objt[0, 0] = cvx._HFIELD   # searched like a mesh; its support reports no vertex index
   objt[0, 1] = cvx._MODE_GEOM
   for k in range(cvx._OBJ_COLS):
     objs[0, k] = 0.0
   objs[0, cvx._MAT] = objs[0, cvx._MAT + 4] = objs[0, cvx._MAT + 8] = 1.0
   objs[0, cvx._VADR] = 2
   objs[0, cvx._VNUM] = 6
+  objs[0, cvx._GADR] = -1.0   # no hull graph: exhaustive support
   prism = np.zeros((6, 3))
 
   dx = (2.0 * s0) / (ncol - 1)
