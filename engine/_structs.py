@@ -767,6 +767,8 @@ DataType = _DataStructType([
     ('ten_wrapnum', types.Array(types.int32, 1, 'C')),
     ('ten_J', types.Array(types.float64, 1, 'C')),
     ('ten_length', types.Array(types.float64, 1, 'C')),
+    ('wrap_obj', types.Array(types.int32, 2, 'C')),
+    ('wrap_xpos', types.Array(types.float64, 2, 'C')),
     ('actuator_length', types.Array(types.float64, 1, 'C')),
     ('moment_rownnz', types.Array(types.int32, 1, 'C')),
     ('moment_rowadr', types.Array(types.int32, 1, 'C')),
@@ -805,6 +807,7 @@ DataType = _DataStructType([
     ('scratch_small', types.Array(types.float64, 1, 'C')),
     ('ctrl_clamped', types.Array(types.float64, 1, 'C')),
     ('scratch_nbody', types.Array(types.float64, 3, 'C')),
+    ('ten_wpnt', types.Array(types.float64, 1, 'C')),
     ('rk4_qpos', types.Array(types.float64, 1, 'C')),
     ('rk4_qvel', types.Array(types.float64, 1, 'C')),
     ('rk4_act', types.Array(types.float64, 1, 'C')),
@@ -973,7 +976,7 @@ def _set_data_1(s, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_d
 
 
 @numba.njit(cache=True)
-def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, actuator_length):
+def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj):
   s.geom_xmat = geom_xmat
   s.site_xpos = site_xpos
   s.site_xquat = site_xquat
@@ -989,11 +992,13 @@ def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xm
   s.ten_wrapnum = ten_wrapnum
   s.ten_J = ten_J
   s.ten_length = ten_length
-  s.actuator_length = actuator_length
+  s.wrap_obj = wrap_obj
 
 
 @numba.njit(cache=True)
-def _set_data_3(s, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp):
+def _set_data_3(s, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring):
+  s.wrap_xpos = wrap_xpos
+  s.actuator_length = actuator_length
   s.moment_rownnz = moment_rownnz
   s.moment_rowadr = moment_rowadr
   s.moment_colind = moment_colind
@@ -1008,12 +1013,12 @@ def _set_data_3(s, moment_rownnz, moment_rowadr, moment_colind, actuator_moment,
   s.cdof_dot = cdof_dot
   s.qfrc_bias = qfrc_bias
   s.qfrc_spring = qfrc_spring
-  s.qfrc_damper = qfrc_damper
-  s.qfrc_gravcomp = qfrc_gravcomp
 
 
 @numba.njit(cache=True)
-def _set_data_4(s, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int):
+def _set_data_4(s, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse):
+  s.qfrc_damper = qfrc_damper
+  s.qfrc_gravcomp = qfrc_gravcomp
   s.qfrc_fluid = qfrc_fluid
   s.qfrc_passive = qfrc_passive
   s.subtree_linvel = subtree_linvel
@@ -1028,17 +1033,18 @@ def _set_data_4(s, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH,
   s.qacc_smooth = qacc_smooth
   s.qfrc_constraint = qfrc_constraint
   s.qfrc_inverse = qfrc_inverse
-  s.cacc = cacc
-  s.cfrc_int = cfrc_int
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf):
+def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv):
+  s.cacc = cacc
+  s.cfrc_int = cfrc_int
   s.cfrc_ext = cfrc_ext
   s.scratch_nv = scratch_nv
   s.scratch_small = scratch_small
   s.ctrl_clamped = ctrl_clamped
   s.scratch_nbody = scratch_nbody
+  s.ten_wpnt = ten_wpnt
   s.rk4_qpos = rk4_qpos
   s.rk4_qvel = rk4_qvel
   s.rk4_act = rk4_act
@@ -1047,13 +1053,13 @@ def _set_data_5(s, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nb
   s.rk4_dact = rk4_dact
   s.rk4_time = rk4_time
   s.ivec_nv = ivec_nv
-  s.ncon = ncon
-  s.ne = ne
-  s.nf = nf
 
 
 @numba.njit(cache=True)
-def _set_data_6(s, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude):
+def _set_data_6(s, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim):
+  s.ncon = ncon
+  s.ne = ne
+  s.nf = nf
   s.nl = nl
   s.nefc = nefc
   s.contact_dist = contact_dist
@@ -1067,13 +1073,13 @@ def _set_data_6(s, nl, nefc, contact_dist, contact_pos, contact_frame, contact_i
   s.contact_mu = contact_mu
   s.contact_H = contact_H
   s.contact_dim = contact_dim
-  s.contact_geom1 = contact_geom1
-  s.contact_geom2 = contact_geom2
-  s.contact_exclude = contact_exclude
 
 
 @numba.njit(cache=True)
-def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref):
+def _set_data_7(s, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D):
+  s.contact_geom1 = contact_geom1
+  s.contact_geom2 = contact_geom2
+  s.contact_exclude = contact_exclude
   s.contact_efc_address = contact_efc_address
   s.efc_type = efc_type
   s.efc_id = efc_id
@@ -1087,13 +1093,13 @@ def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_ro
   s.efc_diagA = efc_diagA
   s.efc_KBIP = efc_KBIP
   s.efc_D = efc_D
-  s.efc_R = efc_R
-  s.efc_vel = efc_vel
-  s.efc_aref = efc_aref
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos):
+def _set_data_8(s, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, warning_number):
+  s.efc_R = efc_R
+  s.efc_vel = efc_vel
+  s.efc_aref = efc_aref
   s.efc_b = efc_b
   s.efc_force = efc_force
   s.efc_state = efc_state
@@ -1107,13 +1113,13 @@ def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement
   s.solver_nupdate = solver_nupdate
   s.solver_fwdinv = solver_fwdinv
   s.warning_number = warning_number
-  s.warning_lastinfo = warning_lastinfo
-  s.col_dist = col_dist
-  s.col_pos = col_pos
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch):
+def _set_data_9(s, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int):
+  s.warning_lastinfo = warning_lastinfo
+  s.col_dist = col_dist
+  s.col_pos = col_pos
   s.col_frame = col_frame
   s.col_fbuf = col_fbuf
   s.col_ibuf = col_ibuf
@@ -1127,13 +1133,13 @@ def _set_data_9(s, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_ro
   s.solver_efc = solver_efc
   s.solver_quad = solver_quad
   s.solver_int = solver_int
-  s.solver_MinvJT = solver_MinvJT
-  s.solver_ARblk = solver_ARblk
-  s.solver_scratch = solver_scratch
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr):
+def _set_data_10(s, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree):
+  s.solver_MinvJT = solver_MinvJT
+  s.solver_ARblk = solver_ARblk
+  s.solver_scratch = solver_scratch
   s.solver_mat = solver_mat
   s.solver_Lpat = solver_Lpat
   s.solver_Lnnz = solver_Lnnz
@@ -1147,13 +1153,13 @@ def _set_data_10(s, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Yn
   s.island_ntree = island_ntree
   s.island_itreeadr = island_itreeadr
   s.map_itree2tree = map_itree2tree
-  s.dof_island = dof_island
-  s.island_nv = island_nv
-  s.island_idofadr = island_idofadr
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref):
+def _set_data_11(s, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss):
+  s.dof_island = dof_island
+  s.island_nv = island_nv
+  s.island_idofadr = island_idofadr
   s.island_dofadr = island_dofadr
   s.map_dof2idof = map_dof2idof
   s.map_idof2dof = map_idof2dof
@@ -1167,13 +1173,13 @@ def _set_data_11(s, island_dofadr, map_dof2idof, map_idof2dof, efc_island, islan
   s.iefc_type = iefc_type
   s.iefc_id = iefc_id
   s.iefc_frictionloss = iefc_frictionloss
-  s.iefc_D = iefc_D
-  s.iefc_R = iefc_R
-  s.iefc_aref = iefc_aref
 
 
 @numba.njit(cache=True)
-def _set_data_12(s, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+def _set_data_12(s, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+  s.iefc_D = iefc_D
+  s.iefc_R = iefc_R
+  s.iefc_aref = iefc_aref
   s.iefc_force = iefc_force
   s.iefc_state = iefc_state
   s.ifrc_smooth = ifrc_smooth
@@ -1191,15 +1197,15 @@ def _set_data_12(s, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_s
 DATA_SETTERS = (
     (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'xfrc_perturb', 'pert_select', 'pert_active', 'pert_localpos', 'pert_refpos', 'pert_refquat', 'pert_refselpos')),
     (_set_data_1, ('pert_localmass', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat', 'xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat')),
-    (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length')),
-    (_set_data_3, ('moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp')),
-    (_set_data_4, ('qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int')),
-    (_set_data_5, ('cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf')),
-    (_set_data_6, ('nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude')),
-    (_set_data_7, ('contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref')),
-    (_set_data_8, ('efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos')),
-    (_set_data_9, ('col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch')),
-    (_set_data_10, ('solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr')),
-    (_set_data_11, ('island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref')),
-    (_set_data_12, ('iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
+    (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'wrap_obj')),
+    (_set_data_3, ('wrap_xpos', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring')),
+    (_set_data_4, ('qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse')),
+    (_set_data_5, ('cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv')),
+    (_set_data_6, ('ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim')),
+    (_set_data_7, ('contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D')),
+    (_set_data_8, ('efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number')),
+    (_set_data_9, ('warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int')),
+    (_set_data_10, ('solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree')),
+    (_set_data_11, ('dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss')),
+    (_set_data_12, ('iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
 )

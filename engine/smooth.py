@@ -3,15 +3,20 @@ tendon, transmission, crb (M), factor_m / solve_m (sparse LDL following the tree
 
 Every stage takes (m, d) structrefs, reads Model and writes Data.
 """
+import math
+
 import numba
 
 from engine import math as mm
-from engine.types import mjtJoint, mjtTrn, mjtDisableBit
+from engine import wrap as wrapmod
+from engine.types import mjtJoint, mjtTrn, mjtDisableBit, mjtWrap
 
 _FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
                                                int(mjtTrn.TENDON))
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_WRAP_NONE, _WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.NONE), int(mjtWrap.JOINT), int(mjtWrap.PULLEY)
+_WRAP_SITE, _WRAP_SPHERE, _WRAP_CYLINDER = int(mjtWrap.SITE), int(mjtWrap.SPHERE), int(mjtWrap.CYLINDER)
 # mjtSameFrame
 _SF_NONE, _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 0, 1, 2, 3, 4
 # mjtCamLight
@@ -286,8 +291,147 @@ def camlight(m, d):
 
 
 @jit
+def _ten_add(m, d, i, dof, val):
+  """ten_J[i, dof] += val in the tendon's sparse row (columns sorted, fixed at compile time)."""
+  for k in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
+    if m.ten_J_colind[k] == dof:
+      d.ten_J[k] += val
+      return
+
+
+@jit
+def _ten_point_jac(m, d, i, body, p0, p1, p2, u0, u1, u2, scale):
+  """ten_J[i] += scale * u' * jacp(point p on body), walking the body's dof chain."""
+  b = m.body_weldid[body]
+  if b == 0 or m.body_dofnum[b] == 0:
+    return
+  root = m.body_rootid[body]
+  o0 = p0 - d.subtree_com[root, 0]
+  o1 = p1 - d.subtree_com[root, 1]
+  o2 = p2 - d.subtree_com[root, 2]
+  v = m.body_dofadr[b] + m.body_dofnum[b] - 1
+  while v >= 0:
+    c = d.cdof[v]
+    j0 = c[3] + (c[1] * o2 - c[2] * o1)
+    j1 = c[4] + (c[2] * o0 - c[0] * o2)
+    j2 = c[5] + (c[0] * o1 - c[1] * o0)
+    _ten_add(m, d, i, v, scale * (u0 * j0 + u1 * j1 + u2 * j2))
+    v = m.dof_parentid[v]
+
+
+@jit
+def _wrap_point(d, k, src, off):
+  """wrap_xpos point k (MuJoCo's flat nwrap*2 x 3 layout) = src[off:off+3]."""
+  r, c = k >> 1, (k & 1) * 3
+  d.wrap_xpos[r, c] = src[off]
+  d.wrap_xpos[r, c + 1] = src[off + 1]
+  d.wrap_xpos[r, c + 2] = src[off + 2]
+
+
+@jit
+def _wrap_obj(d, k, obj):
+  d.wrap_obj[k >> 1, k & 1] = obj
+
+
+@jit
+def _spatial_tendon(m, d, i, wrapcount):
+  """Length, Jacobian row and path points of spatial tendon i (mj_tendon); returns the new
+  wrap point count."""
+  adr = m.tendon_adr[i]
+  num = m.tendon_num[i]
+  wpnt = d.ten_wpnt
+  divisor = 1.0
+  j = 0
+  while j < num - 1:
+    type0 = m.wrap_type[adr + j]
+    type1 = m.wrap_type[adr + j + 1]
+    id0 = m.wrap_objid[adr + j]
+    id1 = m.wrap_objid[adr + j + 1]
+    if type0 == _WRAP_PULLEY or type1 == _WRAP_PULLEY:
+      if type0 == _WRAP_PULLEY:
+        divisor = m.wrap_prm[adr + j]
+        r, c = wrapcount >> 1, (wrapcount & 1) * 3
+        d.wrap_xpos[r, c] = d.wrap_xpos[r, c + 1] = d.wrap_xpos[r, c + 2] = 0.0
+        _wrap_obj(d, wrapcount, -2)
+        d.ten_wrapnum[i] += 1
+        wrapcount += 1
+      j += 1
+      continue
+    for k in range(3):
+      wpnt[k] = d.site_xpos[id0, k]
+    wb0 = m.site_bodyid[id0]
+    wb1 = wb0
+    wb2 = wb0
+    wb3 = wb0
+    wlen = -1.0
+    wrapid = -1
+    wraptype = _WRAP_NONE
+    if type1 == _WRAP_SPHERE or type1 == _WRAP_CYLINDER:
+      wraptype = type1
+      wrapid = id1
+      type1 = m.wrap_type[adr + j + 2]
+      id1 = m.wrap_objid[adr + j + 2]
+      sideid = int(round(m.wrap_prm[adr + j + 1]))
+      side = d.site_xpos[sideid if sideid >= 0 else 0]
+      wlen = wrapmod.wrap(d.ten_wpnt[3:9], d.site_xpos[id0], d.site_xpos[id1],
+                          d.geom_xpos[wrapid], d.geom_xmat[wrapid], m.geom_size[wrapid, 0],
+                          wraptype == _WRAP_CYLINDER, side, sideid >= 0)
+    if wlen < 0:
+      for k in range(3):
+        wpnt[3 + k] = d.site_xpos[id1, k]
+      wb1 = m.site_bodyid[id1]
+      d.ten_length[i] += _dist3(wpnt, 0, 3) / divisor
+      nseg = 1
+    else:
+      for k in range(3):
+        wpnt[9 + k] = d.site_xpos[id1, k]
+      wb1 = wb2 = m.geom_bodyid[wrapid]
+      wb3 = m.site_bodyid[id1]
+      d.ten_length[i] += (_dist3(wpnt, 0, 3) + wlen + _dist3(wpnt, 6, 9)) / divisor
+      nseg = 3
+    for k in range(nseg):
+      ba = wb0 if k == 0 else (wb1 if k == 1 else wb2)
+      bb = wb1 if k == 0 else (wb2 if k == 1 else wb3)
+      if ba == bb:
+        continue
+      u0 = wpnt[3 * k + 3] - wpnt[3 * k]
+      u1 = wpnt[3 * k + 4] - wpnt[3 * k + 1]
+      u2 = wpnt[3 * k + 5] - wpnt[3 * k + 2]
+      n = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+      if n < 1e-15:
+        u0, u1, u2 = 1.0, 0.0, 0.0   # mju_normalize3 of a zero vector
+      else:
+        u0, u1, u2 = u0 / n, u1 / n, u2 / n
+      _ten_point_jac(m, d, i, bb, wpnt[3 * k + 3], wpnt[3 * k + 4], wpnt[3 * k + 5],
+                     u0, u1, u2, 1.0 / divisor)
+      _ten_point_jac(m, d, i, ba, wpnt[3 * k], wpnt[3 * k + 1], wpnt[3 * k + 2],
+                     u0, u1, u2, -1.0 / divisor)
+    _wrap_point(d, wrapcount, wpnt, 0)
+    _wrap_obj(d, wrapcount, -1)
+    if wlen >= 0:
+      _wrap_point(d, wrapcount + 1, wpnt, 3)
+      _wrap_point(d, wrapcount + 2, wpnt, 6)
+      _wrap_obj(d, wrapcount + 1, wrapid)
+      _wrap_obj(d, wrapcount + 2, wrapid)
+    d.ten_wrapnum[i] += nseg
+    wrapcount += nseg
+    j += 2 if wraptype != _WRAP_NONE else 1
+    if j == num - 1 or m.wrap_type[adr + j + 1] == _WRAP_PULLEY:
+      _wrap_point(d, wrapcount, d.site_xpos[id1], 0)
+      _wrap_obj(d, wrapcount, -1)
+      d.ten_wrapnum[i] += 1
+      wrapcount += 1
+  return wrapcount
+
+
+@jit
+def _dist3(a, i, j):
+  return math.sqrt((a[j] - a[i]) ** 2 + (a[j + 1] - a[i + 1]) ** 2 + (a[j + 2] - a[i + 2]) ** 2)
+
+
+@jit
 def tendon(m, d):
-  """Fixed-tendon lengths and sparse Jacobians (mj_tendon; spatial tendons: issue 6)."""
+  """Tendon lengths, sparse Jacobians and spatial paths (mj_tendon)."""
   wrapcount = 0
   for i in range(m.ntendon):
     d.ten_length[i] = 0.0
@@ -298,15 +442,14 @@ def tendon(m, d):
     d.ten_wrapadr[i] = wrapcount
     d.ten_wrapnum[i] = 0
     adr = m.tendon_adr[i]
+    if m.wrap_type[adr] != _WRAP_JOINT:
+      wrapcount = _spatial_tendon(m, d, i, wrapcount)
+      continue
     for w in range(adr, adr + m.tendon_num[i]):
       jnt = m.wrap_objid[w]
       coef = m.wrap_prm[w]
       d.ten_length[i] += coef * d.qpos[m.jnt_qposadr[jnt]]
-      dof = m.jnt_dofadr[jnt]
-      for k in range(rowadr, rowadr + rownnz):
-        if m.ten_J_colind[k] == dof:
-          d.ten_J[k] += coef
-          break
+      _ten_add(m, d, i, m.jnt_dofadr[jnt], coef)
 
 
 @jit

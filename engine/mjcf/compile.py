@@ -719,10 +719,8 @@ class Compiler:
     return self._jcache
 
   def _tendon(self, n):
-    if n.tag != "fixed":
-      raise n.error(f"tendon type <{n.tag}> is not supported yet")
     rd, _ = self._reader(n, "main", "tendon")
-    te = _Obj(node=n, name=n.get("name", ""))
+    te = _Obj(node=n, name=n.get("name", ""), kind=n.tag)
     te.group = rd.int("group", 0)
     te.limited = rd.kw("limited", _LIMITED, 2)
     te.actfrclimited = rd.kw("actuatorfrclimited", _LIMITED, 2)
@@ -738,15 +736,21 @@ class Compiler:
     te.armature = rd.num("armature", 0.0)
     te.frictionloss = rd.num("frictionloss", 0.0)
     te.springlength = rd.vec("springlength", [-1.0, -1.0], 2)
+    te.width = rd.num("width", 0.003)
     te.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
+    # path entries: (mjtWrap type, object id, prm) as MuJoCo's wrap_type/objid/prm
     te.path = []
-    for c in n.children:
-      for key in ("joint", "coef"):
-        if key not in c.attrib:
-          raise c.error(f"missing attribute '{key}'")
-      coef = floats(c, "coef", 1)
-      te.path.append((self.find("joint", c.attrib["joint"], c, "tendon joint"),
-                      coef[0] if coef else 1.0))
+    if n.tag == "fixed":
+      for c in n.children:
+        for key in ("joint", "coef"):
+          if key not in c.attrib:
+            raise c.error(f"missing attribute '{key}'")
+        coef = floats(c, "coef", 1)
+        te.path.append((int(t.mjtWrap.JOINT),
+                        self.find("joint", c.attrib["joint"], c, "tendon joint"),
+                        coef[0] if coef else 1.0))
+    else:
+      self._spatial_path(n, te)
     if not te.path:
       raise n.error("tendon path cannot be empty")
     for key, lim in (("limited", "range"), ("actfrclimited", "actuatorfrcrange")):
@@ -761,6 +765,59 @@ class Compiler:
     if te.springlength[0] > te.springlength[1]:
       raise n.error("invalid springlength in tendon")
     self.tendons.append(te)
+
+  def _spatial_path(self, n, te):
+    """Path of a spatial tendon, checked as mjCTendon::Compile checks it."""
+    for c in n.children:
+      if c.tag == "site":
+        if "site" not in c.attrib:
+          raise c.error("missing attribute 'site'")
+        te.path.append((int(t.mjtWrap.SITE), self.find("site", c.attrib["site"], c,
+                                                       "tendon site"), 0.0))
+      elif c.tag == "geom":
+        if "geom" not in c.attrib:
+          raise c.error("missing attribute 'geom'")
+        gid = self.find("geom", c.attrib["geom"], c, "tendon geom")
+        gtype = [g for b in self.bodies for g in b.geoms][gid].type
+        if gtype not in (2, 5):
+          raise c.error("wrapping geom must be a sphere or a cylinder")
+        side = (self.find("site", c.attrib["sidesite"], c, "tendon sidesite")
+                if "sidesite" in c.attrib else -1)
+        wt = t.mjtWrap.SPHERE if gtype == 2 else t.mjtWrap.CYLINDER
+        te.path.append((int(wt), gid, float(side)))
+      else:
+        div = floats(c, "divisor", 1)
+        if div is None:
+          raise c.error("missing attribute 'divisor'")
+        if div[0] <= 0:
+          raise c.error("pulley divisor must be positive")
+        te.path.append((int(t.mjtWrap.PULLEY), -1, div[0]))
+    sz = len(te.path)
+    if sz and sz < 2:
+      raise n.error("spatial tendon path must contain at least two objects")
+    if te.width <= 0:
+      raise n.error("tendon must have positive width")
+    if te.armature < 0:
+      raise n.error("tendon armature cannot be negative")
+    P, S = int(t.mjtWrap.PULLEY), int(t.mjtWrap.SITE)
+    for i, (typ, oid, _) in enumerate(te.path):
+      prev = te.path[i - 1][0] if i > 0 else None
+      nxt = te.path[i + 1][0] if i < sz - 1 else None
+      if typ == P:
+        if prev == P:
+          raise n.error(f"consecutive pulleys in tendon path (pos {i})")
+        if nxt is None:
+          raise n.error("tendon path ends with pulley")
+      elif typ == S:
+        if prev in (None, P) and nxt in (None, P):
+          raise n.error(f"site {i} in tendon path needs a neighbor that is not a pulley")
+        if nxt == S and te.path[i + 1][1] == oid:
+          raise n.error(f"site {i} is repeated in tendon path")
+      else:
+        if prev != S or nxt != S:
+          raise n.error(f"geom at pos {i} in tendon path not bracketed by sites")
+        if te.armature > 0:
+          raise n.error("geom wrapping not supported by tendon armature")
 
   def _actuator(self, n):
     cls = self._cls(n, "main")
