@@ -808,6 +808,7 @@ DataType = _DataStructType([
     ('ctrl_clamped', types.Array(types.float64, 1, 'C')),
     ('scratch_nbody', types.Array(types.float64, 3, 'C')),
     ('ten_wpnt', types.Array(types.float64, 1, 'C')),
+    ('trn_jac', types.Array(types.float64, 2, 'C')),
     ('rk4_qpos', types.Array(types.float64, 1, 'C')),
     ('rk4_qvel', types.Array(types.float64, 1, 'C')),
     ('rk4_act', types.Array(types.float64, 1, 'C')),
@@ -1036,7 +1037,7 @@ def _set_data_4(s, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv):
+def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time):
   s.cacc = cacc
   s.cfrc_int = cfrc_int
   s.cfrc_ext = cfrc_ext
@@ -1045,6 +1046,7 @@ def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_cla
   s.ctrl_clamped = ctrl_clamped
   s.scratch_nbody = scratch_nbody
   s.ten_wpnt = ten_wpnt
+  s.trn_jac = trn_jac
   s.rk4_qpos = rk4_qpos
   s.rk4_qvel = rk4_qvel
   s.rk4_act = rk4_act
@@ -1052,11 +1054,11 @@ def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_cla
   s.rk4_dqacc = rk4_dqacc
   s.rk4_dact = rk4_dact
   s.rk4_time = rk4_time
-  s.ivec_nv = ivec_nv
 
 
 @numba.njit(cache=True)
-def _set_data_6(s, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim):
+def _set_data_6(s, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H):
+  s.ivec_nv = ivec_nv
   s.ncon = ncon
   s.ne = ne
   s.nf = nf
@@ -1072,11 +1074,11 @@ def _set_data_6(s, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_fr
   s.contact_solimp = contact_solimp
   s.contact_mu = contact_mu
   s.contact_H = contact_H
-  s.contact_dim = contact_dim
 
 
 @numba.njit(cache=True)
-def _set_data_7(s, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D):
+def _set_data_7(s, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP):
+  s.contact_dim = contact_dim
   s.contact_geom1 = contact_geom1
   s.contact_geom2 = contact_geom2
   s.contact_exclude = contact_exclude
@@ -1092,11 +1094,11 @@ def _set_data_7(s, contact_geom1, contact_geom2, contact_exclude, contact_efc_ad
   s.efc_frictionloss = efc_frictionloss
   s.efc_diagA = efc_diagA
   s.efc_KBIP = efc_KBIP
-  s.efc_D = efc_D
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, warning_number):
+def _set_data_8(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv):
+  s.efc_D = efc_D
   s.efc_R = efc_R
   s.efc_vel = efc_vel
   s.efc_aref = efc_aref
@@ -1112,11 +1114,11 @@ def _set_data_8(s, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver
   s.solver_neval = solver_neval
   s.solver_nupdate = solver_nupdate
   s.solver_fwdinv = solver_fwdinv
-  s.warning_number = warning_number
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int):
+def _set_data_9(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad):
+  s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
   s.col_pos = col_pos
@@ -1132,11 +1134,11 @@ def _set_data_9(s, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col
   s.solver_nv = solver_nv
   s.solver_efc = solver_efc
   s.solver_quad = solver_quad
-  s.solver_int = solver_int
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree):
+def _set_data_10(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr):
+  s.solver_int = solver_int
   s.solver_MinvJT = solver_MinvJT
   s.solver_ARblk = solver_ARblk
   s.solver_scratch = solver_scratch
@@ -1152,11 +1154,11 @@ def _set_data_10(s, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, sol
   s.tree_island = tree_island
   s.island_ntree = island_ntree
   s.island_itreeadr = island_itreeadr
-  s.map_itree2tree = map_itree2tree
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss):
+def _set_data_11(s, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id):
+  s.map_itree2tree = map_itree2tree
   s.dof_island = dof_island
   s.island_nv = island_nv
   s.island_idofadr = island_idofadr
@@ -1172,11 +1174,11 @@ def _set_data_11(s, dof_island, island_nv, island_idofadr, island_dofadr, map_do
   s.map_iefc2efc = map_iefc2efc
   s.iefc_type = iefc_type
   s.iefc_id = iefc_id
-  s.iefc_frictionloss = iefc_frictionloss
 
 
 @numba.njit(cache=True)
-def _set_data_12(s, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+def _set_data_12(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+  s.iefc_frictionloss = iefc_frictionloss
   s.iefc_D = iefc_D
   s.iefc_R = iefc_R
   s.iefc_aref = iefc_aref
@@ -1200,12 +1202,12 @@ DATA_SETTERS = (
     (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'wrap_obj')),
     (_set_data_3, ('wrap_xpos', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring')),
     (_set_data_4, ('qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse')),
-    (_set_data_5, ('cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv')),
-    (_set_data_6, ('ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim')),
-    (_set_data_7, ('contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D')),
-    (_set_data_8, ('efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number')),
-    (_set_data_9, ('warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int')),
-    (_set_data_10, ('solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree')),
-    (_set_data_11, ('dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss')),
-    (_set_data_12, ('iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
+    (_set_data_5, ('cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'trn_jac', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time')),
+    (_set_data_6, ('ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H')),
+    (_set_data_7, ('contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP')),
+    (_set_data_8, ('efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv')),
+    (_set_data_9, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad')),
+    (_set_data_10, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr')),
+    (_set_data_11, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
+    (_set_data_12, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
 )

@@ -559,6 +559,7 @@ scratch_small f8 16
 ctrl_clamped f8 nu
 scratch_nbody f8 4 nbody 6
 ten_wpnt f8 12
+trn_jac f8 13 nv
 rk4_qpos f8 nq
 rk4_qvel f8 nv
 rk4_act f8 na

@@ -731,9 +731,13 @@ class Renderer:
     if opts.tendons and hasattr(snap, "wrap_xpos") and hasattr(snap, "ten_wrapadr"):
       rgba = np.asarray(self.m.tendon_rgba, np.float32)
       wx = snap.wrap_xpos.reshape(-1, 3)
+      # path points of spatial tendons; a pulley (wrap_obj -2) starts a new branch
+      obj = snap.wrap_obj.reshape(-1) if hasattr(snap, "wrap_obj") else np.zeros(len(wx), int)
       for t in range(self.m.ntendon):
         a, n = snap.ten_wrapadr[t], snap.ten_wrapnum[t]
         for j in range(a, a + n - 1):
+          if obj[j] == -2 or obj[j + 1] == -2:
+            continue
           segs.append(np.concatenate([wx[j], rgba[t]]))
           segs.append(np.concatenate([wx[j + 1], rgba[t]]))
     if not segs:

@@ -265,6 +265,16 @@ def _subtreemass(A, nb):
   A["body_subtreemass"] = st
 
 
+def _body_dofs(A, b):
+  """Set of dofs that move body b (its chain to the world)."""
+  out = set()
+  while b > 0:
+    adr = int(A["body_dofadr"][b])
+    out.update(range(adr, adr + int(A["body_dofnum"][b])))
+    b = int(A["body_parentid"][b])
+  return out
+
+
 def _tendon_dofs(te, A, joints):
   """Sorted dofs a tendon's Jacobian row may touch (MuJoCo's makeTendonSparse)."""
   if te.kind == "fixed":
@@ -355,7 +365,8 @@ def _actuators(c, A, sizes):
   for k in ("ctrllimited", "forcelimited", "actlimited"):
     A["actuator_" + k] = U("is_" + k, bool).ravel()
   A["actuator_actearly"] = U("actearly", bool).ravel()
-  for k in ("dynprm", "gainprm", "biasprm", "ctrlrange", "forcerange", "actrange", "gear"):
+  for k in ("dynprm", "gainprm", "biasprm", "ctrlrange", "forcerange", "actrange", "gear",
+            "lengthrange"):
     A["actuator_" + k] = U(k)
   for k in ("cranklength", "damping", "armature"):
     A["actuator_" + k] = U(k).ravel()
@@ -364,8 +375,16 @@ def _actuators(c, A, sizes):
   for a in acts:
     if a.trntype in (0, 1):
       nj += _NV[joints[a.trnid[0]].type]
-    else:
+    elif a.trntype == 3:
       nj += int(A["ten_J_rownnz"][a.trnid[0]])
+    elif a.trntype == 5:
+      nj += sizes["nv"]
+    else:
+      # site / slider-crank: dofs of the merged chains (MuJoCo's CountNJmom, mj_mergeChain)
+      b1 = int(A["site_bodyid"][a.trnid[0]])
+      b2 = int(A["site_bodyid"][a.trnid[1]]) if a.trnid[1] >= 0 else 0
+      c1, c2 = _body_dofs(A, b1), _body_dofs(A, b2)
+      nj += len(c1 ^ c2) if a.trntype == 4 else len(c1 | c2)
   sizes["nJmom"] = nj
   A["actuator_outadr"] = np.arange(n, dtype=np.int32)
   A["actuator_outnum"] = np.ones(n, np.int32)
@@ -462,6 +481,7 @@ def assemble(c):
   A["vis_map_stiffness"] = np.array([c.visual.get("map", {}).get("stiffness", 100.0)])
   A["vis_map_stiffnessrot"] = np.array([c.visual.get("map", {}).get("stiffnessrot", 500.0)])
   A["_visual"], A["_statistic"] = c.visual, c.statistic  # Python-side, see engine/visual.py
+  A["_lengthrange"] = c.lropt   # Python-side, see engine/lengthrange.py
   simple = _tree(c, A, sizes)
   c._simple = simple
   _tendons(c, A, sizes)

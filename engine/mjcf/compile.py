@@ -111,6 +111,8 @@ class Compiler:
     self.pairs, self.excludes, self.sensors = [], [], []
     self.opt = _default_option()
     self.visual, self.statistic = {}, {}
+    self.lropt = dict(mode=1, useexisting=True, uselimit=False, accel=20.0, maxforce=0.0,
+                      timeconst=1.0, timestep=0.01, inttotal=10.0, interval=2.0, tolrange=0.05)
 
   # ------------------------------------------------------------------------- top level
 
@@ -176,6 +178,20 @@ class Compiler:
     from engine.mjcf import _assemble
     return _assemble.assemble(self)
 
+  def _lengthrange_opt(self, n):
+    """<compiler><lengthrange>: options of the compile-time actuator length-range simulation
+    (mjLROpt)."""
+    rd = _Reader(n, None)
+    o = self.lropt
+    o["mode"] = rd.kw("mode", {"none": 0, "muscle": 1, "muscleuser": 2, "all": 3}, o["mode"])
+    o["useexisting"] = rd.kw("useexisting", _BOOL, o["useexisting"])
+    o["uselimit"] = rd.kw("uselimit", _BOOL, o["uselimit"])
+    for k in ("accel", "maxforce", "timeconst", "timestep", "inttotal", "interval", "tolrange"):
+      o[k] = rd.num(k, o[k])
+    for k in n.attrib:
+      if k not in o:
+        raise n.error(f"unknown attribute '{k}'")
+
   def _compiler(self, n):
     rd = _Reader(n, None)
     self.degree = rd.kw("angle", {"degree": True, "radian": False}, self.degree)
@@ -193,6 +209,8 @@ class Compiler:
     self.inertiagrouprange = [int(v) for v in rd.exact("inertiagrouprange",
                                                        self.inertiagrouprange, 2)]
     rd.kw("discardvisual", _BOOL, False)
+    for c in _children(n, "lengthrange"):
+      self._lengthrange_opt(c)
     if rd.kw("fusestatic", _BOOL, False):
       raise n.error("fusestatic='true' is not supported yet")
     if rd.kw("alignfree", _BOOL, False):
@@ -827,13 +845,24 @@ class Compiler:
     targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
                if k in n.attrib]
     if len(targets) != 1:
-      raise n.error("actuator needs exactly one transmission target (joint or tendon)")
+      raise n.error("actuator needs exactly one transmission target (joint, jointinparent, "
+                    "tendon, site, cranksite or body)")
     kind = targets[0]
-    if kind not in ("joint", "jointinparent", "tendon"):
-      raise n.error(f"actuator transmission '{kind}' is not supported yet")
-    a.trntype = {"joint": 0, "jointinparent": 1, "tendon": 3}[kind]
-    a.trnid = [self.find("tendon" if kind == "tendon" else "joint", n.attrib[kind], n,
-                         f"actuator {kind}"), -1]
+    for extra, owner in (("refsite", "site"), ("slidersite", "cranksite")):
+      if extra in n.attrib and kind != owner:
+        raise n.error(f"'{extra}' is only allowed with '{owner}'")
+    a.trntype = {"joint": 0, "jointinparent": 1, "cranksite": 2, "tendon": 3, "site": 4,
+                 "body": 5}[kind]
+    what = {"jointinparent": "joint", "cranksite": "site"}.get(kind, kind)
+    a.trnid = [self.find(what, n.attrib[kind], n, f"actuator {kind}"), -1]
+    if kind == "site" and "refsite" in n.attrib:
+      a.trnid[1] = self.find("site", n.attrib["refsite"], n, "actuator refsite")
+    if kind == "cranksite":
+      if "slidersite" not in n.attrib:
+        raise n.error("slider-crank actuator needs 'slidersite'")
+      a.trnid[1] = self.find("site", n.attrib["slidersite"], n, "actuator slidersite")
+      if a.cranklength <= 0:
+        raise n.error("slider-crank actuator needs a positive 'cranklength'")
     _finish_actuator(self, a)
     self.actuators.append(a)
 
@@ -924,7 +953,8 @@ class Compiler:
 
 # ---------------------------------------------------------------------------- actuators
 
-_ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper")
+_ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder",
+             "muscle", "adhesion")
 
 
 def _default_actuator():
@@ -1004,6 +1034,29 @@ def _apply_actuator(n, a, defaults):
     a.gainprm[0] = kv
     a.biasprm[2] = -kv
     a.dyntype, a.gaintype, a.biastype = 0, 0, 1
+  elif tag == "muscle":
+    _set_muscle(rd, a)
+  elif tag == "cylinder":
+    was = a.dyntype == 2 and a.gaintype == 0 and a.biastype == 1
+    tc = rd.num("timeconst", a.dynprm[0] if was else 1.0)
+    area = rd.num("area", a.gainprm[0] if was else 1.0)
+    if "diameter" in n.attrib:
+      area = math.pi / 4 * rd.num("diameter", 0.0) ** 2
+    bias = rd.vec("bias", a.biasprm[0:3] if was else [0.0] * 3, 3)
+    a.dyntype, a.gaintype, a.biastype = 2, 0, 1
+    a.dynprm = [tc] + [0.0] * 9
+    a.gainprm = [area] + [0.0] * 9
+    a.biasprm = list(bias) + [0.0] * 7
+  elif tag == "adhesion":
+    gain = rd.num("gain", a.gainprm[0])
+    if gain < 0:
+      raise n.error("adhesion gain cannot be negative")
+    a.gainprm = [gain] + [0.0] * 9
+    a.biasprm = [0.0] * 10
+    a.ctrllimited = 1
+    a.dyntype, a.gaintype, a.biastype = 0, 0, 0
+    if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
+      raise n.error("adhesion control range cannot be negative")
   elif tag == "damper":
     kv = rd.num("kv", -a.gainprm[2] if a.gaintype == 1 else 0.0)
     a.gainprm = [0.0] * 10
@@ -1014,6 +1067,26 @@ def _apply_actuator(n, a, defaults):
       raise n.error("damping coefficient cannot be negative")
     if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
       raise n.error("damper control range cannot be negative")
+
+
+_MUSCLE_PRM = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2]
+
+
+def _set_muscle(rd, a):
+  """The muscle shortcut (mjs_setToMuscle): muscle dynamics, gain and bias with shared prm."""
+  was = a.dyntype == 4
+  tc = rd.vec("timeconst", a.dynprm[0:2] if was else [0.01, 0.04], 2)
+  smooth = rd.num("tausmooth", a.dynprm[2] if was else 0.0)
+  if smooth < 0:
+    raise rd.node.error("muscle tausmooth cannot be negative")
+  base = a.gainprm[0:9] if a.gaintype == 2 else list(_MUSCLE_PRM)
+  prm = list(rd.vec("range", base[0:2], 2))
+  for k, key in enumerate(("force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax")):
+    prm.append(rd.num(key, base[2 + k]))
+  a.dyntype, a.gaintype, a.biastype = 4, 2, 2
+  a.dynprm = list(tc) + [smooth] + [0.0] * 7
+  a.gainprm = prm + [0.0]
+  a.biasprm = prm + [0.0]
 
 
 def _finish_actuator(c, a):
@@ -1027,6 +1100,8 @@ def _finish_actuator(c, a):
       rng = "actrange"
     else:
       raise n.error("inheritrange only available for position and intvelocity actuators")
+    if a.trntype not in (0, 1, 3):
+      raise n.error("inheritrange needs a joint or tendon transmission")
     if a.trntype in (0, 1):
       j = c.all_joints()[a.trnid[0]]
       if j.type not in (2, 3):

@@ -68,6 +68,9 @@ _ACT_EXTRA = {
     "velocity": "kv",
     "intvelocity": "kp kv dampratio inheritrange",
     "damper": "kv",
+    "cylinder": "timeconst area diameter bias",
+    "muscle": "timeconst tausmooth range force scale lmin lmax vmax fpmax fvmax",
+    "adhesion": "gain",
 }
 ACTUATOR_TAGS = tuple(_ACT_EXTRA)
 _ACT_TARGET = "name class joint jointinparent tendon site body refsite cranksite slidersite"
