@@ -197,3 +197,18 @@ def test_rollout(name, integrator):
     engine.step(m, d)
   assert_close(d.qpos, mjd.qpos, "qpos", 1e-6, 1e-6)
   assert_close(d.act, mjd.act, "act", 1e-6, 1e-6)
+
+
+def test_lengthrange_error_matches_mujoco():
+  """arm26 with its pre-4.0 side sites: MuJoCo 4.0's length-range simulation does not settle
+  for actuator 1; ours fails the same way, with the same lengths in the message."""
+  xml = open(os.path.join(ASSETS, "arm26.xml")).read()
+  xml = xml.replace('name="x0" pos="0.106066 -0.106066 0"', 'name="x0" pos="0 -0.15 0"')
+  xml = xml.replace('name="x1" pos="0.606066 -0.106066 0"', 'name="x1" pos="0.5 -0.15 0"')
+  with pytest.raises(ValueError) as theirs:
+    mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(ValueError) as ours:
+    engine.load_model(xml)
+  assert "did not converge in actuator 1" in str(ours.value)
+  assert "eval (0.218496, 0.535486)" in str(theirs.value)
+  assert "eval (0.218496, 0.535486)" in str(ours.value)
