@@ -222,3 +222,21 @@ def _full_m(m, d):
     for k in range(m.M_rowadr[i], m.M_rowadr[i] + m.M_rownnz[i]):
       out[i, m.M_colind[k]] = out[m.M_colind[k], i] = d.M[k]
   return out
+
+
+@pytest.mark.parametrize("integrator", [0, 1, 2, 3])
+def test_rollout(integrator):
+  """300 steps of the feature model (spatial tendon springs, dampers, friction loss, limits,
+  tendon actuators) under each integrator: qpos follows MuJoCo's."""
+  m, mjm = _load("features")
+  mjm.opt.integrator = integrator
+  m.opt.integrator = integrator
+  mjd = mujoco.MjData(mjm)
+  d = engine.make_data(m)
+  for i in range(300):
+    mjd.ctrl[:] = np.sin(0.02 * i + np.arange(mjm.nu))
+    d.ctrl[:] = mjd.ctrl
+    mujoco.mj_step(mjm, mjd)
+    engine.step(m, d)
+  assert np.max(np.abs(mjd.qvel)) > 0.1
+  assert_close(d.qpos, mjd.qpos, "qpos", 1e-6, 1e-6)
