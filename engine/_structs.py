@@ -245,6 +245,7 @@ ModelType = _ModelStructType([
     ('tendon_length0', types.Array(types.float64, 1, 'C')),
     ('tendon_invweight0', types.Array(types.float64, 1, 'C')),
     ('tendon_rgba', types.Array(types.float32, 2, 'C')),
+    ('tendon_width', types.Array(types.float64, 1, 'C')),
     ('ten_J_rownnz', types.Array(types.int32, 1, 'C')),
     ('ten_J_rowadr', types.Array(types.int32, 1, 'C')),
     ('ten_J_colind', types.Array(types.int32, 1, 'C')),
@@ -587,7 +588,7 @@ def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, te
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype):
+def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm):
   s.tendon_stiffnesspoly = tendon_stiffnesspoly
   s.tendon_dampingpoly = tendon_dampingpoly
   s.tendon_actuatorid = tendon_actuatorid
@@ -597,17 +598,18 @@ def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid
   s.tendon_length0 = tendon_length0
   s.tendon_invweight0 = tendon_invweight0
   s.tendon_rgba = tendon_rgba
+  s.tendon_width = tendon_width
   s.ten_J_rownnz = ten_J_rownnz
   s.ten_J_rowadr = ten_J_rowadr
   s.ten_J_colind = ten_J_colind
   s.wrap_type = wrap_type
   s.wrap_objid = wrap_objid
   s.wrap_prm = wrap_prm
-  s.actuator_trntype = actuator_trntype
 
 
 @numba.njit(cache=True)
-def _set_model_12(s, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange):
+def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange):
+  s.actuator_trntype = actuator_trntype
   s.actuator_dyntype = actuator_dyntype
   s.actuator_gaintype = actuator_gaintype
   s.actuator_biastype = actuator_biastype
@@ -623,11 +625,11 @@ def _set_model_12(s, actuator_dyntype, actuator_gaintype, actuator_biastype, act
   s.actuator_biasprm = actuator_biasprm
   s.actuator_actearly = actuator_actearly
   s.actuator_ctrlrange = actuator_ctrlrange
-  s.actuator_forcerange = actuator_forcerange
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos):
+def _set_model_13(s, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act):
+  s.actuator_forcerange = actuator_forcerange
   s.actuator_actrange = actuator_actrange
   s.actuator_gear = actuator_gear
   s.actuator_cranklength = actuator_cranklength
@@ -643,11 +645,11 @@ def _set_model_13(s, actuator_actrange, actuator_gear, actuator_cranklength, act
   s.key_qpos = key_qpos
   s.key_qvel = key_qvel
   s.key_act = key_act
-  s.key_mpos = key_mpos
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim):
+def _set_model_14(s, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
+  s.key_mpos = key_mpos
   s.key_mquat = key_mquat
   s.key_ctrl = key_ctrl
   s.M_rownnz = M_rownnz
@@ -663,11 +665,11 @@ def _set_model_14(s, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, 
   s.B_rownnz = B_rownnz
   s.B_rowadr = B_rowadr
   s.B_colind = B_colind
-  s.pair_dim = pair_dim
 
 
 @numba.njit(cache=True)
-def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype):
+def _set_model_15(s, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid):
+  s.pair_dim = pair_dim
   s.pair_geom1 = pair_geom1
   s.pair_geom2 = pair_geom2
   s.pair_signature = pair_signature
@@ -683,11 +685,11 @@ def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_s
   s.sensor_needstage = sensor_needstage
   s.sensor_objtype = sensor_objtype
   s.sensor_objid = sensor_objid
-  s.sensor_reftype = sensor_reftype
 
 
 @numba.njit(cache=True)
-def _set_model_16(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise):
+def _set_model_16(s, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise):
+  s.sensor_reftype = sensor_reftype
   s.sensor_refid = sensor_refid
   s.sensor_intprm = sensor_intprm
   s.sensor_dim = sensor_dim
@@ -708,12 +710,12 @@ MODEL_SETTERS = (
     (_set_model_8, ('cam_pos0', 'cam_mat0', 'cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation')),
     (_set_model_9, ('light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref')),
     (_set_model_10, ('eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping')),
-    (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype')),
-    (_set_model_12, ('actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange')),
-    (_set_model_13, ('actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos')),
-    (_set_model_14, ('key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
-    (_set_model_15, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
-    (_set_model_16, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise')),
+    (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm')),
+    (_set_model_12, ('actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange')),
+    (_set_model_13, ('actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act')),
+    (_set_model_14, ('key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
+    (_set_model_15, ('pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid')),
+    (_set_model_16, ('sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

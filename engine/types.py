@@ -401,6 +401,7 @@ tendon_lengthspring f8 ntendon 2
 tendon_length0 f8 ntendon
 tendon_invweight0 f8 ntendon
 tendon_rgba f4 ntendon 4
+tendon_width f8 ntendon
 ten_J_rownnz i4 ntendon
 ten_J_rowadr i4 ntendon
 ten_J_colind i4 nJten

@@ -313,7 +313,7 @@ def _tendons(c, A, sizes):
   A["tendon_actfrclimited"] = T("is_actfrclimited", bool).ravel()
   for k in ("solref_lim", "solimp_lim", "solref_fri", "solimp_fri", "range", "actfrcrange"):
     A["tendon_" + k] = T(k)
-  for k in ("margin", "stiffness", "damping", "armature", "frictionloss"):
+  for k in ("margin", "stiffness", "damping", "armature", "frictionloss", "width"):
     A["tendon_" + k] = T(k).ravel()
   A["tendon_rgba"] = T("rgba", np.float32)
   joints = c.all_joints()

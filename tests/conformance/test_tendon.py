@@ -108,7 +108,7 @@ def test_compiled_fields(name):
     assert getattr(m, f) == getattr(mjm, f), f
   for f in ("tendon_adr", "tendon_num", "tendon_type", "wrap_type", "wrap_objid", "wrap_prm",
             "ten_J_rownnz", "ten_J_rowadr", "ten_J_colind", "tendon_length0",
-            "tendon_lengthspring", "tendon_invweight0"):
+            "tendon_lengthspring", "tendon_invweight0", "tendon_width"):
     assert_close(getattr(m, f), getattr(mjm, f), f)
 
 
