@@ -24,7 +24,8 @@ _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
     int(mjtDyn.NONE), int(mjtDyn.INTEGRATOR), int(mjtDyn.FILTER), int(mjtDyn.FILTEREXACT))
 _DYN_MUSCLE = int(mjtDyn.MUSCLE)
-_GAIN_FIXED, _GAIN_AFFINE, _GAIN_MUSCLE = int(mjtGain.FIXED), int(mjtGain.AFFINE), int(mjtGain.MUSCLE)
+_GAIN_FIXED, _GAIN_AFFINE, _GAIN_MUSCLE = (int(mjtGain.FIXED), int(mjtGain.AFFINE),
+                                           int(mjtGain.MUSCLE))
 _BIAS_NONE, _BIAS_AFFINE, _BIAS_MUSCLE = int(mjtBias.NONE), int(mjtBias.AFFINE), int(mjtBias.MUSCLE)
 _TRN_TENDON = int(mjtTrn.TENDON)
 _WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.JOINT), int(mjtWrap.PULLEY)

@@ -17,8 +17,9 @@ _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOI
 _TRN_SLIDERCRANK, _TRN_SITE, _TRN_BODY = (int(mjtTrn.SLIDERCRANK), int(mjtTrn.SITE),
                                           int(mjtTrn.BODY))
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
-_WRAP_NONE, _WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.NONE), int(mjtWrap.JOINT), int(mjtWrap.PULLEY)
-_WRAP_SITE, _WRAP_SPHERE, _WRAP_CYLINDER = int(mjtWrap.SITE), int(mjtWrap.SPHERE), int(mjtWrap.CYLINDER)
+_WRAP_NONE, _WRAP_JOINT, _WRAP_PULLEY = (int(mjtWrap.NONE), int(mjtWrap.JOINT),
+                                         int(mjtWrap.PULLEY))
+_WRAP_SPHERE, _WRAP_CYLINDER = int(mjtWrap.SPHERE), int(mjtWrap.CYLINDER)
 # mjtSameFrame
 _SF_NONE, _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 0, 1, 2, 3, 4
 # mjtCamLight

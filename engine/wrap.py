@@ -239,9 +239,10 @@ def wrap(out, x0, x1, xpos, xmat, radius, is_cylinder, side, has_side):
   e2 = p10 * a00 + p11 * a01 + p12 * a02
   e3 = p10 * a10 + p11 * a11 + p12 * a12
   if has_side:
-    s0 = xmat[0] * (side[0] - xpos[0]) + xmat[3] * (side[1] - xpos[1]) + xmat[6] * (side[2] - xpos[2])
-    s1 = xmat[1] * (side[0] - xpos[0]) + xmat[4] * (side[1] - xpos[1]) + xmat[7] * (side[2] - xpos[2])
-    s2 = xmat[2] * (side[0] - xpos[0]) + xmat[5] * (side[1] - xpos[1]) + xmat[8] * (side[2] - xpos[2])
+    q0, q1, q2 = side[0] - xpos[0], side[1] - xpos[1], side[2] - xpos[2]
+    s0 = xmat[0] * q0 + xmat[3] * q1 + xmat[6] * q2
+    s1 = xmat[1] * q0 + xmat[4] * q1 + xmat[7] * q2
+    s2 = xmat[2] * q0 + xmat[5] * q1 + xmat[8] * q2
     sd0 = s0 * a00 + s1 * a01 + s2 * a02
     sd1 = s0 * a10 + s1 * a11 + s2 * a12
     nrm = math.sqrt(sd0 * sd0 + sd1 * sd1)
