@@ -251,6 +251,7 @@ ModelType = _ModelStructType([
     ('tendon_length0', types.Array(types.float64, 1, 'C')),
     ('tendon_invweight0', types.Array(types.float64, 1, 'C')),
     ('tendon_rgba', types.Array(types.float32, 2, 'C')),
+    ('tendon_width', types.Array(types.float64, 1, 'C')),
     ('ten_J_rownnz', types.Array(types.int32, 1, 'C')),
     ('ten_J_rowadr', types.Array(types.int32, 1, 'C')),
     ('ten_J_colind', types.Array(types.int32, 1, 'C')),
@@ -615,7 +616,7 @@ def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, te
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype):
+def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm):
   s.tendon_stiffnesspoly = tendon_stiffnesspoly
   s.tendon_dampingpoly = tendon_dampingpoly
   s.tendon_actuatorid = tendon_actuatorid
@@ -625,17 +626,18 @@ def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid
   s.tendon_length0 = tendon_length0
   s.tendon_invweight0 = tendon_invweight0
   s.tendon_rgba = tendon_rgba
+  s.tendon_width = tendon_width
   s.ten_J_rownnz = ten_J_rownnz
   s.ten_J_rowadr = ten_J_rowadr
   s.ten_J_colind = ten_J_colind
   s.wrap_type = wrap_type
   s.wrap_objid = wrap_objid
   s.wrap_prm = wrap_prm
-  s.actuator_trntype = actuator_trntype
 
 
 @numba.njit(cache=True)
-def _set_model_12(s, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange):
+def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange):
+  s.actuator_trntype = actuator_trntype
   s.actuator_dyntype = actuator_dyntype
   s.actuator_gaintype = actuator_gaintype
   s.actuator_biastype = actuator_biastype
@@ -651,11 +653,11 @@ def _set_model_12(s, actuator_dyntype, actuator_gaintype, actuator_biastype, act
   s.actuator_biasprm = actuator_biasprm
   s.actuator_actearly = actuator_actearly
   s.actuator_ctrlrange = actuator_ctrlrange
-  s.actuator_forcerange = actuator_forcerange
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos):
+def _set_model_13(s, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act):
+  s.actuator_forcerange = actuator_forcerange
   s.actuator_actrange = actuator_actrange
   s.actuator_gear = actuator_gear
   s.actuator_cranklength = actuator_cranklength
@@ -671,11 +673,11 @@ def _set_model_13(s, actuator_actrange, actuator_gear, actuator_cranklength, act
   s.key_qpos = key_qpos
   s.key_qvel = key_qvel
   s.key_act = key_act
-  s.key_mpos = key_mpos
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim):
+def _set_model_14(s, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
+  s.key_mpos = key_mpos
   s.key_mquat = key_mquat
   s.key_ctrl = key_ctrl
   s.M_rownnz = M_rownnz
@@ -691,11 +693,11 @@ def _set_model_14(s, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, 
   s.B_rownnz = B_rownnz
   s.B_rowadr = B_rowadr
   s.B_colind = B_colind
-  s.pair_dim = pair_dim
 
 
 @numba.njit(cache=True)
-def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype):
+def _set_model_15(s, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid):
+  s.pair_dim = pair_dim
   s.pair_geom1 = pair_geom1
   s.pair_geom2 = pair_geom2
   s.pair_signature = pair_signature
@@ -711,11 +713,11 @@ def _set_model_15(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_s
   s.sensor_needstage = sensor_needstage
   s.sensor_objtype = sensor_objtype
   s.sensor_objid = sensor_objid
-  s.sensor_reftype = sensor_reftype
 
 
 @numba.njit(cache=True)
-def _set_model_16(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos):
+def _set_model_16(s, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale):
+  s.sensor_reftype = sensor_reftype
   s.sensor_refid = sensor_refid
   s.sensor_intprm = sensor_intprm
   s.sensor_dim = sensor_dim
@@ -731,11 +733,11 @@ def _set_model_16(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor
   s.mesh_face = mesh_face
   s.mesh_graph = mesh_graph
   s.mesh_scale = mesh_scale
-  s.mesh_pos = mesh_pos
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, mesh_quat, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+def _set_model_17(s, mesh_pos, mesh_quat, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+  s.mesh_pos = mesh_pos
   s.mesh_quat = mesh_quat
   s.hfield_size = hfield_size
   s.hfield_nrow = hfield_nrow
@@ -756,13 +758,13 @@ MODEL_SETTERS = (
     (_set_model_8, ('cam_pos0', 'cam_mat0', 'cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation')),
     (_set_model_9, ('light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref')),
     (_set_model_10, ('eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping')),
-    (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype')),
-    (_set_model_12, ('actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange')),
-    (_set_model_13, ('actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos')),
-    (_set_model_14, ('key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
-    (_set_model_15, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
-    (_set_model_16, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos')),
-    (_set_model_17, ('mesh_quat', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
+    (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm')),
+    (_set_model_12, ('actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange')),
+    (_set_model_13, ('actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act')),
+    (_set_model_14, ('key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
+    (_set_model_15, ('pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid')),
+    (_set_model_16, ('sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale')),
+    (_set_model_17, ('mesh_pos', 'mesh_quat', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -816,6 +818,8 @@ DataType = _DataStructType([
     ('ten_wrapnum', types.Array(types.int32, 1, 'C')),
     ('ten_J', types.Array(types.float64, 1, 'C')),
     ('ten_length', types.Array(types.float64, 1, 'C')),
+    ('wrap_obj', types.Array(types.int32, 2, 'C')),
+    ('wrap_xpos', types.Array(types.float64, 2, 'C')),
     ('actuator_length', types.Array(types.float64, 1, 'C')),
     ('moment_rownnz', types.Array(types.int32, 1, 'C')),
     ('moment_rowadr', types.Array(types.int32, 1, 'C')),
@@ -854,6 +858,8 @@ DataType = _DataStructType([
     ('scratch_small', types.Array(types.float64, 1, 'C')),
     ('ctrl_clamped', types.Array(types.float64, 1, 'C')),
     ('scratch_nbody', types.Array(types.float64, 3, 'C')),
+    ('ten_wpnt', types.Array(types.float64, 1, 'C')),
+    ('trn_jac', types.Array(types.float64, 2, 'C')),
     ('rk4_qpos', types.Array(types.float64, 1, 'C')),
     ('rk4_qvel', types.Array(types.float64, 1, 'C')),
     ('rk4_act', types.Array(types.float64, 1, 'C')),
@@ -1022,7 +1028,7 @@ def _set_data_1(s, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_d
 
 
 @numba.njit(cache=True)
-def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, actuator_length):
+def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj):
   s.geom_xmat = geom_xmat
   s.site_xpos = site_xpos
   s.site_xquat = site_xquat
@@ -1038,11 +1044,13 @@ def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xm
   s.ten_wrapnum = ten_wrapnum
   s.ten_J = ten_J
   s.ten_length = ten_length
-  s.actuator_length = actuator_length
+  s.wrap_obj = wrap_obj
 
 
 @numba.njit(cache=True)
-def _set_data_3(s, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp):
+def _set_data_3(s, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring):
+  s.wrap_xpos = wrap_xpos
+  s.actuator_length = actuator_length
   s.moment_rownnz = moment_rownnz
   s.moment_rowadr = moment_rowadr
   s.moment_colind = moment_colind
@@ -1057,12 +1065,12 @@ def _set_data_3(s, moment_rownnz, moment_rowadr, moment_colind, actuator_moment,
   s.cdof_dot = cdof_dot
   s.qfrc_bias = qfrc_bias
   s.qfrc_spring = qfrc_spring
-  s.qfrc_damper = qfrc_damper
-  s.qfrc_gravcomp = qfrc_gravcomp
 
 
 @numba.njit(cache=True)
-def _set_data_4(s, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int):
+def _set_data_4(s, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse):
+  s.qfrc_damper = qfrc_damper
+  s.qfrc_gravcomp = qfrc_gravcomp
   s.qfrc_fluid = qfrc_fluid
   s.qfrc_passive = qfrc_passive
   s.subtree_linvel = subtree_linvel
@@ -1077,17 +1085,19 @@ def _set_data_4(s, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH,
   s.qacc_smooth = qacc_smooth
   s.qfrc_constraint = qfrc_constraint
   s.qfrc_inverse = qfrc_inverse
-  s.cacc = cacc
-  s.cfrc_int = cfrc_int
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time, ivec_nv, ncon, ne, nf):
+def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time):
+  s.cacc = cacc
+  s.cfrc_int = cfrc_int
   s.cfrc_ext = cfrc_ext
   s.scratch_nv = scratch_nv
   s.scratch_small = scratch_small
   s.ctrl_clamped = ctrl_clamped
   s.scratch_nbody = scratch_nbody
+  s.ten_wpnt = ten_wpnt
+  s.trn_jac = trn_jac
   s.rk4_qpos = rk4_qpos
   s.rk4_qvel = rk4_qvel
   s.rk4_act = rk4_act
@@ -1095,14 +1105,14 @@ def _set_data_5(s, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nb
   s.rk4_dqacc = rk4_dqacc
   s.rk4_dact = rk4_dact
   s.rk4_time = rk4_time
+
+
+@numba.njit(cache=True)
+def _set_data_6(s, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H):
   s.ivec_nv = ivec_nv
   s.ncon = ncon
   s.ne = ne
   s.nf = nf
-
-
-@numba.njit(cache=True)
-def _set_data_6(s, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude):
   s.nl = nl
   s.nefc = nefc
   s.contact_dist = contact_dist
@@ -1115,14 +1125,14 @@ def _set_data_6(s, nl, nefc, contact_dist, contact_pos, contact_frame, contact_i
   s.contact_solimp = contact_solimp
   s.contact_mu = contact_mu
   s.contact_H = contact_H
+
+
+@numba.njit(cache=True)
+def _set_data_7(s, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP):
   s.contact_dim = contact_dim
   s.contact_geom1 = contact_geom1
   s.contact_geom2 = contact_geom2
   s.contact_exclude = contact_exclude
-
-
-@numba.njit(cache=True)
-def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref):
   s.contact_efc_address = contact_efc_address
   s.efc_type = efc_type
   s.efc_id = efc_id
@@ -1135,14 +1145,14 @@ def _set_data_7(s, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_ro
   s.efc_frictionloss = efc_frictionloss
   s.efc_diagA = efc_diagA
   s.efc_KBIP = efc_KBIP
+
+
+@numba.njit(cache=True)
+def _set_data_8(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv):
   s.efc_D = efc_D
   s.efc_R = efc_R
   s.efc_vel = efc_vel
   s.efc_aref = efc_aref
-
-
-@numba.njit(cache=True)
-def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos):
   s.efc_b = efc_b
   s.efc_force = efc_force
   s.efc_state = efc_state
@@ -1155,14 +1165,14 @@ def _set_data_8(s, efc_b, efc_force, efc_state, solver_niter, solver_improvement
   s.solver_neval = solver_neval
   s.solver_nupdate = solver_nupdate
   s.solver_fwdinv = solver_fwdinv
+
+
+@numba.njit(cache=True)
+def _set_data_9(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad):
   s.warning_number = warning_number
   s.warning_lastinfo = warning_lastinfo
   s.col_dist = col_dist
   s.col_pos = col_pos
-
-
-@numba.njit(cache=True)
-def _set_data_9(s, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch):
   s.col_frame = col_frame
   s.col_fbuf = col_fbuf
   s.col_ibuf = col_ibuf
@@ -1175,14 +1185,14 @@ def _set_data_9(s, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_ro
   s.solver_nv = solver_nv
   s.solver_efc = solver_efc
   s.solver_quad = solver_quad
+
+
+@numba.njit(cache=True)
+def _set_data_10(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr):
   s.solver_int = solver_int
   s.solver_MinvJT = solver_MinvJT
   s.solver_ARblk = solver_ARblk
   s.solver_scratch = solver_scratch
-
-
-@numba.njit(cache=True)
-def _set_data_10(s, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr):
   s.solver_mat = solver_mat
   s.solver_Lpat = solver_Lpat
   s.solver_Lnnz = solver_Lnnz
@@ -1195,14 +1205,14 @@ def _set_data_10(s, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Yn
   s.tree_island = tree_island
   s.island_ntree = island_ntree
   s.island_itreeadr = island_itreeadr
+
+
+@numba.njit(cache=True)
+def _set_data_11(s, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id):
   s.map_itree2tree = map_itree2tree
   s.dof_island = dof_island
   s.island_nv = island_nv
   s.island_idofadr = island_idofadr
-
-
-@numba.njit(cache=True)
-def _set_data_11(s, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref):
   s.island_dofadr = island_dofadr
   s.map_dof2idof = map_dof2idof
   s.map_idof2dof = map_idof2dof
@@ -1215,14 +1225,14 @@ def _set_data_11(s, island_dofadr, map_dof2idof, map_idof2dof, efc_island, islan
   s.map_iefc2efc = map_iefc2efc
   s.iefc_type = iefc_type
   s.iefc_id = iefc_id
+
+
+@numba.njit(cache=True)
+def _set_data_12(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
   s.iefc_frictionloss = iefc_frictionloss
   s.iefc_D = iefc_D
   s.iefc_R = iefc_R
   s.iefc_aref = iefc_aref
-
-
-@numba.njit(cache=True)
-def _set_data_12(s, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
   s.iefc_force = iefc_force
   s.iefc_state = iefc_state
   s.ifrc_smooth = ifrc_smooth
@@ -1240,15 +1250,15 @@ def _set_data_12(s, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_s
 DATA_SETTERS = (
     (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'xfrc_perturb', 'pert_select', 'pert_active', 'pert_localpos', 'pert_refpos', 'pert_refquat', 'pert_refselpos')),
     (_set_data_1, ('pert_localmass', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat', 'xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat')),
-    (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'actuator_length')),
-    (_set_data_3, ('moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp')),
-    (_set_data_4, ('qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse', 'cacc', 'cfrc_int')),
-    (_set_data_5, ('cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf')),
-    (_set_data_6, ('nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude')),
-    (_set_data_7, ('contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref')),
-    (_set_data_8, ('efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos')),
-    (_set_data_9, ('col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch')),
-    (_set_data_10, ('solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr')),
-    (_set_data_11, ('island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref')),
-    (_set_data_12, ('iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
+    (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'wrap_obj')),
+    (_set_data_3, ('wrap_xpos', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring')),
+    (_set_data_4, ('qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse')),
+    (_set_data_5, ('cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'trn_jac', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time')),
+    (_set_data_6, ('ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H')),
+    (_set_data_7, ('contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP')),
+    (_set_data_8, ('efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv')),
+    (_set_data_9, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad')),
+    (_set_data_10, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr')),
+    (_set_data_11, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
+    (_set_data_12, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
 )

@@ -17,6 +17,8 @@ def load_model(path_or_xml, assets=None):
   from engine import mjcf
   m = mjcf.load_model(path_or_xml, assets=assets) if assets else mjcf.load_model(path_or_xml)
   setconst.set_const(m)
+  from engine import lengthrange
+  lengthrange.set_length_range(m)   # muscles' actuator_lengthrange (MuJoCo's compiler step)
   return m
 
 

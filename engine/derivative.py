@@ -86,6 +86,10 @@ def actuator_vel(m, d):
       bias_vel = m.actuator_biasprm[i, 2]
     if m.actuator_gaintype[i] == _GAIN_AFFINE:
       gain_vel = m.actuator_gainprm[i, 2]
+    elif m.actuator_gaintype[i] == forward._GAIN_MUSCLE:
+      gain_vel = forward.muscle.gain_vel(
+          d.actuator_length[i], d.actuator_velocity[i], m.actuator_lengthrange[i, 0],
+          m.actuator_lengthrange[i, 1], m.actuator_acc0[i], m.actuator_gainprm[i])
     if gain_vel != 0.0:
       if m.actuator_dyntype[i] == _DYN_NONE:
         # MuJoCo 4.0 uses the control after ctrlrange clamping (the mirror's older source

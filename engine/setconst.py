@@ -6,7 +6,7 @@ import numpy as np
 from engine import io
 from engine import math as mm
 from engine import smooth
-from engine.types import mjtEq, mjtGeom, mjtJoint, mjtObj, mjtTrn
+from engine.types import mjtEq, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
 
 _jit = smooth.jit
 
@@ -35,6 +35,11 @@ def _inertia_stages(m, d):
   smooth.crb(m, d)
   smooth.factor_m(m, d)
   smooth.transmission(m, d)
+
+
+@_jit
+def _spring_lengths(m, d):
+  smooth.tendon(m, d)
 
 
 def dof_chain(m, body):
@@ -95,7 +100,18 @@ def set_fixed(m):
   adr = 0
   for i in range(m.ntendon):
     a, n = m.tendon_adr[i], m.tendon_num[i]
-    dofs = sorted({int(m.jnt_dofadr[m.wrap_objid[w]]) for w in range(a, a + n)})
+    dofs = set()
+    for w in range(a, a + n):
+      typ, oid = m.wrap_type[w], m.wrap_objid[w]
+      if typ == mjtWrap.JOINT:
+        dofs.add(int(m.jnt_dofadr[oid]))
+        continue
+      b = (m.site_bodyid[oid] if typ == mjtWrap.SITE else
+           m.geom_bodyid[oid] if typ in (mjtWrap.SPHERE, mjtWrap.CYLINDER) else 0)
+      while b > 0:   # spatial: every dof moving a body on the path (makeTendonSparse)
+        dofs.update(range(m.body_dofadr[b], m.body_dofadr[b] + m.body_dofnum[b]))
+        b = m.body_parentid[b]
+    dofs = sorted(dofs)
     m.ten_J_rowadr[i] = adr
     m.ten_J_rownnz[i] = len(dofs)
     m.ten_J_colind[adr:adr + len(dofs)] = dofs
@@ -180,6 +196,18 @@ def set_const(m):
   m.cam_mode = cam_mode
   m.light_mode = light_mode
   m.tendon_length0 = d.ten_length
+  spring = m.tendon_lengthspring
+  if np.any((spring[:, 0] == -1) & (spring[:, 1] == -1)):
+    # spatial tendons' spring length at qpos_spring (mj_setConst's setSpring)
+    d.qpos[:] = m.qpos_spring
+    _position_stages(m.struct, d.struct)
+    _spring_lengths(m.struct, d.struct)
+    for i in range(m.ntendon):
+      if spring[i, 0] == -1 and spring[i, 1] == -1:
+        spring[i] = d.ten_length[i]
+    d.qpos[:] = m.qpos0
+    _position_stages(m.struct, d.struct)
+    _inertia_stages(m.struct, d.struct)
   m.actuator_length0 = d.actuator_length
   nv = m.nv
   for i in range(1, m.nbody):

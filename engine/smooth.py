@@ -3,15 +3,23 @@ tendon, transmission, crb (M), factor_m / solve_m (sparse LDL following the tree
 
 Every stage takes (m, d) structrefs, reads Model and writes Data.
 """
+import math
+
 import numba
 
 from engine import math as mm
-from engine.types import mjtJoint, mjtTrn, mjtDisableBit
+from engine import wrap as wrapmod
+from engine.types import mjtJoint, mjtTrn, mjtDisableBit, mjtWrap
 
 _FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
                                                int(mjtTrn.TENDON))
+_TRN_SLIDERCRANK, _TRN_SITE, _TRN_BODY = (int(mjtTrn.SLIDERCRANK), int(mjtTrn.SITE),
+                                          int(mjtTrn.BODY))
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_WRAP_NONE, _WRAP_JOINT, _WRAP_PULLEY = (int(mjtWrap.NONE), int(mjtWrap.JOINT),
+                                         int(mjtWrap.PULLEY))
+_WRAP_SPHERE, _WRAP_CYLINDER = int(mjtWrap.SPHERE), int(mjtWrap.CYLINDER)
 # mjtSameFrame
 _SF_NONE, _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 0, 1, 2, 3, 4
 # mjtCamLight
@@ -286,8 +294,147 @@ def camlight(m, d):
 
 
 @jit
+def _ten_add(m, d, i, dof, val):
+  """ten_J[i, dof] += val in the tendon's sparse row (columns sorted, fixed at compile time)."""
+  for k in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
+    if m.ten_J_colind[k] == dof:
+      d.ten_J[k] += val
+      return
+
+
+@jit
+def _ten_point_jac(m, d, i, body, p0, p1, p2, u0, u1, u2, scale):
+  """ten_J[i] += scale * u' * jacp(point p on body), walking the body's dof chain."""
+  b = m.body_weldid[body]
+  if b == 0 or m.body_dofnum[b] == 0:
+    return
+  root = m.body_rootid[body]
+  o0 = p0 - d.subtree_com[root, 0]
+  o1 = p1 - d.subtree_com[root, 1]
+  o2 = p2 - d.subtree_com[root, 2]
+  v = m.body_dofadr[b] + m.body_dofnum[b] - 1
+  while v >= 0:
+    c = d.cdof[v]
+    j0 = c[3] + (c[1] * o2 - c[2] * o1)
+    j1 = c[4] + (c[2] * o0 - c[0] * o2)
+    j2 = c[5] + (c[0] * o1 - c[1] * o0)
+    _ten_add(m, d, i, v, scale * (u0 * j0 + u1 * j1 + u2 * j2))
+    v = m.dof_parentid[v]
+
+
+@jit
+def _wrap_point(d, k, src, off):
+  """wrap_xpos point k (MuJoCo's flat nwrap*2 x 3 layout) = src[off:off+3]."""
+  r, c = k >> 1, (k & 1) * 3
+  d.wrap_xpos[r, c] = src[off]
+  d.wrap_xpos[r, c + 1] = src[off + 1]
+  d.wrap_xpos[r, c + 2] = src[off + 2]
+
+
+@jit
+def _wrap_obj(d, k, obj):
+  d.wrap_obj[k >> 1, k & 1] = obj
+
+
+@jit
+def _spatial_tendon(m, d, i, wrapcount):
+  """Length, Jacobian row and path points of spatial tendon i (mj_tendon); returns the new
+  wrap point count."""
+  adr = m.tendon_adr[i]
+  num = m.tendon_num[i]
+  wpnt = d.ten_wpnt
+  divisor = 1.0
+  j = 0
+  while j < num - 1:
+    type0 = m.wrap_type[adr + j]
+    type1 = m.wrap_type[adr + j + 1]
+    id0 = m.wrap_objid[adr + j]
+    id1 = m.wrap_objid[adr + j + 1]
+    if type0 == _WRAP_PULLEY or type1 == _WRAP_PULLEY:
+      if type0 == _WRAP_PULLEY:
+        divisor = m.wrap_prm[adr + j]
+        r, c = wrapcount >> 1, (wrapcount & 1) * 3
+        d.wrap_xpos[r, c] = d.wrap_xpos[r, c + 1] = d.wrap_xpos[r, c + 2] = 0.0
+        _wrap_obj(d, wrapcount, -2)
+        d.ten_wrapnum[i] += 1
+        wrapcount += 1
+      j += 1
+      continue
+    for k in range(3):
+      wpnt[k] = d.site_xpos[id0, k]
+    wb0 = m.site_bodyid[id0]
+    wb1 = wb0
+    wb2 = wb0
+    wb3 = wb0
+    wlen = -1.0
+    wrapid = -1
+    wraptype = _WRAP_NONE
+    if type1 == _WRAP_SPHERE or type1 == _WRAP_CYLINDER:
+      wraptype = type1
+      wrapid = id1
+      type1 = m.wrap_type[adr + j + 2]
+      id1 = m.wrap_objid[adr + j + 2]
+      sideid = int(round(m.wrap_prm[adr + j + 1]))
+      side = d.site_xpos[sideid if sideid >= 0 else 0]
+      wlen = wrapmod.wrap(d.ten_wpnt[3:9], d.site_xpos[id0], d.site_xpos[id1],
+                          d.geom_xpos[wrapid], d.geom_xmat[wrapid], m.geom_size[wrapid, 0],
+                          wraptype == _WRAP_CYLINDER, side, sideid >= 0)
+    if wlen < 0:
+      for k in range(3):
+        wpnt[3 + k] = d.site_xpos[id1, k]
+      wb1 = m.site_bodyid[id1]
+      d.ten_length[i] += _dist3(wpnt, 0, 3) / divisor
+      nseg = 1
+    else:
+      for k in range(3):
+        wpnt[9 + k] = d.site_xpos[id1, k]
+      wb1 = wb2 = m.geom_bodyid[wrapid]
+      wb3 = m.site_bodyid[id1]
+      d.ten_length[i] += (_dist3(wpnt, 0, 3) + wlen + _dist3(wpnt, 6, 9)) / divisor
+      nseg = 3
+    for k in range(nseg):
+      ba = wb0 if k == 0 else (wb1 if k == 1 else wb2)
+      bb = wb1 if k == 0 else (wb2 if k == 1 else wb3)
+      if ba == bb:
+        continue
+      u0 = wpnt[3 * k + 3] - wpnt[3 * k]
+      u1 = wpnt[3 * k + 4] - wpnt[3 * k + 1]
+      u2 = wpnt[3 * k + 5] - wpnt[3 * k + 2]
+      n = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+      if n < 1e-15:
+        u0, u1, u2 = 1.0, 0.0, 0.0   # mju_normalize3 of a zero vector
+      else:
+        u0, u1, u2 = u0 / n, u1 / n, u2 / n
+      _ten_point_jac(m, d, i, bb, wpnt[3 * k + 3], wpnt[3 * k + 4], wpnt[3 * k + 5],
+                     u0, u1, u2, 1.0 / divisor)
+      _ten_point_jac(m, d, i, ba, wpnt[3 * k], wpnt[3 * k + 1], wpnt[3 * k + 2],
+                     u0, u1, u2, -1.0 / divisor)
+    _wrap_point(d, wrapcount, wpnt, 0)
+    _wrap_obj(d, wrapcount, -1)
+    if wlen >= 0:
+      _wrap_point(d, wrapcount + 1, wpnt, 3)
+      _wrap_point(d, wrapcount + 2, wpnt, 6)
+      _wrap_obj(d, wrapcount + 1, wrapid)
+      _wrap_obj(d, wrapcount + 2, wrapid)
+    d.ten_wrapnum[i] += nseg
+    wrapcount += nseg
+    j += 2 if wraptype != _WRAP_NONE else 1
+    if j == num - 1 or m.wrap_type[adr + j + 1] == _WRAP_PULLEY:
+      _wrap_point(d, wrapcount, d.site_xpos[id1], 0)
+      _wrap_obj(d, wrapcount, -1)
+      d.ten_wrapnum[i] += 1
+      wrapcount += 1
+  return wrapcount
+
+
+@jit
+def _dist3(a, i, j):
+  return math.sqrt((a[j] - a[i]) ** 2 + (a[j + 1] - a[i + 1]) ** 2 + (a[j + 2] - a[i + 2]) ** 2)
+
+
+@jit
 def tendon(m, d):
-  """Fixed-tendon lengths and sparse Jacobians (mj_tendon; spatial tendons: issue 6)."""
+  """Tendon lengths, sparse Jacobians and spatial paths (mj_tendon)."""
   wrapcount = 0
   for i in range(m.ntendon):
     d.ten_length[i] = 0.0
@@ -298,20 +445,213 @@ def tendon(m, d):
     d.ten_wrapadr[i] = wrapcount
     d.ten_wrapnum[i] = 0
     adr = m.tendon_adr[i]
+    if m.wrap_type[adr] != _WRAP_JOINT:
+      wrapcount = _spatial_tendon(m, d, i, wrapcount)
+      continue
     for w in range(adr, adr + m.tendon_num[i]):
       jnt = m.wrap_objid[w]
       coef = m.wrap_prm[w]
       d.ten_length[i] += coef * d.qpos[m.jnt_qposadr[jnt]]
-      dof = m.jnt_dofadr[jnt]
-      for k in range(rowadr, rowadr + rownnz):
-        if m.ten_J_colind[k] == dof:
-          d.ten_J[k] += coef
-          break
+      _ten_add(m, d, i, m.jnt_dofadr[jnt], coef)
+
+
+@jit
+def _jac_rows(m, d, out, r, body, p):
+  """out[r:r+3] = translational, out[r+3:r+6] = rotational dense Jacobian of world point p
+  on `body` (mj_jac)."""
+  for k in range(6):
+    for j in range(m.nv):
+      out[r + k, j] = 0.0
+  b = m.body_weldid[body]
+  if m.body_dofnum[b] == 0:
+    return
+  root = m.body_rootid[body]
+  o0 = p[0] - d.subtree_com[root, 0]
+  o1 = p[1] - d.subtree_com[root, 1]
+  o2 = p[2] - d.subtree_com[root, 2]
+  v = m.body_dofadr[b] + m.body_dofnum[b] - 1
+  while v >= 0:
+    c = d.cdof[v]
+    out[r, v] = c[3] + (c[1] * o2 - c[2] * o1)
+    out[r + 1, v] = c[4] + (c[2] * o0 - c[0] * o2)
+    out[r + 2, v] = c[5] + (c[0] * o1 - c[1] * o0)
+    out[r + 3, v] = c[0]
+    out[r + 4, v] = c[1]
+    out[r + 5, v] = c[2]
+    v = m.dof_parentid[v]
+
+
+@jit
+def _common_dof(m, b0, b1):
+  """Last dof shared by the chains of bodies b0 and b1, or -1 (as mj_transmission)."""
+  d0 = m.body_dofadr[b0] + m.body_dofnum[b0] - 1
+  d1 = m.body_dofadr[b1] + m.body_dofnum[b1] - 1
+  if d0 < 0 or d1 < 0 or m.body_dofnum[b0] == 0 or m.body_dofnum[b1] == 0:
+    return -1
+  while d0 != d1:
+    if d0 < d1:
+      d1 = m.dof_parentid[d1]
+    else:
+      d0 = m.dof_parentid[d0]
+    if d0 == -1 or d1 == -1:
+      return -1
+  return d0
+
+
+@jit
+def _sub_quat(a0, a1, a2, a3, b0, b1, b2, b3):
+  """Rotation from b to a as a 3D rotation vector (mju_subQuat)."""
+  q0, q1, q2, q3 = mm.quat_mul(b0, -b1, -b2, -b3, a0, a1, a2, a3)
+  s = math.sqrt(q1 * q1 + q2 * q2 + q3 * q3)
+  if s < 1e-15:
+    return 0.0, 0.0, 0.0
+  speed = 2 * math.atan2(s, q0)
+  if speed > math.pi:
+    speed -= 2 * math.pi
+  return q1 / s * speed, q2 / s * speed, q3 / s * speed
+
+
+@jit
+def _site_moment(m, d, i, gear):
+  """Site transmission (with or without refsite): length, and the dense moment row in
+  d.trn_jac[12]."""
+  J = d.trn_jac
+  row = J[12]
+  nv = m.nv
+  sid = m.actuator_trnid[i, 0]
+  ref = m.actuator_trnid[i, 1]
+  for j in range(nv):
+    row[j] = 0.0
+  _jac_rows(m, d, J, 0, m.site_bodyid[sid], d.site_xpos[sid])
+  length = 0.0
+  if ref < 0:
+    xm = d.site_xmat[sid]
+    w0, w1, w2 = mm.mat_vec(xm, gear[0], gear[1], gear[2])
+    w3, w4, w5 = mm.mat_vec(xm, gear[3], gear[4], gear[5])
+    for j in range(nv):
+      row[j] = (J[0, j] * w0 + J[1, j] * w1 + J[2, j] * w2
+                + J[3, j] * w3 + J[4, j] * w4 + J[5, j] * w5)
+    return length
+  common = _common_dof(m, m.body_weldid[m.site_bodyid[sid]], m.body_weldid[m.site_bodyid[ref]])
+  _jac_rows(m, d, J, 6, m.site_bodyid[ref], d.site_xpos[ref])
+  xr = d.site_xmat[ref]
+  for part in range(2):
+    g0, g1, g2 = gear[3 * part], gear[3 * part + 1], gear[3 * part + 2]
+    if g0 == 0.0 and g1 == 0.0 and g2 == 0.0:
+      continue
+    if part == 0:
+      v0 = d.site_xpos[sid, 0] - d.site_xpos[ref, 0]
+      v1 = d.site_xpos[sid, 1] - d.site_xpos[ref, 1]
+      v2 = d.site_xpos[sid, 2] - d.site_xpos[ref, 2]
+      v0, v1, v2 = mm.mat_t_vec(xr, v0, v1, v2)
+    else:
+      a = d.site_xquat[sid]
+      b = d.site_xquat[ref]
+      v0, v1, v2 = _sub_quat(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
+    length += v0 * g0 + v1 * g1 + v2 * g2
+    r = 3 * part
+    for k in range(3):
+      for j in range(nv):
+        J[r + k, j] -= J[6 + r + k, j]
+    da = common
+    while da >= 0:
+      J[r, da] = J[r + 1, da] = J[r + 2, da] = 0.0
+      da = m.dof_parentid[da]
+    w0, w1, w2 = mm.mat_vec(xr, g0, g1, g2)
+    for j in range(nv):
+      row[j] += J[r, j] * w0 + J[r + 1, j] * w1 + J[r + 2, j] * w2
+  return length
+
+
+@jit
+def _slidercrank_moment(m, d, i, gear):
+  """Slider-crank transmission: length, and the dense moment row in d.trn_jac[12]."""
+  J = d.trn_jac
+  row = J[12]
+  nv = m.nv
+  cid = m.actuator_trnid[i, 0]
+  sl = m.actuator_trnid[i, 1]
+  rod = m.actuator_cranklength[i]
+  xm = d.site_xmat[sl]
+  ax0, ax1, ax2 = xm[2], xm[5], xm[8]
+  v0 = d.site_xpos[cid, 0] - d.site_xpos[sl, 0]
+  v1 = d.site_xpos[cid, 1] - d.site_xpos[sl, 1]
+  v2 = d.site_xpos[cid, 2] - d.site_xpos[sl, 2]
+  av = v0 * ax0 + v1 * ax1 + v2 * ax2
+  det = av * av + rod * rod - (v0 * v0 + v1 * v1 + v2 * v2)
+  if det <= 0:
+    length = av
+    la0, la1, la2 = v0, v1, v2
+    lv0, lv1, lv2 = ax0, ax1, ax2
+  else:
+    sdet = math.sqrt(det)
+    length = av - sdet
+    f = 1 - av / sdet
+    lv0, lv1, lv2 = ax0 * f + v0 / sdet, ax1 * f + v1 / sdet, ax2 * f + v2 / sdet
+    la0, la1, la2 = v0 * f, v1 * f, v2 * f
+  _jac_rows(m, d, J, 0, m.site_bodyid[sl], d.site_xpos[sl])       # slider point and axis
+  _jac_rows(m, d, J, 6, m.site_bodyid[cid], d.site_xpos[cid])     # crank point
+  for j in range(nv):
+    # jacA = cross(jacr column, axis); jac = crank point - slider point
+    ja0 = J[4, j] * ax2 - J[5, j] * ax1
+    ja1 = J[5, j] * ax0 - J[3, j] * ax2
+    ja2 = J[3, j] * ax1 - J[4, j] * ax0
+    row[j] = (la0 * ja0 + la1 * ja1 + la2 * ja2
+              + lv0 * (J[6, j] - J[0, j]) + lv1 * (J[7, j] - J[1, j])
+              + lv2 * (J[8, j] - J[2, j])) * gear[0]
+  return length * gear[0]
+
+
+@jit
+def _body_moment(m, d, i):
+  """Body transmission (adhesion): minus the mean normal Jacobian of the body's contacts, in
+  d.trn_jac[12] (mj_transmission's mjTRN_BODY); contacts excluded in the gap count with the
+  Jacobian difference along their normal."""
+  J = d.trn_jac
+  row = J[12]
+  nv = m.nv
+  body = m.actuator_trnid[i, 0]
+  for j in range(nv):
+    row[j] = 0.0
+  counter = 0
+  elliptic = m.opt_cone[0] == 1
+  for c in range(d.ncon[0]):
+    g1, g2 = d.contact_geom1[c], d.contact_geom2[c]
+    if g1 < 0 or g2 < 0:
+      continue
+    b1, b2 = m.geom_bodyid[g1], m.geom_bodyid[g2]
+    if b1 != body and b2 != body:
+      continue
+    ex = d.contact_exclude[c]
+    if ex == 0:
+      counter += 1
+      adr = d.contact_efc_address[c]
+      if adr < 0:
+        continue
+      dim = d.contact_dim[c]
+      nrow = 1 if (dim == 1 or elliptic) else 2 * (dim - 1)
+      w = 1.0 if nrow == 1 else 0.5 / (dim - 1)
+      for r in range(adr, adr + nrow):
+        for k in range(d.efc_J_rowadr[r], d.efc_J_rowadr[r] + d.efc_J_rownnz[r]):
+          row[d.efc_J_colind[k]] += w * d.efc_J[k]
+    elif ex == 1:
+      counter += 1
+      p = d.contact_pos[c]
+      _jac_rows(m, d, J, 0, b1, p)
+      _jac_rows(m, d, J, 6, b2, p)
+      fr = d.contact_frame[c]
+      for j in range(nv):
+        row[j] += (fr[0] * (J[6, j] - J[0, j]) + fr[1] * (J[7, j] - J[1, j])
+                   + fr[2] * (J[8, j] - J[2, j]))
+  if counter:
+    for j in range(nv):
+      row[j] *= -1.0 / counter
 
 
 @jit
 def transmission(m, d):
-  """Actuator lengths and sparse moment arms for joint and tendon transmissions."""
+  """Actuator lengths and sparse moment arms (mj_transmission): joint, tendon, site (with
+  and without refsite), slider-crank and body (adhesion) transmissions."""
   adr = 0
   for i in range(m.nu):
     d.moment_rowadr[i] = adr
@@ -321,23 +661,39 @@ def transmission(m, d):
     nnz = 0
     if trn == _TRN_JOINT or trn == _TRN_JOINTINPARENT:
       jt = m.jnt_type[ident]
+      qa = m.jnt_qposadr[ident]
       if jt == _SLIDE or jt == _HINGE:
         nnz = 1
         d.moment_colind[adr] = m.jnt_dofadr[ident]
-        d.actuator_length[i] = d.qpos[m.jnt_qposadr[ident]] * gear[0]
+        d.actuator_length[i] = d.qpos[qa] * gear[0]
         d.actuator_moment[adr] = gear[0]
+      elif jt == _BALL:
+        # 3D gear: in the child frame for JOINT, the parent frame for JOINTINPARENT;
+        # length = expmap of the joint quaternion . gear
+        nnz = 3
+        q0, q1, q2, q3 = mm.quat_normalize(d.qpos[qa], d.qpos[qa + 1], d.qpos[qa + 2],
+                                           d.qpos[qa + 3])
+        a0, a1, a2 = _sub_quat(q0, q1, q2, q3, 1.0, 0.0, 0.0, 0.0)
+        g0, g1, g2 = gear[0], gear[1], gear[2]
+        if trn == _TRN_JOINTINPARENT:
+          g0, g1, g2 = mm.quat_rot(q0, -q1, -q2, -q3, g0, g1, g2)
+        d.actuator_length[i] = a0 * g0 + a1 * g1 + a2 * g2
+        for k in range(3):
+          d.moment_colind[adr + k] = m.jnt_dofadr[ident] + k
+        d.actuator_moment[adr] = g0
+        d.actuator_moment[adr + 1] = g1
+        d.actuator_moment[adr + 2] = g2
       else:
-        # ball / free joint: moment is the gear (rotated into the child frame for free
-        # joints with jointinparent) and length is zero (MuJoCo's convention)
-        nnz = 3 if jt == _BALL else 6
+        # free joint: translational gear as is, rotational gear in the body frame for
+        # JOINTINPARENT (rotated by the inverse joint quaternion), as given for JOINT
+        nnz = 6
         d.actuator_length[i] = 0.0
-        for k in range(nnz):
+        for k in range(6):
           d.moment_colind[adr + k] = m.jnt_dofadr[ident] + k
           d.actuator_moment[adr + k] = gear[k]
-        if trn == _TRN_JOINT and jt == _FREE:
-          # rotational gear is given in the body frame for JOINT, world frame otherwise
-          q = d.qpos[m.jnt_qposadr[ident] + 3:m.jnt_qposadr[ident] + 7]
-          q0, q1, q2, q3 = mm.quat_normalize(q[0], q[1], q[2], q[3])
+        if trn == _TRN_JOINTINPARENT:
+          q0, q1, q2, q3 = mm.quat_normalize(d.qpos[qa + 3], d.qpos[qa + 4], d.qpos[qa + 5],
+                                             d.qpos[qa + 6])
           g0, g1, g2 = mm.quat_rot(q0, -q1, -q2, -q3, gear[3], gear[4], gear[5])
           d.actuator_moment[adr + 3] = g0
           d.actuator_moment[adr + 4] = g1
@@ -349,6 +705,20 @@ def transmission(m, d):
       for k in range(nnz):
         d.moment_colind[adr + k] = m.ten_J_colind[ta + k]
         d.actuator_moment[adr + k] = d.ten_J[ta + k] * gear[0]
+    elif trn == _TRN_SITE or trn == _TRN_SLIDERCRANK or trn == _TRN_BODY:
+      if trn == _TRN_SITE:
+        d.actuator_length[i] = _site_moment(m, d, i, gear)
+      elif trn == _TRN_SLIDERCRANK:
+        d.actuator_length[i] = _slidercrank_moment(m, d, i, gear)
+      else:
+        d.actuator_length[i] = 0.0
+        _body_moment(m, d, i)
+      row = d.trn_jac[12]
+      for j in range(m.nv):
+        if row[j] != 0.0:
+          d.moment_colind[adr + nnz] = j
+          d.actuator_moment[adr + nnz] = row[j]
+          nnz += 1
     d.moment_rownnz[i] = nnz
     adr += nnz
 

@@ -401,6 +401,7 @@ tendon_lengthspring f8 ntendon 2
 tendon_length0 f8 ntendon
 tendon_invweight0 f8 ntendon
 tendon_rgba f4 ntendon 4
+tendon_width f8 ntendon
 ten_J_rownnz i4 ntendon
 ten_J_rowadr i4 ntendon
 ten_J_colind i4 nJten
@@ -518,6 +519,8 @@ ten_wrapadr i4 ntendon
 ten_wrapnum i4 ntendon
 ten_J f8 nJten
 ten_length f8 ntendon
+wrap_obj i4 nwrap 2
+wrap_xpos f8 nwrap 6
 actuator_length f8 nu
 moment_rownnz i4 nu
 moment_rowadr i4 nu
@@ -556,6 +559,8 @@ scratch_nv f8 8 nv
 scratch_small f8 16
 ctrl_clamped f8 nu
 scratch_nbody f8 4 nbody 6
+ten_wpnt f8 12
+trn_jac f8 13 nv
 rk4_qpos f8 nq
 rk4_qvel f8 nv
 rk4_act f8 na

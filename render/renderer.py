@@ -505,11 +505,30 @@ class Renderer:
             if s.any():
               b.add(kind, snap.site_xpos[s], snap.site_xmat[s], self.site_size4[s],
                     self.site_rgba[s])
+    self._tendon_instances(snap, opts, batch_o, batch_t)
     if self.arrows:
       for a in self.arrows:
         w = a[3] if len(a) > 3 else sc.forcewidth * scl
         batch_o.arrows(np.asarray(a[0], float)[None], np.asarray(a[1], float)[None], w,
                        np.asarray(a[2], float))
+
+  def _tendon_instances(self, snap, opts, batch_o, batch_t):
+    """Spatial tendons as capsules of the tendon's width along d.wrap_xpos, as MuJoCo draws
+    them; a pulley (wrap_obj -2) starts a new branch."""
+    m = self.m
+    if not opts.tendons or not m.ntendon or not hasattr(snap, "wrap_obj"):
+      return
+    wx = snap.wrap_xpos.reshape(-1, 3)
+    obj = snap.wrap_obj.reshape(-1)
+    for t in range(m.ntendon):
+      a, n = snap.ten_wrapadr[t], snap.ten_wrapnum[t]
+      j = np.arange(a, a + n - 1)
+      j = j[(obj[j] != -2) & (obj[j + 1] != -2)]
+      if not len(j):
+        continue
+      rgba = np.asarray(m.tendon_rgba[t], np.float32)
+      batch = batch_o if rgba[3] >= 1 else batch_t
+      batch.connectors(CAPSULE, wx[j], wx[j + 1], float(m.tendon_width[t]), rgba)
 
   def _equality_instances(self, snap, batch):
     m, scl = self.m, self.meansize
@@ -792,14 +811,6 @@ class Renderer:
       c = np.asarray(a[2], np.float32)
       segs.append(np.concatenate([np.asarray(a[0], np.float32), c]))
       segs.append(np.concatenate([np.asarray(a[1], np.float32), c]))
-    if opts.tendons and hasattr(snap, "wrap_xpos") and hasattr(snap, "ten_wrapadr"):
-      rgba = np.asarray(self.m.tendon_rgba, np.float32)
-      wx = snap.wrap_xpos.reshape(-1, 3)
-      for t in range(self.m.ntendon):
-        a, n = snap.ten_wrapadr[t], snap.ten_wrapnum[t]
-        for j in range(a, a + n - 1):
-          segs.append(np.concatenate([wx[j], rgba[t]]))
-          segs.append(np.concatenate([wx[j + 1], rgba[t]]))
     if not segs:
       return
     data = np.array(segs, np.float32)

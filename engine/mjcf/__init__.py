@@ -8,7 +8,10 @@ def load_model(source, assets=None):
   from engine import io
   sizes, arrays, names = compile_model(source, assets)
   path = source if isinstance(source, str) and not source.lstrip().startswith("<") else None
-  return io.Model(sizes, arrays, names, source=path)
+  lropt = arrays.pop("_lengthrange")
+  m = io.Model(sizes, arrays, names, source=path)
+  m.__dict__["lropt"] = lropt   # compiler <lengthrange> options, used by engine.lengthrange
+  return m
 
 
 __all__ = ["MjcfError", "MjcfWarning", "compile_model", "load_model"]

@@ -265,6 +265,35 @@ def _subtreemass(A, nb):
   A["body_subtreemass"] = st
 
 
+def _body_dofs(A, b):
+  """Set of dofs that move body b (its chain to the world)."""
+  out = set()
+  while b > 0:
+    adr = int(A["body_dofadr"][b])
+    out.update(range(adr, adr + int(A["body_dofnum"][b])))
+    b = int(A["body_parentid"][b])
+  return out
+
+
+def _tendon_dofs(te, A, joints):
+  """Sorted dofs a tendon's Jacobian row may touch (MuJoCo's makeTendonSparse)."""
+  if te.kind == "fixed":
+    return sorted(joints[oid].dofadr for _, oid, _ in te.path)
+  dofs = set()
+  for typ, oid, _ in te.path:
+    if typ == t.mjtWrap.SITE:
+      b = int(A["site_bodyid"][oid])
+    elif typ in (t.mjtWrap.SPHERE, t.mjtWrap.CYLINDER):
+      b = int(A["geom_bodyid"][oid])
+    else:
+      continue
+    while b > 0:
+      adr = int(A["body_dofadr"][b])
+      dofs.update(range(adr, adr + int(A["body_dofnum"][b])))
+      b = int(A["body_parentid"][b])
+  return sorted(dofs)
+
+
 def _tendons(c, A, sizes):
   tens = c.tendons
   n = len(tens)
@@ -272,10 +301,10 @@ def _tendons(c, A, sizes):
   adr, wt, wo, wp = [], [], [], []
   for te in tens:
     adr.append(len(wt))
-    for jid, coef in te.path:
-      wt.append(1)
-      wo.append(jid)
-      wp.append(coef)
+    for typ, oid, prm in te.path:
+      wt.append(typ)
+      wo.append(oid)
+      wp.append(prm)
   sizes["nwrap"] = len(wt)
   T = lambda attr, dt=np.float64: np.array([x[attr] for x in tens], dt)
   A["tendon_adr"] = np.array(adr, np.int32)
@@ -284,25 +313,38 @@ def _tendons(c, A, sizes):
   A["tendon_actfrclimited"] = T("is_actfrclimited", bool).ravel()
   for k in ("solref_lim", "solimp_lim", "solref_fri", "solimp_fri", "range", "actfrcrange"):
     A["tendon_" + k] = T(k)
-  for k in ("margin", "stiffness", "damping", "armature", "frictionloss"):
+  for k in ("margin", "stiffness", "damping", "armature", "frictionloss", "width"):
     A["tendon_" + k] = T(k).ravel()
   A["tendon_rgba"] = T("rgba", np.float32)
   joints = c.all_joints()
   spring = np.zeros((n, 2))
   for i, te in enumerate(tens):
-    if te.springlength == [-1.0, -1.0]:
+    if te.springlength == [-1.0, -1.0] and te.kind == "fixed":
       # fixed tendon length at qpos_spring (what mj_setConst computes for the spring rest length)
       length = 0.0
-      for jid, coef in te.path:
+      for _, jid, coef in te.path:
         length += coef * A["qpos_spring"][joints[jid].qposadr]
       spring[i] = length
     else:
-      spring[i] = te.springlength
+      spring[i] = te.springlength   # spatial (-1, -1): set_const measures it at qpos_spring
   A["tendon_lengthspring"] = spring
   A["wrap_type"] = np.array(wt, np.int32)
   A["wrap_objid"] = np.array(wo, np.int32)
   A["wrap_prm"] = np.array(wp, np.float64)
-  A["tendon_type"] = np.zeros(n, np.int32)   # mjTENDON_FIXED
+  A["tendon_type"] = np.array([int(te.kind == "spatial") for te in tens], np.int32)
+  # demote bodies moved along a tendon with armature to non-simple (MuJoCo's FinalizeSimple)
+  for te in tens:
+    if te.armature == 0 or te.kind == "fixed":
+      continue
+    for typ, oid, _ in te.path:
+      if typ == t.mjtWrap.SITE:
+        c._simple[int(A["site_bodyid"][oid])] = 0
+  cols = [_tendon_dofs(te, A, joints) for te in tens]
+  rownnz = np.array([len(x) for x in cols], np.int32)
+  A["ten_J_rownnz"] = rownnz
+  A["ten_J_rowadr"] = (np.cumsum(rownnz) - rownnz).astype(np.int32)
+  A["ten_J_colind"] = np.array([d for x in cols for d in x], np.int32)
+  sizes["nJten"] = int(rownnz.sum())
 
 
 def _actuators(c, A, sizes):
@@ -323,7 +365,8 @@ def _actuators(c, A, sizes):
   for k in ("ctrllimited", "forcelimited", "actlimited"):
     A["actuator_" + k] = U("is_" + k, bool).ravel()
   A["actuator_actearly"] = U("actearly", bool).ravel()
-  for k in ("dynprm", "gainprm", "biasprm", "ctrlrange", "forcerange", "actrange", "gear"):
+  for k in ("dynprm", "gainprm", "biasprm", "ctrlrange", "forcerange", "actrange", "gear",
+            "lengthrange"):
     A["actuator_" + k] = U(k)
   for k in ("cranklength", "damping", "armature"):
     A["actuator_" + k] = U(k).ravel()
@@ -332,8 +375,16 @@ def _actuators(c, A, sizes):
   for a in acts:
     if a.trntype in (0, 1):
       nj += _NV[joints[a.trnid[0]].type]
+    elif a.trntype == 3:
+      nj += int(A["ten_J_rownnz"][a.trnid[0]])
+    elif a.trntype == 5:
+      nj += sizes["nv"]
     else:
-      nj += len(c.tendons[a.trnid[0]].path)
+      # site / slider-crank: dofs of the merged chains (MuJoCo's CountNJmom, mj_mergeChain)
+      b1 = int(A["site_bodyid"][a.trnid[0]])
+      b2 = int(A["site_bodyid"][a.trnid[1]]) if a.trnid[1] >= 0 else 0
+      c1, c2 = _body_dofs(A, b1), _body_dofs(A, b2)
+      nj += len(c1 ^ c2) if a.trntype == 4 else len(c1 | c2)
   sizes["nJmom"] = nj
   A["actuator_outadr"] = np.arange(n, dtype=np.int32)
   A["actuator_outnum"] = np.ones(n, np.int32)
@@ -345,13 +396,6 @@ def _actuators(c, A, sizes):
         k = a.trnid[0]
         ids[k] = i if ids[k] == -1 else -2
     A[kind + "_actuatorid"] = ids
-  rownnz = np.array([len(te.path) for te in c.tendons], np.int32)
-  A["ten_J_rownnz"] = rownnz
-  A["ten_J_rowadr"] = (np.cumsum(rownnz) - rownnz).astype(np.int32)
-  A["ten_J_colind"] = np.array([d for te in c.tendons
-                                for d in sorted(joints[jid].dofadr for jid, _ in te.path)],
-                               np.int32)
-  sizes["nJten"] = sum(len(te.path) for te in c.tendons)
 
 
 def _equalities(c, A, sizes):
@@ -487,7 +531,9 @@ def assemble(c):
   A["vis_map_stiffness"] = np.array([c.visual.get("map", {}).get("stiffness", 100.0)])
   A["vis_map_stiffnessrot"] = np.array([c.visual.get("map", {}).get("stiffnessrot", 500.0)])
   A["_visual"], A["_statistic"] = c.visual, c.statistic  # Python-side, see engine/visual.py
+  A["_lengthrange"] = c.lropt   # Python-side, see engine/lengthrange.py
   simple = _tree(c, A, sizes)
+  c._simple = simple
   _tendons(c, A, sizes)
   _actuators(c, A, sizes)
   # bodies moved by tendons with armature are not simple (MuJoCo's FinalizeSimple)

@@ -116,6 +116,8 @@ class Compiler:
     self.meshes, self.meshdir, self.strippath = [], "", False
     self.hfields = []
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
+    self.lropt = dict(mode=1, useexisting=True, uselimit=False, accel=20.0, maxforce=0.0,
+                      timeconst=1.0, timestep=0.01, inttotal=10.0, interval=2.0, tolrange=0.05)
 
   # ------------------------------------------------------------------------- top level
 
@@ -185,6 +187,20 @@ class Compiler:
     from engine.mjcf import _assemble
     return _assemble.assemble(self)
 
+  def _lengthrange_opt(self, n):
+    """<compiler><lengthrange>: options of the compile-time actuator length-range simulation
+    (mjLROpt)."""
+    rd = _Reader(n, None)
+    o = self.lropt
+    o["mode"] = rd.kw("mode", {"none": 0, "muscle": 1, "muscleuser": 2, "all": 3}, o["mode"])
+    o["useexisting"] = rd.kw("useexisting", _BOOL, o["useexisting"])
+    o["uselimit"] = rd.kw("uselimit", _BOOL, o["uselimit"])
+    for k in ("accel", "maxforce", "timeconst", "timestep", "inttotal", "interval", "tolrange"):
+      o[k] = rd.num(k, o[k])
+    for k in n.attrib:
+      if k not in o:
+        raise n.error(f"unknown attribute '{k}'")
+
   def _compiler(self, n):
     rd = _Reader(n, None)
     self.degree = rd.kw("angle", {"degree": True, "radian": False}, self.degree)
@@ -205,6 +221,8 @@ class Compiler:
     self.fusestatic = rd.kw("fusestatic", _BOOL, self.fusestatic)
     self.meshdir = rd.str("meshdir", rd.str("assetdir", self.meshdir))
     self.strippath = rd.kw("strippath", _BOOL, self.strippath)
+    for c in _children(n, "lengthrange"):
+      self._lengthrange_opt(c)
     if rd.kw("alignfree", _BOOL, False):
       raise n.error("alignfree='true' is not supported yet")
     if rd.str("coordinate", "local") != "local":
@@ -1027,10 +1045,8 @@ class Compiler:
     return self._jcache
 
   def _tendon(self, n):
-    if n.tag != "fixed":
-      raise n.error(f"tendon type <{n.tag}> is not supported yet")
     rd, _ = self._reader(n, "main", "tendon")
-    te = _Obj(node=n, name=n.get("name", ""))
+    te = _Obj(node=n, name=n.get("name", ""), kind=n.tag)
     te.group = rd.int("group", 0)
     te.limited = rd.kw("limited", _LIMITED, 2)
     te.actfrclimited = rd.kw("actuatorfrclimited", _LIMITED, 2)
@@ -1046,15 +1062,21 @@ class Compiler:
     te.armature = rd.num("armature", 0.0)
     te.frictionloss = rd.num("frictionloss", 0.0)
     te.springlength = rd.vec("springlength", [-1.0, -1.0], 2)
+    te.width = rd.num("width", 0.003)
     te.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
+    # path entries: (mjtWrap type, object id, prm) as MuJoCo's wrap_type/objid/prm
     te.path = []
-    for c in n.children:
-      for key in ("joint", "coef"):
-        if key not in c.attrib:
-          raise c.error(f"missing attribute '{key}'")
-      coef = floats(c, "coef", 1)
-      te.path.append((self.find("joint", c.attrib["joint"], c, "tendon joint"),
-                      coef[0] if coef else 1.0))
+    if n.tag == "fixed":
+      for c in n.children:
+        for key in ("joint", "coef"):
+          if key not in c.attrib:
+            raise c.error(f"missing attribute '{key}'")
+        coef = floats(c, "coef", 1)
+        te.path.append((int(t.mjtWrap.JOINT),
+                        self.find("joint", c.attrib["joint"], c, "tendon joint"),
+                        coef[0] if coef else 1.0))
+    else:
+      self._spatial_path(n, te)
     if not te.path:
       raise n.error("tendon path cannot be empty")
     for key, lim in (("limited", "range"), ("actfrclimited", "actuatorfrcrange")):
@@ -1070,6 +1092,59 @@ class Compiler:
       raise n.error("invalid springlength in tendon")
     self.tendons.append(te)
 
+  def _spatial_path(self, n, te):
+    """Path of a spatial tendon, checked as mjCTendon::Compile checks it."""
+    for c in n.children:
+      if c.tag == "site":
+        if "site" not in c.attrib:
+          raise c.error("missing attribute 'site'")
+        te.path.append((int(t.mjtWrap.SITE), self.find("site", c.attrib["site"], c,
+                                                       "tendon site"), 0.0))
+      elif c.tag == "geom":
+        if "geom" not in c.attrib:
+          raise c.error("missing attribute 'geom'")
+        gid = self.find("geom", c.attrib["geom"], c, "tendon geom")
+        gtype = [g for b in self.bodies for g in b.geoms][gid].type
+        if gtype not in (2, 5):
+          raise c.error("wrapping geom must be a sphere or a cylinder")
+        side = (self.find("site", c.attrib["sidesite"], c, "tendon sidesite")
+                if "sidesite" in c.attrib else -1)
+        wt = t.mjtWrap.SPHERE if gtype == 2 else t.mjtWrap.CYLINDER
+        te.path.append((int(wt), gid, float(side)))
+      else:
+        div = floats(c, "divisor", 1)
+        if div is None:
+          raise c.error("missing attribute 'divisor'")
+        if div[0] <= 0:
+          raise c.error("pulley divisor must be positive")
+        te.path.append((int(t.mjtWrap.PULLEY), -1, div[0]))
+    sz = len(te.path)
+    if sz and sz < 2:
+      raise n.error("spatial tendon path must contain at least two objects")
+    if te.width <= 0:
+      raise n.error("tendon must have positive width")
+    if te.armature < 0:
+      raise n.error("tendon armature cannot be negative")
+    P, S = int(t.mjtWrap.PULLEY), int(t.mjtWrap.SITE)
+    for i, (typ, oid, _) in enumerate(te.path):
+      prev = te.path[i - 1][0] if i > 0 else None
+      nxt = te.path[i + 1][0] if i < sz - 1 else None
+      if typ == P:
+        if prev == P:
+          raise n.error(f"consecutive pulleys in tendon path (pos {i})")
+        if nxt is None:
+          raise n.error("tendon path ends with pulley")
+      elif typ == S:
+        if prev in (None, P) and nxt in (None, P):
+          raise n.error(f"site {i} in tendon path needs a neighbor that is not a pulley")
+        if nxt == S and te.path[i + 1][1] == oid:
+          raise n.error(f"site {i} is repeated in tendon path")
+      else:
+        if prev != S or nxt != S:
+          raise n.error(f"geom at pos {i} in tendon path not bracketed by sites")
+        if te.armature > 0:
+          raise n.error("geom wrapping not supported by tendon armature")
+
   def _actuator(self, n):
     cls = self._cls(n, "main")
     a = _copy_act(self.act_defaults[cls])
@@ -1078,13 +1153,24 @@ class Compiler:
     targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
                if k in n.attrib]
     if len(targets) != 1:
-      raise n.error("actuator needs exactly one transmission target (joint or tendon)")
+      raise n.error("actuator needs exactly one transmission target (joint, jointinparent, "
+                    "tendon, site, cranksite or body)")
     kind = targets[0]
-    if kind not in ("joint", "jointinparent", "tendon"):
-      raise n.error(f"actuator transmission '{kind}' is not supported yet")
-    a.trntype = {"joint": 0, "jointinparent": 1, "tendon": 3}[kind]
-    a.trnid = [self.find("tendon" if kind == "tendon" else "joint", n.attrib[kind], n,
-                         f"actuator {kind}"), -1]
+    for extra, owner in (("refsite", "site"), ("slidersite", "cranksite")):
+      if extra in n.attrib and kind != owner:
+        raise n.error(f"'{extra}' is only allowed with '{owner}'")
+    a.trntype = {"joint": 0, "jointinparent": 1, "cranksite": 2, "tendon": 3, "site": 4,
+                 "body": 5}[kind]
+    what = {"jointinparent": "joint", "cranksite": "site"}.get(kind, kind)
+    a.trnid = [self.find(what, n.attrib[kind], n, f"actuator {kind}"), -1]
+    if kind == "site" and "refsite" in n.attrib:
+      a.trnid[1] = self.find("site", n.attrib["refsite"], n, "actuator refsite")
+    if kind == "cranksite":
+      if "slidersite" not in n.attrib:
+        raise n.error("slider-crank actuator needs 'slidersite'")
+      a.trnid[1] = self.find("site", n.attrib["slidersite"], n, "actuator slidersite")
+      if a.cranklength <= 0:
+        raise n.error("slider-crank actuator needs a positive 'cranklength'")
     _finish_actuator(self, a)
     self.actuators.append(a)
 
@@ -1175,7 +1261,8 @@ class Compiler:
 
 # ---------------------------------------------------------------------------- actuators
 
-_ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper")
+_ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder",
+             "muscle", "adhesion")
 
 
 def _default_actuator():
@@ -1255,6 +1342,29 @@ def _apply_actuator(n, a, defaults):
     a.gainprm[0] = kv
     a.biasprm[2] = -kv
     a.dyntype, a.gaintype, a.biastype = 0, 0, 1
+  elif tag == "muscle":
+    _set_muscle(rd, a)
+  elif tag == "cylinder":
+    was = a.dyntype == 2 and a.gaintype == 0 and a.biastype == 1
+    tc = rd.num("timeconst", a.dynprm[0] if was else 1.0)
+    area = rd.num("area", a.gainprm[0] if was else 1.0)
+    if "diameter" in n.attrib:
+      area = math.pi / 4 * rd.num("diameter", 0.0) ** 2
+    bias = rd.vec("bias", a.biasprm[0:3] if was else [0.0] * 3, 3)
+    a.dyntype, a.gaintype, a.biastype = 2, 0, 1
+    a.dynprm = [tc] + [0.0] * 9
+    a.gainprm = [area] + [0.0] * 9
+    a.biasprm = list(bias) + [0.0] * 7
+  elif tag == "adhesion":
+    gain = rd.num("gain", a.gainprm[0])
+    if gain < 0:
+      raise n.error("adhesion gain cannot be negative")
+    a.gainprm = [gain] + [0.0] * 9
+    a.biasprm = [0.0] * 10
+    a.ctrllimited = 1
+    a.dyntype, a.gaintype, a.biastype = 0, 0, 0
+    if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
+      raise n.error("adhesion control range cannot be negative")
   elif tag == "damper":
     kv = rd.num("kv", -a.gainprm[2] if a.gaintype == 1 else 0.0)
     a.gainprm = [0.0] * 10
@@ -1265,6 +1375,26 @@ def _apply_actuator(n, a, defaults):
       raise n.error("damping coefficient cannot be negative")
     if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
       raise n.error("damper control range cannot be negative")
+
+
+_MUSCLE_PRM = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2]
+
+
+def _set_muscle(rd, a):
+  """The muscle shortcut (mjs_setToMuscle): muscle dynamics, gain and bias with shared prm."""
+  was = a.dyntype == 4
+  tc = rd.vec("timeconst", a.dynprm[0:2] if was else [0.01, 0.04], 2)
+  smooth = rd.num("tausmooth", a.dynprm[2] if was else 0.0)
+  if smooth < 0:
+    raise rd.node.error("muscle tausmooth cannot be negative")
+  base = a.gainprm[0:9] if a.gaintype == 2 else list(_MUSCLE_PRM)
+  prm = list(rd.vec("range", base[0:2], 2))
+  for k, key in enumerate(("force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax")):
+    prm.append(rd.num(key, base[2 + k]))
+  a.dyntype, a.gaintype, a.biastype = 4, 2, 2
+  a.dynprm = list(tc) + [smooth] + [0.0] * 7
+  a.gainprm = prm + [0.0]
+  a.biasprm = prm + [0.0]
 
 
 def _finish_actuator(c, a):
@@ -1278,6 +1408,8 @@ def _finish_actuator(c, a):
       rng = "actrange"
     else:
       raise n.error("inheritrange only available for position and intvelocity actuators")
+    if a.trntype not in (0, 1, 3):
+      raise n.error("inheritrange needs a joint or tendon transmission")
     if a.trntype in (0, 1):
       j = c.all_joints()[a.trnid[0]]
       if j.type not in (2, 3):

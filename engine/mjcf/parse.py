@@ -81,6 +81,9 @@ _ACT_EXTRA = {
     "velocity": "kv",
     "intvelocity": "kp kv dampratio inheritrange",
     "damper": "kv",
+    "cylinder": "timeconst area diameter bias",
+    "muscle": "timeconst tausmooth range force scale lmin lmax vmax fpmax fvmax",
+    "adhesion": "gain",
 }
 ACTUATOR_TAGS = tuple(_ACT_EXTRA)
 _ACT_TARGET = "name class joint jointinparent tendon site body refsite cranksite slidersite"
@@ -88,7 +91,7 @@ _MATERIAL = ("texture texrepeat texuniform emission specular shininess reflectan
              "roughness rgba")
 _TENDON = ("group limited actuatorfrclimited range actuatorfrcrange solreflimit solimplimit "
            "solreffriction solimpfriction frictionloss springlength width material margin "
-           "stiffness damping armature user")
+           "stiffness damping armature user rgba")
 _EQ = "active solref solimp"
 
 # Attributes of elements that may appear inside <default>.
@@ -133,6 +136,10 @@ ATTRS = {
     "material": "name class " + _MATERIAL,
     "fixed": "name class " + _TENDON,
     "tendon:joint": "joint coef",
+    "spatial": "name class " + _TENDON,
+    "spatial:site": "site",
+    "spatial:geom": "geom sidesite",
+    "pulley": "divisor",
     "pair": "name class geom1 geom2 condim friction solref solreffriction solimp gap margin "
             "adhesion",
     "exclude": "name body1 body2",
@@ -168,20 +175,23 @@ CHILDREN = {
     "equality": {"connect", "weld", "joint", "tendon", "include"},
     "tendon": {"fixed", "spatial", "include"},
     "fixed": {"joint"},
+    "spatial": {"site", "geom", "pulley"},
     "actuator": set(ACTUATOR_TAGS) | {"include"},
     "keyframe": {"key", "include"},
     "mesh": {"plugin"},
 }
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
 _FREE_SECTIONS = {"custom", "extension", "sensor", "texture", "skin",
-                  "lengthrange", "spatial", "model", "plugin"}
-_UNSUPPORTED = {"composite", "flexcomp", "spatial"}
+                  "lengthrange", "model", "plugin"}
+_UNSUPPORTED = {"composite", "flexcomp"}
 
 
 def _attr_key(node):
   parent = node.parent.tag if node.parent is not None else ""
   if node.tag == "joint" and parent == "fixed":
     return "tendon:joint"
+  if node.tag in ("site", "geom") and parent == "spatial":
+    return "spatial:" + node.tag
   if node.tag in ("joint", "tendon") and parent == "equality":
     return "eq:" + node.tag
   return node.tag
