@@ -13,7 +13,8 @@ _OBJ_COUNT = {
     t.mjtObj.SITE: "nsite", t.mjtObj.CAMERA: "ncam", t.mjtObj.LIGHT: "nlight",
     t.mjtObj.MATERIAL: "nmat", t.mjtObj.EQUALITY: "neq", t.mjtObj.TENDON: "ntendon",
     t.mjtObj.ACTUATOR: "nu", t.mjtObj.KEY: "nkey", t.mjtObj.PAIR: "npair",
-    t.mjtObj.EXCLUDE: "nexclude", t.mjtObj.SENSOR: "nsensor",
+    t.mjtObj.EXCLUDE: "nexclude", t.mjtObj.SENSOR: "nsensor", t.mjtObj.MESH: "nmesh",
+    t.mjtObj.HFIELD: "nhfield",
 }
 
 

@@ -5,6 +5,8 @@ Noise is never added (MuJoCo only stores sensor_noise); cutoff clamps REAL and P
 """
 import math
 
+import numpy as np
+
 from engine import energy
 from engine import math as mm
 from engine.smooth import jit, subtree_vel
@@ -25,6 +27,7 @@ _TRN_TENDON = int(mjtTrn.TENDON)
 _PLANE, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX = (
     int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER),
     int(mjtGeom.BOX))
+_HFIELD, _MESH = int(mjtGeom.HFIELD), int(mjtGeom.MESH)
 
 S = mjtSensor
 _TOUCH, _ACCELEROMETER, _VELOCIMETER, _GYRO = (int(S.TOUCH), int(S.ACCELEROMETER),
@@ -375,9 +378,197 @@ def ray_geom(pos, mat, size, pnt, vec, gtype):
 
 
 @jit
+def _ray_box_all(pos, mat, size, pnt, vec, allx):
+  """ray_box with the distance to each face it crosses in allx (-x, +x, -y, +y, -z, +z;
+  -1 where not crossed)."""
+  for i in range(6):
+    allx[i] = -1.0
+  d0, d1, d2 = pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]
+  a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]
+  b = vec[0] * d0 + vec[1] * d1 + vec[2] * d2
+  c = d0 * d0 + d1 * d1 + d2 * d2 - (size[0] * size[0] + size[1] * size[1] + size[2] * size[2])
+  if _ray_quad(a, b, c)[0] < 0:
+    return -1.0
+  lp0, lp1, lp2 = mm.mat_t_vec(mat, d0, d1, d2)
+  lv0, lv1, lv2 = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
+  lp = (lp0, lp1, lp2)
+  lv = (lv0, lv1, lv2)
+  x = -1.0
+  for i in range(3):
+    if abs(lv[i]) > 1e-15:
+      i1 = 1 if i == 0 else 0
+      i2 = 1 if i == 2 else 2
+      for k in range(2):
+        side = -1.0 if k == 0 else 1.0
+        sol = (side * size[i] - lp[i]) / lv[i]
+        if sol >= 0:
+          p0, p1 = lp[i1] + sol * lv[i1], lp[i2] + sol * lv[i2]
+          if abs(p0) <= size[i1] and abs(p1) <= size[i2]:
+            if x < 0 or sol < x:
+              x = sol
+            allx[2 * i + k] = sol
+  return x
+
+
+@jit
+def _ray_basis(lv0, lv1, lv2):
+  """Two unit vectors spanning the plane normal to the ray (MuJoCo's ray-triangle basis)."""
+  b00, b01, b02 = 1.0, 1.0, 1.0
+  if abs(lv0) >= abs(lv1) and abs(lv0) >= abs(lv2):
+    b00 = 0.0
+  elif abs(lv1) >= abs(lv2):
+    b01 = 0.0
+  else:
+    b02 = 0.0
+  s = (lv0 * b00 + lv1 * b01 + lv2 * b02) / (lv0 * lv0 + lv1 * lv1 + lv2 * lv2)
+  b10, b11, b12 = b00 - s * lv0, b01 - s * lv1, b02 - s * lv2
+  n = math.sqrt(b10 * b10 + b11 * b11 + b12 * b12)
+  b10, b11, b12 = b10 / n, b11 / n, b12 / n
+  b00, b01, b02 = b11 * lv2 - b12 * lv1, b12 * lv0 - b10 * lv2, b10 * lv1 - b11 * lv0
+  n = math.sqrt(b00 * b00 + b01 * b01 + b02 * b02)
+  return b00 / n, b01 / n, b02 / n, b10, b11, b12
+
+
+@jit
+def _ray_triangle(v, lp, lv, b):
+  """MuJoCo's ray_triangle: distance along the (local) ray to triangle v (3, 3), -1 if missed;
+  b holds the basis of `_ray_basis`."""
+  pl = np.empty((3, 2))
+  for i in range(3):
+    e0, e1, e2 = v[i, 0] - lp[0], v[i, 1] - lp[1], v[i, 2] - lp[2]
+    pl[i, 0] = b[0] * e0 + b[1] * e1 + b[2] * e2
+    pl[i, 1] = b[3] * e0 + b[4] * e1 + b[5] * e2
+  for j in range(2):
+    if ((pl[0, j] > 0 and pl[1, j] > 0 and pl[2, j] > 0)
+        or (pl[0, j] < 0 and pl[1, j] < 0 and pl[2, j] < 0)):
+      return -1.0
+  a0, a1 = pl[0, 0] - pl[2, 0], pl[1, 0] - pl[2, 0]
+  a2, a3 = pl[0, 1] - pl[2, 1], pl[1, 1] - pl[2, 1]
+  r0, r1 = -pl[2, 0], -pl[2, 1]
+  det = a0 * a3 - a1 * a2
+  if abs(det) < 1e-15:
+    return -1.0
+  t0 = (a3 * r0 - a1 * r1) / det
+  t1 = (-a2 * r0 + a0 * r1) / det
+  if t0 < 0 or t1 < 0 or t0 + t1 > 1:
+    return -1.0
+  u0, u1, u2 = v[0, 0] - v[2, 0], v[0, 1] - v[2, 1], v[0, 2] - v[2, 2]
+  w0, w1, w2 = v[1, 0] - v[2, 0], v[1, 1] - v[2, 1], v[1, 2] - v[2, 2]
+  n0, n1, n2 = u1 * w2 - u2 * w1, u2 * w0 - u0 * w2, u0 * w1 - u1 * w0
+  denom = lv[0] * n0 + lv[1] * n1 + lv[2] * n2
+  if abs(denom) < 1e-15:
+    return -1.0
+  return -((lp[0] - v[2, 0]) * n0 + (lp[1] - v[2, 1]) * n1 + (lp[2] - v[2, 2]) * n2) / denom
+
+
+@jit
+def ray_mesh(m, d, g, pnt, vec):
+  """Distance along the ray to mesh geom g (mj_rayMesh: its box, then every face), -1 if
+  missed."""
+  pos, mat = d.geom_xpos[g], d.geom_xmat[g]
+  allx = np.empty(6)
+  if _ray_box_all(pos, mat, m.geom_size[g], pnt, vec, allx) < 0:
+    return -1.0
+  mid = m.geom_dataid[g]
+  lp = np.empty(3)
+  lv = np.empty(3)
+  lp[0], lp[1], lp[2] = mm.mat_t_vec(mat, pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2])
+  lv[0], lv[1], lv[2] = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
+  b = np.empty(6)
+  b[0], b[1], b[2], b[3], b[4], b[5] = _ray_basis(lv[0], lv[1], lv[2])
+  va, fa = m.mesh_vertadr[mid], m.mesh_faceadr[mid]
+  v = np.empty((3, 3))
+  x = -1.0
+  for f in range(m.mesh_facenum[mid]):
+    for k in range(3):
+      vi = va + m.mesh_face[fa + f, k]
+      for j in range(3):
+        v[k, j] = m.mesh_vert[vi, j]
+    sol = _ray_triangle(v, lp, lv, b)
+    if sol >= 0 and (x < 0 or sol < x):
+      x = sol
+  return x
+
+
+@jit
+def ray_hfield(m, d, g, pnt, vec):
+  """Distance along the ray to height field geom g (mj_rayHfield), -1 if missed."""
+  h = m.geom_dataid[g]
+  nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
+  size = m.hfield_size[h]
+  data = m.hfield_data[m.hfield_adr[h]:m.hfield_adr[h] + nrow * ncol]
+  xmat, xpos = d.geom_xmat[g], d.geom_xpos[g]
+  bsize = np.empty(3)
+  bsize[0], bsize[1], bsize[2] = size[0], size[1], size[3] * 0.5
+  bpos = np.empty(3)
+  tsize = np.empty(3)
+  tsize[0], tsize[1], tsize[2] = size[0], size[1], size[2] * 0.5
+  tpos = np.empty(3)
+  for k in range(3):
+    bpos[k] = xpos[k] - xmat[3 * k + 2] * size[3] * 0.5
+    tpos[k] = xpos[k] + xmat[3 * k + 2] * size[2] * 0.5
+  allx = np.empty(6)
+  x = _ray_box_all(bpos, xmat, bsize, pnt, vec, allx)
+  top = _ray_box_all(tpos, xmat, tsize, pnt, vec, allx)
+  if top < 0:
+    return x
+  lp = np.empty(3)
+  lv = np.empty(3)
+  lp[0], lp[1], lp[2] = mm.mat_t_vec(xmat, pnt[0] - xpos[0], pnt[1] - xpos[1],
+                                     pnt[2] - xpos[2])
+  lv[0], lv[1], lv[2] = mm.mat_t_vec(xmat, vec[0], vec[1], vec[2])
+  b = np.empty(6)
+  b[0], b[1], b[2], b[3], b[4], b[5] = _ray_basis(lv[0], lv[1], lv[2])
+  seg0, seg1 = 0.0, top
+  for i in range(6):
+    if allx[i] > seg1:
+      seg0, seg1 = top, allx[i]
+  dx = (2.0 * size[0]) / (ncol - 1)
+  dy = (2.0 * size[1]) / (nrow - 1)
+  sx0, sx1 = (lp[0] + seg0 * lv[0] + size[0]) / dx, (lp[0] + seg1 * lv[0] + size[0]) / dx
+  sy0, sy1 = (lp[1] + seg0 * lv[1] + size[1]) / dy, (lp[1] + seg1 * lv[1] + size[1]) / dy
+  cmin = max(0, int(math.floor(min(sx0, sx1))) - 1)
+  cmax = min(ncol - 1, int(math.ceil(max(sx0, sx1))) + 1)
+  rmin = max(0, int(math.floor(min(sy0, sy1))) - 1)
+  rmax = min(nrow - 1, int(math.ceil(max(sy0, sy1))) + 1)
+  v = np.empty((3, 3))
+  for r in range(rmin, rmax):
+    for c in range(cmin, cmax):
+      for tri in range(2):
+        # (r, c), (r, c+1), (r+1, c+1) and (r, c), (r+1, c+1), (r+1, c)
+        for k in range(3):
+          rr = r if k == 0 or (tri == 0 and k == 1) else r + 1
+          cc = c if k == 0 or (tri == 1 and k == 2) else c + 1
+          v[k, 0] = dx * cc - size[0]
+          v[k, 1] = dy * rr - size[1]
+          v[k, 2] = float(data[rr * ncol + cc]) * size[2]
+        sol = _ray_triangle(v, lp, lv, b)
+        if sol >= 0 and (x < 0 or sol < x):
+          x = sol
+  for i in range(4):
+    if allx[i] >= 0 and (allx[i] < x or x < 0):
+      z = (lp[2] + allx[i] * lv[2]) / size[2]
+      if i < 2:
+        y = (lp[1] + allx[i] * lv[1] + size[1]) / dy
+        y0 = max(0.0, min(nrow - 2.0, math.floor(y)))
+        col = ncol - 1 if i == 1 else 0
+        z0 = float(data[int(round(y0)) * ncol + col])
+        z1 = float(data[int(round(y0 + 1)) * ncol + col])
+      else:
+        y = (lp[0] + allx[i] * lv[0] + size[0]) / dx
+        y0 = max(0.0, min(ncol - 2.0, math.floor(y)))
+        off = (nrow - 1) * ncol if i == 3 else 0
+        z0 = float(data[int(round(y0)) + off])
+        z1 = float(data[int(round(y0 + 1)) + off])
+      if z < z0 * (y0 + 1 - y) + z1 * (y - y0):
+        x = allx[i]
+  return x
+
+
+@jit
 def ray(m, d, pnt, vec, bodyexclude):
   """Distance to the nearest visible geom along pnt + x vec, static geoms included, geoms of
-  `bodyexclude` skipped; -1 when nothing is hit (mj_ray with all groups, primitives only)."""
+  `bodyexclude` skipped; -1 when nothing is hit (mj_ray with all groups)."""
   dist = -1.0
   for g in range(m.ngeom):
     if m.geom_bodyid[g] == bodyexclude:
@@ -385,7 +576,12 @@ def ray(m, d, pnt, vec, bodyexclude):
     mat = m.geom_matid[g]
     if (mat < 0 and m.geom_rgba[g, 3] == 0) or (mat >= 0 and m.mat_rgba[mat, 3] == 0):
       continue
-    x = ray_geom(d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g], pnt, vec, m.geom_type[g])
+    if m.geom_type[g] == _HFIELD:
+      x = ray_hfield(m, d, g, pnt, vec)
+    elif m.geom_type[g] == _MESH:
+      x = ray_mesh(m, d, g, pnt, vec)
+    else:
+      x = ray_geom(d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g], pnt, vec, m.geom_type[g])
     if x >= 0 and (x < dist or dist < 0):
       dist = x
   return dist

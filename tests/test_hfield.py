@@ -130,23 +130,36 @@ def test_hfield_contacts_with_margin():
 
 def test_quadruped_on_rough_terrain():
   """dm_control's quadruped on its terrain height field, bumps written into hfield_data at
-  run time as its tasks do: contacts equal MuJoCo's along a 600-step random-control run."""
-  import re
+  run time as its tasks do: contacts equal MuJoCo's along a 600-step random-control run, and
+  so do its 20 rangefinders, whose rays hit the terrain (mj_rayHfield)."""
   from tests.conformance.test_contact import _trajectory_check
   from tests.models import suite_source
   src, _ = suite_source("quadruped")
-  # its rangefinders see the terrain: rays against height fields are not supported yet
-  xml = re.sub(r"<rangefinder[^>]*/>", "", open(src).read())
-  assets = {"./common/" + f: open(os.path.join(os.path.dirname(src), "common", f), "rb").read()
-            for f in os.listdir(os.path.join(os.path.dirname(src), "common"))
-            if os.path.isfile(os.path.join(os.path.dirname(src), "common", f))}
-  m, mjm = engine.load_model(xml, assets=assets), mujoco.MjModel.from_xml_string(xml, assets)
+  m, mjm = engine.load_model(src), mujoco.MjModel.from_xml_path(src)
   n = int(mjm.hfield_nrow[0])
   x = np.linspace(-1, 1, n)
   bumps = (0.01 + 0.01 * np.sin(40 * x)[:, None] * np.cos(33 * x)[None, :]).astype(np.float32)
   mjm.hfield_data[:] = bumps.ravel()
   m.hfield_data[:] = bumps.ravel()
   _trajectory_check(m, mjm, nstep=600, every=20, seed=2, min_contacts=10)
+  # rangefinders at random poses over the bumps (sensordata after a full forward)
+  rng = np.random.default_rng(1)
+  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  rf = [i for i in range(mjm.nsensor)
+        if mjm.sensor_type[i] == int(mujoco.mjtSensor.mjSENS_RANGEFINDER)]
+  hits = 0
+  for _ in range(20):
+    mjd.qpos[:] = mjm.qpos0
+    mjd.qpos[0:3] = [rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(0.3, 1.5)]
+    mjd.qpos[3:7] = rng.normal(size=4)
+    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+    mujoco.mj_forward(mjm, mjd)
+    d.qpos[:] = mjd.qpos
+    engine.forward(m, d)
+    adr = mjm.sensor_adr[rf]
+    np.testing.assert_allclose(d.sensordata[adr], mjd.sensordata[adr], rtol=1e-9, atol=1e-9)
+    hits += int((mjd.sensordata[adr] > 0).sum())
+  assert hits > 20, "the rangefinders hardly ever hit anything: test is vacuous"
 
 
 def test_errors():

@@ -199,3 +199,30 @@ def test_mimic_joints_become_joint_equalities():
   d.qvel[:] = [1.0, 0.0, 0.0]
   engine.step(m, d, 2000)
   assert abs(d.qpos[1] - (0.1 + 2 * d.qpos[0])) < 2e-3
+
+
+def test_mesh_links(tmp_path):
+  """Mesh geometry: one mesh asset per (file, scale), named after the file stem, found
+  through the URDF's meshdir; visual and collision meshes as MuJoCo imports them."""
+  import shutil
+  assets = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
+  (tmp_path / "meshes").mkdir()
+  for f in ("sphere.obj", "cone.obj"):
+    shutil.copy(os.path.join(assets, f), tmp_path / "meshes" / f)
+  mesh = '<geometry><mesh filename="{f}" scale="{s}"/></geometry>'
+  body = ('<collision>' + mesh.format(f="cone.obj", s="0.1 0.1 0.1") + '</collision>'
+          '<visual>' + mesh.format(f="cone.obj", s="0.1 0.1 0.1") + '</visual>'
+          '<collision><origin xyz="0 0 .2"/>' + mesh.format(f="sphere.obj", s="0.05 0.05 0.05")
+          + '</collision>'
+          '<collision><origin xyz="0 0 .4"/>' + mesh.format(f="sphere.obj", s="0.1 0.05 0.05")
+          + '</collision>')
+  urdf = ('<robot name="m"><mujoco><compiler meshdir="meshes" discardvisual="false"/></mujoco>'
+          + _link("base") + _link("a", extra=body)
+          + _joint("j", "revolute", "base", "a", '<limit lower="-1" upper="1"/>') + "</robot>")
+  path = tmp_path / "robot.urdf"
+  path.write_text(urdf)
+  assert_same(compile_model(str(path)), mujoco.MjModel.from_xml_path(str(path)),
+              ("mesh_graph",))
+  m = engine.load_model(str(path))
+  assert [engine.id2name(m, engine.mjtObj.MESH, i) for i in range(m.nmesh)] == [
+      "cone", "sphere", "sphere1"]

@@ -77,7 +77,7 @@ def draw(imgui, viewer, st, info):
     imgui.same_line()
     if imgui.button("Browse"):
       from imgui_bundle import portable_file_dialogs as pfd
-      ui.dialog = pfd.open_file("Open model", "", ["MJCF", "*.xml"])
+      ui.dialog = pfd.open_file("Open model", "", ["MJCF or URDF", "*.xml *.urdf"])
   dlg = getattr(ui, "dialog", None)
   if dlg is not None and dlg.ready():
     res = dlg.result()

@@ -180,8 +180,7 @@ def assemble(c, A, sizes):
     if s["type"] == S.RANGEFINDER:
       A["sensor_intprm"][i, 0] = 1   # 1 << mjRAYDATA_DIST
       for g in (g for b in c.bodies for g in b.geoms):
-        if g.type in (t.mjtGeom.HFIELD, t.mjtGeom.MESH, t.mjtGeom.SDF):
-          raise s["node"].error("rangefinder rays against mesh, hfield or sdf geoms are not "
-                                "supported yet")
+        if g.type == t.mjtGeom.SDF:
+          raise s["node"].error("rangefinder rays against sdf geoms are not supported yet")
   A["sensor_cutoff"] = np.array([s["cutoff"] for s in ss], np.float64)
   A["sensor_noise"] = np.array([s["noise"] for s in ss], np.float64)
