@@ -20,10 +20,11 @@ from engine import passive as ps
 from engine import smooth
 from engine import math as mm
 from engine.smooth import jit
-from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtIntegrator
+from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtIntegrator, mjtTrn
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE = int(mjtDyn.NONE)
+_TRN_TENDON = int(mjtTrn.TENDON)
 _GAIN_AFFINE = int(mjtGain.AFFINE)
 _BIAS_AFFINE = int(mjtBias.AFFINE)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
@@ -70,15 +71,68 @@ def _add_jtbj_row(m, d, vals, cols, adr, nnz, b):
 
 
 @jit
+def _add_jtbj_row_skip(m, d, vals, cols, adr, nnz, b, skip):
+  """_add_jtbj_row leaving out the qDeriv rows r with skip[r] != 0 (addJTBJSparseSkip)."""
+  for k in range(nnz):
+    if skip[cols[adr + k]] == 0:
+      _add_scaled_row(m, d, cols[adr + k], vals, cols, adr, nnz, vals[adr + k] * b)
+
+
+@jit
+def _mark_clamped_dofs(m, d, dof_clamped):
+  """dof_clamped[dof] = 1 where jnt_actfrcrange clamps qfrc_actuator; True if any is."""
+  for k in range(m.nv):
+    dof_clamped[k] = 0
+  anyc = False
+  for j in range(m.njnt):
+    if not m.jnt_actfrclimited[j]:
+      continue
+    # as MuJoCo 4.0: the joint's first dof (hinge and slide joints carry the limit)
+    dof = m.jnt_dofadr[j]
+    f = d.qfrc_actuator[dof]
+    if f <= m.jnt_actfrcrange[j, 0] or f >= m.jnt_actfrcrange[j, 1]:
+      dof_clamped[dof] = 1
+      anyc = True
+  return anyc
+
+
+@jit
+def _tendon_saturated(m, d, t):
+  """True if the summed actuator force on force-limited tendon t sits at its actfrcrange."""
+  total = 0.0
+  for k in range(m.nu):
+    if m.actuator_trntype[k] == _TRN_TENDON and m.actuator_trnid[k, 0] == t:
+      total += d.actuator_force[k]
+  # MuJoCo 4.0 compares with a relative tolerance of 1e-10 of the bound (measured: the clamp
+  # rescales the forces, so their sum lands on the bound only to rounding), and a total of 0 at
+  # a bound of 0 counts as saturated
+  lo, hi = m.tendon_actfrcrange[t, 0], m.tendon_actfrcrange[t, 1]
+  return total <= lo + 1e-10 * abs(lo) or total >= hi - 1e-10 * abs(hi)
+
+
+@jit
 def actuator_vel(m, d):
-  """qDeriv += d qfrc_actuator / d qvel for affine gains and biases (mjd_actuator_vel)."""
+  """qDeriv += d qfrc_actuator / d qvel for affine gains and biases (mjd_actuator_vel).
+
+  Forces that a clamp holds constant contribute nothing, as in MuJoCo 4.0: an actuator at its
+  forcerange, every actuator on a tendon whose total force is at tendon_actfrcrange, and the
+  qDeriv rows of dofs whose qfrc_actuator is at jnt_actfrcrange.
+  """
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
     return
+  dof_clamped = d.ivec_nv[0]
+  any_dof_clamped = _mark_clamped_dofs(m, d, dof_clamped)
   for i in range(m.nu):
     # a force clamped by forcerange does not move with velocity
     if m.actuator_forcelimited[i]:
       f = d.actuator_force[i]
       if f <= m.actuator_forcerange[i, 0] or f >= m.actuator_forcerange[i, 1]:
+        continue
+    # nor does the total force on a tendon at its actuator force limit (exact when all the
+    # tendon's actuators have equal moments, MuJoCo's approximation)
+    if m.actuator_trntype[i] == _TRN_TENDON:
+      t = m.actuator_trnid[i, 0]
+      if m.tendon_actfrclimited[t] and _tendon_saturated(m, d, t):
         continue
     bias_vel = 0.0
     gain_vel = 0.0
@@ -98,8 +152,12 @@ def actuator_vel(m, d):
           act = forward.next_activation(m, d, i, adr, d.act_dot[adr])
         bias_vel += gain_vel * act
     if bias_vel != 0.0:
-      _add_jtbj_row(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
-                    d.moment_rownnz[i], bias_vel)
+      if any_dof_clamped:
+        _add_jtbj_row_skip(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
+                           d.moment_rownnz[i], bias_vel, dof_clamped)
+      else:
+        _add_jtbj_row(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
+                      d.moment_rownnz[i], bias_vel)
 
 
 @jit
