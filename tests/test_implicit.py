@@ -390,3 +390,80 @@ def test_tendon_actfrcrange_edges(integrator, ctrl):
   mjm = _mj_model(TENDON_EDGE_XML)
   mjd, d, _ = _clamp_step(mjm, integrator, [0.0], ctrl)
   _check_step(mjm, mjd, d)
+
+
+# ------------------------------------------------------------------------------------------------
+# the ellipsoid fluid model's velocity derivative (mjd_ellipsoidFluid)
+
+ELLIPSOID_FLUID_XML = """
+<mujoco>
+  <option density="{density}" viscosity="{viscosity}" wind="{wind}"/>
+  <default><geom contype="0" conaffinity="0" fluidshape="ellipsoid"/></default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint type="ball"/>
+      <geom type="box" size=".2 .1 .05" pos=".1 0 0"/>
+      <geom type="capsule" size=".02 .1" pos="0 .1 0" fluidcoef=".4 .3 1.2 .9 1.1"/>
+      <body pos=".3 0 0">
+        <joint axis="0 1 0" damping="0.1"/>
+        <joint type="slide" axis="1 0 0"/>
+        <geom type="cylinder" fromto="0 0 0 .3 0 0" size=".03"/>
+      </body>
+    </body>
+    <body pos="1 0 1">
+      <freejoint/>
+      <geom type="ellipsoid" size=".2 .1 .05" euler="10 20 30"/>
+    </body>
+    <body pos="2 0 1">
+      <freejoint/>
+      <geom type="sphere" size=".1" pos=".05 0 0"/>
+      <geom type="box" size=".003 .002 .0001" pos="0 .1 0"/>
+      <body pos="0 0 -.2">
+        <joint axis="1 0 0"/>
+        <geom type="ellipsoid" size=".01 .03 .002" fluidshape="none"/>
+        <geom type="ellipsoid" size=".01 .03 .002"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+FLUID_OPTIONS = [(1000, 0.01, "0.3 -0.2 0.1"), (1.2, 1.8e-5, "0 0 1"), (1.2, 0, "0 0 0"),
+                 (0, 0.5, "1 0 0")]
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("option", range(len(FLUID_OPTIONS)))
+@pytest.mark.parametrize("seed", range(3))
+def test_ellipsoid_fluid_derivative(integrator, option, seed):
+  density, viscosity, wind = FLUID_OPTIONS[option]
+  xml = ELLIPSOID_FLUID_XML.format(density=density, viscosity=viscosity, wind=wind)
+  mjm, mjd, m, d = _one_step(mujoco.MjModel.from_xml_string(xml), integrator, seed=seed,
+                             qvel_scale=3.0)
+  _check_step(mjm, mjd, d)
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("seed", range(4))
+def test_tumbling_thin_object(integrator, seed):
+  """MuJoCo's thin tumbling plates (sizes down to 1e-4: products of sizes below mjMINVAL)."""
+  mjm = mujoco.MjModel.from_xml_path(os.path.join(DATA, "tumbling_thin_object_ellipsoid.xml"))
+  mjm, mjd, m, d = _one_step(mjm, integrator, seed=seed, qvel_scale=2.0)
+  _check_step(mjm, mjd, d)
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+def test_ellipsoid_fluid_rollout(integrator):
+  xml = ELLIPSOID_FLUID_XML.format(density=1000, viscosity=0.01, wind="0.3 -0.2 0.1")
+  err_q, err_v = _rollout(mujoco.MjModel.from_xml_string(xml), integrator)
+  assert err_q <= ROLLOUT_TOL, (integrator, err_q, err_v)
+
+
+def test_ellipsoid_fluid_derivative_matters():
+  """The fluid derivative is a large part of qDeriv in these scenes: leaving it out would fail."""
+  xml = ELLIPSOID_FLUID_XML.format(density=1000, viscosity=0.01, wind="0.3 -0.2 0.1")
+  mjm, mjd, _, _, _ = _setup(mujoco.MjModel.from_xml_string(xml), "implicitfast", 0, 3.0)
+  mujoco.mj_step(mjm, mjd)
+  damping = np.zeros(mjm.nD)
+  damping[mjm.D_rowadr + mjm.D_diag] = -mjm.dof_damping
+  assert np.abs(mjd.qDeriv - damping).max() > 1.0
