@@ -933,35 +933,13 @@ def _primal_search(m, d, c, tolerance, ls_iterations, scale):
 
 
 @jit
-def _clear_pattern(L, n, rowpat, rownnz):
-  """Zero the diagonal and the symbolic pattern of a sparse-path factor."""
-  for j in range(n):
-    L[j, j] = 0.0
-    for t in range(j * n, j * n + rownnz[j]):
-      L[j, rowpat[t]] = 0.0
-
-
-@jit
-def _copy_pattern(dst, src, n, rowpat, rownnz):
-  """dst = src on the diagonal and the symbolic pattern of a sparse-path factor."""
-  for j in range(n):
-    dst[j, j] = src[j, j]
-    for t in range(j * n, j * n + rownnz[j]):
-      k = rowpat[t]
-      dst[j, k] = src[j, k]
-
-
-@jit
 def _hessian_cone(m, d, c):
   """Lcone = L with each cone contact's Hessian added by rank-1 updates; returns the count."""
   nv, nefc = c.nv, c.nefc
   L, Lcone, LTJ = c.L, c.Lcone, d.solver_LTJ
-  if nv >= _SPARSE_NV:
-    _copy_pattern(Lcone, L, nv, d.solver_Lpat[0], d.solver_Lnnz[0])
-  else:
-    for r in range(nv):
-      for k in range(nv):
-        Lcone[r, k] = L[r, k]
+  for r in range(nv):
+    for k in range(nv):
+      Lcone[r, k] = L[r, k]
   local = d.solver_mat[0]
   nupdate = 0
   i = 0
@@ -1002,14 +980,9 @@ def _factorize_hessian(m, d, c, ncone):
   Dh = d.solver_efc[_DH]
   for i in range(nefc):
     Dh[i] = D[i] if state[i] == _QUADRATIC else 0.0
-  if nv >= _SPARSE_NV:
-    # the sparse routines read and write L only on its symbolic pattern and diagonal (which
-    # hold every entry of M + J'DJ): clearing those is enough, and is O(nnz), not O(n^2)
-    _clear_pattern(L, nv, d.solver_Lpat[0], d.solver_Lnnz[0])
-  else:
-    for r in range(nv):
-      for k in range(nv):
-        L[r, k] = 0.0
+  for r in range(nv):
+    for k in range(nv):
+      L[r, k] = 0.0
   J, adr, nnz, col = c.J, c.Jadr, c.Jnnz, c.Jcol
   for i in range(nefc):
     di = Dh[i]
