@@ -226,11 +226,48 @@ def _collide_hfield(m, d, g1, g2, margin):
 
 
 @jit
+def _obb_separated(m, d, g1, g2, margin):
+  """True when the geoms' oriented bounding boxes (geom_aabb in each geom's frame) are farther
+  apart than margin along one of their six face normals (the test of MuJoCo's mj_collideOBB).
+  Geoms with an infinite box (planes) are never separated."""
+  a1, a2 = m.geom_aabb[g1], m.geom_aabb[g2]
+  if a1[3] >= 1e10 or a1[4] >= 1e10 or a1[5] >= 1e10:
+    return False
+  if a2[3] >= 1e10 or a2[4] >= 1e10 or a2[5] >= 1e10:
+    return False
+  p1, p2, r1, r2 = d.geom_xpos[g1], d.geom_xpos[g2], d.geom_xmat[g1], d.geom_xmat[g2]
+  # box centers in the world
+  c10 = p1[0] + r1[0] * a1[0] + r1[1] * a1[1] + r1[2] * a1[2]
+  c11 = p1[1] + r1[3] * a1[0] + r1[4] * a1[1] + r1[5] * a1[2]
+  c12 = p1[2] + r1[6] * a1[0] + r1[7] * a1[1] + r1[8] * a1[2]
+  c20 = p2[0] + r2[0] * a2[0] + r2[1] * a2[1] + r2[2] * a2[2]
+  c21 = p2[1] + r2[3] * a2[0] + r2[4] * a2[1] + r2[5] * a2[2]
+  c22 = p2[2] + r2[6] * a2[0] + r2[7] * a2[1] + r2[8] * a2[2]
+  d0, d1, d2 = c20 - c10, c21 - c11, c22 - c12
+  for j in range(2):
+    rj = r1 if j == 0 else r2
+    for k in range(3):
+      # face normal k of box j: column k of its rotation
+      n0, n1, n2 = rj[k], rj[3 + k], rj[6 + k]
+      rad = 0.0
+      for l in range(3):
+        rad += (abs(a1[3 + l] * (r1[l] * n0 + r1[3 + l] * n1 + r1[6 + l] * n2))
+                + abs(a2[3 + l] * (r2[l] * n0 + r2[3 + l] * n1 + r2[6 + l] * n2)))
+      if rad + margin < abs(d0 * n0 + d1 * n1 + d2 * n2):
+        return True
+  return False
+
+
+@jit
 def _narrowphase(m, d, g1, g2, ipair):
   """Collide one geom pair (g1 has the lower type) and append its contacts to d.contact_*."""
   margin = _margin(m, g1, g2, ipair)
   gap = _gap(m, g1, g2, ipair)
   type1, type2 = m.geom_type[g1], m.geom_type[g2]
+  # the general convex collider is costly: skip pairs whose oriented boxes are apart (they
+  # cannot have points within margin + gap, so no contact is lost)
+  if not _analytic(type1, type2) and _obb_separated(m, d, g1, g2, margin + gap):
+    return
   for i in range(max_contact(m, type1, type2)):   # tangents default to zero
     for k in range(3, 9):
       d.col_frame[i, k] = 0.0

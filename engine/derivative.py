@@ -7,8 +7,7 @@ qDeriv uses MuJoCo's nD layout (D_rownnz, D_rowadr, D_colind, D_diag: full rows,
 descendants of each dof). rne_vel works, as MuJoCo does, on "B rows": per body, one 6-vector per
 dof in B_colind (the dofs moving that body), stored as (nB, 6) arrays.
 
-Notes: rne_vel allocates its work arrays (nD x 6 and 3 x nB x 6) until Data gets fields for them;
-the ellipsoid fluid model's derivative (mjd_ellipsoidFluid) is not implemented (inertia box is).
+Notes: rne_vel allocates its work arrays (nD x 6 and 3 x nB x 6) until Data gets fields for them.
 Sleeping and muscle / dcmotor / SO3 actuator derivatives are not handled (not in the engine yet).
 """
 import math
@@ -16,14 +15,16 @@ import math
 import numpy as np
 
 from engine import forward  # circular (forward imports us): resolved when compiled
+from engine import fluid
 from engine import passive as ps
 from engine import smooth
 from engine import math as mm
 from engine.smooth import jit
-from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtIntegrator
+from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtIntegrator, mjtTrn
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE = int(mjtDyn.NONE)
+_TRN_TENDON = int(mjtTrn.TENDON)
 _GAIN_AFFINE = int(mjtGain.AFFINE)
 _BIAS_AFFINE = int(mjtBias.AFFINE)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
@@ -70,15 +71,68 @@ def _add_jtbj_row(m, d, vals, cols, adr, nnz, b):
 
 
 @jit
+def _add_jtbj_row_skip(m, d, vals, cols, adr, nnz, b, skip):
+  """_add_jtbj_row leaving out the qDeriv rows r with skip[r] != 0 (addJTBJSparseSkip)."""
+  for k in range(nnz):
+    if skip[cols[adr + k]] == 0:
+      _add_scaled_row(m, d, cols[adr + k], vals, cols, adr, nnz, vals[adr + k] * b)
+
+
+@jit
+def _mark_clamped_dofs(m, d, dof_clamped):
+  """dof_clamped[dof] = 1 where jnt_actfrcrange clamps qfrc_actuator; True if any is."""
+  for k in range(m.nv):
+    dof_clamped[k] = 0
+  anyc = False
+  for j in range(m.njnt):
+    if not m.jnt_actfrclimited[j]:
+      continue
+    # as MuJoCo 4.0: the joint's first dof (hinge and slide joints carry the limit)
+    dof = m.jnt_dofadr[j]
+    f = d.qfrc_actuator[dof]
+    if f <= m.jnt_actfrcrange[j, 0] or f >= m.jnt_actfrcrange[j, 1]:
+      dof_clamped[dof] = 1
+      anyc = True
+  return anyc
+
+
+@jit
+def _tendon_saturated(m, d, t):
+  """True if the summed actuator force on force-limited tendon t sits at its actfrcrange."""
+  total = 0.0
+  for k in range(m.nu):
+    if m.actuator_trntype[k] == _TRN_TENDON and m.actuator_trnid[k, 0] == t:
+      total += d.actuator_force[k]
+  # MuJoCo 4.0 compares with a relative tolerance of 1e-10 of the bound (measured: the clamp
+  # rescales the forces, so their sum lands on the bound only to rounding), and a total of 0 at
+  # a bound of 0 counts as saturated
+  lo, hi = m.tendon_actfrcrange[t, 0], m.tendon_actfrcrange[t, 1]
+  return total <= lo + 1e-10 * abs(lo) or total >= hi - 1e-10 * abs(hi)
+
+
+@jit
 def actuator_vel(m, d):
-  """qDeriv += d qfrc_actuator / d qvel for affine gains and biases (mjd_actuator_vel)."""
+  """qDeriv += d qfrc_actuator / d qvel for affine gains and biases (mjd_actuator_vel).
+
+  Forces that a clamp holds constant contribute nothing, as in MuJoCo 4.0: an actuator at its
+  forcerange, every actuator on a tendon whose total force is at tendon_actfrcrange, and the
+  qDeriv rows of dofs whose qfrc_actuator is at jnt_actfrcrange.
+  """
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
     return
+  dof_clamped = d.ivec_nv[0]
+  any_dof_clamped = _mark_clamped_dofs(m, d, dof_clamped)
   for i in range(m.nu):
     # a force clamped by forcerange does not move with velocity
     if m.actuator_forcelimited[i]:
       f = d.actuator_force[i]
       if f <= m.actuator_forcerange[i, 0] or f >= m.actuator_forcerange[i, 1]:
+        continue
+    # nor does the total force on a tendon at its actuator force limit (exact when all the
+    # tendon's actuators have equal moments, MuJoCo's approximation)
+    if m.actuator_trntype[i] == _TRN_TENDON:
+      t = m.actuator_trnid[i, 0]
+      if m.tendon_actfrclimited[t] and _tendon_saturated(m, d, t):
         continue
     bias_vel = 0.0
     gain_vel = 0.0
@@ -102,8 +156,12 @@ def actuator_vel(m, d):
           act = forward.next_activation(m, d, i, adr, d.act_dot[adr])
         bias_vel += gain_vel * act
     if bias_vel != 0.0:
-      _add_jtbj_row(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
-                    d.moment_rownnz[i], bias_vel)
+      if any_dof_clamped:
+        _add_jtbj_row_skip(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
+                           d.moment_rownnz[i], bias_vel, dof_clamped)
+      else:
+        _add_jtbj_row(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
+                      d.moment_rownnz[i], bias_vel)
 
 
 @jit
@@ -206,9 +264,206 @@ def _fluid_box_vel(m, d, i, chain, jrow):
 
 
 @jit
+def _geom_local_jac(m, d, g, body, chain, n, J):
+  """Rows 0-5 (rot, lin) of the Jacobian of geom g's frame on chain, in the geom's frame."""
+  rot = d.geom_xmat[g]
+  root = m.body_rootid[body]
+  o0 = d.geom_xpos[g, 0] - d.subtree_com[root, 0]
+  o1 = d.geom_xpos[g, 1] - d.subtree_com[root, 1]
+  o2 = d.geom_xpos[g, 2] - d.subtree_com[root, 2]
+  for p in range(n):
+    c = d.cdof[chain[p]]
+    t0, t1, t2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
+    l0, l1, l2 = c[3] + t0, c[4] + t1, c[5] + t2
+    for axis in range(3):
+      J[axis, p] = ((0.0 + rot[axis] * c[0]) + rot[3 + axis] * c[1]) + rot[6 + axis] * c[2]
+      J[3 + axis, p] = ((0.0 + rot[axis] * l0) + rot[3 + axis] * l1) + rot[6 + axis] * l2
+
+
+@jit
+def _quad_add(B, r0, c0, D):
+  """B[r0:r0+3, c0:c0+3] += D for B 6x6 row-major flat; (3x3 row-major tuple or array: D[3k+l] at row k, column l)."""
+  for k in range(3):
+    for l in range(3):
+      B[6 * (r0 + k) + c0 + l] += D[3 * k + l]
+
+
+@jit
+def _dcross(a0, a1, a2, b0, b1, b2):
+  """(d(a x b)/da, d(a x b)/db) as row-major 3x3 tuples (mjd_cross)."""
+  da = (0.0, b2, -b1, -b2, 0.0, b0, b1, -b0, 0.0)
+  db = (0.0, -a2, a1, a2, 0.0, -a0, -a1, a0, 0.0)
+  return da, db
+
+
+@jit
+def _dscale_cols(D, s0, s1, s2):
+  """D diag(s) for a row-major 3x3 tuple."""
+  return (D[0] * s0, D[1] * s1, D[2] * s2, D[3] * s0, D[4] * s1, D[5] * s2,
+          D[6] * s0, D[7] * s1, D[8] * s2)
+
+
+@jit
+def _ellipsoid_B(density, viscosity, s, coef, lv, B):
+  """B (6x6 flat) = d(local torque, force)/d(local rot, lin velocity) of an ellipsoid geom."""
+  s0, s1, s2 = s[0], s[1], s[2]
+  blunt, slender, ang_drag, kutta, magnus = coef[1], coef[2], coef[3], coef[4], coef[5]
+  w0, w1, w2, x, y, z = lv[0], lv[1], lv[2], lv[3], lv[4], lv[5]
+  for k in range(36):
+    B[k] = 0.0
+
+  # Magnus force: force += magnus_coef w x v
+  mc = magnus * density * (4.0 / 3.0 * _PI * s0 * s1 * s2)
+  da, db = _dcross(mc * w0, mc * w1, mc * w2, mc * x, mc * y, mc * z)
+  _quad_add(B, 3, 0, da)
+  _quad_add(B, 3, 3, db)
+
+  # Kutta lift and viscous drag (mjd_kutta_lift, mjd_viscous_drag). Both are homogeneous, of
+  # degree 2 in the semi-axes and 1 in the speed: as MuJoCo 4.0 (and our forward), evaluate them
+  # for semi-axes scaled by d_max and a unit velocity, then scale back; the raw products (up to
+  # size^40 v^8) fall below mjMINVAL for small geoms and were clamped, as in MuJoCo 3.
+  d_max = max(max(s0, s1), s2)
+  d_min = min(min(s0, s1), s2)
+  d_mid = s0 + s1 + s2 - d_max - d_min
+  eq_d = 2.0 / 3.0 * (s0 + s1 + s2)
+  lin_coef = viscosity * 3.0 * _PI * eq_d
+  speed = math.sqrt(x * x + y * y + z * z)
+  D = _kutta_drag(density, kutta, blunt, slender, s0, s1, s2, d_max, d_mid, x, y, z, speed)
+  _quad_add(B, 3, 3, D)
+  B[21] -= lin_coef
+  B[28] -= lin_coef
+  B[35] -= lin_coef
+
+  # viscous torque (mjd_viscous_torque)
+  lin_torq = viscosity * (_PI * eq_d * eq_d * eq_d)
+  i_max = 8.0 / 15.0 * _PI * d_mid * (d_max * d_max) * (d_max * d_max)
+  ii0 = _ellipsoid_max_moment(s0, s1, s2)
+  ii1 = _ellipsoid_max_moment(s1, s2, s0)
+  ii2 = _ellipsoid_max_moment(s2, s0, s1)
+  mc0 = ang_drag * ii0 + slender * (i_max - ii0)
+  mc1 = ang_drag * ii1 + slender * (i_max - ii1)
+  mc2 = ang_drag * ii2 + slender * (i_max - ii2)
+  mv0, mv1, mv2 = w0 * mc0, w1 * mc1, w2 * mc2
+  dens = density / max(_MINVAL, math.sqrt(mv0 * mv0 + mv1 * mv1 + mv2 * mv2))
+  m0, m1, m2 = -dens * w0 * mc0 * mc0, -dens * w1 * mc1 * mc1, -dens * w2 * mc2 * mc2
+  dg = w0 * m0 + w1 * m1 + w2 * m2 - lin_torq
+  D = (dg + m0 * w0, m1 * w0, m2 * w0,
+       m0 * w1, dg + m1 * w1, m2 * w1,
+       m0 * w2, m1 * w2, dg + m2 * w2)
+  _quad_add(B, 0, 0, D)
+
+  # added mass (mjd_addedMassForces): vm = coef[6:9], vi = coef[9:12]
+  vm0, vm1, vm2 = density * coef[6], density * coef[7], density * coef[8]
+  vi0, vi1, vi2 = density * coef[9], density * coef[10], density * coef[11]
+  da, db = _dcross(vi0 * w0, vi1 * w1, vi2 * w2, w0, w1, w2)
+  _quad_add(B, 0, 0, db)
+  _quad_add(B, 0, 0, _dscale_cols(da, vi0, vi1, vi2))
+  da, db = _dcross(vm0 * x, vm1 * y, vm2 * z, x, y, z)
+  _quad_add(B, 0, 3, db)
+  _quad_add(B, 0, 3, _dscale_cols(da, vm0, vm1, vm2))
+  da, db = _dcross(vm0 * x, vm1 * y, vm2 * z, w0, w1, w2)
+  _quad_add(B, 3, 0, db)
+  _quad_add(B, 3, 3, _dscale_cols(da, vm0, vm1, vm2))
+
+
+@jit
+def _kutta_drag(density, kutta, blunt, slender, s0, s1, s2, d_max, d_mid, vx, vy, vz, speed):
+  """d(Kutta lift + quadratic drag)/d(local linear velocity), a row-major 3x3 tuple."""
+  if speed == 0.0 or d_max == 0.0:
+    return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+  inv = 1.0 / d_max
+  t0, t1, t2 = s0 * inv, s1 * inv, s2 * inv
+  x, y, z = vx / speed, vy / speed, vz / speed
+  scl = d_max * d_max * speed
+  a = (t1 * t2) * (t1 * t2)
+  b = (t2 * t0) * (t2 * t0)
+  c = (t0 * t1) * (t0 * t1)
+  aa, bb, cc = a * a, b * b, c * c
+  xx, yy, zz, xy, yz, xz = x * x, y * y, z * z, x * y, y * z, x * z
+  proj_denom = aa * xx + bb * yy + cc * zz
+  proj_num = a * xx + b * yy + c * zz
+  norm2 = xx + yy + zz
+
+  # Kutta lift
+  df_denom = _PI * kutta * density / max(_MINVAL, math.sqrt(proj_denom * proj_num * norm2))
+  dfx = yy * (a - b) + zz * (a - c)
+  dfy = xx * (b - a) + zz * (b - c)
+  dfz = xx * (c - a) + yy * (c - b)
+  proj_term = proj_num / max(_MINVAL, proj_denom)
+  cos_term = proj_num / max(_MINVAL, norm2)
+  t2p = 2 * proj_num
+  i0 = aa * proj_term - a + cos_term
+  i1 = bb * proj_term - b + cos_term
+  i2 = cc * proj_term - c + cos_term
+  k00 = (((a - a) * t2p + dfx * i0) * xx - dfx * proj_num) * df_denom
+  k01 = (((b - a) * t2p + dfx * i1) * xy) * df_denom
+  k02 = (((c - a) * t2p + dfx * i2) * xz) * df_denom
+  k10 = (((a - b) * t2p + dfy * i0) * xy) * df_denom
+  k11 = (((b - b) * t2p + dfy * i1) * yy - dfy * proj_num) * df_denom
+  k12 = (((c - b) * t2p + dfy * i2) * yz) * df_denom
+  k20 = (((a - c) * t2p + dfz * i0) * xz) * df_denom
+  k21 = (((b - c) * t2p + dfz * i1) * yz) * df_denom
+  k22 = (((c - c) * t2p + dfz * i2) * zz - dfz * proj_num) * df_denom
+
+  # quadratic drag, blunt and slender, with the derivative of the projected area
+  a_max = _PI * (d_mid * inv)
+  dA_coef = _PI / max(_MINVAL, math.sqrt(proj_num * proj_num * proj_num * proj_denom))
+  a_proj = _PI * math.sqrt(proj_denom / max(_MINVAL, proj_num))
+  quad_coef = density * (a_proj * blunt + slender * (a_max - a_proj))
+  ap_coef = density * (blunt - slender)
+  g0 = ap_coef * dA_coef * a * x * (b * yy * (a - b) + c * zz * (a - c))
+  g1 = ap_coef * dA_coef * b * y * (a * xx * (b - a) + c * zz * (b - c))
+  g2 = ap_coef * dA_coef * c * z * (a * xx * (c - a) + b * yy * (c - b))
+  q = -quad_coef
+  return ((k00 + (xx + 1.0) * q - g0 * x) * scl, (k01 + xy * q - g1 * x) * scl,
+          (k02 + xz * q - g2 * x) * scl, (k10 + xy * q - g0 * y) * scl,
+          (k11 + (yy + 1.0) * q - g1 * y) * scl, (k12 + yz * q - g2 * y) * scl,
+          (k20 + xz * q - g0 * z) * scl, (k21 + yz * q - g1 * z) * scl,
+          (k22 + (zz + 1.0) * q - g2 * z) * scl)
+
+
+@jit
+def _ellipsoid_max_moment(d0, d1, d2):
+  """8/15 pi d0 max(d1, d2)^4 (ellipsoid_max_moment)."""
+  dm = max(d1, d2)
+  return 8.0 / 15.0 * _PI * d0 * ((dm * dm) * (dm * dm))
+
+
+@jit
+def _fluid_ellipsoid_vel(m, d, i, chain, J, B):
+  """qDeriv += derivative of the ellipsoid fluid forces on body i's geoms (mjd_ellipsoidFluid)."""
+  density, viscosity = m.opt_density[0], m.opt_viscosity[0]
+  n = _body_chain(m, i, chain)
+  symmetric = m.opt_integrator[0] == _INT_IMPLICITFAST and not is_free_body(m, i)
+  for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+    coef = m.geom_fluid[g]
+    if coef[0] == 0.0:
+      continue
+    s = fluid.geom_semi_axes(m.geom_size[g], m.geom_type[g])
+    rot = d.geom_xmat[g]
+    lv = fluid.local_velocity(m, d, i, d.geom_xpos[g, 0], d.geom_xpos[g, 1],
+                              d.geom_xpos[g, 2], rot)
+    _geom_local_jac(m, d, g, i, chain, n, J)
+    _ellipsoid_B(density, viscosity, s, coef, lv, B)
+    if symmetric:
+      for r in range(6):
+        for c in range(r + 1, 6):
+          v = 0.5 * (B[6 * r + c] + B[6 * c + r])
+          B[6 * r + c] = v
+          B[6 * c + r] = v
+    # qDeriv += J' B J over the nonzero entries of B (addJTBJSparse)
+    for r in range(6):
+      for c in range(6):
+        b = B[6 * r + c]
+        if b == 0.0:
+          continue
+        for k in range(n):
+          _add_scaled_row(m, d, chain[k], J[c], chain, 0, n, J[r, k] * b)
+
+
+@jit
 def passive_vel(m, d):
-  """qDeriv += d qfrc_passive / d qvel (mjd_passive_vel); False if ellipsoid fluid was skipped."""
-  # the ellipsoid fluid model's derivative (mjd_ellipsoidFluid) is not implemented yet
+  """qDeriv += d qfrc_passive / d qvel (mjd_passive_vel); returns True."""
   flags = m.opt_disableflags[0]
   if (flags & _DSBL_SPRING) and (flags & _DSBL_DAMPER):
     return True
@@ -224,7 +479,8 @@ def passive_vel(m, d):
         if m.geom_fluid[g, 0] > 0:
           ellipsoid = True
       if ellipsoid:
-        complete = False
+        _fluid_ellipsoid_vel(m, d, i, chain, d.scratch_nv[2:8],
+                             d.scratch_nbody.reshape(d.scratch_nbody.size))
       else:
         _fluid_box_vel(m, d, i, chain, jrow)
   if flags & _DSBL_DAMPER:

@@ -16,7 +16,7 @@ _PI = math.pi
 
 
 @jit
-def _local_velocity(m, d, body, p0, p1, p2, rot):
+def local_velocity(m, d, body, p0, p1, p2, rot):
   """6D velocity of the frame (p, rot) rigidly attached to `body`, in that frame, minus the wind."""
   w0 = w1 = w2 = v0 = v1 = v2 = 0.0
   # dof-less (static or mocap-welded) bodies do not move: mj_objectVelocity returns zero
@@ -54,7 +54,7 @@ def inertia_box(m, d, i):
   b2 = math.sqrt(max(_MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
   rot = d.ximat[i]
   p0, p1, p2 = d.xipos[i, 0], d.xipos[i, 1], d.xipos[i, 2]
-  w0, w1, w2, v0, v1, v2 = _local_velocity(m, d, i, p0, p1, p2, rot)
+  w0, w1, w2, v0, v1, v2 = local_velocity(m, d, i, p0, p1, p2, rot)
 
   t0 = t1 = t2 = f0 = f1 = f2 = 0.0
   if viscosity > 0:
@@ -180,7 +180,7 @@ def ellipsoid(m, d, body):
     s0, s1, s2 = geom_semi_axes(m.geom_size[g], m.geom_type[g])
     rot = d.geom_xmat[g]
     p0, p1, p2 = d.geom_xpos[g, 0], d.geom_xpos[g, 1], d.geom_xpos[g, 2]
-    w0, w1, w2, v0, v1, v2 = _local_velocity(m, d, body, p0, p1, p2, rot)
+    w0, w1, w2, v0, v1, v2 = local_velocity(m, d, body, p0, p1, p2, rot)
     t0, t1, t2, f0, f1, f2 = added_mass(density, coef, w0, w1, w2, v0, v1, v2)
     vt0, vt1, vt2, vf0, vf1, vf2 = viscous(density, viscosity, s0, s1, s2, coef,
                                            w0, w1, w2, v0, v1, v2)

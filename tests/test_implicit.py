@@ -217,3 +217,253 @@ def test_qderiv_matters():
   mjm.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_EULERDAMP
   mujoco.mj_step(mjm, mjd_e)
   assert np.abs(mjd.qvel - mjd_e.qvel).max() > 1e4 * STEP_TOL
+
+
+# ------------------------------------------------------------------------------------------------
+# actuators whose force is clamped contribute no velocity derivative (MuJoCo 4.0)
+
+DATA = os.path.join(os.path.dirname(__file__), "data")
+
+
+def _mj_model(path_or_xml):
+  """MuJoCo's model from an MJCF file path or string."""
+  if path_or_xml.lstrip().startswith("<"):
+    return mujoco.MjModel.from_xml_string(path_or_xml)
+  return mujoco.MjModel.from_xml_path(path_or_xml)
+
+
+def _clamp_step(mjm, integrator, qvel, ctrl):
+  """One step from qpos0 with the given qvel and ctrl on both engines; (mjd, d, mjd0)."""
+  mjm.opt.integrator = INTEGRATORS[integrator]
+  m = interop.model_from_mujoco(mjm)
+  mjd = mujoco.MjData(mjm)
+  mjd.qvel[:] = qvel
+  mjd.ctrl[:] = ctrl
+  d = io.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  mjd0 = mujoco.MjData(mjm)
+  mjd0.qvel[:], mjd0.ctrl[:] = qvel, ctrl
+  mujoco.mj_forward(mjm, mjd0)
+  mujoco.mj_step(mjm, mjd)
+  engine.step(m, d)
+  return mjd, d, mjd0
+
+
+# joint_force_clamp.xml: a motor and a damper (kv=10) on a hinge with actuatorfrcrange -.4 .4;
+# (ctrl, qvel) with the summed force inside the range, and outside it on either side
+JOINT_CLAMP_STATES = [((0.2, 0.5), 0.01), ((0.0, 1.0), 0.03), ((0.2, 0.5), 1.0),
+                      ((1.0, 1.0), -1.0), ((0.0, 1.0), 0.05), ((-0.3, 0.2), -0.1)]
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("state", JOINT_CLAMP_STATES)
+def test_joint_actfrcrange_derivative(integrator, state):
+  mjm = _mj_model(os.path.join(DATA, "joint_force_clamp.xml"))
+  ctrl, qvel = state
+  mjd, d, mjd0 = _clamp_step(mjm, integrator, [qvel], ctrl)
+  _check_step(mjm, mjd, d)
+  # the states do reach both sides of the clamp, and the clamp changes qDeriv
+  lo, hi = mjm.jnt_actfrcrange[0]
+  clamped = not lo < mjd0.qfrc_actuator[0] < hi
+  damper = -10 * ctrl[1]
+  assert abs(mjd.qDeriv[0] - (-0.01 + (0.0 if clamped else damper))) < 1e-12
+
+
+# fixed-tendon part of tendon_force_clamp.xml (its spatial tendons are loaded by the test below):
+# two limited tendons, one with two motors, and a motor on a hinge with forcerange; velocity
+# actuators make the derivative nonzero
+TENDON_CLAMP_XML = """
+<mujoco>
+  <option timestep="0.01"/>
+  <worldbody>
+    <body>
+      <joint name="joint0" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" size="0.05 0.5" fromto="0 0 0 0.5 0 0"/>
+      <body pos="0.5 0 0">
+        <joint name="joint1" type="hinge" axis="0 1 0" actuatorfrcrange="-0.5 0.5"/>
+        <geom type="capsule" size="0.05 0.5" fromto="0 0 0 0.5 0 0"/>
+        <body pos="0.5 0 0">
+          <joint name="joint2" type="hinge" axis="0 1 0"/>
+          <geom type="capsule" size="0.05 0.5" fromto="0 0 0 0.5 0 0"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="fixed0" actuatorfrclimited="true" actuatorfrcrange="-1 1">
+      <joint joint="joint0" coef=".1"/>
+      <joint joint="joint1" coef=".2"/>
+      <joint joint="joint2" coef=".3"/>
+    </fixed>
+    <fixed name="fixed1" actuatorfrclimited="true" actuatorfrcrange="0 1">
+      <joint joint="joint0" coef=".1"/>
+      <joint joint="joint2" coef=".3"/>
+    </fixed>
+  </tendon>
+  <actuator>
+    <velocity tendon="fixed0" kv="20" ctrlrange="-1 1"/>
+    <motor tendon="fixed1" ctrlrange="-1 1"/>
+    <velocity tendon="fixed1" kv="5" ctrlrange="-1 1"/>
+    <velocity joint="joint2" kv="3" forcerange="-.2 .2" ctrlrange="-1 1"/>
+    <velocity joint="joint1" kv="2" ctrlrange="-1 1"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("seed", range(8))
+def test_tendon_actfrcrange_derivative(integrator, seed):
+  mjm = _mj_model(TENDON_CLAMP_XML)
+  rng = np.random.default_rng(seed)
+  qvel = rng.uniform(-3, 3, 3) * (0.05 if seed % 2 else 1.0)
+  ctrl = rng.uniform(-1, 1, mjm.nu)
+  mjd, d, _ = _clamp_step(mjm, integrator, qvel, ctrl)
+  _check_step(mjm, mjd, d)
+
+
+def test_tendon_actfrcrange_states_cover_clamps():
+  """The seeds above put each tendon total and the joint force inside and outside its clamp."""
+  mjm = _mj_model(TENDON_CLAMP_XML)
+  seen = set()
+  for seed in range(8):
+    rng = np.random.default_rng(seed)
+    mjd = mujoco.MjData(mjm)
+    mjd.qvel[:] = rng.uniform(-3, 3, 3) * (0.05 if seed % 2 else 1.0)
+    mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
+    mujoco.mj_forward(mjm, mjd)
+    f = mjd.actuator_force
+    for t, total in (("fixed0", f[0]), ("fixed1", f[1] + f[2])):
+      lo, hi = mjm.tendon_actfrcrange[mjm.tendon(t).id]
+      seen.add((t, lo < total < hi))
+    seen.add(("joint1", -0.5 < mjd.qfrc_actuator[1] < 0.5))
+  assert len(seen) == 6, seen
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+def test_tendon_force_clamp_file(integrator):
+  """MuJoCo's tendon_force_clamp.xml (spatial tendons) with motors made velocity dependent."""
+  try:
+    engine.load_model(os.path.join(DATA, "tendon_force_clamp.xml"))
+  except Exception as e:  # spatial tendons arrive with another issue
+    pytest.skip(f"model does not load yet: {e}")
+  mjm = _mj_model(os.path.join(DATA, "tendon_force_clamp.xml"))
+  for seed in range(4):
+    rng = np.random.default_rng(seed)
+    mjm.actuator_gaintype[:] = mujoco.mjtGain.mjGAIN_AFFINE
+    mjm.actuator_gainprm[:, 2] = rng.uniform(-5, -1, mjm.nu)
+    mjd, d, _ = _clamp_step(mjm, integrator, rng.uniform(-3, 3, mjm.nv),
+                            rng.uniform(-1, 1, mjm.nu))
+    _check_step(mjm, mjd, d)
+
+
+TENDON_EDGE_XML = """
+<mujoco>
+  <worldbody>
+    <body><joint name="j0" axis="0 1 0"/><geom size=".1" mass="1"/></body>
+  </worldbody>
+  <tendon>
+    <fixed name="t" actuatorfrclimited="true" actuatorfrcrange="-2 1">
+      <joint joint="j0" coef="1"/>
+    </fixed>
+    <fixed name="t0" actuatorfrclimited="true" actuatorfrcrange="0 1">
+      <joint joint="j0" coef="1"/>
+    </fixed>
+  </tendon>
+  <actuator>
+    <motor tendon="t"/>
+    <motor tendon="t"/>
+    <velocity tendon="t" kv="1"/>
+    <velocity tendon="t0" kv="2"/>
+  </actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("ctrl", [(0.5, 0.5 - 2**-53, 0, 0), (0.5, 0.5 - 1e-11, 0, 0),
+                                  (0.5, 0.5 - 1e-9, 0, 0), (-1, -1 + 1e-11, 0, 0),
+                                  (-1, -1 + 1e-8, 0, 0), (1.41559415, 1.26060962, 0, 0),
+                                  (0.2, 0.3, 0, 0)])
+def test_tendon_actfrcrange_edges(integrator, ctrl):
+  """Totals on, near and just inside a tendon's bound; a zero total at a zero bound (t0)."""
+  mjm = _mj_model(TENDON_EDGE_XML)
+  mjd, d, _ = _clamp_step(mjm, integrator, [0.0], ctrl)
+  _check_step(mjm, mjd, d)
+
+
+# ------------------------------------------------------------------------------------------------
+# the ellipsoid fluid model's velocity derivative (mjd_ellipsoidFluid)
+
+ELLIPSOID_FLUID_XML = """
+<mujoco>
+  <option density="{density}" viscosity="{viscosity}" wind="{wind}"/>
+  <default><geom contype="0" conaffinity="0" fluidshape="ellipsoid"/></default>
+  <worldbody>
+    <body pos="0 0 1">
+      <joint type="ball"/>
+      <geom type="box" size=".2 .1 .05" pos=".1 0 0"/>
+      <geom type="capsule" size=".02 .1" pos="0 .1 0" fluidcoef=".4 .3 1.2 .9 1.1"/>
+      <body pos=".3 0 0">
+        <joint axis="0 1 0" damping="0.1"/>
+        <joint type="slide" axis="1 0 0"/>
+        <geom type="cylinder" fromto="0 0 0 .3 0 0" size=".03"/>
+      </body>
+    </body>
+    <body pos="1 0 1">
+      <freejoint/>
+      <geom type="ellipsoid" size=".2 .1 .05" euler="10 20 30"/>
+    </body>
+    <body pos="2 0 1">
+      <freejoint/>
+      <geom type="sphere" size=".1" pos=".05 0 0"/>
+      <geom type="box" size=".003 .002 .0001" pos="0 .1 0"/>
+      <body pos="0 0 -.2">
+        <joint axis="1 0 0"/>
+        <geom type="ellipsoid" size=".01 .03 .002" fluidshape="none"/>
+        <geom type="ellipsoid" size=".01 .03 .002"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+FLUID_OPTIONS = [(1000, 0.01, "0.3 -0.2 0.1"), (1.2, 1.8e-5, "0 0 1"), (1.2, 0, "0 0 0"),
+                 (0, 0.5, "1 0 0")]
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("option", range(len(FLUID_OPTIONS)))
+@pytest.mark.parametrize("seed", range(3))
+def test_ellipsoid_fluid_derivative(integrator, option, seed):
+  density, viscosity, wind = FLUID_OPTIONS[option]
+  xml = ELLIPSOID_FLUID_XML.format(density=density, viscosity=viscosity, wind=wind)
+  mjm, mjd, m, d = _one_step(mujoco.MjModel.from_xml_string(xml), integrator, seed=seed,
+                             qvel_scale=3.0)
+  _check_step(mjm, mjd, d)
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("seed", range(4))
+def test_tumbling_thin_object(integrator, seed):
+  """MuJoCo's thin tumbling plates (sizes down to 1e-4: products of sizes below mjMINVAL)."""
+  mjm = mujoco.MjModel.from_xml_path(os.path.join(DATA, "tumbling_thin_object_ellipsoid.xml"))
+  mjm, mjd, m, d = _one_step(mjm, integrator, seed=seed, qvel_scale=2.0)
+  _check_step(mjm, mjd, d)
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+def test_ellipsoid_fluid_rollout(integrator):
+  xml = ELLIPSOID_FLUID_XML.format(density=1000, viscosity=0.01, wind="0.3 -0.2 0.1")
+  err_q, err_v = _rollout(mujoco.MjModel.from_xml_string(xml), integrator)
+  assert err_q <= ROLLOUT_TOL, (integrator, err_q, err_v)
+
+
+def test_ellipsoid_fluid_derivative_matters():
+  """The fluid derivative is a large part of qDeriv in these scenes: leaving it out would fail."""
+  xml = ELLIPSOID_FLUID_XML.format(density=1000, viscosity=0.01, wind="0.3 -0.2 0.1")
+  mjm, mjd, _, _, _ = _setup(mujoco.MjModel.from_xml_string(xml), "implicitfast", 0, 3.0)
+  mujoco.mj_step(mjm, mjd)
+  damping = np.zeros(mjm.nD)
+  damping[mjm.D_rowadr + mjm.D_diag] = -mjm.dof_damping
+  assert np.abs(mjd.qDeriv - damping).max() > 1.0
