@@ -340,6 +340,7 @@ ModelType = _ModelStructType([
     ('mesh_scale', types.Array(types.float64, 2, 'C')),
     ('mesh_pos', types.Array(types.float64, 2, 'C')),
     ('mesh_quat', types.Array(types.float64, 2, 'C')),
+    ('jnt_springdamper', types.Array(types.float64, 2, 'C')),
     ('hfield_size', types.Array(types.float64, 2, 'C')),
     ('hfield_nrow', types.Array(types.int32, 1, 'C')),
     ('hfield_ncol', types.Array(types.int32, 1, 'C')),
@@ -736,9 +737,10 @@ def _set_model_16(s, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, se
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, mesh_pos, mesh_quat, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+def _set_model_17(s, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
   s.mesh_pos = mesh_pos
   s.mesh_quat = mesh_quat
+  s.jnt_springdamper = jnt_springdamper
   s.hfield_size = hfield_size
   s.hfield_nrow = hfield_nrow
   s.hfield_ncol = hfield_ncol
@@ -764,7 +766,7 @@ MODEL_SETTERS = (
     (_set_model_14, ('key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
     (_set_model_15, ('pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid')),
     (_set_model_16, ('sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale')),
-    (_set_model_17, ('mesh_pos', 'mesh_quat', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
+    (_set_model_17, ('mesh_pos', 'mesh_quat', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

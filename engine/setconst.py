@@ -180,6 +180,20 @@ def _set_stat(m, d):
   st.apply_user()
 
 
+def _auto_spring_damper(m):
+  """Joints with springdamper="timeconst dampratio": stiffness and damping from the joint's
+  inertia at qpos0 (dof_invweight0), as mjCModel::AutoSpringDamper."""
+  for j in range(m.njnt):
+    tc, dr = m.jnt_springdamper[j]
+    if tc <= 0 or dr <= 0:
+      continue
+    adr = m.jnt_dofadr[j]
+    ndim = {mjtJoint.FREE: 6, mjtJoint.BALL: 3}.get(int(m.jnt_type[j]), 1)
+    inertia = ndim / max(1e-15, float(np.sum(m.dof_invweight0[adr:adr + ndim])))
+    m.jnt_stiffness[j] = inertia / max(1e-15, tc * tc * dr * dr)
+    m.dof_damping[adr:adr + ndim] = 2 * inertia / max(1e-15, tc)
+
+
 def set_const(m):
   """Fill every qpos0-dependent constant of `m` in place, as mj_setConst does."""
   set_fixed(m)
@@ -246,6 +260,7 @@ def set_const(m):
     a, n = d.moment_rowadr[i], d.moment_rownnz[i]
     np.add.at(row, d.moment_colind[a:a + n], d.actuator_moment[a:a + n])
     m.actuator_acc0[i] = np.linalg.norm(_solve_m(m, d, row[None])[0]) if nv else 0
+  _auto_spring_damper(m)
   _eq_data(m, d)
   _set_stat(m, d)
   for i in range(m.ncam):

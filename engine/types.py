@@ -791,6 +791,12 @@ mesh_quat f8 nmesh 4
 """
 # ------------------------------------------------------------------------ end of meshes
 
+# ------------------------------------------------------- compile-time joint spring-damper
+# engine-only: MuJoCo keeps joint springdamper in its spec; set_const turns it into
+# jnt_stiffness / dof_damping from dof_invweight0 (mjCModel::AutoSpringDamper)
+MODEL_FIELDS += """jnt_springdamper f8 njnt 2
+"""
+
 # ------------------------------------------------------------------------- height fields
 MODEL_SIZES += ["nhfield", "nhfielddata"]
 

@@ -136,6 +136,7 @@ def _tree(c, A, sizes):
   A["jnt_solref"], A["jnt_solimp"] = J("solref_limit"), J("solimp_limit")
   A["jnt_pos"], A["jnt_axis"] = J("pos"), J("axis")
   A["jnt_stiffness"] = J("stiffness").ravel()
+  A["jnt_springdamper"] = J("springdamper").reshape(len(joints), 2)
   A["jnt_range"], A["jnt_actfrcrange"] = J("range"), J("actfrcrange")
   A["jnt_margin"] = J("margin").ravel()
   # dofs

@@ -141,6 +141,7 @@ class Compiler:
       rd = _Reader(n, None)
       self.nconmax = rd.int("nconmax", self.nconmax)
       self.njmax = rd.int("njmax", self.njmax)
+      self.nkey = rd.int("nkey", getattr(self, "nkey", 0))
     self._defaults_root([n for n in r.children if n.tag == "default"])
     for sec in _children(r, "asset"):
       for n in sec.children:
@@ -184,6 +185,9 @@ class Compiler:
       for n in sec.children:
         self.keys.append(_Obj(node=n, name=n.get("name", "")))
     self._check_unique("key", self.keys)
+    from engine.mjcf.parse import Node
+    while len(self.keys) < getattr(self, "nkey", 0):   # <size nkey>: default keyframes
+      self.keys.append(_Obj(node=Node("key", {}, r.file, r.line), name=""))
     from engine.mjcf import _assemble
     return _assemble.assemble(self)
 
@@ -804,6 +808,9 @@ class Compiler:
     j.solref_fric = rd.exact("solreffriction", _SOLREF, 2)
     j.solimp_fric = rd.vec("solimpfriction", _SOLIMP)
     j.stiffness = rd.num("stiffness", 0.0)
+    j.springdamper = rd.exact("springdamper", [0.0, 0.0], 2)
+    if (j.springdamper[0] or j.springdamper[1]) and min(j.springdamper) <= 0:
+      raise n.error("when defined, springdamper values must be positive in joint")
     j.damping = rd.num("damping", 0.0)
     j.armature = rd.num("armature", 0.0)
     j.frictionloss = rd.num("frictionloss", 0.0)

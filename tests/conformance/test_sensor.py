@@ -202,11 +202,3 @@ def test_sensor_errors(elem, message):
   assert ":4: <" in str(e.value)
 
 
-def test_rangefinder_mesh_error():
-  """A rangefinder in a model with mesh geoms is refused (rays against meshes: not yet; today
-  the mesh geom itself is refused first, the sensor compiler checks again once meshes load)."""
-  xml = """<mujoco><asset><mesh name="t" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset>
-    <worldbody><geom type="mesh" mesh="t"/><site name="s"/></worldbody>
-    <sensor><rangefinder site="s"/></sensor></mujoco>"""
-  with pytest.raises(MjcfError, match="mesh"):
-    engine.load_model(xml)
