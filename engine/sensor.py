@@ -430,6 +430,18 @@ def _ray_basis(lv0, lv1, lv2):
 
 
 @jit
+def _local_ray(pos, mat, pnt, vec):
+  """The ray in the frame (pos, mat): (point, direction, `_ray_basis` of the direction)."""
+  lp = np.empty(3)
+  lv = np.empty(3)
+  lp[0], lp[1], lp[2] = mm.mat_t_vec(mat, pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2])
+  lv[0], lv[1], lv[2] = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
+  b = np.empty(6)
+  b[0], b[1], b[2], b[3], b[4], b[5] = _ray_basis(lv[0], lv[1], lv[2])
+  return lp, lv, b
+
+
+@jit
 def _ray_triangle(v, lp, lv, b):
   """MuJoCo's ray_triangle: distance along the (local) ray to triangle v (3, 3), -1 if missed;
   b holds the basis of `_ray_basis`."""
@@ -470,12 +482,7 @@ def ray_mesh(m, d, g, pnt, vec):
   if _ray_box_all(pos, mat, m.geom_size[g], pnt, vec, allx) < 0:
     return -1.0
   mid = m.geom_dataid[g]
-  lp = np.empty(3)
-  lv = np.empty(3)
-  lp[0], lp[1], lp[2] = mm.mat_t_vec(mat, pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2])
-  lv[0], lv[1], lv[2] = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
-  b = np.empty(6)
-  b[0], b[1], b[2], b[3], b[4], b[5] = _ray_basis(lv[0], lv[1], lv[2])
+  lp, lv, b = _local_ray(pos, mat, pnt, vec)
   va, fa = m.mesh_vertadr[mid], m.mesh_faceadr[mid]
   v = np.empty((3, 3))
   x = -1.0
@@ -512,13 +519,7 @@ def ray_hfield(m, d, g, pnt, vec):
   top = _ray_box_all(tpos, xmat, tsize, pnt, vec, allx)
   if top < 0:
     return x
-  lp = np.empty(3)
-  lv = np.empty(3)
-  lp[0], lp[1], lp[2] = mm.mat_t_vec(xmat, pnt[0] - xpos[0], pnt[1] - xpos[1],
-                                     pnt[2] - xpos[2])
-  lv[0], lv[1], lv[2] = mm.mat_t_vec(xmat, vec[0], vec[1], vec[2])
-  b = np.empty(6)
-  b[0], b[1], b[2], b[3], b[4], b[5] = _ray_basis(lv[0], lv[1], lv[2])
+  lp, lv, b = _local_ray(xpos, xmat, pnt, vec)
   seg0, seg1 = 0.0, top
   for i in range(6):
     if allx[i] > seg1:
