@@ -11,6 +11,7 @@ import pytest
 
 import engine
 from engine import interop
+from engine import solver as solver_mod
 from tests.conformance.test_contact import _quadruped_without_terrain
 from tests.conformance.test_solver import dual_cost, primal_cost
 from tests.models import suite_source
@@ -94,6 +95,55 @@ def test_cg_pgs_cost_teacher_forced(name, solver, cone):
   worst, ncon = teacher_forced(name, solver, cone, nstep=2000, every=4)
   assert ncon > 25, "the trajectory has (almost) no contacts: test is vacuous"
   assert worst["cost"] <= 1e-6, worst
+
+
+def solver_teacher_forced(name, solver, cone, nstep, every):
+  """As `teacher_forced`, but our solver gets MuJoCo's contacts and constraint rows: for
+  scenes where a contact's choice among near-equal candidates (multicontact, EPA round-off)
+  would otherwise decide the comparison, this checks the solver alone. Returns the worst
+  relative qacc / efc_force errors and cost excess, the rows seen and the largest island."""
+  m, mjm = _load(name)
+  mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
+  mjm.opt.cone = int(getattr(mujoco.mjtCone, "mjCONE_" + cone.upper()))
+  m.opt.solver, m.opt.cone = mjm.opt.solver, mjm.opt.cone
+  mjd = mujoco.MjData(mjm)
+  d = engine.make_data(m)
+  worst = {"qacc": 0.0, "efc_force": 0.0, "cost": -np.inf}
+  nrows = big = 0
+  for i in range(nstep):
+    mujoco.mj_step(mjm, mjd)
+    if i % every:
+      continue
+    mujoco.mj_forward(mjm, mjd)
+    interop.data_from_mujoco(mjd, d)
+    engine.forward(m, d)               # M, qacc_smooth, ... of this state
+    interop.efc_from_mujoco(mjm, mjd, d)
+    d.qacc_warmstart[:] = mjd.qacc_warmstart
+    solver_mod.fwd_constraint(m.struct, d.struct)
+    nrows += d.nefc
+    big = max(big, int(np.max(d.island_nv[:d.nisland], initial=0)))
+    worst["qacc"] = max(worst["qacc"], _rel_err(d.qacc, mjd.qacc))
+    worst["efc_force"] = max(worst["efc_force"], _rel_err(d.efc_force[:d.nefc], mjd.efc_force))
+    if d.nefc:
+      if solver == "PGS":
+        ours, ref = dual_cost(mjm, mjd, d.efc_force[:d.nefc]), dual_cost(mjm, mjd, mjd.efc_force)
+      else:
+        ours, ref = primal_cost(mjm, mjd, d.qacc), primal_cost(mjm, mjd, mjd.qacc)
+      worst["cost"] = max(worst["cost"], (ours - ref) / max(1e-12, abs(ref)))
+  return worst, nrows, big
+
+
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+@pytest.mark.parametrize("solver", ["Newton", "CG", "PGS"])
+def test_pile64_solver_teacher_forced(solver, cone):
+  """64 free bodies settling into one heap: islands of 100-250 dofs (the sparse Newton
+  factor), along MuJoCo's 1500-step trajectory with MuJoCo's contacts and rows."""
+  worst, nrows, big = solver_teacher_forced("pile64", solver, cone, nstep=1500, every=25)
+  assert nrows > 5000 and big >= 100, (nrows, big)
+  if solver == "Newton":
+    assert worst["qacc"] <= 1e-6 and worst["efc_force"] <= 1e-6, worst
+  else:
+    assert worst["cost"] <= 1e-6, worst
 
 
 @pytest.mark.parametrize("integrator", ["Euler", "RK4", "implicit", "implicitfast"])
