@@ -16,6 +16,7 @@ import numpy as np
 
 from render import meshes
 from render import shaders
+from render import textures
 from render.visual import visual_for
 
 # primitive meshes, in draw order
@@ -219,6 +220,7 @@ class Renderer:
     self._nkinds = len(KINDS)
     self._mesh_gl = []        # GL objects of the current model's mesh assets
     self._opaque_order = _OPAQUE_ORDER
+    self._textured = textures.TexturedGeoms(ctx)
     if m is not None:
       self.set_model(m)
 
@@ -396,6 +398,7 @@ class Renderer:
     self.root_bodies = np.nonzero((np.asarray(m.body_rootid) == np.arange(m.nbody))
                                   & (np.arange(m.nbody) > 0))[0]
     self.names = {k: list(v) for k, v in getattr(m, "names", {}).items()}
+    self._textured.set_model(m, self)
 
   # ------------------------------------------------------------------------------ frame
 
@@ -406,6 +409,8 @@ class Renderer:
     if opts.transparency:
       rgba[self.geom_dynamic, 3] *= vis.map.alpha
     vis_mask = groups[self.geom_group] & (rgba[:, 3] > 0)
+    tex_sel = vis_mask & (self._textured.geom_texid >= 0)     # drawn by render/textures.py
+    vis_mask &= ~tex_sel
     pos = snap.geom_xpos.copy()
     rot = snap.geom_xmat
     off = self.geom_offset.any(1)
@@ -418,6 +423,7 @@ class Renderer:
     size = self.geom_size4
     if len(self.plane_ids):
       pos, size = self._recenter_planes(pos, size, rot, eye)
+    self._textured.collect(snap, tex_sel, pos, rot, size, mat, rgba[:, 3])
     for kind in range(self._nkinds):
       sel = vis_mask & (self.geom_kind == kind)
       if not sel.any():
@@ -686,11 +692,14 @@ class Renderer:
       for kind in range(self._nkinds):
         if kind != QUAD and len(geoms[kind]):
           self._vaos["d", kind].render(instances=len(geoms[kind]))
+      self._textured.draw_depth(self._depth_prog)
       ctx.polygon_offset = (0.0, 0.0)
     fbo.use()
     ctx.viewport = (0, 0, width, height)
     fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
-    if self.vis.skybox is not None:
+    if self._textured.sky is not None:
+      self._textured.draw_sky(viewproj)
+    elif self.vis.skybox is not None:
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
     sh = shadow_mat is not None      # the program variant that reads the shadow map, or not
@@ -717,6 +726,8 @@ class Renderer:
         else:
           ctx.enable(moderngl.CULL_FACE)
         self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
+    if self._textured.groups:
+      self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
     self._draw_lines(snapshot, opts, viewproj)
     if any(len(a) for a in trans):
       ctx.enable(moderngl.BLEND)
@@ -736,6 +747,30 @@ class Renderer:
     ctx.wireframe = False
     ctx.depth_func = "<"
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
+
+  def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx):
+    """Textured geoms (render/textures.py) with this frame's uniforms: opaque, then blended."""
+    def set_uniforms(prog, plane):
+      if plane and self._plane_npos:
+        self._set_positional(prog, lights, shadow_idx if sh else -1)
+      self._set_uniform(prog, "u_viewproj", _gl(viewproj))
+      self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
+      self._set_lights(prog, lights)
+      self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
+      self._set_uniform(prog, "u_shadow_mat",
+                        _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
+      self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+      self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
+      self._set_uniform(prog, "u_shadow", 0)
+    self._textured.draw(sh, set_uniforms, self._plane_npos, False)
+    if any(g[3] for g in self._textured.groups):
+      ctx = self.ctx
+      ctx.enable(moderngl.BLEND)
+      ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+      ctx.depth_mask = False
+      self._textured.draw(sh, set_uniforms, self._plane_npos, True)
+      ctx.depth_mask = True
+      ctx.disable(moderngl.BLEND)
 
   def _draw_sky(self, forward):
     """The skybox as a vertical gradient (rgb1 above, rgb2 below the horizon), drawn behind."""
@@ -867,6 +902,7 @@ class Renderer:
         objs.append(self._plane_progs[sh])
     for o in objs:
       o.release()
+    self._textured.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
 
 

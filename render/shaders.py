@@ -43,9 +43,13 @@ float light_at(int i, vec3 world, out vec3 L) {
 GEOM_VS = """
 #version 330
 #define PLANE %d
+#define TEX %d
 in vec3 in_pos; in vec3 in_normal; in float in_cap;
 in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size; in vec4 i_color;
 in vec4 i_mat; in vec4 i_color2;
+#if TEX > 0
+in vec2 in_uv; out vec3 v_tex;     // textured variant: i_color2 holds the texture mapping
+#endif
 uniform mat4 u_viewproj;
 uniform mat4 u_shadow_mat;
 """ + _LIGHT_UNIFORMS + """
@@ -86,6 +90,11 @@ void main() {
 #if PLANE == 1
   v_world = world; v_normal = n;
 #endif
+#if TEX == 1
+  v_tex = vec3(in_uv * i_color2.xy + i_color2.zw, 0.0);   // 2d: scaled, offset coordinates
+#elif TEX == 2
+  v_tex = in_pos * i_color2.xyz;                          // cube: object-space direction
+#endif
   gl_Position = u_viewproj * vec4(world, 1.0);
 }
 """
@@ -95,6 +104,12 @@ GEOM_FS = """
 #define PLANE %d
 #define NPOS %d
 #define SHADOW %d
+#define TEX %d
+#if TEX == 1
+in vec3 v_tex; uniform sampler2D u_tex;
+#elif TEX == 2
+in vec3 v_tex; uniform samplerCube u_tex;
+#endif
 #if PLANE == 1
 in vec3 v_world; in vec3 v_normal;
 uniform vec3 u_ppos[NPOS]; uniform vec3 u_pdir[NPOS]; uniform vec3 u_pamb[NPOS];
@@ -145,17 +160,27 @@ void main() {
     diff += att * (u_pamb[i] + sh * u_pdif[i] * max(dot(n, L), 0.0));
   }
 #endif
-  f_color = vec4(min(base * diff + spec, vec3(1.0)), v_color.a);
+#if TEX == 1
+  vec4 tc = texture(u_tex, v_tex.xy);
+#elif TEX == 2
+  vec4 tc = texture(u_tex, v_tex);
+#else
+  vec4 tc = vec4(1.0);
+#endif
+  // as fixed-function GL_MODULATE: the lit colour times the texel
+  f_color = vec4(min(base * diff + spec, vec3(1.0)) * tc.rgb, v_color.a * tc.a);
 }
 """
 
 
-def geom_program(npos=0, shadow=True):
+def geom_program(npos=0, shadow=True, tex=0):
   """(vertex, fragment) sources of the geom program; with `npos` > 0, the plane variant that
   shades that many spot/point lights per fragment; without `shadow`, the variant that never
-  reads the shadow map (drawn when no light casts a shadow this frame)."""
+  reads the shadow map (drawn when no light casts a shadow this frame); `tex` 1 or 2: the
+  variant that multiplies by a 2d or cube texture (vertex attribute in_uv, render/textures.py)."""
   plane = int(npos > 0)
-  return GEOM_VS % plane, GEOM_FS % (plane, max(int(npos), 1), int(bool(shadow)))
+  return (GEOM_VS % (plane, int(tex)),
+          GEOM_FS % (plane, max(int(npos), 1), int(bool(shadow)), int(tex)))
 
 
 DEPTH_VS = """
@@ -201,4 +226,27 @@ SKY_FS = """
 in vec3 v_color;
 out vec4 f_color;
 void main() { f_color = vec4(v_color, 1.0); }
+"""
+
+SKYTEX_VS = """
+#version 330
+in vec2 in_pos;
+out vec2 v_ndc;
+void main() { v_ndc = in_pos; gl_Position = vec4(in_pos, 0.999, 1.0); }
+"""
+
+# the skybox texture seen along each pixel's view ray: MuJoCo maps it with texgen (x, z, -y)
+# on a box around the camera (rotated 90 deg about x), so only the ray direction matters
+SKYTEX_FS = """
+#version 330
+in vec2 v_ndc;
+uniform mat4 u_inv_viewproj;
+uniform samplerCube u_sky;
+out vec4 f_color;
+void main() {
+  vec4 a = u_inv_viewproj * vec4(v_ndc, -1.0, 1.0);
+  vec4 b = u_inv_viewproj * vec4(v_ndc, 1.0, 1.0);
+  vec3 d = b.xyz / b.w - a.xyz / a.w;
+  f_color = vec4(texture(u_sky, vec3(d.x, d.z, -d.y)).rgb, 1.0);
+}
 """

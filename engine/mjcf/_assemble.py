@@ -525,6 +525,11 @@ def _meshes(c, A, sizes):
 
 
 NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB
+# mjModel fields that only drawing reads: Python-side Model attributes (see _textures)
+DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord")
+DRAW_FIELDS = ("tex_type", "tex_colorspace", "tex_height", "tex_width", "tex_nchannel",
+               "tex_adr", "tex_data", "mat_texid", "mat_texuniform", "mat_texrepeat",
+               "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord")
 
 
 def _textures(c, A, sizes):
