@@ -697,9 +697,7 @@ class Renderer:
     fbo.use()
     ctx.viewport = (0, 0, width, height)
     fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
-    if self._textured.sky is not None:
-      self._textured.draw_sky(viewproj)
-    elif self.vis.skybox is not None:
+    if self.vis.skybox is not None and self._textured.sky is None:   # else after the geoms
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
     sh = shadow_mat is not None      # the program variant that reads the shadow map, or not
@@ -726,8 +724,7 @@ class Renderer:
         else:
           ctx.enable(moderngl.CULL_FACE)
         self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
-    if self._textured.groups:
-      self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
+    self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
     self._draw_lines(snapshot, opts, viewproj)
     if any(len(a) for a in trans):
       ctx.enable(moderngl.BLEND)
@@ -749,7 +746,12 @@ class Renderer:
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
 
   def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx):
-    """Textured geoms (render/textures.py) with this frame's uniforms: opaque, then blended."""
+    """Textured geoms (render/textures.py) with this frame's uniforms: opaque, then blended;
+    then the skybox texture where no opaque geom is (depth-tested: hidden pixels cost nothing)."""
+    if self._textured.sky is not None:
+      self._textured.draw_sky(viewproj)
+    if not self._textured.groups:
+      return
     def set_uniforms(prog, plane):
       if plane and self._plane_npos:
         self._set_positional(prog, lights, shadow_idx if sh else -1)

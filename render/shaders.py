@@ -232,7 +232,7 @@ SKYTEX_VS = """
 #version 330
 in vec2 in_pos;
 out vec2 v_ndc;
-void main() { v_ndc = in_pos; gl_Position = vec4(in_pos, 0.999, 1.0); }
+void main() { v_ndc = in_pos; gl_Position = vec4(in_pos, 1.0, 1.0); }   // far plane
 """
 
 # the skybox texture seen along each pixel's view ray: MuJoCo maps it with texgen (x, z, -y)

@@ -346,15 +346,17 @@ class TexturedGeoms:
           instances=len(part))
 
   def draw_sky(self, viewproj):
-    """The skybox texture behind everything (depth test off)."""
+    """The skybox texture at the far plane, after the opaque geoms: the depth test skips the
+    pixels they cover (no depth written)."""
     inv = np.linalg.inv(np.asarray(viewproj, float))
     self._sky_prog["u_inv_viewproj"].write(
         np.ascontiguousarray(inv.astype(np.float32).T).tobytes())
     self._texture(self.sky).use(location=1)
     self._sky_prog["u_sky"].value = 1
-    self.ctx.disable(moderngl.DEPTH_TEST)
+    self.ctx.depth_mask = False
+    self.ctx.disable(moderngl.CULL_FACE)
     self._sky_vao.render(moderngl.TRIANGLE_STRIP)
-    self.ctx.enable(moderngl.DEPTH_TEST)
+    self.ctx.depth_mask = True
 
   def release(self):
     """Free every GL object made here."""
