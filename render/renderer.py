@@ -748,9 +748,9 @@ class Renderer:
   def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx):
     """Textured geoms (render/textures.py) with this frame's uniforms: opaque, then blended;
     then the skybox texture where no opaque geom is (depth-tested: hidden pixels cost nothing)."""
-    if self._textured.sky is not None:
-      self._textured.draw_sky(viewproj)
     if not self._textured.groups:
+      if self._textured.sky is not None:
+        self._textured.draw_sky(viewproj)
       return
     def set_uniforms(prog, plane):
       if plane and self._plane_npos:
@@ -765,6 +765,8 @@ class Renderer:
       self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
       self._set_uniform(prog, "u_shadow", 0)
     self._textured.draw(sh, set_uniforms, self._plane_npos, False)
+    if self._textured.sky is not None:
+      self._textured.draw_sky(viewproj)
     if any(g[3] for g in self._textured.groups):
       ctx = self.ctx
       ctx.enable(moderngl.BLEND)
