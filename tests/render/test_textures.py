@@ -295,3 +295,48 @@ def test_dm_control_humanoid_looks_like_mujoco(tmp_path):
   mask = np.ones(ref.shape[:2], bool)
   assert _agree(ref, img, mask, tol=30) > 0.9
   np.testing.assert_allclose(ref.reshape(-1, 3).mean(0), img.reshape(-1, 3).mean(0), atol=6)
+
+
+def test_other_mappings_match_mujoco(tmp_path):
+  """The remaining mappings against MuJoCo's image: material rgba tinting a texture, an sRGB
+  texture, a single-file cube map on a sphere, a six-file cube map with texuniform on a long
+  box, object-linear coordinates on a mesh without vt and on a height field, an RGBA texture
+  on an opaque geom."""
+  _quadrant_png(tmp_path / "quad.png")
+  _face_pngs(str(tmp_path))
+  a = np.zeros((32, 32, 4), np.uint8)
+  a[..., :3], a[..., 3] = (200, 100, 50), 255
+  a[8:24, 8:24, 3] = 60
+  Image.fromarray(a).save(tmp_path / "alpha.png")
+  (tmp_path / "tet.obj").write_text("v -.2 -.2 -.2\nv .2 -.2 -.2\nv 0 .2 -.2\nv 0 0 .2\n"
+                                    "f 1 3 2\nf 1 2 4\nf 2 3 4\nf 3 1 4\n")
+  xml = f"""<mujoco><asset>
+  <texture name="q" type="2d" file="quad.png"/>
+  <texture name="qs" type="2d" file="quad.png" colorspace="sRGB"/>
+  <texture name="one" type="cube" file="face0.png"/>
+  <texture name="c6" type="cube" fileright="face0.png" fileleft="face1.png" fileup="face2.png"
+    filedown="face3.png" filefront="face4.png" fileback="face5.png"/>
+  <texture name="al" type="2d" file="alpha.png" nchannel="4"/>
+  <material name="q" texture="q"/>
+  <material name="qs" texture="qs"/>
+  <material name="tint" texture="q" rgba=".3 1 1 1"/>
+  <material name="one" texture="one"/>
+  <material name="c6u" texture="c6" texuniform="true"/>
+  <material name="al" texture="al"/>
+  <mesh name="tet" file="tet.obj"/>
+  <hfield name="hf" nrow="3" ncol="3" elevation="0 1 0 1 2 1 0 1 0" size=".3 .3 .1 .05"/>
+  </asset>
+  <worldbody>{LIGHT}
+  <geom type="plane" size=".4 .4 .1" material="qs" pos="-1 0 0"/>
+  <geom type="box" size=".2 .2 .2" material="tint" pos="0 0 .2"/>
+  <geom type="box" size=".3 .1 .2" material="c6u" pos="0 -.8 .2" euler="0 0 20"/>
+  <geom type="sphere" size=".15" material="one" pos=".8 0 .2"/>
+  <geom type="mesh" mesh="tet" material="q" pos=".8 .8 .2"/>
+  <geom type="hfield" hfield="hf" material="q" pos="0 .9 0"/>
+  <geom type="box" size=".15 .15 .15" material="al" pos="-.9 -.9 .2"/>
+  </worldbody></mujoco>"""
+  for az, el in ((60, -40), (240, -40)):
+    ref, img, m = _render_both(tmp_path, xml, az, el, 3.5, (0, 0, 0), f"mixed_{az}")
+    assert m.mesh_texcoordadr[0] == -1 and m.tex_colorspace[1] == 2
+    mask = ref.sum(2) > 60
+    assert _agree(ref, img, mask) > 0.9, az
