@@ -89,9 +89,9 @@ def _read_obj(path, data):
           tdx.append(j - 1 if j > 0 else len(uvs) + j if j < 0 else -1)
         if len(idx) < 3:
           raise ValueError
-        for k in range(1, len(idx) - 1):   # fan triangulation of polygons
-          faces.append([idx[0], idx[k], idx[k + 1]])
-          faceuvs.append([tdx[0], tdx[k], tdx[k + 1]])
+        for c in _split_polygon(verts, idx):
+          faces.append([idx[k] for k in c])
+          faceuvs.append([tdx[k] for k in c])
     except (ValueError, IndexError):
       raise MeshError(f"OBJ file '{path}' line {lineno}: cannot read '{line.strip()}'") from None
   if not verts:
@@ -105,6 +105,18 @@ def _read_obj(path, data):
     if faceuv.min() < 0 or faceuv.max() >= len(uv):   # faces without (valid) vt: no texture
       uv = faceuv = None
   return np.array(verts, np.float32), face, uv, faceuv
+
+
+def _split_polygon(verts, idx):
+  """Corner triples of an OBJ polygon as tinyobjloader (MuJoCo's OBJ reader) triangulates it:
+  a quad along its shorter diagonal (0-2 only when strictly shorter than 1-3), larger
+  polygons as a fan."""
+  if len(idx) == 4:
+    v = [verts[i] for i in idx]
+    d02 = sum((v[2][k] - v[0][k]) ** 2 for k in range(3))
+    d13 = sum((v[3][k] - v[1][k]) ** 2 for k in range(3))
+    return [(0, 1, 2), (0, 2, 3)] if d02 < d13 else [(0, 1, 3), (1, 2, 3)]
+  return [(0, k, k + 1) for k in range(1, len(idx) - 1)]
 
 
 # ----------------------------------------------------------------------------------- compile

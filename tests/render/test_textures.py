@@ -340,3 +340,54 @@ def test_other_mappings_match_mujoco(tmp_path):
     assert m.mesh_texcoordadr[0] == -1 and m.tex_colorspace[1] == 2
     mask = ref.sum(2) > 60
     assert _agree(ref, img, mask) > 0.9, az
+
+
+def test_texture_fields_match_mujoco(tmp_path):
+  """The compiled texture fields equal MuJoCo's byte for byte: a flipped 2d PNG, a cube from
+  six files (one missing: rgb1), a skybox cut from a grid, builtin checker/gradient/flat with
+  edge, cross and random marks (MuJoCo's seeded generator), a texture default class, a material
+  <layer>, and OBJ texture coordinates (also under a mirroring scale)."""
+  import mujoco
+  img = np.zeros((8, 16, 3), np.uint8)
+  img[:4], img[4:] = (255, 0, 0), (0, 0, 255)
+  img[:, :4, 1] = 200
+  Image.fromarray(img).save(tmp_path / "two.png")
+  names = _face_pngs(str(tmp_path), 8)
+  g = np.zeros((24, 32, 3), np.uint8)
+  for k in range(12):
+    g[8 * (k // 4):8 * (k // 4 + 1), 8 * (k % 4):8 * (k % 4 + 1)] = 20 * k
+  Image.fromarray(g).save(tmp_path / "grid.png")
+  _obj_cube_with_uv(tmp_path / "cube.obj")
+  xml = f"""<mujoco><compiler texturedir="."/>
+  <default><texture builtin="checker" rgb1=".3 .3 .3"/></default>
+  <asset>
+  <texture name="two" type="2d" file="two.png" hflip="true" vflip="true" builtin="none"/>
+  <texture name="six" type="cube" fileright="{names[0]}" fileleft="{names[1]}" builtin="none"
+    fileup="{names[2]}" filedown="{names[3]}" filefront="{names[4]}" rgb1="1 .5 0"/>
+  <texture name="grid" type="skybox" file="grid.png" gridsize="3 4" gridlayout=".U..LFRB.D.."
+    builtin="none"/>
+  <texture name="chk" type="2d" width="10" height="6" rgb2=".9 .8 .7" mark="edge"
+    markrgb="1 1 1"/>
+  <texture name="grad" type="2d" builtin="gradient" width="9" height="7" rgb1=".1 .2 .3"
+    rgb2=".9 .8 .7" mark="cross" markrgb="0 1 0"/>
+  <texture name="sky" type="skybox" builtin="gradient" width="40" rgb1=".4 .6 .8" rgb2="0 0 0"
+    mark="random" markrgb="1 1 1" random="0.05"/>
+  <texture name="flat" type="cube" builtin="flat" width="4" rgb1="1 0 0" rgb2="0 1 0"/>
+  <material name="m1" texture="two" texrepeat="2 3" texuniform="true"/>
+  <material name="m2"><layer texture="six" role="rgb"/></material>
+  <mesh name="cube" file="cube.obj"/>
+  <mesh name="mirror" file="cube.obj" scale="-1 1 1"/>
+  </asset>
+  <worldbody><geom type="mesh" mesh="cube" material="m1"/>
+  <geom type="mesh" mesh="mirror" material="m2"/></worldbody></mujoco>"""
+  path = tmp_path / "fields.xml"
+  path.write_text(xml)
+  ours, ref = engine.load_model(str(path)), mujoco.MjModel.from_xml_path(str(path))
+  assert ours.ntex == ref.ntex == 7
+  for f in ("tex_type", "tex_height", "tex_width", "tex_nchannel", "tex_adr", "mat_texid",
+            "mat_texuniform", "mat_texrepeat", "mesh_texcoordadr", "mesh_texcoordnum",
+            "mesh_texcoord", "mesh_facetexcoord", "tex_data"):
+    np.testing.assert_array_equal(np.asarray(getattr(ours, f)).reshape(-1),
+                                  np.asarray(getattr(ref, f)).reshape(-1), err_msg=f)
+  assert ours.names[engine.types.mjtObj.TEXTURE] == [
+      mujoco.mj_id2name(ref, mujoco.mjtObj.mjOBJ_TEXTURE, i) for i in range(ref.ntex)]
