@@ -6,7 +6,8 @@ geoms. Decorations are instances of the same meshes (an arrow is a cylinder and 
 Sizes and colours follow MuJoCo's mjv_updateScene (mjVisual scale/rgba times stat.meansize).
 Mesh geoms are drawn with their triangles: one vertex buffer per mesh asset (a draw "kind"
 after the primitives), instanced over the geoms that use it. Height fields are drawn as their
-bounding box until the engine loads them.
+bounding box until the engine loads them. Geoms with a texture and the skybox texture are drawn
+by render/textures.py (one instanced call per shape and texture).
 """
 import dataclasses
 import math
@@ -681,7 +682,7 @@ class Renderer:
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
-      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms)
+      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + self._textured.casters())
     ctx.enable(moderngl.DEPTH_TEST)
     if shadow_mat is not None:
       self._shadow_fbo.use()

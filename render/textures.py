@@ -276,6 +276,10 @@ class TexturedGeoms:
         if len(part):
           self.groups.append((kind, t, part, trans))
 
+  def casters(self):
+    """This frame's opaque textured instances that cast shadows (not planes), as arrays."""
+    return [part for kind, _, part, trans in self.groups if kind != 0 and not trans]
+
   def _instances(self, kind, t, part):
     buf = self._inst.get((kind, t))
     if buf is None or buf.size < part.nbytes:
