@@ -154,7 +154,7 @@ def decode_png(data, nchannel):
     raise TextureError(f"cannot decode PNG: {e}") from None
   if img.format != "PNG":
     raise TextureError(f"not a PNG file (Pillow reads it as {img.format})")
-  srgb = "srgb" in img.info or "icc_profile" in img.info or "gamma" in img.info
+  srgb = "srgb" in img.info      # the sRGB chunk only, as MuJoCo (a gAMA chunk stays linear)
   if img.mode in ("I;16", "I;16B", "I;16L", "I"):
     img = Image.fromarray((np.asarray(img, np.uint32) >> 8).astype(np.uint8), "L")
   mode = {1: "L", 3: "RGB", 4: "RGBA"}.get(nchannel)
