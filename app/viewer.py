@@ -37,6 +37,7 @@ HELP = (
     ("Ctrl + left drag", "twist the selected body"),
     ("Drop a file", "open that model"),
 )
+UI_WAIT = 3.0          # seconds after which the panels come up even without a model on screen
 LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
 RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
@@ -91,6 +92,9 @@ class Viewer:
       self._boot = threading.Thread(target=self._start_sim, name="numjoco-boot", daemon=True)
       self._boot.start()
     import pyglet
+    if "pyglet.window" not in sys.modules:
+      pyglet.options["shadow_window"] = False   # one context is enough: no hidden second one
+    import pyglet.window
     config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
                               double_buffer=True, depth_size=24)
     self.window = pyglet.window.Window(width, height, caption=title, resizable=True,
@@ -104,13 +108,12 @@ class Viewer:
                               on_mouse_scroll=self.on_mouse_scroll,
                               on_file_drop=self.on_file_drop, on_close=self.on_close,
                               on_draw=self.on_draw, on_resize=self.on_resize)
-    from imgui_bundle import imgui, implot
-    from imgui_bundle.python_backends.pyglet_backend import create_renderer
-    self._imgui_ctx = imgui.create_context()
-    self._implot_ctx = implot.create_context()
-    imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
-    imgui.get_io().set_ini_filename("")
-    self.impl = create_renderer(self.window)
+    # imgui-bundle (with PyOpenGL for its renderer) takes 0.5-1 s to import: the panels come up
+    # after the model's first frame, imported on a thread meanwhile (_poll_ui)
+    self.impl = None
+    self._imgui_ctx = self._implot_ctx = None
+    self._ui_import = None
+    self._ui_import_error = ""
     from app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
@@ -139,6 +142,58 @@ class Viewer:
       self._warm_t0 = time.perf_counter()
       self._warm_log = []
       os.set_blocking(self._warm.stdout.fileno(), False)
+      self._init_ui()   # the compile screen is an imgui window
+
+  # ------------------------------------------------------------------ panels (imgui)
+  @property
+  def ui_ready(self):
+    """True once imgui and the panels are up (the first frames may draw the 3D view alone)."""
+    return self.impl is not None
+
+  def _import_ui(self):
+    """Thread: import imgui-bundle and its pyglet renderer (pure imports, no GL calls)."""
+    try:
+      from imgui_bundle import imgui, implot  # noqa: F401
+      from imgui_bundle.python_backends import pyglet_backend  # noqa: F401
+    except Exception as e:  # noqa: BLE001 - shown on the terminal, the 3D view keeps going
+      self._ui_import_error = f"cannot load the panels (imgui-bundle): {e}"
+
+  def _init_ui(self):
+    """Create the imgui and implot contexts and imgui's renderer (main thread, GL current)."""
+    if self.impl is not None:
+      return
+    if self._ui_import is not None:
+      self._ui_import.join()
+    from imgui_bundle import imgui, implot
+    from imgui_bundle.python_backends.pyglet_backend import create_renderer
+    self._imgui_ctx = imgui.create_context()
+    self._implot_ctx = implot.create_context()
+    imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
+    imgui.get_io().set_ini_filename("")
+    self.impl = create_renderer(self.window)   # pushes its handlers above ours
+
+  def _poll_ui(self):
+    """Bring the panels up without delaying the first frame: start importing imgui once the
+    model is on screen (or once there is nothing to wait for: a load error), create it once
+    imported."""
+    if self.impl is not None:
+      return
+    if self._ui_import is None:
+      st = self.sim.status() if self.sim is not None else None
+      failed = self._boot_error or (st is not None and (st.load_error or st.error))
+      waited = time.perf_counter() - self.t_created > UI_WAIT
+      if self.first_frame_at is None and not failed and not waited:
+        return
+      self._ui_import = threading.Thread(target=self._import_ui, name="numjoco-ui", daemon=True)
+      self._ui_import.start()
+    if self._ui_import.is_alive():
+      return
+    if self._ui_import_error:
+      if self._ui_import_error != self._printed:
+        print(f"numjoco: {self._ui_import_error}", file=sys.stderr)
+        self._printed = self._ui_import_error
+      return
+    self._init_ui()
 
   # ------------------------------------------------------------------ simulation
   def _start_sim(self):
@@ -212,6 +267,7 @@ class Viewer:
     self.window.dispatch_events()
     if self.closed:
       return False
+    self._poll_ui()
     self.window.dispatch_event("on_draw")
     self.window.flip()
     if self.first_frame_at is None and self._boot is not None:
@@ -253,14 +309,18 @@ class Viewer:
       if r is not None:
         r.release()
     self.renderer = self._gl_ready = None
+    if self._ui_import is not None:
+      self._ui_import.join(30)     # never leave a thread importing at interpreter exit
     if not self.closed:
       self.closed = True
-      self.window.pop_handlers()   # imgui's
+      if self.impl is not None:
+        self.window.pop_handlers()   # imgui's
       self.window.pop_handlers()   # ours: no weak references left to die at interpreter exit
       self.window.close()
-      from imgui_bundle import imgui, implot
-      implot.destroy_context(self._implot_ctx)
-      imgui.destroy_context(self._imgui_ctx)
+      if self.impl is not None:
+        from imgui_bundle import imgui, implot
+        implot.destroy_context(self._implot_ctx)
+        imgui.destroy_context(self._imgui_ctx)
 
   # ------------------------------------------------------------------ drawing
   def on_draw(self):
@@ -269,8 +329,6 @@ class Viewer:
 
   def draw(self, fbo=None):
     """Draw the 3D view and the UI into `fbo` (default: the window)."""
-    from imgui_bundle import imgui
-    from app import panels
     dt = self.clock.tick()
     if self.recording is not None:
       self._encode_recorded()
@@ -312,6 +370,10 @@ class Viewer:
             self.first_frame_at = time.perf_counter()
     else:
       target.clear(*self.opts.background, 1.0)
+    if self.impl is None:
+      return
+    from imgui_bundle import imgui
+    from app import panels
     target.use()
     self.ctx.viewport = (0, 0, w, h)
     io = imgui.get_io()
@@ -339,6 +401,8 @@ class Viewer:
     `ui`. Drawn into an offscreen framebuffer (reading the window's own buffer leaves a GL error
     that pyglet raises later: ../shared/DESIGN.md section 6)."""
     w, h = self.window.get_framebuffer_size()
+    if ui:
+      self._init_ui()
     fbo = self.ctx.simple_framebuffer((w, h))
     try:
       if ui:
@@ -460,6 +524,8 @@ class Viewer:
 
   # ------------------------------------------------------------------ input
   def _ui_wants(self, what):
+    if self.impl is None:    # the panels are not up yet
+      return False
     from imgui_bundle import imgui
     io = imgui.get_io()
     return io.want_capture_mouse if what == "mouse" else io.want_text_input

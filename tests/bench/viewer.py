@@ -55,7 +55,7 @@ def bench_model(name, seconds, record=False):
   tmp = tempfile.TemporaryDirectory()
   v = Viewer(_path(name), width=1280, height=720, max_fps=0, paused=True, out_dir=tmp.name)
   try:
-    while v.first_frame_at is None:
+    while v.first_frame_at is None or not v.ui_ready:   # FPS with the panels drawn
       v.frame()
     fps_paused = _frames(v, seconds)
     v.sim.send("pause", False)
