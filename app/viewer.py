@@ -37,7 +37,7 @@ HELP = (
     ("Ctrl + left drag", "twist the selected body"),
     ("Drop a file", "open that model"),
 )
-UI_WAIT = 3.0          # seconds after which the panels come up even without a model on screen
+UI_WAIT = 10.0         # seconds after which the panels come up even without a model on screen
 LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
 RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
@@ -114,6 +114,7 @@ class Viewer:
     self._imgui_ctx = self._implot_ctx = None
     self._ui_import = None
     self._ui_import_error = ""
+    self._shown = False
     from app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
@@ -182,7 +183,7 @@ class Viewer:
       st = self.sim.status() if self.sim is not None else None
       failed = self._boot_error or (st is not None and (st.load_error or st.error))
       waited = time.perf_counter() - self.t_created > UI_WAIT
-      if self.first_frame_at is None and not failed and not waited:
+      if not self._shown and not failed and not waited:
         return
       self._ui_import = threading.Thread(target=self._import_ui, name="numjoco-ui", daemon=True)
       self._ui_import.start()
@@ -270,6 +271,7 @@ class Viewer:
     self._poll_ui()
     self.window.dispatch_event("on_draw")
     self.window.flip()
+    self._shown = self.first_frame_at is not None   # the model's first frame is on screen
     if self.first_frame_at is None and self._boot is not None:
       self._yield_to_boot()
     return not self.closed

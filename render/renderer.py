@@ -176,6 +176,8 @@ class Renderer:
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1
     self._shadow_ortho = True
+    self._shadow_k = (1.0, 1.0)
+    self._shadow_key = None   # what the shadow map holds: light matrix and casters' instances
     # programs per shadow variant: True reads the shadow map, False never does (no shadow cast)
     self._geom_progs = {sh: ctx.program(*shaders.geom_program(0, sh)) for sh in (True, False)}
     self._geom_prog = self._geom_progs[True]
@@ -298,6 +300,7 @@ class Renderer:
   def set_model(self, m):
     """Precompute everything per geom that does not change while the model runs."""
     self.m = m
+    self._shadow_key = None
     self.vis = vis = visual_for(m)
     npos = sum(1 for i in range(m.nlight) if m.light_active[i] and int(m.light_type[i]) != 1)
     self._set_plane_program(min(npos, shaders.MAX_LIGHTS))
@@ -626,15 +629,22 @@ class Renderer:
       return None, -1
     d = d / np.linalg.norm(d)
     self._shadow_ortho = pos[3] > 0.5
+    self._shadow_k = (1.0, 1.0)     # the part of the map in use, per axis
     if pos[3] > 0.5:     # directional: orthographic box around the scene
       eye_l = center - d * 2 * radius
       view = _look(eye_l, d)
-      # fitted to the casters' extent across the light (not their bounding sphere): the map's
-      # texels cover only the scene, and the floor's shadow lookups only its footprint
+      # fitted to the casters' extent across the light, not their bounding sphere, at the
+      # sphere's texel size (shadow_size texels across its diameter): only the corner of the
+      # map the casters need is drawn and read, and the floor pays for lookups only there
       p = a[:, 0:3].astype(np.float64) @ view[:2, :3].T + view[:2, 3]
       lo_l = np.maximum((p - reach_i[:, None]).min(0), -radius) - 1e-3
       hi_l = np.minimum((p + reach_i[:, None]).max(0), radius) + 1e-3
-      proj = _ortho(lo_l, hi_l, 0.01 * radius, 4 * radius)
+      k = np.minimum((hi_l - lo_l) / (2 * radius) + 2.0 / self.shadow_size, 1.0)
+      corner = np.eye(4)     # NDC [-1, 1] -> [-1, 2k - 1]
+      corner[0, 0], corner[1, 1] = k
+      corner[:2, 3] = k - 1
+      self._shadow_k = (float(k[0]), float(k[1]))
+      proj = corner @ _ortho(lo_l, hi_l, 0.01 * radius, 4 * radius)
     else:
       eye_l = np.asarray(pos[:3], float)
       view = _look(eye_l, d)
@@ -665,6 +675,7 @@ class Renderer:
     self._geom_instances(snapshot, opts, eye, bo, bt)
     self._decor_instances(snapshot, opts, bd, bt)
     geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
+    casters = [geoms[k] for k in range(nk) if k != QUAD] if opts.shadows else []
     opaque = []
     for kind in range(self._nkinds):
       a = trans[kind]
@@ -684,7 +695,11 @@ class Renderer:
     if opts.shadows:
       shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms)
     ctx.enable(moderngl.DEPTH_TEST)
-    if shadow_mat is not None:
+    # the shadow map is drawn again only when the casters or the light moved (paused, settled)
+    key = None if shadow_mat is None else b"".join([_gl(shadow_mat)]
+                                                   + [c.tobytes() for c in casters])
+    if shadow_mat is not None and key != self._shadow_key:
+      self._shadow_key = key
       self._shadow_fbo.use()
       self._shadow_fbo.clear(depth=1.0)
       ctx.enable(moderngl.CULL_FACE)
@@ -700,7 +715,7 @@ class Renderer:
     if self.vis.skybox is not None:
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
-    sh = shadow_mat is not None      # the program variant that reads the shadow map, or not
+    sh = shadow_mat is not None
     geom_prog, plane_prog = self._geom_progs[sh], self._plane_progs[sh]
     # floors in pieces: the shadow variant only where the shadow map reaches
     split = sh and self.split_floor and len(opaque[QUAD]) > 0
@@ -759,7 +774,7 @@ class Renderer:
     ctx = self.ctx
     for i in range(4):
       ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
-    for shadow, planes in _FLOOR_PIECES:
+    for shadow, planes in _floor_pieces(*self._shadow_k):
       self._plane_progs[shadow]["u_clip"].write(planes)
       self._vaos[_vkey("o", shadow), QUAD].render(instances=n)
     for i in range(4):
@@ -958,12 +973,19 @@ def _clip_planes(*rows):
 _NO_CLIP = _clip_planes()
 
 
-_FOOT = 1.002    # the footprint piece overlaps its neighbours by a sliver (no cracks between)
-_FLOOR_PIECES = (
-    (True, _clip_planes((-1, 0, _FOOT, 0), (1, 0, _FOOT, 0), (0, -1, _FOOT, 0),
-                        (0, 1, _FOOT, 0))),                                 # |x|, |y| <= w
-    (False, _clip_planes((1, 0, -1, 0))),                                   # x >= w
-    (False, _clip_planes((-1, 0, 1, 0), (-1, 0, -1, 0))),                   # x <= -w
-    (False, _clip_planes((-1, 0, 1, 0), (1, 0, 1, 0), (0, 1, -1, 0))),      # |x| <= w, y >= w
-    (False, _clip_planes((-1, 0, 1, 0), (1, 0, 1, 0), (0, -1, -1, 0))),     # |x| <= w, y <= -w
-)
+_FOOT = 0.002    # every piece overlaps its neighbours by a sliver: no cracks between them
+
+
+def _floor_pieces(kx, ky):
+  """(shadow variant?, u_clip) of the five floor pieces when the map's used part is
+  -w <= x <= ax w, -w <= y <= ay w (a = 2k - 1): that part, then the four around it."""
+  ax, ay = 2 * kx - 1, 2 * ky - 1
+  pieces = (
+      (True, ((1, 0, 1), (-1, 0, ax), (0, 1, 1), (0, -1, ay))),        # inside
+      (False, ((1, 0, -ax),)),                                         # x >= ax w
+      (False, ((-1, 0, ax), (-1, 0, -1))),                             # x <= -w
+      (False, ((-1, 0, ax), (1, 0, 1), (0, 1, -ay))),                  # y >= ay w
+      (False, ((-1, 0, ax), (1, 0, 1), (0, -1, ay), (0, -1, -1))),     # y <= -w
+  )
+  return tuple((sh, _clip_planes(*((a, b, c + _FOOT, 0) for a, b, c in rows)))
+               for sh, rows in pieces)

@@ -40,3 +40,39 @@ def test_new_snapshot_buffers_are_filled_from_the_worker_data():
   np.testing.assert_array_equal(snap.qpos, d.qpos)
   basic = _snapshot_maker(BasicSnapshot, m, d)()   # takes only the model
   assert basic.qpos.shape == d.qpos.shape
+
+
+_FIRST_FRAME = """
+import json, sys
+import numpy as np
+from app.viewer import Viewer
+v = Viewer(width=480, height=320, max_fps=0)
+while v.first_frame_at is None:
+  v.frame()
+out = {"imgui_at_first_frame": "imgui_bundle" in sys.modules, "ui_at_first_frame": v.ui_ready}
+img = v.screenshot().astype(int)
+bg = np.round(np.array(v.opts.background) * 255)
+out["model_pixels"] = int((np.abs(img - bg).sum(2) > 30).sum())
+while not v.ui_ready:
+  v.frame()
+v.frame()
+from imgui_bundle import imgui
+out["panel"] = bool(imgui.internal.find_window_by_name("numjoco").active)
+v.close()
+print(json.dumps(out))
+"""
+
+
+def test_model_is_drawn_before_the_panels_load():
+  """The first frame shows the model without waiting for imgui-bundle (imported on a thread only
+  afterwards), and the panels come up a few frames later."""
+  import json
+  import os
+  out = subprocess.run([sys.executable, "-c", _FIRST_FRAME], capture_output=True, text=True,
+                       timeout=300, cwd=os.path.dirname(os.path.dirname(os.path.dirname(
+                           os.path.abspath(__file__)))))
+  assert out.returncode == 0, out.stderr[-3000:]
+  res = json.loads(out.stdout.strip().splitlines()[-1])
+  assert not res["imgui_at_first_frame"] and not res["ui_at_first_frame"]
+  assert res["model_pixels"] > 2000          # the demo scene is on screen, not a blank window
+  assert res["panel"]                         # and the panels arrive
