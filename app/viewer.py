@@ -39,6 +39,7 @@ HELP = (
 )
 UI_WAIT = 10.0         # seconds after which the panels come up even without a model on screen
 LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
+LOADING_REDRAW = 0.25  # seconds between the frames drawn while the model loads
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
 RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
                        # behind, the worker waits for it (the simulation slows, the video stays
@@ -115,6 +116,7 @@ class Viewer:
     self._ui_import = None
     self._ui_import_error = ""
     self._shown = False
+    self._idle_drawn = 0.0
     from app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
@@ -201,7 +203,7 @@ class Viewer:
     try:
       from app.sim import Simulation
       sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
-      sim = Simulation(path=self.path, **self._start)
+      sim = Simulation(path=self.path, wait_shown=True, **self._start)
       sim.start()
       self.sim = sim
     except Exception:  # noqa: BLE001 - shown in the window (draw picks it up)
@@ -268,13 +270,34 @@ class Viewer:
     self.window.dispatch_events()
     if self.closed:
       return False
+    if self._loading_idle():
+      self._yield_to_boot()
+      return not self.closed
     self._poll_ui()
     self.window.dispatch_event("on_draw")
     self.window.flip()
-    self._shown = self.first_frame_at is not None   # the model's first frame is on screen
+    if not self._shown and self.first_frame_at is not None:
+      self._shown = True            # the model's first frame is on screen: physics may start
+      self.sim.first_shown.set()
     if self.first_frame_at is None and self._boot is not None:
       self._yield_to_boot()
     return not self.closed
+
+  def _loading_idle(self):
+    """True while the model loads with nothing new to show: the frame is skipped (no clear, no
+    flip, a few every LOADING_REDRAW s keep the window painted) so that the loading gets the CPU
+    (50 empty 1280x720 frames a second cost about as much CPU as the loading itself)."""
+    if self.first_frame_at is not None or self._boot is None or self._boot_error:
+      return False
+    if self.sim is not None:
+      st = self.sim.status()
+      if st.model_version != self._model_version or st.load_error or st.error:
+        return False
+    now = time.perf_counter()
+    if now - self._idle_drawn < LOADING_REDRAW:
+      return True
+    self._idle_drawn = now
+    return False
 
   def _yield_to_boot(self):
     """While the model loads, sleep up to LOADING_SLEEP (the boot thread needs the GIL more than
