@@ -76,3 +76,25 @@ def test_model_is_drawn_before_the_panels_load():
   assert not res["imgui_at_first_frame"] and not res["ui_at_first_frame"]
   assert res["model_pixels"] > 2000          # the demo scene is on screen, not a blank window
   assert res["panel"]                         # and the panels arrive
+
+
+def test_worker_waits_for_the_first_frame_then_runs(monkeypatch):
+  """With wait_shown the worker publishes the model and holds still (the window's first frame
+  gets the CPU) until the UI says the frame is out; then it steps in real time."""
+  import time
+
+  from app import sim as sim_mod
+  from assets import DEMO_MODEL
+  monkeypatch.setattr(sim_mod, "SHOWN_WAIT", 60.0)
+  sim = sim_mod.Simulation(path=str(DEMO_MODEL), wait_shown=True).start()
+  try:
+    sim.wait_until(lambda st: st.model_version > 0)
+    time.sleep(2.0)     # without the wait, the worker would be stepping by now
+    with sim.snapshot() as snap:
+      assert snap.time == 0.0          # published, not stepped
+    sim.first_shown.set()
+    sim.wait_until(lambda st: st.rtf > 0, timeout=60)
+    with sim.snapshot() as snap:
+      assert snap.time > 0.0
+  finally:
+    sim.stop()
