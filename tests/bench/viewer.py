@@ -61,6 +61,9 @@ def bench_model(name, seconds, record=False):
     v.sim.send("pause", False)
     if record:
       v.start_recording()
+    t_end = time.perf_counter() + 30
+    while v.sim.status().steps_per_s == 0 and time.perf_counter() < t_end:
+      v.frame()       # the worker is stepping (not still loading its kernel)
     _frames(v, 1.0)   # let pacing settle
     rtf, sps = [], []
     n, t0 = 0, time.perf_counter()
