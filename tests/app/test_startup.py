@@ -6,6 +6,8 @@ thread waits on the boot thread's import lock and serialises the two.
 import subprocess
 import sys
 
+import pytest
+
 def test_window_side_imports_no_engine():
   code = ("import sys\nimport app.viewer, app.panels\n"
           "import render.renderer, render.camera, render.snapshot, render.visual, render.meshes\n"
@@ -98,3 +100,19 @@ def test_worker_waits_for_the_first_frame_then_runs(monkeypatch):
       assert snap.time > 0.0
   finally:
     sim.stop()
+
+
+@pytest.mark.parametrize("env", [{}, {"NUMJOCO_CACHE_DIR": "/tmp/nj-cache-x"},
+                                 {"NUMBA_BOUNDSCHECK": "1"}])
+def test_warm_check_finds_the_engines_cache_without_numba(env):
+  """app.warmup computes the engine's cache directory without importing numba (its import
+  belongs on the boot thread), and it is the directory engine/_cache.py configures."""
+  import os
+  code = ("import sys\nfrom app import warmup\nd = warmup.cache_dir()\nwarmup.is_warm()\n"
+          "assert 'numba' not in sys.modules and 'engine' not in sys.modules\n"
+          "import engine._cache\nprint(d == engine._cache.cache_dir())\n")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env=dict(os.environ, **env), cwd=os.path.dirname(os.path.dirname(
+                           os.path.dirname(os.path.abspath(__file__)))))
+  assert out.returncode == 0, out.stderr[-2000:]
+  assert out.stdout.split() == ["True"]
