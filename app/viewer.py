@@ -306,7 +306,7 @@ class Viewer:
     while time.perf_counter() < t_end:
       if self.sim is not None and self.sim.status().model_version != self._model_version:
         return
-      time.sleep(0.002)
+      time.sleep(0.01)
 
   def run(self):
     """Loop frames until the window closes (capped at max_fps to leave CPU to physics)."""
@@ -502,7 +502,7 @@ class Viewer:
     t_end = time.perf_counter() + timeout
     while self.recording is not None and time.perf_counter() < t_end:
       if not self._encode_recorded(None):
-        time.sleep(0.002)
+        time.sleep(0.01)
     if self.recording is not None:   # the worker did not answer: finalise what we have
       self._finish_recording()
     return self.last_saved
