@@ -723,7 +723,7 @@ class Renderer:
     if self.vis.skybox is not None:
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
-    sh = shadow_mat is not None
+    sh = shadow_mat is not None      # the program variant that reads the shadow map, or not
     geom_prog, plane_prog = self._geom_progs[sh], self._plane_progs[sh]
     # floors in pieces: the shadow variant only where the shadow map reaches
     split = sh and self.split_floor and len(opaque[QUAD]) > 0
@@ -941,7 +941,6 @@ class Renderer:
 _BIAS_IDENTITY = np.eye(4)
 _SPOT_MAX = math.radians(80)    # widest spot-light shadow frustum (half angle)
 _GL_CLIP_DISTANCE0 = 0x3000
-
 
 
 def _vkey(p, shadow):
