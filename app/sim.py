@@ -31,6 +31,7 @@ CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth 
 MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs instead of catching up
 PUBLISH_MIN = 0.01   # wall seconds between snapshots when running as fast as possible
 MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
+SHOWN_WAIT = 2.0     # seconds the worker waits for the UI's first frame (wait_shown)
 RECORD_QUEUE = 8     # recorded snapshots waiting for the UI before the worker waits for it
 
 # Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
@@ -214,7 +215,12 @@ class Simulation:
   """
 
   def __init__(self, model=None, *, path=None, speed=1.0, paused=False, key=None,
-               snapshot_factory=None):
+               snapshot_factory=None, wait_shown=False):
+    """With `wait_shown`, the worker publishes the first model's snapshot, then waits (at most
+    SHOWN_WAIT s) until the UI sets `first_shown` before it loads the step kernel and steps: the
+    window's first frame does not share the CPU and the GIL with that kernel load."""
+    self.first_shown = threading.Event()
+    self._wait_shown = wait_shown
     self._cmds = queue.Queue()
     self._wake = threading.Event()
     self._stop = False
@@ -550,6 +556,13 @@ class Simulation:
       elif self._path:
         if not self._load(self._path, first=True):
           self._set(paused=True)
+    except Exception:  # noqa: BLE001
+      self._set(error=traceback.format_exc(), paused=True)
+    if self._wait_shown:
+      self.first_shown.wait(SHOWN_WAIT)
+    try:
+      if self.m is not None:    # load the step kernel now, not at the first unpause
+        engine.step(self.m, self.d, 0)
     except Exception:  # noqa: BLE001
       self._set(error=traceback.format_exc(), paused=True)
     cost = 1e-4            # wall seconds per step, running estimate

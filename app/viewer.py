@@ -37,7 +37,9 @@ HELP = (
     ("Ctrl + left drag", "twist the selected body"),
     ("Drop a file", "open that model"),
 )
+UI_WAIT = 10.0         # seconds after which the panels come up even without a model on screen
 LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
+LOADING_REDRAW = 0.25  # seconds between the frames drawn while the model loads
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
 RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
                        # behind, the worker waits for it (the simulation slows, the video stays
@@ -91,6 +93,9 @@ class Viewer:
       self._boot = threading.Thread(target=self._start_sim, name="numjoco-boot", daemon=True)
       self._boot.start()
     import pyglet
+    if "pyglet.window" not in sys.modules:
+      pyglet.options["shadow_window"] = False   # one context is enough: no hidden second one
+    import pyglet.window
     config = pyglet.gl.Config(major_version=3, minor_version=3, forward_compatible=True,
                               double_buffer=True, depth_size=24)
     self.window = pyglet.window.Window(width, height, caption=title, resizable=True,
@@ -104,13 +109,14 @@ class Viewer:
                               on_mouse_scroll=self.on_mouse_scroll,
                               on_file_drop=self.on_file_drop, on_close=self.on_close,
                               on_draw=self.on_draw, on_resize=self.on_resize)
-    from imgui_bundle import imgui, implot
-    from imgui_bundle.python_backends.pyglet_backend import create_renderer
-    self._imgui_ctx = imgui.create_context()
-    self._implot_ctx = implot.create_context()
-    imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
-    imgui.get_io().set_ini_filename("")
-    self.impl = create_renderer(self.window)
+    # imgui-bundle (with PyOpenGL for its renderer) takes 0.5-1 s to import: the panels come up
+    # after the model's first frame, imported on a thread meanwhile (_poll_ui)
+    self.impl = None
+    self._imgui_ctx = self._implot_ctx = None
+    self._ui_import = None
+    self._ui_import_error = ""
+    self._shown = False
+    self._idle_drawn = 0.0
     from app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
@@ -139,13 +145,65 @@ class Viewer:
       self._warm_t0 = time.perf_counter()
       self._warm_log = []
       os.set_blocking(self._warm.stdout.fileno(), False)
+      self._init_ui()   # the compile screen is an imgui window
+
+  # ------------------------------------------------------------------ panels (imgui)
+  @property
+  def ui_ready(self):
+    """True once imgui and the panels are up (the first frames may draw the 3D view alone)."""
+    return self.impl is not None
+
+  def _import_ui(self):
+    """Thread: import imgui-bundle and its pyglet renderer (pure imports, no GL calls)."""
+    try:
+      from imgui_bundle import imgui, implot  # noqa: F401
+      from imgui_bundle.python_backends import pyglet_backend  # noqa: F401
+    except Exception as e:  # noqa: BLE001 - shown on the terminal, the 3D view keeps going
+      self._ui_import_error = f"cannot load the panels (imgui-bundle): {e}"
+
+  def _init_ui(self):
+    """Create the imgui and implot contexts and imgui's renderer (main thread, GL current)."""
+    if self.impl is not None:
+      return
+    if self._ui_import is not None:
+      self._ui_import.join()
+    from imgui_bundle import imgui, implot
+    from imgui_bundle.python_backends.pyglet_backend import create_renderer
+    self._imgui_ctx = imgui.create_context()
+    self._implot_ctx = implot.create_context()
+    imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
+    imgui.get_io().set_ini_filename("")
+    self.impl = create_renderer(self.window)   # pushes its handlers above ours
+
+  def _poll_ui(self):
+    """Bring the panels up without delaying the first frame: start importing imgui once the
+    model is on screen (or once there is nothing to wait for: a load error), create it once
+    imported."""
+    if self.impl is not None:
+      return
+    if self._ui_import is None:
+      st = self.sim.status() if self.sim is not None else None
+      failed = self._boot_error or (st is not None and (st.load_error or st.error))
+      waited = time.perf_counter() - self.t_created > UI_WAIT
+      if not self._shown and not failed and not waited:
+        return
+      self._ui_import = threading.Thread(target=self._import_ui, name="numjoco-ui", daemon=True)
+      self._ui_import.start()
+    if self._ui_import.is_alive():
+      return
+    if self._ui_import_error:
+      if self._ui_import_error != self._printed:
+        print(f"numjoco: {self._ui_import_error}", file=sys.stderr)
+        self._printed = self._ui_import_error
+      return
+    self._init_ui()
 
   # ------------------------------------------------------------------ simulation
   def _start_sim(self):
     try:
       from app.sim import Simulation
       sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
-      sim = Simulation(path=self.path, **self._start)
+      sim = Simulation(path=self.path, wait_shown=True, **self._start)
       sim.start()
       self.sim = sim
     except Exception:  # noqa: BLE001 - shown in the window (draw picks it up)
@@ -212,11 +270,34 @@ class Viewer:
     self.window.dispatch_events()
     if self.closed:
       return False
+    if self._loading_idle():
+      self._yield_to_boot()
+      return not self.closed
+    self._poll_ui()
     self.window.dispatch_event("on_draw")
     self.window.flip()
+    if not self._shown and self.first_frame_at is not None:
+      self._shown = True            # the model's first frame is on screen: physics may start
+      self.sim.first_shown.set()
     if self.first_frame_at is None and self._boot is not None:
       self._yield_to_boot()
     return not self.closed
+
+  def _loading_idle(self):
+    """True while the model loads with nothing new to show: the frame is skipped (no clear, no
+    flip, a few every LOADING_REDRAW s keep the window painted) so that the loading gets the CPU
+    (50 empty 1280x720 frames a second cost about as much CPU as the loading itself)."""
+    if self.first_frame_at is not None or self._boot is None or self._boot_error:
+      return False
+    if self.sim is not None:
+      st = self.sim.status()
+      if st.model_version != self._model_version or st.load_error or st.error:
+        return False
+    now = time.perf_counter()
+    if now - self._idle_drawn < LOADING_REDRAW:
+      return True
+    self._idle_drawn = now
+    return False
 
   def _yield_to_boot(self):
     """While the model loads, sleep up to LOADING_SLEEP (the boot thread needs the GIL more than
@@ -225,7 +306,7 @@ class Viewer:
     while time.perf_counter() < t_end:
       if self.sim is not None and self.sim.status().model_version != self._model_version:
         return
-      time.sleep(0.002)
+      time.sleep(0.01)
 
   def run(self):
     """Loop frames until the window closes (capped at max_fps to leave CPU to physics)."""
@@ -253,14 +334,18 @@ class Viewer:
       if r is not None:
         r.release()
     self.renderer = self._gl_ready = None
+    if self._ui_import is not None:
+      self._ui_import.join(30)     # never leave a thread importing at interpreter exit
     if not self.closed:
       self.closed = True
-      self.window.pop_handlers()   # imgui's
+      if self.impl is not None:
+        self.window.pop_handlers()   # imgui's
       self.window.pop_handlers()   # ours: no weak references left to die at interpreter exit
       self.window.close()
-      from imgui_bundle import imgui, implot
-      implot.destroy_context(self._implot_ctx)
-      imgui.destroy_context(self._imgui_ctx)
+      if self.impl is not None:
+        from imgui_bundle import imgui, implot
+        implot.destroy_context(self._implot_ctx)
+        imgui.destroy_context(self._imgui_ctx)
 
   # ------------------------------------------------------------------ drawing
   def on_draw(self):
@@ -269,8 +354,6 @@ class Viewer:
 
   def draw(self, fbo=None):
     """Draw the 3D view and the UI into `fbo` (default: the window)."""
-    from imgui_bundle import imgui
-    from app import panels
     dt = self.clock.tick()
     if self.recording is not None:
       self._encode_recorded()
@@ -312,6 +395,10 @@ class Viewer:
             self.first_frame_at = time.perf_counter()
     else:
       target.clear(*self.opts.background, 1.0)
+    if self.impl is None:
+      return
+    from imgui_bundle import imgui
+    from app import panels
     target.use()
     self.ctx.viewport = (0, 0, w, h)
     io = imgui.get_io()
@@ -339,6 +426,8 @@ class Viewer:
     `ui`. Drawn into an offscreen framebuffer (reading the window's own buffer leaves a GL error
     that pyglet raises later: ../shared/DESIGN.md section 6)."""
     w, h = self.window.get_framebuffer_size()
+    if ui:
+      self._init_ui()
     fbo = self.ctx.simple_framebuffer((w, h))
     try:
       if ui:
@@ -413,7 +502,7 @@ class Viewer:
     t_end = time.perf_counter() + timeout
     while self.recording is not None and time.perf_counter() < t_end:
       if not self._encode_recorded(None):
-        time.sleep(0.002)
+        time.sleep(0.01)
     if self.recording is not None:   # the worker did not answer: finalise what we have
       self._finish_recording()
     return self.last_saved
@@ -460,6 +549,8 @@ class Viewer:
 
   # ------------------------------------------------------------------ input
   def _ui_wants(self, what):
+    if self.impl is None:    # the panels are not up yet
+      return False
     from imgui_bundle import imgui
     io = imgui.get_io()
     return io.want_capture_mouse if what == "mouse" else io.want_text_input

@@ -4,7 +4,6 @@ The viewer runs this in a subprocess on a first start (compiling inside the UI p
 the window: ../shared/DESIGN.md section 4) and shows progress by counting the cache's index
 files; afterwards the viewer process loads every kernel from the cache in well under a second.
 """
-import importlib.util
 import os
 import pathlib
 import sys
@@ -13,11 +12,24 @@ ENGINE = pathlib.Path(__file__).resolve().parent.parent / "engine"
 
 
 def cache_dir():
-  """The engine's Numba cache directory, computed without importing the engine."""
-  spec = importlib.util.spec_from_file_location("_numjoco_cache", ENGINE / "_cache.py")
-  mod = importlib.util.module_from_spec(spec)
-  spec.loader.exec_module(mod)
-  return os.environ.get("NUMBA_CACHE_DIR") or mod.cache_dir()
+  """The engine's Numba cache directory, computed as engine/_cache.py computes it but without
+  importing the engine or numba: the viewer asks before opening its window, and numba's import
+  (0.4 s) belongs on the boot thread, beside the window's start (tests/app/test_startup.py
+  checks that both give the same directory)."""
+  if os.environ.get("NUMBA_CACHE_DIR"):
+    return os.environ["NUMBA_CACHE_DIR"]
+  import hashlib
+  import importlib.metadata
+  h = hashlib.sha256()
+  for p in sorted(ENGINE.rglob("*.py")):
+    h.update(p.relative_to(ENGINE).as_posix().encode())
+    h.update(p.read_bytes())
+  h.update(importlib.metadata.version("numba").encode())
+  h.update(sys.version.encode())
+  h.update(os.environ.get("NUMBA_BOUNDSCHECK", "").encode())
+  root = os.environ.get("NUMJOCO_CACHE_DIR") or os.path.join(
+      os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "numjoco")
+  return os.path.join(root, "numba-" + h.hexdigest()[:16])
 
 
 def _kernel_dir(root):

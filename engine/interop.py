@@ -6,6 +6,7 @@ import numpy as np
 
 from engine import io
 from engine import types as t
+from engine.mjcf._assemble import DRAW_FIELDS, DRAW_SIZES
 from engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
 
 _OBJ_COUNT = {
@@ -38,6 +39,13 @@ def model_from_mujoco(mjm):
   names = {}
   for obj, count in _OBJ_COUNT.items():
     names[obj] = [mujoco.mj_id2name(mjm, int(obj), i) or "" for i in range(sizes[count])]
+  # textures: drawing data kept beside the compiled struct (see engine/mjcf/_assemble.py)
+  names[t.mjtObj.TEXTURE] = [mujoco.mj_id2name(mjm, int(t.mjtObj.TEXTURE), i) or ""
+                             for i in range(mjm.ntex)]
+  for name in DRAW_SIZES:
+    arrays[name] = int(getattr(mjm, name))
+  for name in DRAW_FIELDS:
+    arrays[name] = np.array(getattr(mjm, name))
   vis = {}
   for g, attrs in VISUAL_DEFAULTS.items():
     group = getattr(mjm.vis, "global_" if g == "global" else g)

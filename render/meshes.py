@@ -186,3 +186,110 @@ def hfield_asset(size, nrow, ncol, data):
   # base: a fan over the base loop, facing down
   faces.append(np.stack([np.full(len(loop) - 2, nb), nb + k[2:], nb + k[1:-1]], 1))
   return verts, np.concatenate(faces).astype(np.int64)
+
+
+# ------------------------------------------------------------------------ texture coordinates
+# MuJoCo 4's built-in shapes carry explicit texture coordinates (render_context.c): spheres
+# u = azimuth / 2pi, v = 0 at the north pole to 1 at the south pole; cylinder sides v = (1 - z) / 2
+# and caps (0.5 + 0.5x, 0.5 + 0.5y); box faces u = (p + 1) / 2, v = (1 - q) / 2 with (p, q) =
+# (y, z), (x, z), (x, y) on the x, y, z faces; capsule caps v from 0 at the pole to 1 at the
+# rim (top) or 0 at the rim to 1 at the pole (bottom). Vertices are (x, y, z, nx, ny, nz, cap,
+# u, v) for the textured draws (render/textures.py).
+
+def _uv_sphere(slices, stacks):
+  verts, idx = [], []
+  for i in range(stacks + 1):
+    theta = math.pi * i / stacks
+    z, r = math.cos(theta), math.sin(theta)
+    for j in range(slices + 1):
+      phi = 2 * math.pi * j / slices
+      x, y = r * math.cos(phi), r * math.sin(phi)
+      verts.append((x, y, z, x, y, z, 0.0, j / slices, i / stacks))
+  _grid_idx(idx, 0, stacks, slices)
+  return verts, idx
+
+
+def _grid_idx(idx, start, nrings, slices):
+  """Quads between `nrings` + 1 consecutive rings of slices + 1 vertices from `start`."""
+  w = slices + 1
+  for i in range(nrings):
+    for j in range(slices):
+      a, b = start + i * w + j, start + (i + 1) * w + j
+      idx += [a, b, a + 1, a + 1, b, b + 1]
+
+
+def _uv_capsule(slices, stacks):
+  verts, idx = [], []
+  half = stacks // 2
+  for sign in (1.0, -1.0):            # caps: top then bottom, each from its pole side down
+    start = len(verts)
+    for i in range(half + 1):
+      theta = math.pi / 2 * i / half if sign > 0 else math.pi / 2 * (1 + i / half)
+      z, r = math.cos(theta), math.sin(theta)
+      v = i / half
+      for j in range(slices + 1):
+        phi = 2 * math.pi * j / slices
+        x, y = r * math.cos(phi), r * math.sin(phi)
+        verts.append((x, y, z, x, y, z, sign, j / slices, v))
+    _grid_idx(idx, start, half, slices)
+  start = len(verts)                  # the open cylinder between them
+  for cap, v in ((1.0, 0.0), (-1.0, 1.0)):
+    for j in range(slices + 1):
+      phi = 2 * math.pi * j / slices
+      x, y = math.cos(phi), math.sin(phi)
+      verts.append((x, y, 0.0, x, y, 0.0, cap, j / slices, v))
+  _grid_idx(idx, start, 1, slices)
+  return verts, idx
+
+
+def _uv_cylinder(slices, stacks):
+  v, i = cylinder(slices)
+  v = np.asarray(v, np.float64)
+  uv = np.zeros((len(v), 2))
+  side = np.abs(v[:, 5]) < 0.5
+  ring = np.arange(len(v))
+  uv[side, 0] = (ring[side] // 2) / slices
+  uv[side, 1] = (1 - v[side, 2]) / 2
+  uv[~side, 0] = 0.5 + 0.5 * v[~side, 0]
+  uv[~side, 1] = 0.5 + 0.5 * v[~side, 1]
+  return np.concatenate([v, uv], 1).tolist(), list(i)
+
+
+def _uv_box():
+  v, i = box()
+  v = np.asarray(v, np.float64)
+  axis = np.argmax(np.abs(v[:, 3:6]), axis=1)
+  pq = np.where((axis == 0)[:, None], v[:, [1, 2]],
+                np.where((axis == 1)[:, None], v[:, [0, 2]], v[:, [0, 1]]))
+  uv = np.stack([(pq[:, 0] + 1) / 2, (1 - pq[:, 1]) / 2], 1)
+  return np.concatenate([v, uv], 1).tolist(), list(i)
+
+
+def textured(name):
+  """Vertices (x, y, z, nx, ny, nz, cap, u, v) and indices of primitive `name` for textured
+  draws; a plane's (u, v) is its unit (x, y), which the instance maps (render/textures.py)."""
+  if name == "sphere":
+    verts, idx = _uv_sphere(SLICES, STACKS)
+  elif name == "capsule":
+    verts, idx = _uv_capsule(SLICES, STACKS)
+  elif name == "cylinder":
+    verts, idx = _uv_cylinder(SLICES, STACKS)
+  elif name == "box":
+    verts, idx = _uv_box()
+  else:
+    v, i = globals()[name]()
+    v = np.asarray(v, np.float64)
+    return (np.concatenate([v, v[:, 0:2]], 1).astype(np.float32), np.asarray(i, np.int32))
+  return np.array(verts, np.float32), np.array(idx, np.int32)
+
+
+def mesh_uv(vert, face, texcoord=None, facetexcoord=None):
+  """(u, v) of each corner of a mesh asset's triangles, in mesh_asset's order: its texture
+  coordinates (mesh_texcoord at mesh_facetexcoord), or else the corner's object-space (x, y),
+  which MuJoCo maps linearly (texgen) for meshes without texture coordinates."""
+  f = np.asarray(face, np.int64).reshape(-1, 3)
+  if texcoord is not None and facetexcoord is not None and len(texcoord):
+    return np.asarray(texcoord, np.float32).reshape(-1, 2)[
+        np.asarray(facetexcoord, np.int64).reshape(-1, 3)].reshape(-1, 2)
+  v = np.asarray(vert, np.float32).reshape(-1, 3)
+  return v[f][:, :, 0:2].reshape(-1, 2)

@@ -6,7 +6,8 @@ geoms. Decorations are instances of the same meshes (an arrow is a cylinder and 
 Sizes and colours follow MuJoCo's mjv_updateScene (mjVisual scale/rgba times stat.meansize).
 Mesh geoms are drawn with their triangles: one vertex buffer per mesh asset (a draw "kind"
 after the primitives), instanced over the geoms that use it. Height fields are drawn as their
-bounding box until the engine loads them.
+bounding box until the engine loads them. Geoms with a texture and the skybox texture are drawn
+by render/textures.py (one instanced call per shape and texture).
 """
 import dataclasses
 import math
@@ -16,6 +17,7 @@ import numpy as np
 
 from render import meshes
 from render import shaders
+from render import textures
 from render.visual import visual_for
 
 # primitive meshes, in draw order
@@ -176,6 +178,8 @@ class Renderer:
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1
     self._shadow_ortho = True
+    self._shadow_k = (1.0, 1.0)
+    self._shadow_key = None   # what the shadow map holds: light matrix and casters' instances
     # programs per shadow variant: True reads the shadow map, False never does (no shadow cast)
     self._geom_progs = {sh: ctx.program(*shaders.geom_program(0, sh)) for sh in (True, False)}
     self._geom_prog = self._geom_progs[True]
@@ -214,11 +218,14 @@ class Renderer:
     self._shadow_tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
     self._shadow_tex.repeat_x = self._shadow_tex.repeat_y = False
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
+    self.split_floor = True   # draw floors in pieces (see _draw_floor_pieces); False: in one
     self._plane_progs, self._plane_npos = dict(self._geom_progs), 0
+    self._plane_bare = None
     self._plane_prog = self._plane_progs[True]
     self._nkinds = len(KINDS)
     self._mesh_gl = []        # GL objects of the current model's mesh assets
     self._opaque_order = _OPAQUE_ORDER
+    self._textured = textures.TexturedGeoms(ctx)
     if m is not None:
       self.set_model(m)
 
@@ -291,12 +298,20 @@ class Renderer:
         self._plane_progs[sh] = self._geom_progs[sh]
       for p in ("o", "t"):
         self._vaos[_vkey(p, sh), QUAD] = self._geom_vao(self._plane_progs[sh], QUAD, p)
+    if self._plane_bare is not None:
+      self._vaos.pop(("ob", QUAD)).release()
+      self._plane_bare.release()
+      self._plane_bare = None
+    if npos:   # planes outside the one spot light's cone (see _floor_pieces' callers)
+      self._plane_bare = self.ctx.program(*shaders.geom_program(npos, False, positional=False))
+      self._vaos["ob", QUAD] = self._geom_vao(self._plane_bare, QUAD, "o")
     self._plane_prog = self._plane_progs[True]
     self._plane_npos = npos
 
   def set_model(self, m):
     """Precompute everything per geom that does not change while the model runs."""
     self.m = m
+    self._shadow_key = None
     self.vis = vis = visual_for(m)
     npos = sum(1 for i in range(m.nlight) if m.light_active[i] and int(m.light_type[i]) != 1)
     self._set_plane_program(min(npos, shaders.MAX_LIGHTS))
@@ -396,6 +411,7 @@ class Renderer:
     self.root_bodies = np.nonzero((np.asarray(m.body_rootid) == np.arange(m.nbody))
                                   & (np.arange(m.nbody) > 0))[0]
     self.names = {k: list(v) for k, v in getattr(m, "names", {}).items()}
+    self._textured.set_model(m, self)
 
   # ------------------------------------------------------------------------------ frame
 
@@ -406,6 +422,8 @@ class Renderer:
     if opts.transparency:
       rgba[self.geom_dynamic, 3] *= vis.map.alpha
     vis_mask = groups[self.geom_group] & (rgba[:, 3] > 0)
+    tex_sel = vis_mask & (self._textured.geom_texid >= 0)     # drawn by render/textures.py
+    vis_mask &= ~tex_sel
     pos = snap.geom_xpos.copy()
     rot = snap.geom_xmat
     off = self.geom_offset.any(1)
@@ -418,6 +436,7 @@ class Renderer:
     size = self.geom_size4
     if len(self.plane_ids):
       pos, size = self._recenter_planes(pos, size, rot, eye)
+    self._textured.collect(snap, tex_sel, pos, rot, size, mat, rgba[:, 3])
     for kind in range(self._nkinds):
       sel = vis_mask & (self.geom_kind == kind)
       if not sel.any():
@@ -617,23 +636,36 @@ class Renderer:
     a = np.concatenate(arrays)
     lo, hi = a[:, 0:3].min(0), a[:, 0:3].max(0)
     center = 0.5 * (lo + hi)
-    reach = float(np.max(np.linalg.norm(a[:, 12:15], axis=1) + a[:, 15]))   # largest instance
+    reach_i = np.linalg.norm(a[:, 12:15], axis=1) + a[:, 15]     # bounding radius per instance
+    reach = float(np.max(reach_i))
     radius = 0.5 * float(np.linalg.norm(hi - lo)) + reach + 1e-3
     pos, d = lights[src][0], np.asarray(lights[src][1], float)
     if not np.linalg.norm(d) > 1e-12:     # a light without direction (e.g. an empty snapshot)
       return None, -1
     d = d / np.linalg.norm(d)
     self._shadow_ortho = pos[3] > 0.5
+    self._shadow_k = (1.0, 1.0)     # the part of the map in use, per axis
     if pos[3] > 0.5:     # directional: orthographic box around the scene
       eye_l = center - d * 2 * radius
       view = _look(eye_l, d)
-      proj = _ortho(radius, 0.01 * radius, 4 * radius)
+      # fitted to the casters' extent across the light, not their bounding sphere, at the
+      # sphere's texel size (shadow_size texels across its diameter): only the corner of the
+      # map the casters need is drawn and read, and the floor pays for lookups only there
+      p = a[:, 0:3].astype(np.float64) @ view[:2, :3].T + view[:2, 3]
+      lo_l = np.maximum((p - reach_i[:, None]).min(0), -radius) - 1e-3
+      hi_l = np.minimum((p + reach_i[:, None]).max(0), radius) + 1e-3
+      k = np.minimum((hi_l - lo_l) / (2 * radius) + 2.0 / self.shadow_size, 1.0)
+      corner = np.eye(4)     # NDC [-1, 1] -> [-1, 2k - 1]
+      corner[0, 0], corner[1, 1] = k
+      corner[:2, 3] = k - 1
+      self._shadow_k = (float(k[0]), float(k[1]))
+      proj = corner @ _ortho(lo_l, hi_l, 0.01 * radius, 4 * radius)
     else:
       eye_l = np.asarray(pos[:3], float)
       view = _look(eye_l, d)
       cut = lights[src][6][0]
       half = math.acos(cut) if cut > -1 else math.radians(80)
-      half = min(max(half, math.radians(5)), math.radians(80))
+      half = min(max(half, math.radians(5)), _SPOT_MAX)
       dist = float(np.linalg.norm(center - eye_l))
       far = dist + 2 * radius
       near = max(dist - 2 * radius, 0.05 * far, 1e-3)   # depth precision where shadows fall
@@ -658,6 +690,8 @@ class Renderer:
     self._geom_instances(snapshot, opts, eye, bo, bt)
     self._decor_instances(snapshot, opts, bd, bt)
     geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
+    casters = ([geoms[k] for k in range(nk) if k != QUAD] + self._textured.casters()
+               if opts.shadows else [])
     opaque = []
     for kind in range(self._nkinds):
       a = trans[kind]
@@ -675,9 +709,13 @@ class Renderer:
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
-      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms)
+      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + self._textured.casters())
     ctx.enable(moderngl.DEPTH_TEST)
-    if shadow_mat is not None:
+    # the shadow map is drawn again only when the casters or the light moved (paused, settled)
+    key = None if shadow_mat is None else b"".join([_gl(shadow_mat)]
+                                                   + [c.tobytes() for c in casters])
+    if shadow_mat is not None and key != self._shadow_key:
+      self._shadow_key = key
       self._shadow_fbo.use()
       self._shadow_fbo.clear(depth=1.0)
       ctx.enable(moderngl.CULL_FACE)
@@ -686,18 +724,30 @@ class Renderer:
       for kind in range(self._nkinds):
         if kind != QUAD and len(geoms[kind]):
           self._vaos["d", kind].render(instances=len(geoms[kind]))
+      self._textured.draw_depth(self._depth_prog)
       ctx.polygon_offset = (0.0, 0.0)
     fbo.use()
     ctx.viewport = (0, 0, width, height)
     fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
-    if self.vis.skybox is not None:
+    if self.vis.skybox is not None and self._textured.sky is None:   # else after the geoms
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
     sh = shadow_mat is not None      # the program variant that reads the shadow map, or not
     geom_prog, plane_prog = self._geom_progs[sh], self._plane_progs[sh]
-    if plane_prog is not geom_prog:
-      self._set_positional(plane_prog, lights, shadow_idx if sh else -1)
-    for prog in {id(p): p for p in (geom_prog, plane_prog)}.values():
+    # floors in pieces: the shadow variant only where the shadow map reaches
+    split = sh and self.split_floor and len(opaque[QUAD]) > 0
+    # ... and when the shadow light is the only spot light on the planes, the pieces outside
+    # its frustum (so outside its cone) need no per-fragment spot lighting at all
+    positional = [k for k, l in enumerate(lights) if l[0][3] < 0.5]
+    cut = lights[shadow_idx][6][0] if sh else -1.0
+    bare = (split and self._plane_bare is not None and not self._shadow_ortho
+            and positional == [shadow_idx] and cut > -1.0 and math.acos(cut) <= _SPOT_MAX)
+    progs = (geom_prog, plane_prog) + ((self._plane_progs[False],) if split else ())
+    progs += (self._plane_bare,) if bare else ()
+    for prog in {id(p): p for p in progs}.values():
+      if prog is not self._geom_progs[True] and prog is not self._geom_progs[False]:
+        self._set_positional(prog, lights, shadow_idx if sh else -1)
+    for prog in {id(p): p for p in progs}.values():
       self._set_uniform(prog, "u_viewproj", _gl(viewproj))
       self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
       self._set_lights(prog, lights)
@@ -716,7 +766,11 @@ class Renderer:
           ctx.disable(moderngl.CULL_FACE)
         else:
           ctx.enable(moderngl.CULL_FACE)
-        self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
+        if kind == QUAD and split:
+          self._draw_floor_pieces(len(opaque[kind]), bare)
+        else:
+          self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
+    self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
     self._draw_lines(snapshot, opts, viewproj)
     if any(len(a) for a in trans):
       ctx.enable(moderngl.BLEND)
@@ -736,6 +790,59 @@ class Renderer:
     ctx.wireframe = False
     ctx.depth_func = "<"
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
+
+  def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx):
+    """Textured geoms (render/textures.py) with this frame's uniforms: opaque, then blended;
+    then the skybox texture where no opaque geom is (depth-tested: hidden pixels cost nothing)."""
+    if not self._textured.groups:
+      if self._textured.sky is not None:
+        self._textured.draw_sky(viewproj)
+      return
+    def set_uniforms(prog, plane):
+      if plane and self._plane_npos:
+        self._set_positional(prog, lights, shadow_idx if sh else -1)
+      self._set_uniform(prog, "u_viewproj", _gl(viewproj))
+      self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
+      self._set_lights(prog, lights)
+      self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
+      self._set_uniform(prog, "u_shadow_mat",
+                        _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
+      self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+      self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
+      self._set_uniform(prog, "u_shadow", 0)
+    self._textured.draw(sh, set_uniforms, self._plane_npos, False)
+    if self._textured.sky is not None:
+      self._textured.draw_sky(viewproj)
+    if any(g[3] for g in self._textured.groups):
+      ctx = self.ctx
+      ctx.enable(moderngl.BLEND)
+      ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+      ctx.depth_mask = False
+      self._textured.draw(sh, set_uniforms, self._plane_npos, True)
+      ctx.depth_mask = True
+      ctx.disable(moderngl.BLEND)
+
+  def _draw_floor_pieces(self, n, bare=False):
+    """The opaque planes (n instances) in five clipped pieces: inside the shadow map's footprint
+    with the program that reads it, the four pieces around it with the one that does not.
+    llvmpipe runs both sides of a branch, so a floor pixel outside the footprint would otherwise
+    pay the shadow-map lookup. With `bare`, the four outer pieces are drawn without the
+    per-fragment spot light (they lie outside its cone)."""
+    ctx = self.ctx
+    outer = (self._plane_bare, "ob") if bare else (self._plane_progs[False], _vkey("o", False))
+    inner = (self._plane_progs[True], _vkey("o", True))
+    for i in range(4):
+      ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
+    for shadow, planes in _floor_pieces(*self._shadow_k):
+      prog, vao = inner if shadow else outer
+      prog["u_clip"].write(planes)
+      self._vaos[vao, QUAD].render(instances=n)
+    for i in range(4):
+      ctx.disable_direct(_GL_CLIP_DISTANCE0 + i)
+    for prog in (inner[0], outer[0]):
+      # zero planes clip nothing: llvmpipe clips by every distance the shader writes, whether
+      # or not GL_CLIP_DISTANCEi is enabled, and the planes' programs may be the geoms' too
+      prog["u_clip"].write(_NO_CLIP)
 
   def _draw_sky(self, forward):
     """The skybox as a vertical gradient (rgb1 above, rgb2 below the horizon), drawn behind."""
@@ -861,16 +968,21 @@ class Renderer:
             + list(getattr(self, "_mesh_vbos", []))
             + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog,
                self._shadow_fbo, self._shadow_tex, self._depth_prog, self._line_prog])
+    if self._plane_bare is not None:
+      objs.append(self._plane_bare)
     for sh in (True, False):
       objs.append(self._geom_progs[sh])
       if self._plane_progs[sh] is not self._geom_progs[sh]:
         objs.append(self._plane_progs[sh])
     for o in objs:
       o.release()
+    self._textured.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
 
 
 _BIAS_IDENTITY = np.eye(4)
+_SPOT_MAX = math.radians(80)    # widest spot-light shadow frustum (half angle)
+_GL_CLIP_DISTANCE0 = 0x3000
 
 
 def _vkey(p, shadow):
@@ -895,9 +1007,11 @@ def _look(eye, d):
   return v
 
 
-def _ortho(half, n, f):
+def _ortho(lo, hi, n, f):
+  """Orthographic projection of the view-space box lo <= (x, y) <= hi, n <= -z <= f."""
   p = np.eye(4)
-  p[0, 0] = p[1, 1] = 1 / half
+  p[0, 0], p[1, 1] = 2 / (hi[0] - lo[0]), 2 / (hi[1] - lo[1])
+  p[0, 3], p[1, 3] = -(hi[0] + lo[0]) / (hi[0] - lo[0]), -(hi[1] + lo[1]) / (hi[1] - lo[1])
   p[2, 2], p[2, 3] = -2 / (f - n), -(f + n) / (f - n)
   return p
 
@@ -908,3 +1022,34 @@ def _persp(fovy, aspect, n, f):
   p[0, 0], p[1, 1] = 1 / (t * aspect), 1 / t
   p[2, 2], p[2, 3], p[3, 2] = -(f + n) / (f - n), -2 * f * n / (f - n), -1.0
   return p
+
+
+def _clip_planes(*rows):
+  """u_clip of up to 4 planes a*x + b*y + c*w + e >= 0 over the shadow map's clip coordinates
+  (inside the map: -w <= x, y <= w); missing rows are zero: they clip nothing."""
+  m = np.zeros((4, 4))
+  if rows:
+    m[:len(rows)] = rows
+  return _gl(m)
+
+
+_NO_CLIP = _clip_planes()
+
+
+_FOOT = 0.002    # overlap of neighbouring floor pieces: no cracks between them
+
+
+def _floor_pieces(kx, ky):
+  """(shadow variant?, u_clip) of the five floor pieces when the map's used part is
+  -w <= x <= ax w, -w <= y <= ay w (a = 2k - 1): that part, then the four around it. The inner
+  piece overlaps the outer ones and those overlap each other, but never the inner part: the
+  outer pieces may be drawn with a program that is right only outside it."""
+  ax, ay, f = 2 * kx - 1, 2 * ky - 1, _FOOT
+  return (
+      (True, _clip_planes((1, 0, 1 + f, 0), (-1, 0, ax + f, 0), (0, 1, 1 + f, 0),
+                          (0, -1, ay + f, 0))),                             # inside
+      (False, _clip_planes((1, 0, -ax, 0))),                                # x >= ax w
+      (False, _clip_planes((-1, 0, -1, 0))),                                # x <= -w
+      (False, _clip_planes((-1, 0, ax + f, 0), (1, 0, 1 + f, 0), (0, 1, -ay, 0))),   # y >= ay w
+      (False, _clip_planes((-1, 0, ax + f, 0), (1, 0, 1 + f, 0), (0, -1, -1, 0))),   # y <= -w
+  )

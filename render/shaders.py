@@ -43,16 +43,27 @@ float light_at(int i, vec3 world, out vec3 L) {
 GEOM_VS = """
 #version 330
 #define PLANE %d
+#define TEX %d
+#define SHADOW %d
 in vec3 in_pos; in vec3 in_normal; in float in_cap;
 in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size; in vec4 i_color;
 in vec4 i_mat; in vec4 i_color2;
+#if TEX > 0
+in vec2 in_uv; out vec3 v_tex;     // textured variant: i_color2 holds the texture mapping
+#endif
 uniform mat4 u_viewproj;
 uniform mat4 u_shadow_mat;
+uniform mat4 u_clip;        // rows: clip planes over the shadow-map coordinates (x, y, w, 1)
+out float gl_ClipDistance[4];
 """ + _LIGHT_UNIFORMS + """
-out vec4 v_color; out vec3 v_color2; out vec2 v_local; out vec4 v_shadow; out float v_checker;
-out vec3 v_diff; out vec3 v_spec; out vec3 v_sdiff; out vec3 v_sspec;
+// per-instance values are flat (llvmpipe interpolates every smooth component per pixel)
+flat out vec4 v_color; flat out vec3 v_color2; flat out float v_checker;
+out vec2 v_local; out vec3 v_diff; out vec3 v_spec;
+#if SHADOW == 1
+out vec4 v_shadow; out vec3 v_sdiff; out vec3 v_sspec;
+#endif
 #if PLANE == 1
-out vec3 v_world; out vec3 v_normal;
+out vec3 v_world; flat out vec3 v_normal;    // a plane's normal is constant (also its sign)
 #endif
 void main() {
   vec3 local = in_pos * i_size.xyz + vec3(0.0, 0.0, in_cap * i_size.w);
@@ -79,12 +90,28 @@ void main() {
       diff += att * u_ldif[i] * ndl; spec += att * u_lspec[i] * i_mat.y * sp;
     }
   }
+#if SHADOW == 1
   v_diff = diff; v_spec = spec; v_sdiff = sdiff; v_sspec = sspec;
+#else
+  v_diff = diff + sdiff; v_spec = spec + sspec;   // nothing in shadow: one sum per vertex
+#endif
   v_color = i_color; v_color2 = i_color2.rgb; v_local = local.xy / max(i_size.w, 1e-9);
   v_checker = (i_mat.w > 0.5 && i_size.w > 0.0) ? i_mat.w : 0.0;
-  v_shadow = u_shadow_mat * vec4(world, 1.0);
+  vec4 shadow_pos = u_shadow_mat * vec4(world, 1.0);
+#if SHADOW == 1
+  v_shadow = shadow_pos;
+#endif
+  // floors are drawn in pieces: the shadow map's footprint with the shadow variant, the rest
+  // without (u_clip is zero, clipping nothing, for everything else)
+  vec4 clip = u_clip * vec4(shadow_pos.xyw, 1.0);
+  for (int i = 0; i < 4; i++) gl_ClipDistance[i] = clip[i];
 #if PLANE == 1
   v_world = world; v_normal = n;
+#endif
+#if TEX == 1
+  v_tex = vec3(in_uv * i_color2.xy + i_color2.zw, 0.0);   // 2d: scaled, offset coordinates
+#elif TEX == 2
+  v_tex = in_pos * i_color2.xyz;                          // cube: object-space direction
 #endif
   gl_Position = u_viewproj * vec4(world, 1.0);
 }
@@ -94,16 +121,26 @@ GEOM_FS = """
 #version 330
 #define PLANE %d
 #define NPOS %d
+#define NLOOP %d
 #define SHADOW %d
+#define TEX %d
+#if TEX == 1
+in vec3 v_tex; uniform sampler2D u_tex;
+#elif TEX == 2
+in vec3 v_tex; uniform samplerCube u_tex;
+#endif
 #if PLANE == 1
-in vec3 v_world; in vec3 v_normal;
+in vec3 v_world; flat in vec3 v_normal;
 uniform vec3 u_ppos[NPOS]; uniform vec3 u_pdir[NPOS]; uniform vec3 u_pamb[NPOS];
 uniform vec3 u_pdif[NPOS]; uniform vec3 u_pspec[NPOS]; uniform vec3 u_patt[NPOS];
 uniform vec2 u_pspot[NPOS];           // cos(cutoff) (-1: no cone), exponent
 uniform int u_pshadow;                // which of them casts the shadow, -1 none
 #endif
-in vec4 v_color; in vec3 v_color2; in vec2 v_local; in vec4 v_shadow; in float v_checker;
-in vec3 v_diff; in vec3 v_spec; in vec3 v_sdiff; in vec3 v_sspec;
+flat in vec4 v_color; flat in vec3 v_color2; flat in float v_checker;
+in vec2 v_local; in vec3 v_diff; in vec3 v_spec;
+#if SHADOW == 1
+in vec4 v_shadow; in vec3 v_sdiff; in vec3 v_sspec;
+#endif
 uniform float u_shadow_scale;
 uniform float u_shadow_bias;
 uniform int u_shadow_light;
@@ -125,14 +162,16 @@ void main() {
     if (sc.x > 0.0 && sc.x < 1.0 && sc.y > 0.0 && sc.y < 1.0 && sc.z < 1.0)
       shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
   }
-#endif
   vec3 diff = v_diff + shadow * v_sdiff, spec = v_spec + shadow * v_sspec;
+#else
+  vec3 diff = v_diff, spec = v_spec;
+#endif
 #if PLANE == 1
   // spot and point lights on planes, per fragment: a plane's few big triangles cannot carry
   // a light cone per vertex. Diffuse only, in a constant-length loop: llvmpipe pays for every
   // instruction on every floor pixel.
   vec3 n = v_normal;      // a plane's normal is constant: no renormalisation
-  for (int i = 0; i < NPOS; i++) {
+  for (int i = 0; i < NLOOP; i++) {
     vec3 d = u_ppos[i] - v_world;
     float inv = inversesqrt(dot(d, d));
     vec3 L = d * inv;
@@ -145,17 +184,28 @@ void main() {
     diff += att * (u_pamb[i] + sh * u_pdif[i] * max(dot(n, L), 0.0));
   }
 #endif
-  f_color = vec4(min(base * diff + spec, vec3(1.0)), v_color.a);
+#if TEX == 1
+  vec4 tc = texture(u_tex, v_tex.xy);
+#elif TEX == 2
+  vec4 tc = texture(u_tex, v_tex);
+#else
+  vec4 tc = vec4(1.0);
+#endif
+  // as fixed-function GL_MODULATE: the lit colour times the texel
+  f_color = vec4(min(base * diff + spec, vec3(1.0)) * tc.rgb, v_color.a * tc.a);
 }
 """
 
 
-def geom_program(npos=0, shadow=True):
+def geom_program(npos=0, shadow=True, tex=0, positional=True):
   """(vertex, fragment) sources of the geom program; with `npos` > 0, the plane variant that
-  shades that many spot/point lights per fragment; without `shadow`, the variant that never
-  reads the shadow map (drawn when no light casts a shadow this frame)."""
-  plane = int(npos > 0)
-  return GEOM_VS % plane, GEOM_FS % (plane, max(int(npos), 1), int(bool(shadow)))
+  shades that many spot/point lights per fragment (with `positional` False, none of them: for
+  floor pieces that no spot light reaches); without `shadow`, the variant that never reads the
+  shadow map (drawn when no light casts a shadow this frame); `tex` 1 or 2: the variant that
+  multiplies by a 2d or cube texture (vertex attribute in_uv, render/textures.py)."""
+  plane, npos = int(npos > 0), max(int(npos), 1)
+  return (GEOM_VS % (plane, int(tex), int(bool(shadow))),
+          GEOM_FS % (plane, npos, npos if positional else 0, int(bool(shadow)), int(tex)))
 
 
 DEPTH_VS = """
@@ -201,4 +251,27 @@ SKY_FS = """
 in vec3 v_color;
 out vec4 f_color;
 void main() { f_color = vec4(v_color, 1.0); }
+"""
+
+SKYTEX_VS = """
+#version 330
+in vec2 in_pos;
+out vec2 v_ndc;
+void main() { v_ndc = in_pos; gl_Position = vec4(in_pos, 1.0, 1.0); }   // far plane
+"""
+
+# the skybox texture seen along each pixel's view ray: MuJoCo maps it with texgen (x, z, -y)
+# on a box around the camera (rotated 90 deg about x), so only the ray direction matters
+SKYTEX_FS = """
+#version 330
+in vec2 v_ndc;
+uniform mat4 u_inv_viewproj;
+uniform samplerCube u_sky;
+out vec4 f_color;
+void main() {
+  vec4 a = u_inv_viewproj * vec4(v_ndc, -1.0, 1.0);
+  vec4 b = u_inv_viewproj * vec4(v_ndc, 1.0, 1.0);
+  vec3 d = b.xyz / b.w - a.xyz / a.w;
+  f_color = vec4(texture(u_sky, vec3(d.x, d.z, -d.y)).rgb, 1.0);
+}
 """

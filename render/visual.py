@@ -3,7 +3,9 @@ sections, and mjStatistic (center, extent, meansize, meanmass) computed as mj_se
 
 The engine compiles `<visual>` and `<statistic>` into m.vis and m.stat (MuJoCo's names); this
 module copies what drawing needs into typed groups, and reads builtin textures (checker floors,
-skybox gradients) from the model's source file, which the engine does not compile yet.
+skybox gradients) from the model's source file: the renderer draws plain checker floors
+procedurally from them, and the gradient when a model has no compiled skybox texture. Every
+other texture is drawn from the compiled pixels (m.tex_*) by render/textures.py.
 """
 import dataclasses
 import weakref

@@ -524,6 +524,69 @@ def _meshes(c, A, sizes):
   A["mesh_graph"] = np.concatenate(graphs) if graphs else np.zeros(0, np.int32)
 
 
+NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB
+# mjModel fields that only drawing reads: Python-side Model attributes (see _textures)
+DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord")
+DRAW_FIELDS = ("tex_type", "tex_colorspace", "tex_height", "tex_width", "tex_nchannel",
+               "tex_adr", "tex_data", "mat_texid", "mat_texuniform", "mat_texrepeat",
+               "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord")
+
+
+def _textures(c, A, sizes):
+  """Textures, the material texture fields and mesh texture coordinates, by mjModel's names.
+
+  Drawing data only: these are plain attributes of the Python Model (the renderer reads them),
+  not fields of the compiled struct, so physics kernels never carry them.
+  """
+  texs = c.textures
+  A["ntex"] = len(texs)
+  adr, off = [], 0
+  for x in texs:
+    adr.append(off)
+    off += x.data.size
+  A["ntexdata"] = off
+  A["tex_type"] = np.array([x.type for x in texs], np.int32)
+  A["tex_colorspace"] = np.array([x.colorspace for x in texs], np.int32)
+  A["tex_height"] = np.array([x.data.shape[0] for x in texs], np.int32)
+  A["tex_width"] = np.array([x.data.shape[1] for x in texs], np.int32)
+  A["tex_nchannel"] = np.array([x.data.shape[2] for x in texs], np.int32)
+  A["tex_adr"] = np.array(adr, np.int64)
+  A["tex_data"] = (np.concatenate([x.data.ravel() for x in texs]) if texs
+                   else np.zeros(0, np.uint8))
+  names = {x.name: i for i, x in enumerate(texs) if x.name}
+  texid = np.full((len(c.mats), NTEXROLE), -1, np.int32)
+  for i, mat in enumerate(c.mats):
+    if mat.texture is not None:
+      if mat.texture not in names:
+        raise mat.node.error(f"unknown texture '{mat.texture}' in material '{mat.name}'")
+      texid[i, TEXROLE_RGB] = names[mat.texture]
+  A["mat_texid"] = texid
+  A["mat_texuniform"] = np.array([m.texuniform for m in c.mats], np.uint8)
+  A["mat_texrepeat"] = np.array([m.texrepeat for m in c.mats], np.float32).reshape(-1, 2)
+  tadr, tnum, uvs, fuv = [], [], [], []
+  ntc = 0
+  for i, me in enumerate(c.meshes):
+    face = c._mesh_compiled(i)["face"]
+    uv, faceuv = me.texcoord, me.facetexcoord
+    if uv is None or faceuv is None or len(faceuv) != len(face):
+      tadr.append(-1)
+      tnum.append(0)
+      fuv.append(np.zeros((len(face), 3), np.int32))
+      continue
+    if me.scale[0] * me.scale[1] * me.scale[2] < 0:    # the faces' winding was swapped
+      faceuv = faceuv[:, [0, 2, 1]]
+    tadr.append(ntc)
+    tnum.append(len(uv))
+    uvs.append(uv)
+    fuv.append(np.asarray(faceuv, np.int32))
+    ntc += len(uv)
+  A["nmeshtexcoord"] = ntc
+  A["mesh_texcoordadr"] = np.array(tadr, np.int32)
+  A["mesh_texcoordnum"] = np.array(tnum, np.int32)
+  A["mesh_texcoord"] = np.concatenate(uvs) if uvs else np.zeros((0, 2), np.float32)
+  A["mesh_facetexcoord"] = np.concatenate(fuv) if fuv else np.zeros((0, 3), np.int32)
+
+
 def assemble(c):
   """(sizes, arrays, names) from a finished `Compiler`."""
   sizes, A = {}, {}
@@ -551,6 +614,7 @@ def assemble(c):
   A["mat_rgba"] = M("rgba")
   for k in ("emission", "specular", "shininess", "reflectance"):
     A["mat_" + k] = M(k).ravel()
+  _textures(c, A, sizes)
   if c.settotalmass > 0:
     total = float(np.sum(A["body_mass"]))
     scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))
@@ -567,6 +631,7 @@ def assemble(c):
       t.mjtObj.MATERIAL: [m.name for m in c.mats],
       t.mjtObj.MESH: [me.name for me in c.meshes],
       t.mjtObj.HFIELD: [h.name for h in c.hfields],
+      t.mjtObj.TEXTURE: [x.name for x in c.textures],
       t.mjtObj.EQUALITY: [e.name for e in c.eqs],
       t.mjtObj.TENDON: [te.name for te in c.tendons],
       t.mjtObj.ACTUATOR: [a.name for a in c.actuators],

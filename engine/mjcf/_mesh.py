@@ -26,10 +26,12 @@ class MeshError(ValueError):
 # ------------------------------------------------------------------------------------ files
 
 def read_file(path, data):
-  """(vert float32 (n,3), face int32 (m,3) or None) from STL or OBJ bytes; `path` names it."""
+  """(vert float32 (n,3), face int32 (m,3) or None, texcoord float32 (k,2) or None,
+  facetexcoord int32 (m,3) or None) from STL or OBJ bytes; `path` names it. Texture
+  coordinates come from an OBJ's `vt` lines, v flipped (1 - v) as MuJoCo's OBJ decoder does."""
   ext = os.path.splitext(path)[1].lower()
   if ext == ".stl":
-    return _read_stl(path, data)
+    return (*_read_stl(path, data), None, None)
   if ext == ".obj":
     return _read_obj(path, data)
   raise MeshError(f"mesh file '{path}': unknown format (expected .stl or .obj)")
@@ -65,7 +67,7 @@ def _read_stl(path, data):
 
 
 def _read_obj(path, data):
-  verts, faces = [], []
+  verts, faces, uvs, faceuvs = [], [], [], []
   for lineno, line in enumerate(data.decode("latin-1").splitlines(), 1):
     parts = line.split()
     if not parts:
@@ -75,21 +77,46 @@ def _read_obj(path, data):
         verts.append([float(p) for p in parts[1:4]])
         if len(parts) < 4:
           raise ValueError
+      elif parts[0] == "vt":
+        uvs.append([float(parts[1]), float(parts[2]) if len(parts) > 2 else 0.0])
       elif parts[0] == "f":
-        idx = []
+        idx, tdx = [], []
         for p in parts[1:]:
-          i = int(p.split("/")[0])
+          fields = p.split("/")
+          i = int(fields[0])
           idx.append(i - 1 if i > 0 else len(verts) + i)
+          j = int(fields[1]) if len(fields) > 1 and fields[1] else 0
+          tdx.append(j - 1 if j > 0 else len(uvs) + j if j < 0 else -1)
         if len(idx) < 3:
           raise ValueError
-        for k in range(1, len(idx) - 1):   # fan triangulation of polygons
-          faces.append([idx[0], idx[k], idx[k + 1]])
-    except ValueError:
+        for c in _split_polygon(verts, idx):
+          faces.append([idx[k] for k in c])
+          faceuvs.append([tdx[k] for k in c])
+    except (ValueError, IndexError):
       raise MeshError(f"OBJ file '{path}' line {lineno}: cannot read '{line.strip()}'") from None
   if not verts:
     raise MeshError(f"OBJ file '{path}' has no vertices")
   face = np.array(faces, np.int32).reshape(-1, 3) if faces else None
-  return np.array(verts, np.float32), face
+  uv = faceuv = None
+  if uvs and faces:
+    uv = np.array(uvs, np.float32)
+    uv[:, 1] = 1 - uv[:, 1]
+    faceuv = np.array(faceuvs, np.int32)
+    if faceuv.min() < 0 or faceuv.max() >= len(uv):   # faces without (valid) vt: no texture
+      uv = faceuv = None
+  return np.array(verts, np.float32), face, uv, faceuv
+
+
+def _split_polygon(verts, idx):
+  """Corner triples of an OBJ polygon as tinyobjloader (MuJoCo's OBJ reader) triangulates it:
+  a quad along its shorter diagonal (0-2 only when strictly shorter than 1-3), larger
+  polygons as a fan."""
+  if len(idx) == 4:
+    v = [verts[i] for i in idx]
+    d02 = sum((v[2][k] - v[0][k]) ** 2 for k in range(3))
+    d13 = sum((v[3][k] - v[1][k]) ** 2 for k in range(3))
+    return [(0, 1, 2), (0, 2, 3)] if d02 < d13 else [(0, 1, 3), (1, 2, 3)]
+  return [(0, k, k + 1) for k in range(1, len(idx) - 1)]
 
 
 # ----------------------------------------------------------------------------------- compile

@@ -14,6 +14,7 @@ from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
 from engine.mjcf import _sensor as _sensors
 from engine.mjcf import _sparse
+from engine.mjcf import _texture
 from engine.mjcf.parse import MjcfError, floats, keyword, parse
 from engine.visual import VISUAL_DEFAULTS
 
@@ -114,6 +115,7 @@ class Compiler:
     self.opt = _default_option()
     self.visual, self.statistic = {}, {}
     self.meshes, self.meshdir, self.strippath = [], "", False
+    self.textures, self.texturedir = [], ""
     self.hfields = []
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
     self.lropt = dict(mode=1, useexisting=True, uselimit=False, accel=20.0, maxforce=0.0,
@@ -151,6 +153,8 @@ class Compiler:
           self._mesh(n)
         elif n.tag == "hfield":
           self._hfield(n)
+        elif n.tag == "texture":
+          self._texture(n)
     world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
                  joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
                  inertial=None, gravcomp=0.0)
@@ -224,6 +228,7 @@ class Compiler:
     rd.kw("discardvisual", _BOOL, False)
     self.fusestatic = rd.kw("fusestatic", _BOOL, self.fusestatic)
     self.meshdir = rd.str("meshdir", rd.str("assetdir", self.meshdir))
+    self.texturedir = rd.str("texturedir", rd.str("assetdir", self.texturedir))
     self.strippath = rd.kw("strippath", _BOOL, self.strippath)
     for c in _children(n, "lengthrange"):
       self._lengthrange_opt(c)
@@ -312,10 +317,89 @@ class Compiler:
 
   def _material(self, n):
     rd, _ = self._reader(n, "main")
+    texture = rd.str("texture")
+    for c in n.children:    # <layer texture= role=>: the rgb role is what the renderer draws
+      if c.tag == "layer" and c.get("role", "rgb") == "rgb" and c.get("texture"):
+        if texture is not None and n.get("texture") is not None:
+          raise c.error("material has both a texture attribute and an rgb layer")
+        texture = c.get("texture")
     self.mats.append(_Obj(
         node=n, name=n.get("name", ""), rgba=rd.exact("rgba", [1, 1, 1, 1], 4),
         emission=rd.num("emission", 0), specular=rd.num("specular", 0.5),
-        shininess=rd.num("shininess", 0.5), reflectance=rd.num("reflectance", 0)))
+        shininess=rd.num("shininess", 0.5), reflectance=rd.num("reflectance", 0),
+        texture=texture, texrepeat=rd.exact("texrepeat", [1.0, 1.0], 2),
+        texuniform=rd.kw("texuniform", _BOOL, False)))
+
+  def _texture(self, n):
+    """<texture>: a PNG file, six face files or a procedural texture -> pixels
+    (engine/mjcf/_texture.py), kept for the renderer as mjModel's tex_* fields."""
+    rd, _ = self._reader(n, "main")
+    kind = rd.kw("type", _texture.TYPES, _texture.TYPES["cube"])
+    file = rd.str("file")
+    name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
+    if not name and kind != _texture.TYPES["skybox"]:
+      raise n.error("texture needs a name (or a file to take it from)")
+    builtin = rd.kw("builtin", {b: b for b in _texture.BUILTINS}, "none")
+    rgb1 = rd.exact("rgb1", [0.8, 0.8, 0.8], 3)
+    colorspace = (rd.str("colorspace", "auto") or "auto").lower()
+    if colorspace not in _texture.COLORSPACES:
+      raise n.error(f"invalid colorspace '{colorspace}' (expected auto, linear or sRGB)")
+    nchannel = rd.int("nchannel", 3)
+    srgb = False
+    try:
+      if builtin != "none":
+        data = _texture.builtin(
+            kind, builtin, rd.int("width", 0), rd.int("height", 0), rgb1,
+            rd.exact("rgb2", [0.5, 0.5, 0.5], 3), rd.kw("mark", {k: k for k in _texture.MARKS},
+                                                       "none"),
+            rd.exact("markrgb", [0.0, 0.0, 0.0], 3), rd.num("random", 0.01))
+      else:
+        hflip, vflip = rd.kw("hflip", _BOOL, False), rd.kw("vflip", _BOOL, False)
+        ctype = rd.str("content_type")
+        if file is not None:
+          img, srgb = self._texture_file(n, file, ctype, nchannel)
+          img = _texture.flip(img, hflip, vflip)
+          if kind == _texture.TYPES["2d"]:
+            data = img
+          else:
+            grid = [int(v) for v in rd.exact("gridsize", [1, 1], 2)]
+            data = _texture.cube_from_grid(img, grid, rd.str("gridlayout", ""), rgb1)
+        else:
+          keys = ("fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
+          if not any(rd.has(k) for k in keys):
+            if kind == _texture.TYPES["2d"]:
+              raise n.error("2d texture needs a file or a builtin")
+            raise n.error("cube or skybox texture needs a file, face files or a builtin")
+          if kind == _texture.TYPES["2d"]:
+            raise n.error("Cannot load 2D texture from separate files")
+          faces = []
+          for k in keys:
+            f = rd.str(k)
+            if f is None:
+              faces.append(None)
+              continue
+            img, srgb = self._texture_file(n, f, ctype, nchannel)
+            faces.append(_texture.flip(img, hflip, vflip))
+          data = _texture.cube_from_faces(faces, rgb1)
+    except _texture.TextureError as e:
+      raise n.error(f"texture '{name or file}': {e}") from None
+    if colorspace == "auto" and builtin == "none":    # files: from the PNG's sRGB chunks
+      colorspace = "srgb" if srgb else "linear"
+    self.textures.append(_Obj(node=n, name=name, type=kind, data=data,
+                              colorspace=_texture.COLORSPACES[colorspace]))
+
+  def _texture_file(self, n, file, content_type, nchannel):
+    """(pixels, is_srgb) of one texture image file, found as meshes are (texturedir)."""
+    kind = content_type or ("image/png" if file.lower().endswith(".png") else
+                            "image/ktx" if file.lower().endswith(".ktx") else None)
+    if kind != "image/png":
+      raise n.error(f"texture file '{file}': unsupported content type "
+                    f"'{kind or os.path.splitext(file)[1]}' (only PNG is read)")
+    data = self._asset_bytes(n, file, "texture", self.texturedir)
+    try:
+      return _texture.decode_png(data, nchannel)
+    except _texture.TextureError as e:
+      raise n.error(f"texture file '{file}': {e}") from None
 
   def _mesh(self, n):
     """<mesh>: read its vertices (file or inline) and compile it (engine/mjcf/_mesh.py)."""
@@ -326,7 +410,7 @@ class Compiler:
     name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
     if not name:
       raise n.error("mesh without a file needs a name")
-    vert, face = None, None
+    vert, face, uv, faceuv = None, None, None, None
     if n.get("face") is not None:
       vals = floats(n, "face")
       if len(vals) % 3 or any(v != int(v) for v in vals):
@@ -335,9 +419,11 @@ class Compiler:
     if file is not None:
       if n.get("vertex") is not None:
         raise n.error("repeated vertex specification (file and vertex)")
-      vert, fface = self._mesh_file(n, file)
+      vert, fface, uv, faceuv = self._mesh_file(n, file)
       if face is not None and fface is not None and file.lower().endswith(".stl"):
         raise n.error("repeated face specification (file and face)")
+      if fface is None:
+        uv = faceuv = None
       face = face if fface is None else fface
     else:
       vals = floats(n, "vertex")
@@ -346,6 +432,15 @@ class Compiler:
       if len(vals) % 3:
         raise n.error("vertex data must be a multiple of 3")
       vert = np.array(vals, np.float32).reshape(-1, 3)
+    if n.get("texcoord") is not None:    # per-vertex texture coordinates (face indices shared)
+      if uv is not None:
+        raise n.error("repeated texcoord specification")
+      vals = floats(n, "texcoord")
+      if len(vals) != 2 * len(vert):
+        raise n.error(f"texcoord must have 2 values per vertex ({2 * len(vert)}), got "
+                      f"{len(vals)}")
+      uv = np.array(vals, np.float32).reshape(-1, 2)
+      faceuv = None if face is None else np.asarray(face, np.int32).copy()
     try:
       self.meshes.append(_Obj(
           node=n, name=name, scale=rd.exact("scale", [1.0] * 3, 3),
@@ -359,6 +454,7 @@ class Compiler:
     self.meshes[-1].refpos = rd.exact("refpos", [0.0] * 3, 3)
     self.meshes[-1].refquat = rd.exact("refquat", [1.0, 0.0, 0.0, 0.0], 4)
     self.meshes[-1].compiled = None
+    self.meshes[-1].texcoord, self.meshes[-1].facetexcoord = uv, faceuv
 
   def _mesh_file(self, n, file):
     """A mesh file, parsed (`_asset_bytes` finds it)."""
@@ -368,11 +464,13 @@ class Compiler:
     except _mesh.MeshError as e:
       raise n.error(str(e)) from None
 
-  def _asset_bytes(self, n, file, what):
-    """Bytes of an asset file: from `assets`, else meshdir relative to the model's directory."""
+  def _asset_bytes(self, n, file, what, assetdir=None):
+    """Bytes of an asset file: from `assets`, else `assetdir` (meshdir unless given) relative to
+    the model's directory."""
     if self.strippath:
       file = os.path.basename(file.replace("\\", "/"))
-    rel = os.path.join(self.meshdir, file) if self.meshdir else file
+    assetdir = self.meshdir if assetdir is None else assetdir
+    rel = os.path.join(assetdir, file) if assetdir else file
     for key in (file, rel, os.path.normpath(rel)):
       if self.assets and key in self.assets:
         data = self.assets[key]

@@ -93,11 +93,15 @@ _TENDON = ("group limited actuatorfrclimited range actuatorfrcrange solreflimit 
            "solreffriction solimpfriction frictionloss springlength width material margin "
            "stiffness damping armature user rgba")
 _EQ = "active solref solimp"
+_TEXTURE = ("type colorspace content_type file gridsize gridlayout fileright fileleft fileup "
+            "filedown filefront fileback builtin rgb1 rgb2 mark markrgb random width height "
+            "hflip vflip nchannel embed")
 
 # Attributes of elements that may appear inside <default>.
 DEFAULT_ATTRS = {
     "joint": _JOINT, "geom": _GEOM, "site": _SITE, "camera": _CAMERA, "light": _LIGHT,
     "material": _MATERIAL, "tendon": _TENDON, "equality": _EQ, "mesh": "scale maxhullvert inertia",
+    "texture": _TEXTURE,
     "pair": "condim friction solref solreffriction solimp gap margin adhesion",
     **{t: _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
 }
@@ -151,6 +155,7 @@ ATTRS = {
     "hfield": "name content_type file nrow ncol elevation size",
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
              "smoothnormal maxhullvert inertia builtin params material"),
+    "layer": "texture role",
     **{t: _ACT_TARGET + " " + _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
 }
 ATTRS = {k: set(v.split()) for k, v in ATTRS.items()}
@@ -179,6 +184,7 @@ CHILDREN = {
     "actuator": set(ACTUATOR_TAGS) | {"include"},
     "keyframe": {"key", "include"},
     "mesh": {"plugin"},
+    "material": {"layer"},
 }
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
 _FREE_SECTIONS = {"custom", "extension", "sensor", "texture", "skin",

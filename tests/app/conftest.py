@@ -73,6 +73,7 @@ def open_viewer():
     v = Viewer(path, **kw)
     made.append(v)
     run_until(v, lambda: v.first_frame_at is not None, "the model never appeared on screen")
+    run_until(v, lambda: v.ui_ready, "the panels never came up")   # imported after frame one
     return v
 
   yield make

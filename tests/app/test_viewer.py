@@ -632,6 +632,7 @@ def test_broken_model_opens_the_window_with_the_error(tmp_path, capsys):
   v = Viewer(bad, width=480, height=320, max_fps=0)
   try:
     run_until(v, lambda: v.sim is not None and v.sim.status().load_error != "", "no load error")
+    run_until(v, lambda: v.ui_ready, "the panels never came up to show the error")
     for _ in range(3):
       v.frame()
     err = v.sim.status().load_error

@@ -55,12 +55,15 @@ def bench_model(name, seconds, record=False):
   tmp = tempfile.TemporaryDirectory()
   v = Viewer(_path(name), width=1280, height=720, max_fps=0, paused=True, out_dir=tmp.name)
   try:
-    while v.first_frame_at is None:
+    while v.first_frame_at is None or not v.ui_ready:   # FPS with the panels drawn
       v.frame()
     fps_paused = _frames(v, seconds)
     v.sim.send("pause", False)
     if record:
       v.start_recording()
+    t_end = time.perf_counter() + 30
+    while v.sim.status().steps_per_s == 0 and time.perf_counter() < t_end:
+      v.frame()       # the worker is stepping (not still loading its kernel)
     _frames(v, 1.0)   # let pacing settle
     rtf, sps = [], []
     n, t0 = 0, time.perf_counter()

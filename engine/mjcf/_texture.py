@@ -1,0 +1,230 @@
+"""Texture assets at load time: PNG files (Pillow) and MuJoCo's procedural textures -> the
+pixels of mjModel.tex_data.
+
+Follows mjCTexture (src/user/user_objects.cc): a 2d texture is one image, rows top first; a cube
+or skybox texture is six square faces stacked vertically (right, left, up, down, front, back),
+or one face repeated when loaded from a single square file (then height == width). Builtin
+colours are truncated to bytes as MuJoCo does, and the random marks come from MuJoCo's
+generator (std::mt19937_64 seeded with 42, one uniform draw per pixel). Plain numpy; the
+renderer reads the result, physics never does.
+"""
+import io
+import math
+
+import numpy as np
+
+TYPES = {"2d": 0, "cube": 1, "skybox": 2}
+BUILTINS = ("none", "gradient", "checker", "flat")
+MARKS = ("none", "edge", "cross", "random")
+COLORSPACES = {"auto": 0, "linear": 1, "srgb": 2}
+FACES = "RLUDFB"        # cube face order in tex_data: right left up down front back
+
+
+class TextureError(ValueError):
+  """A texture that cannot be built; the compiler adds the element's file and line."""
+
+
+def _byte(rgb):
+  """MuJoCo's (std::byte)(255 * c): truncation."""
+  return np.array([int(255 * float(c)) & 0xFF for c in rgb[:3]], np.uint8)
+
+
+def _interp(rgb1, rgb2, pos):
+  """MuJoCo's sigmoid colour interpolation for pos in about (-1, 1): rgb1 at +1, rgb2 at -1."""
+  alpha = 0.5 * (1 + pos / np.sqrt(1 + pos * pos) / (1 / math.sqrt(2)))
+  alpha = np.clip(alpha, 0.0, 1.0)[..., None]
+  v = 255 * (alpha * np.asarray(rgb1[:3], float) + (1 - alpha) * np.asarray(rgb2[:3], float))
+  return v.astype(np.int64).astype(np.uint8)
+
+
+def _checker(w, h, c1, c2):
+  img = np.empty((h, w, 3), np.uint8)
+  img[:, :] = c2
+  img[:h // 2, :w // 2] = c1
+  img[h // 2:, w // 2:] = c1
+  return img
+
+
+def mt19937_64_uniform(count, seed=42):
+  """`count` draws of std::uniform_real_distribution<double>(0, 1) on std::mt19937_64(seed)
+  (libstdc++: one 64-bit word / 2**64 per draw), vectorised over each 312-word block."""
+  n, m = 312, 156
+  a = np.uint64(0xB5026F5AA96619E9)
+  upper, lower = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF)
+  mt = np.empty(n, np.uint64)
+  mt[0] = seed
+  with np.errstate(over="ignore"):
+    for i in range(1, n):
+      prev = int(mt[i - 1])
+      mt[i] = (6364136223846793005 * (prev ^ (prev >> 62)) + i) & 0xFFFFFFFFFFFFFFFF
+
+    def twist(mt):
+      one = np.uint64(1)
+      x = (mt[:n - m] & upper) | (mt[1:n - m + 1] & lower)
+      mt[:n - m] = mt[m:] ^ (x >> one) ^ np.where(x & one, a, np.uint64(0))
+      x = (mt[n - m:n - 1] & upper) | (mt[n - m + 1:] & lower)
+      mt[n - m:n - 1] = mt[:m - 1] ^ (x >> one) ^ np.where(x & one, a, np.uint64(0))
+      x = (mt[n - 1] & upper) | (mt[0] & lower)
+      mt[n - 1] = mt[m - 1] ^ (x >> one) ^ (a if int(x) & 1 else np.uint64(0))
+
+    blocks = []
+    for _ in range((count + n - 1) // n):
+      twist(mt)
+      y = mt.copy()
+      y ^= (y >> np.uint64(29)) & np.uint64(0x5555555555555555)
+      y ^= (y << np.uint64(17)) & np.uint64(0x71D67FFFEDA60000)
+      y ^= (y << np.uint64(37)) & np.uint64(0xFFF7EEE000000000)
+      y ^= y >> np.uint64(43)
+      blocks.append(y)
+  words = np.concatenate(blocks)[:count] if blocks else np.zeros(0, np.uint64)
+  u = words.astype(np.float64) / 2.0 ** 64
+  return np.minimum(u, np.nextafter(1.0, 0.0))
+
+
+def _marks(img, faces, mark, markrgb, random):
+  """Edge / cross / random marks on each square face (or on the single 2d image)."""
+  col = _byte(markrgb)
+  h = img.shape[0] // faces
+  for j in range(faces):
+    f = img[j * h:(j + 1) * h]
+    if mark == "edge":
+      f[:, 0] = f[:, -1] = col
+      f[0, :] = f[-1, :] = col
+    elif mark == "cross":
+      f[:, f.shape[1] // 2] = col
+      f[h // 2, :] = col
+  if mark == "random" and random > 0:
+    hit = mt19937_64_uniform(img.shape[0] * img.shape[1]) < random
+    img.reshape(-1, 3)[hit] = col
+
+
+def builtin(kind, builtin_, width, height, rgb1, rgb2, mark, markrgb, random):
+  """Pixels (rows, width, 3) uint8 of MuJoCo's procedural texture (Builtin2D / BuiltinCube)."""
+  if width < 1:
+    raise TextureError("Invalid width of builtin texture")
+  c1, c2 = _byte(rgb1), _byte(rgb2)
+  if kind == TYPES["2d"]:
+    if height < 1:
+      raise TextureError("Invalid height of builtin texture")
+    w, h = width, height
+    if builtin_ == "gradient":
+      x = 2 * np.arange(w) / max(w - 1, 1) - 1.0
+      y = 1 - 2 * np.arange(h) / max(h - 1, 1)
+      pos = 2 * np.sqrt(x[None, :] ** 2 + y[:, None] ** 2) - 1
+      img = _interp(rgb2, rgb1, pos)
+    elif builtin_ == "checker":
+      img = _checker(w, h, c1, c2)
+    else:
+      img = np.empty((h, w, 3), np.uint8)
+      img[:] = c1
+    _marks(img, 1, mark, markrgb, random)
+    return img
+  w = width
+  img = np.empty((6 * w, w, 3), np.uint8)
+  faces = [img[i * w:(i + 1) * w] for i in range(6)]
+  if builtin_ == "gradient":
+    x = 2 * np.arange(w) / max(w - 1, 1) - 1.0
+    y = 1 - 2 * np.arange(w) / max(w - 1, 1)
+    X, Y = np.meshgrid(x, y)
+    r = np.sqrt(1 + X * X + Y * Y)
+    side = _interp(rgb1, rgb2, np.arcsin(Y / r) / (0.5 * math.pi))
+    up = 1 - np.arccos(1.0 / r) / (0.5 * math.pi)
+    for i in (0, 1, 4, 5):
+      faces[i][:] = side
+    faces[2][:] = _interp(rgb1, rgb2, up)
+    faces[3][:] = _interp(rgb1, rgb2, -up)
+  elif builtin_ == "checker":
+    for i in range(6):
+      faces[i][:] = _checker(w, w, c1, c2) if i < 4 else _checker(w, w, c2, c1)
+  else:
+    for i in range(6):
+      faces[i][:] = c2 if i == 3 else c1
+  _marks(img, 6, mark, markrgb, random)
+  return img
+
+
+def decode_png(data, nchannel):
+  """(pixels (h, w, nchannel) uint8, is_srgb) of PNG bytes, converted as lodepng does (16-bit
+  samples keep their high byte, alpha dropped for 3 channels)."""
+  from PIL import Image    # a runtime dependency, imported only when a model has a PNG
+  try:
+    img = Image.open(io.BytesIO(data))
+    img.load()
+  except Exception as e:  # noqa: BLE001 - any decoder error names the file
+    raise TextureError(f"cannot decode PNG: {e}") from None
+  if img.format != "PNG":
+    raise TextureError(f"not a PNG file (Pillow reads it as {img.format})")
+  srgb = "srgb" in img.info      # the sRGB chunk only, as MuJoCo (a gAMA chunk stays linear)
+  if img.mode in ("I;16", "I;16B", "I;16L", "I"):
+    img = Image.fromarray((np.asarray(img, np.uint32) >> 8).astype(np.uint8), "L")
+  mode = {1: "L", 3: "RGB", 4: "RGBA"}.get(nchannel)
+  if mode is None:
+    raise TextureError(f"Unsupported number of channels: {nchannel}")
+  a = np.asarray(img.convert(mode), np.uint8)
+  return a.reshape(a.shape[0], a.shape[1], nchannel), srgb
+
+
+def flip(img, hflip, vflip):
+  """MuJoCo's FlipIfNeeded: mirror columns, then rows."""
+  if hflip:
+    img = img[:, ::-1]
+  if vflip:
+    img = img[::-1]
+  return np.ascontiguousarray(img)
+
+
+def cube_from_grid(img, gridsize, gridlayout, rgb1):
+  """Six faces (6w, w, c) cut from a composite image (LoadCubeSingle); one square face (w, w, c)
+  when gridsize is 1 1."""
+  rows, cols = gridsize
+  if rows < 1 or cols < 1 or rows * cols > 12:
+    raise TextureError("gridsize must be non-zero and no more than 12 squares in texture")
+  h, w = img.shape[:2]
+  if w // cols != h // rows or w % cols or h % rows:
+    raise TextureError("PNG size must be integer multiple of gridsize in texture")
+  if rows == 1 and cols == 1:
+    return img
+  s = w // cols
+  out = np.empty((6 * s, s, img.shape[2]), np.uint8)
+  loaded = [False] * 6
+  for k in range(rows * cols):
+    sym = gridlayout[k] if k < len(gridlayout) else "."
+    if sym == ".":
+      continue
+    if sym not in FACES:
+      raise TextureError("gridlayout symbol is not among '.RLUDFB' in texture")
+    i = FACES.index(sym)
+    r0, c0 = s * (k // cols), s * (k % cols)
+    out[i * s:(i + 1) * s] = img[r0:r0 + s, c0:c0 + s]
+    loaded[i] = True
+  _fill_missing(out, loaded, rgb1)
+  return out
+
+
+def cube_from_faces(images, rgb1):
+  """Six faces (6w, w, c) from up to six square images in FACES order (None: missing)."""
+  first = next((im for im in images if im is not None), None)
+  if first is None:
+    raise TextureError("No cubefiles_ defined in cube or skybox texture")
+  w = first.shape[1]
+  out = np.empty((6 * w, w, first.shape[2]), np.uint8)
+  for i, im in enumerate(images):
+    if im is None:
+      continue
+    if im.shape[0] != im.shape[1]:
+      raise TextureError(f"Non-square PNG file for cube face '{FACES[i]}'")
+    if im.shape[1] != w:
+      raise TextureError(f"PNG file for cube face '{FACES[i]}' has incompatible size")
+    out[i * w:(i + 1) * w] = im
+  _fill_missing(out, [im is not None for im in images], rgb1)
+  return out
+
+
+def _fill_missing(out, loaded, rgb1):
+  w = out.shape[1]
+  col = _byte(rgb1)
+  for i in range(6):
+    if not loaded[i]:
+      out[i * w:(i + 1) * w, :, :3] = col
+      if out.shape[2] == 4:
+        out[i * w:(i + 1) * w, :, 3] = 255
