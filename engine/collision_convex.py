@@ -56,7 +56,8 @@ _MC_POLYMAX = 160
 # candidate face normals of the two geoms and edge end points (mesh multicontact)
 _MC_NORM1 = _MC_POLY + 2 * _MC_POLYMAX
 _MC_NORM2 = _MC_NORM1 + _MC_FACEMAX
-_MC_END = _MC_NORM2 + _MC_FACEMAX
+_MC_EDGE = _MC_NORM2 + _MC_FACEMAX
+_MC_END = _MC_EDGE + _MC_FACEMAX
 _MC_ROWS = _MC_END + _MC_FACEMAX
 _MC_FLOATS = 3 * _MC_ROWS + _MC_FACEMAX  # plus the clip planes' offsets
 _FACE_TOL = 0.996
@@ -2485,23 +2486,28 @@ def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, marg
       break
   edge = 0   # 1: an edge of geom 1 on a face of geom 2; 2: the reverse
   if fi < 0:
-    if dims[0] < 3 and dims[0] <= dims[1]:
-      edge, ke, erow, frow, nface = 1, 0, _MC_NORM1, _MC_NORM2, nn2
-    elif dims[1] < 3:
-      edge, ke, erow, frow, nface = 2, 1, _MC_NORM2, _MC_NORM1, nn1
-    else:
-      return 0
-    vert = vert1 if ke == 0 else vert2
-    graph = graph1 if ke == 0 else graph2
-    ne = _edge_normals(objs, objt, ke, vert, graph, dims[ke], ids[ke, 0], ids[ke, 1], isc,
-                       erow, mc)
-    for i in range(nface):        # first face, then first edge parallel to it
-      for j in range(ne):
-        if abs(_dot(mc[erow + j, 0], mc[erow + j, 1], mc[erow + j, 2], mc[frow + i, 0],
-                    mc[frow + i, 1], mc[frow + i, 2])) < _EDGE_TOL:
-          fi, fj = j, i           # edge j, face i
+    # an edge of the lower-dimensional feature (geom 1 first) parallel to a face of the
+    # other; MuJoCo 4.0 then tries the other geom's edges (3.x stopped after one side)
+    for attempt in range(2):
+      if attempt == 0 and dims[0] < 3 and dims[0] <= dims[1]:
+        ke, frow, nface = 0, _MC_NORM2, nn2
+      elif dims[1] < 3 and (attempt == 1 or dims[0] == 3 or dims[0] > dims[1]):
+        ke, frow, nface = 1, _MC_NORM1, nn1
+      else:
+        continue
+      ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
+                         graph1 if ke == 0 else graph2, dims[ke], ids[ke, 0], ids[ke, 1], isc,
+                         _MC_EDGE, mc)
+      for i in range(nface):        # first face, then first edge parallel to it
+        for j in range(ne):
+          if abs(_dot(mc[_MC_EDGE + j, 0], mc[_MC_EDGE + j, 1], mc[_MC_EDGE + j, 2],
+                      mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2])) < _EDGE_TOL:
+            fi, fj = j, i           # edge j, face i
+            break
+        if fi >= 0:
           break
       if fi >= 0:
+        edge = 1 + ke
         break
     if fi < 0:
       return 0
@@ -2557,6 +2563,159 @@ def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, marg
 
 
 @jit
+def _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, mc, mcd, margin, c0, c1, c2,
+                        dist_out, pos_out, frame_out):
+  """A capsule (object 0) lying on a mesh polygon (MuJoCo 4.0, measured): the first polygon
+  facing the contact normal c within _FACE_TOL whose plane the capsule's axis is parallel to
+  (within _EDGE_TOL) clips the segment through the capsule's witness point x1 (less half the
+  margin along c) along the axis, its ends at the axis' ends moved by half the margin times
+  the axis' slope to the face; vertices up to `margin` above the face stay; depths from the
+  face. 0 when there is no such face."""
+  if graph2.shape[0] == 0:
+    return 0
+  nf = graph2[1]
+  mat2 = objs[1, _MAT:_MAT + 9]
+  pid = -1
+  m0 = m1 = m2 = 0.0
+  npath = 0
+  for f in range(nf):
+    # cheap pre-test on the triangle (a polygon's triangles are within 0.01 rad of it)
+    a, b, c = _face_vertex(graph2, f, 0), _face_vertex(graph2, f, 1), _face_vertex(graph2, f, 2)
+    x0, x1, x2 = _cross(float(vert2[b, 0]) - float(vert2[a, 0]),
+                        float(vert2[b, 1]) - float(vert2[a, 1]),
+                        float(vert2[b, 2]) - float(vert2[a, 2]),
+                        float(vert2[c, 0]) - float(vert2[a, 0]),
+                        float(vert2[c, 1]) - float(vert2[a, 1]),
+                        float(vert2[c, 2]) - float(vert2[a, 2]))
+    x0, x1, x2, _ = _normalize(x0, x1, x2)
+    w0 = mat2[0] * x0 + mat2[1] * x1 + mat2[2] * x2
+    w1 = mat2[3] * x0 + mat2[4] * x1 + mat2[5] * x2
+    w2 = mat2[6] * x0 + mat2[7] * x1 + mat2[8] * x2
+    if -_dot(w0, w1, w2, c0, c1, c2) < 0.99:
+      continue
+    npath, p = _poly_path(vert2, graph2, f, isc)
+    if npath == 0 or p != f:
+      continue
+    m0, m1, m2 = _poly_normal(vert2, isc, npath, mat2)
+    if -_dot(m0, m1, m2, c0, c1, c2) > _FACE_TOL:
+      pid = f
+      break
+  if pid < 0:
+    return 0
+  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
+  ma = _dot(a0, a1, a2, m0, m1, m2)
+  if abs(ma) >= _EDGE_TOL:
+    return 0
+  nface = _feature_face(objs, objt, 1, vert2, graph2, pid, isc, _MC_FACE, mc)
+  if nface < 3 or nface > _MC_FACEMAX:
+    return 0
+  hm = 0.5 * margin
+  p0, p1, p2 = xw[0] - hm * c0, xw[1] - hm * c1, xw[2] - hm * c2
+  t1 = _dot(p0 - objs[0, _POS], p1 - objs[0, _POS + 1], p2 - objs[0, _POS + 2], a0, a1, a2)
+  h = objs[0, _SIZE + 1]
+  sh = hm * ma
+  lo = -h + sh - t1
+  hi = h + sh - t1
+  mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2] = p0 + lo * a0, p1 + lo * a1, p2 + lo * a2
+  mc[_MC_POLY + 1, 0] = p0 + hi * a0
+  mc[_MC_POLY + 1, 1] = p1 + hi * a1
+  mc[_MC_POLY + 1, 2] = p2 + hi * a2
+  return _polygon_clip_plane(mc, mcd, nface, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
+                             mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
+                             True, dist_out, pos_out, frame_out)
+
+
+@jit
+def _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist_out, pos_out,
+                         frame_out):
+  """`_multi_cylinder_box` with a mesh (object 1): the mesh polygons of the EPA face's mesh
+  feature play the box faces (a cap on a polygon, the side on a polygon, a mesh edge on a
+  cap). 0 when this is no such contact."""
+  pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if face < 0 or graph2.shape[0] == 0:
+    return 0
+  a = fvert[face, 0]
+  nh = graph2[0]
+  i1 = graph2[2 + nh + pvi[fvert[face, 0], 1]]
+  i2 = graph2[2 + nh + pvi[fvert[face, 1], 1]]
+  i3 = graph2[2 + nh + pvi[fvert[face, 2], 1]]
+  if i1 == i2:
+    if i1 == i3:
+      dim = 1
+    else:
+      dim = 2
+      i2 = i3
+  else:
+    dim = 2 if (i3 == i1 or i3 == i2) else 3
+  nn = _mesh_normals(objs, 1, vert2, graph2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
+  if nn == 0:
+    return 0
+  cmat = objs[0, _MAT:_MAT + 9]
+  ax0, ax1, ax2 = cmat[2], cmat[5], cmat[8]
+  lz = _local_point(objs, 0, pv[a, 3], pv[a, 4], pv[a, 5])[2]
+  cs = 1.0 if lz > 0 else -1.0
+
+  # a cap facing a polygon
+  for i in range(nn):
+    m0, m1, m2 = mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1], mc[_MC_NORM2 + i, 2]
+    if _dot(cs * ax0, cs * ax1, cs * ax2, m0, m1, m2) < -_FACE_TOL:
+      nface = _feature_face(objs, objt, 1, vert2, graph2, isc[_PS_IDX2 + i], isc, _MC_POLY, mc)
+      if nface < 3 or nface > _MC_FACEMAX:
+        return 0
+      q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
+      return _cap_clip_projected(mc, mcd, objs, 0, lz > 0, nface, q0, q1, q2, m0, m1, m2,
+                                 margin, dist_out, pos_out, frame_out)
+
+  # the side parallel to a polygon
+  j = -1
+  for i in range(nn):
+    if abs(_dot(ax0, ax1, ax2, mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1],
+                mc[_MC_NORM2 + i, 2])) < _EDGE_TOL:
+      j = i
+      break
+  if j < 0:
+    # a mesh edge on a cap
+    if dim == 3:
+      return 0
+    top = False
+    for i in range(3):
+      v = fvert[face, i]
+      z = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
+      if i == 0:
+        top = z > 0
+      elif (z > 0) != top:
+        return 0
+    s = 1.0 if top else -1.0
+    n0, n1, n2 = s * ax0, s * ax1, s * ax2
+    ne = _edge_normals(objs, objt, 1, vert2, graph2, dim, i1, i2, isc, _MC_EDGE, mc)
+    hm = 0.5 * objs[1, _MARGIN]
+    for e in range(ne):
+      if abs(_dot(mc[_MC_EDGE + e, 0], mc[_MC_EDGE + e, 1], mc[_MC_EDGE + e, 2],
+                  n0, n1, n2)) < _EDGE_TOL:
+        nface1 = _cap_polygon(mc, objs, 0, top)
+        for r in range(3):
+          mc[_MC_POLY, r] = _mesh_point(objs, 1, vert2, i1, r) - hm * (n0, n1, n2)[r]
+          mc[_MC_POLY + 1, r] = mc[_MC_END + e, r] - hm * (n0, n1, n2)[r]
+        return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
+                             dist_out, pos_out, frame_out)
+    return 0
+  m0, m1, m2 = mc[_MC_NORM2 + j, 0], mc[_MC_NORM2 + j, 1], mc[_MC_NORM2 + j, 2]
+  nface1 = _feature_face(objs, objt, 1, vert2, graph2, isc[_PS_IDX2 + j], isc, _MC_FACE, mc)
+  if nface1 < 3 or nface1 > _MC_FACEMAX:
+    return 0
+  half = 0.5 * objs[1, _MARGIN]  # the polygon inflated by the margin
+  if half > 0:
+    for i in range(nface1):
+      mc[_MC_FACE + i, 0] += half * m0
+      mc[_MC_FACE + i, 1] += half * m1
+      mc[_MC_FACE + i, 2] += half * m2
+  _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], m0, m1, m2)
+  return _polygon_clip(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
+                       dist_out, pos_out, frame_out)
+
+
+@jit
 def _objt_offset(n):
   """Offset of the object ints (`objt`, read flat) in the int work buffer."""
   if n < 1:
@@ -2575,7 +2734,9 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, type2, size2, pos
   and its mesh_graph block (empty for a primitive geom, or a mesh without a hull graph:
   then every vertex is searched).
   Box-mesh and mesh-mesh pairs get up to four contacts where flat features meet (MuJoCo
-  4.0's multicontact, `_multi_mesh`), unless MULTICCD or NATIVECCD is disabled in flags."""
+  4.0's multicontact, `_multi_mesh`), capsules and cylinders on mesh polygons two to four
+  (`_multi_capsule_mesh`, `_multi_cylinder_mesh`), unless MULTICCD or NATIVECCD is disabled
+  in flags."""
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
@@ -2585,12 +2746,23 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, type2, size2, pos
   row, iadr = _set_mesh(objs, objt, 1, row, iadr, vert2, graph2)
   n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                    ccd_iterations, margin, 0, dist, pos, frame)
-  if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD)
-      and (type1 == _BOX or type1 == _MESH) and type2 == _MESH):
-    o = _objt_offset(ccd_iterations) + iadr
-    if ibuf.shape[0] - o >= _PS_SIZE:
-      nmulti = _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt,
-                           ibuf[o:o + _PS_SIZE], margin, dist, pos, frame)
-      if nmulti > 0:
-        n = nmulti
+  o = _objt_offset(ccd_iterations) + iadr
+  if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type2 == _MESH
+      and ibuf.shape[0] - o >= _PS_SIZE):
+    isc = ibuf[o:o + _PS_SIZE]
+    nmulti = 0
+    if type1 == _BOX or type1 == _MESH:
+      nmulti = _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, margin,
+                           dist, pos, frame)
+    elif type1 == _CAPSULE:
+      nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, pt[11], pt[12], margin,
+                                   frame[0, 0], frame[0, 1], frame[0, 2], dist, pos, frame)
+    elif type1 == _CYLINDER:
+      if cnt[4] < 0 and margin > 0:
+        _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                      ccd_iterations)
+      nmulti = _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist, pos,
+                                    frame)
+    if nmulti > 0:
+      n = nmulti
   return n
