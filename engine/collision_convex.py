@@ -3,7 +3,8 @@
 mjc_Convex (GJK, then EPA on penetration, then MuJoCo 4.0's single-shot multicontact for
 cylinders and capsules, see the multicontact section) and mjc_PlaneConvex for primitive
 geoms: sphere, capsule, ellipsoid, cylinder, box, and meshes (`collide_mesh_work`: the support
-of a mesh is its best hull vertex, searched exhaustively; `plane_mesh`).
+of a mesh is its best hull vertex; multicontact on mesh polygons for box-, capsule-,
+cylinder-mesh and mesh-mesh pairs, see the mesh multicontact section; `plane_mesh`).
 
 Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
 (float64, 20 columns: size[0:3], pos[3:6], mat[6:15], margin[15], and for meshes the first
