@@ -3,7 +3,8 @@
 mjc_Convex (GJK, then EPA on penetration, then MuJoCo 4.0's single-shot multicontact for
 cylinders and capsules, see the multicontact section) and mjc_PlaneConvex for primitive
 geoms: sphere, capsule, ellipsoid, cylinder, box, and meshes (`collide_mesh_work`: the support
-of a mesh is its best hull vertex, searched exhaustively; `plane_mesh`).
+of a mesh is its best hull vertex; multicontact on mesh polygons for box-, capsule-,
+cylinder-mesh and mesh-mesh pairs, see the mesh multicontact section; `plane_mesh`).
 
 Every routine works on plain arrays and scalars. A geom "object" is one row of `objs`
 (float64, 20 columns: size[0:3], pos[3:6], mat[6:15], margin[15], and for meshes the first
@@ -48,12 +49,18 @@ _HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN: smaller meshes use the exhaustive 
 
 # multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
 # buffers
+_MC_FACEMAX = 64   # vertices of a clipping face (a mesh polygon may have more: no multicontact)
 _MC_FACE = 0
-_MC_PN = 16
-_MC_POLY = 32
-_MC_POLYMAX = 40
-_MC_ROWS = _MC_POLY + 2 * _MC_POLYMAX
-_MC_FLOATS = 3 * _MC_ROWS + 16  # plus the clip planes' offsets
+_MC_PN = _MC_FACEMAX
+_MC_POLY = 2 * _MC_FACEMAX
+_MC_POLYMAX = 160
+# candidate face normals of the two geoms and edge end points (mesh multicontact)
+_MC_NORM1 = _MC_POLY + 2 * _MC_POLYMAX
+_MC_NORM2 = _MC_NORM1 + _MC_FACEMAX
+_MC_EDGE = _MC_NORM2 + _MC_FACEMAX
+_MC_END = _MC_EDGE + _MC_FACEMAX
+_MC_ROWS = _MC_END + _MC_FACEMAX
+_MC_FLOATS = 3 * _MC_ROWS + _MC_FACEMAX  # plus the clip planes' offsets
 _FACE_TOL = 0.996
 _EDGE_TOL = 0.0888
 _DSBL_NATIVECCD = 1 << 17
@@ -1216,90 +1223,8 @@ def _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, m
   `raw`: the faces are the geoms' own, not inflated by the margin (MuJoCo 4.0's caps):
   vertices up to `margin` above the plane stay, the witness is the vertex's projection on
   the plane (v - dist m), the distance is the signed one and the normal is r."""
-  if nface1 < 3:
-    return 0
-  # side planes of the clipping face
-  for i in range(nface1):
-    a = _MC_FACE + i
-    b = _MC_FACE + (i + 1 if i < nface1 - 1 else 0)
-    e0, e1, e2 = mc[b, 0] - mc[a, 0], mc[b, 1] - mc[a, 1], mc[b, 2] - mc[a, 2]
-    u0 = (mc[a, 0] + n0) - mc[a, 0]  # (v1 + n) - v1, as MuJoCo computes it
-    u1 = (mc[a, 1] + n1) - mc[a, 1]
-    u2 = (mc[a, 2] + n2) - mc[a, 2]
-    c0, c1, c2 = _cross(e0, e1, e2, u0, u1, u2)
-    c0, c1, c2, _ = _normalize(c0, c1, c2)
-    mc[_MC_PN + i, 0], mc[_MC_PN + i, 1], mc[_MC_PN + i, 2] = c0, c1, c2
-    mcd[i] = _dot(c0, c1, c2, mc[a, 0], mc[a, 1], mc[a, 2])
-
-  poly = _MC_POLY
-  clip = _MC_POLY + _MC_POLYMAX
-  npoly = nface2
-  for e in range(nface1):
-    ncl = 0
-    pn = _MC_PN + e
-    fa = _MC_FACE + e
-    for i in range(npoly):
-      p = poly + i
-      q = poly + i + 1 if i < npoly - 1 else poly
-      in1 = _halfspace(mc, fa, pn, p)
-      in2 = _halfspace(mc, fa, pn, q)
-      if not in1 and not in2:
-        continue
-      if ncl + 2 > _MC_POLYMAX:
-        return 0
-      if in1 and in2:
-        mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
-        ncl += 1
-        continue
-      d0, d1, d2 = mc[q, 0] - mc[p, 0], mc[q, 1] - mc[p, 1], mc[q, 2] - mc[p, 2]
-      tmp = _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], d0, d1, d2)
-      if tmp != 0.0:
-        t = (mcd[e] - _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], mc[p, 0], mc[p, 1], mc[p, 2])) / tmp
-        if t >= 0.0 and t <= 1.0:
-          mc[clip + ncl, 0] = mc[p, 0] + d0 * t
-          mc[clip + ncl, 1] = mc[p, 1] + d1 * t
-          mc[clip + ncl, 2] = mc[p, 2] + d2 * t
-          ncl += 1
-      if in2:
-        mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
-        ncl += 1
-    poly, clip = clip, poly
-    npoly = ncl
-
-  # drop vertices outside the face
-  mpoly = npoly
-  npoly = 0
-  for i in range(mpoly):
-    if _dot(mc[poly + i, 0] - q0, mc[poly + i, 1] - q1, mc[poly + i, 2] - q2,
-            m0, m1, m2) <= (margin if raw else 0.0):
-      if npoly != i:
-        for r in range(3):
-          mc[poly + npoly, r] = mc[poly + i, r]
-      npoly += 1
-  if npoly < 1:
-    return 0
-
-  # more than four vertices: a large quadrilateral of them; a clipped edge keeps its two
-  # most distant points
-  first, second, third, fourth = 0, 1, 2, 3
-  if npoly > 4:
-    first, second, third, fourth = _polygon_quad(mc, poly, npoly)
-    npoly = 4
-  elif nface2 == 2 and npoly > 2:
-    best1, best2 = 0, 1
-    dmax = 0.0
-    for i in range(npoly):
-      for j in range(i + 1, npoly):
-        e0 = mc[poly + j, 0] - mc[poly + i, 0]
-        e1 = mc[poly + j, 1] - mc[poly + i, 1]
-        e2 = mc[poly + j, 2] - mc[poly + i, 2]
-        d2 = _dot(e0, e1, e2, e0, e1, e2)
-        if d2 > dmax:
-          dmax = d2
-          best1, best2 = i, j
-    first, second = best1, best2
-    npoly = 2
-
+  poly, npoly, first, second, third, fourth = _clip_polygon(
+      mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, margin if raw else 0.0)
   for k in range(npoly):
     row = poly + k
     if k == 0:
@@ -1330,6 +1255,99 @@ def _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, m
     frame_out[c, 0], frame_out[c, 1], frame_out[c, 2] = x0, x1, x2
     frame_out[c, 3] = frame_out[c, 4] = frame_out[c, 5] = 0.0
   return npoly
+
+
+@jit
+def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, keep):
+  """MuJoCo's polygonClip without its output: clip the polygon in the first polygon buffer
+  (nface2 rows) by the side planes of the face in the face rows (nface1 corners, normal n),
+  drop the vertices more than `keep` above the plane through q with normal m, and pick at
+  most four of the rest (`_polygon_quad`; a clipped edge keeps its two most distant
+  points). Returns (first row of the polygon, count, the picked offsets)."""
+  if nface1 < 3:
+    return _MC_POLY, 0, 0, 1, 2, 3
+  # side planes of the clipping face
+  for i in range(nface1):
+    a = _MC_FACE + i
+    b = _MC_FACE + (i + 1 if i < nface1 - 1 else 0)
+    e0, e1, e2 = mc[b, 0] - mc[a, 0], mc[b, 1] - mc[a, 1], mc[b, 2] - mc[a, 2]
+    u0 = (mc[a, 0] + n0) - mc[a, 0]  # (v1 + n) - v1, as MuJoCo computes it
+    u1 = (mc[a, 1] + n1) - mc[a, 1]
+    u2 = (mc[a, 2] + n2) - mc[a, 2]
+    c0, c1, c2 = _cross(e0, e1, e2, u0, u1, u2)
+    c0, c1, c2, _ = _normalize(c0, c1, c2)
+    mc[_MC_PN + i, 0], mc[_MC_PN + i, 1], mc[_MC_PN + i, 2] = c0, c1, c2
+    mcd[i] = _dot(c0, c1, c2, mc[a, 0], mc[a, 1], mc[a, 2])
+
+  poly = _MC_POLY
+  clip = _MC_POLY + _MC_POLYMAX
+  npoly = nface2
+  for e in range(nface1):
+    ncl = 0
+    pn = _MC_PN + e
+    fa = _MC_FACE + e
+    for i in range(npoly):
+      p = poly + i
+      q = poly + i + 1 if i < npoly - 1 else poly
+      in1 = _halfspace(mc, fa, pn, p)
+      in2 = _halfspace(mc, fa, pn, q)
+      if not in1 and not in2:
+        continue
+      if ncl + 2 > _MC_POLYMAX:
+        return poly, 0, 0, 1, 2, 3
+      if in1 and in2:
+        mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
+        ncl += 1
+        continue
+      d0, d1, d2 = mc[q, 0] - mc[p, 0], mc[q, 1] - mc[p, 1], mc[q, 2] - mc[p, 2]
+      tmp = _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], d0, d1, d2)
+      if tmp != 0.0:
+        t = (mcd[e] - _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], mc[p, 0], mc[p, 1], mc[p, 2])) / tmp
+        if t >= 0.0 and t <= 1.0:
+          mc[clip + ncl, 0] = mc[p, 0] + d0 * t
+          mc[clip + ncl, 1] = mc[p, 1] + d1 * t
+          mc[clip + ncl, 2] = mc[p, 2] + d2 * t
+          ncl += 1
+      if in2:
+        mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
+        ncl += 1
+    poly, clip = clip, poly
+    npoly = ncl
+
+  # drop vertices outside the face
+  mpoly = npoly
+  npoly = 0
+  for i in range(mpoly):
+    if _dot(mc[poly + i, 0] - q0, mc[poly + i, 1] - q1, mc[poly + i, 2] - q2,
+            m0, m1, m2) <= keep:
+      if npoly != i:
+        for r in range(3):
+          mc[poly + npoly, r] = mc[poly + i, r]
+      npoly += 1
+  if npoly < 1:
+    return poly, 0, 0, 1, 2, 3
+
+  # more than four vertices: a large quadrilateral of them; a clipped edge keeps its two
+  # most distant points
+  first, second, third, fourth = 0, 1, 2, 3
+  if npoly > 4:
+    first, second, third, fourth = _polygon_quad(mc, poly, npoly)
+    npoly = 4
+  elif nface2 == 2 and npoly > 2:
+    best1, best2 = 0, 1
+    dmax = 0.0
+    for i in range(npoly):
+      for j in range(i + 1, npoly):
+        e0 = mc[poly + j, 0] - mc[poly + i, 0]
+        e1 = mc[poly + j, 1] - mc[poly + i, 1]
+        e2 = mc[poly + j, 2] - mc[poly + i, 2]
+        d2 = _dot(e0, e1, e2, e0, e1, e2)
+        if d2 > dmax:
+          dmax = d2
+          best1, best2 = i, j
+    first, second = best1, best2
+    npoly = 2
+  return poly, npoly, first, second, third, fourth
 
 
 @jit
@@ -1654,6 +1672,8 @@ def work_sizes(ccd_iterations, nmeshvert=0):
   nfloat += 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
   nint += 2 * 8 * int(nmeshvert)   # two hull adjacencies: nv + (nv + 3 * nface) < 8 nv
+  if nmeshvert > 0:
+    nint += _PS_SIZE               # mesh multicontact scratch
   return nfloat, nint
 
 
@@ -1685,7 +1705,7 @@ def _split_work(fbuf, ibuf, n):
   fv = fbuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   fd2 = fbuf[o:o + nf]; o += nf
   mc = fbuf[o:o + 3 * _MC_ROWS].reshape((_MC_ROWS, 3)); o += 3 * _MC_ROWS
-  mcd = fbuf[o:o + 16]; o += 16
+  mcd = fbuf[o:o + _MC_FACEMAX]; o += _MC_FACEMAX
   nrow = (fbuf.shape[0] - o) // _OBJ_COLS   # the rest: two objects, then mesh vertices
   objs = fbuf[o:o + nrow * _OBJ_COLS].reshape((nrow, _OBJ_COLS))
   o = 0
@@ -2035,6 +2055,677 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, margin, dist, pos, frame):
   return count
 
 
+# ------------------------------------ mesh multicontact -----------------------------------------
+# MuJoCo's multicontact (engine_collision_gjk.c) for box-mesh and mesh-mesh pairs: the EPA
+# face's vertices on each geom give a feature (vertex, edge or face) and its candidate face
+# normals (the mesh polygons at those vertices; box faces); two faces facing each other within
+# _FACE_TOL, or an edge parallel to a face within _EDGE_TOL, are clipped against each other
+# (`_clip_polygon`) into up to four contacts that replace the EPA contact.
+#
+# Mesh polygons (mjModel's mesh_poly*: coplanar hull triangles merged) are not in our Model:
+# they are rebuilt here from the hull graph where needed, as MuJoCo's compiler builds them
+# (mjCMesh::MakePolygons: triangles grouped by their normal's azimuth and polar angle rounded
+# to 0.01 rad, merged edge by edge in face order; MuJoCo 4.0 takes the polygon normal by
+# Newell's method). A polygon is named by its lowest hull face; MuJoCo numbers polygons in
+# hash order, which only matters where two candidate pairs both qualify.
+#
+# Where MuJoCo 4.0 departs from our 3.x reference source (measured with mj_collision on the
+# random poses of tests/test_mesh_collision.py):
+# - the witness of a clipped vertex v at depth d below face 1 (normal n) is its projection
+#   x1 = v - d n on the face; the contact distance is d' = -d (n . r), measured along the
+#   other face's normal r, the position x1 - d'/2 r and the normal -r (MuJoCo 3.x: v and
+#   v - |d| r, distance d);
+# - positive margins no longer disable it: the EPA runs on the geoms inflated by the margin,
+#   but the features are the geoms' own vertices (not the inflated EPA points), distances are
+#   not shifted by the margin, and clipped vertices up to the margin above the face stay.
+
+_POLY_ANGLE_TOL = 0.01   # kAngleTol of mjCMesh::MakePolygons
+_POLY_CMAX = 256         # triangles of one polygon (more: no multicontact)
+# int scratch (after the hull adjacencies): candidate polygons of geoms 1 and 2, a polygon's
+# vertices, its triangles, its edges (first, second, island), a vertex's triangles' polygons
+_PS_IDX1 = 0
+_PS_IDX2 = _PS_IDX1 + _MC_FACEMAX
+_PS_PATH = _PS_IDX2 + _MC_FACEMAX
+_PS_MEM = _PS_PATH + _MC_FACEMAX
+_PS_EF = _PS_MEM + _POLY_CMAX
+_PS_ES = _PS_EF + 3 * _POLY_CMAX
+_PS_EI = _PS_ES + 3 * _POLY_CMAX
+_PS_TMP = _PS_EI + 3 * _POLY_CMAX
+_PS_SIZE = _PS_TMP + 3 * _MC_FACEMAX
+
+
+@_inline
+def _round_half_away(x):
+  """std::round."""
+  return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+
+
+@jit
+def _face_key(vert, graph, f):
+  """MeshPolygonKey of hull triangle f: (valid, rounded azimuth, rounded polar angle)."""
+  nh, nf = graph[0], graph[1]
+  fadr = 2 + 3 * nh + 3 * nf + 3 * f
+  a, b, c = graph[fadr], graph[fadr + 1], graph[fadr + 2]
+  e0 = float(vert[b, 0]) - float(vert[a, 0])
+  e1 = float(vert[b, 1]) - float(vert[a, 1])
+  e2 = float(vert[b, 2]) - float(vert[a, 2])
+  g0 = float(vert[c, 0]) - float(vert[a, 0])
+  g1 = float(vert[c, 1]) - float(vert[a, 1])
+  g2 = float(vert[c, 2]) - float(vert[a, 2])
+  x0, x1, x2 = _cross(e0, e1, e2, g0, g1, g2)
+  norm = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+  if norm < _MINVAL:
+    return False, 0.0, 0.0
+  x0, x1, x2 = x0 / norm + 0.0, x1 / norm + 0.0, x2 / norm + 0.0
+  if abs(x2) > 1.0 - 1e-7:
+    return True, 0.0, (_round_half_away(math.pi / _POLY_ANGLE_TOL) if x2 < 0 else 0.0)
+  return (True, _round_half_away(math.atan2(x1, x0) / _POLY_ANGLE_TOL),
+          _round_half_away(math.acos(x2) / _POLY_ANGLE_TOL))
+
+
+@_inline
+def _face_vertex(graph, f, j):
+  nh, nf = graph[0], graph[1]
+  return graph[2 + 3 * nh + 3 * nf + 3 * f + j]
+
+
+@jit
+def _poly_members(vert, graph, f, isc):
+  """Hull triangles of the polygon holding triangle f (those sharing its key and connected to
+  it through shared edges), ascending, into isc[_PS_MEM..]; returns their count (0: f is
+  degenerate or the polygon too large)."""
+  ok, kt, kp = _face_key(vert, graph, f)
+  if not ok:
+    return 0
+  nf = graph[1]
+  isc[_PS_MEM] = f
+  nmem = 1
+  i = 0
+  while i < nmem:
+    m = isc[_PS_MEM + i]
+    a, b, c = _face_vertex(graph, m, 0), _face_vertex(graph, m, 1), _face_vertex(graph, m, 2)
+    for g in range(nf):
+      shared = 0
+      for j in range(3):
+        w = _face_vertex(graph, g, j)
+        if w == a or w == b or w == c:
+          shared += 1
+      if shared != 2:
+        continue
+      known = False
+      for k in range(nmem):
+        if isc[_PS_MEM + k] == g:
+          known = True
+          break
+      if known:
+        continue
+      okg, tg, pg = _face_key(vert, graph, g)
+      if okg and tg == kt and pg == kp:
+        if nmem == _POLY_CMAX:
+          return 0
+        isc[_PS_MEM + nmem] = g
+        nmem += 1
+    i += 1
+  # ascending (insertion sort)
+  for i in range(1, nmem):
+    x = isc[_PS_MEM + i]
+    j = i - 1
+    while j >= 0 and isc[_PS_MEM + j] > x:
+      isc[_PS_MEM + j + 1] = isc[_PS_MEM + j]
+      j -= 1
+    isc[_PS_MEM + j + 1] = x
+  return nmem
+
+
+@jit
+def _poly_path(vert, graph, f, isc):
+  """Vertices (mesh ids, MuJoCo's order) of the polygon holding hull triangle f into
+  isc[_PS_PATH..] (MeshPolygon::InsertFace and Paths); returns (count, polygon id = its
+  lowest triangle), count 0 when there is none."""
+  nmem = _poly_members(vert, graph, f, isc)
+  if nmem == 0:
+    return 0, -1
+  ef, es, ei = _PS_EF, _PS_ES, _PS_EI
+  m = isc[_PS_MEM]
+  for j in range(3):
+    isc[ef + j] = _face_vertex(graph, m, j)
+    isc[es + j] = _face_vertex(graph, m, (j + 1) % 3)
+    isc[ei + j] = 0
+  ne = 3
+  nisland = 1
+  for t in range(1, nmem):
+    m = isc[_PS_MEM + t]
+    v = (_face_vertex(graph, m, 0), _face_vertex(graph, m, 1), _face_vertex(graph, m, 2))
+    add0 = add1 = add2 = 1
+    island = -1
+    for s in range(3):
+      p, q = v[s], v[(s + 1) % 3]
+      for i in range(ne):
+        if isc[ef + i] == q and isc[es + i] == p:
+          isl = isc[ei + i]
+          if island == -1:
+            island = isl
+          elif isl != island:
+            # CombineIslands: keep the smaller number, renumber the rest
+            nisland -= 1
+            lo, hi = (island, isl) if island < isl else (isl, island)
+            for k in range(ne):
+              if isc[ei + k] == hi:
+                isc[ei + k] = lo
+              elif isc[ei + k] > hi:
+                isc[ei + k] -= 1
+            island = lo
+          if s == 0:
+            add0 = 0
+          elif s == 1:
+            add1 = 0
+          else:
+            add2 = 0
+          for k in range(i, ne - 1):
+            isc[ef + k] = isc[ef + k + 1]
+            isc[es + k] = isc[es + k + 1]
+            isc[ei + k] = isc[ei + k + 1]
+          ne -= 1
+          break
+    if island == -1:
+      island = nisland
+      nisland += 1
+    for s in range(3):
+      if (add0, add1, add2)[s]:
+        isc[ef + ne] = v[s]
+        isc[es + ne] = v[(s + 1) % 3]
+        isc[ei + ne] = island
+        ne += 1
+  if ne == 3:
+    for j in range(3):
+      isc[_PS_PATH + j] = isc[ef + j]
+    return 3, isc[_PS_MEM]
+  # Paths, first island (a hull polygon is one)
+  start = -1
+  for j in range(ne):
+    if isc[ei + j] == 0:
+      start = j
+      break
+  if start < 0:
+    return 0, -1
+  isc[_PS_PATH] = isc[ef + start]
+  isc[_PS_PATH + 1] = isc[es + start]
+  npath = 2
+  nxt = isc[es + start]
+  for _ in range(ne):
+    done = False
+    for k in range(1, ne):
+      if isc[ei + k] == 0 and isc[ef + k] == nxt:
+        nxt = isc[es + k]
+        if nxt == isc[_PS_PATH]:
+          done = True
+          break
+        if npath == _MC_FACEMAX:
+          return 0, -1
+        isc[_PS_PATH + npath] = nxt
+        npath += 1
+        break
+    if done:
+      return (npath, isc[_PS_MEM]) if npath >= 3 else (0, -1)
+  return 0, -1
+
+
+@jit
+def _poly_normal(vert, isc, npath, mat):
+  """World normal of the polygon in isc[_PS_PATH..] (Newell's method on the mesh frame)."""
+  x0 = x1 = x2 = 0.0
+  for i in range(npath):
+    a = isc[_PS_PATH + i]
+    b = isc[_PS_PATH + (i + 1 if i < npath - 1 else 0)]
+    ay, az, ax = float(vert[a, 1]), float(vert[a, 2]), float(vert[a, 0])
+    by, bz, bx = float(vert[b, 1]), float(vert[b, 2]), float(vert[b, 0])
+    x0 += (ay - by) * (az + bz)
+    x1 += (az - bz) * (ax + bx)
+    x2 += (ax - bx) * (ay + by)
+  x0, x1, x2, _ = _normalize(x0, x1, x2)
+  return (mat[0] * x0 + mat[1] * x1 + mat[2] * x2, mat[3] * x0 + mat[4] * x1 + mat[5] * x2,
+          mat[6] * x0 + mat[7] * x1 + mat[8] * x2)
+
+
+@jit
+def _vertex_polys(vert, graph, v, isc, out):
+  """Polygons (ids, ascending) holding mesh vertex v into isc[out..]; returns their count."""
+  nf = graph[1]
+  n = 0
+  for f in range(nf):
+    if (_face_vertex(graph, f, 0) != v and _face_vertex(graph, f, 1) != v
+        and _face_vertex(graph, f, 2) != v):
+      continue
+    nmem = _poly_members(vert, graph, f, isc)
+    if nmem == 0:
+      continue
+    pid = isc[_PS_MEM]
+    known = False
+    for k in range(n):
+      if isc[out + k] == pid:
+        known = True
+    if not known and n < _MC_FACEMAX:
+      # ascending insert
+      j = n - 1
+      while j >= 0 and isc[out + j] > pid:
+        isc[out + j + 1] = isc[out + j]
+        j -= 1
+      isc[out + j + 1] = pid
+      n += 1
+  return n
+
+
+@jit
+def _mesh_normals(objs, k, vert, graph, dim, v1, v2, v3, isc, idx, nrow, mc):
+  """MuJoCo's meshNormals: candidate polygons (ids at isc[idx..]) and world normals (mc rows
+  nrow..) of the feature of dim vertices v1..v3 of mesh k; returns their count."""
+  mat = objs[k, _MAT:_MAT + 9]
+  t1 = _PS_TMP
+  t2 = _PS_TMP + _MC_FACEMAX
+  n = 0
+  if dim == 1:
+    n = _vertex_polys(vert, graph, v1, isc, idx)
+  else:
+    n1 = _vertex_polys(vert, graph, v1, isc, t1)
+    n2 = _vertex_polys(vert, graph, v2, isc, t2)
+    for i in range(n1):           # intersect: up to two common polygons
+      for j in range(n2):
+        if isc[t1 + i] == isc[t2 + j] and n < 2:
+          isc[idx + n] = isc[t1 + i]
+          n += 1
+    if dim == 3 and n > 0:
+      n3 = _vertex_polys(vert, graph, v3, isc, t1)
+      m = 0
+      for i in range(n):
+        for j in range(n3):
+          if isc[idx + i] == isc[t1 + j] and m < 1:
+            isc[idx + m] = isc[idx + i]
+            m += 1
+      n = m
+  for i in range(n):
+    npath, _ = _poly_path(vert, graph, isc[idx + i], isc)
+    if npath == 0:
+      return 0
+    c0, c1, c2 = _poly_normal(vert, isc, npath, mat)
+    mc[nrow + i, 0], mc[nrow + i, 1], mc[nrow + i, 2] = c0, c1, c2
+  return n
+
+
+@jit
+def _mesh_point(objs, k, vert, v, r):
+  """Coordinate r of mesh vertex v of object k in the world."""
+  return (objs[k, _MAT + 3 * r] * float(vert[v, 0]) + objs[k, _MAT + 3 * r + 1] * float(vert[v, 1])
+          + objs[k, _MAT + 3 * r + 2] * float(vert[v, 2]) + objs[k, _POS + r])
+
+
+@jit
+def _feature_point(objs, objt, k, vert, v, r):
+  """Coordinate r of vertex v (box corner or mesh vertex) of object k in the world."""
+  if objt[k, 0] == _BOX:
+    return _box_corner(objs, k, v, r)
+  return _mesh_point(objs, k, vert, v, r)
+
+
+@jit
+def _edge_normals(objs, objt, k, vert, graph, dim, v1, v2, isc, nrow, mc):
+  """MuJoCo's boxEdgeNormals / meshEdgeNormals: directions (mc rows nrow..) and end points
+  (rows _MC_END..) of the candidate edges from vertex v1 of object k (dim 2: the edge v1 v2);
+  returns their count."""
+  p = (_feature_point(objs, objt, k, vert, v1, 0), _feature_point(objs, objt, k, vert, v1, 1),
+       _feature_point(objs, objt, k, vert, v1, 2))
+  n = 0
+  for e in range(_MC_FACEMAX):
+    w = -1
+    if dim == 2:
+      if e > 0:
+        break
+      w = v2
+    elif objt[k, 0] == _BOX:
+      if e > 2:
+        break
+      w = v1 ^ (1 << e)
+    else:
+      npoly = _vertex_polys(vert, graph, v1, isc, _PS_TMP + 2 * _MC_FACEMAX)
+      if e >= npoly:
+        break
+      npath, _ = _poly_path(vert, graph, isc[_PS_TMP + 2 * _MC_FACEMAX + e], isc)
+      for j in range(npath):
+        if isc[_PS_PATH + j] == v1:
+          w = isc[_PS_PATH + (j - 1 if j > 0 else npath - 1)]
+          break
+      if w < 0:
+        return 0
+    for r in range(3):
+      mc[_MC_END + n, r] = _feature_point(objs, objt, k, vert, w, r)
+    d0, d1, d2, _ = _normalize(mc[_MC_END + n, 0] - p[0], mc[_MC_END + n, 1] - p[1],
+                               mc[_MC_END + n, 2] - p[2])
+    mc[nrow + n, 0], mc[nrow + n, 1], mc[nrow + n, 2] = d0, d1, d2
+    n += 1
+  return n
+
+
+@jit
+def _feature_normals(objs, objt, k, vert, graph, dim, v1, v2, v3, d0, d1, d2, isc, idx, nrow,
+                     mc):
+  """Candidate faces (ids at isc[idx..], world normals at mc rows nrow..) of a feature of
+  box or mesh k; d: the direction for a box feature that is no face or edge."""
+  if objt[k, 0] == _BOX:
+    nf, f0, f1, f2 = _box_faces(objs[k, _MAT:_MAT + 9], dim, v1, v2, v3, d0, d1, d2)
+    fs = (f0, f1, f2)
+    for i in range(nf):
+      isc[idx + i] = fs[i]
+      m0, m1, m2 = _face_normal(objs[k, _MAT:_MAT + 9], fs[i])
+      mc[nrow + i, 0], mc[nrow + i, 1], mc[nrow + i, 2] = m0, m1, m2
+    return nf
+  return _mesh_normals(objs, k, vert, graph, dim, v1, v2, v3, isc, idx, nrow, mc)
+
+
+@jit
+def _feature_face(objs, objt, k, vert, graph, face, isc, row, mc):
+  """Corners of face `face` (box face or polygon id) of object k into mc rows row.. in
+  MuJoCo's order (boxFace; meshFace: the polygon reversed); returns their count (0: none)."""
+  if objt[k, 0] == _BOX:
+    nface = _box_face(mc, objs, k, face)
+    if row != _MC_FACE:
+      for i in range(nface):
+        for r in range(3):
+          mc[row + i, r] = mc[_MC_FACE + i, r]
+    return nface
+  npath, _ = _poly_path(vert, graph, face, isc)
+  for i in range(npath):
+    v = isc[_PS_PATH + npath - 1 - i]
+    for r in range(3):
+      mc[row + i, r] = _mesh_point(objs, k, vert, v, r)
+  return npath
+
+
+@jit
+def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, margin, dist_out,
+                pos_out, frame_out):
+  """MuJoCo 4.0's multicontact of a box or mesh (object 0) with a mesh (object 1) from the
+  EPA face in cnt[4]; returns the contact count (0: the EPA contact stands)."""
+  pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if face < 0:
+    return 0
+  if graph2.shape[0] == 0 or (objt[0, 0] == _MESH and graph1.shape[0] == 0):
+    return 0
+  # feature vertices (mesh ids) of each geom, as MuJoCo's simplexDim orders them
+  ids = np.empty((2, 3), dtype=np.int64)
+  for k in range(2):
+    for j in range(3):
+      i = pvi[fvert[face, j], k]
+      if objt[k, 0] == _MESH:
+        g = graph1 if k == 0 else graph2
+        i = g[2 + g[0] + i]
+      ids[k, j] = i
+  dims = np.empty(2, dtype=np.int64)
+  for k in range(2):
+    if ids[k, 0] == ids[k, 1]:
+      if ids[k, 0] == ids[k, 2]:
+        dims[k] = 1
+      else:
+        dims[k] = 2
+        ids[k, 1] = ids[k, 2]
+    else:
+      dims[k] = 2 if (ids[k, 2] == ids[k, 0] or ids[k, 2] == ids[k, 1]) else 3
+  r0, r1, r2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
+  nn1 = _feature_normals(objs, objt, 0, vert1, graph1, dims[0], ids[0, 0], ids[0, 1], ids[0, 2],
+                         -r0, -r1, -r2, isc, _PS_IDX1, _MC_NORM1, mc)
+  nn2 = _feature_normals(objs, objt, 1, vert2, graph2, dims[1], ids[1, 0], ids[1, 1], ids[1, 2],
+                         r0, r1, r2, isc, _PS_IDX2, _MC_NORM2, mc)
+
+  # two faces facing each other
+  fi = fj = -1
+  for i in range(nn1):
+    for j in range(nn2):
+      if _dot(mc[_MC_NORM1 + i, 0], mc[_MC_NORM1 + i, 1], mc[_MC_NORM1 + i, 2],
+              mc[_MC_NORM2 + j, 0], mc[_MC_NORM2 + j, 1], mc[_MC_NORM2 + j, 2]) < -_FACE_TOL:
+        fi, fj = i, j
+        break
+    if fi >= 0:
+      break
+  edge = 0   # 1: an edge of geom 1 on a face of geom 2; 2: the reverse
+  if fi < 0:
+    # an edge of the lower-dimensional feature (geom 1 first) parallel to a face of the
+    # other; MuJoCo 4.0 then tries the other geom's edges (3.x stopped after one side)
+    for attempt in range(2):
+      if attempt == 0 and dims[0] < 3 and dims[0] <= dims[1]:
+        ke, frow, nface = 0, _MC_NORM2, nn2
+      elif dims[1] < 3 and (attempt == 1 or dims[0] == 3 or dims[0] > dims[1]):
+        ke, frow, nface = 1, _MC_NORM1, nn1
+      else:
+        continue
+      ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
+                         graph1 if ke == 0 else graph2, dims[ke], ids[ke, 0], ids[ke, 1], isc,
+                         _MC_EDGE, mc)
+      for i in range(nface):        # first face, then first edge parallel to it
+        for j in range(ne):
+          if abs(_dot(mc[_MC_EDGE + j, 0], mc[_MC_EDGE + j, 1], mc[_MC_EDGE + j, 2],
+                      mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2])) < _EDGE_TOL:
+            fi, fj = j, i           # edge j, face i
+            break
+        if fi >= 0:
+          break
+      if fi >= 0:
+        edge = 1 + ke
+        break
+    if fi < 0:
+      return 0
+
+  if edge == 0:
+    kc, kp, fc, fp = 0, 1, isc[_PS_IDX1 + fi], isc[_PS_IDX2 + fj]
+    nrow_c, nrow_p = _MC_NORM1 + fi, _MC_NORM2 + fj
+  elif edge == 1:
+    kc, kp, fc, fp = 1, 0, isc[_PS_IDX2 + fj], -1
+    nrow_c, nrow_p = _MC_NORM2 + fj, -1
+  else:
+    kc, kp, fc, fp = 0, 1, isc[_PS_IDX1 + fj], -1
+    nrow_c, nrow_p = _MC_NORM1 + fj, -1
+  n0, n1, n2 = mc[nrow_c, 0], mc[nrow_c, 1], mc[nrow_c, 2]
+  if edge == 0:
+    w0, w1, w2 = mc[nrow_p, 0], mc[nrow_p, 1], mc[nrow_p, 2]
+  else:
+    w0, w1, w2 = -n0, -n1, -n2
+
+  # the clipped polygon (a face, or the edge) into the polygon rows, then the clipping face
+  if edge == 0:
+    npoly = _feature_face(objs, objt, kp, vert1 if kp == 0 else vert2,
+                          graph1 if kp == 0 else graph2, fp, isc, _MC_POLY, mc)
+  else:
+    vert = vert1 if kp == 0 else vert2
+    for r in range(3):
+      mc[_MC_POLY, r] = _feature_point(objs, objt, kp, vert, ids[kp, 0], r)
+      mc[_MC_POLY + 1, r] = mc[_MC_END + fi, r]
+    npoly = 2
+  nclip = _feature_face(objs, objt, kc, vert1 if kc == 0 else vert2,
+                        graph1 if kc == 0 else graph2, fc, isc, _MC_FACE, mc)
+  if npoly < 2 or nclip < 3 or nclip > _MC_FACEMAX or npoly > _MC_FACEMAX:
+    return 0
+  q0, q1, q2 = mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2]
+  poly, npoly, first, second, third, fourth = _clip_polygon(
+      mc, mcd, nclip, npoly, n0, n1, n2, q0, q1, q2, n0, n1, n2, margin)
+  cosw = _dot(n0, n1, n2, w0, w1, w2)
+  swap = edge == 1
+  for k in range(npoly):
+    row = poly + (first, second, third, fourth)[k] if k < 4 else poly + k
+    v0, v1, v2 = mc[row, 0], mc[row, 1], mc[row, 2]
+    d = _dot(v0 - q0, v1 - q1, v2 - q2, n0, n1, n2)
+    dd = -d * cosw
+    x0, x1, x2 = v0 - d * n0, v1 - d * n1, v2 - d * n2
+    dist_out[k] = dd
+    pos_out[k, 0] = x0 - 0.5 * dd * w0
+    pos_out[k, 1] = x1 - 0.5 * dd * w1
+    pos_out[k, 2] = x2 - 0.5 * dd * w2
+    s = 1.0 if swap else -1.0
+    frame_out[k, 0], frame_out[k, 1], frame_out[k, 2] = s * w0, s * w1, s * w2
+    frame_out[k, 3] = frame_out[k, 4] = frame_out[k, 5] = 0.0
+  return npoly
+
+
+@jit
+def _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, mc, mcd, margin, c0, c1, c2,
+                        dist_out, pos_out, frame_out):
+  """A capsule (object 0) lying on a mesh polygon (MuJoCo 4.0, measured): the first polygon
+  facing the contact normal c within _FACE_TOL whose plane the capsule's axis is parallel to
+  (within _EDGE_TOL) clips the segment through the capsule's witness point x1 (less half the
+  margin along c) along the axis, its ends at the axis' ends moved by half the margin times
+  the axis' slope to the face; vertices up to `margin` above the face stay; depths from the
+  face. 0 when there is no such face."""
+  if graph2.shape[0] == 0:
+    return 0
+  nf = graph2[1]
+  mat2 = objs[1, _MAT:_MAT + 9]
+  pid = -1
+  m0 = m1 = m2 = 0.0
+  npath = 0
+  for f in range(nf):
+    # cheap pre-test on the triangle (a polygon's triangles are within 0.01 rad of it)
+    a, b, c = _face_vertex(graph2, f, 0), _face_vertex(graph2, f, 1), _face_vertex(graph2, f, 2)
+    x0, x1, x2 = _cross(float(vert2[b, 0]) - float(vert2[a, 0]),
+                        float(vert2[b, 1]) - float(vert2[a, 1]),
+                        float(vert2[b, 2]) - float(vert2[a, 2]),
+                        float(vert2[c, 0]) - float(vert2[a, 0]),
+                        float(vert2[c, 1]) - float(vert2[a, 1]),
+                        float(vert2[c, 2]) - float(vert2[a, 2]))
+    x0, x1, x2, _ = _normalize(x0, x1, x2)
+    w0 = mat2[0] * x0 + mat2[1] * x1 + mat2[2] * x2
+    w1 = mat2[3] * x0 + mat2[4] * x1 + mat2[5] * x2
+    w2 = mat2[6] * x0 + mat2[7] * x1 + mat2[8] * x2
+    if -_dot(w0, w1, w2, c0, c1, c2) < 0.99:
+      continue
+    npath, p = _poly_path(vert2, graph2, f, isc)
+    if npath == 0 or p != f:
+      continue
+    m0, m1, m2 = _poly_normal(vert2, isc, npath, mat2)
+    if -_dot(m0, m1, m2, c0, c1, c2) > _FACE_TOL:
+      pid = f
+      break
+  if pid < 0:
+    return 0
+  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
+  ma = _dot(a0, a1, a2, m0, m1, m2)
+  if abs(ma) >= _EDGE_TOL:
+    return 0
+  nface = _feature_face(objs, objt, 1, vert2, graph2, pid, isc, _MC_FACE, mc)
+  if nface < 3 or nface > _MC_FACEMAX:
+    return 0
+  hm = 0.5 * margin
+  p0, p1, p2 = xw[0] - hm * c0, xw[1] - hm * c1, xw[2] - hm * c2
+  t1 = _dot(p0 - objs[0, _POS], p1 - objs[0, _POS + 1], p2 - objs[0, _POS + 2], a0, a1, a2)
+  h = objs[0, _SIZE + 1]
+  sh = hm * ma
+  lo = -h + sh - t1
+  hi = h + sh - t1
+  mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2] = p0 + lo * a0, p1 + lo * a1, p2 + lo * a2
+  mc[_MC_POLY + 1, 0] = p0 + hi * a0
+  mc[_MC_POLY + 1, 1] = p1 + hi * a1
+  mc[_MC_POLY + 1, 2] = p2 + hi * a2
+  return _polygon_clip_plane(mc, mcd, nface, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
+                             mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
+                             True, dist_out, pos_out, frame_out)
+
+
+@jit
+def _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist_out, pos_out,
+                         frame_out):
+  """`_multi_cylinder_box` with a mesh (object 1): the mesh polygons of the EPA face's mesh
+  feature play the box faces (a cap on a polygon, the side on a polygon, a mesh edge on a
+  cap). 0 when this is no such contact."""
+  pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
+  face = cnt[4]
+  if face < 0 or graph2.shape[0] == 0:
+    return 0
+  a = fvert[face, 0]
+  nh = graph2[0]
+  i1 = graph2[2 + nh + pvi[fvert[face, 0], 1]]
+  i2 = graph2[2 + nh + pvi[fvert[face, 1], 1]]
+  i3 = graph2[2 + nh + pvi[fvert[face, 2], 1]]
+  if i1 == i2:
+    if i1 == i3:
+      dim = 1
+    else:
+      dim = 2
+      i2 = i3
+  else:
+    dim = 2 if (i3 == i1 or i3 == i2) else 3
+  nn = _mesh_normals(objs, 1, vert2, graph2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
+  if nn == 0:
+    return 0
+  cmat = objs[0, _MAT:_MAT + 9]
+  ax0, ax1, ax2 = cmat[2], cmat[5], cmat[8]
+  lz = _local_point(objs, 0, pv[a, 3], pv[a, 4], pv[a, 5])[2]
+  cs = 1.0 if lz > 0 else -1.0
+
+  # a cap facing a polygon
+  for i in range(nn):
+    m0, m1, m2 = mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1], mc[_MC_NORM2 + i, 2]
+    if _dot(cs * ax0, cs * ax1, cs * ax2, m0, m1, m2) < -_FACE_TOL:
+      nface = _feature_face(objs, objt, 1, vert2, graph2, isc[_PS_IDX2 + i], isc, _MC_POLY, mc)
+      if nface < 3 or nface > _MC_FACEMAX:
+        return 0
+      q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
+      return _cap_clip_projected(mc, mcd, objs, 0, lz > 0, nface, q0, q1, q2, m0, m1, m2,
+                                 margin, dist_out, pos_out, frame_out)
+
+  # the side parallel to a polygon
+  j = -1
+  for i in range(nn):
+    if abs(_dot(ax0, ax1, ax2, mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1],
+                mc[_MC_NORM2 + i, 2])) < _EDGE_TOL:
+      j = i
+      break
+  if j < 0:
+    # a mesh edge on a cap
+    if dim == 3:
+      return 0
+    top = False
+    for i in range(3):
+      v = fvert[face, i]
+      z = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
+      if i == 0:
+        top = z > 0
+      elif (z > 0) != top:
+        return 0
+    s = 1.0 if top else -1.0
+    n0, n1, n2 = s * ax0, s * ax1, s * ax2
+    ne = _edge_normals(objs, objt, 1, vert2, graph2, dim, i1, i2, isc, _MC_EDGE, mc)
+    hm = 0.5 * objs[1, _MARGIN]
+    for e in range(ne):
+      if abs(_dot(mc[_MC_EDGE + e, 0], mc[_MC_EDGE + e, 1], mc[_MC_EDGE + e, 2],
+                  n0, n1, n2)) < _EDGE_TOL:
+        nface1 = _cap_polygon(mc, objs, 0, top)
+        for r in range(3):
+          mc[_MC_POLY, r] = _mesh_point(objs, 1, vert2, i1, r) - hm * (n0, n1, n2)[r]
+          mc[_MC_POLY + 1, r] = mc[_MC_END + e, r] - hm * (n0, n1, n2)[r]
+        return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
+                             dist_out, pos_out, frame_out)
+    return 0
+  m0, m1, m2 = mc[_MC_NORM2 + j, 0], mc[_MC_NORM2 + j, 1], mc[_MC_NORM2 + j, 2]
+  nface1 = _feature_face(objs, objt, 1, vert2, graph2, isc[_PS_IDX2 + j], isc, _MC_FACE, mc)
+  if nface1 < 3 or nface1 > _MC_FACEMAX:
+    return 0
+  half = 0.5 * objs[1, _MARGIN]  # the polygon inflated by the margin
+  if half > 0:
+    for i in range(nface1):
+      mc[_MC_FACE + i, 0] += half * m0
+      mc[_MC_FACE + i, 1] += half * m1
+      mc[_MC_FACE + i, 2] += half * m2
+  _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], m0, m1, m2)
+  return _polygon_clip(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
+                       dist_out, pos_out, frame_out)
+
+
+@jit
+def _objt_offset(n):
+  """Offset of the object ints (`objt`, read flat) in the int work buffer."""
+  if n < 1:
+    n = 1
+  nv = 5 + n
+  nf = 6 * n
+  return 24 + nv * 2 + nf * 3 + nf * 3 + nf * 4 + nf * 3
+
+
 @jit
 def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, type2, size2, pos2, mat2, vert2,
                       graph2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos, frame,
@@ -2043,14 +2734,36 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, type2, size2, pos
   one contact from GJK/EPA over the hull vertices. vert/graph: the mesh's float32 vertices
   and its mesh_graph block (empty for a primitive geom, or a mesh without a hull graph:
   then every vertex is searched).
-  Box-mesh and mesh-mesh pairs get one contact where MuJoCo 4.0 may give up to four
-  (polygon multicontact not implemented)."""
+  Box-mesh and mesh-mesh pairs get up to four contacts where flat features meet (MuJoCo
+  4.0's multicontact, `_multi_mesh`), capsules and cylinders on mesh polygons two to four
+  (`_multi_capsule_mesh`, `_multi_cylinder_mesh`), unless MULTICCD or NATIVECCD is disabled
+  in flags."""
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
   row, iadr = 2, 4
   if type1 == _MESH:
     row, iadr = _set_mesh(objs, objt, 0, row, iadr, vert1, graph1)
-  _set_mesh(objs, objt, 1, row, iadr, vert2, graph2)
-  return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
-                      ccd_iterations, margin, 0, dist, pos, frame)
+  row, iadr = _set_mesh(objs, objt, 1, row, iadr, vert2, graph2)
+  n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                   ccd_iterations, margin, 0, dist, pos, frame)
+  o = _objt_offset(ccd_iterations) + iadr
+  if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type2 == _MESH
+      and ibuf.shape[0] - o >= _PS_SIZE):
+    isc = ibuf[o:o + _PS_SIZE]
+    nmulti = 0
+    if type1 == _BOX or type1 == _MESH:
+      nmulti = _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, margin,
+                           dist, pos, frame)
+    elif type1 == _CAPSULE:
+      nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, pt[11], pt[12], margin,
+                                   frame[0, 0], frame[0, 1], frame[0, 2], dist, pos, frame)
+    elif type1 == _CYLINDER:
+      if cnt[4] < 0 and margin > 0:
+        _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                      ccd_iterations)
+      nmulti = _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist, pos,
+                                    frame)
+    if nmulti > 0:
+      n = nmulti
+  return n
