@@ -47,9 +47,33 @@ def _frames(v, seconds):
   return n / (time.perf_counter() - t0)
 
 
+def _cpu():
+  """CPU seconds of this process (all threads, llvmpipe's too) and of the physics worker alone
+  (Linux /proc; 0 elsewhere)."""
+  import resource
+  import threading
+  r = resource.getrusage(resource.RUSAGE_SELF)
+  worker = 0.0
+  for t in threading.enumerate():
+    if t.name == "numjoco-sim" and t.native_id:
+      try:
+        with open(f"/proc/self/task/{t.native_id}/stat") as f:
+          fields = f.read().rsplit(")", 1)[1].split()
+        worker += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+      except OSError:
+        pass
+  return r.ru_utime + r.ru_stime, worker
+
+
+def _render_ms(c0, c1, frames):
+  """CPU ms per frame of everything but the physics worker, between two _cpu() readings."""
+  return ((c1[0] - c0[0]) - (c1[1] - c0[1])) / max(frames, 1) * 1e3
+
+
 def bench_model(name, seconds, record=False):
-  """(fps paused, fps running, rtf running, steps/s) for one model; with `record`, running
-  while a video is recorded (to a temporary folder)."""
+  """(fps paused, fps running, rtf running, steps/s, CPU ms per frame paused, CPU ms per frame
+  running) for one model, CPU without the physics worker's (the steadier figure on a shared
+  machine); with `record`, running while a video is recorded (to a temporary folder)."""
   import tempfile
   from app.viewer import Viewer
   tmp = tempfile.TemporaryDirectory()
@@ -57,7 +81,9 @@ def bench_model(name, seconds, record=False):
   try:
     while v.first_frame_at is None or not v.ui_ready:   # FPS with the panels drawn
       v.frame()
+    c0, t0 = _cpu(), time.perf_counter()
     fps_paused = _frames(v, seconds)
+    ms_paused = _render_ms(c0, _cpu(), fps_paused * (time.perf_counter() - t0))
     v.sim.send("pause", False)
     if record:
       v.start_recording()
@@ -66,7 +92,7 @@ def bench_model(name, seconds, record=False):
       v.frame()       # the worker is stepping (not still loading its kernel)
     _frames(v, 1.0)   # let pacing settle
     rtf, sps = [], []
-    n, t0 = 0, time.perf_counter()
+    n, t0, c0 = 0, time.perf_counter(), _cpu()
     while time.perf_counter() - t0 < seconds:
       v.frame()
       n += 1
@@ -75,9 +101,11 @@ def bench_model(name, seconds, record=False):
         rtf.append(st.rtf)
         sps.append(st.steps_per_s)
     fps_running = n / (time.perf_counter() - t0)
+    ms_running = _render_ms(c0, _cpu(), n)
     if record:
       v.stop_recording()
-    return fps_paused, fps_running, sum(rtf) / max(len(rtf), 1), sum(sps) / max(len(sps), 1)
+    return (fps_paused, fps_running, sum(rtf) / max(len(rtf), 1), sum(sps) / max(len(sps), 1),
+            ms_paused, ms_running)
   finally:
     v.close()
     tmp.cleanup()
@@ -140,18 +168,19 @@ def main():
     subprocess.run([sys.executable, "-m", "app.warmup"], check=True)
   print(f"viewer 1280x720, {os.cpu_count()} cores; FPS uncapped (the app caps at 60); first "
         "frame: process start to the model drawn, warm cache, best of 3; load: 1-min average "
-        "when the row ends (other jobs share the machine)")
+        "when the row ends (other jobs share the machine); ms/f: CPU ms per frame of all threads "
+        "but the physics worker, paused/running")
   print(f"{'model':10s} {'FPS paused':>10s} {'FPS running':>11s} {'RTF':>6s} {'steps/s':>8s}"
-        f" {'first frame':>11s} {'load':>5s}")
+        f" {'ms/f':>11s} {'first frame':>11s} {'load':>5s}")
   for name in a.models.split(","):
-    fp, fr, rtf, sps = bench_model(name, a.seconds)
+    fp, fr, rtf, sps, mp, mr = bench_model(name, a.seconds)
     ff = "" if a.no_start else f"{first_frame(name):10.2f}s"
-    print(f"{name:10s} {fp:10.1f} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {ff:>11s}"
-          f" {os.getloadavg()[0]:5.2f}", flush=True)
+    print(f"{name:10s} {fp:10.1f} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {f'{mp:.1f}/{mr:.1f}':>11s}"
+          f" {ff:>11s} {os.getloadavg()[0]:5.2f}", flush=True)
     if not a.no_record:
-      fp, fr, rtf, sps = bench_model(name, a.seconds, record=True)
-      print(f"{name + '+rec':10s} {'':10s} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {'':11s}"
-            f" {os.getloadavg()[0]:5.2f}", flush=True)
+      fp, fr, rtf, sps, _, mr = bench_model(name, a.seconds, record=True)
+      print(f"{name + '+rec':10s} {'':10s} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {f'-/{mr:.1f}':>11s}"
+            f" {'':11s} {os.getloadavg()[0]:5.2f}", flush=True)
 
 
 if __name__ == "__main__":
