@@ -748,15 +748,7 @@ class Renderer:
       if prog is not self._geom_progs[True] and prog is not self._geom_progs[False]:
         self._set_positional(prog, lights, shadow_idx if sh else -1)
     for prog in {id(p): p for p in progs}.values():
-      self._set_uniform(prog, "u_viewproj", _gl(viewproj))
-      self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
-      self._set_lights(prog, lights)
-      self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
-      self._set_uniform(prog, "u_shadow_mat",
-                        _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
-      self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
-      self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
-      self._set_uniform(prog, "u_shadow", 0)
+      self._frame_uniforms(prog, viewproj, eye, lights, shadow_mat, shadow_idx)
     ctx.wireframe = bool(opts.wireframe)
     ctx.depth_func = "<="    # as MuJoCo: of coinciding surfaces the later drawn shows
     ctx.disable(moderngl.BLEND)
@@ -791,6 +783,18 @@ class Renderer:
     ctx.depth_func = "<"
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
 
+  def _frame_uniforms(self, prog, viewproj, eye, lights, shadow_mat, shadow_idx):
+    """This frame's camera, lights and shadow-map uniforms of a geom program."""
+    self._set_uniform(prog, "u_viewproj", _gl(viewproj))
+    self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
+    self._set_lights(prog, lights)
+    self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
+    self._set_uniform(prog, "u_shadow_mat",
+                      _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
+    self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+    self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
+    self._set_uniform(prog, "u_shadow", 0)
+
   def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx):
     """Textured geoms (render/textures.py) with this frame's uniforms: opaque, then blended;
     then the skybox texture where no opaque geom is (depth-tested: hidden pixels cost nothing)."""
@@ -801,15 +805,7 @@ class Renderer:
     def set_uniforms(prog, plane):
       if plane and self._plane_npos:
         self._set_positional(prog, lights, shadow_idx if sh else -1)
-      self._set_uniform(prog, "u_viewproj", _gl(viewproj))
-      self._set_uniform(prog, "u_eye", tuple(float(x) for x in eye))
-      self._set_lights(prog, lights)
-      self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
-      self._set_uniform(prog, "u_shadow_mat",
-                        _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
-      self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
-      self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
-      self._set_uniform(prog, "u_shadow", 0)
+      self._frame_uniforms(prog, viewproj, eye, lights, shadow_mat, shadow_idx)
     self._textured.draw(sh, set_uniforms, self._plane_npos, False)
     if self._textured.sky is not None:
       self._textured.draw_sky(viewproj)

@@ -39,6 +39,20 @@ def _rel_err(ours, ref):
   return float(np.max(np.abs(ours - ref)) / max(1.0, np.max(np.abs(ref))))
 
 
+def _record(worst, solver, mjm, mjd, d):
+  """Fold one state's errors into `worst`: relative qacc and efc_force errors, and the cost
+  excess over MuJoCo's solution (the primal cost for Newton/CG, the dual one for PGS, both
+  evaluated on MuJoCo's rows)."""
+  worst["qacc"] = max(worst["qacc"], _rel_err(d.qacc, mjd.qacc))
+  worst["efc_force"] = max(worst["efc_force"], _rel_err(d.efc_force[:d.nefc], mjd.efc_force))
+  if d.nefc:
+    if solver == "PGS":
+      ours, ref = dual_cost(mjm, mjd, d.efc_force[:d.nefc]), dual_cost(mjm, mjd, mjd.efc_force)
+    else:
+      ours, ref = primal_cost(mjm, mjd, d.qacc), primal_cost(mjm, mjd, mjd.qacc)
+    worst["cost"] = max(worst["cost"], (ours - ref) / max(1e-12, abs(ref)))
+
+
 def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
   """Max relative errors of qacc and efc_force over MuJoCo's trajectory, the worst relative
   cost excess (ours minus MuJoCo's: the primal cost for Newton/CG, the dual one for PGS, both
@@ -64,14 +78,7 @@ def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     np.testing.assert_array_equal(d.efc_type[:d.nefc], mjd.efc_type, err_msg=f"step {i}")
     ncontacts += d.ncon
-    worst["qacc"] = max(worst["qacc"], _rel_err(d.qacc, mjd.qacc))
-    worst["efc_force"] = max(worst["efc_force"], _rel_err(d.efc_force[:d.nefc], mjd.efc_force))
-    if d.nefc:
-      if solver == "PGS":
-        ours, ref = dual_cost(mjm, mjd, d.efc_force[:d.nefc]), dual_cost(mjm, mjd, mjd.efc_force)
-      else:
-        ours, ref = primal_cost(mjm, mjd, d.qacc), primal_cost(mjm, mjd, mjd.qacc)
-      worst["cost"] = max(worst["cost"], (ours - ref) / max(1e-12, abs(ref)))
+    _record(worst, solver, mjm, mjd, d)
   return worst, ncontacts
 
 
@@ -122,14 +129,7 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
     solver_mod.fwd_constraint(m.struct, d.struct)
     nrows += d.nefc
     big = max(big, int(np.max(d.island_nv[:d.nisland], initial=0)))
-    worst["qacc"] = max(worst["qacc"], _rel_err(d.qacc, mjd.qacc))
-    worst["efc_force"] = max(worst["efc_force"], _rel_err(d.efc_force[:d.nefc], mjd.efc_force))
-    if d.nefc:
-      if solver == "PGS":
-        ours, ref = dual_cost(mjm, mjd, d.efc_force[:d.nefc]), dual_cost(mjm, mjd, mjd.efc_force)
-      else:
-        ours, ref = primal_cost(mjm, mjd, d.qacc), primal_cost(mjm, mjd, mjd.qacc)
-      worst["cost"] = max(worst["cost"], (ours - ref) / max(1e-12, abs(ref)))
+    _record(worst, solver, mjm, mjd, d)
   return worst, nrows, big
 
 
