@@ -244,9 +244,12 @@ def test_ctrl_c_finalises_a_decodable_file(tmp_path):
   out = tmp_path / "cut.mp4"
   env = dict(os.environ)
   env.pop("DISPLAY", None)
+  # the child gets SIGINT's default disposition: a shell that starts the tests in the
+  # background (`cmd &`) leaves SIGINT ignored, and Python then installs no handler for it
   p = subprocess.Popen([sys.executable, "-m", "app.record", path, "-o", str(out), "--seconds",
                         "600", "--size", "64x48", "--samples", "0"], cwd=ROOT, env=env,
-                       stderr=subprocess.PIPE, text=True)
+                       stderr=subprocess.PIPE, text=True,
+                       preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
   try:
     lines = []
     for line in p.stderr:                   # progress lines: one per second when not a tty
