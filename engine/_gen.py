@@ -24,6 +24,9 @@ def _struct(name, sizes, table):
     lines.append(f"    ('{s}', types.int64),")
   for fname, dtype, shape in table:
     lines.append(f"    ('{fname}', {_array_type(dtype, len(shape))}),")
+  for g in range(0, len(table), _GROUP):
+    chunk = ", ".join(_array_type(dtype, len(shape)) for _, dtype, shape in table[g:g + _GROUP])
+    lines.append(f"    ('owners_{g // _GROUP}', types.Tuple(({chunk},))),")
   lines.append("])\n")
   lines.append(f"\n@numba.njit(cache=True)\ndef new_{name.lower()}():\n"
                f"  return structref.new({name}Type)\n")
@@ -37,7 +40,8 @@ def _struct(name, sizes, table):
     chunk = names[g:g + _GROUP]
     fn = f"_set_{name.lower()}_{g // _GROUP}"
     setters.append((fn, chunk))
-    body = "\n".join(f"  s.{a} = {a}" for a in chunk)
+    body = "\n".join(f"  s.{a} = borrowed({a})" for a in chunk)
+    body += f"\n  s.owners_{g // _GROUP} = ({', '.join(chunk)},)"
     lines.append(f"\n@numba.njit(cache=True)\ndef {fn}(s, {', '.join(chunk)}):\n{body}\n")
   lines.append(f"\n{name.upper()}_SETTERS = (")
   for fn, chunk in setters:
@@ -53,6 +57,7 @@ import numba
 from numba.core import types
 from numba.experimental import structref
 
+from engine._borrow import borrowed
 
 @structref.register
 class _ModelStructType(types.StructRef):

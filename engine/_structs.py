@@ -3,6 +3,7 @@ import numba
 from numba.core import types
 from numba.experimental import structref
 
+from engine._borrow import borrowed
 
 @structref.register
 class _ModelStructType(types.StructRef):
@@ -346,6 +347,24 @@ ModelType = _ModelStructType([
     ('hfield_ncol', types.Array(types.int32, 1, 'C')),
     ('hfield_adr', types.Array(types.int32, 1, 'C')),
     ('hfield_data', types.Array(types.float32, 1, 'C')),
+    ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_2', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_4', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_5', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_7', types.Tuple((types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_11', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_17', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
 ])
 
 
@@ -398,354 +417,372 @@ def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight,
 
 @numba.njit(cache=True)
 def _set_model_0(s, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_density, opt_viscosity, opt_o_margin, opt_gravity, opt_wind, opt_magnetic, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator):
-  s.opt_timestep = opt_timestep
-  s.opt_impratio = opt_impratio
-  s.opt_tolerance = opt_tolerance
-  s.opt_ls_tolerance = opt_ls_tolerance
-  s.opt_noslip_tolerance = opt_noslip_tolerance
-  s.opt_ccd_tolerance = opt_ccd_tolerance
-  s.opt_density = opt_density
-  s.opt_viscosity = opt_viscosity
-  s.opt_o_margin = opt_o_margin
-  s.opt_gravity = opt_gravity
-  s.opt_wind = opt_wind
-  s.opt_magnetic = opt_magnetic
-  s.opt_o_solref = opt_o_solref
-  s.opt_o_solimp = opt_o_solimp
-  s.opt_o_friction = opt_o_friction
-  s.opt_integrator = opt_integrator
+  s.opt_timestep = borrowed(opt_timestep)
+  s.opt_impratio = borrowed(opt_impratio)
+  s.opt_tolerance = borrowed(opt_tolerance)
+  s.opt_ls_tolerance = borrowed(opt_ls_tolerance)
+  s.opt_noslip_tolerance = borrowed(opt_noslip_tolerance)
+  s.opt_ccd_tolerance = borrowed(opt_ccd_tolerance)
+  s.opt_density = borrowed(opt_density)
+  s.opt_viscosity = borrowed(opt_viscosity)
+  s.opt_o_margin = borrowed(opt_o_margin)
+  s.opt_gravity = borrowed(opt_gravity)
+  s.opt_wind = borrowed(opt_wind)
+  s.opt_magnetic = borrowed(opt_magnetic)
+  s.opt_o_solref = borrowed(opt_o_solref)
+  s.opt_o_solimp = borrowed(opt_o_solimp)
+  s.opt_o_friction = borrowed(opt_o_friction)
+  s.opt_integrator = borrowed(opt_integrator)
+  s.owners_0 = (opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_density, opt_viscosity, opt_o_margin, opt_gravity, opt_wind, opt_magnetic, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator,)
 
 
 @numba.njit(cache=True)
 def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid):
-  s.opt_cone = opt_cone
-  s.opt_jacobian = opt_jacobian
-  s.opt_solver = opt_solver
-  s.opt_iterations = opt_iterations
-  s.opt_ls_iterations = opt_ls_iterations
-  s.opt_noslip_iterations = opt_noslip_iterations
-  s.opt_ccd_iterations = opt_ccd_iterations
-  s.opt_disableflags = opt_disableflags
-  s.opt_enableflags = opt_enableflags
-  s.vis_map_stiffness = vis_map_stiffness
-  s.vis_map_stiffnessrot = vis_map_stiffnessrot
-  s.qpos0 = qpos0
-  s.qpos_spring = qpos_spring
-  s.body_parentid = body_parentid
-  s.body_rootid = body_rootid
-  s.body_weldid = body_weldid
+  s.opt_cone = borrowed(opt_cone)
+  s.opt_jacobian = borrowed(opt_jacobian)
+  s.opt_solver = borrowed(opt_solver)
+  s.opt_iterations = borrowed(opt_iterations)
+  s.opt_ls_iterations = borrowed(opt_ls_iterations)
+  s.opt_noslip_iterations = borrowed(opt_noslip_iterations)
+  s.opt_ccd_iterations = borrowed(opt_ccd_iterations)
+  s.opt_disableflags = borrowed(opt_disableflags)
+  s.opt_enableflags = borrowed(opt_enableflags)
+  s.vis_map_stiffness = borrowed(vis_map_stiffness)
+  s.vis_map_stiffnessrot = borrowed(vis_map_stiffnessrot)
+  s.qpos0 = borrowed(qpos0)
+  s.qpos_spring = borrowed(qpos_spring)
+  s.body_parentid = borrowed(body_parentid)
+  s.body_rootid = borrowed(body_rootid)
+  s.body_weldid = borrowed(body_weldid)
+  s.owners_1 = (opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid,)
 
 
 @numba.njit(cache=True)
 def _set_model_2(s, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass):
-  s.body_mocapid = body_mocapid
-  s.body_jntnum = body_jntnum
-  s.body_jntadr = body_jntadr
-  s.body_dofnum = body_dofnum
-  s.body_dofadr = body_dofadr
-  s.body_treeid = body_treeid
-  s.body_geomnum = body_geomnum
-  s.body_geomadr = body_geomadr
-  s.body_simple = body_simple
-  s.body_sameframe = body_sameframe
-  s.body_pos = body_pos
-  s.body_quat = body_quat
-  s.body_ipos = body_ipos
-  s.body_iquat = body_iquat
-  s.body_mass = body_mass
-  s.body_subtreemass = body_subtreemass
+  s.body_mocapid = borrowed(body_mocapid)
+  s.body_jntnum = borrowed(body_jntnum)
+  s.body_jntadr = borrowed(body_jntadr)
+  s.body_dofnum = borrowed(body_dofnum)
+  s.body_dofadr = borrowed(body_dofadr)
+  s.body_treeid = borrowed(body_treeid)
+  s.body_geomnum = borrowed(body_geomnum)
+  s.body_geomadr = borrowed(body_geomadr)
+  s.body_simple = borrowed(body_simple)
+  s.body_sameframe = borrowed(body_sameframe)
+  s.body_pos = borrowed(body_pos)
+  s.body_quat = borrowed(body_quat)
+  s.body_ipos = borrowed(body_ipos)
+  s.body_iquat = borrowed(body_iquat)
+  s.body_mass = borrowed(body_mass)
+  s.body_subtreemass = borrowed(body_subtreemass)
+  s.owners_2 = (body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass,)
 
 
 @numba.njit(cache=True)
 def _set_model_3(s, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp):
-  s.body_inertia = body_inertia
-  s.body_invweight0 = body_invweight0
-  s.body_gravcomp = body_gravcomp
-  s.body_margin = body_margin
-  s.body_contype = body_contype
-  s.body_conaffinity = body_conaffinity
-  s.jnt_type = jnt_type
-  s.jnt_qposadr = jnt_qposadr
-  s.jnt_dofadr = jnt_dofadr
-  s.jnt_bodyid = jnt_bodyid
-  s.jnt_group = jnt_group
-  s.jnt_limited = jnt_limited
-  s.jnt_actfrclimited = jnt_actfrclimited
-  s.jnt_actgravcomp = jnt_actgravcomp
-  s.jnt_solref = jnt_solref
-  s.jnt_solimp = jnt_solimp
+  s.body_inertia = borrowed(body_inertia)
+  s.body_invweight0 = borrowed(body_invweight0)
+  s.body_gravcomp = borrowed(body_gravcomp)
+  s.body_margin = borrowed(body_margin)
+  s.body_contype = borrowed(body_contype)
+  s.body_conaffinity = borrowed(body_conaffinity)
+  s.jnt_type = borrowed(jnt_type)
+  s.jnt_qposadr = borrowed(jnt_qposadr)
+  s.jnt_dofadr = borrowed(jnt_dofadr)
+  s.jnt_bodyid = borrowed(jnt_bodyid)
+  s.jnt_group = borrowed(jnt_group)
+  s.jnt_limited = borrowed(jnt_limited)
+  s.jnt_actfrclimited = borrowed(jnt_actfrclimited)
+  s.jnt_actgravcomp = borrowed(jnt_actgravcomp)
+  s.jnt_solref = borrowed(jnt_solref)
+  s.jnt_solimp = borrowed(jnt_solimp)
+  s.owners_3 = (body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp,)
 
 
 @numba.njit(cache=True)
 def _set_model_4(s, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp):
-  s.jnt_pos = jnt_pos
-  s.jnt_axis = jnt_axis
-  s.jnt_stiffness = jnt_stiffness
-  s.jnt_stiffnesspoly = jnt_stiffnesspoly
-  s.jnt_range = jnt_range
-  s.jnt_actfrcrange = jnt_actfrcrange
-  s.jnt_margin = jnt_margin
-  s.jnt_actuatorid = jnt_actuatorid
-  s.dof_bodyid = dof_bodyid
-  s.dof_jntid = dof_jntid
-  s.dof_parentid = dof_parentid
-  s.dof_treeid = dof_treeid
-  s.dof_Madr = dof_Madr
-  s.dof_simplenum = dof_simplenum
-  s.dof_solref = dof_solref
-  s.dof_solimp = dof_solimp
+  s.jnt_pos = borrowed(jnt_pos)
+  s.jnt_axis = borrowed(jnt_axis)
+  s.jnt_stiffness = borrowed(jnt_stiffness)
+  s.jnt_stiffnesspoly = borrowed(jnt_stiffnesspoly)
+  s.jnt_range = borrowed(jnt_range)
+  s.jnt_actfrcrange = borrowed(jnt_actfrcrange)
+  s.jnt_margin = borrowed(jnt_margin)
+  s.jnt_actuatorid = borrowed(jnt_actuatorid)
+  s.dof_bodyid = borrowed(dof_bodyid)
+  s.dof_jntid = borrowed(dof_jntid)
+  s.dof_parentid = borrowed(dof_parentid)
+  s.dof_treeid = borrowed(dof_treeid)
+  s.dof_Madr = borrowed(dof_Madr)
+  s.dof_simplenum = borrowed(dof_simplenum)
+  s.dof_solref = borrowed(dof_solref)
+  s.dof_solimp = borrowed(dof_solimp)
+  s.owners_4 = (jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp,)
 
 
 @numba.njit(cache=True)
 def _set_model_5(s, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid):
-  s.dof_frictionloss = dof_frictionloss
-  s.dof_armature = dof_armature
-  s.dof_damping = dof_damping
-  s.dof_dampingpoly = dof_dampingpoly
-  s.dof_invweight0 = dof_invweight0
-  s.dof_M0 = dof_M0
-  s.tree_bodyadr = tree_bodyadr
-  s.tree_bodynum = tree_bodynum
-  s.tree_dofadr = tree_dofadr
-  s.tree_dofnum = tree_dofnum
-  s.geom_type = geom_type
-  s.geom_contype = geom_contype
-  s.geom_conaffinity = geom_conaffinity
-  s.geom_condim = geom_condim
-  s.geom_bodyid = geom_bodyid
-  s.geom_dataid = geom_dataid
+  s.dof_frictionloss = borrowed(dof_frictionloss)
+  s.dof_armature = borrowed(dof_armature)
+  s.dof_damping = borrowed(dof_damping)
+  s.dof_dampingpoly = borrowed(dof_dampingpoly)
+  s.dof_invweight0 = borrowed(dof_invweight0)
+  s.dof_M0 = borrowed(dof_M0)
+  s.tree_bodyadr = borrowed(tree_bodyadr)
+  s.tree_bodynum = borrowed(tree_bodynum)
+  s.tree_dofadr = borrowed(tree_dofadr)
+  s.tree_dofnum = borrowed(tree_dofnum)
+  s.geom_type = borrowed(geom_type)
+  s.geom_contype = borrowed(geom_contype)
+  s.geom_conaffinity = borrowed(geom_conaffinity)
+  s.geom_condim = borrowed(geom_condim)
+  s.geom_bodyid = borrowed(geom_bodyid)
+  s.geom_dataid = borrowed(geom_dataid)
+  s.owners_5 = (dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid,)
 
 
 @numba.njit(cache=True)
 def _set_model_6(s, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid):
-  s.geom_matid = geom_matid
-  s.geom_group = geom_group
-  s.geom_priority = geom_priority
-  s.geom_sameframe = geom_sameframe
-  s.geom_solmix = geom_solmix
-  s.geom_solref = geom_solref
-  s.geom_solimp = geom_solimp
-  s.geom_size = geom_size
-  s.geom_aabb = geom_aabb
-  s.geom_rbound = geom_rbound
-  s.geom_pos = geom_pos
-  s.geom_quat = geom_quat
-  s.geom_friction = geom_friction
-  s.geom_margin = geom_margin
-  s.geom_gap = geom_gap
-  s.geom_fluid = geom_fluid
+  s.geom_matid = borrowed(geom_matid)
+  s.geom_group = borrowed(geom_group)
+  s.geom_priority = borrowed(geom_priority)
+  s.geom_sameframe = borrowed(geom_sameframe)
+  s.geom_solmix = borrowed(geom_solmix)
+  s.geom_solref = borrowed(geom_solref)
+  s.geom_solimp = borrowed(geom_solimp)
+  s.geom_size = borrowed(geom_size)
+  s.geom_aabb = borrowed(geom_aabb)
+  s.geom_rbound = borrowed(geom_rbound)
+  s.geom_pos = borrowed(geom_pos)
+  s.geom_quat = borrowed(geom_quat)
+  s.geom_friction = borrowed(geom_friction)
+  s.geom_margin = borrowed(geom_margin)
+  s.geom_gap = borrowed(geom_gap)
+  s.geom_fluid = borrowed(geom_fluid)
+  s.owners_6 = (geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid,)
 
 
 @numba.njit(cache=True)
 def _set_model_7(s, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0):
-  s.geom_rgba = geom_rgba
-  s.site_type = site_type
-  s.site_bodyid = site_bodyid
-  s.site_matid = site_matid
-  s.site_group = site_group
-  s.site_sameframe = site_sameframe
-  s.site_size = site_size
-  s.site_pos = site_pos
-  s.site_quat = site_quat
-  s.site_rgba = site_rgba
-  s.cam_mode = cam_mode
-  s.cam_bodyid = cam_bodyid
-  s.cam_targetbodyid = cam_targetbodyid
-  s.cam_pos = cam_pos
-  s.cam_quat = cam_quat
-  s.cam_poscom0 = cam_poscom0
+  s.geom_rgba = borrowed(geom_rgba)
+  s.site_type = borrowed(site_type)
+  s.site_bodyid = borrowed(site_bodyid)
+  s.site_matid = borrowed(site_matid)
+  s.site_group = borrowed(site_group)
+  s.site_sameframe = borrowed(site_sameframe)
+  s.site_size = borrowed(site_size)
+  s.site_pos = borrowed(site_pos)
+  s.site_quat = borrowed(site_quat)
+  s.site_rgba = borrowed(site_rgba)
+  s.cam_mode = borrowed(cam_mode)
+  s.cam_bodyid = borrowed(cam_bodyid)
+  s.cam_targetbodyid = borrowed(cam_targetbodyid)
+  s.cam_pos = borrowed(cam_pos)
+  s.cam_quat = borrowed(cam_quat)
+  s.cam_poscom0 = borrowed(cam_poscom0)
+  s.owners_7 = (geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0,)
 
 
 @numba.njit(cache=True)
 def _set_model_8(s, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation):
-  s.cam_pos0 = cam_pos0
-  s.cam_mat0 = cam_mat0
-  s.cam_fovy = cam_fovy
-  s.cam_ipd = cam_ipd
-  s.light_mode = light_mode
-  s.light_bodyid = light_bodyid
-  s.light_targetbodyid = light_targetbodyid
-  s.light_type = light_type
-  s.light_castshadow = light_castshadow
-  s.light_active = light_active
-  s.light_pos = light_pos
-  s.light_dir = light_dir
-  s.light_poscom0 = light_poscom0
-  s.light_pos0 = light_pos0
-  s.light_dir0 = light_dir0
-  s.light_attenuation = light_attenuation
+  s.cam_pos0 = borrowed(cam_pos0)
+  s.cam_mat0 = borrowed(cam_mat0)
+  s.cam_fovy = borrowed(cam_fovy)
+  s.cam_ipd = borrowed(cam_ipd)
+  s.light_mode = borrowed(light_mode)
+  s.light_bodyid = borrowed(light_bodyid)
+  s.light_targetbodyid = borrowed(light_targetbodyid)
+  s.light_type = borrowed(light_type)
+  s.light_castshadow = borrowed(light_castshadow)
+  s.light_active = borrowed(light_active)
+  s.light_pos = borrowed(light_pos)
+  s.light_dir = borrowed(light_dir)
+  s.light_poscom0 = borrowed(light_poscom0)
+  s.light_pos0 = borrowed(light_pos0)
+  s.light_dir0 = borrowed(light_dir0)
+  s.light_attenuation = borrowed(light_attenuation)
+  s.owners_8 = (cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation,)
 
 
 @numba.njit(cache=True)
 def _set_model_9(s, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref):
-  s.light_cutoff = light_cutoff
-  s.light_exponent = light_exponent
-  s.light_ambient = light_ambient
-  s.light_diffuse = light_diffuse
-  s.light_specular = light_specular
-  s.mat_rgba = mat_rgba
-  s.mat_emission = mat_emission
-  s.mat_specular = mat_specular
-  s.mat_shininess = mat_shininess
-  s.mat_reflectance = mat_reflectance
-  s.eq_type = eq_type
-  s.eq_obj1id = eq_obj1id
-  s.eq_obj2id = eq_obj2id
-  s.eq_objtype = eq_objtype
-  s.eq_active0 = eq_active0
-  s.eq_solref = eq_solref
+  s.light_cutoff = borrowed(light_cutoff)
+  s.light_exponent = borrowed(light_exponent)
+  s.light_ambient = borrowed(light_ambient)
+  s.light_diffuse = borrowed(light_diffuse)
+  s.light_specular = borrowed(light_specular)
+  s.mat_rgba = borrowed(mat_rgba)
+  s.mat_emission = borrowed(mat_emission)
+  s.mat_specular = borrowed(mat_specular)
+  s.mat_shininess = borrowed(mat_shininess)
+  s.mat_reflectance = borrowed(mat_reflectance)
+  s.eq_type = borrowed(eq_type)
+  s.eq_obj1id = borrowed(eq_obj1id)
+  s.eq_obj2id = borrowed(eq_obj2id)
+  s.eq_objtype = borrowed(eq_objtype)
+  s.eq_active0 = borrowed(eq_active0)
+  s.eq_solref = borrowed(eq_solref)
+  s.owners_9 = (light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref,)
 
 
 @numba.njit(cache=True)
 def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping):
-  s.eq_solimp = eq_solimp
-  s.eq_data = eq_data
-  s.tendon_adr = tendon_adr
-  s.tendon_num = tendon_num
-  s.tendon_type = tendon_type
-  s.tendon_limited = tendon_limited
-  s.tendon_actfrclimited = tendon_actfrclimited
-  s.tendon_solref_lim = tendon_solref_lim
-  s.tendon_solimp_lim = tendon_solimp_lim
-  s.tendon_solref_fri = tendon_solref_fri
-  s.tendon_solimp_fri = tendon_solimp_fri
-  s.tendon_range = tendon_range
-  s.tendon_actfrcrange = tendon_actfrcrange
-  s.tendon_margin = tendon_margin
-  s.tendon_stiffness = tendon_stiffness
-  s.tendon_damping = tendon_damping
+  s.eq_solimp = borrowed(eq_solimp)
+  s.eq_data = borrowed(eq_data)
+  s.tendon_adr = borrowed(tendon_adr)
+  s.tendon_num = borrowed(tendon_num)
+  s.tendon_type = borrowed(tendon_type)
+  s.tendon_limited = borrowed(tendon_limited)
+  s.tendon_actfrclimited = borrowed(tendon_actfrclimited)
+  s.tendon_solref_lim = borrowed(tendon_solref_lim)
+  s.tendon_solimp_lim = borrowed(tendon_solimp_lim)
+  s.tendon_solref_fri = borrowed(tendon_solref_fri)
+  s.tendon_solimp_fri = borrowed(tendon_solimp_fri)
+  s.tendon_range = borrowed(tendon_range)
+  s.tendon_actfrcrange = borrowed(tendon_actfrcrange)
+  s.tendon_margin = borrowed(tendon_margin)
+  s.tendon_stiffness = borrowed(tendon_stiffness)
+  s.tendon_damping = borrowed(tendon_damping)
+  s.owners_10 = (eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping,)
 
 
 @numba.njit(cache=True)
 def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm):
-  s.tendon_stiffnesspoly = tendon_stiffnesspoly
-  s.tendon_dampingpoly = tendon_dampingpoly
-  s.tendon_actuatorid = tendon_actuatorid
-  s.tendon_armature = tendon_armature
-  s.tendon_frictionloss = tendon_frictionloss
-  s.tendon_lengthspring = tendon_lengthspring
-  s.tendon_length0 = tendon_length0
-  s.tendon_invweight0 = tendon_invweight0
-  s.tendon_rgba = tendon_rgba
-  s.tendon_width = tendon_width
-  s.ten_J_rownnz = ten_J_rownnz
-  s.ten_J_rowadr = ten_J_rowadr
-  s.ten_J_colind = ten_J_colind
-  s.wrap_type = wrap_type
-  s.wrap_objid = wrap_objid
-  s.wrap_prm = wrap_prm
+  s.tendon_stiffnesspoly = borrowed(tendon_stiffnesspoly)
+  s.tendon_dampingpoly = borrowed(tendon_dampingpoly)
+  s.tendon_actuatorid = borrowed(tendon_actuatorid)
+  s.tendon_armature = borrowed(tendon_armature)
+  s.tendon_frictionloss = borrowed(tendon_frictionloss)
+  s.tendon_lengthspring = borrowed(tendon_lengthspring)
+  s.tendon_length0 = borrowed(tendon_length0)
+  s.tendon_invweight0 = borrowed(tendon_invweight0)
+  s.tendon_rgba = borrowed(tendon_rgba)
+  s.tendon_width = borrowed(tendon_width)
+  s.ten_J_rownnz = borrowed(ten_J_rownnz)
+  s.ten_J_rowadr = borrowed(ten_J_rowadr)
+  s.ten_J_colind = borrowed(ten_J_colind)
+  s.wrap_type = borrowed(wrap_type)
+  s.wrap_objid = borrowed(wrap_objid)
+  s.wrap_prm = borrowed(wrap_prm)
+  s.owners_11 = (tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm,)
 
 
 @numba.njit(cache=True)
 def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange):
-  s.actuator_trntype = actuator_trntype
-  s.actuator_dyntype = actuator_dyntype
-  s.actuator_gaintype = actuator_gaintype
-  s.actuator_biastype = actuator_biastype
-  s.actuator_trnid = actuator_trnid
-  s.actuator_actadr = actuator_actadr
-  s.actuator_actnum = actuator_actnum
-  s.actuator_group = actuator_group
-  s.actuator_ctrllimited = actuator_ctrllimited
-  s.actuator_forcelimited = actuator_forcelimited
-  s.actuator_actlimited = actuator_actlimited
-  s.actuator_dynprm = actuator_dynprm
-  s.actuator_gainprm = actuator_gainprm
-  s.actuator_biasprm = actuator_biasprm
-  s.actuator_actearly = actuator_actearly
-  s.actuator_ctrlrange = actuator_ctrlrange
+  s.actuator_trntype = borrowed(actuator_trntype)
+  s.actuator_dyntype = borrowed(actuator_dyntype)
+  s.actuator_gaintype = borrowed(actuator_gaintype)
+  s.actuator_biastype = borrowed(actuator_biastype)
+  s.actuator_trnid = borrowed(actuator_trnid)
+  s.actuator_actadr = borrowed(actuator_actadr)
+  s.actuator_actnum = borrowed(actuator_actnum)
+  s.actuator_group = borrowed(actuator_group)
+  s.actuator_ctrllimited = borrowed(actuator_ctrllimited)
+  s.actuator_forcelimited = borrowed(actuator_forcelimited)
+  s.actuator_actlimited = borrowed(actuator_actlimited)
+  s.actuator_dynprm = borrowed(actuator_dynprm)
+  s.actuator_gainprm = borrowed(actuator_gainprm)
+  s.actuator_biasprm = borrowed(actuator_biasprm)
+  s.actuator_actearly = borrowed(actuator_actearly)
+  s.actuator_ctrlrange = borrowed(actuator_ctrlrange)
+  s.owners_12 = (actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange,)
 
 
 @numba.njit(cache=True)
 def _set_model_13(s, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act):
-  s.actuator_forcerange = actuator_forcerange
-  s.actuator_actrange = actuator_actrange
-  s.actuator_gear = actuator_gear
-  s.actuator_cranklength = actuator_cranklength
-  s.actuator_acc0 = actuator_acc0
-  s.actuator_length0 = actuator_length0
-  s.actuator_lengthrange = actuator_lengthrange
-  s.actuator_damping = actuator_damping
-  s.actuator_armature = actuator_armature
-  s.actuator_dampingpoly = actuator_dampingpoly
-  s.actuator_outadr = actuator_outadr
-  s.actuator_outnum = actuator_outnum
-  s.key_time = key_time
-  s.key_qpos = key_qpos
-  s.key_qvel = key_qvel
-  s.key_act = key_act
+  s.actuator_forcerange = borrowed(actuator_forcerange)
+  s.actuator_actrange = borrowed(actuator_actrange)
+  s.actuator_gear = borrowed(actuator_gear)
+  s.actuator_cranklength = borrowed(actuator_cranklength)
+  s.actuator_acc0 = borrowed(actuator_acc0)
+  s.actuator_length0 = borrowed(actuator_length0)
+  s.actuator_lengthrange = borrowed(actuator_lengthrange)
+  s.actuator_damping = borrowed(actuator_damping)
+  s.actuator_armature = borrowed(actuator_armature)
+  s.actuator_dampingpoly = borrowed(actuator_dampingpoly)
+  s.actuator_outadr = borrowed(actuator_outadr)
+  s.actuator_outnum = borrowed(actuator_outnum)
+  s.key_time = borrowed(key_time)
+  s.key_qpos = borrowed(key_qpos)
+  s.key_qvel = borrowed(key_qvel)
+  s.key_act = borrowed(key_act)
+  s.owners_13 = (actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act,)
 
 
 @numba.njit(cache=True)
 def _set_model_14(s, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
-  s.key_mpos = key_mpos
-  s.key_mquat = key_mquat
-  s.key_ctrl = key_ctrl
-  s.M_rownnz = M_rownnz
-  s.M_rowadr = M_rowadr
-  s.M_colind = M_colind
-  s.mapM2M = mapM2M
-  s.D_rownnz = D_rownnz
-  s.D_rowadr = D_rowadr
-  s.D_diag = D_diag
-  s.D_colind = D_colind
-  s.mapM2D = mapM2D
-  s.mapD2M = mapD2M
-  s.B_rownnz = B_rownnz
-  s.B_rowadr = B_rowadr
-  s.B_colind = B_colind
+  s.key_mpos = borrowed(key_mpos)
+  s.key_mquat = borrowed(key_mquat)
+  s.key_ctrl = borrowed(key_ctrl)
+  s.M_rownnz = borrowed(M_rownnz)
+  s.M_rowadr = borrowed(M_rowadr)
+  s.M_colind = borrowed(M_colind)
+  s.mapM2M = borrowed(mapM2M)
+  s.D_rownnz = borrowed(D_rownnz)
+  s.D_rowadr = borrowed(D_rowadr)
+  s.D_diag = borrowed(D_diag)
+  s.D_colind = borrowed(D_colind)
+  s.mapM2D = borrowed(mapM2D)
+  s.mapD2M = borrowed(mapD2M)
+  s.B_rownnz = borrowed(B_rownnz)
+  s.B_rowadr = borrowed(B_rowadr)
+  s.B_colind = borrowed(B_colind)
+  s.owners_14 = (key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind,)
 
 
 @numba.njit(cache=True)
 def _set_model_15(s, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid):
-  s.pair_dim = pair_dim
-  s.pair_geom1 = pair_geom1
-  s.pair_geom2 = pair_geom2
-  s.pair_signature = pair_signature
-  s.pair_solref = pair_solref
-  s.pair_solreffriction = pair_solreffriction
-  s.pair_solimp = pair_solimp
-  s.pair_margin = pair_margin
-  s.pair_gap = pair_gap
-  s.pair_friction = pair_friction
-  s.exclude_signature = exclude_signature
-  s.sensor_type = sensor_type
-  s.sensor_datatype = sensor_datatype
-  s.sensor_needstage = sensor_needstage
-  s.sensor_objtype = sensor_objtype
-  s.sensor_objid = sensor_objid
+  s.pair_dim = borrowed(pair_dim)
+  s.pair_geom1 = borrowed(pair_geom1)
+  s.pair_geom2 = borrowed(pair_geom2)
+  s.pair_signature = borrowed(pair_signature)
+  s.pair_solref = borrowed(pair_solref)
+  s.pair_solreffriction = borrowed(pair_solreffriction)
+  s.pair_solimp = borrowed(pair_solimp)
+  s.pair_margin = borrowed(pair_margin)
+  s.pair_gap = borrowed(pair_gap)
+  s.pair_friction = borrowed(pair_friction)
+  s.exclude_signature = borrowed(exclude_signature)
+  s.sensor_type = borrowed(sensor_type)
+  s.sensor_datatype = borrowed(sensor_datatype)
+  s.sensor_needstage = borrowed(sensor_needstage)
+  s.sensor_objtype = borrowed(sensor_objtype)
+  s.sensor_objid = borrowed(sensor_objid)
+  s.owners_15 = (pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid,)
 
 
 @numba.njit(cache=True)
 def _set_model_16(s, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale):
-  s.sensor_reftype = sensor_reftype
-  s.sensor_refid = sensor_refid
-  s.sensor_intprm = sensor_intprm
-  s.sensor_dim = sensor_dim
-  s.sensor_adr = sensor_adr
-  s.sensor_cutoff = sensor_cutoff
-  s.sensor_noise = sensor_noise
-  s.mesh_vertadr = mesh_vertadr
-  s.mesh_vertnum = mesh_vertnum
-  s.mesh_faceadr = mesh_faceadr
-  s.mesh_facenum = mesh_facenum
-  s.mesh_graphadr = mesh_graphadr
-  s.mesh_vert = mesh_vert
-  s.mesh_face = mesh_face
-  s.mesh_graph = mesh_graph
-  s.mesh_scale = mesh_scale
+  s.sensor_reftype = borrowed(sensor_reftype)
+  s.sensor_refid = borrowed(sensor_refid)
+  s.sensor_intprm = borrowed(sensor_intprm)
+  s.sensor_dim = borrowed(sensor_dim)
+  s.sensor_adr = borrowed(sensor_adr)
+  s.sensor_cutoff = borrowed(sensor_cutoff)
+  s.sensor_noise = borrowed(sensor_noise)
+  s.mesh_vertadr = borrowed(mesh_vertadr)
+  s.mesh_vertnum = borrowed(mesh_vertnum)
+  s.mesh_faceadr = borrowed(mesh_faceadr)
+  s.mesh_facenum = borrowed(mesh_facenum)
+  s.mesh_graphadr = borrowed(mesh_graphadr)
+  s.mesh_vert = borrowed(mesh_vert)
+  s.mesh_face = borrowed(mesh_face)
+  s.mesh_graph = borrowed(mesh_graph)
+  s.mesh_scale = borrowed(mesh_scale)
+  s.owners_16 = (sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale,)
 
 
 @numba.njit(cache=True)
 def _set_model_17(s, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
-  s.mesh_pos = mesh_pos
-  s.mesh_quat = mesh_quat
-  s.jnt_springdamper = jnt_springdamper
-  s.hfield_size = hfield_size
-  s.hfield_nrow = hfield_nrow
-  s.hfield_ncol = hfield_ncol
-  s.hfield_adr = hfield_adr
-  s.hfield_data = hfield_data
+  s.mesh_pos = borrowed(mesh_pos)
+  s.mesh_quat = borrowed(mesh_quat)
+  s.jnt_springdamper = borrowed(jnt_springdamper)
+  s.hfield_size = borrowed(hfield_size)
+  s.hfield_nrow = borrowed(hfield_nrow)
+  s.hfield_ncol = borrowed(hfield_ncol)
+  s.hfield_adr = borrowed(hfield_adr)
+  s.hfield_data = borrowed(hfield_data)
+  s.owners_17 = (mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
 
 
 MODEL_SETTERS = (
@@ -981,6 +1018,19 @@ DataType = _DataStructType([
     ('iefc_J', types.Array(types.float64, 1, 'C')),
     ('island_int', types.Array(types.int32, 2, 'C')),
     ('sensordata', types.Array(types.float64, 1, 'C')),
+    ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
+    ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_4', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_5', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_6', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_7', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -991,262 +1041,275 @@ def new_data():
 
 @numba.njit(cache=True)
 def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos):
-  s.time = time
-  s.energy = energy
-  s.qpos = qpos
-  s.qvel = qvel
-  s.act = act
-  s.qacc_warmstart = qacc_warmstart
-  s.ctrl = ctrl
-  s.qfrc_applied = qfrc_applied
-  s.xfrc_applied = xfrc_applied
-  s.xfrc_perturb = xfrc_perturb
-  s.pert_select = pert_select
-  s.pert_active = pert_active
-  s.pert_localpos = pert_localpos
-  s.pert_refpos = pert_refpos
-  s.pert_refquat = pert_refquat
-  s.pert_refselpos = pert_refselpos
+  s.time = borrowed(time)
+  s.energy = borrowed(energy)
+  s.qpos = borrowed(qpos)
+  s.qvel = borrowed(qvel)
+  s.act = borrowed(act)
+  s.qacc_warmstart = borrowed(qacc_warmstart)
+  s.ctrl = borrowed(ctrl)
+  s.qfrc_applied = borrowed(qfrc_applied)
+  s.xfrc_applied = borrowed(xfrc_applied)
+  s.xfrc_perturb = borrowed(xfrc_perturb)
+  s.pert_select = borrowed(pert_select)
+  s.pert_active = borrowed(pert_active)
+  s.pert_localpos = borrowed(pert_localpos)
+  s.pert_refpos = borrowed(pert_refpos)
+  s.pert_refquat = borrowed(pert_refquat)
+  s.pert_refselpos = borrowed(pert_refselpos)
+  s.owners_0 = (time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos,)
 
 
 @numba.njit(cache=True)
 def _set_data_1(s, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat):
-  s.pert_localmass = pert_localmass
-  s.mocap_pos = mocap_pos
-  s.mocap_quat = mocap_quat
-  s.eq_active = eq_active
-  s.qacc = qacc
-  s.act_dot = act_dot
-  s.xpos = xpos
-  s.xquat = xquat
-  s.xmat = xmat
-  s.xipos = xipos
-  s.xiquat = xiquat
-  s.ximat = ximat
-  s.xanchor = xanchor
-  s.xaxis = xaxis
-  s.geom_xpos = geom_xpos
-  s.geom_xquat = geom_xquat
+  s.pert_localmass = borrowed(pert_localmass)
+  s.mocap_pos = borrowed(mocap_pos)
+  s.mocap_quat = borrowed(mocap_quat)
+  s.eq_active = borrowed(eq_active)
+  s.qacc = borrowed(qacc)
+  s.act_dot = borrowed(act_dot)
+  s.xpos = borrowed(xpos)
+  s.xquat = borrowed(xquat)
+  s.xmat = borrowed(xmat)
+  s.xipos = borrowed(xipos)
+  s.xiquat = borrowed(xiquat)
+  s.ximat = borrowed(ximat)
+  s.xanchor = borrowed(xanchor)
+  s.xaxis = borrowed(xaxis)
+  s.geom_xpos = borrowed(geom_xpos)
+  s.geom_xquat = borrowed(geom_xquat)
+  s.owners_1 = (pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat,)
 
 
 @numba.njit(cache=True)
 def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj):
-  s.geom_xmat = geom_xmat
-  s.site_xpos = site_xpos
-  s.site_xquat = site_xquat
-  s.site_xmat = site_xmat
-  s.cam_xpos = cam_xpos
-  s.cam_xmat = cam_xmat
-  s.light_xpos = light_xpos
-  s.light_xdir = light_xdir
-  s.subtree_com = subtree_com
-  s.cdof = cdof
-  s.cinert = cinert
-  s.ten_wrapadr = ten_wrapadr
-  s.ten_wrapnum = ten_wrapnum
-  s.ten_J = ten_J
-  s.ten_length = ten_length
-  s.wrap_obj = wrap_obj
+  s.geom_xmat = borrowed(geom_xmat)
+  s.site_xpos = borrowed(site_xpos)
+  s.site_xquat = borrowed(site_xquat)
+  s.site_xmat = borrowed(site_xmat)
+  s.cam_xpos = borrowed(cam_xpos)
+  s.cam_xmat = borrowed(cam_xmat)
+  s.light_xpos = borrowed(light_xpos)
+  s.light_xdir = borrowed(light_xdir)
+  s.subtree_com = borrowed(subtree_com)
+  s.cdof = borrowed(cdof)
+  s.cinert = borrowed(cinert)
+  s.ten_wrapadr = borrowed(ten_wrapadr)
+  s.ten_wrapnum = borrowed(ten_wrapnum)
+  s.ten_J = borrowed(ten_J)
+  s.ten_length = borrowed(ten_length)
+  s.wrap_obj = borrowed(wrap_obj)
+  s.owners_2 = (geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj,)
 
 
 @numba.njit(cache=True)
 def _set_data_3(s, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring):
-  s.wrap_xpos = wrap_xpos
-  s.actuator_length = actuator_length
-  s.moment_rownnz = moment_rownnz
-  s.moment_rowadr = moment_rowadr
-  s.moment_colind = moment_colind
-  s.actuator_moment = actuator_moment
-  s.crb = crb
-  s.M = M
-  s.qLD = qLD
-  s.qLDiagInv = qLDiagInv
-  s.ten_velocity = ten_velocity
-  s.actuator_velocity = actuator_velocity
-  s.cvel = cvel
-  s.cdof_dot = cdof_dot
-  s.qfrc_bias = qfrc_bias
-  s.qfrc_spring = qfrc_spring
+  s.wrap_xpos = borrowed(wrap_xpos)
+  s.actuator_length = borrowed(actuator_length)
+  s.moment_rownnz = borrowed(moment_rownnz)
+  s.moment_rowadr = borrowed(moment_rowadr)
+  s.moment_colind = borrowed(moment_colind)
+  s.actuator_moment = borrowed(actuator_moment)
+  s.crb = borrowed(crb)
+  s.M = borrowed(M)
+  s.qLD = borrowed(qLD)
+  s.qLDiagInv = borrowed(qLDiagInv)
+  s.ten_velocity = borrowed(ten_velocity)
+  s.actuator_velocity = borrowed(actuator_velocity)
+  s.cvel = borrowed(cvel)
+  s.cdof_dot = borrowed(cdof_dot)
+  s.qfrc_bias = borrowed(qfrc_bias)
+  s.qfrc_spring = borrowed(qfrc_spring)
+  s.owners_3 = (wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring,)
 
 
 @numba.njit(cache=True)
 def _set_data_4(s, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse):
-  s.qfrc_damper = qfrc_damper
-  s.qfrc_gravcomp = qfrc_gravcomp
-  s.qfrc_fluid = qfrc_fluid
-  s.qfrc_passive = qfrc_passive
-  s.subtree_linvel = subtree_linvel
-  s.subtree_angmom = subtree_angmom
-  s.qH = qH
-  s.qHDiagInv = qHDiagInv
-  s.qDeriv = qDeriv
-  s.qLU = qLU
-  s.actuator_force = actuator_force
-  s.qfrc_actuator = qfrc_actuator
-  s.qfrc_smooth = qfrc_smooth
-  s.qacc_smooth = qacc_smooth
-  s.qfrc_constraint = qfrc_constraint
-  s.qfrc_inverse = qfrc_inverse
+  s.qfrc_damper = borrowed(qfrc_damper)
+  s.qfrc_gravcomp = borrowed(qfrc_gravcomp)
+  s.qfrc_fluid = borrowed(qfrc_fluid)
+  s.qfrc_passive = borrowed(qfrc_passive)
+  s.subtree_linvel = borrowed(subtree_linvel)
+  s.subtree_angmom = borrowed(subtree_angmom)
+  s.qH = borrowed(qH)
+  s.qHDiagInv = borrowed(qHDiagInv)
+  s.qDeriv = borrowed(qDeriv)
+  s.qLU = borrowed(qLU)
+  s.actuator_force = borrowed(actuator_force)
+  s.qfrc_actuator = borrowed(qfrc_actuator)
+  s.qfrc_smooth = borrowed(qfrc_smooth)
+  s.qacc_smooth = borrowed(qacc_smooth)
+  s.qfrc_constraint = borrowed(qfrc_constraint)
+  s.qfrc_inverse = borrowed(qfrc_inverse)
+  s.owners_4 = (qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse,)
 
 
 @numba.njit(cache=True)
 def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time):
-  s.cacc = cacc
-  s.cfrc_int = cfrc_int
-  s.cfrc_ext = cfrc_ext
-  s.scratch_nv = scratch_nv
-  s.scratch_small = scratch_small
-  s.ctrl_clamped = ctrl_clamped
-  s.scratch_nbody = scratch_nbody
-  s.ten_wpnt = ten_wpnt
-  s.trn_jac = trn_jac
-  s.rk4_qpos = rk4_qpos
-  s.rk4_qvel = rk4_qvel
-  s.rk4_act = rk4_act
-  s.rk4_dqvel = rk4_dqvel
-  s.rk4_dqacc = rk4_dqacc
-  s.rk4_dact = rk4_dact
-  s.rk4_time = rk4_time
+  s.cacc = borrowed(cacc)
+  s.cfrc_int = borrowed(cfrc_int)
+  s.cfrc_ext = borrowed(cfrc_ext)
+  s.scratch_nv = borrowed(scratch_nv)
+  s.scratch_small = borrowed(scratch_small)
+  s.ctrl_clamped = borrowed(ctrl_clamped)
+  s.scratch_nbody = borrowed(scratch_nbody)
+  s.ten_wpnt = borrowed(ten_wpnt)
+  s.trn_jac = borrowed(trn_jac)
+  s.rk4_qpos = borrowed(rk4_qpos)
+  s.rk4_qvel = borrowed(rk4_qvel)
+  s.rk4_act = borrowed(rk4_act)
+  s.rk4_dqvel = borrowed(rk4_dqvel)
+  s.rk4_dqacc = borrowed(rk4_dqacc)
+  s.rk4_dact = borrowed(rk4_dact)
+  s.rk4_time = borrowed(rk4_time)
+  s.owners_5 = (cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time,)
 
 
 @numba.njit(cache=True)
 def _set_data_6(s, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H):
-  s.ivec_nv = ivec_nv
-  s.ncon = ncon
-  s.ne = ne
-  s.nf = nf
-  s.nl = nl
-  s.nefc = nefc
-  s.contact_dist = contact_dist
-  s.contact_pos = contact_pos
-  s.contact_frame = contact_frame
-  s.contact_includemargin = contact_includemargin
-  s.contact_friction = contact_friction
-  s.contact_solref = contact_solref
-  s.contact_solreffriction = contact_solreffriction
-  s.contact_solimp = contact_solimp
-  s.contact_mu = contact_mu
-  s.contact_H = contact_H
+  s.ivec_nv = borrowed(ivec_nv)
+  s.ncon = borrowed(ncon)
+  s.ne = borrowed(ne)
+  s.nf = borrowed(nf)
+  s.nl = borrowed(nl)
+  s.nefc = borrowed(nefc)
+  s.contact_dist = borrowed(contact_dist)
+  s.contact_pos = borrowed(contact_pos)
+  s.contact_frame = borrowed(contact_frame)
+  s.contact_includemargin = borrowed(contact_includemargin)
+  s.contact_friction = borrowed(contact_friction)
+  s.contact_solref = borrowed(contact_solref)
+  s.contact_solreffriction = borrowed(contact_solreffriction)
+  s.contact_solimp = borrowed(contact_solimp)
+  s.contact_mu = borrowed(contact_mu)
+  s.contact_H = borrowed(contact_H)
+  s.owners_6 = (ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H,)
 
 
 @numba.njit(cache=True)
 def _set_data_7(s, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP):
-  s.contact_dim = contact_dim
-  s.contact_geom1 = contact_geom1
-  s.contact_geom2 = contact_geom2
-  s.contact_exclude = contact_exclude
-  s.contact_efc_address = contact_efc_address
-  s.efc_type = efc_type
-  s.efc_id = efc_id
-  s.efc_J_rownnz = efc_J_rownnz
-  s.efc_J_rowadr = efc_J_rowadr
-  s.efc_J_colind = efc_J_colind
-  s.efc_J = efc_J
-  s.efc_pos = efc_pos
-  s.efc_margin = efc_margin
-  s.efc_frictionloss = efc_frictionloss
-  s.efc_diagA = efc_diagA
-  s.efc_KBIP = efc_KBIP
+  s.contact_dim = borrowed(contact_dim)
+  s.contact_geom1 = borrowed(contact_geom1)
+  s.contact_geom2 = borrowed(contact_geom2)
+  s.contact_exclude = borrowed(contact_exclude)
+  s.contact_efc_address = borrowed(contact_efc_address)
+  s.efc_type = borrowed(efc_type)
+  s.efc_id = borrowed(efc_id)
+  s.efc_J_rownnz = borrowed(efc_J_rownnz)
+  s.efc_J_rowadr = borrowed(efc_J_rowadr)
+  s.efc_J_colind = borrowed(efc_J_colind)
+  s.efc_J = borrowed(efc_J)
+  s.efc_pos = borrowed(efc_pos)
+  s.efc_margin = borrowed(efc_margin)
+  s.efc_frictionloss = borrowed(efc_frictionloss)
+  s.efc_diagA = borrowed(efc_diagA)
+  s.efc_KBIP = borrowed(efc_KBIP)
+  s.owners_7 = (contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP,)
 
 
 @numba.njit(cache=True)
 def _set_data_8(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv):
-  s.efc_D = efc_D
-  s.efc_R = efc_R
-  s.efc_vel = efc_vel
-  s.efc_aref = efc_aref
-  s.efc_b = efc_b
-  s.efc_force = efc_force
-  s.efc_state = efc_state
-  s.solver_niter = solver_niter
-  s.solver_improvement = solver_improvement
-  s.solver_gradient = solver_gradient
-  s.solver_lineslope = solver_lineslope
-  s.solver_nactive = solver_nactive
-  s.solver_nchange = solver_nchange
-  s.solver_neval = solver_neval
-  s.solver_nupdate = solver_nupdate
-  s.solver_fwdinv = solver_fwdinv
+  s.efc_D = borrowed(efc_D)
+  s.efc_R = borrowed(efc_R)
+  s.efc_vel = borrowed(efc_vel)
+  s.efc_aref = borrowed(efc_aref)
+  s.efc_b = borrowed(efc_b)
+  s.efc_force = borrowed(efc_force)
+  s.efc_state = borrowed(efc_state)
+  s.solver_niter = borrowed(solver_niter)
+  s.solver_improvement = borrowed(solver_improvement)
+  s.solver_gradient = borrowed(solver_gradient)
+  s.solver_lineslope = borrowed(solver_lineslope)
+  s.solver_nactive = borrowed(solver_nactive)
+  s.solver_nchange = borrowed(solver_nchange)
+  s.solver_neval = borrowed(solver_neval)
+  s.solver_nupdate = borrowed(solver_nupdate)
+  s.solver_fwdinv = borrowed(solver_fwdinv)
+  s.owners_8 = (efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv,)
 
 
 @numba.njit(cache=True)
 def _set_data_9(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad):
-  s.warning_number = warning_number
-  s.warning_lastinfo = warning_lastinfo
-  s.col_dist = col_dist
-  s.col_pos = col_pos
-  s.col_frame = col_frame
-  s.col_fbuf = col_fbuf
-  s.col_ibuf = col_ibuf
-  s.cnstr_jac = cnstr_jac
-  s.cnstr_vec = cnstr_vec
-  s.cnstr_row = cnstr_row
-  s.solver_L = solver_L
-  s.solver_Lcone = solver_Lcone
-  s.solver_LTJ = solver_LTJ
-  s.solver_nv = solver_nv
-  s.solver_efc = solver_efc
-  s.solver_quad = solver_quad
+  s.warning_number = borrowed(warning_number)
+  s.warning_lastinfo = borrowed(warning_lastinfo)
+  s.col_dist = borrowed(col_dist)
+  s.col_pos = borrowed(col_pos)
+  s.col_frame = borrowed(col_frame)
+  s.col_fbuf = borrowed(col_fbuf)
+  s.col_ibuf = borrowed(col_ibuf)
+  s.cnstr_jac = borrowed(cnstr_jac)
+  s.cnstr_vec = borrowed(cnstr_vec)
+  s.cnstr_row = borrowed(cnstr_row)
+  s.solver_L = borrowed(solver_L)
+  s.solver_Lcone = borrowed(solver_Lcone)
+  s.solver_LTJ = borrowed(solver_LTJ)
+  s.solver_nv = borrowed(solver_nv)
+  s.solver_efc = borrowed(solver_efc)
+  s.solver_quad = borrowed(solver_quad)
+  s.owners_9 = (warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad,)
 
 
 @numba.njit(cache=True)
 def _set_data_10(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr):
-  s.solver_int = solver_int
-  s.solver_MinvJT = solver_MinvJT
-  s.solver_ARblk = solver_ARblk
-  s.solver_scratch = solver_scratch
-  s.solver_mat = solver_mat
-  s.solver_Lpat = solver_Lpat
-  s.solver_Lnnz = solver_Lnnz
-  s.solver_Hpat = solver_Hpat
-  s.solver_Ynnz = solver_Ynnz
-  s.solver_Yadr = solver_Yadr
-  s.solver_Ycol = solver_Ycol
-  s.nisland = nisland
-  s.nidof = nidof
-  s.tree_island = tree_island
-  s.island_ntree = island_ntree
-  s.island_itreeadr = island_itreeadr
+  s.solver_int = borrowed(solver_int)
+  s.solver_MinvJT = borrowed(solver_MinvJT)
+  s.solver_ARblk = borrowed(solver_ARblk)
+  s.solver_scratch = borrowed(solver_scratch)
+  s.solver_mat = borrowed(solver_mat)
+  s.solver_Lpat = borrowed(solver_Lpat)
+  s.solver_Lnnz = borrowed(solver_Lnnz)
+  s.solver_Hpat = borrowed(solver_Hpat)
+  s.solver_Ynnz = borrowed(solver_Ynnz)
+  s.solver_Yadr = borrowed(solver_Yadr)
+  s.solver_Ycol = borrowed(solver_Ycol)
+  s.nisland = borrowed(nisland)
+  s.nidof = borrowed(nidof)
+  s.tree_island = borrowed(tree_island)
+  s.island_ntree = borrowed(island_ntree)
+  s.island_itreeadr = borrowed(island_itreeadr)
+  s.owners_10 = (solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr,)
 
 
 @numba.njit(cache=True)
 def _set_data_11(s, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id):
-  s.map_itree2tree = map_itree2tree
-  s.dof_island = dof_island
-  s.island_nv = island_nv
-  s.island_idofadr = island_idofadr
-  s.island_dofadr = island_dofadr
-  s.map_dof2idof = map_dof2idof
-  s.map_idof2dof = map_idof2dof
-  s.efc_island = efc_island
-  s.island_ne = island_ne
-  s.island_nf = island_nf
-  s.island_nefc = island_nefc
-  s.island_iefcadr = island_iefcadr
-  s.map_efc2iefc = map_efc2iefc
-  s.map_iefc2efc = map_iefc2efc
-  s.iefc_type = iefc_type
-  s.iefc_id = iefc_id
+  s.map_itree2tree = borrowed(map_itree2tree)
+  s.dof_island = borrowed(dof_island)
+  s.island_nv = borrowed(island_nv)
+  s.island_idofadr = borrowed(island_idofadr)
+  s.island_dofadr = borrowed(island_dofadr)
+  s.map_dof2idof = borrowed(map_dof2idof)
+  s.map_idof2dof = borrowed(map_idof2dof)
+  s.efc_island = borrowed(efc_island)
+  s.island_ne = borrowed(island_ne)
+  s.island_nf = borrowed(island_nf)
+  s.island_nefc = borrowed(island_nefc)
+  s.island_iefcadr = borrowed(island_iefcadr)
+  s.map_efc2iefc = borrowed(map_efc2iefc)
+  s.map_iefc2efc = borrowed(map_iefc2efc)
+  s.iefc_type = borrowed(iefc_type)
+  s.iefc_id = borrowed(iefc_id)
+  s.owners_11 = (map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id,)
 
 
 @numba.njit(cache=True)
 def _set_data_12(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
-  s.iefc_frictionloss = iefc_frictionloss
-  s.iefc_D = iefc_D
-  s.iefc_R = iefc_R
-  s.iefc_aref = iefc_aref
-  s.iefc_force = iefc_force
-  s.iefc_state = iefc_state
-  s.ifrc_smooth = ifrc_smooth
-  s.ifrc_constraint = ifrc_constraint
-  s.iacc_smooth = iacc_smooth
-  s.iacc = iacc
-  s.iefc_J_rownnz = iefc_J_rownnz
-  s.iefc_J_rowadr = iefc_J_rowadr
-  s.iefc_J_colind = iefc_J_colind
-  s.iefc_J = iefc_J
-  s.island_int = island_int
-  s.sensordata = sensordata
+  s.iefc_frictionloss = borrowed(iefc_frictionloss)
+  s.iefc_D = borrowed(iefc_D)
+  s.iefc_R = borrowed(iefc_R)
+  s.iefc_aref = borrowed(iefc_aref)
+  s.iefc_force = borrowed(iefc_force)
+  s.iefc_state = borrowed(iefc_state)
+  s.ifrc_smooth = borrowed(ifrc_smooth)
+  s.ifrc_constraint = borrowed(ifrc_constraint)
+  s.iacc_smooth = borrowed(iacc_smooth)
+  s.iacc = borrowed(iacc)
+  s.iefc_J_rownnz = borrowed(iefc_J_rownnz)
+  s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
+  s.iefc_J_colind = borrowed(iefc_J_colind)
+  s.iefc_J = borrowed(iefc_J)
+  s.island_int = borrowed(island_int)
+  s.sensordata = borrowed(sensordata)
+  s.owners_12 = (iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata,)
 
 
 DATA_SETTERS = (

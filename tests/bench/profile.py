@@ -6,10 +6,10 @@ Not a test:
     perf record -F 4000 -o /tmp/perf.data python -m tests.bench.profile pile64 NEWTON 10
     perf report -i /tmp/perf.data --no-children --sort sym
 
-Functions LLVM inlined into their callers count as the caller (e.g. most of a step shows as
-engine.forward.step); the runtime's reference counting stays separate, which is what this
-is most useful for.
+Every function LLVM kept out of line is named (read from the objects in Numba's cache);
+functions it inlined count as their caller. The runtime's reference counting stays separate.
 """
+import importlib
 import os
 import sys
 import time
@@ -17,25 +17,69 @@ import time
 import numba
 
 
+def _elf_functions(path):
+  """(name, offset, size) of the functions in the ELF object of a Numba cache file (.nbc)."""
+  import struct
+  import subprocess
+  import tempfile
+  raw = open(path, "rb").read()
+  i = raw.find(b"\x7fELF")
+  if i < 0:
+    return []
+  shoff, = struct.unpack_from("<Q", raw, i + 0x28)
+  shentsize, shnum = struct.unpack_from("<HH", raw, i + 0x3A)
+  with tempfile.NamedTemporaryFile(suffix=".o") as f:
+    f.write(raw[i:i + shoff + shentsize * shnum])
+    f.flush()
+    out = subprocess.run(["nm", "-S", "--defined-only", f.name], capture_output=True,
+                         text=True).stdout
+  res = []
+  for line in out.splitlines():
+    p = line.split()
+    if len(p) == 4 and p[2] in "tT":
+      res.append((p[3], int(p[0], 16), int(p[1], 16)))
+  return res
+
+
+def _demangle(name):
+  """engine.module.function from Numba's mangled name (_ZN6engine6solver10sol_primalB...)."""
+  parts, k = [], name.find("_ZN") + 3
+  while 0 < k < len(name) and name[k].isdigit():
+    j = k
+    while name[j].isdigit():
+      j += 1
+    n = int(name[k:j])
+    parts.append(name[j:j + n])
+    k = j + n
+  return ".".join(parts) or name
+
+
 def _symbols():
-  """(address, name) of every compiled engine function and of the runtime's refcounting."""
+  """(address, size, name) of every function of the engine's compiled code (each function
+  LLVM kept out of line, found in the objects of Numba's cache) and of the runtime's
+  refcounting."""
+  import glob
+
   from numba.core.runtime import nrt
-  syms = []
-  for mod in list(sys.modules.values()):
-    if not getattr(mod, "__name__", "").startswith("engine"):
-      continue
-    for k, v in list(vars(mod).items()):
-      if isinstance(v, numba.core.registry.CPUDispatcher):
-        for cres in v.overloads.values():
-          try:
-            addr = cres.library.get_pointer_to_function(cres.fndesc.llvm_func_name)
-          except Exception:   # noqa: BLE001 (not every overload keeps a symbol)
-            continue
-          if addr:
-            syms.append((addr, f"{mod.__name__}.{k}"))
+  fwd = importlib.import_module("engine.forward")
+  jit_engine = next(iter(fwd.step.overloads.values())).library.codegen._engine
+  syms = set()
+  for path in glob.glob(os.path.join(numba.config.CACHE_DIR, "**", "*.nbc"), recursive=True):
+    funcs = _elf_functions(path)
+    base = None
+    for n, v, _ in funcs:
+      a = jit_engine.get_function_address(n)   # exported symbols of the loaded objects
+      if a:
+        base = a - v
+        break
+    if base is None:
+      continue   # not loaded in this process
+    for n, v, size in funcs:
+      if size and not n.startswith(("cpython.", "cfunc.", "_ZN7cpython")):
+        syms.add((base + v, size, _demangle(n)))
   for fn in ("NRT_incref", "NRT_decref", "nrt_atomic_add", "nrt_atomic_sub"):
-    syms.append((nrt.rtsys.library.get_pointer_to_function(fn), "numba.runtime." + fn))
-  return sorted(set(syms))
+    syms.add((nrt.rtsys.library.get_pointer_to_function(fn), 0x40, "numba.runtime." + fn))
+  return sorted(syms)
 
 
 def main():
@@ -56,8 +100,7 @@ def main():
   engine.step(m, d, 2)
   syms = _symbols()
   with open(f"/tmp/perf-{os.getpid()}.map", "w") as f:
-    for i, (a, n) in enumerate(syms):
-      size = min(syms[i + 1][0] - a if i + 1 < len(syms) else 0x10000, 0x100000)
+    for a, size, n in syms:
       f.write(f"{a:x} {size:x} {n}\n")
   t = time.time()
   n = 0
