@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import collision_convex as cvx
 from engine import collision_hfield as hf
+from engine import collision_libccd as ccd
 from engine import constraint as cn
 from engine import collision_primitive as prim
 from engine.smooth import jit
@@ -20,6 +21,7 @@ _DSBL_CONSTRAINT = int(t.mjtDisableBit.CONSTRAINT)
 _DSBL_CONTACT = int(t.mjtDisableBit.CONTACT)
 _DSBL_FILTERPARENT = int(t.mjtDisableBit.FILTERPARENT)
 _DSBL_MULTICCD = int(t.mjtDisableBit.MULTICCD)
+_DSBL_NATIVECCD = int(t.mjtDisableBit.NATIVECCD)
 _DSBL_MIDPHASE = int(t.mjtDisableBit.MIDPHASE)
 _ENBL_OVERRIDE = int(t.mjtEnableBit.OVERRIDE)
 _PLANE = int(t.mjtGeom.PLANE)
@@ -277,6 +279,8 @@ def _narrowphase(m, d, g1, g2, ipair):
                                d.col_dist, d.col_pos, d.col_frame)
   elif type1 == _HFIELD:
     n = _collide_hfield(m, d, g1, g2, margin + gap)
+  elif type1 != _PLANE and m.opt_disableflags[0] & _DSBL_NATIVECCD:
+    n = ccd.collide(m, d, g1, g2, margin + gap)   # libccd's MPR (nativeccd disabled)
   elif type2 == _MESH:
     n = _collide_mesh(m, d, g1, g2, margin + gap)
   else:
