@@ -224,7 +224,8 @@ def _collide_hfield(m, d, g1, g2, margin):
       m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], d.geom_xpos[g1],
       d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
       m.geom_rbound[g2], vert2, graph2, margin, min(m.opt_ccd_iterations[0], m.nccd),
-      m.opt_ccd_tolerance[0], d.col_dist, d.col_pos, d.col_frame, d.col_fbuf, d.col_ibuf)
+      m.opt_ccd_tolerance[0], m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame,
+      d.col_fbuf, d.col_ibuf)
 
 
 @jit

@@ -149,7 +149,9 @@ def _support(ob, oi, k, vert, graph, d0, d1, d2):
   """mjccd_support of object k in direction d: the geom's support point pushed out by half
   the margin along d, in the world frame (the height field's frame for prisms)."""
   typ = oi[k, 0]
-  if typ == _HFIELD:   # mjc_prism_support: best of the bottom or top triangle, no margin
+  if typ == _HFIELD:
+    # mjc_prism_support: best of the bottom or top triangle; MuJoCo 4.0 inflates the prism
+    # by half the margin as well (measured: a sphere at gap g < margin gets dist g)
     start = 0 if d2 < 0 else 3
     ibest = start
     best = vert[start, 0] * d0 + vert[start, 1] * d1 + vert[start, 2] * d2
@@ -158,7 +160,9 @@ def _support(ob, oi, k, vert, graph, d0, d1, d2):
       if tmp > best:
         ibest = start + i
         best = tmp
-    return vert[ibest, 0], vert[ibest, 1], vert[ibest, 2]
+    margin = ob[k, _MARGIN]
+    return (vert[ibest, 0] + d0 * margin / 2, vert[ibest, 1] + d1 * margin / 2,
+            vert[ibest, 2] + d2 * margin / 2)
   m = _MAT
   l0 = ob[k, m + 0] * d0 + ob[k, m + 3] * d1 + ob[k, m + 6] * d2
   l1 = ob[k, m + 1] * d0 + ob[k, m + 4] * d1 + ob[k, m + 7] * d2
@@ -775,3 +779,53 @@ def collide(m, d, g1, g2, margin):
       vert2, graph2, m.geom_rbound[g2], margin, m.opt_ccd_iterations[0],
       m.opt_ccd_tolerance[0], m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame,
       d.col_fbuf, d.col_ibuf)
+
+
+# -------------------------------------- height fields -------------------------------------------
+
+@jit
+def hfield_begin(geom, type2, pos2, mat2, margin, fbuf, ibuf):
+  """Set up mjc_ConvexHField's libccd objects: the prism (object 0, inflated by half the
+  margin), geom 2 in the height field's frame (object 1: size, pos, mat as the first 15
+  columns of `geom`) and in the world (row 3, for the normal fix)."""
+  ob = fbuf[45:109].reshape((4, 16))
+  oi = ibuf[0:4].reshape((2, 2))
+  oi[0, 0] = _HFIELD
+  oi[0, 1] = -1
+  for j in range(16):
+    ob[0, j] = 0.0
+  ob[0, _MARGIN] = margin
+  oi[1, 0] = type2
+  oi[1, 1] = -1
+  for j in range(15):
+    ob[1, j] = geom[j]
+    ob[3, j] = geom[j]
+  ob[1, _MARGIN] = ob[3, _MARGIN] = margin
+  for j in range(3):
+    ob[3, _POS + j] = pos2[j]
+  for j in range(9):
+    ob[3, _MAT + j] = mat2[j]
+
+
+@jit
+def hfield_prism(prism, vert2, graph2, pos1, mat1, margin, tolerance, max_iterations, i, dist,
+                 pos, frame, fbuf, ibuf):
+  """One prism of mjc_ConvexHField with native CCD disabled (after `hfield_begin`): MPR of the
+  prism (6, 3: bottom then top vertices, height field frame) and geom 2; writes contact i in
+  the world frame with mjc_fixNormal applied; returns 0 or 1."""
+  P = fbuf[0:45].reshape((5, 9))
+  ob = fbuf[45:109].reshape((4, 16))
+  oi = ibuf[0:4].reshape((2, 2))
+  if not _penetration(P, ob, oi, prism, graph2[0:0], vert2, graph2, margin, tolerance,
+                      max_iterations, i, dist, pos, frame):
+    return 0
+  n0, n1, n2 = frame[i, 0], frame[i, 1], frame[i, 2]
+  p0, p1, p2 = pos[i, 0], pos[i, 1], pos[i, 2]
+  frame[i, 0] = mat1[0] * n0 + mat1[1] * n1 + mat1[2] * n2
+  frame[i, 1] = mat1[3] * n0 + mat1[4] * n1 + mat1[5] * n2
+  frame[i, 2] = mat1[6] * n0 + mat1[7] * n1 + mat1[8] * n2
+  pos[i, 0] = mat1[0] * p0 + mat1[1] * p1 + mat1[2] * p2 + pos1[0]
+  pos[i, 1] = mat1[3] * p0 + mat1[4] * p1 + mat1[5] * p2 + pos1[1]
+  pos[i, 2] = mat1[6] * p0 + mat1[7] * p1 + mat1[8] * p2 + pos1[2]
+  fix_normal(ob, -1, 2, _fixable(oi[1, 0]), 3, frame, pos, i)
+  return 1
