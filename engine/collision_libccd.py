@@ -5,14 +5,22 @@ With `<flag nativeccd="disable"/>` MuJoCo 4.0's mjc_Convex collides convex pairs
 and its penetration depth, direction and point (ccdMPRPenetration), then mjc_fixNormal
 replaces the normal by the analytic one of spheres, capsules, ellipsoids and cylinder walls,
 and multiccd adds up to four contacts found by re-running MPR with both geoms turned by
-+-1e-3 rad about the contact point (mjc_Convex's perturbation loop).
++-1e-3 rad about the contact point (mjc_Convex's perturbation loop). Height fields
+(mjc_ConvexHField, driven by collision_hfield) use the same MPR per prism.
+
+MPR's result is not continuous in the poses: where its path changes, the penetration it
+stops at jumps (MuJoCo's own contact depth moves by 1e-5 in some poses when qpos moves by
+1e-15; in the jaco arm's folded qpos0 its qacc moves by 4% when qpos moves by 1e-12).
+Contacts equal MuJoCo's (to 1e-14 in the tests) only because the same operations run in the
+same order on the same inputs.
 
 Written from libccd's src/mpr.c and vec3.c and MuJoCo's engine_collision_convex.c
-(mjccd_support, mjc_center, _libccd_wrapper, mjc_fixNormal, mjc_Convex): the same
-operations in the same order, so that contacts agree to round-off.
+(mjccd_support, mjc_center, _libccd_wrapper, mjc_fixNormal, mjc_Convex, mjc_ConvexHField);
+MuJoCo 4.0's height-field margin rule was measured against it (see collision_hfield).
 
-Geoms are two rows of `ob` (float64, 16 columns: size[0:3], pos[3:6], mat[6:15], margin[15]),
-their types and the warm-start hull vertex of mesh hill-climbing in `oi` (int, 2 x 2). The
+Geoms are rows 0 and 1 of `ob` (float64, 4 x 16 columns: size[0:3], pos[3:6], mat[6:15],
+margin[15]; rows 2 and 3 keep their unturned world poses for the normal fix), their types
+and the warm-start hull vertex of mesh hill-climbing in `oi` (int, 2 x 2). The
 portal is `P` (5 x 9: rows 0-3 the portal's support points, row 4 the candidate; columns
 0:3 the Minkowski point, 3:6 and 6:9 the two geoms' support points, as ccd_support_t).
 """
