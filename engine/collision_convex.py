@@ -1930,8 +1930,8 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
   type1 <= type2; size/pos (3,), mat (9,) row-major; margin is the pair margin; flags is
   m.opt.disableflags: unless MULTICCD or NATIVECCD is disabled, cylinder-box,
   cylinder-cylinder and capsule-cylinder pairs may get up to four contacts
-  (MuJoCo 4.0's single-shot multicontact); the libccd path (NATIVECCD disabled) is not
-  implemented.
+  (MuJoCo 4.0's single-shot multicontact); with NATIVECCD disabled the driver calls
+  `collision_libccd` instead.
   Writes dist (50,), pos (50, 3) and the normal (geom1 to geom2) in frame[i, 0:3], zero
   tangent in frame[i, 3:6]. Allocates its work buffers; the driver can call
   `collide_convex_work` with preallocated ones instead (sizes from `work_sizes`)."""

@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import collision_convex as cvx
 from engine import collision_hfield as hf
+from engine import collision_libccd as ccd
 from engine import constraint as cn
 from engine import collision_primitive as prim
 from engine.smooth import jit
@@ -20,6 +21,7 @@ _DSBL_CONSTRAINT = int(t.mjtDisableBit.CONSTRAINT)
 _DSBL_CONTACT = int(t.mjtDisableBit.CONTACT)
 _DSBL_FILTERPARENT = int(t.mjtDisableBit.FILTERPARENT)
 _DSBL_MULTICCD = int(t.mjtDisableBit.MULTICCD)
+_DSBL_NATIVECCD = int(t.mjtDisableBit.NATIVECCD)
 _DSBL_MIDPHASE = int(t.mjtDisableBit.MIDPHASE)
 _ENBL_OVERRIDE = int(t.mjtEnableBit.OVERRIDE)
 _PLANE = int(t.mjtGeom.PLANE)
@@ -222,7 +224,8 @@ def _collide_hfield(m, d, g1, g2, margin):
       m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], d.geom_xpos[g1],
       d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
       m.geom_rbound[g2], vert2, graph2, margin, min(m.opt_ccd_iterations[0], m.nccd),
-      m.opt_ccd_tolerance[0], d.col_dist, d.col_pos, d.col_frame, d.col_fbuf, d.col_ibuf)
+      m.opt_ccd_tolerance[0], m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame,
+      d.col_fbuf, d.col_ibuf)
 
 
 @jit
@@ -277,6 +280,8 @@ def _narrowphase(m, d, g1, g2, ipair):
                                d.col_dist, d.col_pos, d.col_frame)
   elif type1 == _HFIELD:
     n = _collide_hfield(m, d, g1, g2, margin + gap)
+  elif type1 != _PLANE and m.opt_disableflags[0] & _DSBL_NATIVECCD:
+    n = ccd.collide(m, d, g1, g2, margin + gap)   # libccd's MPR (nativeccd disabled)
   elif type2 == _MESH:
     n = _collide_mesh(m, d, g1, g2, margin + gap)
   else:

@@ -3,8 +3,11 @@
 A height field is a union of triangular prisms, two per grid cell, from the base (-size[3]) up
 to the elevation (data * size[2]). A geom is tested against the prisms of the sub-grid under
 its bounding box (computed with its support function in the height field's frame), one
-GJK/EPA penetration per prism, at most mjMAXCONPAIR (50) contacts. The prism tops are raised by
-the margin (MuJoCo 4.0 does not inflate the geom as well, unlike the 3.x source).
+GJK/EPA penetration per prism (libccd's MPR with native CCD disabled: collision_libccd), at most
+mjMAXCONPAIR (50) contacts. With a margin, MuJoCo 4.0 inflates both the prism and the geom by
+half of it and reports the distance (its 3.x source raised the prism tops by the margin and
+reported the penetration of the raised prism): measured against 4.0, a sphere at gap g < margin
+above a flat top or beside a side wall gets dist = g, its point midway.
 
 The prism is a six-vertex polytope for the convex solver of `collision_convex` (its support
 is MuJoCo's: the best of the top three vertices when the direction points up, else of the
@@ -16,14 +19,16 @@ import numba
 import numpy as np
 
 from engine import collision_convex as cvx
+from engine import collision_libccd as ccd
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
 MAXCONPAIR = 50
+_DSBL_NATIVECCD = 1 << 17
 
 
 @jit
-def _add_prism_vert(prism, data, ncol, r, c, i, dx, dy, s0, s1, s2, margin):
+def _add_prism_vert(prism, data, ncol, r, c, i, dx, dy, s0, s1, s2):
   """Shift the prism's vertex window and add grid vertex (r + 1 - i, c) (addPrismVert)."""
   for k in range(3):
     prism[0, k] = prism[1, k]
@@ -35,7 +40,7 @@ def _add_prism_vert(prism, data, ncol, r, c, i, dx, dy, s0, s1, s2, margin):
   y = dy * (r + dr) - s1
   prism[2, 0] = prism[5, 0] = x
   prism[2, 1] = prism[5, 1] = y
-  prism[5, 2] = float(data[(r + dr) * ncol + c]) * s2 + margin
+  prism[5, 2] = float(data[(r + dr) * ncol + c]) * s2
 
 
 @jit
@@ -61,11 +66,11 @@ def _load_prism(objs, prism, row):
 
 @jit
 def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2, rbound2,
-                   vert2, graph2, margin, ccd_iterations, ccd_tolerance, dist, pos, frame,
-                   fbuf, ibuf):
+                   vert2, graph2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos,
+                   frame, fbuf, ibuf):
   """Contacts of height field geom 1 (hsize (4,), data its nrow*ncol elevations) with geom 2
   (vert2/graph2: its mesh's vertices and mesh_graph block, empty for a primitive); returns
-  the count.
+  the count. flags: m.opt.disableflags (NATIVECCD picks libccd's MPR).
 
   Writes dist, pos and the normal in frame[i, 0:3] (zero tangents) as `collide_convex`."""
   s0, s1, s2, s3 = hsize[0], hsize[1], hsize[2], hsize[3]
@@ -103,18 +108,19 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
       or ymax + margin < -s1 or zmin - margin > s2 or zmax + margin < -s3):
     return 0
 
-  cmin = int(math.floor((xmin + s0) / (2.0 * s0) * (ncol - 1)))
-  cmax = int(math.ceil((xmax + s0) / (2.0 * s0) * (ncol - 1)))
-  rmin = int(math.floor((ymin + s1) / (2.0 * s1) * (nrow - 1)))
-  rmax = int(math.ceil((ymax + s1) / (2.0 * s1) * (nrow - 1)))
+  # the sub-grid under the geom's box grown by the margin (4.0's margin contacts reach the
+  # prisms beside it)
+  cmin = int(math.floor((xmin - margin + s0) / (2.0 * s0) * (ncol - 1)))
+  cmax = int(math.ceil((xmax + margin + s0) / (2.0 * s0) * (ncol - 1)))
+  rmin = int(math.floor((ymin - margin + s1) / (2.0 * s1) * (nrow - 1)))
+  rmax = int(math.ceil((ymax + margin + s1) / (2.0 * s1) * (nrow - 1)))
   cmin = max(0, cmin)
   cmax = min(ncol - 1, cmax)
   rmin = max(0, rmin)
   rmax = min(nrow - 1, rmax)
 
-  # MuJoCo 4.0 raises the prism tops by the margin and no longer also inflates the geom (its
-  # contacts sit margin/2 deeper than 3.x's source gives: measured against 4.0)
-  # object 0: the prism, a six-vertex polytope at its centroid (set per prism), no margin
+  # object 0: the prism, a six-vertex polytope at its centroid (set per prism); both objects
+  # inflated by half the margin (MuJoCo 4.0, see the module docstring)
   objt[0, 0] = cvx._HFIELD   # searched like a mesh; its support reports no vertex index
   objt[0, 1] = cvx._MODE_GEOM
   for k in range(cvx._OBJ_COLS):
@@ -123,6 +129,11 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
   objs[0, cvx._VADR] = 2
   objs[0, cvx._VNUM] = 6
   objs[0, cvx._GADR] = -1.0   # no hull graph: exhaustive support
+  objs[0, cvx._MARGIN] = margin
+  objs[1, cvx._MARGIN] = margin
+  libccd = flags & _DSBL_NATIVECCD
+  if libccd:
+    ccd.hfield_begin(objs[1], type2, pos2, mat2, margin, fbuf, ibuf)
   prism = np.zeros((6, 3))
 
   dx = (2.0 * s0) / (ncol - 1)
@@ -131,16 +142,23 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
 
   ncon = 0
   for r in range(rmin, rmax):
-    _add_prism_vert(prism, data, ncol, r, cmin, 0, dx, dy, s0, s1, s2, margin)
-    _add_prism_vert(prism, data, ncol, r, cmin, 1, dx, dy, s0, s1, s2, margin)
+    _add_prism_vert(prism, data, ncol, r, cmin, 0, dx, dy, s0, s1, s2)
+    _add_prism_vert(prism, data, ncol, r, cmin, 1, dx, dy, s0, s1, s2)
     for c in range(cmin + 1, cmax + 1):
       for i in range(2):
-        _add_prism_vert(prism, data, ncol, r, c, i, dx, dy, s0, s1, s2, margin)
-        if prism[3, 2] < zmin and prism[4, 2] < zmin and prism[5, 2] < zmin:
+        _add_prism_vert(prism, data, ncol, r, c, i, dx, dy, s0, s1, s2)
+        if (prism[3, 2] + margin < zmin and prism[4, 2] + margin < zmin
+            and prism[5, 2] + margin < zmin):
+          continue
+        if libccd:
+          ncon += ccd.hfield_prism(prism, vert2, graph2, pos1, mat1, margin, ccd_tolerance,
+                                   ccd_iterations, ncon, dist, pos, frame, fbuf, ibuf)
+          if ncon >= MAXCONPAIR:
+            return ncon
           continue
         _load_prism(objs, prism, 2)
         if cvx._penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
-                            ccd_iterations, 0.0, ncon, dist, pos, frame):
+                            ccd_iterations, margin, ncon, dist, pos, frame):
           # back to the world frame
           n0, n1, n2 = frame[ncon, 0], frame[ncon, 1], frame[ncon, 2]
           p0, p1, p2 = pos[ncon, 0], pos[ncon, 1], pos[ncon, 2]
