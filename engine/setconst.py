@@ -207,8 +207,6 @@ def set_const(m):
   _set_m0(m.struct, d.struct, m0)
   m.dof_M0 = m0
   _inertia_stages(m.struct, d.struct)
-  m.cam_mode = cam_mode
-  m.light_mode = light_mode
   m.tendon_length0 = d.ten_length
   spring = m.tendon_lengthspring
   if np.any((spring[:, 0] == -1) & (spring[:, 1] == -1)):
@@ -222,6 +220,10 @@ def set_const(m):
     d.qpos[:] = m.qpos0
     _position_stages(m.struct, d.struct)
     _inertia_stages(m.struct, d.struct)
+  # the modes come back after every kinematics pass at qpos0 (cameras and lights posed as
+  # fixed, as mj_setConst does), including the spring-length one above
+  m.cam_mode = cam_mode
+  m.light_mode = light_mode
   m.actuator_length0 = d.actuator_length
   nv = m.nv
   for i in range(1, m.nbody):
