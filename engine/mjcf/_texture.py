@@ -45,40 +45,65 @@ def _checker(w, h, c1, c2):
   return img
 
 
+_MT_N, _MT_M = 312, 156
+_MT_A = np.uint64(0xB5026F5AA96619E9)
+_MT_UPPER, _MT_LOWER = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF)
+_TEMPER_CHUNK = 1 << 15   # words tempered at a time (stays in cache)
+
+
+def _mt_seed(seed):
+  """std::mt19937_64's initial state of 312 words."""
+  mt = [int(seed) & 0xFFFFFFFFFFFFFFFF]
+  for i in range(1, _MT_N):
+    prev = mt[-1]
+    mt.append((6364136223846793005 * (prev ^ (prev >> 62)) + i) & 0xFFFFFFFFFFFFFFFF)
+  return np.array(mt, np.uint64)
+
+
+def _mt_words(count, seed):
+  """The first `count` untempered words of std::mt19937_64(seed), after its first twist.
+
+  The twist written as a stream, x[k + 312] = x[k + 156] ^ f(x[k], x[k + 1]): each new word
+  depends on words at least 156 back, so 156 of them are computed per step, with a few numpy
+  calls writing into one buffer (a step per 312-word block costs twice the calls)."""
+  n, m, one = _MT_N, _MT_M, np.uint64(1)
+  steps = -(-count // m)
+  x = np.empty(n + steps * m + 1, np.uint64)
+  x[:n] = _mt_seed(seed)
+  t, u = np.empty(m, np.uint64), np.empty(m, np.uint64)
+  band, bor, bxor, rsh, mul = (np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.right_shift,
+                               np.multiply)
+  upper, lower, a = _MT_UPPER, _MT_LOWER, _MT_A
+  for k in range(0, steps * m, m):
+    band(x[k:k + m], upper, out=t)
+    band(x[k + 1:k + m + 1], lower, out=u)
+    bor(t, u, out=t)
+    band(u, one, out=u)
+    mul(u, a, out=u)          # the twist matrix's A where the low bit is set
+    rsh(t, one, out=t)
+    out = x[k + n:k + n + m]
+    bxor(x[k + m:k + n], t, out=out)
+    bxor(out, u, out=out)
+  return x[n:n + count]
+
+
 def mt19937_64_uniform(count, seed=42):
   """`count` draws of std::uniform_real_distribution<double>(0, 1) on std::mt19937_64(seed)
-  (libstdc++: one 64-bit word / 2**64 per draw), vectorised over each 312-word block."""
-  n, m = 312, 156
-  a = np.uint64(0xB5026F5AA96619E9)
-  upper, lower = np.uint64(0xFFFFFFFF80000000), np.uint64(0x7FFFFFFF)
-  mt = np.empty(n, np.uint64)
-  mt[0] = seed
-  with np.errstate(over="ignore"):
-    for i in range(1, n):
-      prev = int(mt[i - 1])
-      mt[i] = (6364136223846793005 * (prev ^ (prev >> 62)) + i) & 0xFFFFFFFFFFFFFFFF
-
-    def twist(mt):
-      one = np.uint64(1)
-      x = (mt[:n - m] & upper) | (mt[1:n - m + 1] & lower)
-      mt[:n - m] = mt[m:] ^ (x >> one) ^ np.where(x & one, a, np.uint64(0))
-      x = (mt[n - m:n - 1] & upper) | (mt[n - m + 1:] & lower)
-      mt[n - m:n - 1] = mt[:m - 1] ^ (x >> one) ^ np.where(x & one, a, np.uint64(0))
-      x = (mt[n - 1] & upper) | (mt[0] & lower)
-      mt[n - 1] = mt[m - 1] ^ (x >> one) ^ (a if int(x) & 1 else np.uint64(0))
-
-    blocks = []
-    for _ in range((count + n - 1) // n):
-      twist(mt)
-      y = mt.copy()
-      y ^= (y >> np.uint64(29)) & np.uint64(0x5555555555555555)
-      y ^= (y << np.uint64(17)) & np.uint64(0x71D67FFFEDA60000)
-      y ^= (y << np.uint64(37)) & np.uint64(0xFFF7EEE000000000)
-      y ^= y >> np.uint64(43)
-      blocks.append(y)
-  words = np.concatenate(blocks)[:count] if blocks else np.zeros(0, np.uint64)
-  u = words.astype(np.float64) / 2.0 ** 64
-  return np.minimum(u, np.nextafter(1.0, 0.0))
+  (libstdc++: one 64-bit word / 2**64 per draw, kept below 1)."""
+  words = _mt_words(count, seed)
+  out = np.empty(count)
+  t = np.empty(min(count, _TEMPER_CHUNK), np.uint64)
+  for s in range(0, count, _TEMPER_CHUNK):
+    y = words[s:s + _TEMPER_CHUNK]   # tempered in place, a cache-sized chunk at a time
+    tc = t[:len(y)]
+    for shift, mask, left in ((29, 0x5555555555555555, False), (17, 0x71D67FFFEDA60000, True),
+                              (37, 0xFFF7EEE000000000, True), (43, None, False)):
+      (np.left_shift if left else np.right_shift)(y, np.uint64(shift), out=tc)
+      if mask is not None:
+        np.bitwise_and(tc, np.uint64(mask), out=tc)
+      np.bitwise_xor(y, tc, out=y)
+    np.multiply(y, 2.0 ** -64, out=out[s:s + _TEMPER_CHUNK], casting="unsafe")
+  return np.minimum(out, np.nextafter(1.0, 0.0), out=out)
 
 
 def _marks(img, faces, mark, markrgb, random):
