@@ -58,6 +58,7 @@ out["model_pixels"] = int((np.abs(img - bg).sum(2) > 30).sum())
 while not (v.ui_ready and v.sim.status().physics):   # the panels need the engine's Model
   v.frame()
 v.frame()
+v.frame()   # pyglet queues on_draw: a frame's draw runs at the next frame's dispatch_events
 from imgui_bundle import imgui
 out["panel"] = bool(imgui.internal.find_window_by_name("numjoco").active)
 v.close()
