@@ -106,6 +106,45 @@ def mt19937_64_uniform(count, seed=42):
   return np.minimum(out, np.nextafter(1.0, 0.0), out=out)
 
 
+MARKS_CACHE_VERSION = 1   # bump when the generator's output could change
+
+
+def marks_cache_dir():
+  """Where random_marks keeps its masks: beside the Numba cache (engine/_cache.py's root)."""
+  import os
+  root = os.environ.get("NUMJOCO_CACHE_DIR") or os.path.join(
+      os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "numjoco")
+  return os.path.join(root, "texture-marks")
+
+
+def random_marks(count, random):
+  """Which of `count` pixels get a random mark: MuJoCo's draw < `random` for each (bool array).
+
+  MuJoCo seeds its generator with 42 for every texture, so the mask depends on (count, random)
+  only; computing it costs ~0.15 s for dm_control's 800x800 skybox, on the way to the viewer's
+  first frame. The packed mask (count / 8 bytes) is kept in the numjoco cache folder and
+  recomputed when missing or unreadable."""
+  import os
+  path = os.path.join(marks_cache_dir(), f"mt64-42-v{MARKS_CACHE_VERSION}-{count}-"
+                                         f"{float(random).hex()}.npy")
+  try:
+    packed = np.load(path, allow_pickle=False)
+    if packed.dtype == np.uint8 and packed.shape == ((count + 7) // 8,):
+      return np.unpackbits(packed, count=count).view(bool)
+  except (OSError, ValueError, EOFError):
+    pass
+  hit = mt19937_64_uniform(count) < random
+  try:
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "wb") as f:
+      np.save(f, np.packbits(hit))
+    os.replace(tmp, path)   # readers never see a partial file
+  except OSError:
+    pass    # a read-only cache folder: compute each time
+  return hit
+
+
 def _marks(img, faces, mark, markrgb, random):
   """Edge / cross / random marks on each square face (or on the single 2d image)."""
   col = _byte(markrgb)
@@ -119,8 +158,7 @@ def _marks(img, faces, mark, markrgb, random):
       f[:, f.shape[1] // 2] = col
       f[h // 2, :] = col
   if mark == "random" and random > 0:
-    hit = mt19937_64_uniform(img.shape[0] * img.shape[1]) < random
-    img.reshape(-1, 3)[hit] = col
+    img.reshape(-1, 3)[random_marks(img.shape[0] * img.shape[1], random)] = col
 
 
 def builtin(kind, builtin_, width, height, rgb1, rgb2, mark, markrgb, random):

@@ -330,3 +330,41 @@ def test_first_frame_is_the_preview_then_physics_takes_over(model, key, tmp_path
   np.testing.assert_allclose(res["geom_xpos_physics"], mjd.geom_xpos, atol=1e-9)
   assert res["engine_model"] == "Model" and res["time"] > 0.05
   assert "loading" not in res["caption_after"]
+
+
+_MARKS_XML = """
+<mujoco>
+  <asset>
+    <texture name="stars" type="skybox" builtin="gradient" rgb1=".4 .6 .8" rgb2="0 0 0"
+             width="40" height="40" mark="random" markrgb="1 1 1" random="0.03"/>
+    <texture name="speckle" type="2d" builtin="flat" rgb1=".2 .3 .4" width="50" height="30"
+             mark="random" markrgb="1 0 0" random="0.2"/>
+    <material name="speckle" texture="speckle"/>
+  </asset>
+  <worldbody><geom type="plane" size="1 1 .1" material="speckle"/></worldbody>
+</mujoco>
+"""
+
+
+def test_random_marks_cached_equal_mujocos(tmp_path, monkeypatch):
+  """The random marks' mask (MuJoCo's seeded generator) is computed once per (pixels,
+  probability) and then read from the cache folder; cold, warm or from a damaged cache file
+  the texture pixels are MuJoCo's."""
+  import mujoco
+  import numpy as np
+
+  from engine.mjcf import _texture
+  from engine.preview import Compiled
+  monkeypatch.setenv("NUMJOCO_CACHE_DIR", str(tmp_path))
+  want = mujoco.MjModel.from_xml_string(_MARKS_XML).tex_data
+  cold = Compiled(_MARKS_XML).arrays["tex_data"]
+  files = sorted((tmp_path / "texture-marks").iterdir())
+  assert len(files) == 2
+  warm = Compiled(_MARKS_XML).arrays["tex_data"]
+  files[0].write_bytes(b"not a mask")
+  damaged = Compiled(_MARKS_XML).arrays["tex_data"]
+  for got in (cold, warm, damaged):
+    np.testing.assert_array_equal(got, want)
+  n = 40 * 40 * 6
+  np.testing.assert_array_equal(_texture.random_marks(n, 0.03),
+                                _texture.mt19937_64_uniform(n) < 0.03)
