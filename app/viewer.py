@@ -179,15 +179,18 @@ class Viewer:
 
   def _poll_ui(self):
     """Bring the panels up without delaying the first frame: start importing imgui once the
-    model is on screen (or once there is nothing to wait for: a load error), create it once
-    imported."""
+    model is on screen with its physics (or once there is nothing to wait for: a load error),
+    create it once imported."""
     if self.impl is not None:
       return
     if self._ui_import is None:
       st = self.sim.status() if self.sim is not None else None
       failed = self._boot_error or (st is not None and (st.load_error or st.error))
       waited = time.perf_counter() - self.t_created > UI_WAIT
-      if not self._shown and not failed and not waited:
+      # after the model's first frame and its physics (the panels need the engine's Model; the
+      # import would share the GIL with the engine's)
+      ready = self._shown and (st is None or st.physics)
+      if not ready and not failed and not waited:
         return
       self._ui_import = threading.Thread(target=self._import_ui, name="numjoco-ui", daemon=True)
       self._ui_import.start()
