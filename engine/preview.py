@@ -10,7 +10,8 @@ physics frame will show it. `finish()` then builds the engine's Model from the s
 imports numba; the viewer does it on its worker thread after the first frame), equal to
 `engine.load_model(path)`.
 
-Not in the preview: contacts, tendon paths (drawn once the physics runs), energy.
+Not in the preview: contacts, paths of tendons that wrap around geoms (drawn once the physics
+runs), energy.
 """
 import contextlib
 import math
@@ -23,6 +24,8 @@ from engine.visual import Statistic, Visual
 
 _FREE, _BALL, _SLIDE = int(t.mjtJoint.FREE), int(t.mjtJoint.BALL), int(t.mjtJoint.SLIDE)
 _PLANE = int(t.mjtGeom.PLANE)
+_WRAP_JOINT, _WRAP_PULLEY = int(t.mjtWrap.JOINT), int(t.mjtWrap.PULLEY)
+_WRAP_GEOMS = (int(t.mjtWrap.SPHERE), int(t.mjtWrap.CYLINDER))
 _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 1, 2, 3, 4     # mjtSameFrame
 _TRACK, _TRACKCOM, _TARGETBODY, _TARGETBODYCOM = 1, 2, 3, 4          # mjtCamLight
 _DATA_SCALARS = ("time", "ncon", "ne", "nf", "nl", "nefc", "nisland", "nidof")
@@ -365,6 +368,26 @@ def _camlight(m, d, ref):
     d.light_xpos[i], d.light_xdir[i] = pos, _unit(dirn)
 
 
+def _tendon_paths(m, d):
+  """Path points of spatial tendons through sites and pulleys (mj_tendon's wrap_xpos,
+  wrap_obj, ten_wrapadr, ten_wrapnum). A tendon that wraps around a geom is left out of the
+  preview (its tangent points need the engine's wrapping code): drawn once the physics runs."""
+  xpos, obj = d.wrap_xpos.reshape(-1, 3), d.wrap_obj.reshape(-1)
+  count = 0
+  for i in range(m.ntendon):
+    d.ten_wrapadr[i], d.ten_wrapnum[i] = count, 0
+    adr, num = int(m.tendon_adr[i]), int(m.tendon_num[i])
+    types = m.wrap_type[adr:adr + num]
+    if num == 0 or types[0] == _WRAP_JOINT or np.isin(types, _WRAP_GEOMS).any():
+      continue
+    for j in range(num):
+      pulley = types[j] == _WRAP_PULLEY
+      xpos[count] = 0.0 if pulley else d.site_xpos[m.wrap_objid[adr + j]]
+      obj[count] = -2 if pulley else -1
+      count += 1
+    d.ten_wrapnum[i] = num
+
+
 def _unit(v):
   n = math.sqrt(float(v @ v))
   return v / n if n > 1e-15 else np.asarray(v, float)
@@ -385,6 +408,7 @@ def kinematics(m, d, ref=None):
   _local_to_global(d, np.asarray(m.site_bodyid), m.site_pos, m.site_quat, m.site_sameframe,
                    d.site_xpos, None, d.site_xmat)
   _subtree_com(m, d)
+  _tendon_paths(m, d)
   if ref is None:   # mj_setConst's pass: modes read as fixed, offsets recorded
     _camlight(m, d, None)
     cb = np.asarray(m.cam_bodyid)

@@ -151,9 +151,21 @@ _POSES_XML = """
         <joint name="hinge" type="hinge" axis="1 0 0" pos="0 .05 0" ref="10"/>
         <geom type="ellipsoid" size=".05 .08 .1" pos="0 .1 0" quat="1 2 3 4"/>
         <inertial pos=".01 .02 .03" mass="1" diaginertia=".1 .2 .3" quat="1 0 1 0"/>
+        <site name="end" pos=".1 .2 .1"/>
       </body>
     </body>
+    <site name="anchor" pos="0 0 2"/>
+    <site name="anchor2" pos=".3 0 2"/>
   </worldbody>
+  <tendon>
+    <spatial name="rope" width=".01"><site site="anchor"/><site site="tip"/><site site="end"/>
+    </spatial>
+    <spatial name="pulley" width=".01">
+      <site site="anchor2"/><site site="tip"/><pulley divisor="2"/><site site="anchor"/>
+      <site site="end"/>
+    </spatial>
+    <fixed name="fixed"><joint joint="slide" coef="1"/></fixed>
+  </tendon>
   <keyframe>
     <key name="moved" qpos="-.4 .6 1.5 .9 .1 .2 .3  .8 .2 .3 .4  .35  1.1"
          mpos="0 .5 1.5" mquat="0 1 0 0"/>
@@ -162,7 +174,8 @@ _POSES_XML = """
 """
 _POSE_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "geom_xpos",
                 "geom_xmat", "site_xpos", "site_xmat", "subtree_com", "cam_xpos", "cam_xmat",
-                "light_xpos", "light_xdir")
+                "light_xpos", "light_xdir", "ten_wrapadr", "ten_wrapnum", "wrap_obj",
+                "wrap_xpos")
 
 
 def _pose_sources():
