@@ -7,6 +7,10 @@ worker publishes after every chunk (`with sim.snapshot() as snap:`). Divergence 
 reported and recovered from; an exception on the worker pauses it with the traceback kept in
 `status.error` for the UI to show.
 
+With `preview` (the viewer's start), the first model is on screen before the engine is loaded:
+the worker compiles it with numpy and publishes its preview (engine/preview.py), then builds the
+engine's Model from the same arrays once the window has shown it.
+
 A mouse drag writes its reference into Data's d.pert_* fields between chunks; the engine
 applies the spring every substep (d.xfrc_perturb). While recording, chunks end exactly at the
 sample times k / fps of simulated time and each sample's snapshot is queued for the UI
@@ -229,6 +233,7 @@ class Simulation:
     self.first_shown = threading.Event()
     self._wait_shown = wait_shown
     self._preview = preview
+    self._compiled = None           # engine.preview.Compiled between the preview and the Model
     self._cmds = queue.Queue()
     self._wake = threading.Event()
     self._stop = False
