@@ -36,7 +36,10 @@ _compile_lock = threading.Lock()
 def _deferred_ccd_sizes(calls):
   """Compile without engine.collision_convex (a numba module) that sizes the GJK/EPA work
   buffers of Data: those sizes are placeholders until `finish` asks for them (recorded in
-  `calls`). The compiler reads types.contact_capacity at call time, so it is swapped here."""
+  `calls`). The compiler reads types.contact_capacity at call time, so it is swapped here,
+  for the whole process: an engine.load_model on another thread meanwhile would get the
+  placeholders (the viewer compiles one model at a time). Moving collision_convex.work_sizes
+  and its constants to a numba-free module would make this unnecessary."""
   real = t.contact_capacity
 
   def capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
