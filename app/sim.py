@@ -7,6 +7,10 @@ worker publishes after every chunk (`with sim.snapshot() as snap:`). Divergence 
 reported and recovered from; an exception on the worker pauses it with the traceback kept in
 `status.error` for the UI to show.
 
+With `preview` (the viewer's start), the first model is on screen before the engine is loaded:
+the worker compiles it with numpy and publishes its preview (engine/preview.py), then builds the
+engine's Model from the same arrays once the window has shown it.
+
 A mouse drag writes its reference into Data's d.pert_* fields between chunks; the engine
 applies the spring every substep (d.xfrc_perturb). While recording, chunks end exactly at the
 sample times k / fps of simulated time and each sample's snapshot is queued for the UI
@@ -62,6 +66,8 @@ class Status:
   last_divergence: str = ""
   warnings: tuple = ()        # e.g. contact buffer overflows, newest last
   model_version: int = 0      # bumped whenever a new Model replaces the old one
+  physics: bool = True        # False while the model on screen is its preview (engine/preview.py)
+                              # and the worker still loads the engine
 
 
 class BasicSnapshot:
@@ -215,12 +221,19 @@ class Simulation:
   """
 
   def __init__(self, model=None, *, path=None, speed=1.0, paused=False, key=None,
-               snapshot_factory=None, wait_shown=False):
+               snapshot_factory=None, wait_shown=False, preview=False):
     """With `wait_shown`, the worker publishes the first model's snapshot, then waits (at most
     SHOWN_WAIT s) until the UI sets `first_shown` before it loads the step kernel and steps: the
-    window's first frame does not share the CPU and the GIL with that kernel load."""
+    window's first frame does not share the CPU and the GIL with that kernel load.
+
+    With `preview`, the first model loaded from `path` is published first as its preview
+    (engine/preview.py: compiled and posed with numpy, no numba), with `status.physics` False and
+    `model` the PreviewModel; then (after `first_shown`, with `wait_shown`) the engine's Model is
+    built from the same arrays and replaces it under the same model_version."""
     self.first_shown = threading.Event()
     self._wait_shown = wait_shown
+    self._preview = preview
+    self._compiled = None           # engine.preview.Compiled between the preview and the Model
     self._cmds = queue.Queue()
     self._wake = threading.Event()
     self._stop = False
@@ -316,7 +329,7 @@ class Simulation:
       for k, v in kw.items():
         setattr(self._status, k, v)
 
-  def _install(self, m, path, first=False):
+  def _install(self, m, path, first=False, previewed=False):
     self._record_stop()   # a recording does not survive a model change
     d = engine.make_data(m)
     engine.forward(m, d)   # loads a smaller kernel than step: the model is on screen sooner
@@ -325,7 +338,9 @@ class Simulation:
       self.m, self.d = m, d
       self._model_ref = m
       self._bufs = _Buffers(_snapshot_maker(cls, m, d))
-      self._status.model_version += 1
+      if not previewed:   # else its preview is on screen under this version already
+        self._status.model_version += 1
+      self._status.physics = True
       self._status.path = str(path or "")
       self._status.load_error = ""
       self._status.divergences = 0
@@ -345,18 +360,50 @@ class Simulation:
 
   def _load(self, path, first=False):
     self._set(loading=True)
+    previewed = False
     try:
       with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        m = engine.load_model(str(path))
+        if first and self._preview:
+          previewed = self._load_preview(path)
+          if self._wait_shown:
+            self.first_shown.wait(SHOWN_WAIT)
+          m = self._compiled.finish()
+          self._compiled = None
+        else:
+          m = engine.load_model(str(path))
     except Exception as e:  # noqa: BLE001 - any load failure is reported, the old model stays
       self._set(loading=False, load_error=f"cannot load {path}: {e}")
       return False
-    self._install(m, path, first)
+    self._install(m, path, first, previewed)
     if caught:   # ignored parts of the model (e.g. skins) are shown like runtime warnings
       with self._lock:
         self._status.warnings = tuple(str(w.message) for w in caught)[-5:]
     self._set(loading=False)
+    return True
+
+  def _load_preview(self, path):
+    """Compile `path` with numpy and publish its preview (the start key's pose, if any) under a
+    new model_version; returns True."""
+    from engine.preview import Compiled
+    from render.snapshot import Snapshot
+    self._compiled = c = Compiled(str(path))
+    try:
+      pm, pd = c.preview(self._key)
+    except ValueError:   # a bad keyframe: the engine's reset reports it
+      pm, pd = c.preview()
+    snap = Snapshot(pm, pd)
+    snap.extra = dict(time=pd.time, ncon=0, nefc=0, nisland=0, niter=0, residual=0.0,
+                      energy=(0.0, 0.0), qpos=pd.qpos.copy(), qvel=pd.qvel.copy(), perturb=None,
+                      recording=False, preview=True)
+    with self._lock:
+      self._model_ref = pm
+      self._bufs = _Buffers(lambda: Snapshot(pm, pd))
+      self._status.model_version += 1
+      self._status.path = str(path or "")
+      self._status.physics = False
+      snap.extra["model_version"] = self._status.model_version
+    self._bufs.publish(snap)
     return True
 
   def _publish(self):
@@ -558,7 +605,7 @@ class Simulation:
           self._set(paused=True)
     except Exception:  # noqa: BLE001
       self._set(error=traceback.format_exc(), paused=True)
-    if self._wait_shown:
+    if self._wait_shown and not self._preview:
       self.first_shown.wait(SHOWN_WAIT)
     try:
       if self.m is not None:    # load the step kernel now, not at the first unpause

@@ -40,6 +40,7 @@ HELP = (
 UI_WAIT = 10.0         # seconds after which the panels come up even without a model on screen
 LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
 LOADING_REDRAW = 0.25  # seconds between the frames drawn while the model loads
+LOADING_INPUT = 0.5    # seconds after an input event during which the preview draws every frame
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
 RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
                        # behind, the worker waits for it (the simulation slows, the video stays
@@ -117,6 +118,7 @@ class Viewer:
     self._ui_import_error = ""
     self._shown = False
     self._idle_drawn = 0.0
+    self._input_at = -1e9          # perf_counter of the last input event (see _loading_idle)
     from app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
@@ -177,15 +179,18 @@ class Viewer:
 
   def _poll_ui(self):
     """Bring the panels up without delaying the first frame: start importing imgui once the
-    model is on screen (or once there is nothing to wait for: a load error), create it once
-    imported."""
+    model is on screen with its physics (or once there is nothing to wait for: a load error),
+    create it once imported."""
     if self.impl is not None:
       return
     if self._ui_import is None:
       st = self.sim.status() if self.sim is not None else None
       failed = self._boot_error or (st is not None and (st.load_error or st.error))
       waited = time.perf_counter() - self.t_created > UI_WAIT
-      if not self._shown and not failed and not waited:
+      # after the model's first frame and its physics (the panels need the engine's Model; the
+      # import would share the GIL with the engine's)
+      ready = self._shown and (st is None or st.physics)
+      if not ready and not failed and not waited:
         return
       self._ui_import = threading.Thread(target=self._import_ui, name="numjoco-ui", daemon=True)
       self._ui_import.start()
@@ -203,7 +208,7 @@ class Viewer:
     try:
       from app.sim import Simulation
       sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
-      sim = Simulation(path=self.path, wait_shown=True, **self._start)
+      sim = Simulation(path=self.path, wait_shown=True, preview=True, **self._start)
       sim.start()
       self.sim = sim
     except Exception:  # noqa: BLE001 - shown in the window (draw picks it up)
@@ -229,9 +234,11 @@ class Viewer:
   def _sync_model(self):
     """Make renderer and camera follow the worker's current model (load, reload, open)."""
     st = self.sim.status()
-    if st.model_version == self._model_version:
-      return st
     m = self.sim.model
+    if st.model_version == self._model_version:
+      if m is not None and m is not self.ui.m and self.renderer is not None:
+        self._adopt(m, st)   # the engine's Model of the previewed one
+      return st
     if m is None:
       return st
     from render.camera import Camera
@@ -245,11 +252,22 @@ class Viewer:
       self.camera.set_model(m)
     self._keep_camera = False
     self.selected, self.pert = -1, None
-    self.window.set_caption(f"numjoco - {os.path.basename(st.path) or 'model'}")
     self.renderer.highlight_body = -1
     self._model_version = st.model_version
     self.ui.on_model(m)
+    self._caption(st)
     return st
+
+  def _adopt(self, m, st):
+    """The worker replaced the model's preview (engine/preview.py) by the engine's Model of the
+    same arrays: draw and edit through it; nothing to upload again, the camera stays."""
+    self.renderer.m = m
+    self.ui.on_model(m)
+    self._caption(st)
+
+  def _caption(self, st):
+    name = os.path.basename(st.path) or "model"
+    self.window.set_caption(f"numjoco - {name}" + ("" if st.physics else " (loading physics...)"))
 
   def reload(self):
     """Reload the model file from disk, keeping the camera."""
@@ -284,14 +302,21 @@ class Viewer:
     return not self.closed
 
   def _loading_idle(self):
-    """True while the model loads with nothing new to show: the frame is skipped (no clear, no
-    flip, a few every LOADING_REDRAW s keep the window painted) so that the loading gets the CPU
-    (50 empty 1280x720 frames a second cost about as much CPU as the loading itself)."""
-    if self.first_frame_at is not None or self._boot is None or self._boot_error:
+    """True while the model or its physics loads with nothing new to show: the frame is skipped
+    (no clear, no flip, a few every LOADING_REDRAW s keep the window painted) so that the
+    loading gets the CPU (50 empty 1280x720 frames a second cost about as much CPU as the
+    loading itself). Input (a camera drag over the preview) draws at the full rate."""
+    if self._boot is None or self._boot_error:
       return False
+    if self.first_frame_at is not None:   # the preview is drawn: redraw it only when moved
+      if self.sim is None or time.perf_counter() - self._input_at < LOADING_INPUT:
+        return False
     if self.sim is not None:
       st = self.sim.status()
-      if st.model_version != self._model_version or st.load_error or st.error:
+      if st.physics and self.first_frame_at is not None:
+        return False
+      if (st.model_version != self._model_version or st.load_error or st.error
+          or (st.physics and self.sim.model is not self.ui.m)):
         return False
     now = time.perf_counter()
     if now - self._idle_drawn < LOADING_REDRAW:
@@ -416,8 +441,10 @@ class Viewer:
                   f"selected: {name or 'body'} ({self.selected})")
     if self._warm is not None:
       panels.compile_progress(self)
-    elif st is not None:
+    elif st is not None and st.physics:
       panels.draw(self, st, info)
+    elif st is not None:
+      panels.draw_loading(self, st)
     imgui.render()
     self.impl.render(imgui.get_draw_data())
 
@@ -557,6 +584,7 @@ class Viewer:
 
   def on_key_press(self, symbol, modifiers):
     """MuJoCo's keyboard shortcuts (see HELP), unless imgui is taking text."""
+    self._input_at = time.perf_counter()
     from pyglet.window import key
     if self._ui_wants("keyboard") or self.sim is None:
       return
@@ -626,6 +654,7 @@ class Viewer:
 
   def on_mouse_press(self, x, y, button, modifiers):
     """Double-click selects; Ctrl+press on a selected body starts a perturbation."""
+    self._input_at = time.perf_counter()
     import time as _t
     from pyglet.window import key, mouse
     if self._ui_wants("mouse") or self.camera is None or self.sim is None:
@@ -668,6 +697,7 @@ class Viewer:
 
   def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
     """Move the perturbation reference, or the camera as simulate's bindings do."""
+    self._input_at = time.perf_counter()
     from pyglet.window import key, mouse
     from render.camera import Mouse
     shift = modifiers & key.MOD_SHIFT
@@ -699,6 +729,7 @@ class Viewer:
 
   def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
     """Zoom as simulate does (2% of the height per wheel click)."""
+    self._input_at = time.perf_counter()
     from render.camera import Mouse
     if self._ui_wants("mouse") or self.camera is None:
       return
@@ -711,6 +742,7 @@ class Viewer:
 
   def on_resize(self, width, height):
     """Nothing to do: every frame reads the framebuffer size."""
+    self._input_at = time.perf_counter()
     return None
 
   def on_close(self):

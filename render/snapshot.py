@@ -58,8 +58,9 @@ class Snapshot:
       getattr(self, name)[:n] = getattr(d, name)[:n]
     self.contact_geom[:n, 0] = d.contact_geom1[:n]
     self.contact_geom[:n, 1] = d.contact_geom2[:n]
-    contact_force(int(m.opt.cone) == 0, n, d.contact_dim, d.contact_efc_address,
-                  d.contact_friction, d.efc_force, self.contact_force)
+    if n:   # (a preview of the model, engine/preview.py, has no contacts and no options)
+      contact_force(int(m.opt.cone) == 0, n, d.contact_dim, d.contact_efc_address,
+                    d.contact_friction, d.efc_force, self.contact_force)
 
   def copy_from(self, other):
     """Make this snapshot equal to `other` (same model), copying every array in place."""

@@ -78,12 +78,14 @@ class TexturedGeoms:
       o.release()
     self._model_gl = []
     self._tex = {}            # texid -> GL texture
+    self._tex_used = set()    # texids drawn in an earlier frame
     self._shapes = {}         # kind -> (vbo, ibo or None)
     self._inst = {}           # (kind, texid) -> instance buffer
     self._vaos = {}           # (kind, texid, key) -> vao; key: (npos, shadow) or "d"
     self.groups = []          # this frame: [(kind, texid, instances, transparent)]
     self.sky = None
     self.geom_texid = np.zeros(0, np.int64)
+    self._sky_mips = None     # the sky's texture while its mipmaps wait for the second frame
 
   # ------------------------------------------------------------------------------ model
 
@@ -188,14 +190,25 @@ class TexturedGeoms:
       w = img.shape[1]
       faces = img if img.shape[0] == 6 * w else np.concatenate([img[:w]] * 6)
       tex = ctx.texture_cube((w, w), c, np.ascontiguousarray(faces).tobytes(), **kw)
-    tex.build_mipmaps()
-    # MuJoCo filters trilinearly; 2d textures (floors filling the screen) take the nearest
-    # mip level instead: 3 of 23 CPU-ms per 1280x720 frame of humanoid's floor on llvmpipe
-    tex.filter = (moderngl.LINEAR_MIPMAP_NEAREST if int(m.tex_type[t]) == 0
-                  else moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
+    if t == self.sky and t not in self._tex_used:
+      # the first frame draws the sky from level 0 (at the usual field of view the sky is
+      # magnified: the mipmaps are not sampled) and builds them after it is shown, off the
+      # start path: 80-100 ms for an 800x800 cube on llvmpipe, its first mipmap build
+      self._sky_mips = tex
+      tex.filter = (moderngl.LINEAR, moderngl.LINEAR)
+    else:
+      self._mipmaps(tex, int(m.tex_type[t]))
     self._tex[t] = tex
     self._model_gl.append(tex)
     return tex
+
+  @staticmethod
+  def _mipmaps(tex, textype):
+    tex.build_mipmaps()
+    # MuJoCo filters trilinearly; 2d textures (floors filling the screen) take the nearest
+    # mip level instead: 3 of 23 CPU-ms per 1280x720 frame of humanoid's floor on llvmpipe
+    tex.filter = (moderngl.LINEAR_MIPMAP_NEAREST if textype == 0
+                  else moderngl.LINEAR_MIPMAP_LINEAR, moderngl.LINEAR)
 
   def _shape(self, kind):
     """Vertex (and index) buffer of shape `kind` with texture coordinates."""
@@ -268,7 +281,9 @@ class TexturedGeoms:
     a[:, 23] = 0.0                     # no procedural checker
     a[:, 24:28] = maps
     keys = np.stack([r.geom_kind[idx], self.geom_texid[idx]], 1)
-    for key in np.unique(keys, axis=0):
+    # sorted as np.unique(keys, axis=0) sorts them; np.unique imports numpy.ma (36 ms of the
+    # first frame under load)
+    for key in np.array(sorted(set(map(tuple, keys.tolist()))), np.int64).reshape(-1, 2):
       on = (keys == key).all(1)
       kind, t = int(key[0]), int(key[1])
       for trans in (False, True):
@@ -356,6 +371,9 @@ class TexturedGeoms:
     """The skybox texture at the far plane, after the opaque geoms: the depth test skips the
     pixels they cover (no depth written)."""
     inv = np.linalg.inv(np.asarray(viewproj, float))
+    if self._sky_mips is not None and self.sky in self._tex_used:   # drawn once already
+      self._mipmaps(self._sky_mips, 1)
+      self._sky_mips = None
     self._sky_prog["u_inv_viewproj"].write(
         np.ascontiguousarray(inv.astype(np.float32).T).tobytes())
     self._texture(self.sky).use(location=1)
@@ -364,6 +382,7 @@ class TexturedGeoms:
     self.ctx.disable(moderngl.CULL_FACE)
     self._sky_vao.render(moderngl.TRIANGLE_STRIP)
     self.ctx.depth_mask = True
+    self._tex_used.add(self.sky)
 
   def release(self):
     """Free every GL object made here."""

@@ -134,6 +134,16 @@ def draw(viewer, st, info):
   if ui.show_help:
     _help(imgui)
 
+def draw_loading(viewer, st):
+  """While the model on screen is its preview and the engine still loads: a status line (the
+  panels need the engine's Model), and any load error."""
+  from imgui_bundle import imgui
+  if not (st.load_error or st.error):
+    imgui.get_background_draw_list().add_text(
+        (10, 8), imgui.IM_COL32(255, 255, 255, 220), "loading physics...")
+  _errors(imgui, viewer, st)
+
+
 def _header(imgui, ui, name, flags=0):
   """A collapsing section; `ui.expand` names sections to open (keyboard-less scripting, tests)."""
   if name in ui.expand:

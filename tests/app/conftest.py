@@ -74,6 +74,9 @@ def open_viewer():
     made.append(v)
     run_until(v, lambda: v.first_frame_at is not None, "the model never appeared on screen")
     run_until(v, lambda: v.ui_ready, "the panels never came up")   # imported after frame one
+    # the first frames show the model's preview (engine/preview.py); the tests drive the engine
+    run_until(v, lambda: v.sim.status().physics and v.ui.m is v.sim.model,
+              "the physics never took over from the preview")
     return v
 
   yield make

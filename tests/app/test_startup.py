@@ -55,9 +55,10 @@ out = {"imgui_at_first_frame": "imgui_bundle" in sys.modules, "ui_at_first_frame
 img = v.screenshot().astype(int)
 bg = np.round(np.array(v.opts.background) * 255)
 out["model_pixels"] = int((np.abs(img - bg).sum(2) > 30).sum())
-while not v.ui_ready:
+while not (v.ui_ready and v.sim.status().physics):   # the panels need the engine's Model
   v.frame()
 v.frame()
+v.frame()   # pyglet queues on_draw: a frame's draw runs at the next frame's dispatch_events
 from imgui_bundle import imgui
 out["panel"] = bool(imgui.internal.find_window_by_name("numjoco").active)
 v.close()
@@ -116,3 +117,305 @@ def test_warm_check_finds_the_engines_cache_without_numba(env):
                            os.path.dirname(os.path.abspath(__file__)))))
   assert out.returncode == 0, out.stderr[-2000:]
   assert out.stdout.split() == ["True"]
+
+
+# ------------------------------------------------------------------ the preview (engine/preview.py)
+
+_ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.dirname(
+    __import__("os").path.abspath(__file__))))
+
+# Every pose the preview computes: mocap and free bodies, ball, slide and hinge joints, a joint
+# offset from its body, sites and geoms in their own frames, a tracking and a targeting camera,
+# a targeting and a com-tracking light, a keyframe that moves all of them.
+_POSES_XML = """
+<mujoco>
+  <worldbody>
+    <light name="spot" pos="0 -1 3" mode="targetbody" target="arm"/>
+    <light name="follow" pos="1 1 2" dir="0 0 -1" mode="trackcom"/>
+    <camera name="look" pos="2 -2 1" mode="targetbodycom" target="arm"/>
+    <geom type="plane" size="3 3 0.1"/>
+    <body name="mocap" mocap="true" pos="0.3 0.2 1" quat="0.9 0.1 0.3 0.2">
+      <geom type="box" size=".05 .06 .07" pos=".1 0 0" euler="10 20 30"/>
+    </body>
+    <body name="free" pos="-.5 .5 1" euler="5 10 15">
+      <freejoint/>
+      <geom type="capsule" size=".05 .2" euler="0 90 0"/>
+      <camera name="chase" pos="0 -1 .3" mode="track"/>
+    </body>
+    <body name="arm" pos="0 0 1.2" euler="0 30 0">
+      <joint name="ball" type="ball" pos=".05 0 0"/>
+      <geom type="cylinder" size=".04 .2" fromto="0 0 0 .4 0 0"/>
+      <site name="tip" pos=".4 0 0" euler="0 0 45"/>
+      <body name="slider" pos=".4 0 0">
+        <joint name="slide" type="slide" axis="0 1 1" ref=".1"/>
+        <joint name="hinge" type="hinge" axis="1 0 0" pos="0 .05 0" ref="10"/>
+        <geom type="ellipsoid" size=".05 .08 .1" pos="0 .1 0" quat="1 2 3 4"/>
+        <inertial pos=".01 .02 .03" mass="1" diaginertia=".1 .2 .3" quat="1 0 1 0"/>
+        <site name="end" pos=".1 .2 .1"/>
+      </body>
+    </body>
+    <site name="anchor" pos="0 0 2"/>
+    <site name="anchor2" pos=".3 0 2"/>
+  </worldbody>
+  <tendon>
+    <spatial name="rope" width=".01"><site site="anchor"/><site site="tip"/><site site="end"/>
+    </spatial>
+    <spatial name="pulley" width=".01">
+      <site site="anchor2"/><site site="tip"/><pulley divisor="2"/><site site="anchor"/>
+      <site site="end"/>
+    </spatial>
+    <fixed name="fixed"><joint joint="slide" coef="1"/></fixed>
+  </tendon>
+  <keyframe>
+    <key name="moved" qpos="-.4 .6 1.5 .9 .1 .2 .3  .8 .2 .3 .4  .35  1.1"
+         mpos="0 .5 1.5" mquat="0 1 0 0"/>
+  </keyframe>
+</mujoco>
+"""
+_POSE_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "geom_xpos",
+                "geom_xmat", "site_xpos", "site_xmat", "subtree_com", "cam_xpos", "cam_xmat",
+                "light_xpos", "light_xdir", "ten_wrapadr", "ten_wrapnum", "wrap_obj",
+                "wrap_xpos")
+
+
+def _pose_sources():
+  import os
+  from tests.models import suite_source
+  return [("poses", _POSES_XML), ("demo", os.path.join(_ROOT, "assets", "demo.xml")),
+          ("humanoid", suite_source("humanoid")[0]), ("cartpole", suite_source("cartpole")[0])]
+
+
+@pytest.mark.parametrize("name", ["poses", "demo", "humanoid", "cartpole"])
+def test_preview_poses_equal_mujocos_forward(name):
+  """The preview (numpy kinematics, no engine) poses every body, geom, site, camera and light
+  as MuJoCo's mj_forward does, at qpos0 and at each keyframe, and its m.stat (which places the
+  free camera) is MuJoCo's."""
+  import mujoco
+  import numpy as np
+
+  from engine.preview import Compiled
+  src = dict(_pose_sources())[name]
+  c = Compiled(src)
+  mjm = (mujoco.MjModel.from_xml_string(src) if src.lstrip().startswith("<")
+         else mujoco.MjModel.from_xml_path(src))
+  mjd = mujoco.MjData(mjm)
+  for key in [None] + list(range(mjm.nkey)):
+    pm, pd = c.preview(key)
+    if key is None:
+      mujoco.mj_resetData(mjm, mjd)
+    else:
+      mujoco.mj_resetDataKeyframe(mjm, mjd, key)
+    mujoco.mj_forward(mjm, mjd)
+    for f in _POSE_FIELDS:
+      want = getattr(mjd, f).reshape(getattr(pd, f).shape)
+      np.testing.assert_allclose(getattr(pd, f), want, atol=1e-12, err_msg=f"{name} {key} {f}")
+  for f in ("extent", "meansize", "meanmass"):
+    np.testing.assert_allclose(getattr(pm.stat, f), getattr(mjm.stat, f), rtol=1e-9, err_msg=f)
+  np.testing.assert_allclose(pm.stat.center, mjm.stat.center, atol=1e-12)
+
+
+def test_preview_compiles_without_numba():
+  """Compiling and posing a model for the first frame imports no numba (nor the mujoco
+  package); finishing it into the engine's Model does."""
+  code = ("import sys\nfrom engine.preview import Compiled\n"
+          "c = Compiled('assets/demo.xml'); m, d = c.preview()\n"
+          "print(sorted({k.split('.')[0] for k in sys.modules} & {'numba', 'mujoco', 'llvmlite'}))\n"
+          "c.finish(); print('numba' in sys.modules)\n")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=_ROOT)
+  assert out.returncode == 0, out.stderr[-2000:]
+  assert out.stdout.split("\n")[:2] == ["[]", "True"]
+
+
+@pytest.mark.parametrize("name", ["poses", "humanoid"])
+def test_finish_equals_load_model(name):
+  """Compiled(...).finish() builds the same Model as engine.load_model (every array, size and
+  statistic), on the very arrays the preview model shows (shared, not copied)."""
+  import numpy as np
+
+  import engine
+  from engine.preview import Compiled
+  src = dict(_pose_sources())[name]
+  c = Compiled(src)
+  pm, _ = c.preview()
+  m, ref = c.finish(), engine.load_model(src)
+  assert m.sizes() == ref.sizes()
+  assert set(m._arrays) == set(ref._arrays)
+  for k, a in ref._arrays.items():
+    np.testing.assert_array_equal(m._arrays[k], a, err_msg=k)
+  for f in ("extent", "meansize", "meanmass", "meaninertia"):
+    assert getattr(m.stat, f) == getattr(ref.stat, f), f
+  assert m.geom_pos is pm.geom_pos and m.geom_rgba is pm.geom_rgba
+
+
+_IMPORTS = """
+import sys
+cases = {CASES}
+import importlib
+for mod in cases:
+  importlib.import_module(mod)
+import engine
+fwd, inv = engine.forward, engine.inverse
+sub = sys.modules["engine.forward"]
+print(callable(fwd), callable(inv) and engine.forward is fwd, engine.step.__module__,
+      sys.modules["engine.derivative"].forward is sub, sys.modules["engine.inverse"].fwd is sub,
+      sys.modules["engine.api"]._fwd is sub)
+"""
+
+
+@pytest.mark.parametrize("first", [[], ["engine.derivative"], ["engine.forward"],
+                                   ["engine.inverse"], ["engine.smooth"], ["engine.api"],
+                                   ["engine.lengthrange"], ["engine.mjcf", "engine.io"]])
+def test_lazy_engine_imports(first):
+  """`import engine` loads no numba; whichever engine module comes first, engine.forward and
+  engine.inverse end up the public functions and the modules that import the `forward` module
+  get the module (the names are both)."""
+  code = "import sys, engine\nassert 'numba' not in sys.modules\n" + _IMPORTS.replace(
+      "{CASES}", repr(first))
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=_ROOT)
+  assert out.returncode == 0, out.stderr[-2000:]
+  assert out.stdout.split() == ["True", "True", "engine.api", "True", "True", "True"]
+
+
+_PREVIEW_FRAME = """
+import json, sys
+import numpy as np
+from app.viewer import Viewer
+v = Viewer(sys.argv[1], width=480, height=320, max_fps=0, key=sys.argv[2] or None)
+while v.first_frame_at is None:
+  v.frame()
+st = v.sim.status()
+out = {"numba_at_first_frame": "numba" in sys.modules, "physics_at_first_frame": st.physics,
+       "preview": bool(getattr(v.renderer.m, "preview", False)), "caption": v.window.caption}
+img = v.screenshot().astype(int)
+bg = np.round(np.array(v.opts.background) * 255)
+out["model_pixels"] = int((np.abs(img - bg).sum(2) > 30).sum())
+with v.sim.snapshot() as snap:
+  out["geom_xpos"] = snap.geom_xpos.tolist()
+  out["geom_xmat"] = snap.geom_xmat.tolist()
+while not (v.sim.status().physics and v.ui.m is v.sim.model):
+  v.frame()
+out["engine_model"] = type(v.renderer.m).__name__
+with v.sim.snapshot() as snap:
+  out["geom_xpos_physics"] = snap.geom_xpos.tolist()
+v.sim.send("pause", False)
+import time
+t_end = time.perf_counter() + 60
+while time.perf_counter() < t_end:
+  v.frame()
+  with v.sim.snapshot() as snap:
+    if snap.time > 0.05:
+      break
+out["time"] = snap.time
+out["caption_after"] = v.window.caption
+v.close()
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("model,key", [("poses", "moved"), ("humanoid", "")])
+def test_first_frame_is_the_preview_then_physics_takes_over(model, key, tmp_path):
+  """The window's first frame draws the model's preview before numba is imported: the scene is
+  on screen, in MuJoCo's pose at the start keyframe (or qpos0), the caption says the physics is
+  loading; then the engine's Model takes over in the same pose and the simulation runs."""
+  import json
+
+  import mujoco
+  import numpy as np
+  src = dict(_pose_sources())[model]
+  if src.lstrip().startswith("<"):
+    path = tmp_path / "poses.xml"
+    path.write_text(src)
+    src = str(path)
+  out = subprocess.run([sys.executable, "-c", _PREVIEW_FRAME, src, key], capture_output=True,
+                       text=True, timeout=300, cwd=_ROOT)
+  assert out.returncode == 0, out.stderr[-3000:]
+  res = json.loads(out.stdout.strip().splitlines()[-1])
+  assert not res["numba_at_first_frame"] and not res["physics_at_first_frame"]
+  assert res["preview"] and "loading physics" in res["caption"]
+  assert res["model_pixels"] > 2000
+  mjm = mujoco.MjModel.from_xml_path(src)
+  mjd = mujoco.MjData(mjm)
+  if key:
+    mujoco.mj_resetDataKeyframe(mjm, mjd, mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_KEY, key))
+  mujoco.mj_forward(mjm, mjd)
+  np.testing.assert_allclose(res["geom_xpos"], mjd.geom_xpos, atol=1e-12)
+  np.testing.assert_allclose(res["geom_xmat"], mjd.geom_xmat, atol=1e-12)
+  np.testing.assert_allclose(res["geom_xpos_physics"], mjd.geom_xpos, atol=1e-9)
+  assert res["engine_model"] == "Model" and res["time"] > 0.05
+  assert "loading" not in res["caption_after"]
+
+
+_MARKS_XML = """
+<mujoco>
+  <asset>
+    <texture name="stars" type="skybox" builtin="gradient" rgb1=".4 .6 .8" rgb2="0 0 0"
+             width="40" height="40" mark="random" markrgb="1 1 1" random="0.03"/>
+    <texture name="speckle" type="2d" builtin="flat" rgb1=".2 .3 .4" width="50" height="30"
+             mark="random" markrgb="1 0 0" random="0.2"/>
+    <material name="speckle" texture="speckle"/>
+  </asset>
+  <worldbody><geom type="plane" size="1 1 .1" material="speckle"/></worldbody>
+</mujoco>
+"""
+
+
+def test_random_marks_cached_equal_mujocos(tmp_path, monkeypatch):
+  """The random marks' mask (MuJoCo's seeded generator) is computed once per (pixels,
+  probability) and then read from the cache folder; cold, warm or from a damaged cache file
+  the texture pixels are MuJoCo's."""
+  import mujoco
+  import numpy as np
+
+  from engine.mjcf import _texture
+  from engine.preview import Compiled
+  monkeypatch.setenv("NUMJOCO_CACHE_DIR", str(tmp_path))
+  want = mujoco.MjModel.from_xml_string(_MARKS_XML).tex_data
+  cold = Compiled(_MARKS_XML).arrays["tex_data"]
+  files = sorted((tmp_path / "texture-marks").iterdir())
+  assert len(files) == 2
+  warm = Compiled(_MARKS_XML).arrays["tex_data"]
+  files[0].write_bytes(b"not a mask")
+  damaged = Compiled(_MARKS_XML).arrays["tex_data"]
+  for got in (cold, warm, damaged):
+    np.testing.assert_array_equal(got, want)
+  n = 40 * 40 * 6
+  np.testing.assert_array_equal(_texture.random_marks(n, 0.03),
+                                _texture.mt19937_64_uniform(n) < 0.03)
+
+
+_SAME_PICTURE = """
+import sys, numpy as np
+from app.viewer import Viewer
+v = Viewer(sys.argv[1], width=480, height=320, max_fps=0, paused=True)
+while v.first_frame_at is None:
+  v.frame()
+preview = v.screenshot().astype(int)
+while not (v.sim.status().physics and v.ui.m is v.sim.model):
+  v.frame()
+for _ in range(3):
+  v.frame()
+physics = v.screenshot().astype(int)
+v.close()
+bg = np.round(np.array(v.opts.background) * 255)
+print(int((np.abs(preview - physics).sum(2) > 0).sum()), int((np.abs(preview - bg).sum(2) > 30).sum()))
+"""
+
+
+@pytest.mark.parametrize("model", ["poses", "humanoid"])
+def test_preview_picture_equals_the_physics_picture(model, tmp_path):
+  """The preview frame is the full scene: pixel for pixel the picture the engine's first frame
+  gives (paused at t=0), floor, lights, shadows, textures, tendons and all."""
+  src = dict(_pose_sources())[model]
+  if src.lstrip().startswith("<"):
+    # fixed lights and cameras: the engine's mj_setConst gets tracking/targeting offsets
+    # wrong when the model also has spatial tendons (it recomputes the qpos0 poses for their
+    # spring lengths after restoring the modes); the preview matches MuJoCo there
+    import re
+    path = tmp_path / "poses.xml"
+    path.write_text(re.sub(r' mode="\w+"( target="\w+")?', "", src))
+    src = str(path)
+  out = subprocess.run([sys.executable, "-c", _SAME_PICTURE, src], capture_output=True,
+                       text=True, timeout=300, cwd=_ROOT)
+  assert out.returncode == 0, out.stderr[-3000:]
+  differing, drawn = (int(x) for x in out.stdout.split()[-2:])
+  assert drawn > 2000 and differing == 0, (drawn, differing)

@@ -16,12 +16,16 @@ import sys
 import time
 
 _FIRST = """
-import time, sys
+import resource, time, sys
 from app.viewer import Viewer
 v = Viewer({path!r}, width=1280, height=720, max_fps=0)
 while v.first_frame_at is None:
   v.frame()
-print("FIRST", time.time(), flush=True)
+r = resource.getrusage(resource.RUSAGE_SELF)
+print("FIRST", time.time(), r.ru_utime + r.ru_stime, flush=True)
+while not v.sim.status().physics:
+  v.frame()
+print("PHYSICS", time.time(), flush=True)
 v.close()
 """
 
@@ -79,8 +83,8 @@ def bench_model(name, seconds, record=False):
   tmp = tempfile.TemporaryDirectory()
   v = Viewer(_path(name), width=1280, height=720, max_fps=0, paused=True, out_dir=tmp.name)
   try:
-    while v.first_frame_at is None or not v.ui_ready:   # FPS with the panels drawn
-      v.frame()
+    while v.first_frame_at is None or not v.ui_ready or not v.sim.status().physics:
+      v.frame()     # FPS with the panels drawn (they come up with the physics)
     c0, t0 = _cpu(), time.perf_counter()
     fps_paused = _frames(v, seconds)
     ms_paused = _render_ms(c0, _cpu(), fps_paused * (time.perf_counter() - t0))
@@ -111,19 +115,24 @@ def bench_model(name, seconds, record=False):
     tmp.cleanup()
 
 
-def first_frame(name, repeats=3):
-  """Seconds from launching a fresh interpreter to the model drawn in the window (warm cache)."""
-  best = float("inf")
+def first_frame(name, repeats=5):
+  """Medians over `repeats` fresh interpreters (warm cache) of: seconds from launching the
+  interpreter to the model drawn in the window, the process's CPU seconds by then, and seconds
+  to the physics taking over from the preview."""
+  import statistics
   code = _FIRST.format(path=_path(name))
+  runs = []
   for _ in range(repeats):
     t0 = time.time()
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
-    line = [x for x in out.stdout.splitlines() if x.startswith("FIRST")]
-    if not line:
+    got = {x.split()[0]: x.split()[1:] for x in out.stdout.splitlines()
+           if x.startswith(("FIRST", "PHYSICS"))}
+    if len(got) < 2:
       raise SystemExit(f"first-frame run failed:\n{out.stderr[-2000:]}")
-    best = min(best, float(line[0].split()[1]) - t0)
-  return best
+    runs.append((float(got["FIRST"][0]) - t0, float(got["FIRST"][1]),
+                 float(got["PHYSICS"][0]) - t0))
+  return tuple(statistics.median(r[k] for r in runs) for k in range(3))
 
 
 def screenshot(path, seconds=1.5):
@@ -155,6 +164,7 @@ def main():
   p.add_argument("--seconds", type=float, default=5.0)
   p.add_argument("--no-start", action="store_true", help="skip the time-to-first-frame runs")
   p.add_argument("--no-record", action="store_true", help="skip the runs while recording")
+  p.add_argument("--start-only", action="store_true", help="only the time-to-first-frame runs")
   p.add_argument("--screenshot", metavar="PNG", help="only save the README's screenshot")
   a = p.parse_args()
   if not os.environ.get("DISPLAY"):
@@ -167,20 +177,26 @@ def main():
     print("warming the Numba cache first (python -m app.warmup)...", flush=True)
     subprocess.run([sys.executable, "-m", "app.warmup"], check=True)
   print(f"viewer 1280x720, {os.cpu_count()} cores; FPS uncapped (the app caps at 60); first "
-        "frame: process start to the model drawn, warm cache, best of 3; load: 1-min average "
+        "frame: process start to the model drawn (its preview) / CPU s by then / to the physics "
+        "running, warm cache, median of 5; load: 1-min average "
         "when the row ends (other jobs share the machine); ms/f: CPU ms per frame of all threads "
         "but the physics worker, paused/running")
   print(f"{'model':10s} {'FPS paused':>10s} {'FPS running':>11s} {'RTF':>6s} {'steps/s':>8s}"
-        f" {'ms/f':>11s} {'first frame':>11s} {'load':>5s}")
+        f" {'ms/f':>11s} {'first frame':>18s} {'load':>5s}")
   for name in a.models.split(","):
+    if a.start_only:
+      ff = "{:.2f}s/{:.2f}/{:.2f}s".format(*first_frame(name))
+      print(f"{name:10s} first frame / CPU / physics {ff}  load {os.getloadavg()[0]:.2f}",
+            flush=True)
+      continue
     fp, fr, rtf, sps, mp, mr = bench_model(name, a.seconds)
-    ff = "" if a.no_start else f"{first_frame(name):10.2f}s"
+    ff = "" if a.no_start else "{:.2f}s/{:.2f}/{:.2f}s".format(*first_frame(name))
     print(f"{name:10s} {fp:10.1f} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {f'{mp:.1f}/{mr:.1f}':>11s}"
-          f" {ff:>11s} {os.getloadavg()[0]:5.2f}", flush=True)
+          f" {ff:>18s} {os.getloadavg()[0]:5.2f}", flush=True)
     if not a.no_record:
       fp, fr, rtf, sps, _, mr = bench_model(name, a.seconds, record=True)
       print(f"{name + '+rec':10s} {'':10s} {fr:11.1f} {rtf:6.2f} {sps:8.0f} {f'-/{mr:.1f}':>11s}"
-            f" {'':11s} {os.getloadavg()[0]:5.2f}", flush=True)
+            f" {'':18s} {os.getloadavg()[0]:5.2f}", flush=True)
 
 
 if __name__ == "__main__":
