@@ -241,7 +241,13 @@ def _hessian_symbolic(m, d, c):
   rows of one constraint (its union of columns) is entered as a star to its smallest column,
   which makes the whole group a clique of L."""
   n, nefc = c.nv, c.nefc
-  adj = d.solver_Hpat
+  # the adjacency is built in one of two buffers and compared with the other's, which holds
+  # the adjacency of the pattern now stored: when they are equal (the same contacts as at the
+  # last analysis, e.g. a resting pile) the stored pattern is kept. solver_Lnnz[4] holds
+  # (n of the stored pattern or 0, its buffer).
+  state = d.solver_Lnnz[4]
+  old = d.solver_Hpat[state[1]]
+  adj = d.solver_Hpat[1 - state[1]]
   rowpat, colpat = d.solver_Lpat[0], d.solver_Lpat[1]
   rownnz, colnnz, parent, mark = (d.solver_Lnnz[0], d.solver_Lnnz[1], d.solver_Lnnz[2],
                                   d.solver_Lnnz[3])
@@ -268,6 +274,14 @@ def _hessian_symbolic(m, d, c):
         if u > gmin:
           adj[u * n + gmin] = 1
     i = j
+  if state[0] == n:
+    diff = 0
+    for t in range(n * n):
+      diff |= adj[t] ^ old[t]
+    if diff == 0:
+      return
+  state[0] = n
+  state[1] = 1 - state[1]
   for i in range(n):
     colnnz[i] = 0
     parent[i] = -1

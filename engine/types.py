@@ -638,8 +638,8 @@ solver_ARblk f8 njmax 6
 solver_scratch f8 256
 solver_mat f8 6 6 6
 solver_Lpat i4 2 nv*nv
-solver_Lnnz i4 4 nv
-solver_Hpat u1 nv*nv
+solver_Lnnz i4 5 nv
+solver_Hpat u1 2 nv*nv
 solver_Ynnz i4 njmax
 solver_Yadr i4 njmax
 solver_Ycol i4 njmax*nv

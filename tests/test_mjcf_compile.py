@@ -395,3 +395,33 @@ def test_short_keyframe_vectors():
     <geom size=".1"/></body>"""
   check_xml(f"""<mujoco><worldbody>{body}</worldbody><keyframe><key qpos="0.3 2" qvel="1"/>
     </keyframe></mujoco>""")
+
+
+def test_camera_light_constants_with_tendon_springs():
+  """mj_setConst poses tracking/targeting cameras and lights as fixed at qpos0; a spatial
+  tendon's spring length (computed at qpos_spring) must not undo that (it once did: the modes
+  were restored before the spring pass, light 1's dir0 came out 0 0 0)."""
+  import mujoco
+  xml = """
+<mujoco>
+  <worldbody>
+    <light name="spot" pos="0 -1 3" mode="targetbody" target="arm"/>
+    <light name="follow" pos="1 1 2" dir="0 0 -1" mode="trackcom"/>
+    <camera name="look" pos="2 -2 1" mode="targetbodycom" target="arm"/>
+    <site name="anchor" pos="0 0 2"/>
+    <body name="arm" pos="0 0 1.2" euler="0 30 0">
+      <joint name="ball" type="ball"/>
+      <geom type="capsule" size=".04" fromto="0 0 0 .4 0 0"/>
+      <site name="tip" pos=".4 0 0"/>
+      <camera name="chase" pos="0 -1 .3" mode="track"/>
+    </body>
+  </worldbody>
+  <tendon><spatial name="rope"><site site="anchor"/><site site="tip"/></spatial></tendon>
+</mujoco>"""
+  import engine
+  ours = engine.load_model(xml)   # compiler + mj_setConst
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  for name in ("cam_pos0", "cam_poscom0", "cam_mat0", "light_pos0", "light_poscom0",
+               "light_dir0", "tendon_lengthspring", "tendon_length0"):
+    np.testing.assert_allclose(getattr(ours, name), getattr(mjm, name), atol=1e-12,
+                               err_msg=name)

@@ -407,12 +407,8 @@ def test_preview_picture_equals_the_physics_picture(model, tmp_path):
   gives (paused at t=0), floor, lights, shadows, textures, tendons and all."""
   src = dict(_pose_sources())[model]
   if src.lstrip().startswith("<"):
-    # fixed lights and cameras: the engine's mj_setConst gets tracking/targeting offsets
-    # wrong when the model also has spatial tendons (it recomputes the qpos0 poses for their
-    # spring lengths after restoring the modes); the preview matches MuJoCo there
-    import re
     path = tmp_path / "poses.xml"
-    path.write_text(re.sub(r' mode="\w+"( target="\w+")?', "", src))
+    path.write_text(src)
     src = str(path)
   out = subprocess.run([sys.executable, "-c", _SAME_PICTURE, src], capture_output=True,
                        text=True, timeout=300, cwd=_ROOT)
