@@ -32,6 +32,8 @@ ModelType = _ModelStructType([
     ('nq', types.int64),
     ('nv', types.int64),
     ('nu', types.int64),
+    ('nactuator', types.int64),
+    ('nout', types.int64),
     ('na', types.int64),
     ('nbody', types.int64),
     ('njnt', types.int64),
@@ -263,6 +265,9 @@ ModelType = _ModelStructType([
     ('actuator_dyntype', types.Array(types.int32, 1, 'C')),
     ('actuator_gaintype', types.Array(types.int32, 1, 'C')),
     ('actuator_biastype', types.Array(types.int32, 1, 'C')),
+    ('actuator_ctrladr', types.Array(types.int32, 1, 'C')),
+    ('actuator_ctrlnum', types.Array(types.int32, 1, 'C')),
+    ('actuator_ctrlspec', types.Array(types.int32, 1, 'C')),
     ('actuator_trnid', types.Array(types.int32, 2, 'C')),
     ('actuator_actadr', types.Array(types.int32, 1, 'C')),
     ('actuator_actnum', types.Array(types.int32, 1, 'C')),
@@ -359,12 +364,12 @@ ModelType = _ModelStructType([
     ('owners_9', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_11', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_17', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'),))),
+    ('owners_17', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
 ])
 
 
@@ -374,10 +379,12 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
   s.nq = nq
   s.nv = nv
   s.nu = nu
+  s.nactuator = nactuator
+  s.nout = nout
   s.na = na
   s.nbody = nbody
   s.njnt = njnt
@@ -668,11 +675,14 @@ def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid
 
 
 @numba.njit(cache=True)
-def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange):
+def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm):
   s.actuator_trntype = borrowed(actuator_trntype)
   s.actuator_dyntype = borrowed(actuator_dyntype)
   s.actuator_gaintype = borrowed(actuator_gaintype)
   s.actuator_biastype = borrowed(actuator_biastype)
+  s.actuator_ctrladr = borrowed(actuator_ctrladr)
+  s.actuator_ctrlnum = borrowed(actuator_ctrlnum)
+  s.actuator_ctrlspec = borrowed(actuator_ctrlspec)
   s.actuator_trnid = borrowed(actuator_trnid)
   s.actuator_actadr = borrowed(actuator_actadr)
   s.actuator_actnum = borrowed(actuator_actnum)
@@ -682,14 +692,14 @@ def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actu
   s.actuator_actlimited = borrowed(actuator_actlimited)
   s.actuator_dynprm = borrowed(actuator_dynprm)
   s.actuator_gainprm = borrowed(actuator_gainprm)
-  s.actuator_biasprm = borrowed(actuator_biasprm)
-  s.actuator_actearly = borrowed(actuator_actearly)
-  s.actuator_ctrlrange = borrowed(actuator_ctrlrange)
-  s.owners_12 = (actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange,)
+  s.owners_12 = (actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm,)
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act):
+def _set_model_13(s, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time):
+  s.actuator_biasprm = borrowed(actuator_biasprm)
+  s.actuator_actearly = borrowed(actuator_actearly)
+  s.actuator_ctrlrange = borrowed(actuator_ctrlrange)
   s.actuator_forcerange = borrowed(actuator_forcerange)
   s.actuator_actrange = borrowed(actuator_actrange)
   s.actuator_gear = borrowed(actuator_gear)
@@ -703,14 +713,14 @@ def _set_model_13(s, actuator_forcerange, actuator_actrange, actuator_gear, actu
   s.actuator_outadr = borrowed(actuator_outadr)
   s.actuator_outnum = borrowed(actuator_outnum)
   s.key_time = borrowed(key_time)
-  s.key_qpos = borrowed(key_qpos)
-  s.key_qvel = borrowed(key_qvel)
-  s.key_act = borrowed(key_act)
-  s.owners_13 = (actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act,)
+  s.owners_13 = (actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time,)
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind):
+def _set_model_14(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M):
+  s.key_qpos = borrowed(key_qpos)
+  s.key_qvel = borrowed(key_qvel)
+  s.key_act = borrowed(key_act)
   s.key_mpos = borrowed(key_mpos)
   s.key_mquat = borrowed(key_mquat)
   s.key_ctrl = borrowed(key_ctrl)
@@ -724,14 +734,14 @@ def _set_model_14(s, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind
   s.D_colind = borrowed(D_colind)
   s.mapM2D = borrowed(mapM2D)
   s.mapD2M = borrowed(mapD2M)
-  s.B_rownnz = borrowed(B_rownnz)
-  s.B_rowadr = borrowed(B_rowadr)
-  s.B_colind = borrowed(B_colind)
-  s.owners_14 = (key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind,)
+  s.owners_14 = (key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M,)
 
 
 @numba.njit(cache=True)
-def _set_model_15(s, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid):
+def _set_model_15(s, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype):
+  s.B_rownnz = borrowed(B_rownnz)
+  s.B_rowadr = borrowed(B_rowadr)
+  s.B_colind = borrowed(B_colind)
   s.pair_dim = borrowed(pair_dim)
   s.pair_geom1 = borrowed(pair_geom1)
   s.pair_geom2 = borrowed(pair_geom2)
@@ -745,14 +755,14 @@ def _set_model_15(s, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solr
   s.exclude_signature = borrowed(exclude_signature)
   s.sensor_type = borrowed(sensor_type)
   s.sensor_datatype = borrowed(sensor_datatype)
-  s.sensor_needstage = borrowed(sensor_needstage)
-  s.sensor_objtype = borrowed(sensor_objtype)
-  s.sensor_objid = borrowed(sensor_objid)
-  s.owners_15 = (pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid,)
+  s.owners_15 = (B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype,)
 
 
 @numba.njit(cache=True)
-def _set_model_16(s, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale):
+def _set_model_16(s, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert):
+  s.sensor_needstage = borrowed(sensor_needstage)
+  s.sensor_objtype = borrowed(sensor_objtype)
+  s.sensor_objid = borrowed(sensor_objid)
   s.sensor_reftype = borrowed(sensor_reftype)
   s.sensor_refid = borrowed(sensor_refid)
   s.sensor_intprm = borrowed(sensor_intprm)
@@ -766,14 +776,14 @@ def _set_model_16(s, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, se
   s.mesh_facenum = borrowed(mesh_facenum)
   s.mesh_graphadr = borrowed(mesh_graphadr)
   s.mesh_vert = borrowed(mesh_vert)
-  s.mesh_face = borrowed(mesh_face)
-  s.mesh_graph = borrowed(mesh_graph)
-  s.mesh_scale = borrowed(mesh_scale)
-  s.owners_16 = (sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale,)
+  s.owners_16 = (sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert,)
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+def _set_model_17(s, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+  s.mesh_face = borrowed(mesh_face)
+  s.mesh_graph = borrowed(mesh_graph)
+  s.mesh_scale = borrowed(mesh_scale)
   s.mesh_pos = borrowed(mesh_pos)
   s.mesh_quat = borrowed(mesh_quat)
   s.jnt_springdamper = borrowed(jnt_springdamper)
@@ -782,7 +792,7 @@ def _set_model_17(s, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_
   s.hfield_ncol = borrowed(hfield_ncol)
   s.hfield_adr = borrowed(hfield_adr)
   s.hfield_data = borrowed(hfield_data)
-  s.owners_17 = (mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
+  s.owners_17 = (mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
 
 
 MODEL_SETTERS = (
@@ -798,12 +808,12 @@ MODEL_SETTERS = (
     (_set_model_9, ('light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref')),
     (_set_model_10, ('eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping')),
     (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm')),
-    (_set_model_12, ('actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange')),
-    (_set_model_13, ('actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act')),
-    (_set_model_14, ('key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind')),
-    (_set_model_15, ('pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid')),
-    (_set_model_16, ('sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale')),
-    (_set_model_17, ('mesh_pos', 'mesh_quat', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
+    (_set_model_12, ('actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr', 'actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm')),
+    (_set_model_13, ('actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time')),
+    (_set_model_14, ('key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M')),
+    (_set_model_15, ('B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype')),
+    (_set_model_16, ('sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert')),
+    (_set_model_17, ('mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -905,6 +915,7 @@ DataType = _DataStructType([
     ('rk4_dqvel', types.Array(types.float64, 2, 'C')),
     ('rk4_dqacc', types.Array(types.float64, 2, 'C')),
     ('rk4_dact', types.Array(types.float64, 2, 'C')),
+    ('rk4_actstate', types.Array(types.float64, 2, 'C')),
     ('rk4_time', types.Array(types.float64, 1, 'C')),
     ('ivec_nv', types.Array(types.int32, 2, 'C')),
     ('ncon', types.Array(types.int32, 1, 'C')),
@@ -1023,14 +1034,15 @@ DataType = _DataStructType([
     ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
     ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_4', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_5', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_6', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_7', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_8', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_9', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_10', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_5', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_6', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_7', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -1145,7 +1157,7 @@ def _set_data_4(s, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time):
+def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_actstate):
   s.cacc = borrowed(cacc)
   s.cfrc_int = borrowed(cfrc_int)
   s.cfrc_ext = borrowed(cfrc_ext)
@@ -1161,12 +1173,13 @@ def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_cla
   s.rk4_dqvel = borrowed(rk4_dqvel)
   s.rk4_dqacc = borrowed(rk4_dqacc)
   s.rk4_dact = borrowed(rk4_dact)
-  s.rk4_time = borrowed(rk4_time)
-  s.owners_5 = (cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_time,)
+  s.rk4_actstate = borrowed(rk4_actstate)
+  s.owners_5 = (cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_actstate,)
 
 
 @numba.njit(cache=True)
-def _set_data_6(s, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H):
+def _set_data_6(s, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu):
+  s.rk4_time = borrowed(rk4_time)
   s.ivec_nv = borrowed(ivec_nv)
   s.ncon = borrowed(ncon)
   s.ne = borrowed(ne)
@@ -1182,12 +1195,12 @@ def _set_data_6(s, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, c
   s.contact_solreffriction = borrowed(contact_solreffriction)
   s.contact_solimp = borrowed(contact_solimp)
   s.contact_mu = borrowed(contact_mu)
-  s.contact_H = borrowed(contact_H)
-  s.owners_6 = (ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu, contact_H,)
+  s.owners_6 = (rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu,)
 
 
 @numba.njit(cache=True)
-def _set_data_7(s, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP):
+def _set_data_7(s, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA):
+  s.contact_H = borrowed(contact_H)
   s.contact_dim = borrowed(contact_dim)
   s.contact_geom1 = borrowed(contact_geom1)
   s.contact_geom2 = borrowed(contact_geom2)
@@ -1203,12 +1216,12 @@ def _set_data_7(s, contact_dim, contact_geom1, contact_geom2, contact_exclude, c
   s.efc_margin = borrowed(efc_margin)
   s.efc_frictionloss = borrowed(efc_frictionloss)
   s.efc_diagA = borrowed(efc_diagA)
-  s.efc_KBIP = borrowed(efc_KBIP)
-  s.owners_7 = (contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP,)
+  s.owners_7 = (contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA,)
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv):
+def _set_data_8(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate):
+  s.efc_KBIP = borrowed(efc_KBIP)
   s.efc_D = borrowed(efc_D)
   s.efc_R = borrowed(efc_R)
   s.efc_vel = borrowed(efc_vel)
@@ -1224,12 +1237,12 @@ def _set_data_8(s, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state,
   s.solver_nchange = borrowed(solver_nchange)
   s.solver_neval = borrowed(solver_neval)
   s.solver_nupdate = borrowed(solver_nupdate)
-  s.solver_fwdinv = borrowed(solver_fwdinv)
-  s.owners_8 = (efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv,)
+  s.owners_8 = (efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate,)
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad):
+def _set_data_9(s, solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc):
+  s.solver_fwdinv = borrowed(solver_fwdinv)
   s.warning_number = borrowed(warning_number)
   s.warning_lastinfo = borrowed(warning_lastinfo)
   s.col_dist = borrowed(col_dist)
@@ -1245,12 +1258,12 @@ def _set_data_9(s, warning_number, warning_lastinfo, col_dist, col_pos, col_fram
   s.solver_LTJ = borrowed(solver_LTJ)
   s.solver_nv = borrowed(solver_nv)
   s.solver_efc = borrowed(solver_efc)
-  s.solver_quad = borrowed(solver_quad)
-  s.owners_9 = (warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad,)
+  s.owners_9 = (solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc,)
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr):
+def _set_data_10(s, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree):
+  s.solver_quad = borrowed(solver_quad)
   s.solver_int = borrowed(solver_int)
   s.solver_MinvJT = borrowed(solver_MinvJT)
   s.solver_ARblk = borrowed(solver_ARblk)
@@ -1266,12 +1279,12 @@ def _set_data_10(s, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, sol
   s.nidof = borrowed(nidof)
   s.tree_island = borrowed(tree_island)
   s.island_ntree = borrowed(island_ntree)
-  s.island_itreeadr = borrowed(island_itreeadr)
-  s.owners_10 = (solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree, island_itreeadr,)
+  s.owners_10 = (solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree,)
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id):
+def _set_data_11(s, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type):
+  s.island_itreeadr = borrowed(island_itreeadr)
   s.map_itree2tree = borrowed(map_itree2tree)
   s.dof_island = borrowed(dof_island)
   s.island_nv = borrowed(island_nv)
@@ -1287,12 +1300,12 @@ def _set_data_11(s, map_itree2tree, dof_island, island_nv, island_idofadr, islan
   s.map_efc2iefc = borrowed(map_efc2iefc)
   s.map_iefc2efc = borrowed(map_iefc2efc)
   s.iefc_type = borrowed(iefc_type)
-  s.iefc_id = borrowed(iefc_id)
-  s.owners_11 = (map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id,)
+  s.owners_11 = (island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type,)
 
 
 @numba.njit(cache=True)
-def _set_data_12(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+def _set_data_12(s, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int):
+  s.iefc_id = borrowed(iefc_id)
   s.iefc_frictionloss = borrowed(iefc_frictionloss)
   s.iefc_D = borrowed(iefc_D)
   s.iefc_R = borrowed(iefc_R)
@@ -1308,8 +1321,13 @@ def _set_data_12(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, ie
   s.iefc_J_colind = borrowed(iefc_J_colind)
   s.iefc_J = borrowed(iefc_J)
   s.island_int = borrowed(island_int)
+  s.owners_12 = (iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int,)
+
+
+@numba.njit(cache=True)
+def _set_data_13(s, sensordata):
   s.sensordata = borrowed(sensordata)
-  s.owners_12 = (iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata,)
+  s.owners_13 = (sensordata,)
 
 
 DATA_SETTERS = (
@@ -1318,12 +1336,13 @@ DATA_SETTERS = (
     (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'wrap_obj')),
     (_set_data_3, ('wrap_xpos', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring')),
     (_set_data_4, ('qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse')),
-    (_set_data_5, ('cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'trn_jac', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_time')),
-    (_set_data_6, ('ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H')),
-    (_set_data_7, ('contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP')),
-    (_set_data_8, ('efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv')),
-    (_set_data_9, ('warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad')),
-    (_set_data_10, ('solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr')),
-    (_set_data_11, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
-    (_set_data_12, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
+    (_set_data_5, ('cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'trn_jac', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_actstate')),
+    (_set_data_6, ('rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu')),
+    (_set_data_7, ('contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
+    (_set_data_8, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
+    (_set_data_9, ('solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc')),
+    (_set_data_10, ('solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree')),
+    (_set_data_11, ('island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type')),
+    (_set_data_12, ('iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int')),
+    (_set_data_13, ('sensordata',)),
 )

@@ -8,25 +8,29 @@ descendants of each dof). rne_vel works, as MuJoCo does, on "B rows": per body, 
 dof in B_colind (the dofs moving that body), stored as (nB, 6) arrays.
 
 Notes: rne_vel allocates its work arrays (nD x 6 and 3 x nB x 6) until Data gets fields for them.
-Sleeping and muscle / dcmotor / SO3 actuator derivatives are not handled (not in the engine yet).
+Sleeping is not handled.
 """
 import math
 
 import numpy as np
 
+from engine import actuation
 from engine import forward  # circular (forward imports us): resolved when compiled
 from engine import fluid
 from engine import passive as ps
 from engine import smooth
 from engine import math as mm
 from engine.smooth import jit
-from engine.types import mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtIntegrator, mjtTrn
+from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtInput,
+                          mjtIntegrator, mjtTrn)
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE = int(mjtDyn.NONE)
 _TRN_TENDON = int(mjtTrn.TENDON)
-_GAIN_AFFINE = int(mjtGain.AFFINE)
-_BIAS_AFFINE = int(mjtBias.AFFINE)
+_GAIN_AFFINE, _GAIN_DCMOTOR, _GAIN_SO3 = (int(mjtGain.AFFINE), int(mjtGain.DCMOTOR),
+                                           int(mjtGain.SO3))
+_BIAS_AFFINE, _BIAS_SO3 = int(mjtBias.AFFINE), int(mjtBias.SO3)
+_SERVO_INPUTS = int(mjtInput.POS | mjtInput.VEL | mjtInput.FF)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
@@ -100,9 +104,9 @@ def _mark_clamped_dofs(m, d, dof_clamped):
 def _tendon_saturated(m, d, t):
   """True if the summed actuator force on force-limited tendon t sits at its actfrcrange."""
   total = 0.0
-  for k in range(m.nu):
+  for k in range(m.nactuator):
     if m.actuator_trntype[k] == _TRN_TENDON and m.actuator_trnid[k, 0] == t:
-      total += d.actuator_force[k]
+      total += d.actuator_force[m.actuator_outadr[k]]
   # MuJoCo 4.0 compares with a relative tolerance of 1e-10 of the bound (measured: the clamp
   # rescales the forces, so their sum lands on the bound only to rounding), and a total of 0 at
   # a bound of 0 counts as saturated
@@ -111,22 +115,70 @@ def _tendon_saturated(m, d, t):
 
 
 @jit
+def _dcmotor_vel(m, d, i):
+  """d force / d velocity of a DC motor (MuJoCo 4.0, measured): back-EMF and the current
+  state's one-step response (unless its rate is clipped) over the temperature-adjusted R, the controller's kd through the
+  nominal R/K with the back-EMF compensation (none while Vmax clips the drive voltage), and
+  LuGre's sigma1."""
+  dyn, g = m.actuator_dynprm[i], m.actuator_gainprm[i]
+  R, K, te = g[0], g[1], dyn[0]
+  slots = actuation.dcmotor_slots(dyn, g)
+  first = m.actuator_actadr[i]
+  rt = R
+  if slots[2] >= 0:
+    rt *= 1 + g[2] * (d.act[first + slots[2]] + dyn[4] - g[3])
+  rt = max(_MINVAL, rt)
+  res = 0.0
+  if te <= 0:
+    res -= K * K / rt
+  dvdw = 0.0
+  spec = m.actuator_ctrlspec[i]
+  if spec & _SERVO_INPUTS:
+    dvdw = -g[6] * R / K + K
+    if g[7] > 0:
+      oadr = m.actuator_outadr[i]
+      vel = d.actuator_velocity[oadr]
+      pos, vref, ff, _ = actuation._servo_inputs(d.ctrl_clamped, m.actuator_ctrladr[i], spec)
+      x_i = d.act[first + slots[1]] if slots[1] >= 0 else 0.0
+      tau = g[4] * (pos - d.actuator_length[oadr]) + g[6] * (vref - vel) + g[5] * x_i + ff
+      if abs(R / K * tau + K * vel) > g[7]:
+        dvdw = 0.0
+  # the current's one-step response; none while (di/dt)max clips its rate (4.0, measured)
+  last = first + m.actuator_actnum[i] - 1
+  if te > 0 and not (dyn[1] > 0 and abs(d.act_dot[last]) >= dyn[1]):
+    res += K * (dvdw - K) * (1 - math.exp(-m.opt_timestep[0] / te)) / rt
+  elif dvdw != 0:
+    res += K * dvdw / rt
+  if dyn[6] > 0:
+    res -= dyn[6]
+  return res
+
+
+@jit
 def actuator_vel(m, d):
-  """qDeriv += d qfrc_actuator / d qvel for affine gains and biases (mjd_actuator_vel).
+  """qDeriv += d qfrc_actuator / d qvel for affine, PID, DC-motor, SO3 and muscle actuators
+  (mjd_actuator_vel).
 
   Forces that a clamp holds constant contribute nothing, as in MuJoCo 4.0: an actuator at its
-  forcerange, every actuator on a tendon whose total force is at tendon_actfrcrange, and the
-  qDeriv rows of dofs whose qfrc_actuator is at jnt_actfrcrange.
+  forcerange (an SO3 servo's norm at its bound), every actuator on a tendon whose total force
+  is at tendon_actfrcrange, and the qDeriv rows of dofs whose qfrc_actuator is at
+  jnt_actfrcrange.
   """
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
     return
   dof_clamped = d.ivec_nv[0]
   any_dof_clamped = _mark_clamped_dofs(m, d, dof_clamped)
-  for i in range(m.nu):
+  for i in range(m.nactuator):
+    oadr = m.actuator_outadr[i]
+    gt, bt = m.actuator_gaintype[i], m.actuator_biastype[i]
     # a force clamped by forcerange does not move with velocity
     if m.actuator_forcelimited[i]:
-      f = d.actuator_force[i]
-      if f <= m.actuator_forcerange[i, 0] or f >= m.actuator_forcerange[i, 1]:
+      f = d.actuator_force[oadr]
+      if gt == _GAIN_SO3:
+        nrm = math.sqrt(f * f + d.actuator_force[oadr + 1] ** 2 + d.actuator_force[oadr + 2] ** 2)
+        if nrm >= m.actuator_forcerange[i, 1]:
+          continue
+      elif f <= m.actuator_forcerange[i, 0] or f >= m.actuator_forcerange[i, 1]:
         continue
     # nor does the total force on a tendon at its actuator force limit (exact when all the
     # tendon's actuators have equal moments, MuJoCo's approximation)
@@ -136,19 +188,22 @@ def actuator_vel(m, d):
         continue
     bias_vel = 0.0
     gain_vel = 0.0
-    if m.actuator_biastype[i] == _BIAS_AFFINE:
+    if bt == _BIAS_AFFINE or bt == _BIAS_SO3:
       bias_vel = m.actuator_biasprm[i, 2]
-    if m.actuator_gaintype[i] == _GAIN_AFFINE:
+    if gt == _GAIN_AFFINE:
       gain_vel = m.actuator_gainprm[i, 2]
-    elif m.actuator_gaintype[i] == forward._GAIN_MUSCLE:
+    elif gt == forward._GAIN_MUSCLE:
       gain_vel = forward.muscle.gain_vel(
-          d.actuator_length[i], d.actuator_velocity[i], m.actuator_lengthrange[i, 0],
-          m.actuator_lengthrange[i, 1], m.actuator_acc0[i], m.actuator_gainprm[i])
+          d.actuator_length[oadr], d.actuator_velocity[oadr], m.actuator_lengthrange[oadr, 0],
+          m.actuator_lengthrange[oadr, 1], m.actuator_acc0[oadr], m.actuator_gainprm[i])
+    elif gt == _GAIN_DCMOTOR:
+      # bias and gain parts together (the back-EMF belongs to the bias in MuJoCo)
+      bias_vel += _dcmotor_vel(m, d, i)
     if gain_vel != 0.0:
       if m.actuator_dyntype[i] == _DYN_NONE:
         # MuJoCo 4.0 uses the control after ctrlrange clamping (the mirror's older source
         # multiplies by raw ctrl; the installed 4.0 agrees with the clamped one)
-        bias_vel += gain_vel * d.ctrl_clamped[i]
+        bias_vel += gain_vel * d.ctrl_clamped[m.actuator_ctrladr[i]]
       else:
         adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
         act = d.act[adr]
@@ -156,12 +211,13 @@ def actuator_vel(m, d):
           act = forward.next_activation(m, d, i, adr, d.act_dot[adr])
         bias_vel += gain_vel * act
     if bias_vel != 0.0:
-      if any_dof_clamped:
-        _add_jtbj_row_skip(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
-                           d.moment_rownnz[i], bias_vel, dof_clamped)
-      else:
-        _add_jtbj_row(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[i],
-                      d.moment_rownnz[i], bias_vel)
+      for o in range(oadr, oadr + m.actuator_outnum[i]):
+        if any_dof_clamped:
+          _add_jtbj_row_skip(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[o],
+                             d.moment_rownnz[o], bias_vel, dof_clamped)
+        else:
+          _add_jtbj_row(m, d, d.actuator_moment, d.moment_colind, d.moment_rowadr[o],
+                        d.moment_rownnz[o], bias_vel)
 
 
 @jit

@@ -4,6 +4,7 @@ import math
 
 import numba
 
+from engine import actuation
 from engine import collision_driver
 from engine import constraint
 from engine import derivative
@@ -65,10 +66,10 @@ def fwd_velocity(m, d):
     for a in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
       s += d.ten_J[a] * d.qvel[m.ten_J_colind[a]]
     d.ten_velocity[i] = s
-  actuation = not (m.opt_disableflags[0] & _DSBL_ACTUATION)
-  for i in range(m.nu):
+  actuated = not (m.opt_disableflags[0] & _DSBL_ACTUATION)
+  for i in range(m.nout):
     s = 0.0
-    if actuation:
+    if actuated:
       for a in range(d.moment_rowadr[i], d.moment_rowadr[i] + d.moment_rownnz[i]):
         s += d.actuator_moment[a] * d.qvel[d.moment_colind[a]]
     d.actuator_velocity[i] = s
@@ -149,136 +150,8 @@ def _tendon_bias(m, d):
       d.qfrc_bias[m.ten_J_colind[k]] += coef * d.ten_J[k]
 
 
-@jit
-def next_activation(m, d, i, adr, act_dot):
-  """Activation after one step, with filterexact integrated exactly and actrange clamped."""
-  act = d.act[adr]
-  h = m.opt_timestep[0]
-  if m.actuator_dyntype[i] == _DYN_FILTEREXACT:
-    tau = max(1e-15, m.actuator_dynprm[i, 0])
-    act = act + act_dot * tau * (1.0 - math.exp(-h / tau))
-  else:
-    act = act + act_dot * h
-  if m.actuator_actlimited[i]:
-    lo, hi = m.actuator_actrange[i, 0], m.actuator_actrange[i, 1]
-    act = lo if act < lo else (hi if act > hi else act)
-  return act
-
-
-@jit
-def fwd_actuation(m, d):
-  """actuator_force, act_dot and qfrc_actuator from ctrl, act and the transmission."""
-  nu = m.nu
-  for i in range(nu):
-    d.actuator_force[i] = 0.0
-  for i in range(m.nv):
-    d.qfrc_actuator[i] = 0.0
-  if nu == 0 or (m.opt_disableflags[0] & _DSBL_ACTUATION):
-    return
-  ctrl = d.ctrl_clamped
-  bad = False
-  for i in range(nu):
-    c = d.ctrl[i]
-    if not (m.opt_disableflags[0] & _DSBL_CLAMPCTRL) and m.actuator_ctrllimited[i]:
-      lo, hi = m.actuator_ctrlrange[i, 0], m.actuator_ctrlrange[i, 1]
-      c = lo if c < lo else (hi if c > hi else c)
-    if not (abs(c) <= 1e10):  # NaN, inf or huge: MuJoCo's mju_isBad
-      bad = True
-    ctrl[i] = c
-  if bad:
-    for i in range(nu):
-      ctrl[i] = 0.0
-  for i in range(nu):
-    adr = m.actuator_actadr[i]
-    if adr < 0:
-      continue
-    for k in range(adr, adr + m.actuator_actnum[i]):
-      d.act_dot[k] = 0.0
-    last = adr + m.actuator_actnum[i] - 1
-    dt = m.actuator_dyntype[i]
-    if dt == _DYN_INTEGRATOR:
-      d.act_dot[last] = ctrl[i]
-    elif dt == _DYN_FILTER or dt == _DYN_FILTEREXACT:
-      tau = max(1e-15, m.actuator_dynprm[i, 0])
-      d.act_dot[last] = (ctrl[i] - d.act[last]) / tau
-    elif dt == _DYN_MUSCLE:
-      d.act_dot[last] = muscle.dynamics(ctrl[i], d.act[last], m.actuator_dynprm[i])
-  tendon_frclimited = False
-  for i in range(nu):
-    gt = m.actuator_gaintype[i]
-    prm = m.actuator_gainprm[i]
-    length = d.actuator_length[i]
-    vel = d.actuator_velocity[i]
-    if m.actuator_trntype[i] == _TRN_TENDON and m.tendon_actfrclimited[m.actuator_trnid[i, 0]]:
-      tendon_frclimited = True
-    if gt == _GAIN_AFFINE:
-      gain = prm[0] + prm[1] * length + prm[2] * vel
-    elif gt == _GAIN_MUSCLE:
-      gain = muscle.gain(length, vel, m.actuator_lengthrange[i, 0], m.actuator_lengthrange[i, 1],
-                         m.actuator_acc0[i], prm)
-    else:
-      gain = prm[0]
-    if m.actuator_actnum[i] == 0:
-      force = gain * ctrl[i]
-    else:
-      adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
-      if m.actuator_actearly[i]:
-        act = next_activation(m, d, i, adr, d.act_dot[adr])
-      else:
-        act = d.act[adr]
-      force = gain * act
-    bprm = m.actuator_biasprm[i]
-    if m.actuator_biastype[i] == _BIAS_AFFINE:
-      force += bprm[0] + bprm[1] * length + bprm[2] * vel
-    elif m.actuator_biastype[i] == _BIAS_MUSCLE:
-      force += muscle.bias(length, m.actuator_lengthrange[i, 0], m.actuator_lengthrange[i, 1],
-                           m.actuator_acc0[i], bprm)
-    d.actuator_force[i] = force
-  if tendon_frclimited:
-    _clamp_tendon_actuator_force(m, d)
-  for i in range(nu):
-    if m.actuator_forcelimited[i]:
-      lo, hi = m.actuator_forcerange[i, 0], m.actuator_forcerange[i, 1]
-      f = d.actuator_force[i]
-      d.actuator_force[i] = lo if f < lo else (hi if f > hi else f)
-  for i in range(nu):
-    f = d.actuator_force[i]
-    for a in range(d.moment_rowadr[i], d.moment_rowadr[i] + d.moment_rownnz[i]):
-      d.qfrc_actuator[d.moment_colind[a]] += d.actuator_moment[a] * f
-  g = m.opt_gravity
-  if not (m.opt_disableflags[0] & _DSBL_GRAVITY) and (g[0] != 0.0 or g[1] != 0.0 or g[2] != 0.0):
-    for j in range(m.njnt):
-      if m.jnt_actgravcomp[j]:
-        jt = m.jnt_type[j]
-        n = 6 if jt == _FREE else (3 if jt == _BALL else 1)
-        for k in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + n):
-          d.qfrc_actuator[k] += d.qfrc_gravcomp[k]
-  for j in range(m.njnt):
-    if m.jnt_actfrclimited[j]:
-      jt = m.jnt_type[j]
-      n = 6 if jt == _FREE else (3 if jt == _BALL else 1)
-      lo, hi = m.jnt_actfrcrange[j, 0], m.jnt_actfrcrange[j, 1]
-      for k in range(m.jnt_dofadr[j], m.jnt_dofadr[j] + n):
-        f = d.qfrc_actuator[k]
-        d.qfrc_actuator[k] = lo if f < lo else (hi if f > hi else f)
-
-
-@jit
-def _clamp_tendon_actuator_force(m, d):
-  """Scale forces of actuators on a force-limited tendon so their sum stays in range."""
-  total = d.scratch_nv[4]
-  for t in range(m.ntendon):
-    s = 0.0
-    for i in range(m.nu):
-      if m.actuator_trntype[i] == _TRN_TENDON and m.actuator_trnid[i, 0] == t:
-        s += d.actuator_force[i]
-    if not m.tendon_actfrclimited[t] or s == 0.0:
-      continue
-    lo, hi = m.tendon_actfrcrange[t, 0], m.tendon_actfrcrange[t, 1]
-    scale = lo / s if s < lo else (hi / s if s > hi else 1.0)
-    for i in range(m.nu):
-      if m.actuator_trntype[i] == _TRN_TENDON and m.actuator_trnid[i, 0] == t:
-        d.actuator_force[i] *= scale
+next_activation = actuation.next_activation
+fwd_actuation = actuation.fwd_actuation
 
 
 @jit
@@ -363,12 +236,7 @@ def integrate_pos(m, qpos, qvel, h):
 def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel):
   """Advance act, qvel, qpos and time by one step (mj_advance)."""
   if m.na and not (m.opt_disableflags[0] & _DSBL_ACTUATION):
-    for i in range(m.nu):
-      adr = m.actuator_actadr[i]
-      if adr < 0:
-        continue
-      for j in range(adr, adr + m.actuator_actnum[i]):
-        d.act[j] = next_activation(m, d, i, j, act_dot[j])
+    actuation.advance_act(m, d, act_dot)
   h = m.opt_timestep[0]
   for i in range(m.nv):
     d.qvel[i] += qacc[i] * h
@@ -446,6 +314,11 @@ def rk4(m, d):
   for k in range(na):
     x0a[k] = d.act[k]
     actd[0, k] = d.act_dot[k]
+  # the activation update sees the initial state's actuator lengths and velocities (MuJoCo
+  # 4.0: a DC motor's LuGre state is integrated with them)
+  for k in range(m.nout):
+    d.rk4_actstate[0, k] = d.actuator_length[k]
+    d.rk4_actstate[1, k] = d.actuator_velocity[k]
   dq = d.scratch_nv[1]
   for i in range(1, 4):
     a = a_coef[i - 1]
@@ -488,6 +361,9 @@ def rk4(m, d):
     d.qvel[k] = x0v[k]
   for k in range(na):
     d.act[k] = x0a[k]
+  for k in range(m.nout):
+    d.actuator_length[k] = d.rk4_actstate[0, k]
+    d.actuator_velocity[k] = d.rk4_actstate[1, k]
   advance(m, d, dact, dqacc, dq, True)
 
 

@@ -13,7 +13,7 @@ _OBJ_COUNT = {
     t.mjtObj.BODY: "nbody", t.mjtObj.JOINT: "njnt", t.mjtObj.GEOM: "ngeom",
     t.mjtObj.SITE: "nsite", t.mjtObj.CAMERA: "ncam", t.mjtObj.LIGHT: "nlight",
     t.mjtObj.MATERIAL: "nmat", t.mjtObj.EQUALITY: "neq", t.mjtObj.TENDON: "ntendon",
-    t.mjtObj.ACTUATOR: "nu", t.mjtObj.KEY: "nkey", t.mjtObj.PAIR: "npair",
+    t.mjtObj.ACTUATOR: "nactuator", t.mjtObj.KEY: "nkey", t.mjtObj.PAIR: "npair",
     t.mjtObj.EXCLUDE: "nexclude", t.mjtObj.SENSOR: "nsensor", t.mjtObj.MESH: "nmesh",
     t.mjtObj.HFIELD: "nhfield",
 }
@@ -22,8 +22,7 @@ _OBJ_COUNT = {
 def model_from_mujoco(mjm):
   """Build our Model from a compiled `mujoco.MjModel`, field by field (same names)."""
   import mujoco
-  sizes = {k: getattr(mjm, k, -1) for k in t.MODEL_SIZES if k != "nu"}
-  sizes["nu"] = mjm.nu
+  sizes = {k: getattr(mjm, k, -1) for k in t.MODEL_SIZES}
   sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations))
   arrays = {}
   for name, dtype, shape in t.MODEL_TABLE:

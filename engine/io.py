@@ -70,7 +70,6 @@ class Model:
     arrays = _check_arrays(t.MODEL_TABLE, sizes, arrays, "Model")
     d = self.__dict__
     d.update({k: int(sizes[k]) for k in t.MODEL_SIZES})
-    d["nactuator"] = d["nu"]
     d.update({k: v for k, v in arrays.items() if not k.startswith("opt_")})
     d["_arrays"] = arrays
     d["opt"] = Option(arrays)
@@ -127,6 +126,7 @@ def reset_data(m, d, key=None):
     a[...] = 0
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
+  reset_ctrl(m, d)
   mocap_bodies = np.nonzero(m.body_mocapid >= 0)[0]
   for b in mocap_bodies:
     d.mocap_pos[m.body_mocapid[b]] = m.body_pos[b]
@@ -144,6 +144,16 @@ def reset_data(m, d, key=None):
   if m.nmocap:
     d.mocap_pos[:] = m.key_mpos[k].reshape(-1, 3)
     d.mocap_quat[:] = m.key_mquat[k].reshape(-1, 4)
+
+
+def reset_ctrl(m, d):
+  """Neutral controls (mj_resetCtrl): zero, but the identity for quaternion-commanded SO3
+  servos."""
+  d.ctrl[:] = 0
+  for i in range(m.nactuator):
+    if (m.actuator_gaintype[i] == t.mjtGain.SO3
+        and m.actuator_ctrlspec[i] == t.mjtChart.QUAT):
+      d.ctrl[m.actuator_ctrladr[i]] = 1.0
 
 
 def _objtype(objtype):

@@ -16,7 +16,7 @@ _MODE_NONE, _MODE_MUSCLE, _MODE_MUSCLEUSER = 0, 1, 2
 
 @_jit
 def _simulate(m, d, index, side, accel, maxforce, timeconst, inttotal, interval):
-  """Drive actuator `index` towards one end of its range (evalAct loop); returns
+  """Drive actuator output `index` towards one end of its range (evalAct loop); returns
   (ok, lmin, lmax) over the last `interval` seconds."""
   nv = m.nv
   moment = d.scratch_nv[6]
@@ -71,26 +71,27 @@ def _needs(m, i, o):
   if mode == _MODE_NONE or (mode == _MODE_MUSCLE and not muscle) or (
       mode == _MODE_MUSCLEUSER and not muscle and not user):
     return False
-  lr = m.actuator_lengthrange[i]
+  lr = m.actuator_lengthrange[m.actuator_outadr[i]]
   return not (o["useexisting"] and lr[0] < lr[1])
 
 
 def set_length_range(m):
   """Fill m.actuator_lengthrange as MuJoCo's compiler does (after set_const)."""
   o = getattr(m, "lropt", None)
-  if o is None or m.nu == 0:
+  if o is None or m.nactuator == 0:
     return
   todo = []
-  for i in range(m.nu):
-    if not _needs(m, i, o):
+  for i in range(m.nactuator):
+    if m.actuator_outnum[i] != 1 or not _needs(m, i, o):
       continue
     trn, tid = m.actuator_trntype[i], m.actuator_trnid[i, 0]
+    out = m.actuator_outadr[i]
     if o["uselimit"]:
       if trn in (mjtTrn.JOINT, mjtTrn.JOINTINPARENT) and m.jnt_limited[tid]:
-        m.actuator_lengthrange[i] = m.jnt_range[tid]
+        m.actuator_lengthrange[out] = m.jnt_range[tid]
         continue
       if trn == mjtTrn.TENDON and m.tendon_limited[tid]:
-        m.actuator_lengthrange[i] = m.tendon_range[tid]
+        m.actuator_lengthrange[out] = m.tendon_range[tid]
         continue
     todo.append(i)
   if not todo:
@@ -110,7 +111,7 @@ def set_length_range(m):
       lo, hi = [0.0, 0.0], [0.0, 0.0]
       for side in (0, 1):
         io.reset_data(m, d)
-        ok, lo[side], hi[side] = _simulate(m.struct, d.struct, i, side, o["accel"],
+        ok, lo[side], hi[side] = _simulate(m.struct, d.struct, m.actuator_outadr[i], side, o["accel"],
                                            o["maxforce"], o["timeconst"], o["inttotal"],
                                            o["interval"])
         if not ok:
@@ -125,6 +126,6 @@ def set_length_range(m):
               f"lengthrange computation did not converge in actuator {i}: eval "
               f"({lo[side]:g}, {hi[side]:g}), range ({rng[0]:g}, {rng[1]:g}); set "
               "'lengthrange' on the actuator or adjust <compiler><lengthrange>")
-      m.actuator_lengthrange[i] = rng
+      m.actuator_lengthrange[m.actuator_outadr[i]] = rng
   finally:
     opt.disableflags, opt.timestep, opt.integrator = saved

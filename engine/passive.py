@@ -49,7 +49,7 @@ def actuator_damping(m, ident, is_tendon, poly):
   if aid == -1:
     return 0.0
   damping = 0.0
-  for k in range(m.nu):
+  for k in range(m.nactuator):
     if aid >= 0 and k != aid:
       continue
     if aid < -1:

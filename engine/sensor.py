@@ -826,7 +826,7 @@ def sensor_acc(m, d):
       out[0] = d.qfrc_actuator[m.jnt_dofadr[oid]]
     elif st == _TENDONACTFRC:
       s = 0.0
-      for j in range(m.nu):
+      for j in range(m.nactuator):
         if m.actuator_trntype[j] == _TRN_TENDON and m.actuator_trnid[j, 0] == oid:
           s += d.actuator_force[m.actuator_outadr[j]]
       out[0] = s

@@ -6,7 +6,7 @@ import numpy as np
 from engine import io
 from engine import math as mm
 from engine import smooth
-from engine.types import mjtEq, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
+from engine.types import mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
 
 _jit = smooth.jit
 
@@ -85,7 +85,7 @@ def set_fixed(m):
   m.body_subtreemass = sub
   jid = np.full(m.njnt, -1, np.int32)
   tid = np.full(m.ntendon, -1, np.int32)
-  for i in range(m.nu):
+  for i in range(m.nactuator):
     if (m.actuator_damping[i] == 0 and not m.actuator_dampingpoly[i].any()
         and m.actuator_armature[i] == 0):
       continue
@@ -257,7 +257,7 @@ def set_const(m):
     a, n = m.ten_J_rowadr[i], m.ten_J_rownnz[i]
     row[m.ten_J_colind[a:a + n]] = d.ten_J[a:a + n]
     m.tendon_invweight0[i] = row @ _solve_m(m, d, row[None])[0] if nv else 0
-  for i in range(m.nu):
+  for i in range(m.nout):
     row = np.zeros(nv)
     a, n = d.moment_rowadr[i], d.moment_rownnz[i]
     np.add.at(row, d.moment_colind[a:a + n], d.actuator_moment[a:a + n])
@@ -275,16 +275,22 @@ def set_const(m):
     m.light_pos0[i] = d.light_xpos[i] - d.xpos[b]
     m.light_poscom0[i] = d.light_xpos[i] - d.subtree_com[t if t >= 0 else b]
     m.light_dir0[i] = d.light_xdir[i]
-  # position actuators given a damping ratio (biasprm[2] > 0): convert to damping
-  for i in range(m.nu):
+  # position-like actuators given a damping ratio (biasprm[2] > 0): damping from MuJoCo 4's
+  # reflected inertia, the operational-space inertia (J M^-1 J')^-1 at qpos0 (several force
+  # outputs: the inverse of their mean J M^-1 J', measured on 4.0's SO3 servo); a PID keeps kp
+  # only in biasprm[1]
+  for i in range(m.nactuator):
     g, b = m.actuator_gainprm[i], m.actuator_biasprm[i]
-    if g[0] != -b[1] or b[2] <= 0:
+    pid = m.actuator_gaintype[i] == mjtGain.PID
+    if (not pid and g[0] != -b[1]) or b[2] <= 0:
       continue
-    a, n = d.moment_rowadr[i], d.moment_rownnz[i]
-    mass = 0.0
-    for k in range(a, a + n):
-      t2 = d.actuator_moment[k] ** 2
-      if t2 > 1e-15:
-        mass += m.dof_M0[d.moment_colind[k]] / t2
-    b[2] = -b[2] * 2 * np.sqrt(g[0] * mass)
+    inv = 0.0
+    outs = range(m.actuator_outadr[i], m.actuator_outadr[i] + m.actuator_outnum[i])
+    for o in outs:
+      row = np.zeros(nv)
+      a, n = d.moment_rowadr[o], d.moment_rownnz[o]
+      np.add.at(row, d.moment_colind[a:a + n], d.actuator_moment[a:a + n])
+      inv += row @ _solve_m(m, d, row[None])[0] if nv else 0.0
+    mass = len(outs) / inv if inv > 1e-15 else 0.0
+    b[2] = -b[2] * 2 * np.sqrt((-b[1] if pid else g[0]) * mass)
   return m

@@ -14,6 +14,7 @@ from engine.types import mjtJoint, mjtTrn, mjtDisableBit, mjtWrap
 _FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
                                                int(mjtTrn.TENDON))
+_TRN_SO3 = int(mjtTrn.SO3)
 _TRN_SLIDERCRANK, _TRN_SITE, _TRN_BODY = (int(mjtTrn.SLIDERCRANK), int(mjtTrn.SITE),
                                           int(mjtTrn.BODY))
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
@@ -649,15 +650,75 @@ def _body_moment(m, d, i):
 
 
 @jit
+def _so3_moment(m, d, i, out, adr):
+  """SO3 transmission: 3 lengths (the relative orientation as an expmap) and 3 moment rows,
+  from a ball joint (identity rows at its dofs) or a site relative to its refsite (the relative
+  rotational Jacobian projected on the site's axes); returns the non-zeros written."""
+  ident = m.actuator_trnid[i, 0]
+  ref = m.actuator_trnid[i, 1]
+  if ref < 0:
+    qa = m.jnt_qposadr[ident]
+    q0, q1, q2, q3 = mm.quat_normalize(d.qpos[qa], d.qpos[qa + 1], d.qpos[qa + 2],
+                                       d.qpos[qa + 3])
+    a = _sub_quat(q0, q1, q2, q3, 1.0, 0.0, 0.0, 0.0)
+    for k in range(3):
+      d.moment_rowadr[out + k] = adr + k
+      d.moment_rownnz[out + k] = 1
+      d.actuator_length[out + k] = a[k]
+      d.moment_colind[adr + k] = m.jnt_dofadr[ident] + k
+      d.actuator_moment[adr + k] = 1.0
+    return 3
+  # world orientations of both sites (MuJoCo 4.0; the mirror's older source multiplies the other
+  # way round)
+  b, br = m.site_bodyid[ident], m.site_bodyid[ref]
+  sq, bq = m.site_quat[ident], d.xquat[b]
+  q0, q1, q2, q3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
+  sq, bq = m.site_quat[ref], d.xquat[br]
+  r0, r1, r2, r3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
+  v = _sub_quat(q0, q1, q2, q3, r0, r1, r2, r3)
+  J = d.trn_jac
+  nv = m.nv
+  _jac_rows(m, d, J, 0, b, d.site_xpos[ident])
+  _jac_rows(m, d, J, 6, br, d.site_xpos[ref])
+  for r in range(3):
+    for j in range(nv):
+      J[3 + r, j] -= J[9 + r, j]
+  # the shared part of the two chains moves both frames alike
+  c = _common_dof(m, m.body_weldid[b], m.body_weldid[br])
+  while c >= 0:
+    J[3, c] = J[4, c] = J[5, c] = 0.0
+    c = m.dof_parentid[c]
+  xm = d.site_xmat[ident]
+  nnz = 0
+  for k in range(3):
+    d.moment_rowadr[out + k] = adr + nnz
+    d.actuator_length[out + k] = v[k]
+    w0, w1, w2 = xm[k], xm[k + 3], xm[k + 6]
+    start = nnz
+    for j in range(nv):
+      val = J[3, j] * w0 + J[4, j] * w1 + J[5, j] * w2
+      if val != 0.0:
+        d.moment_colind[adr + nnz] = j
+        d.actuator_moment[adr + nnz] = val
+        nnz += 1
+    d.moment_rownnz[out + k] = nnz - start
+  return nnz
+
+
+@jit
 def transmission(m, d):
-  """Actuator lengths and sparse moment arms (mj_transmission): joint, tendon, site (with
-  and without refsite), slider-crank and body (adhesion) transmissions."""
+  """Actuator lengths and sparse moment arms (mj_transmission), one row per force output:
+  joint, tendon, site (with and without refsite), slider-crank, body (adhesion) and SO3."""
   adr = 0
-  for i in range(m.nu):
-    d.moment_rowadr[i] = adr
+  for i in range(m.nactuator):
+    out = m.actuator_outadr[i]
     ident = m.actuator_trnid[i, 0]
-    gear = m.actuator_gear[i]
+    gear = m.actuator_gear[out]
     trn = m.actuator_trntype[i]
+    if trn == _TRN_SO3:
+      adr += _so3_moment(m, d, i, out, adr)
+      continue
+    d.moment_rowadr[out] = adr
     nnz = 0
     if trn == _TRN_JOINT or trn == _TRN_JOINTINPARENT:
       jt = m.jnt_type[ident]
@@ -665,7 +726,7 @@ def transmission(m, d):
       if jt == _SLIDE or jt == _HINGE:
         nnz = 1
         d.moment_colind[adr] = m.jnt_dofadr[ident]
-        d.actuator_length[i] = d.qpos[qa] * gear[0]
+        d.actuator_length[out] = d.qpos[qa] * gear[0]
         d.actuator_moment[adr] = gear[0]
       elif jt == _BALL:
         # 3D gear: in the child frame for JOINT, the parent frame for JOINTINPARENT;
@@ -677,7 +738,7 @@ def transmission(m, d):
         g0, g1, g2 = gear[0], gear[1], gear[2]
         if trn == _TRN_JOINTINPARENT:
           g0, g1, g2 = mm.quat_rot(q0, -q1, -q2, -q3, g0, g1, g2)
-        d.actuator_length[i] = a0 * g0 + a1 * g1 + a2 * g2
+        d.actuator_length[out] = a0 * g0 + a1 * g1 + a2 * g2
         for k in range(3):
           d.moment_colind[adr + k] = m.jnt_dofadr[ident] + k
         d.actuator_moment[adr] = g0
@@ -687,7 +748,7 @@ def transmission(m, d):
         # free joint: translational gear as is, rotational gear in the body frame for
         # JOINTINPARENT (rotated by the inverse joint quaternion), as given for JOINT
         nnz = 6
-        d.actuator_length[i] = 0.0
+        d.actuator_length[out] = 0.0
         for k in range(6):
           d.moment_colind[adr + k] = m.jnt_dofadr[ident] + k
           d.actuator_moment[adr + k] = gear[k]
@@ -699,7 +760,7 @@ def transmission(m, d):
           d.actuator_moment[adr + 4] = g1
           d.actuator_moment[adr + 5] = g2
     elif trn == _TRN_TENDON:
-      d.actuator_length[i] = d.ten_length[ident] * gear[0]
+      d.actuator_length[out] = d.ten_length[ident] * gear[0]
       nnz = m.ten_J_rownnz[ident]
       ta = m.ten_J_rowadr[ident]
       for k in range(nnz):
@@ -707,11 +768,11 @@ def transmission(m, d):
         d.actuator_moment[adr + k] = d.ten_J[ta + k] * gear[0]
     elif trn == _TRN_SITE or trn == _TRN_SLIDERCRANK or trn == _TRN_BODY:
       if trn == _TRN_SITE:
-        d.actuator_length[i] = _site_moment(m, d, i, gear)
+        d.actuator_length[out] = _site_moment(m, d, i, gear)
       elif trn == _TRN_SLIDERCRANK:
-        d.actuator_length[i] = _slidercrank_moment(m, d, i, gear)
+        d.actuator_length[out] = _slidercrank_moment(m, d, i, gear)
       else:
-        d.actuator_length[i] = 0.0
+        d.actuator_length[out] = 0.0
         _body_moment(m, d, i)
       row = d.trn_jac[12]
       for j in range(m.nv):
@@ -719,7 +780,7 @@ def transmission(m, d):
           d.moment_colind[adr + nnz] = j
           d.actuator_moment[adr + nnz] = row[j]
           nnz += 1
-    d.moment_rownnz[i] = nnz
+    d.moment_rownnz[out] = nnz
     adr += nnz
 
 
@@ -733,7 +794,7 @@ def _actuator_armature(m, jnt_or_tendon, is_tendon):
     g = m.actuator_gear[m.actuator_outadr[aid], 0]
     return m.actuator_armature[aid] * g * g
   total = 0.0
-  for k in range(m.nu):
+  for k in range(m.nactuator):
     if m.actuator_trnid[k, 0] != jnt_or_tendon:
       continue
     trn = m.actuator_trntype[k]

@@ -93,6 +93,7 @@ class mjtTrn(enum.IntEnum):
   TENDON = 3
   SITE = 4
   BODY = 5
+  SO3 = 6
   UNDEFINED = 1000
 
 
@@ -102,6 +103,8 @@ class mjtDyn(enum.IntEnum):
   FILTER = 2
   FILTEREXACT = 3
   MUSCLE = 4
+  DCMOTOR = 5
+  PID = 6
   USER = 7
 
 
@@ -109,6 +112,9 @@ class mjtGain(enum.IntEnum):
   FIXED = 0
   AFFINE = 1
   MUSCLE = 2
+  DCMOTOR = 3
+  SO3 = 4
+  PID = 5
   USER = 6
 
 
@@ -116,7 +122,25 @@ class mjtBias(enum.IntEnum):
   NONE = 0
   AFFINE = 1
   MUSCLE = 2
+  DCMOTOR = 3
+  SO3 = 4
   USER = 5
+
+
+class mjtInput(enum.IntFlag):
+  """Actuator input signature bits (mjtInput); mjtChart values share actuator_ctrlspec."""
+  POS = 1
+  VEL = 2
+  FF = 4
+  VOLTAGE = 8
+  NONE = 16
+  PRESSURE = 32
+
+
+class mjtChart(enum.IntEnum):
+  """Chart of an SO3 servo's commanded orientation (actuator_ctrlspec of gaintype SO3)."""
+  EXPMAP = 1
+  QUAT = 2
 
 
 class mjtWrap(enum.IntEnum):
@@ -206,7 +230,7 @@ NISLAND = 20      # mjNISLAND: islands with statistics (solver_* hold NISLAND x 
 
 # Sizes of a Model, as MuJoCo's mjModel names them. All are ints set at compile time.
 MODEL_SIZES = (
-    "nq nv nu na nbody njnt ngeom nsite ncam nlight nmat ntendon nwrap neq nkey nmocap "
+    "nq nv nu nactuator nout na nbody njnt ngeom nsite ncam nlight nmat ntendon nwrap neq nkey nmocap "
     "nM nC nD nB nJmom nJten ntree npair nexclude nconmax njmax nccd nccdf nccdi"
 ).split()
 
@@ -408,34 +432,37 @@ ten_J_colind i4 nJten
 wrap_type i4 nwrap
 wrap_objid i4 nwrap
 wrap_prm f8 nwrap
-actuator_trntype i4 nu
-actuator_dyntype i4 nu
-actuator_gaintype i4 nu
-actuator_biastype i4 nu
-actuator_trnid i4 nu 2
-actuator_actadr i4 nu
-actuator_actnum i4 nu
-actuator_group i4 nu
+actuator_trntype i4 nactuator
+actuator_dyntype i4 nactuator
+actuator_gaintype i4 nactuator
+actuator_biastype i4 nactuator
+actuator_ctrladr i4 nactuator
+actuator_ctrlnum i4 nactuator
+actuator_ctrlspec i4 nactuator
+actuator_trnid i4 nactuator 2
+actuator_actadr i4 nactuator
+actuator_actnum i4 nactuator
+actuator_group i4 nactuator
 actuator_ctrllimited b1 nu
-actuator_forcelimited b1 nu
-actuator_actlimited b1 nu
-actuator_dynprm f8 nu 10
-actuator_gainprm f8 nu 10
-actuator_biasprm f8 nu 10
-actuator_actearly b1 nu
+actuator_forcelimited b1 nactuator
+actuator_actlimited b1 nactuator
+actuator_dynprm f8 nactuator 10
+actuator_gainprm f8 nactuator 10
+actuator_biasprm f8 nactuator 10
+actuator_actearly b1 nactuator
 actuator_ctrlrange f8 nu 2
-actuator_forcerange f8 nu 2
-actuator_actrange f8 nu 2
-actuator_gear f8 nu 6
-actuator_cranklength f8 nu
-actuator_acc0 f8 nu
-actuator_length0 f8 nu
-actuator_lengthrange f8 nu 2
-actuator_damping f8 nu
-actuator_armature f8 nu
-actuator_dampingpoly f8 nu 2
-actuator_outadr i4 nu
-actuator_outnum i4 nu
+actuator_forcerange f8 nactuator 2
+actuator_actrange f8 nactuator 2
+actuator_gear f8 nout 6
+actuator_cranklength f8 nactuator
+actuator_acc0 f8 nout
+actuator_length0 f8 nout
+actuator_lengthrange f8 nout 2
+actuator_damping f8 nactuator
+actuator_armature f8 nactuator
+actuator_dampingpoly f8 nactuator 2
+actuator_outadr i4 nactuator
+actuator_outnum i4 nactuator
 key_time f8 nkey
 key_qpos f8 nkey nq
 key_qvel f8 nkey nv
@@ -521,9 +548,9 @@ ten_J f8 nJten
 ten_length f8 ntendon
 wrap_obj i4 nwrap 2
 wrap_xpos f8 nwrap 6
-actuator_length f8 nu
-moment_rownnz i4 nu
-moment_rowadr i4 nu
+actuator_length f8 nout
+moment_rownnz i4 nout
+moment_rowadr i4 nout
 moment_colind i4 nJmom
 actuator_moment f8 nJmom
 crb f8 nbody 10
@@ -531,7 +558,7 @@ M f8 nC
 qLD f8 nC
 qLDiagInv f8 nv
 ten_velocity f8 ntendon
-actuator_velocity f8 nu
+actuator_velocity f8 nout
 cvel f8 nbody 6
 cdof_dot f8 nv 6
 qfrc_bias f8 nv
@@ -546,7 +573,7 @@ qH f8 nC
 qHDiagInv f8 nv
 qDeriv f8 nD
 qLU f8 nD
-actuator_force f8 nu
+actuator_force f8 nout
 qfrc_actuator f8 nv
 qfrc_smooth f8 nv
 qacc_smooth f8 nv
@@ -567,6 +594,7 @@ rk4_act f8 na
 rk4_dqvel f8 4 nv
 rk4_dqacc f8 4 nv
 rk4_dact f8 4 na
+rk4_actstate f8 2 nout
 rk4_time f8 1
 ivec_nv i4 2 nv
 ncon i4 1

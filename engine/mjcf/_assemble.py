@@ -351,7 +351,19 @@ def _tendons(c, A, sizes):
 def _actuators(c, A, sizes):
   acts = c.actuators
   n = len(acts)
-  sizes["nu"] = n
+  for a in acts:
+    if a.so3:
+      a.trntype = int(t.mjtTrn.SO3)
+  ctrlnum = np.array([a.ctrlnum for a in acts], np.int32)
+  outnum = np.array([a.outnum for a in acts], np.int32)
+  sizes["nactuator"] = n
+  sizes["nu"] = int(ctrlnum.sum())
+  sizes["nout"] = int(outnum.sum())
+  A["actuator_ctrladr"] = (np.cumsum(ctrlnum) - ctrlnum).astype(np.int32)
+  A["actuator_ctrlnum"] = ctrlnum
+  A["actuator_outadr"] = (np.cumsum(outnum) - outnum).astype(np.int32)
+  A["actuator_outnum"] = outnum
+  A["actuator_ctrlspec"] = np.array([a.ctrlspec for a in acts], np.int32)
   adr = 0
   actadr = []
   for a in acts:
@@ -361,20 +373,31 @@ def _actuators(c, A, sizes):
   U = lambda attr, dt=np.float64: np.array([x[attr] for x in acts], dt)
   for k in ("trntype", "dyntype", "gaintype", "biastype", "actdim", "group"):
     A["actuator_" + ("actnum" if k == "actdim" else k)] = U(k, np.int32).ravel()
-  A["actuator_trnid"] = U("trnid", np.int32)
+  A["actuator_trnid"] = U("trnid", np.int32).reshape(n, 2)
   A["actuator_actadr"] = np.array(actadr, np.int32)
-  for k in ("ctrllimited", "forcelimited", "actlimited"):
+  for k in ("forcelimited", "actlimited"):
     A["actuator_" + k] = U("is_" + k, bool).ravel()
   A["actuator_actearly"] = U("actearly", bool).ravel()
-  for k in ("dynprm", "gainprm", "biasprm", "ctrlrange", "forcerange", "actrange", "gear",
-            "lengthrange"):
-    A["actuator_" + k] = U(k)
+  for k, w in (("dynprm", 10), ("gainprm", 10), ("biasprm", 10), ("forcerange", 2),
+               ("actrange", 2)):
+    A["actuator_" + k] = U(k).reshape(n, w)
   for k in ("cranklength", "damping", "armature"):
     A["actuator_" + k] = U(k).ravel()
+  # per-input and per-output rows, in each actuator's block
+  rng = [r for a in acts for r in a.ctrlranges]
+  A["actuator_ctrllimited"] = np.array([r[0] for r in rng], bool)
+  A["actuator_ctrlrange"] = np.array([r[1] for r in rng], np.float64).reshape(-1, 2)
+  A["actuator_gear"] = np.array([a.gear for a in acts for _ in range(a.outnum)],
+                                np.float64).reshape(-1, 6)
+  A["actuator_lengthrange"] = np.array([a.lengthrange for a in acts for _ in range(a.outnum)],
+                                       np.float64).reshape(-1, 2)
   joints = c.all_joints()
   nj = 0
   for a in acts:
-    if a.trntype in (0, 1):
+    if a.so3:
+      # ball joint: 3 identity rows; site with refsite: 3 dense rows (CountNJmom)
+      nj += 3 * sizes["nv"] if a.trnid[1] >= 0 else 3
+    elif a.trntype in (0, 1):
       nj += _NV[joints[a.trnid[0]].type]
     elif a.trntype == 3:
       nj += int(A["ten_J_rownnz"][a.trnid[0]])
@@ -387,8 +410,6 @@ def _actuators(c, A, sizes):
       c1, c2 = _body_dofs(A, b1), _body_dofs(A, b2)
       nj += len(c1 ^ c2) if a.trntype == 4 else len(c1 | c2)
   sizes["nJmom"] = nj
-  A["actuator_outadr"] = np.arange(n, dtype=np.int32)
-  A["actuator_outnum"] = np.ones(n, np.int32)
   # which actuator drives each joint/tendon: -1 none, -2 several (as mj_setConst)
   for kind, count, trn in (("jnt", len(joints), (0, 1)), ("tendon", len(c.tendons), (3,))):
     ids = np.full(count, -1, np.int32)

@@ -128,6 +128,8 @@ def compile_sensor(c, n):
     key, objtype = target
     objid = -1 if key is None else _find(c, n, objtype, key, required=True)
   dim = 4 if st in (S.BALLQUAT, S.FRAMEQUAT) else (3 if st in _DIM3 else 1)
+  if objtype == O.ACTUATOR and st in (S.ACTUATORPOS, S.ACTUATORVEL, S.ACTUATORFRC):
+    dim = c.actuators[objid].outnum   # one value per force output (SO3 servos: 3)
   if objtype == O.JOINT:
     j = c.all_joints()[objid]
     if st in (S.JOINTPOS, S.JOINTVEL, S.JOINTACTFRC) and j.type not in (2, 3):

@@ -10,6 +10,7 @@ import os
 import numpy as np
 
 from engine import types as t
+from engine.mjcf import _actuator as _act
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
 from engine.mjcf import _sensor as _sensors
@@ -30,9 +31,10 @@ _INTEGRATOR = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3}
 _CONE = {"pyramidal": 0, "elliptic": 1}
 _JACOBIAN = {"dense": 0, "sparse": 1, "auto": 2}
 _SOLVER = {"PGS": 0, "CG": 1, "Newton": 2}
-_DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "user": 7}
-_GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "user": 6}
-_BIAS = {"none": 0, "affine": 1, "muscle": 2, "user": 5}
+_DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "dcmotor": 5,
+        "pid": 6, "user": 7}
+_GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "pid": 5, "user": 6}
+_BIAS = {"none": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "user": 5}
 _ENABLE = {"override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact"}
 _SOLREF = [0.02, 1.0]
 _SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
@@ -1367,7 +1369,7 @@ class Compiler:
 # ---------------------------------------------------------------------------- actuators
 
 _ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder",
-             "muscle", "adhesion")
+             "muscle", "adhesion", "pid", "dcmotor", "orientation")
 
 
 def _default_actuator():
@@ -1375,7 +1377,8 @@ def _default_actuator():
            dynprm=[1.0] + [0.0] * 9, ctrlrange=[0.0, 0.0], forcerange=[0.0, 0.0],
            actrange=[0.0, 0.0], lengthrange=[0.0, 0.0], ctrllimited=2, forcelimited=2,
            actlimited=2, gear=[1.0] + [0.0] * 5, cranklength=0.0, group=0, actearly=False,
-           inheritrange=0.0, actdim=-1, damping=0.0, armature=0.0)
+           inheritrange=0.0, actdim=-1, damping=0.0, armature=0.0, ctrlspec=0,
+           velrange=[0.0, 0.0], ffrange=[0.0, 0.0])
   return a
 
 
@@ -1399,15 +1402,32 @@ def _apply_actuator(n, a, defaults):
   a.actearly = rd.kw("actearly", _BOOL, a.actearly)
   a.damping = rd.num("damping", a.damping)
   a.armature = rd.num("armature", a.armature)
+  a.velrange = rd.exact("velrange", a.velrange, 2)
+  a.ffrange = rd.exact("ffrange", a.ffrange, 2)
   tag = n.tag
+  if tag in _act.SHORTCUT_INPUT:
+    a.ctrlspec = _act.SHORTCUT_INPUT[tag]
   if tag == "general":
     a.dyntype = rd.kw("dyntype", _DYN, a.dyntype)
-    a.gaintype = rd.kw("gaintype", _GAIN, a.gaintype)
+    gaintype = rd.kw("gaintype", _GAIN, a.gaintype)
+    if gaintype != a.gaintype:
+      a.ctrlspec = 0   # an inherited input signature belongs to the old gaintype
+    a.gaintype = gaintype
     a.biastype = rd.kw("biastype", _BIAS, a.biastype)
     a.dynprm = rd.vec("dynprm", a.dynprm, 10)
     a.gainprm = rd.vec("gainprm", a.gainprm, 10)
     a.biasprm = rd.vec("biasprm", a.biasprm, 10)
     a.actdim = rd.int("actdim", a.actdim)
+    a.inheritrange = rd.num("inheritrange", a.inheritrange)
+    spec = _act.read_input(n)
+    if spec is not None:
+      a.ctrlspec = spec
+  elif tag == "pid":
+    _act.set_pid(rd, a)
+  elif tag == "dcmotor":
+    _act.set_dcmotor(rd, a)
+  elif tag == "orientation":
+    _act.set_orientation(rd, a)
   elif tag == "motor":
     a.gainprm[0] = 1.0
     a.dyntype, a.gaintype, a.biastype = 0, 0, 0
@@ -1505,9 +1525,11 @@ def _set_muscle(rd, a):
 def _finish_actuator(c, a):
   """Checks and derived values of mjCActuator::Compile (inheritrange, limits, actdim)."""
   n = a.node
-  if (a.gaintype == 0 and a.gainprm[0] == -a.biasprm[1] and a.biastype == 1
-      and a.inheritrange > 0):
-    if a.dyntype in (0, 3):
+  # PID / DC-motor / SO3 checks; these fix their own input, output and activation layout
+  _act.resolve_layout(c, a)
+  if (((a.gaintype == 0 and a.gainprm[0] == -a.biasprm[1]) or a.gaintype == t.mjtGain.PID)
+      and a.biastype == 1 and a.inheritrange > 0):
+    if a.dyntype in (0, 3, 6):
       rng = "ctrlrange"
     elif a.dyntype == 1:
       rng = "actrange"
@@ -1538,14 +1560,15 @@ def _finish_actuator(c, a):
       raise n.error(f"invalid {rng} for actuator")
   if a.is_actlimited and a.dyntype == 0:
     raise n.error("actrange specified but dyntype is 'none' in actuator")
-  if a.actdim > 1 and a.dyntype != 7:
-    raise n.error("actdim > 1 is only allowed for dyntype 'user'")
+  if a.actdim > 1 and a.dyntype not in (5, 7) and not a.so3 and a.gaintype != t.mjtGain.PID:
+    raise n.error("actdim > 1 is only allowed for dyntype 'user' and 'dcmotor'")
   if a.actdim == 1 and a.dyntype == 0:
     raise n.error("invalid actdim 1 in stateless actuator")
-  if a.actdim == 0 and a.dyntype != 0:
+  if a.actdim == 0 and a.dyntype not in (0, 5):
     raise n.error("invalid actdim 0 in stateful actuator")
   if a.actdim < 0:
-    a.actdim = int(a.dyntype != 0)
+    a.actdim = int(a.dyntype not in (0, 5))
+  a.ctrlranges = _act.control_ranges(a)
 
 
 # ---------------------------------------------------------------------------- helpers

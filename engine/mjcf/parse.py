@@ -75,7 +75,8 @@ _LIGHT = ("directional type castshadow active pos dir bulbradius intensity range
 _ACT_COMMON = ("group ctrllimited forcelimited actlimited ctrlrange forcerange actrange "
                "lengthrange gear cranklength user damping armature actearly nsample interp delay")
 _ACT_EXTRA = {
-    "general": "dyntype gaintype biastype dynprm gainprm biasprm actdim",
+    "general": "dyntype gaintype biastype dynprm gainprm biasprm actdim input velrange ffrange "
+               "inheritrange",
     "motor": "",
     "position": "kp kv dampratio timeconst inheritrange",
     "velocity": "kv",
@@ -85,7 +86,28 @@ _ACT_EXTRA = {
     "muscle": "timeconst tausmooth range force scale lmin lmax vmax fpmax fvmax",
     "adhesion": "gain",
 }
-ACTUATOR_TAGS = tuple(_ACT_EXTRA)
+# MuJoCo 4's newer shortcuts take a smaller common set (its schema rejects the rest: a dcmotor's
+# force limits come from `saturation`, its activation layout from its features)
+_ACT_COMMON_NEW = ("group ctrllimited ctrlrange lengthrange gear cranklength user damping "
+                   "armature nsample interp delay")
+_ACT_EXTRA_NEW = {
+    "pid": ("forcelimited forcerange kp kv dampratio ki imax slewmax input posrange velrange "
+            "ffrange inheritrange"),
+    "dcmotor": ("resistance motorconst nominal inductance thermal saturation cogging lugre input "
+                "controller"),
+}
+_ACT_ORIENTATION = "group nsample interp delay forcelimited ctrlrange forcerange user kp kv " \
+                   "dampratio input"
+ACTUATOR_TAGS = tuple(_ACT_EXTRA) + tuple(_ACT_EXTRA_NEW) + ("orientation",)
+
+
+def _act_attrs(tag):
+  """Attributes of actuator element `tag` (without target and name/class)."""
+  if tag == "orientation":
+    return _ACT_ORIENTATION
+  if tag in _ACT_EXTRA_NEW:
+    return _ACT_COMMON_NEW + " " + _ACT_EXTRA_NEW[tag]
+  return _ACT_COMMON + " " + _ACT_EXTRA[tag]
 _ACT_TARGET = "name class joint jointinparent tendon site body refsite cranksite slidersite"
 _MATERIAL = ("texture texrepeat texuniform emission specular shininess reflectance metallic "
              "roughness rgba")
@@ -103,7 +125,7 @@ DEFAULT_ATTRS = {
     "material": _MATERIAL, "tendon": _TENDON, "equality": _EQ, "mesh": "scale maxhullvert inertia",
     "texture": _TEXTURE,
     "pair": "condim friction solref solreffriction solimp gap margin adhesion",
-    **{t: _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
+    **{t: _act_attrs(t) for t in ACTUATOR_TAGS},
 }
 DEFAULT_ATTRS = {k: set(v.split()) for k, v in DEFAULT_ATTRS.items()}
 
@@ -156,7 +178,7 @@ ATTRS = {
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
              "smoothnormal maxhullvert inertia builtin params material"),
     "layer": "texture role",
-    **{t: _ACT_TARGET + " " + _ACT_COMMON + " " + e for t, e in _ACT_EXTRA.items()},
+    **{t: _ACT_TARGET + " " + _act_attrs(t) for t in ACTUATOR_TAGS},
 }
 ATTRS = {k: set(v.split()) for k, v in ATTRS.items()}
 ATTRS.update({g: set(a) for g, a in VISUAL_DEFAULTS.items()})
