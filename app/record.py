@@ -57,7 +57,7 @@ def parse_ctrl(text, m):
   else:
     vals = [float(v) for v in np.ravel(text)]
   if len(vals) != m.nu:
-    raise RecordError(f"ctrl has {len(vals)} value(s) but the model has {m.nu} actuator(s)")
+    raise RecordError(f"ctrl has {len(vals)} value(s) but the model has {m.nu} control(s)")
   if not np.all(np.isfinite(vals)):
     raise RecordError(f"ctrl {text!r}: values must be finite")
   return np.array(vals)

@@ -441,7 +441,7 @@ class Simulation:
     elif name == "ctrl":
       d.ctrl[int(args[0])] = float(args[1])
     elif name == "zero_ctrl":
-      d.ctrl[:] = 0
+      engine.io.reset_ctrl(m, d)   # zero, identity quaternions for SO3 servos (mj_resetCtrl)
     elif name == "qpos":
       d.qpos[int(args[0])] = float(args[1])
       engine.forward(m, d)

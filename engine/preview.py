@@ -78,7 +78,6 @@ class PreviewModel:
   def __init__(self, sizes, arrays, names, source, visual, statistic):
     d = self.__dict__
     d.update({k: int(v) for k, v in sizes.items()})
-    d["nactuator"] = d.get("nu", 0)
     d.update({k: v for k, v in arrays.items() if not k.startswith("opt_")})
     d["_arrays"] = arrays
     d["vis"] = Visual(visual, arrays)

@@ -143,3 +143,15 @@ def test_ignored_and_unsupported_extras():
     with pytest.raises(MjcfError) as e:
       load_model(xml)
     assert msg in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("attr", ['delay="0.01" nsample="10"', 'nsample="4"'])
+def test_actuator_control_history_is_an_error(tmp_path, attr):
+  """Control history (MuJoCo 4's nsample/delay) would change the dynamics: not ignored."""
+  import mujoco
+  xml = ('<mujoco>\n<worldbody>\n<body>\n<joint name="j"/>\n<geom size=".1"/>\n'
+         f'</body>\n</worldbody>\n<actuator>\n<motor name="m" joint="j" {attr}/>\n</actuator>\n'
+         '</mujoco>')
+  mujoco.MjModel.from_xml_string(xml)   # valid MJCF for MuJoCo 4.0
+  msg = _error(tmp_path, xml)
+  assert msg.startswith("model.xml:9: <motor name=\"m\">") and "not supported" in msg

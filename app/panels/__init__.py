@@ -44,7 +44,7 @@ class UiState:
     """A new model was loaded: reset per-model state."""
     from engine.types import mjtObj
     self.m = m
-    self.ctrl = np.zeros(m.nu)
+    self.ctrl = self.neutral_ctrl()
     self.key = min(self.key, m.nkey - 1)
     self.elem_id = 0
     self.plot_t, self.plot = [], {}
@@ -63,6 +63,27 @@ class UiState:
       dim, base = int(m.sensor_dim[i]), self.name("sensor", i)
       out += [base] if dim == 1 else [f"{base}[{k}]" for k in range(dim)]
     return out
+
+  def neutral_ctrl(self):
+    """The controls a reset gives (mj_resetCtrl): zero, the identity for quaternion-commanded
+    SO3 servos."""
+    from engine.types import mjtChart, mjtGain
+    m = self.m
+    ctrl = np.zeros(m.nu)
+    for a in range(m.nactuator):
+      if m.actuator_gaintype[a] == mjtGain.SO3 and m.actuator_ctrlspec[a] == mjtChart.QUAT:
+        ctrl[m.actuator_ctrladr[a]] = 1.0
+    return ctrl
+
+  def ctrl_label(self, i):
+    """Label of control i: its actuator's name, with the input's index for actuators that
+    take several controls (MuJoCo 4's pid, dcmotor, SO3 servos)."""
+    m = self.m
+    for a in range(m.nactuator):
+      adr, num = int(m.actuator_ctrladr[a]), int(m.actuator_ctrlnum[a])
+      if adr <= i < adr + num:
+        return self.name("actuator", a) + (f"[{i - adr}]" if num > 1 else "")
+    return f"control {i}"
 
   def name(self, kind, i):
     """Name of object `i` of `kind` ('body', 'joint', ...), or 'kind i'."""

@@ -9,11 +9,11 @@ def draw(imgui, viewer, st, info):
   ui, m, sim = viewer.ui, viewer.ui.m, viewer.sim
   if m.nu:
     if imgui.button("Zero all"):
-      ui.ctrl[:] = 0
+      ui.ctrl[:] = ui.neutral_ctrl()
       sim.send("zero_ctrl")
     for i in range(m.nu):
       lo, hi = m.actuator_ctrlrange[i] if m.actuator_ctrllimited[i] else (-1.0, 1.0)
-      changed, v = imgui.slider_float(ui.name("actuator", i) + f"##u{i}", float(ui.ctrl[i]),
+      changed, v = imgui.slider_float(ui.ctrl_label(i) + f"##u{i}", float(ui.ctrl[i]),
                                       float(lo), float(hi))
       rect(imgui, ui, f"ctrl{i}")
       if changed:

@@ -18,7 +18,7 @@ ELEMENTS = {
                             ("armature", "dof_armature", 1)]),
     "equality": ("equality", "neq", [("solref", "eq_solref", 2), ("solimp", "eq_solimp", 5)]),
     "body": ("body", "nbody", [("mass", "body_mass", 1), ("gravcomp", "body_gravcomp", 1)]),
-    "actuator": ("actuator", "nu", [("gear", "actuator_gear", 6),
+    "actuator": ("actuator", "nactuator", [("gear", "actuator_gear", 6),
                                     ("ctrlrange", "actuator_ctrlrange", 2)]),
 }
 
@@ -85,6 +85,12 @@ def draw(imgui, viewer):
         return f"{i}: {ui.name(objname, i)}"
       ui.elem_id = min(ui.elem_id, n - 1)
       _, ui.elem_id = imgui.combo("element", ui.elem_id, [label(i) for i in range(n)])
+      if kind == "actuator" and not m.nu == m.nactuator == m.nout:
+        # gear is per force output and ctrlrange per control (MuJoCo 4's multi-input
+        # actuators): element i is not row i of those fields
+        imgui.text_disabled("actuators with several inputs or outputs: edit gear and "
+                            "ctrlrange in the XML")
+        fields = ()
       for lab, field, _w in fields:
         new = vec_input(imgui, f"{lab}##{field}", getattr(m, field)[ui.elem_id])
         if new is not None:

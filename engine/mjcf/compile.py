@@ -1257,6 +1257,13 @@ class Compiler:
     a = _copy_act(self.act_defaults[cls])
     _apply_actuator(n, a, defaults=False)
     a.node, a.name = n, n.get("name", "")
+    for key in ("nsample", "delay"):   # control history changes the dynamics: not ignored
+      try:
+        given = float(n.get(key, "0")) != 0
+      except ValueError:
+        given = True
+      if given:
+        raise n.error(f"actuator attribute '{key}' (control history) is not supported yet")
     targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
                if k in n.attrib]
     if len(targets) != 1:

@@ -162,3 +162,40 @@ def test_recording_samples_at_fixed_simulation_times(model):
       np.testing.assert_allclose(xpos, d.xpos, atol=1e-12)
   finally:
     sim.stop()
+
+
+MULTI_INPUT = """<mujoco><worldbody>
+  <body pos="0 0 1"><joint name="ball" type="ball"/><geom type="box" size=".1 .05 .02"/>
+    <site name="tip" pos=".1 0 0"/>
+    <body pos=".2 0 0"><joint name="h" axis="0 1 0"/><geom type="capsule" size=".02 .1"/></body>
+  </body><site name="ref" pos="0 0 1"/></worldbody>
+  <actuator>
+    <motor name="m" joint="h"/>
+    <pid name="p" joint="h" kp="2" kv="0.1" input="pos vel"/>
+    <orientation name="o" site="tip" refsite="ref" kp="0.5" input="quat"/>
+  </actuator></mujoco>"""
+
+
+def test_multi_input_controls_labels_and_neutral_values():
+  """MuJoCo 4's multi-input actuators: one control slider per input, labelled by its actuator
+  (name[k]); 'zero all' gives mj_resetCtrl's neutral controls (the identity quaternion of a
+  quat-commanded SO3 servo, as MuJoCo's reset), on the worker and in the panel alike."""
+  import mujoco
+  from app.panels import UiState
+  m = engine.load_model(MULTI_INPUT)
+  mjm = mujoco.MjModel.from_xml_string(MULTI_INPUT)
+  mjd = mujoco.MjData(mjm)
+  assert m.nu == mjm.nu == 7 and m.nactuator == 3   # 1 + 2 + 4 controls
+  ui = UiState()
+  ui.on_model(m)
+  assert [ui.ctrl_label(i) for i in range(m.nu)] == ["m", "p[0]", "p[1]", "o[0]", "o[1]",
+                                                     "o[2]", "o[3]"]
+  np.testing.assert_array_equal(ui.neutral_ctrl(), mjd.ctrl)
+  s = Simulation(m, paused=True).start()
+  try:
+    s.send("ctrl", 3, 0.5)
+    s.send("zero_ctrl")
+    s.sync()
+    np.testing.assert_array_equal(s.d.ctrl, mjd.ctrl)
+  finally:
+    s.stop()
