@@ -200,7 +200,7 @@ def test_key_ctrl_camera_and_pngs(tmp_path):
     (["--size", "0x48"], "between 1 and 8192"),
     (["--camera", "nope"], "camera 'nope' is not in the model (cameras: side"),
     (["--camera", "3"], "camera '3' is not in the model"),
-    (["--ctrl", "1"], "ctrl has 1 value(s) but the model has 0 actuator(s)"),
+    (["--ctrl", "1"], "ctrl has 1 value(s) but the model has 0 control(s)"),
     (["--key", "nokey"], "keyframe 'nokey' does not exist"),
     (["--fps", "0"], "--fps must be positive"),
     (["--seconds", "-1"], "--seconds must be positive"),
