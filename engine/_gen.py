@@ -9,7 +9,7 @@ import pathlib
 
 from engine import types as t
 
-_NB = {"float64": "float64", "float32": "float32", "int32": "int32", "int64": "int64", "uint8": "uint8",
+_NB = {"float64": "float64", "float32": "float32", "int32": "int32", "int64": "int64", "uint8": "uint8", "uint64": "uint64",
        "bool": "boolean"}
 _GROUP = 16
 

@@ -988,6 +988,7 @@ DataType = _DataStructType([
     ('solver_mat', types.Array(types.float64, 3, 'C')),
     ('solver_Lpat', types.Array(types.int32, 2, 'C')),
     ('solver_Lnnz', types.Array(types.int32, 2, 'C')),
+    ('solver_tadj', types.Array(types.uint64, 1, 'C')),
     ('solver_Hpat', types.Array(types.uint8, 2, 'C')),
     ('solver_Ynnz', types.Array(types.int32, 1, 'C')),
     ('solver_Yadr', types.Array(types.int32, 1, 'C')),
@@ -1039,10 +1040,10 @@ DataType = _DataStructType([
     ('owners_7', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_9', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_10', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint64, 1, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.float64, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -1262,7 +1263,7 @@ def _set_data_9(s, solver_fwdinv, warning_number, warning_lastinfo, col_dist, co
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree):
+def _set_data_10(s, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island):
   s.solver_quad = borrowed(solver_quad)
   s.solver_int = borrowed(solver_int)
   s.solver_MinvJT = borrowed(solver_MinvJT)
@@ -1271,6 +1272,7 @@ def _set_data_10(s, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver
   s.solver_mat = borrowed(solver_mat)
   s.solver_Lpat = borrowed(solver_Lpat)
   s.solver_Lnnz = borrowed(solver_Lnnz)
+  s.solver_tadj = borrowed(solver_tadj)
   s.solver_Hpat = borrowed(solver_Hpat)
   s.solver_Ynnz = borrowed(solver_Ynnz)
   s.solver_Yadr = borrowed(solver_Yadr)
@@ -1278,12 +1280,12 @@ def _set_data_10(s, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver
   s.nisland = borrowed(nisland)
   s.nidof = borrowed(nidof)
   s.tree_island = borrowed(tree_island)
-  s.island_ntree = borrowed(island_ntree)
-  s.owners_10 = (solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island, island_ntree,)
+  s.owners_10 = (solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island,)
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type):
+def _set_data_11(s, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc):
+  s.island_ntree = borrowed(island_ntree)
   s.island_itreeadr = borrowed(island_itreeadr)
   s.map_itree2tree = borrowed(map_itree2tree)
   s.dof_island = borrowed(dof_island)
@@ -1299,12 +1301,12 @@ def _set_data_11(s, island_itreeadr, map_itree2tree, dof_island, island_nv, isla
   s.island_iefcadr = borrowed(island_iefcadr)
   s.map_efc2iefc = borrowed(map_efc2iefc)
   s.map_iefc2efc = borrowed(map_iefc2efc)
-  s.iefc_type = borrowed(iefc_type)
-  s.owners_11 = (island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type,)
+  s.owners_11 = (island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc,)
 
 
 @numba.njit(cache=True)
-def _set_data_12(s, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int):
+def _set_data_12(s, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J):
+  s.iefc_type = borrowed(iefc_type)
   s.iefc_id = borrowed(iefc_id)
   s.iefc_frictionloss = borrowed(iefc_frictionloss)
   s.iefc_D = borrowed(iefc_D)
@@ -1320,14 +1322,14 @@ def _set_data_12(s, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_
   s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
   s.iefc_J_colind = borrowed(iefc_J_colind)
   s.iefc_J = borrowed(iefc_J)
-  s.island_int = borrowed(island_int)
-  s.owners_12 = (iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int,)
+  s.owners_12 = (iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J,)
 
 
 @numba.njit(cache=True)
-def _set_data_13(s, sensordata):
+def _set_data_13(s, island_int, sensordata):
+  s.island_int = borrowed(island_int)
   s.sensordata = borrowed(sensordata)
-  s.owners_13 = (sensordata,)
+  s.owners_13 = (island_int, sensordata,)
 
 
 DATA_SETTERS = (
@@ -1341,8 +1343,8 @@ DATA_SETTERS = (
     (_set_data_7, ('contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
     (_set_data_8, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
     (_set_data_9, ('solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc')),
-    (_set_data_10, ('solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island', 'island_ntree')),
-    (_set_data_11, ('island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type')),
-    (_set_data_12, ('iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int')),
-    (_set_data_13, ('sensordata',)),
+    (_set_data_10, ('solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island')),
+    (_set_data_11, ('island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc')),
+    (_set_data_12, ('iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J')),
+    (_set_data_13, ('island_int', 'sensordata')),
 )

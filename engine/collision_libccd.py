@@ -28,6 +28,7 @@ import math
 
 import numba
 
+from engine.collision_convex import _cross, _dot   # ccdVec3Cross/Dot: the same arithmetic
 from engine.types import mjtGeom
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -61,18 +62,6 @@ def _eq(a, b):
     return True
   a, b = abs(a), abs(b)
   return ab < _EPS * (b if b > a else a)
-
-
-@_inline
-def _dot(a0, a1, a2, b0, b1, b2):
-  """ccdVec3Dot (left to right)."""
-  return a0 * b0 + a1 * b1 + a2 * b2
-
-
-@_inline
-def _cross(a0, a1, a2, b0, b1, b2):
-  """ccdVec3Cross a x b."""
-  return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
 @_inline

@@ -5,6 +5,7 @@ import numpy as np
 
 from engine import io
 from engine import math as mm
+from engine import preview
 from engine import smooth
 from engine.types import mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
 
@@ -142,39 +143,8 @@ def _eq_data(m, d):
 
 def _set_stat(m, d):
   """m.stat from the model at qpos0 (MuJoCo's setStat), then the values given in <statistic>."""
-  pts = [d.xpos[1:], d.xipos[1:], d.xanchor[:m.njnt], d.site_xpos[:m.nsite]]
-  lo = np.full(3, 1e10)
-  hi = np.full(3, -1e10)
-  for p in pts:
-    if len(p):
-      lo, hi = np.minimum(lo, p.min(0)), np.maximum(hi, p.max(0))
-  for i in range(m.ngeom):
-    r = 0.0
-    if m.geom_rbound[i] > 0:
-      r = m.geom_rbound[i]
-    elif m.geom_type[i] == mjtGeom.PLANE:
-      sx, sy = m.geom_size[i, 0], m.geom_size[i, 1]
-      r = max(sx, sy) * 0.1 if (sx or sy) else 0.01
-    lo, hi = np.minimum(lo, d.geom_xpos[i] - r), np.maximum(hi, d.geom_xpos[i] + r)
+  preview.set_stat(m, d)   # all but meaninertia, shared with the viewer's numpy first frame
   st = m.stat
-  st.center = 0.5 * (lo + hi)
-  if hi[0] > lo[0]:
-    st.extent = max(1e-5, float(np.max(hi - lo)))
-  body = np.zeros(m.nbody)
-  for j in range(m.njnt):
-    b = m.jnt_bodyid[j]
-    body[b] = max(body[b], np.linalg.norm(d.xipos[b] - d.xanchor[j]))
-    b = m.body_parentid[b]
-    body[b] = max(body[b], np.linalg.norm(d.xipos[b] - d.xanchor[j]))
-  body[0] = 0
-  for b in range(1, m.nbody):
-    for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
-      if m.geom_rbound[g] > 0:
-        body[b] = max(body[b], m.geom_rbound[g] + np.linalg.norm(d.xipos[b] - d.geom_xpos[g]))
-  if m.nbody > 1:
-    st.meansize = float(np.sum(np.maximum(body[1:], 1e-5) / (m.nbody - 1)))
-    st.meanmass = float(np.sum(m.body_mass[1:]) / (m.nbody - 1))
-  st.extent = max(st.extent, 2 * st.meansize)
   if m.nv:
     st.meaninertia = float(np.sum(d.M[m.M_rowadr + m.M_rownnz - 1]) / m.nv)
   st.apply_user()

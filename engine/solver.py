@@ -63,7 +63,7 @@ _NISLAND = 20     # mjNISLAND: islands with statistics
 
 # rows of d.solver_nv
 (_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _CHOLUPD,
- _TMP) = range(11)
+ _TMP, _PERMV) = range(12)
 # rows of d.solver_efc
 _JAREF, _JV, _DH, _ARINV, _FPREV, _FMOM, _JAR = range(7)
 
@@ -233,24 +233,121 @@ def chol_update_sp(mat, x, n, plus, colpat, colnnz):
   return rank
 
 
+_NBLOCK = 64      # trees an ordered context may have (one bit each in solver_tadj)
+_ONE = np.uint64(1)
+
+
+@jit
+def _popcount(x):
+  """Set bits of a uint64."""
+  x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+  x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+  x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+  return (x * np.uint64(0x0101010101010101)) >> np.uint64(56)
+
+
+@_inline
+def _group_end(eid, typ, nefc, i):
+  """End of the group of rows of one constraint starting at row i (same id and type)."""
+  j = i
+  while j < nefc and eid[j] == eid[i] and typ[j] == typ[i]:
+    j += 1
+  return j
+
+
+@jit
+def _tree_order(m, d, c):
+  """A fill-reducing order of the context's dofs (solver_Lnnz rows 5/6: perm new -> old,
+  iperm old -> new): minimum degree over its kinematic trees, each tree's dofs kept together
+  in their order. A tree is coupled to the trees its constraints also touch; eliminating one
+  joins its neighbours into a clique. Identity when the context has one tree or more than
+  _NBLOCK."""
+  n = c.nv
+  perm, iperm, blk = d.solver_Lnnz[5], d.solver_Lnnz[6], d.solver_Lnnz[7]
+  nb = 0
+  prev = -1
+  for i in range(n):
+    t = m.dof_treeid[c.dofs[i]]
+    if t != prev:
+      nb += 1
+      prev = t
+    blk[i] = nb - 1
+  if nb < 2 or nb > _NBLOCK:
+    for i in range(n):
+      perm[i] = i
+      iperm[i] = i
+    return
+  tadj = d.solver_tadj
+  for b in range(nb):
+    tadj[b] = np.uint64(0)
+  J, Jadr, Jnnz, Jcol = c.J, c.Jadr, c.Jnnz, c.Jcol
+  i = 0
+  while i < c.nefc:
+    j = _group_end(c.eid, c.typ, c.nefc, i)
+    mask = np.uint64(0)
+    for r in range(i, j):
+      for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
+        mask |= _ONE << np.uint64(blk[Jcol[a]])
+    for b in range(nb):
+      if (mask >> np.uint64(b)) & _ONE:
+        tadj[b] |= mask
+    i = j
+  alive = np.uint64(0)
+  for b in range(nb):
+    alive |= _ONE << np.uint64(b)
+  # eliminate blocks by minimum degree (ties: the lowest index); bl[k] = k-th eliminated block
+  bl = d.solver_Lnnz[3]
+  for k in range(nb):
+    best = -1
+    bdeg = np.uint64(65)
+    for b in range(nb):
+      if (alive >> np.uint64(b)) & _ONE:
+        deg = _popcount(tadj[b] & alive)
+        if deg < bdeg:
+          bdeg = deg
+          best = b
+    bl[k] = best
+    bbit = _ONE << np.uint64(best)
+    alive &= ~bbit
+    nbrs = tadj[best] & alive
+    for b in range(nb):
+      if (nbrs >> np.uint64(b)) & _ONE:
+        tadj[b] |= nbrs
+  # block starts (blk is ascending: trees are contiguous in the context)
+  start = d.solver_Lnnz[2]
+  for i in range(n - 1, -1, -1):
+    start[blk[i]] = i
+  q = 0
+  for k in range(nb):
+    b = bl[k]
+    i = start[b]
+    while i < n and blk[i] == b:
+      perm[q] = i
+      iperm[i] = q
+      q += 1
+      i += 1
+
+
 @jit
 def _hessian_symbolic(m, d, c):
   """Symbolic Cholesky of H = M + J' D J over every row (whatever its state, so that rank-1
-  updates and cone updates stay inside): L's row and column patterns, from the elimination
-  tree (row i's pattern = the tree paths from its neighbours in H up to i). Each group of
-  rows of one constraint (its union of columns) is entered as a star to its smallest column,
-  which makes the whole group a clique of L."""
+  updates and cone updates stay inside), in the fill-reducing order of _tree_order: L's row
+  and column patterns from the elimination tree (row i's pattern = the tree paths from its
+  neighbours in H up to i). Each group of rows of one constraint (its union of columns) is
+  entered as a star to its first column in the order, which makes the whole group a clique of
+  L."""
   n, nefc = c.nv, c.nefc
-  # the adjacency is built in one of two buffers and compared with the other's, which holds
-  # the adjacency of the pattern now stored: when they are equal (the same contacts as at the
-  # last analysis, e.g. a resting pile) the stored pattern is kept. solver_Lnnz[4] holds
-  # (n of the stored pattern or 0, its buffer).
+  # the adjacency (in the context's dof order) is built in one of two buffers and compared
+  # with the other's, which holds the adjacency of the pattern now stored: when they are equal
+  # (the same contacts as at the last analysis, e.g. a resting pile) the stored pattern and
+  # order are kept. solver_Lnnz[4] holds (n of the stored pattern or 0, its buffer).
   state = d.solver_Lnnz[4]
   old = d.solver_Hpat[state[1]]
   adj = d.solver_Hpat[1 - state[1]]
-  rowpat, colpat = d.solver_Lpat[0], d.solver_Lpat[1]
+  rowpat, colpat, nbr = d.solver_Lpat[0], d.solver_Lpat[1], d.solver_Lpat[2]
   rownnz, colnnz, parent, mark = (d.solver_Lnnz[0], d.solver_Lnnz[1], d.solver_Lnnz[2],
                                   d.solver_Lnnz[3])
+  perm, iperm, nbrend = d.solver_Lnnz[5], d.solver_Lnnz[6], d.solver_Lnnz[7]
   for t in range(n * n):
     adj[t] = 0
   dof2idof, off = d.map_dof2idof, c.adr
@@ -259,15 +356,14 @@ def _hessian_symbolic(m, d, c):
     adr = m.M_rowadr[g]
     for a in range(adr, adr + m.M_rownnz[g] - 1):
       adj[i * n + dof2idof[m.M_colind[a]] - off] = 1
-  J, Jadr, Jnnz, Jcol, typ, eid = c.J, c.Jadr, c.Jnnz, c.Jcol, c.typ, c.eid
+  J, Jadr, Jnnz, Jcol = c.J, c.Jadr, c.Jnnz, c.Jcol
   i = 0
   while i < nefc:
-    j = i
+    j = _group_end(c.eid, c.typ, c.nefc, i)
     gmin = n
-    while j < nefc and eid[j] == eid[i] and typ[j] == typ[i]:
-      if Jnnz[j] > 0 and Jcol[Jadr[j]] < gmin:
-        gmin = Jcol[Jadr[j]]
-      j += 1
+    for r in range(i, j):
+      if Jnnz[r] > 0 and Jcol[Jadr[r]] < gmin:
+        gmin = Jcol[Jadr[r]]
     for r in range(i, j):
       for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
         u = Jcol[a]
@@ -282,34 +378,85 @@ def _hessian_symbolic(m, d, c):
       return
   state[0] = n
   state[1] = 1 - state[1]
+  _tree_order(m, d, c)
+  # neighbour lists in the new order (row i: its neighbours k < i, each once), counted then
+  # filled; `old` (no longer needed) marks the edges in the new order
+  seen = old
+  for t in range(n * n):
+    seen[t] = 0
+  for i in range(n):
+    mark[i] = 0
+  for rep in range(2):
+    for i in range(n):
+      g = c.dofs[i]
+      adr = m.M_rowadr[g]
+      p = iperm[i]
+      for a in range(adr, adr + m.M_rownnz[g] - 1):
+        q = iperm[dof2idof[m.M_colind[a]] - off]
+        hi, lo = max(p, q), min(p, q)
+        e = hi * n + lo
+        if rep == 0:
+          if seen[e] == 0:
+            seen[e] = 1
+            mark[hi] += 1
+        elif seen[e]:
+          seen[e] = 0
+          nbr[nbrend[hi]] = lo
+          nbrend[hi] += 1
+    i = 0
+    while i < nefc:
+      j = _group_end(c.eid, c.typ, c.nefc, i)
+      gmin = n
+      for r in range(i, j):
+        for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
+          gmin = min(gmin, iperm[Jcol[a]])
+      for r in range(i, j):
+        for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
+          u = iperm[Jcol[a]]
+          if u > gmin:
+            e = u * n + gmin
+            if rep == 0:
+              if seen[e] == 0:
+                seen[e] = 1
+                mark[u] += 1
+            elif seen[e]:
+              seen[e] = 0
+              nbr[nbrend[u]] = gmin
+              nbrend[u] += 1
+      i = j
+    if rep == 0:   # nbrend = start of each row, advanced to its end while filling
+      s = 0
+      for i in range(n):
+        nbrend[i] = s
+        s += mark[i]
+  # elimination tree; column patterns come out ascending, row patterns are read off them
   for i in range(n):
     colnnz[i] = 0
     parent[i] = -1
     mark[i] = -1
+  e0 = 0
   for i in range(n):
     mark[i] = i
-    b = i * n
     cnt = 0
-    for k in range(i):
-      if adj[b + k]:
-        j = k
-        while mark[j] != i:
-          mark[j] = i
-          rowpat[b + cnt] = j
-          cnt += 1
-          colpat[j * n + colnnz[j]] = i
-          colnnz[j] += 1
-          if parent[j] == -1:
-            parent[j] = i
-          j = parent[j]
-    for t in range(b + 1, b + cnt):   # ascending columns: the dense summation order
-      v = rowpat[t]
-      u = t - 1
-      while u >= b and rowpat[u] > v:
-        rowpat[u + 1] = rowpat[u]
-        u -= 1
-      rowpat[u + 1] = v
+    for e in range(e0, nbrend[i]):
+      j = nbr[e]
+      while mark[j] != i:
+        mark[j] = i
+        cnt += 1
+        colpat[j * n + colnnz[j]] = i
+        colnnz[j] += 1
+        if parent[j] == -1:
+          parent[j] = i
+        j = parent[j]
     rownnz[i] = cnt
+    e0 = nbrend[i]
+  for i in range(n):
+    mark[i] = 0
+  for j in range(n):
+    for t in range(j * n, j * n + colnnz[j]):
+      i = colpat[t]
+      rowpat[i * n + mark[i]] = j
+      mark[i] += 1
 
 
 @jit
@@ -620,9 +767,14 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
   if flg_newton:
-    if c.nv >= _SPARSE_NV:
-      chol_solve_sp(Mgrad, c.Lcone if ncone else c.L, grad, c.nv, d.solver_Lpat[0],
+    if c.nv >= _SPARSE_NV:   # in the symbolic analysis' order
+      v, perm = d.solver_nv[_PERMV], d.solver_Lnnz[5]
+      for i in range(c.nv):
+        v[i] = grad[perm[i]]
+      chol_solve_sp(v, c.Lcone if ncone else c.L, v, c.nv, d.solver_Lpat[0],
                     d.solver_Lnnz[0], d.solver_Lpat[1], d.solver_Lnnz[1])
+      for i in range(c.nv):
+        Mgrad[perm[i]] = v[i]
     else:
       chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
   else:
@@ -955,6 +1107,8 @@ def _hessian_cone(m, d, c):
     for k in range(nv):
       Lcone[r, k] = L[r, k]
   local = d.solver_mat[0]
+  iperm = d.solver_Lnnz[6]
+  sparse = nv >= _SPARSE_NV
   nupdate = 0
   i = 0
   while i < nefc:
@@ -977,7 +1131,7 @@ def _hessian_cone(m, d, c):
       for q in range(r + 1):
         s = local[r, q]
         for a in range(a0, a1):
-          LTJ[q, c.Jcol[a]] += s * c.J[a]
+          LTJ[q, iperm[c.Jcol[a]] if sparse else c.Jcol[a]] += s * c.J[a]
     for r in range(dim):
       _chol_update_ctx(d, Lcone, LTJ[r], nv, True)
     nupdate += dim
@@ -998,22 +1152,92 @@ def _factorize_hessian(m, d, c, ncone):
     for k in range(nv):
       L[r, k] = 0.0
   J, adr, nnz, col = c.J, c.Jadr, c.Jnnz, c.Jcol
-  for i in range(nefc):
-    di = Dh[i]
-    if di == 0.0:
-      continue
-    a0 = adr[i]
-    for a in range(a0, a0 + nnz[i]):
-      r = col[a]
-      jr = J[a] * di
-      for b in range(a0, a + 1):
-        L[r, col[b]] += jr * J[b]
   M, dofs, dof2idof, off = d.M, c.dofs, d.map_dof2idof, c.adr
-  for r in range(nv):
-    g = dofs[r]
-    adr = m.M_rowadr[g]
-    for a in range(adr, adr + m.M_rownnz[g]):
-      L[r, dof2idof[m.M_colind[a]] - off] += M[a]
+  if nv >= _SPARSE_NV:   # in the order of the symbolic analysis (iperm: dof -> its place)
+    iperm = d.solver_Lnnz[6]
+    blk = d.solver_scratch
+    i = 0
+    while i < nefc:
+      # rows i..j-1 with the same columns (a contact's rows, mostly) are summed in a small
+      # dense block first, which is added to L once
+      nz, a0 = nnz[i], adr[i]
+      j = i + 1
+      while j < nefc and nnz[j] == nz and j - i < 8:
+        same = True
+        for t in range(nz):
+          if col[adr[j] + t] != col[a0 + t]:
+            same = False
+            break
+        if not same:
+          break
+        j += 1
+      ntri = nz * (nz + 1) // 2
+      if j - i > 1 and ntri <= blk.shape[0]:
+        for t in range(ntri):
+          blk[t] = 0.0
+        for r in range(i, j):
+          di = Dh[r]
+          if di == 0.0:
+            continue
+          ar = adr[r]
+          t = 0
+          for a in range(nz):
+            jr = J[ar + a] * di
+            for b in range(a + 1):
+              blk[t] += jr * J[ar + b]
+              t += 1
+        t = 0
+        for a in range(nz):
+          r = iperm[col[a0 + a]]
+          for b in range(a + 1):
+            q = iperm[col[a0 + b]]
+            if q <= r:
+              L[r, q] += blk[t]
+            else:
+              L[q, r] += blk[t]
+            t += 1
+      else:
+        for k in range(i, j):
+          di = Dh[k]
+          if di == 0.0:
+            continue
+          ak = adr[k]
+          for a in range(ak, ak + nnz[k]):
+            r = iperm[col[a]]
+            jr = J[a] * di
+            for b in range(ak, a + 1):
+              q = iperm[col[b]]
+              if q <= r:
+                L[r, q] += jr * J[b]
+              else:
+                L[q, r] += jr * J[b]
+      i = j
+    for r in range(nv):
+      g = dofs[r]
+      adr = m.M_rowadr[g]
+      pr = iperm[r]
+      for a in range(adr, adr + m.M_rownnz[g]):
+        q = iperm[dof2idof[m.M_colind[a]] - off]
+        if q <= pr:
+          L[pr, q] += M[a]
+        else:
+          L[q, pr] += M[a]
+  else:
+    for i in range(nefc):
+      di = Dh[i]
+      if di == 0.0:
+        continue
+      a0 = adr[i]
+      for a in range(a0, a0 + nnz[i]):
+        r = col[a]
+        jr = J[a] * di
+        for b in range(a0, a + 1):
+          L[r, col[b]] += jr * J[b]
+    for r in range(nv):
+      g = dofs[r]
+      adr = m.M_rowadr[g]
+      for a in range(adr, adr + m.M_rownnz[g]):
+        L[r, dof2idof[m.M_colind[a]] - off] += M[a]
   if nv >= _SPARSE_NV:
     chol_factor_sp(L, nv, _MINVAL, d.solver_Lpat[0], d.solver_Lnnz[0], d.solver_Lpat[1],
                    d.solver_Lnnz[1])
@@ -1040,8 +1264,13 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
     sq = math.sqrt(D[i])
     for k in range(nv):
       cholupd[k] = 0.0
-    for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
-      cholupd[Jcol[a]] = J[a] * sq
+    if nv >= _SPARSE_NV:
+      iperm = d.solver_Lnnz[6]
+      for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
+        cholupd[iperm[Jcol[a]]] = J[a] * sq
+    else:
+      for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
+        cholupd[Jcol[a]] = J[a] * sq
     rank = _chol_update_ctx(d, L, cholupd, nv, new_q)
     nupdate += 1
     if rank < nv:

@@ -665,8 +665,9 @@ solver_MinvJT f8 njmax*nv
 solver_ARblk f8 njmax 6
 solver_scratch f8 256
 solver_mat f8 6 6 6
-solver_Lpat i4 2 nv*nv
-solver_Lnnz i4 5 nv
+solver_Lpat i4 3 nv*nv
+solver_Lnnz i4 8 nv
+solver_tadj u8 64
 solver_Hpat u1 2 nv*nv
 solver_Ynnz i4 njmax
 solver_Yadr i4 njmax
@@ -837,7 +838,7 @@ hfield_data f4 nhfielddata
 # --------------------------------------------------------------------- end of height fields
 
 
-_DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "b1": np.bool_}
+_DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 
 
 def parse_table(text):

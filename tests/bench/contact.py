@@ -80,7 +80,7 @@ def _stage_kernels():
 
     import numba
 
-    from engine import island, solver
+    from engine import collision_driver, constraint, island, solver
     fwd = importlib.import_module("engine.forward")
 
     def loop(stage):
@@ -96,6 +96,8 @@ def _stage_kernels():
       solver.warmstart(m, d)
 
     _STAGES = [("forward", loop(fwd.forward)), ("fwd_position", loop(fwd.fwd_position)),
+               ("  collision", loop(collision_driver.collision)),
+               ("  make_constraint", loop(constraint.make_constraint)),
                ("fwd_velocity", loop(fwd.fwd_velocity)),
                ("fwd_constraint", loop(solver.fwd_constraint)),
                ("  island", loop(island.island)), ("  efc_b + warmstart", loop(warm)),
