@@ -338,9 +338,10 @@ def _hessian_symbolic(m, d, c):
   L."""
   n, nefc = c.nv, c.nefc
   # the adjacency (in the context's dof order) is built in one of two buffers and compared
-  # with the other's, which holds the adjacency of the pattern now stored: when they are equal
-  # (the same contacts as at the last analysis, e.g. a resting pile) the stored pattern and
-  # order are kept. solver_Lnnz[4] holds (n of the stored pattern or 0, its buffer).
+  # with the other's, which holds the adjacency of the pattern now stored: when it has no
+  # entry the stored one lacks (the same contacts as at the last analysis, or fewer, e.g. a
+  # resting pile) the stored pattern and order are kept: a pattern of more entries only
+  # holds some exact zeros. solver_Lnnz[4] holds (n of the stored pattern or 0, its buffer).
   state = d.solver_Lnnz[4]
   old = d.solver_Hpat[state[1]]
   adj = d.solver_Hpat[1 - state[1]]
@@ -373,72 +374,56 @@ def _hessian_symbolic(m, d, c):
   if state[0] == n:
     diff = 0
     for t in range(n * n):
-      diff |= adj[t] ^ old[t]
+      diff |= adj[t] & ~old[t]
     if diff == 0:
       return
   state[0] = n
   state[1] = 1 - state[1]
   _tree_order(m, d, c)
-  # neighbour lists in the new order (row i: its neighbours k < i, each once), counted then
-  # filled; `old` (no longer needed) marks the edges in the new order
+  # neighbour lists in the new order (row i: its neighbours k < i, each once, at nbr[i*n:]);
+  # `old` (no longer needed) marks the edges in the new order
   seen = old
   for t in range(n * n):
     seen[t] = 0
   for i in range(n):
-    mark[i] = 0
-  for rep in range(2):
-    for i in range(n):
-      g = c.dofs[i]
-      adr = m.M_rowadr[g]
-      p = iperm[i]
-      for a in range(adr, adr + m.M_rownnz[g] - 1):
-        q = iperm[dof2idof[m.M_colind[a]] - off]
-        hi, lo = max(p, q), min(p, q)
-        e = hi * n + lo
-        if rep == 0:
-          if seen[e] == 0:
-            seen[e] = 1
-            mark[hi] += 1
-        elif seen[e]:
-          seen[e] = 0
-          nbr[nbrend[hi]] = lo
-          nbrend[hi] += 1
-    i = 0
-    while i < nefc:
-      j = _group_end(c.eid, c.typ, c.nefc, i)
-      gmin = n
-      for r in range(i, j):
-        for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
-          gmin = min(gmin, iperm[Jcol[a]])
-      for r in range(i, j):
-        for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
-          u = iperm[Jcol[a]]
-          if u > gmin:
-            e = u * n + gmin
-            if rep == 0:
-              if seen[e] == 0:
-                seen[e] = 1
-                mark[u] += 1
-            elif seen[e]:
-              seen[e] = 0
-              nbr[nbrend[u]] = gmin
-              nbrend[u] += 1
-      i = j
-    if rep == 0:   # nbrend = start of each row, advanced to its end while filling
-      s = 0
-      for i in range(n):
-        nbrend[i] = s
-        s += mark[i]
+    nbrend[i] = 0
+  for i in range(n):
+    g = c.dofs[i]
+    adr = m.M_rowadr[g]
+    p = iperm[i]
+    for a in range(adr, adr + m.M_rownnz[g] - 1):
+      q = iperm[dof2idof[m.M_colind[a]] - off]
+      hi, lo = max(p, q), min(p, q)
+      e = hi * n + lo
+      if seen[e] == 0:
+        seen[e] = 1
+        nbr[hi * n + nbrend[hi]] = lo
+        nbrend[hi] += 1
+  i = 0
+  while i < nefc:
+    j = _group_end(c.eid, c.typ, c.nefc, i)
+    gmin = n
+    for r in range(i, j):
+      for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
+        gmin = min(gmin, iperm[Jcol[a]])
+    for r in range(i, j):
+      for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
+        u = iperm[Jcol[a]]
+        e = u * n + gmin
+        if u > gmin and seen[e] == 0:
+          seen[e] = 1
+          nbr[u * n + nbrend[u]] = gmin
+          nbrend[u] += 1
+    i = j
   # elimination tree; column patterns come out ascending, row patterns are read off them
   for i in range(n):
     colnnz[i] = 0
     parent[i] = -1
     mark[i] = -1
-  e0 = 0
   for i in range(n):
     mark[i] = i
     cnt = 0
-    for e in range(e0, nbrend[i]):
+    for e in range(i * n, i * n + nbrend[i]):
       j = nbr[e]
       while mark[j] != i:
         mark[j] = i
@@ -449,7 +434,6 @@ def _hessian_symbolic(m, d, c):
           parent[j] = i
         j = parent[j]
     rownnz[i] = cnt
-    e0 = nbrend[i]
   for i in range(n):
     mark[i] = 0
   for j in range(n):
