@@ -112,6 +112,26 @@ def test_compiled_fields(angle):
   assert m.nkey == 2
 
 
+def test_defaults_and_units():
+  """springyield from default classes (joint and tendon), converted from degrees for hinge and
+  ball joints only (a fixed tendon's yield is not, even over hinges); a zero or NaN yield is
+  elastic (jnt_plasticadr -1), as 4.0 compiles them."""
+  xml = """<mujoco><default><tendon springyield="0.3"/><joint springyield="2" springref="3"/>
+    </default><worldbody>
+    <body><joint name="c" type="slide"/><geom size=".1"/></body>
+    <body pos="1 0 0"><joint name="h"/><geom size=".1"/></body>
+    <body pos="2 0 0"><joint type="ball"/><geom size=".1"/></body>
+    <body pos="3 0 0"><joint springyield="0"/><joint springyield="nan" axis="1 0 0"/>
+      <geom size=".1"/></body>
+    </worldbody><tendon><fixed><joint joint="c" coef="2"/><joint joint="h" coef="1"/></fixed>
+    <fixed springyield="10"><joint joint="h" coef="1"/></fixed></tendon>
+    <keyframe><key/></keyframe></mujoco>"""
+  m, mjm = _load(xml)
+  assert m.nplastic == mjm.nplastic == 10
+  for f in _FIELDS:
+    assert_close(getattr(m, f), getattr(mjm, f), f, 1e-12, 1e-12)
+
+
 def test_reset_plastic():
   """d.plastic after make_data, after reset_data with a changed qpos_spring/lengthspring and
   after a keyframe reset equals mj_resetData's / mj_resetDataKeyframe's."""
@@ -179,6 +199,33 @@ def test_rollout(integrator):
                        ("slack", 8, 2), ("measured", 10, 2)):
     assert _yields(p, adr, n) >= 3, f"{name} never yielded (or too rarely)"
   assert np.all(p[:, 8] == 0.0) and np.ptp(p[:, 9]) > 0.01
+
+
+def test_slack_tendon_both_ways():
+  """A slack fixed tendon (springlength "0 L") driven into tension and into compression: in
+  tension only L moves; in compression (negative length) both bounds shift, as 4.0 does. A
+  second tendon (range -0.1 0.1) shifts both bounds either way."""
+  xml = """<mujoco><option gravity="0 0 0"/><worldbody>
+    <body><joint name="s" type="slide" damping="0.5"/><geom size=".1" mass="1"/></body>
+    </worldbody><tendon>
+    <fixed stiffness="30" springyield="0.01" springlength="0 0.2"><joint joint="s" coef="1"/></fixed>
+    <fixed stiffness="10" springyield="0.02" springlength="-0.1 0.1"><joint joint="s" coef="1"/>
+    </fixed></tendon>
+    <actuator><position joint="s" kp="400" kv="40"/></actuator></mujoco>"""
+  m, mjm = _load(xml)
+  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  hist, ref = [], []
+  for s in range(600):
+    u = 0.4 if (s // 150) % 2 == 0 else -0.4
+    d.ctrl[:] = mjd.ctrl[:] = u
+    engine.step(m, d)
+    mujoco.mj_step(mjm, mjd)
+    hist.append(np.concatenate([d.qpos, d.plastic]))
+    ref.append(np.concatenate([mjd.qpos, mjd.plastic]))
+  hist, ref = np.array(hist), np.array(ref)
+  np.testing.assert_allclose(hist, ref, rtol=1e-10, atol=1e-10)
+  assert ref[:, 0].min() < -0.1 and ref[:, 0].max() > 0.3   # both directions, past the yields
+  assert ref[:, 1].min() < -0.05   # compression moved the slack tendon's lower bound
 
 
 def test_spring_disabled_holds_plastic():
