@@ -56,7 +56,7 @@ PLASTIC = """
     </body>
   </worldbody>
   <tendon>
-    <fixed name="fixed" stiffness="20" springyield="0.01" springlength="0.05 0.1">
+    <fixed name="fixed" stiffness="20" springyield="0.01" springlength="0.05 0.1" damping="0.3">
       <joint joint="hinge" coef="0.5"/>
       <joint joint="slide" coef="1"/>
     </fixed>
