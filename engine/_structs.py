@@ -47,6 +47,7 @@ ModelType = _ModelStructType([
     ('neq', types.int64),
     ('nkey', types.int64),
     ('nmocap', types.int64),
+    ('nplastic', types.int64),
     ('nM', types.int64),
     ('nC', types.int64),
     ('nD', types.int64),
@@ -94,6 +95,7 @@ ModelType = _ModelStructType([
     ('opt_ccd_iterations', types.Array(types.int32, 1, 'C')),
     ('opt_disableflags', types.Array(types.int32, 1, 'C')),
     ('opt_enableflags', types.Array(types.int32, 1, 'C')),
+    ('opt_disableactuator', types.Array(types.int32, 1, 'C')),
     ('vis_map_stiffness', types.Array(types.float64, 1, 'C')),
     ('vis_map_stiffnessrot', types.Array(types.float64, 1, 'C')),
     ('qpos0', types.Array(types.float64, 1, 'C')),
@@ -137,6 +139,8 @@ ModelType = _ModelStructType([
     ('jnt_axis', types.Array(types.float64, 2, 'C')),
     ('jnt_stiffness', types.Array(types.float64, 1, 'C')),
     ('jnt_stiffnesspoly', types.Array(types.float64, 2, 'C')),
+    ('jnt_springyield', types.Array(types.float64, 1, 'C')),
+    ('jnt_plasticadr', types.Array(types.int32, 1, 'C')),
     ('jnt_range', types.Array(types.float64, 2, 'C')),
     ('jnt_actfrcrange', types.Array(types.float64, 2, 'C')),
     ('jnt_margin', types.Array(types.float64, 1, 'C')),
@@ -251,6 +255,8 @@ ModelType = _ModelStructType([
     ('tendon_armature', types.Array(types.float64, 1, 'C')),
     ('tendon_frictionloss', types.Array(types.float64, 1, 'C')),
     ('tendon_lengthspring', types.Array(types.float64, 2, 'C')),
+    ('tendon_springyield', types.Array(types.float64, 1, 'C')),
+    ('tendon_plasticadr', types.Array(types.int32, 1, 'C')),
     ('tendon_length0', types.Array(types.float64, 1, 'C')),
     ('tendon_invweight0', types.Array(types.float64, 1, 'C')),
     ('tendon_rgba', types.Array(types.float32, 2, 'C')),
@@ -299,6 +305,7 @@ ModelType = _ModelStructType([
     ('key_mpos', types.Array(types.float64, 2, 'C')),
     ('key_mquat', types.Array(types.float64, 2, 'C')),
     ('key_ctrl', types.Array(types.float64, 2, 'C')),
+    ('key_plastic', types.Array(types.float64, 2, 'C')),
     ('M_rownnz', types.Array(types.int32, 1, 'C')),
     ('M_rowadr', types.Array(types.int32, 1, 'C')),
     ('M_colind', types.Array(types.int32, 1, 'C')),
@@ -353,23 +360,24 @@ ModelType = _ModelStructType([
     ('hfield_adr', types.Array(types.int32, 1, 'C')),
     ('hfield_data', types.Array(types.float32, 1, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_2', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_4', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_5', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_7', types.Tuple((types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
-    ('owners_9', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_11', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'),))),
-    ('owners_17', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
+    ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_2', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_3', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_4', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_5', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_7', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_11', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_16', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.float32, 1, 'C'),))),
 ])
 
 
@@ -379,7 +387,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -398,6 +406,7 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.neq = neq
   s.nkey = nkey
   s.nmocap = nmocap
+  s.nplastic = nplastic
   s.nM = nM
   s.nC = nC
   s.nD = nD
@@ -444,7 +453,7 @@ def _set_model_0(s, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance,
 
 
 @numba.njit(cache=True)
-def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid):
+def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid):
   s.opt_cone = borrowed(opt_cone)
   s.opt_jacobian = borrowed(opt_jacobian)
   s.opt_solver = borrowed(opt_solver)
@@ -454,18 +463,19 @@ def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_i
   s.opt_ccd_iterations = borrowed(opt_ccd_iterations)
   s.opt_disableflags = borrowed(opt_disableflags)
   s.opt_enableflags = borrowed(opt_enableflags)
+  s.opt_disableactuator = borrowed(opt_disableactuator)
   s.vis_map_stiffness = borrowed(vis_map_stiffness)
   s.vis_map_stiffnessrot = borrowed(vis_map_stiffnessrot)
   s.qpos0 = borrowed(qpos0)
   s.qpos_spring = borrowed(qpos_spring)
   s.body_parentid = borrowed(body_parentid)
   s.body_rootid = borrowed(body_rootid)
-  s.body_weldid = borrowed(body_weldid)
-  s.owners_1 = (opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid, body_weldid,)
+  s.owners_1 = (opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid,)
 
 
 @numba.njit(cache=True)
-def _set_model_2(s, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass):
+def _set_model_2(s, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass):
+  s.body_weldid = borrowed(body_weldid)
   s.body_mocapid = borrowed(body_mocapid)
   s.body_jntnum = borrowed(body_jntnum)
   s.body_jntadr = borrowed(body_jntadr)
@@ -481,12 +491,12 @@ def _set_model_2(s, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_do
   s.body_ipos = borrowed(body_ipos)
   s.body_iquat = borrowed(body_iquat)
   s.body_mass = borrowed(body_mass)
-  s.body_subtreemass = borrowed(body_subtreemass)
-  s.owners_2 = (body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass, body_subtreemass,)
+  s.owners_2 = (body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass,)
 
 
 @numba.njit(cache=True)
-def _set_model_3(s, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp):
+def _set_model_3(s, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref):
+  s.body_subtreemass = borrowed(body_subtreemass)
   s.body_inertia = borrowed(body_inertia)
   s.body_invweight0 = borrowed(body_invweight0)
   s.body_gravcomp = borrowed(body_gravcomp)
@@ -502,16 +512,18 @@ def _set_model_3(s, body_inertia, body_invweight0, body_gravcomp, body_margin, b
   s.jnt_actfrclimited = borrowed(jnt_actfrclimited)
   s.jnt_actgravcomp = borrowed(jnt_actgravcomp)
   s.jnt_solref = borrowed(jnt_solref)
-  s.jnt_solimp = borrowed(jnt_solimp)
-  s.owners_3 = (body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp,)
+  s.owners_3 = (body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref,)
 
 
 @numba.njit(cache=True)
-def _set_model_4(s, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp):
+def _set_model_4(s, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr):
+  s.jnt_solimp = borrowed(jnt_solimp)
   s.jnt_pos = borrowed(jnt_pos)
   s.jnt_axis = borrowed(jnt_axis)
   s.jnt_stiffness = borrowed(jnt_stiffness)
   s.jnt_stiffnesspoly = borrowed(jnt_stiffnesspoly)
+  s.jnt_springyield = borrowed(jnt_springyield)
+  s.jnt_plasticadr = borrowed(jnt_plasticadr)
   s.jnt_range = borrowed(jnt_range)
   s.jnt_actfrcrange = borrowed(jnt_actfrcrange)
   s.jnt_margin = borrowed(jnt_margin)
@@ -521,14 +533,14 @@ def _set_model_4(s, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_ran
   s.dof_parentid = borrowed(dof_parentid)
   s.dof_treeid = borrowed(dof_treeid)
   s.dof_Madr = borrowed(dof_Madr)
-  s.dof_simplenum = borrowed(dof_simplenum)
-  s.dof_solref = borrowed(dof_solref)
-  s.dof_solimp = borrowed(dof_solimp)
-  s.owners_4 = (jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp,)
+  s.owners_4 = (jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr,)
 
 
 @numba.njit(cache=True)
-def _set_model_5(s, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid):
+def _set_model_5(s, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity):
+  s.dof_simplenum = borrowed(dof_simplenum)
+  s.dof_solref = borrowed(dof_solref)
+  s.dof_solimp = borrowed(dof_solimp)
   s.dof_frictionloss = borrowed(dof_frictionloss)
   s.dof_armature = borrowed(dof_armature)
   s.dof_damping = borrowed(dof_damping)
@@ -542,14 +554,14 @@ def _set_model_5(s, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly
   s.geom_type = borrowed(geom_type)
   s.geom_contype = borrowed(geom_contype)
   s.geom_conaffinity = borrowed(geom_conaffinity)
-  s.geom_condim = borrowed(geom_condim)
-  s.geom_bodyid = borrowed(geom_bodyid)
-  s.geom_dataid = borrowed(geom_dataid)
-  s.owners_5 = (dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid,)
+  s.owners_5 = (dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity,)
 
 
 @numba.njit(cache=True)
-def _set_model_6(s, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid):
+def _set_model_6(s, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction):
+  s.geom_condim = borrowed(geom_condim)
+  s.geom_bodyid = borrowed(geom_bodyid)
+  s.geom_dataid = borrowed(geom_dataid)
   s.geom_matid = borrowed(geom_matid)
   s.geom_group = borrowed(geom_group)
   s.geom_priority = borrowed(geom_priority)
@@ -563,14 +575,14 @@ def _set_model_6(s, geom_matid, geom_group, geom_priority, geom_sameframe, geom_
   s.geom_pos = borrowed(geom_pos)
   s.geom_quat = borrowed(geom_quat)
   s.geom_friction = borrowed(geom_friction)
-  s.geom_margin = borrowed(geom_margin)
-  s.geom_gap = borrowed(geom_gap)
-  s.geom_fluid = borrowed(geom_fluid)
-  s.owners_6 = (geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid,)
+  s.owners_6 = (geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction,)
 
 
 @numba.njit(cache=True)
-def _set_model_7(s, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0):
+def _set_model_7(s, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid):
+  s.geom_margin = borrowed(geom_margin)
+  s.geom_gap = borrowed(geom_gap)
+  s.geom_fluid = borrowed(geom_fluid)
   s.geom_rgba = borrowed(geom_rgba)
   s.site_type = borrowed(site_type)
   s.site_bodyid = borrowed(site_bodyid)
@@ -584,14 +596,14 @@ def _set_model_7(s, geom_rgba, site_type, site_bodyid, site_matid, site_group, s
   s.cam_mode = borrowed(cam_mode)
   s.cam_bodyid = borrowed(cam_bodyid)
   s.cam_targetbodyid = borrowed(cam_targetbodyid)
-  s.cam_pos = borrowed(cam_pos)
-  s.cam_quat = borrowed(cam_quat)
-  s.cam_poscom0 = borrowed(cam_poscom0)
-  s.owners_7 = (geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0,)
+  s.owners_7 = (geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid,)
 
 
 @numba.njit(cache=True)
-def _set_model_8(s, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation):
+def _set_model_8(s, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0):
+  s.cam_pos = borrowed(cam_pos)
+  s.cam_quat = borrowed(cam_quat)
+  s.cam_poscom0 = borrowed(cam_poscom0)
   s.cam_pos0 = borrowed(cam_pos0)
   s.cam_mat0 = borrowed(cam_mat0)
   s.cam_fovy = borrowed(cam_fovy)
@@ -605,14 +617,14 @@ def _set_model_8(s, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bod
   s.light_pos = borrowed(light_pos)
   s.light_dir = borrowed(light_dir)
   s.light_poscom0 = borrowed(light_poscom0)
-  s.light_pos0 = borrowed(light_pos0)
-  s.light_dir0 = borrowed(light_dir0)
-  s.light_attenuation = borrowed(light_attenuation)
-  s.owners_8 = (cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation,)
+  s.owners_8 = (cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0,)
 
 
 @numba.njit(cache=True)
-def _set_model_9(s, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref):
+def _set_model_9(s, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id):
+  s.light_pos0 = borrowed(light_pos0)
+  s.light_dir0 = borrowed(light_dir0)
+  s.light_attenuation = borrowed(light_attenuation)
   s.light_cutoff = borrowed(light_cutoff)
   s.light_exponent = borrowed(light_exponent)
   s.light_ambient = borrowed(light_ambient)
@@ -626,14 +638,14 @@ def _set_model_9(s, light_cutoff, light_exponent, light_ambient, light_diffuse, 
   s.eq_type = borrowed(eq_type)
   s.eq_obj1id = borrowed(eq_obj1id)
   s.eq_obj2id = borrowed(eq_obj2id)
-  s.eq_objtype = borrowed(eq_objtype)
-  s.eq_active0 = borrowed(eq_active0)
-  s.eq_solref = borrowed(eq_solref)
-  s.owners_9 = (light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref,)
+  s.owners_9 = (light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id,)
 
 
 @numba.njit(cache=True)
-def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping):
+def _set_model_10(s, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange):
+  s.eq_objtype = borrowed(eq_objtype)
+  s.eq_active0 = borrowed(eq_active0)
+  s.eq_solref = borrowed(eq_solref)
   s.eq_solimp = borrowed(eq_solimp)
   s.eq_data = borrowed(eq_data)
   s.tendon_adr = borrowed(tendon_adr)
@@ -647,35 +659,37 @@ def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, te
   s.tendon_solimp_fri = borrowed(tendon_solimp_fri)
   s.tendon_range = borrowed(tendon_range)
   s.tendon_actfrcrange = borrowed(tendon_actfrcrange)
-  s.tendon_margin = borrowed(tendon_margin)
-  s.tendon_stiffness = borrowed(tendon_stiffness)
-  s.tendon_damping = borrowed(tendon_damping)
-  s.owners_10 = (eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping,)
+  s.owners_10 = (eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange,)
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm):
+def _set_model_11(s, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield, tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz):
+  s.tendon_margin = borrowed(tendon_margin)
+  s.tendon_stiffness = borrowed(tendon_stiffness)
+  s.tendon_damping = borrowed(tendon_damping)
   s.tendon_stiffnesspoly = borrowed(tendon_stiffnesspoly)
   s.tendon_dampingpoly = borrowed(tendon_dampingpoly)
   s.tendon_actuatorid = borrowed(tendon_actuatorid)
   s.tendon_armature = borrowed(tendon_armature)
   s.tendon_frictionloss = borrowed(tendon_frictionloss)
   s.tendon_lengthspring = borrowed(tendon_lengthspring)
+  s.tendon_springyield = borrowed(tendon_springyield)
+  s.tendon_plasticadr = borrowed(tendon_plasticadr)
   s.tendon_length0 = borrowed(tendon_length0)
   s.tendon_invweight0 = borrowed(tendon_invweight0)
   s.tendon_rgba = borrowed(tendon_rgba)
   s.tendon_width = borrowed(tendon_width)
   s.ten_J_rownnz = borrowed(ten_J_rownnz)
+  s.owners_11 = (tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield, tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz,)
+
+
+@numba.njit(cache=True)
+def _set_model_12(s, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group):
   s.ten_J_rowadr = borrowed(ten_J_rowadr)
   s.ten_J_colind = borrowed(ten_J_colind)
   s.wrap_type = borrowed(wrap_type)
   s.wrap_objid = borrowed(wrap_objid)
   s.wrap_prm = borrowed(wrap_prm)
-  s.owners_11 = (tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm,)
-
-
-@numba.njit(cache=True)
-def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm):
   s.actuator_trntype = borrowed(actuator_trntype)
   s.actuator_dyntype = borrowed(actuator_dyntype)
   s.actuator_gaintype = borrowed(actuator_gaintype)
@@ -687,16 +701,16 @@ def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actu
   s.actuator_actadr = borrowed(actuator_actadr)
   s.actuator_actnum = borrowed(actuator_actnum)
   s.actuator_group = borrowed(actuator_group)
+  s.owners_12 = (ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group,)
+
+
+@numba.njit(cache=True)
+def _set_model_13(s, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping):
   s.actuator_ctrllimited = borrowed(actuator_ctrllimited)
   s.actuator_forcelimited = borrowed(actuator_forcelimited)
   s.actuator_actlimited = borrowed(actuator_actlimited)
   s.actuator_dynprm = borrowed(actuator_dynprm)
   s.actuator_gainprm = borrowed(actuator_gainprm)
-  s.owners_12 = (actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm,)
-
-
-@numba.njit(cache=True)
-def _set_model_13(s, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time):
   s.actuator_biasprm = borrowed(actuator_biasprm)
   s.actuator_actearly = borrowed(actuator_actearly)
   s.actuator_ctrlrange = borrowed(actuator_ctrlrange)
@@ -708,37 +722,38 @@ def _set_model_13(s, actuator_biasprm, actuator_actearly, actuator_ctrlrange, ac
   s.actuator_length0 = borrowed(actuator_length0)
   s.actuator_lengthrange = borrowed(actuator_lengthrange)
   s.actuator_damping = borrowed(actuator_damping)
+  s.owners_13 = (actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping,)
+
+
+@numba.njit(cache=True)
+def _set_model_14(s, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M):
   s.actuator_armature = borrowed(actuator_armature)
   s.actuator_dampingpoly = borrowed(actuator_dampingpoly)
   s.actuator_outadr = borrowed(actuator_outadr)
   s.actuator_outnum = borrowed(actuator_outnum)
   s.key_time = borrowed(key_time)
-  s.owners_13 = (actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time,)
-
-
-@numba.njit(cache=True)
-def _set_model_14(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M):
   s.key_qpos = borrowed(key_qpos)
   s.key_qvel = borrowed(key_qvel)
   s.key_act = borrowed(key_act)
   s.key_mpos = borrowed(key_mpos)
   s.key_mquat = borrowed(key_mquat)
   s.key_ctrl = borrowed(key_ctrl)
+  s.key_plastic = borrowed(key_plastic)
   s.M_rownnz = borrowed(M_rownnz)
   s.M_rowadr = borrowed(M_rowadr)
   s.M_colind = borrowed(M_colind)
   s.mapM2M = borrowed(mapM2M)
+  s.owners_14 = (actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M,)
+
+
+@numba.njit(cache=True)
+def _set_model_15(s, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp):
   s.D_rownnz = borrowed(D_rownnz)
   s.D_rowadr = borrowed(D_rowadr)
   s.D_diag = borrowed(D_diag)
   s.D_colind = borrowed(D_colind)
   s.mapM2D = borrowed(mapM2D)
   s.mapD2M = borrowed(mapD2M)
-  s.owners_14 = (key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M,)
-
-
-@numba.njit(cache=True)
-def _set_model_15(s, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype):
   s.B_rownnz = borrowed(B_rownnz)
   s.B_rowadr = borrowed(B_rowadr)
   s.B_colind = borrowed(B_colind)
@@ -749,17 +764,17 @@ def _set_model_15(s, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_ge
   s.pair_solref = borrowed(pair_solref)
   s.pair_solreffriction = borrowed(pair_solreffriction)
   s.pair_solimp = borrowed(pair_solimp)
+  s.owners_15 = (D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp,)
+
+
+@numba.njit(cache=True)
+def _set_model_16(s, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise):
   s.pair_margin = borrowed(pair_margin)
   s.pair_gap = borrowed(pair_gap)
   s.pair_friction = borrowed(pair_friction)
   s.exclude_signature = borrowed(exclude_signature)
   s.sensor_type = borrowed(sensor_type)
   s.sensor_datatype = borrowed(sensor_datatype)
-  s.owners_15 = (B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype,)
-
-
-@numba.njit(cache=True)
-def _set_model_16(s, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert):
   s.sensor_needstage = borrowed(sensor_needstage)
   s.sensor_objtype = borrowed(sensor_objtype)
   s.sensor_objid = borrowed(sensor_objid)
@@ -770,17 +785,17 @@ def _set_model_16(s, sensor_needstage, sensor_objtype, sensor_objid, sensor_reft
   s.sensor_adr = borrowed(sensor_adr)
   s.sensor_cutoff = borrowed(sensor_cutoff)
   s.sensor_noise = borrowed(sensor_noise)
+  s.owners_16 = (pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise,)
+
+
+@numba.njit(cache=True)
+def _set_model_17(s, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr):
   s.mesh_vertadr = borrowed(mesh_vertadr)
   s.mesh_vertnum = borrowed(mesh_vertnum)
   s.mesh_faceadr = borrowed(mesh_faceadr)
   s.mesh_facenum = borrowed(mesh_facenum)
   s.mesh_graphadr = borrowed(mesh_graphadr)
   s.mesh_vert = borrowed(mesh_vert)
-  s.owners_16 = (sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert,)
-
-
-@numba.njit(cache=True)
-def _set_model_17(s, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
   s.mesh_face = borrowed(mesh_face)
   s.mesh_graph = borrowed(mesh_graph)
   s.mesh_scale = borrowed(mesh_scale)
@@ -791,29 +806,35 @@ def _set_model_17(s, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt
   s.hfield_nrow = borrowed(hfield_nrow)
   s.hfield_ncol = borrowed(hfield_ncol)
   s.hfield_adr = borrowed(hfield_adr)
+  s.owners_17 = (mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr,)
+
+
+@numba.njit(cache=True)
+def _set_model_18(s, hfield_data):
   s.hfield_data = borrowed(hfield_data)
-  s.owners_17 = (mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
+  s.owners_18 = (hfield_data,)
 
 
 MODEL_SETTERS = (
     (_set_model_0, ('opt_timestep', 'opt_impratio', 'opt_tolerance', 'opt_ls_tolerance', 'opt_noslip_tolerance', 'opt_ccd_tolerance', 'opt_density', 'opt_viscosity', 'opt_o_margin', 'opt_gravity', 'opt_wind', 'opt_magnetic', 'opt_o_solref', 'opt_o_solimp', 'opt_o_friction', 'opt_integrator')),
-    (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_disableflags', 'opt_enableflags', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0', 'qpos_spring', 'body_parentid', 'body_rootid', 'body_weldid')),
-    (_set_model_2, ('body_mocapid', 'body_jntnum', 'body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos', 'body_iquat', 'body_mass', 'body_subtreemass')),
-    (_set_model_3, ('body_inertia', 'body_invweight0', 'body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited', 'jnt_actgravcomp', 'jnt_solref', 'jnt_solimp')),
-    (_set_model_4, ('jnt_pos', 'jnt_axis', 'jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid', 'dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp')),
-    (_set_model_5, ('dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid')),
-    (_set_model_6, ('geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid')),
-    (_set_model_7, ('geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0')),
-    (_set_model_8, ('cam_pos0', 'cam_mat0', 'cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation')),
-    (_set_model_9, ('light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref')),
-    (_set_model_10, ('eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping')),
-    (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm')),
-    (_set_model_12, ('actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr', 'actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm')),
-    (_set_model_13, ('actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time')),
-    (_set_model_14, ('key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M')),
-    (_set_model_15, ('B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype')),
-    (_set_model_16, ('sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert')),
-    (_set_model_17, ('mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
+    (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_disableflags', 'opt_enableflags', 'opt_disableactuator', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0', 'qpos_spring', 'body_parentid', 'body_rootid')),
+    (_set_model_2, ('body_weldid', 'body_mocapid', 'body_jntnum', 'body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos', 'body_iquat', 'body_mass')),
+    (_set_model_3, ('body_subtreemass', 'body_inertia', 'body_invweight0', 'body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited', 'jnt_actgravcomp', 'jnt_solref')),
+    (_set_model_4, ('jnt_solimp', 'jnt_pos', 'jnt_axis', 'jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_springyield', 'jnt_plasticadr', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid', 'dof_treeid', 'dof_Madr')),
+    (_set_model_5, ('dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity')),
+    (_set_model_6, ('geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction')),
+    (_set_model_7, ('geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid')),
+    (_set_model_8, ('cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0', 'cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0')),
+    (_set_model_9, ('light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id')),
+    (_set_model_10, ('eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange')),
+    (_set_model_11, ('tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_springyield', 'tendon_plasticadr', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz')),
+    (_set_model_12, ('ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr', 'actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group')),
+    (_set_model_13, ('actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping')),
+    (_set_model_14, ('actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M')),
+    (_set_model_15, ('D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp')),
+    (_set_model_16, ('pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise')),
+    (_set_model_17, ('mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr')),
+    (_set_model_18, ('hfield_data',)),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -825,6 +846,7 @@ DataType = _DataStructType([
     ('qpos', types.Array(types.float64, 1, 'C')),
     ('qvel', types.Array(types.float64, 1, 'C')),
     ('act', types.Array(types.float64, 1, 'C')),
+    ('plastic', types.Array(types.float64, 1, 'C')),
     ('qacc_warmstart', types.Array(types.float64, 1, 'C')),
     ('ctrl', types.Array(types.float64, 1, 'C')),
     ('qfrc_applied', types.Array(types.float64, 1, 'C')),
@@ -916,6 +938,8 @@ DataType = _DataStructType([
     ('rk4_dqacc', types.Array(types.float64, 2, 'C')),
     ('rk4_dact', types.Array(types.float64, 2, 'C')),
     ('rk4_actstate', types.Array(types.float64, 2, 'C')),
+    ('rk4_ten_length', types.Array(types.float64, 1, 'C')),
+    ('rk4_ten_J', types.Array(types.float64, 1, 'C')),
     ('rk4_time', types.Array(types.float64, 1, 'C')),
     ('ivec_nv', types.Array(types.int32, 2, 'C')),
     ('ncon', types.Array(types.int32, 1, 'C')),
@@ -1030,20 +1054,20 @@ DataType = _DataStructType([
     ('iefc_J', types.Array(types.float64, 1, 'C')),
     ('island_int', types.Array(types.int32, 2, 'C')),
     ('sensordata', types.Array(types.float64, 1, 'C')),
-    ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
-    ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_4', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_5', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_6', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_7', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_9', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_10', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint64, 1, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_3', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_4', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_5', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_6', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_7', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint64, 1, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -1053,12 +1077,13 @@ def new_data():
 
 
 @numba.njit(cache=True)
-def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos):
+def _set_data_0(s, time, energy, qpos, qvel, act, plastic, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat):
   s.time = borrowed(time)
   s.energy = borrowed(energy)
   s.qpos = borrowed(qpos)
   s.qvel = borrowed(qvel)
   s.act = borrowed(act)
+  s.plastic = borrowed(plastic)
   s.qacc_warmstart = borrowed(qacc_warmstart)
   s.ctrl = borrowed(ctrl)
   s.qfrc_applied = borrowed(qfrc_applied)
@@ -1069,12 +1094,12 @@ def _set_data_0(s, time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_app
   s.pert_localpos = borrowed(pert_localpos)
   s.pert_refpos = borrowed(pert_refpos)
   s.pert_refquat = borrowed(pert_refquat)
-  s.pert_refselpos = borrowed(pert_refselpos)
-  s.owners_0 = (time, energy, qpos, qvel, act, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos,)
+  s.owners_0 = (time, energy, qpos, qvel, act, plastic, qacc_warmstart, ctrl, qfrc_applied, xfrc_applied, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat,)
 
 
 @numba.njit(cache=True)
-def _set_data_1(s, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat):
+def _set_data_1(s, pert_refselpos, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos):
+  s.pert_refselpos = borrowed(pert_refselpos)
   s.pert_localmass = borrowed(pert_localmass)
   s.mocap_pos = borrowed(mocap_pos)
   s.mocap_quat = borrowed(mocap_quat)
@@ -1090,12 +1115,12 @@ def _set_data_1(s, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_d
   s.xanchor = borrowed(xanchor)
   s.xaxis = borrowed(xaxis)
   s.geom_xpos = borrowed(geom_xpos)
-  s.geom_xquat = borrowed(geom_xquat)
-  s.owners_1 = (pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos, geom_xquat,)
+  s.owners_1 = (pert_refselpos, pert_localmass, mocap_pos, mocap_quat, eq_active, qacc, act_dot, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis, geom_xpos,)
 
 
 @numba.njit(cache=True)
-def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj):
+def _set_data_2(s, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length):
+  s.geom_xquat = borrowed(geom_xquat)
   s.geom_xmat = borrowed(geom_xmat)
   s.site_xpos = borrowed(site_xpos)
   s.site_xquat = borrowed(site_xquat)
@@ -1111,12 +1136,12 @@ def _set_data_2(s, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xm
   s.ten_wrapnum = borrowed(ten_wrapnum)
   s.ten_J = borrowed(ten_J)
   s.ten_length = borrowed(ten_length)
-  s.wrap_obj = borrowed(wrap_obj)
-  s.owners_2 = (geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj,)
+  s.owners_2 = (geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, ten_wrapadr, ten_wrapnum, ten_J, ten_length,)
 
 
 @numba.njit(cache=True)
-def _set_data_3(s, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring):
+def _set_data_3(s, wrap_obj, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias):
+  s.wrap_obj = borrowed(wrap_obj)
   s.wrap_xpos = borrowed(wrap_xpos)
   s.actuator_length = borrowed(actuator_length)
   s.moment_rownnz = borrowed(moment_rownnz)
@@ -1132,12 +1157,12 @@ def _set_data_3(s, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, mom
   s.cvel = borrowed(cvel)
   s.cdof_dot = borrowed(cdof_dot)
   s.qfrc_bias = borrowed(qfrc_bias)
-  s.qfrc_spring = borrowed(qfrc_spring)
-  s.owners_3 = (wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring,)
+  s.owners_3 = (wrap_obj, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias,)
 
 
 @numba.njit(cache=True)
-def _set_data_4(s, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse):
+def _set_data_4(s, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint):
+  s.qfrc_spring = borrowed(qfrc_spring)
   s.qfrc_damper = borrowed(qfrc_damper)
   s.qfrc_gravcomp = borrowed(qfrc_gravcomp)
   s.qfrc_fluid = borrowed(qfrc_fluid)
@@ -1153,12 +1178,12 @@ def _set_data_4(s, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree
   s.qfrc_smooth = borrowed(qfrc_smooth)
   s.qacc_smooth = borrowed(qacc_smooth)
   s.qfrc_constraint = borrowed(qfrc_constraint)
-  s.qfrc_inverse = borrowed(qfrc_inverse)
-  s.owners_4 = (qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse,)
+  s.owners_4 = (qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint,)
 
 
 @numba.njit(cache=True)
-def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_actstate):
+def _set_data_5(s, qfrc_inverse, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact):
+  s.qfrc_inverse = borrowed(qfrc_inverse)
   s.cacc = borrowed(cacc)
   s.cfrc_int = borrowed(cfrc_int)
   s.cfrc_ext = borrowed(cfrc_ext)
@@ -1174,12 +1199,14 @@ def _set_data_5(s, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_cla
   s.rk4_dqvel = borrowed(rk4_dqvel)
   s.rk4_dqacc = borrowed(rk4_dqacc)
   s.rk4_dact = borrowed(rk4_dact)
-  s.rk4_actstate = borrowed(rk4_actstate)
-  s.owners_5 = (cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_actstate,)
+  s.owners_5 = (qfrc_inverse, cacc, cfrc_int, cfrc_ext, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact,)
 
 
 @numba.njit(cache=True)
-def _set_data_6(s, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu):
+def _set_data_6(s, rk4_actstate, rk4_ten_length, rk4_ten_J, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref):
+  s.rk4_actstate = borrowed(rk4_actstate)
+  s.rk4_ten_length = borrowed(rk4_ten_length)
+  s.rk4_ten_J = borrowed(rk4_ten_J)
   s.rk4_time = borrowed(rk4_time)
   s.ivec_nv = borrowed(ivec_nv)
   s.ncon = borrowed(ncon)
@@ -1193,14 +1220,14 @@ def _set_data_6(s, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, cont
   s.contact_includemargin = borrowed(contact_includemargin)
   s.contact_friction = borrowed(contact_friction)
   s.contact_solref = borrowed(contact_solref)
-  s.contact_solreffriction = borrowed(contact_solreffriction)
-  s.contact_solimp = borrowed(contact_solimp)
-  s.contact_mu = borrowed(contact_mu)
-  s.owners_6 = (rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_mu,)
+  s.owners_6 = (rk4_actstate, rk4_ten_length, rk4_ten_J, rk4_time, ivec_nv, ncon, ne, nf, nl, nefc, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref,)
 
 
 @numba.njit(cache=True)
-def _set_data_7(s, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA):
+def _set_data_7(s, contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos):
+  s.contact_solreffriction = borrowed(contact_solreffriction)
+  s.contact_solimp = borrowed(contact_solimp)
+  s.contact_mu = borrowed(contact_mu)
   s.contact_H = borrowed(contact_H)
   s.contact_dim = borrowed(contact_dim)
   s.contact_geom1 = borrowed(contact_geom1)
@@ -1214,14 +1241,14 @@ def _set_data_7(s, contact_H, contact_dim, contact_geom1, contact_geom2, contact
   s.efc_J_colind = borrowed(efc_J_colind)
   s.efc_J = borrowed(efc_J)
   s.efc_pos = borrowed(efc_pos)
-  s.efc_margin = borrowed(efc_margin)
-  s.efc_frictionloss = borrowed(efc_frictionloss)
-  s.efc_diagA = borrowed(efc_diagA)
-  s.owners_7 = (contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA,)
+  s.owners_7 = (contact_solreffriction, contact_solimp, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos,)
 
 
 @numba.njit(cache=True)
-def _set_data_8(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate):
+def _set_data_8(s, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive):
+  s.efc_margin = borrowed(efc_margin)
+  s.efc_frictionloss = borrowed(efc_frictionloss)
+  s.efc_diagA = borrowed(efc_diagA)
   s.efc_KBIP = borrowed(efc_KBIP)
   s.efc_D = borrowed(efc_D)
   s.efc_R = borrowed(efc_R)
@@ -1235,14 +1262,14 @@ def _set_data_8(s, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, 
   s.solver_gradient = borrowed(solver_gradient)
   s.solver_lineslope = borrowed(solver_lineslope)
   s.solver_nactive = borrowed(solver_nactive)
-  s.solver_nchange = borrowed(solver_nchange)
-  s.solver_neval = borrowed(solver_neval)
-  s.solver_nupdate = borrowed(solver_nupdate)
-  s.owners_8 = (efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate,)
+  s.owners_8 = (efc_margin, efc_frictionloss, efc_diagA, efc_KBIP, efc_D, efc_R, efc_vel, efc_aref, efc_b, efc_force, efc_state, solver_niter, solver_improvement, solver_gradient, solver_lineslope, solver_nactive,)
 
 
 @numba.njit(cache=True)
-def _set_data_9(s, solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc):
+def _set_data_9(s, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone):
+  s.solver_nchange = borrowed(solver_nchange)
+  s.solver_neval = borrowed(solver_neval)
+  s.solver_nupdate = borrowed(solver_nupdate)
   s.solver_fwdinv = borrowed(solver_fwdinv)
   s.warning_number = borrowed(warning_number)
   s.warning_lastinfo = borrowed(warning_lastinfo)
@@ -1256,14 +1283,14 @@ def _set_data_9(s, solver_fwdinv, warning_number, warning_lastinfo, col_dist, co
   s.cnstr_row = borrowed(cnstr_row)
   s.solver_L = borrowed(solver_L)
   s.solver_Lcone = borrowed(solver_Lcone)
-  s.solver_LTJ = borrowed(solver_LTJ)
-  s.solver_nv = borrowed(solver_nv)
-  s.solver_efc = borrowed(solver_efc)
-  s.owners_9 = (solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc,)
+  s.owners_9 = (solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, warning_number, warning_lastinfo, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone,)
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island):
+def _set_data_10(s, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol):
+  s.solver_LTJ = borrowed(solver_LTJ)
+  s.solver_nv = borrowed(solver_nv)
+  s.solver_efc = borrowed(solver_efc)
   s.solver_quad = borrowed(solver_quad)
   s.solver_int = borrowed(solver_int)
   s.solver_MinvJT = borrowed(solver_MinvJT)
@@ -1277,14 +1304,14 @@ def _set_data_10(s, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver
   s.solver_Ynnz = borrowed(solver_Ynnz)
   s.solver_Yadr = borrowed(solver_Yadr)
   s.solver_Ycol = borrowed(solver_Ycol)
-  s.nisland = borrowed(nisland)
-  s.nidof = borrowed(nidof)
-  s.tree_island = borrowed(tree_island)
-  s.owners_10 = (solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, nisland, nidof, tree_island,)
+  s.owners_10 = (solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol,)
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc):
+def _set_data_11(s, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc):
+  s.nisland = borrowed(nisland)
+  s.nidof = borrowed(nidof)
+  s.tree_island = borrowed(tree_island)
   s.island_ntree = borrowed(island_ntree)
   s.island_itreeadr = borrowed(island_itreeadr)
   s.map_itree2tree = borrowed(map_itree2tree)
@@ -1298,14 +1325,14 @@ def _set_data_11(s, island_ntree, island_itreeadr, map_itree2tree, dof_island, i
   s.island_ne = borrowed(island_ne)
   s.island_nf = borrowed(island_nf)
   s.island_nefc = borrowed(island_nefc)
-  s.island_iefcadr = borrowed(island_iefcadr)
-  s.map_efc2iefc = borrowed(map_efc2iefc)
-  s.map_iefc2efc = borrowed(map_iefc2efc)
-  s.owners_11 = (island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc,)
+  s.owners_11 = (nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc,)
 
 
 @numba.njit(cache=True)
-def _set_data_12(s, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J):
+def _set_data_12(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz):
+  s.island_iefcadr = borrowed(island_iefcadr)
+  s.map_efc2iefc = borrowed(map_efc2iefc)
+  s.map_iefc2efc = borrowed(map_iefc2efc)
   s.iefc_type = borrowed(iefc_type)
   s.iefc_id = borrowed(iefc_id)
   s.iefc_frictionloss = borrowed(iefc_frictionloss)
@@ -1319,32 +1346,32 @@ def _set_data_12(s, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_
   s.iacc_smooth = borrowed(iacc_smooth)
   s.iacc = borrowed(iacc)
   s.iefc_J_rownnz = borrowed(iefc_J_rownnz)
-  s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
-  s.iefc_J_colind = borrowed(iefc_J_colind)
-  s.iefc_J = borrowed(iefc_J)
-  s.owners_12 = (iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J,)
+  s.owners_12 = (island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz,)
 
 
 @numba.njit(cache=True)
-def _set_data_13(s, island_int, sensordata):
+def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
+  s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
+  s.iefc_J_colind = borrowed(iefc_J_colind)
+  s.iefc_J = borrowed(iefc_J)
   s.island_int = borrowed(island_int)
   s.sensordata = borrowed(sensordata)
-  s.owners_13 = (island_int, sensordata,)
+  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata,)
 
 
 DATA_SETTERS = (
-    (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'xfrc_perturb', 'pert_select', 'pert_active', 'pert_localpos', 'pert_refpos', 'pert_refquat', 'pert_refselpos')),
-    (_set_data_1, ('pert_localmass', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat', 'xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos', 'geom_xquat')),
-    (_set_data_2, ('geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length', 'wrap_obj')),
-    (_set_data_3, ('wrap_xpos', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias', 'qfrc_spring')),
-    (_set_data_4, ('qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint', 'qfrc_inverse')),
-    (_set_data_5, ('cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'trn_jac', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact', 'rk4_actstate')),
-    (_set_data_6, ('rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref', 'contact_solreffriction', 'contact_solimp', 'contact_mu')),
-    (_set_data_7, ('contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos', 'efc_margin', 'efc_frictionloss', 'efc_diagA')),
-    (_set_data_8, ('efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive', 'solver_nchange', 'solver_neval', 'solver_nupdate')),
-    (_set_data_9, ('solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone', 'solver_LTJ', 'solver_nv', 'solver_efc')),
-    (_set_data_10, ('solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol', 'nisland', 'nidof', 'tree_island')),
-    (_set_data_11, ('island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc')),
-    (_set_data_12, ('iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J')),
-    (_set_data_13, ('island_int', 'sensordata')),
+    (_set_data_0, ('time', 'energy', 'qpos', 'qvel', 'act', 'plastic', 'qacc_warmstart', 'ctrl', 'qfrc_applied', 'xfrc_applied', 'xfrc_perturb', 'pert_select', 'pert_active', 'pert_localpos', 'pert_refpos', 'pert_refquat')),
+    (_set_data_1, ('pert_refselpos', 'pert_localmass', 'mocap_pos', 'mocap_quat', 'eq_active', 'qacc', 'act_dot', 'xpos', 'xquat', 'xmat', 'xipos', 'xiquat', 'ximat', 'xanchor', 'xaxis', 'geom_xpos')),
+    (_set_data_2, ('geom_xquat', 'geom_xmat', 'site_xpos', 'site_xquat', 'site_xmat', 'cam_xpos', 'cam_xmat', 'light_xpos', 'light_xdir', 'subtree_com', 'cdof', 'cinert', 'ten_wrapadr', 'ten_wrapnum', 'ten_J', 'ten_length')),
+    (_set_data_3, ('wrap_obj', 'wrap_xpos', 'actuator_length', 'moment_rownnz', 'moment_rowadr', 'moment_colind', 'actuator_moment', 'crb', 'M', 'qLD', 'qLDiagInv', 'ten_velocity', 'actuator_velocity', 'cvel', 'cdof_dot', 'qfrc_bias')),
+    (_set_data_4, ('qfrc_spring', 'qfrc_damper', 'qfrc_gravcomp', 'qfrc_fluid', 'qfrc_passive', 'subtree_linvel', 'subtree_angmom', 'qH', 'qHDiagInv', 'qDeriv', 'qLU', 'actuator_force', 'qfrc_actuator', 'qfrc_smooth', 'qacc_smooth', 'qfrc_constraint')),
+    (_set_data_5, ('qfrc_inverse', 'cacc', 'cfrc_int', 'cfrc_ext', 'scratch_nv', 'scratch_small', 'ctrl_clamped', 'scratch_nbody', 'ten_wpnt', 'trn_jac', 'rk4_qpos', 'rk4_qvel', 'rk4_act', 'rk4_dqvel', 'rk4_dqacc', 'rk4_dact')),
+    (_set_data_6, ('rk4_actstate', 'rk4_ten_length', 'rk4_ten_J', 'rk4_time', 'ivec_nv', 'ncon', 'ne', 'nf', 'nl', 'nefc', 'contact_dist', 'contact_pos', 'contact_frame', 'contact_includemargin', 'contact_friction', 'contact_solref')),
+    (_set_data_7, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos')),
+    (_set_data_8, ('efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive')),
+    (_set_data_9, ('solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone')),
+    (_set_data_10, ('solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol')),
+    (_set_data_11, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
+    (_set_data_12, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz')),
+    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
 )

@@ -418,6 +418,14 @@ def _siso_force(m, d, i, ctrl):
 
 
 @jit
+def actuator_disabled(m, i):
+  """Whether actuator i's group (0..30) is in opt.disableactuator (mj_actuatorDisabled): it
+  then gives no force and its activation is held."""
+  g = m.actuator_group[i]
+  return 0 <= g <= 30 and (m.opt_disableactuator[0] >> g) & 1 == 1
+
+
+@jit
 def _clamp_forces(m, d):
   """forcerange: per output, or on the torque's norm for SO3 servos."""
   for i in range(m.nactuator):
@@ -440,7 +448,7 @@ def _clamp_forces(m, d):
 def _dcmotor_mechanical(m, d):
   """Cogging torque and LuGre friction of DC motors, added after the force clamps."""
   for i in range(m.nactuator):
-    if m.actuator_biastype[i] != _BIAS_DCMOTOR:
+    if m.actuator_biastype[i] != _BIAS_DCMOTOR or actuator_disabled(m, i):
       continue
     b, dyn = m.actuator_biasprm[i], m.actuator_dynprm[i]
     oadr = m.actuator_outadr[i]
@@ -465,6 +473,8 @@ def fwd_actuation(m, d):
   _act_dot(m, d, ctrl)
   tendon_frclimited = False
   for i in range(m.nactuator):
+    if actuator_disabled(m, i):
+      continue
     if m.actuator_gaintype[i] == _GAIN_SO3:
       _so3_force(m, d, i, ctrl)
       continue
@@ -523,8 +533,9 @@ def advance_act(m, d, act_dot):
     adr = m.actuator_actadr[i]
     if adr < 0:
       continue
+    disabled = actuator_disabled(m, i)
     for j in range(adr, adr + m.actuator_actnum[i]):
-      d.act[j] = next_activation(m, d, i, j, act_dot[j])
+      d.act[j] = next_activation(m, d, i, j, 0.0 if disabled else act_dot[j])
   for i in range(m.nactuator):
     if m.actuator_dyntype[i] != _DYN_INTEGRATOR:
       continue

@@ -169,6 +169,8 @@ def actuator_vel(m, d):
   dof_clamped = d.ivec_nv[0]
   any_dof_clamped = _mark_clamped_dofs(m, d, dof_clamped)
   for i in range(m.nactuator):
+    if actuation.actuator_disabled(m, i):
+      continue
     oadr = m.actuator_outadr[i]
     gt, bt = m.actuator_gaintype[i], m.actuator_biastype[i]
     # a force clamped by forcerange does not move with velocity

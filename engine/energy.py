@@ -1,5 +1,6 @@
 """Potential and kinetic energy when the ENERGY enable flag is set (mj_energyPos, mj_energyVel)."""
 from engine import math as mm
+from engine.passive import tendon_spring_range
 from engine.smooth import jit, mul_m
 from engine.types import mjtDisableBit, mjtJoint
 
@@ -39,6 +40,9 @@ def energy_pos(m, d):
         continue
       padr = m.jnt_qposadr[j]
       jt = m.jnt_type[j]
+      ref, radr = m.qpos_spring, padr   # the plastic reference of a yielding joint
+      if m.jnt_plasticadr[j] >= 0:
+        ref, radr = d.plastic, m.jnt_plasticadr[j]
       if jt == _FREE or jt == _BALL:
         if jt == _FREE:
           dx0 = d.qpos[padr] - m.qpos_spring[padr]
@@ -46,14 +50,15 @@ def energy_pos(m, d):
           dx2 = d.qpos[padr + 2] - m.qpos_spring[padr + 2]
           e += poly_potential(k, sp, (dx0 * dx0 + dx1 * dx1 + dx2 * dx2) ** 0.5)
           padr += 3
+          radr += 3
         # MuJoCo takes the quaternion difference of the stored (unnormalised) qpos.
-        v0, v1, v2 = mm.sub_quat(d.qpos, padr, m.qpos_spring, padr)
+        v0, v1, v2 = mm.sub_quat(d.qpos, padr, ref, radr)
         e += poly_potential(k, sp, (v0 * v0 + v1 * v1 + v2 * v2) ** 0.5)
       else:
-        e += poly_potential(k, sp, d.qpos[padr] - m.qpos_spring[padr])
+        e += poly_potential(k, sp, d.qpos[padr] - ref[radr])
     for i in range(m.ntendon):
       length = d.ten_length[i]
-      lower, upper = m.tendon_lengthspring[i, 0], m.tendon_lengthspring[i, 1]
+      lower, upper = tendon_spring_range(m, d, i)
       x = length - upper if length > upper else (length - lower if length < lower else 0.0)
       e += poly_potential(m.tendon_stiffness[i], m.tendon_stiffnesspoly[i], x)
   d.energy[0] = e

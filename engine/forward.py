@@ -240,7 +240,9 @@ def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel):
   h = m.opt_timestep[0]
   for i in range(m.nv):
     d.qvel[i] += qacc[i] * h
-  integrate_pos(m, d.qpos, qvel_for_pos if use_given_qvel else d.qvel, h)
+  qvel_pos = qvel_for_pos if use_given_qvel else d.qvel
+  integrate_pos(m, d.qpos, qvel_pos, h)
+  ps.plastic_update(m, d, qvel_pos, h)
   d.time[0] += h
   for i in range(m.nv):
     d.qacc_warmstart[i] = d.qacc[i]
@@ -319,6 +321,12 @@ def rk4(m, d):
   for k in range(m.nout):
     d.rk4_actstate[0, k] = d.actuator_length[k]
     d.rk4_actstate[1, k] = d.actuator_velocity[k]
+  # and the plastic tendons' update sees the initial tendon lengths and Jacobian (MuJoCo 4.0
+  # leaves them as they were before the stages)
+  for k in range(m.ntendon):
+    d.rk4_ten_length[k] = d.ten_length[k]
+  for k in range(d.ten_J.shape[0]):
+    d.rk4_ten_J[k] = d.ten_J[k]
   dq = d.scratch_nv[1]
   for i in range(1, 4):
     a = a_coef[i - 1]
@@ -364,6 +372,10 @@ def rk4(m, d):
   for k in range(m.nout):
     d.actuator_length[k] = d.rk4_actstate[0, k]
     d.actuator_velocity[k] = d.rk4_actstate[1, k]
+  for k in range(m.ntendon):
+    d.ten_length[k] = d.rk4_ten_length[k]
+  for k in range(d.ten_J.shape[0]):
+    d.ten_J[k] = d.rk4_ten_J[k]
   advance(m, d, dact, dqacc, dq, True)
 
 

@@ -126,6 +126,7 @@ def reset_data(m, d, key=None):
     a[...] = 0
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
+  d.plastic[:] = initial_plastic(m)
   reset_ctrl(m, d)
   mocap_bodies = np.nonzero(m.body_mocapid >= 0)[0]
   for b in mocap_bodies:
@@ -141,9 +142,17 @@ def reset_data(m, d, key=None):
   d.qvel[:] = m.key_qvel[k]
   d.act[:] = m.key_act[k]
   d.ctrl[:] = m.key_ctrl[k]
+  d.plastic[:] = m.key_plastic[k]
   if m.nmocap:
     d.mocap_pos[:] = m.key_mpos[k].reshape(-1, 3)
     d.mocap_quat[:] = m.key_mquat[k].reshape(-1, 4)
+
+
+def initial_plastic(m):
+  """The plastic spring references mj_resetData starts from, read from the model's current
+  qpos_spring and tendon_lengthspring."""
+  from engine.mjcf._assemble import initial_plastic as from_arrays
+  return from_arrays(m._arrays, m.nplastic)
 
 
 def reset_ctrl(m, d):

@@ -76,6 +76,66 @@ def dof_damping(m, i, poly):
 
 
 @jit
+def tendon_spring_range(m, d, i):
+  """(lower, upper) spring lengths of tendon i: its plastic state when it yields."""
+  a = m.tendon_plasticadr[i]
+  if a >= 0:
+    return d.plastic[a], d.plastic[a + 1]
+  return m.tendon_lengthspring[i, 0], m.tendon_lengthspring[i, 1]
+
+
+@jit
+def plastic_update(m, d, qvel, h):
+  """Ideal elasto-plastic springs (MuJoCo 4's springyield), after qpos has advanced by h*qvel:
+  a joint's spring reference d.plastic follows qpos where the displacement passes
+  jnt_springyield; a tendon's spring range follows its length (linearised: ten_length +
+  h ten_J qvel) where it passes tendon_springyield outside the range. A slack tendon's range
+  (0, L) keeps its 0 when it yields in tension."""
+  if m.nplastic == 0 or m.opt_disableflags[0] & _DSBL_SPRING:
+    return
+  for j in range(m.njnt):
+    a = m.jnt_plasticadr[j]
+    if a < 0:
+      continue
+    y = m.jnt_springyield[j]
+    padr = m.jnt_qposadr[j]
+    if m.jnt_type[j] == _BALL:
+      q = d.scratch_small[4:8]
+      q[0], q[1], q[2], q[3] = mm.quat_normalize(d.qpos[padr], d.qpos[padr + 1],
+                                                 d.qpos[padr + 2], d.qpos[padr + 3])
+      v0, v1, v2 = mm.sub_quat(q, 0, d.plastic, a)
+      r = (v0 * v0 + v1 * v1 + v2 * v2) ** 0.5
+      if r > y:
+        # rotate the reference towards qpos until the displacement is y
+        mm.quat_integrate(d.plastic, a, v0, v1, v2, 1.0 - y / r)
+    else:
+      x = d.qpos[padr] - d.plastic[a]
+      if x > y:
+        d.plastic[a] = d.qpos[padr] - y
+      elif x < -y:
+        d.plastic[a] = d.qpos[padr] + y
+  for i in range(m.ntendon):
+    a = m.tendon_plasticadr[i]
+    if a < 0:
+      continue
+    y = m.tendon_springyield[i]
+    length = 0.0
+    for k in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
+      length += d.ten_J[k] * qvel[m.ten_J_colind[k]]
+    length = d.ten_length[i] + h * length
+    lower, upper = d.plastic[a], d.plastic[a + 1]
+    if length - upper > y:
+      shift = length - upper - y
+      d.plastic[a + 1] = upper + shift
+      if not (lower == 0.0 and upper > 0.0):
+        d.plastic[a] = lower + shift
+    elif lower - length > y:
+      shift = length - lower + y
+      d.plastic[a] = lower + shift
+      d.plastic[a + 1] = upper + shift
+
+
+@jit
 def _spring_damper(m, d, poly):
   enbl_spring = not (m.opt_disableflags[0] & _DSBL_SPRING)
   enbl_damper = not (m.opt_disableflags[0] & _DSBL_DAMPER)
@@ -88,6 +148,10 @@ def _spring_damper(m, d, poly):
       padr = m.jnt_qposadr[j]
       dadr = m.jnt_dofadr[j]
       jt = m.jnt_type[j]
+      # the spring's reference: the plastic state when the joint yields, else qpos_spring
+      ref, radr = m.qpos_spring, padr
+      if m.jnt_plasticadr[j] >= 0:
+        ref, radr = d.plastic, m.jnt_plasticadr[j]
       if jt == _FREE or jt == _BALL:
         if jt == _FREE:
           dx0 = d.qpos[padr] - m.qpos_spring[padr]
@@ -100,17 +164,18 @@ def _spring_damper(m, d, poly):
           d.qfrc_spring[dadr + 2] -= kk * dx2
           dadr += 3
           padr += 3
+          radr += 3
         q = d.scratch_small[4:8]
         q[0], q[1], q[2], q[3] = mm.quat_normalize(d.qpos[padr], d.qpos[padr + 1],
                                                    d.qpos[padr + 2], d.qpos[padr + 3])
-        v0, v1, v2 = mm.sub_quat(q, 0, m.qpos_spring, padr)
+        v0, v1, v2 = mm.sub_quat(q, 0, ref, radr)
         r = (v0 * v0 + v1 * v1 + v2 * v2) ** 0.5
         kk = poly_force(k, sp, r, False)
         d.qfrc_spring[dadr] -= kk * v0
         d.qfrc_spring[dadr + 1] -= kk * v1
         d.qfrc_spring[dadr + 2] -= kk * v2
       else:
-        x = d.qpos[padr] - m.qpos_spring[padr]
+        x = d.qpos[padr] - ref[radr]
         d.qfrc_spring[dadr] = -x * poly_force(k, sp, x, False)
   if enbl_damper:
     for i in range(m.nv):
@@ -132,7 +197,7 @@ def _spring_damper(m, d, poly):
     if stiffness == 0.0 and not has_sp and damping == 0.0 and poly[0] == 0.0 and poly[1] == 0.0:
       continue
     length = d.ten_length[i]
-    lower, upper = m.tendon_lengthspring[i, 0], m.tendon_lengthspring[i, 1]
+    lower, upper = tendon_spring_range(m, d, i)
     x = length - upper if length > upper else (length - lower if length < lower else 0.0)
     frc_spring = -x * poly_force(stiffness, sp, x, False) if enbl_spring else 0.0
     v = d.ten_velocity[i]

@@ -187,6 +187,12 @@ def set_const(m):
     for i in range(m.ntendon):
       if spring[i, 0] == -1 and spring[i, 1] == -1:
         spring[i] = d.ten_length[i]
+        # keyframes without a plastic vector start from the measured length too
+        a = m.tendon_plasticadr[i]
+        if a >= 0:
+          for k in range(m.nkey):
+            if m.key_plastic[k, a] == -1 and m.key_plastic[k, a + 1] == -1:
+              m.key_plastic[k, a:a + 2] = spring[i]
     d.qpos[:] = m.qpos0
     _position_stages(m.struct, d.struct)
     _inertia_stages(m.struct, d.struct)

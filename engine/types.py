@@ -231,6 +231,7 @@ NISLAND = 20      # mjNISLAND: islands with statistics (solver_* hold NISLAND x 
 # Sizes of a Model, as MuJoCo's mjModel names them. All are ints set at compile time.
 MODEL_SIZES = (
     "nq nv nu nactuator nout na nbody njnt ngeom nsite ncam nlight nmat ntendon nwrap neq nkey nmocap "
+    "nplastic "
     "nM nC nD nB nJmom nJten ntree npair nexclude nconmax njmax nccd nccdf nccdi"
 ).split()
 
@@ -261,6 +262,7 @@ noslip_iterations i4 1
 ccd_iterations i4 1
 disableflags i4 1
 enableflags i4 1
+disableactuator i4 1
 """
 
 # name dtype shape... ; one line per field, grouped as MuJoCo's mjmodel.h groups them.
@@ -308,6 +310,8 @@ jnt_pos f8 njnt 3
 jnt_axis f8 njnt 3
 jnt_stiffness f8 njnt
 jnt_stiffnesspoly f8 njnt 2
+jnt_springyield f8 njnt
+jnt_plasticadr i4 njnt
 jnt_range f8 njnt 2
 jnt_actfrcrange f8 njnt 2
 jnt_margin f8 njnt
@@ -422,6 +426,8 @@ tendon_actuatorid i4 ntendon
 tendon_armature f8 ntendon
 tendon_frictionloss f8 ntendon
 tendon_lengthspring f8 ntendon 2
+tendon_springyield f8 ntendon
+tendon_plasticadr i4 ntendon
 tendon_length0 f8 ntendon
 tendon_invweight0 f8 ntendon
 tendon_rgba f4 ntendon 4
@@ -470,6 +476,7 @@ key_act f8 nkey na
 key_mpos f8 nkey nmocap*3
 key_mquat f8 nkey nmocap*4
 key_ctrl f8 nkey nu
+key_plastic f8 nkey nplastic
 M_rownnz i4 nv
 M_rowadr i4 nv
 M_colind i4 nC
@@ -504,6 +511,7 @@ energy f8 2
 qpos f8 nq
 qvel f8 nv
 act f8 na
+plastic f8 nplastic
 qacc_warmstart f8 nv
 ctrl f8 nu
 qfrc_applied f8 nv
@@ -595,6 +603,8 @@ rk4_dqvel f8 4 nv
 rk4_dqacc f8 4 nv
 rk4_dact f8 4 na
 rk4_actstate f8 2 nout
+rk4_ten_length f8 ntendon
+rk4_ten_J f8 nJten
 rk4_time f8 1
 ivec_nv i4 2 nv
 ncon i4 1

@@ -299,7 +299,8 @@ def test_options_and_flags():
     density="1.1" viscosity="0.01" integrator="RK4" solver="CG" iterations="20" tolerance="1e-6"
     ls_iterations="10" ls_tolerance="0.02" noslip_iterations="3" noslip_tolerance="1e-5"
     ccd_iterations="10" ccd_tolerance="1e-5" cone="elliptic" jacobian="sparse" impratio="2"
-    o_margin="0.1" o_solref="0.03 1.1" o_solimp="0.8 0.9 0.01 0.4 3" o_friction="1 2 3 4 5">
+    o_margin="0.1" o_solref="0.03 1.1" o_solimp="0.8 0.9 0.01 0.4 3" o_friction="1 2 3 4 5"
+    actuatorgroupdisable="0 3 30">
     <flag contact="disable" gravity="disable" energy="enable" warmstart="disable"
           island="enable" override="enable"/></option>
     <worldbody><body><joint/><geom size=".1"/></body></worldbody></mujoco>"""
@@ -318,7 +319,8 @@ def test_joint_attributes_and_materials():
     builtin="checker" width="10" height="10"/></asset><worldbody>
     <light directional="true" castshadow="false" diffuse=".1 .2 .3" ambient=".1 .1 .1"
       specular=".2 .2 .2" attenuation="1 .1 0" cutoff="30" exponent="5"/>
-    <body name="b" gravcomp="0.5"><joint stiffness="3" springref="5" damping="1" armature=".1"
+    <body name="b" gravcomp="0.5"><joint stiffness="3" springref="5" springyield="7" damping="1"
+      armature=".1"
       frictionloss=".2" margin=".01" group="2" solreffriction=".03 2" solimpfriction=".8 .9 .1"
       actuatorfrcrange="-1 1" actuatorgravcomp="true"/>
       <geom size=".1" material="m" contype="2" conaffinity="3" condim="4" priority="1"

@@ -136,6 +136,14 @@ def _tree(c, A, sizes):
   A["jnt_solref"], A["jnt_solimp"] = J("solref_limit"), J("solimp_limit")
   A["jnt_pos"], A["jnt_axis"] = J("pos"), J("axis")
   A["jnt_stiffness"] = J("stiffness").ravel()
+  # plastic spring references (mjData.plastic): 4 entries for ball joints, 1 for slide/hinge
+  A["jnt_springyield"] = J("springyield").ravel()
+  padr, nplastic = [], 0
+  for j in joints:
+    padr.append(nplastic if j.springyield > 0 else -1)
+    nplastic += (4 if j.type == 1 else 1) if j.springyield > 0 else 0
+  A["jnt_plasticadr"] = np.array(padr, np.int32)
+  sizes["nplastic"] = nplastic
   A["jnt_springdamper"] = J("springdamper").reshape(len(joints), 2)
   A["jnt_range"], A["jnt_actfrcrange"] = J("range"), J("actfrcrange")
   A["jnt_margin"] = J("margin").ravel()
@@ -329,6 +337,13 @@ def _tendons(c, A, sizes):
     else:
       spring[i] = te.springlength   # spatial (-1, -1): set_const measures it at qpos_spring
   A["tendon_lengthspring"] = spring
+  # plastic spring-length ranges (2 entries each) follow the joints' in mjData.plastic
+  A["tendon_springyield"] = T("springyield").ravel()
+  padr = []
+  for te in tens:
+    padr.append(sizes["nplastic"] if te.springyield > 0 else -1)
+    sizes["nplastic"] += 2 if te.springyield > 0 else 0
+  A["tendon_plasticadr"] = np.array(padr, np.int32)
   A["wrap_type"] = np.array(wt, np.int32)
   A["wrap_objid"] = np.array(wo, np.int32)
   A["wrap_prm"] = np.array(wp, np.float64)
@@ -455,6 +470,21 @@ def _contacts(c, A, sizes):
   c.exclude_names = [e[1] for e in ex]
 
 
+def initial_plastic(A, nplastic):
+  """The plastic state mj_resetData starts from: qpos_spring of plastic joints and
+  tendon_lengthspring of plastic tendons, at their jnt_plasticadr/tendon_plasticadr."""
+  out = np.zeros(nplastic)
+  for j, a in enumerate(A["jnt_plasticadr"]):
+    if a >= 0:
+      q = A["jnt_qposadr"][j]
+      n = 4 if A["jnt_type"][j] == t.mjtJoint.BALL else 1
+      out[a:a + n] = A["qpos_spring"][q:q + n]
+  for i, a in enumerate(A["tendon_plasticadr"]):
+    if a >= 0:
+      out[a:a + 2] = A["tendon_lengthspring"][i]
+  return out
+
+
 def _keys(c, A, sizes):
   nq, nv, na, nu, nmocap = (sizes[k] for k in ("nq", "nv", "na", "nu", "nmocap"))
   keys = c.keys
@@ -468,6 +498,7 @@ def _keys(c, A, sizes):
   A["key_ctrl"] = np.zeros((nk, nu))
   A["key_mpos"] = np.tile(np.array([b.pos for b in mocap]).ravel(), (nk, 1))
   A["key_mquat"] = np.tile(np.array([b.quat for b in mocap]).ravel(), (nk, 1))
+  A["key_plastic"] = np.tile(initial_plastic(A, sizes["nplastic"]), (nk, 1))
   from engine.mjcf.parse import floats
   for i, k in enumerate(keys):
     n = k.node
@@ -483,6 +514,17 @@ def _keys(c, A, sizes):
         if len(v) > size:   # MuJoCo 4: a shorter vector sets only the leading entries
           raise n.error(f"attribute '{attr}': expected at most {size} values, got {len(v)}")
         A[field][i, :len(v)] = v
+    v = floats(n, "plastic")
+    if v is not None:
+      if len(v) != sizes["nplastic"]:   # MuJoCo 4: the whole vector or nothing
+        raise n.error(f"invalid plastic size, expected length {sizes['nplastic']}, got {len(v)}")
+      A["key_plastic"][i] = v
+      for jid, j in enumerate(c.all_joints()):
+        a = A["jnt_plasticadr"][jid]
+        if j.type == 1 and a >= 0:
+          q = list(A["key_plastic"][i, a:a + 4])
+          mm.normvec(q)
+          A["key_plastic"][i, a:a + 4] = q
     for j in c.all_joints():
       if j.type in (0, 1):
         a = j.qposadr + (3 if j.type == 0 else 0)

@@ -268,6 +268,15 @@ class Compiler:
       o[k] = [rd.kw(k, table, o[k][0])]
     for k in ("iterations", "ls_iterations", "noslip_iterations", "ccd_iterations"):
       o[k] = [rd.int(k, o[k][0])]
+    groups = floats(n, "actuatorgroupdisable", 31, 0) or []
+    for g in groups:
+      if g != int(g):
+        raise n.error("attribute 'actuatorgroupdisable': expected integers")
+      if g < 0:
+        raise n.error("disabled actuator group value must be non-negative")
+      if g > 30:
+        raise n.error("disabled actuator group value cannot exceed 30")
+      o["disableactuator"] = [o["disableactuator"][0] | (1 << int(g))]
     for f in _children(n, "flag"):
       for key in f.attrib:
         on = keyword(f, key, {"enable": True, "disable": False})
@@ -917,6 +926,11 @@ class Compiler:
     j.margin = rd.num("margin", 0.0)
     j.ref = rd.num("ref", 0.0)
     j.springref = rd.num("springref", 0.0)
+    j.springyield = rd.num("springyield", 0.0)
+    if j.springyield < 0:
+      raise n.error("springyield cannot be negative in joint")
+    if j.type == 0 and j.springyield > 0:
+      raise n.error("springyield should not be defined in free joint")
     if j.type == 0:
       j.limited = 0
     elif j.limited == 2 and not self.autolimits and j.range != [0.0, 0.0]:
@@ -951,6 +965,8 @@ class Compiler:
     if j.type == 3 and self.degree:
       j.ref *= math.pi / 180.0
       j.springref *= math.pi / 180.0
+    if j.type in (1, 3) and self.degree:
+      j.springyield *= math.pi / 180.0
     return {0: 6, 1: 3, 2: 1, 3: 1}[j.type]
 
   def _compile_geom(self, g, b, explicit):
@@ -1165,6 +1181,9 @@ class Compiler:
     te.solimp_fri = rd.vec("solimpfriction", _SOLIMP)
     te.margin = rd.num("margin", 0.0)
     te.stiffness = rd.num("stiffness", 0.0)
+    te.springyield = rd.num("springyield", 0.0)
+    if te.springyield < 0:
+      raise n.error("springyield cannot be negative in tendon")
     te.damping = rd.num("damping", 0.0)
     te.armature = rd.num("armature", 0.0)
     te.frictionloss = rd.num("frictionloss", 0.0)
@@ -1592,7 +1611,7 @@ def _default_option():
           "o_solimp": list(_SOLIMP), "o_friction": [1.0, 1.0, 0.005, 0.0001, 0.0001],
           "integrator": [0], "cone": [0], "jacobian": [2], "solver": [2], "iterations": [100],
           "ls_iterations": [50], "noslip_iterations": [0], "ccd_iterations": [35],
-          "disableflags": [0], "enableflags": [0]}
+          "disableflags": [0], "enableflags": [0], "disableactuator": [0]}
 
 
 def _mesh_geom_inertia(boxsz, mass):

@@ -63,7 +63,7 @@ class Node:
 _ORIENT = "quat axisangle xyaxes zaxis euler"
 _JOINT = ("type group pos axis springdamper limited actuatorfrclimited solreflimit solimplimit "
           "solreffriction solimpfriction stiffness range actuatorfrcrange actuatorgravcomp "
-          "margin ref springref armature damping frictionloss user")
+          "margin ref springref springyield armature damping frictionloss user")
 _GEOM = ("type contype conaffinity condim group priority size material friction mass density "
          "shellinertia solmix solref solimp margin gap surfacevel adhesion fromto pos hfield "
          "mesh fitscale rgba fluidshape fluidcoef user " + _ORIENT)
@@ -113,7 +113,7 @@ _MATERIAL = ("texture texrepeat texuniform emission specular shininess reflectan
              "roughness rgba")
 _TENDON = ("group limited actuatorfrclimited range actuatorfrcrange solreflimit solimplimit "
            "solreffriction solimpfriction frictionloss springlength width material margin "
-           "stiffness damping armature user rgba")
+           "stiffness springyield damping armature user rgba")
 _EQ = "active solref solimp"
 _TEXTURE = ("type colorspace content_type file gridsize gridlayout fileright fileleft fileup "
             "filedown filefront fileback builtin rgb1 rgb2 mark markrgb random width height "
@@ -173,7 +173,7 @@ ATTRS = {
     "weld": "name class body1 body2 site1 site2 anchor relpose torquescale " + _EQ,
     "eq:joint": "name class joint1 joint2 polycoef " + _EQ,
     "eq:tendon": "name class tendon1 tendon2 polycoef " + _EQ,
-    "key": "name time qpos qvel act ctrl mpos mquat",
+    "key": "name time qpos qvel act ctrl mpos mquat plastic",
     "hfield": "name content_type file nrow ncol elevation size",
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
              "smoothnormal maxhullvert inertia builtin params material"),
