@@ -185,11 +185,15 @@ def _mulquat_raw(a, b):
           a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]]
 
 
-def eig3(mat):
+def eig3(mat, rtol=None):
   """Jacobi eigen-decomposition of a symmetric 3x3 matrix: (eigval, quat), MuJoCo's ordering.
 
-  Mirrors the engine's mju_eig3 (which MuJoCo 4's compiler uses for principal axes), including
-  its quaternion normalization, so that principal frames agree to rounding.
+  rtol None: the 3.x mju_eig3 (absolute 1e-12 tolerance, stops when a rotation's cosine is
+  within 1e-12 of 1), including its quaternion normalization. rtol given: MuJoCo 4.0's
+  variant, probed on its outputs: it stops when the largest off-diagonal is below
+  rtol * max|diagonal|, has no cosine test, takes the half-angle sine from tan (exact for
+  tiny rotations), and swaps eigenvalues closer than rtol * max|eigval| in the sort. 4.0's
+  mesh compiler uses rtol 1e-7 (mesh_quat to ~1e-15), its engine mju_eig3 4e-15.
   """
   eps = 1e-12
   quat = [1.0, 0.0, 0.0, 0.0]
@@ -204,6 +208,8 @@ def eig3(mat):
       rk, ck, rotk = 0, 2, 1
     else:
       rk, ck, rotk = 1, 2, 0
+    if rtol is not None:
+      eps = rtol * max(abs(d[0]), abs(d[4]), abs(d[8]))
     if abs(d[3 * rk + ck]) < eps:
       break
     tau = (d[4 * ck] - d[4 * rk]) / (2 * d[3 * rk + ck])
@@ -212,10 +218,14 @@ def eig3(mat):
     else:
       t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
     c = 1.0 / math.sqrt(1 + t * t)
-    if c > 1.0 - eps:
-      break
+    if rtol is None:
+      if c > 1.0 - eps:
+        break
+      h = math.sqrt(0.5 - 0.5 * c)
+    else:
+      h = abs(t * c) / math.sqrt(2 * (1 + c))   # sin(angle/2), angle = atan(t)
     tmp = [0.0, 0.0, 0.0, 0.0]
-    tmp[rotk + 1] = -math.sqrt(0.5 - 0.5 * c) if tau >= 0 else math.sqrt(0.5 - 0.5 * c)
+    tmp[rotk + 1] = -h if tau >= 0 else h
     if rotk == 1:
       tmp[rotk + 1] = -tmp[rotk + 1]
     tmp[0] = math.sqrt(1.0 - tmp[rotk + 1] * tmp[rotk + 1])
@@ -223,6 +233,8 @@ def eig3(mat):
     quat = _mulquat_raw(quat, tmp)
     _normalize4(quat)
   # sort eigenvalues in decreasing order, rotating the frame with each swap
+  if rtol is not None:
+    eps = rtol * max(abs(x) for x in eigval)
   for j in range(3):
     j1 = j % 2
     if eigval[j1] + eps < eigval[j1 + 1]:

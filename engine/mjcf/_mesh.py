@@ -305,12 +305,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     P.append(_seqsum(w / C * s))
   full = [P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]]
   m9 = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  # eig3 stops at an absolute 1e-12: on the trace-normalised matrix, so that small meshes
-  # get converged principal axes as MuJoCo 4.0 gives them (checked down to mm sizes)
-  tr = full[0] + full[1] + full[2]
-  tr = tr if tr > 0 else 1.0
-  eigval, quat = mm.eig3([x / tr for x in m9])
-  eigval = [x * tr for x in eigval]
+  # MuJoCo 4.0's mesh compiler stops its Jacobi at off-diagonals below 1e-7 of the diagonal
+  eigval, quat = mm.eig3(m9, rtol=1e-7)
   if eigval[2] <= 0:
     raise MeshError("eigenvalue of mesh inertia must be positive")
   tol = lambda x: x * (1.0 - 1e-6) - 1e-9
