@@ -322,3 +322,35 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   return {"vert": dv.astype(np.float32), "face": face, "graph": graph,
           "pos": [float(x) for x in com], "quat": [float(x) for x in quat],
           "volume": float(vol), "boxsz": boxsz, "aamm": [float(x) for x in aamm]}
+
+
+def fit_geom(cm, gtype, size, fitaabb, fitscale):
+  """(size, centre offset in the mesh frame) of a primitive geom fitted to the compiled mesh
+  `cm`, as mjCMesh::FitGeom: from the mesh's equivalent inertia box, or (fitaabb) the
+  smallest geom whose bounding box contains the mesh's; then scaled by fitscale. Size entries
+  the type does not use keep their given values (scaled too)."""
+  size, center = list(size), [0.0, 0.0, 0.0]
+  if not fitaabb:
+    b = cm["boxsz"]
+    if gtype == 2:      # sphere
+      size[0] = (b[0] + b[1] + b[2]) / 3
+    elif gtype == 3:    # capsule
+      size[0] = (b[0] + b[1]) / 2
+      size[1] = max(0.0, b[2] - size[0] / 2)
+    elif gtype == 5:    # cylinder
+      size[0] = (b[0] + b[1]) / 2
+      size[1] = b[2]
+    else:               # ellipsoid, box
+      size[:3] = b
+  else:
+    a = cm["aamm"]
+    center = [(a[k] + a[k + 3]) / 2 for k in range(3)]
+    half = [a[k + 3] - center[k] for k in range(3)]
+    if gtype == 2:
+      size[0] = max(max(half[0], half[1]), half[2])
+    elif gtype in (3, 5):
+      size[0] = max(half[0], half[1])
+      size[1] = half[2] - size[0] if gtype == 3 else half[2]
+    else:
+      size[:3] = half
+  return [x * fitscale for x in size], center

@@ -117,6 +117,7 @@ class Compiler:
     self.opt = _default_option()
     self.visual, self.statistic = {}, {}
     self.meshes, self.meshdir, self.strippath = [], "", False
+    self.fitaabb = False
     self.textures, self.texturedir = [], ""
     self.hfields = []
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
@@ -232,6 +233,7 @@ class Compiler:
     self.meshdir = rd.str("meshdir", rd.str("assetdir", self.meshdir))
     self.texturedir = rd.str("texturedir", rd.str("assetdir", self.texturedir))
     self.strippath = rd.kw("strippath", _BOOL, self.strippath)
+    self.fitaabb = rd.kw("fitaabb", _BOOL, self.fitaabb)
     for c in _children(n, "lengthrange"):
       self._lengthrange_opt(c)
     if rd.kw("alignfree", _BOOL, False):
@@ -581,8 +583,8 @@ class Compiler:
     lo, hi = [-hs[0], -hs[1], -hs[3]], [hs[0], hs[1], hs[2]]
     g.aabb = [(lo[k] + hi[k]) / 2 for k in range(3)] + [(hi[k] - lo[k]) / 2 for k in range(3)]
 
-  def _geom_mesh(self, rd, n, g):
-    """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
+  def _geom_meshid(self, rd, n):
+    """Id of the mesh a geom names (type mesh, or a primitive fitted to it)."""
     name = rd.str("mesh")
     if name is None:
       raise n.error("mesh geom must have a 'mesh' attribute")
@@ -593,6 +595,27 @@ class Compiler:
       raise n.error(f"unknown mesh '{name}'")
     if rd.has("fromto"):
       raise n.error("fromto cannot be used with mesh geom")
+    return i
+
+  def _geom_fit(self, rd, n, g):
+    """A primitive geom with mesh=: sized to the mesh's inertia box (or, with compiler
+    fitaabb, its bounding box) times fitscale and placed in its frame (mjCMesh::FitGeom);
+    the geom keeps no reference to the mesh, but takes its material."""
+    i = self._geom_meshid(rd, n)
+    if g.type in (0, 1):
+      raise n.error("invalid geom type in fitting mesh (sphere, capsule, cylinder, "
+                    "ellipsoid or box)")
+    me, cm = self.meshes[i], self._mesh_compiled(i)
+    g.size, center = _mesh.fit_geom(cm, g.type, g.size, self.fitaabb, rd.num("fitscale", 1.0))
+    if rd.str("material") is None and me.node.get("material") is not None:
+      g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
+    meshpos = [a + b for a, b in zip(mm.rot_vec_quat(center, cm["quat"]), cm["pos"])]
+    g.pos, g.quat = mm.frameaccum(g.pos, g.quat, meshpos, cm["quat"])
+
+  def _geom_mesh(self, rd, n, g):
+    """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
+    i = self._geom_meshid(rd, n)
+    me = self.meshes[i]
     if rd.kw("shellinertia", _BOOL, False):
       raise n.error("for mesh geoms, inertia should be specified in the mesh asset")
     cm = self._mesh_compiled(i)
@@ -961,9 +984,6 @@ class Compiler:
       raise n.error("sdf geoms are not supported yet")
     if (g.type == 1) != (n.get("hfield") is not None):
       raise n.error("hfield geom must have type='hfield' and an 'hfield' attribute")
-    if g.type != 7 and rd.has("mesh") and n.get("mesh") is not None:
-      raise n.error("fitting a primitive geom to a mesh (mesh= on a non-mesh geom) is not "
-                    "supported yet")
     g.contype = rd.int("contype", 1)
     g.conaffinity = rd.int("conaffinity", 1)
     g.condim = rd.int("condim", 3)
@@ -995,13 +1015,16 @@ class Compiler:
     nsize = _GEOM_NSIZE[g.type]
     if g.type == 7:
       mesh = self._geom_mesh(rd, n, g)
-    elif g.type == 1:
-      self._geom_hfield(n, g)
-    elif g.type == 0:
-      if g.size[2] <= 0:
-        raise n.error("plane size(3) must be positive")
-    elif any(g.size[i] <= 0 for i in range(nsize)):
-      raise n.error(f"size must have {nsize} positive value(s) for this geom type")
+    else:
+      if rd.str("mesh") is not None:
+        self._geom_fit(rd, n, g)
+      if g.type == 1:
+        self._geom_hfield(n, g)
+      elif g.type == 0:
+        if g.size[2] <= 0:
+          raise n.error("plane size(3) must be positive")
+      elif any(g.size[i] <= 0 for i in range(nsize)):
+        raise n.error(f"size must have {nsize} positive value(s) for this geom type")
     if g.type not in (1, 7):
       g.aabb = _geom_aabb(g.type, g.size)
       g.rbound = _geom_rbound(g.type, g.size)
