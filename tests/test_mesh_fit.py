@@ -10,7 +10,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from engine.mjcf.compile import compile_model
 from engine.mjcf.parse import MjcfError
-from tests.test_mesh import _box, _icosphere, _inline, _lshape, _tetra
+from tests.test_mesh import _box, _hull_vertices, _icosphere, _inline, _lshape, _tetra
 
 FIT = ["geom_size", "geom_pos", "geom_aabb", "geom_rbound", "geom_dataid", "geom_matid",
        "body_mass", "body_inertia", "body_ipos", "mesh_pos", "mesh_vert", "mesh_graphadr"]
@@ -157,3 +157,21 @@ def test_near_degenerate_principal_moments(scale):
            + _inline("c", v, f, f'scale="{scale}" refquat="1 1e-6 2e-6 0"'))
   _compare(_fit_model(asset, ['type="mesh" mesh="a"', 'type="mesh" mesh="b"',
                               'type="mesh" mesh="c"']))
+
+
+@pytest.mark.parametrize("off", ["1e-14", "3e-13", "1e-9", "2e-6"])
+def test_body_principal_axes(off):
+  """Body inertias (fullinertia, and geoms combined) diagonalised as 4.0 does: its Jacobi
+  stops at off-diagonals below 4e-15 of the diagonal (the 3.x cosine test left 1e-4 errors
+  in body_iquat of the fruit fly and dog models)."""
+  xml = (f'<mujoco><worldbody><body><freejoint/><inertial pos="0 0 0" mass="1" '
+         f'fullinertia="3 2 1.5 {off} {off} -{off}"/></body>'
+         f'<body pos="1 0 0"><freejoint/><geom type="box" size=".1 .2 .3" euler="0 0 {off}"/>'
+         f'<geom type="box" size=".3 .2 .1" pos="0 .1 0" euler="{off} 0 0"/></body>'
+         f'</worldbody></mujoco>')
+  _, A, _ = compile_model(xml)
+  m = mujoco.MjModel.from_xml_string(xml)
+  a, b = A["body_iquat"], m.body_iquat
+  sign = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0, -1, 1)
+  np.testing.assert_allclose(a * sign, b, rtol=0, atol=1e-14)
+  np.testing.assert_allclose(A["body_inertia"], m.body_inertia, rtol=1e-14, atol=0)

@@ -247,9 +247,10 @@ def eig3(mat, rtol=None):
 
 
 def full_inertia(full):
-  """(quat, diag inertia) of a full inertia [xx yy zz xy xz yz]; None if not positive."""
+  """(quat, diag inertia) of a full inertia [xx yy zz xy xz yz]; None if not positive.
+  Diagonalised as MuJoCo 4.0's body inertias are (eig3 rtol 4e-15, probed on fullinertia)."""
   m = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  eigval, quat = eig3(m)
+  eigval, quat = eig3(m, rtol=4e-15)
   if eigval[2] < EPS:
     return None
   return quat, eigval
