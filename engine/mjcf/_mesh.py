@@ -1,4 +1,4 @@
-"""Mesh assets at load time: STL/OBJ/inline vertices -> MuJoCo's compiled mesh.
+"""Mesh assets at load time: STL/OBJ/MSH/inline vertices -> MuJoCo's compiled mesh.
 
 Follows MuJoCo's mjCMesh (src/user/user_mesh.cc): vertices are read as float32 (an STL's
 repeated corners merged in first occurrence order, as its decoder does), the convex hull computed with Qhull (scipy) into
@@ -27,14 +27,41 @@ class MeshError(ValueError):
 
 def read_file(path, data):
   """(vert float32 (n,3), face int32 (m,3) or None, texcoord float32 (k,2) or None,
-  facetexcoord int32 (m,3) or None) from STL or OBJ bytes; `path` names it. Texture
+  facetexcoord int32 (m,3) or None) from STL, OBJ or MSH bytes; `path` names it. Texture
   coordinates come from an OBJ's `vt` lines, v flipped (1 - v) as MuJoCo's OBJ decoder does."""
   ext = os.path.splitext(path)[1].lower()
   if ext == ".stl":
     return (*_read_stl(path, data), None, None)
   if ext == ".obj":
     return _read_obj(path, data)
-  raise MeshError(f"mesh file '{path}': unknown format (expected .stl or .obj)")
+  if ext == ".msh":
+    return _read_msh(path, data)
+  raise MeshError(f"mesh file '{path}': unknown format (expected .stl, .obj or .msh)")
+
+
+def _read_msh(path, data):
+  """MuJoCo's legacy binary MSH: int32 counts (nvertex, nnormal, ntexcoord, nface), then
+  float32 positions, normals, texture coordinates and int32 face corners (mjCMesh::LoadMSH).
+  Vertices are kept as given (no merging); normals are not used here."""
+  if len(data) < 16:
+    raise MeshError(f"MSH file '{path}': missing header" if data else
+                    f"MSH file '{path}' is empty")
+  nv, nn, nt, nf = struct.unpack("<4i", data[:16])
+  if nv < 4 or nf < 0 or nn < 0 or nt < 0 or nn not in (0, nv) or nt not in (0, nv):
+    raise MeshError(f"MSH file '{path}': invalid sizes (nvertex {nv}, nnormal {nn}, "
+                    f"ntexcoord {nt}, nface {nf})")
+  size = 16 + 12 * (nv + nn + nf) + 8 * nt
+  if len(data) != size:
+    raise MeshError(f"MSH file '{path}': unexpected file size {len(data)} (header says "
+                    f"{size})")
+  vert = np.frombuffer(data, "<f4", 3 * nv, 16).reshape(-1, 3).astype(np.float32)
+  off = 16 + 12 * (nv + nn)
+  uv = np.frombuffer(data, "<f4", 2 * nt, off).reshape(-1, 2).astype(np.float32) if nt else None
+  off += 8 * nt
+  face = (np.frombuffer(data, "<i4", 3 * nf, off).reshape(-1, 3).astype(np.int32) if nf
+          else None)
+  faceuv = face.copy() if face is not None and uv is not None else None
+  return vert, face, uv, faceuv
 
 
 def _read_stl(path, data):
@@ -244,7 +271,7 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
       raise MeshError("faces have inconsistent orientation (inertia='exact' needs a "
                       "well-oriented, watertight mesh)")
   graph = None
-  if needhull or face is None or not len(face):
+  if needhull or inertia == _CONVEX or face is None or not len(face):
     graph = make_graph(dv, maxhullvert)
   if face is None or not len(face):
     face = graph_faces(graph).astype(np.int32)

@@ -13,6 +13,7 @@ from engine import types as t
 from engine.mjcf import _actuator as _act
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
+from engine.mjcf import _meshgen
 from engine.mjcf import _sensor as _sensors
 from engine.mjcf import _sparse
 from engine.mjcf import _texture
@@ -408,8 +409,7 @@ class Compiler:
   def _mesh(self, n):
     """<mesh>: read its vertices (file or inline) and compile it (engine/mjcf/_mesh.py)."""
     rd, _ = self._reader(n, "main")
-    if n.get("builtin") is not None:
-      raise n.error("attribute 'builtin' of mesh is not supported yet")
+    builtin = n.get("builtin")
     file = n.get("file")
     name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
     if not name:
@@ -420,11 +420,15 @@ class Compiler:
       if len(vals) % 3 or any(v != int(v) for v in vals):
         raise n.error("face data must be a multiple of 3 integers")
       face = np.array(vals, np.int64).reshape(-1, 3).astype(np.int32)
-    if file is not None:
+    shell = False
+    if builtin is not None:
+      vert, bface, shell = self._mesh_builtin(n, builtin, file)
+      face = face if bface is None else bface
+    elif file is not None:
       if n.get("vertex") is not None:
         raise n.error("repeated vertex specification (file and vertex)")
       vert, fface, uv, faceuv = self._mesh_file(n, file)
-      if face is not None and fface is not None and file.lower().endswith(".stl"):
+      if face is not None and fface is not None and file.lower().endswith((".stl", ".msh")):
         raise n.error("repeated face specification (file and face)")
       if fface is None:
         uv = faceuv = None
@@ -448,7 +452,8 @@ class Compiler:
     try:
       self.meshes.append(_Obj(
           node=n, name=name, scale=rd.exact("scale", [1.0] * 3, 3),
-          inertia=rd.kw("inertia", _mesh.INERTIA, _mesh.INERTIA["legacy"]),
+          inertia=_builtin_inertia(shell, rd.kw("inertia", _mesh.INERTIA,
+                                                _mesh.INERTIA["legacy"])),
           maxhullvert=rd.int("maxhullvert", -1), raw=(vert, face)))
     except _mesh.MeshError as e:
       raise n.error(str(e)) from None
@@ -459,6 +464,21 @@ class Compiler:
     self.meshes[-1].refquat = rd.exact("refquat", [1.0, 0.0, 0.0, 0.0], 4)
     self.meshes[-1].compiled = None
     self.meshes[-1].texcoord, self.meshes[-1].facetexcoord = uv, faceuv
+
+  def _mesh_builtin(self, n, builtin, file):
+    """(vert, face or None, shell) of <mesh builtin=... params=...> (engine/mjcf/_meshgen.py)."""
+    if file is not None or n.get("vertex") is not None:
+      raise n.error("a builtin mesh cannot also have a file or vertex data")
+    if builtin not in _meshgen.TYPES:
+      raise n.error(f"attribute 'builtin': invalid value '{builtin}' (expected one of "
+                    f"{', '.join(_meshgen.TYPES)})")
+    params = floats(n, "params")
+    if params is None:
+      raise n.error(f"builtin mesh '{builtin}' needs the 'params' attribute")
+    try:
+      return _meshgen.make(builtin, params)
+    except _mesh.MeshError as e:
+      raise n.error(str(e)) from None
 
   def _mesh_file(self, n, file):
     """A mesh file, parsed (`_asset_bytes` finds it)."""
@@ -491,17 +511,30 @@ class Compiler:
       data = data.encode()
     return data
 
-  def _mesh_compiled(self, mid, needhull=True):
-    """The compiled mesh `mid` (compiled once, on first use)."""
+  def _mesh_compiled(self, mid):
+    """The compiled mesh `mid` (compiled once, on first use; its hull graph only where the
+    compile needs it: no faces, or inertia='convex')."""
     me = self.meshes[mid]
     if me.compiled is None:
       vert, face = me.raw
       try:
         me.compiled = _mesh.compile_mesh(vert, face, me.scale, me.refpos, me.refquat,
-                                         me.inertia, me.maxhullvert, needhull)
+                                         me.inertia, me.maxhullvert, needhull=False)
       except _mesh.MeshError as e:
         raise me.node.error(f"mesh '{me.name}': {e}") from None
     return me.compiled
+
+  def _mesh_hull(self, mid):
+    """The hull graph of mesh `mid`, made when a colliding geom or a pair needs it (as
+    MuJoCo's needhull): a flat mesh that only draws or is fitted needs none."""
+    cm = self._mesh_compiled(mid)
+    if cm["graph"] is None:
+      me = self.meshes[mid]
+      try:
+        cm["graph"] = _mesh.make_graph(np.asarray(me.raw[0], np.float64), me.maxhullvert)
+      except _mesh.MeshError as e:
+        raise me.node.error(f"mesh '{me.name}': {e}") from None
+    return cm["graph"]
 
   def _hfield(self, n):
     """<hfield>: elevation from a PNG or MuJoCo's binary file, or nrow/ncol (+ elevation)."""
@@ -1616,6 +1649,14 @@ def _default_option():
           "integrator": [0], "cone": [0], "jacobian": [2], "solver": [2], "iterations": [100],
           "ls_iterations": [50], "noslip_iterations": [0], "ccd_iterations": [35],
           "disableflags": [0], "enableflags": [0]}
+
+
+def _builtin_inertia(shell, inertia):
+  """A mesh's inertia type: flat builtin meshes switch to 'shell' (the plate always, 4.0's
+  flat flexcomp shapes only from 'legacy')."""
+  if shell is True or (shell == "legacy" and inertia == _mesh.INERTIA["legacy"]):
+    return _mesh.INERTIA["shell"]
+  return inertia
 
 
 def _mesh_geom_inertia(boxsz, mass):
