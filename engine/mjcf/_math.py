@@ -191,11 +191,12 @@ def eig3(mat, rtol=None):
   rtol None: the 3.x mju_eig3 (absolute 1e-12 tolerance, stops when a rotation's cosine is
   within 1e-12 of 1), including its quaternion normalization. rtol given: MuJoCo 4.0's
   variant, probed on its outputs: it stops when the largest off-diagonal is below
-  rtol * max|diagonal|, has no cosine test, takes the half-angle sine from tan (exact for
-  tiny rotations), and swaps eigenvalues closer than rtol * max|eigval| in the sort. 4.0's
-  mesh compiler uses rtol 1e-7 (mesh_quat to ~1e-15), its engine mju_eig3 4e-15.
+  rtol * max|diagonal of `mat`| (the input's, not the rotated one's), has no cosine test,
+  takes the half-angle sine from tan (exact for tiny rotations), and sorts with that same
+  tolerance. 4.0's mesh compiler uses rtol 1e-7 (mesh_quat to ~1e-15), its engine mju_eig3
+  and body inertias 4e-15.
   """
-  eps = 1e-12
+  eps = 1e-12 if rtol is None else rtol * max(abs(mat[0]), abs(mat[4]), abs(mat[8]))
   quat = [1.0, 0.0, 0.0, 0.0]
   eigval = [0.0, 0.0, 0.0]
   for _ in range(500):
@@ -208,8 +209,6 @@ def eig3(mat, rtol=None):
       rk, ck, rotk = 0, 2, 1
     else:
       rk, ck, rotk = 1, 2, 0
-    if rtol is not None:
-      eps = rtol * max(abs(d[0]), abs(d[4]), abs(d[8]))
     if abs(d[3 * rk + ck]) < eps:
       break
     tau = (d[4 * ck] - d[4 * rk]) / (2 * d[3 * rk + ck])
@@ -233,8 +232,6 @@ def eig3(mat, rtol=None):
     quat = _mulquat_raw(quat, tmp)
     _normalize4(quat)
   # sort eigenvalues in decreasing order, rotating the frame with each swap
-  if rtol is not None:
-    eps = rtol * max(abs(x) for x in eigval)
   for j in range(3):
     j1 = j % 2
     if eigval[j1] + eps < eigval[j1 + 1]:
