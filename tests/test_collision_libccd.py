@@ -57,10 +57,9 @@ def _run(a, b, margin=0.0, flags=_FLAG, ntrial=40, seed=0):
   with contacts, poses with several contacts)."""
   xml = _scene(a, b, margin, flags)
   m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  # and MuJoCo's mesh vertices: our compiled principal frame of the wedge differs from 4.0's
-  # by 1.7e-7 (mesh_quat; vertices by 6e-8), which MPR's jumps would turn into 1e-6 errors
-  assert m.mesh_vert.shape == mjm.mesh_vert.shape
-  m.mesh_vert[:] = mjm.mesh_vert
+  # our compiled mesh (the wedge's principal frame) equals 4.0's bit for bit: MPR's jumps
+  # would turn a 1e-7 difference into 1e-6 contact errors
+  np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
   mjd, d = mujoco.MjData(mjm), engine.make_data(m)
   rng = np.random.default_rng(seed + 7 * len(a) + len(b))
   touching = multi = 0
@@ -135,7 +134,7 @@ def test_libccd_hfield(shape, margin):
   xml = hfield_scene(shape, f'margin="{margin}"').replace(
       '<option timestep="0.005"/>', f"<option>{_FLAG}</option>")
   m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  m.mesh_vert[:] = mjm.mesh_vert
+  np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
   mjd, d = mujoco.MjData(mjm), engine.make_data(m)
   rng = np.random.default_rng(len(shape))
   touching = 0

@@ -123,7 +123,7 @@ def _hull_vertices(g, adr):
   return g[adr], g[adr + 1], set(g[adr + 2 + nv:adr + 2 + 2 * nv].tolist())
 
 
-def compare(xml, assets=None, tol=1e-6, qtol=1e-6, path=None, hull_faces=False):
+def compare(xml, assets=None, tol=1e-12, qtol=1e-12, path=None, hull_faces=False):
   """Compile with both engines and compare the mesh-derived fields. Hull triangles and edges
   are compared only with `hull_faces` (meshes without coplanar hull facets: qhull may split
   a flat quad along either diagonal)."""
@@ -240,7 +240,7 @@ def test_jaco(name):
   """dm_control's jaco arm and hand (STL meshes): mesh, geom and body fields match MuJoCo."""
   dm = pytest.importorskip("dm_control")
   path = os.path.join(os.path.dirname(dm.__file__), f"third_party/kinova/{name}.xml")
-  compare(None, path=path, tol=1e-6, qtol=1e-6)
+  compare(None, path=path)
 
 
 def test_small_mesh_principal_axes():

@@ -563,7 +563,8 @@ def _meshes(c, A, sizes):
   nv = nf = ng = 0
   for i, me in enumerate(c.meshes):
     cm = c._mesh_compiled(i)
-    keep = cm["graph"] is not None and (i in need or me.inertia == 0 or me.raw[1] is None)
+    keep = i in need or me.inertia == 0 or me.raw[1] is None
+    graph = c._mesh_hull(i) if keep else None
     cols["vertadr"].append(nv)
     cols["vertnum"].append(len(cm["vert"]))
     cols["faceadr"].append(nf)
@@ -575,8 +576,8 @@ def _meshes(c, A, sizes):
     verts.append(cm["vert"])
     faces.append(cm["face"])
     if keep:
-      graphs.append(cm["graph"])
-      ng += len(cm["graph"])
+      graphs.append(graph)
+      ng += len(graph)
     nv += len(cm["vert"])
     nf += len(cm["face"])
   sizes.update(nmesh=len(c.meshes), nmeshvert=nv, nmeshface=nf, nmeshgraph=ng)

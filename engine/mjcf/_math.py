@@ -185,13 +185,18 @@ def _mulquat_raw(a, b):
           a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]]
 
 
-def eig3(mat):
+def eig3(mat, rtol=None):
   """Jacobi eigen-decomposition of a symmetric 3x3 matrix: (eigval, quat), MuJoCo's ordering.
 
-  Mirrors the engine's mju_eig3 (which MuJoCo 4's compiler uses for principal axes), including
-  its quaternion normalization, so that principal frames agree to rounding.
+  rtol None: the 3.x mju_eig3 (absolute 1e-12 tolerance, stops when a rotation's cosine is
+  within 1e-12 of 1), including its quaternion normalization. rtol given: MuJoCo 4.0's
+  variant, probed on its outputs: it stops when the largest off-diagonal is below
+  rtol * max|diagonal of `mat`| (the input's, not the rotated one's), has no cosine test,
+  takes the half-angle sine from tan (exact for tiny rotations), and sorts with that same
+  tolerance. 4.0's mesh compiler uses rtol 1e-7 (mesh_quat to ~1e-15), its engine mju_eig3
+  and body inertias 4e-15.
   """
-  eps = 1e-12
+  eps = 1e-12 if rtol is None else rtol * max(abs(mat[0]), abs(mat[4]), abs(mat[8]))
   quat = [1.0, 0.0, 0.0, 0.0]
   eigval = [0.0, 0.0, 0.0]
   for _ in range(500):
@@ -212,10 +217,14 @@ def eig3(mat):
     else:
       t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
     c = 1.0 / math.sqrt(1 + t * t)
-    if c > 1.0 - eps:
-      break
+    if rtol is None:
+      if c > 1.0 - eps:
+        break
+      h = math.sqrt(0.5 - 0.5 * c)
+    else:
+      h = abs(t * c) / math.sqrt(2 * (1 + c))   # sin(angle/2), angle = atan(t)
     tmp = [0.0, 0.0, 0.0, 0.0]
-    tmp[rotk + 1] = -math.sqrt(0.5 - 0.5 * c) if tau >= 0 else math.sqrt(0.5 - 0.5 * c)
+    tmp[rotk + 1] = -h if tau >= 0 else h
     if rotk == 1:
       tmp[rotk + 1] = -tmp[rotk + 1]
     tmp[0] = math.sqrt(1.0 - tmp[rotk + 1] * tmp[rotk + 1])
@@ -235,9 +244,10 @@ def eig3(mat):
 
 
 def full_inertia(full):
-  """(quat, diag inertia) of a full inertia [xx yy zz xy xz yz]; None if not positive."""
+  """(quat, diag inertia) of a full inertia [xx yy zz xy xz yz]; None if not positive.
+  Diagonalised as MuJoCo 4.0's body inertias are (eig3 rtol 4e-15, probed on fullinertia)."""
   m = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  eigval, quat = eig3(m)
+  eigval, quat = eig3(m, rtol=4e-15)
   if eigval[2] < EPS:
     return None
   return quat, eigval

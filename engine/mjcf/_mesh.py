@@ -1,4 +1,4 @@
-"""Mesh assets at load time: STL/OBJ/inline vertices -> MuJoCo's compiled mesh.
+"""Mesh assets at load time: STL/OBJ/MSH/inline vertices -> MuJoCo's compiled mesh.
 
 Follows MuJoCo's mjCMesh (src/user/user_mesh.cc): vertices are read as float32 (an STL's
 repeated corners merged in first occurrence order, as its decoder does), the convex hull computed with Qhull (scipy) into
@@ -27,14 +27,41 @@ class MeshError(ValueError):
 
 def read_file(path, data):
   """(vert float32 (n,3), face int32 (m,3) or None, texcoord float32 (k,2) or None,
-  facetexcoord int32 (m,3) or None) from STL or OBJ bytes; `path` names it. Texture
+  facetexcoord int32 (m,3) or None) from STL, OBJ or MSH bytes; `path` names it. Texture
   coordinates come from an OBJ's `vt` lines, v flipped (1 - v) as MuJoCo's OBJ decoder does."""
   ext = os.path.splitext(path)[1].lower()
   if ext == ".stl":
     return (*_read_stl(path, data), None, None)
   if ext == ".obj":
     return _read_obj(path, data)
-  raise MeshError(f"mesh file '{path}': unknown format (expected .stl or .obj)")
+  if ext == ".msh":
+    return _read_msh(path, data)
+  raise MeshError(f"mesh file '{path}': unknown format (expected .stl, .obj or .msh)")
+
+
+def _read_msh(path, data):
+  """MuJoCo's legacy binary MSH: int32 counts (nvertex, nnormal, ntexcoord, nface), then
+  float32 positions, normals, texture coordinates and int32 face corners (mjCMesh::LoadMSH).
+  Vertices are kept as given (no merging); normals are not used here."""
+  if len(data) < 16:
+    raise MeshError(f"MSH file '{path}': missing header" if data else
+                    f"MSH file '{path}' is empty")
+  nv, nn, nt, nf = struct.unpack("<4i", data[:16])
+  if nv < 4 or nf < 0 or nn < 0 or nt < 0 or nn not in (0, nv) or nt not in (0, nv):
+    raise MeshError(f"MSH file '{path}': invalid sizes (nvertex {nv}, nnormal {nn}, "
+                    f"ntexcoord {nt}, nface {nf})")
+  size = 16 + 12 * (nv + nn + nf) + 8 * nt
+  if len(data) != size:
+    raise MeshError(f"MSH file '{path}': unexpected file size {len(data)} (header says "
+                    f"{size})")
+  vert = np.frombuffer(data, "<f4", 3 * nv, 16).reshape(-1, 3).astype(np.float32)
+  off = 16 + 12 * (nv + nn)
+  uv = np.frombuffer(data, "<f4", 2 * nt, off).reshape(-1, 2).astype(np.float32) if nt else None
+  off += 8 * nt
+  face = (np.frombuffer(data, "<i4", 3 * nf, off).reshape(-1, 3).astype(np.int32) if nf
+          else None)
+  faceuv = face.copy() if face is not None and uv is not None else None
+  return vert, face, uv, faceuv
 
 
 def _read_stl(path, data):
@@ -244,7 +271,7 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
       raise MeshError("faces have inconsistent orientation (inertia='exact' needs a "
                       "well-oriented, watertight mesh)")
   graph = None
-  if needhull or face is None or not len(face):
+  if needhull or inertia == _CONVEX or face is None or not len(face):
     graph = make_graph(dv, maxhullvert)
   if face is None or not len(face):
     face = graph_faces(graph).astype(np.int32)
@@ -305,12 +332,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     P.append(_seqsum(w / C * s))
   full = [P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]]
   m9 = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  # eig3 stops at an absolute 1e-12: on the trace-normalised matrix, so that small meshes
-  # get converged principal axes as MuJoCo 4.0 gives them (checked down to mm sizes)
-  tr = full[0] + full[1] + full[2]
-  tr = tr if tr > 0 else 1.0
-  eigval, quat = mm.eig3([x / tr for x in m9])
-  eigval = [x * tr for x in eigval]
+  # MuJoCo 4.0's mesh compiler stops its Jacobi at off-diagonals below 1e-7 of the diagonal
+  eigval, quat = mm.eig3(m9, rtol=1e-7)
   if eigval[2] <= 0:
     raise MeshError("eigenvalue of mesh inertia must be positive")
   tol = lambda x: x * (1.0 - 1e-6) - 1e-9
@@ -326,3 +349,35 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   return {"vert": dv.astype(np.float32), "face": face, "graph": graph,
           "pos": [float(x) for x in com], "quat": [float(x) for x in quat],
           "volume": float(vol), "boxsz": boxsz, "aamm": [float(x) for x in aamm]}
+
+
+def fit_geom(cm, gtype, size, fitaabb, fitscale):
+  """(size, centre offset in the mesh frame) of a primitive geom fitted to the compiled mesh
+  `cm`, as mjCMesh::FitGeom: from the mesh's equivalent inertia box, or (fitaabb) the
+  smallest geom whose bounding box contains the mesh's; then scaled by fitscale. Size entries
+  the type does not use keep their given values (scaled too)."""
+  size, center = list(size), [0.0, 0.0, 0.0]
+  if not fitaabb:
+    b = cm["boxsz"]
+    if gtype == 2:      # sphere
+      size[0] = (b[0] + b[1] + b[2]) / 3
+    elif gtype == 3:    # capsule
+      size[0] = (b[0] + b[1]) / 2
+      size[1] = max(0.0, b[2] - size[0] / 2)
+    elif gtype == 5:    # cylinder
+      size[0] = (b[0] + b[1]) / 2
+      size[1] = b[2]
+    else:               # ellipsoid, box
+      size[:3] = b
+  else:
+    a = cm["aamm"]
+    center = [(a[k] + a[k + 3]) / 2 for k in range(3)]
+    half = [a[k + 3] - center[k] for k in range(3)]
+    if gtype == 2:
+      size[0] = max(max(half[0], half[1]), half[2])
+    elif gtype in (3, 5):
+      size[0] = max(half[0], half[1])
+      size[1] = half[2] - size[0] if gtype == 3 else half[2]
+    else:
+      size[:3] = half
+  return [x * fitscale for x in size], center

@@ -13,6 +13,7 @@ from engine import types as t
 from engine.mjcf import _actuator as _act
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
+from engine.mjcf import _meshgen
 from engine.mjcf import _sensor as _sensors
 from engine.mjcf import _sparse
 from engine.mjcf import _texture
@@ -117,6 +118,7 @@ class Compiler:
     self.opt = _default_option()
     self.visual, self.statistic = {}, {}
     self.meshes, self.meshdir, self.strippath = [], "", False
+    self.fitaabb = False
     self.textures, self.texturedir = [], ""
     self.hfields = []
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
@@ -232,6 +234,7 @@ class Compiler:
     self.meshdir = rd.str("meshdir", rd.str("assetdir", self.meshdir))
     self.texturedir = rd.str("texturedir", rd.str("assetdir", self.texturedir))
     self.strippath = rd.kw("strippath", _BOOL, self.strippath)
+    self.fitaabb = rd.kw("fitaabb", _BOOL, self.fitaabb)
     for c in _children(n, "lengthrange"):
       self._lengthrange_opt(c)
     if rd.kw("alignfree", _BOOL, False):
@@ -415,8 +418,7 @@ class Compiler:
   def _mesh(self, n):
     """<mesh>: read its vertices (file or inline) and compile it (engine/mjcf/_mesh.py)."""
     rd, _ = self._reader(n, "main")
-    if n.get("builtin") is not None:
-      raise n.error("attribute 'builtin' of mesh is not supported yet")
+    builtin = n.get("builtin")
     file = n.get("file")
     name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
     if not name:
@@ -427,11 +429,15 @@ class Compiler:
       if len(vals) % 3 or any(v != int(v) for v in vals):
         raise n.error("face data must be a multiple of 3 integers")
       face = np.array(vals, np.int64).reshape(-1, 3).astype(np.int32)
-    if file is not None:
+    shell = False
+    if builtin is not None:
+      vert, bface, shell = self._mesh_builtin(n, builtin, file)
+      face = face if bface is None else bface
+    elif file is not None:
       if n.get("vertex") is not None:
         raise n.error("repeated vertex specification (file and vertex)")
       vert, fface, uv, faceuv = self._mesh_file(n, file)
-      if face is not None and fface is not None and file.lower().endswith(".stl"):
+      if face is not None and fface is not None and file.lower().endswith((".stl", ".msh")):
         raise n.error("repeated face specification (file and face)")
       if fface is None:
         uv = faceuv = None
@@ -455,7 +461,8 @@ class Compiler:
     try:
       self.meshes.append(_Obj(
           node=n, name=name, scale=rd.exact("scale", [1.0] * 3, 3),
-          inertia=rd.kw("inertia", _mesh.INERTIA, _mesh.INERTIA["legacy"]),
+          inertia=_builtin_inertia(shell, rd.kw("inertia", _mesh.INERTIA,
+                                                _mesh.INERTIA["legacy"])),
           maxhullvert=rd.int("maxhullvert", -1), raw=(vert, face)))
     except _mesh.MeshError as e:
       raise n.error(str(e)) from None
@@ -466,6 +473,21 @@ class Compiler:
     self.meshes[-1].refquat = rd.exact("refquat", [1.0, 0.0, 0.0, 0.0], 4)
     self.meshes[-1].compiled = None
     self.meshes[-1].texcoord, self.meshes[-1].facetexcoord = uv, faceuv
+
+  def _mesh_builtin(self, n, builtin, file):
+    """(vert, face or None, shell) of <mesh builtin=... params=...> (engine/mjcf/_meshgen.py)."""
+    if file is not None or n.get("vertex") is not None:
+      raise n.error("a builtin mesh cannot also have a file or vertex data")
+    if builtin not in _meshgen.TYPES:
+      raise n.error(f"attribute 'builtin': invalid value '{builtin}' (expected one of "
+                    f"{', '.join(_meshgen.TYPES)})")
+    params = floats(n, "params")
+    if params is None:
+      raise n.error(f"builtin mesh '{builtin}' needs the 'params' attribute")
+    try:
+      return _meshgen.make(builtin, params)
+    except _mesh.MeshError as e:
+      raise n.error(str(e)) from None
 
   def _mesh_file(self, n, file):
     """A mesh file, parsed (`_asset_bytes` finds it)."""
@@ -498,17 +520,30 @@ class Compiler:
       data = data.encode()
     return data
 
-  def _mesh_compiled(self, mid, needhull=True):
-    """The compiled mesh `mid` (compiled once, on first use)."""
+  def _mesh_compiled(self, mid):
+    """The compiled mesh `mid` (compiled once, on first use; its hull graph only where the
+    compile needs it: no faces, or inertia='convex')."""
     me = self.meshes[mid]
     if me.compiled is None:
       vert, face = me.raw
       try:
         me.compiled = _mesh.compile_mesh(vert, face, me.scale, me.refpos, me.refquat,
-                                         me.inertia, me.maxhullvert, needhull)
+                                         me.inertia, me.maxhullvert, needhull=False)
       except _mesh.MeshError as e:
         raise me.node.error(f"mesh '{me.name}': {e}") from None
     return me.compiled
+
+  def _mesh_hull(self, mid):
+    """The hull graph of mesh `mid`, made when a colliding geom or a pair needs it (as
+    MuJoCo's needhull): a flat mesh that only draws or is fitted needs none."""
+    cm = self._mesh_compiled(mid)
+    if cm["graph"] is None:
+      me = self.meshes[mid]
+      try:
+        cm["graph"] = _mesh.make_graph(np.asarray(me.raw[0], np.float64), me.maxhullvert)
+      except _mesh.MeshError as e:
+        raise me.node.error(f"mesh '{me.name}': {e}") from None
+    return cm["graph"]
 
   def _hfield(self, n):
     """<hfield>: elevation from a PNG or MuJoCo's binary file, or nrow/ncol (+ elevation)."""
@@ -590,8 +625,8 @@ class Compiler:
     lo, hi = [-hs[0], -hs[1], -hs[3]], [hs[0], hs[1], hs[2]]
     g.aabb = [(lo[k] + hi[k]) / 2 for k in range(3)] + [(hi[k] - lo[k]) / 2 for k in range(3)]
 
-  def _geom_mesh(self, rd, n, g):
-    """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
+  def _geom_meshid(self, rd, n):
+    """Id of the mesh a geom names (type mesh, or a primitive fitted to it)."""
     name = rd.str("mesh")
     if name is None:
       raise n.error("mesh geom must have a 'mesh' attribute")
@@ -602,6 +637,27 @@ class Compiler:
       raise n.error(f"unknown mesh '{name}'")
     if rd.has("fromto"):
       raise n.error("fromto cannot be used with mesh geom")
+    return i
+
+  def _geom_fit(self, rd, n, g):
+    """A primitive geom with mesh=: sized to the mesh's inertia box (or, with compiler
+    fitaabb, its bounding box) times fitscale and placed in its frame (mjCMesh::FitGeom);
+    the geom keeps no reference to the mesh, but takes its material."""
+    i = self._geom_meshid(rd, n)
+    if g.type in (0, 1):
+      raise n.error("invalid geom type in fitting mesh (sphere, capsule, cylinder, "
+                    "ellipsoid or box)")
+    me, cm = self.meshes[i], self._mesh_compiled(i)
+    g.size, center = _mesh.fit_geom(cm, g.type, g.size, self.fitaabb, rd.num("fitscale", 1.0))
+    if rd.str("material") is None and me.node.get("material") is not None:
+      g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
+    meshpos = [a + b for a, b in zip(mm.rot_vec_quat(center, cm["quat"]), cm["pos"])]
+    g.pos, g.quat = mm.frameaccum(g.pos, g.quat, meshpos, cm["quat"])
+
+  def _geom_mesh(self, rd, n, g):
+    """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
+    i = self._geom_meshid(rd, n)
+    me = self.meshes[i]
     if rd.kw("shellinertia", _BOOL, False):
       raise n.error("for mesh geoms, inertia should be specified in the mesh asset")
     cm = self._mesh_compiled(i)
@@ -977,9 +1033,6 @@ class Compiler:
       raise n.error("sdf geoms are not supported yet")
     if (g.type == 1) != (n.get("hfield") is not None):
       raise n.error("hfield geom must have type='hfield' and an 'hfield' attribute")
-    if g.type != 7 and rd.has("mesh") and n.get("mesh") is not None:
-      raise n.error("fitting a primitive geom to a mesh (mesh= on a non-mesh geom) is not "
-                    "supported yet")
     g.contype = rd.int("contype", 1)
     g.conaffinity = rd.int("conaffinity", 1)
     g.condim = rd.int("condim", 3)
@@ -1011,13 +1064,16 @@ class Compiler:
     nsize = _GEOM_NSIZE[g.type]
     if g.type == 7:
       mesh = self._geom_mesh(rd, n, g)
-    elif g.type == 1:
-      self._geom_hfield(n, g)
-    elif g.type == 0:
-      if g.size[2] <= 0:
-        raise n.error("plane size(3) must be positive")
-    elif any(g.size[i] <= 0 for i in range(nsize)):
-      raise n.error(f"size must have {nsize} positive value(s) for this geom type")
+    else:
+      if rd.str("mesh") is not None:
+        self._geom_fit(rd, n, g)
+      if g.type == 1:
+        self._geom_hfield(n, g)
+      elif g.type == 0:
+        if g.size[2] <= 0:
+          raise n.error("plane size(3) must be positive")
+      elif any(g.size[i] <= 0 for i in range(nsize)):
+        raise n.error(f"size must have {nsize} positive value(s) for this geom type")
     if g.type not in (1, 7):
       g.aabb = _geom_aabb(g.type, g.size)
       g.rbound = _geom_rbound(g.type, g.size)
@@ -1612,6 +1668,14 @@ def _default_option():
           "integrator": [0], "cone": [0], "jacobian": [2], "solver": [2], "iterations": [100],
           "ls_iterations": [50], "noslip_iterations": [0], "ccd_iterations": [35],
           "disableflags": [0], "enableflags": [0], "disableactuator": [0]}
+
+
+def _builtin_inertia(shell, inertia):
+  """A mesh's inertia type: flat builtin meshes switch to 'shell' (the plate always, 4.0's
+  flat flexcomp shapes only from 'legacy')."""
+  if shell is True or (shell == "legacy" and inertia == _mesh.INERTIA["legacy"]):
+    return _mesh.INERTIA["shell"]
+  return inertia
 
 
 def _mesh_geom_inertia(boxsz, mass):
