@@ -201,6 +201,9 @@ ModelType = _ModelStructType([
     ('cam_mat0', types.Array(types.float64, 2, 'C')),
     ('cam_fovy', types.Array(types.float64, 1, 'C')),
     ('cam_ipd', types.Array(types.float64, 1, 'C')),
+    ('cam_resolution', types.Array(types.int32, 2, 'C')),
+    ('cam_sensorsize', types.Array(types.float32, 2, 'C')),
+    ('cam_intrinsic', types.Array(types.float32, 2, 'C')),
     ('light_mode', types.Array(types.int32, 1, 'C')),
     ('light_bodyid', types.Array(types.int32, 1, 'C')),
     ('light_targetbodyid', types.Array(types.int32, 1, 'C')),
@@ -360,16 +363,16 @@ ModelType = _ModelStructType([
     ('owners_5', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_7', types.Tuple((types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
-    ('owners_9', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_11', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'),))),
-    ('owners_17', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_11', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
 ])
 
 
@@ -591,11 +594,14 @@ def _set_model_7(s, geom_rgba, site_type, site_bodyid, site_matid, site_group, s
 
 
 @numba.njit(cache=True)
-def _set_model_8(s, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation):
+def _set_model_8(s, cam_pos0, cam_mat0, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0):
   s.cam_pos0 = borrowed(cam_pos0)
   s.cam_mat0 = borrowed(cam_mat0)
   s.cam_fovy = borrowed(cam_fovy)
   s.cam_ipd = borrowed(cam_ipd)
+  s.cam_resolution = borrowed(cam_resolution)
+  s.cam_sensorsize = borrowed(cam_sensorsize)
+  s.cam_intrinsic = borrowed(cam_intrinsic)
   s.light_mode = borrowed(light_mode)
   s.light_bodyid = borrowed(light_bodyid)
   s.light_targetbodyid = borrowed(light_targetbodyid)
@@ -605,14 +611,14 @@ def _set_model_8(s, cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bod
   s.light_pos = borrowed(light_pos)
   s.light_dir = borrowed(light_dir)
   s.light_poscom0 = borrowed(light_poscom0)
-  s.light_pos0 = borrowed(light_pos0)
-  s.light_dir0 = borrowed(light_dir0)
-  s.light_attenuation = borrowed(light_attenuation)
-  s.owners_8 = (cam_pos0, cam_mat0, cam_fovy, cam_ipd, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation,)
+  s.owners_8 = (cam_pos0, cam_mat0, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0,)
 
 
 @numba.njit(cache=True)
-def _set_model_9(s, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref):
+def _set_model_9(s, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id):
+  s.light_pos0 = borrowed(light_pos0)
+  s.light_dir0 = borrowed(light_dir0)
+  s.light_attenuation = borrowed(light_attenuation)
   s.light_cutoff = borrowed(light_cutoff)
   s.light_exponent = borrowed(light_exponent)
   s.light_ambient = borrowed(light_ambient)
@@ -626,14 +632,14 @@ def _set_model_9(s, light_cutoff, light_exponent, light_ambient, light_diffuse, 
   s.eq_type = borrowed(eq_type)
   s.eq_obj1id = borrowed(eq_obj1id)
   s.eq_obj2id = borrowed(eq_obj2id)
-  s.eq_objtype = borrowed(eq_objtype)
-  s.eq_active0 = borrowed(eq_active0)
-  s.eq_solref = borrowed(eq_solref)
-  s.owners_9 = (light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref,)
+  s.owners_9 = (light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id,)
 
 
 @numba.njit(cache=True)
-def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping):
+def _set_model_10(s, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange):
+  s.eq_objtype = borrowed(eq_objtype)
+  s.eq_active0 = borrowed(eq_active0)
+  s.eq_solref = borrowed(eq_solref)
   s.eq_solimp = borrowed(eq_solimp)
   s.eq_data = borrowed(eq_data)
   s.tendon_adr = borrowed(tendon_adr)
@@ -647,14 +653,14 @@ def _set_model_10(s, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, te
   s.tendon_solimp_fri = borrowed(tendon_solimp_fri)
   s.tendon_range = borrowed(tendon_range)
   s.tendon_actfrcrange = borrowed(tendon_actfrcrange)
-  s.tendon_margin = borrowed(tendon_margin)
-  s.tendon_stiffness = borrowed(tendon_stiffness)
-  s.tendon_damping = borrowed(tendon_damping)
-  s.owners_10 = (eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping,)
+  s.owners_10 = (eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange,)
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm):
+def _set_model_11(s, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind):
+  s.tendon_margin = borrowed(tendon_margin)
+  s.tendon_stiffness = borrowed(tendon_stiffness)
+  s.tendon_damping = borrowed(tendon_damping)
   s.tendon_stiffnesspoly = borrowed(tendon_stiffnesspoly)
   s.tendon_dampingpoly = borrowed(tendon_dampingpoly)
   s.tendon_actuatorid = borrowed(tendon_actuatorid)
@@ -668,14 +674,14 @@ def _set_model_11(s, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid
   s.ten_J_rownnz = borrowed(ten_J_rownnz)
   s.ten_J_rowadr = borrowed(ten_J_rowadr)
   s.ten_J_colind = borrowed(ten_J_colind)
-  s.wrap_type = borrowed(wrap_type)
-  s.wrap_objid = borrowed(wrap_objid)
-  s.wrap_prm = borrowed(wrap_prm)
-  s.owners_11 = (tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm,)
+  s.owners_11 = (tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind,)
 
 
 @numba.njit(cache=True)
-def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm):
+def _set_model_12(s, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited):
+  s.wrap_type = borrowed(wrap_type)
+  s.wrap_objid = borrowed(wrap_objid)
+  s.wrap_prm = borrowed(wrap_prm)
   s.actuator_trntype = borrowed(actuator_trntype)
   s.actuator_dyntype = borrowed(actuator_dyntype)
   s.actuator_gaintype = borrowed(actuator_gaintype)
@@ -689,14 +695,14 @@ def _set_model_12(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actu
   s.actuator_group = borrowed(actuator_group)
   s.actuator_ctrllimited = borrowed(actuator_ctrllimited)
   s.actuator_forcelimited = borrowed(actuator_forcelimited)
-  s.actuator_actlimited = borrowed(actuator_actlimited)
-  s.actuator_dynprm = borrowed(actuator_dynprm)
-  s.actuator_gainprm = borrowed(actuator_gainprm)
-  s.owners_12 = (actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm,)
+  s.owners_12 = (wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited,)
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time):
+def _set_model_13(s, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly):
+  s.actuator_actlimited = borrowed(actuator_actlimited)
+  s.actuator_dynprm = borrowed(actuator_dynprm)
+  s.actuator_gainprm = borrowed(actuator_gainprm)
   s.actuator_biasprm = borrowed(actuator_biasprm)
   s.actuator_actearly = borrowed(actuator_actearly)
   s.actuator_ctrlrange = borrowed(actuator_ctrlrange)
@@ -710,14 +716,14 @@ def _set_model_13(s, actuator_biasprm, actuator_actearly, actuator_ctrlrange, ac
   s.actuator_damping = borrowed(actuator_damping)
   s.actuator_armature = borrowed(actuator_armature)
   s.actuator_dampingpoly = borrowed(actuator_dampingpoly)
-  s.actuator_outadr = borrowed(actuator_outadr)
-  s.actuator_outnum = borrowed(actuator_outnum)
-  s.key_time = borrowed(key_time)
-  s.owners_13 = (actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time,)
+  s.owners_13 = (actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly,)
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M):
+def _set_model_14(s, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag):
+  s.actuator_outadr = borrowed(actuator_outadr)
+  s.actuator_outnum = borrowed(actuator_outnum)
+  s.key_time = borrowed(key_time)
   s.key_qpos = borrowed(key_qpos)
   s.key_qvel = borrowed(key_qvel)
   s.key_act = borrowed(key_act)
@@ -731,14 +737,14 @@ def _set_model_14(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl,
   s.D_rownnz = borrowed(D_rownnz)
   s.D_rowadr = borrowed(D_rowadr)
   s.D_diag = borrowed(D_diag)
-  s.D_colind = borrowed(D_colind)
-  s.mapM2D = borrowed(mapM2D)
-  s.mapD2M = borrowed(mapD2M)
-  s.owners_14 = (key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M,)
+  s.owners_14 = (actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag,)
 
 
 @numba.njit(cache=True)
-def _set_model_15(s, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype):
+def _set_model_15(s, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction):
+  s.D_colind = borrowed(D_colind)
+  s.mapM2D = borrowed(mapM2D)
+  s.mapD2M = borrowed(mapD2M)
   s.B_rownnz = borrowed(B_rownnz)
   s.B_rowadr = borrowed(B_rowadr)
   s.B_colind = borrowed(B_colind)
@@ -752,14 +758,14 @@ def _set_model_15(s, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_ge
   s.pair_margin = borrowed(pair_margin)
   s.pair_gap = borrowed(pair_gap)
   s.pair_friction = borrowed(pair_friction)
-  s.exclude_signature = borrowed(exclude_signature)
-  s.sensor_type = borrowed(sensor_type)
-  s.sensor_datatype = borrowed(sensor_datatype)
-  s.owners_15 = (B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype,)
+  s.owners_15 = (D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction,)
 
 
 @numba.njit(cache=True)
-def _set_model_16(s, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert):
+def _set_model_16(s, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr):
+  s.exclude_signature = borrowed(exclude_signature)
+  s.sensor_type = borrowed(sensor_type)
+  s.sensor_datatype = borrowed(sensor_datatype)
   s.sensor_needstage = borrowed(sensor_needstage)
   s.sensor_objtype = borrowed(sensor_objtype)
   s.sensor_objid = borrowed(sensor_objid)
@@ -773,14 +779,14 @@ def _set_model_16(s, sensor_needstage, sensor_objtype, sensor_objid, sensor_reft
   s.mesh_vertadr = borrowed(mesh_vertadr)
   s.mesh_vertnum = borrowed(mesh_vertnum)
   s.mesh_faceadr = borrowed(mesh_faceadr)
-  s.mesh_facenum = borrowed(mesh_facenum)
-  s.mesh_graphadr = borrowed(mesh_graphadr)
-  s.mesh_vert = borrowed(mesh_vert)
-  s.owners_16 = (sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert,)
+  s.owners_16 = (exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr,)
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+def _set_model_17(s, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+  s.mesh_facenum = borrowed(mesh_facenum)
+  s.mesh_graphadr = borrowed(mesh_graphadr)
+  s.mesh_vert = borrowed(mesh_vert)
   s.mesh_face = borrowed(mesh_face)
   s.mesh_graph = borrowed(mesh_graph)
   s.mesh_scale = borrowed(mesh_scale)
@@ -792,7 +798,7 @@ def _set_model_17(s, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt
   s.hfield_ncol = borrowed(hfield_ncol)
   s.hfield_adr = borrowed(hfield_adr)
   s.hfield_data = borrowed(hfield_data)
-  s.owners_17 = (mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
+  s.owners_17 = (mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
 
 
 MODEL_SETTERS = (
@@ -804,16 +810,16 @@ MODEL_SETTERS = (
     (_set_model_5, ('dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid')),
     (_set_model_6, ('geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid')),
     (_set_model_7, ('geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0')),
-    (_set_model_8, ('cam_pos0', 'cam_mat0', 'cam_fovy', 'cam_ipd', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation')),
-    (_set_model_9, ('light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref')),
-    (_set_model_10, ('eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping')),
-    (_set_model_11, ('tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm')),
-    (_set_model_12, ('actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr', 'actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm')),
-    (_set_model_13, ('actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time')),
-    (_set_model_14, ('key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M')),
-    (_set_model_15, ('B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype')),
-    (_set_model_16, ('sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert')),
-    (_set_model_17, ('mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
+    (_set_model_8, ('cam_pos0', 'cam_mat0', 'cam_fovy', 'cam_ipd', 'cam_resolution', 'cam_sensorsize', 'cam_intrinsic', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0')),
+    (_set_model_9, ('light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id')),
+    (_set_model_10, ('eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange')),
+    (_set_model_11, ('tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind')),
+    (_set_model_12, ('wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr', 'actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited')),
+    (_set_model_13, ('actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly')),
+    (_set_model_14, ('actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag')),
+    (_set_model_15, ('D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction')),
+    (_set_model_16, ('exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr')),
+    (_set_model_17, ('mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
