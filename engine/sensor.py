@@ -1037,8 +1037,10 @@ def _collision_sensor(m, d, i, out):
   """distance / normal / fromto: the closest geom pair of the two objects within the cutoff."""
   cutoff = m.sensor_cutoff[i]
   dist = cutoff
-  fromto = np.zeros(6)
-  new = np.empty(6)
+  fromto = d.scratch_small[0:6]   # free in the position stage (the narrowphase is done)
+  new = d.scratch_small[6:12]
+  for k in range(6):
+    fromto[k] = 0.0
   a1, n1 = _geom_range(m, m.sensor_objtype[i], m.sensor_objid[i])
   a2, n2 = _geom_range(m, m.sensor_reftype[i], m.sensor_refid[i])
   for g1 in range(a1, a1 + n1):
@@ -1197,32 +1199,34 @@ def _contact_slot(m, d, spec, out, c, flip, nfound):
 
 
 @jit
-def _contact_netforce(m, d, spec, out, ids, flips, nmatch):
+def _contact_netforce(m, d, spec, out, t1, id1, t2, id2, nmatch):
   """reduce="netforce": one synthetic contact at the force-weighted centroid of the matches,
   with their total wrench about it, in the global frame."""
-  wr = np.zeros((nmatch, 6))
   pt0 = pt1 = pt2 = 0.0
   total = 0.0
-  for j in range(nmatch):
-    c = ids[j]
-    f = contact_force(m, d, c)
-    s = -1.0 if flips[j] else 1.0
-    for k in range(6):
-      wr[j, k] = s * f[k]
-    w = math.sqrt(wr[j, 0] ** 2 + wr[j, 1] ** 2 + wr[j, 2] ** 2)
+  for c in range(d.ncon[0]):
+    if _match_contact(m, d, c, t1, id1, t2, id2) == 0:
+      continue
+    f0, f1, f2, _, _, _ = contact_force(m, d, c)
+    w = math.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
     p = d.contact_pos[c]
     pt0, pt1, pt2 = pt0 + w * p[0], pt1 + w * p[1], pt2 + w * p[2]
     total += w
   inv = 1.0 / max(total, 1e-15)
   pt0, pt1, pt2 = pt0 * inv, pt1 * inv, pt2 * inv
   F0 = F1 = F2 = T0 = T1 = T2 = 0.0
-  for j in range(nmatch):
-    c = ids[j]
+  for c in range(d.ncon[0]):
+    mc = _match_contact(m, d, c, t1, id1, t2, id2)
+    if mc == 0:
+      continue
+    w0, w1, w2, w3, w4, w5 = contact_force(m, d, c)
+    if mc < 0:   # the wrench on the other side
+      w0, w1, w2, w3, w4, w5 = -w0, -w1, -w2, -w3, -w4, -w5
     fr, p = d.contact_frame[c], d.contact_pos[c]
-    f0, f1, f2 = mm.mat_t_vec(fr, wr[j, 0], wr[j, 1], wr[j, 2])
-    t0, t1, t2 = mm.mat_t_vec(fr, wr[j, 3], wr[j, 4], wr[j, 5])
+    f0, f1, f2 = mm.mat_t_vec(fr, w0, w1, w2)
+    q0, q1, q2 = mm.mat_t_vec(fr, w3, w4, w5)
     F0, F1, F2 = F0 + f0, F1 + f1, F2 + f2
-    T0, T1, T2 = T0 + t0, T1 + t1, T2 + t2
+    T0, T1, T2 = T0 + q0, T1 + q1, T2 + q2
     x0, x1, x2 = mm.cross(p[0] - pt0, p[1] - pt1, p[2] - pt2, f0, f1, f2)
     T0, T1, T2 = T0 + x0, T1 + x1, T2 + x2
   o = 0
@@ -1249,9 +1253,19 @@ def _contact_netforce(m, d, spec, out, ids, flips, nmatch):
 
 
 @jit
+def _criterion(m, d, c, reduce):
+  """Sort key of contact c: its distance (mindist) or minus its squared force (maxforce)."""
+  if reduce == 1:
+    return d.contact_dist[c]
+  f0, f1, f2, _, _, _ = contact_force(m, d, c)
+  return -(f0 * f0 + f1 * f1 + f2 * f2)
+
+
+@jit
 def _contact_sensor(m, d, i, out):
   """contact: match, reduce and extract as MuJoCo's contact sensor; intprm holds (data bits,
-  reduce, num)."""
+  reduce, num). Sorted reductions take the num smallest keys, ties by contact id, by repeated
+  scans (no allocation; num is small)."""
   spec, reduce = m.sensor_intprm[i, 0], m.sensor_intprm[i, 1]
   size = 0
   for k in range(9):
@@ -1261,37 +1275,40 @@ def _contact_sensor(m, d, i, out):
   for k in range(m.sensor_dim[i]):
     out[k] = 0.0
   ncon = d.ncon[0]
-  ids = np.empty(ncon, np.int64)
-  flips = np.empty(ncon, np.bool_)
-  crit = np.empty(ncon)
   t1, id1 = m.sensor_objtype[i], m.sensor_objid[i]
   t2, id2 = m.sensor_reftype[i], m.sensor_refid[i]
   nmatch = 0
   for c in range(ncon):
-    mc = _match_contact(m, d, c, t1, id1, t2, id2)
-    if mc == 0:
-      continue
-    ids[nmatch] = c
-    flips[nmatch] = mc < 0
-    if reduce == 1:
-      crit[nmatch] = d.contact_dist[c]
-    elif reduce == 2:
-      f0, f1, f2, _, _, _ = contact_force(m, d, c)
-      crit[nmatch] = -(f0 * f0 + f1 * f1 + f2 * f2)
-    nmatch += 1
+    if _match_contact(m, d, c, t1, id1, t2, id2) != 0:
+      nmatch += 1
+  if nmatch == 0:   # all slots zero (netforce too: no unit normal/tangent in 4.0)
+    return
   if reduce == 3:
-    if nmatch > 0:   # no match: MuJoCo 4.0 leaves the slot zero (no unit normal/tangent)
-      _contact_netforce(m, d, spec, out, ids, flips, nmatch)
+    _contact_netforce(m, d, spec, out, t1, id1, t2, id2, nmatch)
     return
   nslot = min(num, nmatch)
-  if reduce == 1 or reduce == 2:
-    # the nslot smallest criteria, ascending, ties by contact id (a stable sort)
-    order = np.argsort(crit[:nmatch], kind="mergesort")
-    sid = np.empty(nslot, np.int64)
-    sfl = np.empty(nslot, np.bool_)
-    for j in range(nslot):
-      sid[j], sfl[j] = ids[order[j]], flips[order[j]]
-    for j in range(nslot):
-      ids[j], flips[j] = sid[j], sfl[j]
+  if reduce == 0:   # the first matches in d.contact order
+    j = 0
+    for c in range(ncon):
+      if j == nslot:
+        break
+      mc = _match_contact(m, d, c, t1, id1, t2, id2)
+      if mc != 0:
+        _contact_slot(m, d, spec, out[j * size:(j + 1) * size], c, mc < 0, nmatch)
+        j += 1
+    return
+  prev_key, prev_id = -np.inf, -1
   for j in range(nslot):
-    _contact_slot(m, d, spec, out[j * size:(j + 1) * size], ids[j], flips[j], nmatch)
+    best, bc, bflip = np.inf, -1, False
+    for c in range(ncon):
+      mc = _match_contact(m, d, c, t1, id1, t2, id2)
+      if mc == 0:
+        continue
+      key = _criterion(m, d, c, reduce)
+      after = key > prev_key or (key == prev_key and c > prev_id)
+      if after and (bc < 0 or key < best):
+        best, bc, bflip = key, c, mc < 0
+    if bc < 0:
+      return
+    _contact_slot(m, d, spec, out[j * size:(j + 1) * size], bc, bflip, nmatch)
+    prev_key, prev_id = best, bc
