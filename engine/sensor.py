@@ -1,5 +1,7 @@
 """Sensors (MuJoCo's engine_sensor.c): sensor_pos, sensor_vel, sensor_acc write d.sensordata in
 MuJoCo's layout; rne_post_constraint (cacc, cfrc_int, cfrc_ext) feeds the force-type sensors.
+The collision sensors (distance/normal/fromto) call the narrowphase through geom_distance
+(mj_geomDistance); the contact sensor reads d.contact_* and efc_force.
 
 Noise is never added (MuJoCo only stores sensor_noise); cutoff clamps REAL and POSITIVE sensors.
 """
@@ -7,6 +9,10 @@ import math
 
 import numpy as np
 
+from engine import collision_convex as cvx
+from engine import collision_driver as drv
+from engine import collision_libccd as ccd
+from engine import collision_primitive as prim
 from engine import energy
 from engine import math as mm
 from engine.smooth import jit, subtree_vel
@@ -15,6 +21,7 @@ from engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mj
 
 _DSBL_SENSOR = int(mjtDisableBit.SENSOR)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_DSBL_NATIVECCD = int(mjtDisableBit.NATIVECCD)
 _POS, _VEL, _ACC = int(mjtStage.POS), int(mjtStage.VEL), int(mjtStage.ACC)
 _REAL, _POSITIVE = int(mjtDataType.REAL), int(mjtDataType.POSITIVE)
 _BODY, _XBODY, _GEOM, _SITE, _CAMERA = (int(mjtObj.BODY), int(mjtObj.XBODY), int(mjtObj.GEOM),
@@ -52,6 +59,8 @@ _SUBTREECOM, _SUBTREELINVEL, _SUBTREEANGMOM = (int(S.SUBTREECOM), int(S.SUBTREEL
                                                int(S.SUBTREEANGMOM))
 _E_POTENTIAL, _E_KINETIC, _CLOCK = int(S.E_POTENTIAL), int(S.E_KINETIC), int(S.CLOCK)
 _RANGEFINDER, _INSIDESITE = int(S.RANGEFINDER), int(S.INSIDESITE)
+_CAMPROJECTION, _CONTACT = int(S.CAMPROJECTION), int(S.CONTACT)
+_GEOMDIST, _GEOMNORMAL, _GEOMFROMTO = int(S.GEOMDIST), int(S.GEOMNORMAL), int(S.GEOMFROMTO)
 
 
 # ------------------------------------------------------------------------ frames of objects
@@ -619,6 +628,9 @@ def _cutoff(m, i, out):
   cutoff = m.sensor_cutoff[i]
   if cutoff <= 0:
     return
+  st = m.sensor_type[i]
+  if st == _CONTACT or st == _GEOMFROMTO:   # contact ignores it, fromto reads it as distmax
+    return
   dt = m.sensor_datatype[i]
   for j in range(m.sensor_dim[i]):
     if dt == _REAL:
@@ -657,6 +669,12 @@ def sensor_pos(m, d):
       g = m.opt_magnetic
       v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], g[0], g[1], g[2])
       _put3(out, v0, v1, v2)
+    elif st == _GEOMDIST or st == _GEOMNORMAL or st == _GEOMFROMTO:
+      _collision_sensor(m, d, i, out)
+    elif st == _CONTACT:
+      _contact_sensor(m, d, i, out)
+    elif st == _CAMPROJECTION:
+      _cam_project(m, d, oid, rid, out)
     elif st == _RANGEFINDER:
       vec = d.scratch_small[12:15]
       xm = d.site_xmat[oid]
@@ -777,6 +795,8 @@ def sensor_vel(m, d):
         _put3(out, l0, l1, l2)
       else:
         _put3(out, w0, w1, w2)
+    elif st == _CONTACT:
+      _contact_sensor(m, d, i, out)
     elif st == _SUBTREELINVEL:
       _put3(out, d.subtree_linvel[oid, 0], d.subtree_linvel[oid, 1], d.subtree_linvel[oid, 2])
     elif st == _SUBTREEANGMOM:
@@ -804,6 +824,8 @@ def sensor_acc(m, d):
     out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
     if st == _TOUCH:
       out[0] = _touch(m, d, oid)
+    elif st == _CONTACT:
+      _contact_sensor(m, d, i, out)
     elif st == _ACCELEROMETER:
       _, _, _, a3, a4, a5 = object_acceleration(m, d, _SITE, oid, True)
       _put3(out, a3, a4, a5)
@@ -871,3 +893,422 @@ def _touch(m, d, site):
                 m.site_type[site]) >= 0:
       total += fn
   return total
+
+
+# -------------------------------------------------- collision sensors (mj_geomDistance)
+
+@jit
+def _ccd_cutoff(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations,
+                cutoff):
+  """MuJoCo's mjc_ccd for one contact with distances up to `cutoff` (geoms without margin):
+  returns (dist, nx), mjMAX_LIMIT beyond the cutoff; witness points in xw (geom 1 at 0:3,
+  geom 2 at 3:6). `collision_convex._ccd` is the same with cutoff 0."""
+  cnt[4] = -1
+  for j in range(3):
+    xw[j] = objs[0, cvx._POS + j]
+    xw[3 + j] = objs[1, cvx._POS + j]
+  t1, t2 = objt[0, 0], objt[1, 0]
+  core1 = t1 == _SPHERE or t1 == _CAPSULE
+  core2 = t2 == _SPHERE or t2 == _CAPSULE
+  if core1 or core2:
+    # shrink spheres to points and capsules to segments: distance of the cores
+    full1 = objs[0, cvx._SIZE] if core1 else 0.0
+    full2 = objs[1, cvx._SIZE] if core2 else 0.0
+    if core1:
+      objt[0, 1] = cvx._MODE_POINT if t1 == _SPHERE else cvx._MODE_LINE
+    if core2:
+      objt[1, 1] = cvx._MODE_POINT if t2 == _SPHERE else cvx._MODE_LINE
+    dist, nsimplex, separated, nx = cvx._gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
+                                             max_iterations, cutoff + full1 + full2)
+    objt[0, 1] = cvx._MODE_GEOM
+    objt[1, 1] = cvx._MODE_GEOM
+    if dist > tolerance:   # shallow penetration or apart: inflate the core witness points
+      n0, n1, n2, _ = cvx._normalize(xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2])
+      if full1:
+        xw[0] += full1 * n0
+        xw[1] += full1 * n1
+        xw[2] += full1 * n2
+      if full2:
+        xw[3] -= full2 * n0
+        xw[4] -= full2 * n1
+        xw[5] -= full2 * n2
+      dist -= full1 + full2
+      if dist > cutoff:
+        dist = cvx._MAX_LIMIT
+      return dist, nx
+    for j in range(3):   # deep penetration: rerun on the full geoms
+      xw[j] = objs[0, cvx._POS + j]
+      xw[3 + j] = objs[1, cvx._POS + j]
+  dist, nsimplex, separated, nx = cvx._gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
+                                           max_iterations, cutoff)
+  if dist <= tolerance and nsimplex > 1 and not separated:
+    dist = 0.0  # assume touching
+    cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
+    if nsimplex == 2:
+      ret = cvx._polytope2(pt, cnt, ctr, sx, si, objs, objt)
+    elif nsimplex == 3:
+      ret = cvx._polytope3(pt, cnt, ctr, sx, si, objs, objt)
+    else:
+      ret = cvx._polytope4(pt, cnt, ctr, sx, si, objs, objt)
+    if ret == 0:
+      dist, nx = cvx._epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
+  return dist, nx
+
+
+@jit
+def _distance_ccd(m, d, g1, g2, distmax, fromto):
+  """mj_geomDistanceCCD: native CCD of geoms g1, g2 in the caller's order, without margins."""
+  iters = min(m.opt_ccd_iterations[0], m.nccd)
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = cvx._split_work(d.col_fbuf, d.col_ibuf, iters)
+  cvx._set_obj(objs, objt, 0, m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1],
+               d.geom_xmat[g1], 0.0)
+  cvx._set_obj(objs, objt, 1, m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2],
+               d.geom_xmat[g2], 0.0)
+  row, iadr = 2, 4
+  if m.geom_type[g1] == _MESH:
+    vert, _, graph = drv._mesh_arrays(m, g1)
+    row, iadr = cvx._set_mesh(objs, objt, 0, row, iadr, vert, graph)
+  if m.geom_type[g2] == _MESH:
+    vert, _, graph = drv._mesh_arrays(m, g2)
+    row, iadr = cvx._set_mesh(objs, objt, 1, row, iadr, vert, graph)
+  dist, nx = _ccd_cutoff(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, m.opt_ccd_tolerance[0],
+                         iters, distmax)
+  if nx > 0:
+    for k in range(6):
+      fromto[k] = xw[k]
+  return dist if dist < distmax else distmax
+
+
+@jit
+def geom_distance(m, d, geom1, geom2, distmax, fromto):
+  """Smallest signed distance between two geoms up to distmax, the segment from geom1's
+  surface to geom2's in fromto (zeros when none is found) (mj_geomDistance)."""
+  for k in range(6):
+    fromto[k] = 0.0
+  dist = distmax
+  flip = m.geom_type[geom1] > m.geom_type[geom2]
+  g1, g2 = (geom2, geom1) if flip else (geom1, geom2)
+  t1, t2 = m.geom_type[g1], m.geom_type[g2]
+  if t2 > _MESH or t2 == _HFIELD or (t1 == _PLANE and t2 == _PLANE):
+    return dist   # no collision function (MuJoCo's table; sdf geoms are not supported)
+  analytic = drv._analytic(t1, t2)
+  if not (m.opt_disableflags[0] & _DSBL_NATIVECCD):
+    if t1 != _PLANE and t1 != _HFIELD and (not analytic or (t1 == _BOX and t2 == _BOX)):
+      return _distance_ccd(m, d, geom1, geom2, distmax, fromto)
+  # the pair's collision function with distmax as margin
+  if analytic:
+    n = prim.collide_primitive(t1, t2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
+                               m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], distmax,
+                               d.col_dist, d.col_pos, d.col_frame)
+  elif t1 == _HFIELD:
+    n = drv._collide_hfield(m, d, g1, g2, distmax)
+  elif t1 != _PLANE:
+    n = ccd.collide(m, d, g1, g2, distmax)
+  elif t2 == _MESH:
+    n = drv._collide_mesh(m, d, g1, g2, distmax)
+  else:
+    n = cvx.plane_convex(m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], t2,
+                         m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], distmax,
+                         d.col_dist, d.col_pos, d.col_frame)
+  smallest = -1
+  for i in range(n):
+    if d.col_dist[i] < dist:
+      dist = d.col_dist[i]
+      smallest = i
+  if smallest >= 0:
+    s = -0.5 * dist if not flip else 0.5 * dist
+    for k in range(3):
+      p, nk = d.col_pos[smallest, k], d.col_frame[smallest, k]
+      fromto[k] = p + s * nk
+      fromto[3 + k] = p - s * nk
+  return dist
+
+
+@jit
+def _geom_range(m, objtype, objid):
+  """(first geom, count): a body's geoms or one geom."""
+  if objtype == _BODY:
+    return m.body_geomadr[objid], m.body_geomnum[objid]
+  return objid, 1
+
+
+@jit
+def _collision_sensor(m, d, i, out):
+  """distance / normal / fromto: the closest geom pair of the two objects within the cutoff."""
+  cutoff = m.sensor_cutoff[i]
+  dist = cutoff
+  fromto = d.scratch_small[0:6]   # free in the position stage (the narrowphase is done)
+  new = d.scratch_small[6:12]
+  for k in range(6):
+    fromto[k] = 0.0
+  a1, n1 = _geom_range(m, m.sensor_objtype[i], m.sensor_objid[i])
+  a2, n2 = _geom_range(m, m.sensor_reftype[i], m.sensor_refid[i])
+  for g1 in range(a1, a1 + n1):
+    for g2 in range(a2, a2 + n2):
+      dnew = geom_distance(m, d, g1, g2, cutoff, new)
+      if dnew < dist:
+        dist = dnew
+        for k in range(6):
+          fromto[k] = new[k]
+  st = m.sensor_type[i]
+  if st == _GEOMDIST:
+    out[0] = dist
+  elif st == _GEOMNORMAL:
+    v0, v1, v2 = fromto[3] - fromto[0], fromto[4] - fromto[1], fromto[5] - fromto[2]
+    if v0 != 0.0 or v1 != 0.0 or v2 != 0.0:
+      nrm = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
+      if nrm >= 1e-15:   # mju_normalize3
+        v0, v1, v2 = v0 / nrm, v1 / nrm, v2 / nrm
+      else:
+        v0, v1, v2 = 1.0, 0.0, 0.0
+    _put3(out, v0, v1, v2)
+  else:
+    for k in range(6):
+      out[k] = fromto[k]
+
+
+# ------------------------------------------------------------------------ camprojection
+
+@jit
+def _cam_project(m, d, site, cam, out):
+  """Pixel coordinates of a site in a camera's image (MuJoCo's cam_project)."""
+  res = m.cam_resolution[cam]
+  ss, it = m.cam_sensorsize[cam], m.cam_intrinsic[cam]
+  if ss[0] != 0 and ss[1] != 0:   # float arithmetic, as MuJoCo's C
+    fx = float(np.float32(np.float32(it[0] / ss[0]) * np.float32(res[0])))
+    fy = float(np.float32(np.float32(it[1] / ss[1]) * np.float32(res[1])))
+  else:
+    fx = fy = 0.5 / math.tan(m.cam_fovy[cam] * math.pi / 360.0) * res[1]
+  p, c = d.site_xpos[site], d.cam_xpos[cam]
+  x0, x1, x2 = mm.mat_t_vec(d.cam_xmat[cam], p[0] - c[0], p[1] - c[1], p[2] - c[2])
+  den = x2
+  if abs(den) < 1e-15:
+    den = min(den, -1e-15) if den < 0 else max(den, 1e-15)
+  out[0] = -fx * (x0 / den) + 0.5 * res[0]
+  out[1] = fy * (x1 / den) + 0.5 * res[1]
+
+
+# ------------------------------------------------------------------------ contact sensor
+
+_UNKNOWN = int(mjtObj.UNKNOWN)
+_CD_FOUND, _CD_FORCE, _CD_TORQUE, _CD_DIST, _CD_POS = 0, 1, 2, 3, 4
+_CD_NORMAL, _CD_TANGENT, _CD_LINVEL, _CD_ANGVEL = 5, 6, 7, 8
+_CD_SIZE = (1, 3, 3, 1, 3, 3, 3, 3, 3)
+
+
+@jit
+def _check_match(m, body, geom, otype, oid):
+  """Whether a contact side (body, geom) matches a sensor object (checkMatch)."""
+  if otype == _UNKNOWN or otype == _SITE:
+    return True
+  if otype == _GEOM:
+    return oid == geom
+  if otype == _BODY:
+    return oid == body
+  if otype == _XBODY:   # subtree: walk up from body
+    while body > oid:
+      body = m.body_parentid[body]
+    return body == oid
+  return False
+
+
+@jit
+def _match_contact(m, d, c, t1, id1, t2, id2):
+  """0: contact c does not match; 1: it does; -1: it does with the normal flipped
+  (matchContact)."""
+  if t1 == _UNKNOWN and t2 == _UNKNOWN:
+    return 1
+  if t1 == _SITE:
+    p = d.contact_pos[c]
+    if not inside_geom(d.site_xpos[id1], d.site_xmat[id1], m.site_size[id1], m.site_type[id1],
+                       p[0], p[1], p[2]):
+      return 0
+  g1, g2 = d.contact_geom1[c], d.contact_geom2[c]
+  b1, b2 = m.geom_bodyid[g1], m.geom_bodyid[g2]
+  m11 = _check_match(m, b1, g1, t1, id1)
+  m12 = _check_match(m, b2, g2, t1, id1)
+  m21 = _check_match(m, b1, g1, t2, id2)
+  m22 = _check_match(m, b2, g2, t2, id2)
+  if not m11 and not m12:
+    return 0
+  if not m21 and not m22:
+    return 0
+  if t1 != _UNKNOWN and t2 != _UNKNOWN:
+    regular, reverse = m11 and m22, m12 and m21
+    if regular:
+      return 1
+    return -1 if reverse else 0
+  if t1 != _UNKNOWN:
+    return 1 if m11 else -1
+  return 1 if m22 else -1
+
+
+@jit
+def _point_velocity(m, d, b, p):
+  """6D velocity (rot:lin) of body b at world point p."""
+  v = d.cvel[b]
+  c = d.subtree_com[m.body_rootid[b]]
+  c0, c1, c2 = mm.cross(p[0] - c[0], p[1] - c[1], p[2] - c[2], v[0], v[1], v[2])
+  return v[0], v[1], v[2], v[3] - c0, v[4] - c1, v[5] - c2
+
+
+@jit
+def _contact_slot(m, d, spec, out, c, flip, nfound):
+  """One slot of a contact sensor: the requested fields of contact c (copySensorData); a
+  flipped contact's frame turns 180 degrees about its second tangent."""
+  o = 0
+  fr = d.contact_frame[c]
+  sgn = -1.0 if flip else 1.0
+  if spec & (1 << _CD_FOUND):
+    out[o] = nfound
+    o += 1
+  if spec & ((1 << _CD_FORCE) | (1 << _CD_TORQUE)):
+    f0, f1, f2, f3, f4, f5 = contact_force(m, d, c)
+    if spec & (1 << _CD_FORCE):
+      _put3(out[o:o + 3], f0, f1, sgn * f2)
+      o += 3
+    if spec & (1 << _CD_TORQUE):
+      _put3(out[o:o + 3], f3, f4, sgn * f5)
+      o += 3
+  if spec & (1 << _CD_DIST):
+    out[o] = d.contact_dist[c]
+    o += 1
+  if spec & (1 << _CD_POS):
+    p = d.contact_pos[c]
+    _put3(out[o:o + 3], p[0], p[1], p[2])
+    o += 3
+  if spec & (1 << _CD_NORMAL):
+    _put3(out[o:o + 3], sgn * fr[0], sgn * fr[1], sgn * fr[2])
+    o += 3
+  if spec & (1 << _CD_TANGENT):
+    _put3(out[o:o + 3], sgn * fr[3], sgn * fr[4], sgn * fr[5])
+    o += 3
+  if spec & ((1 << _CD_LINVEL) | (1 << _CD_ANGVEL)):
+    p = d.contact_pos[c]
+    b1, b2 = m.geom_bodyid[d.contact_geom1[c]], m.geom_bodyid[d.contact_geom2[c]]
+    w0, w1, w2, l0, l1, l2 = _point_velocity(m, d, b2, p)
+    u0, u1, u2, k0, k1, k2 = _point_velocity(m, d, b1, p)
+    if spec & (1 << _CD_LINVEL):
+      v0, v1, v2 = mm.mat_vec(fr, l0 - k0, l1 - k1, l2 - k2)
+      _put3(out[o:o + 3], v0, v1, sgn * v2)
+      o += 3
+    if spec & (1 << _CD_ANGVEL):
+      v0, v1, v2 = mm.mat_vec(fr, w0 - u0, w1 - u1, w2 - u2)
+      _put3(out[o:o + 3], v0, v1, sgn * v2)
+      o += 3
+
+
+@jit
+def _contact_netforce(m, d, spec, out, t1, id1, t2, id2, nmatch):
+  """reduce="netforce": one synthetic contact at the force-weighted centroid of the matches,
+  with their total wrench about it, in the global frame."""
+  pt0 = pt1 = pt2 = 0.0
+  total = 0.0
+  for c in range(d.ncon[0]):
+    if _match_contact(m, d, c, t1, id1, t2, id2) == 0:
+      continue
+    f0, f1, f2, _, _, _ = contact_force(m, d, c)
+    w = math.sqrt(f0 * f0 + f1 * f1 + f2 * f2)
+    p = d.contact_pos[c]
+    pt0, pt1, pt2 = pt0 + w * p[0], pt1 + w * p[1], pt2 + w * p[2]
+    total += w
+  inv = 1.0 / max(total, 1e-15)
+  pt0, pt1, pt2 = pt0 * inv, pt1 * inv, pt2 * inv
+  F0 = F1 = F2 = T0 = T1 = T2 = 0.0
+  for c in range(d.ncon[0]):
+    mc = _match_contact(m, d, c, t1, id1, t2, id2)
+    if mc == 0:
+      continue
+    w0, w1, w2, w3, w4, w5 = contact_force(m, d, c)
+    if mc < 0:   # the wrench on the other side
+      w0, w1, w2, w3, w4, w5 = -w0, -w1, -w2, -w3, -w4, -w5
+    fr, p = d.contact_frame[c], d.contact_pos[c]
+    f0, f1, f2 = mm.mat_t_vec(fr, w0, w1, w2)
+    q0, q1, q2 = mm.mat_t_vec(fr, w3, w4, w5)
+    F0, F1, F2 = F0 + f0, F1 + f1, F2 + f2
+    T0, T1, T2 = T0 + q0, T1 + q1, T2 + q2
+    x0, x1, x2 = mm.cross(p[0] - pt0, p[1] - pt1, p[2] - pt2, f0, f1, f2)
+    T0, T1, T2 = T0 + x0, T1 + x1, T2 + x2
+  o = 0
+  if spec & (1 << _CD_FOUND):
+    out[o] = nmatch
+    o += 1
+  if spec & (1 << _CD_FORCE):
+    _put3(out[o:o + 3], F0, F1, F2)
+    o += 3
+  if spec & (1 << _CD_TORQUE):
+    _put3(out[o:o + 3], T0, T1, T2)
+    o += 3
+  if spec & (1 << _CD_DIST):
+    out[o] = 0.0
+    o += 1
+  if spec & (1 << _CD_POS):
+    _put3(out[o:o + 3], pt0, pt1, pt2)
+    o += 3
+  if spec & (1 << _CD_NORMAL):
+    out[o] = 1.0
+    o += 3
+  if spec & (1 << _CD_TANGENT):
+    out[o + 1] = 1.0
+
+
+@jit
+def _criterion(m, d, c, reduce):
+  """Sort key of contact c: its distance (mindist) or minus its squared force (maxforce)."""
+  if reduce == 1:
+    return d.contact_dist[c]
+  f0, f1, f2, _, _, _ = contact_force(m, d, c)
+  return -(f0 * f0 + f1 * f1 + f2 * f2)
+
+
+@jit
+def _contact_sensor(m, d, i, out):
+  """contact: match, reduce and extract as MuJoCo's contact sensor; intprm holds (data bits,
+  reduce, num). Sorted reductions take the num smallest keys, ties by contact id, by repeated
+  scans (no allocation; num is small)."""
+  spec, reduce = m.sensor_intprm[i, 0], m.sensor_intprm[i, 1]
+  size = 0
+  for k in range(9):
+    if spec & (1 << k):
+      size += _CD_SIZE[k]
+  num = m.sensor_dim[i] // size
+  for k in range(m.sensor_dim[i]):
+    out[k] = 0.0
+  ncon = d.ncon[0]
+  t1, id1 = m.sensor_objtype[i], m.sensor_objid[i]
+  t2, id2 = m.sensor_reftype[i], m.sensor_refid[i]
+  nmatch = 0
+  for c in range(ncon):
+    if _match_contact(m, d, c, t1, id1, t2, id2) != 0:
+      nmatch += 1
+  if nmatch == 0:   # all slots zero (netforce too: no unit normal/tangent in 4.0)
+    return
+  if reduce == 3:
+    _contact_netforce(m, d, spec, out, t1, id1, t2, id2, nmatch)
+    return
+  nslot = min(num, nmatch)
+  if reduce == 0:   # the first matches in d.contact order
+    j = 0
+    for c in range(ncon):
+      if j == nslot:
+        break
+      mc = _match_contact(m, d, c, t1, id1, t2, id2)
+      if mc != 0:
+        _contact_slot(m, d, spec, out[j * size:(j + 1) * size], c, mc < 0, nmatch)
+        j += 1
+    return
+  prev_key, prev_id = -np.inf, -1
+  for j in range(nslot):
+    best, bc, bflip = np.inf, -1, False
+    for c in range(ncon):
+      mc = _match_contact(m, d, c, t1, id1, t2, id2)
+      if mc == 0:
+        continue
+      key = _criterion(m, d, c, reduce)
+      after = key > prev_key or (key == prev_key and c > prev_id)
+      if after and (bc < 0 or key < best):
+        best, bc, bflip = key, c, mc < 0
+    if bc < 0:
+      return
+    _contact_slot(m, d, spec, out[j * size:(j + 1) * size], bc, bflip, nmatch)
+    prev_key, prev_id = best, bc

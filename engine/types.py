@@ -376,6 +376,9 @@ cam_pos0 f8 ncam 3
 cam_mat0 f8 ncam 9
 cam_fovy f8 ncam
 cam_ipd f8 ncam
+cam_resolution i4 ncam 2
+cam_sensorsize f4 ncam 2
+cam_intrinsic f4 ncam 4
 light_mode i4 nlight
 light_bodyid i4 nlight
 light_targetbodyid i4 nlight

@@ -1,7 +1,9 @@
 """MJCF <sensor> elements -> sensor_* arrays, as MuJoCo's XML reader and mjCSensor::Compile.
 
 Supported: the joint, tendon, actuator, ball, limit, frame, subtree, site (touch, imu, force,
-torque, magnetometer, rangefinder measuring distance), insidesite, clock and energy sensors. Anything else is an error naming the element.
+torque, magnetometer, rangefinder measuring distance), insidesite, clock and energy sensors, the
+collision sensors (distance, normal, fromto), contact and camprojection. Anything else is an
+error naming the element.
 """
 import numpy as np
 
@@ -17,6 +19,8 @@ _ACTUATOR = ("actuator", O.ACTUATOR)
 _BODY = ("body", O.BODY)
 _NONE = (None, O.UNKNOWN)
 _FRAME = None
+_PAIR = ("pair", O.GEOM)         # geom1|body1 and geom2|body2
+_CONTACT = ("contact", O.UNKNOWN)
 TAGS = {
     "touch": (S.TOUCH, _SITE), "accelerometer": (S.ACCELEROMETER, _SITE),
     "velocimeter": (S.VELOCIMETER, _SITE), "gyro": (S.GYRO, _SITE), "force": (S.FORCE, _SITE),
@@ -40,15 +44,23 @@ TAGS = {
     "clock": (S.CLOCK, _NONE), "e_potential": (S.E_POTENTIAL, _NONE),
     "e_kinetic": (S.E_KINETIC, _NONE), "rangefinder": (S.RANGEFINDER, _SITE),
     "insidesite": (S.INSIDESITE, _FRAME),
+    "distance": (S.GEOMDIST, _PAIR), "normal": (S.GEOMNORMAL, _PAIR),
+    "fromto": (S.GEOMFROMTO, _PAIR), "contact": (S.CONTACT, _CONTACT),
+    "camprojection": (S.CAMPROJECTION, _SITE),
 }
 # MuJoCo sensors this engine does not compute yet: a clear error, never a silent zero
-UNSUPPORTED = {"camprojection", "distance", "normal", "fromto",
-               "contact", "tactile", "plugin", "user"}
+UNSUPPORTED = {"tactile", "plugin", "user"}
+
+# contact sensor: data keywords in mjtConDataField order, their sizes, reduce keywords
+CONDATA = ("found", "force", "torque", "dist", "pos", "normal", "tangent", "linvel", "angvel")
+CONDATA_SIZE = (1, 3, 3, 1, 3, 3, 3, 3, 3)
+REDUCE = ("none", "mindist", "maxforce", "netforce")
 
 _FRAMEOBJ = {"body": O.BODY, "xbody": O.XBODY, "geom": O.GEOM, "site": O.SITE,
              "camera": O.CAMERA}
 _BASE_ATTRS = {"name", "noise", "cutoff", "user", "nsample", "interp", "delay", "interval"}
 
+_DIMS = {S.GEOMDIST: 1, S.GEOMNORMAL: 3, S.GEOMFROMTO: 6, S.CAMPROJECTION: 2}
 _ACC = {S.TOUCH, S.ACCELEROMETER, S.FORCE, S.TORQUE, S.ACTUATORFRC, S.JOINTACTFRC,
         S.TENDONACTFRC, S.JOINTLIMITFRC, S.TENDONLIMITFRC, S.FRAMELINACC, S.FRAMEANGACC}
 _VEL = {S.VELOCIMETER, S.GYRO, S.JOINTVEL, S.TENDONVEL, S.ACTUATORVEL, S.BALLANGVEL,
@@ -64,7 +76,7 @@ def datatype(st):
   """mjtDataType of a sensor type (MuJoCo's sensorDatatype)."""
   if st in (S.TOUCH, S.INSIDESITE):
     return t.mjtDataType.POSITIVE
-  if st in (S.FRAMEXAXIS, S.FRAMEYAXIS, S.FRAMEZAXIS):
+  if st in (S.FRAMEXAXIS, S.FRAMEYAXIS, S.FRAMEZAXIS, S.GEOMNORMAL):
     return t.mjtDataType.AXIS
   if st in (S.BALLQUAT, S.FRAMEQUAT):
     return t.mjtDataType.QUATERNION
@@ -74,6 +86,58 @@ def datatype(st):
 def needstage(st):
   """mjtStage a sensor type needs (MuJoCo's sensorNeedstage)."""
   return t.mjtStage.ACC if st in _ACC else (t.mjtStage.VEL if st in _VEL else t.mjtStage.POS)
+
+
+def contact_needstage(dataspec, reduce):
+  """Stage of a contact sensor, from its data fields and reduction (MuJoCo 4.0): forces need
+  the constraint solution, velocities the velocity stage."""
+  if dataspec & 0b110 or reduce >= 2:
+    return t.mjtStage.ACC
+  if dataspec & 0b110000000:
+    return t.mjtStage.VEL
+  return t.mjtStage.POS
+
+
+def _contact_spec(n):
+  """(dataspec bits, reduce, num) of a <contact> sensor, checked as MuJoCo's XML reader."""
+  from engine.mjcf.parse import number
+  num = number(n, "num", 1)
+  if num != int(num):
+    raise n.error("attribute 'num': expected an integer")
+  if num < 1:
+    raise n.error("'num' must be positive in sensor")
+  words = n.get("data", "found").split() or ["found"]
+  spec, last = 0, -1
+  for w in words:
+    if w not in CONDATA:
+      raise n.error(f"attribute 'data': '{w}' is not one of {', '.join(CONDATA)}")
+    k = CONDATA.index(w)
+    if spec & (1 << k):
+      raise n.error(f"attribute 'data': duplicate keyword '{w}'")
+    if k < last:
+      raise n.error("data attributes must be in order: " + ", ".join(CONDATA))
+    spec, last = spec | (1 << k), k
+  red = n.get("reduce", "none")
+  if red not in REDUCE:
+    raise n.error(f"attribute 'reduce': '{red}' is not one of {', '.join(REDUCE)}")
+  reduce = REDUCE.index(red)
+  if reduce == 3 and spec & 0b110000000:
+    raise n.error("netforce reduction is incompatible with linvel or angvel")
+  return spec, reduce, int(num)
+
+
+def _one_of(c, n, keys, required):
+  """(objtype, objid) named by at most one of `keys` (key -> object type) of a pair/contact
+  sensor; (UNKNOWN, -1) when none is given and not `required`."""
+  given = [k for k in keys if k in n.attrib]
+  if len(given) > 1:
+    raise n.error("at most one of " + ", ".join(f"'{k}'" for k in keys) + " can be specified")
+  if not given:
+    if required:
+      raise n.error("one of " + ", ".join(f"'{k}'" for k in keys) + " must be specified")
+    return O.UNKNOWN, -1
+  key = given[0]
+  return keys[key], _find(c, n, keys[key], key, required=True)
 
 
 def compile_sensor(c, n):
@@ -97,8 +161,15 @@ def compile_sensor(c, n):
       allowed.add("site")
     elif st not in (S.FRAMELINACC, S.FRAMEANGACC):
       allowed |= {"reftype", "refname"}
+  elif target is _PAIR:
+    allowed |= {"geom1", "geom2", "body1", "body2"}
+  elif target is _CONTACT:
+    allowed |= {"geom1", "geom2", "body1", "body2", "subtree1", "subtree2", "site", "num",
+                "data", "reduce"}
   elif target[0]:
     allowed.add(target[0])
+  if st == S.CAMPROJECTION:
+    allowed.add("camera")
   for key in n.attrib:
     if key not in allowed:
       raise n.error(f"unknown attribute '{key}'")
@@ -113,10 +184,28 @@ def compile_sensor(c, n):
     if key in n.attrib:
       raise n.error(f"sensor attribute '{key}' is not supported yet")
   dt = datatype(st)
-  if cutoff > 0 and dt in (t.mjtDataType.QUATERNION, t.mjtDataType.AXIS):
+  if cutoff > 0 and dt in (t.mjtDataType.QUATERNION, t.mjtDataType.AXIS) and st != S.GEOMNORMAL:
     raise n.error("cutoff applied to axis or quaternion datatype in sensor")
   reftype, refid = O.UNKNOWN, -1
-  if target is _FRAME:
+  intprm = [0] * t.NSENS
+  stage = needstage(st)
+  if target is _PAIR:
+    objtype, objid = _one_of(c, n, {"geom1": O.GEOM, "body1": O.BODY}, True)
+    reftype, refid = _one_of(c, n, {"geom2": O.GEOM, "body2": O.BODY}, True)
+    if objtype == reftype and objid == refid:
+      raise n.error("1st body/geom must be different from 2nd body/geom")
+    geoms = [g for b in c.bodies for g in b.geoms]
+    for ot, oid in ((objtype, objid), (reftype, refid)):
+      if ot == O.GEOM and geoms[oid].type == t.mjtGeom.HFIELD:
+        raise n.error("height fields are not supported in geom distance sensors")
+  elif target is _CONTACT:
+    objtype, objid = _one_of(c, n, {"geom1": O.GEOM, "body1": O.BODY, "subtree1": O.XBODY,
+                                    "site": O.SITE}, False)
+    reftype, refid = _one_of(c, n, {"geom2": O.GEOM, "body2": O.BODY, "subtree2": O.XBODY},
+                             False)
+    intprm = list(_contact_spec(n))
+    stage = contact_needstage(intprm[0], intprm[1])
+  elif target is _FRAME:
     objtype = _frame_type(n, "objtype", required=True)
     objid = _find(c, n, objtype, "objname", required=True)
     if st == S.INSIDESITE:
@@ -127,7 +216,18 @@ def compile_sensor(c, n):
   else:
     key, objtype = target
     objid = -1 if key is None else _find(c, n, objtype, key, required=True)
+  if st == S.CAMPROJECTION:
+    if "camera" not in n.attrib:
+      raise n.error("missing attribute 'camera'")
+    reftype, refid = O.CAMERA, _find(c, n, O.CAMERA, "camera", required=True)
+    res = [x for b in c.bodies for x in b.cams][refid].resolution
+    if res[0] <= 0 or res[1] <= 0:
+      raise n.error("camera in camprojection sensor must have positive resolution")
   dim = 4 if st in (S.BALLQUAT, S.FRAMEQUAT) else (3 if st in _DIM3 else 1)
+  if st in _DIMS:
+    dim = _DIMS[st]
+  if st == S.CONTACT:
+    dim = intprm[2] * sum(z for k, z in enumerate(CONDATA_SIZE) if intprm[0] >> k & 1)
   if objtype == O.ACTUATOR and st in (S.ACTUATORPOS, S.ACTUATORVEL, S.ACTUATORFRC):
     dim = c.actuators[objid].outnum   # one value per force output (SO3 servos: 3)
   if objtype == O.JOINT:
@@ -142,9 +242,9 @@ def compile_sensor(c, n):
     if not c.tendons[objid].is_limited:
       raise n.error("tendon must be limited in sensor")
   c.sensors.append(dict(node=n, name=n.get("name", ""), type=int(st), datatype=int(dt),
-                        needstage=int(needstage(st)), objtype=int(objtype), objid=objid,
+                        needstage=int(stage), objtype=int(objtype), objid=objid,
                         reftype=int(reftype), refid=refid, dim=dim, cutoff=cutoff,
-                        noise=noise))
+                        noise=noise, intprm=intprm))
 
 
 def _frame_type(n, key, required):
@@ -179,6 +279,7 @@ def assemble(c, A, sizes):
     A["sensor_" + k] = np.array([s[k] for s in ss], i4)
   A["sensor_intprm"] = np.zeros((len(ss), t.NSENS), i4)
   for i, s in enumerate(ss):
+    A["sensor_intprm"][i] = s["intprm"]
     if s["type"] == S.RANGEFINDER:
       A["sensor_intprm"][i, 0] = 1   # 1 << mjRAYDATA_DIST
       for g in (g for b in c.bodies for g in b.geoms):

@@ -43,6 +43,25 @@ _ORIENT = ("axisangle", "xyaxes", "zaxis", "euler")
 _ORIENT_N = {"axisangle": 4, "xyaxes": 6, "zaxis": 3, "euler": 3}
 
 
+def _atan2f(y, x):
+  """C's atan2f as MuJoCo's compiler calls it: the C library's own (its float rounding differs
+  from numpy's float32 arctan2 and from the correctly rounded value by an ulp at times)."""
+  global _ATAN2F
+  if _ATAN2F is None:
+    try:
+      import ctypes
+      import ctypes.util
+      f = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6").atan2f
+      f.restype, f.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+      _ATAN2F = f
+    except (OSError, AttributeError):
+      _ATAN2F = lambda a, b: np.arctan2(np.float32(a), np.float32(b))
+  return float(_ATAN2F(y, x))
+
+
+_ATAN2F = None
+
+
 class _Reader:
   """Reads one element's attributes on top of its default class, with MuJoCo's semantics.
 
@@ -1179,6 +1198,34 @@ class Compiler:
     if c.fovy >= 180:
       raise n.error("fovy too large in camera")
     c.ipd = rd.num("ipd", 0.068)
+    self._camera_intrinsic(c, rd, n)
+
+  def _camera_intrinsic(self, c, rd, n):
+    """resolution, sensorsize and intrinsic (focal length, principal point) of a camera, in
+    float32 as mjCCamera::Compile; a sensor size sets fovy from the focal length."""
+    f4 = np.float32
+    vals = rd.exact("resolution", [1.0, 1.0], 2)
+    if any(v != int(v) for v in vals):
+      raise n.error("attribute 'resolution': expected integers")
+    c.resolution = [int(v) for v in vals]
+    size = [f4(v) for v in rd.exact("sensorsize", [0.0, 0.0], 2)]
+    focal = [f4(v) for v in rd.exact("focal", [0.0, 0.0], 2)]
+    focalpx = [f4(v) for v in rd.exact("focalpixel", [0.0, 0.0], 2)]
+    princ = [f4(v) for v in rd.exact("principal", [0.0, 0.0], 2)]
+    princpx = [f4(v) for v in rd.exact("principalpixel", [0.0, 0.0], 2)]
+    c.sensorsize = size
+    if any(focal + focalpx + princ + princpx) and not (size[0] > 0 and size[1] > 0):
+      raise n.error("focal/principal require sensorsize in camera")
+    if size[0] > 0 and size[1] > 0:
+      if c.resolution[0] <= 0 or c.resolution[1] <= 0:
+        raise n.error("sensorsize requires positive resolution in camera")
+      dens = [f4(c.resolution[k]) / size[k] for k in range(2)]
+      c.intrinsic = [focalpx[k] / dens[k] if focalpx[k] else focal[k] for k in range(2)]
+      c.intrinsic += [princpx[k] / dens[k] if princpx[k] else princ[k] for k in range(2)]
+      c.fovy = _atan2f(float(size[1] / f4(2)), float(c.intrinsic[1])) * 360.0 / math.pi
+    else:
+      znear = f4(self.visual.get("map", {}).get("znear", 0.01))
+      c.intrinsic = [znear, znear, f4(0), f4(0)]
 
   def _compile_light(self, x):
     n = x.node

@@ -176,10 +176,10 @@ _ERR_XML = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/>
 
 
 @pytest.mark.parametrize("elem, message", [
-    ('<camprojection site="s" camera="c"/>', "sensor <camprojection> is not supported"),
+    ('<camprojection site="s" camera="c"/>', "unknown camera 'c'"),
     ('<insidesite objtype="body" objname="b"/>', "missing attribute 'site'"),
-    ('<distance geom1="g" geom2="h"/>', "sensor <distance> is not supported"),
-    ('<contact/>', "sensor <contact> is not supported"),
+    ('<distance geom1="g" geom2="h"/>', "unknown geom 'g'"),
+    ('<tactile geom="g" mesh="m"/>', "sensor <tactile> is not supported"),
     ('<user dim="2"/>', "sensor <user> is not supported"),
     ('<plugin plugin="x"/>', "sensor <plugin> is not supported"),
     ('<bogus site="s"/>', "unknown element <bogus> in <sensor>"),
