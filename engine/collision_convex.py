@@ -1486,7 +1486,8 @@ def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out
   a1 = (objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8])
   a2 = (objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8])
   dot12 = _dot(a1[0], a1[1], a1[2], a2[0], a2[1], a2[2])
-  if s1 * s2 * dot12 < -_FACE_TOL:
+  if s1 * s2 * dot12 < -_FACE_TOL and not mixed1 and not mixed2:
+    # both show a cap (parallel cylinders side by side show their sides: EPA's contact stays)
     return _cap_on_cap(objs, pt, top1, top2, margin, dist_out, pos_out, frame_out)
   a = fvert[face, 0]
   if not mixed1 and mixed2 and abs(s1 * dot12) < _EDGE_TOL:
@@ -1727,9 +1728,10 @@ def _split_work(fbuf, ibuf, n):
 
 
 @jit
-def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations):
-  """MuJoCo's mjc_ccd for one contact without distances: returns (dist, nx), witness points
-  in xw (geom 1 at 0:3, geom 2 at 3:6)."""
+def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations, cutoff):
+  """MuJoCo's mjc_ccd for one contact with distances up to `cutoff` (0 for contacts, the
+  sensors' cutoff for distance sensors): returns (dist, nx), _MAX_LIMIT beyond the cutoff;
+  witness points in xw (geom 1 at 0:3, geom 2 at 3:6)."""
   cnt[4] = -1  # EPA face, for multicontact
   for j in range(3):
     xw[j] = objs[0, _POS + j]
@@ -1755,9 +1757,8 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
     elif margin2 > 0:
       full2 = 0.5 * margin2
     objs[1, _MARGIN] = 0.0
-    cutoff = 0.0 + full1 + full2
     dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
-                                         max_iterations, cutoff)
+                                         max_iterations, cutoff + full1 + full2)
     objs[0, _MARGIN] = margin1
     objs[1, _MARGIN] = margin2
     objt[0, 1] = _MODE_GEOM
@@ -1775,7 +1776,7 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
         xw[4] -= full2 * n1
         xw[5] -= full2 * n2
       dist -= full1 + full2
-      if dist > 0:
+      if dist > cutoff:
         dist = _MAX_LIMIT
       return dist, nx
 
@@ -1785,7 +1786,7 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
       xw[3 + j] = objs[1, _POS + j]
 
   dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
-                                       max_iterations, 0.0)
+                                       max_iterations, cutoff)
   if dist <= tolerance and nsimplex > 1 and not separated:
     dist = 0.0  # assume touching
     cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
@@ -1827,7 +1828,8 @@ def _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_i
 def _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations,
                  margin, icon, dist_out, pos_out, frame_out):
   """MuJoCo's mjc_penetration (native CCD): writes at most one contact at row icon."""
-  dist, nx = _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations)
+  dist, nx = _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations,
+                  0.0)
   if not dist < 0 or nx == 0:
     return 0
   dist_out[icon] = margin + dist

@@ -898,64 +898,6 @@ def _touch(m, d, site):
 # -------------------------------------------------- collision sensors (mj_geomDistance)
 
 @jit
-def _ccd_cutoff(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations,
-                cutoff):
-  """MuJoCo's mjc_ccd for one contact with distances up to `cutoff` (geoms without margin):
-  returns (dist, nx), mjMAX_LIMIT beyond the cutoff; witness points in xw (geom 1 at 0:3,
-  geom 2 at 3:6). `collision_convex._ccd` is the same with cutoff 0."""
-  cnt[4] = -1
-  for j in range(3):
-    xw[j] = objs[0, cvx._POS + j]
-    xw[3 + j] = objs[1, cvx._POS + j]
-  t1, t2 = objt[0, 0], objt[1, 0]
-  core1 = t1 == _SPHERE or t1 == _CAPSULE
-  core2 = t2 == _SPHERE or t2 == _CAPSULE
-  if core1 or core2:
-    # shrink spheres to points and capsules to segments: distance of the cores
-    full1 = objs[0, cvx._SIZE] if core1 else 0.0
-    full2 = objs[1, cvx._SIZE] if core2 else 0.0
-    if core1:
-      objt[0, 1] = cvx._MODE_POINT if t1 == _SPHERE else cvx._MODE_LINE
-    if core2:
-      objt[1, 1] = cvx._MODE_POINT if t2 == _SPHERE else cvx._MODE_LINE
-    dist, nsimplex, separated, nx = cvx._gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
-                                             max_iterations, cutoff + full1 + full2)
-    objt[0, 1] = cvx._MODE_GEOM
-    objt[1, 1] = cvx._MODE_GEOM
-    if dist > tolerance:   # shallow penetration or apart: inflate the core witness points
-      n0, n1, n2, _ = cvx._normalize(xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2])
-      if full1:
-        xw[0] += full1 * n0
-        xw[1] += full1 * n1
-        xw[2] += full1 * n2
-      if full2:
-        xw[3] -= full2 * n0
-        xw[4] -= full2 * n1
-        xw[5] -= full2 * n2
-      dist -= full1 + full2
-      if dist > cutoff:
-        dist = cvx._MAX_LIMIT
-      return dist, nx
-    for j in range(3):   # deep penetration: rerun on the full geoms
-      xw[j] = objs[0, cvx._POS + j]
-      xw[3 + j] = objs[1, cvx._POS + j]
-  dist, nsimplex, separated, nx = cvx._gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
-                                           max_iterations, cutoff)
-  if dist <= tolerance and nsimplex > 1 and not separated:
-    dist = 0.0  # assume touching
-    cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
-    if nsimplex == 2:
-      ret = cvx._polytope2(pt, cnt, ctr, sx, si, objs, objt)
-    elif nsimplex == 3:
-      ret = cvx._polytope3(pt, cnt, ctr, sx, si, objs, objt)
-    else:
-      ret = cvx._polytope4(pt, cnt, ctr, sx, si, objs, objt)
-    if ret == 0:
-      dist, nx = cvx._epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
-  return dist, nx
-
-
-@jit
 def _distance_ccd(m, d, g1, g2, distmax, fromto):
   """mj_geomDistanceCCD: native CCD of geoms g1, g2 in the caller's order, without margins."""
   iters = min(m.opt_ccd_iterations[0], m.nccd)
@@ -971,8 +913,8 @@ def _distance_ccd(m, d, g1, g2, distmax, fromto):
   if m.geom_type[g2] == _MESH:
     vert, _, graph = drv._mesh_arrays(m, g2)
     row, iadr = cvx._set_mesh(objs, objt, 1, row, iadr, vert, graph)
-  dist, nx = _ccd_cutoff(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, m.opt_ccd_tolerance[0],
-                         iters, distmax)
+  dist, nx = cvx._ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, m.opt_ccd_tolerance[0],
+                      iters, distmax)
   if nx > 0:
     for k in range(6):
       fromto[k] = xw[k]

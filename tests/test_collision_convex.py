@@ -222,6 +222,34 @@ def test_cylinder_lying_on_face(type2, size2, spin, quat2, tilt, margin):
   assert collide_convex(*args, flags, dist, pos, frame) == 1
 
 
+@pytest.mark.parametrize("x2,tilt", [(0.19, 0.0), (0.195, 0.0), (0.19, 0.01), (0.185, -0.02)])
+def test_parallel_cylinders_side_by_side(x2, tilt):
+  """Parallel cylinders touching side to side with coplanar caps: MuJoCo 4.0 keeps EPA's
+  single contact across the sides (the single-shot multicontact does not take the caps as
+  facing each other)."""
+  xml = f"""<mujoco><worldbody>
+    <body pos="0 0 .5"><freejoint/><geom type="cylinder" size=".1" fromto="0 -.03 0 0 .03 0"/>
+    </body>
+    <body pos="{x2} 0 .5" euler="0 {tilt} 0"><freejoint/>
+      <geom type="cylinder" size=".1" fromto="0 -.03 0 0 .03 0"/></body>
+    </worldbody></mujoco>"""
+  m = mujoco.MjModel.from_xml_string(xml)
+  d = mujoco.MjData(m)
+  mujoco.mj_forward(m, d)
+  dist = np.zeros(50)
+  pos = np.zeros((50, 3))
+  frame = np.zeros((50, 9))
+  n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
+                     m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1], 0.0,
+                     m.opt.ccd_iterations, m.opt.ccd_tolerance, m.opt.disableflags, dist,
+                     pos, frame)
+  assert n == d.ncon == 1
+  c = d.contact[0]
+  assert abs(c.dist - dist[0]) < _TOL
+  np.testing.assert_allclose(pos[0], c.pos, rtol=0, atol=_TOL)
+  np.testing.assert_allclose(_make_frame(frame[0, :3]), c.frame, rtol=0, atol=_TOL)
+
+
 def test_separated_geoms_have_no_contact():
   """Far-apart geoms give no contact, and a deep overlap gives one with dist < 0."""
   dist = np.zeros(50)

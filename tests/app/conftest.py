@@ -77,11 +77,19 @@ def open_viewer():
     # the first frames show the model's preview (engine/preview.py); the tests drive the engine
     run_until(v, lambda: v.sim.status().physics and v.ui.m is v.sim.model,
               "the physics never took over from the preview")
+    # the engine's first snapshot follows the takeover (tests read snapshots right away)
+    run_until(v, lambda: _published(v), "the physics published no snapshot")
     return v
 
   yield make
   for v in made:
     v.close()
+
+
+def _published(v):
+  """Whether the simulation has published a snapshot of the engine's state."""
+  with v.sim.snapshot() as snap:
+    return snap is not None
 
 
 def run_until(v, cond, what, timeout=120.0):
