@@ -14,7 +14,7 @@ from engine import collision_hfield as hf
 from engine import collision_libccd as ccd
 from engine import constraint as cn
 from engine import collision_primitive as prim
-from engine.smooth import jit
+from engine.smooth import inline, jit
 from engine import types as t
 
 _DSBL_CONSTRAINT = int(t.mjtDisableBit.CONSTRAINT)
@@ -72,7 +72,7 @@ def max_contact(m, type1, type2):
   return 5
 
 
-@jit
+@inline
 def _filter_sphere(m, d, g1, g2, margin):
   """True when the bounding spheres (or a plane and a sphere) are farther apart than margin."""
   r1, r2 = m.geom_rbound[g1], m.geom_rbound[g2]
@@ -94,21 +94,21 @@ def _filter_sphere(m, d, g1, g2, margin):
   return False
 
 
-@jit
+@inline
 def _margin(m, g1, g2, ipair):
   if ipair >= 0:
     return cn.assign_margin(m, m.pair_margin[ipair])
   return cn.assign_margin(m, m.geom_margin[g1] + m.geom_margin[g2])
 
 
-@jit
+@inline
 def _gap(m, g1, g2, ipair):
   if ipair >= 0:
     return m.pair_gap[ipair]
   return m.geom_gap[g1] + m.geom_gap[g2]
 
 
-@jit
+@inline
 def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
   """MuJoCo's filterCollisionPair: False discards the geom pair."""
   if merged:

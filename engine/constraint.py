@@ -21,7 +21,7 @@ import math
 
 from engine import math as mm
 from engine import smooth
-from engine.smooth import jit
+from engine.smooth import inline, jit
 from engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
                           mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning)
 
@@ -192,7 +192,7 @@ def jac_dot(m, d, out, p0, p1, p2, body):
     i = m.dof_parentid[i]
 
 
-@jit
+@inline
 def _chain_count(m, b1, b2, skipcommon):
   """Number of dofs in MuJoCo's merged sparse dof chain of two bodies (mj_mergeChain and
   mj_mergeChainSimple as mj_jacDifPair picks them); only decides which rows exist."""
@@ -512,7 +512,7 @@ def instantiate_limit(m, d):
 
 # ---------------------------------------------------------------- contacts
 
-@jit
+@inline
 def _contact_chain(m, b1, b2, chain, side):
   """Merged dof chains of two bodies, descending (mj_jacDifPair's columns): chain[:n] are the
   dofs, side[:n] bit 1 / bit 2 whether the dof moves body 1 / body 2. Returns n."""
@@ -705,7 +705,7 @@ def diag_approx(m, d):
     i += 1
 
 
-@jit
+@inline
 def _sol_params(m, d, i, ref, reff, imp):
   """solref, solreffriction (contacts only, else 0) and solimp of row i, with MuJoCo's
   mixed-sign fallback, refsafe clamp and solimp limits (getsolparam)."""

@@ -27,9 +27,12 @@ _SF_NONE, _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 0, 1, 2, 3, 4
 _CL_FIXED, _CL_TRACK, _CL_TRACKCOM, _CL_TARGETBODY, _CL_TARGETBODYCOM = 0, 1, 2, 3, 4
 
 jit = numba.njit(cache=True, nogil=True)
+# small helpers called per body, pair or row: inlined into their callers, which saves the
+# call and the reference counting of the Model/Data structs passed to it
+inline = numba.njit(cache=True, nogil=True, inline='always')
 
 
-@jit
+@inline
 def _local_to_global(xpos_out, xquat_out, xmat_out, i, d, pos, quat, body, sameframe):
   """Frame of an object attached to `body` at (pos, quat): MuJoCo's mj_local2Global."""
   if sameframe == _SF_BODY:
