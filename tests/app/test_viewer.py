@@ -357,6 +357,13 @@ FLOAT = """
 """
 
 
+def _perturb_force(v):
+  """Largest component of the spring force in the newest snapshot (-1 without a spring)."""
+  with v.sim.snapshot() as snap:
+    p = snap.extra["perturb"]
+    return -1.0 if p is None else float(np.abs(p[3]).max())
+
+
 def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   """Double-click picks the body under the pointer; Ctrl+right drag pulls it along the drag
   (camera-aligned), the spring is drawn, and releasing leaves xfrc_applied untouched."""
@@ -374,7 +381,8 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   _send(v, "on_mouse_press", x, y, mouse.RIGHT, key.MOD_CTRL)
   for _ in range(5):
     _send(v, "on_mouse_drag", x, y, 0, h // 20, mouse.RIGHT, key.MOD_CTRL)  # drag upwards
-  run_until(v, lambda: v.sim.snapshot().__enter__().extra["perturb"] is not None, "no spring")
+  # the snapshot shows the perturbation from perturb_start on; its force after the next step
+  run_until(v, lambda: _perturb_force(v) > 0, "no spring force")
   pulling = []
   v.sim.send("call", lambda m, d: pulling.append(d.xfrc_perturb[1].copy()))
   v.sim.sync()
