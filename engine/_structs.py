@@ -1012,7 +1012,7 @@ DataType = _DataStructType([
     ('solver_efc', types.Array(types.float64, 2, 'C')),
     ('solver_quad', types.Array(types.float64, 1, 'C')),
     ('solver_int', types.Array(types.int32, 2, 'C')),
-    ('solver_MinvJT', types.Array(types.float64, 1, 'C')),
+    ('solver_Y', types.Array(types.float64, 1, 'C')),
     ('solver_ARblk', types.Array(types.float64, 2, 'C')),
     ('solver_scratch', types.Array(types.float64, 1, 'C')),
     ('solver_mat', types.Array(types.float64, 3, 'C')),
@@ -1293,13 +1293,13 @@ def _set_data_9(s, solver_nchange, solver_neval, solver_nupdate, solver_fwdinv, 
 
 
 @numba.njit(cache=True)
-def _set_data_10(s, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol):
+def _set_data_10(s, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol):
   s.solver_LTJ = borrowed(solver_LTJ)
   s.solver_nv = borrowed(solver_nv)
   s.solver_efc = borrowed(solver_efc)
   s.solver_quad = borrowed(solver_quad)
   s.solver_int = borrowed(solver_int)
-  s.solver_MinvJT = borrowed(solver_MinvJT)
+  s.solver_Y = borrowed(solver_Y)
   s.solver_ARblk = borrowed(solver_ARblk)
   s.solver_scratch = borrowed(solver_scratch)
   s.solver_mat = borrowed(solver_mat)
@@ -1310,7 +1310,7 @@ def _set_data_10(s, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, 
   s.solver_Ynnz = borrowed(solver_Ynnz)
   s.solver_Yadr = borrowed(solver_Yadr)
   s.solver_Ycol = borrowed(solver_Ycol)
-  s.owners_10 = (solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_MinvJT, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol,)
+  s.owners_10 = (solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol,)
 
 
 @numba.njit(cache=True)
@@ -1376,7 +1376,7 @@ DATA_SETTERS = (
     (_set_data_7, ('contact_solreffriction', 'contact_solimp', 'contact_mu', 'contact_H', 'contact_dim', 'contact_geom1', 'contact_geom2', 'contact_exclude', 'contact_efc_address', 'efc_type', 'efc_id', 'efc_J_rownnz', 'efc_J_rowadr', 'efc_J_colind', 'efc_J', 'efc_pos')),
     (_set_data_8, ('efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive')),
     (_set_data_9, ('solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone')),
-    (_set_data_10, ('solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_MinvJT', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol')),
+    (_set_data_10, ('solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_Y', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol')),
     (_set_data_11, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
     (_set_data_12, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz')),
     (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),

@@ -160,14 +160,7 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
         if cvx._penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                             ccd_iterations, margin, ncon, dist, pos, frame):
           # back to the world frame
-          n0, n1, n2 = frame[ncon, 0], frame[ncon, 1], frame[ncon, 2]
-          p0, p1, p2 = pos[ncon, 0], pos[ncon, 1], pos[ncon, 2]
-          frame[ncon, 0] = mat1[0] * n0 + mat1[1] * n1 + mat1[2] * n2
-          frame[ncon, 1] = mat1[3] * n0 + mat1[4] * n1 + mat1[5] * n2
-          frame[ncon, 2] = mat1[6] * n0 + mat1[7] * n1 + mat1[8] * n2
-          pos[ncon, 0] = mat1[0] * p0 + mat1[1] * p1 + mat1[2] * p2 + pos1[0]
-          pos[ncon, 1] = mat1[3] * p0 + mat1[4] * p1 + mat1[5] * p2 + pos1[1]
-          pos[ncon, 2] = mat1[6] * p0 + mat1[7] * p1 + mat1[8] * p2 + pos1[2]
+          ccd.contact_to_world(frame, pos, ncon, mat1, pos1)
           ncon += 1
           if ncon >= MAXCONPAIR:
             return ncon

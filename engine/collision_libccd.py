@@ -29,6 +29,7 @@ import math
 import numba
 
 from engine.collision_convex import _cross, _dot   # ccdVec3Cross/Dot: the same arithmetic
+from engine.math import axis_angle_quat, mat_vec, quat2mat
 from engine.types import mjtGeom
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -674,20 +675,8 @@ def _multiccd(P, ob, oi, vert1, graph1, vert2, graph2, tol_distinct, margin, tol
     a0, a1, a2 = (y0, y1, y2) if axis == 0 else (z0, z1, z2)
     for side in range(2):
       angle = -1e-3 if side == 0 else 1e-3
-      s = math.sin(angle * 0.5)
-      q0, q1, q2, q3 = math.cos(angle * 0.5), a0 * s, a1 * s, a2 * s
-      q00, q01, q02, q03 = q0 * q0, q0 * q1, q0 * q2, q0 * q3
-      q11, q12, q13 = q1 * q1, q1 * q2, q1 * q3
-      q22, q23, q33 = q2 * q2, q2 * q3, q3 * q3
-      R[0] = q00 + q11 - q22 - q33
-      R[4] = q00 - q11 + q22 - q33
-      R[8] = q00 - q11 - q22 + q33
-      R[1] = 2 * (q12 - q03)
-      R[2] = 2 * (q13 + q02)
-      R[3] = 2 * (q12 + q03)
-      R[5] = 2 * (q23 - q01)
-      R[6] = 2 * (q13 - q02)
-      R[7] = 2 * (q23 + q01)
+      q0, q1, q2, q3 = axis_angle_quat(a0, a1, a2, angle)
+      quat2mat(R, q0, q1, q2, q3)
       _rotate_frame(ob, 0, o0, o1, o2, R)
       for a in range(3):   # the inverse rotation
         for b in range(a + 1, 3):
@@ -804,6 +793,14 @@ def hfield_begin(geom, type2, pos2, mat2, margin, fbuf, ibuf):
     ob[3, _MAT + j] = mat2[j]
 
 
+@_inline
+def contact_to_world(frame, pos, i, mat, off):
+  """Contact i's normal and point from a frame (rotation mat, origin off) to the world."""
+  frame[i, 0], frame[i, 1], frame[i, 2] = mat_vec(mat, frame[i, 0], frame[i, 1], frame[i, 2])
+  p0, p1, p2 = mat_vec(mat, pos[i, 0], pos[i, 1], pos[i, 2])
+  pos[i, 0], pos[i, 1], pos[i, 2] = p0 + off[0], p1 + off[1], p2 + off[2]
+
+
 @jit
 def hfield_prism(prism, vert2, graph2, pos1, mat1, margin, tolerance, max_iterations, i, dist,
                  pos, frame, fbuf, ibuf):
@@ -816,13 +813,6 @@ def hfield_prism(prism, vert2, graph2, pos1, mat1, margin, tolerance, max_iterat
   if not _penetration(P, ob, oi, prism, graph2[0:0], vert2, graph2, margin, tolerance,
                       max_iterations, i, dist, pos, frame):
     return 0
-  n0, n1, n2 = frame[i, 0], frame[i, 1], frame[i, 2]
-  p0, p1, p2 = pos[i, 0], pos[i, 1], pos[i, 2]
-  frame[i, 0] = mat1[0] * n0 + mat1[1] * n1 + mat1[2] * n2
-  frame[i, 1] = mat1[3] * n0 + mat1[4] * n1 + mat1[5] * n2
-  frame[i, 2] = mat1[6] * n0 + mat1[7] * n1 + mat1[8] * n2
-  pos[i, 0] = mat1[0] * p0 + mat1[1] * p1 + mat1[2] * p2 + pos1[0]
-  pos[i, 1] = mat1[3] * p0 + mat1[4] * p1 + mat1[5] * p2 + pos1[1]
-  pos[i, 2] = mat1[6] * p0 + mat1[7] * p1 + mat1[8] * p2 + pos1[2]
+  contact_to_world(frame, pos, i, mat1, pos1)
   fix_normal(ob, -1, 2, _fixable(oi[1, 0]), 3, frame, pos, i)
   return 1

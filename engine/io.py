@@ -23,23 +23,6 @@ def _build(new, size_setter, setters, sizes, arrays):
   return s
 
 
-def _check_arrays(table, sizes, arrays, what):
-  for name, dtype, shape in table:
-    a = arrays.get(name)
-    want = t.resolve_shape(shape, sizes)
-    if a is None:
-      arrays[name] = np.zeros(want, dtype)
-      continue
-    a = np.ascontiguousarray(a, dtype=dtype)
-    if a.shape != want:
-      if a.size == int(np.prod(want)):
-        a = a.reshape(want)
-      else:
-        raise ValueError(f"{what}.{name}: shape {a.shape}, expected {want}")
-    arrays[name] = a.copy() if a.base is not None or not a.flags.writeable else a
-  return arrays
-
-
 class Option:
   """`m.opt`: simulation options, read and written by MuJoCo's names (`m.opt.timestep`)."""
 
@@ -67,7 +50,7 @@ class Model:
   def __init__(self, sizes, arrays, names=None, source=None):
     arrays = dict(arrays)
     visual, statistic = arrays.pop("_visual", {}), arrays.pop("_statistic", {})
-    arrays = _check_arrays(t.MODEL_TABLE, sizes, arrays, "Model")
+    arrays = t.check_arrays(t.MODEL_TABLE, sizes, arrays, "Model")
     d = self.__dict__
     d.update({k: int(sizes[k]) for k in t.MODEL_SIZES})
     d.update({k: v for k, v in arrays.items() if not k.startswith("opt_")})
@@ -95,7 +78,7 @@ class Data:
 
   def __init__(self, m):
     sizes = m.sizes()
-    arrays = _check_arrays(t.DATA_TABLE, sizes, {}, "Data")
+    arrays = t.check_arrays(t.DATA_TABLE, sizes, {}, "Data")
     d = self.__dict__
     d.update({k: v for k, v in arrays.items() if k not in _DATA_SCALARS})
     d["_arrays"] = arrays

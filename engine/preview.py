@@ -53,24 +53,6 @@ def _deferred_ccd_sizes(calls):
       t.contact_capacity = real
 
 
-def _as_table(table, sizes, arrays, what):
-  """Arrays of `table` with their exact dtype and shape (zeros where missing), each owning its
-  memory, as engine.io checks them: the engine's Model then shares them without copying."""
-  for name, dtype, shape in table:
-    a = arrays.get(name)
-    want = t.resolve_shape(shape, sizes)
-    if a is None:
-      arrays[name] = np.zeros(want, dtype)
-      continue
-    a = np.ascontiguousarray(a, dtype=dtype)
-    if a.shape != want:
-      if a.size != int(np.prod(want)):
-        raise ValueError(f"{what}.{name}: shape {a.shape}, expected {want}")
-      a = a.reshape(want)
-    arrays[name] = a.copy() if a.base is not None or not a.flags.writeable else a
-  return arrays
-
-
 class PreviewModel:
   """Model fields by MuJoCo's names (the compiled arrays, shared with the Model that `finish`
   builds), sizes, names, `vis` and `stat`; no compiled structure, no `opt`."""
@@ -120,7 +102,7 @@ class Compiled:
     self.lropt = arrays.pop("_lengthrange")
     self.visual, self.statistic = arrays.pop("_visual", {}), arrays.pop("_statistic", {})
     self.sizes, self.names = sizes, names
-    self.arrays = _as_table(t.MODEL_TABLE, sizes, arrays, "Model")
+    self.arrays = t.check_arrays(t.MODEL_TABLE, sizes, arrays, "Model")
     self._model = None
 
   @property

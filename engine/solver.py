@@ -21,17 +21,18 @@ Choices (see also the report in the commit history):
   layout over its local dofs (iefc_J, iefc_J_*). Every J product costs the row's nonzeros.
   The Newton Hessian is MuJoCo's dense path (island-size n x n Cholesky of the lower
   triangle, rank-1 updates as states change).
-- PGS keeps Y = M^-1 J' (`solver_MinvJT`, sparse rows: row i covers the dofs of the kinematic
-  trees that J_i touches, since M is block diagonal by tree) and the vector M^-1 J' f, so a
-  residual row of AR f costs its nonzeros and no (njmax x njmax) AR is ever formed (MuJoCo
-  forms AR).
+- PGS keeps Y = D^-1/2 L^-T J' (`solver_Y`, M = L'DL the sparse factor qLD; in sparse rows:
+  row i covers the ancestors of J_i's dofs, which for a body's Jacobian is J_i's own pattern,
+  so a row of Y has no more nonzeros than the row of J) and the vector w = Y' f, so that
+  AR f = Y Y' f + R f: a residual row costs its nonzeros and no (njmax x njmax) AR is ever
+  formed (MuJoCo forms AR from the same half solve, mj_solveM2).
 
 Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones),
 solver_LTJ (6 x nv), solver_nv (12 x nv vectors), solver_efc (8 x njmax rows), solver_quad
-(3 njmax line-search polynomials), solver_int (2 x njmax), solver_MinvJT (njmax * nv),
+(3 njmax line-search polynomials), solver_int (2 x njmax), solver_Y (njmax * nv),
 solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (small vectors and
 6 x 6 matrices), solver_Ynnz / solver_Yadr / solver_Ycol (the sparse row layout of
-solver_MinvJT).
+solver_Y).
 """
 import collections
 import math
@@ -63,7 +64,7 @@ _NISLAND = 20     # mjNISLAND: islands with statistics
 
 # rows of d.solver_nv
 (_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _CHOLUPD,
- _TMP, _PERMV) = range(12)
+ _TMP, _PERMV, _DSQRT) = range(13)
 # rows of d.solver_efc
 _JAREF, _JV, _DH, _ARINV, _FPREV, _FMOM, _JAR = range(7)
 
@@ -1123,10 +1124,36 @@ def _hessian_cone(m, d, c):
   return nupdate
 
 
+@_inline
+def _add_lower(L, r, q, v):
+  """Adds v to the lower triangle's copy of entry (r, q) of a symmetric matrix."""
+  if q <= r:
+    L[r, q] += v
+  else:
+    L[q, r] += v
+
+
+@_inline
+def _add_jtdj_rows(L, J, adr, nnz, col, Dh, i, j, iperm, sparse):
+  """L += J_k' Dh_k J_k for rows k in [i, j), lower triangle, columns through iperm when
+  sparse (in the symbolic analysis' order)."""
+  for k in range(i, j):
+    di = Dh[k]
+    if di == 0.0:
+      continue
+    ak = adr[k]
+    for a in range(ak, ak + nnz[k]):
+      r = iperm[col[a]] if sparse else col[a]
+      jr = J[a] * di
+      for b in range(ak, a + 1):
+        _add_lower(L, r, iperm[col[b]] if sparse else col[b], jr * J[b])
+
+
 @jit
 def _factorize_hessian(m, d, c, ncone):
-  """L = chol(M + J' D J) over quadratic rows (MakeHessian + FactorizeHessian, dense);
-  returns nupdate."""
+  """L = chol(M + J' D J) over quadratic rows (MakeHessian + FactorizeHessian; dense, or in
+  the symbolic analysis' order and pattern for islands of _SPARSE_NV dofs or more); returns
+  nupdate."""
   nv, nefc = c.nv, c.nefc
   L, D, state = c.L, c.D, c.state
   Dh = d.solver_efc[_DH]
@@ -1137,8 +1164,9 @@ def _factorize_hessian(m, d, c, ncone):
       L[r, k] = 0.0
   J, adr, nnz, col = c.J, c.Jadr, c.Jnnz, c.Jcol
   M, dofs, dof2idof, off = d.M, c.dofs, d.map_dof2idof, c.adr
-  if nv >= _SPARSE_NV:   # in the order of the symbolic analysis (iperm: dof -> its place)
-    iperm = d.solver_Lnnz[6]
+  sparse = nv >= _SPARSE_NV
+  iperm = d.solver_Lnnz[6]   # dof -> its place in the symbolic order (sparse only)
+  if sparse:
     blk = d.solver_scratch
     i = 0
     while i < nefc:
@@ -1174,54 +1202,19 @@ def _factorize_hessian(m, d, c, ncone):
         for a in range(nz):
           r = iperm[col[a0 + a]]
           for b in range(a + 1):
-            q = iperm[col[a0 + b]]
-            if q <= r:
-              L[r, q] += blk[t]
-            else:
-              L[q, r] += blk[t]
+            _add_lower(L, r, iperm[col[a0 + b]], blk[t])
             t += 1
       else:
-        for k in range(i, j):
-          di = Dh[k]
-          if di == 0.0:
-            continue
-          ak = adr[k]
-          for a in range(ak, ak + nnz[k]):
-            r = iperm[col[a]]
-            jr = J[a] * di
-            for b in range(ak, a + 1):
-              q = iperm[col[b]]
-              if q <= r:
-                L[r, q] += jr * J[b]
-              else:
-                L[q, r] += jr * J[b]
+        _add_jtdj_rows(L, J, adr, nnz, col, Dh, i, j, iperm, True)
       i = j
-    for r in range(nv):
-      g = dofs[r]
-      adr = m.M_rowadr[g]
-      pr = iperm[r]
-      for a in range(adr, adr + m.M_rownnz[g]):
-        q = iperm[dof2idof[m.M_colind[a]] - off]
-        if q <= pr:
-          L[pr, q] += M[a]
-        else:
-          L[q, pr] += M[a]
   else:
-    for i in range(nefc):
-      di = Dh[i]
-      if di == 0.0:
-        continue
-      a0 = adr[i]
-      for a in range(a0, a0 + nnz[i]):
-        r = col[a]
-        jr = J[a] * di
-        for b in range(a0, a + 1):
-          L[r, col[b]] += jr * J[b]
-    for r in range(nv):
-      g = dofs[r]
-      adr = m.M_rowadr[g]
-      for a in range(adr, adr + m.M_rownnz[g]):
-        L[r, dof2idof[m.M_colind[a]] - off] += M[a]
+    _add_jtdj_rows(L, J, adr, nnz, col, Dh, 0, nefc, iperm, False)
+  for r in range(nv):
+    g = dofs[r]
+    pr = iperm[r] if sparse else r
+    for a in range(m.M_rowadr[g], m.M_rowadr[g] + m.M_rownnz[g]):
+      q = dof2idof[m.M_colind[a]] - off
+      _add_lower(L, pr, iperm[q] if sparse else q, M[a])
   if nv >= _SPARSE_NV:
     chol_factor_sp(L, nv, _MINVAL, d.solver_Lpat[0], d.solver_Lnnz[0], d.solver_Lpat[1],
                    d.solver_Lnnz[1])
@@ -1401,107 +1394,97 @@ def _pcg32_next(state):
 
 
 @jit
-def _solve_m_range(m, d, x, a, b):
-  """In place x[a:b] <- (M^-1 x)[a:b] for a dof range [a, b) of whole kinematic trees (M is
-  block diagonal by tree, so the range solves on its own): mj_solveLD restricted to it."""
-  qLD, diaginv, rowadr, rownnz, colind = d.qLD, d.qLDiagInv, m.M_rowadr, m.M_rownnz, m.M_colind
-  for i in range(b - 1, a - 1, -1):
-    xi = x[i]
-    if rownnz[i] == 1 or xi == 0.0:
-      continue
-    start = rowadr[i]
-    for t in range(start, start + rownnz[i] - 1):
-      x[colind[t]] -= qLD[t] * xi
-  for i in range(a, b):
-    x[i] *= diaginv[i]
-  for i in range(a, b):
-    n = rownnz[i] - 1
-    if n > 0:
-      start = rowadr[i]
-      s = 0.0
-      for t in range(start, start + n):
-        s += qLD[t] * x[colind[t]]
-      x[i] -= s
-
-
-@jit
-def make_minv_jt(m, d):
-  """solver_MinvJT row i = M^-1 J_i' for every row (the dual solver's Y, kept unsquared), in
-  sparse rows over the dofs of the trees that J_i touches (the only nonzeros M^-1 J_i' has)."""
+def make_y(m, d):
+  """solver_Y row i = D^-1/2 L^-T J_i' for every row, M = L'DL the tree factor qLD (the half
+  solve of MuJoCo's mj_solveM2), so that AR = Y Y' + diag(R). L^-T carries a dof's entry to
+  its ancestors only, so row i covers the ancestors of J_i's dofs (J_i's own pattern for a
+  body's Jacobian): a row of Y costs what the row of J does. Sparse rows, columns ascending,
+  exact zeros left out."""
+  nv = m.nv
   x = d.cnstr_vec
+  dsq = d.solver_nv[_DSQRT]
+  for k in range(nv):
+    x[k] = 0.0
+    dsq[k] = math.sqrt(d.qLDiagInv[k])
   J, adr, nnz, col = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
-  Y, Yadr, Ynnz, Ycol = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
+  Y, Yadr, Ynnz, Ycol = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
+  qLD, rowadr, rownnz, colind = d.qLD, m.M_rowadr, m.M_rownnz, m.M_colind
   treeid, tadr, tnum = m.dof_treeid, m.tree_dofadr, m.tree_dofnum
   y0 = 0
   for i in range(d.nefc[0]):
     a0, a1 = adr[i], adr[i] + nnz[i]
     Yadr[i] = y0
-    n = 0
     a = a0
     while a < a1:
       t = treeid[col[a]]
       lo, hi = tadr[t], tadr[t] + tnum[t]
-      for k in range(lo, hi):
-        x[k] = 0.0
       while a < a1 and col[a] < hi:
         x[col[a]] = J[a]
         a += 1
-      _solve_m_range(m, d, x, lo, hi)
-      for k in range(lo, hi):
-        Y[y0 + n] = x[k]
-        Ycol[y0 + n] = k
-        n += 1
-    Ynnz[i] = n
-    y0 += n
+      last = col[a - 1]
+      for k in range(last, lo - 1, -1):   # L^-T, as mj_solveM's first pass
+        xk = x[k]
+        if xk == 0.0 or rownnz[k] == 1:
+          continue
+        start = rowadr[k]
+        for q in range(start, start + rownnz[k] - 1):
+          x[colind[q]] -= qLD[q] * xk
+      for k in range(lo, last + 1):
+        if x[k] != 0.0:
+          Y[y0] = x[k] * dsq[k]
+          Ycol[y0] = k
+          x[k] = 0.0
+          y0 += 1
+    Ynnz[i] = y0 - Yadr[i]
 
 
 @jit
-def _minv_jt_f(m, d, v, f):
-  """v = M^-1 J' f."""
-  nv = m.nv
-  for k in range(nv):
-    v[k] = 0.0
-  Y, adr, nnz, col = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
-  for i in range(d.nefc[0]):
-    fi = f[i]
-    if fi != 0.0:
-      for a in range(adr[i], adr[i] + nnz[i]):
-        v[col[a]] += Y[a] * fi
-
-
-@jit
-def _ar_entry(d, a, b, nv):
-  """AR[a, b] = J_a M^-1 J_b' (+ R_a on the diagonal): a merge of the two sorted sparse rows
-  (the product runs over J_a's nonzeros in column order, as a dense dot skipping zeros)."""
+def _ar_entry(d, a, b):
+  """AR[a, b] = Y_a . Y_b (+ R_a on the diagonal): a merge of the two sorted sparse rows."""
+  Y, Ycol = d.solver_Y, d.solver_Ycol
+  p, p1 = d.solver_Yadr[a], d.solver_Yadr[a] + d.solver_Ynnz[a]
   s = 0.0
-  J, Jcol, Y, Ycol = d.efc_J, d.efc_J_colind, d.solver_MinvJT, d.solver_Ycol
-  y = d.solver_Yadr[b]
-  y1 = y + d.solver_Ynnz[b]
-  a0 = d.efc_J_rowadr[a]
-  for t in range(a0, a0 + d.efc_J_rownnz[a]):
-    k = Jcol[t]
-    while y < y1 and Ycol[y] < k:
-      y += 1
-    if y < y1 and Ycol[y] == k:
-      s += J[t] * Y[y]
   if a == b:
-    s += d.efc_R[a]
+    for t in range(p, p1):
+      s += Y[t] * Y[t]
+    return s + d.efc_R[a]
+  q, q1 = d.solver_Yadr[b], d.solver_Yadr[b] + d.solver_Ynnz[b]
+  while p < p1 and q < q1:
+    cp, cq = Ycol[p], Ycol[q]
+    if cp == cq:
+      s += Y[p] * Y[q]
+      p += 1
+      q += 1
+    elif cp < cq:
+      p += 1
+    else:
+      q += 1
   return s
 
 
 @jit
+def _yt_f(d, w, f, nefc, rows, nv):
+  """w = Y' f over rows[:nefc] (all rows when rows is None; other rows count as zero)."""
+  for k in range(nv):
+    w[k] = 0.0
+  Y, adr, nnz, col = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
+  for c in range(nefc):
+    i = c if rows is None else rows[c]
+    fi = f[i]
+    if fi != 0.0:
+      for a in range(adr[i], adr[i] + nnz[i]):
+        w[col[a]] += Y[a] * fi
+
+
+@jit
 def dual_cost(m, d, f):
-  """0.5 f' AR f + f' b (the cost PGS decreases)."""
-  nv, nefc = m.nv, d.nefc[0]
-  v = d.solver_nv[_TMP]
-  _minv_jt_f(m, d, v, f)
-  s = 0.0
+  """0.5 f' AR f + f' b = 0.5 |Y' f|^2 + sum 0.5 R f^2 + f b (the cost PGS decreases)."""
+  nefc = d.nefc[0]
+  w = d.solver_nv[_TMP]
+  _yt_f(d, w, f, nefc, None, m.nv)
+  s = 0.5 * _dot(w, w, m.nv)
   for i in range(nefc):
-    ari = d.efc_R[i] * f[i]
-    a0 = d.efc_J_rowadr[i]
-    for a in range(a0, a0 + d.efc_J_rownnz[i]):
-      ari += d.efc_J[a] * v[d.efc_J_colind[a]]
-    s += f[i] * d.efc_b[i] + 0.5 * f[i] * ari
+    s += f[i] * d.efc_b[i] + 0.5 * d.efc_R[i] * f[i] * f[i]
   return s
 
 
@@ -1729,28 +1712,27 @@ def _cost_change(A, force, i0, oldf, res, n):
 
 @jit
 def _residual(d, res, i, n, v, sub_r):
-  """res[k] = (b + AR f)[i+k] for k < n, without the R f term when sub_r (residual)."""
-  nv = v.shape[0]
+  """res[k] = (b + AR f)[i+k] for k < n, v = Y' f, without the R f term when sub_r
+  (residual)."""
   for k in range(n):
     s = d.efc_b[i + k]
     if not sub_r:
       s += d.efc_R[i + k] * d.efc_force[i + k]
-    a0 = d.efc_J_rowadr[i + k]
-    for a in range(a0, a0 + d.efc_J_rownnz[i + k]):
-      s += d.efc_J[a] * v[d.efc_J_colind[a]]
+    a0 = d.solver_Yadr[i + k]
+    for a in range(a0, a0 + d.solver_Ynnz[i + k]):
+      s += d.solver_Y[a] * v[d.solver_Ycol[a]]
     res[k] = s
 
 
 @jit
 def _apply_delta(d, v, i, n, oldf):
-  """v += M^-1 J' (force - oldf) over rows i .. i+n-1: keeps v = M^-1 J' force current."""
-  nv = v.shape[0]
+  """v += Y' (force - oldf) over rows i .. i+n-1: keeps v = Y' force current."""
   for k in range(n):
     dl = d.efc_force[i + k] - oldf[k]
     if dl != 0.0:
       a0 = d.solver_Yadr[i + k]
       for a in range(a0, a0 + d.solver_Ynnz[i + k]):
-        v[d.solver_Ycol[a]] += d.solver_MinvJT[a] * dl
+        v[d.solver_Ycol[a]] += d.solver_Y[a] * dl
 
 
 @jit
@@ -1762,8 +1744,7 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
   s = d.solver_scratch
   bc, res, oldf, vv = s[8:14], s[16:22], s[24:30], s[32:38]
   Athis, Ac = d.solver_mat[1], d.solver_mat[2]
-  J, Jadr, Jnnz, Jcol = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
-  Y, Yadr, Ynnz, Ycol = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
+  Y, Yadr, Ynnz, Ycol = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   improvement = 0.0
   for bi in range(nblocks):
     c = blockstart[bi]
@@ -1772,8 +1753,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
     if dim == 1:
       # scalar row, written out: most rows take this path
       r = d.efc_b[i] + d.efc_R[i] * force[i]
-      for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
-        r += J[a] * v[Jcol[a]]
+      for a in range(Yadr[i], Yadr[i] + Ynnz[i]):
+        r += Y[a] * v[Ycol[a]]
       old = force[i]
       f = old - r * ARinv[i]
       if c >= ne and c < ne + nf:
@@ -1881,20 +1862,6 @@ def _dual_state_change(d, ne, nf, nefc, rows):
 
 
 @jit
-def _minv_jt_rows(m, d, v, f, nefc, rows):
-  """v = M^-1 J' f over rows[:nefc] (the other rows' dofs get zero)."""
-  for k in range(m.nv):
-    v[k] = 0.0
-  Y, adr, nnz, col = d.solver_MinvJT, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
-  for c in range(nefc):
-    i = rows[c]
-    fi = f[i]
-    if fi != 0.0:
-      for a in range(adr[i], adr[i] + nnz[i]):
-        v[col[a]] += Y[a] * fi
-
-
-@jit
 def _island_scale(m, d, island):
   """1 / trace of M over an island's dofs (all dofs for island < 0): the dual solvers'
   statistics scale in MuJoCo 4.0."""
@@ -1913,13 +1880,13 @@ def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
   """Projected Gauss-Seidel on the dual over rows[:nefc] (all rows, or one island's), from the
   current efc_force (mj_solPGS / mj_solPGS_island: Nesterov momentum with gradient restart,
   blocks visited in PCG32-shuffled order); statistics go to `island` (-1: the one-system
-  solve, reported as 0); returns iterations. Needs solver_MinvJT (make_minv_jt) and efc_b."""
+  solve, reported as 0); returns iterations. Needs solver_Y (make_y) and efc_b."""
   nv = m.nv
   force = d.efc_force
   ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
   fprev, fmom = d.solver_efc[_FPREV], d.solver_efc[_FMOM]
   blockstart = d.solver_int[1]
-  v = d.solver_nv[_TMP]   # M^-1 J' force, kept current
+  v = d.solver_nv[_TMP]   # Y' force, kept current
   scale = _island_scale(m, d, island)
   tol = m.opt_tolerance[0]
   stat = max(island, 0)
@@ -1934,7 +1901,7 @@ def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
     dim = _block_dim(d, i)
     for a in range(dim):
       for b in range(dim):
-        ARblk[i + a, b] = _ar_entry(d, i + a, i + b, nv)
+        ARblk[i + a, b] = _ar_entry(d, i + a, i + b)
       ARinv[i + a] = 1.0 / ARblk[i + a, a]
     c += dim
   for c in range(nefc):
@@ -1945,12 +1912,12 @@ def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
 
   it = 0
   nest_k = 0
-  _minv_jt_rows(m, d, v, force, nefc, rows)
+  _yt_f(d, v, force, nefc, rows, nv)
   while it < maxiter:
     beta = (nest_k - 1) / (nest_k + 2) if it > 0 else 0.0
     if beta > 0:
       _nesterov_extrapolate(m, d, beta, ne, nf, nefc, rows)
-      _minv_jt_rows(m, d, v, force, nefc, rows)
+      _yt_f(d, v, force, nefc, rows, nv)
     else:
       for c in range(nefc):
         fprev[rows[c]] = force[rows[c]]
@@ -1991,7 +1958,7 @@ def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
   """No-slip post-pass over rows[:nefc] (all rows, or one island's): Gauss-Seidel on the
   friction forces (friction loss, pyramid edge pairs, elliptic friction) with normal forces
   fixed and R removed (mj_solNoSlip / mj_solNoSlip_island); statistics continue after the main
-  solver's for `island` (-1: one-system solve, reported as 0). Needs solver_MinvJT, efc_b."""
+  solver's for `island` (-1: one-system solve, reported as 0). Needs solver_Y, efc_b."""
   nv = m.nv
   force, floss, R = d.efc_force, d.efc_frictionloss, d.efc_R
   ARinv = d.solver_efc[_ARINV]
@@ -2003,9 +1970,9 @@ def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
   stat = max(island, 0)
   for c in range(nefc):
     i = rows[c]
-    ARinv[i] = 1.0 / max(_MINVAL, _ar_entry(d, i, i, nv) - R[i])
+    ARinv[i] = 1.0 / max(_MINVAL, _ar_entry(d, i, i) - R[i])
   _dual_state(d, d.efc_state, ne, nf, nefc, rows)
-  _minv_jt_rows(m, d, v, force, nefc, rows)
+  _yt_f(d, v, force, nefc, rows, nv)
   niter0 = d.solver_niter[stat] if stat < _NISLAND else 0
   it = 0
   while it < maxiter:
@@ -2095,10 +2062,9 @@ def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
 @jit
 def _noslip_block(d, Ac, start, n):
   """Ac = AR[start:start+n, start:start+n] - diag(R), diagonal clamped to >= 1e-10."""
-  nv = d.cnstr_vec.shape[0]
   for a in range(n):
     for b in range(n):
-      Ac[a, b] = _ar_entry(d, start + a, start + b, nv)
+      Ac[a, b] = _ar_entry(d, start + a, start + b)
     Ac[a, a] = max(1e-10, Ac[a, a] - d.efc_R[start + a])
 
 
@@ -2250,7 +2216,7 @@ def fwd_constraint(m, d):
   solver = m.opt_solver[0]
   noslip = m.opt_noslip_iterations[0] > 0
   if solver == _PGS or noslip:
-    make_minv_jt(m, d)
+    make_y(m, d)
   warmstart(m, d)
   nisland = d.nisland[0]
   if nisland == 0:

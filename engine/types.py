@@ -670,11 +670,11 @@ cnstr_row f8 2 6
 solver_L f8 nv nv
 solver_Lcone f8 nv nv
 solver_LTJ f8 6 nv
-solver_nv f8 12 nv
+solver_nv f8 13 nv
 solver_efc f8 8 njmax
 solver_quad f8 3*njmax
 solver_int i4 2 njmax
-solver_MinvJT f8 njmax*nv
+solver_Y f8 njmax*nv
 solver_ARblk f8 njmax 6
 solver_scratch f8 256
 solver_mat f8 6 6 6
@@ -904,3 +904,22 @@ def resolve_shape(shape, sizes):
         v *= int(part) if part.isdigit() else sizes[part]
       out.append(v)
   return tuple(out)
+
+
+def check_arrays(table, sizes, arrays, what):
+  """`arrays` completed to `table`: each with its exact dtype and shape (zeros where missing;
+  a wrong shape of the right size is reshaped, another size raises ValueError naming
+  what.name) and owning its memory, so a compiled Model/Data can share it without copying."""
+  for name, dtype, shape in table:
+    a = arrays.get(name)
+    want = resolve_shape(shape, sizes)
+    if a is None:
+      arrays[name] = np.zeros(want, dtype)
+      continue
+    a = np.ascontiguousarray(a, dtype=dtype)
+    if a.shape != want:
+      if a.size != int(np.prod(want)):
+        raise ValueError(f"{what}.{name}: shape {a.shape}, expected {want}")
+      a = a.reshape(want)
+    arrays[name] = a.copy() if a.base is not None or not a.flags.writeable else a
+  return arrays

@@ -48,24 +48,32 @@ def _opt(rd, key, base=0.0):
   return rd.num(key, base), key in rd.node.attrib
 
 
-def set_pid(rd, a):
-  """The pid shortcut (mjs_setToPID): kp, kv in biasprm, ki in gainprm[0], imax and slewmax in
-  dynprm; parameters come from a default class only when it is a PID actuator (4.0)."""
+def read_kv(rd, bias2):
+  """biasprm[2] of a servo from kv (stored as -kv) or dampratio (stored as the positive ratio,
+  which set_const turns into a damping); `bias2` when neither is given."""
   n = rd.node
-  inherit = a.gaintype == int(mjtGain.PID)
-  kp = rd.num("kp", -a.biasprm[1] if inherit else 1.0)
-  kv = -a.biasprm[2] if inherit else 0.0
   if "kv" in n.attrib and "dampratio" in n.attrib:
     raise n.error("kv and dampratio cannot both be defined")
   if "kv" in n.attrib:
     kv = rd.num("kv", 0.0)
     if kv < 0:
       raise n.error("kv cannot be negative")
+    return -kv
   if "dampratio" in n.attrib:
     dr = rd.num("dampratio", 0.0)
     if dr < 0:
       raise n.error("dampratio cannot be negative")
-    kv = -dr   # biasprm[2] > 0 is a damping ratio, converted by set_const
+    return dr
+  return bias2
+
+
+def set_pid(rd, a):
+  """The pid shortcut (mjs_setToPID): kp, kv in biasprm, ki in gainprm[0], imax and slewmax in
+  dynprm; parameters come from a default class only when it is a PID actuator (4.0)."""
+  n = rd.node
+  inherit = a.gaintype == int(mjtGain.PID)
+  kp = rd.num("kp", -a.biasprm[1] if inherit else 1.0)
+  bias2 = read_kv(rd, a.biasprm[2] if inherit else 0.0)
   ki = rd.num("ki", a.gainprm[0] if inherit else 0.0)
   imax = rd.num("imax", a.dynprm[0] if inherit else 0.0)
   slew = rd.num("slewmax", a.dynprm[1] if inherit else 0.0)
@@ -83,7 +91,7 @@ def set_pid(rd, a):
   a.gaintype, a.biastype = int(mjtGain.PID), int(mjtBias.AFFINE)
   a.dynprm = [imax if ki else 0.0, slew] + [0.0] * 8
   a.gainprm = [ki] + [0.0] * 9
-  a.biasprm = [0.0, -kp, -kv] + [0.0] * 7
+  a.biasprm = [0.0, -kp, bias2] + [0.0] * 7
 
 
 def set_orientation(rd, a):
@@ -91,18 +99,7 @@ def set_orientation(rd, a):
   n = rd.node
   inherit = a.gaintype == int(mjtGain.SO3)
   kp = rd.num("kp", a.gainprm[0] if inherit else 1.0)
-  kv = -a.biasprm[2] if inherit else 0.0
-  if "kv" in n.attrib and "dampratio" in n.attrib:
-    raise n.error("kv and dampratio cannot both be defined")
-  if "kv" in n.attrib:
-    kv = rd.num("kv", 0.0)
-    if kv < 0:
-      raise n.error("kv cannot be negative")
-  if "dampratio" in n.attrib:
-    dr = rd.num("dampratio", 0.0)
-    if dr < 0:
-      raise n.error("dampratio cannot be negative")
-    kv = -dr
+  bias2 = read_kv(rd, a.biasprm[2] if inherit else 0.0)
   if "input" in n.attrib:
     a.ctrlspec = read_input(n)
   elif not inherit:
@@ -110,7 +107,7 @@ def set_orientation(rd, a):
   a.dyntype, a.gaintype, a.biastype = int(mjtDyn.NONE), int(mjtGain.SO3), int(mjtBias.SO3)
   a.dynprm = [1.0] + [0.0] * 9
   a.gainprm = [kp] + [0.0] * 9
-  a.biasprm = [0.0, -kp, -kv] + [0.0] * 7
+  a.biasprm = [0.0, -kp, bias2] + [0.0] * 7
 
 
 def set_dcmotor(rd, a):

@@ -1564,18 +1564,7 @@ def _apply_actuator(n, a, defaults):
     kp = rd.num("kp", a.gainprm[0])
     a.gainprm[0] = kp
     a.biasprm[1] = -kp
-    if "kv" in n.attrib and "dampratio" in n.attrib:
-      raise n.error("kv and dampratio cannot both be defined")
-    if "kv" in n.attrib:
-      kv = rd.num("kv", 0.0)
-      if kv < 0:
-        raise n.error("kv cannot be negative")
-      a.biasprm[2] = -kv
-    if "dampratio" in n.attrib:
-      dr = rd.num("dampratio", 0.0)
-      if dr < 0:
-        raise n.error("dampratio cannot be negative")
-      a.biasprm[2] = dr
+    a.biasprm[2] = _act.read_kv(rd, a.biasprm[2])
     if "timeconst" in n.attrib:
       tc = rd.num("timeconst", 0.0)
       if tc < 0:

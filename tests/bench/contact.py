@@ -101,7 +101,7 @@ def _stage_kernels():
                ("fwd_velocity", loop(fwd.fwd_velocity)),
                ("fwd_constraint", loop(solver.fwd_constraint)),
                ("  island", loop(island.island)), ("  efc_b + warmstart", loop(warm)),
-               ("  make_minv_jt", loop(solver.make_minv_jt))]
+               ("  make_y", loop(solver.make_y))]
   return _STAGES
 
 
