@@ -302,3 +302,22 @@ def test_mjcf_diff_of_springyield_and_groups(plastic_sim):
   mm = mujoco.MjModel.from_xml_string(edited)
   assert mm.jnt_springyield[0] == pytest.approx(0.05, rel=1e-10)
   assert mm.opt.disableactuator == 4
+
+
+def test_mjcf_diff_of_a_model_without_source_says_the_angle_unit():
+  """A model compiled from a string has no file to read `<compiler angle>` from: the diff writes
+  a hinge's springyield in degrees (MJCF's default) and says so; read back with that unit by
+  MuJoCo 4.0, it is the edited value."""
+  from tests.app.test_sim import PLASTIC
+  s = Simulation(engine.load_model(PLASTIC), paused=True).start()
+  try:
+    s.send("model", "jnt_springyield", 0, 0.07)
+    s.sync()
+    text = _run(s, lambda m, d: export.mjcf_diff(m, dict(s.edits), dict(s.opt_edits), s.opt0))
+  finally:
+    s.stop()
+  assert 'angles in degrees' in text
+  value = text.split('<joint name="hinge" springyield="')[1].split('"')[0]
+  mm = mujoco.MjModel.from_xml_string(PLASTIC.replace('springyield="10"',
+                                                      f'springyield="{value}"'))
+  assert mm.jnt_springyield[0] == pytest.approx(0.07, rel=1e-10)
