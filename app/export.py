@@ -3,7 +3,8 @@
 The Model keeps only the path of its source file (`m.source`), so a saved copy re-reads that file
 with lxml and finds each edited element the way MuJoCo's compiler numbers them: bodies in
 depth-first order, each body's own geoms and joints in document order (`<frame>` is transparent),
-equalities in order.
+equalities, tendons and actuators in order. Angles (a hinge's or ball's springyield) are written
+in the unit of the source's `<compiler angle>`.
 """
 import numpy as np
 
@@ -16,13 +17,17 @@ ATTR = {
     "geom_gap": ("geom", "gap"), "geom_solmix": ("geom", "solmix"),
     "geom_rgba": ("geom", "rgba"),
     "jnt_solref": ("joint", "solreflimit"), "jnt_solimp": ("joint", "solimplimit"),
-    "jnt_stiffness": ("joint", "stiffness"),
+    "jnt_stiffness": ("joint", "stiffness"), "jnt_springyield": ("joint", "springyield"),
     "eq_solref": ("equality", "solref"), "eq_solimp": ("equality", "solimp"),
     "dof_damping": ("joint", "damping"), "dof_frictionloss": ("joint", "frictionloss"),
     "dof_armature": ("joint", "armature"),
     "body_mass": ("body", "mass"), "body_gravcomp": ("body", "gravcomp"),
     "actuator_gear": ("actuator", "gear"), "actuator_ctrlrange": ("actuator", "ctrlrange"),
+    "tendon_stiffness": ("tendon", "stiffness"), "tendon_frictionloss": ("tendon", "frictionloss"),
+    "tendon_springyield": ("tendon", "springyield"),
 }
+_ANGLE = {"jnt_springyield"}   # in degrees in the MJCF of hinge and ball joints by default
+_YIELD = {"jnt_springyield", "tendon_springyield"}
 _INTEGRATOR = {mjtIntegrator.EULER: "Euler", mjtIntegrator.RK4: "RK4",
                mjtIntegrator.IMPLICIT: "implicit", mjtIntegrator.IMPLICITFAST: "implicitfast"}
 _OPT_ATTR = {"timestep": "timestep", "impratio": "impratio", "tolerance": "tolerance",
@@ -34,10 +39,11 @@ _JOINT_TAGS = ("joint", "freejoint")
 _ACTUATOR_TAGS = ("motor", "position", "velocity", "general", "damper", "cylinder", "muscle",
                   "adhesion", "intvelocity")
 _EQ_TAGS = ("connect", "weld", "joint", "tendon", "flex")
+_TENDON_TAGS = ("spatial", "fixed")
 
 
-def _fmt(v):
-  return " ".join(f"{float(x):.6g}" for x in np.ravel(v))
+def _fmt(v, digits=6):
+  return " ".join(f"{float(x):.{digits}g}" for x in np.ravel(v))
 
 
 def option_attrs(opt_edits, opt0=None):
@@ -60,6 +66,9 @@ def option_attrs(opt_edits, opt0=None):
       for bit in mjtDisableBit:
         if changed & bit:
           flags[bit.name.lower()] = "disable" if int(v) & bit else "enable"
+    elif name == "disableactuator":
+      if int(v) != int(opt0.get(name, 0)):   # '' (all enabled) is valid MJCF: no group
+        attrs["actuatorgroupdisable"] = " ".join(str(g) for g in range(31) if int(v) >> g & 1)
     elif name == "enableflags":
       changed = int(v) ^ int(opt0.get(name, 0))
       for bit in mjtEnableBit:
@@ -77,10 +86,51 @@ def _element_of(m, field, index):
   return kind, i
 
 
-def _value(m, field, index):
+def _value(m, field, index, degree=True):
+  """The edited entry as the MJCF attribute holds it (degrees for angles when `degree`)."""
   arr = getattr(m, field)
   i = index if isinstance(index, (int, np.integer)) else index[0]
-  return arr[i]
+  v = arr[i]
+  if field in _ANGLE and degree and int(m.jnt_type[i]) in (1, 3):   # ball, hinge
+    v = np.rad2deg(v)
+  return v
+
+
+def _digits(field):
+  """Significant digits written: 6 (what was typed), 12 for angles converted to degrees (a
+  value typed in radians keeps its precision through the conversion)."""
+  return 12 if field in _ANGLE else 6
+
+
+def _degree_of(root):
+  """Whether the MJCF tree's angles are in degrees (its last `<compiler angle>`; MJCF's default
+  is degree)."""
+  degree = True
+  for c in root.iter("compiler"):
+    a = c.get("angle")
+    if a is not None:
+      degree = a.strip() == "degree"
+  return degree
+
+
+def _source_degree(m):
+  """`_degree_of` the model's source file; None when unknown (no source, or unreadable)."""
+  if not m.source:
+    return None
+  try:
+    from lxml import etree
+    return _degree_of(etree.parse(m.source).getroot())
+  except Exception:  # noqa: BLE001 - a URDF, a moved file: the unit is unknown, said in the diff
+    return None
+
+
+def _yield_note(m, field, index):
+  """Why a springyield edit reads differently once reloaded, or ''."""
+  i = int(np.ravel([index])[0])
+  if field in _YIELD and float(getattr(m, field)[i]) == 0.0:
+    return (f"{field}[{i}]: springyield 0 loads as an elastic element (no plastic state), not "
+            "the full plastic slip it gives at run time")
+  return ""
 
 
 def mjcf_diff(m, edits, opt_edits, opt0=None):
@@ -96,11 +146,15 @@ def mjcf_diff(m, edits, opt_edits, opt0=None):
     else:
       lines.append(f"<option {a}/>")
   per = {}
+  degree = _source_degree(m) if any(f in _ANGLE for f, _ in edits) else True
   for (field, index) in edits:
     kind, i = _element_of(m, field, index)
-    per.setdefault((kind, i), {})[ATTR[field][1]] = _fmt(_value(m, field, index))
+    per.setdefault((kind, i), {})[ATTR[field][1]] = _fmt(
+        _value(m, field, index, degree is not False), _digits(field))
+  if degree is None:
+    lines.append("<!-- angles in degrees (compiler angle=\"degree\", MJCF's default) -->")
   objtype = {"geom": "geom", "joint": "joint", "equality": "equality", "body": "body",
-             "actuator": "actuator"}
+             "actuator": "actuator", "tendon": "tendon"}
   for (kind, i), a in per.items():
     name = id2name(m, objtype[kind], i)
     who = f'name="{name}"' if name else f"<!-- {kind} {i} (unnamed) -->"
@@ -141,8 +195,9 @@ def _own(body, tags):
 
 
 def save_copy(m, edits, opt_edits, out_path, opt0=None):
-  """Write the model's source file with the edits applied to `out_path`; returns the list of
-  edits that could not be written (with why)."""
+  """Write the model's source file with the edits applied to `out_path`; returns notes: the
+  edits that could not be written (with why), and written ones that read differently once
+  reloaded (a springyield of 0)."""
   from lxml import etree
   if not m.source:
     raise ValueError("the model was loaded from a string, not a file: nothing to copy")
@@ -158,7 +213,10 @@ def save_copy(m, edits, opt_edits, out_path, opt0=None):
            "equality": [e for q in root.findall("equality") for e in q
                         if isinstance(e.tag, str) and e.tag in _EQ_TAGS],
            "actuator": [a for q in root.findall("actuator") for a in q
-                        if isinstance(a.tag, str) and a.tag in _ACTUATOR_TAGS]}
+                        if isinstance(a.tag, str) and a.tag in _ACTUATOR_TAGS],
+           "tendon": [t for q in root.findall("tendon") for t in q
+                      if isinstance(t.tag, str) and t.tag in _TENDON_TAGS]}
+  degree = _degree_of(root)
   skipped = []
   for (field, index) in edits:
     kind, i = _element_of(m, field, index)
@@ -168,7 +226,10 @@ def save_copy(m, edits, opt_edits, out_path, opt0=None):
       skipped.append(f"{field}[{i}]: element not found in {m.source}")
       continue
     el = lst[i]
-    val = _fmt(_value(m, field, index))
+    val = _fmt(_value(m, field, index, degree), _digits(field))
+    note = _yield_note(m, field, index)
+    if note:
+      skipped.append(note)
     if kind == "body" and attr == "mass":
       inert = el.find("inertial")
       if inert is None:
@@ -182,6 +243,11 @@ def save_copy(m, edits, opt_edits, out_path, opt0=None):
       el.set(attr, val)
   attrs, flags = option_attrs(opt_edits, opt0)
   if attrs or flags:
+    if "actuatorgroupdisable" in attrs:   # one place only: the first <option>
+      for o in root.findall("option"):
+        o.attrib.pop("actuatorgroupdisable", None)
+      if not attrs["actuatorgroupdisable"]:
+        del attrs["actuatorgroupdisable"]
     opt = root.find("option")
     if opt is None:
       opt = etree.Element("option")

@@ -43,11 +43,17 @@ EDITABLE = {
     "geom_solref": False, "geom_solimp": False, "geom_friction": False, "geom_margin": False,
     "geom_gap": False, "geom_solmix": False, "geom_rgba": False,
     "jnt_solref": False, "jnt_solimp": False, "jnt_stiffness": False, "jnt_range": False,
+    "jnt_springyield": False,
     "eq_solref": False, "eq_solimp": False,
     "dof_damping": False, "dof_frictionloss": False, "dof_armature": True,
     "body_mass": True, "body_gravcomp": False,
     "actuator_gear": False, "actuator_ctrlrange": False,
+    "tendon_stiffness": False, "tendon_frictionloss": False, "tendon_springyield": False,
 }
+# yield thresholds: editable only where the model has a plastic state for them (MuJoCo
+# allocates d.plastic at compile time for springyield > 0 only)
+_PLASTIC = {"jnt_springyield": ("jnt_plasticadr", "joint"),
+            "tendon_springyield": ("tendon_plasticadr", "tendon")}
 
 
 @dataclasses.dataclass
@@ -144,7 +150,22 @@ def key_snippet(m, d, name="saved"):
     parts.append(f'ctrl="{fmt(d.ctrl)}"')
   if m.nmocap:
     parts.append(f'mpos="{fmt(d.mocap_pos)}" mquat="{fmt(d.mocap_quat)}"')
+  if m.nplastic:   # MuJoCo 4's plastic spring references (<key plastic=...>)
+    parts.append(f'plastic="{fmt(d.plastic)}"')
   return " ".join(parts) + "/>"
+
+
+def _check_yield(m, field, index, value):
+  """A springyield edit must be a non-negative number for an element that has a plastic state
+  (MuJoCo's runtime semantics: a new threshold applies from the next step on; an elastic element
+  stays elastic whatever its springyield)."""
+  adr, kind = _PLASTIC[field]
+  v = np.ravel(np.asarray(value, float))
+  if v.size != 1 or not np.isfinite(v[0]) or v[0] < 0:
+    raise ValueError(f"{field}: springyield must be a number >= 0, got {value!r}")
+  if getattr(m, adr)[int(index)] < 0:
+    raise ValueError(f"{field}[{int(index)}]: {kind} {int(index)} is elastic (springyield 0 when "
+                     "loaded, no plastic state): set springyield > 0 in the XML and reload")
 
 
 class _Buffers:
@@ -350,7 +371,8 @@ class Simulation:
     self._rec_free = queue.Queue()
     self.edits = {}
     self.opt_edits = {}
-    self.opt0 = {k: np.copy(getattr(m.opt, k)) for k in ("disableflags", "enableflags")}
+    self.opt0 = {k: np.copy(getattr(m.opt, k))
+                 for k in ("disableflags", "enableflags", "disableactuator")}
     self._warn0 = d.warning_number.copy()
     if self._key is not None:
       key, self._key = self._key, None
@@ -452,6 +474,8 @@ class Simulation:
       field, index, value = args
       if field not in EDITABLE:
         raise ValueError(f"model field {field!r} is not editable here")
+      if field in _PLASTIC:
+        _check_yield(m, field, index, value)
       getattr(m, field)[index] = value
       self.edits[(field, index)] = np.copy(getattr(m, field)[index])
       if EDITABLE[field]:

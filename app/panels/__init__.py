@@ -52,7 +52,7 @@ class UiState:
     self.plot_sensor = 0
     self.names = {k: [m.names.get(mjtObj[k.upper()], [""] * 0) for _ in (0,)][0]
                   for k in ("body", "joint", "geom", "actuator", "equality", "camera", "key",
-                            "sensor")}
+                            "sensor", "tendon")}
     if not self.open_path:
       self.open_path = ""
 

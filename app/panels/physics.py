@@ -1,5 +1,5 @@
 """Physics panel: options, flags, contact override, per-element parameters, export of edits."""
-from app.panels.common import vec_input
+from app.panels.common import rect, vec_input
 
 INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
 SOLVERS = ("PGS", "CG", "Newton")
@@ -13,14 +13,20 @@ ELEMENTS = {
                                ("rgba", "geom_rgba", 4)]),
     "joint": ("joint", "njnt", [("solreflimit", "jnt_solref", 2),
                                 ("solimplimit", "jnt_solimp", 5),
-                                ("stiffness", "jnt_stiffness", 1)]),
+                                ("stiffness", "jnt_stiffness", 1),
+                                ("springyield", "jnt_springyield", 1)]),
     "dof": ("joint", "nv", [("damping", "dof_damping", 1), ("frictionloss", "dof_frictionloss", 1),
                             ("armature", "dof_armature", 1)]),
     "equality": ("equality", "neq", [("solref", "eq_solref", 2), ("solimp", "eq_solimp", 5)]),
     "body": ("body", "nbody", [("mass", "body_mass", 1), ("gravcomp", "body_gravcomp", 1)]),
     "actuator": ("actuator", "nactuator", [("gear", "actuator_gear", 6),
                                     ("ctrlrange", "actuator_ctrlrange", 2)]),
+    "tendon": ("tendon", "ntendon", [("stiffness", "tendon_stiffness", 1),
+                                     ("frictionloss", "tendon_frictionloss", 1),
+                                     ("springyield", "tendon_springyield", 1)]),
 }
+# yield fields -> the plastic address field that says whether the element has a plastic state
+PLASTIC = {"jnt_springyield": "jnt_plasticadr", "tendon_springyield": "tendon_plasticadr"}
 
 
 def _opt_float(imgui, viewer, m, name, label=None, fmt="%.6g"):
@@ -34,6 +40,13 @@ def _opt_vec(imgui, viewer, m, name):
   new = vec_input(imgui, name, getattr(m.opt, name))
   if new is not None:
     viewer.sim.send("opt", name, new)
+
+def _tree(imgui, ui, name):
+  """A tree node; `ui.expand` names nodes to open (keyboard-less scripting, tests)."""
+  if name in ui.expand:
+    imgui.set_next_item_open(True)
+    ui.expand.discard(name)
+  return imgui.tree_node(name)
 
 def draw(imgui, viewer):
   """The Physics section: every edit is a command to the worker (applied at the next step)."""
@@ -72,7 +85,7 @@ def draw(imgui, viewer):
     _opt_vec(imgui, viewer, m, "o_solref")
     _opt_vec(imgui, viewer, m, "o_solimp")
     imgui.tree_pop()
-  if imgui.tree_node("Elements"):
+  if _tree(imgui, ui, "Elements"):
     kinds = list(ELEMENTS)
     _, ui.elem_kind = imgui.combo("kind", ui.elem_kind, kinds)
     kind = kinds[ui.elem_kind]
@@ -91,8 +104,17 @@ def draw(imgui, viewer):
         imgui.text_disabled("actuators with several inputs or outputs: edit gear and "
                             "ctrlrange in the XML")
         fields = ()
+      for k in [k for k in ui.rects if k.startswith("elem_")]:
+        del ui.rects[k]   # the fields shown this frame only
       for lab, field, _w in fields:
+        if field in PLASTIC:
+          if getattr(m, PLASTIC[field])[ui.elem_id] < 0:
+            imgui.text_disabled(f"{lab}: elastic (springyield > 0 in the XML makes it plastic)")
+            continue
+          if field == "jnt_springyield" and int(m.jnt_type[ui.elem_id]) in (1, 3):
+            lab += " (rad)"   # the Model's unit; the export writes the XML's
         new = vec_input(imgui, f"{lab}##{field}", getattr(m, field)[ui.elem_id])
+        rect(imgui, ui, f"elem_{field}")
         if new is not None:
           sim.send("model", field, ui.elem_id, new if new.size > 1 else new[0])
     else:
@@ -112,7 +134,7 @@ def draw(imgui, viewer):
       def save(mm, d):
         try:
           skipped = export.save_copy(mm, dict(sim.edits), dict(sim.opt_edits), path, sim.opt0)
-          ui.message = f"saved {path}" + (f"; not written: {'; '.join(skipped)}"
+          ui.message = f"saved {path}" + (f"; notes: {'; '.join(skipped)}"
                                           if skipped else "")
         except (ValueError, OSError) as e:
           ui.error = f"cannot save a copy: {e}"

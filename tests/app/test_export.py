@@ -178,3 +178,146 @@ def test_mass_edit_recomputes_derived_constants_as_mj_setConst(sim, tmp_path):
   np.testing.assert_allclose(m.body_invweight0, mm.body_invweight0, rtol=1e-9, atol=1e-12)
   np.testing.assert_allclose(m.dof_invweight0, mm.dof_invweight0, rtol=1e-9, atol=1e-12)
   np.testing.assert_allclose(m.dof_M0, mm.dof_M0, rtol=1e-9, atol=1e-12)
+
+
+@pytest.fixture
+def plastic_sim(tmp_path):
+  """A paused worker on the plastic model (tests/app/test_sim.py's PLASTIC) written to a file."""
+  from tests.app.test_sim import PLASTIC
+  p = tmp_path / "plastic.xml"
+  p.write_text(PLASTIC)
+  s = Simulation(path=str(p), paused=True).start()
+  s.wait_until(lambda st: st.model_version > 0)
+  yield s, p
+  s.stop()
+
+
+def test_key_snippet_with_plastic_state_loads_the_same_in_both_engines(plastic_sim):
+  """After plastic flow, the copied `<key>` carries `plastic=` (4.0's attribute); pasted into the
+  model it restores the same qpos, qvel and d.plastic in MuJoCo 4.0 and in this engine, and both
+  then step on identically."""
+  s, path = plastic_sim
+  for i, u in enumerate((1.5, 1.0, 0.0, 0.5)):
+    s.send("ctrl", i, u)
+  s.send("step", 300)
+  snippet = _run(s, lambda m, d: key_snippet(m, d, "flowed"))
+  qpos, plastic = _run(s, lambda m, d: (d.qpos.copy(), d.plastic.copy()))
+  assert 'plastic="' in snippet
+  xml = path.read_text().replace("</mujoco>", f"<keyframe>{snippet}</keyframe></mujoco>")
+  mm = mujoco.MjModel.from_xml_string(xml)
+  md = mujoco.MjData(mm)
+  mujoco.mj_resetDataKeyframe(mm, md, 0)
+  m = engine.load_model(xml)
+  d = engine.make_data(m)
+  engine.reset_data(m, d, "flowed")
+  init = mujoco.MjData(mujoco.MjModel.from_xml_string(path.read_text())).plastic
+  assert np.abs(plastic - init).max() > 1e-2      # the state had moved away from the initial one
+  np.testing.assert_allclose(md.plastic, plastic, rtol=1e-5, atol=1e-6)
+  np.testing.assert_allclose(md.qpos, qpos, rtol=1e-5, atol=1e-6)
+  np.testing.assert_allclose(d.plastic, md.plastic, rtol=1e-12, atol=1e-14)
+  for a in ("qpos", "qvel", "act", "ctrl"):
+    np.testing.assert_allclose(getattr(d, a), getattr(md, a), rtol=1e-12, atol=1e-14, err_msg=a)
+  mujoco.mj_step(mm, md, 100)
+  engine.step(m, d, 100)
+  np.testing.assert_allclose(d.plastic, md.plastic, rtol=1e-8, atol=1e-10)
+  np.testing.assert_allclose(d.qpos, md.qpos, rtol=1e-8, atol=1e-10)
+
+
+def test_saved_copy_has_springyield_and_actuator_groups(plastic_sim, tmp_path):
+  """Edited springyields (a hinge's in the file's degrees, a tendon's) and disabled actuator
+  groups are in the saved copy as MuJoCo 4.0 reads it, and this engine reads the same values."""
+  s, path = plastic_sim
+  s.send("model", "jnt_springyield", 0, 0.05)        # radians in the Model
+  s.send("model", "jnt_springyield", 1, 0.2)         # the ball joint
+  s.send("model", "tendon_springyield", 0, 0.004)
+  s.send("model", "tendon_stiffness", 0, 12.0)
+  s.send("opt", "disableactuator", (1 << 1) | (1 << 7))
+  s.sync()
+  out = tmp_path / "copy.xml"
+  skipped = _run(s, lambda m, d: export.save_copy(m, dict(s.edits), dict(s.opt_edits), out,
+                                                  s.opt0))
+  assert skipped == []
+  text = out.read_text()
+  assert 'actuatorgroupdisable="1 7"' in text
+  assert f'springyield="{np.rad2deg(0.05):.12g}"' in text   # degrees, as the file's compiler says
+  mm = mujoco.MjModel.from_xml_path(str(out))
+  np.testing.assert_allclose(mm.jnt_springyield[:2], [0.05, 0.2], rtol=1e-10)
+  assert mm.tendon_springyield[0] == pytest.approx(0.004) and mm.tendon_stiffness[0] == 12.0
+  assert mm.opt.disableactuator == (1 << 1) | (1 << 7)
+  orig = mujoco.MjModel.from_xml_path(str(path))
+  np.testing.assert_allclose(mm.jnt_springyield[2:], orig.jnt_springyield[2:])
+  m = engine.load_model(str(out))
+  np.testing.assert_allclose(m.jnt_springyield, mm.jnt_springyield, rtol=1e-12)
+  np.testing.assert_allclose(m.tendon_springyield, mm.tendon_springyield, rtol=1e-12)
+  assert m.opt.disableactuator == mm.opt.disableactuator
+
+
+def test_reenabled_groups_and_zero_yield_in_saved_copy(tmp_path):
+  """Groups disabled in the file and enabled in the viewer leave the saved copy with none
+  disabled (in MuJoCo 4.0 and here); a springyield edited to 0 is written with a note that it
+  reloads as an elastic joint."""
+  from tests.app.test_sim import PLASTIC
+  p = tmp_path / "groups.xml"
+  p.write_text(PLASTIC.replace('<option timestep="0.002"/>',
+                               '<option timestep="0.002" actuatorgroupdisable="2 1"/>'))
+  s = Simulation(path=str(p), paused=True).start()
+  try:
+    s.wait_until(lambda st: st.model_version > 0)
+    assert _run(s, lambda m, d: m.opt.disableactuator) == 6
+    s.send("opt", "disableactuator", 0)
+    s.send("model", "jnt_springyield", 0, 0.0)
+    s.sync()
+    out = tmp_path / "copy.xml"
+    skipped = _run(s, lambda m, d: export.save_copy(m, dict(s.edits), dict(s.opt_edits), out,
+                                                    s.opt0))
+    diff = _run(s, lambda m, d: export.mjcf_diff(m, dict(s.edits), dict(s.opt_edits), s.opt0))
+  finally:
+    s.stop()
+  assert len(skipped) == 1 and "elastic" in skipped[0]
+  assert "actuatorgroupdisable" not in out.read_text()
+  assert '<option actuatorgroupdisable=""/>' in diff
+  assert '<joint name="hinge" springyield="0"/>' in diff
+  mm = mujoco.MjModel.from_xml_path(str(out))
+  assert mm.opt.disableactuator == 0 and engine.load_model(str(out)).opt.disableactuator == 0
+  assert mm.jnt_springyield[0] == 0 and mm.jnt_plasticadr[0] == -1
+
+
+def test_mjcf_diff_of_springyield_and_groups(plastic_sim):
+  """The diff names the joint and tendon with springyield in the source's unit, and the option
+  with the disabled groups; pasted into the model, MuJoCo 4.0 reads the edited values."""
+  s, path = plastic_sim
+  s.send("model", "jnt_springyield", 0, 0.05)
+  s.send("model", "tendon_springyield", 0, 0.004)
+  s.send("opt", "disableactuator", 1 << 2)
+  s.sync()
+  text = _run(s, lambda m, d: export.mjcf_diff(m, dict(s.edits), dict(s.opt_edits), s.opt0))
+  assert '<option actuatorgroupdisable="2"/>' in text
+  assert f'<joint name="hinge" springyield="{np.rad2deg(0.05):.12g}"/>' in text
+  assert '<tendon name="t" springyield="0.004"/>' in text
+  src = path.read_text()
+  edited = (src.replace('springyield="10"', f'springyield="{np.rad2deg(0.05):.12g}"')
+            .replace('springyield="0.02"', 'springyield="0.004"')
+            .replace('<option timestep="0.002"/>',
+                     '<option timestep="0.002" actuatorgroupdisable="2"/>'))
+  mm = mujoco.MjModel.from_xml_string(edited)
+  assert mm.jnt_springyield[0] == pytest.approx(0.05, rel=1e-10)
+  assert mm.opt.disableactuator == 4
+
+
+def test_mjcf_diff_of_a_model_without_source_says_the_angle_unit():
+  """A model compiled from a string has no file to read `<compiler angle>` from: the diff writes
+  a hinge's springyield in degrees (MJCF's default) and says so; read back with that unit by
+  MuJoCo 4.0, it is the edited value."""
+  from tests.app.test_sim import PLASTIC
+  s = Simulation(engine.load_model(PLASTIC), paused=True).start()
+  try:
+    s.send("model", "jnt_springyield", 0, 0.07)
+    s.sync()
+    text = _run(s, lambda m, d: export.mjcf_diff(m, dict(s.edits), dict(s.opt_edits), s.opt0))
+  finally:
+    s.stop()
+  assert 'angles in degrees' in text
+  value = text.split('<joint name="hinge" springyield="')[1].split('"')[0]
+  mm = mujoco.MjModel.from_xml_string(PLASTIC.replace('springyield="10"',
+                                                      f'springyield="{value}"'))
+  assert mm.jnt_springyield[0] == pytest.approx(0.07, rel=1e-10)

@@ -199,3 +199,131 @@ def test_multi_input_controls_labels_and_neutral_values():
     np.testing.assert_array_equal(s.d.ctrl, mjd.ctrl)
   finally:
     s.stop()
+
+
+# MuJoCo 4's plastic springs (hinge, ball, fixed tendon) and motors in three actuator groups,
+# one of them stateful (intvelocity integrates an activation)
+PLASTIC = """<mujoco>
+  <compiler angle="degree"/>
+  <option timestep="0.002"/>
+  <worldbody>
+    <body name="arm" pos="0 0 1">
+      <joint name="hinge" type="hinge" axis="0 1 0" stiffness="4" springyield="10" damping="0.05"/>
+      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
+      <body name="tip" pos=".3 0 0">
+        <joint name="ball" type="ball" stiffness="1" springyield="5" damping="0.02"/>
+        <geom type="box" size=".05 .1 .02" pos=".05 0 0"/>
+      </body>
+    </body>
+    <body name="slider" pos="1 0 1">
+      <joint name="slide" type="slide" axis="1 0 0" stiffness="20" damping="0.5"/>
+      <geom type="sphere" size=".05"/>
+    </body>
+    <body name="plain" pos="2 0 1">
+      <joint name="elastic" type="hinge" axis="1 0 0" stiffness="2"/>
+      <geom type="sphere" size=".05" pos="0 0 .1"/>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="t" stiffness="30" springyield="0.02"><joint joint="slide" coef="1"/></fixed>
+  </tendon>
+  <actuator>
+    <motor name="m0" joint="hinge" group="0"/>
+    <motor name="m1" joint="slide" group="1"/>
+    <motor name="m2" joint="hinge" group="2" gear="0.5"/>
+    <intvelocity name="iv" joint="elastic" kp="3" actrange="-1 1" group="1"/>
+  </actuator>
+</mujoco>"""
+
+
+def _mj_plastic():
+  mujoco = pytest.importorskip("mujoco")
+  mm = mujoco.MjModel.from_xml_string(PLASTIC)
+  return mujoco, mm, mujoco.MjData(mm)
+
+
+def test_springyield_edit_mid_run_follows_mujoco():
+  """A hinge's and a tendon's springyield edited between chunks (what the Physics panel sends)
+  give MuJoCo 4.0's trajectory and plastic state after the same field edits; the edit changes
+  the plastic drift (the run without it ends elsewhere)."""
+  mujoco, mm, md = _mj_plastic()
+  m = engine.load_model(PLASTIC)
+  ctrl = np.array([1.5, 1.0, 0.0, 0.5])
+  s = Simulation(m, paused=True).start()
+  try:
+    for i, u in enumerate(ctrl):
+      s.send("ctrl", i, u)
+    s.send("step", 150)
+    s.send("model", "jnt_springyield", 0, 0.02)
+    s.send("model", "tendon_springyield", 0, 0.005)
+    s.send("step", 250)
+    s.sync()
+    md.ctrl[:] = ctrl
+    mujoco.mj_step(mm, md, 150)
+    plastic_mid = md.plastic.copy()
+    mm.jnt_springyield[0] = 0.02
+    mm.tendon_springyield[0] = 0.005
+    mujoco.mj_step(mm, md, 250)
+    d = s.d
+    np.testing.assert_allclose(d.plastic, md.plastic, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(d.qpos, md.qpos, rtol=1e-8, atol=1e-10)
+    np.testing.assert_allclose(d.qvel, md.qvel, rtol=1e-7, atol=1e-9)
+    assert s.edits[("jnt_springyield", 0)] == 0.02
+    # the edit mattered: without it MuJoCo's plastic state ends elsewhere
+    mm2 = mujoco.MjModel.from_xml_string(PLASTIC)
+    md2 = mujoco.MjData(mm2)
+    md2.ctrl[:] = ctrl
+    mujoco.mj_step(mm2, md2, 400)
+    assert np.abs(md2.plastic - md.plastic).max() > 1e-3
+    assert np.abs(plastic_mid - md.plastic).max() > 1e-3   # it kept flowing after the edit
+  finally:
+    s.stop()
+
+
+@pytest.mark.parametrize("field,index,value,why", [
+    ("jnt_springyield", 3, 0.1, "elastic"),     # joint 'elastic' has no plastic state
+    ("jnt_springyield", 0, -0.1, ">= 0"),
+])
+def test_springyield_edit_refused_where_mujoco_would_ignore_it(field, index, value, why):
+  """springyield on an elastic joint (no d.plastic entry: MuJoCo ignores it) or a negative one is
+  an error naming the field, not a silent no-op."""
+  s = Simulation(engine.load_model(PLASTIC), paused=True).start()
+  try:
+    s.send("model", field, index, value)
+    st = s.wait_until(lambda st: st.error != "")
+    assert field in st.error and why in st.error
+  finally:
+    s.stop()
+
+
+@pytest.mark.parametrize("groups", [(1,), (0, 2), (0, 1, 2)])
+def test_disabled_actuator_groups_give_mujoco_qacc(groups):
+  """opt.disableactuator set through the option edit path (what the Controls panel's group
+  checkboxes send) while running: the disabled motors give no force, the stateful intvelocity's
+  activation stops integrating, and qacc, act and actuator_force equal MuJoCo 4.0's."""
+  mujoco, mm, md = _mj_plastic()
+  m = engine.load_model(PLASTIC)
+  ctrl = np.array([1.5, 1.0, 0.7, 0.5])
+  bits = sum(1 << g for g in groups)
+  s = Simulation(m, paused=True).start()
+  try:
+    for i, u in enumerate(ctrl):
+      s.send("ctrl", i, u)
+    s.send("step", 50)
+    s.send("opt", "disableactuator", bits)
+    s.send("step", 100)
+    s.sync()
+    md.ctrl[:] = ctrl
+    mujoco.mj_step(mm, md, 50)
+    enabled_force = md.actuator_force.copy()
+    mm.opt.disableactuator = bits
+    mujoco.mj_step(mm, md, 100)
+    d = s.d
+    assert s.opt_edits["disableactuator"] == bits
+    np.testing.assert_allclose(d.qacc, md.qacc, rtol=1e-7, atol=1e-8)
+    np.testing.assert_allclose(d.act, md.act, rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(d.actuator_force, md.actuator_force, rtol=1e-8, atol=1e-10)
+    off = [a for a in range(m.nu) if m.actuator_group[a] in groups]
+    assert np.all(d.actuator_force[off] == 0) and np.all(enabled_force[off] != 0)
+  finally:
+    s.stop()

@@ -694,3 +694,63 @@ def test_info_panel_plots_a_sensor(open_viewer, tmp_path):
   h = v.sim.m.opt.timestep
   assert abs(sd[1] - qpos[0]) <= 1.5 * abs(qvel[0]) * h + 1e-12 and sd[1] != qpos[0]
   assert np.ptp(ui.plot["sensor"]) > 0.01   # it swings
+
+
+def test_actuator_group_checkbox_disables_and_greys_its_controls(open_viewer, tmp_path):
+  """Clicking group 1's checkbox in the Controls panel disables that group (opt.disableactuator,
+  exported by the option edits); its sliders are greyed (a click on one changes nothing) while
+  group 0's still works; qacc equals MuJoCo 4.0's for the same state and disabled group."""
+  mujoco = pytest.importorskip("mujoco")
+  from tests.app.test_sim import PLASTIC
+  path = _write(tmp_path, "plastic.xml", PLASTIC)
+  v = open_viewer(path, paused=True)
+  v.ui.expand.add("Controls")
+  v.frame()
+  v.frame()
+  x0, y0, x1, y1 = v.ui.rects["actgroup1"]
+  _click(v, x0 + 8, (y0 + y1) / 2)   # the box is at the left of the item
+  v.sim.sync()
+  assert v.sim.m.opt.disableactuator == 1 << 1
+  assert v.sim.opt_edits["disableactuator"] == 1 << 1
+  for _ in range(3):
+    v.frame()
+  for i in (0, 1):   # m0 (group 0) moves, m1 (group 1) is greyed
+    x0, y0, x1, y1 = v.ui.rects[f"ctrl{i}"]
+    _click(v, x0 + 0.4 * (x1 - x0), (y0 + y1) / 2)
+  v.sim.sync()
+  assert v.ui.ctrl[0] != 0 and v.ui.ctrl[1] == 0
+  v.sim.send("ctrl", 1, 0.8)   # a control set anyway (e.g. from a key) gives no force
+  v.sim.send("step", 20)
+  v.sim.sync()
+  import engine
+  v.sim.send("call", engine.forward)   # on the worker: qacc of the current state
+  v.sim.sync()
+  m, d = v.sim.m, v.sim.d
+  mm = mujoco.MjModel.from_xml_path(path)
+  mm.opt.disableactuator = 1 << 1
+  md = mujoco.MjData(mm)
+  md.qpos[:], md.qvel[:], md.act[:], md.ctrl[:] = d.qpos, d.qvel, d.act, d.ctrl
+  md.plastic[:] = d.plastic
+  mujoco.mj_forward(mm, md)
+  assert d.actuator_force[1] == 0 and d.actuator_force[0] != 0
+  np.testing.assert_allclose(d.qacc, md.qacc, rtol=1e-8, atol=1e-9)
+
+
+def test_element_editor_offers_springyield_only_where_plastic(open_viewer, tmp_path):
+  """Physics > Elements shows a springyield field for the plastic hinge and tendon, none for
+  the elastic hinge (MuJoCo gives it no plastic state: an edit would do nothing)."""
+  from app.panels import physics
+  from tests.app.test_sim import PLASTIC
+  v = open_viewer(_write(tmp_path, "plastic.xml", PLASTIC), paused=True)
+  v.ui.expand.update(("Physics", "Elements"))
+  kinds = list(physics.ELEMENTS)
+  shown = {}
+  for kind, i in (("joint", 0), ("joint", 3), ("tendon", 0)):
+    v.ui.elem_kind, v.ui.elem_id = kinds.index(kind), i
+    v.frame()
+    v.frame()
+    shown[kind, i] = {f for f in ("jnt_springyield", "tendon_springyield", "jnt_stiffness")
+                      if f"elem_{f}" in v.ui.rects}
+  assert shown["joint", 0] == {"jnt_springyield", "jnt_stiffness"}
+  assert shown["joint", 3] == {"jnt_stiffness"}
+  assert shown["tendon", 0] == {"tendon_springyield"}
