@@ -111,6 +111,7 @@ class UiState:
       cam.fixedcamid = (cam.fixedcamid + direction) % m.ncam
     cam.type = CameraType.FIXED
 
+
 def compile_progress(viewer):
   """The first-start screen: the engine compiles in a subprocess while the window stays live."""
   from imgui_bundle import imgui
@@ -128,6 +129,7 @@ def compile_progress(viewer):
   if viewer._warm_log:
     imgui.text_disabled(viewer._warm_log[-1][:80])
   imgui.end()
+
 
 def draw(viewer, st, info):
   """All panels for one frame (`st`: worker Status, `info`: newest snapshot.extra or None)."""
@@ -155,6 +157,7 @@ def draw(viewer, st, info):
   if ui.show_help:
     _help(imgui)
 
+
 def draw_loading(viewer, st):
   """While the model on screen is its preview and the engine still loads: a status line (the
   panels need the engine's Model), and any load error."""
@@ -171,6 +174,7 @@ def _header(imgui, ui, name, flags=0):
     imgui.set_next_item_open(True)
     ui.expand.discard(name)
   return imgui.collapsing_header(name, flags)
+
 
 def _errors(imgui, viewer, st):
   """Worker exceptions, load failures and divergences: always visible until dismissed."""
@@ -206,6 +210,7 @@ def _errors(imgui, viewer, st):
     imgui.separator()
   imgui.end()
 
+
 def _help(imgui):
   io = imgui.get_io()
   imgui.set_next_window_pos((io.display_size.x * 0.5, io.display_size.y * 0.5),
@@ -221,6 +226,7 @@ def _help(imgui):
       imgui.text(what)
     imgui.end_table()
   imgui.end()
+
 
 def _help_rows():
   from app.viewer import HELP

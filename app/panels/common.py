@@ -16,6 +16,7 @@ def has_dialog():
     _DIALOG.append(bool(shutil.which("zenity") or shutil.which("kdialog")))
   return _DIALOG[0]
 
+
 def speed_label(s):
   """A speed factor as the Simulation panel lists it."""
   if math.isinf(s):
@@ -23,6 +24,7 @@ def speed_label(s):
   if s >= 1 or abs(1 / s - round(1 / s)) > 1e-9:
     return f"{s:.3g}x"
   return f"1/{round(1 / s)}x"
+
 
 def vec_input(imgui, label, value):
   """A text field of space-separated numbers; returns the new array on Enter, else None."""
@@ -36,6 +38,7 @@ def vec_input(imgui, label, value):
   except ValueError:
     return None
   return out if out.size == v.size else None
+
 
 def rect(imgui, ui, name):
   """Remember the last widget's screen rectangle under `name` (tests click on it)."""

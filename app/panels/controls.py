@@ -14,6 +14,7 @@ def groups_shown(m):
   extra |= {g for g in range(NGROUP_SHOWN, 31) if int(m.opt.disableactuator) >> g & 1}
   return list(range(NGROUP_SHOWN)) + sorted(extra)
 
+
 def ctrl_disabled(m):
   """Per control: whether its actuator's group is disabled (opt.disableactuator), as MuJoCo's
   simulate greys the slider."""
@@ -27,11 +28,13 @@ def ctrl_disabled(m):
         out[i] = True
   return out
 
+
 def set_group(viewer, group, enabled):
   """What a group checkbox does: set or clear the group's bit of opt.disableactuator."""
   bits = int(viewer.ui.m.opt.disableactuator)
   bits = (bits & ~(1 << group)) if enabled else (bits | (1 << group))
   viewer.sim.send("opt", "disableactuator", bits)
+
 
 def draw(imgui, viewer, st, info):
   """The Controls section."""
@@ -80,6 +83,7 @@ def draw(imgui, viewer, st, info):
     if changed:
       sim.send("qpos", adr, v)
   imgui.end_disabled()
+
 
 def set_ctrl(viewer, i, value):
   """What the actuator slider does: remember the value and send it to the worker."""

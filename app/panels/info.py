@@ -30,6 +30,7 @@ def record(ui, st, info):
     for v in ui.plot.values():
       del v[0]
 
+
 def draw(imgui, viewer, st, info):
   """The Info section."""
   from imgui_bundle import implot

@@ -36,10 +36,12 @@ def _opt_float(imgui, viewer, m, name, label=None, fmt="%.6g"):
   if changed and new != v:
     viewer.sim.send("opt", name, new)
 
+
 def _opt_vec(imgui, viewer, m, name):
   new = vec_input(imgui, name, getattr(m.opt, name))
   if new is not None:
     viewer.sim.send("opt", name, new)
+
 
 def _tree(imgui, ui, name):
   """A tree node; `ui.expand` names nodes to open (keyboard-less scripting, tests)."""
@@ -47,6 +49,7 @@ def _tree(imgui, ui, name):
     imgui.set_next_item_open(True)
     ui.expand.discard(name)
   return imgui.tree_node(name)
+
 
 def draw(imgui, viewer):
   """The Physics section: every edit is a command to the worker (applied at the next step)."""
