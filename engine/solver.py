@@ -46,6 +46,10 @@ from engine.smooth import jit
 
 # helpers of sol_primal inlined into it (a call would pass the flattened Primal context)
 _inline = numba.njit(cache=True, nogil=True, inline='always')
+# an array index known to be >= 0: Numba then skips its negative-index wraparound, which
+# otherwise costs a compare and select per access and keeps sparse gathers from pipelining
+# (a 17-row sparse J product: 113 -> 48 ns)
+_u = np.uintp
 from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone
 
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
@@ -649,9 +653,9 @@ def _mul_j(J, adr, nnz, col, nefc, res, vec):
   """res = J vec for sparse rows (a context's: c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc)."""
   for i in range(nefc):
     s = 0.0
-    a0 = adr[i]
-    for a in range(a0, a0 + nnz[i]):
-      s += J[a] * vec[col[a]]
+    a0 = _u(adr[i])
+    for a in range(a0, a0 + _u(nnz[i])):
+      s += J[a] * vec[_u(col[a])]
     res[i] = s
 
 
@@ -663,9 +667,9 @@ def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
   for i in range(nefc):
     fi = f[i]
     if fi != 0.0:
-      a0 = adr[i]
-      for a in range(a0, a0 + nnz[i]):
-        res[col[a]] += J[a] * fi
+      a0 = _u(adr[i])
+      for a in range(a0, a0 + _u(nnz[i])):
+        res[_u(col[a])] += J[a] * fi
 
 
 @jit
@@ -677,12 +681,12 @@ def _mul_m(m, d, dofs, off, nv, res, vec):
   for i in range(nv):
     res[i] = 0.0
   for i in range(nv):
-    g = dofs[i]
-    adr = rowadr[g]
-    n = rownnz[g]
-    res[i] += M[adr + n - 1] * vec[i]
-    for a in range(adr, adr + n - 1):
-      k = dof2idof[colind[a]] - off
+    g = _u(dofs[i])
+    adr = _u(rowadr[g])
+    n = _u(rownnz[g] - 1)
+    res[i] += M[adr + n] * vec[i]
+    for a in range(adr, adr + n):
+      k = _u(dof2idof[_u(colind[a])] - off)
       res[i] += M[a] * vec[k]
       res[k] += M[a] * vec[i]
 
@@ -694,24 +698,25 @@ def _solve_m(m, d, dofs, off, nv, x, y):
   dof2idof = d.map_dof2idof
   for i in range(nv):
     x[i] = y[i]
-  for i in range(nv - 1, -1, -1):
-    g = dofs[i]
+  for r in range(nv):
+    i = _u(nv - 1 - r)
+    g = _u(dofs[i])
     xi = x[i]
     if rownnz[g] == 1 or xi == 0.0:
       continue
-    start = rowadr[g]
-    for a in range(start, start + rownnz[g] - 1):
-      x[dof2idof[colind[a]] - off] -= qLD[a] * xi
+    start = _u(rowadr[g])
+    for a in range(start, start + _u(rownnz[g] - 1)):
+      x[_u(dof2idof[_u(colind[a])] - off)] -= qLD[a] * xi
   for i in range(nv):
-    x[i] *= diaginv[dofs[i]]
+    x[i] *= diaginv[_u(dofs[i])]
   for i in range(nv):
-    g = dofs[i]
+    g = _u(dofs[i])
     n = rownnz[g] - 1
     if n > 0:
-      start = rowadr[g]
+      start = _u(rowadr[g])
       s = 0.0
-      for a in range(start, start + n):
-        s += qLD[a] * x[dof2idof[colind[a]] - off]
+      for a in range(start, start + _u(n)):
+        s += qLD[a] * x[_u(dof2idof[_u(colind[a])] - off)]
       x[i] -= s
 
 
@@ -1442,23 +1447,25 @@ def make_y(m, d):
 def _ar_entry(d, a, b):
   """AR[a, b] = Y_a . Y_b (+ R_a on the diagonal): a merge of the two sorted sparse rows."""
   Y, Ycol = d.solver_Y, d.solver_Ycol
-  p, p1 = d.solver_Yadr[a], d.solver_Yadr[a] + d.solver_Ynnz[a]
+  p = _u(d.solver_Yadr[a])
+  p1 = p + _u(d.solver_Ynnz[a])
   s = 0.0
   if a == b:
     for t in range(p, p1):
       s += Y[t] * Y[t]
     return s + d.efc_R[a]
-  q, q1 = d.solver_Yadr[b], d.solver_Yadr[b] + d.solver_Ynnz[b]
+  q = _u(d.solver_Yadr[b])
+  q1 = q + _u(d.solver_Ynnz[b])
   while p < p1 and q < q1:
     cp, cq = Ycol[p], Ycol[q]
     if cp == cq:
       s += Y[p] * Y[q]
-      p += 1
-      q += 1
+      p += _u(1)
+      q += _u(1)
     elif cp < cq:
-      p += 1
+      p += _u(1)
     else:
-      q += 1
+      q += _u(1)
   return s
 
 
@@ -1472,8 +1479,9 @@ def _yt_f(d, w, f, nefc, rows, nv):
     i = c if rows is None else rows[c]
     fi = f[i]
     if fi != 0.0:
-      for a in range(adr[i], adr[i] + nnz[i]):
-        w[col[a]] += Y[a] * fi
+      a0 = _u(adr[i])
+      for a in range(a0, a0 + _u(nnz[i])):
+        w[_u(col[a])] += Y[a] * fi
 
 
 @jit
@@ -1718,9 +1726,9 @@ def _residual(d, res, i, n, v, sub_r):
     s = d.efc_b[i + k]
     if not sub_r:
       s += d.efc_R[i + k] * d.efc_force[i + k]
-    a0 = d.solver_Yadr[i + k]
-    for a in range(a0, a0 + d.solver_Ynnz[i + k]):
-      s += d.solver_Y[a] * v[d.solver_Ycol[a]]
+    a0 = _u(d.solver_Yadr[i + k])
+    for a in range(a0, a0 + _u(d.solver_Ynnz[i + k])):
+      s += d.solver_Y[a] * v[_u(d.solver_Ycol[a])]
     res[k] = s
 
 
@@ -1730,9 +1738,9 @@ def _apply_delta(d, v, i, n, oldf):
   for k in range(n):
     dl = d.efc_force[i + k] - oldf[k]
     if dl != 0.0:
-      a0 = d.solver_Yadr[i + k]
-      for a in range(a0, a0 + d.solver_Ynnz[i + k]):
-        v[d.solver_Ycol[a]] += d.solver_Y[a] * dl
+      a0 = _u(d.solver_Yadr[i + k])
+      for a in range(a0, a0 + _u(d.solver_Ynnz[i + k])):
+        v[_u(d.solver_Ycol[a])] += d.solver_Y[a] * dl
 
 
 @jit
@@ -1753,8 +1761,9 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
     if dim == 1:
       # scalar row, written out: most rows take this path
       r = d.efc_b[i] + d.efc_R[i] * force[i]
-      for a in range(Yadr[i], Yadr[i] + Ynnz[i]):
-        r += Y[a] * v[Ycol[a]]
+      y0 = _u(Yadr[i])
+      for a in range(y0, y0 + _u(Ynnz[i])):
+        r += Y[a] * v[_u(Ycol[a])]
       old = force[i]
       f = old - r * ARinv[i]
       if c >= ne and c < ne + nf:
@@ -1774,8 +1783,8 @@ def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
       improvement -= change
       dl = f - old
       if dl != 0.0:
-        for a in range(Yadr[i], Yadr[i] + Ynnz[i]):
-          v[Ycol[a]] += Y[a] * dl
+        for a in range(y0, y0 + _u(Ynnz[i])):
+          v[_u(Ycol[a])] += Y[a] * dl
       continue
     # elliptic contact: ray update, then friction by QCQP with the normal force fixed
     _residual(d, res, i, dim, v, False)
