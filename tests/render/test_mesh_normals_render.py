@@ -98,3 +98,69 @@ def test_smooth_sphere_faceted_sphere_and_flat_cube(tmp_path):
     a, b = masks[name]
     mr, mo = ref[..., ch][a].mean(), img[..., ch][b].mean()
     assert abs(mr - mo) < 12, f"{name}: mean brightness {mo:.1f}, MuJoCo's {mr:.1f}"
+
+
+def _cube_obj(uv):
+  """A cube OBJ whose sides are fans of 4 triangles around a centre vertex, so that every
+  corner is in two triangles of each of its sides (its smooth normal is the diagonal); with
+  `uv`, one `vt` per vertex. No normals: MuJoCo generates them."""
+  v = [(x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]
+  f = []
+  for axis in range(3):
+    for sign in (-1, 1):
+      ring = [i for i, p in enumerate(v[:8]) if p[axis] == sign]
+      c = [0, 0, 0]
+      c[axis] = sign
+      v.append(tuple(c))
+      u, w = (axis + 1) % 3, (axis + 2) % 3
+      ring.sort(key=lambda i: np.arctan2(v[i][w], v[i][u]))   # counter-clockwise about +axis
+      if sign < 0:
+        ring = ring[::-1]
+      f += [(len(v) - 1, ring[k], ring[(k + 1) % 4]) for k in range(4)]
+  lines = ["v %d %d %d" % p for p in v]
+  if uv:
+    lines += ["vt %g %g" % (0.5 + 0.3 * p[0], 0.5 + 0.3 * p[1]) for p in v]
+    lines += ["f %d/%d %d/%d %d/%d" % (a + 1, a + 1, b + 1, b + 1, c + 1, c + 1)
+              for a, b, c in f]
+  else:
+    lines += ["f %d %d %d" % (a + 1, b + 1, c + 1) for a, b, c in f]
+  return "\n".join(lines) + "\n"
+
+
+def test_mesh_with_texcoords_uses_its_normals_as_given(tmp_path):
+  """MuJoCo's renderer keeps a mesh's normals as compiled when the mesh has texture
+  coordinates (no sharp-edge fallback to face normals): a smooth-normal cube (diagonal corner
+  normals) with `vt` shades in gradients, the same cube without `vt` has flat faces, in
+  MuJoCo's picture and ours. (The textured cube's brightness is not compared pixel for pixel:
+  our vertex shader turns normals that face away from the eye towards it per vertex, MuJoCo
+  per polygon.)"""
+  (tmp_path / "uvcube.obj").write_text(_cube_obj(uv=True))
+  (tmp_path / "cube.obj").write_text(_cube_obj(uv=False))
+  path = tmp_path / "scene.xml"
+  path.write_text(f"""<mujoco><asset>
+<mesh name="uv" file="uvcube.obj" smoothnormal="true" scale=".2 .2 .2"/>
+<mesh name="flat" file="cube.obj" smoothnormal="true" scale=".2 .2 .2"/>
+</asset>
+<visual><headlight ambient=".1 .1 .1" diffuse=".4 .4 .4" specular="0 0 0"/></visual>
+<worldbody>
+<light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false" diffuse=".6 .6 .6"
+       specular="0 0 0"/>
+<geom type="mesh" mesh="uv" pos="0 -0.35 0" euler="10 20 30" rgba="1 0 0 1"/>
+<geom type="mesh" mesh="flat" pos="0 0.35 0" euler="10 20 30" rgba="0 0 1 1"/>
+</worldbody></mujoco>""")
+  ref, img = _render_both(tmp_path, path, 180, -25, "mesh_normals_texcoord", distance=1.6)
+  for col, ch in ((RED, 0), (BLUE, 2)):
+    a, b = _mask(ref, col), _mask(img, col)
+    assert (a & b).sum() / (a | b).sum() > 0.9
+  for x in (ref, img):
+    assert _nvalues(x, _mask(x, RED), 0) > 20, "the textured cube is flat-shaded"
+    assert _levels(x, _mask(x, BLUE), 2) > 0.9, "the plain cube's faces are not flat"
+
+
+def _nvalues(img, mask, channel, frac=0.9):
+  """How many distinct brightness values cover `frac` of the pixels inside `mask`: a few for
+  flat faces, dozens for gradients."""
+  x = img[..., channel][_erode(mask)]
+  _, counts = np.unique(x, return_counts=True)
+  c = np.cumsum(np.sort(counts)[::-1])
+  return int(np.searchsorted(c, frac * c[-1]) + 1)
