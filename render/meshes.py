@@ -132,33 +132,62 @@ def quad(slices=None, stacks=None, n=8):
   return verts, np.array(idx, np.int32)
 
 
-CREASE_COS = 0.8   # corners whose face turns more than ~37 deg from the vertex normal stay flat
+CREASE_COS = 0.8   # corners whose normal turns more than ~37 deg from the face's are drawn flat
 
 
-def mesh_asset(vert, face):
+def mesh_asset(vert, face, normal=None, facenormal=None, textured=False):
   """Vertices (x, y, z, nx, ny, nz, 0) of one mesh asset as unindexed triangles, scaled into the
-  unit ball, and that scale (the instance size). Normals are smooth (area-weighted over the
-  vertex's faces) except across creases, where the face's own normal is kept, so boxes look
-  flat and curved surfaces smooth as in MuJoCo's renderer."""
+  unit ball, and that scale (the instance size).
+
+  With the compiled normals (`normal` = the mesh's mesh_normal rows, `facenormal` its
+  mesh_facenormal), each corner is shaded as MuJoCo's renderer does (mjr_uploadMesh): with its
+  normal as given on a mesh with texture coordinates (`textured`), otherwise with the face's
+  own normal wherever the corner's is more than CREASE_COS from it, so that sharp edges stay
+  sharp. Without them (height fields), corner normals are the area-weighted sums of the
+  vertex's faces, under the same crease rule.
+  """
   v = np.asarray(vert, np.float64).reshape(-1, 3)
   f = np.asarray(face, np.int64).reshape(-1, 3)
   if not len(f):
     return np.zeros((0, 7), np.float32), 1.0
   tri = v[f]                                          # (nf, 3, 3)
   fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])   # area-weighted face normals
-  vn = np.zeros_like(v)
-  for k in range(3):
-    np.add.at(vn, f[:, k], fn)
   unit = lambda a: a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-30)
-  fu, vu = unit(fn), unit(vn)
-  corner = vu[f]                                      # (nf, 3, 3)
-  flat = np.einsum("fkj,fj->fk", corner, fu) < CREASE_COS
-  normals = np.where(flat[..., None], fu[:, None, :], corner)
+  fu = unit(fn)
+  if normal is not None and facenormal is not None and len(normal):
+    corner = np.asarray(normal, np.float64).reshape(-1, 3)[
+        np.asarray(facenormal, np.int64).reshape(-1, 3)]           # (nf, 3, 3)
+  else:
+    textured = False
+    vn = np.zeros_like(v)
+    for k in range(3):
+      np.add.at(vn, f[:, k], fn)
+    corner = unit(vn)[f]
+  if textured:
+    normals = corner
+  else:
+    flat = np.einsum("fkj,fj->fk", corner, fu) < CREASE_COS
+    normals = np.where(flat[..., None], fu[:, None, :], corner)
   scale = float(max(np.max(np.linalg.norm(v, axis=1)), 1e-9))
   out = np.zeros((len(f) * 3, 7), np.float32)
   out[:, 0:3] = (tri / scale).reshape(-1, 3)
   out[:, 3:6] = normals.reshape(-1, 3)
   return out, scale
+
+
+def model_mesh(m, i):
+  """(vert, face, mesh_asset's (vertices, scale)) of mesh `i` of Model `m`, drawn with its
+  compiled normals where the model has them (mesh_normal, mesh_facenormal)."""
+  a, b = int(m.mesh_faceadr[i]), int(m.mesh_facenum[i])
+  va, vn = int(m.mesh_vertadr[i]), int(m.mesh_vertnum[i])
+  vert, face = m.mesh_vert[va:va + vn], m.mesh_face[a:a + b]
+  normal = facenormal = None
+  if getattr(m, "mesh_normaladr", None) is not None and len(m.mesh_normaladr) > i:
+    na, nn = int(m.mesh_normaladr[i]), int(m.mesh_normalnum[i])
+    normal, facenormal = m.mesh_normal[na:na + nn], m.mesh_facenormal[a:a + b]
+  texadr = getattr(m, "mesh_texcoordadr", None)
+  textured = texadr is not None and len(texadr) > i and int(texadr[i]) >= 0
+  return vert, face, mesh_asset(vert, face, normal, facenormal, textured)
 
 
 def hfield_asset(size, nrow, ncol, data):

@@ -255,9 +255,7 @@ class Renderer:
     nhfield = int(getattr(m, "nhfield", 0))
     for i in range(nmesh + nhfield):
       if i < nmesh:
-        a, b = int(m.mesh_faceadr[i]), int(m.mesh_facenum[i])
-        va, vn = int(m.mesh_vertadr[i]), int(m.mesh_vertnum[i])
-        verts, scale = meshes.mesh_asset(m.mesh_vert[va:va + vn], m.mesh_face[a:a + b])
+        _, _, (verts, scale) = meshes.model_mesh(m, i)
       else:   # height fields follow the meshes as kinds of their own
         h = i - nmesh
         nr, nc, adr = int(m.hfield_nrow[h]), int(m.hfield_ncol[h]), int(m.hfield_adr[h])

@@ -226,9 +226,7 @@ class TexturedGeoms:
       nmesh = int(getattr(m, "nmesh", 0))
       if k < nmesh:
         a, b = int(m.mesh_faceadr[k]), int(m.mesh_facenum[k])
-        va, vn = int(m.mesh_vertadr[k]), int(m.mesh_vertnum[k])
-        vert, face = m.mesh_vert[va:va + vn], m.mesh_face[a:a + b]
-        verts, scale = meshes.mesh_asset(vert, face)
+        vert, face, (verts, scale) = meshes.model_mesh(m, k)
         uv = None
         if getattr(m, "mesh_texcoordadr", None) is not None and m.mesh_texcoordadr[k] >= 0:
           ta, tn = int(m.mesh_texcoordadr[k]), int(m.mesh_texcoordnum[k])

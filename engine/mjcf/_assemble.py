@@ -3,6 +3,7 @@ import numpy as np
 
 from engine import types as t
 from engine.mjcf import _math as mm
+from engine.mjcf import _mesh
 from engine.mjcf import _sensor
 from engine.mjcf import _sparse
 
@@ -593,10 +594,41 @@ def _meshes(c, A, sizes):
 
 NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB
 # mjModel fields that only drawing reads: Python-side Model attributes (see _textures)
-DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord")
+DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord", "nmeshnormal")
 DRAW_FIELDS = ("tex_type", "tex_colorspace", "tex_height", "tex_width", "tex_nchannel",
                "tex_adr", "tex_data", "mat_texid", "mat_texuniform", "mat_texrepeat",
-               "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord")
+               "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord",
+               "mesh_normaladr", "mesh_normalnum", "mesh_normal", "mesh_facenormal")
+
+
+def _mesh_normals(c, A):
+  """mesh_normal (float32) and mesh_facenormal of every mesh, by mjModel's names (drawing
+  data, as the texture fields): given normals or MuJoCo's generated ones, transformed as the
+  mesh's vertices were (engine/mjcf/_mesh.py compile_normals)."""
+  adr, num, normals, facenormals = [], [], [], []
+  n = 0
+  for i, me in enumerate(c.meshes):
+    cm = c._mesh_compiled(i)
+    face = cm["face"]
+    if me.scale[0] * me.scale[1] * me.scale[2] < 0:    # undo the winding swap for MakeNormal
+      face = face[:, [0, 2, 1]]
+    try:
+      nrm, fnrm = _mesh.compile_normals(
+          me.raw[0], face, getattr(me, "normal", None), getattr(me, "facenormal", None),
+          getattr(me, "smoothnormal", False), me.scale, me.refquat, cm["quat"])
+    except _mesh.MeshError as e:
+      raise me.node.error(f"mesh '{me.name}': {e}") from None
+    adr.append(n)
+    num.append(len(nrm))
+    normals.append(nrm)
+    facenormals.append(fnrm)
+    n += len(nrm)
+  A["nmeshnormal"] = n
+  A["mesh_normaladr"] = np.array(adr, np.int32)
+  A["mesh_normalnum"] = np.array(num, np.int32)
+  A["mesh_normal"] = np.concatenate(normals) if normals else np.zeros((0, 3), np.float32)
+  A["mesh_facenormal"] = (np.concatenate(facenormals) if facenormals
+                          else np.zeros((0, 3), np.int32))
 
 
 def _textures(c, A, sizes):
@@ -682,6 +714,7 @@ def assemble(c):
   for k in ("emission", "specular", "shininess", "reflectance"):
     A["mat_" + k] = M(k).ravel()
   _textures(c, A, sizes)
+  _mesh_normals(c, A)
   if c.settotalmass > 0:
     total = float(np.sum(A["body_mass"]))
     scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))

@@ -4,7 +4,9 @@ Follows MuJoCo's mjCMesh (src/user/user_mesh.cc): vertices are read as float32 (
 repeated corners merged in first occurrence order, as its decoder does), the convex hull computed with Qhull (scipy) into
 MuJoCo's `mesh_graph` layout, refpos/refquat/scale applied, then the mesh is moved to its
 centre of mass (volume, shell or hull, per `inertia`) and rotated to its principal axes;
-`pos`/`quat` keep that offset for the geom frame. Plain numpy, load time only.
+`pos`/`quat` keep that offset for the geom frame. `compile_normals` makes the drawing normals
+(`mesh_normal`, `mesh_facenormal`): given ones (OBJ `vn`, MSH, the `normal` attribute) or
+mjCMesh::MakeNormal's, in float32 as MuJoCo rounds them. Plain numpy, load time only.
 """
 import math
 import os
@@ -27,11 +29,13 @@ class MeshError(ValueError):
 
 def read_file(path, data):
   """(vert float32 (n,3), face int32 (m,3) or None, texcoord float32 (k,2) or None,
-  facetexcoord int32 (m,3) or None) from STL, OBJ or MSH bytes; `path` names it. Texture
-  coordinates come from an OBJ's `vt` lines, v flipped (1 - v) as MuJoCo's OBJ decoder does."""
+  facetexcoord int32 (m,3) or None, normal float32 (j,3) or None, facenormal int32 (m,3) or
+  None) from STL, OBJ or MSH bytes; `path` names it. Texture coordinates come from an OBJ's
+  `vt` lines, v flipped (1 - v) as MuJoCo's OBJ decoder does; normals from its `vn` lines (with
+  the faces' normal indices) or an MSH's normal block; an STL has none."""
   ext = os.path.splitext(path)[1].lower()
   if ext == ".stl":
-    return (*_read_stl(path, data), None, None)
+    return (*_read_stl(path, data), None, None, None, None)
   if ext == ".obj":
     return _read_obj(path, data)
   if ext == ".msh":
@@ -42,7 +46,7 @@ def read_file(path, data):
 def _read_msh(path, data):
   """MuJoCo's legacy binary MSH: int32 counts (nvertex, nnormal, ntexcoord, nface), then
   float32 positions, normals, texture coordinates and int32 face corners (mjCMesh::LoadMSH).
-  Vertices are kept as given (no merging); normals are not used here."""
+  Vertices are kept as given (no merging); the normals are per vertex (face indices shared)."""
   if len(data) < 16:
     raise MeshError(f"MSH file '{path}': missing header" if data else
                     f"MSH file '{path}' is empty")
@@ -55,13 +59,16 @@ def _read_msh(path, data):
     raise MeshError(f"MSH file '{path}': unexpected file size {len(data)} (header says "
                     f"{size})")
   vert = np.frombuffer(data, "<f4", 3 * nv, 16).reshape(-1, 3).astype(np.float32)
+  normal = (np.frombuffer(data, "<f4", 3 * nn, 16 + 12 * nv).reshape(-1, 3).astype(np.float32)
+            if nn else None)
   off = 16 + 12 * (nv + nn)
   uv = np.frombuffer(data, "<f4", 2 * nt, off).reshape(-1, 2).astype(np.float32) if nt else None
   off += 8 * nt
   face = (np.frombuffer(data, "<i4", 3 * nf, off).reshape(-1, 3).astype(np.int32) if nf
           else None)
   faceuv = face.copy() if face is not None and uv is not None else None
-  return vert, face, uv, faceuv
+  facenormal = face.copy() if face is not None and normal is not None else None
+  return vert, face, uv, faceuv, normal, facenormal
 
 
 def _read_stl(path, data):
@@ -94,7 +101,7 @@ def _read_stl(path, data):
 
 
 def _read_obj(path, data):
-  verts, faces, uvs, faceuvs = [], [], [], []
+  verts, faces, uvs, faceuvs, nrms, facenrms = [], [], [], [], [], []
   for lineno, line in enumerate(data.decode("latin-1").splitlines(), 1):
     parts = line.split()
     if not parts:
@@ -106,19 +113,26 @@ def _read_obj(path, data):
           raise ValueError
       elif parts[0] == "vt":
         uvs.append([float(parts[1]), float(parts[2]) if len(parts) > 2 else 0.0])
+      elif parts[0] == "vn":
+        nrms.append([float(p) for p in parts[1:4]])
+        if len(parts) < 4:
+          raise ValueError
       elif parts[0] == "f":
-        idx, tdx = [], []
+        idx, tdx, ndx = [], [], []
         for p in parts[1:]:
           fields = p.split("/")
           i = int(fields[0])
           idx.append(i - 1 if i > 0 else len(verts) + i)
           j = int(fields[1]) if len(fields) > 1 and fields[1] else 0
           tdx.append(j - 1 if j > 0 else len(uvs) + j if j < 0 else -1)
+          k = int(fields[2]) if len(fields) > 2 and fields[2] else 0
+          ndx.append(k - 1 if k > 0 else len(nrms) + k if k < 0 else -1)
         if len(idx) < 3:
           raise ValueError
         for c in _split_polygon(verts, idx):
           faces.append([idx[k] for k in c])
           faceuvs.append([tdx[k] for k in c])
+          facenrms.append([ndx[k] for k in c])
     except (ValueError, IndexError):
       raise MeshError(f"OBJ file '{path}' line {lineno}: cannot read '{line.strip()}'") from None
   if not verts:
@@ -131,7 +145,14 @@ def _read_obj(path, data):
     faceuv = np.array(faceuvs, np.int32)
     if faceuv.min() < 0 or faceuv.max() >= len(uv):   # faces without (valid) vt: no texture
       uv = faceuv = None
-  return np.array(verts, np.float32), face, uv, faceuv
+  normal = np.array(nrms, np.float32).reshape(-1, 3) if nrms else None
+  facenormal = None
+  if nrms and faces:
+    facenormal = np.array(facenrms, np.int32)
+    if facenormal.min() < 0 or facenormal.max() >= len(nrms):
+      raise MeshError(f"OBJ file '{path}' has normals (vn) but a face corner without a valid "
+                      f"normal index (write faces as v//vn or v/vt/vn)")
+  return np.array(verts, np.float32), face, uv, faceuv, normal, facenormal
 
 
 def _split_polygon(verts, idx):
@@ -381,3 +402,124 @@ def fit_geom(cm, gtype, size, fitaabb, fitscale):
     else:
       size[:3] = half
   return [x * fitscale for x in size], center
+
+
+# ----------------------------------------------------------------------------------- normals
+# mjCMesh keeps normals in float: every accumulation, subtraction and normalisation below
+# rounds to float32 where MuJoCo's does, in MuJoCo's order, so that the cancellations of
+# MakeNormal's sharp-edge rule (a cube corner loses all its faces) come out as in MuJoCo.
+
+EPS = 1e-14          # mjEPS
+SHARP_COS = 0.8      # MakeNormal drops faces whose normal is further than this from the vertex's
+
+F32 = np.float32
+
+
+def _normal_area(dv, face):
+  """(normal, area) of each face as MakeNormal computes them: the edge cross product, then
+  mjuu_normvec (which leaves a vector whose squared length is below mjEPS as it is and returns
+  0, and skips the division within mjEPS of unit length)."""
+  a = dv[face[:, 0]]
+  e, f = dv[face[:, 1]] - a, dv[face[:, 2]] - a
+  n = np.stack([e[:, 1] * f[:, 2] - e[:, 2] * f[:, 1],
+                e[:, 2] * f[:, 0] - e[:, 0] * f[:, 2],
+                e[:, 0] * f[:, 1] - e[:, 1] * f[:, 0]], axis=1)
+  return _normvec_rows(n)
+
+
+def _normvec_rows(n):
+  """mjuu_normvec on each row: (the rows, normalised where MuJoCo normalises, and the norms,
+  0 where the squared norm is below mjEPS)."""
+  sq = n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2]
+  nrm = np.sqrt(sq)
+  scale = (sq >= EPS) & (np.abs(nrm - 1) > EPS)
+  out = np.where(scale[:, None], n / np.where(scale, nrm, 1.0)[:, None], n)
+  return out, np.where(sq < EPS, 0.0, nrm)
+
+
+def _accumulate(nvert, idx, vals):
+  """float32 (nvert, 3) sums of the float64 rows `vals` at vertices `idx`, each vertex's
+  terms added one at a time in the given order with the float += double of C (the sum is
+  rounded to float32 after every term). Vectorised over the k-th term of every vertex."""
+  out = np.zeros((nvert, 3), F32)
+  if not len(idx):
+    return out
+  order = np.argsort(idx, kind="stable")
+  sidx = idx[order]
+  start = np.r_[0, np.flatnonzero(np.diff(sidx)) + 1]
+  rank = np.arange(len(sidx)) - np.repeat(start, np.diff(np.r_[start, len(sidx)]))
+  byrank = np.argsort(rank, kind="stable")
+  bounds = np.searchsorted(rank[byrank], np.arange(rank.max() + 2))
+  for r in range(rank.max() + 1):
+    sel = order[byrank[bounds[r]:bounds[r + 1]]]
+    v = idx[sel]
+    out[v] = (out[v].astype(np.float64) + vals[sel]).astype(F32)
+  return out
+
+
+def make_normal(vert, face, smooth):
+  """mjCMesh::MakeNormal: per vertex, the area-weighted sum of its faces' normals; unless
+  `smooth`, minus the faces further than SHARP_COS from that sum's direction (so a cube's
+  corners keep the faces they mostly belong to, or none); normalised in float32, (0, 0, 1)
+  where nothing is left. `vert` float32 (n,3) before any transformation, `face` (m,3)."""
+  dv = np.asarray(vert, np.float64).reshape(-1, 3)
+  face = np.asarray(face, np.int64).reshape(-1, 3)
+  nv = len(dv)
+  nrm, area = _normal_area(dv, face)
+  idx = face.ravel()                                    # corners in MuJoCo's loop order
+  contrib = np.repeat(nrm * area[:, None], 3, axis=0)   # nrm[k] * area
+  normal = _accumulate(nv, idx, contrib)
+  if not smooth:
+    vnrm, _ = _normvec_rows(normal[idx].astype(np.float64))
+    fn = np.repeat(nrm, 3, axis=0)
+    dot = fn[:, 0] * vnrm[:, 0] + fn[:, 1] * vnrm[:, 1] + fn[:, 2] * vnrm[:, 2]
+    drop = dot < SHARP_COS
+    normal = normal - _accumulate(nv, idx[drop], contrib[drop])
+  length = np.sqrt(normal[:, 0] * normal[:, 0] + normal[:, 1] * normal[:, 1]
+                   + normal[:, 2] * normal[:, 2])
+  ok = length.astype(np.float64) > MINVAL     # C compares the float as a double
+  normal = np.where(ok[:, None], normal / np.where(ok, length, F32(1))[:, None],
+                    np.array([0, 0, 1], F32)).astype(F32)
+  return normal
+
+
+def compile_normals(vert, face, normal, facenormal, smooth, scale, refquat, quat):
+  """mesh_normal float32 (k,3) and mesh_facenormal int32 (m,3) of one mesh, as mjCMesh::Process.
+
+  `vert`, `face`: the mesh's vertices as read (float32) and its faces before the winding swap
+  of a negative scale (the hull's for a mesh without faces); `normal`, `facenormal`: given
+  normals (None: MakeNormal's, one per vertex) and their face indices (None: the faces' vertex
+  indices times the number of normals per vertex); `quat`: the principal frame compile_mesh
+  found. Normals are rotated by refquat, divided by scale (covectors) and renormalised in
+  float32, then rotated into the principal frame.
+  """
+  face = np.asarray(face, np.int64).reshape(-1, 3)
+  nvert = len(np.asarray(vert).reshape(-1, 3))
+  if normal is None:
+    normal = make_normal(vert, face, smooth)
+    facenormal = face
+  else:
+    normal = np.asarray(normal, F32).reshape(-1, 3)
+    if facenormal is None:
+      facenormal = (len(normal) // nvert) * face
+  facenormal = np.asarray(facenormal, np.int64).reshape(-1, 3)
+  if len(facenormal) != len(face):
+    raise MeshError("face data must have the same size as face normal data")
+  if len(facenormal) and (facenormal.min() < 0 or facenormal.max() >= len(normal)):
+    raise MeshError(f"face normal index out of range (the mesh has {len(normal)} normals)")
+  if scale[0] * scale[1] * scale[2] < 0:     # left-handed: the faces' winding was swapped
+    facenormal = facenormal[:, [0, 2, 1]]
+  n = normal
+  q = [float(x) for x in refquat]
+  if q != [1, 0, 0, 0]:
+    mm.normvec(q)
+    n = _rotate_rows(n.astype(np.float64), mm.quat2mat(q), transpose=True).astype(F32)
+  if any(x != 1 for x in scale):
+    n = (n.astype(np.float64) / np.asarray(scale, np.float64)).astype(F32)
+  sq = n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2]
+  ok = sq.astype(np.float64) > MINVAL
+  scl = F32(1) / np.sqrt(np.where(ok, sq, F32(1)))
+  n = np.where(ok[:, None], n * scl[:, None], np.array([0, 0, 1], F32)).astype(F32)
+  mat = mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
+  n = _rotate_rows(n.astype(np.float64), mat, transpose=False).astype(F32)
+  return n, facenormal.astype(np.int32)

@@ -210,8 +210,8 @@ def _linspace(lo, hi, n):
   return out
 
 
-def _wedge(res, fov, gamma):
-  """Cell centres of a foveated slice of the unit sphere (MakeWedge; tactile sensors)."""
+def _wedge_angles(res, fov, gamma):
+  """(azimuth, elevation) of the cell centres of a wedge (MakeWedge's BinEdges), row-major."""
   def edges(n, f):
     x = _linspace(-1.0, 1.0, n + 1)
     if gamma:
@@ -220,12 +220,35 @@ def _wedge(res, fov, gamma):
     s = f * math.pi / 180
     return [xi * s for xi in x]
   xe, ye = edges(res[0], fov[0]), edges(res[1], fov[1])
-  vert = []
-  for i in range(res[0]):
-    for j in range(res[1]):
-      a, e = 0.5 * (xe[i + 1] + xe[i]), 0.5 * (ye[j + 1] + ye[j])
-      vert.append([math.cos(e) * math.sin(a), math.sin(e), -math.cos(e) * math.cos(a)])
-  return _f32(vert)
+  return [(0.5 * (xe[i + 1] + xe[i]), 0.5 * (ye[j + 1] + ye[j]))
+          for i in range(res[0]) for j in range(res[1])]
+
+
+def _wedge(res, fov, gamma):
+  """Cell centres of a foveated slice of the unit sphere (MakeWedge; tactile sensors)."""
+  return _f32([[math.cos(e) * math.sin(a), math.sin(e), -math.cos(e) * math.cos(a)]
+               for a, e in _wedge_angles(res, fov, gamma)])
+
+
+def normals(builtin, params):
+  """Given normals of a builtin mesh (float32 (3n,3): three per vertex) or None: the wedge's
+  tangent frame per cell (TangentFrame: normal, azimuth and elevation directions) and the
+  plate's identity frame; MuJoCo computes the other builtins' normals (MakeNormal)."""
+  p = [float(x) for x in params]
+  if builtin == "wedge":
+    out = []
+    for a, e in _wedge_angles([int(p[0]), int(p[1])], p[2:4], p[4]):
+      ta = [math.cos(e) * math.cos(a), 0.0, math.cos(e) * math.sin(a)]
+      te = [-math.sin(e) * math.sin(a), math.cos(e), math.sin(e) * math.cos(a)]
+      _normvec(ta, 3)
+      _normvec(te, 3)
+      n = [te[1] * ta[2] - te[2] * ta[1], te[2] * ta[0] - te[0] * ta[2],
+           te[0] * ta[1] - te[1] * ta[0]]
+      out += [n, ta, te]
+    return _f32(out)
+  if builtin == "plate":
+    return np.tile(np.eye(3, dtype=F32), (int(p[0]) * int(p[1]), 1))
+  return None
 
 
 def _plate(res):

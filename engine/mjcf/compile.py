@@ -442,7 +442,7 @@ class Compiler:
     name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
     if not name:
       raise n.error("mesh without a file needs a name")
-    vert, face, uv, faceuv = None, None, None, None
+    vert, face, uv, faceuv, nrm, facenrm = None, None, None, None, None, None
     if n.get("face") is not None:
       vals = floats(n, "face")
       if len(vals) % 3 or any(v != int(v) for v in vals):
@@ -452,10 +452,11 @@ class Compiler:
     if builtin is not None:
       vert, bface, shell = self._mesh_builtin(n, builtin, file)
       face = face if bface is None else bface
+      nrm = _meshgen.normals(builtin, floats(n, "params"))
     elif file is not None:
       if n.get("vertex") is not None:
         raise n.error("repeated vertex specification (file and vertex)")
-      vert, fface, uv, faceuv = self._mesh_file(n, file)
+      vert, fface, uv, faceuv, nrm, facenrm = self._mesh_file(n, file)
       if face is not None and fface is not None and file.lower().endswith((".stl", ".msh")):
         raise n.error("repeated face specification (file and face)")
       if fface is None:
@@ -477,6 +478,13 @@ class Compiler:
                       f"{len(vals)}")
       uv = np.array(vals, np.float32).reshape(-1, 2)
       faceuv = None if face is None else np.asarray(face, np.int32).copy()
+    if n.get("normal") is not None:      # per-vertex normals (face indices shared)
+      if nrm is not None:
+        raise n.error("repeated normal specification")
+      vals = floats(n, "normal")
+      if len(vals) % 3:
+        raise n.error("normal data must be a multiple of 3")
+      nrm, facenrm = np.array(vals, np.float32).reshape(-1, 3), None
     try:
       self.meshes.append(_Obj(
           node=n, name=name, scale=rd.exact("scale", [1.0] * 3, 3),
@@ -492,6 +500,8 @@ class Compiler:
     self.meshes[-1].refquat = rd.exact("refquat", [1.0, 0.0, 0.0, 0.0], 4)
     self.meshes[-1].compiled = None
     self.meshes[-1].texcoord, self.meshes[-1].facetexcoord = uv, faceuv
+    self.meshes[-1].normal, self.meshes[-1].facenormal = nrm, facenrm   # None: MakeNormal's
+    self.meshes[-1].smoothnormal = rd.kw("smoothnormal", _BOOL, False)
 
   def _mesh_builtin(self, n, builtin, file):
     """(vert, face or None, shell) of <mesh builtin=... params=...> (engine/mjcf/_meshgen.py)."""
