@@ -1,7 +1,8 @@
 """Sensors (MuJoCo's engine_sensor.c): sensor_pos, sensor_vel, sensor_acc write d.sensordata in
 MuJoCo's layout; rne_post_constraint (cacc, cfrc_int, cfrc_ext) feeds the force-type sensors.
 The collision sensors (distance/normal/fromto) call the narrowphase through geom_distance
-(mj_geomDistance); the contact sensor reads d.contact_* and efc_force.
+(mj_geomDistance); the contact sensor reads d.contact_* and efc_force; rangefinders cast rays
+(engine/ray.py) from a site or from every pixel of a camera.
 
 Noise is never added (MuJoCo only stores sensor_noise); cutoff clamps REAL and POSITIVE sensors.
 """
