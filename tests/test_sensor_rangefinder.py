@@ -298,3 +298,34 @@ def test_rangefinder_data_empty_is_dist():
   xml = _ERR_XML.format('<rangefinder site="s" data=" "/>')
   m, mjm = _load(xml)
   _check_fields(m, mjm)
+
+
+def test_rangefinder_from_inside_geoms():
+  """Rays starting inside each geom type still see its surface (normals pointing outward,
+  away from the ray's origin side), as MuJoCo 4.0 reports them."""
+  geoms = [('sphere', '.3', ''), ('capsule', '.2 .3', ''), ('ellipsoid', '.3 .2 .25', ''),
+           ('cylinder', '.25 .3', ''), ('box', '.3 .2 .25', ''), ('mesh', '', 'mesh="ss"')]
+  bodies = "".join(
+      f'<body pos="{2 * k} 0 0" euler="{10 * k} 20 0"><geom type="{g}" {extra} '
+      + (f'size="{size}"' if size else "") + "/></body>"
+      + f'<body pos="{2 * k} 0 0"><joint type="ball"/><geom size=".01" rgba="1 1 1 0"/>'
+      + f'<site name="s{k}" pos=".02 .01 0"/></body>'
+      for k, (g, size, extra) in enumerate(geoms))
+  sens = "".join(f'<rangefinder site="s{k}" data="{_ALL}"/>' for k in range(len(geoms)))
+  xml = f"""<mujoco><asset><mesh name="ss" builtin="supersphere" params="10 .3 .4"
+    scale=".3 .32 .35"/></asset><worldbody>{bodies}</worldbody>
+    <sensor>{sens}</sensor></mujoco>"""
+  m, mjm = _load(xml)
+  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  rng = np.random.default_rng(4)
+  for trial in range(20):
+    mjd.qpos[:] = rng.normal(size=mjm.nq)
+    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+    interop.data_from_mujoco(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    engine.forward(m, d)
+    _compare(m, mjm, d, mjd, f"trial {trial}")
+    out = mjd.sensordata.reshape(len(geoms), 14)
+    assert np.all(out[:, 0] > 0)
+    # outward: the normal points along the ray (the hit is on the far side)
+    assert np.all(np.sum(out[:, 1:4] * out[:, 10:13], axis=1) > 0)
