@@ -1,7 +1,8 @@
 """Sensors (MuJoCo's engine_sensor.c): sensor_pos, sensor_vel, sensor_acc write d.sensordata in
 MuJoCo's layout; rne_post_constraint (cacc, cfrc_int, cfrc_ext) feeds the force-type sensors.
 The collision sensors (distance/normal/fromto) call the narrowphase through geom_distance
-(mj_geomDistance); the contact sensor reads d.contact_* and efc_force.
+(mj_geomDistance); the contact sensor reads d.contact_* and efc_force; rangefinders cast rays
+(engine/ray.py) from a site or from every pixel of a camera.
 
 Noise is never added (MuJoCo only stores sensor_noise); cutoff clamps REAL and POSITIVE sensors.
 """
@@ -15,6 +16,7 @@ from engine import collision_libccd as ccd
 from engine import collision_primitive as prim
 from engine import energy
 from engine import math as mm
+from engine import ray as rays
 from engine.smooth import jit, subtree_vel
 from engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
                           mjtObj, mjtSensor, mjtStage, mjtTrn)
@@ -283,319 +285,7 @@ def _equality_forces(m, d):
     i += 6 if et == _EQ_WELD else 3
 
 
-# ------------------------------------------------------------------- ray vs site (touch)
-
-@jit
-def _ray_quad(a, b, c):
-  """Smallest non-negative root of a x^2 + 2 b x + c, both roots; -1 when none."""
-  det = b * b - a * c
-  if det < 0 or a < 1e-15:
-    return -1.0, -1.0, -1.0
-  det = math.sqrt(det)
-  x0, x1 = (-b - det) / a, (-b + det) / a
-  if x0 >= 0:
-    return x0, x0, x1
-  if x1 >= 0:
-    return x1, x0, x1
-  return -1.0, x0, x1
-
-
-@jit
-def ray_geom(pos, mat, size, pnt, vec, gtype):
-  """Distance along ray pnt + x vec to a plane/sphere/capsule/ellipsoid/cylinder/box, -1 if
-  missed (mju_rayGeom without normals)."""
-  d0, d1, d2 = pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]
-  if gtype == _PLANE:
-    lp0, lp1, lp2 = mm.mat_t_vec(mat, d0, d1, d2)
-    lv0, lv1, lv2 = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
-    if lv2 > -1e-15:
-      return -1.0
-    x = -lp2 / lv2
-    if x < 0:
-      return -1.0
-    p0, p1 = lp0 + x * lv0, lp1 + x * lv1
-    if (size[0] <= 0 or abs(p0) <= size[0]) and (size[1] <= 0 or abs(p1) <= size[1]):
-      return x
-    return -1.0
-  if gtype == _SPHERE:
-    r2 = size[0] * size[0]
-  elif gtype == _CAPSULE:
-    r2 = (size[0] + size[1]) * (size[0] + size[1])
-  elif gtype == _CYLINDER:
-    r2 = size[0] * size[0] + size[1] * size[1]
-  elif gtype == _BOX:
-    r2 = size[0] * size[0] + size[1] * size[1] + size[2] * size[2]
-  else:
-    r2 = -1.0
-  if r2 >= 0:
-    a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]
-    b = vec[0] * d0 + vec[1] * d1 + vec[2] * d2
-    c = d0 * d0 + d1 * d1 + d2 * d2 - r2
-    x, _, _ = _ray_quad(a, b, c)
-    if gtype == _SPHERE or x < 0:
-      return x
-  lp0, lp1, lp2 = mm.mat_t_vec(mat, d0, d1, d2)
-  lv0, lv1, lv2 = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
-  if gtype == _ELLIPSOID:
-    s0, s1, s2 = 1 / (size[0] * size[0]), 1 / (size[1] * size[1]), 1 / (size[2] * size[2])
-    a = s0 * lv0 * lv0 + s1 * lv1 * lv1 + s2 * lv2 * lv2
-    b = s0 * lv0 * lp0 + s1 * lv1 * lp1 + s2 * lv2 * lp2
-    c = s0 * lp0 * lp0 + s1 * lp1 * lp1 + s2 * lp2 * lp2 - 1
-    x, _, _ = _ray_quad(a, b, c)
-    return x
-  x = -1.0
-  if gtype == _CAPSULE or gtype == _CYLINDER:
-    if gtype == _CYLINDER and abs(lv2) > 1e-15:
-      for side in (-1.0, 1.0):
-        sol = (side * size[1] - lp2) / lv2
-        if sol >= 0:
-          p0, p1 = lp0 + sol * lv0, lp1 + sol * lv1
-          if p0 * p0 + p1 * p1 <= size[0] * size[0] and (x < 0 or sol < x):
-            x = sol
-    a = lv0 * lv0 + lv1 * lv1
-    b = lv0 * lp0 + lv1 * lp1
-    c = lp0 * lp0 + lp1 * lp1 - size[0] * size[0]
-    sol, _, _ = _ray_quad(a, b, c)
-    if sol >= 0 and abs(lp2 + sol * lv2) <= size[1] and (x < 0 or sol < x):
-      x = sol
-    if gtype == _CAPSULE:
-      a = lv0 * lv0 + lv1 * lv1 + lv2 * lv2
-      for side in (1.0, -1.0):
-        q2 = lp2 - side * size[1]
-        b = lv0 * lp0 + lv1 * lp1 + lv2 * q2
-        c = lp0 * lp0 + lp1 * lp1 + q2 * q2 - size[0] * size[0]
-        _, x0, x1 = _ray_quad(a, b, c)
-        for xx in (x0, x1):
-          z = lp2 + xx * lv2
-          if xx >= 0 and side * z >= size[1] and (x < 0 or xx < x):
-            x = xx
-    return x
-  # box
-  lp = (lp0, lp1, lp2)
-  lv = (lv0, lv1, lv2)
-  for i in range(3):
-    if abs(lv[i]) > 1e-15:
-      i1 = 1 if i == 0 else 0
-      i2 = 1 if i == 2 else 2
-      for side in (-1.0, 1.0):
-        sol = (side * size[i] - lp[i]) / lv[i]
-        if sol >= 0:
-          p0, p1 = lp[i1] + sol * lv[i1], lp[i2] + sol * lv[i2]
-          if abs(p0) <= size[i1] and abs(p1) <= size[i2] and (x < 0 or sol < x):
-            x = sol
-  return x
-
-
-@jit
-def _ray_box_all(pos, mat, size, pnt, vec, allx):
-  """ray_box with the distance to each face it crosses in allx (-x, +x, -y, +y, -z, +z;
-  -1 where not crossed)."""
-  for i in range(6):
-    allx[i] = -1.0
-  d0, d1, d2 = pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2]
-  a = vec[0] * vec[0] + vec[1] * vec[1] + vec[2] * vec[2]
-  b = vec[0] * d0 + vec[1] * d1 + vec[2] * d2
-  c = d0 * d0 + d1 * d1 + d2 * d2 - (size[0] * size[0] + size[1] * size[1] + size[2] * size[2])
-  if _ray_quad(a, b, c)[0] < 0:
-    return -1.0
-  lp0, lp1, lp2 = mm.mat_t_vec(mat, d0, d1, d2)
-  lv0, lv1, lv2 = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
-  lp = (lp0, lp1, lp2)
-  lv = (lv0, lv1, lv2)
-  x = -1.0
-  for i in range(3):
-    if abs(lv[i]) > 1e-15:
-      i1 = 1 if i == 0 else 0
-      i2 = 1 if i == 2 else 2
-      for k in range(2):
-        side = -1.0 if k == 0 else 1.0
-        sol = (side * size[i] - lp[i]) / lv[i]
-        if sol >= 0:
-          p0, p1 = lp[i1] + sol * lv[i1], lp[i2] + sol * lv[i2]
-          if abs(p0) <= size[i1] and abs(p1) <= size[i2]:
-            if x < 0 or sol < x:
-              x = sol
-            allx[2 * i + k] = sol
-  return x
-
-
-@jit
-def _ray_basis(lv0, lv1, lv2):
-  """Two unit vectors spanning the plane normal to the ray (MuJoCo's ray-triangle basis)."""
-  b00, b01, b02 = 1.0, 1.0, 1.0
-  if abs(lv0) >= abs(lv1) and abs(lv0) >= abs(lv2):
-    b00 = 0.0
-  elif abs(lv1) >= abs(lv2):
-    b01 = 0.0
-  else:
-    b02 = 0.0
-  s = (lv0 * b00 + lv1 * b01 + lv2 * b02) / (lv0 * lv0 + lv1 * lv1 + lv2 * lv2)
-  b10, b11, b12 = b00 - s * lv0, b01 - s * lv1, b02 - s * lv2
-  n = math.sqrt(b10 * b10 + b11 * b11 + b12 * b12)
-  b10, b11, b12 = b10 / n, b11 / n, b12 / n
-  b00, b01, b02 = b11 * lv2 - b12 * lv1, b12 * lv0 - b10 * lv2, b10 * lv1 - b11 * lv0
-  n = math.sqrt(b00 * b00 + b01 * b01 + b02 * b02)
-  return b00 / n, b01 / n, b02 / n, b10, b11, b12
-
-
-@jit
-def _local_ray(pos, mat, pnt, vec):
-  """The ray in the frame (pos, mat): (point, direction, `_ray_basis` of the direction)."""
-  lp = np.empty(3)
-  lv = np.empty(3)
-  lp[0], lp[1], lp[2] = mm.mat_t_vec(mat, pnt[0] - pos[0], pnt[1] - pos[1], pnt[2] - pos[2])
-  lv[0], lv[1], lv[2] = mm.mat_t_vec(mat, vec[0], vec[1], vec[2])
-  b = np.empty(6)
-  b[0], b[1], b[2], b[3], b[4], b[5] = _ray_basis(lv[0], lv[1], lv[2])
-  return lp, lv, b
-
-
-@jit
-def _ray_triangle(v, lp, lv, b):
-  """MuJoCo's ray_triangle: distance along the (local) ray to triangle v (3, 3), -1 if missed;
-  b holds the basis of `_ray_basis`."""
-  pl = np.empty((3, 2))
-  for i in range(3):
-    e0, e1, e2 = v[i, 0] - lp[0], v[i, 1] - lp[1], v[i, 2] - lp[2]
-    pl[i, 0] = b[0] * e0 + b[1] * e1 + b[2] * e2
-    pl[i, 1] = b[3] * e0 + b[4] * e1 + b[5] * e2
-  for j in range(2):
-    if ((pl[0, j] > 0 and pl[1, j] > 0 and pl[2, j] > 0)
-        or (pl[0, j] < 0 and pl[1, j] < 0 and pl[2, j] < 0)):
-      return -1.0
-  a0, a1 = pl[0, 0] - pl[2, 0], pl[1, 0] - pl[2, 0]
-  a2, a3 = pl[0, 1] - pl[2, 1], pl[1, 1] - pl[2, 1]
-  r0, r1 = -pl[2, 0], -pl[2, 1]
-  det = a0 * a3 - a1 * a2
-  if abs(det) < 1e-15:
-    return -1.0
-  t0 = (a3 * r0 - a1 * r1) / det
-  t1 = (-a2 * r0 + a0 * r1) / det
-  if t0 < 0 or t1 < 0 or t0 + t1 > 1:
-    return -1.0
-  u0, u1, u2 = v[0, 0] - v[2, 0], v[0, 1] - v[2, 1], v[0, 2] - v[2, 2]
-  w0, w1, w2 = v[1, 0] - v[2, 0], v[1, 1] - v[2, 1], v[1, 2] - v[2, 2]
-  n0, n1, n2 = u1 * w2 - u2 * w1, u2 * w0 - u0 * w2, u0 * w1 - u1 * w0
-  denom = lv[0] * n0 + lv[1] * n1 + lv[2] * n2
-  if abs(denom) < 1e-15:
-    return -1.0
-  return -((lp[0] - v[2, 0]) * n0 + (lp[1] - v[2, 1]) * n1 + (lp[2] - v[2, 2]) * n2) / denom
-
-
-@jit
-def ray_mesh(m, d, g, pnt, vec):
-  """Distance along the ray to mesh geom g (mj_rayMesh: its box, then every face), -1 if
-  missed."""
-  pos, mat = d.geom_xpos[g], d.geom_xmat[g]
-  allx = np.empty(6)
-  if _ray_box_all(pos, mat, m.geom_size[g], pnt, vec, allx) < 0:
-    return -1.0
-  mid = m.geom_dataid[g]
-  lp, lv, b = _local_ray(pos, mat, pnt, vec)
-  va, fa = m.mesh_vertadr[mid], m.mesh_faceadr[mid]
-  v = np.empty((3, 3))
-  x = -1.0
-  for f in range(m.mesh_facenum[mid]):
-    for k in range(3):
-      vi = va + m.mesh_face[fa + f, k]
-      for j in range(3):
-        v[k, j] = m.mesh_vert[vi, j]
-    sol = _ray_triangle(v, lp, lv, b)
-    if sol >= 0 and (x < 0 or sol < x):
-      x = sol
-  return x
-
-
-@jit
-def ray_hfield(m, d, g, pnt, vec):
-  """Distance along the ray to height field geom g (mj_rayHfield), -1 if missed."""
-  h = m.geom_dataid[g]
-  nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
-  size = m.hfield_size[h]
-  data = m.hfield_data[m.hfield_adr[h]:m.hfield_adr[h] + nrow * ncol]
-  xmat, xpos = d.geom_xmat[g], d.geom_xpos[g]
-  bsize = np.empty(3)
-  bsize[0], bsize[1], bsize[2] = size[0], size[1], size[3] * 0.5
-  bpos = np.empty(3)
-  tsize = np.empty(3)
-  tsize[0], tsize[1], tsize[2] = size[0], size[1], size[2] * 0.5
-  tpos = np.empty(3)
-  for k in range(3):
-    bpos[k] = xpos[k] - xmat[3 * k + 2] * size[3] * 0.5
-    tpos[k] = xpos[k] + xmat[3 * k + 2] * size[2] * 0.5
-  allx = np.empty(6)
-  x = _ray_box_all(bpos, xmat, bsize, pnt, vec, allx)
-  top = _ray_box_all(tpos, xmat, tsize, pnt, vec, allx)
-  if top < 0:
-    return x
-  lp, lv, b = _local_ray(xpos, xmat, pnt, vec)
-  seg0, seg1 = 0.0, top
-  for i in range(6):
-    if allx[i] > seg1:
-      seg0, seg1 = top, allx[i]
-  dx = (2.0 * size[0]) / (ncol - 1)
-  dy = (2.0 * size[1]) / (nrow - 1)
-  sx0, sx1 = (lp[0] + seg0 * lv[0] + size[0]) / dx, (lp[0] + seg1 * lv[0] + size[0]) / dx
-  sy0, sy1 = (lp[1] + seg0 * lv[1] + size[1]) / dy, (lp[1] + seg1 * lv[1] + size[1]) / dy
-  cmin = max(0, int(math.floor(min(sx0, sx1))) - 1)
-  cmax = min(ncol - 1, int(math.ceil(max(sx0, sx1))) + 1)
-  rmin = max(0, int(math.floor(min(sy0, sy1))) - 1)
-  rmax = min(nrow - 1, int(math.ceil(max(sy0, sy1))) + 1)
-  v = np.empty((3, 3))
-  for r in range(rmin, rmax):
-    for c in range(cmin, cmax):
-      for tri in range(2):
-        # (r, c), (r, c+1), (r+1, c+1) and (r, c), (r+1, c+1), (r+1, c)
-        for k in range(3):
-          rr = r if k == 0 or (tri == 0 and k == 1) else r + 1
-          cc = c if k == 0 or (tri == 1 and k == 2) else c + 1
-          v[k, 0] = dx * cc - size[0]
-          v[k, 1] = dy * rr - size[1]
-          v[k, 2] = float(data[rr * ncol + cc]) * size[2]
-        sol = _ray_triangle(v, lp, lv, b)
-        if sol >= 0 and (x < 0 or sol < x):
-          x = sol
-  for i in range(4):
-    if allx[i] >= 0 and (allx[i] < x or x < 0):
-      z = (lp[2] + allx[i] * lv[2]) / size[2]
-      if i < 2:
-        y = (lp[1] + allx[i] * lv[1] + size[1]) / dy
-        y0 = max(0.0, min(nrow - 2.0, math.floor(y)))
-        col = ncol - 1 if i == 1 else 0
-        z0 = float(data[int(round(y0)) * ncol + col])
-        z1 = float(data[int(round(y0 + 1)) * ncol + col])
-      else:
-        y = (lp[0] + allx[i] * lv[0] + size[0]) / dx
-        y0 = max(0.0, min(ncol - 2.0, math.floor(y)))
-        off = (nrow - 1) * ncol if i == 3 else 0
-        z0 = float(data[int(round(y0)) + off])
-        z1 = float(data[int(round(y0 + 1)) + off])
-      if z < z0 * (y0 + 1 - y) + z1 * (y - y0):
-        x = allx[i]
-  return x
-
-
-@jit
-def ray(m, d, pnt, vec, bodyexclude):
-  """Distance to the nearest visible geom along pnt + x vec, static geoms included, geoms of
-  `bodyexclude` skipped; -1 when nothing is hit (mj_ray with all groups)."""
-  dist = -1.0
-  for g in range(m.ngeom):
-    if m.geom_bodyid[g] == bodyexclude:
-      continue
-    mat = m.geom_matid[g]
-    if (mat < 0 and m.geom_rgba[g, 3] == 0) or (mat >= 0 and m.mat_rgba[mat, 3] == 0):
-      continue
-    if m.geom_type[g] == _HFIELD:
-      x = ray_hfield(m, d, g, pnt, vec)
-    elif m.geom_type[g] == _MESH:
-      x = ray_mesh(m, d, g, pnt, vec)
-    else:
-      x = ray_geom(d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g], pnt, vec, m.geom_type[g])
-    if x >= 0 and (x < dist or dist < 0):
-      dist = x
-  return dist
-
+# ------------------------------------------------------------------------- inside geom
 
 @jit
 def inside_geom(pos, mat, size, gtype, p0, p1, p2):
@@ -676,10 +366,7 @@ def sensor_pos(m, d):
     elif st == _CAMPROJECTION:
       _cam_project(m, d, oid, rid, out)
     elif st == _RANGEFINDER:
-      vec = d.scratch_small[12:15]
-      xm = d.site_xmat[oid]
-      vec[0], vec[1], vec[2] = xm[2], xm[5], xm[8]
-      out[0] = ray(m, d, d.site_xpos[oid], vec, m.site_bodyid[oid])
+      _rangefinder(m, d, i, out)
     elif st == _JOINTPOS:
       out[0] = d.qpos[m.jnt_qposadr[oid]]
     elif st == _TENDONPOS:
@@ -870,7 +557,7 @@ def _touch(m, d, site):
   contact point, passes through the site's volume."""
   b = m.site_bodyid[site]
   total = 0.0
-  ray = d.scratch_small[12:15]
+  pos, mat, size = rays._t3(d.site_xpos[site]), d.site_xmat[site], rays._t3(m.site_size[site])
   for j in range(d.ncon[0]):
     b1 = m.geom_bodyid[d.contact_geom1[j]]
     b2 = m.geom_bodyid[d.contact_geom2[j]]
@@ -888,9 +575,9 @@ def _touch(m, d, site):
       r0, r1, r2 = r0 / n, r1 / n, r2 / n
     if b == b2:
       r0, r1, r2 = -r0, -r1, -r2
-    ray[0], ray[1], ray[2] = r0, r1, r2
-    if ray_geom(d.site_xpos[site], d.site_xmat[site], m.site_size[site], d.contact_pos[j], ray,
-                m.site_type[site]) >= 0:
+    x, _, _, _ = rays.ray_geom_normal(pos, mat, size, rays._t3(d.contact_pos[j]), (r0, r1, r2),
+                                      m.site_type[site], False)
+    if x >= 0:
       total += fn
   return total
 
@@ -1028,6 +715,108 @@ def _cam_project(m, d, site, cam, out):
     den = min(den, -1e-15) if den < 0 else max(den, 1e-15)
   out[0] = -fx * (x0 / den) + 0.5 * res[0]
   out[1] = fy * (x1 / den) + 0.5 * res[1]
+
+
+# --------------------------------------------------------------------------- rangefinder
+
+_RD_DIST, _RD_DIR, _RD_ORIGIN, _RD_POINT, _RD_NORMAL, _RD_DEPTH = 1, 2, 4, 8, 16, 32
+_PROJ_PERSPECTIVE = 0
+
+
+@jit
+def _fill_raydata(out, o, spec, dist, org, vec, n0, n1, n2, cam, cpos, cz):
+  """One ray's fields at out[o:], in mjtRayDataField order; returns the next offset
+  (fill_raydata). Depth is the distance from the camera plane (the distance for a site)."""
+  hit = dist >= 0
+  if spec & _RD_DIST:
+    out[o] = dist
+    o += 1
+  if spec & _RD_DIR:
+    if hit:
+      _put3(out[o:o + 3], vec[0], vec[1], vec[2])
+    else:
+      _put3(out[o:o + 3], 0.0, 0.0, 0.0)
+    o += 3
+  if spec & _RD_ORIGIN:
+    _put3(out[o:o + 3], org[0], org[1], org[2])
+    o += 3
+  p0 = p1 = p2 = 0.0
+  if hit:
+    p0, p1, p2 = org[0] + vec[0] * dist, org[1] + vec[1] * dist, org[2] + vec[2] * dist
+  if spec & _RD_POINT:
+    _put3(out[o:o + 3], p0, p1, p2)
+    o += 3
+  if spec & _RD_NORMAL:
+    if hit:
+      _put3(out[o:o + 3], n0, n1, n2)
+    else:
+      _put3(out[o:o + 3], 0.0, 0.0, 0.0)
+    o += 3
+  if spec & _RD_DEPTH:
+    if not hit:
+      out[o] = -1.0
+    elif cam:
+      out[o] = -((p0 - cpos[0]) * cz[0] + (p1 - cpos[1]) * cz[1] + (p2 - cpos[2]) * cz[2])
+    else:
+      out[o] = dist
+    o += 1
+  return o
+
+
+@jit
+def cam_intrinsics(m, cam):
+  """(fx, fy, cx, cy) in pixels and the orthographic extent of a camera (mju_camIntrinsics;
+  sensorsize and intrinsic are float32, and so is MuJoCo's arithmetic on them)."""
+  w, h = m.cam_resolution[cam, 0], m.cam_resolution[cam, 1]
+  if m.cam_projection[cam] != _PROJ_PERSPECTIVE:
+    fx, fy = w / 2.0, h / 2.0
+    return fx, fy, fx, fy, m.cam_fovy[cam]
+  ss, it = m.cam_sensorsize[cam], m.cam_intrinsic[cam]
+  if ss[0] != 0 and ss[1] != 0:
+    f4, f8 = np.float32, np.float64
+    return (f8(it[0] / ss[0] * f4(w)), f8(it[1] / ss[1] * f4(h)),
+            f8(it[2] / ss[0] * f4(w)), f8(it[3] / ss[1] * f4(h)), m.cam_fovy[cam])
+  f = 0.5 / math.tan(m.cam_fovy[cam] * math.pi / 360.0) * h
+  return f, f, w / 2.0, h / 2.0, m.cam_fovy[cam]
+
+
+@jit
+def cam_pixel_ray(m, d, cam, col, row, fx, fy, cx, cy, extent):
+  """(origin, unit direction) of the ray through the centre of pixel (col, row), row 0 at
+  the top of the image (mju_camPixelRay): one origin for perspective cameras, parallel rays
+  from the image plane for orthographic ones."""
+  px, py = col + 0.5 - cx, row + 0.5 - cy
+  cpos, cmat = d.cam_xpos[cam], d.cam_xmat[cam]
+  if m.cam_projection[cam] == _PROJ_PERSPECTIVE:
+    v0, v1, v2 = mm.mat_vec(cmat, px / fx, -py / fy, -1.0)
+    return (cpos[0], cpos[1], cpos[2]), rays._normalize3(v0, v1, v2)
+  half = extent / 2
+  o0, o1, o2 = mm.mat_vec(cmat, px / fx * half, -py / fy * half, 0.0)
+  return (cpos[0] + o0, cpos[1] + o1, cpos[2] + o2), (-cmat[2], -cmat[5], -cmat[8])
+
+
+@jit
+def _rangefinder(m, d, i, out):
+  """rangefinder: one ray along a site's z axis, or one per pixel of a camera (row-major from
+  the top-left), with the fields of sensor_intprm[i, 0] per ray."""
+  spec, oid = m.sensor_intprm[i, 0], m.sensor_objid[i]
+  want = (spec & _RD_NORMAL) != 0
+  if m.sensor_objtype[i] == _SITE:
+    xm = d.site_xmat[oid]
+    org, vec = rays._t3(d.site_xpos[oid]), (xm[2], xm[5], xm[8])
+    dist, _, n0, n1, n2 = rays.ray(m, d, org, vec, m.site_bodyid[oid], want)
+    _fill_raydata(out, 0, spec, dist, org, vec, n0, n1, n2, False, org, vec)
+    return
+  cmat = d.cam_xmat[oid]
+  cpos, cz = rays._t3(d.cam_xpos[oid]), (cmat[2], cmat[5], cmat[8])
+  fx, fy, cx, cy, extent = cam_intrinsics(m, oid)
+  body = m.cam_bodyid[oid]
+  o = 0
+  for row in range(m.cam_resolution[oid, 1]):
+    for col in range(m.cam_resolution[oid, 0]):
+      org, vec = cam_pixel_ray(m, d, oid, col, row, fx, fy, cx, cy, extent)
+      dist, _, n0, n1, n2 = rays.ray(m, d, org, vec, body, want)
+      o = _fill_raydata(out, o, spec, dist, org, vec, n0, n1, n2, True, cpos, cz)
 
 
 # ------------------------------------------------------------------------ contact sensor

@@ -374,6 +374,7 @@ cam_quat f8 ncam 4
 cam_poscom0 f8 ncam 3
 cam_pos0 f8 ncam 3
 cam_mat0 f8 ncam 9
+cam_projection i4 ncam
 cam_fovy f8 ncam
 cam_ipd f8 ncam
 cam_resolution i4 ncam 2

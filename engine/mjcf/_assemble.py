@@ -194,6 +194,7 @@ def _cams_lights(A, cams, lights):
   A["cam_targetbodyid"] = C("targetbodyid", np.int32).ravel()
   A["cam_pos"], A["cam_quat"] = C("pos"), C("quat")
   A["cam_fovy"], A["cam_ipd"] = C("fovy").ravel(), C("ipd").ravel()
+  A["cam_projection"] = C("projection", np.int32).ravel()
   A["cam_resolution"] = C("resolution", np.int32).reshape(-1, 2)
   A["cam_sensorsize"] = C("sensorsize", np.float32).reshape(-1, 2)
   A["cam_intrinsic"] = C("intrinsic", np.float32).reshape(-1, 4)

@@ -1,9 +1,9 @@
 """MJCF <sensor> elements -> sensor_* arrays, as MuJoCo's XML reader and mjCSensor::Compile.
 
 Supported: the joint, tendon, actuator, ball, limit, frame, subtree, site (touch, imu, force,
-torque, magnetometer, rangefinder measuring distance), insidesite, clock and energy sensors, the
-collision sensors (distance, normal, fromto), contact and camprojection. Anything else is an
-error naming the element.
+torque, magnetometer), rangefinder (site or camera, every data field), insidesite, clock and
+energy sensors, the collision sensors (distance, normal, fromto), contact and camprojection.
+Anything else is an error naming the element.
 """
 import numpy as np
 
@@ -55,6 +55,10 @@ UNSUPPORTED = {"tactile", "plugin", "user"}
 CONDATA = ("found", "force", "torque", "dist", "pos", "normal", "tangent", "linvel", "angvel")
 CONDATA_SIZE = (1, 3, 3, 1, 3, 3, 3, 3, 3)
 REDUCE = ("none", "mindist", "maxforce", "netforce")
+
+# rangefinder: data keywords in mjtRayDataField order and their sizes per ray
+RAYDATA = ("dist", "dir", "origin", "point", "normal", "depth")
+RAYDATA_SIZE = (1, 3, 3, 3, 3, 1)
 
 _FRAMEOBJ = {"body": O.BODY, "xbody": O.XBODY, "geom": O.GEOM, "site": O.SITE,
              "camera": O.CAMERA}
@@ -126,6 +130,23 @@ def _contact_spec(n):
   return spec, reduce, int(num)
 
 
+def _ray_spec(n):
+  """Bits of a rangefinder's `data` keywords (mjtRayDataField; default dist), which must come
+  in RAYDATA's order, as MuJoCo's XML reader checks them."""
+  words = n.get("data", "dist").split() or ["dist"]
+  spec, last = 0, -1
+  for w in words:
+    if w not in RAYDATA:
+      raise n.error(f"attribute 'data': '{w}' is not one of {', '.join(RAYDATA)}")
+    k = RAYDATA.index(w)
+    if spec & (1 << k):
+      raise n.error(f"attribute 'data': duplicate keyword '{w}'")
+    if k < last:
+      raise n.error("data attributes must be in order: " + ", ".join(RAYDATA))
+    spec, last = spec | (1 << k), k
+  return spec
+
+
 def _one_of(c, n, keys, required):
   """(objtype, objid) named by at most one of `keys` (key -> object type) of a pair/contact
   sensor; (UNKNOWN, -1) when none is given and not `required`."""
@@ -147,14 +168,9 @@ def compile_sensor(c, n):
   if n.tag not in TAGS:
     raise n.error(f"unknown element <{n.tag}> in <sensor>")
   st, target = TAGS[n.tag]
-  if st == S.RANGEFINDER:
-    if "camera" in n.attrib:
-      raise n.error("camera rangefinders (depth images) are not supported yet")
-    if n.get("data", "dist").split() != ["dist"]:
-      raise n.error("rangefinder data other than 'dist' is not supported yet")
   allowed = set(_BASE_ATTRS)
   if st == S.RANGEFINDER:
-    allowed.add("data")
+    allowed |= {"data", "camera"}
   if target is _FRAME:
     allowed |= {"objtype", "objname"}
     if st == S.INSIDESITE:
@@ -205,6 +221,13 @@ def compile_sensor(c, n):
                              False)
     intprm = list(_contact_spec(n))
     stage = contact_needstage(intprm[0], intprm[1])
+  elif st == S.RANGEFINDER:
+    objtype, objid = _one_of(c, n, {"site": O.SITE, "camera": O.CAMERA}, True)
+    intprm[0] = _ray_spec(n)
+    if objtype == O.CAMERA:
+      res = [x for b in c.bodies for x in b.cams][objid].resolution
+      if res[0] <= 0 or res[1] <= 0:
+        raise n.error("rangefinder camera sensor requires positive camera resolution")
   elif target is _FRAME:
     objtype = _frame_type(n, "objtype", required=True)
     objid = _find(c, n, objtype, "objname", required=True)
@@ -228,6 +251,10 @@ def compile_sensor(c, n):
     dim = _DIMS[st]
   if st == S.CONTACT:
     dim = intprm[2] * sum(z for k, z in enumerate(CONDATA_SIZE) if intprm[0] >> k & 1)
+  if st == S.RANGEFINDER:
+    dim = sum(z for k, z in enumerate(RAYDATA_SIZE) if intprm[0] >> k & 1)
+    if objtype == O.CAMERA:
+      dim *= res[0] * res[1]
   if objtype == O.ACTUATOR and st in (S.ACTUATORPOS, S.ACTUATORVEL, S.ACTUATORFRC):
     dim = c.actuators[objid].outnum   # one value per force output (SO3 servos: 3)
   if objtype == O.JOINT:
@@ -281,7 +308,6 @@ def assemble(c, A, sizes):
   for i, s in enumerate(ss):
     A["sensor_intprm"][i] = s["intprm"]
     if s["type"] == S.RANGEFINDER:
-      A["sensor_intprm"][i, 0] = 1   # 1 << mjRAYDATA_DIST
       for g in (g for b in c.bodies for g in b.geoms):
         if g.type == t.mjtGeom.SDF:
           raise s["node"].error("rangefinder rays against sdf geoms are not supported yet")

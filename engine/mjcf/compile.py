@@ -26,6 +26,7 @@ _GEOM_NSIZE = {0: 3, 1: 0, 2: 1, 3: 2, 4: 3, 5: 2, 6: 3, 7: 0, 8: 0}
 _JNT_TYPES = {"free": 0, "ball": 1, "slide": 2, "hinge": 3}
 _BOOL = {"true": True, "false": False}
 _LIMITED = {"false": 0, "true": 1, "auto": 2}
+_PROJECTION = {"perspective": 0, "orthographic": 1}
 _CAMLIGHT_MODE = {"fixed": 0, "track": 1, "trackcom": 2, "targetbody": 3, "targetbodycom": 4}
 _LIGHT_TYPE = {"spot": 0, "directional": 1, "point": 2, "image": 3}
 _INTEGRATOR = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3}
@@ -1204,6 +1205,7 @@ class Compiler:
     c.targetbodyid = self._target(rd, n)
     if c.mode in (3, 4) and c.targetbodyid < 0:
       raise n.error("camera mode requires a target body")
+    c.projection = rd.kw("projection", _PROJECTION, 0)
     c.fovy = rd.num("fovy", 45.0)
     if c.fovy >= 180:
       raise n.error("fovy too large in camera")

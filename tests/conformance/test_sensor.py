@@ -192,7 +192,7 @@ _ERR_XML = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/>
     ('<framequat objtype="body" objname="b" cutoff="1"/>', "cutoff applied to axis or quat"),
     ('<gyro site="s" noise="-1"/>', "negative noise"),
     ('<gyro site="s" nsample="4"/>', "'nsample' is not supported"),
-    ('<rangefinder camera="c"/>', "camera rangefinders"),
+    ('<rangefinder camera="c"/>', "unknown camera 'c'"),
     ('<clock name="a"/><clock name="a"/>', "duplicate sensor name 'a'"),
 ])
 def test_sensor_errors(elem, message):
