@@ -516,12 +516,13 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
   for i in range(nefc):
     force[i] = -D[i] * jar[i]
   U = d.solver_scratch[0:6]
-  i = 0
-  while i < nefc:
+  skip = 0
+  for i in range(nefc):
+    if i < skip:
+      continue
     if i < ne:
       s += 0.5 * D[i] * jar[i] * jar[i]
       state[i] = _QUADRATIC
-      i += 1
       continue
     if i < ne + nf:
       if jar[i] <= -R[i] * floss[i]:
@@ -535,7 +536,6 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
       else:
         s += 0.5 * D[i] * jar[i] * jar[i]
         state[i] = _QUADRATIC
-      i += 1
       continue
     if efc_type[i] != _ELLIPTIC:
       if jar[i] >= 0:
@@ -544,7 +544,6 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
       else:
         s += 0.5 * D[i] * jar[i] * jar[i]
         state[i] = _QUADRATIC
-      i += 1
       continue
     # elliptic cone contact: rows i .. i+dim-1
     con = efc_id[i]
@@ -597,7 +596,7 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
             H[j * dim + k] = H[k * dim + j]
     for j in range(dim):
       state[i + j] = st
-    i += dim
+    skip = i + dim
   return s
 
 
@@ -782,8 +781,10 @@ def _primal_prepare(m, d, c):
   quad = d.solver_quad
   g1 = _dot(v, Ma, nv) - _dot(c.qfrc_smooth, v, nv)
   g2 = 0.5 * _dot(v, Mv, nv)
-  i = 0
-  while i < nefc:
+  skip = 0
+  for i in range(nefc):
+    if i < skip:
+      continue
     q = 3 * i
     DJ0 = D[i] * Jaref[i]
     quad[q] = Jaref[i] * DJ0
@@ -818,7 +819,7 @@ def _primal_prepare(m, d, c):
       step = dim
     quad[q] *= 0.5
     quad[q + 2] *= 0.5
-    i += step
+    skip = i + step
   return g1, g2
 
 
@@ -909,13 +910,14 @@ def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
   t0 = 0.0
   t1 = g1
   t2 = g2
-  i = 0
-  while i < nefc:
+  skip = 0
+  for i in range(nefc):
+    if i < skip:
+      continue
     q = 3 * i
     if i < ne:
       t1 += quad[q + 1]
       t2 += quad[q + 2]
-      i += 1
       continue
     if i < ne + nf:
       start = Jaref[i]
@@ -932,7 +934,6 @@ def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
         d0 += -f * dr
       else:
         d0 += f * dr
-      i += 1
       continue
     if typ[i] == _ELLIPTIC:
       con = eid[i]
@@ -960,7 +961,7 @@ def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
           T2 = VV / T - (UV + alpha * VV) * T1 / (T * T)
           d0 += Dm * (N - mu * T) * (N1 - mu * T1)
           d1 += Dm * ((N1 - mu * T1) * (N1 - mu * T1) + (N - mu * T) * (-mu * T2))
-      i += dim
+      skip = i + dim
       continue
     start = Jaref[i]
     x = start + alpha * Jv[i]
@@ -971,7 +972,6 @@ def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
       t2 += quad[q + 2]
     else:
       cost -= cost0
-    i += 1
   cost += alpha * alpha * t2 + alpha * t1 + t0
   d0 += 2 * alpha * t2 + t1
   d1 += 2 * t2
