@@ -29,7 +29,7 @@ import math
 import numba
 
 from engine.collision_convex import _cross, _dot   # ccdVec3Cross/Dot: the same arithmetic
-from engine.math import axis_angle_quat, mat_vec, quat2mat
+from engine.math import axis_angle_quat, mat_vec, normalize3, quat2mat
 from engine.types import mjtGeom
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -70,16 +70,6 @@ def _ccd_normalize(v0, v1, v2):
   """ccdVec3Normalize: scale by the reciprocal norm (no zero guard, as libccd)."""
   k = 1.0 / math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
   return v0 * k, v1 * k, v2 * k
-
-
-@_inline
-def _mj_normalize(v0, v1, v2):
-  """mju_normalize3: unit vector, (1, 0, 0) below mjMINVAL."""
-  norm = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-  if norm < _MINVAL:
-    return 1.0, 0.0, 0.0
-  inv = 1.0 / norm
-  return v0 * inv, v1 * inv, v2 * inv
 
 
 @_inline
@@ -172,7 +162,7 @@ def _support(ob, oi, k, vert, graph, d0, d1, d2):
     r0, r1, r2 = l0 * s0, l1 * s0, l2 * s0
     r2 += _sign(l2) * s1
   elif typ == _ELLIPSOID:
-    r0, r1, r2 = _mj_normalize(l0 * s0, l1 * s1, l2 * s2)
+    r0, r1, r2 = normalize3(l0 * s0, l1 * s1, l2 * s2)
     r0 *= s0
     r1 *= s1
     r2 *= s2
@@ -475,7 +465,7 @@ def _ellipsoid_inside(n0, n1, n2, p0, p1, p2, s0, s1, s2):
   C = p0 * p0 * i0 + p1 * p1 * i1 + p2 * p2 * i2 - 1
   if C > 0:
     return False, n0, n1, n2
-  n0, n1, n2 = _mj_normalize(n0, n1, n2)
+  n0, n1, n2 = normalize3(n0, n1, n2)
   for it in range(30):
     A = n0 * n0 * i0 + n1 * n1 * i1 + n2 * n2 * i2
     B = p0 * n0 * i0 + p1 * n1 * i1 + p2 * n2 * i2
@@ -485,7 +475,7 @@ def _ellipsoid_inside(n0, n1, n2, p0, p1, p2, s0, s1, s2):
     x = (-B + math.sqrt(det)) / A
     if x < 0:
       return it > 0, n0, n1, n2
-    q0, q1, q2 = _mj_normalize((p0 + n0 * x) * i0, (p1 + n1 * x) * i1, (p2 + n2 * x) * i2)
+    q0, q1, q2 = normalize3((p0 + n0 * x) * i0, (p1 + n1 * x) * i1, (p2 + n2 * x) * i2)
     e0, e1, e2 = n0 - q0, n1 - q1, n2 - q2
     change = math.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
     n0, n1, n2 = q0, q1, q2
@@ -559,7 +549,7 @@ def _geom_normal(ob, typ, k, c0, c1, c2, n0, n1, n2):
         done = True
   if not done:
     return False, n0, n1, n2
-  r0, r1, r2 = _mj_normalize(r0, r1, r2)
+  r0, r1, r2 = normalize3(r0, r1, r2)
   return (True, ob[k, m + 0] * r0 + ob[k, m + 1] * r1 + ob[k, m + 2] * r2,
           ob[k, m + 3] * r0 + ob[k, m + 4] * r1 + ob[k, m + 5] * r2,
           ob[k, m + 6] * r0 + ob[k, m + 7] * r1 + ob[k, m + 8] * r2)
@@ -579,7 +569,7 @@ def fix_normal(ob, type1, row1, type2, row2, frame, pos, i):
   if type2 >= 0:
     ok2, b0, b1, b2 = _geom_normal(ob, type2, row2, c0, c1, c2, -n0, -n1, -n2)
   if ok1 and ok2:
-    n0, n1, n2 = _mj_normalize(a0 - b0, a1 - b1, a2 - b2)
+    n0, n1, n2 = normalize3(a0 - b0, a1 - b1, a2 - b2)
   elif ok1:
     n0, n1, n2 = a0, a1, a2
   elif ok2:
@@ -654,10 +644,10 @@ def _restore(ob):
 @jit
 def _make_frame(n0, n1, n2):
   """mju_makeFrame's tangents for normal n and no tangent: (y axis, z axis)."""
-  x0, x1, x2 = _mj_normalize(n0, n1, n2)
+  x0, x1, x2 = normalize3(n0, n1, n2)
   y0, y1, y2 = (0.0, 1.0, 0.0) if (x1 < 0.5 and x1 > -0.5) else (0.0, 0.0, 1.0)
   dot = _dot(x0, x1, x2, y0, y1, y2)
-  y0, y1, y2 = _mj_normalize(y0 - x0 * dot, y1 - x1 * dot, y2 - x2 * dot)
+  y0, y1, y2 = normalize3(y0 - x0 * dot, y1 - x1 * dot, y2 - x2 * dot)
   z0, z1, z2 = _cross(x0, x1, x2, y0, y1, y2)
   return y0, y1, y2, z0, z1, z2
 

@@ -72,6 +72,16 @@ def axis_angle_quat(a0, a1, a2, angle):
 
 
 @_jit
+def normalize3(x, y, z):
+  """mju_normalize3: (x, y, z) times 1/norm; (1, 0, 0) when the norm is below mjMINVAL."""
+  n = math.sqrt(x * x + y * y + z * z)
+  if n < 1e-15:
+    return 1.0, 0.0, 0.0
+  inv = 1.0 / n
+  return x * inv, y * inv, z * inv
+
+
+@_jit
 def mat_vec(mat, v0, v1, v2):
   """mat (row-major 9-array) times v."""
   return (mat[0] * v0 + mat[1] * v1 + mat[2] * v2,

@@ -32,16 +32,6 @@ def _t3(a):
 
 
 @_inline
-def _normalize3(x, y, z):
-  """mju_normalize3: unit vector, (1, 0, 0) for a vanishing one."""
-  n = math.sqrt(x * x + y * y + z * z)
-  if n < _MINVAL:
-    return 1.0, 0.0, 0.0
-  inv = 1.0 / n
-  return x * inv, y * inv, z * inv
-
-
-@_inline
 def _ray_quad(a, b, c):
   """Smallest non-negative root of a x^2 + 2 b x + c (-1 if none) and both roots (ray_quad)."""
   det = b * b - a * c
@@ -118,7 +108,7 @@ def _ray_capsule(pos, mat, size, pnt, vec, want):
   if not want:
     return x, 0.0, 0.0, 0.0
   n2 = 0.0 if kind == 0 else lp[2] + lv[2] * x - size[1] * kind
-  n0, n1, n2 = _normalize3(lp[0] + lv[0] * x, lp[1] + lv[1] * x, n2)
+  n0, n1, n2 = mm.normalize3(lp[0] + lv[0] * x, lp[1] + lv[1] * x, n2)
   n0, n1, n2 = mm.mat_vec(mat, n0, n1, n2)
   return x, n0, n1, n2
 
@@ -136,7 +126,7 @@ def _ray_ellipsoid(pos, mat, size, pnt, vec, want):
     return _MISS
   if not want:
     return x, 0.0, 0.0, 0.0
-  n0, n1, n2 = _normalize3(s0 * (lp[0] + lv[0] * x), s1 * (lp[1] + lv[1] * x),
+  n0, n1, n2 = mm.normalize3(s0 * (lp[0] + lv[0] * x), s1 * (lp[1] + lv[1] * x),
                            s2 * (lp[2] + lv[2] * x))
   n0, n1, n2 = mm.mat_vec(mat, n0, n1, n2)
   return x, n0, n1, n2
@@ -167,7 +157,7 @@ def _ray_cylinder(pos, mat, size, pnt, vec, want):
   if not want:
     return x, 0.0, 0.0, 0.0
   if kind == 0:
-    n0, n1, n2 = _normalize3(lp[0] + lv[0] * x, lp[1] + lv[1] * x, 0.0)
+    n0, n1, n2 = mm.normalize3(lp[0] + lv[0] * x, lp[1] + lv[1] * x, 0.0)
   else:
     n0, n1, n2 = 0.0, 0.0, float(kind)
   n0, n1, n2 = mm.mat_vec(mat, n0, n1, n2)
@@ -228,7 +218,7 @@ def ray_geom_normal(pos, mat, size, pnt, vec, gtype, want):
       return _MISS
     if not want:
       return x, 0.0, 0.0, 0.0
-    n0, n1, n2 = _normalize3(pnt[0] + vec[0] * x - pos[0], pnt[1] + vec[1] * x - pos[1],
+    n0, n1, n2 = mm.normalize3(pnt[0] + vec[0] * x - pos[0], pnt[1] + vec[1] * x - pos[1],
                              pnt[2] + vec[2] * x - pos[2])
     return x, n0, n1, n2
   if gtype == _CAPSULE:
@@ -266,8 +256,8 @@ def _ray_basis(lv):
   else:
     b02 = 0.0
   s = (lv0 * b00 + lv1 * b01 + lv2 * b02) / (lv0 * lv0 + lv1 * lv1 + lv2 * lv2)
-  b10, b11, b12 = _normalize3(b00 - s * lv0, b01 - s * lv1, b02 - s * lv2)
-  b00, b01, b02 = _normalize3(b11 * lv2 - b12 * lv1, b12 * lv0 - b10 * lv2,
+  b10, b11, b12 = mm.normalize3(b00 - s * lv0, b01 - s * lv1, b02 - s * lv2)
+  b00, b01, b02 = mm.normalize3(b11 * lv2 - b12 * lv1, b12 * lv0 - b10 * lv2,
                               b10 * lv1 - b11 * lv0)
   return (b00, b01, b02), (b10, b11, b12)
 
@@ -316,7 +306,7 @@ def _finish_triangle(mat, x, n0, n1, n2, want):
     return _MISS
   if not want:
     return x, 0.0, 0.0, 0.0
-  n0, n1, n2 = _normalize3(n0, n1, n2)
+  n0, n1, n2 = mm.normalize3(n0, n1, n2)
   n0, n1, n2 = mm.mat_vec(mat, n0, n1, n2)
   return x, n0, n1, n2
 
@@ -408,12 +398,12 @@ def ray_hfield(m, d, g, pnt, vec, want):
                                       lp, lv, b0, b1)
       if sol >= 0 and (x < 0 or sol < x):
         x = sol
-        c0, c1, c2 = _normalize3(n0, n1, n2)
+        c0, c1, c2 = mm.normalize3(n0, n1, n2)
       sol, n0, n1, n2 = _ray_triangle(p00, p11, _hpoint(data, ncol, size, dx, dy, r + 1, c),
                                       lp, lv, b0, b1)
       if sol >= 0 and (x < 0 or sol < x):
         x = sol
-        c0, c1, c2 = _normalize3(n0, n1, n2)
+        c0, c1, c2 = mm.normalize3(n0, n1, n2)
   for i in range(4):
     if allx[i] >= 0 and (allx[i] < x or x < 0):
       z = (lp[2] + allx[i] * lv[2]) / size[2]

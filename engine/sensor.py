@@ -789,7 +789,7 @@ def cam_pixel_ray(m, d, cam, col, row, fx, fy, cx, cy, extent):
   cpos, cmat = d.cam_xpos[cam], d.cam_xmat[cam]
   if m.cam_projection[cam] == _PROJ_PERSPECTIVE:
     v0, v1, v2 = mm.mat_vec(cmat, px / fx, -py / fy, -1.0)
-    return (cpos[0], cpos[1], cpos[2]), rays._normalize3(v0, v1, v2)
+    return (cpos[0], cpos[1], cpos[2]), mm.normalize3(v0, v1, v2)
   half = extent / 2
   o0, o1, o2 = mm.mat_vec(cmat, px / fx * half, -py / fy * half, 0.0)
   return (cpos[0] + o0, cpos[1] + o1, cpos[2] + o2), (-cmat[2], -cmat[5], -cmat[8])

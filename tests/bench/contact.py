@@ -36,11 +36,12 @@ def _load(name):
   return engine.load_model(src), mujoco.MjModel.from_xml_path(src)
 
 
-def bench(name, nstep, settle, solver):
+def settled(name, solver, settle):
+  """(ours, MuJoCo's model, MuJoCo's data after `settle` steps with random controls), both
+  models set to `solver`."""
   import mujoco
 
   import engine
-  from engine import interop
   m, mjm = _load(name)
   mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
   m.opt.solver = int(getattr(engine.mjtSolver, solver.upper()))
@@ -50,6 +51,15 @@ def bench(name, nstep, settle, solver):
     if mjm.nu:
       mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
     mujoco.mj_step(mjm, mjd)
+  return m, mjm, mjd
+
+
+def bench(name, nstep, settle, solver):
+  import mujoco
+
+  import engine
+  from engine import interop
+  m, mjm, mjd = settled(name, solver, settle)
   d = engine.make_data(m)
   engine.step(m, d, 2)   # compile
   state = mujoco.MjData(mjm)

@@ -10,9 +10,7 @@ tolerance at 1e-30 and `iterations` at two values (default 5 and 100) and report
 import argparse
 import time
 
-import numpy as np
-
-from tests.bench.contact import _load
+from tests.bench.contact import settled
 
 
 def measure(name, solver, counts, settle=300, repeat=7):
@@ -21,15 +19,7 @@ def measure(name, solver, counts, settle=300, repeat=7):
 
   import engine
   from engine import interop
-  m, mjm = _load(name)
-  mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
-  m.opt.solver = int(getattr(engine.mjtSolver, solver.upper()))
-  mjd = mujoco.MjData(mjm)
-  rng = np.random.default_rng(0)
-  for _ in range(settle):
-    if mjm.nu:
-      mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
-    mujoco.mj_step(mjm, mjd)
+  m, mjm, mjd = settled(name, solver, settle)
   state = mujoco.MjData(mjm)
   mujoco.mj_copyData(state, mjm, mjd)
   d = engine.make_data(m)

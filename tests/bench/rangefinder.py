@@ -5,8 +5,8 @@ difference is the sensor's cost).
     python -m tests.bench.rangefinder [--res 64x48] [--data "dist normal"] [--nstep 200]
 """
 import argparse
-import time
 
+from tests.bench.step import _per_step
 from tests.test_sensor_rangefinder import _SCENE, _ELEV
 
 
@@ -18,15 +18,6 @@ def _xml(res, data, projection):
                       f'<camera name="persp" resolution="{res[0]} {res[1]}" fovy="75" '
                       f'projection="{projection}"/>')
   return xml
-
-
-def _per_step(fn, nstep, repeats=5):
-  best = float("inf")
-  for _ in range(repeats):
-    t = time.perf_counter()
-    fn(nstep)
-    best = min(best, time.perf_counter() - t)
-  return best / nstep * 1e6
 
 
 def bench(res, data, nstep, projection="perspective"):
