@@ -110,17 +110,7 @@ def _contact_spec(n):
     raise n.error("attribute 'num': expected an integer")
   if num < 1:
     raise n.error("'num' must be positive in sensor")
-  words = n.get("data", "found").split() or ["found"]
-  spec, last = 0, -1
-  for w in words:
-    if w not in CONDATA:
-      raise n.error(f"attribute 'data': '{w}' is not one of {', '.join(CONDATA)}")
-    k = CONDATA.index(w)
-    if spec & (1 << k):
-      raise n.error(f"attribute 'data': duplicate keyword '{w}'")
-    if k < last:
-      raise n.error("data attributes must be in order: " + ", ".join(CONDATA))
-    spec, last = spec | (1 << k), k
+  spec = _data_bits(n, CONDATA)
   red = n.get("reduce", "none")
   if red not in REDUCE:
     raise n.error(f"attribute 'reduce': '{red}' is not one of {', '.join(REDUCE)}")
@@ -133,16 +123,21 @@ def _contact_spec(n):
 def _ray_spec(n):
   """Bits of a rangefinder's `data` keywords (mjtRayDataField; default dist), which must come
   in RAYDATA's order, as MuJoCo's XML reader checks them."""
-  words = n.get("data", "dist").split() or ["dist"]
+  return _data_bits(n, RAYDATA)
+
+
+def _data_bits(n, names):
+  """Bits of a sensor's `data` keywords (default: the first of `names`), each once and in the
+  order of `names`, as MuJoCo's XML reader checks them."""
   spec, last = 0, -1
-  for w in words:
-    if w not in RAYDATA:
-      raise n.error(f"attribute 'data': '{w}' is not one of {', '.join(RAYDATA)}")
-    k = RAYDATA.index(w)
+  for w in n.get("data", names[0]).split() or [names[0]]:
+    if w not in names:
+      raise n.error(f"attribute 'data': '{w}' is not one of {', '.join(names)}")
+    k = names.index(w)
     if spec & (1 << k):
       raise n.error(f"attribute 'data': duplicate keyword '{w}'")
     if k < last:
-      raise n.error("data attributes must be in order: " + ", ".join(RAYDATA))
+      raise n.error("data attributes must be in order: " + ", ".join(names))
     spec, last = spec | (1 << k), k
   return spec
 

@@ -41,13 +41,18 @@ def _run(sim, fn):
   return out[0]
 
 
+def _paused(path, xml):
+  """A paused worker on `xml` written to `path` (export needs a source path), model loaded."""
+  path.write_text(xml)
+  s = Simulation(path=str(path), paused=True).start()
+  s.wait_until(lambda st: st.model_version > 0)
+  return s
+
+
 @pytest.fixture
 def sim(tmp_path):
-  """A paused worker on XML written to a file (export needs a source path)."""
-  p = tmp_path / "model.xml"
-  p.write_text(XML)
-  s = Simulation(path=str(p), paused=True).start()
-  s.wait_until(lambda st: st.model_version > 0)
+  """A paused worker on XML written to a file."""
+  s = _paused(tmp_path / "model.xml", XML)
   yield s
   s.stop()
 
@@ -185,9 +190,7 @@ def plastic_sim(tmp_path):
   """A paused worker on the plastic model (tests/app/test_sim.py's PLASTIC) written to a file."""
   from tests.app.test_sim import PLASTIC
   p = tmp_path / "plastic.xml"
-  p.write_text(PLASTIC)
-  s = Simulation(path=str(p), paused=True).start()
-  s.wait_until(lambda st: st.model_version > 0)
+  s = _paused(p, PLASTIC)
   yield s, p
   s.stop()
 
