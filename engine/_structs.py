@@ -59,6 +59,7 @@ ModelType = _ModelStructType([
     ('nexclude', types.int64),
     ('nconmax', types.int64),
     ('njmax', types.int64),
+    ('nJmax', types.int64),
     ('nccd', types.int64),
     ('nccdf', types.int64),
     ('nccdi', types.int64),
@@ -391,7 +392,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -422,6 +423,7 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nexclude = nexclude
   s.nconmax = nconmax
   s.njmax = njmax
+  s.nJmax = nJmax
   s.nccd = nccd
   s.nccdf = nccdf
   s.nccdi = nccdi

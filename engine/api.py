@@ -27,7 +27,14 @@ _FULL = {int(mjtWarning.CONTACTFULL): ("contacts", "nconmax"),
 
 
 def _warn_full(m, d, before):
-  """Warn once per call when contacts or constraint rows overflowed their preallocated room."""
+  """Warn once per call when contacts or constraint rows overflowed their preallocated room, or
+  when the inertia matrix was singular (mjWARN_INERTIA: its pivot clamped to mjMINVAL)."""
+  w = int(mjtWarning.INERTIA)
+  if d.warning_number[w] > before[w]:
+    warnings.warn(f"inertia matrix is singular or too close to it at dof "
+                  f"{d.warning_lastinfo[w]} ({d.warning_number[w] - before[w]} pivot(s) clamped to "
+                  "1e-15); check the model's masses, inertias and armature", RuntimeWarning,
+                  stacklevel=3)
   for w, (what, size) in _FULL.items():
     if d.warning_number[w] > before[w]:
       room = d.contact_dist.shape[0] if size == "nconmax" else d.efc_pos.shape[0]

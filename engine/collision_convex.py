@@ -23,8 +23,7 @@ import numpy as np
 from engine import math as mm
 from engine.types import mjtGeom
 
-# engine.smooth's jit plus IEEE division (inf/nan instead of ZeroDivisionError), so that
-# degenerate simplices behave as in MuJoCo's C code
+# as engine.smooth's jit (IEEE division: degenerate simplices behave as in MuJoCo's C code)
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 _inline = numba.njit(cache=True, inline="always", error_model="numpy")
 

@@ -21,7 +21,7 @@ import numba
 from engine import math as mm
 from engine.smooth import jit
 
-_inline = numba.njit(cache=True, inline="always")
+_inline = numba.njit(cache=True, inline="always", error_model="numpy")
 
 _MINVAL = 1e-15     # mjMINVAL
 _MAXVAL = 1e10      # mjMAXVAL
@@ -107,7 +107,7 @@ def _put(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
   frame[k, 5] = 0.0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def make_frame(frame):
   """Complete a contact frame (9,) from its normal and optional tangent: mju_makeFrame."""
   x0, x1, x2, _ = _normalize3(frame[0], frame[1], frame[2])

@@ -254,6 +254,7 @@ def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
   nefc = d.nefc[0]
   if nefc + size > d.efc_pos.shape[0]:
     return False
+  room = d.efc_J.shape[0]
   for r in range(size):
     row = nefc + r
     adr = _row_start(d, row)
@@ -262,6 +263,8 @@ def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
     for k in range(nv):
       v = src[r, k]
       if v != 0.0:
+        if adr + n >= room:   # nJmax (types.efc_row_nnz) bounds rows; never write past it
+          return False
         d.efc_J[adr + n] = v
         d.efc_J_colind[adr + n] = k
         n += 1
@@ -554,6 +557,8 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
   for r in range(size):
     row = nefc + r
     adr = _row_start(d, row)
+    if adr + n > d.efc_J.shape[0]:   # nJmax (types.efc_row_nnz) bounds rows
+      return False
     d.efc_J_rowadr[row] = adr
     cnt = 0
     for c in range(n - 1, -1, -1):   # chain is descending; columns ascend

@@ -1020,7 +1020,8 @@ def _implicit_fast(m, d, qacc):
     for r in range(adr, adr + 6):
       for k in range(m.M_rowadr[r], m.M_rowadr[r] + m.M_rownnz[r]):
         d.qH[k] = d.M[k]
-  smooth.factor_i(d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+  smooth.warn_inertia(d, smooth.factor_i(d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr,
+                                         m.M_colind, m.nv))
   smooth.solve_ld(qacc, d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
   A = d.scratch_nbody.reshape(d.scratch_nbody.size)
   pivot = d.ivec_nv[1]

@@ -271,7 +271,8 @@ def euler(m, d):
     for i in range(m.nv):
       damping = ps.dof_damping(m, i, poly)
       d.qH[m.M_rowadr[i] + m.M_rownnz[i] - 1] += h * ps.d_xpoly_force(damping, poly, d.qvel[i], True)
-    smooth.factor_i(d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+    smooth.warn_inertia(d, smooth.factor_i(d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr,
+                                           m.M_colind, m.nv))
     for i in range(m.nv):
       qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
     smooth.solve_ld(qacc, d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)

@@ -23,7 +23,8 @@ def model_from_mujoco(mjm):
   """Build our Model from a compiled `mujoco.MjModel`, field by field (same names)."""
   import mujoco
   sizes = {k: getattr(mjm, k, -1) for k in t.MODEL_SIZES}
-  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations))
+  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations,
+                                  t.efc_row_nnz_of(mjm)))
   arrays = {}
   for name, dtype, shape in t.MODEL_TABLE:
     if name.startswith("opt_"):
@@ -135,6 +136,8 @@ def efc_from_mujoco(mjm, mjd, d):
   n = mjd.nefc
   if n > d.efc_pos.shape[0]:
     raise ValueError(f"{n} constraint rows do not fit njmax={d.efc_pos.shape[0]}")
+  if mjd.nJ > d.efc_J.shape[0]:
+    raise ValueError(f"{mjd.nJ} constraint Jacobian nonzeros do not fit nJmax={d.efc_J.shape[0]}")
   for k in ("ne", "nf", "nl", "nefc"):
     setattr(d, k, getattr(mjd, k))
   for f in _EFC_FIELDS:

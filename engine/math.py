@@ -7,7 +7,7 @@ import math
 
 import numba
 
-_jit = numba.njit(cache=True, inline="always")
+_jit = numba.njit(cache=True, inline="always", error_model="numpy")   # as engine.smooth.jit
 
 
 @_jit
@@ -42,7 +42,7 @@ def quat_rot(q0, q1, q2, q3, v0, v1, v2):
           v2 + 2.0 * (q1 * t1 - q2 * t0))
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def quat2mat(out, q0, q1, q2, q3):
   """Write the row-major 3x3 rotation matrix of unit quaternion q into out[0:9]."""
   if q0 == 1.0 and q1 == 0.0 and q2 == 0.0 and q3 == 0.0:
@@ -103,7 +103,7 @@ def cross(a0, a1, a2, b0, b1, b2):
   return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def quat_integrate(q, adr, w0, w1, w2, scale):
   """q[adr:adr+4] <- q * exp(w*scale/2), normalised (MuJoCo's mju_quatIntegrate)."""
   n = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
@@ -119,7 +119,7 @@ def quat_integrate(q, adr, w0, w1, w2, scale):
   q[adr], q[adr + 1], q[adr + 2], q[adr + 3] = p0, p1, p2, p3
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def mul_inert_vec(out, i, v):
   """out[0:6] = cinert i (10-array) times spatial motion vector v."""
   out[0] = i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5]
@@ -130,7 +130,7 @@ def mul_inert_vec(out, i, v):
   out[5] = i[7] * v[0] - i[6] * v[1] + i[9] * v[5]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def cross_motion(out, vel, v):
   """out[0:6] = vel x v for spatial motion vectors."""
   out[0] = -vel[2] * v[1] + vel[1] * v[2]
@@ -141,7 +141,7 @@ def cross_motion(out, vel, v):
   out[5] = -vel[1] * v[3] + vel[0] * v[4] - vel[4] * v[0] + vel[3] * v[1]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def cross_force_add(out, vel, f):
   """out[0:6] += vel x* f (spatial force cross product)."""
   out[0] += -vel[2] * f[1] + vel[1] * f[2] - vel[5] * f[4] + vel[4] * f[5]
@@ -158,7 +158,7 @@ def dot6(a, b):
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, error_model="numpy")
 def sub_quat(qa, ia, qb, ib):
   """3D velocity that rotates quaternion qb[ib:] into qa[ia:] in unit time (mju_subQuat)."""
   b0, b1, b2, b3 = qb[ib], -qb[ib + 1], -qb[ib + 2], -qb[ib + 3]

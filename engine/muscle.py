@@ -6,7 +6,7 @@ scale / actuator_acc0.
 """
 import numba
 
-jit = numba.njit(cache=True, nogil=True)
+jit = numba.njit(cache=True, nogil=True, error_model="numpy")   # as engine.smooth.jit
 MINVAL = 1e-15
 
 

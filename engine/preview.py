@@ -42,9 +42,9 @@ def _deferred_ccd_sizes(calls):
   and its constants to a numba-free module would make this unnecessary."""
   real = t.contact_capacity
 
-  def capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
-    calls.append((nconmax, njmax, ccd_iterations))
-    return {"nconmax": 0, "njmax": 0, "nccd": 0, "nccdf": 0, "nccdi": 0}
+  def capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=None):
+    calls.append((nconmax, njmax, ccd_iterations, row_nnz))
+    return {"nconmax": 0, "njmax": 0, "nJmax": 0, "nccd": 0, "nccdf": 0, "nccdi": 0}
   with _compile_lock:
     t.contact_capacity = capacity
     try:
@@ -144,8 +144,7 @@ class Compiled:
     from engine import setconst
     sizes = dict(self.sizes)
     if self._ccd:
-      nconmax, njmax, ccd_iterations = self._ccd[-1]
-      sizes.update(t.contact_capacity(sizes, nconmax, njmax, ccd_iterations))
+      sizes.update(t.contact_capacity(sizes, *self._ccd[-1]))
     arrays = dict(self.arrays, _visual=self.visual, _statistic=self.statistic)
     m = io.Model(sizes, arrays, self.names, source=self.path)
     m.__dict__["lropt"] = self.lropt

@@ -22,7 +22,7 @@ _MINVAL = 1e-15
 _MISS = (-1.0, 0.0, 0.0, 0.0)
 # small helpers called per ray and triangle: inlined into their callers (a call boundary
 # passing tuples cost ~40% of a triangle test, measured)
-_inline = numba.njit(cache=True, nogil=True, inline="always")
+_inline = numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
 
 
 @_inline

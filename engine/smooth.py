@@ -9,7 +9,7 @@ import numba
 
 from engine import math as mm
 from engine import wrap as wrapmod
-from engine.types import mjtJoint, mjtTrn, mjtDisableBit, mjtWrap
+from engine.types import mjtJoint, mjtTrn, mjtDisableBit, mjtWarning, mjtWrap
 
 _FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
@@ -22,14 +22,18 @@ _WRAP_NONE, _WRAP_JOINT, _WRAP_PULLEY = (int(mjtWrap.NONE), int(mjtWrap.JOINT),
                                          int(mjtWrap.PULLEY))
 _WRAP_SPHERE, _WRAP_CYLINDER = int(mjtWrap.SPHERE), int(mjtWrap.CYLINDER)
 # mjtSameFrame
+_WARN_INERTIA = int(mjtWarning.INERTIA)
+_MINVAL = 1e-15      # mjMINVAL
 _SF_NONE, _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 0, 1, 2, 3, 4
 # mjtCamLight
 _CL_FIXED, _CL_TRACK, _CL_TRACKCOM, _CL_TARGETBODY, _CL_TARGETBODYCOM = 0, 1, 2, 3, 4
 
-jit = numba.njit(cache=True, nogil=True)
+# IEEE division everywhere (error_model='numpy'): x/0 gives inf or nan as in MuJoCo's C code,
+# where Numba's default raises ZeroDivisionError and tests the divisor before every division
+jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 # small helpers called per body, pair or row: inlined into their callers, which saves the
 # call and the reference counting of the Model/Data structs passed to it
-inline = numba.njit(cache=True, nogil=True, inline='always')
+inline = numba.njit(cache=True, nogil=True, inline='always', error_model="numpy")
 
 
 @inline
@@ -866,11 +870,19 @@ def crb(m, d):
 
 @jit
 def factor_i(mat, diaginv, rownnz, rowadr, colind, nv):
-  """In-place sparse L'DL factorisation of an inertia-like matrix in M's layout (mj_factorI)."""
+  """In-place sparse L'DL factorisation of an inertia-like matrix in M's layout (mj_factorI).
+
+  A pivot below mjMINVAL (a singular or indefinite matrix) is clamped to mjMINVAL, as MuJoCo 4.0
+  does. Returns (number of pivots clamped, lowest dof clamped or -1), for warn_inertia."""
+  nbad, bad = 0, -1
   for k in range(nv - 1, -1, -1):
     start = rowadr[k]
     diag = rownnz[k] - 1
     end = start + diag
+    if mat[end] < _MINVAL:
+      mat[end] = _MINVAL
+      nbad += 1
+      bad = k
     inv_d = 1.0 / mat[end]
     diaginv[k] = inv_d
     for a in range(end - 1, start - 1, -1):
@@ -881,6 +893,16 @@ def factor_i(mat, diaginv, rownnz, rowadr, colind, nv):
         mat[ra + c] += s * mat[start + c]
     for c in range(diag):
       mat[start + c] *= inv_d
+  return nbad, bad
+
+
+@inline
+def warn_inertia(d, clamped):
+  """Count factor_i's clamped pivots as mjWARN_INERTIA warnings (lastinfo: the dof)."""
+  nbad, bad = clamped
+  if nbad > 0:
+    d.warning_number[_WARN_INERTIA] += nbad
+    d.warning_lastinfo[_WARN_INERTIA] = bad
 
 
 @jit
@@ -888,7 +910,7 @@ def factor_m(m, d):
   """qLD, qLDiagInv: sparse L'DL factor of M following the kinematic tree (mj_factorM)."""
   for k in range(m.nC):
     d.qLD[k] = d.M[k]
-  factor_i(d.qLD, d.qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
+  warn_inertia(d, factor_i(d.qLD, d.qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv))
 
 
 @jit

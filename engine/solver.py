@@ -29,7 +29,7 @@ Choices (see also the report in the commit history):
 
 Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones),
 solver_LTJ (6 x nv), solver_nv (12 x nv vectors), solver_efc (8 x njmax rows), solver_quad
-(3 njmax line-search polynomials), solver_int (2 x njmax), solver_Y (njmax * nv),
+(3 njmax line-search polynomials), solver_int (2 x njmax), solver_Y (nJmax nonzeros),
 solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (small vectors and
 6 x 6 matrices), solver_Ynnz / solver_Yadr / solver_Ycol (the sparse row layout of
 solver_Y).
@@ -45,7 +45,7 @@ from engine import smooth
 from engine.smooth import jit
 
 # helpers of sol_primal inlined into it (a call would pass the flattened Primal context)
-_inline = numba.njit(cache=True, nogil=True, inline='always')
+_inline = smooth.inline
 # an array index known to be >= 0: Numba then skips its negative-index wraparound, which
 # otherwise costs a compare and select per access and keeps sparse gathers from pipelining
 # (a 17-row sparse J product: 113 -> 48 ns)

@@ -232,7 +232,7 @@ NISLAND = 20      # mjNISLAND: islands with statistics (solver_* hold NISLAND x 
 MODEL_SIZES = (
     "nq nv nu nactuator nout na nbody njnt ngeom nsite ncam nlight nmat ntendon nwrap neq nkey nmocap "
     "nplastic "
-    "nM nC nD nB nJmom nJten ntree npair nexclude nconmax njmax nccd nccdf nccdi"
+    "nM nC nD nB nJmom nJten ntree npair nexclude nconmax njmax nJmax nccd nccdf nccdi"
 ).split()
 
 # Option fields: stored as small arrays (`opt_<name>`) so Python edits reach compiled code.
@@ -635,8 +635,8 @@ efc_type i4 njmax
 efc_id i4 njmax
 efc_J_rownnz i4 njmax
 efc_J_rowadr i4 njmax
-efc_J_colind i4 njmax*nv
-efc_J f8 njmax*nv
+efc_J_colind i4 nJmax
+efc_J f8 nJmax
 efc_pos f8 njmax
 efc_margin f8 njmax
 efc_frictionloss f8 njmax
@@ -675,7 +675,7 @@ solver_nv f8 13 nv
 solver_efc f8 8 njmax
 solver_quad f8 3*njmax
 solver_int i4 2 njmax
-solver_Y f8 njmax*nv
+solver_Y f8 nJmax
 solver_ARblk f8 njmax 6
 solver_scratch f8 256
 solver_mat f8 6 6 6
@@ -685,7 +685,7 @@ solver_tadj u8 64
 solver_Hpat u1 2 nv*nv
 solver_Ynnz i4 njmax
 solver_Yadr i4 njmax
-solver_Ycol i4 njmax*nv
+solver_Ycol i4 nJmax
 nisland i4 1
 nidof i4 1
 tree_island i4 ntree
@@ -719,8 +719,8 @@ iacc_smooth f8 nv
 iacc f8 nv
 iefc_J_rownnz i4 njmax
 iefc_J_rowadr i4 njmax
-iefc_J_colind i4 njmax*nv
-iefc_J f8 njmax*nv
+iefc_J_colind i4 nJmax
+iefc_J f8 nJmax
 island_int i4 2 ntree
 """
 
@@ -869,11 +869,32 @@ MODEL_TABLE = ([("opt_" + n, dt, shp) for n, dt, shp in parse_table(OPTION_FIELD
 DATA_TABLE = parse_table(DATA_FIELDS)
 
 
-def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
+def efc_row_nnz(nv, tree_dofnum, dof_treeid, ten_J_rowadr, ten_J_rownnz, ten_J_colind):
+  """Most nonzeros a constraint row of efc_J (or of solver_Y, its half solve, which fills each
+  tree it touches up to the row's last dof) can have: a row touches the trees of two bodies
+  (contact, connect, weld), two dofs (joint equality) or one or two tendons, and every tree
+  it touches at most in full."""
+  tree_dofnum = np.asarray(tree_dofnum, np.int64)
+  tree = int(tree_dofnum.max(initial=0))
+  tendon = 0
+  for adr, nnz in zip(np.asarray(ten_J_rowadr), np.asarray(ten_J_rownnz)):
+    trees = np.unique(np.asarray(dof_treeid)[np.asarray(ten_J_colind)[adr:adr + nnz]])
+    tendon = max(tendon, int(tree_dofnum[trees].sum()))
+  return max(1, min(int(nv), 2 * max(tree, tendon)))
+
+
+def efc_row_nnz_of(model):
+  """efc_row_nnz of anything with the Model field names (a Model, a mujoco.MjModel)."""
+  return efc_row_nnz(model.nv, model.tree_dofnum, model.dof_treeid, model.ten_J_rowadr,
+                     model.ten_J_rownnz, model.ten_J_colind)
+
+
+def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=None):
   """Sizes of the preallocated collision/constraint buffers, fixed when Data is allocated:
-  nconmax, njmax (room for contacts and constraint rows) and nccd/nccdf/nccdi (GJK/EPA work
-  buffers for up to nccd iterations: MuJoCo's ccd_iterations, at least 100, so the option can
-  be raised at run time; beyond nccd the driver caps the iterations).
+  nconmax, njmax (room for contacts and constraint rows), nJmax (room for the nonzeros of
+  efc_J: njmax rows of at most `row_nnz` (efc_row_nnz; default nv) each) and nccd/nccdf/nccdi
+  (GJK/EPA work buffers for up to nccd iterations: MuJoCo's ccd_iterations, at least 100, so
+  the option can be raised at run time; beyond nccd the driver caps the iterations).
 
   MuJoCo grows an arena; we preallocate. -1 (MuJoCo's default) picks room for about 12
   contacts per geom; rows cover pyramidal condim-4 contacts plus every equality, friction
@@ -889,8 +910,10 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35):
   nccd = max(100, int(ccd_iterations))
   # room for two meshes' hulls, or a height field prism and a mesh
   nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0) + 6)
-  return {"nconmax": int(nconmax), "njmax": int(njmax), "nccd": nccd, "nccdf": int(nccdf),
-          "nccdi": int(nccdi)}
+  nv = int(sizes.get("nv", 0))
+  row_nnz = nv if row_nnz is None else min(nv, int(row_nnz))
+  return {"nconmax": int(nconmax), "njmax": int(njmax), "nJmax": int(njmax) * row_nnz,
+          "nccd": nccd, "nccdf": int(nccdf), "nccdi": int(nccdi)}
 
 
 def resolve_shape(shape, sizes):

@@ -10,7 +10,7 @@ import math
 
 import numba
 
-jit = numba.njit(cache=True, nogil=True)
+jit = numba.njit(cache=True, nogil=True, error_model="numpy")   # as engine.smooth.jit
 
 MINVAL = 1e-15
 

@@ -25,7 +25,8 @@ def _reference(mjm):
   """Every MODEL_TABLE field of a MjModel, as numpy arrays (no numba Model needed)."""
   sizes = {k: int(getattr(mjm, k, -1)) for k in t.MODEL_SIZES}
   # MuJoCo grows an arena (nconmax = njmax = -1); we preallocate (types.contact_capacity)
-  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations))
+  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations,
+                                  t.efc_row_nnz_of(mjm)))
   out = {}
   for name, dtype, shape in t.MODEL_TABLE:
     v = getattr(mjm.opt, name[4:]) if name.startswith("opt_") else getattr(mjm, name, None)

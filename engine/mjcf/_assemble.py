@@ -743,7 +743,12 @@ def assemble(c):
   }
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)
-  sizes.update(t.contact_capacity(sizes, c.nconmax, c.njmax, int(A["opt_ccd_iterations"][0])))
+  empty = np.zeros(0, np.int32)
+  row_nnz = t.efc_row_nnz(sizes["nv"], A.get("tree_dofnum", empty), A.get("dof_treeid", empty),
+                          A.get("ten_J_rowadr", empty), A.get("ten_J_rownnz", empty),
+                          A.get("ten_J_colind", empty))
+  sizes.update(t.contact_capacity(sizes, c.nconmax, c.njmax, int(A["opt_ccd_iterations"][0]),
+                                  row_nnz))
   # polynomial spring/damper terms are not read from MJCF yet: explicit zeros
   for name, dtype, shape in t.MODEL_TABLE:
     if name.endswith("poly") and name not in A:

@@ -1,0 +1,75 @@
+"""A singular mass matrix (MuJoCo's own mjx test model general_dyntype.xml: four slide joints
+on one body, the fourth along x+y): MuJoCo 4.0 clamps the factor's non-positive pivots to
+mjMINVAL with an mjWARN_INERTIA warning instead of dividing by zero. Ours must load, warn and
+move as 4.0 does, under every integrator that factors M or M - hD."""
+import warnings
+
+import mujoco
+import numpy as np
+import pytest
+
+import engine
+
+_XML = """
+<mujoco>
+  <option integrator="{integrator}"/>
+  <compiler autolimits="true"/>
+  <worldbody>
+    <body name="box">
+      <joint name="slide1" type="slide" axis="1 0 0" damping="{damping}"/>
+      <joint name="slide2" type="slide" axis="0 1 0" damping="{damping}"/>
+      <joint name="slide3" type="slide" axis="0 0 1" damping="{damping}"/>
+      <joint name="slide4" type="slide" axis="1 1 0" damping="{damping}"/>
+      <geom type="box" size=".05 .05 .05" mass="1"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <general joint="slide1" dynprm="0.1" gainprm="1.1"/>
+    <general joint="slide2" dyntype="integrator" dynprm="0.1" gainprm="1.1"/>
+    <general joint="slide3" dyntype="filter" dynprm="0.1" gainprm="1.1"/>
+    <general joint="slide4" dyntype="filterexact" dynprm="0.1" gainprm="1.1"/>
+  </actuator>
+</mujoco>"""
+_INERTIA = int(mujoco.mjtWarning.mjWARN_INERTIA)
+
+
+def _both(integrator="Euler", damping=0.0):
+  xml = _XML.format(integrator=integrator, damping=damping)
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    m = engine.load_model(xml)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  return m, engine.make_data(m), mjm, mujoco.MjData(mjm)
+
+
+def test_forward_clamps_the_pivot_and_warns_as_mujoco():
+  m, d, mjm, mjd = _both()
+  d.ctrl[:] = mjd.ctrl[:] = 0.5
+  mujoco.mj_forward(mjm, mjd)
+  with pytest.warns(RuntimeWarning, match="inertia matrix is singular .* dof 0"):
+    engine.forward(m, d)
+  assert mjd.warning[_INERTIA].number == 1
+  assert d.warning_number[_INERTIA] == mjd.warning[_INERTIA].number
+  assert d.warning_lastinfo[_INERTIA] == mjd.warning[_INERTIA].lastinfo
+  np.testing.assert_allclose(d.qLD, mjd.qLD, rtol=1e-12, atol=1e-15)
+  np.testing.assert_allclose(d.qLDiagInv, mjd.qLDiagInv, rtol=1e-12)
+  # qacc ~ 5e14 along the singular direction: the clamp, not a division by zero, sets it
+  assert np.abs(mjd.qacc).max() > 1e14
+  np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=1e-9, atol=1e-6)
+
+
+@pytest.mark.parametrize("integrator", ["Euler", "implicitfast", "implicit"])
+def test_rollout_without_force_along_the_singular_direction(integrator):
+  """Only gravity (along slide3, independent of the others): the clamped pivots leave the motion
+  finite, and every step warns as 4.0's does (damped Euler and the implicit integrators factor
+  their modified inertia too)."""
+  m, d, mjm, mjd = _both(integrator, damping=0.5)
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    for _ in range(20):
+      mujoco.mj_step(mjm, mjd)
+      engine.step(m, d)
+      np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=1e-9, atol=1e-12)
+      np.testing.assert_allclose(d.qvel, mjd.qvel, rtol=1e-9, atol=1e-12)
+  assert mjd.warning[_INERTIA].number > 0
+  assert d.warning_number[_INERTIA] == mjd.warning[_INERTIA].number
