@@ -13,7 +13,7 @@ _ARRAYS = tuple((
 ).split())
 _CONTACT = ("contact_pos", "contact_frame", "contact_dist", "contact_dim", "contact_efc_address")
 _OPTIONAL = ("wrap_xpos", "wrap_obj", "ten_wrapadr", "ten_wrapnum", "eq_active", "efc_type", "efc_id",
-             "efc_KBIP")
+             "efc_KBIP", "sensordata")
 
 
 class Snapshot:
