@@ -219,6 +219,7 @@ class Renderer:
         (self._wide_corners, "2f", "in_corner"),
         (self._wide_buf, "3f 3f 4f/i", "i_p0", "i_p1", "i_color")])
     self._rays = []
+    self._twoside_key = None
     self._line_buf = ctx.buffer(reserve=1024 * 7 * 4, dynamic=True)
     self._line_vao = ctx.vertex_array(self._line_prog, [(self._line_buf, "3f 4f", "in_pos",
                                                          "in_color")])
@@ -314,6 +315,7 @@ class Renderer:
       self._vaos["ob", QUAD] = self._geom_vao(self._plane_bare, QUAD, "o")
     self._plane_prog = self._plane_progs[True]
     self._plane_npos = npos
+    self._twoside_key = None     # new programs: u_twoside unset
 
   def set_model(self, m):
     """Precompute everything per geom that does not change while the model runs."""
@@ -864,6 +866,9 @@ class Renderer:
   def _twoside(self, on):
     """u_twoside of every geom program: planes (drawn without culling) turn their normal to
     the eye; other shapes keep their normals, as MuJoCo's culled one-sided lighting."""
+    if bool(on) is self._twoside_key:
+      return
+    self._twoside_key = bool(on)
     progs = list(self._geom_progs.values()) + list(self._plane_progs.values())
     if self._plane_bare is not None:
       progs.append(self._plane_bare)
