@@ -104,3 +104,57 @@ def test_rangefinder_rays_match_mujoco(tmp_path):
   # the median: MuJoCo's multisampled line edges blend into the background
   colour = np.abs(np.median(ref["on"][a], 0) - np.median(on[b], 0)).max()
   assert colour < 10, f"median colour differs by {colour:.0f}/255"
+
+
+CAMERAS = """<mujoco>
+<worldbody>
+<geom type="plane" size="2 2 .1"/>
+<geom type="box" pos="0.3 0.2 0.2" size=".2 .1 .2" euler="0 0 30"/>
+<body name="rig" pos="0 0 1.2" euler="15 -10 5">
+  <camera name="persp" resolution="5 4" fovy="60"/>
+  <camera name="ortho" resolution="6 3" projection="orthographic" fovy="0.8"/>
+  <camera name="intrinsic" resolution="7 5" sensorsize="0.006 0.004" focal="0.004 0.005"
+          principalpixel="1.5 -1"/>
+</body>
+</worldbody>
+<sensor>
+<rangefinder camera="persp" data="dist point"/>
+<rangefinder camera="ortho" data="dist point"/>
+<rangefinder camera="intrinsic" data="dist point"/>
+</sensor></mujoco>"""
+
+
+def test_camera_rangefinder_lines_end_at_the_sensed_points(tmp_path):
+  """The line of each pixel of a perspective, an orthographic and an intrinsic (sensorsize,
+  focal, principalpixel) camera rangefinder ends at the hit point the engine reports in the
+  `point` field (MuJoCo's values: tests/test_sensor_rangefinder.py), so the drawn rays follow
+  mju_camPixelRay; its sphere sits there too."""
+  from render.renderer import SPHERE, Renderer, _Batch, _ray_sensors
+  path = tmp_path / "cams.xml"
+  path.write_text(CAMERAS)
+  m = engine.load_model(str(path))
+  d = engine.make_data(m)
+  engine.forward(m, d)
+  r = Renderer.__new__(Renderer)       # the ray geometry needs no GL
+  r.m, r._rays = m, _ray_sensors(m)
+  from render.visual import visual_for
+  r.vis = visual_for(m)
+  r.meansize = r.vis.stat.meansize
+  batch = _Batch()
+  lines = r._ray_instances(Snapshot(m, d), batch)
+  expect = []
+  for i in range(3):
+    w, h = m.cam_resolution[i]
+    data = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + 4 * w * h].reshape(-1, 4)
+    assert (data[:, 0] > 0).all(), "every pixel ray hits the floor or the box"
+    expect.append(data[:, 1:])
+  expect = np.concatenate(expect)
+  assert lines.shape == (len(expect), 10)
+  np.testing.assert_allclose(lines[:, 3:6], expect, atol=1e-5)
+  starts = np.asarray(lines[:, 0:3], float)
+  persp = starts[:20]
+  np.testing.assert_allclose(persp, np.broadcast_to(d.cam_xpos[0], persp.shape), atol=1e-6)
+  ortho = starts[20:38]          # parallel rays from the image plane, 0.8 m high
+  assert np.ptp(ortho @ d.cam_xmat[1].reshape(3, 3)[:, 1]) == pytest.approx(0.8 * 2 / 3, rel=1e-5)
+  spheres = batch.arrays()[SPHERE]
+  np.testing.assert_allclose(spheres[:, 0:3], expect, atol=1e-5)
