@@ -189,4 +189,5 @@ def test_smooth_normals_facing_away_are_kept(tmp_path, azimuth, elevation):
   assert (a & b).sum() / (a | b).sum() > 0.98
   inside = _erode(a & b, 1)
   d = np.abs(ref[..., 0].astype(int) - img[..., 0])[inside]
-  assert d.mean() < 2 and d.max() <= 8, f"red differs by {d.mean():.1f} on average, {d.max()} at most"
+  assert d.mean() < 2 and d.max() <= 8, \
+      f"red differs by {d.mean():.1f} on average, {d.max()} at most"

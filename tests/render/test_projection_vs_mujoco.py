@@ -25,14 +25,17 @@ SCENE = """<mujoco>
 <visual><global orthographic="%s" fovy="%s"/></visual>
 <worldbody>
 <light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false" diffuse=".5 .5 .5"/>
-<camera name="ortho" pos="0.1 -2 0.5" xyaxes="1 0 0 0 0.3 1" projection="orthographic" fovy="1.2"/>
+<camera name="ortho" pos="0.1 -2 0.5" xyaxes="1 0 0 0 0.3 1" projection="orthographic"
+        fovy="1.2"/>
 <camera name="principal" pos="0 -2 0.5" xyaxes="1 0 0 0 0.3 1" resolution="320 240"
         sensorsize="0.0048 0.0036" focal="0.004 0.004" principalpixel="40 -30"/>
 <camera name="plain" pos="0 -2 0.5" xyaxes="1 0 0 0 0.3 1" fovy="40"/>
 <body pos="0 0 0.3" euler="20 30 40"><geom type="capsule" size=".08 .2" rgba="1 0 0 1"/></body>
 <body pos="0.4 0.2 0.1" euler="10 50 0"><geom type="box" size=".1 .15 .05" rgba="0 1 0 1"/></body>
-<body pos="-0.3 0.3 0.2" euler="0 70 20"><geom type="cylinder" size=".07 .12" rgba="0 0 1 1"/></body>
-<body pos="-0.2 -0.3 0.0"><geom type="ellipsoid" size=".15 .08 .05" euler="30 0 10" rgba="1 1 0 1"/></body>
+<body pos="-0.3 0.3 0.2" euler="0 70 20">
+  <geom type="cylinder" size=".07 .12" rgba="0 0 1 1"/></body>
+<body pos="-0.2 -0.3 0.0">
+  <geom type="ellipsoid" size=".15 .08 .05" euler="30 0 10" rgba="1 1 0 1"/></body>
 <body pos="0.3 -0.3 0.3"><geom type="sphere" size=".1" rgba="0 1 1 1"/></body>
 </worldbody></mujoco>"""
 
@@ -41,7 +44,8 @@ _MUJOCO = """
 import os, sys, json
 os.environ["MUJOCO_GL"] = "egl"
 import mujoco, numpy as np
-path, out, views, w, h = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+path, out, views = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+w, h = int(sys.argv[4]), int(sys.argv[5])
 m = mujoco.MjModel.from_xml_path(path)
 d = mujoco.MjData(m)
 mujoco.mj_forward(m, d)

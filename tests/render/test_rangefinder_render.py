@@ -3,7 +3,6 @@ default): a 3-pixel line from the site along its z axis to the hit (sensordata `
 sphere at the `point` field, an arrow along the `normal` field, one line per pixel of a camera
 rangefinder, and a line for a geom `fromto` sensor; compared with mujoco.Renderer's picture (EGL,
 in a subprocess) by the pixels the flag adds."""
-import json
 import os
 import subprocess
 import sys
