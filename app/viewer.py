@@ -10,7 +10,6 @@ Screenshots (Ctrl+P) and recordings (Ctrl+R) render the 3D view into an offscree
 samples at k / fps of simulated time (app/sim.py), encoded by render/video.py's VideoWriter on
 its own thread, so the video plays at true speed whatever the display rate or slow motion.
 """
-import math
 import os
 import subprocess
 import sys
@@ -29,7 +28,8 @@ HELP = (
     ("Ctrl+P", "screenshot of the 3D view (PNG; Shift: with the panels)"), ("Ctrl+R", "start / stop recording a video"),
     ("F6 / F7", "cycle frames / labels"), ("C / F", "contact points / forces"),
     ("J / E", "joints / equality anchors"), ("I / M", "inertia boxes / centres of mass"),
-    ("T / W / S", "transparency / wireframe / shadows"), ("0-5", "geom group 0-5"),
+    ("T / W / S", "transparency / wireframe / shadows"), ("V / Y", "tendons / rangefinder rays"),
+    ("0-5", "geom group 0-5"),
     ("Left drag", "rotate view"),
     ("Right drag", "move view (Shift: horizontal plane)"),
     ("Middle drag / scroll", "zoom"), ("Double-click", "select a body"),
@@ -672,7 +672,9 @@ class Viewer:
         selpos = snap.xmat[b].reshape(3, 3) @ self._sel_local + snap.xpos[b]
         eye, forward, _ = self.camera.pose(snap)
         xiquat = perturb.quat_mul(self._xquat(snap, b), self.ui.m.body_iquat[b])
-      top = 2 * math.tan(math.radians(self.camera.fovy_deg()) / 2)   # mjv_frustumHeight
+      top = self.camera.frustum_height()       # mjv_frustumHeight
+      if self.camera.is_orthographic():
+        top *= 0.15      # as mjv_initPerturb
       active = perturb.ROTATE if button == mouse.LEFT else perturb.TRANSLATE
       self.pert = perturb.Perturb(select=b, localpos=self._sel_local, refselpos=selpos,
                                   refquat=xiquat, active=active,
@@ -755,4 +757,4 @@ def _toggles():
   from pyglet.window import key
   return {key.C: "contact_points", key.F: "contact_forces", key.J: "joints",
           key.E: "constraints", key.I: "inertia", key.M: "com", key.T: "transparency",
-          key.W: "wireframe", key.S: "shadows", key.V: "tendons"}
+          key.W: "wireframe", key.S: "shadows", key.V: "tendons", key.Y: "rangefinder"}

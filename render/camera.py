@@ -1,7 +1,9 @@
 """The abstract camera of MuJoCo's viewer (mjvCamera): free, tracking or one of the model's.
 
-Pose, mouse motion and clip planes follow engine_vis_interact.c / engine_vis_visualize.c
-(mjv_cameraFrame, mjv_moveCamera, mjv_cameraFrustum, mjv_defaultFreeCamera).
+Pose, mouse motion and the view volume follow engine_vis_interact.c / engine_vis_visualize.c
+(mjv_cameraFrame, mjv_moveCamera, mjv_cameraFrustum, mjv_defaultFreeCamera) and the classic
+renderer's setView: perspective or orthographic (fovy then is the height in length units),
+and a model camera with a sensor size has the off-centre frustum of its intrinsics.
 """
 import enum
 import math
@@ -64,7 +66,11 @@ class Camera:
     self.extent = 2.0
     self.fovy = 45.0
     self.znear_scale, self.zfar_scale = 0.01, 50.0
+    self.orthographic = False     # the free/tracking camera's projection (global/orthographic)
     self.cam_fovy = np.zeros(0)
+    self.cam_projection = np.zeros(0, int)
+    self.cam_intrinsic = np.zeros((0, 4))
+    self.cam_sensorsize = np.zeros((0, 2))
     self.nbody = 1
     if m is not None:
       self.set_model(m)
@@ -86,7 +92,12 @@ class Camera:
     self.extent = float(vis.stat.extent)
     self.fovy = float(vis.global_.fovy)
     self.znear_scale, self.zfar_scale = float(vis.map.znear), float(vis.map.zfar)
+    self.orthographic = bool(getattr(vis.global_, "orthographic", 0))
     self.cam_fovy = np.array(m.cam_fovy, dtype=float)
+    ncam = len(self.cam_fovy)
+    self.cam_projection = np.array(getattr(m, "cam_projection", np.zeros(ncam)), dtype=int)
+    self.cam_intrinsic = np.array(getattr(m, "cam_intrinsic", np.zeros((ncam, 4))), dtype=float)
+    self.cam_sensorsize = np.array(getattr(m, "cam_sensorsize", np.zeros((ncam, 2))), dtype=float)
     self.nbody = m.nbody
     if self.type == CameraType.FIXED and not 0 <= self.fixedcamid < m.ncam:
       self.type, self.fixedcamid = CameraType.FREE, -1
@@ -138,32 +149,81 @@ class Camera:
     """(znear, zfar) as mjv_cameraFrustum: map.znear/zfar times the model extent."""
     return self.znear_scale * self.extent, self.zfar_scale * self.extent
 
-  def fovy_deg(self):
-    """Vertical field of view in degrees: the fixed camera's or the model's global fovy."""
+  def _fixed(self):
+    """The model camera this camera shows, or -1."""
     if self.type == CameraType.FIXED and 0 <= self.fixedcamid < len(self.cam_fovy):
-      return float(self.cam_fovy[self.fixedcamid])
-    return self.fovy
+      return int(self.fixedcamid)
+    return -1
+
+  def fovy_deg(self):
+    """The vertical field of view: the fixed camera's or the model's global fovy (degrees, or
+    the view's height in length units when the projection is orthographic)."""
+    c = self._fixed()
+    return float(self.cam_fovy[c]) if c >= 0 else self.fovy
+
+  def is_orthographic(self):
+    """Whether the view is orthographic: the model camera's projection, else `orthographic`."""
+    c = self._fixed()
+    return bool(self.cam_projection[c] == 1) if c >= 0 else bool(self.orthographic)
+
+  def frustum(self, aspect):
+    """(orthographic, left, right, bottom, top, near, far) of the view volume: mjv_cameraFrustum
+    then the classic renderer's setView (the width from the aspect ratio unless a sensor size
+    fixes it, then the principal point shifts the frustum off centre)."""
+    n, f = self.clip()
+    ortho, fovy, c = self.is_orthographic(), self.fovy_deg(), self._fixed()
+    zhor = (0.0, 0.0)
+    if ortho:
+      zver = (fovy / 2, fovy / 2)
+    elif c >= 0 and self.cam_sensorsize[c, 1]:
+      fx, fy, cx, cy = self.cam_intrinsic[c]
+      sx, sy = self.cam_sensorsize[c]
+      zhor = (n / fx * (sx / 2 - cx), n / fx * (sx / 2 + cx))
+      zver = (n / fy * (sy / 2 - cy), n / fy * (sy / 2 + cy))
+    else:
+      zver = (n * math.tan(math.radians(fovy) / 2),) * 2
+    top, bottom = zver[0], -zver[1]
+    center, half = (zhor[1] - zhor[0]) / 2, (zhor[1] + zhor[0]) / 2
+    if not half:
+      half = 0.5 * aspect * (top - bottom)
+    return ortho, center - half, center + half, bottom, top, n, f
+
+  def frustum_height(self):
+    """mjv_frustumHeight: the view's height at unit distance (its height when orthographic)."""
+    ortho, _, _, bottom, top, n, _ = self.frustum(1.0)
+    return (top - bottom) if ortho else (top - bottom) / n
 
   def projection(self, aspect, znear=None, zfar=None):
-    """4x4 perspective matrix (glFrustum with MuJoCo's symmetric frustum)."""
-    n0, f0 = self.clip()
+    """4x4 projection matrix: glFrustum, or glOrtho for an orthographic view, of `frustum`
+    (the near/far planes may be replaced; a perspective view keeps its angles)."""
+    ortho, l, r, b, t, n0, f0 = self.frustum(aspect)
     n = n0 if znear is None else znear
     f = f0 if zfar is None else zfar
-    top = n * math.tan(math.radians(self.fovy_deg()) / 2)
-    right = top * aspect
     p = np.zeros((4, 4))
-    p[0, 0], p[1, 1] = n / right, n / top
+    if ortho:
+      p[0, 0], p[1, 1], p[2, 2] = 2 / (r - l), 2 / (t - b), -2 / (f - n)
+      p[0, 3], p[1, 3], p[2, 3] = -(r + l) / (r - l), -(t + b) / (t - b), -(f + n) / (f - n)
+      p[3, 3] = 1.0
+      return p
+    k = n / n0
+    l, r, b, t = l * k, r * k, b * k, t * k
+    p[0, 0], p[1, 1] = 2 * n / (r - l), 2 * n / (t - b)
+    p[0, 2], p[1, 2] = (r + l) / (r - l), (t + b) / (t - b)
     p[2, 2], p[2, 3] = -(f + n) / (f - n), -2 * f * n / (f - n)
     p[3, 2] = -1.0
     return p
 
   def ray(self, x, y, aspect, snapshot=None):
     """(origin, unit direction) of the ray through the window point (x, y), given as fractions
-    of the width and height measured from the bottom-left corner (MuJoCo's relx, rely)."""
+    of the width and height measured from the bottom-left corner (MuJoCo's relx, rely), as
+    mjv_select: from the eye, or parallel to the view from the image plane when orthographic."""
     eye, forward, up = self.pose(snapshot)
     right = np.cross(forward, up)
-    t = math.tan(math.radians(self.fovy_deg()) / 2)
-    d = forward + (2 * x - 1) * t * aspect * right + (2 * y - 1) * t * up
+    ortho, l, r, b, t, n, _ = self.frustum(aspect)
+    px, py = l + x * (r - l), b + y * (t - b)
+    if ortho:
+      return eye + px * right + py * up, forward / np.linalg.norm(forward)
+    d = n * forward + px * right + py * up
     return eye, d / np.linalg.norm(d)
 
   # ------------------------------------------------------------------------------ motion
@@ -190,7 +250,9 @@ class Camera:
       nrm = math.hypot(yx, yy)
       yx, yy = (yx / nrm, yy / nrm) if nrm > 0 else (0.0, 0.0)
       world = np.array([vec[0] * yy + vec[1] * yx, vec[0] * -yx + vec[1] * yy, vec[2]])
-      scl = 2 * math.tan(math.radians(self.fovy) / 2) * self.distance
+      scl = self.frustum_height() * self.distance
+      if self.is_orthographic():
+        scl *= 0.15      # MuJoCo's "mystery coefficient" for orthographic views
       self.lookat = self.lookat - scl * world
     elif action == Mouse.ZOOM:
       self.distance -= math.log(1 + self.distance / self.extent / 3) * dy * 9 * self.extent

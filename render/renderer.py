@@ -46,6 +46,7 @@ class VisOptions:
   inertia: bool = False
   sites: bool = True
   tendons: bool = True
+  rangefinder: bool = True        # mjVIS_RANGEFINDER: rangefinder rays (and geom fromto lines)
   perturb: bool = True            # read by the app (it draws the spring via Renderer.lines)
   wireframe: bool = False
   transparency: bool = False      # mjVIS_TRANSPARENT: dynamic geoms drawn with alpha * map.alpha
@@ -210,6 +211,15 @@ class Renderer:
     self._sky_buf = ctx.buffer(reserve=4 * 5 * 4, dynamic=True)
     self._sky_vao = ctx.vertex_array(self._sky_prog, [(self._sky_buf, "2f 3f", "in_pos",
                                                        "in_color")])
+    self._wide_prog = ctx.program(vertex_shader=shaders.WIDELINE_VS,
+                                  fragment_shader=shaders.LINE_FS)
+    self._wide_corners = ctx.buffer(np.array([0, -1, 0, 1, 1, -1, 1, 1], np.float32).tobytes())
+    self._wide_buf = ctx.buffer(reserve=64 * 10 * 4, dynamic=True)
+    self._wide_vao = ctx.vertex_array(self._wide_prog, [
+        (self._wide_corners, "2f", "in_corner"),
+        (self._wide_buf, "3f 3f 4f/i", "i_p0", "i_p1", "i_color")])
+    self._rays = []
+    self._twoside_key = None
     self._line_buf = ctx.buffer(reserve=1024 * 7 * 4, dynamic=True)
     self._line_vao = ctx.vertex_array(self._line_prog, [(self._line_buf, "3f 4f", "in_pos",
                                                          "in_color")])
@@ -305,6 +315,7 @@ class Renderer:
       self._vaos["ob", QUAD] = self._geom_vao(self._plane_bare, QUAD, "o")
     self._plane_prog = self._plane_progs[True]
     self._plane_npos = npos
+    self._twoside_key = None     # new programs: u_twoside unset
 
   def set_model(self, m):
     """Precompute everything per geom that does not change while the model runs."""
@@ -409,6 +420,7 @@ class Renderer:
     self.root_bodies = np.nonzero((np.asarray(m.body_rootid) == np.arange(m.nbody))
                                   & (np.arange(m.nbody) > 0))[0]
     self.names = {k: list(v) for k, v in getattr(m, "names", {}).items()}
+    self._rays = _ray_sensors(m)
     self._textured.set_model(m, self)
 
   # ------------------------------------------------------------------------------ frame
@@ -523,11 +535,78 @@ class Renderer:
               b.add(kind, snap.site_xpos[s], snap.site_xmat[s], self.site_size4[s],
                     self.site_rgba[s])
     self._tendon_instances(snap, opts, batch_o, batch_t)
+    self._wide_lines = self._ray_instances(snap, batch_o) if opts.rangefinder else None
     if self.arrows:
       for a in self.arrows:
         w = a[3] if len(a) > 3 else sc.forcewidth * scl
         batch_o.arrows(np.asarray(a[0], float)[None], np.asarray(a[1], float)[None], w,
                        np.asarray(a[2], float))
+
+  def _ray_instances(self, snap, batch):
+    """Rangefinder rays as mjv_updateScene draws them (addRangefinderGeoms): a line from each
+    ray's origin to its hit (the `dist` field), a sphere at the `point` field, an arrow along
+    the `normal` field; one ray per site sensor, one per pixel of a camera sensor; geom fromto
+    sensors as a line. Returns the lines, (n, 10) float32 (p0, p1, rgba), or None."""
+    data = getattr(snap, "sensordata", None)
+    if data is None or not self._rays:
+      return None
+    vis, scl = self.vis, self.meansize
+    rgba = np.asarray(vis.rgba.rangefinder, float)
+    fw, fl = vis.scale.framewidth * scl, vis.scale.framelength * scl
+    p0s, p1s = [], []
+    for kind, obj, adr, spec, stride, off, local in self._rays:
+      if kind == "fromto":
+        ft = data[adr:adr + 6]
+        if ft.any():
+          p0s.append(ft[None, :3])
+          p1s.append(ft[None, 3:])
+        continue
+      nray = 1 if kind == "site" else len(local[0])
+      ray = data[adr:adr + nray * stride].reshape(nray, stride)
+      if kind == "site":
+        org, vec = snap.site_xpos[obj][None], snap.site_xmat[obj][[2, 5, 8]][None]
+      else:
+        R = snap.cam_xmat[obj].reshape(3, 3)
+        org, vec = snap.cam_xpos[obj] + local[0] @ R.T, local[1] @ R.T
+      dist = ray[:, off[0]] if spec & 1 else np.full(nray, -1.0)
+      hit = dist >= 0
+      point = np.zeros((nray, 3))
+      point[hit] = org[hit] + vec[hit] * dist[hit, None]
+      p0s.append(org[hit])
+      p1s.append(point[hit])
+      if spec & 8:
+        given = ray[:, off[3]:off[3] + 3]
+        nz = given.any(1)
+        point[nz] = given[nz]
+        r = (1.5 if kind == "site" else 1.3) * fw
+        batch.add(SPHERE, point[nz], np.tile(_EYE9, (int(nz.sum()), 1)), (r, r, r, 0), rgba)
+      if spec & 16:
+        ok = hit | point.any(1)
+        tip = point[ok] + ray[ok, off[4]:off[4] + 3] * 2 * fl
+        batch.arrows(point[ok], tip, fw, rgba, "arrow1")
+    n = sum(len(p) for p in p0s)
+    if not n:
+      return None
+    out = np.empty((n, 10), np.float32)
+    out[:, 0:3], out[:, 3:6], out[:, 6:10] = np.concatenate(p0s), np.concatenate(p1s), rgba
+    return out
+
+  def _draw_wide_lines(self, viewproj, width, height):
+    """This frame's rangefinder lines, 3 * global.linewidth pixels wide (mjGEOM_LINE)."""
+    a = getattr(self, "_wide_lines", None)
+    if a is None or not len(a):
+      return
+    if a.nbytes > self._wide_buf.size:
+      self._wide_buf.orphan(2 * a.nbytes)
+    self._wide_buf.write(a.tobytes())
+    prog = self._wide_prog
+    prog["u_viewproj"].write(_gl(viewproj))
+    prog["u_viewport"].value = (float(width), float(height))
+    prog["u_width"].value = 3.0 * float(self.vis.global_.linewidth)
+    wire, self.ctx.wireframe = self.ctx.wireframe, False      # quads standing in for lines
+    self.ctx.disable(moderngl.CULL_FACE)
+    self._wide_vao.render(moderngl.TRIANGLE_STRIP, vertices=4, instances=len(a))
+    self.ctx.wireframe = wire
 
   def _tendon_instances(self, snap, opts, batch_o, batch_t):
     """Spatial tendons as capsules of the tendon's width along d.wrap_xpos, as MuJoCo draws
@@ -752,6 +831,7 @@ class Renderer:
     ctx.disable(moderngl.BLEND)
     for kind in self._opaque_order:
       if len(opaque[kind]):
+        self._twoside(kind == QUAD)
         if kind == QUAD:
           ctx.disable(moderngl.CULL_FACE)
         else:
@@ -762,6 +842,7 @@ class Renderer:
           self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
     self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
     self._draw_lines(snapshot, opts, viewproj)
+    self._draw_wide_lines(viewproj, width, height)
     if any(len(a) for a in trans):
       ctx.enable(moderngl.BLEND)
       ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
@@ -770,6 +851,7 @@ class Renderer:
       for _ in range(2):       # twice, as MuJoCo does (its transparent geoms look denser)
         for kind in range(self._nkinds):
           if len(trans[kind]):
+            self._twoside(kind == QUAD)
             if kind == QUAD:
               ctx.disable(moderngl.CULL_FACE)
             else:
@@ -780,6 +862,18 @@ class Renderer:
     ctx.wireframe = False
     ctx.depth_func = "<"
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
+
+  def _twoside(self, on):
+    """u_twoside of every geom program: planes (drawn without culling) turn their normal to
+    the eye; other shapes keep their normals, as MuJoCo's culled one-sided lighting."""
+    if bool(on) is self._twoside_key:
+      return
+    self._twoside_key = bool(on)
+    progs = list(self._geom_progs.values()) + list(self._plane_progs.values())
+    if self._plane_bare is not None:
+      progs.append(self._plane_bare)
+    for prog in progs:
+      self._set_uniform(prog, "u_twoside", int(on))
 
   def _frame_uniforms(self, prog, viewproj, eye, lights, shadow_mat, shadow_idx):
     """This frame's camera, lights and shadow-map uniforms of a geom program."""
@@ -927,12 +1021,13 @@ class Renderer:
     """Pixel coordinates (x right, y down from the top-left, as imgui draws) of world points,
     shape (n, 2); points behind the camera get NaN."""
     p = np.atleast_2d(np.asarray(points_world, float))
-    vp = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
-    h = np.concatenate([p, np.ones((len(p), 1))], 1) @ vp.T
+    view = camera.view_matrix(snapshot, self.m)
+    ph = np.concatenate([p, np.ones((len(p), 1))], 1)
+    h = ph @ (camera.projection(width / height) @ view).T
     with np.errstate(divide="ignore", invalid="ignore"):
       ndc = h[:, :3] / h[:, 3:4]
     xy = np.stack([(ndc[:, 0] + 1) * 0.5 * width, (1 - ndc[:, 1]) * 0.5 * height], 1)
-    xy[h[:, 3] <= 0] = np.nan
+    xy[ph @ view[2] >= 0] = np.nan     # behind the eye (also for orthographic views)
     return xy
 
   def labels(self, snapshot, camera, opts, width, height):
@@ -960,7 +1055,8 @@ class Renderer:
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
             + list(getattr(self, "_mesh_vbos", []))
-            + [self._line_vao, self._line_buf, self._sky_vao, self._sky_buf, self._sky_prog,
+            + [self._line_vao, self._line_buf, self._wide_vao, self._wide_buf,
+               self._wide_corners, self._wide_prog, self._sky_vao, self._sky_buf, self._sky_prog,
                self._shadow_fbo, self._shadow_tex, self._depth_prog, self._line_prog])
     if self._plane_bare is not None:
       objs.append(self._plane_bare)
@@ -972,6 +1068,65 @@ class Renderer:
       o.release()
     self._textured.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
+
+
+_RAYDATA_SIZE = (1, 3, 3, 3, 3, 1)   # mjRAYDATA fields: dist, dir, origin, point, normal, depth
+_SENS_RANGEFINDER, _SENS_GEOMFROMTO = 7, 41     # mjtSensor
+_OBJ_SITE, _OBJ_CAMERA = 6, 7                   # mjtObj
+
+
+def _ray_sensors(m):
+  """The sensors drawn as rays: (kind "site"/"camera"/"fromto", object id, sensordata address,
+  data spec, values per ray, offset of each mjRAYDATA field, camera rays in the camera frame)."""
+  out = []
+  nsensor = int(getattr(m, "nsensor", 0))
+  if not nsensor or not hasattr(m, "sensor_intprm"):
+    return out
+  for i in range(nsensor):
+    st, adr = int(m.sensor_type[i]), int(m.sensor_adr[i])
+    if st == _SENS_GEOMFROMTO:
+      out.append(("fromto", -1, adr, 0, 6, (), None))
+      continue
+    if st != _SENS_RANGEFINDER:
+      continue
+    spec, ot, obj = int(m.sensor_intprm[i, 0]), int(m.sensor_objtype[i]), int(m.sensor_objid[i])
+    off, stride = [], 0
+    for j, size in enumerate(_RAYDATA_SIZE):
+      off.append(stride)
+      stride += size if spec & (1 << j) else 0
+    if ot == _OBJ_SITE:
+      out.append(("site", obj, adr, spec, stride, tuple(off), None))
+    elif ot == _OBJ_CAMERA:
+      out.append(("camera", obj, adr, spec, stride, tuple(off), _camera_rays(m, obj)))
+  return out
+
+
+def _camera_rays(m, c):
+  """(origins, directions), each (w*h, 3), of camera c's pixel rays in the camera's frame,
+  row-major from the top-left pixel: mju_camIntrinsics and mju_camPixelRay."""
+  w, h = int(m.cam_resolution[c, 0]), int(m.cam_resolution[c, 1])
+  fovy = float(m.cam_fovy[c])
+  ortho = int(m.cam_projection[c]) == 1
+  ss, it = np.asarray(m.cam_sensorsize[c], float), np.asarray(m.cam_intrinsic[c], float)
+  if ortho:
+    fx, fy, cx, cy = w / 2, h / 2, w / 2, h / 2
+  elif ss[0] and ss[1]:
+    fx, fy, cx, cy = it[0] / ss[0] * w, it[1] / ss[1] * h, it[2] / ss[0] * w, it[3] / ss[1] * h
+  else:
+    fx = fy = 0.5 / math.tan(fovy * math.pi / 360) * h
+    cx, cy = w / 2, h / 2
+  row, col = np.divmod(np.arange(w * h), w)
+  px, py = col + 0.5 - cx, row + 0.5 - cy
+  n = w * h
+  if ortho:
+    half = fovy / 2
+    org = np.stack([px / fx * half, -py / fy * half, np.zeros(n)], 1)
+    vec = np.tile([0.0, 0.0, -1.0], (n, 1))
+  else:
+    org = np.zeros((n, 3))
+    vec = np.stack([px / fx, -py / fy, -np.ones(n)], 1)
+    vec /= np.linalg.norm(vec, axis=1, keepdims=True)
+  return org, vec
 
 
 _BIAS_IDENTITY = np.eye(4)

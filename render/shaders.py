@@ -54,6 +54,7 @@ in vec2 in_uv; out vec3 v_tex;     // textured variant: i_color2 holds the textu
 uniform mat4 u_viewproj;
 uniform mat4 u_shadow_mat;
 uniform mat4 u_clip;        // rows: clip planes over the shadow-map coordinates (x, y, w, 1)
+uniform int u_twoside;      // 1 while drawing planes (no back-face culling)
 out float gl_ClipDistance[4];
 """ + _LIGHT_UNIFORMS + """
 // per-instance values are flat (llvmpipe interpolates every smooth component per pixel)
@@ -71,7 +72,10 @@ void main() {
   vec3 world = R * local + i_pos;
   vec3 n = normalize(R * (in_normal / max(i_size.xyz, vec3(1e-9))));
   vec3 V = normalize(u_eye - world);
-  if (dot(n, V) < 0.0) n = -n;
+  // MuJoCo culls back faces and lights the front ones with their normals as given (no two-sided
+  // lighting): a smooth normal turned away from the eye stays so. Planes are drawn without
+  // culling; their one normal turns to the eye (u_twoside), the same for the whole triangle.
+  if (u_twoside == 1 && dot(n, V) < 0.0) n = -n;
   float shine = max(i_mat.z * 128.0, 1.0);
   // per-vertex lighting, as MuJoCo's fixed-function OpenGL; the shadow light kept apart so
   // the fragment shader can shade it
@@ -237,6 +241,32 @@ LINE_FS = """
 in vec4 v_color;
 out vec4 f_color;
 void main() { f_color = v_color; }
+"""
+
+# wide lines (MuJoCo's mjGEOM_LINE, e.g. rangefinder rays: glLineWidth(3)) as instanced quads:
+# core-profile GL may refuse line widths above 1. Like GL's aliased wide lines, the quad is
+# `u_width` pixels across along the screen's minor axis of the segment.
+WIDELINE_VS = """
+#version 330
+in vec2 in_corner;                   // x: 0 at p0, 1 at p1; y: -1 or +1, the side
+in vec3 i_p0; in vec3 i_p1; in vec4 i_color;
+uniform mat4 u_viewproj;
+uniform vec2 u_viewport;             // pixels
+uniform float u_width;               // pixels
+out vec4 v_color;
+void main() {
+  vec4 a = u_viewproj * vec4(i_p0, 1.0), b = u_viewproj * vec4(i_p1, 1.0);
+  const float eps = 1e-6;
+  v_color = i_color;
+  if (a.w < eps && b.w < eps) { gl_Position = vec4(0.0, 0.0, 2.0, 1.0); return; }  // behind
+  if (a.w < eps) a = mix(a, b, (eps - a.w) / (b.w - a.w));     // cut at the eye plane
+  if (b.w < eps) b = mix(b, a, (eps - b.w) / (a.w - b.w));
+  vec2 d = (b.xy / b.w - a.xy / a.w) * u_viewport;
+  vec2 off = abs(d.x) >= abs(d.y) ? vec2(0.0, 1.0) : vec2(1.0, 0.0);
+  vec4 p = in_corner.x < 0.5 ? a : b;
+  p.xy += off * in_corner.y * (u_width / u_viewport) * p.w;
+  gl_Position = p;
+}
 """
 
 SKY_VS = """

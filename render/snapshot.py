@@ -12,8 +12,8 @@ _ARRAYS = tuple((
     "light_xdir xanchor xaxis subtree_com energy qpos qvel ctrl"
 ).split())
 _CONTACT = ("contact_pos", "contact_frame", "contact_dist", "contact_dim", "contact_efc_address")
-_OPTIONAL = ("wrap_xpos", "wrap_obj", "ten_wrapadr", "ten_wrapnum", "eq_active", "efc_type", "efc_id",
-             "efc_KBIP")
+_OPTIONAL = ("wrap_xpos", "wrap_obj", "ten_wrapadr", "ten_wrapnum", "eq_active", "efc_type",
+             "efc_id", "efc_KBIP", "sensordata")
 
 
 class Snapshot:

@@ -83,6 +83,7 @@ class Rgba:
   contactfriction: tuple = _rgba(.9, .8, .4, 1)
   contactgap: tuple = _rgba(.5, .8, .9, 1)
   constraint: tuple = _rgba(.9, 0, 0, 1)
+  rangefinder: tuple = _rgba(1, 1, .1, 1)
 
 
 @dataclasses.dataclass

@@ -4,6 +4,7 @@
 def draw(imgui, viewer):
   """The Rendering section (edits viewer.opts and viewer.camera directly: UI-side state)."""
   import dataclasses
+  from app.panels.common import rect
   from render.camera import CameraType
   from render.renderer import LABELS
   ui, o, cam, m = viewer.ui, viewer.opts, viewer.camera, viewer.ui.m
@@ -32,6 +33,9 @@ def draw(imgui, viewer):
       cam.trackbodyid = max(cam.trackbodyid, 1 if m.nbody > 1 else 0)
     else:
       cam.type, cam.fixedcamid = CameraType.FIXED, i - 2
+  if cam.type != CameraType.FIXED:     # simulate's "Free Camera: Orthographic"
+    _, cam.orthographic = imgui.checkbox("orthographic", bool(cam.orthographic))
+    rect(imgui, ui, "orthographic")
   if cam.type == CameraType.TRACKING:
     _, b = imgui.combo("track body", cam.trackbodyid,
                        [ui.name("body", b) for b in range(m.nbody)])

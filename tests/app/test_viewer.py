@@ -754,3 +754,56 @@ def test_element_editor_offers_springyield_only_where_plastic(open_viewer, tmp_p
   assert shown["joint", 0] == {"jnt_springyield", "jnt_stiffness"}
   assert shown["joint", 3] == {"jnt_stiffness"}
   assert shown["tendon", 0] == {"tendon_springyield"}
+
+
+RANGEFINDER = """
+<mujoco>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.4 0.4 0.4 1"/>
+    <body name="mast" pos="-0.3 0 0.6">   <!-- rays skip their own body's geoms -->
+      <site name="eye" zaxis="1 0.2 -1"/>
+    </body>
+    <body name="box" pos="0.3 0.3 0.2">
+      <freejoint/>
+      <geom type="box" size="0.1 0.1 0.1" rgba="0.2 0.6 0.9 1"/>
+    </body>
+  </worldbody>
+  <sensor><rangefinder site="eye"/></sensor>
+</mujoco>
+"""
+
+
+def test_rangefinder_key_and_orthographic_checkbox(open_viewer, tmp_path):
+  """Key Y (simulate's shortcut) hides and shows the rangefinder ray (on by default, as
+  mjVIS_RANGEFINDER); the Rendering panel's "orthographic" checkbox switches the free camera's
+  projection (the view changes), and a second click restores the same picture."""
+  from pyglet.window import key
+  v = open_viewer(_write(tmp_path, "ray.xml", RANGEFINDER), paused=True)
+  v.sim.sync()
+  assert v.opts.rangefinder
+  with v.sim.snapshot() as snap:
+    assert snap.sensordata[0] > 0          # the ray hits the floor
+  shown = v.screenshot()
+  _key(v, key.Y)
+  assert not v.opts.rangefinder
+  hidden = v.screenshot()
+  assert _changed_pixels(shown, hidden) > 50
+  _key(v, key.Y)
+  assert v.opts.rangefinder and _changed_pixels(shown, v.screenshot()) == 0
+  v.ui.expand.add("Rendering")
+  v.frame()
+  h = v.window.height
+  _send(v, "on_mouse_motion", 100, h - 300, 0, 0)
+  for _ in range(4):        # the Rendering section is at the panel's end: scroll down to it
+    _send(v, "on_mouse_scroll", 100, h - 300, 0, -10)
+  v.frame()
+  x0, y0, x1, y1 = v.ui.rects["orthographic"]
+  assert y1 < h - 16, "the checkbox is not in view"
+  _click(v, x0 + 8, (y0 + y1) / 2)
+  assert v.camera.orthographic and v.camera.is_orthographic()
+  ortho = v.screenshot()
+  assert _changed_pixels(shown, ortho) > 1000
+  _click(v, x0 + 8, (y0 + y1) / 2)
+  assert not v.camera.orthographic
+  assert _changed_pixels(shown, v.screenshot()) == 0

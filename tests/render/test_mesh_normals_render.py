@@ -133,9 +133,7 @@ def test_mesh_with_texcoords_uses_its_normals_as_given(tmp_path):
   """MuJoCo's renderer keeps a mesh's normals as compiled when the mesh has texture
   coordinates (no sharp-edge fallback to face normals): a smooth-normal cube (diagonal corner
   normals) with `vt` shades in gradients, the same cube without `vt` has flat faces, in
-  MuJoCo's picture and ours. (The textured cube's brightness is not compared pixel for pixel:
-  our vertex shader turns normals that face away from the eye towards it per vertex, MuJoCo
-  per polygon.)"""
+  MuJoCo's picture and ours (pixel for pixel: test_smooth_normals_facing_away_are_kept)."""
   (tmp_path / "uvcube.obj").write_text(_cube_obj(uv=True))
   (tmp_path / "cube.obj").write_text(_cube_obj(uv=False))
   path = tmp_path / "scene.xml"
@@ -166,3 +164,30 @@ def _nvalues(img, mask, channel, frac=0.9):
   _, counts = np.unique(x, return_counts=True)
   c = np.cumsum(np.sort(counts)[::-1])
   return int(np.searchsorted(c, frac * c[-1]) + 1)
+
+
+@pytest.mark.parametrize("azimuth,elevation", [(180, -25), (120, -10), (45, -60)])
+def test_smooth_normals_facing_away_are_kept(tmp_path, azimuth, elevation):
+  """MuJoCo culls back faces and lights the front ones one-sided (GL_LIGHT_MODEL_TWO_SIDE 0):
+  the diagonal corner normals of a smooth cube with texture coordinates that turn away from the
+  eye on a visible side keep their direction. Our picture equals MuJoCo's (mean red difference
+  under 2/255, none over 8 inside the cube; flipping them per vertex towards the eye, as the
+  shader did, gave a mean of 15-25 and up to 119)."""
+  (tmp_path / "uvcube.obj").write_text(_cube_obj(uv=True))
+  path = tmp_path / "scene.xml"
+  path.write_text("""<mujoco><asset>
+<mesh name="uv" file="uvcube.obj" smoothnormal="true" scale=".2 .2 .2"/></asset>
+<visual><headlight ambient=".1 .1 .1" diffuse=".4 .4 .4" specular="0 0 0"/></visual>
+<worldbody>
+<light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false" diffuse=".6 .6 .6"
+       specular="0 0 0"/>
+<geom type="mesh" mesh="uv" euler="10 20 30" rgba="1 0 0 1"/>
+</worldbody></mujoco>""")
+  ref, img = _render_both(tmp_path, path, azimuth, elevation,
+                          f"mesh_normals_away_{azimuth}_{elevation}", distance=1.0)
+  a, b = _mask(ref, RED), _mask(img, RED)
+  assert (a & b).sum() / (a | b).sum() > 0.98
+  inside = _erode(a & b, 1)
+  d = np.abs(ref[..., 0].astype(int) - img[..., 0])[inside]
+  assert d.mean() < 2 and d.max() <= 8, \
+      f"red differs by {d.mean():.1f} on average, {d.max()} at most"
