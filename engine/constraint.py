@@ -23,9 +23,11 @@ from engine import math as mm
 from engine import smooth
 from engine.smooth import inline, jit
 from engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
-                          mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning)
+                          mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning,
+                          mjtWrap)
 
 _EQUALITY = int(mjtConstraint.EQUALITY)
+_WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.JOINT), int(mjtWrap.PULLEY)
 _FRICTION_DOF = int(mjtConstraint.FRICTION_DOF)
 _FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
 _LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
@@ -1019,3 +1021,57 @@ def constraint_b(m, d):
     for a in range(a0, a0 + d.efc_J_rownnz[i]):
       s += J[a] * d.qacc_smooth[colind[a]]
     d.efc_b[i] = s - d.efc_aref[i]
+
+
+@jit
+def tendon_dot(m, d, t):
+  """(d/dt ten_J) . qvel of tendon t (mj_tendonDot): zero for fixed tendons; spatial tendons
+  with armature pass only through sites and pulleys (the compiler rejects geom wraps)."""
+  adr, num = m.tendon_adr[t], m.tendon_num[t]
+  if m.wrap_type[adr] == _WRAP_JOINT:
+    return 0.0
+  J = d.trn_jac
+  nv = m.nv
+  qv = d.qvel
+  res = 0.0
+  divisor = 1.0
+  j = 0
+  while j < num - 1:
+    t0, t1 = m.wrap_type[adr + j], m.wrap_type[adr + j + 1]
+    if t0 == _WRAP_PULLEY or t1 == _WRAP_PULLEY:
+      if t0 == _WRAP_PULLEY:
+        divisor = m.wrap_prm[adr + j]
+      j += 1
+      continue
+    s0, s1 = m.wrap_objid[adr + j], m.wrap_objid[adr + j + 1]
+    b0, b1 = m.site_bodyid[s0], m.site_bodyid[s1]
+    j += 1
+    if b0 == b1:
+      continue
+    p0, p1 = d.site_xpos[s0], d.site_xpos[s1]
+    u0, u1, u2 = p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]
+    norm = math.sqrt(u0 * u0 + u1 * u1 + u2 * u2)
+    if norm < 1e-15:
+      u0, u1, u2 = 1.0, 0.0, 0.0
+    else:
+      u0, u1, u2 = u0 / norm, u1 / norm, u2 / norm
+    # relative velocity of the endpoints and its part normal to the segment, over the length
+    smooth._jac_rows(m, d, J, 0, b0, p0)
+    smooth._jac_rows(m, d, J, 6, b1, p1)
+    w0 = w1 = w2 = 0.0
+    for k in range(nv):
+      w0 += (J[6, k] - J[0, k]) * qv[k]
+      w1 += (J[7, k] - J[1, k]) * qv[k]
+      w2 += (J[8, k] - J[2, k]) * qv[k]
+    dot = u0 * w0 + u1 * w1 + u2 * w2
+    sc = 1.0 / norm if norm > 1e-15 else 0.0
+    dv0, dv1, dv2 = (w0 - u0 * dot) * sc, (w1 - u1 * dot) * sc, (w2 - u2 * dot) * sc
+    term = dv0 * w0 + dv1 * w1 + dv2 * w2
+    # time derivative of the endpoint Jacobians along the segment direction
+    jac_dot(m, d, J[0:6], p0[0], p0[1], p0[2], b0)
+    jac_dot(m, d, J[6:12], p1[0], p1[1], p1[2], b1)
+    for k in range(nv):
+      term += (u0 * (J[6, k] - J[0, k]) + u1 * (J[7, k] - J[1, k])
+               + u2 * (J[8, k] - J[2, k])) * qv[k]
+    res += term / divisor
+  return res

@@ -184,28 +184,37 @@ def _spring_damper(m, d, poly):
         v = d.qvel[i]
         d.qfrc_damper[i] = -v * poly_force(damping, poly, v, True)
   for i in range(m.ntendon):
-    stiffness = m.tendon_stiffness[i] if enbl_spring else 0.0
-    sp = m.tendon_stiffnesspoly[i]
-    has_sp = enbl_spring and (sp[0] != 0.0 or sp[1] != 0.0)
-    damping = 0.0
-    for j in range(NPOLY):
-      poly[j] = 0.0
-    if enbl_damper:
-      for j in range(NPOLY):
-        poly[j] = m.tendon_dampingpoly[i, j]
-      damping = m.tendon_damping[i] + actuator_damping(m, i, True, poly)
-    if stiffness == 0.0 and not has_sp and damping == 0.0 and poly[0] == 0.0 and poly[1] == 0.0:
+    frc_spring, frc_damper = tendon_passive(m, d, i, poly, enbl_spring, enbl_damper)
+    if frc_spring == 0.0 and frc_damper == 0.0:
       continue
-    length = d.ten_length[i]
-    lower, upper = tendon_spring_range(m, d, i)
-    x = length - upper if length > upper else (length - lower if length < lower else 0.0)
-    frc_spring = -x * poly_force(stiffness, sp, x, False) if enbl_spring else 0.0
-    v = d.ten_velocity[i]
-    frc_damper = -v * poly_force(damping, poly, v, True) if enbl_damper else 0.0
     for a in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
       c = m.ten_J_colind[a]
       d.qfrc_spring[c] += d.ten_J[a] * frc_spring
       d.qfrc_damper[c] += d.ten_J[a] * frc_damper
+
+
+@jit
+def tendon_passive(m, d, i, poly, enbl_spring, enbl_damper):
+  """(spring, damper) force along tendon i (polynomial terms and actuator damping included)."""
+  stiffness = m.tendon_stiffness[i] if enbl_spring else 0.0
+  sp = m.tendon_stiffnesspoly[i]
+  has_sp = enbl_spring and (sp[0] != 0.0 or sp[1] != 0.0)
+  damping = 0.0
+  for j in range(NPOLY):
+    poly[j] = 0.0
+  if enbl_damper:
+    for j in range(NPOLY):
+      poly[j] = m.tendon_dampingpoly[i, j]
+    damping = m.tendon_damping[i] + actuator_damping(m, i, True, poly)
+  if stiffness == 0.0 and not has_sp and damping == 0.0 and poly[0] == 0.0 and poly[1] == 0.0:
+    return 0.0, 0.0
+  length = d.ten_length[i]
+  lower, upper = tendon_spring_range(m, d, i)
+  x = length - upper if length > upper else (length - lower if length < lower else 0.0)
+  frc_spring = -x * poly_force(stiffness, sp, x, False) if enbl_spring else 0.0
+  v = d.ten_velocity[i]
+  frc_damper = -v * poly_force(damping, poly, v, True) if enbl_damper else 0.0
+  return frc_spring, frc_damper
 
 
 @jit

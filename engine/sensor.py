@@ -14,12 +14,15 @@ from engine import collision_convex as cvx
 from engine import collision_driver as drv
 from engine import collision_libccd as ccd
 from engine import collision_primitive as prim
+from engine import constraint
 from engine import energy
+from engine import passive as ps
 from engine import math as mm
 from engine import ray as rays
+from engine import smooth
 from engine.smooth import jit, subtree_vel
 from engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
-                          mjtObj, mjtSensor, mjtStage, mjtTrn)
+                          mjtObj, mjtSensor, mjtStage, mjtTrn, mjtWrap)
 
 _DSBL_SENSOR = int(mjtDisableBit.SENSOR)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
@@ -30,8 +33,12 @@ _BODY, _XBODY, _GEOM, _SITE, _CAMERA = (int(mjtObj.BODY), int(mjtObj.XBODY), int
                                          int(mjtObj.SITE), int(mjtObj.CAMERA))
 _LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
 _LIMIT_TENDON = int(mjtConstraint.LIMIT_TENDON)
+_FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
+_EQUALITY = int(mjtConstraint.EQUALITY)
+_DSBL_SPRING, _DSBL_DAMPER = int(mjtDisableBit.SPRING), int(mjtDisableBit.DAMPER)
+_WRAP_JOINT, _WRAP_PULLEY, _WRAP_SITE = int(mjtWrap.JOINT), int(mjtWrap.PULLEY), int(mjtWrap.SITE)
 _PYRAMIDAL = int(mjtCone.PYRAMIDAL)
-_EQ_CONNECT, _EQ_WELD = int(mjtEq.CONNECT), int(mjtEq.WELD)
+_EQ_CONNECT, _EQ_WELD, _EQ_TENDON = int(mjtEq.CONNECT), int(mjtEq.WELD), int(mjtEq.TENDON)
 _TRN_TENDON = int(mjtTrn.TENDON)
 _PLANE, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX = (
     int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER),
@@ -216,6 +223,7 @@ def rne_post_constraint(m, d):
     if b2:
       _add_force_root(d, b2, m.body_rootid[b2], 1.0, t0, t1, t2, f0, f1, f2, p[0], p[1], p[2])
   _equality_forces(m, d)
+  _tendon_forces(m, d)
   for j in range(1, nbody):
     par = m.body_parentid[j]
     bda = m.body_dofadr[j]
@@ -252,8 +260,29 @@ def _add_force_root(d, b, r, sign, t0, t1, t2, f0, f1, f2, p0, p1, p2):
 
 
 @jit
+def _weld_torque(m, d, eid, r0, r1, r2):
+  """World torque of a weld's rotational rows with forces r (MuJoCo 4.0's mj_rnePostConstraint).
+
+  A row of the weld is 0.5 ts Im(neg(q1) w q0 relpose) for an angular velocity w, with ts the
+  torquescale and q0, q1 the frames of the two sides: with neg(q1) q0 relpose = (s, v), the
+  rows are A w with A = 0.5 ts (s I - [v]x) R1', so their torque is A' r =
+  0.5 ts R1 (s r + v x r)."""
+  o1, o2 = m.eq_obj1id[eid], m.eq_obj2id[eid]
+  b1, b2 = (o1, o2) if m.eq_objtype[eid] == _BODY else (m.site_bodyid[o1], m.site_bodyid[o2])
+  a0, a1, a2, a3, n0, n1, n2, n3 = constraint._weld_quats(m, d, eid, b1, b2)
+  s, v0, v1, v2 = mm.quat_mul(n0, n1, n2, n3, a0, a1, a2, a3)
+  c0, c1, c2 = mm.cross(v0, v1, v2, r0, r1, r2)
+  h = 0.5 * m.eq_data[eid, 10]
+  x0, x1, x2 = h * (s * r0 + c0), h * (s * r1 + c1), h * (s * r2 + c2)
+  # R1 x: the rotation of q1 = conj(neg(q1))
+  q0, q1, q2, q3 = n0, -n1, -n2, -n3
+  return mm.quat_rot(q0, q1, q2, q3, x0, x1, x2)
+
+
+@jit
 def _equality_forces(m, d):
-  """cfrc_ext from connect and weld rows (body or site semantics), as MuJoCo."""
+  """cfrc_ext from connect and weld rows (body or site semantics), as MuJoCo 4.0 (the weld's
+  rotational force as the world torque it applies: _weld_torque)."""
   i = 0
   ne = d.ne[0]
   while i < ne:
@@ -265,7 +294,8 @@ def _equality_forces(m, d):
     f0, f1, f2 = d.efc_force[i], d.efc_force[i + 1], d.efc_force[i + 2]
     t0 = t1 = t2 = 0.0
     if et == _EQ_WELD:
-      t0, t1, t2 = d.efc_force[i + 3], d.efc_force[i + 4], d.efc_force[i + 5]
+      t0, t1, t2 = _weld_torque(m, d, eid, d.efc_force[i + 3], d.efc_force[i + 4],
+                                d.efc_force[i + 5])
     body_sem = m.eq_objtype[eid] == _BODY
     data = m.eq_data[eid]
     for side in range(2):
@@ -283,6 +313,104 @@ def _equality_forces(m, d):
       sign = 1.0 if side == 0 else -1.0
       _add_force_root(d, k, m.body_rootid[k], sign, t0, t1, t2, f0, f1, f2, p0, p1, p2)
     i += 6 if et == _EQ_WELD else 3
+
+
+@jit
+def _tendon_sign(m, d, t, row):
+  """+1 or -1: efc row `row` is +-ten_J of tendon t (a limit row's side)."""
+  a = m.ten_J_rowadr[t]
+  col, val = m.ten_J_colind[a], d.ten_J[a]
+  r = d.efc_J_rowadr[row]
+  for k in range(r, r + d.efc_J_rownnz[row]):
+    if d.efc_J_colind[k] == col:
+      return 1.0 if d.efc_J[k] * val > 0 else -1.0
+  return 1.0
+
+
+@jit
+def _tendon_force(m, d, t):
+  """The force along tendon t: spring and damper (polynomial terms and actuator damping),
+  its actuators, its limit, friction-loss and equality rows, and its armature's inertia, such
+  that J_t' f is what the tendon applies to the dofs."""
+  poly = d.scratch_small[12:12 + ps.NPOLY]
+  fs, fd = ps.tendon_passive(m, d, t, poly, not (m.opt_disableflags[0] & _DSBL_SPRING),
+                             not (m.opt_disableflags[0] & _DSBL_DAMPER))
+  f = fs + fd
+  for j in range(m.nactuator):
+    if m.actuator_trntype[j] == _TRN_TENDON and m.actuator_trnid[j, 0] == t:
+      o = m.actuator_outadr[j]
+      f += d.actuator_force[o] * m.actuator_gear[o, 0]
+  if m.ten_J_rownnz[t] > 0:
+    for i in range(d.nefc[0]):
+      typ = d.efc_type[i]
+      if typ == _LIMIT_TENDON and d.efc_id[i] == t:
+        f += _tendon_sign(m, d, t, i) * d.efc_force[i]
+      elif typ == _FRICTION_TENDON and d.efc_id[i] == t:
+        f += d.efc_force[i]
+      elif typ == _EQUALITY and m.eq_type[d.efc_id[i]] == _EQ_TENDON:
+        eid = d.efc_id[i]
+        if m.eq_obj1id[eid] == t:
+          f += d.efc_force[i]
+        if m.eq_obj2id[eid] == t:
+          data = m.eq_data[eid]
+          x = d.ten_length[t] - m.tendon_length0[t]
+          deriv = data[1] + 2 * data[2] * x + 3 * data[3] * x * x + 4 * data[4] * x * x * x
+          f -= deriv * d.efc_force[i]
+  arm = m.tendon_armature[t] + smooth._actuator_armature(m, t, True)
+  if arm != 0.0:
+    a = m.ten_J_rowadr[t]
+    jq = 0.0
+    for k in range(a, a + m.ten_J_rownnz[t]):
+      jq += d.ten_J[k] * d.qacc[m.ten_J_colind[k]]
+    f -= arm * (jq + constraint.tendon_dot(m, d, t))
+  return f
+
+
+@jit
+def _tendon_forces(m, d):
+  """cfrc_ext from the spatial tendons (MuJoCo 4.0's mj_rnePostConstraint): each straight
+  segment of the path between two bodies pulls them towards each other with the tendon's force
+  (over the pulley divisor of its branch), at the path points."""
+  for t in range(m.ntendon):
+    adr, num = m.tendon_adr[t], m.tendon_num[t]
+    if num == 0 or m.wrap_type[adr] == _WRAP_JOINT:
+      continue
+    f = _tendon_force(m, d, t)
+    if f == 0.0:
+      continue
+    # the path points of mj_tendon: one per site, two per geom it wraps, -2 per pulley
+    k = d.ten_wrapadr[t]
+    end = k + d.ten_wrapnum[t]
+    divisor = 1.0
+    prev = -1          # previous point's body, -1 at a branch start
+    pk = 0
+    for w in range(adr, adr + num):
+      typ = m.wrap_type[w]
+      if typ == _WRAP_PULLEY:
+        divisor = m.wrap_prm[w]
+        prev = -1
+        k += 1
+        continue
+      if typ == _WRAP_SITE:
+        npts, body = 1, m.site_bodyid[m.wrap_objid[w]]
+      elif k < end and d.wrap_obj[k >> 1, k & 1] == m.wrap_objid[w]:
+        npts, body = 2, m.geom_bodyid[m.wrap_objid[w]]
+      else:
+        continue      # a geom the path does not touch
+      for _ in range(npts):
+        if prev >= 0 and prev != body:
+          p = d.wrap_xpos[pk >> 1, (pk & 1) * 3:(pk & 1) * 3 + 3]
+          q = d.wrap_xpos[k >> 1, (k & 1) * 3:(k & 1) * 3 + 3]
+          u0, u1, u2 = mm.normalize3(q[0] - p[0], q[1] - p[1], q[2] - p[2])
+          g = f / divisor
+          if prev:
+            _add_force_root(d, prev, m.body_rootid[prev], -g, 0.0, 0.0, 0.0, u0, u1, u2,
+                            p[0], p[1], p[2])
+          if body:
+            _add_force_root(d, body, m.body_rootid[body], g, 0.0, 0.0, 0.0, u0, u1, u2,
+                            q[0], q[1], q[2])
+        prev, pk = body, k
+        k += 1
 
 
 # ------------------------------------------------------------------------- inside geom

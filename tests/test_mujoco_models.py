@@ -33,8 +33,6 @@ _FORWARD_KNOWN = {
     "model/balloons/balloons.xml": "ellipsoid-ellipsoid EPA: one contact's normal 5e-3 rad off",
     "model/cube/cube_3x3x3.xml": _MESH_MULTI,
     "model/replicate/bunnies.xml": _MESH_MULTI + " (contact count)",
-    "python/mujoco/testdata/model.xml": "torque sensor on a welded body: MuJoCo 4.0 scales and "
-                                        "rotates the weld torque in mj_rnePostConstraint",
     "test/engine/testdata/collision_convex/conemesh_box.xml": _MESH_MULTI + " (contact count)",
     "test/engine/testdata/collision_convex/dice.xml": _MESH_MULTI + " (contact count)",
     "test/engine/testdata/collision_convex/dice_boxmesh.xml": _MESH_MULTI,
