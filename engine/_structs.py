@@ -69,6 +69,14 @@ ModelType = _ModelStructType([
     ('nmeshvert', types.int64),
     ('nmeshface', types.int64),
     ('nmeshgraph', types.int64),
+    ('nuser_body', types.int64),
+    ('nuser_jnt', types.int64),
+    ('nuser_geom', types.int64),
+    ('nuser_site', types.int64),
+    ('nuser_cam', types.int64),
+    ('nuser_tendon', types.int64),
+    ('nuser_actuator', types.int64),
+    ('nuser_sensor', types.int64),
     ('nhfield', types.int64),
     ('nhfielddata', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
@@ -358,6 +366,14 @@ ModelType = _ModelStructType([
     ('mesh_scale', types.Array(types.float64, 2, 'C')),
     ('mesh_pos', types.Array(types.float64, 2, 'C')),
     ('mesh_quat', types.Array(types.float64, 2, 'C')),
+    ('body_user', types.Array(types.float64, 2, 'C')),
+    ('jnt_user', types.Array(types.float64, 2, 'C')),
+    ('geom_user', types.Array(types.float64, 2, 'C')),
+    ('site_user', types.Array(types.float64, 2, 'C')),
+    ('cam_user', types.Array(types.float64, 2, 'C')),
+    ('tendon_user', types.Array(types.float64, 2, 'C')),
+    ('actuator_user', types.Array(types.float64, 2, 'C')),
+    ('sensor_user', types.Array(types.float64, 2, 'C')),
     ('jnt_springdamper', types.Array(types.float64, 2, 'C')),
     ('hfield_size', types.Array(types.float64, 2, 'C')),
     ('hfield_nrow', types.Array(types.int32, 1, 'C')),
@@ -382,7 +398,7 @@ ModelType = _ModelStructType([
     ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
     ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
 ])
 
 
@@ -392,7 +408,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nhfield, nhfielddata):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -433,6 +449,14 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nmeshvert = nmeshvert
   s.nmeshface = nmeshface
   s.nmeshgraph = nmeshgraph
+  s.nuser_body = nuser_body
+  s.nuser_jnt = nuser_jnt
+  s.nuser_geom = nuser_geom
+  s.nuser_site = nuser_site
+  s.nuser_cam = nuser_cam
+  s.nuser_tendon = nuser_tendon
+  s.nuser_actuator = nuser_actuator
+  s.nuser_sensor = nuser_sensor
   s.nhfield = nhfield
   s.nhfielddata = nhfielddata
 
@@ -795,7 +819,7 @@ def _set_model_16(s, pair_signature, pair_solref, pair_solreffriction, pair_soli
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper):
+def _set_model_17(s, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, body_user):
   s.sensor_dim = borrowed(sensor_dim)
   s.sensor_adr = borrowed(sensor_adr)
   s.sensor_cutoff = borrowed(sensor_cutoff)
@@ -811,18 +835,26 @@ def _set_model_17(s, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_v
   s.mesh_scale = borrowed(mesh_scale)
   s.mesh_pos = borrowed(mesh_pos)
   s.mesh_quat = borrowed(mesh_quat)
-  s.jnt_springdamper = borrowed(jnt_springdamper)
-  s.owners_17 = (sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, jnt_springdamper,)
+  s.body_user = borrowed(body_user)
+  s.owners_17 = (sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, body_user,)
 
 
 @numba.njit(cache=True)
-def _set_model_18(s, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+def _set_model_18(s, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+  s.jnt_user = borrowed(jnt_user)
+  s.geom_user = borrowed(geom_user)
+  s.site_user = borrowed(site_user)
+  s.cam_user = borrowed(cam_user)
+  s.tendon_user = borrowed(tendon_user)
+  s.actuator_user = borrowed(actuator_user)
+  s.sensor_user = borrowed(sensor_user)
+  s.jnt_springdamper = borrowed(jnt_springdamper)
   s.hfield_size = borrowed(hfield_size)
   s.hfield_nrow = borrowed(hfield_nrow)
   s.hfield_ncol = borrowed(hfield_ncol)
   s.hfield_adr = borrowed(hfield_adr)
   s.hfield_data = borrowed(hfield_data)
-  s.owners_18 = (hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
+  s.owners_18 = (jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
 
 
 MODEL_SETTERS = (
@@ -843,8 +875,8 @@ MODEL_SETTERS = (
     (_set_model_14, ('actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'key_plastic')),
     (_set_model_15, ('M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2')),
     (_set_model_16, ('pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm')),
-    (_set_model_17, ('sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'jnt_springdamper')),
-    (_set_model_18, ('hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
+    (_set_model_17, ('sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'body_user')),
+    (_set_model_18, ('jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

@@ -834,6 +834,23 @@ mesh_quat f8 nmesh 4
 """
 # ------------------------------------------------------------------------ end of meshes
 
+# ------------------------------------------------------------------------- user parameters
+# (one added block: MJCF `user` attributes, nuser_* sizes and the *_user arrays of mjmodel.h;
+# MuJoCo never reads them: they are for the user's own code)
+MODEL_SIZES += ["nuser_body", "nuser_jnt", "nuser_geom", "nuser_site", "nuser_cam",
+                "nuser_tendon", "nuser_actuator", "nuser_sensor"]
+
+MODEL_FIELDS += """body_user f8 nbody nuser_body
+jnt_user f8 njnt nuser_jnt
+geom_user f8 ngeom nuser_geom
+site_user f8 nsite nuser_site
+cam_user f8 ncam nuser_cam
+tendon_user f8 ntendon nuser_tendon
+actuator_user f8 nactuator nuser_actuator
+sensor_user f8 nsensor nuser_sensor
+"""
+# --------------------------------------------------------------------- end of user parameters
+
 # ------------------------------------------------------- compile-time joint spring-damper
 # engine-only: MuJoCo keeps joint springdamper in its spec; set_const turns it into
 # jnt_stiffness / dof_damping from dof_invweight0 (mjCModel::AutoSpringDamper)

@@ -687,6 +687,30 @@ def _textures(c, A, sizes):
   A["mesh_facetexcoord"] = np.concatenate(fuv) if fuv else np.zeros((0, 3), np.int32)
 
 
+def _users(c, A, sizes):
+  """nuser_* sizes and *_user arrays (mjCModel: -1 sizes from the longest list; shorter lists
+  are padded with zeros; a list longer than a given size is an error)."""
+  objs = {"body": c.bodies, "jnt": c.all_joints(),
+          "geom": [g for b in c.bodies for g in b.geoms],
+          "site": [s for b in c.bodies for s in b.sites],
+          "cam": [x for b in c.bodies for x in b.cams],
+          "tendon": c.tendons, "actuator": c.actuators, "sensor": c.sensors}
+  what = {"jnt": "joint", "cam": "camera"}
+  for kind, lst in objs.items():
+    users = [o["user"] for o in lst]
+    n = c.nuser[kind]
+    if n == -1:
+      n = max((len(u) for u in users), default=0)
+    arr = np.zeros((len(lst), n))
+    for i, (o, u) in enumerate(zip(lst, users)):
+      if len(u) > n:
+        raise o["node"].error(f"user has more values than nuser_{kind} in "
+                              f"{what.get(kind, kind)}")
+      arr[i, :len(u)] = u
+    sizes["nuser_" + kind] = n
+    A[kind + "_user"] = arr
+
+
 def assemble(c):
   """(sizes, arrays, names) from a finished `Compiler`."""
   sizes, A = {}, {}
@@ -707,6 +731,7 @@ def assemble(c):
   _contacts(c, A, sizes)
   _keys(c, A, sizes)
   _sensor.assemble(c, A, sizes)
+  _users(c, A, sizes)
   _meshes(c, A, sizes)
   _hfields(c, A, sizes)
   sizes["nmat"] = len(c.mats)

@@ -101,7 +101,7 @@ def _read_stl(path, data):
 
 
 def _read_obj(path, data):
-  verts, faces, uvs, faceuvs, nrms, facenrms = [], [], [], [], [], []
+  verts, faces, uvs, faceuvs, nrms, facenrms, polys = [], [], [], [], [], [], []
   for lineno, line in enumerate(data.decode("latin-1").splitlines(), 1):
     parts = line.split()
     if not parts:
@@ -129,14 +129,18 @@ def _read_obj(path, data):
           ndx.append(k - 1 if k > 0 else len(nrms) + k if k < 0 else -1)
         if len(idx) < 3:
           raise ValueError
-        for c in _split_polygon(verts, idx):
-          faces.append([idx[k] for k in c])
-          faceuvs.append([tdx[k] for k in c])
-          facenrms.append([ndx[k] for k in c])
+        polys.append((idx, tdx, ndx))
     except (ValueError, IndexError):
       raise MeshError(f"OBJ file '{path}' line {lineno}: cannot read '{line.strip()}'") from None
   if not verts:
     raise MeshError(f"OBJ file '{path}' has no vertices")
+  if any(i < 0 or i >= len(verts) for p in polys for i in p[0]):
+    raise MeshError(f"OBJ file '{path}': a face refers to a vertex it does not have")
+  for (idx, tdx, ndx), corners in zip(polys, _split_polygons(verts, polys)):
+    for c in corners:
+      faces.append([idx[k] for k in c])
+      faceuvs.append([tdx[k] for k in c])
+      facenrms.append([ndx[k] for k in c])
   face = np.array(faces, np.int32).reshape(-1, 3) if faces else None
   uv = faceuv = None
   if uvs and faces:
@@ -155,16 +159,25 @@ def _read_obj(path, data):
   return np.array(verts, np.float32), face, uv, faceuv, normal, facenormal
 
 
-def _split_polygon(verts, idx):
-  """Corner triples of an OBJ polygon as tinyobjloader (MuJoCo's OBJ reader) triangulates it:
-  a quad along its shorter diagonal (0-2 only when strictly shorter than 1-3), larger
-  polygons as a fan."""
-  if len(idx) == 4:
-    v = [verts[i] for i in idx]
-    d02 = sum((v[2][k] - v[0][k]) ** 2 for k in range(3))
-    d13 = sum((v[3][k] - v[1][k]) ** 2 for k in range(3))
-    return [(0, 1, 2), (0, 2, 3)] if d02 < d13 else [(0, 1, 3), (1, 2, 3)]
-  return [(0, k, k + 1) for k in range(1, len(idx) - 1)]
+def _split_polygons(verts, polys):
+  """Corner triples of each OBJ polygon as tinyobjloader (MuJoCo's OBJ reader) triangulates
+  it: a quad along its shorter diagonal (0-2 only when strictly shorter than 1-3), measured in
+  float32 as tinyobjloader's real_t (near-square quads of a sphere tie in double precision),
+  larger polygons as a fan."""
+  quads = [p[0] for p in polys if len(p[0]) == 4]
+  if quads:
+    v = np.asarray(verts, np.float32)[np.asarray(quads)]     # (nquad, 4, 3)
+    e02, e13 = v[:, 2] - v[:, 0], v[:, 3] - v[:, 1]
+    d02 = (e02[:, 0] * e02[:, 0] + e02[:, 1] * e02[:, 1]) + e02[:, 2] * e02[:, 2]
+    d13 = (e13[:, 0] * e13[:, 0] + e13[:, 1] * e13[:, 1]) + e13[:, 2] * e13[:, 2]
+    first = iter((d02 < d13).tolist())
+  out = []
+  for idx, _, _ in polys:
+    if len(idx) == 4:
+      out.append([(0, 1, 2), (0, 2, 3)] if next(first) else [(0, 1, 3), (1, 2, 3)])
+    else:
+      out.append([(0, k, k + 1) for k in range(1, len(idx) - 1)])
+  return out
 
 
 # ----------------------------------------------------------------------------------- compile

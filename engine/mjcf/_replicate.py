@@ -60,7 +60,7 @@ def _compiler(root):
 
 def expand(root):
   """Replace every <replicate> below `root` (in document order, inner ones first)."""
-  from engine.mjcf.parse import Node, floats, number
+  from engine.mjcf.parse import Node, floats, number, warn
   degree, seq = _compiler(root)
   sections = [c for c in root.children if c.tag in _SECTIONS]
 
@@ -74,7 +74,9 @@ def expand(root):
         continue
       walk(c)   # inner replicates first
       for key in c.attrib:
-        if key not in ("count", "offset", "euler", "sep", "childclass"):
+        if key == "prefix":   # not in MuJoCo's schema; MuJoCo 4.0 ignores it (names keep `sep`)
+          warn(c, "attribute 'prefix' is ignored, as MuJoCo ignores it (use 'sep')")
+        elif key not in ("count", "offset", "euler", "sep", "childclass"):
           raise c.error(f"unknown attribute '{key}'")
       count = number(c, "count", integer=True)
       if count is None:

@@ -104,7 +104,7 @@ def contact_needstage(dataspec, reduce):
 
 def _contact_spec(n):
   """(dataspec bits, reduce, num) of a <contact> sensor, checked as MuJoCo's XML reader."""
-  from engine.mjcf.parse import number
+  from engine.mjcf.parse import floats as number_list, number
   num = number(n, "num", 1)
   if num != int(num):
     raise n.error("attribute 'num': expected an integer")
@@ -184,14 +184,14 @@ def compile_sensor(c, n):
   for key in n.attrib:
     if key not in allowed:
       raise n.error(f"unknown attribute '{key}'")
-  from engine.mjcf.parse import number
+  from engine.mjcf.parse import floats as number_list, number
   noise = number(n, "noise", 0.0)
   cutoff = number(n, "cutoff", 0.0)
   if noise < 0:
     raise n.error("negative noise in sensor")
   if cutoff < 0:
     raise n.error("negative cutoff in sensor")
-  for key in ("nsample", "delay", "interval", "interp", "user"):
+  for key in ("nsample", "delay", "interval", "interp"):
     if key in n.attrib:
       raise n.error(f"sensor attribute '{key}' is not supported yet")
   dt = datatype(st)
@@ -266,7 +266,8 @@ def compile_sensor(c, n):
   c.sensors.append(dict(node=n, name=n.get("name", ""), type=int(st), datatype=int(dt),
                         needstage=int(stage), objtype=int(objtype), objid=objid,
                         reftype=int(reftype), refid=refid, dim=dim, cutoff=cutoff,
-                        noise=noise, intprm=intprm))
+                        noise=noise, intprm=intprm,
+                        user=[] if "user" not in n.attrib else number_list(n, "user")))
 
 
 def _frame_type(n, key, required):

@@ -42,6 +42,9 @@ _SOLREF = [0.02, 1.0]
 _SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
 _ORIENT = ("axisangle", "xyaxes", "zaxis", "euler")
 _ORIENT_N = {"axisangle": 4, "xyaxes": 6, "zaxis": 3, "euler": 3}
+# <visual> flags MuJoCo reads as keywords (stored as ints 0/1 in mjVisual, as 4.0 does)
+_VIS_BOOL = {("global", "orthographic"), ("global", "ellipsoidinertia"), ("global", "bvactive")}
+_HEADLIGHT_ACTIVE = {"false": 0, "true": 1, "auto": 2}   # or an integer
 
 
 def _atan2f(y, x):
@@ -127,6 +130,8 @@ class Compiler:
     self.inertiafromgeom, self.boundmass, self.boundinertia = 2, 0.0, 0.0
     self.settotalmass, self.balanceinertia = -1.0, False
     self.fusestatic = False
+    self.discardvisual = False
+    self.alignfree = False
     self.inertiagrouprange = [0, 5]
     self.nconmax, self.njmax = -1, -1
     self.defaults = {}   # class -> {tag: attrib dict}
@@ -141,6 +146,7 @@ class Compiler:
     self.fitaabb = False
     self.textures, self.texturedir = [], ""
     self.hfields = []
+    self.nuser = {k: -1 for k in _USER_KINDS}   # <size nuser_*>: -1 sizes from the longest
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
     self.lropt = dict(mode=1, useexisting=True, uselimit=False, accel=20.0, maxforce=0.0,
                       timeconst=1.0, timestep=0.01, inttotal=10.0, interval=2.0, tolrange=0.05)
@@ -168,6 +174,10 @@ class Compiler:
       self.nconmax = rd.int("nconmax", self.nconmax)
       self.njmax = rd.int("njmax", self.njmax)
       self.nkey = rd.int("nkey", getattr(self, "nkey", 0))
+      for k in _USER_KINDS:
+        self.nuser[k] = rd.int("nuser_" + k, self.nuser[k])
+        if self.nuser[k] < -1:
+          raise n.error(f"nuser_{k} must be >= -1")
     self._defaults_root([n for n in r.children if n.tag == "default"])
     for sec in _children(r, "asset"):
       for n in sec.children:
@@ -190,6 +200,8 @@ class Compiler:
       self._compile_body(b)
     if self.fusestatic:
       self._fuse_static()
+    if self.discardvisual:
+      self._discard_visual()
     for sec in _children(r, "tendon"):
       for n in sec.children:
         self._tendon(n)
@@ -216,6 +228,8 @@ class Compiler:
     from engine.mjcf.parse import Node
     while len(self.keys) < getattr(self, "nkey", 0):   # <size nkey>: default keyframes
       self.keys.append(_Obj(node=Node("key", {}, r.file, r.line), name=""))
+    if self.discardvisual:   # every material and texture goes (they only draw)
+      self.mats, self.textures = [], []
     from engine.mjcf import _assemble
     return _assemble.assemble(self)
 
@@ -249,7 +263,7 @@ class Compiler:
     self.balanceinertia = rd.kw("balanceinertia", _BOOL, self.balanceinertia)
     self.inertiagrouprange = [int(v) for v in rd.exact("inertiagrouprange",
                                                        self.inertiagrouprange, 2)]
-    rd.kw("discardvisual", _BOOL, False)
+    self.discardvisual = rd.kw("discardvisual", _BOOL, self.discardvisual)
     self.fusestatic = rd.kw("fusestatic", _BOOL, self.fusestatic)
     self.meshdir = rd.str("meshdir", rd.str("assetdir", self.meshdir))
     self.texturedir = rd.str("texturedir", rd.str("assetdir", self.texturedir))
@@ -257,8 +271,7 @@ class Compiler:
     self.fitaabb = rd.kw("fitaabb", _BOOL, self.fitaabb)
     for c in _children(n, "lengthrange"):
       self._lengthrange_opt(c)
-    if rd.kw("alignfree", _BOOL, False):
-      raise n.error("alignfree='true' is not supported yet")
+    self.alignfree = rd.kw("alignfree", _BOOL, self.alignfree)
     if rd.str("coordinate", "local") != "local":
       raise n.error("only coordinate='local' is supported")
 
@@ -271,6 +284,10 @@ class Compiler:
           continue
         if isinstance(default, list):
           vals[key] = [float(np.float32(x)) for x in rd.exact(key, default, len(default))]
+        elif (g.tag, key) in _VIS_BOOL:
+          vals[key] = rd.kw(key, {"false": 0, "true": 1}, default)
+        elif (g.tag, key) == ("headlight", "active") and g.get(key) in _HEADLIGHT_ACTIVE:
+          vals[key] = _HEADLIGHT_ACTIVE[g.get(key)]
         elif isinstance(default, int):
           vals[key] = rd.int(key, default)
         else:
@@ -283,7 +300,7 @@ class Compiler:
       o[k] = [rd.num(k, o[k][0])]
     for k in ("gravity", "wind", "magnetic"):
       o[k] = rd.exact(k, o[k], 3)
-    o["o_solref"] = rd.exact("o_solref", o["o_solref"], 2)
+    o["o_solref"] = rd.vec("o_solref", o["o_solref"], 2)
     o["o_solimp"] = rd.vec("o_solimp", o["o_solimp"])
     o["o_friction"] = rd.vec("o_friction", o["o_friction"])
     for k, table in (("integrator", _INTEGRATOR), ("cone", _CONE), ("jacobian", _JACOBIAN),
@@ -335,7 +352,11 @@ class Compiler:
       elif c.tag in _ACT_TAGS:
         _apply_actuator(c, self.act_defaults[cls], defaults=True)
       else:
-        self.defaults[cls].setdefault(c.tag, {}).update(c.attrib)
+        attrib = dict(c.attrib)
+        for layer in c.children:   # a default material's rgb layer sets its texture (as 4.0)
+          if layer.get("role", "rgb") == "rgb" and layer.get("texture"):
+            attrib["texture"] = layer.get("texture")
+        self.defaults[cls].setdefault(c.tag, {}).update(attrib)
 
   def _cls(self, n, childclass):
     cls = n.get("class", childclass)
@@ -678,6 +699,7 @@ class Compiler:
       raise n.error("invalid geom type in fitting mesh (sphere, capsule, cylinder, "
                     "ellipsoid or box)")
     me, cm = self.meshes[i], self._mesh_compiled(i)
+    g.meshid = i
     g.size, center = _mesh.fit_geom(cm, g.type, g.size, self.fitaabb, rd.num("fitscale", 1.0))
     if rd.str("material") is None and me.node.get("material") is not None:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
@@ -691,7 +713,7 @@ class Compiler:
     if rd.kw("shellinertia", _BOOL, False):
       raise n.error("for mesh geoms, inertia should be specified in the mesh asset")
     cm = self._mesh_compiled(i)
-    g.dataid = i
+    g.dataid = g.meshid = i
     if rd.str("material") is None and me.node.get("material") is not None:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
     g.pos, g.quat = mm.frameaccum(g.pos, g.quat, cm["pos"], cm["quat"])
@@ -789,12 +811,14 @@ class Compiler:
     n = b.node
     if b.id == 0:
       b.pos, b.quat, b.mocap, b.gravcomp = [0.0] * 3, [1.0, 0, 0, 0], False, 0.0
+      b.user = []
       b.weldid = 0
     else:
       rd = _Reader(n, None)
       b.pos, b.quat = self._pose(rd, n)
       b.mocap = rd.kw("mocap", _BOOL, False)
       b.gravcomp = rd.num("gravcomp", 0.0)
+      b.user = _user(n, n.get("user"))
       b.weldid = b.id if (b.joints or b.mocap) else b.parent.weldid
     ipos, iquat, mass, inertia, explicit = None, [1.0, 0, 0, 0], 0.0, [0.0] * 3, False
     if b.inertial is not None:
@@ -861,6 +885,47 @@ class Compiler:
       self._compile_camera(c)
     for x in b.lights:
       self._compile_light(x)
+    if (len(b.joints) == 1 and b.joints[0].type == 0 and not b.children
+        and (b.joints[0].get("align", 2) == 1
+             or (b.joints[0].get("align", 2) == 2 and self.alignfree))):
+      self._align_free(b)
+
+  def _align_free(self, b):
+    """Free-joint alignment (mjCBody::Compile): a free body without children moves its frame
+    onto its inertial frame; geoms, sites, cameras and lights keep their world poses."""
+    b.pos, b.quat = mm.frameaccum(b.pos, b.quat, b.ipos, b.iquat)
+    qinv = [b.iquat[0], -b.iquat[1], -b.iquat[2], -b.iquat[3]]
+    pinv = [-v for v in mm.mulmatvec(mm.quat2mat(qinv), b.ipos)]
+    b.ipos, b.iquat = [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
+    for o in b.geoms + b.sites + b.cams:
+      o.pos, o.quat = mm.frameaccum(pinv, qinv, o.pos, o.quat)
+    for x in b.lights:
+      x.pos, _ = mm.frameaccum(pinv, qinv, x.pos, [1.0, 0.0, 0.0, 0.0])
+      x.dir = mm.rot_vec_quat(x.dir, qinv)
+
+  # ------------------------------------------------------------------------- discardvisual
+
+  def _discard_visual(self):
+    """compiler discardvisual (mjCModel::IndexAssets with discard): a geom that cannot collide
+    (contype = conaffinity = 0), has no fluid ellipsoid and is named by no other element (tendon
+    wrap, pair, sensor, custom tuple) goes after its body's inertia was computed with it; then
+    every mesh no remaining geom uses (mesh texture coordinates too). Materials and textures
+    are dropped at the end of `run`."""
+    named = set()
+    _geom_refs(self.root, named)
+    for b in self.bodies:
+      b.geoms = [g for g in b.geoms if g.contype or g.conaffinity or g.fluidshape
+                 or (g.name and g.name in named)]
+      b.margin = max((g.margin + g.gap for g in b.geoms), default=0.0)
+    used = sorted({g.meshid for b in self.bodies for g in b.geoms if "meshid" in g})
+    remap = {old: new for new, old in enumerate(used)}
+    for b in self.bodies:
+      for g in b.geoms:
+        if g.type == 7:
+          g.dataid = remap[g.dataid]
+    self.meshes = [self.meshes[i] for i in used]
+    for me in self.meshes:
+      me.texcoord = me.facetexcoord = None
 
   # ------------------------------------------------------------------------- fusestatic
 
@@ -987,10 +1052,12 @@ class Compiler:
     if n.tag == "freejoint":
       rd, cls = _Reader(n, None), None
       j.type = 0
+      j.align = rd.kw("align", {"false": 0, "true": 1, "auto": 2}, 2)
     else:
       rd, cls = self._reader(n, j.cc)
       j.type = rd.kw("type", _JNT_TYPES, 3)
     j.group = rd.int("group", 0)
+    j.user = _user(n, rd.str("user"))
     j.pos = rd.exact("pos", [0.0] * 3, 3)
     j.axis = rd.exact("axis", [0.0, 0.0, 1.0], 3)
     j.limited = rd.kw("limited", _LIMITED, 2)
@@ -998,9 +1065,9 @@ class Compiler:
     j.range = rd.exact("range", [0.0, 0.0], 2)
     j.actfrcrange = rd.exact("actuatorfrcrange", [0.0, 0.0], 2)
     j.actgravcomp = rd.kw("actuatorgravcomp", _BOOL, False)
-    j.solref_limit = rd.exact("solreflimit", _SOLREF, 2)
+    j.solref_limit = rd.vec("solreflimit", _SOLREF, 2)
     j.solimp_limit = rd.vec("solimplimit", _SOLIMP)
-    j.solref_fric = rd.exact("solreffriction", _SOLREF, 2)
+    j.solref_fric = rd.vec("solreffriction", _SOLREF, 2)
     j.solimp_fric = rd.vec("solimpfriction", _SOLIMP)
     j.stiffness = rd.num("stiffness", 0.0)
     j.springdamper = rd.exact("springdamper", [0.0, 0.0], 2)
@@ -1070,10 +1137,11 @@ class Compiler:
       raise n.error("invalid condim in geom (must be 1, 3, 4 or 6)")
     g.group = rd.int("group", 0)
     g.priority = rd.int("priority", 0)
+    g.user = _user(n, rd.str("user"))
     g.size = rd.vec("size", [0.0] * 3, 3)
     g.friction = rd.vec("friction", [1.0, 0.005, 0.0001], 3)
     g.solmix = rd.num("solmix", 1.0)
-    g.solref = rd.exact("solref", _SOLREF, 2)
+    g.solref = rd.vec("solref", _SOLREF, 2)
     g.solimp = rd.vec("solimp", _SOLIMP)
     g.margin = rd.num("margin", 0.0)
     g.gap = rd.num("gap", 0.0)
@@ -1086,7 +1154,8 @@ class Compiler:
     g.matid = self._matid(rd, n)
     shell = rd.kw("shellinertia", _BOOL, False)
     fluid_ellipsoid = rd.kw("fluidshape", {"none": 0, "ellipsoid": 1}, 0)
-    fluidcoef = rd.exact("fluidcoef", [0.5, 0.25, 1.5, 1.0, 1.0], 5)
+    g.fluidshape = fluid_ellipsoid
+    fluidcoef = rd.vec("fluidcoef", [0.5, 0.25, 1.5, 1.0, 1.0], 5)
     if g.type == 0 and b.weldid != 0 and not self._weld_mocap(b):
       raise n.error("plane only allowed in static bodies")
     g.pos, g.quat = self._fromto(rd, n, g) if g.type != 7 else self._pose(rd, n)
@@ -1145,7 +1214,7 @@ class Compiler:
       return -1
     for i, m in enumerate(self.mats):
       if m.name == name:
-        return i
+        return -1 if self.discardvisual else i
     raise n.error(f"unknown material '{name}'")
 
   def _fromto(self, rd, n, g):
@@ -1174,6 +1243,7 @@ class Compiler:
     if s.type in (0, 1, 7, 8):
       raise n.error("meshes, hfields and planes not allowed in site")
     s.group = rd.int("group", 0)
+    s.user = _user(n, rd.str("user"))
     s.size = rd.vec("size", [0.005] * 3, 3)
     s.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
     s.matid = self._matid(rd, n)
@@ -1198,13 +1268,12 @@ class Compiler:
     n = c.node
     rd, _ = self._reader(n, c.cc)
     c.mode = rd.kw("mode", _CAMLIGHT_MODE, 0)
+    c.user = _user(n, rd.str("user"))
     c.pos, c.quat = self._pose(rd, n)
     if c.frame is not None:
       c.pos, c.quat = mm.frameaccum(c.frame[0], c.frame[1], c.pos, c.quat)
     mm.normvec(c.quat)
-    c.targetbodyid = self._target(rd, n)
-    if c.mode in (3, 4) and c.targetbodyid < 0:
-      raise n.error("camera mode requires a target body")
+    c.targetbodyid = self._target(rd, n)   # none with a target mode: MuJoCo keeps it fixed
     c.projection = rd.kw("projection", _PROJECTION, 0)
     c.fovy = rd.num("fovy", 45.0)
     if c.fovy >= 180:
@@ -1286,13 +1355,14 @@ class Compiler:
     rd, _ = self._reader(n, "main", "tendon")
     te = _Obj(node=n, name=n.get("name", ""), kind=n.tag)
     te.group = rd.int("group", 0)
+    te.user = _user(n, rd.str("user"))
     te.limited = rd.kw("limited", _LIMITED, 2)
     te.actfrclimited = rd.kw("actuatorfrclimited", _LIMITED, 2)
     te.range = rd.exact("range", [0.0, 0.0], 2)
     te.actfrcrange = rd.exact("actuatorfrcrange", [0.0, 0.0], 2)
-    te.solref_lim = rd.exact("solreflimit", _SOLREF, 2)
+    te.solref_lim = rd.vec("solreflimit", _SOLREF, 2)
     te.solimp_lim = rd.vec("solimplimit", _SOLIMP)
-    te.solref_fri = rd.exact("solreffriction", _SOLREF, 2)
+    te.solref_fri = rd.vec("solreffriction", _SOLREF, 2)
     te.solimp_fri = rd.vec("solimpfriction", _SOLIMP)
     te.margin = rd.num("margin", 0.0)
     te.stiffness = rd.num("stiffness", 0.0)
@@ -1302,7 +1372,11 @@ class Compiler:
     te.damping = rd.num("damping", 0.0)
     te.armature = rd.num("armature", 0.0)
     te.frictionloss = rd.num("frictionloss", 0.0)
-    te.springlength = rd.vec("springlength", [-1.0, -1.0], 2)
+    te.springlength = [-1.0, -1.0]
+    for src in rd.srcs:   # one value sets both ends of the dead band (mjXReader::OneTendon)
+      if "springlength" in src:
+        sl = floats(n, "springlength", 2, 1, attrib=src)
+        te.springlength = sl * 2 if len(sl) == 1 else sl
     te.width = rd.num("width", 0.003)
     te.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
     # path entries: (mjtWrap type, object id, prm) as MuJoCo's wrap_type/objid/prm
@@ -1427,7 +1501,7 @@ class Compiler:
     e = _Obj(node=n, name=n.get("name", ""))
     e.type = {"connect": 0, "weld": 1, "joint": 2, "tendon": 3}[n.tag]
     e.active = rd.kw("active", _BOOL, True)
-    e.solref = rd.exact("solref", _SOLREF, 2)
+    e.solref = rd.vec("solref", _SOLREF, 2)
     e.solimp = rd.vec("solimp", _SOLIMP)
     data = [0.0] * 12
     data[1] = 1.0
@@ -1491,8 +1565,8 @@ class Compiler:
       self.pairs.append(_Obj(
           node=n, name=n.get("name", ""), geom=ids, condim=condim,
           friction=rd.vec("friction", [1.0, 1.0, 0.005, 0.0001, 0.0001], 5),
-          solref=rd.exact("solref", _SOLREF, 2),
-          solreffriction=rd.exact("solreffriction", [0.0, 0.0], 2),
+          solref=rd.vec("solref", _SOLREF, 2),
+          solreffriction=rd.vec("solreffriction", [0.0, 0.0], 2),
           solimp=rd.vec("solimp", _SOLIMP), margin=rd.num("margin", 0.0),
           gap=rd.num("gap", 0.0)))
     else:
@@ -1519,7 +1593,7 @@ def _default_actuator():
            actrange=[0.0, 0.0], lengthrange=[0.0, 0.0], ctrllimited=2, forcelimited=2,
            actlimited=2, gear=[1.0] + [0.0] * 5, cranklength=0.0, group=0, actearly=False,
            inheritrange=0.0, actdim=-1, damping=0.0, armature=0.0, ctrlspec=0,
-           velrange=[0.0, 0.0], ffrange=[0.0, 0.0])
+           velrange=[0.0, 0.0], ffrange=[0.0, 0.0], user=[])
   return a
 
 
@@ -1545,6 +1619,8 @@ def _apply_actuator(n, a, defaults):
   a.armature = rd.num("armature", a.armature)
   a.velrange = rd.exact("velrange", a.velrange, 2)
   a.ffrange = rd.exact("ffrange", a.ffrange, 2)
+  if "user" in n.attrib:
+    a.user = _user(n, n.attrib["user"])
   tag = n.tag
   if tag in _act.SHORTCUT_INPUT:
     a.ctrlspec = _act.SHORTCUT_INPUT[tag]
@@ -1605,7 +1681,7 @@ def _apply_actuator(n, a, defaults):
     area = rd.num("area", a.gainprm[0] if was else 1.0)
     if "diameter" in n.attrib:
       area = math.pi / 4 * rd.num("diameter", 0.0) ** 2
-    bias = rd.vec("bias", a.biasprm[0:3] if was else [0.0] * 3, 3)
+    bias = rd.exact("bias", a.biasprm[0:3] if was else [0.0] * 3, 3)
     a.dyntype, a.gaintype, a.biastype = 2, 0, 1
     a.dynprm = [tc] + [0.0] * 9
     a.gainprm = [area] + [0.0] * 9
@@ -1638,12 +1714,12 @@ _MUSCLE_PRM = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2]
 def _set_muscle(rd, a):
   """The muscle shortcut (mjs_setToMuscle): muscle dynamics, gain and bias with shared prm."""
   was = a.dyntype == 4
-  tc = rd.vec("timeconst", a.dynprm[0:2] if was else [0.01, 0.04], 2)
+  tc = rd.exact("timeconst", a.dynprm[0:2] if was else [0.01, 0.04], 2)
   smooth = rd.num("tausmooth", a.dynprm[2] if was else 0.0)
   if smooth < 0:
     raise rd.node.error("muscle tausmooth cannot be negative")
   base = a.gainprm[0:9] if a.gaintype == 2 else list(_MUSCLE_PRM)
-  prm = list(rd.vec("range", base[0:2], 2))
+  prm = list(rd.exact("range", base[0:2], 2))
   for k, key in enumerate(("force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax")):
     prm.append(rd.num(key, base[2 + k]))
   a.dyntype, a.gaintype, a.biastype = 4, 2, 2
@@ -1702,6 +1778,28 @@ def _finish_actuator(c, a):
 
 
 # ---------------------------------------------------------------------------- helpers
+
+_USER_KINDS = ("body", "jnt", "geom", "site", "cam", "tendon", "actuator", "sensor")
+
+
+def _user(node, text):
+  """Values of a `user` attribute (any number of them; <size nuser_*> sizes the arrays)."""
+  return [] if text is None else floats(node, "user", attrib={"user": text})
+
+
+def _geom_refs(n, out):
+  """Names of geoms other elements refer to (tendon wraps, pairs, sensors, custom tuples)."""
+  if n.tag == "geom" and n.parent is not None and n.parent.tag == "spatial":
+    out.add(n.get("geom"))
+  for key in ("geom1", "geom2"):
+    if key in n.attrib:
+      out.add(n.attrib[key])
+  for typ, name in (("objtype", "objname"), ("reftype", "refname")):
+    if n.get(typ) == "geom" and name in n.attrib:
+      out.add(n.attrib[name])
+  for c in n.children:
+    _geom_refs(c, out)
+
 
 def _children(n, tag):
   return [c for c in n.children if c.tag == tag]

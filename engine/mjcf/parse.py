@@ -259,8 +259,11 @@ def _check(node):
         raise child.error(f"element <{child.tag}> is not supported yet")
       raise child.error(f"unknown element <{child.tag}> in <{node.tag}>")
     if in_default and child.tag != "default":
-      # elements inside <default> take no children
+      # elements inside <default> take no children (but a material's texture layers)
       for grandchild in child.children:
+        if child.tag == "material" and grandchild.tag == "layer" and not grandchild.children:
+          _check(grandchild)
+          continue
         raise grandchild.error(f"unknown element <{grandchild.tag}> in default <{child.tag}>")
       allowed = DEFAULT_ATTRS[child.tag]
       for key in child.attrib:
