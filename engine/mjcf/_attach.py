@@ -21,10 +21,10 @@ reference to a name and every default class gets the prefix. Then, as MuJoCo's `
 Without `model` the attach copies a body or frame of this model (self-attach): assets and
 default classes are not copied and references to assets keep their names.
 
-The child is compiled with its own `<compiler>` settings in MuJoCo. Here those that change how
-values are read (angle, eulerseq, autolimits, inertia options, ...) must equal the parent's
-(a clear error otherwise); asset file paths are rewritten relative to the child's file and
-meshdir/texturedir. The child's `<option>`, `<size>`, `<visual>` and `<statistic>` are ignored,
+The child is compiled with its own `<compiler>` settings in MuJoCo. Here angles are converted
+to the parent's `angle` and `eulerseq`, asset file paths are rewritten relative to the child's
+file and meshdir/texturedir, and the other settings that change how values are read
+(autolimits, inertia options, ...) must equal the parent's (a clear error otherwise). The child's `<option>`, `<size>`, `<visual>` and `<statistic>` are ignored,
 as MuJoCo does under its default `<compiler conflict="warning">`.
 """
 import os
@@ -52,7 +52,7 @@ _FILES = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "f
 _SECTIONS = (("contact", "pair"), ("contact", "exclude"), ("tendon", None),
              ("equality", None), ("actuator", None), ("sensor", None))
 # compiler settings that change how the child's values are read, with MuJoCo's defaults
-_COMPILER = {"angle": "degree", "eulerseq": "xyz", "autolimits": "true",
+_COMPILER = {"autolimits": "true",
              "inertiafromgeom": "auto", "inertiagrouprange": "0 5", "boundmass": "0",
              "boundinertia": "0", "balanceinertia": "false", "alignfree": "false",
              "fitaabb": "false", "settotalmass": "-1", "fusestatic": "false",
@@ -159,8 +159,9 @@ def _refs(n):
 class _Renamer:
   """How one attach renames: prefix on names and references, class map, file paths."""
 
-  def __init__(self, prefix, classes, self_attach, paths):
+  def __init__(self, prefix, classes, self_attach, paths, angles=None):
     self.prefix, self.classes, self.self_attach, self.paths = prefix, classes, self_attach, paths
+    self.angles = angles
     self.copies = {}   # id(source node) -> copy
 
   def attrib(self, node):
@@ -180,6 +181,8 @@ class _Renamer:
         a[key] = self.classes(val)
       elif key in _FILES and self.paths is not None:
         a[key] = self.paths(node, val)
+    if self.angles is not None:
+      self.angles(node, a)
     return a
 
   def copy(self, node, parent):
@@ -203,6 +206,8 @@ def _copy_defaults(renamer, node, parent, name):
       for key in _ASSET_KINDS:
         if a.get(key):
           a[key] = renamer.prefix + a[key]
+      if renamer.angles is not None:
+        renamer.angles(k, a, default=True)
       c.children.append(Node(k.tag, a, k.file, k.line, c))
   return c
 
@@ -351,13 +356,14 @@ def _models(root, assets, depth):
 
 
 def _compiler_settings(root):
-  """{setting: value} of the `_COMPILER` settings and the asset directories of a model."""
-  out = dict(_COMPILER)
+  """{setting: value} of the `_COMPILER` settings, angle and eulerseq, and the asset
+  directories of a model."""
+  out = dict(_COMPILER, angle="degree", eulerseq="xyz")
   dirs = {"meshdir": "", "texturedir": ""}
   for n in root.children:
     if n.tag != "compiler":
       continue
-    for k in _COMPILER:
+    for k in out:
       if k in n.attrib:
         out[k] = " ".join(n.attrib[k].split())
     for k in dirs:
@@ -381,6 +387,75 @@ def _path_mapper(parent, child):
     return os.path.normpath(os.path.join(cbase, d, val))
 
   return rewrite
+
+
+# ------------------------------------------------------------------------------------- angles
+
+def _default_table(root):
+  """{class: {tag: attrib}} of a model's defaults, inherited as the compiler does."""
+  table = {"main": {}}
+
+  def walk(n, cls):
+    for c in n.children:
+      if c.tag == "default":
+        name = c.get("class", "")
+        table[name] = {k: dict(v) for k, v in table[cls].items()}
+        walk(c, name)
+      else:
+        table[cls].setdefault(c.tag, {}).update(c.attrib)
+
+  for n in root.children:
+    if n.tag == "default":
+      walk(n, "main")
+  return table
+
+
+def _angle_converter(parent, child):
+  """Function rewriting the angles of a child's element (attrib dict, in place) from the
+  child's <compiler angle/eulerseq> to the parent's, or None when they agree. Orientations
+  keep their form (euler becomes a quat when the sequences differ); hinge and ball joints get
+  their range, ref, springref and springyield written out, defaults included."""
+  from engine.mjcf import _math as mm
+  from engine.mjcf.parse import floats
+  ps, _ = _compiler_settings(parent)
+  cs, _ = _compiler_settings(child)
+  if ps["angle"] not in ("degree", "radian") or cs["angle"] not in ("degree", "radian"):
+    return None   # the compiler reports the bad keyword
+  pdeg, cdeg = ps["angle"] == "degree", cs["angle"] == "degree"
+  if pdeg == cdeg and ps["eulerseq"] == cs["eulerseq"]:
+    return None
+  import math
+  scale = 1.0 if pdeg == cdeg else (180.0 / math.pi if pdeg else math.pi / 180.0)
+  table = _default_table(child)
+  fmt = lambda vals: " ".join(repr(v) for v in vals)   # noqa: E731
+
+  def convert(node, a, default=False):
+    if "euler" in a:
+      vals = floats(node, "euler", 3, attrib=a)
+      if ps["eulerseq"] != cs["eulerseq"]:
+        q = mm.orientation("euler", vals, cdeg, cs["eulerseq"])
+        if isinstance(q, str):
+          raise node.error(f"attribute 'euler': {q}")
+        del a["euler"]
+        a["quat"] = fmt(q)
+      else:
+        a["euler"] = fmt([v * scale for v in vals])
+    if "axisangle" in a:
+      vals = floats(node, "axisangle", 4, attrib=a)
+      a["axisangle"] = fmt(vals[:3] + [vals[3] * scale])
+    if node.tag != "joint" or default or scale == 1.0:
+      return
+    cls = node.get("class") or _inherited_class(node)
+    eff = dict(table.get(cls, {}).get("joint", {}))
+    eff.update(node.attrib)
+    jtype = eff.get("type", "hinge")
+    keys = {"hinge": ("range", "ref", "springref", "springyield"),
+            "ball": ("range", "springyield")}.get(jtype, ())
+    for k in keys:
+      if k in eff:
+        a[k] = fmt([v * scale for v in floats(node, k, attrib=eff)])
+
+  return convert
 
 
 # ------------------------------------------------------------------------------------- attach
@@ -493,7 +568,8 @@ def _attach(st, at):
   if not self_attach:
     classes = lambda cls: f"{prefix}{cls}@attach{k}"   # noqa: E731
   ren = _Renamer(prefix, classes, self_attach, None if self_attach else
-                 _path_mapper(st.root, croot))
+                 _path_mapper(st.root, croot),
+                 None if self_attach else _angle_converter(st.root, croot))
 
   # the tree part, in place of the <attach>
   parent = at.parent
@@ -606,9 +682,11 @@ def _copy_keys(st, child, ren, prefix, suffix):
   actuators and mocap bodies this attach copied (found by their final names: prefix + name +
   replica suffix). As in MuJoCo, a copy takes the values of the keys of this attach and of the
   earlier attaches of the same model that did not copy that element."""
-  keys = [k for n in child.root.children if n.tag == "keyframe" for k in n.children
-          if k.tag == "key"]
-  if not keys:
+  every = [k for n in child.root.children if n.tag == "keyframe" for k in n.children
+           if k.tag == "key"]
+  keys = [k for k in every if not hasattr(k, "fill_key")]
+  pending = [k for k in every if hasattr(k, "fill_key")]
+  if not every:
     return
   from engine.mjcf.parse import floats
   c, A = child.compiled()
@@ -653,6 +731,17 @@ def _copy_keys(st, child, ren, prefix, suffix):
             k.state.setdefault(field, []).append((copy, name, vals[a:a + n]))
   for node_id in since:
     child.last[node_id] = now
+  # keys the child got from its own attaches: added under their names, values carried along
+  for key in pending:
+    k = cls("key", dict(key.attrib), key.file, key.line, sec)
+    k.state = {}
+    for field, entries in key.state.items():
+      for node, name, vals in entries:
+        copy = ren.copies.get(id(node))
+        if copy is not None:
+          name = copy.get("name", "")
+          k.state.setdefault(field, []).append((copy, name + suffix if name else "", vals))
+    sec.children.append(k)
 
 
 _NQ = {0: 7, 1: 4, 2: 1, 3: 1}
