@@ -348,6 +348,15 @@ def test_error_for_missing_model_file_and_other_compiler_settings():
     compile_model(xml, {"child.xml": kid})
 
 
+def test_error_for_a_model_that_attaches_itself():
+  """A model asset naming its own file: an error, not an endless recursion (MuJoCo's known
+  issue: it loops)."""
+  loop = b"""<mujoco model="loop"><asset><model name="me" file="loop.xml"/></asset><worldbody>
+    <body name="b"><attach model="me" body="b" prefix="x"/></body></worldbody></mujoco>"""
+  with pytest.raises(MjcfError, match="model nesting too deep"):
+    compile_model(loop, {"loop.xml": loop})
+
+
 # ------------------------------------------------------------------------------------- forward
 
 def test_forward_as_mujoco_on_attached_humanoids():

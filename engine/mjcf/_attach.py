@@ -70,8 +70,9 @@ def _key_class():
   from engine.mjcf.parse import Node
 
   class _AttachedKey(Node, AttachedKey):
-    """A `<key>` added by an attach: `state` maps field -> [(element, values)], where element
-    is the copied node (found by name, else by identity, in the compiled model)."""
+    """A `<key>` added by an attach: `state` maps field -> [(node, name, values)] of the copied
+    elements, found in the compiled model by name (or, renamed by <replicate>, as the first
+    element of that name and source line), unnamed ones by identity."""
 
     __slots__ = ("state",)
 
@@ -95,8 +96,11 @@ def _key_class():
         by_node = {id(o.node): (k, o) for k, o in enumerate(objs)}
         for node, name, vals in entries:
           hit = by_name.get(name) if name else by_node.get(id(node))
+          if hit is None and name:   # renamed by <replicate>: its first replica
+            hit = next(((k, o) for k, o in enumerate(objs) if o.name.startswith(name)
+                        and (o.node.file, o.node.line) == (node.file, node.line)), None)
           if hit is None:
-            continue   # removed since (e.g. an unnamed element copied by <replicate>)
+            continue   # an unnamed element copied by <replicate>
           a = int(adr(*hit))
           if a >= 0:
             A["key_" + field][i, a:a + len(vals)] = vals
@@ -487,20 +491,6 @@ def _inherited_class(node):
   return "main"
 
 
-def _replica_suffix(node):
-  """Name suffix of the first replica of every <replicate> around `node` (inner first)."""
-  suffix = ""
-  for a in _ancestors(node):
-    if a.tag == "replicate":
-      try:
-        count = int(float(a.get("count", "1")))
-      except ValueError:
-        count = 1
-      digits = len(str(count - 1)) if count > 1 else 1
-      suffix += a.get("sep", "") + "0".zfill(digits)
-  return suffix
-
-
 class _State:
   """Per-parse state: the parent root, its models, its names, a counter for class names."""
 
@@ -591,7 +581,7 @@ def _attach(st, at):
     _copy_defaults_and_assets(st, croot, ren, classes)
   _copy_sections(st, croot, ren, classes)
   if child is not None:
-    _copy_keys(st, child, ren, prefix, _replica_suffix(new))
+    _copy_keys(st, child, ren, prefix)
   return new
 
 
@@ -643,7 +633,7 @@ def _copy_defaults_and_assets(st, croot, ren, classes):
     new = []
     for a in assets:
       c = ren.copy(a, sec)
-      if "class" not in c.attrib and a.tag in ("material", "mesh", "texture", "hfield"):
+      if "class" not in c.attrib and a.tag in ("material", "mesh", "texture"):
         c.attrib["class"] = classes("main")
       new.append(c)
       if c.get("name"):
@@ -677,10 +667,9 @@ def _copy_sections(st, croot, ren, classes):
         st.names.setdefault(kind, set()).add(c.get("name"))
 
 
-def _copy_keys(st, child, ren, prefix, suffix):
+def _copy_keys(st, child, ren, prefix):
   """One `AttachedKey` per keyframe of the child, and the child's key values of the joints,
-  actuators and mocap bodies this attach copied (found by their final names: prefix + name +
-  replica suffix). As in MuJoCo, a copy takes the values of the keys of this attach and of the
+  actuators and mocap bodies this attach copied. As in MuJoCo, a copy takes the values of the keys of this attach and of the
   earlier attaches of the same model that did not copy that element."""
   every = [k for n in child.root.children if n.tag == "keyframe" for k in n.children
            if k.tag == "key"]
@@ -723,7 +712,6 @@ def _copy_keys(st, child, ren, prefix, suffix):
       if a < 0 or n == 0:
         continue
       name = copy.get("name", "")
-      name = name + suffix if name else ""
       for ev in range(first, now + 1):
         for key, k in zip(keys, child.events[ev]):
           vals = floats(key, field)
@@ -739,8 +727,7 @@ def _copy_keys(st, child, ren, prefix, suffix):
       for node, name, vals in entries:
         copy = ren.copies.get(id(node))
         if copy is not None:
-          name = copy.get("name", "")
-          k.state.setdefault(field, []).append((copy, name + suffix if name else "", vals))
+          k.state.setdefault(field, []).append((copy, copy.get("name", ""), vals))
     sec.children.append(k)
 
 
