@@ -262,12 +262,13 @@ def test_nested_models_attach_through_each_other():
 
 
 def test_assets_in_other_directories(tmp_path):
-  """Mesh files of a child in another directory, with its own meshdir, are found."""
+  """Mesh files of a child in another directory, with its own meshdir, are found; a mesh
+  named after its file gets the prefix too."""
   (tmp_path / "sub" / "meshes").mkdir(parents=True)
   (tmp_path / "sub" / "meshes" / "tet.obj").write_text(
       "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
   (tmp_path / "sub" / "kid.xml").write_text(
-      """<mujoco><compiler meshdir="meshes"/><asset><mesh name="tet" file="tet.obj"/></asset>
+      """<mujoco><compiler meshdir="meshes"/><asset><mesh file="tet.obj"/></asset>
       <worldbody><body name="b"><freejoint/><geom type="mesh" mesh="tet"/></body></worldbody>
       </mujoco>""")
   (tmp_path / "scene.xml").write_text(

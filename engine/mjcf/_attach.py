@@ -24,12 +24,16 @@ default classes are not copied and references to assets keep their names.
 The child is compiled with its own `<compiler>` settings in MuJoCo. Here angles are converted
 to the parent's `angle` and `eulerseq`, asset file paths are rewritten relative to the child's
 file and meshdir/texturedir, and the other settings that change how values are read
-(autolimits, inertia options, ...) must equal the parent's (a clear error otherwise). The child's `<option>`, `<size>`, `<visual>` and `<statistic>` are ignored,
-as MuJoCo does under its default `<compiler conflict="warning">`.
+(autolimits, inertia options, ...) must equal the parent's (a clear error otherwise). The
+child's `<option>`, `<size>`, `<visual>` and `<statistic>` are ignored, as MuJoCo does under
+its default `<compiler conflict="warning">`.
 """
+import math
 import os
 
-from engine.mjcf import _replicate
+from engine.mjcf import _math as mm
+from engine.mjcf import _replicate, parse
+from engine.mjcf.parse import ACTUATOR_TAGS, ATTRS, Node, _attr_key, floats
 
 # attribute -> kind of the element it names
 _REFS = {
@@ -52,8 +56,7 @@ _FILES = ("file", "fileright", "fileleft", "fileup", "filedown", "filefront", "f
 _SECTIONS = (("contact", "pair"), ("contact", "exclude"), ("tendon", None),
              ("equality", None), ("actuator", None), ("sensor", None))
 # compiler settings that change how the child's values are read, with MuJoCo's defaults
-_COMPILER = {"autolimits": "true",
-             "inertiafromgeom": "auto", "inertiagrouprange": "0 5", "boundmass": "0",
+_COMPILER = {"autolimits": "true", "inertiafromgeom": "auto", "inertiagrouprange": "0 5", "boundmass": "0",
              "boundinertia": "0", "balanceinertia": "false", "alignfree": "false",
              "fitaabb": "false", "settotalmass": "-1", "fusestatic": "false",
              "strippath": "false"}
@@ -61,58 +64,47 @@ _PARENT_MAIN = "@main"   # class taking a parent's top-level defaults (see _isol
 _MAX_DEPTH = 20
 
 
-class AttachedKey:
-  """Mixin marker; see `_key_class`."""
+class AttachedKey(Node):
+  """A `<key>` added by an attach: `state` maps field -> [(node, name, values)] of the copied
+  elements, found in the compiled model by name (or, renamed by <replicate>, as the first
+  element of that name and source line), unnamed ones by identity."""
 
+  __slots__ = ("state",)
 
-def _key_class():
-  """`Node` subclass for the keyframes of an attached model: their values by element."""
-  from engine.mjcf.parse import Node
-
-  class _AttachedKey(Node, AttachedKey):
-    """A `<key>` added by an attach: `state` maps field -> [(node, name, values)] of the copied
-    elements, found in the compiled model by name (or, renamed by <replicate>, as the first
-    element of that name and source line), unnamed ones by identity."""
-
-    __slots__ = ("state",)
-
-    def fill_key(self, c, A, i):
-      """Write this key's values into row `i` of the compiled key arrays (`_assemble._keys`
-      calls it after the defaults: qpos0, zeros, mocap body poses)."""
-      joints = c.all_joints()
-      acts = c.actuators
-      mocap = [b for b in c.bodies if b.mocap]
-      for field, objs, adr in (
-          ("qpos", joints, lambda k, o: o.qposadr),
-          ("qvel", joints, lambda k, o: o.dofadr),
-          ("act", acts, lambda k, o: A["actuator_actadr"][k]),
-          ("ctrl", acts, lambda k, o: A["actuator_ctrladr"][k]),
-          ("mpos", mocap, lambda k, o: 3 * k),
-          ("mquat", mocap, lambda k, o: 4 * k)):
-        entries = self.state.get(field)
-        if not entries:
-          continue
-        by_name = {o.name: (k, o) for k, o in enumerate(objs) if o.name}
-        by_node = {id(o.node): (k, o) for k, o in enumerate(objs)}
-        for node, name, vals in entries:
-          hit = by_name.get(name) if name else by_node.get(id(node))
-          if hit is None and name:   # renamed by <replicate>: its first replica
-            hit = next(((k, o) for k, o in enumerate(objs) if o.name.startswith(name)
-                        and (o.node.file, o.node.line) == (node.file, node.line)), None)
-          if hit is None:
-            continue   # an unnamed element copied by <replicate>
-          a = int(adr(*hit))
-          if a >= 0:
-            A["key_" + field][i, a:a + len(vals)] = vals
-
-  return _AttachedKey
+  def fill_key(self, c, A, i):
+    """Write this key's values into row `i` of the compiled key arrays (`_assemble._keys`
+    calls it after the defaults: qpos0, zeros, mocap body poses)."""
+    joints = c.all_joints()
+    acts = c.actuators
+    mocap = [b for b in c.bodies if b.mocap]
+    for field, objs, adr in (
+        ("qpos", joints, lambda k, o: o.qposadr),
+        ("qvel", joints, lambda k, o: o.dofadr),
+        ("act", acts, lambda k, o: A["actuator_actadr"][k]),
+        ("ctrl", acts, lambda k, o: A["actuator_ctrladr"][k]),
+        ("mpos", mocap, lambda k, o: 3 * k),
+        ("mquat", mocap, lambda k, o: 4 * k)):
+      entries = self.state.get(field)
+      if not entries:
+        continue
+      by_name = {o.name: (k, o) for k, o in enumerate(objs) if o.name}
+      by_node = {id(o.node): (k, o) for k, o in enumerate(objs)}
+      for node, name, vals in entries:
+        hit = by_name.get(name) if name else by_node.get(id(node))
+        if hit is None and name:   # renamed by <replicate>: its first replica
+          hit = next(((k, o) for k, o in enumerate(objs) if o.name.startswith(name)
+                      and (o.node.file, o.node.line) == (node.file, node.line)), None)
+        if hit is None:
+          continue   # an unnamed element copied by <replicate>
+        a = int(adr(*hit))
+        if a >= 0:
+          A["key_" + field][i, a:a + len(vals)] = vals
 
 
 # ------------------------------------------------------------------------------------- names
 
 def _kind_names(root):
   """{kind: set of names} of the named elements of a model tree."""
-  from engine.mjcf.parse import ACTUATOR_TAGS
   out = {}
 
   def add(kind, name):
@@ -190,7 +182,6 @@ class _Renamer:
     return a
 
   def copy(self, node, parent):
-    from engine.mjcf.parse import Node
     c = Node(node.tag, self.attrib(node), node.file, node.line, parent)
     self.copies[id(node)] = c
     c.children = [self.copy(k, c) for k in node.children]
@@ -200,7 +191,6 @@ class _Renamer:
 def _copy_defaults(renamer, node, parent, name):
   """Copy of a child's <default> node as class `name`, nested classes renamed, asset
   references prefixed."""
-  from engine.mjcf.parse import Node
   c = Node("default", {"class": name}, node.file, node.line, parent)
   for k in node.children:
     if k.tag == "default":
@@ -222,7 +212,6 @@ def _isolate_main(root):
   """Move the parent's top-level default attributes into class `_PARENT_MAIN` used by every
   element of the parent that used 'main', so attached classes (nested under main) do not
   inherit them. Done once per model, only when main sets something."""
-  from engine.mjcf.parse import ATTRS, Node, _attr_key
   tops = [n for n in root.children if n.tag == "default"]
   if not any(k.tag != "default" for n in tops for k in n.children):
     return
@@ -259,7 +248,6 @@ def _isolate_main(root):
 
 def _top_default(root):
   """The parent's top-level <default> (created when it has none)."""
-  from engine.mjcf.parse import Node
   for n in root.children:
     if n.tag == "default":
       return n
@@ -270,7 +258,6 @@ def _top_default(root):
 
 def _section(root, tag):
   """The parent's last section `tag` (created at the end when it has none)."""
-  from engine.mjcf.parse import Node
   for n in reversed(root.children):
     if n.tag == tag:
       return n
@@ -302,7 +289,6 @@ class _Child:
 
 def _read_model(node, assets, depth):
   """Parse the file of <model file=...> into a checked tree with its own attaches expanded."""
-  from engine.mjcf import parse as P
   name = node.get("file")
   if not name:
     raise node.error("missing attribute 'file'")
@@ -321,12 +307,12 @@ def _read_model(node, assets, depth):
       text = f.read()
   if isinstance(text, str):
     text = text.encode()
-  root = P._convert(P._read_xml(text, path), path, None, assets, 0)
+  root = parse._convert(parse._read_xml(text, path), path, None, assets, 0)
   if root.tag != "mujoco":
     raise node.error(f"model file '{name}': root element must be <mujoco>")
   expand(root, assets, depth + 1)
   _replicate.expand(root)
-  P._check(root)
+  parse._check(root)
   return root
 
 
@@ -419,8 +405,6 @@ def _angle_converter(parent, child):
   child's <compiler angle/eulerseq> to the parent's, or None when they agree. Orientations
   keep their form (euler becomes a quat when the sequences differ); hinge and ball joints get
   their range, ref, springref and springyield written out, defaults included."""
-  from engine.mjcf import _math as mm
-  from engine.mjcf.parse import floats
   ps, _ = _compiler_settings(parent)
   cs, _ = _compiler_settings(child)
   if ps["angle"] not in ("degree", "radian") or cs["angle"] not in ("degree", "radian"):
@@ -428,7 +412,6 @@ def _angle_converter(parent, child):
   pdeg, cdeg = ps["angle"] == "degree", cs["angle"] == "degree"
   if pdeg == cdeg and ps["eulerseq"] == cs["eulerseq"]:
     return None
-  import math
   scale = 1.0 if pdeg == cdeg else (180.0 / math.pi if pdeg else math.pi / 180.0)
   table = _default_table(child)
   fmt = lambda vals: " ".join(repr(v) for v in vals)   # noqa: E731
@@ -509,7 +492,6 @@ class _State:
 
 def _attach(st, at):
   """Replace the <attach> node `at` by the copied elements; return them."""
-  from engine.mjcf.parse import Node
   for key in at.attrib:
     if key not in ("model", "body", "frame", "prefix"):
       raise at.error(f"unknown attribute '{key}'")
@@ -624,7 +606,6 @@ def _copy_defaults_and_assets(st, croot, ren, classes):
         c.parent = main
       main.children += d.children
   if main is None:
-    from engine.mjcf.parse import Node
     top.children.append(Node("default", {"class": classes("main")}, croot.file, croot.line,
                              top))
   assets = [c for n in croot.children if n.tag == "asset" for c in n.children]
@@ -633,6 +614,9 @@ def _copy_defaults_and_assets(st, croot, ren, classes):
     new = []
     for a in assets:
       c = ren.copy(a, sec)
+      if not c.get("name") and a.get("file") and a.tag in ("mesh", "hfield", "texture"):
+        # named after its file, then prefixed (MuJoCo names it before the namespace)
+        c.attrib["name"] = ren.prefix + os.path.splitext(os.path.basename(a.get("file")))[0]
       if "class" not in c.attrib and a.tag in ("material", "mesh", "texture"):
         c.attrib["class"] = classes("main")
       new.append(c)
@@ -643,7 +627,6 @@ def _copy_defaults_and_assets(st, croot, ren, classes):
 
 def _copy_sections(st, croot, ren, classes):
   """The child's elements outside the tree whose references all resolve, appended."""
-  from engine.mjcf.parse import ACTUATOR_TAGS
   for sec_tag, only in _SECTIONS:
     srcs = [c for n in croot.children if n.tag == sec_tag for c in n.children
             if only is None or c.tag == only]
@@ -677,7 +660,6 @@ def _copy_keys(st, child, ren, prefix):
   pending = [k for k in every if hasattr(k, "fill_key")]
   if not every:
     return
-  from engine.mjcf.parse import floats
   c, A = child.compiled()
   mocap = [b for b in c.bodies if b.mocap]
   fields = (("qpos", c.all_joints(), lambda i, o: (o.qposadr, _NQ[o.type])),
@@ -688,7 +670,7 @@ def _copy_keys(st, child, ren, prefix):
                                                 int(A["actuator_ctrlnum"][i]))),
             ("mpos", mocap, lambda i, o: (3 * i, 3)),
             ("mquat", mocap, lambda i, o: (4 * i, 4)))
-  cls = _key_class()
+  cls = AttachedKey
   sec = _section(st.root, "keyframe")
   made = []
   for key in keys:
