@@ -34,7 +34,9 @@ CHILD = b"""<mujoco model="kid">
         <geom name="g" class="big"/>
         <site name="s" pos=".1 0 0"/>
         <body name="c" pos="0 0 -.5"><joint name="j2" type="slide" axis="0 0 1"/>
-          <geom name="g2"/><site name="s2"/></body>
+          <geom name="g2"/><site name="s2"/>
+          <frame name="inner" pos="0 0 .2" euler="0 90 0"><geom name="gi" size=".05"/></frame>
+        </body>
       </body>
     </frame>
     <body name="other" pos="0 2 0"><freejoint name="f"/><geom name="go" size=".2"/>
@@ -104,13 +106,16 @@ PLACEMENT = """<mujoco>
     <frame name="top" pos="0 0 4"><attach model="kid" frame="fr" prefix="u-"/></frame>
     <body name="q" pos="3 0 0"><attach model="kid" frame="fr" prefix="v-"/><geom name="qg" size=".1"/></body>
     <frame pos="-3 0 0"><attach model="kid" prefix="w-"/></frame>
+    <body name="r" pos="0 0 -2"><geom name="rg" size=".1"/>
+      <attach model="kid" frame="inner" prefix="i-"/></body>
   </worldbody>
 </mujoco>"""
 
 
 def test_body_frame_and_world_attach_in_body_frame_and_world():
   """A body, a frame and the whole world body of the child, attached in a body, a frame and the
-  world: tree order, poses (enclosing child frames dropped), prefixed names."""
+  world, and a frame from inside a child body: tree order, poses (enclosing child frames and
+  bodies dropped), prefixed names."""
   _, mjm = _same(PLACEMENT)
   bodies = _names(mjm, mujoco.mjtObj.mjOBJ_BODY, mjm.nbody)
   assert bodies[:4] == ["world", "p", "x-b", "x-c"]
