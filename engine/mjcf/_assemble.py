@@ -530,6 +530,8 @@ def _keys(c, A, sizes):
           q = list(A["key_plastic"][i, a:a + 4])
           mm.normvec(q)
           A["key_plastic"][i, a:a + 4] = q
+    if hasattr(n, "fill_key"):   # a keyframe of an attached model (mjcf/_attach.py)
+      n.fill_key(c, A, i)
     for j in c.all_joints():
       if j.type in (0, 1):
         a = j.qposadr + (3 if j.type == 0 else 0)

@@ -350,7 +350,8 @@ def parse(source, assets=None):
     root = urdf_to_mjcf(root)
   if root.tag != "mujoco":
     raise root.error("root element must be <mujoco> (MJCF) or <robot> (URDF)")
-  from engine.mjcf import _replicate
+  from engine.mjcf import _attach, _replicate
+  _attach.expand(root, assets)
   _replicate.expand(root)
   _check(root)
   return root
