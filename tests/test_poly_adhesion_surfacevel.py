@@ -536,3 +536,36 @@ def test_turntable_spins_centered_box():
     engine.step(m, d)
   assert abs(d.qvel[5] - 1.0) < 0.02
   assert np.abs(d.qpos - mjd.qpos).max() < 1e-6
+
+
+@pytest.mark.parametrize("cone", _CONES)
+@pytest.mark.parametrize("scene", ["poly", "adhesion", "surfacevel"])
+def test_inverse(scene, cone):
+  """engine.inverse against mj_inverse at random states with random qacc: polynomial damping in
+  the discrete-time correction, qfrc_adhesion in the passive force, the adhesion bias and the
+  surface velocities in the constraint forces."""
+  xml = {"poly": _POLY.format(integrator="Euler"), "adhesion": _ADHESION,
+         "surfacevel": _SURFACEVEL}[scene]
+  m, mjm = _both(xml)
+  _set_solver(m, mjm, "Newton", cone)
+  mjd = mujoco.MjData(mjm)
+  rng = np.random.default_rng(3)
+  if scene == "poly":
+    _random_poly_state(mjm, mjd, rng)
+  elif scene == "adhesion":
+    _adhesion_state(mjm, mjd, rng)
+  else:
+    mjd.qpos[:] = mjm.qpos0
+    mjd.qvel[:] = rng.normal(size=mjm.nv) * .3
+  mjd.qacc[:] = rng.normal(size=mjm.nv) * 3
+  d = engine.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  d.qacc[:] = mjd.qacc
+  engine.inverse(m, d)
+  mujoco.mj_inverse(mjm, mjd)
+  assert d.nefc == mjd.nefc
+  if scene != "poly":
+    assert mjd.nefc > 0
+  for f in ("qfrc_passive", "qfrc_constraint", "qfrc_inverse"):
+    assert_close(getattr(d, f), getattr(mjd, f), f, rtol=1e-8, atol=1e-8)
+  assert_close(d.efc_force[:d.nefc], mjd.efc_force, "efc_force", rtol=1e-8, atol=1e-8)
