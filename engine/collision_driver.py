@@ -132,7 +132,8 @@ def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
 @jit
 def _contact_param(m, g1, g2, ipair, out):
   """condim and mixed parameters of a geom pair (mj_contactParam), into out[0:15]:
-  friction[5], solref[2], solreffriction[2], solimp[5]; returns condim."""
+  friction[5], solref[2], solreffriction[2], solimp[5], adhesion; returns condim.
+  Adhesion: the pair's, else the higher-priority geom's, else the sum of both."""
   for i in range(15):
     out[i] = 0.0
   if ipair >= 0:
@@ -142,10 +143,13 @@ def _contact_param(m, g1, g2, ipair, out):
     for i in range(2):
       out[5 + i] = m.pair_solref[ipair, i]
       out[7 + i] = m.pair_solreffriction[ipair, i]
+    out[14] = m.pair_adhesion[ipair]
     return m.pair_dim[ipair]
   p1, p2 = m.geom_priority[g1], m.geom_priority[g2]
+  out[14] = m.geom_adhesion[g1] + m.geom_adhesion[g2]
   if p1 != p2:
     g = g1 if p1 > p2 else g2
+    out[14] = m.geom_adhesion[g]
     fr0, fr1, fr2 = m.geom_friction[g, 0], m.geom_friction[g, 1], m.geom_friction[g, 2]
     for i in range(2):
       out[5 + i] = m.geom_solref[g, i]
@@ -316,12 +320,57 @@ def _narrowphase(m, d, g1, g2, ipair):
     cn.assign_ref(m, d.contact_solref[c], par[5:7])
     cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
     cn.assign_imp(m, d.contact_solimp[c], par[9:14])
-    d.contact_exclude[c] = 1 if d.contact_dist[c] >= margin else 0
+    # adhesive contacts stay active in the gap (they pull across it), normal-only there
+    adhesion = par[14]
+    d.contact_adhesion[c] = adhesion
+    in_gap = d.contact_dist[c] >= margin
+    d.contact_exclude[c] = 1 if in_gap and adhesion == 0.0 else 0
+    if in_gap and adhesion != 0.0:
+      d.contact_dim[c] = 1
     prim.make_frame(d.contact_frame[c])
+    _surface_velocity(m, d, c)
     d.contact_efc_address[c] = -1
     d.contact_mu[c] = 0.0
     for k in range(36):
       d.contact_H[c, k] = 0.0
+
+
+@jit
+def _surface_velocity(m, d, c):
+  """contact_surfacevel of contact c: the material velocity of geom2's surface minus geom1's
+  at the contact point (each geom's surfacevel v + w x (p - geom_xpos), mj_geomSurfaceVelocity)
+  in the contact frame: (tangent1, tangent2, spin)."""
+  v0 = v1 = v2 = w0 = w1 = w2 = 0.0
+  for side in range(2):
+    g = d.contact_geom2[c] if side else d.contact_geom1[c]
+    sv = m.geom_surfacevel[g]
+    if (sv[0] == 0.0 and sv[1] == 0.0 and sv[2] == 0.0 and sv[3] == 0.0 and sv[4] == 0.0
+        and sv[5] == 0.0):
+      continue
+    R = d.geom_xmat[g]
+    l0 = R[0] * sv[0] + R[1] * sv[1] + R[2] * sv[2]
+    l1 = R[3] * sv[0] + R[4] * sv[1] + R[5] * sv[2]
+    l2 = R[6] * sv[0] + R[7] * sv[1] + R[8] * sv[2]
+    a0 = R[0] * sv[3] + R[1] * sv[4] + R[2] * sv[5]
+    a1 = R[3] * sv[3] + R[4] * sv[4] + R[5] * sv[5]
+    a2 = R[6] * sv[3] + R[7] * sv[4] + R[8] * sv[5]
+    r0 = d.contact_pos[c, 0] - d.geom_xpos[g, 0]
+    r1 = d.contact_pos[c, 1] - d.geom_xpos[g, 1]
+    r2 = d.contact_pos[c, 2] - d.geom_xpos[g, 2]
+    l0 += a1 * r2 - a2 * r1
+    l1 += a2 * r0 - a0 * r2
+    l2 += a0 * r1 - a1 * r0
+    s = 1.0 if side else -1.0
+    v0 += s * l0
+    v1 += s * l1
+    v2 += s * l2
+    w0 += s * a0
+    w1 += s * a1
+    w2 += s * a2
+  f = d.contact_frame[c]
+  d.contact_surfacevel[c, 0] = f[3] * v0 + f[4] * v1 + f[5] * v2
+  d.contact_surfacevel[c, 1] = f[6] * v0 + f[7] * v1 + f[8] * v2
+  d.contact_surfacevel[c, 2] = f[0] * w0 + f[1] * w1 + f[2] * w2
 
 
 @jit
@@ -391,6 +440,10 @@ def _swap_contacts(d, i, j):
     d.contact_solref[i, k], d.contact_solref[j, k] = b, a
     a, b = d.contact_solreffriction[i, k], d.contact_solreffriction[j, k]
     d.contact_solreffriction[i, k], d.contact_solreffriction[j, k] = b, a
+  for k in range(3):
+    a, b = d.contact_surfacevel[i, k], d.contact_surfacevel[j, k]
+    d.contact_surfacevel[i, k], d.contact_surfacevel[j, k] = b, a
+  d.contact_adhesion[i], d.contact_adhesion[j] = d.contact_adhesion[j], d.contact_adhesion[i]
   d.contact_dist[i], d.contact_dist[j] = d.contact_dist[j], d.contact_dist[i]
   a, b = d.contact_includemargin[i], d.contact_includemargin[j]
   d.contact_includemargin[i], d.contact_includemargin[j] = b, a

@@ -994,9 +994,55 @@ def _jdotv(m, d):
 
 
 @jit
+def _add_surface_vel(m, d):
+  """Contact rows of efc_vel += the relative surface velocity contact_surfacevel (tangent1,
+  tangent2, spin; MuJoCo 4's mj_addSurfaceVel): the rows then measure slip against the moving
+  surface. Pyramidal edge rows (normal +- mu tangent) take +- mu times each component."""
+  pyramid = m.opt_cone[0] == _PYRAMID
+  for c in range(d.ncon[0]):
+    adr = d.contact_efc_address[c]
+    if adr < 0:
+      continue
+    sv = d.contact_surfacevel[c]
+    if sv[0] == 0.0 and sv[1] == 0.0 and sv[2] == 0.0:
+      continue
+    dim = d.contact_dim[c]
+    if dim == 1:
+      continue
+    for k in range(1, min(dim, 4)):
+      if pyramid:
+        mu = d.contact_friction[c, k - 1]
+        d.efc_vel[adr + 2 * (k - 1)] += mu * sv[k - 1]
+        d.efc_vel[adr + 2 * (k - 1) + 1] -= mu * sv[k - 1]
+      else:
+        d.efc_vel[adr + k] += sv[k - 1]
+
+
+@jit
+def _adhesion_ref(m, d):
+  """efc_aref of adhesive contacts' normal rows += R * adhesion, spread equally over the
+  2(dim-1) pyramid edges (mj_adhesionRef): with the passive pull qfrc_adhesion this translates
+  the friction cone down the normal by the adhesion."""
+  pyramid = m.opt_cone[0] == _PYRAMID
+  for c in range(d.ncon[0]):
+    adr = d.contact_efc_address[c]
+    adh = d.contact_adhesion[c]
+    if adr < 0 or adh == 0.0:
+      continue
+    dim = d.contact_dim[c]
+    if dim == 1 or not pyramid:
+      d.efc_aref[adr] += d.efc_R[adr] * adh
+    else:
+      edge = adh / (2 * (dim - 1))
+      for j in range(adr, adr + 2 * (dim - 1)):
+        d.efc_aref[j] += d.efc_R[j] * edge
+
+
+@jit
 def reference_constraint(m, d):
-  """efc_vel = J qvel and efc_aref = -B vel - K I (pos - margin) - Jdot qvel
-  (mj_referenceConstraint; needs cvel and cdof_dot, so it runs after com_vel)."""
+  """efc_vel = J qvel (+ surface velocities) and efc_aref = -B vel - K I (pos - margin)
+  (+ the adhesion bias) - Jdot qvel (mj_referenceConstraint; needs cvel and cdof_dot, so it
+  runs after com_vel)."""
   nefc = d.nefc[0]
   J, colind = d.efc_J, d.efc_J_colind
   for i in range(nefc):
@@ -1005,9 +1051,11 @@ def reference_constraint(m, d):
     for a in range(a0, a0 + d.efc_J_rownnz[i]):
       s += J[a] * d.qvel[colind[a]]
     d.efc_vel[i] = s
+  _add_surface_vel(m, d)
   for i in range(nefc):
     kb = d.efc_KBIP[i]
     d.efc_aref[i] = -kb[1] * d.efc_vel[i] - kb[0] * kb[2] * (d.efc_pos[i] - d.efc_margin[i])
+  _adhesion_ref(m, d)
   _jdotv(m, d)
 
 

@@ -1,5 +1,6 @@
 """Passive forces (MuJoCo's engine_passive.c): joint and tendon springs/dampers with their
-polynomial terms and actuator-inherited damping, gravity compensation, fluid forces."""
+polynomial terms and actuator-inherited damping, gravity compensation, fluid forces, and the
+constant pull of adhesive contacts."""
 import numba
 
 from engine import fluid
@@ -13,6 +14,7 @@ _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOI
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_DSBL_CONTACT = int(mjtDisableBit.CONTACT)
 NPOLY = 2
 
 
@@ -260,13 +262,38 @@ def gravcomp(m, d):
 
 
 @jit
+def adhesion(m, d):
+  """qfrc_adhesion: each adhesive contact (active or in its gap) pulls its geoms together along
+  the normal with its adhesion force (MuJoCo 4's mj_adhesion); True if any did."""
+  if m.opt_disableflags[0] & _DSBL_CONTACT or m.nv == 0:
+    return False
+  has = False
+  for c in range(d.ncon[0]):
+    a = d.contact_adhesion[c]
+    if a == 0.0 or d.contact_exclude[c] > 1:
+      continue
+    has = True
+    f = d.contact_frame[c]
+    p = d.contact_pos[c]
+    # qfrc += J_normal' (-a), J_normal = n' (J(geom2 body) - J(geom1 body)) at the contact point
+    b1, b2 = m.geom_bodyid[d.contact_geom1[c]], m.geom_bodyid[d.contact_geom2[c]]
+    apply_ft(m, d, a * f[0], a * f[1], a * f[2], 0.0, 0.0, 0.0, p[0], p[1], p[2], b1,
+             d.qfrc_adhesion)
+    apply_ft(m, d, -a * f[0], -a * f[1], -a * f[2], 0.0, 0.0, 0.0, p[0], p[1], p[2], b2,
+             d.qfrc_adhesion)
+  return has
+
+
+@jit
 def passive(m, d):
-  """qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid and their sum qfrc_passive."""
+  """qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_adhesion and their sum
+  qfrc_passive."""
   for i in range(m.nv):
     d.qfrc_spring[i] = 0.0
     d.qfrc_damper[i] = 0.0
     d.qfrc_gravcomp[i] = 0.0
     d.qfrc_fluid[i] = 0.0
+    d.qfrc_adhesion[i] = 0.0
     d.qfrc_passive[i] = 0.0
   flags = m.opt_disableflags[0]
   if (flags & _DSBL_SPRING) and (flags & _DSBL_DAMPER):
@@ -275,9 +302,12 @@ def passive(m, d):
   _spring_damper(m, d, poly)
   has_gravcomp = gravcomp(m, d)
   has_fluid = fluid.fluid(m, d)
+  has_adhesion = adhesion(m, d)
   for i in range(m.nv):
     d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i]
     if has_fluid:
       d.qfrc_passive[i] += d.qfrc_fluid[i]
+    if has_adhesion:
+      d.qfrc_passive[i] += d.qfrc_adhesion[i]
     if has_gravcomp and not m.jnt_actgravcomp[m.dof_jntid[i]]:
       d.qfrc_passive[i] += d.qfrc_gravcomp[i]

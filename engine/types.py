@@ -868,6 +868,20 @@ hfield_data f4 nhfielddata
 """
 # --------------------------------------------------------------------- end of height fields
 
+# ------------------------------------------------ contact adhesion and surface velocity
+# (one added block: MuJoCo 4's geom/pair adhesion and geom surfacevel, their per-contact
+# values and the passive attraction qfrc_adhesion)
+MODEL_FIELDS += """geom_surfacevel f8 ngeom 6
+geom_adhesion f8 ngeom
+pair_adhesion f8 npair
+"""
+
+DATA_FIELDS += """contact_adhesion f8 nconmax
+contact_surfacevel f8 nconmax 3
+qfrc_adhesion f8 nv
+"""
+# -------------------------------------------- end of contact adhesion and surface velocity
+
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 

@@ -101,19 +101,19 @@ def test_bad_keyframe_size(tmp_path):
   assert msg.startswith("model.xml:9: <key>") and "qpos" in msg
 
 
-@pytest.mark.parametrize("attr, what", [('surfacevel="1 0 0"', "surfacevel"),
-                                        ('adhesion="2"', "adhesion")])
-def test_physics_changing_contact_attributes_are_refused(tmp_path, attr, what):
-  """Contact features the engine lacks would change the motion: an error, not silence."""
+@pytest.mark.parametrize("attr, what", [('surfacevel="1 0 0 0 0 0 1"', "surfacevel"),
+                                        ('adhesion="2 1"', "adhesion")])
+def test_bad_contact_adhesion_and_surfacevel(tmp_path, attr, what):
+  """Too many numbers in adhesion / surfacevel: an error naming the attribute."""
   msg = _error(tmp_path, f'<mujoco>\n<worldbody>\n<geom name="belt" type="box" size="1 1 .1" '
                f'{attr}/>\n</worldbody>\n</mujoco>')
   assert msg.startswith('model.xml:3: <geom name="belt">') and what in msg
 
 
-def test_pair_adhesion_is_refused(tmp_path):
+def test_bad_pair_adhesion(tmp_path):
   msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<geom name="a" size=".1"/>\n'
                '<geom name="b" size=".1" pos="1 0 0"/>\n</worldbody>\n<contact>\n'
-               '<pair geom1="a" geom2="b" adhesion="1"/>\n</contact>\n</mujoco>')
+               '<pair geom1="a" geom2="b" adhesion="x"/>\n</contact>\n</mujoco>')
   assert msg.startswith("model.xml:7: <pair>") and "adhesion" in msg
 
 

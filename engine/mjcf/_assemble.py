@@ -137,6 +137,7 @@ def _tree(c, A, sizes):
   A["jnt_solref"], A["jnt_solimp"] = J("solref_limit"), J("solimp_limit")
   A["jnt_pos"], A["jnt_axis"] = J("pos"), J("axis")
   A["jnt_stiffness"] = J("stiffness").ravel()
+  A["jnt_stiffnesspoly"] = J("stiffnesspoly").reshape(len(joints), 2)
   # plastic spring references (mjData.plastic): 4 entries for ball joints, 1 for slide/hinge
   A["jnt_springyield"] = J("springyield").ravel()
   padr, nplastic = [], 0
@@ -158,6 +159,7 @@ def _tree(c, A, sizes):
   A["dof_frictionloss"] = D("frictionloss").ravel()
   A["dof_armature"] = D("armature").ravel()
   A["dof_damping"] = D("damping").ravel()
+  A["dof_dampingpoly"] = D("dampingpoly").reshape(len(djs), 2)
   _geoms_sites(A, geoms, sites)
   _cams_lights(A, cams, lights)
   return simple
@@ -171,8 +173,9 @@ def _geoms_sites(A, geoms, sites):
   A["geom_dataid"] = np.array([g.get("dataid", -1) for g in geoms], np.int32)
   A["geom_sameframe"] = np.array([_sameframe(g.pos, g.quat, g.body.ipos, g.body.iquat)
                                   for g in geoms], np.uint8)
-  for k in ("solmix", "margin", "gap", "rbound"):
+  for k in ("solmix", "margin", "gap", "rbound", "adhesion"):
     A["geom_" + k] = G(k).ravel()
+  A["geom_surfacevel"] = G("surfacevel").reshape(len(geoms), 6)
   for k in ("solref", "solimp", "size", "aabb", "pos", "quat", "friction", "fluid"):
     A["geom_" + k] = G(k)
   A["geom_rgba"] = G("rgba", np.float32)
@@ -330,6 +333,8 @@ def _tendons(c, A, sizes):
   for k in ("margin", "stiffness", "damping", "armature", "frictionloss", "width"):
     A["tendon_" + k] = T(k).ravel()
   A["tendon_rgba"] = T("rgba", np.float32)
+  A["tendon_stiffnesspoly"] = T("stiffnesspoly").reshape(n, 2)
+  A["tendon_dampingpoly"] = T("dampingpoly").reshape(n, 2)
   joints = c.all_joints()
   spring = np.zeros((n, 2))
   for i, te in enumerate(tens):
@@ -403,6 +408,7 @@ def _actuators(c, A, sizes):
     A["actuator_" + k] = U(k).reshape(n, w)
   for k in ("cranklength", "damping", "armature"):
     A["actuator_" + k] = U(k).ravel()
+  A["actuator_dampingpoly"] = U("dampingpoly").reshape(n, 2)
   # per-input and per-output rows, in each actuator's block
   rng = [r for a in acts for r in a.ctrlranges]
   A["actuator_ctrllimited"] = np.array([r[0] for r in rng], bool)
@@ -434,7 +440,7 @@ def _actuators(c, A, sizes):
   for kind, count, trn in (("jnt", len(joints), (0, 1)), ("tendon", len(c.tendons), (3,))):
     ids = np.full(count, -1, np.int32)
     for i, a in enumerate(acts):
-      if a.trntype in trn and (a.damping != 0 or a.armature != 0):
+      if a.trntype in trn and (a.damping != 0 or any(a.dampingpoly) or a.armature != 0):
         k = a.trnid[0]
         ids[k] = i if ids[k] == -1 else -2
     A[kind + "_actuatorid"] = ids
@@ -460,7 +466,7 @@ def _contacts(c, A, sizes):
     if gbody[g1] > gbody[g2]:
       g1, g2 = g2, g1
     rows.append(((int(gbody[g1]) << 16) + int(gbody[g2]), g1, g2, p.condim, p.friction,
-                 p.solref, p.solreffriction, p.solimp, p.margin, p.gap, p.name))
+                 p.solref, p.solreffriction, p.solimp, p.margin, p.gap, p.name, p.adhesion))
   rows.sort(key=lambda r: r[0])   # std::stable_sort by signature; ids follow
   c.pair_names = [r[10] for r in rows]
   sizes["npair"] = len(rows)
@@ -469,6 +475,7 @@ def _contacts(c, A, sizes):
       col(0, np.int32), col(1, np.int32), col(2, np.int32), col(3, np.int32))
   A["pair_friction"], A["pair_solref"], A["pair_solreffriction"] = col(4), col(5), col(6)
   A["pair_solimp"], A["pair_margin"], A["pair_gap"] = col(7), col(8), col(9)
+  A["pair_adhesion"] = col(11)
   ex = sorted(((min(e.body) << 16) + max(e.body), e.name) for e in c.excludes)
   sizes["nexclude"] = len(ex)
   A["exclude_signature"] = np.array([e[0] for e in ex], np.int32)
@@ -776,10 +783,6 @@ def assemble(c):
                           A.get("ten_J_colind", empty))
   sizes.update(t.contact_capacity(sizes, c.nconmax, c.njmax, int(A["opt_ccd_iterations"][0]),
                                   row_nnz))
-  # polynomial spring/damper terms are not read from MJCF yet: explicit zeros
-  for name, dtype, shape in t.MODEL_TABLE:
-    if name.endswith("poly") and name not in A:
-      A[name] = np.zeros(t.resolve_shape(shape, sizes), dtype)
   for name, dtype, shape in t.MODEL_TABLE:
     if name in A:
       A[name] = np.asarray(A[name], dtype).reshape(t.resolve_shape(shape, sizes))

@@ -352,11 +352,18 @@ class Compiler:
       elif c.tag in _ACT_TAGS:
         _apply_actuator(c, self.act_defaults[cls], defaults=True)
       else:
-        attrib = dict(c.attrib)
+        attrs = self.defaults[cls].setdefault(c.tag, {})
+        new = dict(c.attrib)
         for layer in c.children:   # a default material's rgb layer sets its texture (as 4.0)
           if layer.get("role", "rgb") == "rgb" and layer.get("texture"):
-            attrib["texture"] = layer.get("texture")
-        self.defaults[cls].setdefault(c.tag, {}).update(attrib)
+            new["texture"] = layer.get("texture")
+        # polynomial coefficients: "a" over an inherited "a b c" keeps "b c" (MuJoCo copies
+        # the parent class's object and overwrites the leading entries)
+        for key in ("stiffness", "damping"):
+          if key in new and key in attrs:
+            mine, inherited = new[key].split(), attrs[key].split()
+            new[key] = " ".join(mine + inherited[len(mine):])
+        attrs.update(new)
 
   def _cls(self, n, childclass):
     cls = n.get("class", childclass)
@@ -705,6 +712,7 @@ class Compiler:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
     meshpos = [a + b for a, b in zip(mm.rot_vec_quat(center, cm["quat"]), cm["pos"])]
     g.pos, g.quat = mm.frameaccum(g.pos, g.quat, meshpos, cm["quat"])
+    _surfacevel_to_mesh_frame(g, meshpos, cm["quat"])
 
   def _geom_mesh(self, rd, n, g):
     """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
@@ -717,6 +725,7 @@ class Compiler:
     if rd.str("material") is None and me.node.get("material") is not None:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
     g.pos, g.quat = mm.frameaccum(g.pos, g.quat, cm["pos"], cm["quat"])
+    _surfacevel_to_mesh_frame(g, cm["pos"], cm["quat"])
     a = cm["aamm"]
     g.size = [max(abs(a[k]), abs(a[k + 3])) for k in range(3)]
     g.aabb = ([(a[k] + a[k + 3]) / 2 for k in range(3)]
@@ -1069,11 +1078,12 @@ class Compiler:
     j.solimp_limit = rd.vec("solimplimit", _SOLIMP)
     j.solref_fric = rd.vec("solreffriction", _SOLREF, 2)
     j.solimp_fric = rd.vec("solimpfriction", _SOLIMP)
-    j.stiffness = rd.num("stiffness", 0.0)
+    # polynomial coefficients "a b c": a is jnt_stiffness, (b, c) jnt_stiffnesspoly
+    j.stiffness, *j.stiffnesspoly = rd.vec("stiffness", [0.0] * 3, 3)
     j.springdamper = rd.exact("springdamper", [0.0, 0.0], 2)
     if (j.springdamper[0] or j.springdamper[1]) and min(j.springdamper) <= 0:
       raise n.error("when defined, springdamper values must be positive in joint")
-    j.damping = rd.num("damping", 0.0)
+    j.damping, *j.dampingpoly = rd.vec("damping", [0.0] * 3, 3)
     j.armature = rd.num("armature", 0.0)
     j.frictionloss = rd.num("frictionloss", 0.0)
     j.margin = rd.num("margin", 0.0)
@@ -1145,11 +1155,8 @@ class Compiler:
     g.solimp = rd.vec("solimp", _SOLIMP)
     g.margin = rd.num("margin", 0.0)
     g.gap = rd.num("gap", 0.0)
-    # contact features that change the physics: refuse rather than silently ignore
-    if rd.num("adhesion", 0.0) != 0.0:
-      raise n.error("attribute 'adhesion' (contact adhesion) is not supported yet")
-    if any(v != 0.0 for v in rd.vec("surfacevel", [0.0, 0.0, 0.0], 3)):
-      raise n.error("attribute 'surfacevel' (moving contact surfaces) is not supported yet")
+    g.adhesion = rd.num("adhesion", 0.0)
+    g.surfacevel = rd.vec("surfacevel", [0.0] * 6, 6)
     g.rgba = rd.exact("rgba", [0.5, 0.5, 0.5, 1.0], 4)
     g.matid = self._matid(rd, n)
     shell = rd.kw("shellinertia", _BOOL, False)
@@ -1365,11 +1372,11 @@ class Compiler:
     te.solref_fri = rd.vec("solreffriction", _SOLREF, 2)
     te.solimp_fri = rd.vec("solimpfriction", _SOLIMP)
     te.margin = rd.num("margin", 0.0)
-    te.stiffness = rd.num("stiffness", 0.0)
+    te.stiffness, *te.stiffnesspoly = rd.vec("stiffness", [0.0] * 3, 3)
     te.springyield = rd.num("springyield", 0.0)
     if te.springyield < 0:
       raise n.error("springyield cannot be negative in tendon")
-    te.damping = rd.num("damping", 0.0)
+    te.damping, *te.dampingpoly = rd.vec("damping", [0.0] * 3, 3)
     te.armature = rd.num("armature", 0.0)
     te.frictionloss = rd.num("frictionloss", 0.0)
     te.springlength = [-1.0, -1.0]
@@ -1559,8 +1566,6 @@ class Compiler:
       condim = rd.int("condim", 3)
       if condim not in (1, 3, 4, 6):
         raise n.error("attribute 'condim': must be 1, 3, 4 or 6")
-      if rd.num("adhesion", 0.0) != 0.0:
-        raise n.error("attribute 'adhesion' (contact adhesion) is not supported yet")
       # mjs_defaultPair: every attribute has a value, nothing is mixed from the geoms
       self.pairs.append(_Obj(
           node=n, name=n.get("name", ""), geom=ids, condim=condim,
@@ -1568,7 +1573,7 @@ class Compiler:
           solref=rd.vec("solref", _SOLREF, 2),
           solreffriction=rd.vec("solreffriction", [0.0, 0.0], 2),
           solimp=rd.vec("solimp", _SOLIMP), margin=rd.num("margin", 0.0),
-          gap=rd.num("gap", 0.0)))
+          gap=rd.num("gap", 0.0), adhesion=rd.num("adhesion", 0.0)))
     else:
       ids = []
       for k in ("body1", "body2"):
@@ -1592,8 +1597,8 @@ def _default_actuator():
            dynprm=[1.0] + [0.0] * 9, ctrlrange=[0.0, 0.0], forcerange=[0.0, 0.0],
            actrange=[0.0, 0.0], lengthrange=[0.0, 0.0], ctrllimited=2, forcelimited=2,
            actlimited=2, gear=[1.0] + [0.0] * 5, cranklength=0.0, group=0, actearly=False,
-           inheritrange=0.0, actdim=-1, damping=0.0, armature=0.0, ctrlspec=0,
-           velrange=[0.0, 0.0], ffrange=[0.0, 0.0], user=[])
+           inheritrange=0.0, actdim=-1, damping=0.0, dampingpoly=[0.0, 0.0], armature=0.0,
+           ctrlspec=0, velrange=[0.0, 0.0], ffrange=[0.0, 0.0], user=[])
   return a
 
 
@@ -1615,7 +1620,7 @@ def _apply_actuator(n, a, defaults):
   a.gear = rd.vec("gear", a.gear, 6)
   a.cranklength = rd.num("cranklength", a.cranklength)
   a.actearly = rd.kw("actearly", _BOOL, a.actearly)
-  a.damping = rd.num("damping", a.damping)
+  a.damping, *a.dampingpoly = rd.vec("damping", [a.damping] + a.dampingpoly, 3)
   a.armature = rd.num("armature", a.armature)
   a.velrange = rd.exact("velrange", a.velrange, 2)
   a.ffrange = rd.exact("ffrange", a.ffrange, 2)
@@ -1822,6 +1827,20 @@ def _builtin_inertia(shell, inertia):
   if shell is True or (shell == "legacy" and inertia == _mesh.INERTIA["legacy"]):
     return _mesh.INERTIA["shell"]
   return inertia
+
+
+def _surfacevel_to_mesh_frame(g, meshpos, mquat):
+  """Re-express a geom's surfacevel in its compiled frame, which absorbed the mesh frame
+  (meshpos, mquat): the angular origin moves to meshpos (v += w x meshpos), both parts rotate
+  by the inverse mesh orientation (mjCGeom::Compile)."""
+  sv = g.surfacevel
+  if not any(sv):
+    return
+  w = sv[3:6]
+  v = [sv[0] + w[1] * meshpos[2] - w[2] * meshpos[1], sv[1] + w[2] * meshpos[0] - w[0] * meshpos[2],
+       sv[2] + w[0] * meshpos[1] - w[1] * meshpos[0]]
+  inv = [mquat[0], -mquat[1], -mquat[2], -mquat[3]]
+  g.surfacevel = list(mm.rot_vec_quat(v, inv)) + list(mm.rot_vec_quat(w, inv))
 
 
 def _mesh_geom_inertia(boxsz, mass):
