@@ -76,7 +76,7 @@ def data_from_mujoco(mjd, d):
 
 _CONTACT_FIELDS = ("dist", "pos", "frame", "includemargin", "friction", "solref",
                    "solreffriction", "solimp", "mu", "H", "dim", "geom1", "geom2", "exclude",
-                   "efc_address")
+                   "efc_address", "adhesion", "surfacevel")
 _EFC_FIELDS = ("type", "id", "pos", "margin", "frictionloss", "diagA", "KBIP", "D", "R", "vel",
                "aref", "b", "force", "state")
 

@@ -161,7 +161,7 @@ def object_acceleration(m, d, objtype, objid, local):
 
 @jit
 def contact_force(m, d, i):
-  """6D force:torque of contact i in its contact frame (mj_contactForce)."""
+  """6D force:torque of contact i in its contact frame (mj_contactForce), net of its adhesion."""
   f0 = f1 = f2 = f3 = f4 = f5 = 0.0
   adr = d.contact_efc_address[i]
   if i < 0 or i >= d.ncon[0] or adr < 0:
@@ -182,6 +182,8 @@ def contact_force(m, d, i):
   else:
     for k in range(dim):
       out[k] = d.efc_force[adr + k]
+  # adhesion shifts the cone: the rows carry the pull, the contact's force is net of it (4.0)
+  out[0] -= d.contact_adhesion[i]
   return out[0], out[1], out[2], out[3], out[4], out[5]
 
 

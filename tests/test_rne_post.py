@@ -110,3 +110,33 @@ def test_spatial_tendon_forces(case):
     d2.qpos[:], d2.qvel[:], d2.ctrl[:] = mjd.qpos, mjd.qvel, mjd.ctrl
     engine.forward(m2, d2)
     assert np.abs(d2.cfrc_ext - mjd.cfrc_ext).max() > 1e-3
+
+
+_ADHESION = """
+<mujoco>
+  <option cone="{cone}"/>
+  <worldbody>
+    <geom type="plane" size="2 2 .1" adhesion="3"/>
+    <body pos="0 0 .0995"><freejoint/><geom type="box" size=".1 .1 .1" mass="1"/>
+      <site name="s" size=".2 .2 .2" type="box"/></body>
+  </worldbody>
+  <sensor><touch site="s"/><force site="s"/><torque site="s"/>
+    <contact body1="world" data="found force torque"/></sensor>
+</mujoco>"""
+
+
+@pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
+def test_adhesive_contact_forces_are_net_of_the_pull(cone):
+  """mj_contactForce subtracts the contact's adhesion from the normal force: touch, force and
+  contact sensors and cfrc_ext read the net force (4.0: a 1 kg box held by adhesion reads its
+  weight, while its rows carry weight + pull)."""
+  m, d, mjm, mjd = _both(_ADHESION.format(cone=cone))
+  for _ in range(50):
+    mujoco.mj_step(mjm, mjd)
+  d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
+  mujoco.mj_forward(mjm, mjd)
+  engine.forward(m, d)
+  assert mjd.ncon == d.ncon == 4 and mjd.contact.adhesion.max() == 3
+  np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-8, atol=1e-8)
+  np.testing.assert_allclose(d.cfrc_ext, mjd.cfrc_ext, rtol=1e-8, atol=1e-8)
+  assert abs(mjd.sensordata[0] - 9.81) < 0.05   # touch: the weight, not weight + 4 x 3

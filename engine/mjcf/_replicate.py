@@ -93,7 +93,7 @@ def expand(root):
       names = set()
       for k in c.children:
         _names(k, names)
-      digits = len(str(count - 1)) if count > 1 else 1
+      digits = len(str(count))   # as MuJoCo: count 10 names b00 ... b09
       pos, frames = [0.0, 0.0, 0.0], []
       quat = [1.0, 0.0, 0.0, 0.0]
       for r in range(count):
