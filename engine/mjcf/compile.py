@@ -1344,14 +1344,28 @@ class Compiler:
   def find(self, kind, name, node, what):
     """Id of the object called `name` among joints/tendons/bodies/sites/geoms/cameras/actuators,
     else error."""
-    lst = {"joint": self.all_joints(), "tendon": self.tendons, "body": self.bodies,
-           "site": [s for b in self.bodies for s in b.sites],
-           "geom": [g for b in self.bodies for g in b.geoms],
-           "camera": [x for b in self.bodies for x in b.cams], "actuator": self.actuators}[kind]
-    for i, o in enumerate(lst):
-      if o.name == name:
-        return i
-    raise node.error(f"{what}: unknown {kind} '{name}'")
+    if kind in ("site", "geom", "camera"):
+      # the body tree is complete when elements refer to these (as all_joints assumes)
+      cache = self.__dict__.setdefault("_obj_cache", {})
+      lst = cache.get(kind)
+      if not lst:
+        attr = {"site": "sites", "geom": "geoms", "camera": "cams"}[kind]
+        lst = cache[kind] = [x for b in self.bodies for x in getattr(b, attr)]
+    else:
+      lst = {"joint": self.all_joints(), "tendon": self.tendons, "body": self.bodies,
+             "actuator": self.actuators}[kind]
+    # name -> first id, rebuilt when the (append-only) list has grown
+    index = self.__dict__.setdefault("_name_index", {})
+    n, ids = index.get(kind, (-1, None))
+    if n != len(lst):
+      ids = {}
+      for i, o in enumerate(lst):
+        ids.setdefault(o.name, i)
+      index[kind] = (len(lst), ids)
+    i = ids.get(name)
+    if i is None:
+      raise node.error(f"{what}: unknown {kind} '{name}'")
+    return i
 
   def all_joints(self):
     if not hasattr(self, "_jcache") or len(self._jcache) == 0:
