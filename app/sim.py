@@ -41,7 +41,8 @@ RECORD_QUEUE = 8     # recorded snapshots waiting for the UI before the worker w
 # Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
 EDITABLE = {
     "geom_solref": False, "geom_solimp": False, "geom_friction": False, "geom_margin": False,
-    "geom_gap": False, "geom_solmix": False, "geom_rgba": False,
+    "geom_gap": False, "geom_solmix": False, "geom_rgba": False, "geom_adhesion": False,
+    "geom_surfacevel": False,
     "jnt_solref": False, "jnt_solimp": False, "jnt_stiffness": False, "jnt_range": False,
     "jnt_springyield": False,
     "eq_solref": False, "eq_solimp": False,
@@ -153,6 +154,23 @@ def key_snippet(m, d, name="saved"):
   if m.nplastic:   # MuJoCo 4's plastic spring references (<key plastic=...>)
     parts.append(f'plastic="{fmt(d.plastic)}"')
   return " ".join(parts) + "/>"
+
+
+# fields MuJoCo 4.0 reads only when the model had some nonzero value when it was compiled
+# (mjModel.flg_adhesion / flg_surfacevel): a run-time edit of a model without any is ignored there
+_FLAGGED = {"geom_adhesion": ("adhesion", ("geom_adhesion", "pair_adhesion")),
+            "geom_surfacevel": ("surfacevel", ("geom_surfacevel",))}
+
+
+def _check_flagged(m, edits, field):
+  """Refuse an adhesion/surfacevel edit on a model loaded without any: MuJoCo would ignore it.
+  Before the first accepted edit of the field the arrays still hold the loaded values."""
+  what, arrays = _FLAGGED[field]
+  if any(f == field for f, _ in edits):
+    return
+  if not any(np.any(getattr(m, a) != 0) for a in arrays):
+    raise ValueError(f"{field}: the model was loaded without any {what}, and MuJoCo ignores a "
+                     f"{what} edit then: give some geom a nonzero {what} in the XML and reload")
 
 
 def _check_yield(m, field, index, value):
@@ -476,6 +494,13 @@ class Simulation:
         raise ValueError(f"model field {field!r} is not editable here")
       if field in _PLASTIC:
         _check_yield(m, field, index, value)
+      if field in _FLAGGED:
+        _check_flagged(m, self.edits, field)
+      if field == "geom_surfacevel" and m.geom_type[int(index)] == int(engine.mjtGeom.MESH):
+        # the compiler re-expresses it in the mesh's inertial frame: an edit in the file's frame
+        # would need that rotation both ways (and the MJCF export)
+        raise ValueError(f"geom_surfacevel[{int(index)}]: geom {int(index)} is a mesh; edit "
+                         "surfacevel in the XML and reload")
       getattr(m, field)[index] = value
       self.edits[(field, index)] = np.copy(getattr(m, field)[index])
       if EDITABLE[field]:

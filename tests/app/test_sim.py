@@ -327,3 +327,65 @@ def test_disabled_actuator_groups_give_mujoco_qacc(groups):
     assert np.all(d.actuator_force[off] == 0) and np.all(enabled_force[off] != 0)
   finally:
     s.stop()
+
+
+BELT = """
+<mujoco>
+  <option timestep="0.002"/>
+  <worldbody>
+    <geom name="belt" type="box" size="1 .3 .05" surfacevel=".01 0 0 0 0 0" adhesion=".01"/>
+    <body pos="-.5 0 .151"><freejoint/><geom type="box" size=".1 .1 .1" mass="1"/></body>
+    <body pos="0 .8 .5"><freejoint/><geom type="mesh" mesh="tet"/></body>
+  </worldbody>
+  <asset><mesh name="tet" vertex="0 0 0 .2 0 0 0 .2 0 0 0 .2"/></asset>
+</mujoco>"""
+
+
+def test_adhesion_and_surfacevel_edits_follow_mujoco(tmp_path):
+  """The Physics panel's geom adhesion and surfacevel edits mid-run (a belt starts moving and
+  turns sticky) give MuJoCo 4.0's trajectory after the same field edits, and the saved copy
+  carries them. Refused: surfacevel of a mesh geom (stored in the mesh's frame), and either edit
+  on a model loaded without any (MuJoCo 4.0 ignores it then: flg_adhesion, flg_surfacevel)."""
+  from app import export
+  mujoco = pytest.importorskip("mujoco")
+  mm = mujoco.MjModel.from_xml_string(BELT)
+  md = mujoco.MjData(mm)
+  path = tmp_path / "belt.xml"
+  path.write_text(BELT)
+  m = engine.load_model(str(path))
+  s = Simulation(m, paused=True).start()
+  try:
+    s.send("step", 100)
+    s.send("model", "geom_surfacevel", 0, np.array([0.4, 0, 0, 0, 0, 0.5]))
+    s.send("model", "geom_adhesion", 0, 2.0)
+    s.send("step", 200)
+    s.sync()
+    mujoco.mj_step(mm, md, 100)
+    mm.geom_surfacevel[0] = [0.4, 0, 0, 0, 0, 0.5]
+    mm.geom_adhesion[0] = 2.0
+    mujoco.mj_step(mm, md, 200)
+    d = s.d
+    np.testing.assert_allclose(d.qpos, md.qpos, rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(d.qvel, md.qvel, rtol=1e-6, atol=1e-8)
+    assert md.qvel[0] > 0.1      # the belt carries the box: the edit mattered
+    out = tmp_path / "copy.xml"
+    export.save_copy(m, dict(s.edits), dict(s.opt_edits), out, s.opt0)
+    saved = mujoco.MjModel.from_xml_path(str(out))
+    np.testing.assert_allclose(saved.geom_surfacevel[0], [0.4, 0, 0, 0, 0, 0.5])
+    assert saved.geom_adhesion[0] == 2.0
+    s.send("model", "geom_surfacevel", 2, np.ones(6))   # geom 2: the tetrahedron
+    st = s.wait_until(lambda st: st.error != "")
+    assert "is a mesh" in st.error
+  finally:
+    s.stop()
+  plain = BELT.replace(' surfacevel=".01 0 0 0 0 0" adhesion=".01"', "")
+  for field, value in (("geom_adhesion", 2.0), ("geom_surfacevel", np.ones(6))):
+    mp = mujoco.MjModel.from_xml_string(plain)
+    assert not getattr(mp, "flg_" + field[5:])    # what makes 4.0 ignore the edit
+    s = Simulation(engine.load_model(plain), paused=True).start()
+    try:
+      s.send("model", field, 0, value)
+      st = s.wait_until(lambda st: st.error != "")
+      assert "loaded without any" in st.error and field in st.error
+    finally:
+      s.stop()
