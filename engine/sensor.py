@@ -16,8 +16,8 @@ from engine import collision_libccd as ccd
 from engine import collision_primitive as prim
 from engine import constraint
 from engine import energy
-from engine import passive as ps
 from engine import math as mm
+from engine import passive as ps
 from engine import ray as rays
 from engine import smooth
 from engine.smooth import jit, subtree_vel

@@ -9,7 +9,7 @@ import numba
 
 from engine import math as mm
 from engine import wrap as wrapmod
-from engine.types import mjtJoint, mjtTrn, mjtDisableBit, mjtWarning, mjtWrap
+from engine.types import MINVAL, mjtJoint, mjtTrn, mjtDisableBit, mjtWarning, mjtWrap
 
 _FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
@@ -23,7 +23,6 @@ _WRAP_NONE, _WRAP_JOINT, _WRAP_PULLEY = (int(mjtWrap.NONE), int(mjtWrap.JOINT),
 _WRAP_SPHERE, _WRAP_CYLINDER = int(mjtWrap.SPHERE), int(mjtWrap.CYLINDER)
 # mjtSameFrame
 _WARN_INERTIA = int(mjtWarning.INERTIA)
-_MINVAL = 1e-15      # mjMINVAL
 _SF_NONE, _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 0, 1, 2, 3, 4
 # mjtCamLight
 _CL_FIXED, _CL_TRACK, _CL_TRACKCOM, _CL_TARGETBODY, _CL_TARGETBODYCOM = 0, 1, 2, 3, 4
@@ -879,8 +878,8 @@ def factor_i(mat, diaginv, rownnz, rowadr, colind, nv):
     start = rowadr[k]
     diag = rownnz[k] - 1
     end = start + diag
-    if mat[end] < _MINVAL:
-      mat[end] = _MINVAL
+    if mat[end] < MINVAL:
+      mat[end] = MINVAL
       nbad += 1
       bad = k
     inv_d = 1.0 / mat[end]
