@@ -292,21 +292,7 @@ def _read_model(node, assets, depth):
   name = node.get("file")
   if not name:
     raise node.error("missing attribute 'file'")
-  base = os.path.dirname(node.file) if node.file and not node.file.startswith("<") else ""
-  path = os.path.normpath(os.path.join(base, name))
-  text = None
-  if assets is not None:
-    for key in (name, path, os.path.normpath(name)):
-      if key in assets:
-        text = assets[key]
-        break
-  if text is None:
-    if not os.path.isfile(path):
-      raise node.error(f"model file '{name}' not found (looked for {path})")
-    with open(path, "rb") as f:
-      text = f.read()
-  if isinstance(text, str):
-    text = text.encode()
+  text, path = parse.read_referenced(node, name, assets, "model file")
   root = parse._convert(parse._read_xml(text, path), path, None, assets, 0)
   if root.tag != "mujoco":
     raise node.error(f"model file '{name}': root element must be <mujoco>")

@@ -304,12 +304,10 @@ def _convert(elem, file, parent, assets, depth):
   return node
 
 
-def _load_include(inc, assets, depth):
-  """Children of the root element of the file named by <include file=...>."""
-  if depth > 20:
-    raise inc.error("include nesting too deep (recursive include?)")
-  name = inc.attrib["file"]
-  base = os.path.dirname(inc.file) if inc.file and not inc.file.startswith("<") else ""
+def read_referenced(node, name, assets, what):
+  """(bytes, path) of the XML file `name` referred to by `node` (relative to node's file): from
+  `assets` (by the name as written, the resolved path or their normalised forms), else disk."""
+  base = os.path.dirname(node.file) if node.file and not node.file.startswith("<") else ""
   path = os.path.normpath(os.path.join(base, name))
   text = None
   if assets is not None:
@@ -323,11 +321,17 @@ def _load_include(inc, assets, depth):
           text = val
   if text is None:
     if not os.path.isfile(path):
-      raise inc.error(f"include file '{name}' not found (looked for {path})")
+      raise node.error(f"{what} '{name}' not found (looked for {path})")
     with open(path, "rb") as f:
       text = f.read()
-  if isinstance(text, str):
-    text = text.encode()
+  return (text.encode() if isinstance(text, str) else text), path
+
+
+def _load_include(inc, assets, depth):
+  """Children of the root element of the file named by <include file=...>."""
+  if depth > 20:
+    raise inc.error("include nesting too deep (recursive include?)")
+  text, path = read_referenced(inc, inc.attrib["file"], assets, "include file")
   root = _read_xml(text, path)
   sub = _convert(root, path, None, assets, depth + 1)
   return sub.children
