@@ -1,8 +1,12 @@
-"""Numba cache directory keyed by a hash of every engine source file.
+"""Numba cache directory keyed by a hash of every engine source file that compiled code can see.
 
 Numba does not track dependencies across files: a cached caller keeps a stale inlined callee
 (measured, ../shared/DESIGN.md section 4). Keying the whole cache on all sources makes any
 engine edit a clean rebuild instead of a silent stale result.
+
+`engine/mjcf/` is left out: it is the model compiler, plain Python that no kernel imports (it
+only produces the arrays a Model is built from), so an edit there cannot make a cached kernel
+stale. `test_cache_key_ignores_mjcf` keeps that true.
 """
 import hashlib
 import os
@@ -17,6 +21,8 @@ def cache_dir():
   h = hashlib.sha256()
   here = pathlib.Path(__file__).parent
   for p in sorted(here.rglob("*.py")):
+    if p.parent.name == "mjcf":
+      continue
     h.update(p.relative_to(here).as_posix().encode())
     h.update(p.read_bytes())
   h.update(numba.__version__.encode())
