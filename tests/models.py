@@ -54,3 +54,65 @@ def assert_close(ours, theirs, name, rtol=1e-9, atol=1e-9):
   ours, theirs = np.asarray(ours, dtype=float), np.asarray(theirs, dtype=float)
   assert ours.shape == theirs.shape, f"{name}: shape {ours.shape} != {theirs.shape}"
   np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, err_msg=name)
+
+
+# Compiled-model comparison shared by tests/test_models_load.py (dm_control's models) and
+# tests/test_mujoco_models.py (MuJoCo's own).
+# mesh vertices are float32 as in MuJoCo; Qhull orders the hull differently (compared as
+# sets in tests/test_mesh.py), and mesh-derived sizes carry float32 rounding
+SKIP_FIELDS = ("mesh_graph",)
+# fields computed from float32 mesh vertices (principal frames of meshes from a Jacobi
+# iteration on float32 data; nearly symmetric meshes have nearly equal principal moments):
+# MuJoCo 4.0 and we agree to ~2e-6, up to 3e-5 for two of the dog's meshes
+MESH_FIELDS = ("geom_size", "geom_rbound", "geom_aabb", "geom_pos", "geom_quat",
+               "mesh_vert", "mesh_pos", "mesh_quat")
+# geom_sameframe: MuJoCo decides "geom frame == body inertial frame" within 1e-10; where the
+# body's principal axes differ by rounding (see assert_same's body_iquat) the flag may differ,
+# with the same kinematics either way
+FRAME_FLAGS = ("geom_sameframe",)
+
+
+def assert_compiles_as_mujoco(path, skip=()):
+  """Compile `path` in both engines; every field equal (tests.test_mjcf_compile.assert_same)
+  except `skip`, the mesh-derived fields within float32 rounding. Returns (ours, mjm) with
+  ours = compile_model's (sizes, arrays, names)."""
+  import warnings
+
+  import mujoco
+
+  from engine.mjcf import compile_model
+  from tests.test_mjcf_compile import assert_same
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")   # e.g. skins are ignored with a warning
+    ours = compile_model(path)
+  mjm = mujoco.MjModel.from_xml_path(path)
+  assert_same(ours, mjm, SKIP_FIELDS + MESH_FIELDS + FRAME_FLAGS + tuple(skip))
+  for name in MESH_FIELDS:
+    np.testing.assert_allclose(ours[1][name], getattr(mjm, name), rtol=1e-4, atol=5e-5,
+                               err_msg=name)
+  return ours, mjm
+
+
+def assert_forward_as_mujoco(m, d, mjm, mjd, what, ncon=False,
+                             fields=("qpos", "qvel", "ctrl", "act", "qfrc_applied",
+                                     "xfrc_applied")):
+  """Copy mjd's state `fields` into d, run both forwards, compare the contact count (with
+  `ncon`), qacc (1e-6 of its scale) and sensordata (1e-6)."""
+  import warnings
+
+  import mujoco
+
+  import engine
+  mujoco.mj_forward(mjm, mjd)
+  for f in fields:
+    getattr(d, f)[:] = getattr(mjd, f)
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    engine.forward(m, d)
+  if ncon:
+    assert d.ncon == mjd.ncon, f"{what}: ncon"
+  scale = 1.0 + np.abs(mjd.qacc).max(initial=0.0)
+  np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale,
+                             err_msg=f"{what}: qacc")
+  np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-6, atol=1e-6,
+                             err_msg=f"{what}: sensordata")

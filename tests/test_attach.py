@@ -2,6 +2,7 @@
 covering each rule (tree placement, names, defaults, assets, referencing elements, keyframes,
 angles, self-attach, nesting), MuJoCo's own attach models, clear errors, and one forward pass."""
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -286,13 +287,72 @@ def test_assets_in_other_directories(tmp_path):
 
 @pytest.mark.parametrize("name", ["parent.xml", "parent_model.xml", "contact_subtree.xml",
                                   "ten_armature_1_compare.xml", "22_humanoids.xml",
-                                  "humanoid100.xml"])
+                                  "humanoid100.xml", "parent_merge.xml", "parent_warn.xml"])
 def test_mujoco_attach_models(name):
   """MuJoCo's own models built with <attach> (tests/assets/attach/README.md): every field and
   name, e.g. 22_humanoids' replicated copies '_torso-00'... and its keys '_squat'... named by
   the attach prefix only."""
   path = os.path.join(ASSETS, name)
   assert_same(compile_model(path), mujoco.MjModel.from_xml_path(path))
+
+
+# ------------------------------------------------------------------ <compiler conflict=>
+
+_GLOBALS = [   # (parent's globals, child's globals): each resolved in every conflict mode
+    ('<option timestep="0.005" iterations="50"/>', '<option timestep="0.002" iterations="100"/>'),
+    ('', '<option timestep="0.005" tolerance="1e-5" iterations="20"/>'),
+    ('<option gravity="0 0 -10"/>', '<option gravity="0 0 0"/>'),
+    ('<option gravity="0 0 -9.81"/>', '<option gravity="0 0 0"/>'),
+    ('', '<option gravity="0 0 0" impratio="2" o_margin="0.1" cone="elliptic"/>'),
+    ('<option cone="pyramidal"/>', '<option cone="elliptic"/>'),
+    ('<option><flag damper="disable"/></option>', '<option><flag constraint="disable"/></option>'),
+    ('<option><flag damper="disable"/></option>', '<option><flag damper="enable"/></option>'),
+    ('<option><flag energy="disable"/></option>', '<option><flag energy="enable"/></option>'),
+    ('<option><flag energy="enable"/></option>', '<option><flag energy="disable"/></option>'),
+    ('', '<option><flag energy="enable" gravity="disable"/></option>'),
+    ('<option noslip_iterations="3"/>', '<option noslip_iterations="5"/>'),
+    ('<option actuatorgroupdisable="3"/>', '<option actuatorgroupdisable="1 2"/>'),
+    ('<visual><map znear="0.01" zfar="10" fogstart="2"/><headlight ambient=".2 .2 .2"/></visual>',
+     '<visual><map znear="0.001" zfar="100" fogstart="5"/><headlight ambient=".5 .5 .5"/>'
+     '<global realtime="0.5"/></visual>'),
+    ('', '<visual><map znear="0.001" zfar="100"/></visual>'),
+    ('<size nkey="2" njmax="100" nconmax="10"/>',
+     '<size nkey="5" nuser_body="3" njmax="200" nconmax="5" nuserdata="3"/>'),
+    ('<option timestep="0.002"/>', '<option timestep="0.002"/><statistic meansize="3"/>'),
+]
+
+
+@pytest.mark.parametrize("mode", ["warning", "merge", "error"])
+@pytest.mark.parametrize("case", range(len(_GLOBALS)))
+def test_conflicting_globals_resolve_as_mujoco(case, mode):
+  """MuJoCo 4.0's attribute merging (programming/modeledit.rst "Attribute Merging"): the
+  compiled options, flags, sizes and visual fields equal 4.0's, and where 4.0 refuses the
+  attach we do too."""
+  pglobals, cglobals = _GLOBALS[case]
+  child = (f'<mujoco model="c">{cglobals}<worldbody><body name="cb"><geom size="1"/></body>'
+           '</worldbody></mujoco>').encode()
+  xml = (f'<mujoco model="p"><compiler conflict="{mode}"/>{pglobals}<asset><model name="child" '
+         'file="kid.xml"/></asset><worldbody><body name="pb"><geom size="2"/>'
+         '<attach model="child" body="cb" prefix="c/"/></body></worldbody></mujoco>')
+  try:
+    theirs = mujoco.MjModel.from_xml_string(xml, {"kid.xml": child})
+  except ValueError as e:
+    assert "Attach conflict" in str(e)
+    with pytest.raises(MjcfError, match="attach conflict"):
+      compile_model(xml, {"kid.xml": child})
+    return
+  with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    ours = compile_model(xml, {"kid.xml": child})
+  assert_same(ours, theirs)
+
+
+def test_conflict_keyword_is_checked():
+  xml = ('<mujoco><compiler conflict="maybe"/><asset><model name="child" file="kid.xml"/>'
+         '</asset><worldbody><attach model="child" body="cb" prefix="c/"/></worldbody></mujoco>')
+  child = b'<mujoco><worldbody><body name="cb"><geom size="1"/></body></worldbody></mujoco>'
+  with pytest.raises(MjcfError, match="conflict"):
+    compile_model(xml, {"kid.xml": child})
 
 
 # ------------------------------------------------------------------------------------- errors

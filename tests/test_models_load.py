@@ -10,9 +10,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.mjcf import compile_model
-from tests.models import random_state
-from tests.test_mjcf_compile import assert_same
+from tests.models import assert_compiles_as_mujoco, assert_forward_as_mujoco, random_state
 
 dm_control = pytest.importorskip("dm_control")
 _DM = os.path.dirname(dm_control.__file__)
@@ -23,39 +21,17 @@ MODELS = (sorted(glob.glob(os.path.join(_DM, "suite", "*.xml")))
           + [os.path.join(_DM, "third_party", "kinova", f)
              for f in ("jaco_arm.xml", "jaco_hand.xml")]
           + [os.path.join(_DM, "third_party", "ant", "ant.xml")])
-# mesh vertices are float32 as in MuJoCo; Qhull orders the hull differently (compared as
-# sets in tests/test_mesh.py), and mesh-derived sizes carry float32 rounding
-_SKIP = ("mesh_graph",)
-
-
 def _name(path):
   return os.path.relpath(path, _DM)
 
 
-# fields computed from float32 mesh vertices (principal frames of meshes from a Jacobi
-# iteration on float32 data; nearly symmetric meshes have nearly equal principal moments):
-# MuJoCo 4.0 and we agree to ~2e-6, up to 3e-5 for two of the dog's meshes
-_MESH_FIELDS = ("geom_size", "geom_rbound", "geom_aabb", "geom_pos", "geom_quat",
-                "mesh_vert", "mesh_pos", "mesh_quat")
-# geom_sameframe: MuJoCo decides "geom frame == body inertial frame" within 1e-10; where the
-# body's principal axes differ by rounding (see assert_same's body_iquat) the flag may differ,
-# with the same kinematics either way
-_FRAME_FLAGS = ("geom_sameframe",)
 # set by set_const from springdamper (compared after loading in test_springdamper)
 _SPRINGDAMPER_FIELDS = ("jnt_stiffness", "dof_damping")
 
 
 @pytest.mark.parametrize("path", MODELS, ids=_name)
 def test_model_compiles_as_mujoco(path):
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")   # skins are ignored with a warning
-    ours = compile_model(path)
-  mjm = mujoco.MjModel.from_xml_path(path)
-  assert_same(ours, mjm, _SKIP + _MESH_FIELDS + _SPRINGDAMPER_FIELDS + _FRAME_FLAGS)
-  _, arrays, _ = ours
-  for name in _MESH_FIELDS:
-    np.testing.assert_allclose(arrays[name], getattr(mjm, name), rtol=1e-4, atol=5e-5,
-                               err_msg=name)
+  (_, arrays, _), mjm = assert_compiles_as_mujoco(path, _SPRINGDAMPER_FIELDS)
   same = np.asarray(arrays["geom_sameframe"]) == mjm.geom_sameframe
   assert same.mean() > 0.95, "geom_sameframe differs for more than a few geoms"
 
@@ -112,17 +88,9 @@ def test_model_forward_as_mujoco(path, smooth):
     random_state(mjm, mjd, seed, scale=0.01 if poses else 0.1)
     if poses:
       mjd.qpos[:] += np.asarray(poses[seed]) - mjm.qpos0
-    mujoco.mj_forward(mjm, mjd)
-    for f in ("qpos", "qvel", "ctrl", "act", "qfrc_applied", "xfrc_applied"):
-      getattr(d, f)[:] = getattr(mjd, f)
-    engine.forward(m, d)
+    assert_forward_as_mujoco(m, d, mjm, mjd, f"{_name(path)} seed {seed}")
     if poses and not smooth:
       assert mjd.ncon >= 3 and d.ncon == mjd.ncon, "the pose lost its contacts: test is vacuous"
-    scale = 1.0 + np.abs(mjd.qacc).max(initial=0.0)
-    np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale,
-                               err_msg=f"{_name(path)} seed {seed}: qacc")
-    np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-6, atol=1e-6,
-                               err_msg=f"{_name(path)} seed {seed}: sensordata")
 
 
 # ------------------------------------------------------------------- teacher-forced rollouts

@@ -11,10 +11,7 @@ import numpy as np
 import pytest
 
 import engine
-from engine.mjcf import compile_model
-from tests.models import random_state
-from tests.test_mjcf_compile import assert_same
-from tests.test_models_load import _FRAME_FLAGS, _MESH_FIELDS, _SKIP
+from tests.models import assert_compiles_as_mujoco, assert_forward_as_mujoco, random_state
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 MODELS = open(os.path.join(_DIR, "MODELS.txt")).read().split()
@@ -58,16 +55,7 @@ def _load(path):
 
 @pytest.mark.parametrize("path", [_mark(p, _COMPILE_KNOWN) for p in MODELS])
 def test_compiles_as_mujoco(path):
-  full = os.path.join(_DIR, path)
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    ours = compile_model(full)
-  mjm = mujoco.MjModel.from_xml_path(full)
-  assert_same(ours, mjm, _SKIP + _MESH_FIELDS + _FRAME_FLAGS + _SETCONST)
-  _, arrays, _ = ours
-  for name in _MESH_FIELDS:
-    np.testing.assert_allclose(arrays[name], getattr(mjm, name), rtol=1e-4, atol=5e-5,
-                               err_msg=name)
+  _, mjm = assert_compiles_as_mujoco(os.path.join(_DIR, path), _SETCONST)
   m = _load(path)
   for name in _SETCONST:
     np.testing.assert_allclose(getattr(m, name), getattr(mjm, name), rtol=1e-9, atol=1e-12,
@@ -90,17 +78,7 @@ def test_forward_as_mujoco(path):
       m.opt.disableflags, mjm.opt.disableflags = flags, mjflags
     for seed in range(2):
       random_state(mjm, mjd, seed, scale=0.05)
-      mujoco.mj_forward(mjm, mjd)
-      for f in ("qpos", "qvel", "ctrl", "act", "qfrc_applied", "xfrc_applied", "mocap_pos",
-                "mocap_quat", "plastic"):
-        getattr(d, f)[:] = getattr(mjd, f)
-      with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        engine.forward(m, d)
-      what = f"{path} seed {seed} {'smooth' if smooth else 'full'}"
-      assert d.ncon == mjd.ncon, f"{what}: ncon"
-      scale = 1.0 + np.abs(mjd.qacc).max(initial=0.0)
-      np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale,
-                                 err_msg=f"{what}: qacc")
-      np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-6, atol=1e-6,
-                                 err_msg=f"{what}: sensordata")
+      assert_forward_as_mujoco(m, d, mjm, mjd, f"{path} seed {seed} {'smooth' if smooth else 'full'}",
+                               ncon=True, fields=("qpos", "qvel", "ctrl", "act", "qfrc_applied",
+                                                  "xfrc_applied", "mocap_pos", "mocap_quat",
+                                                  "plastic"))

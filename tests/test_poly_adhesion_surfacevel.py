@@ -12,7 +12,7 @@ import pytest
 import engine
 from engine import interop
 from engine.mjcf import MjcfError
-from tests.conformance.test_solver import dual_cost, primal_cost
+from tests.conformance.test_teacher_forced import record_errors
 from tests.models import assert_close
 
 _ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
@@ -32,13 +32,6 @@ def _set_solver(m, mjm, solver, cone):
   mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
   mjm.opt.cone = int(getattr(mujoco.mjtCone, "mjCONE_" + cone.upper()))
   m.opt.solver, m.opt.cone = mjm.opt.solver, mjm.opt.cone
-
-
-def _rel(ours, ref):
-  ours, ref = np.asarray(ours, float), np.asarray(ref, float)
-  if ref.size == 0:
-    return 0.0
-  return float(np.max(np.abs(ours - ref)) / max(1.0, np.max(np.abs(ref))))
 
 
 def _compare_contacts(d, mjd, where=""):
@@ -86,14 +79,7 @@ def teacher_forced(m, mjm, solver, cone, nstep, every=1, key=None, seed=0, check
     engine.forward(m, d)
     _compare_contacts(d, mjd, f"step {i}")
     ncon += d.ncon
-    worst["qacc"] = max(worst["qacc"], _rel(d.qacc, mjd.qacc))
-    worst["efc_force"] = max(worst["efc_force"], _rel(d.efc_force[:d.nefc], mjd.efc_force))
-    if d.nefc:
-      if solver == "PGS":
-        ours, ref = dual_cost(mjm, mjd, d.efc_force[:d.nefc]), dual_cost(mjm, mjd, mjd.efc_force)
-      else:
-        ours, ref = primal_cost(mjm, mjd, d.qacc), primal_cost(mjm, mjd, mjd.qacc)
-      worst["cost"] = max(worst["cost"], (ours - ref) / max(1e-12, abs(ref)))
+    record_errors(worst, solver, mjm, mjd, d)
   return worst, ncon
 
 

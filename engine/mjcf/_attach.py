@@ -24,9 +24,14 @@ default classes are not copied and references to assets keep their names.
 The child is compiled with its own `<compiler>` settings in MuJoCo. Here angles are converted
 to the parent's `angle` and `eulerseq`, asset file paths are rewritten relative to the child's
 file and meshdir/texturedir, and the other settings that change how values are read
-(autolimits, inertia options, ...) must equal the parent's (a clear error otherwise). The
-child's `<option>`, `<size>`, `<visual>` and `<statistic>` are ignored, as MuJoCo does under
-its default `<compiler conflict="warning">`.
+(autolimits, inertia options, ...) must equal the parent's (a clear error otherwise).
+
+The child's global attributes (`<option>` and its flags, `<size>`, `<visual><map znear/zfar>`,
+`<visual><global realtime>`) meet the parent's as the parent's `<compiler conflict=>` says
+(`_merge_globals`, MuJoCo 4.0's attribute merging, measured against 4.0): "warning" keeps the
+parent's values, "merge" takes the minimum / maximum / union per field and adopts values only
+the child wrote, "error" refuses values both wrote differently. The rest of the child's
+`<visual>` and its `<statistic>` are ignored, as in MuJoCo.
 """
 import math
 import os
@@ -519,6 +524,7 @@ def _attach(st, at):
     else:
       src = None
     _check_compiler(at, st.root, croot)
+    _merge_globals(at, st.root, croot)
 
   classes = None
   k = st.count
@@ -572,6 +578,184 @@ def _check_compiler(at, parent, child):
       raise at.error(f"the attached model's <compiler {k}=\"{cs[k]}\"> differs from this "
                      f"model's ({ps[k]}): attaching models compiled with other settings is "
                      "not supported")
+
+
+# ------------------------------------------------------------------- global attribute merging
+
+# (section, element, attribute) -> how `conflict="merge"` combines two written values; values
+# written by the child alone are adopted. Fields not listed are the parent's in every mode.
+_MERGE = {}
+for _k in ("timestep", "tolerance", "ls_tolerance", "noslip_tolerance", "ccd_tolerance",
+           "sleep_tolerance"):
+  _MERGE[("option", None, _k)] = "min"
+for _k in ("iterations", "ls_iterations", "noslip_iterations", "ccd_iterations",
+           "sdf_iterations", "sdf_initpoints"):
+  _MERGE[("option", None, _k)] = "max"
+for _k in ("gravity", "wind", "magnetic", "density", "viscosity", "integrator", "cone",
+           "jacobian", "solver", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction"):
+  _MERGE[("option", None, _k)] = "error"
+# njmax / nconmax are not in MuJoCo's table but measured: 4.0 keeps the larger
+for _k in ("memory", "nkey", "nuserdata", "njmax", "nconmax", "nuser_body", "nuser_jnt",
+           "nuser_geom", "nuser_site", "nuser_cam", "nuser_tendon", "nuser_actuator",
+           "nuser_sensor"):
+  _MERGE[("size", None, _k)] = "max"
+_MERGE[("visual", "map", "znear")] = "min"
+_MERGE[("visual", "global", "realtime")] = "min"
+_MERGE[("visual", "map", "zfar")] = "max"
+_CONFLICT = ("warning", "merge", "error")
+
+
+def _written(root, sec, elem, key):
+  """The value the model writes for a global attribute (the last one), or None."""
+  val = None
+  for n in root.children:
+    if n.tag != sec:
+      continue
+    nodes = [n] if elem is None else [c for c in n.children if c.tag == elem]
+    for c in nodes:
+      if key in c.attrib:
+        val = c.get(key)
+  return val
+
+
+def _global_default(sec, elem, key):
+  from engine.mjcf.compile import _default_option
+  from engine.visual import VISUAL_DEFAULTS
+  if sec == "visual":
+    return str(VISUAL_DEFAULTS[elem][key])
+  if sec == "size":
+    return "0" if key in ("nkey", "nuserdata") else "-1"
+  extra = {"sleep_tolerance": "0.0001", "sdf_iterations": "10", "sdf_initpoints": "40",
+           "integrator": "Euler", "cone": "pyramidal", "jacobian": "auto", "solver": "Newton"}
+  if key in extra:
+    return extra[key]
+  return " ".join(f"{v:g}" for v in _default_option()[key])
+
+
+def _as_values(text):
+  """Numbers of an attribute value (keywords and memory sizes stay strings)."""
+  try:
+    return tuple(float(x) for x in text.split())
+  except ValueError:
+    return text.strip()
+
+
+def _set_written(root, sec, elem, key, value, line_of):
+  """Write `key=value` into the parent's (last) section element, creating it when missing."""
+  secs = [n for n in root.children if n.tag == sec]
+  if secs:
+    node = secs[-1]
+  else:
+    node = Node(sec, {}, line_of.file, line_of.line, root)
+    root.children.insert(0, node)
+  if elem is not None:
+    kids = [c for c in node.children if c.tag == elem]
+    if kids:
+      node = kids[-1]
+    else:
+      kid = Node(elem, {}, line_of.file, line_of.line, node)
+      node.children.append(kid)
+      node = kid
+  node.attrib[key] = value
+
+
+def _flags(root):
+  """{flag: 'enable'|'disable'} the model writes (the last value of each)."""
+  out = {}
+  for n in root.children:
+    if n.tag == "option":
+      for f in n.children:
+        if f.tag == "flag":
+          out.update(f.attrib)
+  return out
+
+
+def _flag_set(key, value):
+  """A flag is "set" when it differs from its default (disable flags default to enable)."""
+  from engine.mjcf.compile import _ENABLE
+  return value == ("enable" if key in _ENABLE else "disable")
+
+
+def _groups(text):
+  return set() if text is None else {int(float(x)) for x in text.split()}
+
+
+def _merge_globals(at, parent, child):
+  """Resolve the child's global attributes against the parent's per `<compiler conflict>`."""
+  mode = "warning"
+  for n in parent.children:
+    if n.tag == "compiler" and "conflict" in n.attrib:
+      mode = n.get("conflict")
+      if mode not in _CONFLICT:
+        raise n.error(f"invalid keyword '{mode}' for attribute 'conflict' (one of "
+                      f"{', '.join(_CONFLICT)})")
+  notes, errors = [], []
+  for (sec, elem, key), how in _MERGE.items():
+    cval = _written(child, sec, elem, key)
+    if cval is None:
+      continue
+    pval = _written(parent, sec, elem, key)
+    pcur = pval if pval is not None else _global_default(sec, elem, key)
+    if _as_values(cval) == _as_values(pcur):
+      continue
+    what = f"{key}: parent has {pcur}{' (default)' if pval is None else ''}, child has {cval}"
+    if pval is None:
+      if mode == "merge":
+        _set_written(parent, sec, elem, key, cval, at)
+        notes.append(what + ", adopting child value")
+      else:
+        notes.append(what + ", keeping parent value")
+    elif mode == "warning":
+      notes.append(what + ", keeping parent value")
+    elif mode == "error" or how == "error":
+      errors.append(what)
+    else:
+      a, b = _as_values(pval), _as_values(cval)
+      if isinstance(a, str) or isinstance(b, str):   # a memory size with units
+        errors.append(what)
+        continue
+      take_child = (b < a) if how == "min" else (b > a)
+      word = "minimum" if how == "min" else "maximum"
+      if take_child:
+        _set_written(parent, sec, elem, key, cval, at)
+        notes.append(f"{what}, taking the {word}")
+      else:
+        notes.append(f"{what}, keeping parent value (the {word})")
+  pflags = _flags(parent)
+  for key, cval in _flags(child).items():
+    cset = _flag_set(key, cval)
+    if key not in pflags:
+      if mode == "merge" and cset:
+        _set_written(parent, "option", "flag", key, cval, at)
+        notes.append(f"flag '{key.capitalize()}': added from child")
+      continue
+    pset = _flag_set(key, pflags[key])
+    if pset == cset:
+      continue
+    what = (f"flag '{key.capitalize()}': parent {'set' if pset else 'unset'}, child "
+            f"{'set' if cset else 'unset'}")
+    if mode == "warning":
+      notes.append(what + ", keeping parent")
+    elif mode == "error":
+      errors.append(what)
+    elif cset:
+      _set_written(parent, "option", "flag", key, cval, at)
+      notes.append(f"flag '{key.capitalize()}': added from child")
+  cgroups = _written(child, "option", None, "actuatorgroupdisable")
+  if cgroups is not None:
+    pg = _groups(_written(parent, "option", None, "actuatorgroupdisable"))
+    cg = _groups(cgroups)
+    # a group is only ever written as disabled, so groups never conflict: "merge" adds the
+    # child's, the other modes keep the parent's without a word (as 4.0)
+    if mode == "merge" and cg - pg:
+      _set_written(parent, "option", None, "actuatorgroupdisable",
+                   " ".join(str(g) for g in sorted(pg | cg)), at)
+      notes += [f"disableactuator group {g}: added from child" for g in sorted(cg - pg)]
+  head = f"attach conflict (policy '{mode}')"
+  if errors:
+    raise at.error(head + ": " + "; ".join(errors))
+  if notes:
+    parse.warn(at, head + ": " + "; ".join(notes))
 
 
 def _copy_defaults_and_assets(st, croot, ren, classes):

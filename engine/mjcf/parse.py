@@ -138,7 +138,7 @@ ATTRS = {
     "mujoco": "model",
     "compiler": ("autolimits boundmass boundinertia settotalmass balanceinertia strippath "
                  "coordinate angle fitaabb eulerseq meshdir texturedir discardvisual usethread "
-                 "fusestatic inertiafromgeom inertiagrouprange saveinertial assetdir alignfree"),
+                 "fusestatic inertiafromgeom inertiagrouprange saveinertial assetdir alignfree conflict"),
     "option": ("timestep impratio tolerance ls_tolerance noslip_tolerance ccd_tolerance "
                "sleep_tolerance gravity wind magnetic density viscosity o_margin o_solref "
                "o_solimp o_friction integrator cone jacobian solver iterations ls_iterations "

@@ -39,7 +39,7 @@ def _rel_err(ours, ref):
   return float(np.max(np.abs(ours - ref)) / max(1.0, np.max(np.abs(ref))))
 
 
-def _record(worst, solver, mjm, mjd, d):
+def record_errors(worst, solver, mjm, mjd, d):
   """Fold one state's errors into `worst`: relative qacc and efc_force errors, and the cost
   excess over MuJoCo's solution (the primal cost for Newton/CG, the dual one for PGS, both
   evaluated on MuJoCo's rows)."""
@@ -78,7 +78,7 @@ def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     np.testing.assert_array_equal(d.efc_type[:d.nefc], mjd.efc_type, err_msg=f"step {i}")
     ncontacts += d.ncon
-    _record(worst, solver, mjm, mjd, d)
+    record_errors(worst, solver, mjm, mjd, d)
   return worst, ncontacts
 
 
@@ -129,7 +129,7 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
     solver_mod.fwd_constraint(m.struct, d.struct)
     nrows += d.nefc
     big = max(big, int(np.max(d.island_nv[:d.nisland], initial=0)))
-    _record(worst, solver, mjm, mjd, d)
+    record_errors(worst, solver, mjm, mjd, d)
   return worst, nrows, big
 
 
