@@ -494,6 +494,82 @@ def _explicit_pair(m, d, k):
 
 
 @jit
+def _push(sig, ns, value):
+  """Append `value` to the growing int64 buffer `sig` holding `ns` values; returns the buffer."""
+  if ns == sig.shape[0]:
+    grown = np.empty(2 * sig.shape[0], np.int64)
+    grown[:ns] = sig[:ns]
+    sig = grown
+  sig[ns] = value
+  return sig
+
+
+@jit
+def _candidate_pairs(m, box, always, filterparent):
+  """Signatures (b1 << 16) + b2 (b1 < b2), ascending and unique, of the body pairs MuJoCo's
+  broadphase keeps: both bodies can collide, MuJoCo's body filter passes, and their boxes
+  overlap or one of them pairs with every body. A sweep along the axis where the boxes spread
+  most: O(n log n + pairs) where testing every pair of bodies was O(n^2) (1.2 ms of a 1.8 ms
+  step on 22 humanoids, 353 bodies)."""
+  n = m.nbody
+  ids = np.empty(n, np.int64)
+  nc = 0
+  for b in range(n):
+    if _can_collide(m, b) and m.body_geomnum[b] > 0:
+      ids[nc] = b
+      nc += 1
+  sig = np.empty(max(16, 4 * nc), np.int64)
+  ns = 0
+  if nc < 2:
+    return sig, 0
+  axis, spread = 0, -1.0
+  for j in range(3):
+    lo, hi = np.inf, -np.inf
+    for i in range(nc):
+      c = box[ids[i], j] + box[ids[i], 3 + j]
+      lo = min(lo, c)
+      hi = max(hi, c)
+    if hi - lo > spread:
+      axis, spread = j, hi - lo
+  lows = np.empty(nc)
+  for i in range(nc):
+    lows[i] = box[ids[i], axis]
+  order = np.argsort(lows)
+  for i in range(nc):
+    bi = ids[order[i]]
+    if always[bi, 0] != 0.0:
+      continue
+    top = box[bi, 3 + axis]
+    for k in range(i + 1, nc):
+      bk = ids[order[k]]
+      if box[bk, axis] > top:
+        break
+      if always[bk, 0] != 0.0:
+        continue
+      if (box[bi, 0] > box[bk, 3] or box[bk, 0] > box[bi, 3] or box[bi, 1] > box[bk, 4]
+          or box[bk, 1] > box[bi, 4] or box[bi, 2] > box[bk, 5] or box[bk, 2] > box[bi, 5]):
+        continue
+      b1, b2 = min(bi, bk), max(bi, bk)
+      if not _filter_body_pair(m, b1, b2, filterparent):
+        sig = _push(sig, ns, (b1 << 16) + b2)
+        ns += 1
+  for i in range(nc):
+    ba = ids[i]
+    if always[ba, 0] == 0.0:
+      continue
+    for k in range(nc):
+      bk = ids[k]
+      if bk == ba or (always[bk, 0] != 0.0 and bk < ba):   # two such bodies: once
+        continue
+      b1, b2 = min(ba, bk), max(ba, bk)
+      if not _filter_body_pair(m, b1, b2, filterparent):
+        sig = _push(sig, ns, (b1 << 16) + b2)
+        ns += 1
+  sig[:ns].sort()
+  return sig, ns
+
+
+@jit
 def collision(m, d):
   """Fill d.ncon and d.contact_* (MuJoCo's mj_collision for primitive geoms)."""
   d.ncon[0] = 0
@@ -507,39 +583,31 @@ def collision(m, d):
   for b in range(m.nbody):
     always[b, 0] = 1.0 if ((b == 0 and m.body_geomnum[b] > 0) or (
         m.body_dofnum[m.body_weldid[b]] == 0 and _has_plane(m, b))) else 0.0
+  sig, ns = _candidate_pairs(m, box, always, filterparent)
   pairadr = 0
-  for b1 in range(m.nbody):
-    if not _can_collide(m, b1):
+  for i in range(ns):
+    signature = sig[i]
+    if i > 0 and signature == sig[i - 1]:
       continue
-    for b2 in range(b1 + 1, m.nbody):
-      if not _can_collide(m, b2):
-        continue
-      if _filter_body_pair(m, b1, b2, filterparent):
-        continue
-      if always[b1, 0] == 0.0 and always[b2, 0] == 0.0:
-        if (box[b1, 0] > box[b2, 3] or box[b2, 0] > box[b1, 3] or box[b1, 1] > box[b2, 4]
-            or box[b2, 1] > box[b1, 4] or box[b1, 2] > box[b2, 5]
-            or box[b2, 2] > box[b1, 5]):
-          continue
-      signature = (b1 << 16) + b2
-      merged = False
-      start = pairadr
-      while pairadr < m.npair and m.pair_signature[pairadr] <= signature:
-        merged = m.pair_signature[pairadr] == signature
-        _explicit_pair(m, d, pairadr)
-        pairadr += 1
-      # body-level bitmask (union over each body's geoms)
-      if (not (m.body_contype[b1] & m.body_conaffinity[b2])
-          and not (m.body_contype[b2] & m.body_conaffinity[b1])):
-        continue
-      excluded = False
-      for k in range(m.nexclude):
-        if m.exclude_signature[k] == signature:
-          excluded = True
-          break
-      if excluded:
-        continue
-      _collide_body_pair(m, d, b1, b2, merged, start, pairadr)
+    b1, b2 = signature >> 16, signature & 0xFFFF
+    merged = False
+    start = pairadr
+    while pairadr < m.npair and m.pair_signature[pairadr] <= signature:
+      merged = m.pair_signature[pairadr] == signature
+      _explicit_pair(m, d, pairadr)
+      pairadr += 1
+    # body-level bitmask (union over each body's geoms)
+    if (not (m.body_contype[b1] & m.body_conaffinity[b2])
+        and not (m.body_contype[b2] & m.body_conaffinity[b1])):
+      continue
+    excluded = False
+    for k in range(m.nexclude):
+      if m.exclude_signature[k] == signature:
+        excluded = True
+        break
+    if excluded:
+      continue
+    _collide_body_pair(m, d, b1, b2, merged, start, pairadr)
   while pairadr < m.npair:
     _explicit_pair(m, d, pairadr)
     pairadr += 1

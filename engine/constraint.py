@@ -288,6 +288,60 @@ def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
 
 
 @jit
+def _add_sparse_row(m, d, cols, vals, n, has_pos, frictionloss, typ, oid, nvsparse):
+  """`_add_rows` for one non-contact row given by its entries vals[:n] at ascending columns
+  cols[:n] (zero elsewhere): O(n), not O(nv), per row (joint limits and friction of models
+  with many dofs). Same skipping rule, same zero-dropping storage."""
+  if is_sparse(m):
+    if nvsparse <= 0:
+      return True
+  else:
+    empty = True
+    for j in range(n):
+      if vals[j] != 0.0:
+        empty = False
+        break
+    if empty:
+      return True
+  row = d.nefc[0]
+  if row + 1 > d.efc_pos.shape[0]:
+    return False
+  adr = _row_start(d, row)
+  if adr + n > d.efc_J.shape[0]:   # nJmax (types.efc_row_nnz) bounds rows
+    return False
+  d.efc_J_rowadr[row] = adr
+  cnt = 0
+  for j in range(n):
+    if vals[j] != 0.0:
+      d.efc_J[adr + cnt] = vals[j]
+      d.efc_J_colind[adr + cnt] = cols[j]
+      cnt += 1
+  d.efc_J_rownnz[row] = cnt
+  d.efc_pos[row] = d.cnstr_row[0, 0] if has_pos else 0.0
+  d.efc_margin[row] = d.cnstr_row[1, 0] if has_pos else 0.0
+  d.efc_frictionloss[row] = frictionloss
+  d.efc_type[row] = typ
+  d.efc_id[row] = oid
+  d.nefc[0] = row + 1
+  if typ == _FRICTION_DOF or typ == _FRICTION_TENDON:
+    d.nf[0] += 1
+  elif typ == _LIMIT_JOINT or typ == _LIMIT_TENDON:
+    d.nl[0] += 1
+  return True
+
+
+@jit
+def _add_tendon_row(m, d, t, scale, has_pos, frictionloss, typ):
+  """One row `scale` * tendon t's sparse Jacobian row (friction loss or limit)."""
+  cols, vals = d.ivec_nv[0], d.cnstr_vec
+  a, n = m.ten_J_rowadr[t], m.ten_J_rownnz[t]
+  for j in range(n):
+    cols[j] = m.ten_J_colind[a + j]
+    vals[j] = scale * d.ten_J[a + j]
+  return _add_sparse_row(m, d, cols, vals, n, has_pos, frictionloss, typ, t, n)
+
+
+@jit
 def _tendon_row(m, d, out, t, scale):
   """out[:nv] = scale * dense row t of the sparse tendon Jacobian."""
   for k in range(m.nv):
@@ -438,21 +492,17 @@ def instantiate_friction(m, d):
   """Friction-loss rows of dofs, then tendons (mj_instantiateFriction)."""
   if m.opt_disableflags[0] & _DSBL_FRICTIONLOSS:
     return True
-  nv = m.nv
-  row = d.cnstr_jac[2]
-  for i in range(nv):
+  cols, vals = d.ivec_nv[0], d.cnstr_vec
+  for i in range(m.nv):
     if m.dof_frictionloss[i] == 0.0:
       continue
-    for k in range(nv):
-      row[0, k] = 0.0
-    row[0, i] = 1.0
-    if not _add_rows(m, d, row, 1, False, m.dof_frictionloss[i], _FRICTION_DOF, i, 1):
+    cols[0], vals[0] = i, 1.0
+    if not _add_sparse_row(m, d, cols, vals, 1, False, m.dof_frictionloss[i], _FRICTION_DOF,
+                           i, 1):
       return False
   for i in range(m.ntendon):
     if m.tendon_frictionloss[i] > 0:
-      _tendon_row(m, d, row[0], i, 1.0)
-      if not _add_rows(m, d, row, 1, False, m.tendon_frictionloss[i], _FRICTION_TENDON, i,
-                       m.ten_J_rownnz[i]):
+      if not _add_tendon_row(m, d, i, 1.0, False, m.tendon_frictionloss[i], _FRICTION_TENDON):
         return False
   return True
 
@@ -462,8 +512,7 @@ def instantiate_limit(m, d):
   """Rows of violated (dist < margin) joint limits, then tendon limits (mj_instantiateLimit)."""
   if m.opt_disableflags[0] & _DSBL_LIMIT:
     return True
-  nv = m.nv
-  row = d.cnstr_jac[2]
+  cols, vals = d.ivec_nv[0], d.cnstr_vec
   pm = d.cnstr_row
   for i in range(m.njnt):
     if not m.jnt_limited[i]:
@@ -475,11 +524,9 @@ def instantiate_limit(m, d):
       for side in (-1, 1):
         dist = side * (m.jnt_range[i, (side + 1) // 2] - value)
         if dist < margin:
-          for k in range(nv):
-            row[0, k] = 0.0
-          row[0, m.jnt_dofadr[i]] = -float(side)
+          cols[0], vals[0] = m.jnt_dofadr[i], -float(side)
           pm[0, 0], pm[1, 0] = dist, margin
-          if not _add_rows(m, d, row, 1, True, 0.0, _LIMIT_JOINT, i, 1):
+          if not _add_sparse_row(m, d, cols, vals, 1, True, 0.0, _LIMIT_JOINT, i, 1):
             return False
     elif jt == _BALL:
       a = m.jnt_qposadr[i]
@@ -493,12 +540,11 @@ def instantiate_limit(m, d):
       x0, x1, x2, value = _normalize3(x0 * speed, x1 * speed, x2 * speed)
       dist = max(m.jnt_range[i, 0], m.jnt_range[i, 1]) - value
       if dist < margin:
-        for k in range(nv):
-          row[0, k] = 0.0
         adr = m.jnt_dofadr[i]
-        row[0, adr], row[0, adr + 1], row[0, adr + 2] = -x0, -x1, -x2
+        cols[0], cols[1], cols[2] = adr, adr + 1, adr + 2
+        vals[0], vals[1], vals[2] = -x0, -x1, -x2
         pm[0, 0], pm[1, 0] = dist, margin
-        if not _add_rows(m, d, row, 1, True, 0.0, _LIMIT_JOINT, i, 3):
+        if not _add_sparse_row(m, d, cols, vals, 3, True, 0.0, _LIMIT_JOINT, i, 3):
           return False
   for i in range(m.ntendon):
     if not m.tendon_limited[i]:
@@ -508,9 +554,8 @@ def instantiate_limit(m, d):
     for side in (-1, 1):
       dist = side * (m.tendon_range[i, (side + 1) // 2] - value)
       if dist < margin:
-        _tendon_row(m, d, row[0], i, -float(side))
         pm[0, 0], pm[1, 0] = dist, margin
-        if not _add_rows(m, d, row, 1, True, 0.0, _LIMIT_TENDON, i, m.ten_J_rownnz[i]):
+        if not _add_tendon_row(m, d, i, -float(side), True, 0.0, _LIMIT_TENDON):
           return False
   return True
 

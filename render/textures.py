@@ -57,6 +57,11 @@ def geom_textures(m):
   matid = np.asarray(m.geom_matid)
   has = matid >= 0
   out[has] = texid[matid[has], 1 if texid.shape[1] > 1 else 0]
+  # MuJoCo's OpenGL renderer skips 1-channel textures ("classic renderer can't upload
+  # 1-channel data, skipping"; e.g. the raw bytes 4.0 keeps for a KTX file): the geom keeps
+  # its material colour
+  one = np.asarray(m.tex_nchannel).reshape(-1) == 1
+  out[(out >= 0) & one[np.maximum(out, 0)]] = -1
   return out
 
 
@@ -174,9 +179,7 @@ class TexturedGeoms:
       return tex
     m, ctx = self.m, self.ctx
     img = texture_image(m, t)
-    if img.shape[2] == 1:
-      img = np.repeat(img, 3, axis=2)
-    elif img.shape[2] == 2:
+    if img.shape[2] == 2:
       img = np.concatenate([np.repeat(img[..., :1], 3, axis=2), img[..., 1:]], axis=2)
     c = img.shape[2]
     srgb = int(m.tex_colorspace[t]) == 2

@@ -418,7 +418,18 @@ class Compiler:
       else:
         hflip, vflip = rd.kw("hflip", _BOOL, False), rd.kw("vflip", _BOOL, False)
         ctype = rd.str("content_type")
-        if file is not None:
+        if file is not None and _is_ktx(file, ctype):
+          # MuJoCo 4.0 keeps a KTX file's bytes as they are (for renderers that read KTX:
+          # a 1 x filesize, 1-channel 2d texture, linear unless said otherwise)
+          if kind != _texture.TYPES["2d"]:
+            raise n.error("cube and skybox textures loaded from files must have 3 channels")
+          if hflip or vflip:
+            raise n.error("cannot flip KTX textures")
+          raw = self._asset_bytes(n, file, "texture", self.texturedir)
+          data = np.frombuffer(raw, np.uint8).reshape(1, len(raw), 1)
+          if colorspace == "auto":
+            colorspace = "linear"
+        elif file is not None:
           img, srgb = self._texture_file(n, file, ctype, nchannel)
           img = _texture.flip(img, hflip, vflip)
           if kind == _texture.TYPES["2d"]:
@@ -456,7 +467,7 @@ class Compiler:
                             "image/ktx" if file.lower().endswith(".ktx") else None)
     if kind != "image/png":
       raise n.error(f"texture file '{file}': unsupported content type "
-                    f"'{kind or os.path.splitext(file)[1]}' (only PNG is read)")
+                    f"'{kind or os.path.splitext(file)[1]}' (PNG and KTX are read)")
     data = self._asset_bytes(n, file, "texture", self.texturedir)
     try:
       return _texture.decode_png(data, nchannel)
@@ -1818,6 +1829,10 @@ def _geom_refs(n, out):
       out.add(n.attrib[name])
   for c in n.children:
     _geom_refs(c, out)
+
+
+def _is_ktx(file, content_type):
+  return content_type == "image/ktx" or (not content_type and file.lower().endswith(".ktx"))
 
 
 def _children(n, tag):

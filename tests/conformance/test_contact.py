@@ -132,6 +132,15 @@ def test_pile_of_mixed_bodies():
   _trajectory_check(m, mjm, nstep=500, every=25, seed=0, min_contacts=30)
 
 
+def test_many_bodies_broadphase():
+  """MuJoCo's 22_humanoids.xml (353 bodies, 22 of them free): the humanoids fall onto the floor
+  and onto each other; the sweep over body boxes keeps MuJoCo's contact list, in its order."""
+  path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "assets", "mujoco_models",
+                      "model", "humanoid", "22_humanoids.xml")
+  m, mjm = engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+  _trajectory_check(m, mjm, nstep=300, every=30, seed=0, ctrl_scale=0.3, min_contacts=300)
+
+
 def test_pairs_excludes_and_filters():
   """Explicit <pair> (own margin/condim), <exclude>, contype/conaffinity, parent filter."""
   xml = """<mujoco><option timestep="0.004"/><worldbody>

@@ -284,6 +284,56 @@ def test_missing_texture_file_is_a_clear_error(tmp_path):
     assert f in msg and what in msg and "texture" in msg and "m.xml:2" in msg, msg
 
 
+_KTX = os.path.join(os.path.dirname(os.path.dirname(__file__)), "assets", "mujoco_models", "test",
+                    "render", "testdata", "ibl.ktx")
+
+
+def test_one_channel_and_ktx_textures_are_not_drawn(tmp_path):
+  """MuJoCo 4.0 keeps a KTX file's bytes as a 1 x filesize one-channel 2d texture, and its
+  OpenGL renderer skips every one-channel texture ("classic renderer can't upload 1-channel
+  data"): geoms with such materials keep their colour. A black-and-white grey PNG (nchannel 1)
+  and a KTX texture on two boxes: MuJoCo's picture."""
+  stripes = np.zeros((32, 32), np.uint8)
+  stripes[:, ::8] = 255
+  Image.fromarray(stripes, "L").save(tmp_path / "grey.png")
+  with open(_KTX, "rb") as f:
+    (tmp_path / "ibl.ktx").write_bytes(f.read())
+  xml = """<mujoco><asset>
+  <texture name="grey" type="2d" file="grey.png" nchannel="1"/>
+  <texture name="ibl" type="2d" file="ibl.ktx"/>
+  <material name="a" texture="grey" rgba=".2 .6 .9 1"/>
+  <material name="b" texture="ibl" rgba=".9 .5 .2 1"/></asset>
+  <worldbody><light pos="0 0 3"/>
+  <geom type="box" size=".3 .3 .3" pos="-.4 0 0" material="a"/>
+  <geom type="box" size=".3 .3 .3" pos=".4 0 0" material="b"/></worldbody></mujoco>"""
+  ref, img, m = _render_both(tmp_path, xml, 30, -30, 2.5, (0, 0, 0), "one_channel")
+  assert int(m.tex_width[1]) == os.path.getsize(_KTX) and int(m.tex_nchannel[1]) == 1
+  boxes = ref.sum(2) > 40
+  assert boxes.mean() > 0.1
+  assert _agree(ref, img, boxes, tol=24) > 0.97
+
+
+def test_ktx_texture_fields_and_errors_as_mujoco(tmp_path):
+  """The KTX bytes, size and colour space equal 4.0's; a KTX cube or a flipped KTX is refused
+  as 4.0 refuses it."""
+  import mujoco
+  from engine.mjcf import MjcfError, compile_model
+  from tests.test_mjcf_compile import assert_same
+  with open(_KTX, "rb") as f:
+    assets = {"ibl.ktx": f.read()}
+  for attrs in ('type="2d"', 'type="2d" colorspace="sRGB"', 'type="2d" nchannel="4"',
+                'type="2d" content_type="image/ktx"'):
+    xml = f'<mujoco><asset><texture name="t" {attrs} file="ibl.ktx"/></asset></mujoco>'
+    assert_same(compile_model(xml, assets), mujoco.MjModel.from_xml_string(xml, assets))
+  for attrs, msg in (('type="cube"', "3 channels"), ('type="skybox"', "3 channels"),
+                     ('type="2d" vflip="true"', "cannot flip KTX")):
+    xml = f'<mujoco><asset><texture name="t" {attrs} file="ibl.ktx"/></asset></mujoco>'
+    with pytest.raises(ValueError):
+      mujoco.MjModel.from_xml_string(xml, assets)
+    with pytest.raises(MjcfError, match=msg):
+      compile_model(xml, assets)
+
+
 def test_dm_control_humanoid_looks_like_mujoco(tmp_path):
   """dm_control's humanoid (gradient skybox with stars, checker floor with edge marks, body
   materials): MuJoCo's colours pixel by pixel over most of the image."""
