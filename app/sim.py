@@ -44,12 +44,17 @@ EDITABLE = {
     "geom_gap": False, "geom_solmix": False, "geom_rgba": False, "geom_adhesion": False,
     "geom_surfacevel": False,
     "jnt_solref": False, "jnt_solimp": False, "jnt_stiffness": False, "jnt_range": False,
-    "jnt_springyield": False,
+    "jnt_springyield": False, "jnt_stiffnesspoly": False,
     "eq_solref": False, "eq_solimp": False,
-    "dof_damping": False, "dof_frictionloss": False, "dof_armature": True,
+    "dof_damping": False, "dof_dampingpoly": False, "dof_frictionloss": False,
+    "dof_armature": True,
     "body_mass": True, "body_gravcomp": False,
     "actuator_gear": False, "actuator_ctrlrange": False,
-    "tendon_stiffness": False, "tendon_frictionloss": False, "tendon_springyield": False,
+    # an actuator's damping reaches its joint or tendon through jnt_actuatorid/tendon_actuatorid,
+    # which mj_setConst sets (for actuators with damping or armature only)
+    "actuator_damping": True, "actuator_dampingpoly": True,
+    "tendon_stiffness": False, "tendon_stiffnesspoly": False, "tendon_damping": False,
+    "tendon_dampingpoly": False, "tendon_frictionloss": False, "tendon_springyield": False,
 }
 # yield thresholds: editable only where the model has a plastic state for them (MuJoCo
 # allocates d.plastic at compile time for springyield > 0 only)
