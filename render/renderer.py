@@ -175,6 +175,11 @@ class _Batch:
 class Renderer:
   """Draws snapshots of one model into the current (or a given) framebuffer of `ctx`."""
 
+  # capacity of the scene, as mjvScene.maxgeom (mujoco.Renderer's default; MuJoCo's simulate
+  # has 100000): rangefinder markers beyond it are left out, as mjv_updateScene leaves them
+  max_geom = 10000
+  scene_full = False     # whether the last frame left some out (MuJoCo: mjWARN_VGEOMFULL)
+
   def __init__(self, ctx, m, shadow_size=1024):
     """GL objects (programs, meshes, shadow map) for `ctx`, then `set_model(m)`; with m=None
     only the GL part (the viewer builds it while the model still loads), set_model comes later."""
@@ -184,10 +189,6 @@ class Renderer:
     self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1
-    # capacity of the scene, as mjvScene.maxgeom (mujoco.Renderer's default; MuJoCo's simulate
-    # has 100000): rangefinder markers beyond it are left out, as mjv_updateScene leaves them
-    self.max_geom = 10000
-    self.scene_full = False   # whether the last frame left some out (MuJoCo: mjWARN_VGEOMFULL)
     self._shadow_ortho = True
     self._shadow_k = (1.0, 1.0)
     self._shadow_key = None   # what the shadow map holds: light matrix and casters' instances
