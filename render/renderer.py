@@ -21,15 +21,16 @@ from render import textures
 from render.visual import visual_for
 
 # primitive meshes, in draw order
-KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone")
-QUAD, SPHERE, CAPSULE, CYLINDER, BOX, CONE = range(len(KINDS))
+# (ball, rod, tip: low-resolution sphere, cylinder and cone for markers drawn by the thousand)
+KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone", "ball", "rod", "tip")
+QUAD, SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP = range(len(KINDS))
 # mjtGeom -> mesh kind: plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh, sdf
 _GEOM_KIND = np.array([QUAD, BOX, SPHERE, CAPSULE, SPHERE, CYLINDER, BOX, BOX, BOX])
 _FLOATS = 28          # per instance: pos 3, rotation rows 9, size 4, rgba 4, material 4, rgba2 4
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _EYE9 = np.eye(3).ravel()
-_OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, QUAD)   # the floor last: mostly hidden
+_OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP, QUAD)   # the floor last
 LABELS = ("none", "body", "geom", "site", "joint")
 
 
@@ -129,15 +130,15 @@ class _Batch:
     width = np.broadcast_to(width, (len(ok),))[ok]
     rot = _rot_z_to(v / length[:, None])
     half = length / 2
-    size = np.stack([width, width, half if kind == CYLINDER else width,
+    size = np.stack([width, width, half if kind in (CYLINDER, ROD) else width,
                      half if kind == CAPSULE else 0 * half], 1)
     self.add(kind, p0 + v / 2, rot, size, rgba)
 
-  def arrows(self, p0, p1, width, rgba, style="plain"):
+  def arrows(self, p0, p1, width, rgba, style="plain", low=False):
     """Arrows from p0 along p1 - p0 = L: a cylinder shaft and cone heads. Styles: "plain" ends
     at p1 (head 3 widths long); MuJoCo's "arrow" (shaft to L/3, head to L/2, 1.75 widths wide),
     "arrow1" (the same, head as wide as the shaft) and "arrow2" (centred at p0, heads at
-    +-L/2) as its renderer draws mjGEOM_ARROW/ARROW1/ARROW2."""
+    +-L/2) as its renderer draws mjGEOM_ARROW/ARROW1/ARROW2. `low`: low-resolution meshes."""
     v = p1 - p0
     length = np.linalg.norm(v, axis=1)
     ok = length > 1e-12
@@ -154,11 +155,12 @@ class _Batch:
       head, hw = length / 6, (width if style == "arrow1" else 1.75 * width)
       s0 = p0 - v / 3 if style == "arrow2" else p0
       s1 = p0 + v / 3
-    self.connectors(CYLINDER, s0, s1, width, rgba)
+    shaft, cone = (ROD, TIP) if low else (CYLINDER, CONE)
+    self.connectors(shaft, s0, s1, width, rgba)
     size = np.stack([hw * np.ones_like(head), hw * np.ones_like(head), head, 0 * head], 1)
-    self.add(CONE, s1, _rot_z_to(u), size, rgba)
+    self.add(cone, s1, _rot_z_to(u), size, rgba)
     if style == "arrow2":
-      self.add(CONE, s0, _rot_z_to(-u), size, rgba)
+      self.add(cone, s0, _rot_z_to(-u), size, rgba)
 
   def frames(self, pos, rot, length, width):
     """RGB axes (x red, y green, z blue) of the frames (pos (n,3), rot (n,9) rows)."""
@@ -621,11 +623,12 @@ class Renderer:
       p1s.append(end[line_ok])
       if dot_ok.any():
         r = (1.5 if kind == "site" else 1.3) * fw
-        batch.add(SPHERE, point[dot_ok], np.tile(_EYE9, (int(dot_ok.sum()), 1)), (r, r, r, 0),
-                  rgba)
+        # a camera sensor's markers come by the thousand, a few pixels each: low resolution
+        batch.add(SPHERE if kind == "site" else BALL, point[dot_ok],
+                  np.tile(_EYE9, (int(dot_ok.sum()), 1)), (r, r, r, 0), rgba)
       if arrow_ok.any():
         tip = point[arrow_ok] + ray[arrow_ok, off[4]:off[4] + 3] * 2 * fl
-        batch.arrows(point[arrow_ok], tip, fw, rgba, "arrow1")
+        batch.arrows(point[arrow_ok], tip, fw, rgba, "arrow1", low=kind != "site")
     n = sum(len(p) for p in p0s)
     if not n:
       return None

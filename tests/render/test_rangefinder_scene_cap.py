@@ -7,7 +7,7 @@ import pytest
 import engine
 from render.camera import Camera
 from render.headless import HeadlessRenderer
-from render.renderer import CONE, SPHERE, VisOptions, _Batch
+from render.renderer import BALL, TIP, VisOptions, _Batch
 from render.snapshot import Snapshot
 from tests.render.bench_fps import RANGEFINDER64
 
@@ -44,8 +44,8 @@ def test_markers_of_a_64x64_rangefinder_are_mujocos(maxgeom):
     r = hr.renderer
     batch = _Batch(r._nkinds)
     lines = r._ray_instances(snap, batch, maxgeom - before)
-    spheres = sum(len(a) for a in batch.parts[SPHERE])
-    arrows = sum(len(a) for a in batch.parts[CONE])
+    spheres = sum(len(a) for a in batch.parts[BALL])
+    arrows = sum(len(a) for a in batch.parts[TIP])
     assert (len(lines), spheres, arrows) == want
     assert r.scene_full == (sum(want) < 3 * 3840)
     # the same through a frame: the scene's own geoms counted before the rays
