@@ -191,6 +191,17 @@ def _check_yield(m, field, index, value):
                      "loaded, no plastic state): set springyield > 0 in the XML and reload")
 
 
+def _check_entry(m, field, index, value):
+  """An edit names an existing element and gives one number, or one per column, all finite."""
+  arr = getattr(m, field)
+  i = int(np.ravel([index])[0])
+  if not 0 <= i < len(arr):
+    raise ValueError(f"{field}[{i}]: the model has {len(arr)} entries")
+  v = np.asarray(value, float)
+  if v.size not in (1, np.size(arr[i])) or not np.all(np.isfinite(v)):
+    raise ValueError(f"{field}[{i}]: expected {np.size(arr[i])} finite numbers, got {value!r}")
+
+
 class _Buffers:
   """Snapshots handed from the worker to readers: the newest is published under a lock; one
   being read is never written (a reader holds it until it releases it)."""
@@ -497,6 +508,7 @@ class Simulation:
       field, index, value = args
       if field not in EDITABLE:
         raise ValueError(f"model field {field!r} is not editable here")
+      _check_entry(m, field, index, value)
       if field in _PLASTIC:
         _check_yield(m, field, index, value)
       if field in _FLAGGED:
