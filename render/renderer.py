@@ -963,7 +963,8 @@ class Renderer:
       ctx.enable(moderngl.BLEND)
       ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
       ctx.depth_mask = False
-      self._textured.draw(False, set_uniforms, self._plane_npos, True)   # no shadow received
+      for _ in range(2):    # twice, as the other transparent geoms; no shadow received
+        self._textured.draw(False, set_uniforms, self._plane_npos, True)
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
 

@@ -88,18 +88,20 @@ BELOW = """<mujoco>
 </mujoco>"""
 
 
-@pytest.mark.parametrize("shadows", [False, True])
-def test_plane_from_below_matches_mujoco(tmp_path, shadows):
+@pytest.mark.parametrize("shadows,builtin", [(False, "checker"), (True, "checker"),
+                                              (True, "flat")])
+def test_plane_from_below_matches_mujoco(tmp_path, shadows, builtin):
   """Seen from below, a plane is see-through as in MuJoCo (its back at alpha x 0.3, lit as its
   front, receiving no shadow): the box above shows through it, and the pixels of plane and box
-  differ from MuJoCo's by under 8 of 255 on average."""
+  differ from MuJoCo's by under 8 of 255 on average; for the procedural checker floor and for a
+  texture drawn from its pixels (render/textures.py)."""
   path = tmp_path / "below.xml"
-  path.write_text(BELOW)
+  path.write_text(BELOW.replace('builtin="checker"', f'builtin="{builtin}"'))
   cam = dict(lookat=(0, 0, 0), distance=3.0, azimuth=60.0, elevation=30.0)
   ref = mujoco_image(path, cam, W, H, rnd={"mjRND_SHADOW": int(shadows)}).astype(int)
   img = our_image(path, cam, W, H, VisOptions(shadows=shadows, background=(0, 0, 0))
                   ).astype(int)
-  save_pair(f"below_{int(shadows)}.png", ref.astype(np.uint8), img.astype(np.uint8))
+  save_pair(f"below_{int(shadows)}_{builtin}.png", ref.astype(np.uint8), img.astype(np.uint8))
   a, b = ref.sum(2) > 15, img.sum(2) > 15
   assert (a & b).sum() / (a | b).sum() > 0.95
   err = np.abs(img - ref)[a & b].mean()
