@@ -1171,8 +1171,8 @@ class Renderer:
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
             + list(getattr(self, "_mesh_vbos", []))
-            + [self._line_vao, self._line_buf, self._haze_vao, self._haze_buf, self._wide_vao, self._wide_buf,
-               self._wide_corners, self._wide_prog, self._sky_vao, self._sky_buf, self._sky_prog,
+            + [self._line_vao, self._line_buf, self._haze_vao, self._haze_buf, self._wide_vao,
+               self._wide_buf, self._wide_corners, self._wide_prog, self._sky_vao, self._sky_buf, self._sky_prog,
                self._shadow_fbo, self._shadow_tex, self._depth_prog, self._line_prog])
     if self._plane_bare is not None:
       objs.append(self._plane_bare)
