@@ -26,7 +26,16 @@ ATTR = {
     "actuator_gear": ("actuator", "gear"), "actuator_ctrlrange": ("actuator", "ctrlrange"),
     "tendon_stiffness": ("tendon", "stiffness"), "tendon_frictionloss": ("tendon", "frictionloss"),
     "tendon_springyield": ("tendon", "springyield"),
+    "tendon_damping": ("tendon", "damping"), "actuator_damping": ("actuator", "damping"),
+    "jnt_stiffnesspoly": ("joint", "stiffness"), "dof_dampingpoly": ("joint", "damping"),
+    "tendon_stiffnesspoly": ("tendon", "stiffness"), "tendon_dampingpoly": ("tendon", "damping"),
+    "actuator_dampingpoly": ("actuator", "damping"),
 }
+# polynomial terms -> their linear coefficient: MJCF writes both as one attribute "a b c"
+_POLY = {"jnt_stiffnesspoly": "jnt_stiffness", "dof_dampingpoly": "dof_damping",
+         "tendon_stiffnesspoly": "tendon_stiffness", "tendon_dampingpoly": "tendon_damping",
+         "actuator_dampingpoly": "actuator_damping"}
+_LINEAR = {v: k for k, v in _POLY.items()}
 _ANGLE = {"jnt_springyield"}   # in degrees in the MJCF of hinge and ball joints by default
 _YIELD = {"jnt_springyield", "tendon_springyield"}
 _INTEGRATOR = {mjtIntegrator.EULER: "Euler", mjtIntegrator.RK4: "RK4",
@@ -89,9 +98,13 @@ def _element_of(m, field, index):
 
 def _value(m, field, index, degree=True):
   """The edited entry as the MJCF attribute holds it (degrees for angles when `degree`)."""
-  arr = getattr(m, field)
   i = index if isinstance(index, (int, np.integer)) else index[0]
-  v = arr[i]
+  if field in _POLY or field in _LINEAR:   # "a b c", or "a" alone while b = c = 0
+    linear = _POLY.get(field, field)
+    poly = getattr(m, _LINEAR[linear])[i]
+    a = getattr(m, linear)[i]
+    return np.concatenate(([a], poly)) if np.any(poly != 0) else np.array([a])
+  v = getattr(m, field)[i]
   if field in _ANGLE and degree and int(m.jnt_type[i]) in (1, 3):   # ball, hinge
     v = np.rad2deg(v)
   return v
@@ -237,6 +250,8 @@ def save_copy(m, edits, opt_edits, out_path, opt0=None):
         skipped.append(f"body_mass[{i}]: the body has no <inertial> (mass comes from its geoms)")
         continue
       inert.set("mass", val)
+    elif kind == "actuator" and el.tag == "adhesion" and attr == "damping":
+      skipped.append(f"{field}[{i}]: not an attribute of <adhesion>")
     elif kind == "joint" and el.tag == "freejoint" and attr not in ("damping", "armature",
                                                                     "frictionloss"):
       skipped.append(f"{field}[{i}]: not an attribute of <freejoint>")

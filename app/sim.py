@@ -44,12 +44,17 @@ EDITABLE = {
     "geom_gap": False, "geom_solmix": False, "geom_rgba": False, "geom_adhesion": False,
     "geom_surfacevel": False,
     "jnt_solref": False, "jnt_solimp": False, "jnt_stiffness": False, "jnt_range": False,
-    "jnt_springyield": False,
+    "jnt_springyield": False, "jnt_stiffnesspoly": False,
     "eq_solref": False, "eq_solimp": False,
-    "dof_damping": False, "dof_frictionloss": False, "dof_armature": True,
+    "dof_damping": False, "dof_dampingpoly": False, "dof_frictionloss": False,
+    "dof_armature": True,
     "body_mass": True, "body_gravcomp": False,
     "actuator_gear": False, "actuator_ctrlrange": False,
-    "tendon_stiffness": False, "tendon_frictionloss": False, "tendon_springyield": False,
+    # an actuator's damping reaches its joint or tendon through jnt_actuatorid/tendon_actuatorid,
+    # which mj_setConst sets (for actuators with damping or armature only)
+    "actuator_damping": True, "actuator_dampingpoly": True,
+    "tendon_stiffness": False, "tendon_stiffnesspoly": False, "tendon_damping": False,
+    "tendon_dampingpoly": False, "tendon_frictionloss": False, "tendon_springyield": False,
 }
 # yield thresholds: editable only where the model has a plastic state for them (MuJoCo
 # allocates d.plastic at compile time for springyield > 0 only)
@@ -184,6 +189,17 @@ def _check_yield(m, field, index, value):
   if getattr(m, adr)[int(index)] < 0:
     raise ValueError(f"{field}[{int(index)}]: {kind} {int(index)} is elastic (springyield 0 when "
                      "loaded, no plastic state): set springyield > 0 in the XML and reload")
+
+
+def _check_entry(m, field, index, value):
+  """An edit names an existing element and gives one number, or one per column, all finite."""
+  arr = getattr(m, field)
+  i = int(np.ravel([index])[0])
+  if not 0 <= i < len(arr):
+    raise ValueError(f"{field}[{i}]: the model has {len(arr)} entries")
+  v = np.asarray(value, float)
+  if v.size not in (1, np.size(arr[i])) or not np.all(np.isfinite(v)):
+    raise ValueError(f"{field}[{i}]: expected {np.size(arr[i])} finite numbers, got {value!r}")
 
 
 class _Buffers:
@@ -492,6 +508,7 @@ class Simulation:
       field, index, value = args
       if field not in EDITABLE:
         raise ValueError(f"model field {field!r} is not editable here")
+      _check_entry(m, field, index, value)
       if field in _PLASTIC:
         _check_yield(m, field, index, value)
       if field in _FLAGGED:

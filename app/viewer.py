@@ -245,6 +245,7 @@ class Viewer:
     from render.renderer import Renderer
     if self.renderer is None:
       self.renderer, self._gl_ready = self._gl_ready or Renderer(self.ctx, None), None
+      self.renderer.max_geom = 100000    # the scene of MuJoCo's simulate (kMaxGeom)
     self.renderer.set_model(m)
     if self.camera is None or not self._keep_camera:
       self.camera = Camera.default_for(m)

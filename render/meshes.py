@@ -50,6 +50,25 @@ def sphere(slices=SLICES, stacks=STACKS):
   return _grid_sphere(slices, stacks, False)
 
 
+MARKER_SLICES, MARKER_STACKS = 8, 4   # markers: a few pixels wide, drawn by the thousand
+
+
+def ball(slices=MARKER_SLICES, stacks=MARKER_STACKS):
+  """Unit sphere at low resolution: markers a few pixels wide (rangefinder points), drawn by
+  the thousand."""
+  return _grid_sphere(slices, stacks, False)
+
+
+def rod(slices=MARKER_SLICES, stacks=None):
+  """Cylinder at low resolution (shafts of marker arrows)."""
+  return cylinder(slices)
+
+
+def tip(slices=MARKER_SLICES, stacks=None):
+  """Cone at low resolution (heads of marker arrows)."""
+  return cone(slices)
+
+
 def capsule(slices=SLICES, stacks=STACKS):
   """Unit-radius capsule with zero half-length (the instance's half-length opens it up)."""
   return _grid_sphere(slices, stacks, True)

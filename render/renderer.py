@@ -21,15 +21,16 @@ from render import textures
 from render.visual import visual_for
 
 # primitive meshes, in draw order
-KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone")
-QUAD, SPHERE, CAPSULE, CYLINDER, BOX, CONE = range(len(KINDS))
+# (ball, rod, tip: low-resolution sphere, cylinder and cone for markers drawn by the thousand)
+KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone", "ball", "rod", "tip")
+QUAD, SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP = range(len(KINDS))
 # mjtGeom -> mesh kind: plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh, sdf
 _GEOM_KIND = np.array([QUAD, BOX, SPHERE, CAPSULE, SPHERE, CYLINDER, BOX, BOX, BOX])
 _FLOATS = 28          # per instance: pos 3, rotation rows 9, size 4, rgba 4, material 4, rgba2 4
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _EYE9 = np.eye(3).ravel()
-_OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, QUAD)   # the floor last: mostly hidden
+_OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP, QUAD)   # the floor last
 LABELS = ("none", "body", "geom", "site", "joint")
 
 
@@ -51,6 +52,8 @@ class VisOptions:
   wireframe: bool = False
   transparency: bool = False      # mjVIS_TRANSPARENT: dynamic geoms drawn with alpha * map.alpha
   shadows: bool = True
+  haze: bool = True               # mjRND_HAZE: the first infinite plane fades into rgba.haze at
+                                  # the horizon (when the model has a skybox, as MuJoCo)
   reflections: bool = False       # not drawn yet
   geom_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
                                                                  False, False])
@@ -98,6 +101,10 @@ class _Batch:
   def __init__(self, nkinds=len(KINDS)):
     self.parts = [[] for _ in range(nkinds)]
 
+  def count(self):
+    """Instances collected so far (an arrow counts its shaft and its head)."""
+    return sum(len(a) for part in self.parts for a in part)
+
   def add(self, kind, pos, rot, size, rgba, mat=None, rgba2=0.0):
     n = len(pos)
     if n == 0:
@@ -123,15 +130,15 @@ class _Batch:
     width = np.broadcast_to(width, (len(ok),))[ok]
     rot = _rot_z_to(v / length[:, None])
     half = length / 2
-    size = np.stack([width, width, half if kind == CYLINDER else width,
+    size = np.stack([width, width, half if kind in (CYLINDER, ROD) else width,
                      half if kind == CAPSULE else 0 * half], 1)
     self.add(kind, p0 + v / 2, rot, size, rgba)
 
-  def arrows(self, p0, p1, width, rgba, style="plain"):
+  def arrows(self, p0, p1, width, rgba, style="plain", low=False):
     """Arrows from p0 along p1 - p0 = L: a cylinder shaft and cone heads. Styles: "plain" ends
     at p1 (head 3 widths long); MuJoCo's "arrow" (shaft to L/3, head to L/2, 1.75 widths wide),
     "arrow1" (the same, head as wide as the shaft) and "arrow2" (centred at p0, heads at
-    +-L/2) as its renderer draws mjGEOM_ARROW/ARROW1/ARROW2."""
+    +-L/2) as its renderer draws mjGEOM_ARROW/ARROW1/ARROW2. `low`: low-resolution meshes."""
     v = p1 - p0
     length = np.linalg.norm(v, axis=1)
     ok = length > 1e-12
@@ -148,11 +155,12 @@ class _Batch:
       head, hw = length / 6, (width if style == "arrow1" else 1.75 * width)
       s0 = p0 - v / 3 if style == "arrow2" else p0
       s1 = p0 + v / 3
-    self.connectors(CYLINDER, s0, s1, width, rgba)
+    shaft, cone = (ROD, TIP) if low else (CYLINDER, CONE)
+    self.connectors(shaft, s0, s1, width, rgba)
     size = np.stack([hw * np.ones_like(head), hw * np.ones_like(head), head, 0 * head], 1)
-    self.add(CONE, s1, _rot_z_to(u), size, rgba)
+    self.add(cone, s1, _rot_z_to(u), size, rgba)
     if style == "arrow2":
-      self.add(CONE, s0, _rot_z_to(-u), size, rgba)
+      self.add(cone, s0, _rot_z_to(-u), size, rgba)
 
   def frames(self, pos, rot, length, width):
     """RGB axes (x red, y green, z blue) of the frames (pos (n,3), rot (n,9) rows)."""
@@ -168,6 +176,11 @@ class _Batch:
 
 class Renderer:
   """Draws snapshots of one model into the current (or a given) framebuffer of `ctx`."""
+
+  # capacity of the scene, as mjvScene.maxgeom (mujoco.Renderer's default; MuJoCo's simulate
+  # has 100000): rangefinder markers beyond it are left out, as mjv_updateScene leaves them
+  max_geom = 10000
+  scene_full = False     # whether the last frame left some out (MuJoCo: mjWARN_VGEOMFULL)
 
   def __init__(self, ctx, m, shadow_size=1024):
     """GL objects (programs, meshes, shadow map) for `ctx`, then `set_model(m)`; with m=None
@@ -218,6 +231,9 @@ class Renderer:
     self._wide_vao = ctx.vertex_array(self._wide_prog, [
         (self._wide_corners, "2f", "in_corner"),
         (self._wide_buf, "3f 3f 4f/i", "i_p0", "i_p1", "i_color")])
+    self._haze_buf = ctx.buffer(reserve=4096 * 7 * 4, dynamic=True)
+    self._haze_vao = ctx.vertex_array(self._line_prog, [(self._haze_buf, "3f 4f", "in_pos",
+                                                         "in_color")])
     self._rays = []
     self._twoside_key = None
     self._line_buf = ctx.buffer(reserve=1024 * 7 * 4, dynamic=True)
@@ -446,6 +462,13 @@ class Renderer:
     size = self.geom_size4
     if len(self.plane_ids):
       pos, size = self._recenter_planes(pos, size, rot, eye)
+      # a plane seen from behind is see-through: MuJoCo's renderer draws its back with alpha
+      # x 0.3 among the transparent geoms (one-sided lighting, no shadow received)
+      p = self.plane_ids
+      normal = rot[p].reshape(-1, 3, 3)[:, :, 2]
+      behind = p[np.einsum("ij,ij->i", eye - pos[p], normal) < 0]
+      rgba[behind, 3] *= 0.3
+    self._scene_ngeom = int(vis_mask.sum() + tex_sel.sum())   # mjvScene geoms so far
     self._textured.collect(snap, tex_sel, pos, rot, size, mat, rgba[:, 3])
     for kind in range(self._nkinds):
       sel = vis_mask & (self.geom_kind == kind)
@@ -535,18 +558,24 @@ class Renderer:
               b.add(kind, snap.site_xpos[s], snap.site_xmat[s], self.site_size4[s],
                     self.site_rgba[s])
     self._tendon_instances(snap, opts, batch_o, batch_t)
-    self._wide_lines = self._ray_instances(snap, batch_o) if opts.rangefinder else None
+    used = self._scene_ngeom + batch_o.count() + batch_t.count()
+    self.scene_full = False
+    self._wide_lines = (self._ray_instances(snap, batch_o, self.max_geom - used)
+                        if opts.rangefinder else None)
     if self.arrows:
       for a in self.arrows:
         w = a[3] if len(a) > 3 else sc.forcewidth * scl
         batch_o.arrows(np.asarray(a[0], float)[None], np.asarray(a[1], float)[None], w,
                        np.asarray(a[2], float))
 
-  def _ray_instances(self, snap, batch):
+  def _ray_instances(self, snap, batch, room=None):
     """Rangefinder rays as mjv_updateScene draws them (addRangefinderGeoms): a line from each
     ray's origin to its hit (the `dist` field), a sphere at the `point` field, an arrow along
     the `normal` field; one ray per site sensor, one per pixel of a camera sensor; geom fromto
-    sensors as a line. Returns the lines, (n, 10) float32 (p0, p1, rgba), or None."""
+    sensors as a line. Every ray is drawn, in MuJoCo's order (sensor, row-major pixel, then
+    line, sphere, arrow), while the scene has `room` (default: max_geom) for its markers; those
+    beyond are left out and `scene_full` set, as mjv_updateScene does when the scene is full.
+    Returns the lines, (n, 10) float32 (p0, p1, rgba), or None."""
     data = getattr(snap, "sensordata", None)
     if data is None or not self._rays:
       return None
@@ -554,12 +583,17 @@ class Renderer:
     rgba = np.asarray(vis.rgba.rangefinder, float)
     fw, fl = vis.scale.framewidth * scl, vis.scale.framelength * scl
     p0s, p1s = [], []
+    room = max(int(self.max_geom if room is None else room), 0)
     for kind, obj, adr, spec, stride, off, local in self._rays:
       if kind == "fromto":
         ft = data[adr:adr + 6]
         if ft.any():
-          p0s.append(ft[None, :3])
-          p1s.append(ft[None, 3:])
+          if room:
+            p0s.append(ft[None, :3])
+            p1s.append(ft[None, 3:])
+            room -= 1
+          else:
+            self.scene_full = True
         continue
       nray = 1 if kind == "site" else len(local[0])
       ray = data[adr:adr + nray * stride].reshape(nray, stride)
@@ -572,18 +606,29 @@ class Renderer:
       hit = dist >= 0
       point = np.zeros((nray, 3))
       point[hit] = org[hit] + vec[hit] * dist[hit, None]
-      p0s.append(org[hit])
-      p1s.append(point[hit])
-      if spec & 8:
-        given = ray[:, off[3]:off[3] + 3]
-        nz = given.any(1)
-        point[nz] = given[nz]
+      end = point.copy()       # the line ends where dist says, the sphere at `point`
+      given = ray[:, off[3]:off[3] + 3] if spec & 8 else np.zeros((nray, 3))
+      dot = given.any(1)
+      point[dot] = given[dot]
+      arrow = (hit | point.any(1)) if spec & 16 else np.zeros(nray, bool)
+      # each marker's place in MuJoCo's sequence: kept while the scene has room
+      first = np.cumsum(hit.astype(int) + dot + arrow) - (hit.astype(int) + dot + arrow)
+      line_ok = hit & (first < room)
+      dot_ok = dot & (first + hit < room)
+      arrow_ok = arrow & (first + hit + dot < room)
+      n = int(hit.sum() + dot.sum() + arrow.sum())
+      self.scene_full |= n > room
+      room = max(room - n, 0)
+      p0s.append(org[line_ok])
+      p1s.append(end[line_ok])
+      if dot_ok.any():
         r = (1.5 if kind == "site" else 1.3) * fw
-        batch.add(SPHERE, point[nz], np.tile(_EYE9, (int(nz.sum()), 1)), (r, r, r, 0), rgba)
-      if spec & 16:
-        ok = hit | point.any(1)
-        tip = point[ok] + ray[ok, off[4]:off[4] + 3] * 2 * fl
-        batch.arrows(point[ok], tip, fw, rgba, "arrow1")
+        # a camera sensor's markers come by the thousand, a few pixels each: low resolution
+        batch.add(SPHERE if kind == "site" else BALL, point[dot_ok],
+                  np.tile(_EYE9, (int(dot_ok.sum()), 1)), (r, r, r, 0), rgba)
+      if arrow_ok.any():
+        tip = point[arrow_ok] + ray[arrow_ok, off[4]:off[4] + 3] * 2 * fl
+        batch.arrows(point[arrow_ok], tip, fw, rgba, "arrow1", low=kind != "site")
     n = sum(len(p) for p in p0s)
     if not n:
       return None
@@ -765,6 +810,7 @@ class Renderer:
     nk = self._nkinds
     bo, bd, bt = _Batch(nk), _Batch(nk), _Batch(nk)     # opaque geoms, opaque decor, transparent
     self._geom_instances(snapshot, opts, eye, bo, bt)
+    self._scene_ngeom -= bt.count()    # the decorations' count is what bd and bt gain from here
     self._decor_instances(snapshot, opts, bd, bt)
     geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
     casters = ([geoms[k] for k in range(nk) if k != QUAD] + self._textured.casters()
@@ -843,20 +889,31 @@ class Renderer:
     self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
     self._draw_lines(snapshot, opts, viewproj)
     self._draw_wide_lines(viewproj, width, height)
+    if opts.haze:
+      self._draw_haze(snapshot, opts, eye, camera.clip()[1], viewproj)
     if any(len(a) for a in trans):
+      # transparent geoms receive no shadow (MuJoCo shadows only opaque ones): the programs
+      # that never read the shadow map, the shadow light lit as any other
+      for prog in (self._geom_progs[False], self._plane_progs[False]):
+        if not any(prog is p for p in progs):
+          if prog is self._plane_progs[False] and prog is not self._geom_progs[False]:
+            self._set_positional(prog, lights, -1)
+          self._frame_uniforms(prog, viewproj, eye, lights, None, -1)
       ctx.enable(moderngl.BLEND)
       ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
       ctx.depth_mask = False      # ("<=": an inertia box may coincide with its geom's faces)
       ctx.enable(moderngl.CULL_FACE)
+      # planes keep their own normal here: a plane seen from behind is lit as from the front
+      # (MuJoCo's one-sided lighting); seen from the front the normal faces the eye anyway
+      self._twoside(False)
       for _ in range(2):       # twice, as MuJoCo does (its transparent geoms look denser)
         for kind in range(self._nkinds):
           if len(trans[kind]):
-            self._twoside(kind == QUAD)
             if kind == QUAD:
               ctx.disable(moderngl.CULL_FACE)
             else:
               ctx.enable(moderngl.CULL_FACE)
-            self._vaos[_vkey("t", sh), kind].render(instances=len(trans[kind]))
+            self._vaos[_vkey("t", False), kind].render(instances=len(trans[kind]))
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
@@ -906,7 +963,8 @@ class Renderer:
       ctx.enable(moderngl.BLEND)
       ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
       ctx.depth_mask = False
-      self._textured.draw(sh, set_uniforms, self._plane_npos, True)
+      for _ in range(2):    # twice, as the other transparent geoms; no shadow received
+        self._textured.draw(False, set_uniforms, self._plane_npos, True)
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
 
@@ -931,6 +989,64 @@ class Renderer:
       # zero planes clip nothing: llvmpipe clips by every distance the shader writes, whether
       # or not GL_CLIP_DISTANCEi is enabled, and the planes' programs may be the geoms' too
       prog["u_clip"].write(_NO_CLIP)
+
+  def _haze_triangles(self, snap, opts, eye, far):
+    """The haze band as MuJoCo's renderer draws it with the skybox (mjrHAZE): a truncated cone
+    around the eye at 0.7 x the far clip distance, from the first infinite plane (in a shown
+    geom group) up to eye level, in rgba.haze with alpha 0 at both ends and 1 at an elevation set
+    by map.haze. Triangles (n, 7) float32 (position, rgba), or None when MuJoCo draws none: no
+    skybox, no infinite plane, or the eye below it."""
+    if self._textured.sky is None and self.vis.skybox is None:
+      return None
+    size = np.asarray(self.m.geom_size)
+    groups = _groups(opts.geom_groups, "geom_groups")
+    planes = [g for g in self.plane_ids
+              if size[g, 0] == 0 and size[g, 1] == 0 and groups[self.geom_group[g]]]
+    if not planes:
+      return None
+    g = planes[0]
+    R = np.asarray(snap.geom_xmat[g], float).reshape(3, 3)
+    dist = 0.7 * far
+    elevation = float(np.dot(eye - snap.geom_xpos[g], R[:, 2]))
+    if elevation < 0:
+      return None
+    r = float(self.vis.map.haze)
+    a = math.atan2(1.0, r)
+    h = math.sqrt(0.5) * r * math.sin(a) / math.sin(0.75 * math.pi - a)
+    n = max(int(self.vis.quality.numslices), 3)
+    az = 2 * math.pi * np.arange(n + 1) / n
+    rgb = np.asarray(self.vis.rgba.haze[:3], float)
+
+    def ring(hh):   # the cone at elevation fraction hh: world points (n + 1, 3)
+      rad = dist * (1 - r * (1 - hh))
+      local = np.stack([np.cos(az) * rad, np.sin(az) * rad,
+                        np.full(n + 1, elevation * (hh - 1))], 1)
+      return eye + local @ R.T
+    rings = [(ring(0.0), 0.0), (ring(h), 1.0), (ring(1.0), 0.0)]
+    tris = []
+    for (p1, a1), (p2, a2) in zip(rings[:-1], rings[1:]):
+      q = np.stack([p1[:-1], p1[1:], p2[1:], p1[:-1], p2[1:], p2[:-1]], 1)   # (n, 6, 3)
+      alpha = np.array([a1, a1, a2, a1, a2, a2])
+      col = np.broadcast_to(np.concatenate([np.tile(rgb, (6, 1)), alpha[:, None]], 1),
+                            (n, 6, 4))
+      tris.append(np.concatenate([q, col], 2).reshape(-1, 7))
+    return np.concatenate(tris).astype(np.float32)
+
+  def _draw_haze(self, snap, opts, eye, far, viewproj):
+    """Blend the haze band over the opaque scene (depth-tested, as MuJoCo's skybox pass)."""
+    tris = self._haze_triangles(snap, opts, eye, far)
+    if tris is None:
+      return
+    ctx = self.ctx
+    if tris.nbytes > self._haze_buf.size:
+      self._haze_buf.orphan(tris.nbytes)
+    self._haze_buf.write(tris.tobytes())
+    self._line_prog["u_viewproj"].write(_gl(viewproj))
+    ctx.disable(moderngl.CULL_FACE)
+    ctx.enable(moderngl.BLEND)
+    ctx.blend_func = moderngl.SRC_ALPHA, moderngl.ONE_MINUS_SRC_ALPHA
+    self._haze_vao.render(moderngl.TRIANGLES, vertices=len(tris))
+    ctx.disable(moderngl.BLEND)
 
   def _draw_sky(self, forward):
     """The skybox as a vertical gradient (rgb1 above, rgb2 below the horizon), drawn behind."""
@@ -1055,8 +1171,8 @@ class Renderer:
     """Free every GL object this renderer made."""
     objs = (list(self._vaos.values()) + list(self._inst.values()) + self._vbos + self._ibos
             + list(getattr(self, "_mesh_vbos", []))
-            + [self._line_vao, self._line_buf, self._wide_vao, self._wide_buf,
-               self._wide_corners, self._wide_prog, self._sky_vao, self._sky_buf, self._sky_prog,
+            + [self._line_vao, self._line_buf, self._haze_vao, self._haze_buf, self._wide_vao,
+               self._wide_buf, self._wide_corners, self._wide_prog, self._sky_vao, self._sky_buf, self._sky_prog,
                self._shadow_fbo, self._shadow_tex, self._depth_prog, self._line_prog])
     if self._plane_bare is not None:
       objs.append(self._plane_bare)

@@ -361,8 +361,9 @@ class TexturedGeoms:
         done.add(id(prog))
       self._instances(kind, t, part)
       self._texture(t).use(location=1)
-      if "u_twoside" in prog:      # planes: no culling, their normal turned to the eye
-        prog["u_twoside"].value = int(kind == 0)
+      if "u_twoside" in prog:      # opaque planes: no culling, their normal turned to the eye;
+        # blended ones (seen from behind among them) keep it: MuJoCo's one-sided lighting
+        prog["u_twoside"].value = int(kind == 0 and not transparent)
       if kind == 0:
         ctx.disable(moderngl.CULL_FACE)
       else:

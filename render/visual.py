@@ -45,8 +45,15 @@ class Map:
   alpha: float = 0.3
   znear: float = 0.01
   zfar: float = 50.0
+  haze: float = 0.3
   shadowclip: float = 1.0
   shadowscale: float = 0.6
+
+
+@dataclasses.dataclass
+class Quality:
+  """mjVisual.quality: tessellation of the builtin shapes MuJoCo's renderer draws."""
+  numslices: int = 28
 
 
 @dataclasses.dataclass
@@ -84,6 +91,7 @@ class Rgba:
   contactgap: tuple = _rgba(.5, .8, .9, 1)
   constraint: tuple = _rgba(.9, 0, 0, 1)
   rangefinder: tuple = _rgba(1, 1, .1, 1)
+  haze: tuple = _rgba(1, 1, 1, 1)
 
 
 @dataclasses.dataclass
@@ -101,6 +109,7 @@ class Visual:
   global_: Global = dataclasses.field(default_factory=Global)
   headlight: Headlight = dataclasses.field(default_factory=Headlight)
   map: Map = dataclasses.field(default_factory=Map)
+  quality: Quality = dataclasses.field(default_factory=Quality)
   scale: Scale = dataclasses.field(default_factory=Scale)
   rgba: Rgba = dataclasses.field(default_factory=Rgba)
   stat: Statistic = dataclasses.field(default_factory=Statistic)
@@ -121,7 +130,7 @@ def visual_for(m):
   except (KeyError, TypeError):
     pass
   vis = Visual()
-  for group in (vis.global_, vis.headlight, vis.map, vis.scale, vis.rgba):
+  for group in (vis.global_, vis.headlight, vis.map, vis.quality, vis.scale, vis.rgba):
     name = type(group).__name__.lower()
     src = getattr(m.vis, "global_" if name == "global" else name)
     for f in dataclasses.fields(group):

@@ -26,8 +26,10 @@ def speed_label(s):
   return f"1/{round(1 / s)}x"
 
 
-def vec_input(imgui, label, value):
-  """A text field of space-separated numbers; returns the new array on Enter, else None."""
+def vec_input(imgui, label, value, pad=False):
+  """A text field of space-separated numbers; returns the new array on Enter, else None.
+  With `pad`, fewer numbers than shown are accepted and the rest read as 0 (MJCF's optional
+  polynomial terms)."""
   v = np.atleast_1d(np.asarray(value, float))
   text = " ".join(f"{x:.6g}" for x in v)
   changed, new = imgui.input_text(label, text, imgui.InputTextFlags_.enter_returns_true)
@@ -37,6 +39,8 @@ def vec_input(imgui, label, value):
     out = np.array([float(x) for x in new.replace(",", " ").split()])
   except ValueError:
     return None
+  if pad and 0 < out.size < v.size:
+    out = np.concatenate((out, np.zeros(v.size - out.size)))
   return out if out.size == v.size else None
 
 

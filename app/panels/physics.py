@@ -1,4 +1,6 @@
 """Physics panel: options, flags, contact override, per-element parameters, export of edits."""
+import numpy as np
+
 from app.panels.common import rect, vec_input
 
 INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
@@ -14,18 +16,26 @@ ELEMENTS = {
                                ("surfacevel", "geom_surfacevel", 6)]),
     "joint": ("joint", "njnt", [("solreflimit", "jnt_solref", 2),
                                 ("solimplimit", "jnt_solimp", 5),
-                                ("stiffness", "jnt_stiffness", 1),
+                                ("stiffness", "jnt_stiffness", 3),
                                 ("springyield", "jnt_springyield", 1)]),
-    "dof": ("joint", "nv", [("damping", "dof_damping", 1), ("frictionloss", "dof_frictionloss", 1),
+    "dof": ("joint", "nv", [("damping", "dof_damping", 3), ("frictionloss", "dof_frictionloss", 1),
                             ("armature", "dof_armature", 1)]),
     "equality": ("equality", "neq", [("solref", "eq_solref", 2), ("solimp", "eq_solimp", 5)]),
     "body": ("body", "nbody", [("mass", "body_mass", 1), ("gravcomp", "body_gravcomp", 1)]),
     "actuator": ("actuator", "nactuator", [("gear", "actuator_gear", 6),
-                                    ("ctrlrange", "actuator_ctrlrange", 2)]),
-    "tendon": ("tendon", "ntendon", [("stiffness", "tendon_stiffness", 1),
+                                    ("ctrlrange", "actuator_ctrlrange", 2),
+                                    ("damping", "actuator_damping", 3)]),
+    "tendon": ("tendon", "ntendon", [("stiffness", "tendon_stiffness", 3),
+                                     ("damping", "tendon_damping", 3),
                                      ("frictionloss", "tendon_frictionloss", 1),
                                      ("springyield", "tendon_springyield", 1)]),
 }
+# linear coefficient -> its higher-order terms (MuJoCo 4's polynomial springs and dampers): one
+# field "a b c" in the editor, as in the MJCF attribute
+POLY = {"jnt_stiffness": "jnt_stiffnesspoly", "dof_damping": "dof_dampingpoly",
+        "tendon_stiffness": "tendon_stiffnesspoly", "tendon_damping": "tendon_dampingpoly",
+        "actuator_damping": "actuator_dampingpoly"}
+_PER_OUTPUT = ("actuator_gear", "actuator_ctrlrange")
 # yield fields -> the plastic address field that says whether the element has a plastic state
 PLASTIC = {"jnt_springyield": "jnt_plasticadr", "tendon_springyield": "tendon_plasticadr"}
 
@@ -50,6 +60,21 @@ def _tree(imgui, ui, name):
     imgui.set_next_item_open(True)
     ui.expand.discard(name)
   return imgui.tree_node(name)
+
+
+def _poly_input(imgui, ui, sim, m, lab, field):
+  """One "a b c" field for a linear coefficient and its polynomial terms (1 to 3 numbers typed,
+  the missing ones 0, as MJCF reads them); sends an edit of each part that changed."""
+  i, poly = ui.elem_id, POLY[field]
+  cur = np.concatenate(([getattr(m, field)[i]], getattr(m, poly)[i]))
+  new = vec_input(imgui, f"{lab}##{field}", cur, pad=True)
+  rect(imgui, ui, f"elem_{field}")
+  if new is None:
+    return
+  if new[0] != cur[0]:
+    sim.send("model", field, i, new[0])
+  if np.any(new[1:] != cur[1:]):
+    sim.send("model", poly, i, new[1:])
 
 
 def draw(imgui, viewer):
@@ -107,7 +132,7 @@ def draw(imgui, viewer):
         # actuators): element i is not row i of those fields
         imgui.text_disabled("actuators with several inputs or outputs: edit gear and "
                             "ctrlrange in the XML")
-        fields = ()
+        fields = [f for f in fields if f[1] not in _PER_OUTPUT]
       for k in [k for k in ui.rects if k.startswith("elem_")]:
         del ui.rects[k]   # the fields shown this frame only
       for lab, field, _w in fields:
@@ -117,6 +142,9 @@ def draw(imgui, viewer):
             continue
           if field == "jnt_springyield" and int(m.jnt_type[ui.elem_id]) in (1, 3):
             lab += " (rad)"   # the Model's unit; the export writes the XML's
+        if field in POLY:
+          _poly_input(imgui, ui, sim, m, lab, field)
+          continue
         new = vec_input(imgui, f"{lab}##{field}", getattr(m, field)[ui.elem_id])
         rect(imgui, ui, f"elem_{field}")
         if new is not None:

@@ -13,6 +13,11 @@ def draw(imgui, viewer):
     if isinstance(v, bool):
       _, nv = imgui.checkbox(f.name.replace("_", " "), v)
       setattr(o, f.name, nv)
+  r = getattr(viewer, "renderer", None)
+  if r is not None and r.scene_full:   # simulate's "Increase maxgeom" warning
+    from app.panels.common import YELLOW
+    imgui.text_colored(YELLOW, f"scene full ({r.max_geom} geoms): some rangefinder markers "
+                               "are not drawn")
   imgui.text("geom groups")
   for g in range(len(o.geom_groups)):
     imgui.same_line()

@@ -128,7 +128,7 @@ def test_camera_rangefinder_lines_end_at_the_sensed_points(tmp_path):
   focal, principalpixel) camera rangefinder ends at the hit point the engine reports in the
   `point` field (MuJoCo's values: tests/test_sensor_rangefinder.py), so the drawn rays follow
   mju_camPixelRay; its sphere sits there too."""
-  from render.renderer import SPHERE, Renderer, _Batch, _ray_sensors
+  from render.renderer import BALL, Renderer, _Batch, _ray_sensors
   path = tmp_path / "cams.xml"
   path.write_text(CAMERAS)
   m = engine.load_model(str(path))
@@ -155,5 +155,5 @@ def test_camera_rangefinder_lines_end_at_the_sensed_points(tmp_path):
   np.testing.assert_allclose(persp, np.broadcast_to(d.cam_xpos[0], persp.shape), atol=1e-6)
   ortho = starts[20:38]          # parallel rays from the image plane, 0.8 m high
   assert np.ptp(ortho @ d.cam_xmat[1].reshape(3, 3)[:, 1]) == pytest.approx(0.8 * 2 / 3, rel=1e-5)
-  spheres = batch.arrays()[SPHERE]
+  spheres = batch.arrays()[BALL]   # (camera sensors: the low-resolution marker sphere)
   np.testing.assert_allclose(spheres[:, 0:3], expect, atol=1e-5)

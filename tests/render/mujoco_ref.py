@@ -1,0 +1,72 @@
+"""Image-compare set-up shared by the render tests: MuJoCo's own picture of an MJCF file
+(mujoco.Renderer on EGL, in a subprocess so its GL backend is chosen before `mujoco` is
+imported) and ours of the same file, from the same free camera."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+_SCRIPT = """
+import os, sys, json
+os.environ["MUJOCO_GL"] = "egl"
+import mujoco, numpy as np
+path, out, c = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+m = mujoco.MjModel.from_xml_path(path)
+d = mujoco.MjData(m)
+mujoco.mj_forward(m, d)
+r = mujoco.Renderer(m, c["height"], c["width"])
+cam = mujoco.MjvCamera()
+mujoco.mjv_defaultFreeCamera(m, cam)
+cam.lookat[:], cam.distance = c["lookat"], c["distance"]
+cam.azimuth, cam.elevation = c["azimuth"], c["elevation"]
+opt = mujoco.MjvOption()
+for k, v in c["vis"].items():
+  opt.flags[getattr(mujoco.mjtVisFlag, k)] = v
+r.update_scene(d, cam, opt)
+for k, v in c["rnd"].items():
+  r.scene.flags[getattr(mujoco.mjtRndFlag, k)] = v
+np.save(out, r.render())
+"""
+
+
+def mujoco_image(path, cam, width, height, vis=None, rnd=None):
+  """MuJoCo's picture (height, width, 3) uint8 of the MJCF file `path` after mj_forward, from a
+  free camera `cam` = dict(lookat, distance, azimuth, elevation); `vis` and `rnd` set mjtVisFlag
+  and mjtRndFlag entries by name (e.g. {"mjRND_HAZE": 0})."""
+  c = dict(cam, lookat=[float(x) for x in cam["lookat"]], width=width, height=height,
+           vis=vis or {}, rnd=rnd or {})
+  with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "ref.npy")
+    res = subprocess.run([sys.executable, "-c", _SCRIPT, str(path), out, json.dumps(c)],
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return np.load(out)
+
+
+def our_image(path, cam, width, height, opts=None):
+  """Our picture of the same file from the same free camera, with VisOptions `opts`."""
+  import engine
+  from render.camera import Camera
+  from render.headless import HeadlessRenderer
+  from render.renderer import VisOptions
+  from render.snapshot import Snapshot
+  m = engine.load_model(str(path))
+  hr = HeadlessRenderer(m, width, height)
+  try:
+    c = Camera.default_for(m)
+    c.lookat = np.asarray(cam["lookat"], float)
+    c.distance, c.azimuth, c.elevation = cam["distance"], cam["azimuth"], cam["elevation"]
+    return hr.render(Snapshot(m), c, opts or VisOptions())
+  finally:
+    hr.release()
+
+
+def save_pair(name, ref, img):
+  """Save MuJoCo's picture and ours side by side (render-tests/ in the temp dir) to look at."""
+  from render.headless import save_png
+  out = os.path.join(tempfile.gettempdir(), "render-tests")
+  os.makedirs(out, exist_ok=True)
+  save_png(os.path.join(out, name), np.concatenate([ref, img], 1))
