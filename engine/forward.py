@@ -7,6 +7,7 @@ from engine import collision_driver
 from engine import constraint
 from engine import derivative
 from engine import energy
+from engine import history
 from engine import inverse
 from engine import math as mm
 from engine import muscle
@@ -176,8 +177,46 @@ def integrate_pos(m, qpos, qvel, h):
 
 
 @jit
+def advance_history(m, d):
+  """Append this step's sample at d.time to every history buffer (mj_advance): an actuator's
+  raw controls; a sensor's sensordata, or its freshly computed value when sensordata holds a
+  delayed reading; an interval sensor only when due, its last computation time then advanced
+  by exactly one period."""
+  t = d.time[0]
+  for i in range(m.nactuator):
+    n = m.actuator_history[i, 0]
+    if n <= 0:
+      continue
+    dim, uadr, adr = m.actuator_ctrlnum[i], m.actuator_ctrladr[i], m.actuator_historyadr[i]
+    buf = d.history[adr:adr + history.size(n, dim)]
+    off = history.insert(buf, n, dim, t)
+    for k in range(dim):
+      buf[off + k] = d.ctrl[uadr + k]
+  for i in range(m.nsensor):
+    n = m.sensor_history[i, 0]
+    if n <= 0:
+      continue
+    dim, adr = m.sensor_dim[i], m.sensor_historyadr[i]
+    buf = d.history[adr:adr + history.size(n, dim)]
+    period = m.sensor_interval[i, 0]
+    if period > 0:
+      if buf[0] + period > t:
+        continue
+      buf[0] += period
+    off = history.insert(buf, n, dim, t)
+    if m.sensor_delay[i] > 0:
+      sensor.compute_sensor(m, d, i, buf[off:off + dim])
+    else:
+      sadr = m.sensor_adr[i]
+      for k in range(dim):
+        buf[off + k] = d.sensordata[sadr + k]
+
+
+@jit
 def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel):
-  """Advance act, qvel, qpos and time by one step (mj_advance)."""
+  """Advance the history buffers, act, qvel, qpos and time by one step (mj_advance)."""
+  if m.nhistory > 0:
+    advance_history(m, d)
   if m.na and not (m.opt_disableflags[0] & _DSBL_ACTUATION):
     actuation.advance_act(m, d, act_dot)
   h = m.opt_timestep[0]
