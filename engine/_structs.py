@@ -1129,6 +1129,7 @@ DataType = _DataStructType([
     ('contact_surfacevel', types.Array(types.float64, 2, 'C')),
     ('qfrc_adhesion', types.Array(types.float64, 1, 'C')),
     ('history', types.Array(types.float64, 1, 'C')),
+    ('history_sensordata', types.Array(types.float64, 1, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
@@ -1142,7 +1143,7 @@ DataType = _DataStructType([
     ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint64, 1, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -1425,7 +1426,7 @@ def _set_data_12(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_
 
 
 @numba.njit(cache=True)
-def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history):
+def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata):
   s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
   s.iefc_J_colind = borrowed(iefc_J_colind)
   s.iefc_J = borrowed(iefc_J)
@@ -1435,7 +1436,8 @@ def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata
   s.contact_surfacevel = borrowed(contact_surfacevel)
   s.qfrc_adhesion = borrowed(qfrc_adhesion)
   s.history = borrowed(history)
-  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history,)
+  s.history_sensordata = borrowed(history_sensordata)
+  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata,)
 
 
 DATA_SETTERS = (
@@ -1452,5 +1454,5 @@ DATA_SETTERS = (
     (_set_data_10, ('solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_Y', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol')),
     (_set_data_11, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
     (_set_data_12, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz')),
-    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata', 'contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history')),
+    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata', 'contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata')),
 )

@@ -223,23 +223,33 @@ def _check_interp(interp):
 
 
 def _init(buf, n, dim, times, values, user, what):
-  """mju_historyInit: user slot, cursor at the last slot, times (strictly increasing), values."""
-  times = np.array(buf[2:2 + n] if times is None else times, np.float64).ravel()
-  if times.shape != (n,):
-    raise ValueError(f"{what}: expected {n} times, got {times.size}")
+  """MuJoCo 4.0's history initialisation: given `times` (strictly increasing) start a fresh
+  ring, newest sample last; without them keep the ring's times and cursor and write `values`
+  (oldest first) into its slots in time order. The user slot becomes `user`."""
+  fresh = times is not None
+  cursor = n - 1 if fresh else int(buf[1])
+  order = [(cursor + 1 + k) % n for k in range(n)]   # physical slots, oldest first
+  if fresh:
+    times = np.array(times, np.float64).ravel()
+    if times.shape != (n,):
+      raise ValueError(f"{what}: expected {n} times, got {times.size}")
+  else:
+    times = np.array(buf[2:2 + n])[order]
   for k in range(n - 1):
     if times[k + 1] - times[k] < _MINVAL:
       raise ValueError(f"{what}: times must be strictly increasing, got times[{k}]="
                        f"{times[k]:g} >= times[{k + 1}]={times[k + 1]:g}")
-  buf[0] = user
-  buf[1] = n - 1
-  buf[2:2 + n] = times
   if values is not None:
     values = np.asarray(values, np.float64).ravel()
     if values.size != n * dim:
       raise ValueError(f"{what}: expected {n * dim} values ({n} samples x {dim}), got "
                        f"{values.size}")
-    buf[2 + n:] = values
+  buf[0] = user
+  buf[1] = cursor
+  for k, p in enumerate(order):
+    buf[2 + p] = times[k]
+    if values is not None:
+      buf[2 + n + p * dim:2 + n + (p + 1) * dim] = values[k * dim:(k + 1) * dim]
 
 
 def init_ctrl_history(m, d, i, times, values):

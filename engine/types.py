@@ -896,7 +896,10 @@ sensor_delay f8 nsensor
 sensor_interval f8 nsensor 2
 """
 
+# history_sensordata is engine-only: RK4 samples its delayed sensors there from the step's
+# start state, before the stages overwrite what they read (MuJoCo 4.0 stores those values)
 DATA_FIELDS += """history f8 nhistory
+history_sensordata f8 nsensordata
 """
 # --------------------------------------------------- end of control and sensor history
 

@@ -197,7 +197,7 @@ def test_rollout_delay_xml():
   for k in ours[0]:
     a = np.array([o[k] for o in ours])
     b = np.array([o[k] for o in theirs])
-    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(b).max()),
+    np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-9 * max(1.0, np.abs(b).max(initial=0)),
                                err_msg=k)
 
 
