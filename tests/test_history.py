@@ -7,7 +7,7 @@ position, affine-gain, integrator, filter, 3-input PID, history-only motor) and 
 use every interp kind and delays that are not multiples of the timestep. Checked: compiled
 fields and d.history after reset and keyframe reset; 250-step rollouts under Euler,
 implicitfast and RK4 with a new random control every step, free-running and teacher-forced,
-comparing qpos, qvel, act, sensordata and the buffers themselves; the Python helpers
+comparing qpos, qvel, act, sensordata and the buffers themselves (implicit too); the Python helpers
 (read_ctrl, read_sensor, init_ctrl_history, init_sensor_history) against mj_readCtrl & co;
 time moved backwards (the out-of-order insert); MuJoCo's load errors for bad values.
 """
@@ -175,7 +175,7 @@ def _rollout(m, mjm, steps, seed, teacher):
 
 
 @pytest.mark.parametrize("teacher", [False, True], ids=["free", "teacher"])
-@pytest.mark.parametrize("integrator", ["Euler", "implicitfast", "RK4"])
+@pytest.mark.parametrize("integrator", ["Euler", "implicit", "implicitfast", "RK4"])
 def test_rollout_arm(integrator, teacher):
   """250 steps with a new random control every step: qpos, qvel, act, actuator_force,
   sensordata and d.history follow MuJoCo 4.0 to 1e-9 (relative to each field's scale)."""
@@ -382,3 +382,56 @@ def test_accepted_like_mujoco(case):
   assert_close(d.qpos, mjd.qpos, "qpos", 1e-10, 1e-10)
   assert_close(d.sensordata, mjd.sensordata, "sensordata", 1e-10, 1e-10)
   assert_close(d.history, mjd.history, "history", 1e-10, 1e-10)
+
+
+CONTACT = """
+<mujoco>
+  <option timestep="0.002" integrator="{integrator}"/>
+  <worldbody>
+    <geom type="plane" size="2 2 0.1"/>
+    <body name="box" pos="0 0 0.3">
+      <freejoint/>
+      <geom type="box" size="0.1 0.08 0.05" mass="1"/>
+      <site name="s" type="box" size="0.11 0.09 0.06"/>
+      <body pos="0 0 0.1">
+        <joint name="h" type="hinge" axis="0 1 0" limited="true" range="-1 1" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0.2 0 0" size="0.02" mass="0.2"/>
+        <site name="arm" pos="0.2 0 0"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <muscle joint="h" nsample="3" delay="0.005" interp="linear" ctrlrange="0 1"/>
+    <dcmotor joint="h" motorconst="0.05" resistance="2" input="pos" controller="2 0.5 0.1 0 0 0"
+             nsample="4" delay="0.006" interp="cubic"/>
+  </actuator>
+  <sensor>
+    <touch site="s" nsample="3" delay="0.004"/>
+    <force site="arm" nsample="4" delay="0.005" interp="linear"/>
+    <torque site="arm" nsample="3" interval="0.005 -0.001"/>
+    <framequat objtype="body" objname="box" nsample="3" delay="0.003" interp="linear"
+               interval="0.004"/>
+    <subtreelinvel body="box" nsample="5" delay="0.007" interp="cubic"/>
+    <e_potential nsample="2" delay="0.002"/>
+    <jointlimitfrc joint="h" nsample="3" delay="0.004"/>
+  </sensor>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("integrator", ["Euler", "RK4"])
+def test_rollout_contact(integrator):
+  """A box landing on a plane with a muscle- and DC-motor-driven arm: delayed touch, force,
+  torque (interval with phase), framequat, subtreelinvel, e_potential and joint-limit force
+  sensors, delayed muscle and DC-motor controls; 200 steps follow MuJoCo 4.0."""
+  xml = CONTACT.format(integrator=integrator)
+  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  _check_fields(m, mjm)
+  ours, theirs = _rollout(m, mjm, 200, seed=7, teacher=False)
+  for k in ours[0]:
+    a = np.array([o[k] for o in ours])
+    b = np.array([o[k] for o in theirs])
+    scale = max(1.0, np.abs(b).max())
+    np.testing.assert_allclose(a, b, rtol=1e-7, atol=1e-7 * scale, err_msg=f"{integrator} {k}")
+  touch = np.array([o["sensordata"][0] for o in theirs])
+  assert touch.max() > 0   # the box landed while the test ran
