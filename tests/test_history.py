@@ -3,15 +3,15 @@ installed MuJoCo 4.0.
 
 MuJoCo's own test model (test/testdata/delay.xml) and a small arm whose actuators (motor,
 position, affine-gain, integrator, filter, 3-input PID, history-only motor) and sensors
-(position, velocity, acceleration stages; interval sensors with and without phase and delay)
-use every interp kind and delays that are not multiples of the timestep, and a contact scene
-(delayed touch, force, torque, quaternion, subtree, energy and limit sensors; delayed muscle
-and DC motor). Checked: compiled
-fields and d.history after reset and keyframe reset; 250-step rollouts under Euler,
-implicit, implicitfast and RK4 with a new random control every step, free-running and teacher-forced,
-comparing qpos, qvel, act, sensordata and the buffers themselves (implicit too); the Python helpers
-(read_ctrl, read_sensor, init_ctrl_history, init_sensor_history) against mj_readCtrl & co;
-time moved backwards (the out-of-order insert); MuJoCo's load errors for bad values.
+(position, velocity, acceleration stages; interval sensors with and without phase and delay) use
+every interp kind and delays that are not multiples of the timestep, and a contact scene
+(delayed touch, force, torque, quaternion, subtree, energy and limit sensors; delayed muscle and
+DC motor). Checked: compiled fields and d.history after reset and keyframe reset; 250-step
+rollouts under Euler, implicit, implicitfast and RK4 with a new random control every step, free-
+running and teacher-forced, comparing qpos, qvel, act, sensordata and the buffers themselves
+(implicit too); the Python helpers (read_ctrl, read_sensor, init_ctrl_history,
+init_sensor_history) against mj_readCtrl & co; time moved backwards (the out-of-order insert);
+MuJoCo's load errors for bad values.
 """
 import os
 
