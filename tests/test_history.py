@@ -8,10 +8,10 @@ every interp kind and delays that are not multiples of the timestep, and a conta
 (delayed touch, force, torque, quaternion, subtree, energy and limit sensors; delayed muscle and
 DC motor). Checked: compiled fields and d.history after reset and keyframe reset; 250-step
 rollouts under Euler, implicit, implicitfast and RK4 with a new random control every step, free-
-running and teacher-forced, comparing qpos, qvel, act, sensordata and the buffers themselves
-(implicit too); the Python helpers (read_ctrl, read_sensor, init_ctrl_history,
-init_sensor_history) against mj_readCtrl & co; time moved backwards (the out-of-order insert);
-MuJoCo's load errors for bad values.
+running and teacher-forced, comparing qpos, qvel, act, sensordata and the buffers themselves;
+the Python helpers (read_ctrl, read_sensor, init_ctrl_history, init_sensor_history) against
+mj_readCtrl & co; time moved backwards (the out-of-order insert); MuJoCo's load errors for bad
+values.
 """
 import os
 
