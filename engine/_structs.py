@@ -79,6 +79,7 @@ ModelType = _ModelStructType([
     ('nuser_sensor', types.int64),
     ('nhfield', types.int64),
     ('nhfielddata', types.int64),
+    ('nhistory', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
     ('opt_impratio', types.Array(types.float64, 1, 'C')),
     ('opt_tolerance', types.Array(types.float64, 1, 'C')),
@@ -383,6 +384,13 @@ ModelType = _ModelStructType([
     ('geom_surfacevel', types.Array(types.float64, 2, 'C')),
     ('geom_adhesion', types.Array(types.float64, 1, 'C')),
     ('pair_adhesion', types.Array(types.float64, 1, 'C')),
+    ('actuator_history', types.Array(types.int32, 2, 'C')),
+    ('actuator_historyadr', types.Array(types.int32, 1, 'C')),
+    ('actuator_delay', types.Array(types.float64, 1, 'C')),
+    ('sensor_history', types.Array(types.int32, 2, 'C')),
+    ('sensor_historyadr', types.Array(types.int32, 1, 'C')),
+    ('sensor_delay', types.Array(types.float64, 1, 'C')),
+    ('sensor_interval', types.Array(types.float64, 2, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_2', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
@@ -402,6 +410,7 @@ ModelType = _ModelStructType([
     ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
     ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_19', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
 ])
 
 
@@ -411,7 +420,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -462,6 +471,7 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nuser_sensor = nuser_sensor
   s.nhfield = nhfield
   s.nhfielddata = nhfielddata
+  s.nhistory = nhistory
 
 
 @numba.njit(cache=True)
@@ -863,6 +873,18 @@ def _set_model_18(s, jnt_user, geom_user, site_user, cam_user, tendon_user, actu
   s.owners_18 = (jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion,)
 
 
+@numba.njit(cache=True)
+def _set_model_19(s, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval):
+  s.actuator_history = borrowed(actuator_history)
+  s.actuator_historyadr = borrowed(actuator_historyadr)
+  s.actuator_delay = borrowed(actuator_delay)
+  s.sensor_history = borrowed(sensor_history)
+  s.sensor_historyadr = borrowed(sensor_historyadr)
+  s.sensor_delay = borrowed(sensor_delay)
+  s.sensor_interval = borrowed(sensor_interval)
+  s.owners_19 = (actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval,)
+
+
 MODEL_SETTERS = (
     (_set_model_0, ('opt_timestep', 'opt_impratio', 'opt_tolerance', 'opt_ls_tolerance', 'opt_noslip_tolerance', 'opt_ccd_tolerance', 'opt_density', 'opt_viscosity', 'opt_o_margin', 'opt_gravity', 'opt_wind', 'opt_magnetic', 'opt_o_solref', 'opt_o_solimp', 'opt_o_friction', 'opt_integrator')),
     (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_disableflags', 'opt_enableflags', 'opt_disableactuator', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0', 'qpos_spring', 'body_parentid', 'body_rootid')),
@@ -883,6 +905,7 @@ MODEL_SETTERS = (
     (_set_model_16, ('pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm')),
     (_set_model_17, ('sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'body_user')),
     (_set_model_18, ('jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion')),
+    (_set_model_19, ('actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -1105,6 +1128,8 @@ DataType = _DataStructType([
     ('contact_adhesion', types.Array(types.float64, 1, 'C')),
     ('contact_surfacevel', types.Array(types.float64, 2, 'C')),
     ('qfrc_adhesion', types.Array(types.float64, 1, 'C')),
+    ('history', types.Array(types.float64, 1, 'C')),
+    ('history_sensordata', types.Array(types.float64, 1, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
@@ -1118,7 +1143,7 @@ DataType = _DataStructType([
     ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint64, 1, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -1401,7 +1426,7 @@ def _set_data_12(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_
 
 
 @numba.njit(cache=True)
-def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion):
+def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata):
   s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
   s.iefc_J_colind = borrowed(iefc_J_colind)
   s.iefc_J = borrowed(iefc_J)
@@ -1410,7 +1435,9 @@ def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata
   s.contact_adhesion = borrowed(contact_adhesion)
   s.contact_surfacevel = borrowed(contact_surfacevel)
   s.qfrc_adhesion = borrowed(qfrc_adhesion)
-  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion,)
+  s.history = borrowed(history)
+  s.history_sensordata = borrowed(history_sensordata)
+  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata,)
 
 
 DATA_SETTERS = (
@@ -1427,5 +1454,5 @@ DATA_SETTERS = (
     (_set_data_10, ('solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_Y', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol')),
     (_set_data_11, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
     (_set_data_12, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz')),
-    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata', 'contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion')),
+    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata', 'contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata')),
 )

@@ -7,6 +7,7 @@ actuator_force[actuator_outadr[i] : +actuator_outnum[i]]; nu = sum(ctrlnum), nou
 """
 import math
 
+from engine import history
 from engine import math as mm
 from engine import muscle
 from engine.smooth import jit, _sub_quat
@@ -186,12 +187,21 @@ def _dcmotor_voltage(ctrl, uadr, spec, length, vel, x_i, g):
 
 @jit
 def _read_ctrl(m, d):
-  """d.ctrl_clamped: ctrl clamped by ctrlrange, all zero if any is bad (mju_isBad)."""
+  """d.ctrl_clamped: the controls actuation uses, clamped by ctrlrange, all zero if any is bad
+  (mju_isBad). A delayed actuator's controls come from its history buffer at time - delay
+  (mj_readCtrl), the others' from d.ctrl. Every force, dynamics and derivative reads this."""
   ctrl = d.ctrl_clamped
+  for i in range(m.nactuator):
+    uadr = m.actuator_ctrladr[i]
+    if m.actuator_delay[i] != 0.0 and m.actuator_history[i, 0] > 0:
+      history.read_ctrl_into(m, d, i, d.time[0], -1, ctrl[uadr:uadr + m.actuator_ctrlnum[i]])
+    else:
+      for k in range(uadr, uadr + m.actuator_ctrlnum[i]):
+        ctrl[k] = d.ctrl[k]
   bad = False
   clamp = not (m.opt_disableflags[0] & _DSBL_CLAMPCTRL)
   for k in range(m.nu):
-    c = d.ctrl[k]
+    c = ctrl[k]
     if clamp and m.actuator_ctrllimited[k]:
       lo, hi = m.actuator_ctrlrange[k, 0], m.actuator_ctrlrange[k, 1]
       c = lo if c < lo else (hi if c > hi else c)

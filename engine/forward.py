@@ -7,6 +7,7 @@ from engine import collision_driver
 from engine import constraint
 from engine import derivative
 from engine import energy
+from engine import history
 from engine import inverse
 from engine import math as mm
 from engine import muscle
@@ -176,8 +177,67 @@ def integrate_pos(m, qpos, qvel, h):
 
 
 @jit
-def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel):
-  """Advance act, qvel, qpos and time by one step (mj_advance)."""
+def _sensor_due(m, d, i):
+  """Whether sensor i's buffer takes a sample at d.time: always, or for an interval sensor
+  once its period has passed since its last computation time (the buffer's user slot)."""
+  period = m.sensor_interval[i, 0]
+  return period <= 0 or d.history[m.sensor_historyadr[i]] + period <= d.time[0]
+
+
+@jit
+def presample_history(m, d):
+  """d.history_sensordata = the values of the delayed sensors due this step, at the current
+  state: RK4 calls it before its stages, whose forward passes overwrite what sensors read
+  (MuJoCo 4.0's buffers hold the values of the step's start state)."""
+  for i in range(m.nsensor):
+    if m.sensor_history[i, 0] > 0 and m.sensor_delay[i] > 0 and _sensor_due(m, d, i):
+      adr = m.sensor_adr[i]
+      sensor.compute_sensor(m, d, i, d.history_sensordata[adr:adr + m.sensor_dim[i]])
+
+
+@jit
+def advance_history(m, d, presampled):
+  """Append this step's sample at d.time to every history buffer (mj_advance): an actuator's
+  raw controls; a sensor's sensordata, or its value computed now (`presampled`: taken from
+  d.history_sensordata) when sensordata holds a delayed reading; an interval sensor only when
+  due, its last computation time then advanced by exactly one period."""
+  t = d.time[0]
+  for i in range(m.nactuator):
+    n = m.actuator_history[i, 0]
+    if n <= 0:
+      continue
+    dim, uadr, adr = m.actuator_ctrlnum[i], m.actuator_ctrladr[i], m.actuator_historyadr[i]
+    buf = d.history[adr:adr + history.size(n, dim)]
+    off = history.insert(buf, n, dim, t)
+    for k in range(dim):
+      buf[off + k] = d.ctrl[uadr + k]
+  for i in range(m.nsensor):
+    n = m.sensor_history[i, 0]
+    if n <= 0:
+      continue
+    dim, adr = m.sensor_dim[i], m.sensor_historyadr[i]
+    buf = d.history[adr:adr + history.size(n, dim)]
+    if not _sensor_due(m, d, i):
+      continue
+    period = m.sensor_interval[i, 0]
+    if period > 0:
+      buf[0] += period
+    off = history.insert(buf, n, dim, t)
+    sadr = m.sensor_adr[i]
+    if m.sensor_delay[i] > 0 and not presampled:
+      sensor.compute_sensor(m, d, i, buf[off:off + dim])
+    else:
+      src = d.history_sensordata if m.sensor_delay[i] > 0 else d.sensordata
+      for k in range(dim):
+        buf[off + k] = src[sadr + k]
+
+
+@jit
+def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel, presampled):
+  """Advance the history buffers, act, qvel, qpos and time by one step (mj_advance);
+  `presampled`: the delayed sensors' samples are in d.history_sensordata (RK4)."""
+  if m.nhistory > 0:
+    advance_history(m, d, presampled)
   if m.na and not (m.opt_disableflags[0] & _DSBL_ACTUATION):
     actuation.advance_act(m, d, act_dot)
   h = m.opt_timestep[0]
@@ -219,7 +279,7 @@ def euler(m, d):
     for i in range(m.nv):
       qacc[i] = d.qfrc_smooth[i] + d.qfrc_constraint[i]
     smooth.solve_ld(qacc, d.qH, d.qHDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, m.nv)
-  advance(m, d, d.act_dot, qacc, qacc, False)
+  advance(m, d, d.act_dot, qacc, qacc, False, False)
 
 
 @jit
@@ -250,6 +310,8 @@ def rk4(m, d):
   a_coef = (0.5, 0.5, 1.0)
   b_coef = (1.0 / 6.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 6.0)
   x0q, x0v, x0a = d.rk4_qpos, d.rk4_qvel, d.rk4_act
+  if m.nhistory > 0:
+    presample_history(m, d)
   vel, acc, actd = d.rk4_dqvel, d.rk4_dqacc, d.rk4_dact
   for k in range(nq):
     x0q[k] = d.qpos[k]
@@ -320,7 +382,7 @@ def rk4(m, d):
     d.ten_length[k] = d.rk4_ten_length[k]
   for k in range(d.ten_J.shape[0]):
     d.ten_J[k] = d.rk4_ten_J[k]
-  advance(m, d, dact, dqacc, dq, True)
+  advance(m, d, dact, dqacc, dq, True, True)
 
 
 @jit
@@ -328,7 +390,7 @@ def implicit(m, d):
   """Implicit-in-velocity integration: (M - h D) qacc = f (implicit / implicitfast)."""
   qacc = d.scratch_nv[0]
   derivative.implicit_qacc(m, d, qacc)
-  advance(m, d, d.act_dot, qacc, qacc, False)
+  advance(m, d, d.act_dot, qacc, qacc, False, False)
 
 
 @jit

@@ -104,13 +104,16 @@ def make_data(m):
 
 
 def reset_data(m, d, key=None):
-  """Zero Data and set the state to qpos0 (or to keyframe `key`: index or name)."""
+  """Zero Data and set the state to qpos0 (or to keyframe `key`: index or name); history
+  buffers start with MuJoCo's timestamps before t = 0, also for a keyframe's time."""
   for name, a in d._arrays.items():
     a[...] = 0
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
   d.plastic[:] = initial_plastic(m)
   reset_ctrl(m, d)
+  from engine import history   # lazy: it defines kernels (see engine/__init__.py)
+  history.reset_history(m, d)
   mocap_bodies = np.nonzero(m.body_mocapid >= 0)[0]
   for b in mocap_bodies:
     d.mocap_pos[m.body_mocapid[b]] = m.body_pos[b]

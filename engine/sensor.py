@@ -16,6 +16,7 @@ from engine import collision_libccd as ccd
 from engine import collision_primitive as prim
 from engine import constraint
 from engine import energy
+from engine import history
 from engine import math as mm
 from engine import passive as ps
 from engine import ray as rays
@@ -474,6 +475,36 @@ def _put3(out, a, b, c):
 
 
 @jit
+def compute_sensor(m, d, i, out):
+  """out = the value of sensor i at the current state, whatever its history (mj_computeSensor);
+  the step also calls it to sample delayed sensors."""
+  stage = m.sensor_needstage[i]
+  if stage == _POS:
+    _value_pos(m, d, i, out)
+  elif stage == _VEL:
+    _value_vel(m, d, i, out)
+  else:
+    _value_acc(m, d, i, out)
+
+
+@jit
+def _compute_or_read(m, d, i, out):
+  """Sensor i into `out` (its sensordata): read from its history buffer at time - delay when
+  delayed, or when an interval sensor is not due yet; else computed. True when computed."""
+  n = m.sensor_history[i, 0]
+  if n > 0:
+    if m.sensor_delay[i] > 0:
+      history.read_sensor_into(m, d, i, d.time[0], -1, out)
+      return False
+    period = m.sensor_interval[i, 0]
+    if period > 0 and d.history[m.sensor_historyadr[i]] + period > d.time[0]:
+      history.read_sensor_into(m, d, i, d.time[0], -1, out)
+      return False
+  compute_sensor(m, d, i, out)
+  return True
+
+
+@jit
 def sensor_pos(m, d):
   """Position-stage sensors; returns True when it computed energy[0] (e_potential)."""
   energypos = False
@@ -482,80 +513,85 @@ def sensor_pos(m, d):
   for i in range(m.nsensor):
     if m.sensor_needstage[i] != _POS:
       continue
-    st, oid = m.sensor_type[i], m.sensor_objid[i]
-    ot, rt, rid = m.sensor_objtype[i], m.sensor_reftype[i], m.sensor_refid[i]
     out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
-    if st == _MAGNETOMETER:
-      g = m.opt_magnetic
-      v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], g[0], g[1], g[2])
-      _put3(out, v0, v1, v2)
-    elif st == _GEOMDIST or st == _GEOMNORMAL or st == _GEOMFROMTO:
-      _collision_sensor(m, d, i, out)
-    elif st == _CONTACT:
-      _contact_sensor(m, d, i, out)
-    elif st == _CAMPROJECTION:
-      _cam_project(m, d, oid, rid, out)
-    elif st == _RANGEFINDER:
-      _rangefinder(m, d, i, out)
-    elif st == _JOINTPOS:
-      out[0] = d.qpos[m.jnt_qposadr[oid]]
-    elif st == _TENDONPOS:
-      out[0] = d.ten_length[oid]
-    elif st == _ACTUATORPOS:
-      for k in range(m.sensor_dim[i]):
-        out[k] = d.actuator_length[m.actuator_outadr[oid] + k]
-    elif st == _BALLQUAT:
-      a = m.jnt_qposadr[oid]
-      q0, q1, q2, q3 = d.qpos[a], d.qpos[a + 1], d.qpos[a + 2], d.qpos[a + 3]
-      n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
-      if n < 1e-15:
-        q0, q1, q2, q3 = 1.0, 0.0, 0.0, 0.0
-      elif abs(n - 1.0) > 1e-15:
-        q0, q1, q2, q3 = q0 / n, q1 / n, q2 / n, q3 / n
-      out[0], out[1], out[2], out[3] = q0, q1, q2, q3
-    elif st == _JOINTLIMITPOS or st == _TENDONLIMITPOS:
-      j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITPOS else _LIMIT_TENDON, oid)
-      out[0] = d.efc_pos[j] - d.efc_margin[j] if j >= 0 else 0.0
-    elif st == _FRAMEPOS or st == _FRAMEXAXIS or st == _FRAMEYAXIS or st == _FRAMEZAXIS:
-      xpos, xmat = _frame(m, d, ot, oid)
-      if st == _FRAMEPOS:
-        v0, v1, v2 = xpos[oid, 0], xpos[oid, 1], xpos[oid, 2]
-      else:
-        c = st - _FRAMEXAXIS
-        v0, v1, v2 = xmat[oid, c], xmat[oid, c + 3], xmat[oid, c + 6]
-      if rid >= 0:
-        rpos, rmat = _frame(m, d, rt, rid)
-        if st == _FRAMEPOS:
-          v0, v1, v2 = v0 - rpos[rid, 0], v1 - rpos[rid, 1], v2 - rpos[rid, 2]
-        v0, v1, v2 = mm.mat_t_vec(rmat[rid], v0, v1, v2)
-      _put3(out, v0, v1, v2)
-    elif st == _FRAMEQUAT:
-      q0, q1, q2, q3 = _xquat(m, d, ot, oid)
-      if rid >= 0:
-        r0, r1, r2, r3 = _xquat(m, d, rt, rid)
-        q0, q1, q2, q3 = mm.quat_mul(r0, -r1, -r2, -r3, q0, q1, q2, q3)
-      out[0], out[1], out[2], out[3] = q0, q1, q2, q3
-    elif st == _INSIDESITE:
-      xpos, _ = _frame(m, d, ot, oid)
-      p = xpos[oid]
-      if ot == _BODY and oid > 0 and m.body_mass[oid] < 1e-15 and m.body_subtreemass[oid] >= 1e-15:
-        p = d.subtree_com[oid]   # massless parent: xipos is the body origin
-      out[0] = 1.0 if inside_geom(d.site_xpos[rid], d.site_xmat[rid], m.site_size[rid],
-                                  m.site_type[rid], p[0], p[1], p[2]) else 0.0
-    elif st == _SUBTREECOM:
-      _put3(out, d.subtree_com[oid, 0], d.subtree_com[oid, 1], d.subtree_com[oid, 2])
-    elif st == _E_POTENTIAL:
-      if not energypos:
-        energy.energy_pos(m, d)
-        energypos = True
-      out[0] = d.energy[0]
-    elif st == _E_KINETIC:
-      energy.energy_vel(m, d)
-      out[0] = d.energy[1]
-    elif st == _CLOCK:
-      out[0] = d.time[0]
-    _cutoff(m, i, out)
+    if _compute_or_read(m, d, i, out):
+      energypos = energypos or m.sensor_type[i] == _E_POTENTIAL
   return energypos
+
+
+@jit
+def _value_pos(m, d, i, out):
+  """out = the value of position-stage sensor i (cutoff applied)."""
+  st, oid = m.sensor_type[i], m.sensor_objid[i]
+  ot, rt, rid = m.sensor_objtype[i], m.sensor_reftype[i], m.sensor_refid[i]
+  if st == _MAGNETOMETER:
+    g = m.opt_magnetic
+    v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], g[0], g[1], g[2])
+    _put3(out, v0, v1, v2)
+  elif st == _GEOMDIST or st == _GEOMNORMAL or st == _GEOMFROMTO:
+    _collision_sensor(m, d, i, out)
+  elif st == _CONTACT:
+    _contact_sensor(m, d, i, out)
+  elif st == _CAMPROJECTION:
+    _cam_project(m, d, oid, rid, out)
+  elif st == _RANGEFINDER:
+    _rangefinder(m, d, i, out)
+  elif st == _JOINTPOS:
+    out[0] = d.qpos[m.jnt_qposadr[oid]]
+  elif st == _TENDONPOS:
+    out[0] = d.ten_length[oid]
+  elif st == _ACTUATORPOS:
+    for k in range(m.sensor_dim[i]):
+      out[k] = d.actuator_length[m.actuator_outadr[oid] + k]
+  elif st == _BALLQUAT:
+    a = m.jnt_qposadr[oid]
+    q0, q1, q2, q3 = d.qpos[a], d.qpos[a + 1], d.qpos[a + 2], d.qpos[a + 3]
+    n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+    if n < 1e-15:
+      q0, q1, q2, q3 = 1.0, 0.0, 0.0, 0.0
+    elif abs(n - 1.0) > 1e-15:
+      q0, q1, q2, q3 = q0 / n, q1 / n, q2 / n, q3 / n
+    out[0], out[1], out[2], out[3] = q0, q1, q2, q3
+  elif st == _JOINTLIMITPOS or st == _TENDONLIMITPOS:
+    j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITPOS else _LIMIT_TENDON, oid)
+    out[0] = d.efc_pos[j] - d.efc_margin[j] if j >= 0 else 0.0
+  elif st == _FRAMEPOS or st == _FRAMEXAXIS or st == _FRAMEYAXIS or st == _FRAMEZAXIS:
+    xpos, xmat = _frame(m, d, ot, oid)
+    if st == _FRAMEPOS:
+      v0, v1, v2 = xpos[oid, 0], xpos[oid, 1], xpos[oid, 2]
+    else:
+      c = st - _FRAMEXAXIS
+      v0, v1, v2 = xmat[oid, c], xmat[oid, c + 3], xmat[oid, c + 6]
+    if rid >= 0:
+      rpos, rmat = _frame(m, d, rt, rid)
+      if st == _FRAMEPOS:
+        v0, v1, v2 = v0 - rpos[rid, 0], v1 - rpos[rid, 1], v2 - rpos[rid, 2]
+      v0, v1, v2 = mm.mat_t_vec(rmat[rid], v0, v1, v2)
+    _put3(out, v0, v1, v2)
+  elif st == _FRAMEQUAT:
+    q0, q1, q2, q3 = _xquat(m, d, ot, oid)
+    if rid >= 0:
+      r0, r1, r2, r3 = _xquat(m, d, rt, rid)
+      q0, q1, q2, q3 = mm.quat_mul(r0, -r1, -r2, -r3, q0, q1, q2, q3)
+    out[0], out[1], out[2], out[3] = q0, q1, q2, q3
+  elif st == _INSIDESITE:
+    xpos, _ = _frame(m, d, ot, oid)
+    p = xpos[oid]
+    if ot == _BODY and oid > 0 and m.body_mass[oid] < 1e-15 and m.body_subtreemass[oid] >= 1e-15:
+      p = d.subtree_com[oid]   # massless parent: xipos is the body origin
+    out[0] = 1.0 if inside_geom(d.site_xpos[rid], d.site_xmat[rid], m.site_size[rid],
+                                m.site_type[rid], p[0], p[1], p[2]) else 0.0
+  elif st == _SUBTREECOM:
+    _put3(out, d.subtree_com[oid, 0], d.subtree_com[oid, 1], d.subtree_com[oid, 2])
+  elif st == _E_POTENTIAL:
+    energy.energy_pos(m, d)
+    out[0] = d.energy[0]
+  elif st == _E_KINETIC:
+    energy.energy_vel(m, d)
+    out[0] = d.energy[1]
+  elif st == _CLOCK:
+    out[0] = d.time[0]
+  _cutoff(m, i, out)
 
 
 @jit
@@ -571,54 +607,58 @@ def sensor_vel(m, d):
   if need_subtree:
     subtree_vel(m, d)
   for i in range(m.nsensor):
-    if m.sensor_needstage[i] != _VEL:
-      continue
-    st, oid = m.sensor_type[i], m.sensor_objid[i]
-    ot, rt, rid = m.sensor_objtype[i], m.sensor_reftype[i], m.sensor_refid[i]
-    out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
-    if st == _VELOCIMETER or st == _GYRO:
-      w0, w1, w2, l0, l1, l2 = object_velocity(m, d, _SITE, oid, True)
-      if st == _VELOCIMETER:
-        _put3(out, l0, l1, l2)
-      else:
-        _put3(out, w0, w1, w2)
-    elif st == _JOINTVEL:
-      out[0] = d.qvel[m.jnt_dofadr[oid]]
-    elif st == _TENDONVEL:
-      out[0] = d.ten_velocity[oid]
-    elif st == _ACTUATORVEL:
-      for k in range(m.sensor_dim[i]):
-        out[k] = d.actuator_velocity[m.actuator_outadr[oid] + k]
-    elif st == _BALLANGVEL:
-      a = m.jnt_dofadr[oid]
-      _put3(out, d.qvel[a], d.qvel[a + 1], d.qvel[a + 2])
-    elif st == _JOINTLIMITVEL or st == _TENDONLIMITVEL:
-      j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITVEL else _LIMIT_TENDON, oid)
-      out[0] = d.efc_vel[j] if j >= 0 else 0.0
-    elif st == _FRAMELINVEL or st == _FRAMEANGVEL:
-      w0, w1, w2, l0, l1, l2 = object_velocity(m, d, ot, oid, False)
-      if rid >= 0:
-        xpos, _ = _frame(m, d, ot, oid)
-        rpos, rmat = _frame(m, d, rt, rid)
-        r0, r1, r2, r3, r4, r5 = object_velocity(m, d, rt, rid, False)
-        w0, w1, w2 = w0 - r0, w1 - r1, w2 - r2
-        l0, l1, l2 = l0 - r3, l1 - r4, l2 - r5
-        c0, c1, c2 = mm.cross(xpos[oid, 0] - rpos[rid, 0], xpos[oid, 1] - rpos[rid, 1],
-                              xpos[oid, 2] - rpos[rid, 2], r0, r1, r2)
-        l0, l1, l2 = l0 + c0, l1 + c1, l2 + c2
-        w0, w1, w2 = mm.mat_t_vec(rmat[rid], w0, w1, w2)
-        l0, l1, l2 = mm.mat_t_vec(rmat[rid], l0, l1, l2)
-      if st == _FRAMELINVEL:
-        _put3(out, l0, l1, l2)
-      else:
-        _put3(out, w0, w1, w2)
-    elif st == _CONTACT:
-      _contact_sensor(m, d, i, out)
-    elif st == _SUBTREELINVEL:
-      _put3(out, d.subtree_linvel[oid, 0], d.subtree_linvel[oid, 1], d.subtree_linvel[oid, 2])
-    elif st == _SUBTREEANGMOM:
-      _put3(out, d.subtree_angmom[oid, 0], d.subtree_angmom[oid, 1], d.subtree_angmom[oid, 2])
-    _cutoff(m, i, out)
+    if m.sensor_needstage[i] == _VEL:
+      _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
+
+
+@jit
+def _value_vel(m, d, i, out):
+  """out = the value of velocity-stage sensor i (cutoff applied)."""
+  st, oid = m.sensor_type[i], m.sensor_objid[i]
+  ot, rt, rid = m.sensor_objtype[i], m.sensor_reftype[i], m.sensor_refid[i]
+  if st == _VELOCIMETER or st == _GYRO:
+    w0, w1, w2, l0, l1, l2 = object_velocity(m, d, _SITE, oid, True)
+    if st == _VELOCIMETER:
+      _put3(out, l0, l1, l2)
+    else:
+      _put3(out, w0, w1, w2)
+  elif st == _JOINTVEL:
+    out[0] = d.qvel[m.jnt_dofadr[oid]]
+  elif st == _TENDONVEL:
+    out[0] = d.ten_velocity[oid]
+  elif st == _ACTUATORVEL:
+    for k in range(m.sensor_dim[i]):
+      out[k] = d.actuator_velocity[m.actuator_outadr[oid] + k]
+  elif st == _BALLANGVEL:
+    a = m.jnt_dofadr[oid]
+    _put3(out, d.qvel[a], d.qvel[a + 1], d.qvel[a + 2])
+  elif st == _JOINTLIMITVEL or st == _TENDONLIMITVEL:
+    j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITVEL else _LIMIT_TENDON, oid)
+    out[0] = d.efc_vel[j] if j >= 0 else 0.0
+  elif st == _FRAMELINVEL or st == _FRAMEANGVEL:
+    w0, w1, w2, l0, l1, l2 = object_velocity(m, d, ot, oid, False)
+    if rid >= 0:
+      xpos, _ = _frame(m, d, ot, oid)
+      rpos, rmat = _frame(m, d, rt, rid)
+      r0, r1, r2, r3, r4, r5 = object_velocity(m, d, rt, rid, False)
+      w0, w1, w2 = w0 - r0, w1 - r1, w2 - r2
+      l0, l1, l2 = l0 - r3, l1 - r4, l2 - r5
+      c0, c1, c2 = mm.cross(xpos[oid, 0] - rpos[rid, 0], xpos[oid, 1] - rpos[rid, 1],
+                            xpos[oid, 2] - rpos[rid, 2], r0, r1, r2)
+      l0, l1, l2 = l0 + c0, l1 + c1, l2 + c2
+      w0, w1, w2 = mm.mat_t_vec(rmat[rid], w0, w1, w2)
+      l0, l1, l2 = mm.mat_t_vec(rmat[rid], l0, l1, l2)
+    if st == _FRAMELINVEL:
+      _put3(out, l0, l1, l2)
+    else:
+      _put3(out, w0, w1, w2)
+  elif st == _CONTACT:
+    _contact_sensor(m, d, i, out)
+  elif st == _SUBTREELINVEL:
+    _put3(out, d.subtree_linvel[oid, 0], d.subtree_linvel[oid, 1], d.subtree_linvel[oid, 2])
+  elif st == _SUBTREEANGMOM:
+    _put3(out, d.subtree_angmom[oid, 0], d.subtree_angmom[oid, 1], d.subtree_angmom[oid, 2])
+  _cutoff(m, i, out)
 
 
 @jit
@@ -635,50 +675,54 @@ def sensor_acc(m, d):
   if need_rne:
     rne_post_constraint(m, d)
   for i in range(m.nsensor):
-    if m.sensor_needstage[i] != _ACC:
-      continue
-    st, oid, ot = m.sensor_type[i], m.sensor_objid[i], m.sensor_objtype[i]
-    out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
-    if st == _TOUCH:
-      out[0] = _touch(m, d, oid)
-    elif st == _CONTACT:
-      _contact_sensor(m, d, i, out)
-    elif st == _ACCELEROMETER:
-      _, _, _, a3, a4, a5 = object_acceleration(m, d, _SITE, oid, True)
+    if m.sensor_needstage[i] == _ACC:
+      _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
+
+
+@jit
+def _value_acc(m, d, i, out):
+  """out = the value of acceleration-stage sensor i (cutoff applied)."""
+  st, oid, ot = m.sensor_type[i], m.sensor_objid[i], m.sensor_objtype[i]
+  if st == _TOUCH:
+    out[0] = _touch(m, d, oid)
+  elif st == _CONTACT:
+    _contact_sensor(m, d, i, out)
+  elif st == _ACCELEROMETER:
+    _, _, _, a3, a4, a5 = object_acceleration(m, d, _SITE, oid, True)
+    _put3(out, a3, a4, a5)
+  elif st == _FORCE or st == _TORQUE:
+    b = m.site_bodyid[oid]
+    c = d.subtree_com[m.body_rootid[b]]
+    p = d.site_xpos[oid]
+    f = d.cfrc_int[b]
+    x0, x1, x2 = mm.cross(p[0] - c[0], p[1] - c[1], p[2] - c[2], f[3], f[4], f[5])
+    if st == _FORCE:
+      v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], f[3], f[4], f[5])
+      _put3(out, v0, v1, v2)
+    else:
+      v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], f[0] - x0, f[1] - x1, f[2] - x2)
+      _put3(out, v0, v1, v2)
+  elif st == _ACTUATORFRC:
+    for k in range(m.sensor_dim[i]):
+      out[k] = d.actuator_force[m.actuator_outadr[oid] + k]
+  elif st == _JOINTACTFRC:
+    out[0] = d.qfrc_actuator[m.jnt_dofadr[oid]]
+  elif st == _TENDONACTFRC:
+    s = 0.0
+    for j in range(m.nactuator):
+      if m.actuator_trntype[j] == _TRN_TENDON and m.actuator_trnid[j, 0] == oid:
+        s += d.actuator_force[m.actuator_outadr[j]]
+    out[0] = s
+  elif st == _JOINTLIMITFRC or st == _TENDONLIMITFRC:
+    j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITFRC else _LIMIT_TENDON, oid)
+    out[0] = d.efc_force[j] if j >= 0 else 0.0
+  elif st == _FRAMELINACC or st == _FRAMEANGACC:
+    a0, a1, a2, a3, a4, a5 = object_acceleration(m, d, ot, oid, False)
+    if st == _FRAMELINACC:
       _put3(out, a3, a4, a5)
-    elif st == _FORCE or st == _TORQUE:
-      b = m.site_bodyid[oid]
-      c = d.subtree_com[m.body_rootid[b]]
-      p = d.site_xpos[oid]
-      f = d.cfrc_int[b]
-      x0, x1, x2 = mm.cross(p[0] - c[0], p[1] - c[1], p[2] - c[2], f[3], f[4], f[5])
-      if st == _FORCE:
-        v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], f[3], f[4], f[5])
-        _put3(out, v0, v1, v2)
-      else:
-        v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], f[0] - x0, f[1] - x1, f[2] - x2)
-        _put3(out, v0, v1, v2)
-    elif st == _ACTUATORFRC:
-      for k in range(m.sensor_dim[i]):
-        out[k] = d.actuator_force[m.actuator_outadr[oid] + k]
-    elif st == _JOINTACTFRC:
-      out[0] = d.qfrc_actuator[m.jnt_dofadr[oid]]
-    elif st == _TENDONACTFRC:
-      s = 0.0
-      for j in range(m.nactuator):
-        if m.actuator_trntype[j] == _TRN_TENDON and m.actuator_trnid[j, 0] == oid:
-          s += d.actuator_force[m.actuator_outadr[j]]
-      out[0] = s
-    elif st == _JOINTLIMITFRC or st == _TENDONLIMITFRC:
-      j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITFRC else _LIMIT_TENDON, oid)
-      out[0] = d.efc_force[j] if j >= 0 else 0.0
-    elif st == _FRAMELINACC or st == _FRAMEANGACC:
-      a0, a1, a2, a3, a4, a5 = object_acceleration(m, d, ot, oid, False)
-      if st == _FRAMELINACC:
-        _put3(out, a3, a4, a5)
-      else:
-        _put3(out, a0, a1, a2)
-    _cutoff(m, i, out)
+    else:
+      _put3(out, a0, a1, a2)
+  _cutoff(m, i, out)
 
 
 @jit

@@ -882,6 +882,27 @@ qfrc_adhesion f8 nv
 """
 # -------------------------------------------- end of contact adhesion and surface velocity
 
+# ------------------------------------------------------- control and sensor history
+# (one added block: MuJoCo 4's time-indexed ring buffers of actuator controls and sensor
+# values, nsample / interp / delay / interval; see engine/history.py for the buffer layout)
+MODEL_SIZES += ["nhistory"]
+
+MODEL_FIELDS += """actuator_history i4 nactuator 2
+actuator_historyadr i4 nactuator
+actuator_delay f8 nactuator
+sensor_history i4 nsensor 2
+sensor_historyadr i4 nsensor
+sensor_delay f8 nsensor
+sensor_interval f8 nsensor 2
+"""
+
+# history_sensordata is engine-only: RK4 samples its delayed sensors there from the step's
+# start state, before the stages overwrite what they read (MuJoCo 4.0 stores those values)
+DATA_FIELDS += """history f8 nhistory
+history_sensordata f8 nsensordata
+"""
+# --------------------------------------------------- end of control and sensor history
+
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 

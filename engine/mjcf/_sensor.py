@@ -191,9 +191,7 @@ def compile_sensor(c, n):
     raise n.error("negative noise in sensor")
   if cutoff < 0:
     raise n.error("negative cutoff in sensor")
-  for key in ("nsample", "delay", "interval", "interp"):
-    if key in n.attrib:
-      raise n.error(f"sensor attribute '{key}' is not supported yet")
+  nsample, interp, delay, interval = _history(n)
   dt = datatype(st)
   if cutoff > 0 and dt in (t.mjtDataType.QUATERNION, t.mjtDataType.AXIS) and st != S.GEOMNORMAL:
     raise n.error("cutoff applied to axis or quaternion datatype in sensor")
@@ -266,8 +264,55 @@ def compile_sensor(c, n):
   c.sensors.append(dict(node=n, name=n.get("name", ""), type=int(st), datatype=int(dt),
                         needstage=int(stage), objtype=int(objtype), objid=objid,
                         reftype=int(reftype), refid=refid, dim=dim, cutoff=cutoff,
-                        noise=noise, intprm=intprm,
+                        noise=noise, intprm=intprm, nsample=nsample, interp=interp,
+                        delay=delay, interval=interval,
                         user=[] if "user" not in n.attrib else number_list(n, "user")))
+
+
+def _history(n):
+  """(nsample, interp, delay, [period, phase]) of a sensor's history buffer, with MuJoCo 4's
+  checks (engine/history.py)."""
+  from engine.mjcf.compile import INTERP, _check_history
+  from engine.mjcf.parse import floats, keyword, number
+  nsample = number(n, "nsample", 0, integer=True)
+  interp = keyword(n, "interp", INTERP, 0)
+  delay = number(n, "delay", 0.0)
+  interval = (floats(n, "interval", 2, 1) or []) + [0.0, 0.0]
+  period, phase = interval[0], interval[1]
+  if period < 0:
+    raise n.error("negative interval in sensor")
+  if phase > 0:
+    raise n.error("positive phase in sensor")
+  if period > 0 and phase <= -period:
+    raise n.error("phase must be greater than -period in sensor")
+  _check_history(n, nsample, delay)
+  return nsample, interp, delay, [period, phase]
+
+
+def history_layout(c, A, sizes):
+  """actuator_/sensor_ history, historyadr, delay (and sensor_interval) and nhistory: one block
+  of 2 + n + n*dim numbers per buffer, actuators first, as MuJoCo lays out d.history (dim: the
+  actuator's ctrlnum or the sensor's dim)."""
+  adr = 0
+  for kind, objs in (("actuator", c.actuators), ("sensor", c.sensors)):
+    get = (lambda o, k: o[k]) if kind == "sensor" else (lambda o, k: getattr(o, k, 0))
+    hist, hadr = [], []
+    for o in objs:
+      n = int(get(o, "nsample"))
+      dim = int(o["dim"] if kind == "sensor" else o.ctrlnum)
+      hist.append([n, int(get(o, "interp"))])
+      hadr.append(adr if n > 0 else -1)
+      adr += 2 + n + n * dim if n > 0 else 0
+    A[kind + "_history"] = np.array(hist, np.int32).reshape(len(objs), 2)
+    A[kind + "_historyadr"] = np.array(hadr, np.int32)
+    A[kind + "_delay"] = np.array([float(get(o, "delay")) for o in objs], np.float64)
+  A["sensor_interval"] = np.array([s["interval"] for s in c.sensors],
+                                  np.float64).reshape(len(c.sensors), 2)
+  sizes["nhistory"] = adr
+  dt = float(np.ravel(A["opt_timestep"])[0])
+  if adr and dt <= 0:
+    from engine.mjcf.parse import MjcfError
+    raise MjcfError(None, f"history buffers require positive timestep, got {dt:g}")
 
 
 def _frame_type(n, key, required):
@@ -309,3 +354,4 @@ def assemble(c, A, sizes):
           raise s["node"].error("rangefinder rays against sdf geoms are not supported yet")
   A["sensor_cutoff"] = np.array([s["cutoff"] for s in ss], np.float64)
   A["sensor_noise"] = np.array([s["noise"] for s in ss], np.float64)
+  history_layout(c, A, sizes)

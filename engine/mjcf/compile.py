@@ -1497,13 +1497,6 @@ class Compiler:
     a = _copy_act(self.act_defaults[cls])
     _apply_actuator(n, a, defaults=False)
     a.node, a.name = n, n.get("name", "")
-    for key in ("nsample", "delay"):   # control history changes the dynamics: not ignored
-      try:
-        given = float(n.get(key, "0")) != 0
-      except ValueError:
-        given = True
-      if given:
-        raise n.error(f"actuator attribute '{key}' (control history) is not supported yet")
     targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
                if k in n.attrib]
     if len(targets) != 1:
@@ -1623,12 +1616,28 @@ def _default_actuator():
            actrange=[0.0, 0.0], lengthrange=[0.0, 0.0], ctrllimited=2, forcelimited=2,
            actlimited=2, gear=[1.0] + [0.0] * 5, cranklength=0.0, group=0, actearly=False,
            inheritrange=0.0, actdim=-1, damping=0.0, dampingpoly=[0.0, 0.0], armature=0.0,
-           ctrlspec=0, velrange=[0.0, 0.0], ffrange=[0.0, 0.0], user=[])
+           ctrlspec=0, velrange=[0.0, 0.0], ffrange=[0.0, 0.0], user=[], nsample=0, interp=0,
+           delay=0.0)
   return a
 
 
 def _copy_act(a):
   return _Obj({k: list(v) if isinstance(v, list) else v for k, v in a.items()})
+
+
+INTERP = {"zoh": 0, "linear": 1, "cubic": 2}   # history interpolation (actuators, sensors)
+_MAXSAMPLE = 1 << 24   # MuJoCo stores a buffer's cursor as an mjtNum
+
+
+def _check_history(n, nsample, delay):
+  """MuJoCo 4's checks of a history buffer (actuators and sensors); a negative nsample, which
+  4.0 accepts but then indexes a buffer that does not exist, is refused here."""
+  if nsample < 0:
+    raise n.error(f"nsample cannot be negative, got {nsample}")
+  if delay > 0 and nsample <= 0:
+    raise n.error("setting delay > 0 without a history buffer (set nsample > 0)")
+  if nsample > _MAXSAMPLE:
+    raise n.error(f"at most 2^24 samples in history buffer, got {nsample}")
 
 
 def _apply_actuator(n, a, defaults):
@@ -1649,6 +1658,9 @@ def _apply_actuator(n, a, defaults):
   a.armature = rd.num("armature", a.armature)
   a.velrange = rd.exact("velrange", a.velrange, 2)
   a.ffrange = rd.exact("ffrange", a.ffrange, 2)
+  a.nsample = rd.int("nsample", a.nsample)   # control history (engine/history.py)
+  a.interp = rd.kw("interp", INTERP, a.interp)
+  a.delay = rd.num("delay", a.delay)
   if "user" in n.attrib:
     a.user = _user(n, n.attrib["user"])
   tag = n.tag
@@ -1763,6 +1775,9 @@ def _finish_actuator(c, a):
   n = a.node
   # PID / DC-motor / SO3 checks; these fix their own input, output and activation layout
   _act.resolve_layout(c, a)
+  _check_history(n, a.nsample, a.delay)
+  if (a.delay > 0 or a.nsample > 0) and a.ctrlnum == 0:
+    raise n.error(f"history and delay require an input in actuator '{a.name}'")
   if (((a.gaintype == 0 and a.gainprm[0] == -a.biasprm[1]) or a.gaintype == t.mjtGain.PID)
       and a.biastype == 1 and a.inheritrange > 0):
     if a.dyntype in (0, 3, 6):

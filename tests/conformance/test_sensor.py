@@ -191,7 +191,7 @@ _ERR_XML = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/>
     ('<framepos objname="b"/>', "missing attribute 'objtype'"),
     ('<framequat objtype="body" objname="b" cutoff="1"/>', "cutoff applied to axis or quat"),
     ('<gyro site="s" noise="-1"/>', "negative noise"),
-    ('<gyro site="s" nsample="4"/>', "'nsample' is not supported"),
+    ('<gyro site="s" delay="0.1"/>', "delay > 0 without a history buffer"),
     ('<rangefinder camera="c"/>', "unknown camera 'c'"),
     ('<clock name="a"/><clock name="a"/>', "duplicate sensor name 'a'"),
 ])
