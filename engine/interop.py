@@ -59,9 +59,10 @@ def model_from_mujoco(mjm):
 
 
 def data_to_mujoco(d, mjd):
-  """Copy our state (qpos, qvel, act, ctrl, applied forces, mocap, time) into a MjData."""
+  """Copy our state (qpos, qvel, act, ctrl, applied forces, mocap, plastic, control and
+  sensor history, time) into a MjData."""
   for f in ("qpos", "qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied", "mocap_pos",
-            "mocap_quat", "qacc_warmstart", "eq_active", "plastic"):
+            "mocap_quat", "qacc_warmstart", "eq_active", "plastic", "history"):
     getattr(mjd, f)[...] = getattr(d, f)
   mjd.time = d.time
 
@@ -69,7 +70,7 @@ def data_to_mujoco(d, mjd):
 def data_from_mujoco(mjd, d):
   """Copy a MjData's state into our Data (the inverse of `data_to_mujoco`)."""
   for f in ("qpos", "qvel", "act", "ctrl", "qfrc_applied", "xfrc_applied", "mocap_pos",
-            "mocap_quat", "qacc_warmstart", "eq_active", "plastic"):
+            "mocap_quat", "qacc_warmstart", "eq_active", "plastic", "history"):
     getattr(d, f)[...] = getattr(mjd, f)
   d.time = mjd.time
 
