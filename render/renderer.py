@@ -387,7 +387,6 @@ class Renderer:
       if np.allclose(rgba[g], (0.5, 0.5, 0.5, 1.0)):
         rgba[g] = m.mat_rgba[k]
       mat[g, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
-    mat[plane, 3] = 1.0
     rgba2 = np.zeros((n, 4))
     mat_names = getattr(m, "names", {}).get(14, [])     # mjtObj.MATERIAL
     for g in self.plane_ids:

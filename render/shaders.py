@@ -6,8 +6,9 @@ must stay short); the shadow-casting light is shaded per fragment from the shado
 by spot/point lights get a variant that shades those lights per fragment.
 Per vertex: position, normal and `cap` (see render/meshes.py). Per instance: position, the three
 rows of the rotation matrix (MuJoCo's xmat layout), size (xyz scale, w: capsule half-length or
-plane checker square), rgba, material (emission, specular, shininess, kind: 1 = checker of rgba
-and a lighter rgba, 2 = checker of rgba and rgba2) and rgba2.
+plane checker square), rgba, material (emission, specular, shininess, kind: 2 = checker of rgba
+and rgba2, a plane's builtin checker material; a plane without one is one colour, as MuJoCo draws
+it) and rgba2.
 """
 
 MAX_LIGHTS = 8
@@ -100,7 +101,7 @@ void main() {
   v_diff = diff + sdiff; v_spec = spec + sspec;   // nothing in shadow: one sum per vertex
 #endif
   v_color = i_color; v_color2 = i_color2.rgb; v_local = local.xy / max(i_size.w, 1e-9);
-  v_checker = (i_mat.w > 0.5 && i_size.w > 0.0) ? i_mat.w : 0.0;
+  v_checker = (i_mat.w > 1.5 && i_size.w > 0.0) ? 1.0 : 0.0;
   vec4 shadow_pos = u_shadow_mat * vec4(world, 1.0);
 #if SHADOW == 1
   v_shadow = shadow_pos;
@@ -154,8 +155,7 @@ void main() {
   vec3 base = v_color.rgb;
   if (v_checker > 0.5) {
     vec2 c = floor(v_local);
-    vec3 other = v_checker > 1.5 ? v_color2 : min(base * 1.35 + 0.05, vec3(1.0));
-    base = mix(base, other, mod(c.x + c.y, 2.0));
+    base = mix(base, v_color2, mod(c.x + c.y, 2.0));
   }
   float shadow = 1.0;
 #if SHADOW == 1
