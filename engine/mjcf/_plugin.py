@@ -66,8 +66,9 @@ def check_plugin_name(node, name):
 
 
 def read_extension(root):
-  """Instances of every `<extension>` of the model tree `root`, in order, as a dict by name."""
-  out = {}
+  """(instances by name in order, names of the declared plugins) of every `<extension>` of
+  the model tree `root`."""
+  out, declared = {}, set()
   for ext in (c for c in root.children if c.tag == "extension"):
     for p in ext.children:
       if p.tag != "plugin":
@@ -79,6 +80,7 @@ def read_extension(root):
       if not name:
         raise p.error("plugin needs the 'plugin' attribute (the plugin's name)")
       check_plugin_name(p, name)
+      declared.add(name)
       keys = SDF_PLUGINS[name][1]
       for inst in p.children:
         if inst.tag != "instance":
@@ -111,12 +113,13 @@ def read_extension(root):
                           "is expected)")
           config[k] = v
         out[iname] = Instance(inst, iname, name, config)
-  return out
+  return out, declared
 
 
-def resolve(node, instances, implicit):
+def resolve(node, instances, declared, implicit):
   """The instance a `<plugin>` child of a mesh or geom names: `instance=` (a declared one) or
-  `plugin=` alone (a new instance with the defaults, appended to `implicit`)."""
+  `plugin=` alone (a plugin declared in <extension>: a new instance with the defaults,
+  appended to `implicit`)."""
   for key in node.attrib:
     if key not in ("instance", "plugin"):
       raise node.error(f"unknown attribute '{key}'")
@@ -134,6 +137,8 @@ def resolve(node, instances, implicit):
   if pname is None:
     raise node.error("plugin needs 'instance' (or 'plugin')")
   check_plugin_name(node, pname)
+  if pname not in declared:
+    raise node.error(f"plugin '{pname}' is not declared in <extension>")
   inst = Instance(node, "", pname, {})
   implicit.append(inst)
   return inst

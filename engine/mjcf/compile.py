@@ -148,6 +148,7 @@ class Compiler:
     self.textures, self.texturedir = [], ""
     self.hfields = []
     self.plugins, self.plugin_implicit = {}, []   # <extension> instances; implicit ones
+    self.plugin_declared = set()
     self.nuser = {k: -1 for k in _USER_KINDS}   # <size nuser_*>: -1 sizes from the longest
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
     self.lropt = dict(mode=1, useexisting=True, uselimit=False, accel=20.0, maxforce=0.0,
@@ -181,7 +182,7 @@ class Compiler:
         if self.nuser[k] < -1:
           raise n.error(f"nuser_{k} must be >= -1")
     self._defaults_root([n for n in r.children if n.tag == "default"])
-    self.plugins = _plugin.read_extension(r)
+    self.plugins, self.plugin_declared = _plugin.read_extension(r)
     for sec in _children(r, "asset"):
       for n in sec.children:
         if n.tag == "material":
@@ -552,7 +553,8 @@ class Compiler:
     if builtin is not None or file is not None or n.get("vertex") is not None or face is not None:
       raise n.error("a mesh made from an SDF plugin cannot also have builtin, file, vertex or "
                     "face data")
-    inst = _plugin.resolve(plugin[0], self.plugins, self.plugin_implicit)
+    inst = _plugin.resolve(plugin[0], self.plugins, self.plugin_declared,
+                           self.plugin_implicit)
     try:
       return _mesh.sdf_mesh(lambda p: _plugin.distance(inst.kind, inst.attr, p),
                             _plugin.aabb(inst.kind, inst.attr))
@@ -754,7 +756,8 @@ class Compiler:
     if not plugin:
       raise n.error("sdf geoms without an SDF plugin (MuJoCo's octree SDF of a plain mesh) "
                     "are not supported yet")
-    return _plugin.resolve(plugin[0], self.plugins, self.plugin_implicit)
+    return _plugin.resolve(plugin[0], self.plugins, self.plugin_declared,
+                           self.plugin_implicit)
 
   def _geom_mesh(self, rd, n, g):
     """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
