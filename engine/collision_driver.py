@@ -42,9 +42,9 @@ _MINVAL = 1e-15   # mjMINVAL
 def _analytic(type1, type2):
   """True where MuJoCo's collision table holds an analytic (primitive) function."""
   if type1 == _PLANE:
-    return type2 != _ELLIPSOID and type2 != _MESH
+    return type2 != _ELLIPSOID and type2 != _MESH and type2 != _SDF
   if type1 == _SPHERE:
-    return type2 != _ELLIPSOID and type2 != _MESH
+    return type2 != _ELLIPSOID and type2 != _MESH and type2 != _SDF
   if type1 == _CAPSULE:
     return type2 == _CAPSULE or type2 == _BOX
   return type1 == _BOX and type2 == _BOX
