@@ -5,7 +5,7 @@ into named instances (config strings kept as written, as MuJoCo's `plugin_attr`)
 each SDF kind what the compiler needs: its attributes with the plugin's defaults, its bounding
 box (the plugin's `sdf_aabb`) and its distance function in numpy (`sdf_staticdistance`, for
 the marching-cubes mesh of a `<mesh><plugin/></mesh>`). The run-time distance and gradient
-are engine/collision_sdf.py's (numba), selected by the kind stored in `plugin`. Only the five
+are engine/collision_sdf.py's (compiled), selected by the kind stored in `plugin`. Only the five
 SDF plugins (plugin/sdf/*.cc: torus, bowl, gear, nut, bolt) are supported; any other plugin
 is refused with its name.
 """
