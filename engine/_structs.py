@@ -69,6 +69,8 @@ ModelType = _ModelStructType([
     ('nmeshvert', types.int64),
     ('nmeshface', types.int64),
     ('nmeshgraph', types.int64),
+    ('nplugin', types.int64),
+    ('npluginattr', types.int64),
     ('nuser_body', types.int64),
     ('nuser_jnt', types.int64),
     ('nuser_geom', types.int64),
@@ -103,6 +105,8 @@ ModelType = _ModelStructType([
     ('opt_ls_iterations', types.Array(types.int32, 1, 'C')),
     ('opt_noslip_iterations', types.Array(types.int32, 1, 'C')),
     ('opt_ccd_iterations', types.Array(types.int32, 1, 'C')),
+    ('opt_sdf_iterations', types.Array(types.int32, 1, 'C')),
+    ('opt_sdf_initpoints', types.Array(types.int32, 1, 'C')),
     ('opt_disableflags', types.Array(types.int32, 1, 'C')),
     ('opt_enableflags', types.Array(types.int32, 1, 'C')),
     ('opt_disableactuator', types.Array(types.int32, 1, 'C')),
@@ -367,6 +371,14 @@ ModelType = _ModelStructType([
     ('mesh_scale', types.Array(types.float64, 2, 'C')),
     ('mesh_pos', types.Array(types.float64, 2, 'C')),
     ('mesh_quat', types.Array(types.float64, 2, 'C')),
+    ('plugin', types.Array(types.int32, 1, 'C')),
+    ('plugin_stateadr', types.Array(types.int32, 1, 'C')),
+    ('plugin_statenum', types.Array(types.int32, 1, 'C')),
+    ('plugin_attr', types.Array(types.uint8, 1, 'C')),
+    ('plugin_attradr', types.Array(types.int32, 1, 'C')),
+    ('geom_plugin', types.Array(types.int32, 1, 'C')),
+    ('plugin_sdftype', types.Array(types.int32, 1, 'C')),
+    ('plugin_sdfattr', types.Array(types.float64, 2, 'C')),
     ('body_user', types.Array(types.float64, 2, 'C')),
     ('jnt_user', types.Array(types.float64, 2, 'C')),
     ('geom_user', types.Array(types.float64, 2, 'C')),
@@ -392,25 +404,26 @@ ModelType = _ModelStructType([
     ('sensor_delay', types.Array(types.float64, 1, 'C')),
     ('sensor_interval', types.Array(types.float64, 2, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_2', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_3', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_4', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_5', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_7', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'),))),
-    ('owners_9', types.Tuple((types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
-    ('owners_10', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_11', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_14', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_15', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'),))),
-    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_19', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_2', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'),))),
+    ('owners_4', types.Tuple((types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_5', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_7', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'),))),
+    ('owners_11', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_19', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_20', types.Tuple((types.Array(types.float64, 2, 'C'),))),
 ])
 
 
@@ -420,7 +433,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -461,6 +474,8 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nmeshvert = nmeshvert
   s.nmeshface = nmeshface
   s.nmeshgraph = nmeshgraph
+  s.nplugin = nplugin
+  s.npluginattr = npluginattr
   s.nuser_body = nuser_body
   s.nuser_jnt = nuser_jnt
   s.nuser_geom = nuser_geom
@@ -496,7 +511,7 @@ def _set_model_0(s, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance,
 
 
 @numba.njit(cache=True)
-def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid):
+def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_sdf_iterations, opt_sdf_initpoints, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring):
   s.opt_cone = borrowed(opt_cone)
   s.opt_jacobian = borrowed(opt_jacobian)
   s.opt_solver = borrowed(opt_solver)
@@ -504,6 +519,8 @@ def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_i
   s.opt_ls_iterations = borrowed(opt_ls_iterations)
   s.opt_noslip_iterations = borrowed(opt_noslip_iterations)
   s.opt_ccd_iterations = borrowed(opt_ccd_iterations)
+  s.opt_sdf_iterations = borrowed(opt_sdf_iterations)
+  s.opt_sdf_initpoints = borrowed(opt_sdf_initpoints)
   s.opt_disableflags = borrowed(opt_disableflags)
   s.opt_enableflags = borrowed(opt_enableflags)
   s.opt_disableactuator = borrowed(opt_disableactuator)
@@ -511,13 +528,13 @@ def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_i
   s.vis_map_stiffnessrot = borrowed(vis_map_stiffnessrot)
   s.qpos0 = borrowed(qpos0)
   s.qpos_spring = borrowed(qpos_spring)
-  s.body_parentid = borrowed(body_parentid)
-  s.body_rootid = borrowed(body_rootid)
-  s.owners_1 = (opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring, body_parentid, body_rootid,)
+  s.owners_1 = (opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_sdf_iterations, opt_sdf_initpoints, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring,)
 
 
 @numba.njit(cache=True)
-def _set_model_2(s, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass):
+def _set_model_2(s, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos):
+  s.body_parentid = borrowed(body_parentid)
+  s.body_rootid = borrowed(body_rootid)
   s.body_weldid = borrowed(body_weldid)
   s.body_mocapid = borrowed(body_mocapid)
   s.body_jntnum = borrowed(body_jntnum)
@@ -532,13 +549,13 @@ def _set_model_2(s, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_do
   s.body_pos = borrowed(body_pos)
   s.body_quat = borrowed(body_quat)
   s.body_ipos = borrowed(body_ipos)
-  s.body_iquat = borrowed(body_iquat)
-  s.body_mass = borrowed(body_mass)
-  s.owners_2 = (body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos, body_iquat, body_mass,)
+  s.owners_2 = (body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos,)
 
 
 @numba.njit(cache=True)
-def _set_model_3(s, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref):
+def _set_model_3(s, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited):
+  s.body_iquat = borrowed(body_iquat)
+  s.body_mass = borrowed(body_mass)
   s.body_subtreemass = borrowed(body_subtreemass)
   s.body_inertia = borrowed(body_inertia)
   s.body_invweight0 = borrowed(body_invweight0)
@@ -553,13 +570,13 @@ def _set_model_3(s, body_subtreemass, body_inertia, body_invweight0, body_gravco
   s.jnt_group = borrowed(jnt_group)
   s.jnt_limited = borrowed(jnt_limited)
   s.jnt_actfrclimited = borrowed(jnt_actfrclimited)
-  s.jnt_actgravcomp = borrowed(jnt_actgravcomp)
-  s.jnt_solref = borrowed(jnt_solref)
-  s.owners_3 = (body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited, jnt_actgravcomp, jnt_solref,)
+  s.owners_3 = (body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited,)
 
 
 @numba.njit(cache=True)
-def _set_model_4(s, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr):
+def _set_model_4(s, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid):
+  s.jnt_actgravcomp = borrowed(jnt_actgravcomp)
+  s.jnt_solref = borrowed(jnt_solref)
   s.jnt_solimp = borrowed(jnt_solimp)
   s.jnt_pos = borrowed(jnt_pos)
   s.jnt_axis = borrowed(jnt_axis)
@@ -574,13 +591,13 @@ def _set_model_4(s, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnessp
   s.dof_bodyid = borrowed(dof_bodyid)
   s.dof_jntid = borrowed(dof_jntid)
   s.dof_parentid = borrowed(dof_parentid)
-  s.dof_treeid = borrowed(dof_treeid)
-  s.dof_Madr = borrowed(dof_Madr)
-  s.owners_4 = (jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid, dof_treeid, dof_Madr,)
+  s.owners_4 = (jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid,)
 
 
 @numba.njit(cache=True)
-def _set_model_5(s, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity):
+def _set_model_5(s, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type):
+  s.dof_treeid = borrowed(dof_treeid)
+  s.dof_Madr = borrowed(dof_Madr)
   s.dof_simplenum = borrowed(dof_simplenum)
   s.dof_solref = borrowed(dof_solref)
   s.dof_solimp = borrowed(dof_solimp)
@@ -595,13 +612,13 @@ def _set_model_5(s, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof
   s.tree_dofadr = borrowed(tree_dofadr)
   s.tree_dofnum = borrowed(tree_dofnum)
   s.geom_type = borrowed(geom_type)
-  s.geom_contype = borrowed(geom_contype)
-  s.geom_conaffinity = borrowed(geom_conaffinity)
-  s.owners_5 = (dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type, geom_contype, geom_conaffinity,)
+  s.owners_5 = (dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type,)
 
 
 @numba.njit(cache=True)
-def _set_model_6(s, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction):
+def _set_model_6(s, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos):
+  s.geom_contype = borrowed(geom_contype)
+  s.geom_conaffinity = borrowed(geom_conaffinity)
   s.geom_condim = borrowed(geom_condim)
   s.geom_bodyid = borrowed(geom_bodyid)
   s.geom_dataid = borrowed(geom_dataid)
@@ -616,13 +633,13 @@ def _set_model_6(s, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_grou
   s.geom_aabb = borrowed(geom_aabb)
   s.geom_rbound = borrowed(geom_rbound)
   s.geom_pos = borrowed(geom_pos)
-  s.geom_quat = borrowed(geom_quat)
-  s.geom_friction = borrowed(geom_friction)
-  s.owners_6 = (geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction,)
+  s.owners_6 = (geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos,)
 
 
 @numba.njit(cache=True)
-def _set_model_7(s, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid):
+def _set_model_7(s, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode):
+  s.geom_quat = borrowed(geom_quat)
+  s.geom_friction = borrowed(geom_friction)
   s.geom_margin = borrowed(geom_margin)
   s.geom_gap = borrowed(geom_gap)
   s.geom_fluid = borrowed(geom_fluid)
@@ -637,13 +654,13 @@ def _set_model_7(s, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, sit
   s.site_quat = borrowed(site_quat)
   s.site_rgba = borrowed(site_rgba)
   s.cam_mode = borrowed(cam_mode)
-  s.cam_bodyid = borrowed(cam_bodyid)
-  s.cam_targetbodyid = borrowed(cam_targetbodyid)
-  s.owners_7 = (geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid,)
+  s.owners_7 = (geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode,)
 
 
 @numba.njit(cache=True)
-def _set_model_8(s, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow):
+def _set_model_8(s, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid):
+  s.cam_bodyid = borrowed(cam_bodyid)
+  s.cam_targetbodyid = borrowed(cam_targetbodyid)
   s.cam_pos = borrowed(cam_pos)
   s.cam_quat = borrowed(cam_quat)
   s.cam_poscom0 = borrowed(cam_poscom0)
@@ -658,13 +675,13 @@ def _set_model_8(s, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_proj
   s.light_mode = borrowed(light_mode)
   s.light_bodyid = borrowed(light_bodyid)
   s.light_targetbodyid = borrowed(light_targetbodyid)
-  s.light_type = borrowed(light_type)
-  s.light_castshadow = borrowed(light_castshadow)
-  s.owners_8 = (cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow,)
+  s.owners_8 = (cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid,)
 
 
 @numba.njit(cache=True)
-def _set_model_9(s, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess):
+def _set_model_9(s, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission):
+  s.light_type = borrowed(light_type)
+  s.light_castshadow = borrowed(light_castshadow)
   s.light_active = borrowed(light_active)
   s.light_pos = borrowed(light_pos)
   s.light_dir = borrowed(light_dir)
@@ -679,13 +696,13 @@ def _set_model_9(s, light_active, light_pos, light_dir, light_poscom0, light_pos
   s.light_specular = borrowed(light_specular)
   s.mat_rgba = borrowed(mat_rgba)
   s.mat_emission = borrowed(mat_emission)
-  s.mat_specular = borrowed(mat_specular)
-  s.mat_shininess = borrowed(mat_shininess)
-  s.owners_9 = (light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess,)
+  s.owners_9 = (light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission,)
 
 
 @numba.njit(cache=True)
-def _set_model_10(s, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim):
+def _set_model_10(s, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited):
+  s.mat_specular = borrowed(mat_specular)
+  s.mat_shininess = borrowed(mat_shininess)
   s.mat_reflectance = borrowed(mat_reflectance)
   s.eq_type = borrowed(eq_type)
   s.eq_obj1id = borrowed(eq_obj1id)
@@ -700,13 +717,13 @@ def _set_model_10(s, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype,
   s.tendon_type = borrowed(tendon_type)
   s.tendon_limited = borrowed(tendon_limited)
   s.tendon_actfrclimited = borrowed(tendon_actfrclimited)
-  s.tendon_solref_lim = borrowed(tendon_solref_lim)
-  s.tendon_solimp_lim = borrowed(tendon_solimp_lim)
-  s.owners_10 = (mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim,)
+  s.owners_10 = (mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited,)
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield, tendon_plasticadr, tendon_length0):
+def _set_model_11(s, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield):
+  s.tendon_solref_lim = borrowed(tendon_solref_lim)
+  s.tendon_solimp_lim = borrowed(tendon_solimp_lim)
   s.tendon_solref_fri = borrowed(tendon_solref_fri)
   s.tendon_solimp_fri = borrowed(tendon_solimp_fri)
   s.tendon_range = borrowed(tendon_range)
@@ -721,13 +738,13 @@ def _set_model_11(s, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_
   s.tendon_frictionloss = borrowed(tendon_frictionloss)
   s.tendon_lengthspring = borrowed(tendon_lengthspring)
   s.tendon_springyield = borrowed(tendon_springyield)
-  s.tendon_plasticadr = borrowed(tendon_plasticadr)
-  s.tendon_length0 = borrowed(tendon_length0)
-  s.owners_11 = (tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield, tendon_plasticadr, tendon_length0,)
+  s.owners_11 = (tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield,)
 
 
 @numba.njit(cache=True)
-def _set_model_12(s, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec):
+def _set_model_12(s, tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr):
+  s.tendon_plasticadr = borrowed(tendon_plasticadr)
+  s.tendon_length0 = borrowed(tendon_length0)
   s.tendon_invweight0 = borrowed(tendon_invweight0)
   s.tendon_rgba = borrowed(tendon_rgba)
   s.tendon_width = borrowed(tendon_width)
@@ -742,13 +759,13 @@ def _set_model_12(s, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz,
   s.actuator_gaintype = borrowed(actuator_gaintype)
   s.actuator_biastype = borrowed(actuator_biastype)
   s.actuator_ctrladr = borrowed(actuator_ctrladr)
-  s.actuator_ctrlnum = borrowed(actuator_ctrlnum)
-  s.actuator_ctrlspec = borrowed(actuator_ctrlspec)
-  s.owners_12 = (tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec,)
+  s.owners_12 = (tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr,)
 
 
 @numba.njit(cache=True)
-def _set_model_13(s, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength):
+def _set_model_13(s, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange):
+  s.actuator_ctrlnum = borrowed(actuator_ctrlnum)
+  s.actuator_ctrlspec = borrowed(actuator_ctrlspec)
   s.actuator_trnid = borrowed(actuator_trnid)
   s.actuator_actadr = borrowed(actuator_actadr)
   s.actuator_actnum = borrowed(actuator_actnum)
@@ -763,13 +780,13 @@ def _set_model_13(s, actuator_trnid, actuator_actadr, actuator_actnum, actuator_
   s.actuator_ctrlrange = borrowed(actuator_ctrlrange)
   s.actuator_forcerange = borrowed(actuator_forcerange)
   s.actuator_actrange = borrowed(actuator_actrange)
-  s.actuator_gear = borrowed(actuator_gear)
-  s.actuator_cranklength = borrowed(actuator_cranklength)
-  s.owners_13 = (actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength,)
+  s.owners_13 = (actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange,)
 
 
 @numba.njit(cache=True)
-def _set_model_14(s, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, key_plastic):
+def _set_model_14(s, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat):
+  s.actuator_gear = borrowed(actuator_gear)
+  s.actuator_cranklength = borrowed(actuator_cranklength)
   s.actuator_acc0 = borrowed(actuator_acc0)
   s.actuator_length0 = borrowed(actuator_length0)
   s.actuator_lengthrange = borrowed(actuator_lengthrange)
@@ -784,13 +801,13 @@ def _set_model_14(s, actuator_acc0, actuator_length0, actuator_lengthrange, actu
   s.key_act = borrowed(key_act)
   s.key_mpos = borrowed(key_mpos)
   s.key_mquat = borrowed(key_mquat)
-  s.key_ctrl = borrowed(key_ctrl)
-  s.key_plastic = borrowed(key_plastic)
-  s.owners_14 = (actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, key_plastic,)
+  s.owners_14 = (actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat,)
 
 
 @numba.njit(cache=True)
-def _set_model_15(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2):
+def _set_model_15(s, key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim):
+  s.key_ctrl = borrowed(key_ctrl)
+  s.key_plastic = borrowed(key_plastic)
   s.M_rownnz = borrowed(M_rownnz)
   s.M_rowadr = borrowed(M_rowadr)
   s.M_colind = borrowed(M_colind)
@@ -805,13 +822,13 @@ def _set_model_15(s, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D
   s.B_rowadr = borrowed(B_rowadr)
   s.B_colind = borrowed(B_colind)
   s.pair_dim = borrowed(pair_dim)
-  s.pair_geom1 = borrowed(pair_geom1)
-  s.pair_geom2 = borrowed(pair_geom2)
-  s.owners_15 = (M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2,)
+  s.owners_15 = (key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim,)
 
 
 @numba.njit(cache=True)
-def _set_model_16(s, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm):
+def _set_model_16(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype):
+  s.pair_geom1 = borrowed(pair_geom1)
+  s.pair_geom2 = borrowed(pair_geom2)
   s.pair_signature = borrowed(pair_signature)
   s.pair_solref = borrowed(pair_solref)
   s.pair_solreffriction = borrowed(pair_solreffriction)
@@ -826,13 +843,13 @@ def _set_model_16(s, pair_signature, pair_solref, pair_solreffriction, pair_soli
   s.sensor_objtype = borrowed(sensor_objtype)
   s.sensor_objid = borrowed(sensor_objid)
   s.sensor_reftype = borrowed(sensor_reftype)
-  s.sensor_refid = borrowed(sensor_refid)
-  s.sensor_intprm = borrowed(sensor_intprm)
-  s.owners_16 = (pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm,)
+  s.owners_16 = (pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype,)
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, body_user):
+def _set_model_17(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos):
+  s.sensor_refid = borrowed(sensor_refid)
+  s.sensor_intprm = borrowed(sensor_intprm)
   s.sensor_dim = borrowed(sensor_dim)
   s.sensor_adr = borrowed(sensor_adr)
   s.sensor_cutoff = borrowed(sensor_cutoff)
@@ -847,19 +864,32 @@ def _set_model_17(s, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_v
   s.mesh_graph = borrowed(mesh_graph)
   s.mesh_scale = borrowed(mesh_scale)
   s.mesh_pos = borrowed(mesh_pos)
-  s.mesh_quat = borrowed(mesh_quat)
-  s.body_user = borrowed(body_user)
-  s.owners_17 = (sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, body_user,)
+  s.owners_17 = (sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos,)
 
 
 @numba.njit(cache=True)
-def _set_model_18(s, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion):
+def _set_model_18(s, mesh_quat, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user):
+  s.mesh_quat = borrowed(mesh_quat)
+  s.plugin = borrowed(plugin)
+  s.plugin_stateadr = borrowed(plugin_stateadr)
+  s.plugin_statenum = borrowed(plugin_statenum)
+  s.plugin_attr = borrowed(plugin_attr)
+  s.plugin_attradr = borrowed(plugin_attradr)
+  s.geom_plugin = borrowed(geom_plugin)
+  s.plugin_sdftype = borrowed(plugin_sdftype)
+  s.plugin_sdfattr = borrowed(plugin_sdfattr)
+  s.body_user = borrowed(body_user)
   s.jnt_user = borrowed(jnt_user)
   s.geom_user = borrowed(geom_user)
   s.site_user = borrowed(site_user)
   s.cam_user = borrowed(cam_user)
   s.tendon_user = borrowed(tendon_user)
   s.actuator_user = borrowed(actuator_user)
+  s.owners_18 = (mesh_quat, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user,)
+
+
+@numba.njit(cache=True)
+def _set_model_19(s, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay):
   s.sensor_user = borrowed(sensor_user)
   s.jnt_springdamper = borrowed(jnt_springdamper)
   s.hfield_size = borrowed(hfield_size)
@@ -870,42 +900,43 @@ def _set_model_18(s, jnt_user, geom_user, site_user, cam_user, tendon_user, actu
   s.geom_surfacevel = borrowed(geom_surfacevel)
   s.geom_adhesion = borrowed(geom_adhesion)
   s.pair_adhesion = borrowed(pair_adhesion)
-  s.owners_18 = (jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion,)
-
-
-@numba.njit(cache=True)
-def _set_model_19(s, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval):
   s.actuator_history = borrowed(actuator_history)
   s.actuator_historyadr = borrowed(actuator_historyadr)
   s.actuator_delay = borrowed(actuator_delay)
   s.sensor_history = borrowed(sensor_history)
   s.sensor_historyadr = borrowed(sensor_historyadr)
   s.sensor_delay = borrowed(sensor_delay)
+  s.owners_19 = (sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay,)
+
+
+@numba.njit(cache=True)
+def _set_model_20(s, sensor_interval):
   s.sensor_interval = borrowed(sensor_interval)
-  s.owners_19 = (actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval,)
+  s.owners_20 = (sensor_interval,)
 
 
 MODEL_SETTERS = (
     (_set_model_0, ('opt_timestep', 'opt_impratio', 'opt_tolerance', 'opt_ls_tolerance', 'opt_noslip_tolerance', 'opt_ccd_tolerance', 'opt_density', 'opt_viscosity', 'opt_o_margin', 'opt_gravity', 'opt_wind', 'opt_magnetic', 'opt_o_solref', 'opt_o_solimp', 'opt_o_friction', 'opt_integrator')),
-    (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_disableflags', 'opt_enableflags', 'opt_disableactuator', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0', 'qpos_spring', 'body_parentid', 'body_rootid')),
-    (_set_model_2, ('body_weldid', 'body_mocapid', 'body_jntnum', 'body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos', 'body_iquat', 'body_mass')),
-    (_set_model_3, ('body_subtreemass', 'body_inertia', 'body_invweight0', 'body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited', 'jnt_actgravcomp', 'jnt_solref')),
-    (_set_model_4, ('jnt_solimp', 'jnt_pos', 'jnt_axis', 'jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_springyield', 'jnt_plasticadr', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid', 'dof_treeid', 'dof_Madr')),
-    (_set_model_5, ('dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type', 'geom_contype', 'geom_conaffinity')),
-    (_set_model_6, ('geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction')),
-    (_set_model_7, ('geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid')),
-    (_set_model_8, ('cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0', 'cam_projection', 'cam_fovy', 'cam_ipd', 'cam_resolution', 'cam_sensorsize', 'cam_intrinsic', 'light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow')),
-    (_set_model_9, ('light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess')),
-    (_set_model_10, ('mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim')),
-    (_set_model_11, ('tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_springyield', 'tendon_plasticadr', 'tendon_length0')),
-    (_set_model_12, ('tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr', 'actuator_ctrlnum', 'actuator_ctrlspec')),
-    (_set_model_13, ('actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength')),
-    (_set_model_14, ('actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'key_plastic')),
-    (_set_model_15, ('M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2')),
-    (_set_model_16, ('pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm')),
-    (_set_model_17, ('sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'body_user')),
-    (_set_model_18, ('jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion')),
-    (_set_model_19, ('actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval')),
+    (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_sdf_iterations', 'opt_sdf_initpoints', 'opt_disableflags', 'opt_enableflags', 'opt_disableactuator', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0', 'qpos_spring')),
+    (_set_model_2, ('body_parentid', 'body_rootid', 'body_weldid', 'body_mocapid', 'body_jntnum', 'body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos')),
+    (_set_model_3, ('body_iquat', 'body_mass', 'body_subtreemass', 'body_inertia', 'body_invweight0', 'body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited')),
+    (_set_model_4, ('jnt_actgravcomp', 'jnt_solref', 'jnt_solimp', 'jnt_pos', 'jnt_axis', 'jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_springyield', 'jnt_plasticadr', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid')),
+    (_set_model_5, ('dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type')),
+    (_set_model_6, ('geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos')),
+    (_set_model_7, ('geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode')),
+    (_set_model_8, ('cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0', 'cam_projection', 'cam_fovy', 'cam_ipd', 'cam_resolution', 'cam_sensorsize', 'cam_intrinsic', 'light_mode', 'light_bodyid', 'light_targetbodyid')),
+    (_set_model_9, ('light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission')),
+    (_set_model_10, ('mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited')),
+    (_set_model_11, ('tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_springyield')),
+    (_set_model_12, ('tendon_plasticadr', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr')),
+    (_set_model_13, ('actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange')),
+    (_set_model_14, ('actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat')),
+    (_set_model_15, ('key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
+    (_set_model_16, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
+    (_set_model_17, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos')),
+    (_set_model_18, ('mesh_quat', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_sdftype', 'plugin_sdfattr', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user')),
+    (_set_model_19, ('sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay')),
+    (_set_model_20, ('sensor_interval',)),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

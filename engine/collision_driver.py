@@ -14,6 +14,7 @@ from engine import collision_hfield as hf
 from engine import collision_libccd as ccd
 from engine import constraint as cn
 from engine import collision_primitive as prim
+from engine import collision_sdf as sdf
 from engine.smooth import inline, jit
 from engine import types as t
 
@@ -32,6 +33,7 @@ _ELLIPSOID = int(t.mjtGeom.ELLIPSOID)
 _CYLINDER = int(t.mjtGeom.CYLINDER)
 _BOX = int(t.mjtGeom.BOX)
 _MESH = int(t.mjtGeom.MESH)
+_SDF = int(t.mjtGeom.SDF)
 _CONTACTFULL = int(t.mjtWarning.CONTACTFULL)
 _MINVAL = 1e-15   # mjMINVAL
 
@@ -40,9 +42,9 @@ _MINVAL = 1e-15   # mjMINVAL
 def _analytic(type1, type2):
   """True where MuJoCo's collision table holds an analytic (primitive) function."""
   if type1 == _PLANE:
-    return type2 != _ELLIPSOID and type2 != _MESH
+    return type2 != _ELLIPSOID and type2 != _MESH and type2 != _SDF
   if type1 == _SPHERE:
-    return type2 != _ELLIPSOID and type2 != _MESH
+    return type2 != _ELLIPSOID and type2 != _MESH and type2 != _SDF
   if type1 == _CAPSULE:
     return type2 == _CAPSULE or type2 == _BOX
   return type1 == _BOX and type2 == _BOX
@@ -50,7 +52,9 @@ def _analytic(type1, type2):
 
 @jit
 def max_contact(m, type1, type2):
-  """Most contacts one geom pair may produce (MuJoCo's mj_maxContact, primitive geoms)."""
+  """Most contacts one geom pair may produce (MuJoCo's mj_maxContact)."""
+  if type1 == _SDF or type2 == _SDF:
+    return min(m.opt_sdf_initpoints[0], 50)   # 50: the col_* buffers (mjMAXCONPAIR)
   if type1 == _HFIELD:
     return hf.MAXCONPAIR
   if type1 == _SPHERE or type1 == _ELLIPSOID or type2 == _SPHERE or type2 == _ELLIPSOID:
@@ -125,8 +129,8 @@ def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
   t1 = min(m.geom_type[g1], m.geom_type[g2])
   t2 = max(m.geom_type[g1], m.geom_type[g2])
   if t1 == _HFIELD or t2 == _HFIELD:   # MuJoCo has no plane-hfield or hfield-hfield collider
-    return t1 == _HFIELD and t2 != _HFIELD and t2 <= _MESH
-  return t2 <= _MESH
+    return t1 == _HFIELD and t2 != _HFIELD and t2 <= _MESH   # hfield-sdf: none, as 4.0
+  return t2 <= _SDF
 
 
 @jit
@@ -191,7 +195,7 @@ def _mesh_arrays(m, g):
   """(float32 vertices, hull vertex ids, mesh_graph block) of geom g's mesh; empty blocks
   for a primitive geom or a mesh without a hull graph."""
   mid = m.geom_dataid[g]
-  if m.geom_type[g] != _MESH or mid < 0:
+  if (m.geom_type[g] != _MESH and m.geom_type[g] != _SDF) or mid < 0:
     return m.mesh_vert[0:0], m.mesh_graph[0:0], m.mesh_graph[0:0]
   vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
   adr = m.mesh_graphadr[mid]
@@ -284,6 +288,12 @@ def _narrowphase(m, d, g1, g2, ipair):
                                d.col_dist, d.col_pos, d.col_frame)
   elif type1 == _HFIELD:
     n = _collide_hfield(m, d, g1, g2, margin + gap)
+  elif type2 == _SDF and type1 == _PLANE:
+    n = _collide_mesh(m, d, g1, g2, margin + gap)   # mjc_PlaneConvex on the sdf's mesh
+  elif type2 == _SDF and type1 == _MESH:
+    n = sdf.collide_mesh_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
+  elif type2 == _SDF:
+    n = sdf.collide_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
   elif type1 != _PLANE and m.opt_disableflags[0] & _DSBL_NATIVECCD:
     n = ccd.collide(m, d, g1, g2, margin + gap)   # libccd's MPR (nativeccd disabled)
   elif type2 == _MESH:

@@ -260,6 +260,8 @@ iterations i4 1
 ls_iterations i4 1
 noslip_iterations i4 1
 ccd_iterations i4 1
+sdf_iterations i4 1
+sdf_initpoints i4 1
 disableflags i4 1
 enableflags i4 1
 disableactuator i4 1
@@ -833,6 +835,24 @@ mesh_pos f8 nmesh 3
 mesh_quat f8 nmesh 4
 """
 # ------------------------------------------------------------------------ end of meshes
+
+# ------------------------------------------------------------------------- plugins (SDF)
+# (one added block: MuJoCo's plugin_* fields and geom_plugin for the first-party SDF plugins
+# mujoco.sdf.torus/bowl/gear/nut/bolt; `plugin` holds the slot MuJoCo 4.0's wheel registers
+# the plugin at (parity only); engine-only: plugin_sdftype (engine/mjcf/_plugin.py's kind,
+# read by engine/collision_sdf.py) and plugin_sdfattr (the numeric attributes, defaults filled))
+MODEL_SIZES += ["nplugin", "npluginattr"]
+
+MODEL_FIELDS += """plugin i4 nplugin
+plugin_stateadr i4 nplugin
+plugin_statenum i4 nplugin
+plugin_attr u1 npluginattr
+plugin_attradr i4 nplugin
+geom_plugin i4 ngeom
+plugin_sdftype i4 nplugin
+plugin_sdfattr f8 nplugin 5
+"""
+# --------------------------------------------------------------------- end of plugins (SDF)
 
 # ------------------------------------------------------------------------- user parameters
 # (one added block: MJCF `user` attributes, nuser_* sizes and the *_user arrays of mjmodel.h;

@@ -355,7 +355,7 @@ class Renderer:
     self.geom_offset = np.zeros((n, 3))
     scales = self._set_meshes(m)
     dataid = np.asarray(getattr(m, "geom_dataid", np.full(n, -1)))
-    is_mesh = (gtype == 7) & (dataid >= 0)
+    is_mesh = np.isin(gtype, (7, 8)) & (dataid >= 0)   # sdf: the mesh made from it
     self.geom_kind = self.geom_kind.copy()
     self.geom_kind[is_mesh] = len(KINDS) + dataid[is_mesh]
     for g in np.nonzero(is_mesh)[0]:
@@ -365,7 +365,7 @@ class Renderer:
     self.geom_kind[is_hfield] = len(KINDS) + nmesh + dataid[is_hfield]
     for g in np.nonzero(is_hfield)[0]:
       s[g, :3] = scales[nmesh + dataid[g]]
-    box_like = np.isin(gtype, (7, 8)) & ~is_mesh      # sdf: its bounding box
+    box_like = np.isin(gtype, (7, 8)) & ~is_mesh      # no mesh: its bounding box
     aabb = np.asarray(m.geom_aabb, float)
     s[box_like, :3] = np.maximum(aabb[box_like, 3:6], 1e-4)
     self.geom_offset[box_like] = aabb[box_like, :3]

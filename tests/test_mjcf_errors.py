@@ -123,7 +123,8 @@ def test_zero_surfacevel_and_adhesion_load(tmp_path):
 
 
 def test_ignored_and_unsupported_extras():
-  """Skins (drawing only) load with a warning naming them; flex and plugins are errors."""
+  """Skins (drawing only) load with a warning naming them; flex and plugins other than the
+  SDF ones are errors naming them."""
   import warnings
   from engine.mjcf import MjcfWarning
   skin = ('<mujoco><asset>\n<skin name="s" vertex="0 0 0 1 0 0 0 1 0" face="0 1 2"/></asset>'
@@ -138,7 +139,7 @@ def test_ignored_and_unsupported_extras():
       ('<mujoco><deformable>\n<flex name="f" dim="1" body="world world" vertex="0 0 0 1 0 0"/>'
        '</deformable></mujoco>', ':2: <flex name="f">: element <flex> (deformable bodies)'),
       ('<mujoco><extension>\n<plugin plugin="mujoco.elasticity.cable"/></extension></mujoco>',
-       ":2: <plugin>: plugins are not supported"),
+       ":2: <plugin>: plugin 'mujoco.elasticity.cable' is not supported"),
   ]:
     with pytest.raises(MjcfError) as e:
       load_model(xml)

@@ -4,6 +4,7 @@ import numpy as np
 from engine import types as t
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
+from engine.mjcf import _plugin
 from engine.mjcf import _sensor
 from engine.mjcf import _sparse
 
@@ -569,7 +570,7 @@ def _meshes(c, A, sizes):
   need = set()
   paired = set(int(x) for k in ("pair_geom1", "pair_geom2") for x in A.get(k, []))
   for i, g in enumerate(gg for b in c.bodies for gg in b.geoms):
-    if g.type == 7 and (g.contype or g.conaffinity or i in paired):
+    if g.type in (7, 8) and (g.contype or g.conaffinity or i in paired):
       need.add(g.dataid)
   verts, faces, graphs = [], [], []
   cols = {k: [] for k in ("vertadr", "vertnum", "faceadr", "facenum", "graphadr", "scale",
@@ -742,6 +743,7 @@ def assemble(c):
   _sensor.assemble(c, A, sizes)
   _users(c, A, sizes)
   _meshes(c, A, sizes)
+  _plugin.assemble(c, A, sizes)
   _hfields(c, A, sizes)
   sizes["nmat"] = len(c.mats)
   M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)

@@ -282,8 +282,13 @@ def graph_faces(graph):
   return graph[2 + 3 * nv + 3 * nf:].reshape(nf, 3).astype(np.int64)
 
 
-def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needhull):
+def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needhull,
+                 reorient=True):
   """Compile one mesh as MuJoCo's mjCMesh::Process.
+
+  reorient=False (a mesh made from an SDF, as MuJoCo's needreorient_): the vertices stay
+  where they are (pos 0, quat identity) while volume and boxsz are still those about the
+  centre of mass and principal axes.
 
   Returns a dict: vert (float32 (n,3), centred and principal), face (int32 (m,3)), graph
   (int32 or None), pos, quat (the removed offset), volume (volume or surface area, per
@@ -377,8 +382,11 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   boxsz = [0.5 * math.sqrt(6 * (eigval[1] + eigval[2] - eigval[0]) / vol),
            0.5 * math.sqrt(6 * (eigval[0] + eigval[2] - eigval[1]) / vol),
            0.5 * math.sqrt(6 * (eigval[0] + eigval[1] - eigval[2]) / vol)]
-  # R^T (v - com): coordinates in the principal frame (mjCMesh::Rotate)
-  dv = _rotate_rows(vc, mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]]), transpose=False)
+  if reorient:
+    # R^T (v - com): coordinates in the principal frame (mjCMesh::Rotate)
+    dv = _rotate_rows(vc, mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]]), transpose=False)
+  else:
+    com, quat = np.zeros(3), [1.0, 0.0, 0.0, 0.0]
   aamm = np.concatenate([dv.min(axis=0), dv.max(axis=0)])
   return {"vert": dv.astype(np.float32), "face": face, "graph": graph,
           "pos": [float(x) for x in com], "quat": [float(x) for x in quat],
@@ -536,3 +544,171 @@ def compile_normals(vert, face, normal, facenormal, smooth, scale, refquat, quat
   mat = mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
   n = _rotate_rows(n.astype(np.float64), mat, transpose=False).astype(F32)
   return n, facenormal.astype(np.int32)
+
+
+# ---------------------------------------------------------------------- mesh from an SDF
+
+# MarchingCubeCpp's triangle table (github.com/aparis69/MarchingCubeCpp, MIT license, the
+# version MuJoCo pins): per cube configuration, the triangle count in the low 4 bits, then
+# 4 bits per corner naming one of the cube's 12 edges.
+_MC_TRIS = np.array([
+    0, 33793, 36945, 159668546,
+    18961, 144771090, 5851666, 595283255635,
+    20913, 67640146, 193993474, 655980856339,
+    88782242, 736732689667, 797430812739, 194554754,
+    26657, 104867330, 136709522, 298069416227,
+    109224258, 8877909667, 318136408323, 1567994331701604,
+    189884450, 350847647843, 559958167731, 3256298596865604,
+    447393122899, 651646838401572, 2538311371089956, 737032694307,
+    29329, 43484162, 91358498, 374810899075,
+    158485010, 178117478419, 88675058979, 433581536604804,
+    158486962, 649105605635, 4866906995, 3220959471609924,
+    649165714851, 3184943915608436, 570691368417972, 595804498035,
+    124295042, 431498018963, 508238522371, 91518530,
+    318240155763, 291789778348404, 1830001131721892, 375363605923,
+    777781811075, 1136111028516116, 3097834205243396, 508001629971,
+    2663607373704004, 680242583802939237, 333380770766129845, 179746658,
+    42545, 138437538, 93365810, 713842853011,
+    73602098, 69575510115, 23964357683, 868078761575828,
+    28681778, 713778574611, 250912709379, 2323825233181284,
+    302080811955, 3184439127991172, 1694042660682596, 796909779811,
+    176306722, 150327278147, 619854856867, 1005252473234484,
+    211025400963, 36712706, 360743481544788, 150627258963,
+    117482600995, 1024968212107700, 2535169275963444, 4734473194086550421,
+    628107696687956, 9399128243, 5198438490361643573, 194220594,
+    104474994, 566996932387, 427920028243, 2014821863433780,
+    492093858627, 147361150235284, 2005882975110676, 9671606099636618005,
+    777701008947, 3185463219618820, 482784926917540, 2900953068249785909,
+    1754182023747364, 4274848857537943333, 13198752741767688709, 2015093490989156,
+    591272318771, 2659758091419812, 1531044293118596, 298306479155,
+    408509245114388, 210504348563, 9248164405801223541, 91321106,
+    2660352816454484, 680170263324308757, 8333659837799955077, 482966828984116,
+    4274926723105633605, 3184439197724820, 192104450, 15217,
+    45937, 129205250, 129208402, 529245952323,
+    169097138, 770695537027, 382310500883, 2838550742137652,
+    122763026, 277045793139, 81608128403, 1991870397907988,
+    362778151475, 2059003085103236, 2132572377842852, 655681091891,
+    58419234, 239280858627, 529092143139, 1568257451898804,
+    447235128115, 679678845236084, 2167161349491220, 1554184567314086709,
+    165479003923, 1428768988226596, 977710670185060, 10550024711307499077,
+    1305410032576132, 11779770265620358997, 333446212255967269, 978168444447012,
+    162736434, 35596216627, 138295313843, 891861543990356,
+    692616541075, 3151866750863876, 100103641866564, 6572336607016932133,
+    215036012883, 726936420696196, 52433666, 82160664963,
+    2588613720361524, 5802089162353039525, 214799000387, 144876322,
+    668013605731, 110616894681956, 1601657732871812, 430945547955,
+    3156382366321172, 7644494644932993285, 3928124806469601813, 3155990846772900,
+    339991010498708, 10743689387941597493, 5103845475, 105070898,
+    3928064910068824213, 156265010, 1305138421793636, 27185,
+    195459938, 567044449971, 382447549283, 2175279159592324,
+    443529919251, 195059004769796, 2165424908404116, 1554158691063110021,
+    504228368803, 1436350466655236, 27584723588724, 1900945754488837749,
+    122971970, 443829749251, 302601798803, 108558722,
+    724700725875, 43570095105972, 2295263717447940, 2860446751369014181,
+    2165106202149444, 69275726195, 2860543885641537797, 2165106320445780,
+    2280890014640004, 11820349930268368933, 8721082628082003989, 127050770,
+    503707084675, 122834978, 2538193642857604, 10129,
+    801441490467, 2923200302876740, 1443359556281892, 2901063790822564949,
+    2728339631923524, 7103874718248233397, 12775311047932294245, 95520290,
+    2623783208098404, 1900908618382410757, 137742672547, 2323440239468964,
+    362478212387, 727199575803140, 73425410, 34337,
+    163101314, 668566030659, 801204361987, 73030562,
+    591509145619, 162574594, 100608342969108, 5553,
+    724147968595, 1436604830452292, 176259090, 42001,
+    143955266, 2385, 18433, 0,
+], dtype=np.uint64)
+
+
+def marching_cubes(field):
+  """(vertices float32 (n,3) in grid units, faces int32 (m,3), normals float32 (n,3)) of the
+  zero level set of `field` (float32, indexed [x, y, z]), with MarchingCubeCpp's vertex and
+  triangle order (MuJoCo's mjCMesh::LoadSDF uses it): cells are visited z, then y, then x;
+  a cell makes the vertices of its edges no earlier cell has made (in its 12-edge order) and
+  its triangles from the table. Vectorised: each crossing edge is sorted by the cell that makes
+  it. Normals are the normalised sums of the triangles' cross products, in float32."""
+  nx, ny, nz = field.shape
+  neg = field < 0
+  config = np.zeros((nx - 1, ny - 1, nz - 1), np.int64)
+  corners = ((0, 0, 0), (1, 0, 0), (0, 1, 0), (1, 1, 0), (0, 0, 1), (1, 0, 1), (0, 1, 1),
+             (1, 1, 1))
+  for bit, (dx, dy, dz) in enumerate(corners):
+    config |= neg[dx:nx - 1 + dx, dy:ny - 1 + dy, dz:nz - 1 + dz].astype(np.int64) << bit
+  keys, verts, edges = [], [], []
+  for axis in range(3):
+    lo = [slice(None)] * 3
+    hi = [slice(None)] * 3
+    lo[axis], hi[axis] = slice(0, field.shape[axis] - 1), slice(1, field.shape[axis])
+    lo, hi = tuple(lo), tuple(hi)
+    cross = neg[lo] != neg[hi]
+    ijk = np.argwhere(cross)
+    va, vb = field[lo][cross], field[hi][cross]
+    u, w = [k for k in range(3) if k != axis]
+    # the cell that makes this edge: one lower along the other two axes where it can be
+    cell = ijk.copy()
+    cell[:, u] = np.maximum(ijk[:, u] - 1, 0)
+    cell[:, w] = np.maximum(ijk[:, w] - 1, 0)
+    slot = 4 * axis + (ijk[:, u] >= 1) + 2 * (ijk[:, w] >= 1)
+    lin = (cell[:, 2] * (ny - 1) + cell[:, 1]) * (nx - 1) + cell[:, 0]
+    v = ijk.astype(np.float32)
+    v[:, axis] += (va / (va - vb)).astype(np.float32)
+    keys.append(lin * 12 + slot)
+    verts.append(v)
+    edges.append(ijk)
+  order = np.argsort(np.concatenate(keys), kind="stable")
+  rank = np.empty(len(order), np.int64)
+  rank[order] = np.arange(len(order))
+  vert = np.concatenate(verts)[order]
+  index, start = [], 0
+  for axis, ijk in enumerate(edges):
+    shape = list(field.shape)
+    shape[axis] -= 1
+    g = -np.ones(shape, np.int64)
+    g[ijk[:, 0], ijk[:, 1], ijk[:, 2]] = rank[start:start + len(ijk)]
+    start += len(ijk)
+    index.append(g)
+  cz, cy, cx = np.nonzero(np.transpose((config != 0) & (config != 255), (2, 1, 0)))
+  cfg = config[cx, cy, cz]
+  gx, gy, gz = index
+  e = np.stack([gx[cx, cy, cz], gx[cx, cy + 1, cz], gx[cx, cy, cz + 1], gx[cx, cy + 1, cz + 1],
+                gy[cx, cy, cz], gy[cx + 1, cy, cz], gy[cx, cy, cz + 1], gy[cx + 1, cy, cz + 1],
+                gz[cx, cy, cz], gz[cx + 1, cy, cz], gz[cx, cy + 1, cz], gz[cx + 1, cy + 1, cz]],
+               axis=1)
+  table = _MC_TRIS[cfg]
+  ntri = (table & np.uint64(0xF)).astype(np.int64)
+  width = 3 * int(ntri.max(initial=0))
+  shift = np.arange(width, dtype=np.uint64) * np.uint64(4) + np.uint64(4)
+  which = ((table[:, None] >> shift[None, :]) & np.uint64(0xF)).astype(np.int64)
+  valid = np.arange(width)[None, :] < 3 * ntri[:, None]
+  face = np.take_along_axis(e, which, axis=1)[valid].reshape(-1, 3)
+  a, b, c = vert[face[:, 0]], vert[face[:, 1]], vert[face[:, 2]]
+  ab, cb = a - b, c - b
+  n = np.stack([cb[:, 1] * ab[:, 2] - cb[:, 2] * ab[:, 1], cb[:, 2] * ab[:, 0] - cb[:, 0] * ab[:, 2],
+                cb[:, 0] * ab[:, 1] - cb[:, 1] * ab[:, 0]], axis=1).astype(np.float32)
+  normal = np.zeros_like(vert)
+  np.add.at(normal, face.ravel(), np.repeat(n, 3, axis=0))   # in triangle order, as MC.h
+  with np.errstate(invalid="ignore", divide="ignore"):
+    length = np.sqrt(normal[:, 0] * normal[:, 0] + normal[:, 1] * normal[:, 1]
+                     + normal[:, 2] * normal[:, 2])
+    normal = normal / length[:, None]
+  return vert, face.astype(np.int32), normal
+
+
+def sdf_mesh(distance, box):
+  """(vert float32 (n,3), face int32 (m,3), normal float32 (n,3)) of the mesh MuJoCo makes
+  from an SDF plugin (mjCMesh::LoadSDF): `distance` (points (...,3) -> values) sampled in
+  float32 on a grid of about 300 cells along the sum of the box's (center, half sizes)
+  extents, then marching cubes, the vertices mapped back into the box."""
+  total = box[3] + box[4] + box[5]
+  n = [int(math.floor(300.0 / total * box[3 + k])) + 1 for k in range(3)]
+  if min(n) < 2:
+    raise MeshError("SDF bounding box too thin to make a mesh")
+  axes = [(box[k] - box[3 + k]) + 2 * box[3 + k] * np.arange(n[k], dtype=np.float64) / (n[k] - 1)
+          for k in range(3)]
+  points = np.stack(np.meshgrid(*axes, indexing="ij"), axis=-1)
+  field = np.asarray(distance(points), np.float64).astype(np.float32)
+  vert, face, normal = marching_cubes(field)
+  out = np.empty(vert.shape, np.float64)
+  for k in range(3):
+    out[:, k] = (2 * box[3 + k] * vert[:, k].astype(np.float64) / (n[k] - 1) + box[k]
+                 - box[3 + k])
+  return out.astype(np.float32), face, normal

@@ -348,10 +348,6 @@ def assemble(c, A, sizes):
   A["sensor_intprm"] = np.zeros((len(ss), t.NSENS), i4)
   for i, s in enumerate(ss):
     A["sensor_intprm"][i] = s["intprm"]
-    if s["type"] == S.RANGEFINDER:
-      for g in (g for b in c.bodies for g in b.geoms):
-        if g.type == t.mjtGeom.SDF:
-          raise s["node"].error("rangefinder rays against sdf geoms are not supported yet")
   A["sensor_cutoff"] = np.array([s["cutoff"] for s in ss], np.float64)
   A["sensor_noise"] = np.array([s["noise"] for s in ss], np.float64)
   history_layout(c, A, sizes)

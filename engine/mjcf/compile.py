@@ -14,6 +14,7 @@ from engine.mjcf import _actuator as _act
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
 from engine.mjcf import _meshgen
+from engine.mjcf import _plugin
 from engine.mjcf import _sensor as _sensors
 from engine.mjcf import _sparse
 from engine.mjcf import _texture
@@ -146,6 +147,8 @@ class Compiler:
     self.fitaabb = False
     self.textures, self.texturedir = [], ""
     self.hfields = []
+    self.plugins, self.plugin_implicit = {}, []   # <extension> instances; implicit ones
+    self.plugin_declared = set()
     self.nuser = {k: -1 for k in _USER_KINDS}   # <size nuser_*>: -1 sizes from the longest
     self.assets = None   # name -> bytes for files not on disk (compile_model's `assets`)
     self.lropt = dict(mode=1, useexisting=True, uselimit=False, accel=20.0, maxforce=0.0,
@@ -179,6 +182,7 @@ class Compiler:
         if self.nuser[k] < -1:
           raise n.error(f"nuser_{k} must be >= -1")
     self._defaults_root([n for n in r.children if n.tag == "default"])
+    self.plugins, self.plugin_declared = _plugin.read_extension(r)
     for sec in _children(r, "asset"):
       for n in sec.children:
         if n.tag == "material":
@@ -306,8 +310,11 @@ class Compiler:
     for k, table in (("integrator", _INTEGRATOR), ("cone", _CONE), ("jacobian", _JACOBIAN),
                      ("solver", _SOLVER)):
       o[k] = [rd.kw(k, table, o[k][0])]
-    for k in ("iterations", "ls_iterations", "noslip_iterations", "ccd_iterations"):
+    for k in ("iterations", "ls_iterations", "noslip_iterations", "ccd_iterations",
+              "sdf_iterations", "sdf_initpoints"):
       o[k] = [rd.int(k, o[k][0])]
+    if not 0 <= o["sdf_initpoints"][0] <= 50:
+      raise n.error("sdf_initpoints must be between 0 and 50 (numjoco's contact buffer)")
     groups = floats(n, "actuatorgroupdisable", 31, 0) or []
     for g in groups:
       if g != int(g):
@@ -489,7 +496,10 @@ class Compiler:
         raise n.error("face data must be a multiple of 3 integers")
       face = np.array(vals, np.int64).reshape(-1, 3).astype(np.int32)
     shell = False
-    if builtin is not None:
+    plugin = [c for c in n.children if c.tag == "plugin"]
+    if plugin:
+      vert, face, nrm = self._mesh_sdf(n, plugin, builtin, file, face)
+    elif builtin is not None:
       vert, bface, shell = self._mesh_builtin(n, builtin, file)
       face = face if bface is None else bface
       nrm = _meshgen.normals(builtin, floats(n, "params"))
@@ -542,6 +552,25 @@ class Compiler:
     self.meshes[-1].texcoord, self.meshes[-1].facetexcoord = uv, faceuv
     self.meshes[-1].normal, self.meshes[-1].facenormal = nrm, facenrm   # None: MakeNormal's
     self.meshes[-1].smoothnormal = rd.kw("smoothnormal", _BOOL, False)
+    self.meshes[-1].reorient = not plugin
+    if plugin and self.meshes[-1].scale != [1.0, 1.0, 1.0]:
+      raise n.error(f"attribute scale is not compatible with SDFs in mesh '{name}'")
+
+  def _mesh_sdf(self, n, plugin, builtin, file, face):
+    """(vert, face, normal) of a mesh made from an SDF plugin instance by marching cubes, as
+    mjCMesh::LoadSDF (engine/mjcf/_plugin.py, engine/mjcf/_mesh.py sdf_mesh)."""
+    if len(plugin) > 1:
+      raise plugin[1].error("a mesh takes one plugin")
+    if builtin is not None or file is not None or n.get("vertex") is not None or face is not None:
+      raise n.error("a mesh made from an SDF plugin cannot also have builtin, file, vertex or "
+                    "face data")
+    inst = _plugin.resolve(plugin[0], self.plugins, self.plugin_declared,
+                           self.plugin_implicit)
+    try:
+      return _mesh.sdf_mesh(lambda p: _plugin.distance(inst.kind, inst.attr, p),
+                            _plugin.aabb(inst.kind, inst.attr))
+    except _mesh.MeshError as e:
+      raise n.error(str(e)) from None
 
   def _mesh_builtin(self, n, builtin, file):
     """(vert, face or None, shell) of <mesh builtin=... params=...> (engine/mjcf/_meshgen.py)."""
@@ -597,7 +626,8 @@ class Compiler:
       vert, face = me.raw
       try:
         me.compiled = _mesh.compile_mesh(vert, face, me.scale, me.refpos, me.refquat,
-                                         me.inertia, me.maxhullvert, needhull=False)
+                                         me.inertia, me.maxhullvert, needhull=False,
+                                         reorient=me.reorient)
       except _mesh.MeshError as e:
         raise me.node.error(f"mesh '{me.name}': {e}") from None
     return me.compiled
@@ -725,6 +755,21 @@ class Compiler:
     g.pos, g.quat = mm.frameaccum(g.pos, g.quat, meshpos, cm["quat"])
     _surfacevel_to_mesh_frame(g, meshpos, cm["quat"])
 
+  def _geom_plugin(self, n, g):
+    """The SDF plugin instance of a geom (`<plugin>` child; sdf geoms need one), or None."""
+    plugin = [c for c in n.children if c.tag == "plugin"]
+    if len(plugin) > 1:
+      raise plugin[1].error("a geom takes one plugin")
+    if g.type != 8:
+      if plugin:
+        raise plugin[0].error("only sdf geoms take a plugin")
+      return None
+    if not plugin:
+      raise n.error("sdf geoms without an SDF plugin (MuJoCo's octree SDF of a plain mesh) "
+                    "are not supported yet")
+    return _plugin.resolve(plugin[0], self.plugins, self.plugin_declared,
+                           self.plugin_implicit)
+
   def _geom_mesh(self, rd, n, g):
     """Mesh geom: its mesh id, the mesh frame folded into the geom frame, size and bounds."""
     i = self._geom_meshid(rd, n)
@@ -770,7 +815,7 @@ class Compiler:
                "light": body.lights}[tag]
         lst.append(_Obj(node=c, cc=childclass, frame=frame, body=body, name=c.get("name", "")))
       elif tag == "plugin":
-        raise c.error("plugins are not supported")
+        raise c.error("body plugins are not supported (only SDF plugins on meshes and geoms)")
 
   def _new_body(self, c, parent, childclass, frame):
     cc = c.get("childclass", childclass)
@@ -941,7 +986,7 @@ class Compiler:
     remap = {old: new for new, old in enumerate(used)}
     for b in self.bodies:
       for g in b.geoms:
-        if g.type == 7:
+        if g.type in (7, 8):
           g.dataid = remap[g.dataid]
     self.meshes = [self.meshes[i] for i in used]
     for me in self.meshes:
@@ -1147,8 +1192,7 @@ class Compiler:
     n = g.node
     rd, _ = self._reader(n, g.cc)
     g.type = rd.kw("type", _GEOM_TYPES, 2)
-    if g.type == 8:
-      raise n.error("sdf geoms are not supported yet")
+    g.plugin = self._geom_plugin(n, g)
     if (g.type == 1) != (n.get("hfield") is not None):
       raise n.error("hfield geom must have type='hfield' and an 'hfield' attribute")
     g.contype = rd.int("contype", 1)
@@ -1176,10 +1220,10 @@ class Compiler:
     fluidcoef = rd.vec("fluidcoef", [0.5, 0.25, 1.5, 1.0, 1.0], 5)
     if g.type == 0 and b.weldid != 0 and not self._weld_mocap(b):
       raise n.error("plane only allowed in static bodies")
-    g.pos, g.quat = self._fromto(rd, n, g) if g.type != 7 else self._pose(rd, n)
+    g.pos, g.quat = self._fromto(rd, n, g) if g.type not in (7, 8) else self._pose(rd, n)
     g.dataid = -1
     nsize = _GEOM_NSIZE[g.type]
-    if g.type == 7:
+    if g.type in (7, 8):
       mesh = self._geom_mesh(rd, n, g)
     else:
       if rd.str("mesh") is not None:
@@ -1191,7 +1235,7 @@ class Compiler:
           raise n.error("plane size(3) must be positive")
       elif any(g.size[i] <= 0 for i in range(nsize)):
         raise n.error(f"size must have {nsize} positive value(s) for this geom type")
-    if g.type not in (1, 7):
+    if g.type not in (1, 7, 8):
       g.aabb = _geom_aabb(g.type, g.size)
       g.rbound = _geom_rbound(g.type, g.size)
     g.mass, g.inertia = 0.0, [0.0] * 3
@@ -1200,9 +1244,9 @@ class Compiler:
     if infer:
       mass, density = rd.str("mass"), rd.num("density", 1000.0)
       itype = 6 if g.type == 1 else g.type   # a height field's inertia is its box's
-      volume = ((lambda: mesh["volume"]) if g.type == 7
+      volume = ((lambda: mesh["volume"]) if g.type in (7, 8)
                 else (lambda: mm.geom_volume(itype, g.size, shell)))
-      inertia = ((lambda: _mesh_geom_inertia(mesh["boxsz"], g.mass)) if g.type == 7
+      inertia = ((lambda: _mesh_geom_inertia(mesh["boxsz"], g.mass)) if g.type in (7, 8)
                  else (lambda: mm.geom_inertia(itype, g.size, g.mass, shell)))
       if mass is not None:
         mass = rd.num("mass", 0.0)
@@ -1862,7 +1906,7 @@ def _default_option():
           "o_solimp": list(_SOLIMP), "o_friction": [1.0, 1.0, 0.005, 0.0001, 0.0001],
           "integrator": [0], "cone": [0], "jacobian": [2], "solver": [2], "iterations": [100],
           "ls_iterations": [50], "noslip_iterations": [0], "ccd_iterations": [35],
-          "disableflags": [0], "enableflags": [0], "disableactuator": [0]}
+          "sdf_iterations": [10], "sdf_initpoints": [40], "disableflags": [0], "enableflags": [0], "disableactuator": [0]}
 
 
 def _builtin_inertia(shell, inertia):

@@ -206,6 +206,7 @@ CHILDREN = {
     "actuator": set(ACTUATOR_TAGS) | {"include"},
     "keyframe": {"key", "include"},
     "mesh": {"plugin"},
+    "geom": {"plugin"},
     "material": {"layer"},
 }
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
@@ -237,9 +238,7 @@ def _check(node):
       _check(c)
     return
   if node.tag == "extension":
-    for c in node.children:
-      raise c.error("plugins are not supported")
-    return
+    return   # plugins and their instances: checked by the compiler (engine/mjcf/_plugin.py)
   if node.tag in _FREE_SECTIONS:
     if node.tag in _UNSUPPORTED:
       raise node.error(f"element <{node.tag}> is not supported yet")

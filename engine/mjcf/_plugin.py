@@ -1,0 +1,266 @@
+"""MJCF `<extension>` plugins: MuJoCo's first-party SDF plugins at load time.
+
+Reads `<extension><plugin plugin="mujoco.sdf.torus"><instance name=...><config key value/>`
+into named instances (config strings kept as written, as MuJoCo's `plugin_attr`), and gives
+each SDF kind what the compiler needs: its attributes with the plugin's defaults, its bounding
+box (the plugin's `sdf_aabb`) and its distance function in numpy (`sdf_staticdistance`, for
+the marching-cubes mesh of a `<mesh><plugin/></mesh>`). The run-time distance and gradient
+are engine/collision_sdf.py's (compiled), selected by the kind stored in `plugin`. Only the five
+SDF plugins (plugin/sdf/*.cc: torus, bowl, gear, nut, bolt) are supported; any other plugin
+is refused with its name.
+"""
+import math
+
+import numpy as np
+
+# kind (stored in Model.plugin), attribute names and defaults, as plugin/sdf/<kind>.h
+TORUS, BOWL, GEAR, NUT, BOLT = 0, 1, 2, 3, 4
+SDF_PLUGINS = {
+    "mujoco.sdf.torus": (TORUS, ("radius1", "radius2"), (0.35, 0.15)),
+    "mujoco.sdf.bowl": (BOWL, ("height", "radius", "thickness"), (0.4, 1.0, 0.02)),
+    "mujoco.sdf.gear": (GEAR, ("alpha", "diameter", "teeth", "thickness", "innerdiameter"),
+                        (0.0, 2.8, 25.0, 0.2, -1.0)),
+    "mujoco.sdf.nut": (NUT, ("radius",), (0.26,)),
+    "mujoco.sdf.bolt": (BOLT, ("radius",), (0.26,)),
+}
+NATTR = 5   # the most attributes of one SDF plugin (gear): width of Model.plugin_sdfattr
+# the slot MuJoCo 4.0's Python wheel registers each plugin at (its `plugin` field; parity only)
+SLOT_40 = {"mujoco.sdf.bolt": 2, "mujoco.sdf.bowl": 3, "mujoco.sdf.gear": 4,
+           "mujoco.sdf.nut": 5, "mujoco.sdf.torus": 6}
+
+
+class Instance:
+  """One plugin instance: name, plugin name, kind, config strings and numeric attributes."""
+
+  def __init__(self, node, name, plugin, config):
+    self.node, self.name, self.plugin, self.config = node, name, plugin, config
+    self.kind, names, defaults = SDF_PLUGINS[plugin]
+    self.attr = []
+    for key, default in zip(names, defaults):
+      value = config.get(key, "")
+      self.attr.append(default if not value.strip() else float(value))
+
+  def attr_string(self):
+    """The config values in the plugin's attribute order, each NUL-terminated (plugin_attr)."""
+    names = SDF_PLUGINS[self.plugin][1]
+    return b"".join(self.config.get(k, "").encode() + b"\0" for k in names)
+
+
+def _number(text):
+  """True when `text` (spaces removed) is a number strtod reads whole (the plugins' CheckAttr)."""
+  s = "".join(text.split())
+  if not s:
+    return True
+  try:
+    float(s)
+  except ValueError:
+    return False
+  return True
+
+
+def check_plugin_name(node, name):
+  """Raise the node's error unless `name` is one of the supported SDF plugins."""
+  if name not in SDF_PLUGINS:
+    raise node.error(f"plugin '{name}' is not supported (supported: "
+                     f"{', '.join(SDF_PLUGINS)})")
+
+
+def read_extension(root):
+  """(instances by name in order, names of the declared plugins) of every `<extension>` of
+  the model tree `root`."""
+  out, declared = {}, set()
+  for ext in (c for c in root.children if c.tag == "extension"):
+    for p in ext.children:
+      if p.tag != "plugin":
+        raise p.error(f"unknown element <{p.tag}> in <extension>")
+      for key in p.attrib:
+        if key != "plugin":
+          raise p.error(f"unknown attribute '{key}'")
+      name = p.get("plugin")
+      if not name:
+        raise p.error("plugin needs the 'plugin' attribute (the plugin's name)")
+      check_plugin_name(p, name)
+      declared.add(name)
+      keys = SDF_PLUGINS[name][1]
+      for inst in p.children:
+        if inst.tag != "instance":
+          raise inst.error(f"unknown element <{inst.tag}> in <plugin>")
+        for key in inst.attrib:
+          if key != "name":
+            raise inst.error(f"unknown attribute '{key}'")
+        iname = inst.get("name")
+        if not iname:
+          raise inst.error("plugin instance needs a name")
+        if iname in out:
+          raise inst.error(f"repeated plugin instance name '{iname}'")
+        config = {}
+        for c in inst.children:
+          if c.tag != "config":
+            raise c.error(f"unknown element <{c.tag}> in <instance>")
+          for key in c.attrib:
+            if key not in ("key", "value"):
+              raise c.error(f"unknown attribute '{key}'")
+          k, v = c.get("key"), c.get("value", "")
+          if k is None:
+            raise c.error("config needs a 'key'")
+          if k not in keys:
+            raise c.error(f"unknown config key '{k}' for plugin '{name}' (expected one of "
+                          f"{', '.join(keys)})")
+          if k in config:
+            raise c.error(f"repeated config key '{k}'")
+          if not _number(v):
+            raise c.error(f"config '{k}' of plugin '{name}': invalid value '{v}' (a number "
+                          "is expected)")
+          config[k] = v
+        out[iname] = Instance(inst, iname, name, config)
+  return out, declared
+
+
+def resolve(node, instances, declared, implicit):
+  """The instance a `<plugin>` child of a mesh or geom names: `instance=` (a declared one) or
+  `plugin=` alone (a plugin declared in <extension>: a new instance with the defaults,
+  appended to `implicit`)."""
+  for key in node.attrib:
+    if key not in ("instance", "plugin"):
+      raise node.error(f"unknown attribute '{key}'")
+  if node.children:
+    raise node.error("config of a plugin referenced by instance is not supported here: "
+                     "declare it in <extension>")
+  iname, pname = node.get("instance"), node.get("plugin")
+  if iname is not None:
+    if iname not in instances:
+      raise node.error(f"unknown plugin instance '{iname}'")
+    inst = instances[iname]
+    if pname is not None and pname != inst.plugin:
+      raise node.error(f"plugin instance '{iname}' is a '{inst.plugin}', not '{pname}'")
+    return inst
+  if pname is None:
+    raise node.error("plugin needs 'instance' (or 'plugin')")
+  check_plugin_name(node, pname)
+  if pname not in declared:
+    raise node.error(f"plugin '{pname}' is not declared in <extension>")
+  inst = Instance(node, "", pname, {})
+  implicit.append(inst)
+  return inst
+
+
+# ------------------------------------------------------------------------------ the SDFs
+
+def aabb(kind, a):
+  """The plugin's bounding box (center, half sizes) in its frame (sdf_aabb)."""
+  if kind == TORUS:
+    return [0.0, 0.0, 0.0, a[0] + a[1], a[0] + a[1], a[1]]
+  if kind == BOWL:
+    r = a[1] + a[2]
+    return [0.0, 0.0, 0.0, r, r, r]
+  if kind == GEAR:
+    return [0.0, 0.0, 0.0, a[1] / 2.0 * 1.25, a[1] / 2.0 * 1.25, a[3] / 2.0 * 1.1]
+  return [0.0, 0.0, 0.0, 0.6, 0.6, 1.0]
+
+
+def distance(kind, a, p):
+  """Signed distance of the points p (..., 3) (the plugin's static distance, float64)."""
+  x, y, z = p[..., 0], p[..., 1], p[..., 2]
+  if kind == TORUS:
+    q = np.sqrt(x * x + y * y) - a[0]
+    return np.sqrt(q * q + z * z) - a[1]
+  if kind == BOWL:
+    height, radius, thick = a[0], a[1], a[2]
+    width = math.sqrt(radius * radius - height * height)
+    q0 = np.sqrt(x * x + y * y)
+    d0, d1 = q0 - width, z - height
+    return np.where(height * q0 < width * z, np.sqrt(d0 * d0 + d1 * d1),
+                    np.abs(np.sqrt(q0 * q0 + z * z) - radius)) - thick
+  if kind == GEAR:
+    return _gear(a, x, y, z)
+  return _screw(kind, a, x, y, z)
+
+
+def _smooth_union(a, b, k):
+  h = np.clip(0.5 + 0.5 * (b - a) / k, 0.0, 1.0)
+  return b * (1. - h) + a * h - k * h * (1. - h)
+
+
+def _gear(a, x, y, z):
+  """gear.cc's distance: an involute gear profile extruded along z."""
+  alpha, D, N = a[0], a[1], a[2]
+  psi = 3.096e-5 * N * N - 6.557e-3 * N + 0.551    # pressure angle
+  R = D / 2.0
+  rho = np.sqrt(x * x + y * y)
+  Pd = N / D
+  P = math.pi / Pd
+  Ro = (D + 2.0 / Pd) / 2.0
+  h = 2.2 / Pd
+  inner = Ro - h - 0.14 * D if a[4] < 0.0 else a[4] / 2.0
+  Rb = D * math.cos(psi) / 2.0
+  fi = np.arctan2(y, x) + alpha
+  stride = P / R
+  inv_alpha = math.acos(Rb / R)
+  shift = stride / 2.0 - 2.0 * (math.tan(inv_alpha) - inv_alpha)
+  mod = lambda u, v: u - v * np.floor(u / v)
+  fia = mod(fi + shift / 2.0, stride) - shift / 2.0
+  fib = mod(-fi - shift + shift / 2.0, stride) - shift / 2.0
+  out = Rb < rho
+  safe = np.where(out, rho, 1.0)
+  acs = np.arccos(np.where(out, Rb / safe, 1.0))
+  ta = np.sqrt(np.where(out, rho * rho - Rb * Rb, 0.0))
+  dista = np.where(out, ta - Rb * (fia + acs), -1.0e6)
+  distb = np.where(out, ta - Rb * (fib + acs), -1.0e6)
+  outer = rho - Ro
+  cogs = np.maximum(np.maximum(fia - (stride - shift), fib - (stride - shift)),
+                    np.maximum(dista, distb))
+  # smooth intersection of the outer circle and the cogs
+  cogs = np.maximum(np.maximum(outer, cogs),
+                    -_smooth_union(np.maximum(outer, -cogs), np.maximum(cogs, -outer), 0.0035 * D))
+  cogs = _smooth_union(rho - (Ro - h), cogs, Rb - Ro + h)
+  cogs = np.maximum(cogs, -(rho - inner))
+  d2 = np.where(inner - rho > 0.0, inner - rho, np.where(Ro - rho < -0.2, rho - Ro, cogs))
+  w1 = np.abs(z) - a[3] / 2.0
+  m0, m1 = np.maximum(d2, 0.0), np.maximum(w1, 0.0)
+  return np.minimum(np.maximum(d2, w1), 0.0) + np.sqrt(m0 * m0 + m1 * m1)
+
+
+def _screw(kind, a, x, y, z):
+  """nut.cc / bolt.cc's distance: a threaded hole or rod with a hexagonal head."""
+  screw, s12 = 12.0, math.sqrt(2.0) / 2.0
+  radius = np.sqrt(x * x + y * y) - a[0]
+  u = z * screw - np.arctan2(y, x) / math.pi / 2.0
+  thread = (radius - np.abs((u - np.floor(u)) - 0.5) / screw) * s12
+  cone = (z - radius) * s12
+  k = 6.0 / math.pi / 2.0
+  angle = -np.floor(np.arctan2(y, x) * k + 0.5) / k
+  head = np.sin(angle + math.pi * 0.5) * x + -np.sin(angle) * y - 0.5
+  head = np.maximum(head, np.abs(z + 0.25) - 0.25)
+  head = np.maximum(head, (z + radius - 0.22) * s12)
+  if kind == NUT:
+    hole = np.maximum(thread, -(cone + 0.5 * s12))
+    hole = np.minimum(hole, -cone - 0.05 * s12)
+    return np.maximum(head, -hole)
+  bolt = np.maximum(thread, -(0.5 - np.abs(z + 0.5)))
+  bolt = np.maximum(bolt, -(cone + 1.0 * s12))
+  return np.minimum(bolt, head)
+
+
+# ------------------------------------------------------------------------------ model arrays
+
+def assemble(c, A, sizes):
+  """plugin_* arrays (MuJoCo's names, plus plugin_sdftype and plugin_sdfattr) and
+  geom_plugin, from the compiler's instances (declared ones first, then implicit ones)."""
+  insts = list(c.plugins.values()) + list(c.plugin_implicit)
+  index = {id(x): i for i, x in enumerate(insts)}
+  attr = [x.attr_string() for x in insts]
+  adr = np.cumsum([0] + [len(a) for a in attr])[:-1]
+  sizes.update(nplugin=len(insts), npluginattr=sum(len(a) for a in attr))
+  A["plugin"] = np.array([SLOT_40[x.plugin] for x in insts], np.int32)
+  A["plugin_sdftype"] = np.array([x.kind for x in insts], np.int32)
+  A["plugin_stateadr"] = np.zeros(len(insts), np.int32)   # the SDF plugins keep no state
+  A["plugin_statenum"] = np.zeros(len(insts), np.int32)
+  A["plugin_attradr"] = np.array(adr, np.int32)
+  A["plugin_attr"] = np.frombuffer(b"".join(attr), np.uint8).copy()
+  sdfattr = np.zeros((len(insts), NATTR))
+  for i, x in enumerate(insts):
+    sdfattr[i, :len(x.attr)] = x.attr
+  A["plugin_sdfattr"] = sdfattr
+  geoms = [g for b in c.bodies for g in b.geoms]
+  A["geom_plugin"] = np.array([index[id(g.plugin)] if g.get("plugin") is not None else -1
+                               for g in geoms], np.int32)
