@@ -57,6 +57,18 @@ def test_compiled_fields(name):
   assert A["opt_sdf_initpoints"][0] == mjm.opt.sdf_initpoints
 
 
+@pytest.mark.parametrize("name", ["torus.xml", "gear.xml", "nutbolt.xml", "bowl.xml"])
+def test_model_from_mujoco_knows_the_sdfs(name):
+  """engine.interop.model_from_mujoco reads 4.0's plugin slots and config strings into the
+  engine-only SDF kind and parameters: the same arrays our compiler makes."""
+  from engine import interop
+  sizes, A, _ = compile_model(_path(name))
+  m = interop.model_from_mujoco(mujoco.MjModel.from_xml_path(_path(name)))
+  assert sizes["nplugin"] > 0
+  np.testing.assert_array_equal(m.plugin_sdftype, A["plugin_sdftype"])
+  np.testing.assert_allclose(m.plugin_sdfattr, A["plugin_sdfattr"], rtol=0, atol=1e-12)
+
+
 _KINDS = {"torus": [0.35, 0.15], "bowl": [0.4, 1.0, 0.02], "gear": [0.3, 2.8, 25, 0.2, -1],
           "nut": [0.26], "bolt": [0.255]}
 

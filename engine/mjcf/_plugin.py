@@ -243,6 +243,25 @@ def _screw(kind, a, x, y, z):
 
 # ------------------------------------------------------------------------------ model arrays
 
+def sdf_arrays(plugin, plugin_attr, plugin_attradr):
+  """(plugin_sdftype, plugin_sdfattr) from MuJoCo 4.0's compiled plugin fields (the wheel's slot
+  numbers and NUL-terminated config strings), for a Model built from a mujoco.MjModel."""
+  names = {slot: name for name, slot in SLOT_40.items()}
+  n = len(plugin)
+  kinds, attrs = np.full(n, -1, np.int32), np.zeros((n, NATTR))
+  raw = bytes(np.asarray(plugin_attr, np.uint8))
+  for i in range(n):
+    name = names.get(int(plugin[i]))
+    if name is None:
+      continue
+    kind, keys, defaults = SDF_PLUGINS[name]
+    values = raw[int(plugin_attradr[i]):].split(b"\0")[:len(keys)]
+    kinds[i] = kind
+    for j, (v, default) in enumerate(zip(values, defaults)):
+      attrs[i, j] = float(v) if v.strip() else default
+  return kinds, attrs
+
+
 def assemble(c, A, sizes):
   """plugin_* arrays (MuJoCo's names, plus plugin_sdftype and plugin_sdfattr) and
   geom_plugin, from the compiler's instances (declared ones first, then implicit ones)."""

@@ -256,6 +256,9 @@ def _check(node):
     if child.tag not in kids:
       if child.tag in _UNSUPPORTED:
         raise child.error(f"element <{child.tag}> is not supported yet")
+      if child.tag == "plugin" and child.get("plugin"):
+        raise child.error(f"plugin '{child.get('plugin')}' in <{node.tag}> is not supported "
+                          "(only MuJoCo's SDF plugins are)")
       raise child.error(f"unknown element <{child.tag}> in <{node.tag}>")
     if in_default and child.tag != "default":
       # elements inside <default> take no children (but a material's texture layers)
