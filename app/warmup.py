@@ -22,6 +22,8 @@ def cache_dir():
   import importlib.metadata
   h = hashlib.sha256()
   for p in sorted(ENGINE.rglob("*.py")):
+    if p.parent.name == "mjcf":   # the plain-Python compiler is not part of the key
+      continue
     h.update(p.relative_to(ENGINE).as_posix().encode())
     h.update(p.read_bytes())
   h.update(importlib.metadata.version("numba").encode())

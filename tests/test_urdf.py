@@ -221,10 +221,10 @@ def test_mesh_links(tmp_path):
           + _joint("j", "revolute", "base", "a", '<limit lower="-1" upper="1"/>') + "</robot>")
   path = tmp_path / "robot.urdf"
   path.write_text(urdf)
-  from tests.test_models_load import _MESH_FIELDS
+  from tests.models import MESH_FIELDS
   mjm = mujoco.MjModel.from_xml_path(str(path))
   ours = compile_model(str(path))
-  assert_same(ours, mjm, ("mesh_graph",) + _MESH_FIELDS)
+  assert_same(ours, mjm, ("mesh_graph",) + MESH_FIELDS)
   # mesh-frame fields (vertices, sizes, quats in each mesh's principal frame) are not compared:
   # a sphere mesh's principal axes are arbitrary (equal moments); tests/test_mesh.py covers them
   m = engine.load_model(str(path))
