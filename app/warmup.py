@@ -12,26 +12,18 @@ ENGINE = pathlib.Path(__file__).resolve().parent.parent / "engine"
 
 
 def cache_dir():
-  """The engine's Numba cache directory, computed as engine/_cache.py computes it but without
-  importing the engine or numba: the viewer asks before opening its window, and numba's import
-  (0.4 s) belongs on the boot thread, beside the window's start (tests/app/test_startup.py
-  checks that both give the same directory)."""
+  """The engine's Numba cache directory, from engine/_cache.py loaded by path, without
+  importing the engine package or numba: the viewer asks before opening its window, and
+  numba's import (0.4 s) belongs on the boot thread, beside the window's start
+  (tests/app/test_startup.py checks that both give the same directory)."""
   if os.environ.get("NUMBA_CACHE_DIR"):
     return os.environ["NUMBA_CACHE_DIR"]
-  import hashlib
   import importlib.metadata
-  h = hashlib.sha256()
-  for p in sorted(ENGINE.rglob("*.py")):
-    if p.parent.name == "mjcf":   # the plain-Python compiler is not part of the key
-      continue
-    h.update(p.relative_to(ENGINE).as_posix().encode())
-    h.update(p.read_bytes())
-  h.update(importlib.metadata.version("numba").encode())
-  h.update(sys.version.encode())
-  h.update(os.environ.get("NUMBA_BOUNDSCHECK", "").encode())
-  root = os.environ.get("NUMJOCO_CACHE_DIR") or os.path.join(
-      os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "numjoco")
-  return os.path.join(root, "numba-" + h.hexdigest()[:16])
+  import importlib.util
+  spec = importlib.util.spec_from_file_location("_numjoco_cache_key", ENGINE / "_cache.py")
+  key = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(key)   # the engine's own key, without the engine package or numba
+  return key.cache_dir(importlib.metadata.version("numba"))
 
 
 def _kernel_dir(root):

@@ -13,11 +13,14 @@ import os
 import pathlib
 import sys
 
-import numba
 
-
-def cache_dir():
-  """Directory for this exact engine source + numba + python version."""
+def cache_dir(numba_version=None):
+  """Directory for this exact engine source + numba + python version. Numba is imported only
+  when its version is not given: app/warmup.py loads this file by path and asks without
+  importing numba or the engine."""
+  if numba_version is None:
+    import numba
+    numba_version = numba.__version__
   h = hashlib.sha256()
   here = pathlib.Path(__file__).parent
   for p in sorted(here.rglob("*.py")):
@@ -25,7 +28,7 @@ def cache_dir():
       continue
     h.update(p.relative_to(here).as_posix().encode())
     h.update(p.read_bytes())
-  h.update(numba.__version__.encode())
+  h.update(numba_version.encode())
   h.update(sys.version.encode())
   h.update(os.environ.get("NUMBA_BOUNDSCHECK", "").encode())
   root = os.environ.get("NUMJOCO_CACHE_DIR") or os.path.join(
@@ -35,5 +38,6 @@ def cache_dir():
 
 def configure():
   """Point numba's cache at `cache_dir()` (must run before any engine kernel is defined)."""
+  import numba
   if not os.environ.get("NUMBA_CACHE_DIR"):
-    numba.config.CACHE_DIR = cache_dir()
+    numba.config.CACHE_DIR = cache_dir(numba.__version__)

@@ -271,20 +271,32 @@ def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
         d.efc_J_colind[adr + n] = k
         n += 1
     d.efc_J_rownnz[row] = n
-    d.efc_pos[row] = d.cnstr_row[0, r] if has_pos else 0.0
-    # equality rows have no margin (cnstr_row[1] may hold a previous call's values)
-    d.efc_margin[row] = d.cnstr_row[1, r] if has_pos and typ != _EQUALITY else 0.0
-    d.efc_frictionloss[row] = frictionloss
-    d.efc_type[row] = typ
-    d.efc_id[row] = oid
-  d.nefc[0] = nefc + size
+    _set_row(d, row, r, has_pos, frictionloss, typ, oid)
+  _count_rows(d, typ, size)
+  return True
+
+
+@jit
+def _set_row(d, row, r, has_pos, frictionloss, typ, oid):
+  """efc_pos/margin (from cnstr_row's column r), frictionloss, type and id of one new row."""
+  d.efc_pos[row] = d.cnstr_row[0, r] if has_pos else 0.0
+  # equality rows have no margin (cnstr_row[1] may hold a previous call's values)
+  d.efc_margin[row] = d.cnstr_row[1, r] if has_pos and typ != _EQUALITY else 0.0
+  d.efc_frictionloss[row] = frictionloss
+  d.efc_type[row] = typ
+  d.efc_id[row] = oid
+
+
+@jit
+def _count_rows(d, typ, size):
+  """nefc and the ne/nf/nl counts after `size` rows of type `typ` were added."""
+  d.nefc[0] += size
   if typ == _EQUALITY:
     d.ne[0] += size
   elif typ == _FRICTION_DOF or typ == _FRICTION_TENDON:
     d.nf[0] += size
   elif typ == _LIMIT_JOINT or typ == _LIMIT_TENDON:
     d.nl[0] += size
-  return True
 
 
 @jit
@@ -317,16 +329,8 @@ def _add_sparse_row(m, d, cols, vals, n, has_pos, frictionloss, typ, oid, nvspar
       d.efc_J_colind[adr + cnt] = cols[j]
       cnt += 1
   d.efc_J_rownnz[row] = cnt
-  d.efc_pos[row] = d.cnstr_row[0, 0] if has_pos else 0.0
-  d.efc_margin[row] = d.cnstr_row[1, 0] if has_pos else 0.0
-  d.efc_frictionloss[row] = frictionloss
-  d.efc_type[row] = typ
-  d.efc_id[row] = oid
-  d.nefc[0] = row + 1
-  if typ == _FRICTION_DOF or typ == _FRICTION_TENDON:
-    d.nf[0] += 1
-  elif typ == _LIMIT_JOINT or typ == _LIMIT_TENDON:
-    d.nl[0] += 1
+  _set_row(d, row, 0, has_pos, frictionloss, typ, oid)
+  _count_rows(d, typ, 1)
   return True
 
 
@@ -616,12 +620,8 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
         d.efc_J_colind[adr + cnt] = k
         cnt += 1
     d.efc_J_rownnz[row] = cnt
-    d.efc_pos[row] = d.cnstr_row[0, r]
-    d.efc_margin[row] = d.cnstr_row[1, r]
-    d.efc_frictionloss[row] = 0.0
-    d.efc_type[row] = typ
-    d.efc_id[row] = oid
-  d.nefc[0] = nefc + size
+    _set_row(d, row, r, True, 0.0, typ, oid)
+  _count_rows(d, typ, size)
   return True
 
 

@@ -188,32 +188,33 @@ def _block(m, d, kind, i):
   return d.history[adr:adr + 2 + n + n * dim], n, dim
 
 
+def _read_block(m, d, kind, i, time, interp, live, liveadr):
+  """read_ctrl / read_sensor: the live values live[liveadr[i]:][:dim] without history, else
+  the buffer of actuator/sensor i read at time - its delay."""
+  buf, n, dim = _block(m, d, kind, i)
+  if buf is None:
+    a = int(liveadr[i])
+    return np.array(live[a:a + dim])
+  hist, delay = ((m.actuator_history, m.actuator_delay) if kind == "actuator"
+                 else (m.sensor_history, m.sensor_delay))
+  interp = int(hist[i, 1]) if interp < 0 else _check_interp(interp)
+  out = np.zeros(dim)
+  read(buf, n, dim, float(time) - float(delay[i]), interp, out)
+  return out
+
+
 def read_ctrl(m, d, i, time, interp=-1):
   """Controls of actuator i at `time` (mj_readCtrl): d.ctrl's block when it has no history,
   else its buffer read at time - actuator_delay[i]. interp: 0 zero-order hold, 1 linear,
   2 cubic, -1 the actuator's own. Returns a new array of actuator_ctrlnum[i] values."""
-  buf, n, dim = _block(m, d, "actuator", i)
-  if buf is None:
-    a = int(m.actuator_ctrladr[i])
-    return np.array(d.ctrl[a:a + dim])
-  interp = int(m.actuator_history[i, 1]) if interp < 0 else _check_interp(interp)
-  out = np.zeros(dim)
-  read(buf, n, dim, float(time) - float(m.actuator_delay[i]), interp, out)
-  return out
+  return _read_block(m, d, "actuator", i, time, interp, d.ctrl, m.actuator_ctrladr)
 
 
 def read_sensor(m, d, i, time, interp=-1):
   """Value of sensor i at `time` (mj_readSensor): its sensordata when it has no history, else
   its buffer read at time - sensor_delay[i]. interp as in read_ctrl. Returns a new array of
   sensor_dim[i] values."""
-  buf, n, dim = _block(m, d, "sensor", i)
-  if buf is None:
-    a = int(m.sensor_adr[i])
-    return np.array(d.sensordata[a:a + dim])
-  interp = int(m.sensor_history[i, 1]) if interp < 0 else _check_interp(interp)
-  out = np.zeros(dim)
-  read(buf, n, dim, float(time) - float(m.sensor_delay[i]), interp, out)
-  return out
+  return _read_block(m, d, "sensor", i, time, interp, d.sensordata, m.sensor_adr)
 
 
 def _check_interp(interp):
