@@ -283,6 +283,68 @@ def _dcmotor_dynamics(m, d, i, ctrl, uadr, oadr, first, last):
 
 
 @jit
+def _pid_plugin_ctrl(m, d, i, actearly):
+  """The setpoint of a `mujoco.pid` plugin actuator (Pid::GetCtrl): d.ctrl clamped by its
+  ctrlrange, or its last activation when it has dynamics; slew-limited around the previous
+  setpoint (kept in act) once time has started."""
+  adr = m.actuator_actadr[i]
+  if m.actuator_dyntype[i] == _DYN_NONE:
+    k = m.actuator_ctrladr[i]
+    u = d.ctrl[k]
+    if m.actuator_ctrllimited[k]:
+      lo, hi = m.actuator_ctrlrange[k, 0], m.actuator_ctrlrange[k, 1]
+      u = lo if u < lo else (hi if u > hi else u)
+  else:
+    last = adr + m.actuator_actnum[i] - 1
+    u = next_activation(m, d, i, last, d.act_dot[last]) if actearly else d.act[last]
+  prm = m.actuator_pluginprm[i]
+  if prm[4] >= 0 and d.time[0] > 0:
+    prev = d.act[adr + (1 if prm[1] != 0 else 0)]
+    lo, hi = prev - prm[4] * m.opt_timestep[0], prev + prm[4] * m.opt_timestep[0]
+    u = lo if u < lo else (hi if u > hi else u)
+  return u
+
+
+@jit
+def _pid_plugin_integral(m, d, i, err):
+  """The error integral after this step, clamped (the PID plugin's state update)."""
+  prm = m.actuator_pluginprm[i]
+  z = d.act[m.actuator_actadr[i]] + err * m.opt_timestep[0]
+  if prm[3] >= 0:
+    z = -prm[3] if z < -prm[3] else (prm[3] if z > prm[3] else z)
+  return z
+
+
+@jit
+def _pid_plugin_act_dot(m, d, i):
+  """act_dot of a `mujoco.pid` plugin actuator's states [integral, previous setpoint]
+  (Pid::ActDot): each moves to its new value in one step."""
+  prm, h = m.actuator_pluginprm[i], m.opt_timestep[0]
+  u = _pid_plugin_ctrl(m, d, i, False)
+  adr = m.actuator_actadr[i]
+  if prm[1] != 0:
+    z = _pid_plugin_integral(m, d, i, u - d.actuator_length[m.actuator_outadr[i]])
+    d.act_dot[adr] = (z - d.act[adr]) / h
+    adr += 1
+  if prm[4] >= 0:
+    d.act_dot[adr] = (u - d.act[adr]) / h
+
+
+@jit
+def _pid_plugin_force(m, d, i):
+  """actuator_force of a `mujoco.pid` plugin actuator (Pid::Compute): kp e + kd de/dt + ki z."""
+  prm = m.actuator_pluginprm[i]
+  oadr = m.actuator_outadr[i]
+  u = _pid_plugin_ctrl(m, d, i, m.actuator_actearly[i])
+  err = u - d.actuator_length[oadr]
+  udot = 0.0
+  if m.actuator_dyntype[i] != _DYN_NONE:
+    udot = d.act_dot[m.actuator_actadr[i] + m.actuator_actnum[i] - 1]
+  z = _pid_plugin_integral(m, d, i, err) if prm[1] != 0 else 0.0
+  d.actuator_force[oadr] = prm[0] * err + prm[2] * (udot - d.actuator_velocity[oadr]) + prm[1] * z
+
+
+@jit
 def _act_dot(m, d, ctrl):
   """act_dot of every stateful actuator."""
   for i in range(m.nactuator):
@@ -308,6 +370,9 @@ def _act_dot(m, d, ctrl):
       _pid_dynamics(m, d, i, ctrl, uadr, oadr, first)
     elif dt == _DYN_DCMOTOR:
       _dcmotor_dynamics(m, d, i, ctrl, uadr, oadr, first, last)
+  for i in range(m.nactuator):   # actuator plugins, after the built-in dynamics
+    if m.actuator_plugin[i] >= 0:
+      _pid_plugin_act_dot(m, d, i)
 
 
 @jit
@@ -483,7 +548,7 @@ def fwd_actuation(m, d):
   _act_dot(m, d, ctrl)
   tendon_frclimited = False
   for i in range(m.nactuator):
-    if actuator_disabled(m, i):
+    if actuator_disabled(m, i) or m.actuator_plugin[i] >= 0:
       continue
     if m.actuator_gaintype[i] == _GAIN_SO3:
       _so3_force(m, d, i, ctrl)
@@ -491,6 +556,9 @@ def fwd_actuation(m, d):
     if m.actuator_trntype[i] == _TRN_TENDON and m.tendon_actfrclimited[m.actuator_trnid[i, 0]]:
       tendon_frclimited = True
     _siso_force(m, d, i, ctrl)
+  for i in range(m.nactuator):   # plugins compute after the built-in types (even disabled ones)
+    if m.actuator_plugin[i] >= 0:
+      _pid_plugin_force(m, d, i)
   if tendon_frclimited:
     _clamp_tendon_actuator_force(m, d)
   _clamp_forces(m, d)

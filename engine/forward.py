@@ -129,13 +129,14 @@ def fwd_constraint(m, d):
 
 @jit
 def forward_skip(m, d, skip_sensor):
-  """Forward dynamics; `skip_sensor` leaves sensors and energy as they are (RK4's inner stages,
-  mj_forwardSkip)."""
+  """Forward dynamics; `skip_sensor` leaves the sensors as they are (RK4's inner stages,
+  mj_forwardSkip). The energy is computed either way, as MuJoCo does: after an RK4 step it is
+  the last stage's."""
   fwd_position(m, d)
-  energypos = False
+  energypos = False   # an e_potential sensor computed it already
   if not skip_sensor:
     energypos = sensor.sensor_pos(m, d)
-  if not skip_sensor and not energypos:
+  if not energypos:
     if m.opt_enableflags[0] & _ENBL_ENERGY:
       energy.energy_pos(m, d)
     else:
@@ -144,7 +145,7 @@ def forward_skip(m, d, skip_sensor):
   fwd_velocity(m, d)
   if not skip_sensor:
     sensor.sensor_vel(m, d)
-  if not skip_sensor and m.opt_enableflags[0] & _ENBL_ENERGY:
+  if m.opt_enableflags[0] & _ENBL_ENERGY:
     energy.energy_vel(m, d)
   fwd_actuation(m, d)
   fwd_acceleration(m, d)

@@ -106,20 +106,16 @@ def inverse_skip(m, d, skipstage, skipsensor, jar, qacc_save, work, A):
   enabled = m.opt_enableflags[0]
   if skipstage < STAGE_POS:
     fwd.fwd_position(m, d)
-    energypos = False
+    energypos = False   # an e_potential sensor computed it already
     if not skipsensor:
       energypos = sensor.sensor_pos(m, d)
-    if not skipsensor and not energypos:
-      if enabled & _ENBL_ENERGY:
-        energy.energy_pos(m, d)
-      else:
-        d.energy[0] = 0.0
-        d.energy[1] = 0.0
+    if enabled & _ENBL_ENERGY and not energypos:   # (unlike forward, no zeroing when off)
+      energy.energy_pos(m, d)
   if skipstage < STAGE_VEL:
     fwd.fwd_velocity(m, d)
     if not skipsensor:
       sensor.sensor_vel(m, d)
-    if not skipsensor and enabled & _ENBL_ENERGY:
+    if enabled & _ENBL_ENERGY:
       energy.energy_vel(m, d)
   discrete = (enabled & _ENBL_INVDISCRETE) != 0
   if discrete:

@@ -838,9 +838,10 @@ mesh_quat f8 nmesh 4
 
 # ------------------------------------------------------------------------- plugins (SDF)
 # (one added block: MuJoCo's plugin_* fields and geom_plugin for the first-party SDF plugins
-# mujoco.sdf.torus/bowl/gear/nut/bolt; `plugin` holds the slot MuJoCo 4.0's wheel registers
-# the plugin at (parity only); engine-only: plugin_sdftype (engine/mjcf/_plugin.py's kind,
-# read by engine/collision_sdf.py) and plugin_sdfattr (the numeric attributes, defaults filled))
+# mujoco.sdf.torus/bowl/gear/nut/bolt, and the mujoco.pid actuator plugin; `plugin` holds the
+# slot MuJoCo 4.0's wheel registers the plugin at (parity only); engine-only: plugin_sdftype
+# (engine/mjcf/_plugin.py's kind, read by engine/collision_sdf.py; PID for mujoco.pid) and
+# plugin_sdfattr (the numeric attributes, defaults filled))
 MODEL_SIZES += ["nplugin", "npluginattr"]
 
 MODEL_FIELDS += """plugin i4 nplugin
@@ -922,6 +923,15 @@ DATA_FIELDS += """history f8 nhistory
 history_sensordata f8 nsensordata
 """
 # --------------------------------------------------- end of control and sensor history
+
+# ------------------------------------------------------------------- actuator plugins
+# (one added block: MuJoCo's actuator_plugin, the instance driving an actuator, -1 none; the
+# only actuator plugin is mujoco.pid, whose parameters the compiler stores per actuator in the
+# engine-only actuator_pluginprm: kp, ki, kd, integral clamp (-1 none), slewmax (-1 none))
+MODEL_FIELDS += """actuator_plugin i4 nactuator
+actuator_pluginprm f8 nactuator 5
+"""
+# --------------------------------------------------------------- end of actuator plugins
 
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}

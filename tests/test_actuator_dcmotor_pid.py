@@ -1,8 +1,10 @@
 """MuJoCo 4's multi-input actuators against the installed MuJoCo 4.0: the `pid` servo (slew
 limit, integral with imax anti-windup, feedforward, every input subset), the `dcmotor` (every
-input mode, thermal, LuGre, current state, saturation, cogging, nominal point) and the SO3
+input mode, thermal, LuGre, current state, saturation, cogging, nominal point), the SO3
 transmission with its `orientation` servo (expmap and quat charts, ball joint and site with
-refsite, the integrator variant, the norm clamp).
+refsite, the integrator variant, the norm clamp), and the older `mujoco.pid` actuator plugin
+(P, PD, PID with imax, slewmax, filter/filterexact/integrator dynamics, actearly, implicit
+instances with their own config).
 
 For each scene: compiled actuator fields and sizes (nu, nactuator, nout, na, nJmom), then a
 200-step rollout with random piecewise-constant controls whose qpos, qvel, act and
@@ -19,7 +21,7 @@ from tests.models import assert_close
 
 _ARM = """
 <mujoco>
-  <option timestep="0.002" integrator="{integrator}"/>
+  <option timestep="0.002" integrator="{integrator}"/>{extension}
   <default><geom type="capsule" size="0.03"/></default>
   <worldbody>
     <site name="ref" pos="0 0 1" euler="10 20 30"/>
@@ -86,24 +88,47 @@ SO3 = """
   <pid joint="h1" kp="5" kv="0.5"/>
 """
 
+PLUGIN_EXT = """
+  <extension><plugin plugin="mujoco.pid">
+    <instance name="p"><config key="kp" value="4"/></instance>
+    <instance name="pid"><config key="kp" value="6"/><config key="ki" value="3"/>
+      <config key="kd" value="0.3"/><config key="imax" value="0.2"/></instance>
+    <instance name="slew"><config key="kp" value="5"/><config key="kd" value="0.2"/>
+      <config key="ki" value="1"/><config key="slewmax" value="2"/></instance>
+    <instance name="filt"><config key="kp" value="3"/><config key="kd" value="0.2"/></instance>
+  </plugin></extension>"""
+
+PLUGIN = """
+  <plugin joint="h1" instance="p" ctrlrange="-1 1"/>
+  <plugin joint="h2" instance="pid" actdim="1"/>
+  <plugin tendon="t" instance="slew" actdim="2" forcerange="-2 2"/>
+  <plugin joint="s3" instance="filt" dyntype="filter" dynprm="0.05" actdim="1" actearly="true"/>
+  <plugin joint="h1" plugin="mujoco.pid" dyntype="integrator" actdim="1">
+    <config key="kp" value="2"/><config key="kd" value="0.1"/></plugin>
+  <plugin joint="h2" instance="filt" dyntype="filterexact" dynprm="0.1" actdim="1"
+          actrange="-0.2 0.2"/>
+"""
+
 SO3_SENSORS = """
   <sensor>
     <actuatorpos actuator="o1"/><actuatorvel actuator="o1"/><actuatorfrc actuator="o2"/>
   </sensor>
 """
 
-SCENES = {"pid": PID, "dcmotor": DCMOTOR, "so3": SO3.replace(
+SCENES = {"pid": PID, "dcmotor": DCMOTOR, "pidplugin": PLUGIN, "so3": SO3.replace(
     '<orientation joint="ball"', '<orientation name="o1" joint="ball"').replace(
     '<orientation site="tip"', '<orientation name="o2" site="tip"')}
 
 _FIELDS = ("trntype dyntype gaintype biastype ctrladr ctrlnum ctrlspec outadr outnum actadr "
            "actnum trnid dynprm gainprm biasprm actlimited actrange actearly forcelimited "
-           "forcerange ctrllimited ctrlrange gear acc0 length0 lengthrange cranklength").split()
+           "forcerange ctrllimited ctrlrange gear acc0 length0 lengthrange cranklength "
+           "plugin").split()
 
 
 def _xml(scene, integrator="Euler"):
   return _ARM.format(integrator=integrator, actuators=SCENES[scene],
-                     sensors=SO3_SENSORS if scene == "so3" else "")
+                     sensors=SO3_SENSORS if scene == "so3" else "",
+                     extension=PLUGIN_EXT if scene == "pidplugin" else "")
 
 
 def _load(scene, integrator="Euler"):
@@ -184,6 +209,15 @@ def test_states_are_exercised():
   m, mjm = _load("dcmotor")
   _, theirs = _rollout(m, mjm, 200, seed=3)
   assert mjm.na == int(mjm.actuator_actnum.sum()) and mjm.na >= 9
+  # the PID plugin: the integral at imax / ki, the setpoint moving at slewmax, the filter's
+  # activation clamped to actrange
+  m, mjm = _load("pidplugin")
+  _, theirs = _rollout(m, mjm, 200, seed=3)
+  acts = np.array([o["act"] for o in theirs])
+  assert np.abs(acts[:, mjm.actuator_actadr[1]]).max() == pytest.approx(0.2 / 3)
+  setpoint = acts[:, mjm.actuator_actadr[2] + 1]
+  assert np.abs(np.diff(setpoint)).max() == pytest.approx(2 * mjm.opt.timestep)
+  assert np.abs(acts[:, mjm.actuator_actadr[5]]).max() == pytest.approx(0.2)
 
 
 BAD = [
@@ -207,15 +241,24 @@ BAD = [
     ('<general joint="ball" dyntype="integrator" gaintype="so3" biastype="so3" gainprm="1" '
      'biasprm="0 -1 0" input="quat"/>',
      "quat input requires dyntype 'none'"),
+    ('<plugin joint="h2" instance="pid"/>', 'actdim 0, expected 1. Add actdim="1"'),
+    ('<plugin joint="h2" instance="slew" actdim="1"/>', 'actdim 1, expected 2'),
+    ('<plugin joint="h2" instance="p" dyntype="filter" actdim="2"/>', "actdim 2, expected 1"),
+    ('<plugin joint="h2" plugin="mujoco.pid"><config key="ki" value="-2"/>'
+     '<config key="imax" value="1"/></plugin>', "negative imax"),
+    ('<plugin joint="h2" plugin="mujoco.pid"><config key="slewmax" value="-2"/></plugin>',
+     "slewmax must be non-negative"),
+    ('<plugin joint="h2" plugin="mujoco.sdf.torus"/>', "does not support actuators"),
+    ('<plugin joint="h2"/>', "needs 'instance' (or 'plugin')"),
 ]
 
 
 @pytest.mark.parametrize("act,msg", BAD)
 def test_bad_attributes(act, msg):
   """Each is rejected by MuJoCo 4.0 too; ours names the element and its line."""
-  xml = _ARM.format(integrator="Euler", actuators="\n" + act, sensors="")
+  xml = _ARM.format(integrator="Euler", actuators="\n" + act, sensors="", extension=PLUGIN_EXT)
   with pytest.raises(ValueError):
-    mujoco.MjModel.from_xml_string(xml)
+    mujoco.MjData(mujoco.MjModel.from_xml_string(xml))   # the PID plugin checks at MjData
   with pytest.raises(MjcfError) as e:
     engine.load_model(xml)
   text = str(e.value)

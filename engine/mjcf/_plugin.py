@@ -1,13 +1,15 @@
-"""MJCF `<extension>` plugins: MuJoCo's first-party SDF plugins at load time.
+"""MJCF `<extension>` plugins: MuJoCo's first-party SDF plugins and its PID actuator plugin.
 
 Reads `<extension><plugin plugin="mujoco.sdf.torus"><instance name=...><config key value/>`
 into named instances (config strings kept as written, as MuJoCo's `plugin_attr`), and gives
 each SDF kind what the compiler needs: its attributes with the plugin's defaults, its bounding
 box (the plugin's `sdf_aabb`) and its distance function in numpy (`sdf_staticdistance`, for
 the marching-cubes mesh of a `<mesh><plugin/></mesh>`). The run-time distance and gradient
-are engine/collision_sdf.py's (compiled), selected by the kind stored in `plugin`. Only the five
-SDF plugins (plugin/sdf/*.cc: torus, bowl, gear, nut, bolt) are supported; any other plugin
-is refused with its name.
+are engine/collision_sdf.py's (compiled), selected by the kind stored in `plugin`. The five
+SDF plugins (plugin/sdf/*.cc: torus, bowl, gear, nut, bolt) serve sdf geoms and meshes;
+`mujoco.pid` (plugin/actuator/pid.cc) serves `<actuator><plugin>` and is computed by
+engine/actuation.py from `actuator_pluginprm` (`pid_params`). Any other plugin is refused with
+its name.
 """
 import math
 
@@ -24,8 +26,14 @@ SDF_PLUGINS = {
     "mujoco.sdf.bolt": (BOLT, ("radius",), (0.26,)),
 }
 NATTR = 5   # the most attributes of one SDF plugin (gear): width of Model.plugin_sdfattr
+# actuator plugins: kind, attribute names, defaults (NaN: not given, which the PID tells apart)
+PID = 5
+ACTUATOR_PLUGINS = {
+    "mujoco.pid": (PID, ("kp", "ki", "kd", "imax", "slewmax"), (0.0, 0.0, 0.0, math.nan, math.nan)),
+}
+PLUGINS = {**SDF_PLUGINS, **ACTUATOR_PLUGINS}
 # the slot MuJoCo 4.0's Python wheel registers each plugin at (its `plugin` field; parity only)
-SLOT_40 = {"mujoco.sdf.bolt": 2, "mujoco.sdf.bowl": 3, "mujoco.sdf.gear": 4,
+SLOT_40 = {"mujoco.pid": 0, "mujoco.sdf.bolt": 2, "mujoco.sdf.bowl": 3, "mujoco.sdf.gear": 4,
            "mujoco.sdf.nut": 5, "mujoco.sdf.torus": 6}
 
 
@@ -34,7 +42,7 @@ class Instance:
 
   def __init__(self, node, name, plugin, config):
     self.node, self.name, self.plugin, self.config = node, name, plugin, config
-    self.kind, names, defaults = SDF_PLUGINS[plugin]
+    self.kind, names, defaults = PLUGINS[plugin]
     self.attr = []
     for key, default in zip(names, defaults):
       value = config.get(key, "")
@@ -42,7 +50,7 @@ class Instance:
 
   def attr_string(self):
     """The config values in the plugin's attribute order, each NUL-terminated (plugin_attr)."""
-    names = SDF_PLUGINS[self.plugin][1]
+    names = PLUGINS[self.plugin][1]
     return b"".join(self.config.get(k, "").encode() + b"\0" for k in names)
 
 
@@ -58,11 +66,14 @@ def _number(text):
   return True
 
 
-def check_plugin_name(node, name):
-  """Raise the node's error unless `name` is one of the supported SDF plugins."""
-  if name not in SDF_PLUGINS:
-    raise node.error(f"plugin '{name}' is not supported (supported: "
-                     f"{', '.join(SDF_PLUGINS)})")
+def check_plugin_name(node, name, kinds=None):
+  """Raise the node's error unless `name` is a supported plugin (of `kinds`, a dict of
+  SDF_PLUGINS / ACTUATOR_PLUGINS, when given: what the element referring to it can use)."""
+  if name not in PLUGINS:
+    raise node.error(f"plugin '{name}' is not supported (supported: {', '.join(PLUGINS)})")
+  if kinds is not None and name not in kinds:
+    what = "actuators" if kinds is ACTUATOR_PLUGINS else "SDFs"
+    raise node.error(f"plugin '{name}' does not support {what}")
 
 
 def read_extension(root):
@@ -81,7 +92,6 @@ def read_extension(root):
         raise p.error("plugin needs the 'plugin' attribute (the plugin's name)")
       check_plugin_name(p, name)
       declared.add(name)
-      keys = SDF_PLUGINS[name][1]
       for inst in p.children:
         if inst.tag != "instance":
           raise inst.error(f"unknown element <{inst.tag}> in <plugin>")
@@ -93,37 +103,45 @@ def read_extension(root):
           raise inst.error("plugin instance needs a name")
         if iname in out:
           raise inst.error(f"repeated plugin instance name '{iname}'")
-        config = {}
-        for c in inst.children:
-          if c.tag != "config":
-            raise c.error(f"unknown element <{c.tag}> in <instance>")
-          for key in c.attrib:
-            if key not in ("key", "value"):
-              raise c.error(f"unknown attribute '{key}'")
-          k, v = c.get("key"), c.get("value", "")
-          if k is None:
-            raise c.error("config needs a 'key'")
-          if k not in keys:
-            raise c.error(f"unknown config key '{k}' for plugin '{name}' (expected one of "
-                          f"{', '.join(keys)})")
-          if k in config:
-            raise c.error(f"repeated config key '{k}'")
-          if not _number(v):
-            raise c.error(f"config '{k}' of plugin '{name}': invalid value '{v}' (a number "
-                          "is expected)")
-          config[k] = v
-        out[iname] = Instance(inst, iname, name, config)
+        out[iname] = Instance(inst, iname, name, _config(inst, name))
   return out, declared
 
 
-def resolve(node, instances, declared, implicit):
-  """The instance a `<plugin>` child of a mesh or geom names: `instance=` (a declared one) or
-  `plugin=` alone (a plugin declared in <extension>: a new instance with the defaults,
-  appended to `implicit`)."""
+def _config(node, name):
+  """{key: value string} of the `<config key value/>` children of `node` (an instance, or an
+  actuator's implicit plugin), checked against plugin `name`'s attributes."""
+  keys = PLUGINS[name][1]
+  config = {}
+  for c in node.children:
+    if c.tag != "config":
+      raise c.error(f"unknown element <{c.tag}> in <{node.tag}>")
+    for key in c.attrib:
+      if key not in ("key", "value"):
+        raise c.error(f"unknown attribute '{key}'")
+    k, v = c.get("key"), c.get("value", "")
+    if k is None:
+      raise c.error("config needs a 'key'")
+    if k not in keys:
+      raise c.error(f"unknown config key '{k}' for plugin '{name}' (expected one of "
+                    f"{', '.join(keys)})")
+    if k in config:
+      raise c.error(f"repeated config key '{k}'")
+    if not _number(v):
+      raise c.error(f"config '{k}' of plugin '{name}': invalid value '{v}' (a number "
+                    "is expected)")
+    config[k] = v
+  return config
+
+
+def resolve(node, instances, declared, implicit, kinds=SDF_PLUGINS, attrs=()):
+  """The instance a `<plugin>` element names: `instance=` (a declared one) or `plugin=` alone
+  (a plugin declared in <extension>: a new instance appended to `implicit`, with the
+  `<config>` children an actuator's plugin may have, else the defaults). `kinds`: the plugins
+  the element can use; `attrs`: the element's other attributes (an actuator's)."""
   for key in node.attrib:
-    if key not in ("instance", "plugin"):
+    if key not in ("instance", "plugin") and key not in attrs:
       raise node.error(f"unknown attribute '{key}'")
-  if node.children:
+  if node.children and (kinds is not ACTUATOR_PLUGINS or node.get("instance") is not None):
     raise node.error("config of a plugin referenced by instance is not supported here: "
                      "declare it in <extension>")
   iname, pname = node.get("instance"), node.get("plugin")
@@ -133,13 +151,14 @@ def resolve(node, instances, declared, implicit):
     inst = instances[iname]
     if pname is not None and pname != inst.plugin:
       raise node.error(f"plugin instance '{iname}' is a '{inst.plugin}', not '{pname}'")
+    check_plugin_name(node, inst.plugin, kinds)
     return inst
   if pname is None:
     raise node.error("plugin needs 'instance' (or 'plugin')")
-  check_plugin_name(node, pname)
+  check_plugin_name(node, pname, kinds)
   if pname not in declared:
     raise node.error(f"plugin '{pname}' is not declared in <extension>")
-  inst = Instance(node, "", pname, {})
+  inst = Instance(node, "", pname, _config(node, pname))
   implicit.append(inst)
   return inst
 
@@ -243,6 +262,30 @@ def _screw(kind, a, x, y, z):
 
 # ------------------------------------------------------------------------------ model arrays
 
+def pid_prm(attr):
+  """actuator_pluginprm of an actuator driven by a `mujoco.pid` instance with attributes `attr`
+  (kp, ki, kd, imax, slewmax; NaN: not given): kp, ki, kd, the clamp of the error integral
+  (imax / ki, as the plugin's PidConfig; -1: none) and slewmax (-1: none)."""
+  kp, ki, kd, imax, slew = attr
+  clamp = imax / ki if ki and not math.isnan(imax) else -1.0
+  return [kp, ki, kd, clamp, -1.0 if math.isnan(slew) else slew]
+
+
+def pid_params(node, inst, dyntype, actdim):
+  """`pid_prm` after the checks of the plugin's Pid::Create (4.0's messages; 4.0 reports them
+  when it makes the data)."""
+  kp, ki, kd, imax, slew = inst.attr
+  if ki and not math.isnan(imax) and imax / ki < 0:
+    raise node.error("negative imax")
+  if not math.isnan(slew) and slew < 0:
+    raise node.error("slewmax must be non-negative")
+  expect = int(ki != 0) + int(not math.isnan(slew)) + int(dyntype in (1, 2, 3))
+  if actdim != expect:
+    raise node.error(f"actuator has actdim {actdim}, expected {expect}. Add actdim=\"{expect}\" "
+                     "to the actuator plugin element.")
+  return pid_prm(inst.attr)
+
+
 def sdf_arrays(plugin, plugin_attr, plugin_attradr):
   """(plugin_sdftype, plugin_sdfattr) from MuJoCo 4.0's compiled plugin fields (the wheel's slot
   numbers and NUL-terminated config strings), for a Model built from a mujoco.MjModel."""
@@ -254,7 +297,7 @@ def sdf_arrays(plugin, plugin_attr, plugin_attradr):
     name = names.get(int(plugin[i]))
     if name is None:
       continue
-    kind, keys, defaults = SDF_PLUGINS[name]
+    kind, keys, defaults = PLUGINS[name]
     values = raw[int(plugin_attradr[i]):].split(b"\0")[:len(keys)]
     kinds[i] = kind
     for j, (v, default) in enumerate(zip(values, defaults)):
@@ -263,8 +306,9 @@ def sdf_arrays(plugin, plugin_attr, plugin_attradr):
 
 
 def assemble(c, A, sizes):
-  """plugin_* arrays (MuJoCo's names, plus plugin_sdftype and plugin_sdfattr) and
-  geom_plugin, from the compiler's instances (declared ones first, then implicit ones)."""
+  """plugin_* arrays (MuJoCo's names, plus plugin_sdftype and plugin_sdfattr), geom_plugin and
+  actuator_plugin (plus the engine-only actuator_pluginprm), from the compiler's instances
+  (declared ones first, then implicit ones)."""
   insts = list(c.plugins.values()) + list(c.plugin_implicit)
   index = {id(x): i for i, x in enumerate(insts)}
   attr = [x.attr_string() for x in insts]
@@ -283,3 +327,7 @@ def assemble(c, A, sizes):
   geoms = [g for b in c.bodies for g in b.geoms]
   A["geom_plugin"] = np.array([index[id(g.plugin)] if g.get("plugin") is not None else -1
                                for g in geoms], np.int32)
+  A["actuator_plugin"] = np.array([index[id(a.plugin)] if a.plugin is not None else -1
+                                   for a in c.actuators], np.int32)
+  A["actuator_pluginprm"] = np.array([a.pluginprm for a in c.actuators],
+                                     np.float64).reshape(-1, 5)

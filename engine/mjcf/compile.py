@@ -1562,7 +1562,13 @@ class Compiler:
       a.trnid[1] = self.find("site", n.attrib["slidersite"], n, "actuator slidersite")
       if a.cranklength <= 0:
         raise n.error("slider-crank actuator needs a positive 'cranklength'")
+    a.plugin, a.pluginprm = None, [0.0] * 5
+    if n.tag == "plugin":
+      a.plugin = _plugin.resolve(n, self.plugins, self.plugin_declared, self.plugin_implicit,
+                                 _plugin.ACTUATOR_PLUGINS, _ACT_PLUGIN_ATTRS)
     _finish_actuator(self, a)
+    if a.plugin is not None:
+      a.pluginprm = _plugin.pid_params(n, a.plugin, a.dyntype, a.actdim)
     self.actuators.append(a)
 
   def _equality(self, n):
@@ -1654,6 +1660,13 @@ _ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper"
              "muscle", "adhesion", "pid", "dcmotor", "orientation")
 
 
+# attributes of <actuator><plugin> besides plugin/instance (MuJoCo's schema, actuator_plugin)
+_ACT_PLUGIN_ATTRS = set(("name class group ctrllimited forcelimited actlimited ctrlrange forcerange "
+                         "actrange lengthrange gear cranklength user damping armature actearly "
+                         "nsample interp delay joint jointinparent site refsite tendon cranksite "
+                         "slidersite body actdim dyntype dynprm").split())
+
+
 def _default_actuator():
   a = _Obj(gaintype=0, biastype=0, dyntype=0, gainprm=[1.0] + [0.0] * 9, biasprm=[0.0] * 10,
            dynprm=[1.0] + [0.0] * 9, ctrlrange=[0.0, 0.0], forcerange=[0.0, 0.0],
@@ -1725,6 +1738,10 @@ def _apply_actuator(n, a, defaults):
     spec = _act.read_input(n)
     if spec is not None:
       a.ctrlspec = spec
+  elif tag == "plugin":   # an actuator plugin (mujoco.pid): its dynamics and state size
+    a.dyntype = rd.kw("dyntype", _DYN, a.dyntype)
+    a.dynprm = rd.vec("dynprm", a.dynprm, 10)
+    a.actdim = rd.int("actdim", a.actdim)
   elif tag == "pid":
     _act.set_pid(rd, a)
   elif tag == "dcmotor":
@@ -1855,12 +1872,13 @@ def _finish_actuator(c, a):
       raise n.error(f"invalid {rng} for actuator")
   if a.is_actlimited and a.dyntype == 0:
     raise n.error("actrange specified but dyntype is 'none' in actuator")
-  if a.actdim > 1 and a.dyntype not in (5, 7) and not a.so3 and a.gaintype != t.mjtGain.PID:
-    raise n.error("actdim > 1 is only allowed for dyntype 'user' and 'dcmotor'")
-  if a.actdim == 1 and a.dyntype == 0:
-    raise n.error("invalid actdim 1 in stateless actuator")
-  if a.actdim == 0 and a.dyntype not in (0, 5):
-    raise n.error("invalid actdim 0 in stateful actuator")
+  if a.plugin is None:   # a plugin's state size is the plugin's (engine/mjcf/_plugin.py)
+    if a.actdim > 1 and a.dyntype not in (5, 7) and not a.so3 and a.gaintype != t.mjtGain.PID:
+      raise n.error("actdim > 1 is only allowed for dyntype 'user' and 'dcmotor'")
+    if a.actdim == 1 and a.dyntype == 0:
+      raise n.error("invalid actdim 1 in stateless actuator")
+    if a.actdim == 0 and a.dyntype not in (0, 5):
+      raise n.error("invalid actdim 0 in stateful actuator")
   if a.actdim < 0:
     a.actdim = int(a.dyntype not in (0, 5))
   a.ctrlranges = _act.control_ranges(a)

@@ -203,7 +203,7 @@ CHILDREN = {
     "tendon": {"fixed", "spatial", "include"},
     "fixed": {"joint"},
     "spatial": {"site", "geom", "pulley"},
-    "actuator": set(ACTUATOR_TAGS) | {"include"},
+    "actuator": set(ACTUATOR_TAGS) | {"include", "plugin"},
     "keyframe": {"key", "include"},
     "mesh": {"plugin"},
     "geom": {"plugin"},
@@ -258,7 +258,8 @@ def _check(node):
         raise child.error(f"element <{child.tag}> is not supported yet")
       if child.tag == "plugin" and child.get("plugin"):
         raise child.error(f"plugin '{child.get('plugin')}' in <{node.tag}> is not supported "
-                          "(only MuJoCo's SDF plugins are)")
+                          "(only MuJoCo's SDF plugins in meshes and geoms, and its PID "
+                          "actuator plugin, are)")
       raise child.error(f"unknown element <{child.tag}> in <{node.tag}>")
     if in_default and child.tag != "default":
       # elements inside <default> take no children (but a material's texture layers)

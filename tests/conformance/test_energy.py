@@ -37,9 +37,11 @@ def test_energy_features(seed):
 
 
 @pytest.mark.parametrize("name", ["humanoid", "cheetah"])
-@pytest.mark.parametrize("integrator", [0, 3])
+@pytest.mark.parametrize("integrator", [0, 1, 3])
 def test_energy_step(name, integrator):
-  """After mj_step (Euler, RK4: energy from the first stage only) on suite models."""
+  """After mj_step (Euler, RK4, implicitfast) on suite models. RK4's inner stages compute the
+  energy too (mj_forwardSkip skips only the sensors), so after its step d.energy is the last
+  stage's, not the step's start."""
   m, mjm = load_both(name)
   mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
   m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.ENERGY)
@@ -66,6 +68,31 @@ def test_energy_off_is_zero():
   d.qvel[:] = 1.0
   engine.forward(m, d)
   assert np.all(d.energy == 0.0)
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_energy_inverse(enabled):
+  """mj_inverse computes the energy when it is enabled and, unlike mj_forward, leaves it as it
+  was when it is not."""
+  m, mjm = load_both("cheetah")
+  if not enabled:
+    mjm.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+    m.opt.enableflags = m.opt.enableflags & ~int(engine.mjtEnableBit.ENERGY)
+  else:
+    mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
+    m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.ENERGY)
+  mjd = mujoco.MjData(mjm)
+  rng = np.random.default_rng(1)
+  mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.1
+  mjd.qvel[:] = rng.normal(size=mjm.nv)
+  mjd.energy[:] = [3.0, 4.0]
+  d = engine.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  d.energy[:] = [3.0, 4.0]
+  mujoco.mj_inverse(mjm, mjd)
+  engine.inverse(m, d)
+  assert (mjd.energy[1] != 4.0) == enabled
+  assert_close(d.energy, mjd.energy, "energy", rtol=1e-10, atol=1e-12)
 
 
 def test_energy_conserved():
