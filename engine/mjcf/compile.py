@@ -756,7 +756,8 @@ class Compiler:
     _surfacevel_to_mesh_frame(g, meshpos, cm["quat"])
 
   def _geom_plugin(self, n, g):
-    """The SDF plugin instance of a geom (`<plugin>` child; sdf geoms need one), or None."""
+    """The SDF plugin instance of a geom (`<plugin>` child), or None (an sdf geom without one
+    uses the octree SDF of its mesh)."""
     plugin = [c for c in n.children if c.tag == "plugin"]
     if len(plugin) > 1:
       raise plugin[1].error("a geom takes one plugin")
@@ -765,8 +766,7 @@ class Compiler:
         raise plugin[0].error("only sdf geoms take a plugin")
       return None
     if not plugin:
-      raise n.error("sdf geoms without an SDF plugin (MuJoCo's octree SDF of a plain mesh) "
-                    "are not supported yet")
+      return None
     return _plugin.resolve(plugin[0], self.plugins, self.plugin_declared,
                            self.plugin_implicit)
 

@@ -1,0 +1,308 @@
+"""The octree SDF of a plain mesh, as MuJoCo's mjCOctree (user_objects.cc) builds it for a mesh
+that an sdf geom without a plugin uses: oct_depth, oct_child, oct_aabb and oct_coeff.
+
+The root is the mesh's bounding box grown by 10%; a node whose box a triangle touches
+(boxTriangle, Schwarz and Seidel's box-triangle overlap test) is split into 8 children, breadth
+first, down to depth 6; then leaves are split until face neighbours differ by at most one level
+(BalanceOctree), and a leaf corner in the middle of a coarser neighbour's face or edge
+("hanging") takes the mean of that face's or edge's corners. The other corners hold the signed
+distance to the mesh (the closest triangle, the sign from its normal), in the order MuJoCo
+fills them. Nodes are kept in integer coordinates (cells of 2^-depth of the root per axis), so
+neighbour queries are array look-ups; node order, boxes and every floating-point operation
+follow MuJoCo's, so the fields equal 4.0's.
+"""
+import numpy as np
+
+MAXDEPTH = 6   # mjsMesh octree_maxdepth default (no MJCF attribute sets it)
+
+
+def _box_triangle(v, lo, hi):
+  """boxTriangle for pairs: does triangle v (P,3,3) touch box [lo, hi] (P,3)?"""
+  out = np.ones(len(v), bool)
+  for i in range(3):
+    out &= ~((v[:, 0, i] < lo[:, i]) & (v[:, 1, i] < lo[:, i]) & (v[:, 2, i] < lo[:, i]))
+    out &= ~((v[:, 0, i] > hi[:, i]) & (v[:, 1, i] > hi[:, i]) & (v[:, 2, i] > hi[:, i]))
+  e = [v[:, (i + 1) % 3] - v[:, i] for i in range(3)]
+  n = np.stack([e[0][:, 1] * e[1][:, 2] - e[0][:, 2] * e[1][:, 1],
+                e[0][:, 2] * e[1][:, 0] - e[0][:, 0] * e[1][:, 2],
+                e[0][:, 0] * e[1][:, 1] - e[0][:, 1] * e[1][:, 0]], axis=1)
+  size = hi - lo
+  c = np.where(n > 0, size, 0.0)
+  c1 = c - v[:, 0]
+  c2 = size - c - v[:, 0]
+  dot = lambda a, b: a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+  nlo = dot(n, lo)
+  out &= ~((nlo + dot(n, c1)) * (nlo + dot(n, c2)) > 0)
+  for a in range(3):
+    b, cc = (a + 1) % 3, (a + 2) % 3
+    sign = np.where(n[:, a] >= 0, 1.0, -1.0)
+    for i in range(3):
+      ne0 = -e[i][:, cc] * sign
+      ne1 = e[i][:, b] * sign
+      d = (-(ne0 * v[:, i, b] + ne1 * v[:, i, cc]) + np.maximum(0.0, size[:, b] * ne0)
+           + np.maximum(0.0, size[:, cc] * ne1))
+      out &= ~(ne0 * lo[:, b] + ne1 * lo[:, cc] + d < 0)
+  return out
+
+
+def _bounds(lo, hi, depth):
+  """Coordinates of the 2^depth + 1 cell boundaries per axis, each the midpoint MuJoCo's
+  TaskToNode computes ((a + b) / 2 of the parent's bounds): shape (3, 2^depth + 1)."""
+  b = np.stack([lo, hi], axis=1)
+  for _ in range(depth):
+    nb = np.empty((3, 2 * b.shape[1] - 1))
+    nb[:, 0::2] = b
+    nb[:, 1::2] = (b[:, :-1] + b[:, 1:]) / 2
+    b = nb
+  return b
+
+
+_BITS = np.array([[j & 1, (j >> 1) & 1, (j >> 2) & 1] for j in range(8)], np.int64)
+
+
+def _point_tri(p, v0, v1, v2):
+  """pointTriDistSqWithUV for rows: (squared distance, u, v) of the closest point
+  v0 + u (v1 - v0) + v (v2 - v0), by the first Voronoi region that matches, in MuJoCo's order
+  and arithmetic."""
+  dot = lambda a, b: a[:, 0] * b[:, 0] + a[:, 1] * b[:, 1] + a[:, 2] * b[:, 2]
+  ab, ac, ap = v1 - v0, v2 - v0, p - v0
+  d1, d2 = dot(ab, ap), dot(ac, ap)
+  bp = p - v1
+  d3, d4 = dot(ab, bp), dot(ac, bp)
+  cp = p - v2
+  d5, d6 = dot(ab, cp), dot(ac, cp)
+  vc = d1 * d4 - d3 * d2
+  vb = d5 * d2 - d1 * d6
+  va = d3 * d6 - d5 * d4
+  n = len(p)
+  u, w = np.zeros(n), np.zeros(n)
+  closest = np.empty((n, 3))
+  todo = np.ones(n, bool)
+
+  def region(mask, uu, ww, pt):
+    nonlocal todo
+    mask = mask & todo
+    u[mask], w[mask] = uu[mask], ww[mask]
+    closest[mask] = pt[mask]
+    todo = todo & ~mask
+
+  zero, one = np.zeros(n), np.ones(n)
+  with np.errstate(divide="ignore", invalid="ignore"):
+    region((d1 <= 0) & (d2 <= 0), zero, zero, v0)
+    region((d3 >= 0) & (d4 <= d3), one, zero, v1)
+    t = d1 / (d1 - d3)
+    region((vc <= 0) & (d1 >= 0) & (d3 <= 0), t, zero, v0 + t[:, None] * ab)
+    region((d6 >= 0) & (d5 <= d6), zero, one, v2)
+    t = d2 / (d2 - d6)
+    region((vb <= 0) & (d2 >= 0) & (d6 <= 0), zero, t, v0 + t[:, None] * ac)
+    t = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+    region((va <= 0) & (d4 - d3 >= 0) & (d5 - d6 >= 0), 1 - t, t, v1 + t[:, None] * (v2 - v1))
+    denom = 1.0 / (va + vb + vc)
+    uu, ww = vb * denom, vc * denom
+    region(todo, uu, ww, v0 + uu[:, None] * ab + ww[:, None] * ac)
+  # the vertex regions return |ap|^2 etc. directly: the same value as from the closest point
+  r = p - closest
+  return r[:, 0] * r[:, 0] + r[:, 1] * r[:, 1] + r[:, 2] * r[:, 2], u, w
+
+
+def _signed_distance(points, tri):
+  """querySignedDistance: distance to the closest triangle (the first of equally close ones),
+  negative unless the point lies on the side of that triangle's normal (beyond 1e-12 of |n|
+  times the distance). Candidates per point from a k-d tree of triangle centres: every
+  triangle whose bounding sphere comes nearer than the nearest centre."""
+  from scipy.spatial import cKDTree
+  cen = tri.mean(axis=1)
+  rad = np.sqrt(((tri - cen[:, None]) ** 2).sum(axis=2)).max(axis=1)
+  kd = cKDTree(cen)
+  near, _ = kd.query(points)
+  best = np.full(len(points), np.inf)
+  face = np.zeros(len(points), np.int64)
+  bu, bv = np.zeros(len(points)), np.zeros(len(points))
+  for start in range(0, len(points), 4096):
+    idx = np.arange(start, min(start + 4096, len(points)))
+    cand = kd.query_ball_point(points[idx], near[idx] * (1 + 1e-9) + rad.max())
+    pi = np.repeat(idx, [len(c) for c in cand])
+    ti = np.concatenate([np.asarray(c, np.int64) for c in cand])
+    keep = (np.sqrt(((points[pi] - cen[ti]) ** 2).sum(axis=1)) - rad[ti]
+            <= near[pi] * (1 + 1e-9))
+    pi, ti = pi[keep], ti[keep]
+    order = np.lexsort((ti, pi))
+    pi, ti = pi[order], ti[order]
+    dsq, u, v = _point_tri(points[pi], tri[ti, 0], tri[ti, 1], tri[ti, 2])
+    # per point: the smallest distance, the lowest face index among equal ones
+    order = np.lexsort((ti, dsq, pi))
+    first = order[np.r_[True, pi[order][1:] != pi[order][:-1]]]
+    best[pi[first]], face[pi[first]] = dsq[first], ti[first]
+    bu[pi[first]], bv[pi[first]] = u[first], v[first]
+  dist = np.sqrt(best)
+  v0, v1, v2 = tri[face, 0], tri[face, 1], tri[face, 2]
+  e1, e2 = v1 - v0, v2 - v0
+  nrm = np.stack([e1[:, 1] * e2[:, 2] - e1[:, 2] * e2[:, 1],
+                  e1[:, 2] * e2[:, 0] - e1[:, 0] * e2[:, 2],
+                  e1[:, 0] * e2[:, 1] - e1[:, 1] * e2[:, 0]], axis=1)
+  closest = v0 + bu[:, None] * (v1 - v0) + bv[:, None] * (v2 - v0)
+  r = points - closest
+  dot = r[:, 0] * nrm[:, 0] + r[:, 1] * nrm[:, 1] + r[:, 2] * nrm[:, 2]
+  nlen = np.sqrt(nrm[:, 0] * nrm[:, 0] + nrm[:, 1] * nrm[:, 1] + nrm[:, 2] * nrm[:, 2])
+  return np.where(dot > 1e-12 * nlen * dist, dist, -dist)
+
+
+def make_octree(vert, face, aamm, depth=MAXDEPTH):
+  """dict of the octree's depth (n,), child (n,8), aabb (n,6) and coeff (n,8) for the mesh
+  (float64 vertices and faces after compiling, aamm its bounds), as mjCOctree::CreateOctree and
+  ComputeSdfCoeffs."""
+  vert, face, aamm = np.asarray(vert, np.float64), np.asarray(face, np.int64), np.asarray(aamm)
+  center, half = (aamm[:3] + aamm[3:]) / 2, (aamm[3:] - aamm[:3]) / 2
+  bounds = _bounds(center - 1.1 * half, center + 1.1 * half, depth)
+  tri = vert[face]
+  level, ijk = [np.zeros(1, np.int64)], [np.zeros((1, 3), np.int64)]
+  children = {}
+
+  def box(lv, c):
+    sh = depth - lv
+    lo = np.stack([bounds[k, c[:, k] << sh] for k in range(3)], axis=1)
+    hi = np.stack([bounds[k, (c[:, k] + 1) << sh] for k in range(3)], axis=1)
+    return lo, hi
+
+  # MakeOctree: breadth first, a node split while a triangle touches it, to `depth`
+  nnode = 1
+  cur = np.zeros(1, np.int64)                  # node ids of this level
+  pn, pt = np.zeros(len(tri), np.int64), np.arange(len(tri))   # (node in cur, triangle)
+  for lv in range(depth):
+    lo, hi = box(lv, ijk[-1][pn])
+    hit = _box_triangle(tri[pt], lo, hi)
+    pn, pt = pn[hit], pt[hit]
+    split = np.unique(pn)
+    if not len(split):
+      break
+    rank = np.full(len(cur), -1, np.int64)
+    rank[split] = np.arange(len(split))
+    kids = nnode + np.arange(8 * len(split)).reshape(-1, 8)
+    for k, node in enumerate(cur[split]):
+      children[int(node)] = kids[k]
+    cij = ijk[-1][split]
+    level.append(np.full(8 * len(split), lv + 1, np.int64))
+    ijk.append((2 * cij[:, None, :] + _BITS[None]).reshape(-1, 3))
+    nnode += 8 * len(split)
+    cur = kids.reshape(-1)
+    pn = (rank[pn][:, None] * 8 + np.arange(8)[None]).reshape(-1)
+    pt = np.repeat(pt, 8)
+  level, ijk = np.concatenate(level), np.concatenate(ijk)
+  return _balance_and_fill(level, ijk, children, bounds, depth, tri)
+
+
+def _balance_and_fill(level, ijk, children, bounds, depth, tri):
+  """BalanceOctree, MarkHangingNodes and ComputeSdfCoeffs on the nodes of MakeOctree."""
+  nnode = len(level)
+  child = np.full((nnode, 8), -1, np.int64)
+  for node, kids in children.items():
+    child[node] = kids
+  # grid[l][flat cell] = node id of that cell at level l, -1 where none
+  grid = [np.full(8 ** lv, -1, np.int64) for lv in range(depth + 1)]
+
+  def enter(ids):
+    for lv in np.unique(level[ids]):
+      sel = ids[level[ids] == lv]
+      c = ijk[sel]
+      grid[lv][(c[:, 0] << (2 * lv)) | (c[:, 1] << lv) | c[:, 2]] = sel
+
+  enter(np.arange(nnode))
+  top = 1 << (depth + 1)   # the neighbour probe works in half cells of the deepest level
+
+  def neighbours(leaves):
+    """FindNeighbor for every leaf and direction (dim = dir // 2, side = dir % 2): the leaf
+    holding the point just across the face, opposite the face's centre (ties to the lower
+    half, as the descent's strict comparison), -1 outside the root."""
+    sh = depth + 1 - level[leaves]
+    start = ijk[leaves] << sh[:, None]
+    out = np.full((len(leaves), 6), -1, np.int64)
+    for dr in range(6):
+      dim, side = dr // 2, dr % 2
+      q = start + (1 << (sh - 1))[:, None] - 1
+      q[:, dim] = start[:, dim] + (1 << sh) if side else start[:, dim] - 1
+      ok = np.all((q >= 0) & (q < top), axis=1)
+      nb = np.full(len(leaves), -1, np.int64)
+      for lv in range(depth + 1):
+        c = q[ok] >> (depth + 1 - lv)
+        found = grid[lv][(c[:, 0] << (2 * lv)) | (c[:, 1] << lv) | c[:, 2]]
+        nb[ok] = np.where(found >= 0, found, nb[ok])
+      out[:, dr] = nb
+    return out
+
+  while True:
+    leaves = np.flatnonzero(child[:, 0] == -1)
+    nb = neighbours(leaves)
+    nl = np.where(nb >= 0, level[nb], 0)
+    ll = level[leaves][:, None]
+    push = np.stack([np.where((nb >= 0) & (nl > ll + 1), leaves[:, None], -1),
+                     np.where((nb >= 0) & (ll > nl + 1), nb, -1)], axis=2).reshape(-1)
+    push = push[push >= 0]
+    if not len(push):
+      break
+    _, first = np.unique(push, return_index=True)
+    split = push[np.sort(first)]
+    kids = nnode + np.arange(8 * len(split)).reshape(-1, 8)
+    child = np.concatenate([child, np.full((8 * len(split), 8), -1, np.int64)])
+    child[split] = kids
+    level = np.concatenate([level, np.repeat(level[split] + 1, 8)])
+    ijk = np.concatenate([ijk, (2 * ijk[split][:, None, :] + _BITS[None]).reshape(-1, 3)])
+    nnode += 8 * len(split)
+    enter(kids.reshape(-1))
+  # corners in lattice units of the deepest level, keyed as one integer
+  res = (1 << depth) + 1
+  key = lambda c: (c[..., 0] * res + c[..., 1]) * res + c[..., 2]
+  corner = (ijk[:, None, :] + _BITS[None]) << (depth - level)[:, None, None]
+  # MarkHangingNodes: a leaf corner on a coarser neighbour's face or edge
+  hang = {}
+  leaves = np.flatnonzero(child[:, 0] == -1)
+  nb = neighbours(leaves)
+  for i, dr in zip(*np.nonzero((nb >= 0) & (level[np.maximum(nb, 0)] < level[leaves][:, None]))):
+    leaf, n = leaves[i], nb[i, dr]
+    dim, side = dr // 2, dr % 2
+    lo, hi = corner[n, 0], corner[n, 7]
+    for k in range(4):
+      v = (side << dim) | ((k & 1) << ((dim + 1) % 3)) | (((k >> 1) & 1) << ((dim + 2) % 3))
+      hv = corner[leaf, v]
+      hk = int(key(hv))
+      if hk in hang:
+        continue
+      is_min, is_max = hv == lo, hv == hi
+      on = int(np.sum(is_min | is_max))
+      if on == 2:
+        mid = int(np.flatnonzero(~(is_min | is_max))[0])
+        bits = is_max.astype(np.int64)
+        deps = []
+        for b in (0, 1):
+          bits[mid] = b
+          deps.append(corner[n, bits[0] | (bits[1] << 1) | (bits[2] << 2)])
+      elif on == 1:
+        fd = int(np.flatnonzero(is_min | is_max)[0])
+        bits = np.zeros(3, np.int64)
+        bits[fd] = is_max[fd]
+        deps = []
+        for j in range(4):
+          bits[(fd + 1) % 3], bits[(fd + 2) % 3] = j & 1, (j >> 1) & 1
+          deps.append(corner[n, bits[0] | (bits[1] << 1) | (bits[2] << 2)])
+      else:
+        continue
+      hang[hk] = [int(key(c)) for c in deps]
+  # ComputeSdfCoeffs: signed distances at the other corners, hanging ones the mean of theirs
+  keys, inv = np.unique(key(corner).reshape(-1), return_inverse=True)
+  free = np.array([int(k) not in hang for k in keys])
+  lat = np.stack([keys // (res * res), (keys // res) % res, keys % res], axis=1)[free]
+  point = np.stack([bounds[k, lat[:, k]] for k in range(3)], axis=1)
+  value = dict(zip(keys[free].tolist(), _signed_distance(point, tri).tolist()))
+
+  def resolve(k):
+    if k not in value:
+      total = 0.0
+      for dk in hang[k]:
+        total += resolve(dk)
+      value[k] = total / len(hang[k])
+    return value[k]
+
+  coeff = np.array([resolve(int(k)) for k in keys])[inv].reshape(-1, 8)
+  lo = np.stack([bounds[k, corner[:, 0, k]] for k in range(3)], axis=1)
+  hi = np.stack([bounds[k, corner[:, 7, k]] for k in range(3)], axis=1)
+  return {"depth": level.astype(np.int32), "child": child.astype(np.int32),
+          "aabb": np.concatenate([(lo + hi) / 2, (hi - lo) / 2], axis=1), "coeff": coeff}
