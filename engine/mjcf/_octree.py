@@ -252,56 +252,64 @@ def _balance_and_fill(level, ijk, children, bounds, depth, tri):
   res = (1 << depth) + 1
   key = lambda c: (c[..., 0] * res + c[..., 1]) * res + c[..., 2]
   corner = (ijk[:, None, :] + _BITS[None]) << (depth - level)[:, None, None]
-  # MarkHangingNodes: a leaf corner on a coarser neighbour's face or edge
-  hang = {}
+  # MarkHangingNodes: a leaf corner in the middle of a coarser neighbour's face (4 parents) or
+  # edge (2 parents); the first (leaf, direction) that finds it defines it
   leaves = np.flatnonzero(child[:, 0] == -1)
   nb = neighbours(leaves)
-  for i, dr in zip(*np.nonzero((nb >= 0) & (level[np.maximum(nb, 0)] < level[leaves][:, None]))):
-    leaf, n = leaves[i], nb[i, dr]
-    dim, side = dr // 2, dr % 2
-    lo, hi = corner[n, 0], corner[n, 7]
-    for k in range(4):
-      v = (side << dim) | ((k & 1) << ((dim + 1) % 3)) | (((k >> 1) & 1) << ((dim + 2) % 3))
-      hv = corner[leaf, v]
-      hk = int(key(hv))
-      if hk in hang:
-        continue
-      is_min, is_max = hv == lo, hv == hi
-      on = int(np.sum(is_min | is_max))
-      if on == 2:
-        mid = int(np.flatnonzero(~(is_min | is_max))[0])
-        bits = is_max.astype(np.int64)
-        deps = []
-        for b in (0, 1):
-          bits[mid] = b
-          deps.append(corner[n, bits[0] | (bits[1] << 1) | (bits[2] << 2)])
-      elif on == 1:
-        fd = int(np.flatnonzero(is_min | is_max)[0])
-        bits = np.zeros(3, np.int64)
-        bits[fd] = is_max[fd]
-        deps = []
-        for j in range(4):
-          bits[(fd + 1) % 3], bits[(fd + 2) % 3] = j & 1, (j >> 1) & 1
-          deps.append(corner[n, bits[0] | (bits[1] << 1) | (bits[2] << 2)])
-      else:
-        continue
-      hang[hk] = [int(key(c)) for c in deps]
-  # ComputeSdfCoeffs: signed distances at the other corners, hanging ones the mean of theirs
+  pi, dr = np.nonzero((nb >= 0) & (level[np.maximum(nb, 0)] < level[leaves][:, None]))
+  leaf, n = leaves[pi], nb[pi, dr]
+  dim, side = dr // 2, dr % 2
+  rows = np.arange(len(pi))
+  hv_all, dep_all = [], []
+  for k in range(4):
+    v = (side << dim) | ((k & 1) << ((dim + 1) % 3)) | (((k >> 1) & 1) << ((dim + 2) % 3))
+    hv = corner[leaf, v]
+    is_min, is_max = hv == corner[n, 0], hv == corner[n, 7]
+    on = (is_min | is_max).sum(axis=1)
+    deps = np.full((len(pi), 4), -1, np.int64)
+    edge, face = np.flatnonzero(on == 2), np.flatnonzero(on == 1)
+    mid = np.argmax(~(is_min | is_max), axis=1)
+    fd = np.argmax(is_min | is_max, axis=1)
+    for b in (0, 1):
+      bits = is_max.astype(np.int64)
+      bits[rows, mid] = b
+      idx = bits[:, 0] | (bits[:, 1] << 1) | (bits[:, 2] << 2)
+      deps[edge, b] = key(corner[n[edge], idx[edge]])
+    for jj in range(4):
+      bits = np.zeros((len(pi), 3), np.int64)
+      bits[rows, fd] = is_max[rows, fd]
+      bits[rows, (fd + 1) % 3] = jj & 1
+      bits[rows, (fd + 2) % 3] = (jj >> 1) & 1
+      idx = bits[:, 0] | (bits[:, 1] << 1) | (bits[:, 2] << 2)
+      deps[face, jj] = key(corner[n[face], idx[face]])
+    hv_all.append(np.where(on < 3, key(hv), -1))
+    dep_all.append(deps)
+  hkey = np.stack(hv_all, axis=1).reshape(-1)
+  hdep = np.stack(dep_all, axis=1).reshape(-1, 4)
+  ok = hkey >= 0
+  hkey, hdep = hkey[ok], hdep[ok]
+  hkey, first = np.unique(hkey, return_index=True)
+  hdep = hdep[first]
+  # ComputeSdfCoeffs: signed distances at the other corners; a hanging corner takes the mean
+  # of its parents (summed in order), which MuJoCo's breadth-first pass has already filled
   keys, inv = np.unique(key(corner).reshape(-1), return_inverse=True)
-  free = np.array([int(k) not in hang for k in keys])
-  lat = np.stack([keys // (res * res), (keys // res) % res, keys % res], axis=1)[free]
+  hanging = np.isin(keys, hkey)
+  lat = np.stack([keys // (res * res), (keys // res) % res, keys % res], axis=1)[~hanging]
   point = np.stack([bounds[k, lat[:, k]] for k in range(3)], axis=1)
-  value = dict(zip(keys[free].tolist(), _signed_distance(point, tri).tolist()))
-
-  def resolve(k):
-    if k not in value:
-      total = 0.0
-      for dk in hang[k]:
-        total += resolve(dk)
-      value[k] = total / len(hang[k])
-    return value[k]
-
-  coeff = np.array([resolve(int(k)) for k in keys])[inv].reshape(-1, 8)
+  value = np.full(len(keys), np.nan)
+  value[~hanging] = _signed_distance(point, tri)
+  hidx = np.searchsorted(keys, hkey)
+  didx = np.where(hdep >= 0, np.searchsorted(keys, np.maximum(hdep, 0)), -1)
+  ndep = (hdep >= 0).sum(axis=1)
+  todo = np.ones(len(hkey), bool)
+  while todo.any():
+    dv = np.where(didx >= 0, value[np.maximum(didx, 0)], 0.0)
+    ready = todo & ~np.any(np.isnan(dv), axis=1)
+    total = dv[:, 0] + dv[:, 1]
+    total = np.where(ndep == 4, (total + dv[:, 2]) + dv[:, 3], total)
+    value[hidx[ready]] = total[ready] / ndep[ready]
+    todo &= ~ready
+  coeff = value[inv].reshape(-1, 8)
   lo = np.stack([bounds[k, corner[:, 0, k]] for k in range(3)], axis=1)
   hi = np.stack([bounds[k, corner[:, 7, k]] for k in range(3)], axis=1)
   return {"depth": level.astype(np.int32), "child": child.astype(np.int32),
