@@ -777,6 +777,9 @@ class Compiler:
     if rd.kw("shellinertia", _BOOL, False):
       raise n.error("for mesh geoms, inertia should be specified in the mesh asset")
     cm = self._mesh_compiled(i)
+    if g.type == 8 and g.plugin is None and not me.reorient:
+      raise n.error(f"sdf geom without a plugin on mesh '{me.name}', which is made from an "
+                    "SDF plugin and has no octree (give the geom the mesh's <plugin>)")
     g.dataid = g.meshid = i
     if rd.str("material") is None and me.node.get("material") is not None:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
