@@ -189,3 +189,28 @@ def test_teacher_forced_qacc():
       np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale,
                                  err_msg=f"step {i}: qacc")
   assert total > 0
+
+
+# ---------------------------------------------------------------------------------- drawing
+
+def test_octree_sdf_geoms_draw_their_meshes(tmp_path):
+  """The U and the icosahedron sdf geoms (no plugin) are drawn with their meshes: each covers
+  the pixels MuJoCo 4.0's renderer gives it (IoU > 0.9); side by side in
+  $TMPDIR/render-tests/sdf_octree_vs_mujoco.png."""
+  from tests.render.test_mesh_render import _render_both
+  from tests.render.test_vs_mujoco import COLOURS, _mask
+  rgba = [" ".join(map(str, COLOURS[i])) + " 1" for i in range(2)]
+  xml = f"""<mujoco><asset>{_ICO}{_u_mesh()}</asset><worldbody>
+  <light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false"
+    diffuse=".5 .5 .5"/>
+  <body euler="40 20 0"><geom type="sdf" mesh="u" rgba="{rgba[0]}"/></body>
+  <body pos=".2 .1 0" euler="0 30 10"><geom type="sdf" mesh="ico" rgba="{rgba[1]}"/></body>
+  </worldbody></mujoco>"""
+  path = tmp_path / "sdf_octree.xml"
+  path.write_text(xml)
+  ref, img = _render_both(tmp_path, path, 60, -30, "sdf_octree_vs_mujoco")
+  for col in COLOURS[:2]:
+    a, b = _mask(ref, col), _mask(img, col)
+    assert a.sum() > 100, f"colour {col} not in view"
+    iou = (a & b).sum() / (a | b).sum()
+    assert iou > 0.9, f"sdf geom of colour {col}: IoU {iou:.3f}"
