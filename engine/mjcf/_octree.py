@@ -6,8 +6,8 @@ The root is the mesh's bounding box grown by 10%; a node whose box a triangle to
 first, down to depth 6; then leaves are split until face neighbours differ by at most one level
 (BalanceOctree), and a leaf corner in the middle of a coarser neighbour's face or edge
 ("hanging") takes the mean of that face's or edge's corners. The other corners hold the signed
-distance to the mesh (the closest triangle, the sign from its normal), in the order MuJoCo
-fills them. Nodes are kept in integer coordinates (cells of 2^-depth of the root per axis), so
+distance to the mesh (the closest triangle; the side from its normal, or where the triangles
+at the closest edge or corner disagree, from the winding number). Nodes are kept in integer coordinates (cells of 2^-depth of the root per axis), so
 neighbour queries are array look-ups; node order, boxes and every floating-point operation
 follow MuJoCo's, so the fields equal 4.0's.
 """
@@ -108,22 +108,25 @@ def _point_tri(p, v0, v1, v2):
 def _signed_distance(points, tri):
   """querySignedDistance: distance to the closest triangle, negative unless the point lies on
   the side of that triangle's normal (beyond 1e-12 of |n| times the distance). Candidates per
-  point from a k-d tree of triangle centres: every triangle whose bounding sphere comes nearer
-  than the nearest centre."""
+  point: every triangle whose bounding sphere comes nearer than the nearest triangle centre
+  (small triangles from a k-d tree of their centres, the few large ones all)."""
   from scipy.spatial import cKDTree
   cen = tri.mean(axis=1)
   rad = np.sqrt(((tri - cen[:, None]) ** 2).sum(axis=2)).max(axis=1)
-  kd = cKDTree(cen)
-  near, _ = kd.query(points)
+  near, _ = cKDTree(cen).query(points)
+  r0 = 4 * np.median(rad)
+  small, large = np.flatnonzero(rad <= r0), np.flatnonzero(rad > r0)
+  kd = cKDTree(cen[small])
   best = np.full(len(points), np.inf)
   above, below = np.zeros(len(points), bool), np.zeros(len(points), bool)
   face = np.zeros(len(points), np.int64)
   bu, bv = np.zeros(len(points)), np.zeros(len(points))
-  for start in range(0, len(points), 4096):
-    idx = np.arange(start, min(start + 4096, len(points)))
-    cand = kd.query_ball_point(points[idx], near[idx] * (1 + 1e-9) + rad.max())
-    pi = np.repeat(idx, [len(c) for c in cand])
-    ti = np.concatenate([np.asarray(c, np.int64) for c in cand])
+  for start in range(0, len(points), 1024):
+    idx = np.arange(start, min(start + 1024, len(points)))
+    cand = kd.query_ball_point(points[idx], near[idx] * (1 + 1e-9) + r0)
+    pi = np.concatenate([np.repeat(idx, [len(c) for c in cand]), np.repeat(idx, len(large))])
+    ti = np.concatenate([small[np.concatenate([np.asarray(c, np.int64) for c in cand])],
+                         np.tile(large, len(idx))])
     keep = (np.sqrt(((points[pi] - cen[ti]) ** 2).sum(axis=1)) - rad[ti]
             <= near[pi] * (1 + 1e-9))
     pi, ti = pi[keep], ti[keep]
@@ -330,18 +333,20 @@ def _balance_and_fill(level, ijk, children, bounds, depth, tri):
   hanging = np.isin(keys, hkey)
   lat = np.stack([keys // (res * res), (keys // res) % res, keys % res], axis=1)[~hanging]
   point = np.stack([bounds[k, lat[:, k]] for k in range(3)], axis=1)
-  value = np.full(len(keys), np.nan)
+  value = np.zeros(len(keys))
   value[~hanging] = _signed_distance(point, tri)
+  known = ~hanging
   hidx = np.searchsorted(keys, hkey)
-  didx = np.where(hdep >= 0, np.searchsorted(keys, np.maximum(hdep, 0)), -1)
+  didx = np.searchsorted(keys, np.maximum(hdep, 0))
   ndep = (hdep >= 0).sum(axis=1)
   todo = np.ones(len(hkey), bool)
-  while todo.any():
-    dv = np.where(didx >= 0, value[np.maximum(didx, 0)], 0.0)
-    ready = todo & ~np.any(np.isnan(dv), axis=1)
+  while todo.any():   # parents that hang themselves sit on coarser faces: a few rounds
+    ready = todo & np.all(known[didx] | (hdep < 0), axis=1)
+    dv = np.where(hdep >= 0, value[didx], 0.0)
     total = dv[:, 0] + dv[:, 1]
     total = np.where(ndep == 4, (total + dv[:, 2]) + dv[:, 3], total)
     value[hidx[ready]] = total[ready] / ndep[ready]
+    known[hidx[ready]] = True
     todo &= ~ready
   coeff = value[inv].reshape(-1, 8)
   lo = np.stack([bounds[k, corner[:, 0, k]] for k in range(3)], axis=1)
