@@ -13,7 +13,6 @@ import pytest
 
 import engine
 from engine import interop
-from engine.forward import fwd_position
 from engine.mjcf import MjcfError
 from engine.mjcf.compile import compile_model
 from tests.test_sdf import _assert_same, _contacts, _random_pose
@@ -70,6 +69,15 @@ def test_octree_fields(xml):
   for k in ("geom_size", "geom_aabb", "geom_rbound", "geom_pos", "geom_quat", "mesh_pos",
             "mesh_quat"):
     np.testing.assert_allclose(A[k], getattr(mjm, k), rtol=1e-9, atol=1e-7, err_msg=k)
+
+
+def test_model_from_mujoco_has_the_octree():
+  """engine.interop.model_from_mujoco carries 4.0's octree: the arrays our compiler makes."""
+  xml = _one(_u_mesh(), "u")
+  sizes, A, _ = compile_model(xml)
+  m = interop.model_from_mujoco(mujoco.MjModel.from_xml_string(xml))
+  for k in _FIELDS:
+    np.testing.assert_allclose(getattr(m, k), A[k], rtol=0, atol=1e-12, err_msg=k)
 
 
 def test_octree_of_a_mesh_made_from_a_plugin_is_refused():
