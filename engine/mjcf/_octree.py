@@ -7,9 +7,10 @@ first, down to depth 6; then leaves are split until face neighbours differ by at
 (BalanceOctree), and a leaf corner in the middle of a coarser neighbour's face or edge
 ("hanging") takes the mean of that face's or edge's corners. The other corners hold the signed
 distance to the mesh (the closest triangle; the side from its normal, or where the triangles
-at the closest edge or corner disagree, from the winding number). Nodes are kept in integer coordinates (cells of 2^-depth of the root per axis), so
-neighbour queries are array look-ups; node order, boxes and every floating-point operation
-follow MuJoCo's, so the fields equal 4.0's.
+at the closest edge or corner disagree, from the winding number). Nodes are kept in integer
+coordinates (cells of 2^-depth of the root per axis), so neighbour queries are array
+look-ups; node order, boxes and every floating-point operation follow MuJoCo's, so the fields
+equal 4.0's.
 """
 import numpy as np
 
