@@ -7,8 +7,9 @@ mjc_SDF: starting points from a Halton sequence over the intersection of the two
 bounding boxes, gradient descent with backtracking line search on a function of both SDFs
 (`sdf_iterations` steps), one step on their intersection, a contact on the mid-surface. It is
 deterministic, so contacts equal MuJoCo's point for point. An sdf geom without a plugin uses the
-octree of its mesh (oct_*: trilinear interpolation of distances stored at the leaves' corners). mjc_MeshSDF (mesh vs SDF) samples
-each mesh triangle (Halton barycentric points) and runs Frank-Wolfe steps on the SDF.
+octree of its mesh (oct_*: trilinear interpolation of distances stored at the leaves'
+corners). mjc_MeshSDF (mesh vs SDF) samples each mesh triangle (Halton barycentric points) and
+runs Frank-Wolfe steps on the SDF.
 """
 import math
 
@@ -174,22 +175,22 @@ def _box_projection(r, x, y, z):
 
 @jit
 def _oct_leaf(m, adr, x, y, z):
-  """findOct: (leaf node, coordinates of the point in the leaf scaled to [0, 1]) of a point in
-  the root box of the octree at adr, descending to the child whose octant holds it."""
+  """findOct: (leaf node, coordinates of the point in the leaf scaled to [0, 1], the leaf's
+  edge lengths) of a point in the root box of the octree at adr, descending to the child whose
+  octant holds it."""
   node = adr
   while True:
     r = m.oct_aabb[node]
     lo0, lo1, lo2 = r[0] - r[3], r[1] - r[4], r[2] - r[5]
-    c0 = (x - lo0) / (r[0] + r[3] - lo0)
-    c1 = (y - lo1) / (r[1] + r[4] - lo1)
-    c2 = (z - lo2) / (r[2] + r[5] - lo2)
+    s0, s1, s2 = r[0] + r[3] - lo0, r[1] + r[4] - lo1, r[2] + r[5] - lo2
+    c0, c1, c2 = (x - lo0) / s0, (y - lo1) / s1, (z - lo2) / s2
     child = m.oct_child[node]
     leaf = True
     for j in range(8):
       if child[j] != -1:
         leaf = False
     if leaf:
-      return node, c0, c1, c2
+      return node, c0, c1, c2, s0, s1, s2
     k = (0 if c0 < .5 else 1) + (0 if c1 < .5 else 2) + (0 if c2 < .5 else 4)
     node = adr + child[k]
 
@@ -200,7 +201,7 @@ def oct_distance(m, mid, x, y, z):
   (projected into the root box), plus the distance to the box outside it."""
   adr = m.mesh_octadr[mid]
   x, y, z, box = _box_projection(m.oct_aabb[adr], x, y, z)
-  node, c0, c1, c2 = _oct_leaf(m, adr, x, y, z)
+  node, c0, c1, c2, _, _, _ = _oct_leaf(m, adr, x, y, z)
   sdf = 0.0
   for j in range(8):
     w = ((c0 if j & 1 else 1 - c0) * (c1 if j & 2 else 1 - c1)) * (c2 if j & 4 else 1 - c2)
@@ -210,22 +211,23 @@ def oct_distance(m, mid, x, y, z):
 
 @jit
 def oct_gradient(m, mid, x, y, z):
-  """oct_gradient: inside the root box the derivative of the trilinear interpolant in the
-  leaf's [0, 1] coordinates (not divided by the leaf size, as MuJoCo), outside forward
-  differences (step 1e-8) of oct_distance."""
+  """oct_gradient: inside the root box the derivative of the trilinear interpolant (4.0 divides
+  by the leaf's edge lengths, the reference source does not: measured, 4.0's SDF contacts
+  agree with the derivative in space), outside forward differences (step 1e-8) of
+  oct_distance."""
   adr = m.mesh_octadr[mid]
   _, _, _, box = _box_projection(m.oct_aabb[adr], x, y, z)
   if box <= 0:
-    node, c0, c1, c2 = _oct_leaf(m, adr, x, y, z)
+    node, c0, c1, c2, s0, s1, s2 = _oct_leaf(m, adr, x, y, z)
     g0 = g1 = g2 = 0.0
     for j in range(8):
       c = m.oct_coeff[node, j]
       a0 = c0 if j & 1 else 1 - c0
       a1 = c1 if j & 2 else 1 - c1
       a2 = c2 if j & 4 else 1 - c2
-      g0 += ((1.0 if j & 1 else -1.0) * a1) * a2 * c
-      g1 += (a0 * (1.0 if j & 2 else -1.0)) * a2 * c
-      g2 += (a0 * a1) * (1.0 if j & 4 else -1.0) * c
+      g0 += ((1.0 if j & 1 else -1.0) * a1) * a2 / s0 * c
+      g1 += (a0 * (1.0 if j & 2 else -1.0)) * a2 / s1 * c
+      g2 += (a0 * a1) * (1.0 if j & 4 else -1.0) / s2 * c
     return g0, g1, g2
   eps = 1e-8
   d0 = oct_distance(m, mid, x, y, z)
