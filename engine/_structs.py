@@ -69,6 +69,7 @@ ModelType = _ModelStructType([
     ('nmeshvert', types.int64),
     ('nmeshface', types.int64),
     ('nmeshgraph', types.int64),
+    ('noct', types.int64),
     ('nplugin', types.int64),
     ('npluginattr', types.int64),
     ('nuser_body', types.int64),
@@ -371,6 +372,12 @@ ModelType = _ModelStructType([
     ('mesh_scale', types.Array(types.float64, 2, 'C')),
     ('mesh_pos', types.Array(types.float64, 2, 'C')),
     ('mesh_quat', types.Array(types.float64, 2, 'C')),
+    ('oct_depth', types.Array(types.int32, 1, 'C')),
+    ('oct_child', types.Array(types.int32, 2, 'C')),
+    ('oct_aabb', types.Array(types.float64, 2, 'C')),
+    ('oct_coeff', types.Array(types.float64, 2, 'C')),
+    ('mesh_octadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_octnum', types.Array(types.int32, 1, 'C')),
     ('plugin', types.Array(types.int32, 1, 'C')),
     ('plugin_stateadr', types.Array(types.int32, 1, 'C')),
     ('plugin_statenum', types.Array(types.int32, 1, 'C')),
@@ -423,9 +430,9 @@ ModelType = _ModelStructType([
     ('owners_15', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_19', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_20', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_19', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_20', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
 ])
 
 
@@ -435,7 +442,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, noct, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -476,6 +483,7 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nmeshvert = nmeshvert
   s.nmeshface = nmeshface
   s.nmeshgraph = nmeshgraph
+  s.noct = noct
   s.nplugin = nplugin
   s.npluginattr = npluginattr
   s.nuser_body = nuser_body
@@ -870,8 +878,14 @@ def _set_model_17(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor
 
 
 @numba.njit(cache=True)
-def _set_model_18(s, mesh_quat, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user):
+def _set_model_18(s, mesh_quat, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user):
   s.mesh_quat = borrowed(mesh_quat)
+  s.oct_depth = borrowed(oct_depth)
+  s.oct_child = borrowed(oct_child)
+  s.oct_aabb = borrowed(oct_aabb)
+  s.oct_coeff = borrowed(oct_coeff)
+  s.mesh_octadr = borrowed(mesh_octadr)
+  s.mesh_octnum = borrowed(mesh_octnum)
   s.plugin = borrowed(plugin)
   s.plugin_stateadr = borrowed(plugin_stateadr)
   s.plugin_statenum = borrowed(plugin_statenum)
@@ -881,17 +895,17 @@ def _set_model_18(s, mesh_quat, plugin, plugin_stateadr, plugin_statenum, plugin
   s.plugin_sdftype = borrowed(plugin_sdftype)
   s.plugin_sdfattr = borrowed(plugin_sdfattr)
   s.body_user = borrowed(body_user)
+  s.owners_18 = (mesh_quat, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user,)
+
+
+@numba.njit(cache=True)
+def _set_model_19(s, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion):
   s.jnt_user = borrowed(jnt_user)
   s.geom_user = borrowed(geom_user)
   s.site_user = borrowed(site_user)
   s.cam_user = borrowed(cam_user)
   s.tendon_user = borrowed(tendon_user)
   s.actuator_user = borrowed(actuator_user)
-  s.owners_18 = (mesh_quat, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user,)
-
-
-@numba.njit(cache=True)
-def _set_model_19(s, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay):
   s.sensor_user = borrowed(sensor_user)
   s.jnt_springdamper = borrowed(jnt_springdamper)
   s.hfield_size = borrowed(hfield_size)
@@ -902,21 +916,21 @@ def _set_model_19(s, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hf
   s.geom_surfacevel = borrowed(geom_surfacevel)
   s.geom_adhesion = borrowed(geom_adhesion)
   s.pair_adhesion = borrowed(pair_adhesion)
+  s.owners_19 = (jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion,)
+
+
+@numba.njit(cache=True)
+def _set_model_20(s, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm):
   s.actuator_history = borrowed(actuator_history)
   s.actuator_historyadr = borrowed(actuator_historyadr)
   s.actuator_delay = borrowed(actuator_delay)
   s.sensor_history = borrowed(sensor_history)
   s.sensor_historyadr = borrowed(sensor_historyadr)
   s.sensor_delay = borrowed(sensor_delay)
-  s.owners_19 = (sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay,)
-
-
-@numba.njit(cache=True)
-def _set_model_20(s, sensor_interval, actuator_plugin, actuator_pluginprm):
   s.sensor_interval = borrowed(sensor_interval)
   s.actuator_plugin = borrowed(actuator_plugin)
   s.actuator_pluginprm = borrowed(actuator_pluginprm)
-  s.owners_20 = (sensor_interval, actuator_plugin, actuator_pluginprm,)
+  s.owners_20 = (actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm,)
 
 
 MODEL_SETTERS = (
@@ -938,9 +952,9 @@ MODEL_SETTERS = (
     (_set_model_15, ('key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
     (_set_model_16, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
     (_set_model_17, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos')),
-    (_set_model_18, ('mesh_quat', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_sdftype', 'plugin_sdfattr', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user')),
-    (_set_model_19, ('sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay')),
-    (_set_model_20, ('sensor_interval', 'actuator_plugin', 'actuator_pluginprm')),
+    (_set_model_18, ('mesh_quat', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_sdftype', 'plugin_sdfattr', 'body_user')),
+    (_set_model_19, ('jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion')),
+    (_set_model_20, ('actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval', 'actuator_plugin', 'actuator_pluginprm')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

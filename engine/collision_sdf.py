@@ -6,8 +6,10 @@ geoms' distances and gradients as engine_collision_sdf.c's geomDistance/geomGrad
 mjc_SDF: starting points from a Halton sequence over the intersection of the two geoms'
 bounding boxes, gradient descent with backtracking line search on a function of both SDFs
 (`sdf_iterations` steps), one step on their intersection, a contact on the mid-surface. It is
-deterministic, so contacts equal MuJoCo's point for point. mjc_MeshSDF (mesh vs SDF) samples
-each mesh triangle (Halton barycentric points) and runs Frank-Wolfe steps on the SDF.
+deterministic, so contacts equal MuJoCo's point for point. An sdf geom without a plugin uses the
+octree of its mesh (oct_*: trilinear interpolation of distances stored at the leaves'
+corners). mjc_MeshSDF (mesh vs SDF) samples each mesh triangle (Halton barycentric points) and
+runs Frank-Wolfe steps on the SDF.
 """
 import math
 
@@ -18,6 +20,7 @@ from engine.smooth import jit
 from engine import types as t
 
 TORUS, BOWL, GEAR, NUT, BOLT = 0, 1, 2, 3, 4   # engine/mjcf/_plugin.py's kinds
+OCTREE = 5   # an sdf geom without a plugin: the octree SDF of its mesh (mesh_octadr)
 _PLANE = int(t.mjtGeom.PLANE)
 _SPHERE = int(t.mjtGeom.SPHERE)
 _CAPSULE = int(t.mjtGeom.CAPSULE)
@@ -146,6 +149,109 @@ def plugin_gradient(kind, a, x, y, z):
           (plugin_distance(kind, a, x, y, z + eps) - d0) / eps)
 
 
+# ------------------------------------------------------------------------------- octree
+
+@jit
+def _box_projection(r, x, y, z):
+  """boxProjection: (point, distance) of (x, y, z) and the box r (center, half sizes): inside,
+  the point unchanged and the largest (non-positive) face distance; outside, the point moved
+  1e-6 inside the box on every axis it lies beyond, and its distance to the box."""
+  q0, q1, q2 = abs(x - r[0]) - r[3], abs(y - r[1]) - r[4], abs(z - r[2]) - r[5]
+  if q0 <= 0 and q1 <= 0 and q2 <= 0:
+    return x, y, z, max(q0, max(q1, q2))
+  eps = 1e-6
+  dist_sqr = 0.0
+  if q0 >= 0:
+    dist_sqr += q0 * q0
+    x -= (q0 + eps) if x - r[0] > 0 else -(q0 + eps)
+  if q1 >= 0:
+    dist_sqr += q1 * q1
+    y -= (q1 + eps) if y - r[1] > 0 else -(q1 + eps)
+  if q2 >= 0:
+    dist_sqr += q2 * q2
+    z -= (q2 + eps) if z - r[2] > 0 else -(q2 + eps)
+  return x, y, z, math.sqrt(dist_sqr)
+
+
+@jit
+def _oct_leaf(m, adr, x, y, z):
+  """findOct: (leaf node, coordinates of the point in the leaf scaled to [0, 1], the leaf's
+  edge lengths) of a point in the root box of the octree at adr, descending to the child whose
+  octant holds it."""
+  node = adr
+  while True:
+    r = m.oct_aabb[node]
+    lo0, lo1, lo2 = r[0] - r[3], r[1] - r[4], r[2] - r[5]
+    s0, s1, s2 = r[0] + r[3] - lo0, r[1] + r[4] - lo1, r[2] + r[5] - lo2
+    c0, c1, c2 = (x - lo0) / s0, (y - lo1) / s1, (z - lo2) / s2
+    child = m.oct_child[node]
+    leaf = True
+    for j in range(8):
+      if child[j] != -1:
+        leaf = False
+    if leaf:
+      return node, c0, c1, c2, s0, s1, s2
+    k = (0 if c0 < .5 else 1) + (0 if c1 < .5 else 2) + (0 if c2 < .5 else 4)
+    node = adr + child[k]
+
+
+@jit
+def oct_distance(m, mid, x, y, z):
+  """oct_distance: the octree SDF of mesh mid, trilinear in the leaf holding the point
+  (projected into the root box), plus the distance to the box outside it."""
+  adr = m.mesh_octadr[mid]
+  x, y, z, box = _box_projection(m.oct_aabb[adr], x, y, z)
+  node, c0, c1, c2, _, _, _ = _oct_leaf(m, adr, x, y, z)
+  sdf = 0.0
+  for j in range(8):
+    w = ((c0 if j & 1 else 1 - c0) * (c1 if j & 2 else 1 - c1)) * (c2 if j & 4 else 1 - c2)
+    sdf += w * m.oct_coeff[node, j]
+  return sdf + box if box > 0 else sdf
+
+
+@jit
+def oct_gradient(m, mid, x, y, z):
+  """oct_gradient: inside the root box the derivative of the trilinear interpolant (4.0 divides
+  by the leaf's edge lengths, the reference source does not: measured, 4.0's SDF contacts
+  agree with the derivative in space), outside forward differences (step 1e-8) of
+  oct_distance."""
+  adr = m.mesh_octadr[mid]
+  _, _, _, box = _box_projection(m.oct_aabb[adr], x, y, z)
+  if box <= 0:
+    node, c0, c1, c2, s0, s1, s2 = _oct_leaf(m, adr, x, y, z)
+    g0 = g1 = g2 = 0.0
+    for j in range(8):
+      c = m.oct_coeff[node, j]
+      a0 = c0 if j & 1 else 1 - c0
+      a1 = c1 if j & 2 else 1 - c1
+      a2 = c2 if j & 4 else 1 - c2
+      g0 += ((1.0 if j & 1 else -1.0) * a1) * a2 / s0 * c
+      g1 += (a0 * (1.0 if j & 2 else -1.0)) * a2 / s1 * c
+      g2 += (a0 * a1) * (1.0 if j & 4 else -1.0) / s2 * c
+    return g0, g1, g2
+  eps = 1e-8
+  d0 = oct_distance(m, mid, x, y, z)
+  return ((oct_distance(m, mid, x + eps, y, z) - d0) / eps,
+          (oct_distance(m, mid, x, y + eps, z) - d0) / eps,
+          (oct_distance(m, mid, x, y, z + eps) - d0) / eps)
+
+
+@jit
+def sdf_distance(m, kind, a, mid, x, y, z):
+  """Distance of an sdf geom: its plugin's, or (kind OCTREE) its mesh mid's octree."""
+  if kind == OCTREE:
+    return oct_distance(m, mid, x, y, z)
+  return plugin_distance(kind, a, x, y, z)
+
+
+@jit
+def sdf_gradient(m, kind, a, mid, x, y, z):
+  """Gradient of sdf_distance."""
+  if kind == OCTREE:
+    return oct_gradient(m, mid, x, y, z)
+  return plugin_gradient(kind, a, x, y, z)
+
+
 # ------------------------------------------------------------------------ geom distances
 
 @jit
@@ -176,8 +282,8 @@ def _radial_field(a0, a1, a2, x, y, z, s):
 
 
 @jit
-def geom_distance(gtype, s, kind, a, x, y, z):
-  """Signed distance in the geom's frame (geomDistance): plugin for sdf geoms."""
+def geom_distance(m, gtype, s, kind, a, mid, x, y, z):
+  """Signed distance in the geom's frame (geomDistance): plugin or octree for sdf geoms."""
   if gtype == _PLANE:
     return z
   if gtype == _SPHERE:
@@ -202,11 +308,11 @@ def geom_distance(gtype, s, kind, a, x, y, z):
     a1 = abs(z) - s[1]
     b0, b1 = max(a0, 0.0), max(a1, 0.0)
     return min(max(a0, a1), 0.0) + math.sqrt(b0 * b0 + b1 * b1)
-  return plugin_distance(kind, a, x, y, z)
+  return sdf_distance(m, kind, a, mid, x, y, z)
 
 
 @jit
-def geom_gradient(gtype, s, kind, a, x, y, z):
+def geom_gradient(m, gtype, s, kind, a, mid, x, y, z):
   """Gradient of geom_distance (geomGradient)."""
   if gtype == _PLANE:
     return 0.0, 0.0, 1.0
@@ -256,18 +362,21 @@ def geom_gradient(gtype, s, kind, a, x, y, z):
     b0, b1 = max(a0, 0.0), max(a1, 0.0)
     bn = max(math.sqrt(b0 * b0 + b1 * b1), 1. / _MAXVAL)
     return ga0 * b0 / bn, ga1 * b0 / bn, ga2 * b1 / bn
-  return plugin_gradient(kind, a, x, y, z)
+  return sdf_gradient(m, kind, a, mid, x, y, z)
 
 
 # ------------------------------------------------------------------ the pair's objective
 
 @jit
 def _side(m, g):
-  """(type, size, plugin kind, plugin attributes) of geom g for the distance functions."""
+  """(type, size, sdf kind, plugin attributes, mesh id) of geom g for the distance
+  functions: an sdf geom without a plugin is its mesh's octree."""
   p = m.geom_plugin[g]
   if p < 0:
-    return m.geom_type[g], m.geom_size[g], -1, m.geom_size[g]
-  return m.geom_type[g], m.geom_size[g], m.plugin_sdftype[p], m.plugin_sdfattr[p]
+    kind = OCTREE if m.geom_type[g] == _SDF else -1
+    return m.geom_type[g], m.geom_size[g], kind, m.geom_size[g], m.geom_dataid[g]
+  return (m.geom_type[g], m.geom_size[g], m.plugin_sdftype[p], m.plugin_sdfattr[p],
+          m.geom_dataid[g])
 
 
 @jit
@@ -288,13 +397,13 @@ def _back(rel, x, y, z):
 @jit
 def pair_distance(m, ga, gb, rel, mode, x, y, z):
   """mjc_distance of the two-geom objective `mode` (geom ga at x, geom gb at rel(x))."""
-  ta, sa, ka, aa = _side(m, ga)
-  da = geom_distance(ta, sa, ka, aa, x, y, z)
+  ta, sa, ka, aa, ma = _side(m, ga)
+  da = geom_distance(m, ta, sa, ka, aa, ma, x, y, z)
   if mode == _SINGLE:
     return da
-  tb, sb, kb, ab = _side(m, gb)
+  tb, sb, kb, ab, mb = _side(m, gb)
   y0, y1, y2 = _to_other(rel, x, y, z)
-  db = geom_distance(tb, sb, kb, ab, y0, y1, y2)
+  db = geom_distance(m, tb, sb, kb, ab, mb, y0, y1, y2)
   if mode == _INTERSECTION:
     return max(da, db)
   if mode == _MIDSURFACE:
@@ -305,28 +414,29 @@ def pair_distance(m, ga, gb, rel, mode, x, y, z):
 @jit
 def pair_gradient(m, ga, gb, rel, mode, x, y, z):
   """mjc_gradient of the objective `mode`."""
-  ta, sa, ka, aa = _side(m, ga)
+  ta, sa, ka, aa, ma = _side(m, ga)
   if mode == _SINGLE:
-    return geom_gradient(ta, sa, ka, aa, x, y, z)
-  tb, sb, kb, ab = _side(m, gb)
+    return geom_gradient(m, ta, sa, ka, aa, ma, x, y, z)
+  tb, sb, kb, ab, mb = _side(m, gb)
   y0, y1, y2 = _to_other(rel, x, y, z)
   if mode == _INTERSECTION:
-    if geom_distance(ta, sa, ka, aa, x, y, z) > geom_distance(tb, sb, kb, ab, y0, y1, y2):
-      return geom_gradient(ta, sa, ka, aa, x, y, z)
-    g0, g1, g2 = geom_gradient(tb, sb, kb, ab, y0, y1, y2)
+    if (geom_distance(m, ta, sa, ka, aa, ma, x, y, z)
+        > geom_distance(m, tb, sb, kb, ab, mb, y0, y1, y2)):
+      return geom_gradient(m, ta, sa, ka, aa, ma, x, y, z)
+    g0, g1, g2 = geom_gradient(m, tb, sb, kb, ab, mb, y0, y1, y2)
     return _back(rel, g0, g1, g2)
   if mode == _MIDSURFACE:
-    a0, a1, a2 = geom_gradient(ta, sa, ka, aa, x, y, z)
+    a0, a1, a2 = geom_gradient(m, ta, sa, ka, aa, ma, x, y, z)
     a0, a1, a2, _ = _normalize3(a0, a1, a2)
-    b0, b1, b2 = geom_gradient(tb, sb, kb, ab, y0, y1, y2)
+    b0, b1, b2 = geom_gradient(m, tb, sb, kb, ab, mb, y0, y1, y2)
     b0, b1, b2 = _back(rel, b0, b1, b2)
     b0, b1, b2, _ = _normalize3(b0, b1, b2)
     g0, g1, g2, _ = _normalize3(a0 - b0, a1 - b1, a2 - b2)
     return g0, g1, g2
-  da = geom_distance(ta, sa, ka, aa, x, y, z)
-  db = geom_distance(tb, sb, kb, ab, y0, y1, y2)
-  a0, a1, a2 = geom_gradient(ta, sa, ka, aa, x, y, z)
-  b0, b1, b2 = geom_gradient(tb, sb, kb, ab, y0, y1, y2)
+  da = geom_distance(m, ta, sa, ka, aa, ma, x, y, z)
+  db = geom_distance(m, tb, sb, kb, ab, mb, y0, y1, y2)
+  a0, a1, a2 = geom_gradient(m, ta, sa, ka, aa, ma, x, y, z)
+  b0, b1, b2 = geom_gradient(m, tb, sb, kb, ab, mb, y0, y1, y2)
   b0, b1, b2 = _back(rel, b0, b1, b2)
   sgn = 1.0 if max(da, db) > 0 else -1.0
   if da > db:

@@ -433,25 +433,24 @@ def ray_hfield(m, d, g, pnt, vec, want):
 @jit
 def ray_sdf(m, d, g, pnt, vec, want):
   """(distance, normal) along the ray to sdf geom g (mj_raySdf): up to 40 ray-marching steps
-  of the plugin's distance in the geom frame inside the geom's box; the distance scaled by
-  1 / |vec| as 4.0 does."""
+  of the plugin's (or the mesh octree's) distance in the geom frame inside the geom's box; the
+  distance scaled by 1 / |vec| as 4.0 does."""
   pos, mat = _t3(d.geom_xpos[g]), d.geom_xmat[g]
-  p = m.geom_plugin[g]
-  if p < 0 or _ray_box(pos, mat, _t3(m.geom_size[g]), pnt, vec)[0] < 0:
+  if _ray_box(pos, mat, _t3(m.geom_size[g]), pnt, vec)[0] < 0:
     return _MISS
-  kind, a = m.plugin_sdftype[p], m.plugin_sdfattr[p]
+  _, _, kind, a, mid = sdf._side(m, g)
   lp, lv = _local(pos, mat, pnt, vec)
   v0, v1, v2, norm = sdf._normalize3(lv[0], lv[1], lv[2])
   total = 0.0
   for _ in range(40):
-    dist = abs(sdf.plugin_distance(kind, a, lp[0] + v0 * total, lp[1] + v1 * total,
-                                   lp[2] + v2 * total))
+    dist = abs(sdf.sdf_distance(m, kind, a, mid, lp[0] + v0 * total, lp[1] + v1 * total,
+                                lp[2] + v2 * total))
     total += dist
     if dist < 1e-7:
       if not want:
         return total / norm, 0.0, 0.0, 0.0
-      g0, g1, g2 = sdf.plugin_gradient(kind, a, lp[0] + v0 * total, lp[1] + v1 * total,
-                                       lp[2] + v2 * total)
+      g0, g1, g2 = sdf.sdf_gradient(m, kind, a, mid, lp[0] + v0 * total, lp[1] + v1 * total,
+                                    lp[2] + v2 * total)
       g0, g1, g2, _ = sdf._normalize3(g0, g1, g2)
       n0, n1, n2 = mm.mat_vec(mat, g0, g1, g2)
       return total / norm, n0, n1, n2

@@ -834,6 +834,18 @@ mesh_scale f8 nmesh 3
 mesh_pos f8 nmesh 3
 mesh_quat f8 nmesh 4
 """
+
+# (the octree SDF of a plain mesh that an sdf geom without a plugin uses (mjCOctree): the
+# mesh's nodes from mesh_octadr; children are indices within the mesh's block, -1 for none)
+MODEL_SIZES += ["noct"]
+
+MODEL_FIELDS += """oct_depth i4 noct
+oct_child i4 noct 8
+oct_aabb f8 noct 6
+oct_coeff f8 noct 8
+mesh_octadr i4 nmesh
+mesh_octnum i4 nmesh
+"""
 # ------------------------------------------------------------------------ end of meshes
 
 # ------------------------------------------------------------------------- plugins (SDF)

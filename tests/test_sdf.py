@@ -353,7 +353,8 @@ _TORUS_EXT = '<plugin plugin="mujoco.sdf.torus"><instance name="t"/></plugin>'
      "unknown plugin instance 'nope'"),
     (_xml('<plugin plugin="mujoco.sdf.torus"><instance/></plugin>'), "instance needs a name"),
     (_xml(_TORUS_EXT + _TORUS_EXT), "repeated plugin instance name 't'"),
-    (_xml(_TORUS_EXT, geom='<geom type="sdf" mesh="t"/>'), "sdf geoms without an SDF plugin"),
+    (_xml(_TORUS_EXT, geom='<geom type="sdf" mesh="t"/>'), "made from an SDF plugin and has no "
+     "octree"),
     (_xml(_TORUS_EXT, geom='<geom type="sphere" size=".1"><plugin instance="t"/></geom>'),
      "only sdf geoms take a plugin"),
     (_xml(_TORUS_EXT, asset='<mesh name="t" scale="2 2 2"><plugin instance="t"/></mesh>'),

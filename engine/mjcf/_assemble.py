@@ -4,6 +4,7 @@ import numpy as np
 from engine import types as t
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
+from engine.mjcf import _octree
 from engine.mjcf import _plugin
 from engine.mjcf import _sensor
 from engine.mjcf import _sparse
@@ -596,11 +597,35 @@ def _meshes(c, A, sizes):
     nv += len(cm["vert"])
     nf += len(cm["face"])
   sizes.update(nmesh=len(c.meshes), nmeshvert=nv, nmeshface=nf, nmeshgraph=ng)
+  _octrees(c, A, sizes)
   for k, v in cols.items():
     A["mesh_" + k] = np.array(v, np.float64 if k in ("scale", "pos", "quat") else np.int32)
   A["mesh_vert"] = np.concatenate(verts) if verts else np.zeros((0, 3), np.float32)
   A["mesh_face"] = np.concatenate(faces) if faces else np.zeros((0, 3), np.int32)
   A["mesh_graph"] = np.concatenate(graphs) if graphs else np.zeros(0, np.int32)
+
+
+def _octrees(c, A, sizes):
+  """oct_* and mesh_octadr/octnum: the octree SDF of every mesh that an sdf geom without a
+  plugin uses (MuJoCo's needsdf; a mesh made from an SDF plugin has none)."""
+  need = sorted(set(g.dataid for b in c.bodies for g in b.geoms
+                    if g.type == 8 and g.plugin is None))
+  adr, num = [-1] * len(c.meshes), [0] * len(c.meshes)
+  trees = []
+  n = 0
+  for i in need:
+    cm = c._mesh_compiled(i)
+    tree = _octree.make_octree(cm["dvert"], cm["face"], cm["aamm"])
+    adr[i], num[i] = n, len(tree["depth"])
+    n += num[i]
+    trees.append(tree)
+  sizes["noct"] = n
+  A["mesh_octadr"] = np.array(adr, np.int32)
+  A["mesh_octnum"] = np.array(num, np.int32)
+  for k, shape, dtype in (("depth", (0,), np.int32), ("child", (0, 8), np.int32),
+                          ("aabb", (0, 6), np.float64), ("coeff", (0, 8), np.float64)):
+    A["oct_" + k] = (np.concatenate([t[k] for t in trees]) if trees
+                     else np.zeros(shape, dtype))
 
 
 NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB

@@ -290,7 +290,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   where they are (pos 0, quat identity) while volume and boxsz are still those about the
   centre of mass and principal axes.
 
-  Returns a dict: vert (float32 (n,3), centred and principal), face (int32 (m,3)), graph
+  Returns a dict: vert (float32 (n,3), centred and principal), dvert (the same in float64, as
+  MuJoCo's octree reads them before narrowing), face (int32 (m,3)), graph
   (int32 or None), pos, quat (the removed offset), volume (volume or surface area, per
   `inertia`), boxsz (half sizes of the equivalent inertia box), aamm (vertex bounds).
   """
@@ -388,7 +389,7 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   else:
     com, quat = np.zeros(3), [1.0, 0.0, 0.0, 0.0]
   aamm = np.concatenate([dv.min(axis=0), dv.max(axis=0)])
-  return {"vert": dv.astype(np.float32), "face": face, "graph": graph,
+  return {"vert": dv.astype(np.float32), "dvert": dv, "face": face, "graph": graph,
           "pos": [float(x) for x in com], "quat": [float(x) for x in quat],
           "volume": float(vol), "boxsz": boxsz, "aamm": [float(x) for x in aamm]}
 

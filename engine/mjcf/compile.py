@@ -756,7 +756,8 @@ class Compiler:
     _surfacevel_to_mesh_frame(g, meshpos, cm["quat"])
 
   def _geom_plugin(self, n, g):
-    """The SDF plugin instance of a geom (`<plugin>` child; sdf geoms need one), or None."""
+    """The SDF plugin instance of a geom (`<plugin>` child), or None (an sdf geom without one
+    uses the octree SDF of its mesh)."""
     plugin = [c for c in n.children if c.tag == "plugin"]
     if len(plugin) > 1:
       raise plugin[1].error("a geom takes one plugin")
@@ -765,8 +766,7 @@ class Compiler:
         raise plugin[0].error("only sdf geoms take a plugin")
       return None
     if not plugin:
-      raise n.error("sdf geoms without an SDF plugin (MuJoCo's octree SDF of a plain mesh) "
-                    "are not supported yet")
+      return None
     return _plugin.resolve(plugin[0], self.plugins, self.plugin_declared,
                            self.plugin_implicit)
 
@@ -777,6 +777,9 @@ class Compiler:
     if rd.kw("shellinertia", _BOOL, False):
       raise n.error("for mesh geoms, inertia should be specified in the mesh asset")
     cm = self._mesh_compiled(i)
+    if g.type == 8 and g.plugin is None and not me.reorient:
+      raise n.error(f"sdf geom without a plugin on mesh '{me.name}', which is made from an "
+                    "SDF plugin and has no octree (give the geom the mesh's <plugin>)")
     g.dataid = g.meshid = i
     if rd.str("material") is None and me.node.get("material") is not None:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
