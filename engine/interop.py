@@ -52,9 +52,9 @@ def model_from_mujoco(mjm):
     vals = {k: np.asarray(getattr(group, k)).tolist() for k in attrs}
     vis[g] = {k: v for k, v in vals.items() if v != []}  # some rgba entries are not bound
   stat = {k: np.asarray(getattr(mjm.stat, k)).tolist() for k in STATISTIC_DEFAULTS}
-  if sizes.get("nplugin", 0) > 0:   # engine-only: which SDF and its parameters
-    from engine.mjcf._plugin import sdf_arrays
-    arrays["plugin_sdftype"], arrays["plugin_sdfattr"] = sdf_arrays(
+  if sizes.get("nplugin", 0) > 0:   # engine-only: which plugin and its parameters
+    from engine.mjcf._plugin import plugin_arrays
+    arrays["plugin_kind"], arrays["plugin_param"] = plugin_arrays(
         mjm.plugin, mjm.plugin_attr, mjm.plugin_attradr)
   m = io.Model(sizes, dict(arrays, _visual=vis), names)
   m.stat.user = stat

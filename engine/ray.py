@@ -439,7 +439,7 @@ def ray_sdf(m, d, g, pnt, vec, want):
   p = m.geom_plugin[g]
   if p < 0 or _ray_box(pos, mat, _t3(m.geom_size[g]), pnt, vec)[0] < 0:
     return _MISS
-  kind, a = m.plugin_sdftype[p], m.plugin_sdfattr[p]
+  kind, a = m.plugin_kind[p], m.plugin_param[p]
   lp, lv = _local(pos, mat, pnt, vec)
   v0, v1, v2, norm = sdf._normalize3(lv[0], lv[1], lv[2])
   total = 0.0
