@@ -1228,11 +1228,11 @@ def _contact_sensor(m, d, i, out):
 # -------------------------------------------------------------------------------- tactile
 
 @jit
-def _sdf_distance(m, d, g, x0, x1, x2):
+def _sdf_distance(m, d, g, x):
   """Signed distance of the world point x from geom g (mjc_distance of one geom): primitives
   analytically, sdf geoms by their plugin in the plugin's mesh frame."""
   p, c = d.geom_xpos[g], d.geom_xmat[g]
-  l0, l1, l2 = mm.mat_t_vec(c, x0 - p[0], x1 - p[1], x2 - p[2])
+  l0, l1, l2 = mm.mat_t_vec(c, x[0] - p[0], x[1] - p[1], x[2] - p[2])
   pl = m.geom_plugin[g]
   if pl < 0:
     return sdf.geom_distance(m.geom_type[g], m.geom_size[g], -1, m.geom_size[g], l0, l1, l2)
@@ -1243,14 +1243,6 @@ def _sdf_distance(m, d, g, x0, x1, x2):
   mp = m.mesh_pos[mesh]
   return sdf.geom_distance(m.geom_type[g], m.geom_size[g], m.plugin_kind[pl],
                            m.plugin_param[pl], l0 + mp[0], l1 + mp[1], l2 + mp[2])
-
-
-@jit
-def _point_velocity(m, d, b, x0, x1, x2):
-  """Linear velocity of body b's frame at the world point x (mju_transformSpatial of cvel)."""
-  v, c = d.cvel[b], d.subtree_com[m.body_rootid[b]]
-  c0, c1, c2 = mm.cross(x0 - c[0], x1 - c[1], x2 - c[2], v[0], v[1], v[2])
-  return v[3] - c0, v[4] - c1, v[5] - c2
 
 
 @jit
@@ -1287,21 +1279,22 @@ def _tactile(m, d, i, out):
   frame = m.mesh_normalnum[mesh] == 3 * nvert
   normal = m.mesh_normal[m.mesh_normaladr[mesh]:m.mesh_normaladr[mesh] + m.mesh_normalnum[mesh]]
   gpos, gmat = d.geom_xpos[geom], d.geom_xmat[geom]
+  x = np.empty(3)
   for j in range(nvert):
     x0, x1, x2 = mm.mat_vec(gmat, float(vert[j, 0]), float(vert[j, 1]), float(vert[j, 2]))
-    x0, x1, x2 = x0 + gpos[0], x1 + gpos[1], x2 + gpos[2]
+    x[0], x[1], x[2] = x0 + gpos[0], x1 + gpos[1], x2 + gpos[2]
     for k in range(n):
       g = others[k]
       gt = m.geom_type[g]
       if gt == _MESH or gt == _HFIELD:
         continue
-      depth = min(_sdf_distance(m, d, g, x0, x1, x2), 0.0)
+      depth = min(_sdf_distance(m, d, g, x), 0.0)
       if depth == 0:
         continue
       out[j] = max(out[j], -depth)
       if frame:
-        s0, s1, s2 = _point_velocity(m, d, weld, x0, x1, x2)
-        o0, o1, o2 = _point_velocity(m, d, m.geom_bodyid[g], x0, x1, x2)
+        _, _, _, s0, s1, s2 = _point_velocity(m, d, weld, x)
+        _, _, _, o0, o1, o2 = _point_velocity(m, d, m.geom_bodyid[g], x)
         v0, v1, v2 = s0 - o0, s1 - o1, s2 - o2
         for a in range(1, 3):
           t = normal[3 * j + a]
@@ -1337,7 +1330,7 @@ def _bin_edges(n, fov, gamma):
   g = max(0.0, min(1.0, gamma))
   scale = fov * math.pi / 180
   for k in range(n + 1):
-    e[k] = (g * math.pow(x, 5) + (1 - g) * x if gamma != 0 else x) * scale
+    e[k] = (g * math.pow(x, 5.0) + (1 - g) * x if gamma != 0 else x) * scale
     x += inc
   return e
 

@@ -1,8 +1,8 @@
-"""MuJoCo's own models (tests/assets/mujoco_models, MODELS.txt: 291 of the 349 that 4.0 loads
-from its source tree, those under 300 kB with their assets; of the rest, 36 need flex, an SDF of a
-plain mesh, a plugin other than the SDF ones or the tactile sensor, and the SDF-plugin models are
-checked by tests/test_sdf.py): compiled fields equal 4.0's, and forward dynamics at random states
-agree (qacc, sensordata), with constraints disabled and with them."""
+"""MuJoCo's own models (tests/assets/mujoco_models, MODELS.txt: 294 of the 349 that 4.0 loads
+from its source tree, those under 300 kB with their assets; of the rest, 33 need flex, an SDF of a
+plain mesh or the PID plugin, and the SDF-plugin models are checked by tests/test_sdf.py):
+compiled fields equal 4.0's, and forward dynamics at random states agree (qacc, sensordata), with
+constraints disabled and with them."""
 import os
 import warnings
 

@@ -33,13 +33,18 @@ def _both(xml_or_path):
   return m, engine.make_data(m), mjm, mujoco.MjData(mjm)
 
 
-def _forced(m, d, mjm, mjd, what):
+def _same_ncon(d, mjd, what):
+  assert d.ncon == mjd.ncon, f"{what}: ncon"
+
+
+def _forced(m, d, mjm, mjd, what, contacts=_same_ncon):
   """Our sensordata from 4.0's current state equals 4.0's (relative 1e-6, absolute 1e-6 of
-  the largest value); returns the number of nonzero values."""
+  the largest value) where our contacts agree with 4.0's as `contacts` checks; returns the
+  number of nonzero values."""
   mujoco.mj_forward(mjm, mjd)
   interop.data_from_mujoco(mjd, d)
   engine.forward(m, d)
-  assert d.ncon == mjd.ncon, f"{what}: ncon"
+  contacts(d, mjd, what)
   scale = max(1.0, np.abs(mjd.sensordata).max(initial=0.0))
   np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=_TOL, atol=_TOL * scale,
                              err_msg=what)
@@ -91,7 +96,7 @@ def test_tactile_model_teacher_forced():
     mjd.xfrc_applied[1:, :3] = rng.normal(size=(mjm.nbody - 1, 3)) * 0.2
     mujoco.mj_step(mjm, mjd)
     if i % 10 == 9:
-      nonzero += _forced(m, d, mjm, mjd, f"step {i}")
+      nonzero += _forced(m, d, mjm, mjd, f"step {i}", _same_pairs)
   nv = mjm.mesh_vertnum[mjm.sensor_objid]
   assert nonzero > 1000 and nonzero > 3 * nv.sum()   # depths and speeds seen on many taxels
 
@@ -136,19 +141,32 @@ _KINDS_XML = """<mujoco>
 </mujoco>"""
 
 
+# where the pad goes, from the target geom's position (the torus: over its ring)
+_SPOT = {"plane": (0.0, 0.0, 0.0), "sdf": (0.35, 0.0, 0.1), "hf": (0.0, 0.0, 0.1)}
+
+
 def _pose(mjm, mjd, rng, target, lift):
-  """The pad (and, for 'ball', the ball) overlapping `target`, random tilt and velocities."""
+  """The pad `lift` above its spot on `target` (for 'ball': the ball that far into the pad's
+  top), random tilt and velocities."""
   q = np.array([1.0, 0, 0, 0]) + rng.normal(size=4) * 0.2
   mjd.qpos[3:7] = q / np.linalg.norm(q)
   mjd.qvel[:] = rng.normal(size=mjm.nv)
+  noise = [rng.normal() * 0.05, rng.normal() * 0.05, 0.0]
   if target == "ball":
     mjd.qpos[0:3] = [0, 0, 2]
-    mjd.qpos[7:10] = [rng.normal() * 0.1, rng.normal() * 0.1, 2.15 + lift]
+    mjd.qpos[7:10] = np.array([0, 0, 2.15 - lift]) + noise
     return
   g = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_GEOM, target)
-  p = mjm.geom_pos[g].copy()
-  mjd.qpos[0:3] = p + [rng.normal() * 0.05, rng.normal() * 0.05, lift]
+  spot = _SPOT.get(target, (0.0, 0.0, 0.3))
+  mjd.qpos[0:3] = mjm.geom_pos[g] + spot + noise + [0, 0, lift]
   mjd.qpos[7:10] = [0, 0, 10]
+
+
+def _same_pairs(d, mjd, what):
+  """The same touching geom pairs as 4.0 (what a tactile sensor reads of the contacts)."""
+  ours = {(int(a), int(b)) for a, b in zip(d.contact_geom1[:d.ncon], d.contact_geom2[:d.ncon])}
+  ref = {(int(c.geom1), int(c.geom2)) for c in (mjd.contact[k] for k in range(mjd.ncon))}
+  assert ours == ref, f"{what}: touching geom pairs"
 
 
 @pytest.mark.parametrize("cutoff", ["", 'cutoff="0.02"'])
@@ -163,8 +181,8 @@ def test_tactile_against_each_geom_kind(target, cutoff):
   rng = np.random.default_rng(1)
   nonzero = 0
   for k in range(6):
-    _pose(mjm, mjd, rng, target, (-4.75 if target == "plane" else 0.3) + 0.03 * k)
-    nonzero += _forced(m, d, mjm, mjd, f"{target} pose {k}")
+    _pose(mjm, mjd, rng, target, 0.03 * k - 0.02)
+    nonzero += _forced(m, d, mjm, mjd, f"{target} pose {k}", _same_pairs)
   if target == "mesh":
     assert nonzero == 0 and mjd.ncon > 0
   else:
@@ -178,7 +196,7 @@ def test_tactile_height_field_is_skipped():
       '<geom name="sphere"', '<geom name="hf" type="hfield" hfield="h" pos="6 0 0"/><geom '
       'name="sphere"')
   m, d, mjm, mjd = _both(xml)
-  _pose(mjm, mjd, np.random.default_rng(2), "hf", 0.3)
+  _pose(mjm, mjd, np.random.default_rng(2), "hf", 0.0)
   with pytest.raises(mujoco.FatalError, match="geom type 1"):
     mujoco.mj_forward(mjm, mjd)
   interop.data_from_mujoco(mjd, d)
@@ -201,7 +219,7 @@ def test_tactile_history():
   for i in range(300):
     mujoco.mj_step(mjm, mjd)
     if i % 20 == 19:
-      nonzero += _forced(m, d, mjm, mjd, f"step {i}")
+      nonzero += _forced(m, d, mjm, mjd, f"step {i}", _same_pairs)
   assert nonzero > 0
 
 
