@@ -73,6 +73,19 @@ def test_compiled_fields(path):
     np.testing.assert_array_equal(np.asarray(A[k]), np.asarray(getattr(mjm, k)), err_msg=k)
 
 
+def test_discardvisual_keeps_what_a_tactile_sensor_names(tmp_path):
+  """compiler discardvisual drops non-colliding geoms and unused meshes, but not a tactile
+  sensor's geom, nor its mesh when no geom is left that uses it: fields as 4.0's."""
+  from tests.models import assert_compiles_as_mujoco
+  xml = open(TACTILE).read().replace(
+      '<compiler autolimits="true"/>', '<compiler autolimits="true" discardvisual="true"/>'
+  ).replace('<tactile geom="finger" mesh="box"/>', '<tactile geom="ball" mesh="box"/>')
+  path = tmp_path / "tactile.xml"
+  path.write_text(xml)
+  ours, mjm = assert_compiles_as_mujoco(str(path), ("jnt_stiffness", "dof_damping"))
+  assert mjm.ngeom == 5 and mjm.nmesh == 3   # the finger's mesh geom went, its mesh stayed
+
+
 def test_model_from_mujoco_knows_the_touch_grid():
   """interop.model_from_mujoco reads the touch grid's parameters from 4.0's config strings:
   the same plugin_kind / plugin_param our compiler makes."""
@@ -319,6 +332,7 @@ _GRID = ('<plugin plugin="mujoco.sensor.touch_grid" objtype="site" objname="s">'
     ('<tactile geom="n" mesh="plate"/>', "requires a body with at least one collision geom"),
     (_GRID.format("7", "45 45", ""), "Both horizontal and vertical resolutions"),
     (_GRID.format("0 3", "45 45", ""), "resolutions must be positive"),
+    (_GRID.format(" 3 3", "45 45", ""), "Both horizontal and vertical resolutions"),
     (_GRID.format("3 3", "45", ""), "Both horizontal and vertical fields of view"),
     (_GRID.format("3 3", "190 45", ""), r"`fov\[0\]` must be a float between \(0, 180\]"),
     (_GRID.format("3 3", "45 95", ""), r"`fov\[1\]` must be a float between \(0, 90\]"),

@@ -67,6 +67,13 @@ def _strtod(text):
   return float(hit.group(0)) if hit else 0.0
 
 
+def _items(text):
+  """The pieces of `text` between single spaces, as std::getline reads them (no piece after
+  a final space)."""
+  pieces = text.split(" ")
+  return pieces[:-1] if pieces[-1] == "" else pieces
+
+
 def touch_grid_param(node, config):
   """[nchannel, size x, size y, fov x, fov y, gamma] of a touch grid instance, with the checks
   and messages of TouchGrid::Create (4.0 raises them when MjData is made); vectors are split
@@ -76,12 +83,12 @@ def touch_grid_param(node, config):
   nchannel = int(_strtod(config.get("nchannel", ""))) or 1
   if not 1 <= nchannel <= 6:
     raise node.error("nchannel must be between 1 and 6")
-  size = [int(_strtod(v)) for v in config.get("size", "").split(" ")] if config.get("size") else []
+  size = [int(_strtod(v)) for v in _items(config.get("size", ""))]
   if len(size) != 2:
     raise node.error("Both horizontal and vertical resolutions must be specified")
   if size[0] <= 0 or size[1] <= 0:
     raise node.error("Horizontal and vertical resolutions must be positive")
-  fov = [_strtod(v) for v in config.get("fov", "").split(" ")] if config.get("fov") else []
+  fov = [_strtod(v) for v in _items(config.get("fov", ""))]
   if len(fov) != 2:
     raise node.error("Both horizontal and vertical fields of view must be specified")
   if not 0 < fov[0] <= 180:

@@ -48,7 +48,7 @@ TAGS = {
     "distance": (S.GEOMDIST, _PAIR), "normal": (S.GEOMNORMAL, _PAIR),
     "fromto": (S.GEOMFROMTO, _PAIR), "contact": (S.CONTACT, _CONTACT),
     "camprojection": (S.CAMPROJECTION, _SITE),
-    "tactile": (S.TACTILE, ("geom", O.GEOM)), "plugin": (S.PLUGIN, _FRAME),
+    "tactile": (S.TACTILE, ("geom", O.GEOM)), "plugin": (S.PLUGIN, _NONE),
 }
 # MuJoCo sensors this engine does not compute yet: a clear error, never a silent zero
 UNSUPPORTED = {"user"}
@@ -314,25 +314,22 @@ def _plugin_sensor(c, n):
   cutoff = number(n, "cutoff", 0.0)
   if cutoff < 0:
     raise n.error("negative cutoff in sensor")
-  objtype, objid, reftype, refid = O.UNKNOWN, -1, O.UNKNOWN, -1
   for typ, name in (("objtype", "objname"), ("reftype", "refname")):
     if n.get(typ) and not n.get(name):
       raise n.error(f"{typ} is specified but {name} is not")
     if n.get(name) and not n.get(typ):
       raise n.error(f"{name} is specified but {typ} is not")
-  if n.get("objtype"):
-    if n.get("objtype") != "site":
-      raise n.error("Touch Grid sensor must be attached to a site")
-    objtype, objid = O.SITE, _find(c, n, O.SITE, "objname", required=True)
-  else:
+  if n.get("objtype") != "site":
     raise n.error("Touch Grid sensor must be attached to a site")
+  objid = _find(c, n, O.SITE, "objname", required=True)
+  reftype, refid = O.UNKNOWN, -1
   if n.get("reftype"):
     reftype = _frame_type(n, "reftype", required=True)
     refid = _find(c, n, reftype, "refname", required=True)
   nchannel, sx, sy = (int(v) for v in inst.attr[:3])
   c.sensors.append(dict(node=n, name=n.get("name", ""), type=int(S.PLUGIN),
                         datatype=int(t.mjtDataType.REAL), needstage=int(t.mjtStage.ACC),
-                        objtype=int(objtype), objid=objid, reftype=int(reftype), refid=refid,
+                        objtype=int(O.SITE), objid=objid, reftype=int(reftype), refid=refid,
                         dim=nchannel * sx * sy, cutoff=cutoff, noise=0.0, intprm=[0] * t.NSENS,
                         nsample=0, interp=0, delay=0.0, interval=[0.0, 0.0], plugin=inst,
                         user=[] if "user" not in n.attrib else number_list(n, "user")))
