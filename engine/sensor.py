@@ -1353,13 +1353,14 @@ def _touch_grid(m, d, i, prm, out):
   """mujoco.sensor.touch_grid (plugin/sensor/touch_grid.cc) on site objid: the contacts of the
   site's weld body binned by azimuth and elevation of their point as seen from the site
   (looking down its -z), each bin summing nchannel of the contact's force and torque in the
-  site frame ordered normal (z), x, y; prm = (nchannel, size x, size y, fov x, fov y, gamma)."""
+  site frame ordered normal (z), x, y, negated where the weld is the contact's first side
+  (4.0; the older source compared body ids); prm = (nchannel, size x, size y, fov x, fov y,
+  gamma)."""
   for k in range(m.sensor_dim[i]):
     out[k] = 0.0
   nchannel, nx, ny = int(prm[0]), int(prm[1]), int(prm[2])
   site = m.sensor_objid[i]
-  parent = m.body_weldid[m.site_bodyid[site]]
-  weld = m.body_weldid[parent]
+  weld = m.body_weldid[m.site_bodyid[site]]
   ex, ey = _bin_edges(nx, prm[3], prm[5]), _bin_edges(ny, prm[4], prm[5])
   spos, smat = d.site_xpos[site], d.site_xmat[site]
   frame = nx * ny
@@ -1375,7 +1376,7 @@ def _touch_grid(m, d, i, prm, out):
       continue
     f0, f1, f2, f3, f4, f5 = contact_force(m, d, c)
     fr = d.contact_frame[c]
-    sign = -1.0 if parent < max(b1, b2) else 1.0
+    sign = -1.0 if m.body_weldid[b1] == weld else 1.0   # 4.0: from the weld's side
     w0, w1, w2 = mm.mat_t_vec(fr, f0, f1, f2)
     a0, a1, a2 = mm.mat_t_vec(smat, w0, w1, w2)
     w0, w1, w2 = mm.mat_t_vec(fr, f3, f4, f5)
