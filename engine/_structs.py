@@ -69,6 +69,7 @@ ModelType = _ModelStructType([
     ('nmeshvert', types.int64),
     ('nmeshface', types.int64),
     ('nmeshgraph', types.int64),
+    ('nmeshnormal', types.int64),
     ('noct', types.int64),
     ('nplugin', types.int64),
     ('npluginattr', types.int64),
@@ -361,6 +362,7 @@ ModelType = _ModelStructType([
     ('sensor_adr', types.Array(types.int32, 1, 'C')),
     ('sensor_cutoff', types.Array(types.float64, 1, 'C')),
     ('sensor_noise', types.Array(types.float64, 1, 'C')),
+    ('sensor_plugin', types.Array(types.int32, 1, 'C')),
     ('mesh_vertadr', types.Array(types.int32, 1, 'C')),
     ('mesh_vertnum', types.Array(types.int32, 1, 'C')),
     ('mesh_faceadr', types.Array(types.int32, 1, 'C')),
@@ -372,6 +374,9 @@ ModelType = _ModelStructType([
     ('mesh_scale', types.Array(types.float64, 2, 'C')),
     ('mesh_pos', types.Array(types.float64, 2, 'C')),
     ('mesh_quat', types.Array(types.float64, 2, 'C')),
+    ('mesh_normaladr', types.Array(types.int32, 1, 'C')),
+    ('mesh_normalnum', types.Array(types.int32, 1, 'C')),
+    ('mesh_normal', types.Array(types.float32, 2, 'C')),
     ('oct_depth', types.Array(types.int32, 1, 'C')),
     ('oct_child', types.Array(types.int32, 2, 'C')),
     ('oct_aabb', types.Array(types.float64, 2, 'C')),
@@ -384,8 +389,8 @@ ModelType = _ModelStructType([
     ('plugin_attr', types.Array(types.uint8, 1, 'C')),
     ('plugin_attradr', types.Array(types.int32, 1, 'C')),
     ('geom_plugin', types.Array(types.int32, 1, 'C')),
-    ('plugin_sdftype', types.Array(types.int32, 1, 'C')),
-    ('plugin_sdfattr', types.Array(types.float64, 2, 'C')),
+    ('plugin_kind', types.Array(types.int32, 1, 'C')),
+    ('plugin_param', types.Array(types.float64, 2, 'C')),
     ('body_user', types.Array(types.float64, 2, 'C')),
     ('jnt_user', types.Array(types.float64, 2, 'C')),
     ('geom_user', types.Array(types.float64, 2, 'C')),
@@ -429,10 +434,10 @@ ModelType = _ModelStructType([
     ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_15', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_19', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_20', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_20', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
 ])
 
 
@@ -442,7 +447,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, noct, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nmeshnormal, noct, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -483,6 +488,7 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nmeshvert = nmeshvert
   s.nmeshface = nmeshface
   s.nmeshgraph = nmeshgraph
+  s.nmeshnormal = nmeshnormal
   s.noct = noct
   s.nplugin = nplugin
   s.npluginattr = npluginattr
@@ -857,13 +863,14 @@ def _set_model_16(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_s
 
 
 @numba.njit(cache=True)
-def _set_model_17(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos):
+def _set_model_17(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_plugin, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale):
   s.sensor_refid = borrowed(sensor_refid)
   s.sensor_intprm = borrowed(sensor_intprm)
   s.sensor_dim = borrowed(sensor_dim)
   s.sensor_adr = borrowed(sensor_adr)
   s.sensor_cutoff = borrowed(sensor_cutoff)
   s.sensor_noise = borrowed(sensor_noise)
+  s.sensor_plugin = borrowed(sensor_plugin)
   s.mesh_vertadr = borrowed(mesh_vertadr)
   s.mesh_vertnum = borrowed(mesh_vertnum)
   s.mesh_faceadr = borrowed(mesh_faceadr)
@@ -873,13 +880,16 @@ def _set_model_17(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor
   s.mesh_face = borrowed(mesh_face)
   s.mesh_graph = borrowed(mesh_graph)
   s.mesh_scale = borrowed(mesh_scale)
-  s.mesh_pos = borrowed(mesh_pos)
-  s.owners_17 = (sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos,)
+  s.owners_17 = (sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_plugin, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale,)
 
 
 @numba.njit(cache=True)
-def _set_model_18(s, mesh_quat, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user):
+def _set_model_18(s, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr):
+  s.mesh_pos = borrowed(mesh_pos)
   s.mesh_quat = borrowed(mesh_quat)
+  s.mesh_normaladr = borrowed(mesh_normaladr)
+  s.mesh_normalnum = borrowed(mesh_normalnum)
+  s.mesh_normal = borrowed(mesh_normal)
   s.oct_depth = borrowed(oct_depth)
   s.oct_child = borrowed(oct_child)
   s.oct_aabb = borrowed(oct_aabb)
@@ -891,15 +901,15 @@ def _set_model_18(s, mesh_quat, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_
   s.plugin_statenum = borrowed(plugin_statenum)
   s.plugin_attr = borrowed(plugin_attr)
   s.plugin_attradr = borrowed(plugin_attradr)
-  s.geom_plugin = borrowed(geom_plugin)
-  s.plugin_sdftype = borrowed(plugin_sdftype)
-  s.plugin_sdfattr = borrowed(plugin_sdfattr)
-  s.body_user = borrowed(body_user)
-  s.owners_18 = (mesh_quat, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_sdftype, plugin_sdfattr, body_user,)
+  s.owners_18 = (mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr,)
 
 
 @numba.njit(cache=True)
-def _set_model_19(s, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion):
+def _set_model_19(s, geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr):
+  s.geom_plugin = borrowed(geom_plugin)
+  s.plugin_kind = borrowed(plugin_kind)
+  s.plugin_param = borrowed(plugin_param)
+  s.body_user = borrowed(body_user)
   s.jnt_user = borrowed(jnt_user)
   s.geom_user = borrowed(geom_user)
   s.site_user = borrowed(site_user)
@@ -912,15 +922,15 @@ def _set_model_19(s, jnt_user, geom_user, site_user, cam_user, tendon_user, actu
   s.hfield_nrow = borrowed(hfield_nrow)
   s.hfield_ncol = borrowed(hfield_ncol)
   s.hfield_adr = borrowed(hfield_adr)
+  s.owners_19 = (geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr,)
+
+
+@numba.njit(cache=True)
+def _set_model_20(s, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm):
   s.hfield_data = borrowed(hfield_data)
   s.geom_surfacevel = borrowed(geom_surfacevel)
   s.geom_adhesion = borrowed(geom_adhesion)
   s.pair_adhesion = borrowed(pair_adhesion)
-  s.owners_19 = (jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion,)
-
-
-@numba.njit(cache=True)
-def _set_model_20(s, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm):
   s.actuator_history = borrowed(actuator_history)
   s.actuator_historyadr = borrowed(actuator_historyadr)
   s.actuator_delay = borrowed(actuator_delay)
@@ -930,7 +940,7 @@ def _set_model_20(s, actuator_history, actuator_historyadr, actuator_delay, sens
   s.sensor_interval = borrowed(sensor_interval)
   s.actuator_plugin = borrowed(actuator_plugin)
   s.actuator_pluginprm = borrowed(actuator_pluginprm)
-  s.owners_20 = (actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm,)
+  s.owners_20 = (hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm,)
 
 
 MODEL_SETTERS = (
@@ -951,10 +961,10 @@ MODEL_SETTERS = (
     (_set_model_14, ('actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat')),
     (_set_model_15, ('key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
     (_set_model_16, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
-    (_set_model_17, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos')),
-    (_set_model_18, ('mesh_quat', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_sdftype', 'plugin_sdfattr', 'body_user')),
-    (_set_model_19, ('jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion')),
-    (_set_model_20, ('actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval', 'actuator_plugin', 'actuator_pluginprm')),
+    (_set_model_17, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'sensor_plugin', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale')),
+    (_set_model_18, ('mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr')),
+    (_set_model_19, ('geom_plugin', 'plugin_kind', 'plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr')),
+    (_set_model_20, ('hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval', 'actuator_plugin', 'actuator_pluginprm')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

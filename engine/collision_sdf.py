@@ -1,7 +1,7 @@
 """Signed distance field (SDF) geoms: MuJoCo's SDF plugins and the SDF collider.
 
 The five first-party plugins (plugin/sdf/*.cc: torus, bowl, gear, nut, bolt) as numba
-functions selected by `plugin_sdftype` with the attributes `plugin_sdfattr`; the primitive
+functions selected by `plugin_kind` with the attributes `plugin_param`; the primitive
 geoms' distances and gradients as engine_collision_sdf.c's geomDistance/geomGradient; and
 mjc_SDF: starting points from a Halton sequence over the intersection of the two geoms'
 bounding boxes, gradient descent with backtracking line search on a function of both SDFs
@@ -375,7 +375,7 @@ def _side(m, g):
   if p < 0:
     kind = OCTREE if m.geom_type[g] == _SDF else -1
     return m.geom_type[g], m.geom_size[g], kind, m.geom_size[g], m.geom_dataid[g]
-  return (m.geom_type[g], m.geom_size[g], m.plugin_sdftype[p], m.plugin_sdfattr[p],
+  return (m.geom_type[g], m.geom_size[g], m.plugin_kind[p], m.plugin_param[p],
           m.geom_dataid[g])
 
 

@@ -53,13 +53,13 @@ def model_from_mujoco(mjm):
     vis[g] = {k: v for k, v in vals.items() if v != []}  # some rgba entries are not bound
   stat = {k: np.asarray(getattr(mjm.stat, k)).tolist() for k in STATISTIC_DEFAULTS}
   if sizes.get("nplugin", 0) > 0:   # engine-only: which plugin, its parameters, PID gains
-    from engine.mjcf._plugin import PID, pid_prm, sdf_arrays
-    kinds, attrs = sdf_arrays(mjm.plugin, mjm.plugin_attr, mjm.plugin_attradr)
-    arrays["plugin_sdftype"], arrays["plugin_sdfattr"] = kinds, attrs
+    from engine.mjcf._plugin import PID, pid_prm, plugin_arrays
+    kinds, params = plugin_arrays(mjm.plugin, mjm.plugin_attr, mjm.plugin_attradr)
+    arrays["plugin_kind"], arrays["plugin_param"] = kinds, params
     prm = np.zeros((mjm.nactuator, 5))
     for i, p in enumerate(mjm.actuator_plugin):
       if p >= 0 and kinds[p] == PID:
-        prm[i] = pid_prm(attrs[p])
+        prm[i] = pid_prm(params[p, :5])
     arrays["actuator_pluginprm"] = prm
   m = io.Model(sizes, dict(arrays, _visual=vis), names)
   m.stat.user = stat

@@ -14,6 +14,7 @@ from engine import collision_convex as cvx
 from engine import collision_driver as drv
 from engine import collision_libccd as ccd
 from engine import collision_primitive as prim
+from engine import collision_sdf as sdf
 from engine import constraint
 from engine import energy
 from engine import history
@@ -45,6 +46,7 @@ _PLANE, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX = (
     int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER),
     int(mjtGeom.BOX))
 _HFIELD, _MESH = int(mjtGeom.HFIELD), int(mjtGeom.MESH)
+_TOUCH_GRID = 5   # engine/mjcf/_plugin.py's kind of the mujoco.sensor.touch_grid plugin
 
 S = mjtSensor
 _TOUCH, _ACCELEROMETER, _VELOCIMETER, _GYRO = (int(S.TOUCH), int(S.ACCELEROMETER),
@@ -71,6 +73,7 @@ _E_POTENTIAL, _E_KINETIC, _CLOCK = int(S.E_POTENTIAL), int(S.E_KINETIC), int(S.C
 _RANGEFINDER, _INSIDESITE = int(S.RANGEFINDER), int(S.INSIDESITE)
 _CAMPROJECTION, _CONTACT = int(S.CAMPROJECTION), int(S.CONTACT)
 _GEOMDIST, _GEOMNORMAL, _GEOMFROMTO = int(S.GEOMDIST), int(S.GEOMNORMAL), int(S.GEOMFROMTO)
+_TACTILE, _PLUGIN = int(S.TACTILE), int(S.PLUGIN)
 
 
 # ------------------------------------------------------------------------ frames of objects
@@ -654,6 +657,8 @@ def _value_vel(m, d, i, out):
       _put3(out, w0, w1, w2)
   elif st == _CONTACT:
     _contact_sensor(m, d, i, out)
+  elif st == _TACTILE:
+    _tactile(m, d, i, out)
   elif st == _SUBTREELINVEL:
     _put3(out, d.subtree_linvel[oid, 0], d.subtree_linvel[oid, 1], d.subtree_linvel[oid, 2])
   elif st == _SUBTREEANGMOM:
@@ -670,13 +675,14 @@ def sensor_acc(m, d):
   for i in range(m.nsensor):
     st = m.sensor_type[i]
     if (st == _ACCELEROMETER or st == _FORCE or st == _TORQUE or st == _FRAMELINACC
-        or st == _FRAMEANGACC):
+        or st == _FRAMEANGACC or st == _PLUGIN):   # 4.0 runs it before the sensor plugins
       need_rne = True
   if need_rne:
     rne_post_constraint(m, d)
   for i in range(m.nsensor):
-    if m.sensor_needstage[i] == _ACC:
+    if m.sensor_needstage[i] == _ACC and m.sensor_type[i] != _PLUGIN:
       _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
+  _plugin_sensors(m, d)
 
 
 @jit
@@ -1217,3 +1223,165 @@ def _contact_sensor(m, d, i, out):
       return
     _contact_slot(m, d, spec, out[j * size:(j + 1) * size], bc, bflip, nmatch)
     prev_key, prev_id = best, bc
+
+
+# -------------------------------------------------------------------------------- tactile
+
+@jit
+def _sdf_distance(m, d, g, x):
+  """Signed distance of the world point x from geom g (mjc_distance of one geom): primitives
+  analytically, sdf geoms by their plugin in the plugin's mesh frame."""
+  p, c = d.geom_xpos[g], d.geom_xmat[g]
+  l0, l1, l2 = mm.mat_t_vec(c, x[0] - p[0], x[1] - p[1], x[2] - p[2])
+  pl = m.geom_plugin[g]
+  if pl < 0:
+    return sdf.geom_distance(m.geom_type[g], m.geom_size[g], -1, m.geom_size[g], l0, l1, l2)
+  mesh = m.geom_dataid[g]
+  q, r = m.mesh_quat[mesh], d.scratch_small[0:9]
+  mm.quat2mat(r, q[0], q[1], q[2], q[3])
+  l0, l1, l2 = mm.mat_vec(r, l0, l1, l2)
+  mp = m.mesh_pos[mesh]
+  return sdf.geom_distance(m.geom_type[g], m.geom_size[g], m.plugin_kind[pl],
+                           m.plugin_param[pl], l0 + mp[0], l1 + mp[1], l2 + mp[2])
+
+
+@jit
+def _tactile(m, d, i, out):
+  """Tactile sensor i (mjSENS_TACTILE): at each vertex (taxel) of mesh objid placed in the frame
+  of geom refid, three blocks of mesh_vertnum values: the deepest penetration into the geoms
+  that touch the geom's weld body (the other geom of each contact, each once), and the summed
+  |sliding speed| along the vertex's two tangents (mesh_normal rows 1 and 2 of its frame, when
+  the mesh has three normals per vertex), the speed taken at the taxel. As MuJoCo 4.0: mesh
+  geoms are skipped (MJCF gives them no SDF octree); a height field, where 4.0 stops with
+  "sdf collisions not available", is skipped too."""
+  mesh, geom = m.sensor_objid[i], m.sensor_refid[i]
+  weld = m.body_weldid[m.geom_bodyid[geom]]
+  nvert = m.mesh_vertnum[mesh]
+  for k in range(3 * nvert):
+    out[k] = 0.0
+  others = np.empty(d.ncon[0], np.int32)
+  n = 0
+  for c in range(d.ncon[0]):
+    for side in range(2):
+      g, o = ((d.contact_geom1[c], d.contact_geom2[c]) if side == 0
+              else (d.contact_geom2[c], d.contact_geom1[c]))
+      if m.body_weldid[m.geom_bodyid[g]] != weld:
+        continue
+      new = True
+      for k in range(n):
+        new = new and others[k] != o
+      if new:
+        others[n] = o
+        n += 1
+  if n == 0:
+    return
+  vert = m.mesh_vert[m.mesh_vertadr[mesh]:m.mesh_vertadr[mesh] + nvert]
+  frame = m.mesh_normalnum[mesh] == 3 * nvert
+  normal = m.mesh_normal[m.mesh_normaladr[mesh]:m.mesh_normaladr[mesh] + m.mesh_normalnum[mesh]]
+  gpos, gmat = d.geom_xpos[geom], d.geom_xmat[geom]
+  x = np.empty(3)
+  for j in range(nvert):
+    x0, x1, x2 = mm.mat_vec(gmat, float(vert[j, 0]), float(vert[j, 1]), float(vert[j, 2]))
+    x[0], x[1], x[2] = x0 + gpos[0], x1 + gpos[1], x2 + gpos[2]
+    for k in range(n):
+      g = others[k]
+      gt = m.geom_type[g]
+      if gt == _MESH or gt == _HFIELD:
+        continue
+      depth = min(_sdf_distance(m, d, g, x), 0.0)
+      if depth == 0:
+        continue
+      out[j] = max(out[j], -depth)
+      if frame:
+        _, _, _, s0, s1, s2 = _point_velocity(m, d, weld, x)
+        _, _, _, o0, o1, o2 = _point_velocity(m, d, m.geom_bodyid[g], x)
+        v0, v1, v2 = s0 - o0, s1 - o1, s2 - o2
+        for a in range(1, 3):
+          t = normal[3 * j + a]
+          t0, t1, t2 = mm.mat_vec(gmat, float(t[0]), float(t[1]), float(t[2]))
+          out[a * nvert + j] += abs(v0 * t0 + v1 * t1 + v2 * t2)
+
+
+# ------------------------------------------------------------------------ sensor plugins
+
+@jit
+def _plugin_sensors(m, d):
+  """The sensor plugins of the acceleration stage, in plugin order, after the built-in
+  sensors (compute_plugin_sensors), each sensor of the plugin then clamped to its cutoff. The
+  only one: mujoco.sensor.touch_grid."""
+  for p in range(m.nplugin):
+    if m.plugin_kind[p] != _TOUCH_GRID:
+      continue
+    for i in range(m.nsensor):
+      if m.sensor_type[i] == _PLUGIN and m.sensor_plugin[i] == p:
+        out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
+        _touch_grid(m, d, i, m.plugin_param[p], out)
+        _cutoff(m, i, out)
+        break
+
+
+@jit
+def _bin_edges(n, fov, gamma):
+  """n + 1 bin edges over [-1, 1] (touch_grid.cc's LinSpace, by repeated increments), bent
+  by the foveal x -> gamma x^5 + (1 - gamma) x, times the field of view in radians."""
+  e = np.empty(n + 1)
+  inc = (1.0 - -1.0) / n
+  x = -1.0
+  g = max(0.0, min(1.0, gamma))
+  scale = fov * math.pi / 180
+  for k in range(n + 1):
+    e[k] = (g * math.pow(x, 5.0) + (1 - g) * x if gamma != 0 else x) * scale
+    x += inc
+  return e
+
+
+@jit
+def _lower_bound(e, x):
+  """Index of the first edge with x <= edge (len(e) when none)."""
+  lo, hi = 0, len(e)
+  while lo < hi:
+    mid = (lo + hi) // 2
+    if x <= e[mid]:
+      hi = mid
+    else:
+      lo = mid + 1
+  return lo
+
+
+@jit
+def _touch_grid(m, d, i, prm, out):
+  """mujoco.sensor.touch_grid (plugin/sensor/touch_grid.cc) on site objid: the contacts of the
+  site's weld body binned by azimuth and elevation of their point as seen from the site
+  (looking down its -z), each bin summing nchannel of the contact's force and torque in the
+  site frame ordered normal (z), x, y, negated where the weld is the contact's first side
+  (4.0; the older source compared body ids); prm = (nchannel, size x, size y, fov x, fov y,
+  gamma)."""
+  for k in range(m.sensor_dim[i]):
+    out[k] = 0.0
+  nchannel, nx, ny = int(prm[0]), int(prm[1]), int(prm[2])
+  site = m.sensor_objid[i]
+  weld = m.body_weldid[m.site_bodyid[site]]
+  ex, ey = _bin_edges(nx, prm[3], prm[5]), _bin_edges(ny, prm[4], prm[5])
+  spos, smat = d.site_xpos[site], d.site_xmat[site]
+  frame = nx * ny
+  for c in range(d.ncon[0]):
+    b1, b2 = m.geom_bodyid[d.contact_geom1[c]], m.geom_bodyid[d.contact_geom2[c]]
+    if m.body_weldid[b1] != weld and m.body_weldid[b2] != weld:
+      continue
+    p = d.contact_pos[c]
+    x0, x1, x2 = mm.mat_t_vec(smat, p[0] - spos[0], p[1] - spos[1], p[2] - spos[2])
+    ix = _lower_bound(ex, math.atan2(x0, -x2))
+    iy = _lower_bound(ey, math.atan2(x1, math.sqrt(x0 * x0 + x2 * x2)))
+    if ix == 0 or ix == nx + 1 or iy == 0 or iy == ny + 1:
+      continue
+    f0, f1, f2, f3, f4, f5 = contact_force(m, d, c)
+    fr = d.contact_frame[c]
+    sign = -1.0 if m.body_weldid[b1] == weld else 1.0   # 4.0: from the weld's side
+    w0, w1, w2 = mm.mat_t_vec(fr, f0, f1, f2)
+    a0, a1, a2 = mm.mat_t_vec(smat, w0, w1, w2)
+    w0, w1, w2 = mm.mat_t_vec(fr, f3, f4, f5)
+    t0, t1, t2 = mm.mat_t_vec(smat, w0, w1, w2)
+    cell = (iy - 1) * nx + ix - 1
+    vals = (a2, a0, a1, t2, t0, t1)
+    for ch in range(nchannel):
+      out[ch * frame + cell] += sign * vals[ch]

@@ -812,6 +812,7 @@ sensor_dim i4 nsensor
 sensor_adr i4 nsensor
 sensor_cutoff f8 nsensor
 sensor_noise f8 nsensor
+sensor_plugin i4 nsensor
 """
 
 DATA_FIELDS += """sensordata f8 nsensordata
@@ -819,8 +820,10 @@ DATA_FIELDS += """sensordata f8 nsensordata
 # ------------------------------------------------------------------------ end of sensors
 
 # ---------------------------------------------------------------------------- meshes
-# (one added block: the mesh_* group of mjmodel.h that collision and rendering use)
-MODEL_SIZES += ["nmesh", "nmeshvert", "nmeshface", "nmeshgraph"]
+# (one added block: the mesh_* group of mjmodel.h that collision, the tactile sensor and
+# rendering use; mesh_normal: MuJoCo's vertex normals, or three rows (normal, two tangents) per
+# vertex for the builtin wedge and plate meshes)
+MODEL_SIZES += ["nmesh", "nmeshvert", "nmeshface", "nmeshgraph", "nmeshnormal"]
 
 MODEL_FIELDS += """mesh_vertadr i4 nmesh
 mesh_vertnum i4 nmesh
@@ -833,6 +836,9 @@ mesh_graph i4 nmeshgraph
 mesh_scale f8 nmesh 3
 mesh_pos f8 nmesh 3
 mesh_quat f8 nmesh 4
+mesh_normaladr i4 nmesh
+mesh_normalnum i4 nmesh
+mesh_normal f4 nmeshnormal 3
 """
 
 # (the octree SDF of a plain mesh that an sdf geom without a plugin uses (mjCOctree): the
@@ -848,12 +854,13 @@ mesh_octnum i4 nmesh
 """
 # ------------------------------------------------------------------------ end of meshes
 
-# ------------------------------------------------------------------------- plugins (SDF)
+# ------------------------------------------------------------------------------ plugins
 # (one added block: MuJoCo's plugin_* fields and geom_plugin for the first-party SDF plugins
-# mujoco.sdf.torus/bowl/gear/nut/bolt, and the mujoco.pid actuator plugin; `plugin` holds the
-# slot MuJoCo 4.0's wheel registers the plugin at (parity only); engine-only: plugin_sdftype
-# (engine/mjcf/_plugin.py's kind, read by engine/collision_sdf.py; PID for mujoco.pid) and
-# plugin_sdfattr (the numeric attributes, defaults filled))
+# mujoco.sdf.torus/bowl/gear/nut/bolt, the touch-grid sensor plugin mujoco.sensor.touch_grid
+# and the PID actuator plugin mujoco.pid; `plugin` holds the slot MuJoCo 4.0's wheel registers
+# the plugin at (parity only); engine-only: plugin_kind (engine/mjcf/_plugin.py's kind, read by
+# engine/collision_sdf.py and engine/sensor.py) and plugin_param (the numeric attributes,
+# defaults filled))
 MODEL_SIZES += ["nplugin", "npluginattr"]
 
 MODEL_FIELDS += """plugin i4 nplugin
@@ -862,10 +869,10 @@ plugin_statenum i4 nplugin
 plugin_attr u1 npluginattr
 plugin_attradr i4 nplugin
 geom_plugin i4 ngeom
-plugin_sdftype i4 nplugin
-plugin_sdfattr f8 nplugin 5
+plugin_kind i4 nplugin
+plugin_param f8 nplugin 6
 """
-# --------------------------------------------------------------------- end of plugins (SDF)
+# -------------------------------------------------------------------------- end of plugins
 
 # ------------------------------------------------------------------------- user parameters
 # (one added block: MJCF `user` attributes, nuser_* sizes and the *_user arrays of mjmodel.h;

@@ -248,7 +248,7 @@ BAD = [
      '<config key="imax" value="1"/></plugin>', "negative imax"),
     ('<plugin joint="h2" plugin="mujoco.pid"><config key="slewmax" value="-2"/></plugin>',
      "slewmax must be non-negative"),
-    ('<plugin joint="h2" plugin="mujoco.sdf.torus"/>', "does not support actuators"),
+    ('<plugin joint="h2" plugin="mujoco.sdf.torus"/>', "'mujoco.sdf.torus' is not declared"),
     ('<plugin joint="h2"/>', "needs 'instance' (or 'plugin')"),
 ]
 

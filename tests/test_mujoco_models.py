@@ -1,8 +1,7 @@
-"""MuJoCo's own models (tests/assets/mujoco_models, MODELS.txt: 293 of the 349 that 4.0 loads
-from its source tree, those under 300 kB with their assets; of the rest, 32 need flex, a plugin
-other than the SDF ones or the tactile sensor, and the SDF-plugin models are checked by
-tests/test_sdf.py): compiled fields equal 4.0's, and forward dynamics at random states
-agree (qacc, sensordata), with constraints disabled and with them."""
+"""MuJoCo's own models (tests/assets/mujoco_models, MODELS.txt: 297 of the 349 that 4.0 loads
+from its source tree, those under 300 kB with their assets; of the rest, 28 need flex, and the
+SDF-plugin models are checked by tests/test_sdf.py): compiled fields equal 4.0's, and forward
+dynamics at random states agree (qacc, sensordata), with constraints disabled and with them."""
 import os
 import warnings
 

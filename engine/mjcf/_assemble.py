@@ -630,17 +630,18 @@ def _octrees(c, A, sizes):
 
 NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB
 # mjModel fields that only drawing reads: Python-side Model attributes (see _textures)
-DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord", "nmeshnormal")
+DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord")
 DRAW_FIELDS = ("tex_type", "tex_colorspace", "tex_height", "tex_width", "tex_nchannel",
                "tex_adr", "tex_data", "mat_texid", "mat_texuniform", "mat_texrepeat",
                "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord",
-               "mesh_normaladr", "mesh_normalnum", "mesh_normal", "mesh_facenormal")
+               "mesh_facenormal")
 
 
-def _mesh_normals(c, A):
-  """mesh_normal (float32) and mesh_facenormal of every mesh, by mjModel's names (drawing
-  data, as the texture fields): given normals or MuJoCo's generated ones, transformed as the
-  mesh's vertices were (engine/mjcf/_mesh.py compile_normals)."""
+def _mesh_normals(c, A, sizes):
+  """mesh_normal (float32; the tactile sensor reads it too) and mesh_facenormal (drawing data,
+  as the texture fields) of every mesh, by mjModel's names: given normals or MuJoCo's
+  generated ones, transformed as the mesh's vertices were (engine/mjcf/_mesh.py
+  compile_normals)."""
   adr, num, normals, facenormals = [], [], [], []
   n = 0
   for i, me in enumerate(c.meshes):
@@ -659,7 +660,7 @@ def _mesh_normals(c, A):
     normals.append(nrm)
     facenormals.append(fnrm)
     n += len(nrm)
-  A["nmeshnormal"] = n
+  sizes["nmeshnormal"] = n
   A["mesh_normaladr"] = np.array(adr, np.int32)
   A["mesh_normalnum"] = np.array(num, np.int32)
   A["mesh_normal"] = np.concatenate(normals) if normals else np.zeros((0, 3), np.float32)
@@ -776,7 +777,7 @@ def assemble(c):
   for k in ("emission", "specular", "shininess", "reflectance"):
     A["mat_" + k] = M(k).ravel()
   _textures(c, A, sizes)
-  _mesh_normals(c, A)
+  _mesh_normals(c, A, sizes)
   if c.settotalmass > 0:
     total = float(np.sum(A["body_mass"]))
     scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))

@@ -1,22 +1,25 @@
-"""MJCF `<extension>` plugins: MuJoCo's first-party SDF plugins and its PID actuator plugin.
+"""MJCF `<extension>` plugins: MuJoCo's first-party SDF plugins, touch-grid sensor plugin and
+PID actuator plugin.
 
 Reads `<extension><plugin plugin="mujoco.sdf.torus"><instance name=...><config key value/>`
 into named instances (config strings kept as written, as MuJoCo's `plugin_attr`), and gives
 each SDF kind what the compiler needs: its attributes with the plugin's defaults, its bounding
 box (the plugin's `sdf_aabb`) and its distance function in numpy (`sdf_staticdistance`, for
 the marching-cubes mesh of a `<mesh><plugin/></mesh>`). The run-time distance and gradient
-are engine/collision_sdf.py's (compiled), selected by the kind stored in `plugin`. The five
-SDF plugins (plugin/sdf/*.cc: torus, bowl, gear, nut, bolt) serve sdf geoms and meshes;
-`mujoco.pid` (plugin/actuator/pid.cc) serves `<actuator><plugin>` and is computed by
-engine/actuation.py from `actuator_pluginprm` (`pid_params`). Any other plugin is refused with
-its name.
+are engine/collision_sdf.py's (compiled), selected by the kind stored in `plugin_kind`. The
+touch grid (plugin/sensor/touch_grid.cc, a `<sensor><plugin>`) keeps its checked parameters
+in `plugin_param` for engine/sensor.py. `mujoco.pid` (plugin/actuator/pid.cc) serves
+`<actuator><plugin>` and is computed by engine/actuation.py from `actuator_pluginprm`
+(`pid_prm`). Only these seven plugins are supported; any other plugin is refused with its
+name.
 """
 import math
+import re
 
 import numpy as np
 
-# kind (stored in Model.plugin), attribute names and defaults, as plugin/sdf/<kind>.h
-TORUS, BOWL, GEAR, NUT, BOLT = 0, 1, 2, 3, 4
+# kind (stored in Model.plugin_kind), attribute names and defaults, as plugin/sdf/<kind>.h
+TORUS, BOWL, GEAR, NUT, BOLT, TOUCH_GRID, PID = 0, 1, 2, 3, 4, 5, 6
 SDF_PLUGINS = {
     "mujoco.sdf.torus": (TORUS, ("radius1", "radius2"), (0.35, 0.15)),
     "mujoco.sdf.bowl": (BOWL, ("height", "radius", "thickness"), (0.4, 1.0, 0.02)),
@@ -25,24 +28,33 @@ SDF_PLUGINS = {
     "mujoco.sdf.nut": (NUT, ("radius",), (0.26,)),
     "mujoco.sdf.bolt": (BOLT, ("radius",), (0.26,)),
 }
-NATTR = 5   # the most attributes of one SDF plugin (gear): width of Model.plugin_sdfattr
 # actuator plugins: kind, attribute names, defaults (NaN: not given, which the PID tells apart)
-PID = 5
 ACTUATOR_PLUGINS = {
-    "mujoco.pid": (PID, ("kp", "ki", "kd", "imax", "slewmax"), (0.0, 0.0, 0.0, math.nan, math.nan)),
+    "mujoco.pid": (PID, ("kp", "ki", "kd", "imax", "slewmax"),
+                   (0.0, 0.0, 0.0, math.nan, math.nan)),
 }
-PLUGINS = {**SDF_PLUGINS, **ACTUATOR_PLUGINS}
+TOUCH_GRID_NAME = "mujoco.sensor.touch_grid"
+# every supported plugin: kind and attribute names (in the plugin's order, as plugin_attr)
+PLUGINS = dict({k: v[:2] for k, v in {**SDF_PLUGINS, **ACTUATOR_PLUGINS}.items()},
+               **{TOUCH_GRID_NAME: (TOUCH_GRID, ("nchannel", "size", "fov", "gamma"))})
+NATTR = 6   # the most numeric parameters of one plugin (touch grid): width of plugin_param
 # the slot MuJoCo 4.0's Python wheel registers each plugin at (its `plugin` field; parity only)
-SLOT_40 = {"mujoco.pid": 0, "mujoco.sdf.bolt": 2, "mujoco.sdf.bowl": 3, "mujoco.sdf.gear": 4,
-           "mujoco.sdf.nut": 5, "mujoco.sdf.torus": 6}
+SLOT_40 = {"mujoco.pid": 0, "mujoco.sensor.touch_grid": 1, "mujoco.sdf.bolt": 2, "mujoco.sdf.bowl": 3,
+           "mujoco.sdf.gear": 4, "mujoco.sdf.nut": 5, "mujoco.sdf.torus": 6}
 
 
 class Instance:
-  """One plugin instance: name, plugin name, kind, config strings and numeric attributes."""
+  """One plugin instance: name, plugin name, kind, config strings and numeric attributes
+  (`attr`: an SDF's or the PID's attributes, NaN for a PID's absent imax and slewmax; the touch
+  grid's nchannel, size x, y, fov x, y, gamma)."""
 
   def __init__(self, node, name, plugin, config):
     self.node, self.name, self.plugin, self.config = node, name, plugin, config
-    self.kind, names, defaults = PLUGINS[plugin]
+    self.kind = PLUGINS[plugin][0]
+    if self.kind == TOUCH_GRID:
+      self.attr = touch_grid_param(node, config)
+      return
+    _, names, defaults = {**SDF_PLUGINS, **ACTUATOR_PLUGINS}[plugin]
     self.attr = []
     for key, default in zip(names, defaults):
       value = config.get(key, "")
@@ -52,6 +64,50 @@ class Instance:
     """The config values in the plugin's attribute order, each NUL-terminated (plugin_attr)."""
     names = PLUGINS[self.plugin][1]
     return b"".join(self.config.get(k, "").encode() + b"\0" for k in names)
+
+
+_STRTOD = re.compile(r"\s*[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|nan)",
+                     re.IGNORECASE)
+
+
+def _strtod(text):
+  """C's strtod: the number at the start of `text` (0 when there is none)."""
+  hit = _STRTOD.match(text)
+  return float(hit.group(0)) if hit else 0.0
+
+
+def _items(text):
+  """The pieces of `text` between single spaces, as std::getline reads them (no piece after
+  a final space)."""
+  pieces = text.split(" ")
+  return pieces[:-1] if pieces[-1] == "" else pieces
+
+
+def touch_grid_param(node, config):
+  """[nchannel, size x, size y, fov x, fov y, gamma] of a touch grid instance, with the checks
+  and messages of TouchGrid::Create (4.0 raises them when MjData is made); vectors are split
+  at single spaces and read by strtod as touch_grid.cc's ReadVector."""
+  if not (_number(config.get("gamma", "")) and _number(config.get("nchannel", ""))):
+    raise node.error("Invalid or missing parameters in touch_grid sensor plugin")
+  nchannel = int(_strtod(config.get("nchannel", ""))) or 1
+  if not 1 <= nchannel <= 6:
+    raise node.error("nchannel must be between 1 and 6")
+  size = [int(_strtod(v)) for v in _items(config.get("size", ""))]
+  if len(size) != 2:
+    raise node.error("Both horizontal and vertical resolutions must be specified")
+  if size[0] <= 0 or size[1] <= 0:
+    raise node.error("Horizontal and vertical resolutions must be positive")
+  fov = [_strtod(v) for v in _items(config.get("fov", ""))]
+  if len(fov) != 2:
+    raise node.error("Both horizontal and vertical fields of view must be specified")
+  if not 0 < fov[0] <= 180:
+    raise node.error("`fov[0]` must be a float between (0, 180] degrees")
+  if not 0 < fov[1] <= 90:
+    raise node.error("`fov[1]` must be a float between (0, 90] degrees")
+  gamma = _strtod(config.get("gamma", ""))
+  if not 0 <= gamma <= 1:
+    raise node.error("`gamma` must be a nonnegative float between [0, 1]")
+  return [float(nchannel), float(size[0]), float(size[1]), fov[0], fov[1], gamma]
 
 
 def _number(text):
@@ -66,14 +122,35 @@ def _number(text):
   return True
 
 
-def check_plugin_name(node, name, kinds=None):
-  """Raise the node's error unless `name` is a supported plugin (of `kinds`, a dict of
-  SDF_PLUGINS / ACTUATOR_PLUGINS, when given: what the element referring to it can use)."""
+def check_plugin_name(node, name):
+  """Raise the node's error unless `name` is one of the supported plugins."""
   if name not in PLUGINS:
     raise node.error(f"plugin '{name}' is not supported (supported: {', '.join(PLUGINS)})")
-  if kinds is not None and name not in kinds:
-    what = "actuators" if kinds is ACTUATOR_PLUGINS else "SDFs"
-    raise node.error(f"plugin '{name}' does not support {what}")
+
+
+def _config(node, name):
+  """{key: value string} of the `<config>` children of `node` (an instance of plugin `name`),
+  each key once and one of the plugin's; an SDF's or the PID's values must be numbers."""
+  keys, config = PLUGINS[name][1], {}
+  for c in node.children:
+    if c.tag != "config":
+      raise c.error(f"unknown element <{c.tag}> in <{node.tag}>")
+    for key in c.attrib:
+      if key not in ("key", "value"):
+        raise c.error(f"unknown attribute '{key}'")
+    k, v = c.get("key"), c.get("value", "")
+    if k is None:
+      raise c.error("config needs a 'key'")
+    if k not in keys:
+      raise c.error(f"unknown config key '{k}' for plugin '{name}' (expected one of "
+                    f"{', '.join(keys)})")
+    if k in config:
+      raise c.error(f"repeated config key '{k}'")
+    if (name in SDF_PLUGINS or name in ACTUATOR_PLUGINS) and not _number(v):
+      raise c.error(f"config '{k}' of plugin '{name}': invalid value '{v}' (a number "
+                    "is expected)")
+    config[k] = v
+  return config
 
 
 def read_extension(root):
@@ -107,59 +184,42 @@ def read_extension(root):
   return out, declared
 
 
-def _config(node, name):
-  """{key: value string} of the `<config key value/>` children of `node` (an instance, or an
-  actuator's implicit plugin), checked against plugin `name`'s attributes."""
-  keys = PLUGINS[name][1]
-  config = {}
-  for c in node.children:
-    if c.tag != "config":
-      raise c.error(f"unknown element <{c.tag}> in <{node.tag}>")
-    for key in c.attrib:
-      if key not in ("key", "value"):
-        raise c.error(f"unknown attribute '{key}'")
-    k, v = c.get("key"), c.get("value", "")
-    if k is None:
-      raise c.error("config needs a 'key'")
-    if k not in keys:
-      raise c.error(f"unknown config key '{k}' for plugin '{name}' (expected one of "
-                    f"{', '.join(keys)})")
-    if k in config:
-      raise c.error(f"repeated config key '{k}'")
-    if not _number(v):
-      raise c.error(f"config '{k}' of plugin '{name}': invalid value '{v}' (a number "
-                    "is expected)")
-    config[k] = v
-  return config
-
-
-def resolve(node, instances, declared, implicit, kinds=SDF_PLUGINS, attrs=()):
-  """The instance a `<plugin>` element names: `instance=` (a declared one) or `plugin=` alone
-  (a plugin declared in <extension>: a new instance appended to `implicit`, with the
-  `<config>` children an actuator's plugin may have, else the defaults). `kinds`: the plugins
-  the element can use; `attrs`: the element's other attributes (an actuator's)."""
-  for key in node.attrib:
-    if key not in ("instance", "plugin") and key not in attrs:
-      raise node.error(f"unknown attribute '{key}'")
-  if node.children and (kinds is not ACTUATOR_PLUGINS or node.get("instance") is not None):
-    raise node.error("config of a plugin referenced by instance is not supported here: "
-                     "declare it in <extension>")
+def resolve(node, instances, declared, implicit, use="sdf", attrs=()):
+  """The instance a `<plugin>` names: `instance=` (a declared one) or `plugin=` (a plugin
+  declared in <extension>: a new instance configured by the node's `<config>` children,
+  appended to `implicit`). `use` says what `node` is: "sdf", a `<plugin>` child of a mesh or
+  geom (an SDF plugin); "sensor", a `<sensor><plugin>` element (a sensor plugin; its own
+  attributes are the sensor's, checked there); "actuator", an `<actuator><plugin>` element
+  (an actuator plugin; `attrs`: its actuator attributes)."""
+  if use != "sensor":
+    for key in node.attrib:
+      if key not in ("instance", "plugin") and key not in attrs:
+        raise node.error(f"unknown attribute '{key}'")
   iname, pname = node.get("instance"), node.get("plugin")
   if iname is not None:
+    if node.children:
+      raise node.error("config of a plugin referenced by instance is not supported here: "
+                       "declare it in <extension>")
     if iname not in instances:
       raise node.error(f"unknown plugin instance '{iname}'")
     inst = instances[iname]
     if pname is not None and pname != inst.plugin:
       raise node.error(f"plugin instance '{iname}' is a '{inst.plugin}', not '{pname}'")
-    check_plugin_name(node, inst.plugin, kinds)
-    return inst
-  if pname is None:
+  elif pname is None:
     raise node.error("plugin needs 'instance' (or 'plugin')")
-  check_plugin_name(node, pname, kinds)
-  if pname not in declared:
-    raise node.error(f"plugin '{pname}' is not declared in <extension>")
-  inst = Instance(node, "", pname, _config(node, pname))
-  implicit.append(inst)
+  else:
+    check_plugin_name(node, pname)
+    if pname not in declared:
+      raise node.error(f"plugin '{pname}' is not declared in <extension>")
+    inst = Instance(node, "", pname, _config(node, pname))
+    implicit.append(inst)
+  if use == "sensor" and inst.kind != TOUCH_GRID:
+    raise node.error(f"plugin '{inst.plugin}' does not support sensors")
+  if use == "actuator" and inst.kind != PID:
+    raise node.error(f"plugin '{inst.plugin}' does not support actuators")
+  if use == "sdf" and inst.kind in (TOUCH_GRID, PID):
+    what = "a sensor" if inst.kind == TOUCH_GRID else "an actuator"
+    raise node.error(f"plugin '{inst.plugin}' is {what} plugin, not an SDF")
   return inst
 
 
@@ -286,47 +346,50 @@ def pid_params(node, inst, dyntype, actdim):
   return pid_prm(inst.attr)
 
 
-def sdf_arrays(plugin, plugin_attr, plugin_attradr):
-  """(plugin_sdftype, plugin_sdfattr) from MuJoCo 4.0's compiled plugin fields (the wheel's slot
+def plugin_arrays(plugin, plugin_attr, plugin_attradr):
+  """(plugin_kind, plugin_param) from MuJoCo 4.0's compiled plugin fields (the wheel's slot
   numbers and NUL-terminated config strings), for a Model built from a mujoco.MjModel."""
   names = {slot: name for name, slot in SLOT_40.items()}
   n = len(plugin)
-  kinds, attrs = np.full(n, -1, np.int32), np.zeros((n, NATTR))
+  kinds, params = np.full(n, -1, np.int32), np.zeros((n, NATTR))
   raw = bytes(np.asarray(plugin_attr, np.uint8))
   for i in range(n):
     name = names.get(int(plugin[i]))
     if name is None:
       continue
-    kind, keys, defaults = PLUGINS[name]
+    keys = PLUGINS[name][1]
     values = raw[int(plugin_attradr[i]):].split(b"\0")[:len(keys)]
-    kinds[i] = kind
-    for j, (v, default) in enumerate(zip(values, defaults)):
-      attrs[i, j] = float(v) if v.strip() else default
-  return kinds, attrs
+    config = {k: v.decode() for k, v in zip(keys, values)}
+    attr = Instance(None, "", name, config).attr
+    kinds[i] = PLUGINS[name][0]
+    params[i, :len(attr)] = attr
+  return kinds, params
 
 
 def assemble(c, A, sizes):
-  """plugin_* arrays (MuJoCo's names, plus plugin_sdftype and plugin_sdfattr), geom_plugin and
-  actuator_plugin (plus the engine-only actuator_pluginprm), from the compiler's instances
-  (declared ones first, then implicit ones)."""
+  """plugin_* arrays (MuJoCo's names, plus plugin_kind and plugin_param), geom_plugin,
+  sensor_plugin and actuator_plugin (plus the engine-only actuator_pluginprm), from the
+  compiler's instances (declared ones first, then implicit ones)."""
   insts = list(c.plugins.values()) + list(c.plugin_implicit)
   index = {id(x): i for i, x in enumerate(insts)}
   attr = [x.attr_string() for x in insts]
   adr = np.cumsum([0] + [len(a) for a in attr])[:-1]
   sizes.update(nplugin=len(insts), npluginattr=sum(len(a) for a in attr))
   A["plugin"] = np.array([SLOT_40[x.plugin] for x in insts], np.int32)
-  A["plugin_sdftype"] = np.array([x.kind for x in insts], np.int32)
-  A["plugin_stateadr"] = np.zeros(len(insts), np.int32)   # the SDF plugins keep no state
+  A["plugin_kind"] = np.array([x.kind for x in insts], np.int32)
+  A["plugin_stateadr"] = np.zeros(len(insts), np.int32)   # these plugins keep no state
   A["plugin_statenum"] = np.zeros(len(insts), np.int32)
   A["plugin_attradr"] = np.array(adr, np.int32)
   A["plugin_attr"] = np.frombuffer(b"".join(attr), np.uint8).copy()
-  sdfattr = np.zeros((len(insts), NATTR))
+  param = np.zeros((len(insts), NATTR))
   for i, x in enumerate(insts):
-    sdfattr[i, :len(x.attr)] = x.attr
-  A["plugin_sdfattr"] = sdfattr
+    param[i, :len(x.attr)] = x.attr
+  A["plugin_param"] = param
   geoms = [g for b in c.bodies for g in b.geoms]
   A["geom_plugin"] = np.array([index[id(g.plugin)] if g.get("plugin") is not None else -1
                                for g in geoms], np.int32)
+  A["sensor_plugin"] = np.array([index[id(s["plugin"])] if s["plugin"] is not None else -1
+                                 for s in c.sensors], np.int32)
   A["actuator_plugin"] = np.array([index[id(a.plugin)] if a.plugin is not None else -1
                                    for a in c.actuators], np.int32)
   A["actuator_pluginprm"] = np.array([a.pluginprm for a in c.actuators],

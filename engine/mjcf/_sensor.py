@@ -2,7 +2,8 @@
 
 Supported: the joint, tendon, actuator, ball, limit, frame, subtree, site (touch, imu, force,
 torque, magnetometer), rangefinder (site or camera, every data field), insidesite, clock and
-energy sensors, the collision sensors (distance, normal, fromto), contact and camprojection.
+energy sensors, the collision sensors (distance, normal, fromto), contact, camprojection,
+tactile and the touch-grid sensor plugin (`<plugin plugin="mujoco.sensor.touch_grid">`).
 Anything else is an error naming the element.
 """
 import numpy as np
@@ -47,9 +48,10 @@ TAGS = {
     "distance": (S.GEOMDIST, _PAIR), "normal": (S.GEOMNORMAL, _PAIR),
     "fromto": (S.GEOMFROMTO, _PAIR), "contact": (S.CONTACT, _CONTACT),
     "camprojection": (S.CAMPROJECTION, _SITE),
+    "tactile": (S.TACTILE, ("geom", O.GEOM)), "plugin": (S.PLUGIN, _NONE),
 }
 # MuJoCo sensors this engine does not compute yet: a clear error, never a silent zero
-UNSUPPORTED = {"tactile", "plugin", "user"}
+UNSUPPORTED = {"user"}
 
 # contact sensor: data keywords in mjtConDataField order, their sizes, reduce keywords
 CONDATA = ("found", "force", "torque", "dist", "pos", "normal", "tangent", "linvel", "angvel")
@@ -63,13 +65,17 @@ RAYDATA_SIZE = (1, 3, 3, 3, 3, 1)
 _FRAMEOBJ = {"body": O.BODY, "xbody": O.XBODY, "geom": O.GEOM, "site": O.SITE,
              "camera": O.CAMERA}
 _BASE_ATTRS = {"name", "noise", "cutoff", "user", "nsample", "interp", "delay", "interval"}
+# the attributes of <tactile> (4.0 reads a cutoff, no noise) and of a sensor <plugin>
+_TACTILE_ATTRS = _BASE_ATTRS - {"noise"} | {"geom", "mesh"}
+_PLUGIN_ATTRS = {"name", "plugin", "instance", "cutoff", "objtype", "objname", "reftype",
+                 "refname", "user"}
 
 _DIMS = {S.GEOMDIST: 1, S.GEOMNORMAL: 3, S.GEOMFROMTO: 6, S.CAMPROJECTION: 2}
 _ACC = {S.TOUCH, S.ACCELEROMETER, S.FORCE, S.TORQUE, S.ACTUATORFRC, S.JOINTACTFRC,
         S.TENDONACTFRC, S.JOINTLIMITFRC, S.TENDONLIMITFRC, S.FRAMELINACC, S.FRAMEANGACC}
 _VEL = {S.VELOCIMETER, S.GYRO, S.JOINTVEL, S.TENDONVEL, S.ACTUATORVEL, S.BALLANGVEL,
         S.JOINTLIMITVEL, S.TENDONLIMITVEL, S.FRAMELINVEL, S.FRAMEANGVEL, S.SUBTREELINVEL,
-        S.SUBTREEANGMOM}
+        S.SUBTREEANGMOM, S.TACTILE}   # tactile: velocity in 4.0 (the older source said acc)
 _DIM3 = {S.ACCELEROMETER, S.VELOCIMETER, S.GYRO, S.FORCE, S.TORQUE, S.MAGNETOMETER,
          S.BALLANGVEL, S.FRAMEPOS, S.FRAMEXAXIS, S.FRAMEYAXIS, S.FRAMEZAXIS, S.FRAMELINVEL,
          S.FRAMEANGVEL, S.FRAMELINACC, S.FRAMEANGACC, S.SUBTREECOM, S.SUBTREELINVEL,
@@ -163,7 +169,9 @@ def compile_sensor(c, n):
   if n.tag not in TAGS:
     raise n.error(f"unknown element <{n.tag}> in <sensor>")
   st, target = TAGS[n.tag]
-  allowed = set(_BASE_ATTRS)
+  if st == S.PLUGIN:
+    return _plugin_sensor(c, n)
+  allowed = set(_BASE_ATTRS) if st != S.TACTILE else set(_TACTILE_ATTRS)
   if st == S.RANGEFINDER:
     allowed |= {"data", "camera"}
   if target is _FRAME:
@@ -229,6 +237,10 @@ def compile_sensor(c, n):
     elif "reftype" in n.attrib or "refname" in n.attrib:
       reftype = _frame_type(n, "reftype", required=True)
       refid = _find(c, n, reftype, "refname", required=True)
+  elif st == S.TACTILE:
+    reftype, refid = O.GEOM, _find(c, n, O.GEOM, "geom", required=True)
+    objtype, objid = O.MESH, _mesh_id(c, n)
+    _check_tactile_body(c, n, refid)
   else:
     key, objtype = target
     objid = -1 if key is None else _find(c, n, objtype, key, required=True)
@@ -244,6 +256,8 @@ def compile_sensor(c, n):
     dim = _DIMS[st]
   if st == S.CONTACT:
     dim = intprm[2] * sum(z for k, z in enumerate(CONDATA_SIZE) if intprm[0] >> k & 1)
+  if st == S.TACTILE:   # depth and two sliding speeds per mesh vertex
+    dim = 3 * len(c._mesh_compiled(objid)["vert"])
   if st == S.RANGEFINDER:
     dim = sum(z for k, z in enumerate(RAYDATA_SIZE) if intprm[0] >> k & 1)
     if objtype == O.CAMERA:
@@ -265,7 +279,59 @@ def compile_sensor(c, n):
                         needstage=int(stage), objtype=int(objtype), objid=objid,
                         reftype=int(reftype), refid=refid, dim=dim, cutoff=cutoff,
                         noise=noise, intprm=intprm, nsample=nsample, interp=interp,
-                        delay=delay, interval=interval,
+                        delay=delay, interval=interval, plugin=None,
+                        user=[] if "user" not in n.attrib else number_list(n, "user")))
+
+
+def _mesh_id(c, n):
+  """Id of the mesh a tactile sensor names."""
+  if not n.get("mesh"):
+    raise n.error("missing attribute 'mesh'")
+  for i, me in enumerate(c.meshes):
+    if me.name == n.get("mesh"):
+      return i
+  raise n.error(f"sensor mesh: unknown mesh '{n.get('mesh')}'")
+
+
+def _check_tactile_body(c, n, geom):
+  """A tactile sensor's geom must be on a body with a colliding geom (mj_validateModel)."""
+  body = [g for b in c.bodies for g in b.geoms][geom].body
+  if not any(g.contype or g.conaffinity for g in body.geoms):
+    raise n.error("Touch sensor requires a body with at least one collision geom")
+
+
+def _plugin_sensor(c, n):
+  """A sensor `<plugin>` (mjSENS_PLUGIN) of the touch-grid plugin: its instance (named, or
+  made here from its `<config>` children), the site it is attached to (objtype/objname), an
+  optional reference frame, dim = nchannel * size x * size y, computed in the acceleration
+  stage after the built-in sensors."""
+  from engine.mjcf import _plugin
+  from engine.mjcf.parse import floats as number_list, number
+  for key in n.attrib:
+    if key not in _PLUGIN_ATTRS:
+      raise n.error(f"unknown attribute '{key}'")
+  inst = _plugin.resolve(n, c.plugins, c.plugin_declared, c.plugin_implicit, use="sensor")
+  cutoff = number(n, "cutoff", 0.0)
+  if cutoff < 0:
+    raise n.error("negative cutoff in sensor")
+  for typ, name in (("objtype", "objname"), ("reftype", "refname")):
+    if n.get(typ) and not n.get(name):
+      raise n.error(f"{typ} is specified but {name} is not")
+    if n.get(name) and not n.get(typ):
+      raise n.error(f"{name} is specified but {typ} is not")
+  if n.get("objtype") != "site":
+    raise n.error("Touch Grid sensor must be attached to a site")
+  objid = _find(c, n, O.SITE, "objname", required=True)
+  reftype, refid = O.UNKNOWN, -1
+  if n.get("reftype"):
+    reftype = _frame_type(n, "reftype", required=True)
+    refid = _find(c, n, reftype, "refname", required=True)
+  nchannel, sx, sy = (int(v) for v in inst.attr[:3])
+  c.sensors.append(dict(node=n, name=n.get("name", ""), type=int(S.PLUGIN),
+                        datatype=int(t.mjtDataType.REAL), needstage=int(t.mjtStage.ACC),
+                        objtype=int(O.SITE), objid=objid, reftype=int(reftype), refid=refid,
+                        dim=nchannel * sx * sy, cutoff=cutoff, noise=0.0, intprm=[0] * t.NSENS,
+                        nsample=0, interp=0, delay=0.0, interval=[0.0, 0.0], plugin=inst,
                         user=[] if "user" not in n.attrib else number_list(n, "user")))
 
 

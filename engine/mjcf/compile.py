@@ -977,15 +977,18 @@ class Compiler:
     """compiler discardvisual (mjCModel::IndexAssets with discard): a geom that cannot collide
     (contype = conaffinity = 0), has no fluid ellipsoid and is named by no other element (tendon
     wrap, pair, sensor, custom tuple) goes after its body's inertia was computed with it; then
-    every mesh no remaining geom uses (mesh texture coordinates too). Materials and textures
-    are dropped at the end of `run`."""
+    every mesh no remaining geom or tactile sensor uses (mesh texture coordinates too).
+    Materials and textures are dropped at the end of `run`."""
     named = set()
     _geom_refs(self.root, named)
     for b in self.bodies:
       b.geoms = [g for g in b.geoms if g.contype or g.conaffinity or g.fluidshape
                  or (g.name and g.name in named)]
       b.margin = max((g.margin + g.gap for g in b.geoms), default=0.0)
-    used = sorted({g.meshid for b in self.bodies for g in b.geoms if "meshid" in g})
+    tactile = {n.get("mesh") for sec in _children(self.root, "sensor")
+               for n in _children(sec, "tactile")}
+    used = sorted({g.meshid for b in self.bodies for g in b.geoms if "meshid" in g}
+                  | {i for i, me in enumerate(self.meshes) if me.name in tactile})
     remap = {old: new for new, old in enumerate(used)}
     for b in self.bodies:
       for g in b.geoms:
@@ -1568,7 +1571,7 @@ class Compiler:
     a.plugin, a.pluginprm = None, [0.0] * 5
     if n.tag == "plugin":
       a.plugin = _plugin.resolve(n, self.plugins, self.plugin_declared, self.plugin_implicit,
-                                 _plugin.ACTUATOR_PLUGINS, _ACT_PLUGIN_ATTRS)
+                                 use="actuator", attrs=_ACT_PLUGIN_ATTRS)
     _finish_actuator(self, a)
     if a.plugin is not None:
       a.pluginprm = _plugin.pid_params(n, a.plugin, a.dyntype, a.actdim)
@@ -1899,7 +1902,8 @@ def _user(node, text):
 
 def _geom_refs(n, out):
   """Names of geoms other elements refer to (tendon wraps, pairs, sensors, custom tuples)."""
-  if n.tag == "geom" and n.parent is not None and n.parent.tag == "spatial":
+  if (n.tag == "geom" and n.parent is not None and n.parent.tag == "spatial"
+      or n.tag == "tactile"):
     out.add(n.get("geom"))
   for key in ("geom1", "geom2"):
     if key in n.attrib:
