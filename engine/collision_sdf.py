@@ -20,7 +20,9 @@ from engine.smooth import jit
 from engine import types as t
 
 TORUS, BOWL, GEAR, NUT, BOLT = 0, 1, 2, 3, 4   # engine/mjcf/_plugin.py's kinds
-OCTREE = 5   # an sdf geom without a plugin: the octree SDF of its mesh (mesh_octadr)
+# an sdf geom without a plugin: the octree SDF of its mesh (mesh_octadr); a kind past those of
+# engine/mjcf/_plugin.py (its plugin kinds end with TOUCH_GRID = 5 and PID = 6)
+OCTREE = 7
 _PLANE = int(t.mjtGeom.PLANE)
 _SPHERE = int(t.mjtGeom.SPHERE)
 _CAPSULE = int(t.mjtGeom.CAPSULE)

@@ -1230,19 +1230,19 @@ def _contact_sensor(m, d, i, out):
 @jit
 def _sdf_distance(m, d, g, x):
   """Signed distance of the world point x from geom g (mjc_distance of one geom): primitives
-  analytically, sdf geoms by their plugin in the plugin's mesh frame."""
+  analytically, sdf geoms by their plugin in the plugin's mesh frame, or by their mesh's octree
+  in the geom frame."""
   p, c = d.geom_xpos[g], d.geom_xmat[g]
   l0, l1, l2 = mm.mat_t_vec(c, x[0] - p[0], x[1] - p[1], x[2] - p[2])
+  gtype, size, kind, a, mesh = sdf._side(m, g)
   pl = m.geom_plugin[g]
   if pl < 0:
-    return sdf.geom_distance(m.geom_type[g], m.geom_size[g], -1, m.geom_size[g], l0, l1, l2)
-  mesh = m.geom_dataid[g]
+    return sdf.geom_distance(m, gtype, size, kind, a, mesh, l0, l1, l2)
   q, r = m.mesh_quat[mesh], d.scratch_small[0:9]
   mm.quat2mat(r, q[0], q[1], q[2], q[3])
   l0, l1, l2 = mm.mat_vec(r, l0, l1, l2)
   mp = m.mesh_pos[mesh]
-  return sdf.geom_distance(m.geom_type[g], m.geom_size[g], m.plugin_kind[pl],
-                           m.plugin_param[pl], l0 + mp[0], l1 + mp[1], l2 + mp[2])
+  return sdf.geom_distance(m, gtype, size, kind, a, mesh, l0 + mp[0], l1 + mp[1], l2 + mp[2])
 
 
 @jit
