@@ -2,7 +2,9 @@
 MuJoCo's layout; rne_post_constraint (cacc, cfrc_int, cfrc_ext) feeds the force-type sensors.
 The collision sensors (distance/normal/fromto) call the narrowphase through geom_distance
 (mj_geomDistance); the contact sensor reads d.contact_* and efc_force; rangefinders cast rays
-(engine/ray.py) from a site or from every pixel of a camera.
+(engine/ray.py) from a site or from every pixel of a camera; the tactile sensor evaluates the
+signed distances of engine/collision_sdf.py at the vertices of a mesh; the one sensor plugin,
+mujoco.sensor.touch_grid, bins contact forces by direction after the built-in sensors.
 
 Noise is never added (MuJoCo only stores sensor_noise); cutoff clamps REAL and POSITIVE sensors.
 """
