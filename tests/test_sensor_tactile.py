@@ -348,7 +348,7 @@ _GRID = ('<plugin plugin="mujoco.sensor.touch_grid" objtype="site" objname="s">'
     ('<plugin plugin="mujoco.sensor.touch_grid" objtype="site"><config key="size" '
      'value="3 3"/><config key="fov" value="9 9"/></plugin>', "objname is not"),
     ('<plugin instance="torus" objtype="site" objname="s"/>', "does not support sensors"),
-    ('<plugin plugin="mujoco.pid" objtype="site" objname="s"/>', "not supported"),
+    ('<plugin plugin="mujoco.elasticity.cable" objtype="site" objname="s"/>', "not supported"),
     ('<plugin plugin="mujoco.sensor.touch_grid" objtype="site" objname="s" noise="1"/>',
      "unknown attribute 'noise'"),
 ])
