@@ -172,28 +172,34 @@ def test_contacts_vs_mujoco(other):
   """mj_collision of a torus sdf with each geom type at 30 random poses: same contacts
   (count, geoms, dist, pos, frame within 1e-6) as 4.0 in every pose (box and plane: at
   least the measured number of poses, see _PARTIAL; plane: always the first contact)."""
-  xml = _pair_xml(other)
+  match_poses(_pair_xml(other), other, _PARTIAL, seed=7, first=other == "plane", lift=0.05)
+
+
+def match_poses(xml, other, partial, seed, first=False, **pose):
+  """The contacts of model `xml` at 30 random poses (`_random_pose` with `pose`) against 4.0's:
+  equal in every touching pose, or, for `other` in `partial`, in at least the measured number
+  of them (with `first`: the first, deepest contact always equal)."""
   m = engine.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
   d = engine.make_data(m)
-  rng = np.random.default_rng(7)
+  rng = np.random.default_rng(seed)
   touching = matched = 0
   for trial in range(30):
-    _random_pose(mjm, mjd, rng, lift=0.05)
+    _random_pose(mjm, mjd, rng, **pose)
     ours, ref = _contacts(m, d, mjm, mjd)
     touching += mjd.ncon > 0
     try:
       _assert_same(ours, ref, f"{other} pose {trial}")
       matched += mjd.ncon > 0
     except AssertionError:
-      if other not in _PARTIAL:
+      if other not in partial:
         raise
-      if other == "plane":   # the first (deepest vertex) contact equals 4.0's
+      if first:
         _assert_same({k: v[:1] for k, v in ours.items()}, {k: v[:1] for k, v in ref.items()},
-                     f"plane pose {trial}")
+                     f"{other} pose {trial}")
   assert touching >= 5, "too few touching poses: the test would be vacuous"
-  assert matched >= _PARTIAL.get(other, touching)
+  assert matched >= partial.get(other, touching)
 
 
 def _random_pose(mjm, mjd, rng, lift=0.0, spread=0.25):

@@ -19,7 +19,7 @@ import engine
 from engine import interop
 from engine.mjcf import MjcfError
 from engine.mjcf.compile import compile_model
-from tests.test_sdf import _assert_same, _contacts, _random_pose
+from tests.test_sdf import _assert_same, _contacts, match_poses
 
 _MODELS = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 _ICOSAHEDRON = os.path.join(_MODELS, "test", "engine", "testdata", "solver", "model.xml")
@@ -132,25 +132,7 @@ def test_contacts_vs_mujoco(other):
   """mj_collision of the U's octree SDF with each geom at 30 random poses: the same contacts
   (count, geoms, dist, pos, frame within 1e-6) as 4.0 in every pose (box and icosahedron: at
   least the measured number of poses, see _PARTIAL)."""
-  xml = _pair_xml(other)
-  m = engine.load_model(xml)
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
-  rng = np.random.default_rng(11)
-  touching = matched = 0
-  for trial in range(30):
-    _random_pose(mjm, mjd, rng, spread=0.08)
-    ours, ref = _contacts(m, d, mjm, mjd)
-    touching += mjd.ncon > 0
-    try:
-      _assert_same(ours, ref, f"{other} pose {trial}")
-      matched += mjd.ncon > 0
-    except AssertionError:
-      if other not in _PARTIAL:
-        raise
-  assert touching >= 5, "too few touching poses: the test would be vacuous"
-  assert matched >= _PARTIAL.get(other, touching)
+  match_poses(_pair_xml(other), other, _PARTIAL, seed=11, spread=0.08)
 
 
 def test_rays_vs_mujoco():
@@ -202,14 +184,9 @@ def test_teacher_forced_qacc():
     mujoco.mj_step(mjm, mjd)
     if i % 20 == 19:
       mujoco.mj_forward(mjm, mjd)
-      interop.data_from_mujoco(mjd, d)
+      _assert_same(*_contacts(m, d, mjm, mjd), f"step {i}")   # (sets our state to 4.0's)
       engine.forward(m, d)
-      ours = dict(geom=np.stack([d.contact_geom1[:d.ncon], d.contact_geom2[:d.ncon]], 1),
-                  dist=d.contact_dist[:d.ncon], pos=d.contact_pos[:d.ncon],
-                  frame=d.contact_frame[:d.ncon])
       c = mjd.contact
-      ref = dict(geom=np.stack([c.geom1, c.geom2], 1), dist=c.dist, pos=c.pos, frame=c.frame)
-      _assert_same(ours, ref, f"step {i}")
       total += mjd.ncon
       pairs += np.any((c.geom1 == 1) & (c.geom2 == 2))
       scale = max(1.0, np.abs(mjd.qacc).max())
