@@ -123,8 +123,8 @@ def test_zero_surfacevel_and_adhesion_load(tmp_path):
 
 
 def test_ignored_and_unsupported_extras():
-  """Skins (drawing only) load with a warning naming them; flex and plugins other than the
-  SDF ones are errors naming them."""
+  """Skins (drawing only) load with a warning naming them; flex and unsupported plugins are
+  errors naming them."""
   import warnings
   from engine.mjcf import MjcfWarning
   skin = ('<mujoco><asset>\n<skin name="s" vertex="0 0 0 1 0 0 0 1 0" face="0 1 2"/></asset>'
@@ -140,6 +140,13 @@ def test_ignored_and_unsupported_extras():
        '</deformable></mujoco>', ':2: <flex name="f">: element <flex> (deformable bodies)'),
       ('<mujoco><extension>\n<plugin plugin="mujoco.elasticity.cable"/></extension></mujoco>',
        ":2: <plugin>: plugin 'mujoco.elasticity.cable' is not supported"),
+      # in a body, with attributes: the element named, not its first attribute (was
+      # "unknown attribute 'name'")
+      ('<mujoco><worldbody><body>\n<flexcomp name="f" type="grid" count="3 3 1" dim="2"/>'
+       '</body></worldbody></mujoco>',
+       ':2: <flexcomp name="f">: element <flexcomp> (flex: deformable bodies) is not supported'),
+      ('<mujoco><worldbody>\n<flexcomp name="g" type="grid" count="3 3 1" dim="2"/>'
+       '</worldbody></mujoco>', ':2: <flexcomp name="g">: element <flexcomp> (flex'),
   ]:
     with pytest.raises(MjcfError) as e:
       load_model(xml)

@@ -239,9 +239,10 @@ def _check(node):
     return
   if node.tag == "extension":
     return   # plugins and their instances: checked by the compiler (engine/mjcf/_plugin.py)
+  if node.tag in _UNSUPPORTED:   # before its attributes: they are not what is wrong
+    what = " (flex: deformable bodies)" if node.tag == "flexcomp" else ""
+    raise node.error(f"element <{node.tag}>{what} is not supported yet")
   if node.tag in _FREE_SECTIONS:
-    if node.tag in _UNSUPPORTED:
-      raise node.error(f"element <{node.tag}> is not supported yet")
     return
   in_default = node.parent is not None and node.parent.tag == "default"
   if in_default and node.tag != "default":
@@ -255,7 +256,7 @@ def _check(node):
   for child in node.children:
     if child.tag not in kids:
       if child.tag in _UNSUPPORTED:
-        raise child.error(f"element <{child.tag}> is not supported yet")
+        _check(child)   # its "not supported" error
       if child.tag == "plugin" and child.get("plugin"):
         raise child.error(f"plugin '{child.get('plugin')}' in <{node.tag}> is not supported "
                           "(only MuJoCo's SDF plugins in meshes and geoms, and its PID "
