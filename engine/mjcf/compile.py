@@ -18,7 +18,7 @@ from engine.mjcf import _plugin
 from engine.mjcf import _sensor as _sensors
 from engine.mjcf import _sparse
 from engine.mjcf import _texture
-from engine.mjcf.parse import MjcfError, floats, keyword, parse
+from engine.mjcf.parse import ACT_PLUGIN_ATTRS, MjcfError, floats, keyword, parse
 from engine.visual import VISUAL_DEFAULTS
 
 _GEOM_TYPES = {"plane": 0, "hfield": 1, "sphere": 2, "capsule": 3, "ellipsoid": 4,
@@ -1571,7 +1571,7 @@ class Compiler:
     a.plugin, a.pluginprm = None, [0.0] * 5
     if n.tag == "plugin":
       a.plugin = _plugin.resolve(n, self.plugins, self.plugin_declared, self.plugin_implicit,
-                                 use="actuator", attrs=_ACT_PLUGIN_ATTRS)
+                                 use="actuator", attrs=ACT_PLUGIN_ATTRS)
     _finish_actuator(self, a)
     if a.plugin is not None:
       a.pluginprm = _plugin.pid_params(n, a.plugin, a.dyntype, a.actdim)
@@ -1664,13 +1664,6 @@ class Compiler:
 
 _ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder",
              "muscle", "adhesion", "pid", "dcmotor", "orientation")
-
-
-# attributes of <actuator><plugin> besides plugin/instance (MuJoCo's schema, actuator_plugin)
-_ACT_PLUGIN_ATTRS = set(("name class group ctrllimited forcelimited actlimited ctrlrange forcerange "
-                         "actrange lengthrange gear cranklength user damping armature actearly "
-                         "nsample interp delay joint jointinparent site refsite tendon cranksite "
-                         "slidersite body actdim dyntype dynprm").split())
 
 
 def _default_actuator():

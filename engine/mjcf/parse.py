@@ -109,6 +109,9 @@ def _act_attrs(tag):
     return _ACT_COMMON_NEW + " " + _ACT_EXTRA_NEW[tag]
   return _ACT_COMMON + " " + _ACT_EXTRA[tag]
 _ACT_TARGET = "name class joint jointinparent tendon site body refsite cranksite slidersite"
+# <actuator><plugin> besides plugin/instance (MuJoCo's schema, actuator_plugin); "plugin" is a
+# free section here, so the compiler checks these (engine/mjcf/_plugin.py resolve)
+ACT_PLUGIN_ATTRS = set(f"{_ACT_COMMON} {_ACT_TARGET} actdim dyntype dynprm".split())
 _MATERIAL = ("texture texrepeat texuniform emission specular shininess reflectance metallic "
              "roughness rgba")
 _TENDON = ("group limited actuatorfrclimited range actuatorfrcrange solreflimit solimplimit "
