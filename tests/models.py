@@ -83,7 +83,7 @@ def assert_compiles_as_mujoco(path, skip=()):
   from engine.mjcf import compile_model
   from tests.test_mjcf_compile import assert_same
   with warnings.catch_warnings():
-    warnings.simplefilter("ignore")   # e.g. skins are ignored with a warning
+    warnings.simplefilter("ignore")   # e.g. ignored attributes are warned about
     ours = compile_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
   assert_same(ours, mjm, SKIP_FIELDS + MESH_FIELDS + FRAME_FLAGS + tuple(skip))

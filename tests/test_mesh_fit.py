@@ -183,8 +183,7 @@ def test_dog_mesh_frames():
   is 0.98e-7 of the rotated diagonal but 1.05e-7 of the input's, and 4.0 goes on."""
   dm = pytest.importorskip("dm_control")
   path = os.path.join(os.path.dirname(dm.__file__), "suite", "dog.xml")
-  with pytest.warns(Warning):   # the dog's skin is not supported (drawing only)
-    _, A, _ = compile_model(path)
+  _, A, _ = compile_model(path)
   m = mujoco.MjModel.from_xml_path(path)
   np.testing.assert_allclose(A["mesh_vert"], m.mesh_vert, rtol=0, atol=1e-12)
   np.testing.assert_allclose(A["mesh_pos"], m.mesh_pos, rtol=0, atol=1e-12)

@@ -38,7 +38,7 @@ def _unit_cube():
 
 def _compile(xml, assets=None, path=None):
   with warnings.catch_warnings():
-    warnings.simplefilter("ignore")     # skins and the like: drawing-only warnings
+    warnings.simplefilter("ignore")     # drawing-only warnings
     _, A, _ = compile_model(path or xml, assets)
   m = (mujoco.MjModel.from_xml_path(path) if path
        else mujoco.MjModel.from_xml_string(xml, assets or {}))

@@ -122,19 +122,8 @@ def test_zero_surfacevel_and_adhesion_load(tmp_path):
                                  'adhesion="0"/></worldbody></mujoco>'))
 
 
-def test_ignored_and_unsupported_extras():
-  """Skins (drawing only) load with a warning naming them; flex and unsupported plugins are
-  errors naming them."""
-  import warnings
-  from engine.mjcf import MjcfWarning
-  skin = ('<mujoco><asset>\n<skin name="s" vertex="0 0 0 1 0 0 0 1 0" face="0 1 2"/></asset>'
-          '<worldbody><body><freejoint/><geom size="0.1"/></body></worldbody></mujoco>')
-  with warnings.catch_warnings(record=True) as caught:
-    warnings.simplefilter("always")
-    m = load_model(skin)
-  assert m.nbody == 2
-  msgs = [str(w.message) for w in caught if issubclass(w.category, MjcfWarning)]
-  assert len(msgs) == 1 and ':2: <skin name="s">: skins are not supported' in msgs[0]
+def test_unsupported_extras():
+  """Flex and unsupported plugins are errors naming them (skins load: tests/test_skin.py)."""
   for xml, msg in [
       ('<mujoco><deformable>\n<flex name="f" dim="1" body="world world" vertex="0 0 0 1 0 0"/>'
        '</deformable></mujoco>', ':2: <flex name="f">: element <flex> (deformable bodies)'),

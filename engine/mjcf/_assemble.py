@@ -7,6 +7,7 @@ from engine.mjcf import _mesh
 from engine.mjcf import _octree
 from engine.mjcf import _plugin
 from engine.mjcf import _sensor
+from engine.mjcf import _skin
 from engine.mjcf import _sparse
 
 _NQ = {0: 7, 1: 4, 2: 1, 3: 1}
@@ -630,11 +631,11 @@ def _octrees(c, A, sizes):
 
 NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB
 # mjModel fields that only drawing reads: Python-side Model attributes (see _textures)
-DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord")
+DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord") + _skin.SIZES
 DRAW_FIELDS = ("tex_type", "tex_colorspace", "tex_height", "tex_width", "tex_nchannel",
                "tex_adr", "tex_data", "mat_texid", "mat_texuniform", "mat_texrepeat",
                "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord",
-               "mesh_facenormal")
+               "mesh_facenormal") + _skin.FIELDS
 
 
 def _mesh_normals(c, A, sizes):
@@ -778,6 +779,7 @@ def assemble(c):
     A["mat_" + k] = M(k).ravel()
   _textures(c, A, sizes)
   _mesh_normals(c, A, sizes)
+  _skin.assemble(c, A, sizes)
   if c.settotalmass > 0:
     total = float(np.sum(A["body_mass"]))
     scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))
@@ -802,6 +804,7 @@ def assemble(c):
       t.mjtObj.PAIR: c.pair_names,
       t.mjtObj.EXCLUDE: c.exclude_names,
       t.mjtObj.SENSOR: [s["name"] for s in c.sensors],
+      t.mjtObj.SKIN: [s["name"] for s in c.skins],
   }
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)

@@ -16,6 +16,7 @@ from engine.mjcf import _mesh
 from engine.mjcf import _meshgen
 from engine.mjcf import _plugin
 from engine.mjcf import _sensor as _sensors
+from engine.mjcf import _skin
 from engine.mjcf import _sparse
 from engine.mjcf import _texture
 from engine.mjcf.parse import ACT_PLUGIN_ATTRS, MjcfError, floats, keyword, parse
@@ -147,6 +148,7 @@ class Compiler:
     self.fitaabb = False
     self.textures, self.texturedir = [], ""
     self.hfields = []
+    self.skins = []   # <skin> (asset or deformable), engine/mjcf/_skin.py
     self.plugins, self.plugin_implicit = {}, []   # <extension> instances; implicit ones
     self.plugin_declared = set()
     self.nuser = {k: -1 for k in _USER_KINDS}   # <size nuser_*>: -1 sizes from the longest
@@ -193,6 +195,10 @@ class Compiler:
           self._hfield(n)
         elif n.tag == "texture":
           self._texture(n)
+    for sec in r.children:   # skins in document order, whichever section holds them
+      if sec.tag in ("asset", "deformable"):
+        self.skins += [_skin.read_skin(self, n) for n in sec.children if n.tag == "skin"]
+    self._check_unique("skin", [_Obj(s) for s in self.skins])
     world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
                  joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
                  inertial=None, gravcomp=0.0)
@@ -1022,6 +1028,8 @@ class Compiler:
         scan(c)
 
     scan(self.root)
+    for s in self.skins:   # bones named in SKN files (inline bones are <bone body=...>)
+      refs |= _skin.bone_names(s)
     fluid = self.opt["density"][0] > 0 or self.opt["viscosity"][0] > 0
     old_ids = {b.id: b for b in self.bodies}
     i = 1

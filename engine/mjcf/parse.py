@@ -181,6 +181,8 @@ ATTRS = {
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
              "smoothnormal maxhullvert inertia builtin params material"),
     "layer": "texture role",
+    "skin": "name file material rgba inflate vertex texcoord face group",
+    "bone": "body bindpos bindquat vertid vertweight",
     **{t: _ACT_TARGET + " " + _act_attrs(t) for t in ACTUATOR_TAGS},
 }
 ATTRS = {k: set(v.split()) for k, v in ATTRS.items()}
@@ -211,9 +213,10 @@ CHILDREN = {
     "mesh": {"plugin"},
     "geom": {"plugin"},
     "material": {"layer"},
+    "skin": {"bone"},
 }
 CHILDREN["frame"] = CHILDREN["body"] - {"inertial"}
-_FREE_SECTIONS = {"custom", "extension", "sensor", "texture", "skin",
+_FREE_SECTIONS = {"custom", "extension", "sensor", "texture",
                   "lengthrange", "model", "plugin"}
 _UNSUPPORTED = {"composite", "flexcomp"}
 
@@ -231,9 +234,6 @@ def _attr_key(node):
 
 def _check(node):
   """Validate element names and attribute names of the tree below `node` (recursively)."""
-  if node.tag == "skin":
-    warn(node, "skins are not supported: ignored (they only change the drawing)")
-    return
   if node.tag == "deformable":
     for c in node.children:
       if c.tag != "skin":
