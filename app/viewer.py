@@ -29,7 +29,7 @@ HELP = (
     ("F6 / F7", "cycle frames / labels"), ("C / F", "contact points / forces"),
     ("J / E", "joints / equality anchors"), ("I / M", "inertia boxes / centres of mass"),
     ("T / W / S", "transparency / wireframe / shadows"), ("V / Y", "tendons / rangefinder rays"),
-    ("0-5", "geom group 0-5"),
+    (";", "skins"), ("0-5", "geom group 0-5"),
     ("Left drag", "rotate view"),
     ("Right drag", "move view (Shift: horizontal plane)"),
     ("Middle drag / scroll", "zoom"), ("Double-click", "select a body"),
@@ -758,4 +758,5 @@ def _toggles():
   from pyglet.window import key
   return {key.C: "contact_points", key.F: "contact_forces", key.J: "joints",
           key.E: "constraints", key.I: "inertia", key.M: "com", key.T: "transparency",
-          key.W: "wireframe", key.S: "shadows", key.V: "tendons", key.Y: "rangefinder"}
+          key.W: "wireframe", key.S: "shadows", key.V: "tendons", key.Y: "rangefinder",
+          key.SEMICOLON: "skins"}   # MuJoCo's mjVIS_SKIN key

@@ -17,6 +17,7 @@ import numpy as np
 
 from render import meshes
 from render import shaders
+from render import skin
 from render import textures
 from render.visual import visual_for
 
@@ -61,6 +62,9 @@ class VisOptions:
                                                                  False, False])
   joint_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
                                                                   False, False])
+  skins: bool = True              # mjVIS_SKIN
+  skin_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
+                                                                 False, False])
   labels: str = "none"            # one of LABELS
   background: tuple = (0.15, 0.17, 0.2)
 
@@ -252,6 +256,7 @@ class Renderer:
     self._mesh_gl = []        # GL objects of the current model's mesh assets
     self._opaque_order = _OPAQUE_ORDER
     self._textured = textures.TexturedGeoms(ctx)
+    self._skins = skin.SkinDraw(ctx)
     if m is not None:
       self.set_model(m)
 
@@ -437,6 +442,7 @@ class Renderer:
     self.names = {k: list(v) for k, v in getattr(m, "names", {}).items()}
     self._rays = _ray_sensors(m)
     self._textured.set_model(m, self)
+    self._skins.set_model(m, self)
 
   # ------------------------------------------------------------------------------ frame
 
@@ -808,10 +814,13 @@ class Renderer:
     viewproj = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
     nk = self._nkinds
     bo, bd, bt = _Batch(nk), _Batch(nk), _Batch(nk)     # opaque geoms, opaque decor, transparent
+    self._skins.update(snapshot, opts)
     self._geom_instances(snapshot, opts, eye, bo, bt)
+    self._scene_ngeom += self._skins.count()   # skins come first in mjvScene
     self._scene_ngeom -= bt.count()    # the decorations' count is what bd and bt gain from here
     self._decor_instances(snapshot, opts, bd, bt)
     geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
+    skin_rows, skin_key = self._skins.casters()
     casters = ([geoms[k] for k in range(nk) if k != QUAD] + self._textured.casters()
                if opts.shadows else [])
     opaque = []
@@ -831,10 +840,11 @@ class Renderer:
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
-      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + self._textured.casters())
+      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + self._textured.casters()
+                                                   + [skin_rows])
     ctx.enable(moderngl.DEPTH_TEST)
     # the shadow map is drawn again only when the casters or the light moved (paused, settled)
-    key = None if shadow_mat is None else b"".join([_gl(shadow_mat)]
+    key = None if shadow_mat is None else b"".join([_gl(shadow_mat), skin_key]
                                                    + [c.tobytes() for c in casters])
     if shadow_mat is not None and key != self._shadow_key:
       self._shadow_key = key
@@ -847,6 +857,7 @@ class Renderer:
         if kind != QUAD and len(geoms[kind]):
           self._vaos["d", kind].render(instances=len(geoms[kind]))
       self._textured.draw_depth(self._depth_prog)
+      self._skins.draw_depth(self._depth_prog)
       ctx.polygon_offset = (0.0, 0.0)
     fbo.use()
     ctx.viewport = (0, 0, width, height)
@@ -886,11 +897,13 @@ class Renderer:
         else:
           self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
     self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
+    self._skins.draw(sh, lambda prog: self._frame_uniforms(prog, viewproj, eye, lights,
+                                                           shadow_mat, shadow_idx), False)
     self._draw_lines(snapshot, opts, viewproj)
     self._draw_wide_lines(viewproj, width, height)
     if opts.haze:
       self._draw_haze(snapshot, opts, eye, camera.clip()[1], viewproj)
-    if any(len(a) for a in trans):
+    if any(len(a) for a in trans) or self._skins.any_transparent():
       # transparent geoms receive no shadow (MuJoCo shadows only opaque ones): the programs
       # that never read the shadow map, the shadow light lit as any other
       for prog in (self._geom_progs[False], self._plane_progs[False]):
@@ -913,6 +926,8 @@ class Renderer:
             else:
               ctx.enable(moderngl.CULL_FACE)
             self._vaos[_vkey("t", False), kind].render(instances=len(trans[kind]))
+        self._skins.draw(False, lambda prog: self._frame_uniforms(prog, viewproj, eye, lights,
+                                                                  None, -1), True)
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
@@ -1182,6 +1197,7 @@ class Renderer:
     for o in objs:
       o.release()
     self._textured.release()
+    self._skins.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
 
 

@@ -44,7 +44,7 @@ class SkinModel:
   """One model's skins, laid out for the per-frame update (arrays made once per model)."""
 
   def __init__(self, m):
-    self.nskin = int(getattr(m, "nskin", 0) or 0)
+    self.nskin = int(getattr(m, "nskin", 0) or 0) if m is not None else 0
     if not self.nskin:
       return
     self.vertadr = np.asarray(m.skin_vertadr, np.int64)
@@ -151,3 +151,201 @@ def _rounds(vertex):
     e = order[rank == k]
     out.append((e, vertex[e]))
   return out
+
+
+# ---------------------------------------------------------------------------------- drawing
+
+_INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
+_INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
+_DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
+_TEX_NONE, _TEX_2D, _TEX_CUBE = 0, 1, 2
+
+
+class SkinDraw:
+  """GL buffers and per-frame drawing of a model's skins (owned by a Renderer): each skin is
+  one indexed triangle mesh in world coordinates, lit and textured by the geom programs
+  through a single identity instance, as MuJoCo's renderer draws an mjGEOM_SKIN."""
+
+  def __init__(self, ctx):
+    self.ctx = ctx
+    self._gl = []
+    self.model = SkinModel(None)
+    self.visible = np.zeros(0, bool)
+
+  def set_model(self, m, renderer):
+    """Per-skin colour, material, texture and mapping (MuJoCo's setMaterial and settexture),
+    and the GL buffers: world positions and normals (rewritten each frame), texture
+    coordinates, faces, the instance."""
+    self.release()
+    self.r = renderer
+    self.model = sk = SkinModel(m)
+    n = sk.nskin
+    self.visible = np.zeros(n, bool)
+    self._key = None
+    if not n:
+      return
+    self.rgba = np.zeros((n, 4))
+    self.mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
+    self.texid = np.full(n, -1)
+    self.textype = np.zeros(n, int)
+    self.mapping = np.zeros((n, 4))
+    self.texgen = np.zeros(n, bool)      # a 2d texture without texture coordinates: world x, y
+    texids = getattr(m, "mat_texid", None)
+    for i in range(n):
+      k = int(m.skin_matid[i])
+      rgba = np.asarray(m.skin_rgba[i], float)
+      self.rgba[i] = rgba
+      if k < 0:
+        continue
+      self.mat[i, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
+      if np.allclose(rgba, _DEFAULT_RGBA):
+        self.rgba[i] = m.mat_rgba[k]
+      t = -1
+      if texids is not None and int(getattr(m, "ntex", 0) or 0):
+        row = np.asarray(texids).reshape(int(m.nmat), -1)[k]
+        t = int(row[1 if len(row) > 1 else 0])
+      if t < 0 or int(m.tex_nchannel[t]) == 1:     # as render/textures.py geom_textures
+        continue
+      self.texid[i] = t
+      rep = np.asarray(m.mat_texrepeat[k], float)
+      uniform = bool(m.mat_texuniform[k])
+      size = 0.1        # an mjvGeom's size when mjv_initGeom gets none, as a skin's
+      if int(m.tex_type[t]) != 0:
+        self.textype[i] = _TEX_CUBE
+        self.mapping[i, :3] = size if uniform else 1.0
+      elif int(m.skin_texcoordadr[i]) >= 0:
+        self.textype[i] = _TEX_2D
+        scl = np.where(rep > 0, rep, 1.0) * (size if uniform else 1.0)
+        self.mapping[i] = (scl[0], scl[1], 0.0, 0.0)
+      else:
+        self.textype[i] = _TEX_2D
+        self.texgen[i] = True
+        scl = rep * (size if uniform else 1.0)
+        self.mapping[i] = (0.5 * scl[0], -0.5 * scl[1], -0.5, -0.5)
+    ctx = self.ctx
+    nv = sk.nvert
+    self._vbuf = ctx.buffer(reserve=max(nv, 1) * 24, dynamic=True)       # position, normal
+    uv = np.zeros((max(nv, 1), 2), np.float32)
+    for i in range(n):
+      a, c, ta = int(sk.vertadr[i]), int(sk.vertnum[i]), int(m.skin_texcoordadr[i])
+      if ta >= 0:
+        uv[a:a + c] = np.asarray(m.skin_texcoord, np.float32).reshape(-1, 2)[ta:ta + c]
+    self._uv = uv
+    self._uvbuf = ctx.buffer(uv.tobytes(), dynamic=True)
+    self._ibufs = []
+    for i in range(n):
+      a, c = int(sk.faceadr[i]), int(sk.facenum[i])
+      self._ibufs.append(ctx.buffer(np.ascontiguousarray(sk.face[a:a + c], np.int32).tobytes()))
+    self._inst = [ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
+    self._vaos = {}
+    self._gl = [self._vbuf, self._uvbuf] + self._ibufs + self._inst
+
+  def update(self, snap, opts):
+    """This frame's vertices of the visible skins (MuJoCo's mjVIS_SKIN and skin groups), from
+    the snapshot's body poses; recomputed only when a bone moved or the visible set changed."""
+    sk = self.model
+    if not sk.nskin:
+      return
+    groups = np.asarray(getattr(opts, "skin_groups", [True] * 3 + [False] * 3), bool)
+    alpha = self.rgba[:, 3] * (self.r.vis.map.alpha if getattr(opts, "transparency", False)
+                               else 1.0)
+    self.alpha = alpha
+    self.visible = (bool(getattr(opts, "skins", True)) & groups[sk.group] & (alpha > 0))
+    if not self.visible.any():
+      return
+    b = sk.bodyid
+    key = (snap.xpos[b].tobytes() + snap.xquat[b].tobytes() + self.visible.tobytes())
+    if key == self._key:
+      return
+    self._key = key
+    vert, normal = sk.update(snap.xpos, snap.xquat, self.visible)
+    self.vert = vert
+    self._vbuf.write(np.ascontiguousarray(np.concatenate([vert, normal], 1)).tobytes())
+    if self.texgen.any():
+      on = self.texgen[sk.skin_of_vert]
+      self._uv[on] = vert[on, :2]
+      self._uvbuf.write(self._uv.tobytes())
+    for i in np.nonzero(self.visible)[0]:
+      inst = np.zeros(28, np.float32)
+      inst[3:12] = np.eye(3).ravel()
+      inst[12:15] = 1.0
+      inst[16:20] = (*self.rgba[i, :3], alpha[i])
+      inst[20:24] = self.mat[i]
+      inst[24:28] = self.mapping[i]
+      self._inst[i].write(inst.tobytes())
+
+  def any_transparent(self):
+    """Whether a visible skin is drawn blended this frame."""
+    return bool(self.model.nskin and (self.visible & (self.alpha < 1.0)).any())
+
+  def count(self):
+    """Skins drawn this frame (each is one geom of MuJoCo's scene)."""
+    return int(self.visible.sum())
+
+  def casters(self):
+    """Per opaque visible skin a bounding-sphere instance row (28 floats: centre, identity,
+    half extents) for fitting the shadow map, and the bytes that change when one moves."""
+    rows = []
+    if not self.model.nskin:
+      return np.zeros((0, 28), np.float32), b""
+    for i in np.nonzero(self.visible & (self.alpha >= 1.0))[0]:
+      a, c = int(self.model.vertadr[i]), int(self.model.vertnum[i])
+      lo, hi = self.vert[a:a + c].min(0), self.vert[a:a + c].max(0)
+      row = np.zeros(28, np.float32)
+      row[0:3] = 0.5 * (lo + hi)
+      row[3:12] = np.eye(3).ravel()
+      row[12:15] = 0.5 * (hi - lo)
+      rows.append(row)
+    return (np.array(rows, np.float32).reshape(-1, 28), self._key if rows else b"")
+
+  def _vao(self, i, prog, key):
+    vao = self._vaos.get((i, key))
+    if vao is None:
+      if key == "d":
+        attrs = [(self._vbuf, "3f 12x", "in_pos"),
+                 (self._inst[i], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])]
+      else:
+        attrs = [(self._vbuf, "3f 3f", "in_pos", "in_normal"),
+                 (self._inst[i], _INSTANCE_FMT, *_INSTANCE_ATTRS)]
+        if "in_uv" in prog:
+          attrs.append((self._uvbuf, "2f", "in_uv"))
+      vao = self._vaos[i, key] = self.ctx.vertex_array(prog, attrs, self._ibufs[i])
+      self._gl.append(vao)
+    return vao
+
+  def draw_depth(self, depth_prog):
+    """The opaque visible skins into the bound shadow map."""
+    for i in np.nonzero(self.visible & (self.alpha >= 1.0))[0] if self.model.nskin else ():
+      self._vao(i, depth_prog, "d").render()
+
+  def draw(self, sh, set_uniforms, transparent):
+    """The visible skins, opaque or blended ones, with the lit geom programs (`sh`: the
+    variant that reads the shadow map); `set_uniforms(prog)` gives a program this frame's
+    camera and lights. Back faces culled: skins are one-sided, as in MuJoCo."""
+    import moderngl
+    if not self.model.nskin:
+      return
+    sel = self.visible & ((self.alpha < 1.0) == transparent)
+    done = set()
+    self.ctx.enable(moderngl.CULL_FACE)
+    for i in np.nonzero(sel)[0]:
+      tex = int(self.textype[i])
+      prog = (self.r._textured._program(0, sh, tex) if tex else self.r._geom_progs[sh])
+      if id(prog) not in done:
+        set_uniforms(prog)
+        if "u_twoside" in prog:
+          prog["u_twoside"].value = 0
+        if "u_tex" in prog:
+          prog["u_tex"].value = 1
+        done.add(id(prog))
+      if tex:
+        self.r._textured._texture(int(self.texid[i])).use(location=1)
+      self._vao(i, prog, (sh, tex)).render()
+    self.r._twoside_key = None      # u_twoside was set here: the renderer sets it again
+
+  def release(self):
+    """Free the GL objects of the current model."""
+    for o in self._gl:
+      o.release()
+    self._gl = []
+    self._vaos = {}

@@ -22,6 +22,11 @@ def draw(imgui, viewer):
   for g in range(len(o.geom_groups)):
     imgui.same_line()
     _, o.geom_groups[g] = imgui.checkbox(f"{g}##gg", o.geom_groups[g])
+  if m is not None and getattr(m, "nskin", 0):
+    imgui.text("skin groups")
+    for g in range(len(o.skin_groups)):
+      imgui.same_line()
+      _, o.skin_groups[g] = imgui.checkbox(f"{g}##sg", o.skin_groups[g])
   _, li = imgui.combo("labels", LABELS.index(o.labels), list(LABELS))
   o.labels = LABELS[li]
   if cam is None:
