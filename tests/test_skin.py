@@ -19,6 +19,9 @@ def _dm_path(*parts):
 
 DOG = ("suite", "dog.xml")
 RODENT = ("locomotion", "walkers", "assets", "rodent.xml")
+DOG_V2 = ("locomotion", "walkers", "assets", "dog_v2", "dog.xml")
+CUBE = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models", "test", "user",
+                    "testdata", "cube_skin.xml")
 
 
 def write_skn(path, vert, tex, face, bones, extra=b""):
@@ -49,12 +52,13 @@ def assert_skins_equal(ours, mjm):
   assert names[11] == want     # mjtObj.SKIN
 
 
-@pytest.mark.parametrize("parts", [DOG, RODENT], ids=["dog", "rodent"])
-def test_dm_control_skins_compile_as_mujoco(parts):
-  """The dog's (24065 vertices, 57 bones, textured) and the rodent's skins from their SKN
-  files: every skin_* field bit for bit 4.0's (weights normalised in float32, bindquat in
-  double)."""
-  path = _dm_path(*parts)
+@pytest.mark.parametrize("parts", [DOG, RODENT, DOG_V2, (CUBE,)],
+                         ids=["dog", "rodent", "dog_v2", "cube_skin"])
+def test_skins_compile_as_mujoco(parts):
+  """dm_control's dogs' (24065 vertices, 57 bones, textured) and rodent's skins and MuJoCo's
+  cube_skin test model, from their SKN files: every skin_* field bit for bit 4.0's (weights
+  normalised in float32, bindquat in double)."""
+  path = parts[0] if parts == (CUBE,) else _dm_path(*parts)
   with warnings.catch_warnings():
     warnings.simplefilter("error")       # no "not supported" warning any more
     ours = compile_model(path)
