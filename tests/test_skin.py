@@ -245,3 +245,28 @@ def test_skin_inflate_equals_mujoco(tmp_path):
     vert, normal = sk.update(d.xpos, d.xquat)
     np.testing.assert_allclose(vert.ravel(), scn.skinvert, rtol=0, atol=1e-6)
     np.testing.assert_allclose(normal.ravel(), scn.skinnormal, rtol=0, atol=1e-6)
+
+
+def test_attached_skins_compile_as_mujoco(tmp_path):
+  """<attach> copies a child's skins from <asset> and <deformable>: names (an unnamed one's
+  from its file) and bone bodies prefixed, those read from SKN files too; dm_control's rodent
+  attached under a body: every skin_* field equal to 4.0's."""
+  write_skn(tmp_path / "s.skn", [0, 0, 0, 1, 0, 0, 0, 1, 0], [], [0, 1, 2],
+            [("b1", (0, 0, 0), (1, 0, 0, 0), [0, 1, 2], [1, 1, 1])])
+  (tmp_path / "child.xml").write_text(
+      '<mujoco><asset><skin file="s.skn"/></asset><deformable><skin name="g" file="s.skn"/>'
+      '</deformable><worldbody><body name="b1"><geom size=".1"/></body></worldbody></mujoco>')
+  rodent = _dm_path(*RODENT)
+  for child, where in (("child.xml", '<attach model="c" prefix="p_"/>'),
+                       ("child.xml", '<body name="h"><attach model="c" prefix="p_"/></body>'),
+                       (rodent, '<body name="h" pos="0 0 .1"><attach model="c" prefix="r/"/>'
+                                '</body>')):
+    path = tmp_path / "parent.xml"
+    path.write_text(f'<mujoco><asset><model name="c" file="{child}"/></asset>'
+                    f'<worldbody>{where}</worldbody></mujoco>')
+    with warnings.catch_warnings():
+      warnings.simplefilter("ignore")    # the rodent's size nconmax: kept from the parent
+      ours = compile_model(str(path))
+    mjm = mujoco.MjModel.from_xml_path(str(path))
+    assert mjm.nskin >= 1
+    assert_skins_equal(ours, mjm)

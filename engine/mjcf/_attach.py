@@ -778,17 +778,22 @@ def _copy_defaults_and_assets(st, croot, ren, classes):
   if main is None:
     top.children.append(Node("default", {"class": classes("main")}, croot.file, croot.line,
                              top))
-  assets = [c for n in croot.children if n.tag == "asset" for c in n.children]
-  if assets:
-    sec = _section(st.root, "asset")
+  for sec_tag in ("asset", "deformable"):    # skins may sit in either (only skins in the
+    assets = [c for n in croot.children if n.tag == sec_tag for c in n.children]   # latter)
+    if not assets:
+      continue
+    sec = _section(st.root, sec_tag)
     new = []
     for a in assets:
       c = ren.copy(a, sec)
-      if not c.get("name") and a.get("file") and a.tag in ("mesh", "hfield", "texture"):
+      if not c.get("name") and a.get("file") and a.tag in ("mesh", "hfield", "texture", "skin"):
         # named after its file, then prefixed (MuJoCo names it before the namespace)
         c.attrib["name"] = ren.prefix + os.path.splitext(os.path.basename(a.get("file")))[0]
       if "class" not in c.attrib and a.tag in ("material", "mesh", "texture"):
         c.attrib["class"] = classes("main")
+      if a.tag == "skin" and a.get("file"):
+        # the bone names read from its SKN file take the prefix too (mjCSkin::NameSpace)
+        c.attrib[parse.SKIN_PREFIX] = ren.prefix + a.get(parse.SKIN_PREFIX, "")
       new.append(c)
       if c.get("name"):
         st.names.setdefault(a.tag, set()).add(c.get("name"))

@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from engine.mjcf import _math as mm
-from engine.mjcf.parse import floats
+from engine.mjcf.parse import SKIN_PREFIX, floats
 
 # mjModel's skin fields (DRAW_FIELDS) and sizes (DRAW_SIZES), by MuJoCo's names
 SIZES = ("nskin", "nskinvert", "nskintexvert", "nskinface", "nskinbone", "nskinbonevert")
@@ -116,7 +116,8 @@ def read_skin(c, n):
       vert, tex, face, bones = read_skn(c._asset_bytes(n, file, "skin"), file)
     except SkinError as e:
       raise n.error(str(e)) from None
-    bones = [b + (n,) for b in bones]
+    prefix = n.get(SKIN_PREFIX, "")
+    bones = [(prefix + b[0],) + b[1:] + (n,) for b in bones]
   else:
     vert, tex, face, bones = _inline(n)
   if vert is None or face is None or not len(vert) or not len(face) or not bones:

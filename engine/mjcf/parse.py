@@ -60,6 +60,9 @@ class Node:
 
 # ------------------------------------------------------------------------------------- schema
 
+# set by <attach> on a skin copied from an SKN file: the prefix its bones' body names take
+SKIN_PREFIX = "_attach_prefix"
+
 _ORIENT = "quat axisangle xyaxes zaxis euler"
 _JOINT = ("type group pos axis springdamper limited actuatorfrclimited solreflimit solimplimit "
           "solreffriction solimpfriction stiffness range actuatorfrcrange actuatorgravcomp "
@@ -181,7 +184,7 @@ ATTRS = {
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
              "smoothnormal maxhullvert inertia builtin params material"),
     "layer": "texture role",
-    "skin": "name file material rgba inflate vertex texcoord face group",
+    "skin": "name file material rgba inflate vertex texcoord face group " + SKIN_PREFIX,
     "bone": "body bindpos bindquat vertid vertweight",
     **{t: _ACT_TARGET + " " + _act_attrs(t) for t in ACTUATOR_TAGS},
 }
