@@ -51,7 +51,6 @@ class SkinModel:
     self.vertnum = np.asarray(m.skin_vertnum, np.int64)
     self.faceadr = np.asarray(m.skin_faceadr, np.int64)
     self.facenum = np.asarray(m.skin_facenum, np.int64)
-    self.boneadr = np.asarray(m.skin_boneadr, np.int64)
     self.bonenum = np.asarray(m.skin_bonenum, np.int64)
     self.group = np.clip(np.asarray(m.skin_group, np.int64), 0, 5)
     self.inflate = np.asarray(m.skin_inflate, np.float32)
@@ -61,7 +60,7 @@ class SkinModel:
     self.bindquat = np.asarray(m.skin_bonebindquat, np.float32).reshape(-1, 4).astype(np.float64)
     vert = np.asarray(m.skin_vert, np.float32).reshape(-1, 3).astype(np.float64)
     # one entry per (bone, vertex) pair, in MuJoCo's order: bones, then their vertex lists
-    nbv = np.asarray(m.skin_bonevertnum, np.int64)
+    nbv = self.bonevertnum = np.asarray(m.skin_bonevertnum, np.int64)
     self.entry_bone = np.repeat(np.arange(len(nbv)), nbv)
     skin_of_bone = np.repeat(np.arange(self.nskin), self.bonenum)
     self.entry_vert = (np.asarray(m.skin_bonevertid, np.int64)
@@ -90,15 +89,16 @@ class SkinModel:
     t = xpos[self.bodyid] - (R[:, :, 0] * bp[:, 0:1] + R[:, :, 1] * bp[:, 1:2]
                              + R[:, :, 2] * bp[:, 2:3])
     # each bone's vertices moved rigidly (mju_mulMatVec3, then + translation, in float64),
-    # one coordinate at a time (1-d gathers from the few bones are cheap), weighted in float32
-    eb, (px, py, pz), w = self.entry_bone, self.entry_pos, self.entry_weight
+    # one coordinate at a time, weighted in float32; a bone's entries are contiguous, so its
+    # transform is repeated over them (np.repeat: cheaper than a gather)
+    n, (px, py, pz), w = self.bonevertnum, self.entry_pos, self.entry_weight
     part = []
     for i in range(3):
       Ri = R[:, i]
-      moved = Ri[:, 0][eb] * px
-      moved += Ri[:, 1][eb] * py
-      moved += Ri[:, 2][eb] * pz
-      moved += t[:, i][eb]
+      moved = np.repeat(Ri[:, 0], n) * px
+      moved += np.repeat(Ri[:, 1], n) * py
+      moved += np.repeat(Ri[:, 2], n) * pz
+      moved += np.repeat(t[:, i], n)
       part.append(w * moved.astype(np.float32))
     # float32 sums in MuJoCo's order (bone after bone): round k adds each vertex's k-th term
     (e0, v0), rest = self.vert_rounds[0], self.vert_rounds[1:]
@@ -187,7 +187,7 @@ class SkinDraw:
     self.rgba = np.zeros((n, 4))
     self.mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
     self.texid = np.full(n, -1)
-    self.textype = np.zeros(n, int)
+    self.textype = np.full(n, _TEX_NONE)
     self.mapping = np.zeros((n, 4))
     self.texgen = np.zeros(n, bool)      # a 2d texture without texture coordinates: world x, y
     texids = getattr(m, "mat_texid", None)
@@ -241,8 +241,9 @@ class SkinDraw:
     self._gl = [self._vbuf, self._uvbuf] + self._ibufs + self._inst
 
   def update(self, snap, opts):
-    """This frame's vertices of the visible skins (MuJoCo's mjVIS_SKIN and skin groups), from
-    the snapshot's body poses; recomputed only when a bone moved or the visible set changed."""
+    """This frame's visible skins (MuJoCo's mjVIS_SKIN and skin groups) and their instances;
+    their vertices from the snapshot's body poses, recomputed only when a bone moved or the
+    visible set changed."""
     sk = self.model
     if not sk.nskin:
       return
@@ -255,16 +256,15 @@ class SkinDraw:
       return
     b = sk.bodyid
     key = (snap.xpos[b].tobytes() + snap.xquat[b].tobytes() + self.visible.tobytes())
-    if key == self._key:
-      return
-    self._key = key
-    vert, normal = sk.update(snap.xpos, snap.xquat, self.visible)
-    self.vert = vert
-    self._vbuf.write(np.ascontiguousarray(np.concatenate([vert, normal], 1)).tobytes())
-    if self.texgen.any():
-      on = self.texgen[sk.skin_of_vert]
-      self._uv[on] = vert[on, :2]
-      self._uvbuf.write(self._uv.tobytes())
+    if key != self._key:       # a bone moved, or the visible set changed
+      self._key = key
+      vert, normal = sk.update(snap.xpos, snap.xquat, self.visible)
+      self.vert = vert
+      self._vbuf.write(np.ascontiguousarray(np.concatenate([vert, normal], 1)).tobytes())
+      if self.texgen.any():
+        on = self.texgen[sk.skin_of_vert]
+        self._uv[on] = vert[on, :2]
+        self._uvbuf.write(self._uv.tobytes())
     for i in np.nonzero(self.visible)[0]:
       inst = np.zeros(28, np.float32)
       inst[3:12] = np.eye(3).ravel()
