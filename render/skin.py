@@ -283,12 +283,13 @@ class SkinDraw:
     return int(self.visible.sum())
 
   def casters(self):
-    """Per opaque visible skin a bounding-sphere instance row (28 floats: centre, identity,
-    half extents) for fitting the shadow map, and the bytes that change when one moves."""
+    """Per visible skin a bounding-sphere instance row (28 floats: centre, identity, half
+    extents) for fitting the shadow map, and the bytes that change when one moves. Blended
+    skins cast shadows too: MuJoCo's shadow pass draws every geom but decorations."""
     rows = []
     if not self.model.nskin:
       return np.zeros((0, 28), np.float32), b""
-    for i in np.nonzero(self.visible & (self.alpha >= 1.0))[0]:
+    for i in np.nonzero(self.visible)[0]:
       a, c = int(self.model.vertadr[i]), int(self.model.vertnum[i])
       lo, hi = self.vert[a:a + c].min(0), self.vert[a:a + c].max(0)
       row = np.zeros(28, np.float32)
@@ -314,8 +315,8 @@ class SkinDraw:
     return vao
 
   def draw_depth(self, depth_prog):
-    """The opaque visible skins into the bound shadow map."""
-    for i in np.nonzero(self.visible & (self.alpha >= 1.0))[0] if self.model.nskin else ():
+    """The visible skins into the bound shadow map."""
+    for i in np.nonzero(self.visible)[0] if self.model.nskin else ():
       self._vao(i, depth_prog, "d").render()
 
   def draw(self, sh, set_uniforms, transparent):
