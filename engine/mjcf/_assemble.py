@@ -804,8 +804,9 @@ def assemble(c):
       t.mjtObj.PAIR: c.pair_names,
       t.mjtObj.EXCLUDE: c.exclude_names,
       t.mjtObj.SENSOR: [s["name"] for s in c.sensors],
-      t.mjtObj.SKIN: [s["name"] for s in c.skins],
   }
+  if c.skins:    # (engine/interop.py's model_from_mujoco lists no skin names yet)
+    names[t.mjtObj.SKIN] = [s["name"] for s in c.skins]
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)
   empty = np.zeros(0, np.int32)
