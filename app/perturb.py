@@ -170,9 +170,12 @@ def _ray_box(lp, lu, s):
   return t0 if t0 >= 0 else t1
 
 
-def select(m, snap, origin, direction, geom_groups=None, skip_static=True):
-  """(body, world point) hit first by the ray, or (-1, None): mjv_select on geoms. Static
-  bodies (welded to the world) are skipped unless `skip_static` is False."""
+def select(m, snap, origin, direction, geom_groups=None, skip_static=True, skins=None,
+           skin_visible=None):
+  """(body, world point) hit first by the ray, or (-1, None): mjv_select on geoms (static
+  bodies, welded to the world, skipped unless `skip_static` is False) and, given `skins`
+  (render.skin.SkinModel of m), on the skins `skin_visible` (bool per skin): a skin hit
+  selects the bone body weighing most on the hit face's nearest vertex, at that vertex."""
   best, geom = math.inf, -1
   for g in range(m.ngeom):
     if geom_groups is not None:
@@ -193,6 +196,11 @@ def select(m, snap, origin, direction, geom_groups=None, skip_static=True):
     t = ray_geom(origin, direction, gtype, size, pos, snap.geom_xmat[g])
     if t < best:
       best, geom = t, g
+  if skins is not None and skins.nskin:
+    vert, _ = skins.update(snap.xpos, snap.xquat, skin_visible)
+    t, body, vid = skins.ray(vert, origin, direction, skin_visible)
+    if 0 <= t < best:        # a geom at the same distance wins, as in mjv_select
+      return body, vert[vid].astype(np.float64)
   if geom < 0:
     return -1, None
   return int(m.geom_bodyid[geom]), origin + best * direction

@@ -640,7 +640,18 @@ class Viewer:
       if snap is None or self.ui.m is None:
         return -1, None
       origin, direction = self.camera.ray(x / w, y / h, w / h, snap)
-      return perturb.select(self.ui.m, snap, origin, direction, self.opts.geom_groups)
+      m = self.ui.m
+      skins = self._skins_of(m)
+      return perturb.select(m, snap, origin, direction, self.opts.geom_groups, skins=skins,
+                            skin_visible=skins.visible(self.opts))
+
+  def _skins_of(self, m):
+    """The skins of model `m` laid out for picking (render.skin.SkinModel, kept per model)."""
+    from render.skin import SkinModel
+    got = getattr(self, "_skin_model", None)
+    if got is None or got[0] is not m:
+      got = self._skin_model = (m, SkinModel(m))
+    return got[1]
 
   def select_at(self, x, y):
     """Double-click: select the body under the pointer (highlighted), or clear the selection."""

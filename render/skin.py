@@ -74,6 +74,14 @@ class SkinModel:
     self.vert_rounds = _rounds(self.entry_vert)
     self.normal_rounds = [(e // 3, v) for e, v in _rounds(self.face.ravel())]
 
+  def visible(self, opts):
+    """Per skin whether it is drawn under VisOptions `opts`: the skins flag (mjVIS_SKIN) and
+    its group (skin_groups)."""
+    if not self.nskin:
+      return np.zeros(0, bool)
+    groups = np.asarray(getattr(opts, "skin_groups", [True] * 3 + [False] * 3), bool)
+    return bool(getattr(opts, "skins", True)) & groups[self.group]
+
   def update(self, xpos, xquat, visible=None):
     """(vert, normal) float32 (nskinvert, 3) at body poses xpos (nbody, 3), xquat (nbody, 4),
     as mjv_updateActiveSkin; skins not `visible` (bool per skin; default all) are zero."""
@@ -136,6 +144,39 @@ class SkinModel:
       vert[off] = 0
       normal[off] = 0
     return vert, normal
+
+  def ray(self, vert, pnt, vec, visible=None):
+    """(distance, body, vertex) of the nearest skin triangle (either side) that the ray
+    pnt + t vec, t >= 0, crosses, as mjv_select picks skins (mju_raySkin): the hit face's
+    vertex nearest the hit and the bone body weighing most on it; (-1, -1, -1) for none.
+    `vert` as `update` gives it; skins not `visible` are skipped."""
+    if not self.nskin:
+      return -1.0, -1, -1
+    f = self.face
+    if visible is not None:
+      f = f[np.asarray(visible, bool)[self.skin_of_vert[f[:, 0]]]]
+    v = np.asarray(vert, np.float64)
+    pnt, vec = np.asarray(pnt, np.float64), np.asarray(vec, np.float64)
+    a = v[f[:, 0]]
+    e1, e2 = v[f[:, 1]] - a, v[f[:, 2]] - a
+    p = np.cross(vec, e2)
+    det = np.einsum("ij,ij->i", e1, p)
+    ok = np.abs(det) > _MINVAL
+    inv = np.where(ok, 1.0 / np.where(ok, det, 1.0), 0.0)
+    s = pnt - a
+    u = np.einsum("ij,ij->i", s, p) * inv
+    q = np.cross(s, e1)
+    w = (q @ vec) * inv
+    t = np.einsum("ij,ij->i", e2, q) * inv
+    hit = ok & (u >= 0) & (w >= 0) & (u + w <= 1) & (t >= 0)
+    if not hit.any():
+      return -1.0, -1, -1
+    k = np.nonzero(hit)[0][np.argmin(t[hit])]
+    x = pnt + t[k] * vec
+    vid = int(f[k][np.argmin(np.linalg.norm(v[f[k]] - x, axis=1))])
+    on = np.nonzero(self.entry_vert == vid)[0]
+    bone = self.entry_bone[on[np.argmax(self.entry_weight[on])]]
+    return float(t[k]), int(self.bodyid[bone]), vid
 
 
 def _rounds(vertex):
@@ -247,11 +288,10 @@ class SkinDraw:
     sk = self.model
     if not sk.nskin:
       return
-    groups = np.asarray(getattr(opts, "skin_groups", [True] * 3 + [False] * 3), bool)
     alpha = self.rgba[:, 3] * (self.r.vis.map.alpha if getattr(opts, "transparency", False)
                                else 1.0)
     self.alpha = alpha
-    self.visible = (bool(getattr(opts, "skins", True)) & groups[sk.group] & (alpha > 0))
+    self.visible = sk.visible(opts) & (alpha > 0)
     if not self.visible.any():
       return
     b = sk.bodyid

@@ -196,3 +196,53 @@ def test_paused_drag_moves_a_free_body_kinematically():
     np.testing.assert_array_equal(_get(sim, lambda m, d: d.xquat[1].copy()), arm0)
   finally:
     sim.stop()
+
+
+def test_skin_pick_matches_mjv_select():
+  """Clicks on dm_control's dog (its skin over hidden bone geoms) select the body and point
+  mujoco.mjv_select gives for skins: the bone weighing most on the hit face's vertex nearest
+  the hit, at that vertex; clicks beside it select as MuJoCo's (geoms, or nothing)."""
+  import os
+  dm = pytest.importorskip("dm_control")
+  from render.camera import Camera
+  from render.renderer import VisOptions
+  from render.skin import SkinModel
+  from render.snapshot import Snapshot
+  path = os.path.join(os.path.dirname(dm.__file__), "suite", "dog.xml")
+  mm = mujoco.MjModel.from_xml_path(path)
+  md = mujoco.MjData(mm)
+  rng = np.random.default_rng(2)
+  md.qpos[7:] = mm.qpos0[7:] + rng.normal(0, 0.2, mm.nq - 7)
+  mujoco.mj_forward(mm, md)
+  m = engine.load_model(path)
+  d = engine.make_data(m)
+  d.qpos[:] = md.qpos
+  engine.forward(m, d)
+  snap = Snapshot(m, d)
+  mcam = mujoco.MjvCamera()
+  mujoco.mjv_defaultFreeCamera(mm, mcam)
+  mcam.lookat[:], mcam.distance, mcam.azimuth, mcam.elevation = [0, 0, 0.4], 1.6, 120, -20
+  opt = mujoco.MjvOption()
+  scn = mujoco.MjvScene(mm, 2000)
+  mujoco.mjv_updateScene(mm, md, opt, None, mcam, mujoco.mjtCatBit.mjCAT_ALL, scn)
+  cam = Camera.default_for(m)
+  cam.lookat, cam.distance = np.array([0, 0, 0.4]), 1.6
+  cam.azimuth, cam.elevation = 120, -20
+  skins, opts = SkinModel(m), VisOptions()
+  aspect = 4 / 3
+  selpnt, geomid, flexid, skinid = (np.zeros(3), np.zeros(1, np.int32), np.zeros(1, np.int32),
+                                    np.zeros(1, np.int32))
+  nskin = 0
+  for relx in np.linspace(0.3, 0.7, 9):
+    for rely in np.linspace(0.3, 0.8, 9):
+      body = mujoco.mjv_select(mm, md, opt, aspect, relx, rely, scn, selpnt, geomid, flexid,
+                               skinid)
+      origin, direction = cam.ray(relx, rely, aspect, snap)
+      ours, point = perturb.select(m, snap, origin, direction, opts.geom_groups,
+                                   skip_static=False, skins=skins,
+                                   skin_visible=skins.visible(opts))
+      assert ours == body, (relx, rely, ours, body)
+      if skinid[0] >= 0:
+        nskin += 1
+        np.testing.assert_allclose(point, selpnt, atol=1e-6)
+  assert nskin > 20
