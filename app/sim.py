@@ -432,7 +432,7 @@ class Simulation:
       self._set(loading=False, load_error=f"cannot load {path}: {e}")
       return False
     self._install(m, path, first, previewed)
-    if caught:   # ignored parts of the model (e.g. replicate prefix) are shown like runtime warnings
+    if caught:   # ignored parts of the model (e.g. a replicate prefix): shown as runtime warnings
       with self._lock:
         self._status.warnings = tuple(str(w.message) for w in caught)[-5:]
     self._set(loading=False)

@@ -8,8 +8,8 @@ import numpy as np
 
 # (name, shape as a function of the model sizes) of every array copied from Data.
 _ARRAYS = tuple((
-    "geom_xpos geom_xmat xpos xquat xmat xipos ximat site_xpos site_xmat cam_xpos cam_xmat light_xpos "
-    "light_xdir xanchor xaxis subtree_com energy qpos qvel ctrl"
+    "geom_xpos geom_xmat xpos xquat xmat xipos ximat site_xpos site_xmat cam_xpos cam_xmat "
+    "light_xpos light_xdir xanchor xaxis subtree_com energy qpos qvel ctrl"
 ).split())
 _CONTACT = ("contact_pos", "contact_frame", "contact_dist", "contact_dim", "contact_efc_address")
 _OPTIONAL = ("wrap_xpos", "wrap_obj", "ten_wrapadr", "ten_wrapnum", "eq_active", "efc_type",

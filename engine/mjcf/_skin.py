@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from engine.mjcf import _math as mm
-from engine.mjcf.parse import SKIN_PREFIX, floats
+from engine.mjcf.parse import SKIN_PREFIX, floats, number
 
 # mjModel's skin fields (DRAW_FIELDS) and sizes (DRAW_SIZES), by MuJoCo's names
 SIZES = ("nskin", "nskinvert", "nskintexvert", "nskinface", "nskinbone", "nskinbonevert")
@@ -67,7 +67,8 @@ def read_skn(data, file):
       raise SkinError(f"vertex count must be positive in SKN file '{file}', bone {i}")
     if (words - cnt) // 2 < count:
       raise SkinError(f"insufficient vertex data in SKN file '{file}', bone {i}")
-    bones.append((name, bindpos, bindquat, i32[cnt:cnt + count], f32[cnt + count:cnt + 2 * count]))
+    vid, weight = i32[cnt:cnt + count], f32[cnt + count:cnt + 2 * count]
+    bones.append((name, bindpos, bindquat, vid, weight))
     cnt += 2 * count
   if size != 4 * cnt:
     raise SkinError(f"unexpected size of SKN file '{file}': {size} bytes, the header and "
@@ -102,7 +103,7 @@ def read_skin(c, n):
   does, bones still by body name (`resolve` finds their ids once the body tree is final)."""
   file = n.get("file")
   name = n.get("name") or (os.path.splitext(os.path.basename(file))[0] if file else "")
-  group = _int(n, "group", 0)
+  group = number(n, "group", 0, integer=True)
   if not 0 <= group < _NGROUP:
     raise n.error(f"skin group must be between 0 and {_NGROUP - 1}")
   rgba = floats(n, "rgba", 4) or [0.5, 0.5, 0.5, 1.0]
@@ -137,15 +138,6 @@ def read_skin(c, n):
     raise n.error(f"skin face index {int(face[bad][0])} out of range (0 to {nvert - 1})")
   return dict(node=n, name=name, group=group, rgba=rgba, inflate=inflate,
               material=n.get("material"), vert=vert, texcoord=tex, face=face, bones=bones)
-
-
-def _int(n, key, default):
-  vals = floats(n, key, 1)
-  if vals is None:
-    return default
-  if vals[0] != int(vals[0]):
-    raise n.error(f"attribute '{key}': expected an integer")
-  return int(vals[0])
 
 
 def bone_names(skin):
