@@ -7,7 +7,8 @@ Sizes and colours follow MuJoCo's mjv_updateScene (mjVisual scale/rgba times sta
 Mesh geoms are drawn with their triangles: one vertex buffer per mesh asset (a draw "kind"
 after the primitives), instanced over the geoms that use it. Height fields are drawn as their
 bounding box until the engine loads them. Geoms with a texture and the skybox texture are drawn
-by render/textures.py (one instanced call per shape and texture).
+by render/textures.py (one instanced call per shape and texture). Skins (render/skin.py) are
+world-space meshes moved by their bones each frame, drawn through the same programs.
 """
 import dataclasses
 import math
