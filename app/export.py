@@ -39,7 +39,8 @@ _LINEAR = {v: k for k, v in _POLY.items()}
 _ANGLE = {"jnt_springyield"}   # in degrees in the MJCF of hinge and ball joints by default
 _YIELD = {"jnt_springyield", "tendon_springyield"}
 _INTEGRATOR = {mjtIntegrator.EULER: "Euler", mjtIntegrator.RK4: "RK4",
-               mjtIntegrator.IMPLICIT: "implicit", mjtIntegrator.IMPLICITFAST: "implicitfast"}
+               mjtIntegrator.IMPLICIT: "implicit", mjtIntegrator.IMPLICITFAST: "implicitfast",
+               mjtIntegrator.DISCRETE: "discrete"}
 _OPT_ATTR = {"timestep": "timestep", "impratio": "impratio", "tolerance": "tolerance",
              "iterations": "iterations", "gravity": "gravity", "wind": "wind",
              "density": "density", "viscosity": "viscosity", "o_margin": "o_margin",

@@ -63,7 +63,7 @@ def main():
   print("compiling step", flush=True)
   engine.step(m, d, 2)
   engine.forward(m, d)
-  for integ in range(4):
+  for integ in range(5):
     print(f"compiling integrator {integ}", flush=True)
     m.opt.integrator = integ
     engine.step(m, d, 1)

@@ -1189,6 +1189,14 @@ DataType = _DataStructType([
     ('qfrc_adhesion', types.Array(types.float64, 1, 'C')),
     ('history', types.Array(types.float64, 1, 'C')),
     ('history_sensordata', types.Array(types.float64, 1, 'C')),
+    ('qMhat', types.Array(types.float64, 1, 'C')),
+    ('qLDhat', types.Array(types.float64, 1, 'C')),
+    ('qLDhatDiagInv', types.Array(types.float64, 1, 'C')),
+    ('qfrc_hat', types.Array(types.float64, 1, 'C')),
+    ('ten_mhat', types.Array(types.float64, 1, 'C')),
+    ('actuator_mhat', types.Array(types.float64, 1, 'C')),
+    ('discrete_coupled', types.Array(types.int32, 1, 'C')),
+    ('dof_mhat', types.Array(types.float64, 1, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
@@ -1202,7 +1210,8 @@ DataType = _DataStructType([
     ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint64, 1, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -1485,7 +1494,7 @@ def _set_data_12(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_
 
 
 @numba.njit(cache=True)
-def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata):
+def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat):
   s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
   s.iefc_J_colind = borrowed(iefc_J_colind)
   s.iefc_J = borrowed(iefc_J)
@@ -1496,7 +1505,20 @@ def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata
   s.qfrc_adhesion = borrowed(qfrc_adhesion)
   s.history = borrowed(history)
   s.history_sensordata = borrowed(history_sensordata)
-  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata,)
+  s.qMhat = borrowed(qMhat)
+  s.qLDhat = borrowed(qLDhat)
+  s.qLDhatDiagInv = borrowed(qLDhatDiagInv)
+  s.qfrc_hat = borrowed(qfrc_hat)
+  s.ten_mhat = borrowed(ten_mhat)
+  s.actuator_mhat = borrowed(actuator_mhat)
+  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat,)
+
+
+@numba.njit(cache=True)
+def _set_data_14(s, discrete_coupled, dof_mhat):
+  s.discrete_coupled = borrowed(discrete_coupled)
+  s.dof_mhat = borrowed(dof_mhat)
+  s.owners_14 = (discrete_coupled, dof_mhat,)
 
 
 DATA_SETTERS = (
@@ -1513,5 +1535,6 @@ DATA_SETTERS = (
     (_set_data_10, ('solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_Y', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol')),
     (_set_data_11, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
     (_set_data_12, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz')),
-    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata', 'contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata')),
+    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata', 'contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata', 'qMhat', 'qLDhat', 'qLDhatDiagInv', 'qfrc_hat', 'ten_mhat', 'actuator_mhat')),
+    (_set_data_14, ('discrete_coupled', 'dof_mhat')),
 )

@@ -46,6 +46,7 @@ _DSBL_FRICTIONLOSS = int(mjtDisableBit.FRICTIONLOSS)
 _DSBL_LIMIT = int(mjtDisableBit.LIMIT)
 _DSBL_CONTACT = int(mjtDisableBit.CONTACT)
 _DSBL_REFSAFE = int(mjtDisableBit.REFSAFE)
+_INT_DISCRETE = 4   # mjINT_DISCRETE
 _ENBL_OVERRIDE = int(mjtEnableBit.OVERRIDE)
 _ENBL_DIAGEXACT = int(mjtEnableBit.DIAGEXACT)
 _PYRAMID = int(mjtCone.PYRAMIDAL)
@@ -782,7 +783,10 @@ def _sol_params(m, d, i, ref, reff, imp):
   ref[0], ref[1] = src_ref[0], src_ref[1]
   for k in range(5):
     imp[k] = src_imp[k]
-  refsafe = not (m.opt_disableflags[0] & _DSBL_REFSAFE)
+  # under the discrete integrator refsafe replaces stiff contact and limit rows instead
+  # (make_impedance); other rows keep their authored time constant
+  refsafe = (not (m.opt_disableflags[0] & _DSBL_REFSAFE)
+             and m.opt_integrator[0] != _INT_DISCRETE)
   if (ref[0] > 0) ^ (ref[1] > 0):
     ref[0], ref[1] = 0.02, 1.0  # mixed format: MuJoCo's default
   if refsafe and ref[0] > 0:
@@ -855,14 +859,76 @@ def _pos_dim(m, d, i):
 
 
 @jit
+def _discrete_row(m, d, r, replace, dampratio, imp, h, stage):
+  """Row r under the discrete integrator (MuJoCo 4.0, measured): its spring-damper acts at the
+  end of the step, which divides R (and aref, reference_constraint) by c = 1 + h b + h^2 k imp;
+  a contact or limit row stiffer than the step can resolve (k > 1 / (imp h^2)) becomes that
+  spring, with b = 2 dampratio sqrt(k) held to an impedance of at most MAXIMP; diagA is scaled
+  by the ratio of the row's inverse inertias through the metric's backbone and through M; R is
+  kept at or above MAXIMP's. The diagonal of a dof in the metric (dof_mhat) includes the
+  couplings' diagonal entries (measured: a tendon's and an actuator's)."""
+  KBIP = d.efc_KBIP
+  k, b = KBIP[r, 0], KBIP[r, 1]
+  if replace and k > 0 and k * imp * h * h > 1:
+    k = 1 / (imp * h * h)
+    cmax = (1 - imp) * MAXIMP / (imp * (1 - MAXIMP))
+    b = min(2 * dampratio * math.sqrt(k), max(0.0, (cmax - 1 - h * h * k * imp) / h))
+    KBIP[r, 0] = k
+    KBIP[r, 1] = b
+  if stage == 0:
+    return
+  c = 1 + h * b + h * h * k * imp
+  diag = d.efc_diagA[r]
+  if stage == 2:
+    s0 = 0.0
+    s1 = 0.0
+    for a in range(d.efc_J_rowadr[r], d.efc_J_rowadr[r] + d.efc_J_rownnz[r]):
+      dof = d.efc_J_colind[a]
+      j2 = d.efc_J[a] * d.efc_J[a]
+      s0 += j2 / d.M[m.M_rowadr[dof] + m.M_rownnz[dof] - 1]
+      s1 += j2 / d.dof_mhat[dof]
+    if s0 > 0:
+      diag *= s1 / s0
+  d.efc_R[r] = max(MINVAL, diag * (1 - imp) / (imp * c), diag * (1 - MAXIMP) / MAXIMP)
+
+
+@jit
 def make_impedance(m, d):
   """efc_R, efc_D, efc_KBIP, contact_mu; efc_diagA made consistent with R
-  (mj_makeImpedance)."""
+  (mj_makeImpedance). Under the discrete integrator R is preliminary here: discrete_impedance
+  finishes it at the acceleration stage, once the metric is known."""
+  impedance_rows(m, d, 0)
+
+
+@jit
+def discrete_impedance(m, d):
+  """The discrete integrator's rows at the acceleration stage (after engine/discrete.py's
+  metric): diagA again (the invweight0 approximation scaled per row by the metric's diagonal,
+  or under DIAGEXACT the exact diagonal through the metric's backbone factor), R and D with
+  the rows' implicit spring-dampers, and aref."""
+  if d.nefc[0] == 0:
+    return
+  if m.opt_enableflags[0] & _ENBL_DIAGEXACT:
+    exact_diag(m, d, d.qLDhat, d.qLDhatDiagInv)
+    impedance_rows(m, d, 1)
+  else:
+    diag_approx(m, d)
+    impedance_rows(m, d, 2)
+  reference_constraint(m, d)
+
+
+@jit
+def impedance_rows(m, d, disc_stage):
+  """make_impedance; disc_stage (discrete integrator only): 0 position stage, 1 final with the
+  exact diagonal, 2 final with the approximate one scaled by the metric."""
   nefc = d.nefc[0]
   R, KBIP = d.efc_R, d.efc_KBIP
   ref = d.cnstr_row[0, 0:2]
   reff = d.cnstr_row[0, 2:4]
   imp5 = d.cnstr_row[1, 0:5]
+  disc = m.opt_integrator[0] == _INT_DISCRETE
+  refsafe = not (m.opt_disableflags[0] & _DSBL_REFSAFE)
+  h = m.opt_timestep[0]
   i = 0
   while i < nefc:
     _sol_params(m, d, i, ref, reff, imp5)
@@ -887,6 +953,9 @@ def make_impedance(m, d):
         KBIP[i + j, 1] = -r1 / max(MINVAL, imp5[1])
       KBIP[i + j, 2] = imp
       KBIP[i + j, 3] = impp
+      if disc:
+        _discrete_row(m, d, i + j, refsafe and r0 > 0 and tp != _EQUALITY, r1, imp, h,
+                      disc_stage)
     i += dim
   # frictional contacts: R[1] = R[0]/impratio, regularised cone mu, friction-matched R
   i = d.ne[0] + d.nf[0]
@@ -953,8 +1022,18 @@ def project_constraint(m, d):
   """Under DIAGEXACT, efc_diagA = diag(J M^-1 J') and the impedance recomputed from it (the
   part of mj_projectConstraint that the primal solvers need; the dual's AR is the solver's)."""
   nefc = d.nefc[0]
-  if nefc == 0 or not (m.opt_enableflags[0] & _ENBL_DIAGEXACT):
+  if (nefc == 0 or not (m.opt_enableflags[0] & _ENBL_DIAGEXACT)
+      or m.opt_integrator[0] == _INT_DISCRETE):   # discrete_impedance does it
     return
+  exact_diag(m, d, d.qLD, d.qLDiagInv)
+  make_impedance(m, d)
+
+
+@jit
+def exact_diag(m, d, qLD, qLDiagInv):
+  """efc_diagA = diag(J M^-1 J') with the L'DL factor (qLD, qLDiagInv) of M (or of a metric on
+  M's pattern)."""
+  nefc = d.nefc[0]
   nv = m.nv
   x = d.cnstr_vec
   J, colind = d.efc_J, d.efc_J_colind
@@ -965,12 +1044,11 @@ def project_constraint(m, d):
     a1 = a0 + d.efc_J_rownnz[i]
     for a in range(a0, a1):
       x[colind[a]] = J[a]
-    smooth.solve_ld(x, d.qLD, d.qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, nv)
+    smooth.solve_ld(x, qLD, qLDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind, nv)
     s = 0.0
     for a in range(a0, a1):
       s += J[a] * x[colind[a]]
     d.efc_diagA[i] = s
-  make_impedance(m, d)
 
 
 @jit
@@ -1097,11 +1175,22 @@ def reference_constraint(m, d):
       s += J[a] * d.qvel[colind[a]]
     d.efc_vel[i] = s
   _add_surface_vel(m, d)
+  disc = m.opt_integrator[0] == _INT_DISCRETE
+  h = m.opt_timestep[0]
   for i in range(nefc):
     kb = d.efc_KBIP[i]
-    d.efc_aref[i] = -kb[1] * d.efc_vel[i] - kb[0] * kb[2] * (d.efc_pos[i] - d.efc_margin[i])
-  _adhesion_ref(m, d)
+    v = d.efc_vel[i]
+    # the discrete integrator's spring acts at the end of the step (_discrete_row)
+    r = d.efc_pos[i] - d.efc_margin[i] + (h * v if disc else 0.0)
+    d.efc_aref[i] = -kb[1] * v - kb[0] * kb[2] * r
   _jdotv(m, d)
+  if disc:
+    # ... and the reference, Jdot qvel included but not the adhesion bias (measured), is
+    # divided by c = 1 + h b + h^2 k imp
+    for i in range(nefc):
+      kb = d.efc_KBIP[i]
+      d.efc_aref[i] /= 1 + h * kb[1] + h * h * kb[0] * kb[2]
+  _adhesion_ref(m, d)
 
 
 @jit

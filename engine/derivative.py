@@ -35,6 +35,7 @@ _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
 _INT_IMPLICIT, _INT_IMPLICITFAST = int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST)
+_INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 _MINVAL = 1e-15
 _PI = math.pi
 
@@ -155,14 +156,68 @@ def _dcmotor_vel(m, d, i):
 
 
 @jit
+def actuator_slopes(m, d, i):
+  """(d force / d velocity, d force / d length) of actuator i, both 0 for a force a clamp holds
+  (its forcerange, an SO3 servo's norm at its bound, or every actuator on a tendon whose total
+  force is at tendon_actfrcrange), as mjd_actuator_vel; the length slope (the discrete
+  integrator's stiffness) of affine gains and biases only."""
+  oadr = m.actuator_outadr[i]
+  gt, bt = m.actuator_gaintype[i], m.actuator_biastype[i]
+  # a force clamped by forcerange does not move with velocity
+  if m.actuator_forcelimited[i]:
+    f = d.actuator_force[oadr]
+    if gt == _GAIN_SO3:
+      nrm = math.sqrt(f * f + d.actuator_force[oadr + 1] ** 2 + d.actuator_force[oadr + 2] ** 2)
+      if nrm >= m.actuator_forcerange[i, 1]:
+        return 0.0, 0.0
+    elif f <= m.actuator_forcerange[i, 0] or f >= m.actuator_forcerange[i, 1]:
+      return 0.0, 0.0
+  # nor does the total force on a tendon at its actuator force limit (exact when all the
+  # tendon's actuators have equal moments, MuJoCo's approximation)
+  if m.actuator_trntype[i] == _TRN_TENDON:
+    t = m.actuator_trnid[i, 0]
+    if m.tendon_actfrclimited[t] and _tendon_saturated(m, d, t):
+      return 0.0, 0.0
+  bias_vel = 0.0
+  gain_vel = 0.0
+  bias_len = 0.0
+  gain_len = 0.0
+  if bt == _BIAS_AFFINE or bt == _BIAS_SO3:
+    bias_vel = m.actuator_biasprm[i, 2]
+  if bt == _BIAS_AFFINE:
+    bias_len = m.actuator_biasprm[i, 1]
+  if gt == _GAIN_AFFINE:
+    gain_vel = m.actuator_gainprm[i, 2]
+    gain_len = m.actuator_gainprm[i, 1]
+  elif gt == forward._GAIN_MUSCLE:
+    gain_vel = forward.muscle.gain_vel(
+        d.actuator_length[oadr], d.actuator_velocity[oadr], m.actuator_lengthrange[oadr, 0],
+        m.actuator_lengthrange[oadr, 1], m.actuator_acc0[oadr], m.actuator_gainprm[i])
+  elif gt == _GAIN_DCMOTOR:
+    # bias and gain parts together (the back-EMF belongs to the bias in MuJoCo)
+    bias_vel += _dcmotor_vel(m, d, i)
+  if gain_vel != 0.0 or gain_len != 0.0:
+    if m.actuator_dyntype[i] == _DYN_NONE:
+      # MuJoCo 4.0 uses the control after ctrlrange clamping (the mirror's older source
+      # multiplies by raw ctrl; the installed 4.0 agrees with the clamped one)
+      u = d.ctrl_clamped[m.actuator_ctrladr[i]]
+    else:
+      adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
+      u = d.act[adr]
+      if m.actuator_actearly[i]:
+        u = forward.next_activation(m, d, i, adr, d.act_dot[adr])
+    bias_vel += gain_vel * u
+    bias_len += gain_len * u
+  return bias_vel, bias_len
+
+
+@jit
 def actuator_vel(m, d):
   """qDeriv += d qfrc_actuator / d qvel for affine, PID, DC-motor, SO3 and muscle actuators
   (mjd_actuator_vel).
 
-  Forces that a clamp holds constant contribute nothing, as in MuJoCo 4.0: an actuator at its
-  forcerange (an SO3 servo's norm at its bound), every actuator on a tendon whose total force
-  is at tendon_actfrcrange, and the qDeriv rows of dofs whose qfrc_actuator is at
-  jnt_actfrcrange.
+  Forces that a clamp holds constant contribute nothing, as in MuJoCo 4.0 (actuator_slopes),
+  nor do the qDeriv rows of dofs whose qfrc_actuator is at jnt_actfrcrange.
   """
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
     return
@@ -172,46 +227,7 @@ def actuator_vel(m, d):
     if actuation.actuator_disabled(m, i):
       continue
     oadr = m.actuator_outadr[i]
-    gt, bt = m.actuator_gaintype[i], m.actuator_biastype[i]
-    # a force clamped by forcerange does not move with velocity
-    if m.actuator_forcelimited[i]:
-      f = d.actuator_force[oadr]
-      if gt == _GAIN_SO3:
-        nrm = math.sqrt(f * f + d.actuator_force[oadr + 1] ** 2 + d.actuator_force[oadr + 2] ** 2)
-        if nrm >= m.actuator_forcerange[i, 1]:
-          continue
-      elif f <= m.actuator_forcerange[i, 0] or f >= m.actuator_forcerange[i, 1]:
-        continue
-    # nor does the total force on a tendon at its actuator force limit (exact when all the
-    # tendon's actuators have equal moments, MuJoCo's approximation)
-    if m.actuator_trntype[i] == _TRN_TENDON:
-      t = m.actuator_trnid[i, 0]
-      if m.tendon_actfrclimited[t] and _tendon_saturated(m, d, t):
-        continue
-    bias_vel = 0.0
-    gain_vel = 0.0
-    if bt == _BIAS_AFFINE or bt == _BIAS_SO3:
-      bias_vel = m.actuator_biasprm[i, 2]
-    if gt == _GAIN_AFFINE:
-      gain_vel = m.actuator_gainprm[i, 2]
-    elif gt == forward._GAIN_MUSCLE:
-      gain_vel = forward.muscle.gain_vel(
-          d.actuator_length[oadr], d.actuator_velocity[oadr], m.actuator_lengthrange[oadr, 0],
-          m.actuator_lengthrange[oadr, 1], m.actuator_acc0[oadr], m.actuator_gainprm[i])
-    elif gt == _GAIN_DCMOTOR:
-      # bias and gain parts together (the back-EMF belongs to the bias in MuJoCo)
-      bias_vel += _dcmotor_vel(m, d, i)
-    if gain_vel != 0.0:
-      if m.actuator_dyntype[i] == _DYN_NONE:
-        # MuJoCo 4.0 uses the control after ctrlrange clamping (the mirror's older source
-        # multiplies by raw ctrl; the installed 4.0 agrees with the clamped one)
-        bias_vel += gain_vel * d.ctrl_clamped[m.actuator_ctrladr[i]]
-      else:
-        adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
-        act = d.act[adr]
-        if m.actuator_actearly[i]:
-          act = forward.next_activation(m, d, i, adr, d.act_dot[adr])
-        bias_vel += gain_vel * act
+    bias_vel = actuator_slopes(m, d, i)[0]
     if bias_vel != 0.0:
       for o in range(oadr, oadr + m.actuator_outnum[i]):
         if any_dof_clamped:
@@ -362,10 +378,16 @@ def _dscale_cols(D, s0, s1, s2):
 
 
 @jit
-def _ellipsoid_B(density, viscosity, s, coef, lv, B):
-  """B (6x6 flat) = d(local torque, force)/d(local rot, lin velocity) of an ellipsoid geom."""
+def _ellipsoid_B(density, viscosity, s, coef, lv, B, drag_only):
+  """B (6x6 flat) = d(local torque, force)/d(local rot, lin velocity) of an ellipsoid geom;
+  `drag_only`: its dissipative part alone, the viscous, blunt, slender and angular drag (the
+  discrete integrator's metric: 4.0 leaves the Kutta and Magnus lift and the added mass out,
+  measured)."""
   s0, s1, s2 = s[0], s[1], s[2]
   blunt, slender, ang_drag, kutta, magnus = coef[1], coef[2], coef[3], coef[4], coef[5]
+  if drag_only:
+    kutta = 0.0
+    magnus = 0.0
   w0, w1, w2, x, y, z = lv[0], lv[1], lv[2], lv[3], lv[4], lv[5]
   for k in range(36):
     B[k] = 0.0
@@ -409,6 +431,8 @@ def _ellipsoid_B(density, viscosity, s, coef, lv, B):
        m0 * w1, dg + m1 * w1, m2 * w1,
        m0 * w2, m1 * w2, dg + m2 * w2)
   _quad_add(B, 0, 0, D)
+  if drag_only:
+    return
 
   # added mass (mjd_addedMassForces): vm = coef[6:9], vi = coef[9:12]
   vm0, vm1, vm2 = density * coef[6], density * coef[7], density * coef[8]
@@ -492,7 +516,10 @@ def _fluid_ellipsoid_vel(m, d, i, chain, J, B):
   """qDeriv += derivative of the ellipsoid fluid forces on body i's geoms (mjd_ellipsoidFluid)."""
   density, viscosity = m.opt_density[0], m.opt_viscosity[0]
   n = _body_chain(m, i, chain)
-  symmetric = m.opt_integrator[0] == _INT_IMPLICITFAST and not is_free_body(m, i)
+  # symmetrised for implicitfast (free bodies excepted: their 6x6 block is solved unsymmetric)
+  # and for the discrete integrator's metric
+  symmetric = ((m.opt_integrator[0] == _INT_IMPLICITFAST and not is_free_body(m, i))
+               or m.opt_integrator[0] == _INT_DISCRETE)
   for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
     coef = m.geom_fluid[g]
     if coef[0] == 0.0:
@@ -502,7 +529,7 @@ def _fluid_ellipsoid_vel(m, d, i, chain, J, B):
     lv = fluid.local_velocity(m, d, i, d.geom_xpos[g, 0], d.geom_xpos[g, 1],
                               d.geom_xpos[g, 2], rot)
     _geom_local_jac(m, d, g, i, chain, n, J)
-    _ellipsoid_B(density, viscosity, s, coef, lv, B)
+    _ellipsoid_B(density, viscosity, s, coef, lv, B, m.opt_integrator[0] == _INT_DISCRETE)
     if symmetric:
       for r in range(6):
         for c in range(r + 1, 6):
@@ -527,20 +554,7 @@ def passive_vel(m, d):
     return True
   complete = True
   if m.opt_viscosity[0] > 0 or m.opt_density[0] > 0:
-    chain = d.ivec_nv[1]
-    jrow = d.scratch_nv[3]
-    for i in range(m.nbody):
-      if m.body_mass[i] < _MINVAL:
-        continue
-      ellipsoid = False
-      for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
-        if m.geom_fluid[g, 0] > 0:
-          ellipsoid = True
-      if ellipsoid:
-        _fluid_ellipsoid_vel(m, d, i, chain, d.scratch_nv[2:8],
-                             d.scratch_nbody.reshape(d.scratch_nbody.size))
-      else:
-        _fluid_box_vel(m, d, i, chain, jrow)
+    fluid_vel(m, d)
   if flags & _DSBL_DAMPER:
     return complete
   poly = d.scratch_small[0:ps.NPOLY]
@@ -555,6 +569,25 @@ def passive_vel(m, d):
     if b != 0.0:
       _add_jtbj_row(m, d, d.ten_J, m.ten_J_colind, m.ten_J_rowadr[t], m.ten_J_rownnz[t], b)
   return complete
+
+
+@jit
+def fluid_vel(m, d):
+  """qDeriv += d (fluid forces) / d qvel of every body (the fluid part of mjd_passive_vel)."""
+  chain = d.ivec_nv[1]
+  jrow = d.scratch_nv[3]
+  for i in range(m.nbody):
+    if m.body_mass[i] < _MINVAL:
+      continue
+    ellipsoid = False
+    for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+      if m.geom_fluid[g, 0] > 0:
+        ellipsoid = True
+    if ellipsoid:
+      _fluid_ellipsoid_vel(m, d, i, chain, d.scratch_nv[2:8],
+                           d.scratch_nbody.reshape(d.scratch_nbody.size))
+    else:
+      _fluid_box_vel(m, d, i, chain, jrow)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -937,6 +970,16 @@ def free_mhat(m, d, jnt, h, A):
     for k in range(m.D_rownnz[adr + r]):
       c = m.D_colind[ra + k] - adr
       A[6 * r + c] -= h * d.qDeriv[ra + k]
+  free_gyro(m, d, jnt, h, A)
+  return True
+
+
+@jit
+def free_gyro(m, d, jnt, h, A):
+  """A (6x6 row-major) += h d qfrc_bias / d qvel of the free body of joint jnt: the
+  gyroscopic part of mjd_freeMhat."""
+  body = m.jnt_bodyid[jnt]
+  adr = m.jnt_dofadr[jnt]
   # qfrc_smooth has -qfrc_bias, so -h * d(-bias) adds +h * B on the rotational columns
   lin, rot = _free_bias_blocks(m, d, body, adr)
   h_mass = -h * m.body_mass[body]

@@ -6,6 +6,7 @@ from engine import actuation
 from engine import collision_driver
 from engine import constraint
 from engine import derivative
+from engine import discrete
 from engine import energy
 from engine import history
 from engine import inverse
@@ -38,6 +39,7 @@ _ENBL_FWDINV = int(mjtEnableBit.FWDINV)
 _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
     int(mjtIntegrator.EULER), int(mjtIntegrator.RK4), int(mjtIntegrator.IMPLICIT),
     int(mjtIntegrator.IMPLICITFAST))
+_INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 
 
 @jit
@@ -114,17 +116,26 @@ def xfrc_accumulate(m, d, qfrc):
 
 @jit
 def fwd_acceleration(m, d):
-  """qfrc_smooth = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth."""
+  """qfrc_smooth = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth,
+  or under the discrete integrator Mhat^-1 (qfrc_smooth - h K qvel) (engine/discrete.py)."""
   for i in range(m.nv):
     d.qfrc_smooth[i] = d.qfrc_passive[i] - d.qfrc_bias[i] + d.qfrc_applied[i] + d.qfrc_actuator[i]
   xfrc_accumulate(m, d, d.qfrc_smooth)
-  smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
+  if m.opt_integrator[0] == _INT_DISCRETE:
+    discrete.metric(m, d)
+    constraint.discrete_impedance(m, d)
+  else:
+    d.discrete_coupled[0] = 0   # (the integrator may have been switched at run time)
+    smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
 
 @jit
 def fwd_constraint(m, d):
-  """Constraint stage: the model's solver gives qacc, efc_force, qfrc_constraint."""
+  """Constraint stage: the model's solver gives qacc, efc_force, qfrc_constraint (and the
+  discrete integrator's unconstrained free bodies their gyroscopic solve)."""
   solver.fwd_constraint(m, d)
+  if m.opt_integrator[0] == _INT_DISCRETE:
+    discrete.free_bodies(m, d)
 
 
 @jit
@@ -406,6 +417,9 @@ def step_once(m, d):
     rk4(m, d)
   elif integ == _INT_IMPLICIT or integ == _INT_IMPLICITFAST:
     implicit(m, d)
+  elif integ == _INT_DISCRETE:
+    # qacc is the step map (v+ - v) / h: the metric already made the update implicit
+    advance(m, d, d.act_dot, d.qacc, d.qacc, False, False)
   else:
     euler(m, d)
 

@@ -42,6 +42,9 @@ def model_from_mujoco(mjm):
   # textures: drawing data kept beside the compiled struct (see engine/mjcf/_assemble.py)
   names[t.mjtObj.TEXTURE] = [mujoco.mj_id2name(mjm, int(t.mjtObj.TEXTURE), i) or ""
                              for i in range(mjm.ntex)]
+  if mjm.nskin:   # as the compiler: skin names only in models with skins
+    names[t.mjtObj.SKIN] = [mujoco.mj_id2name(mjm, int(t.mjtObj.SKIN), i) or ""
+                            for i in range(mjm.nskin)]
   for name in DRAW_SIZES:
     arrays[name] = int(getattr(mjm, name))
   for name in DRAW_FIELDS:

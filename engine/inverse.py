@@ -3,7 +3,9 @@ qacc at the current qpos, qvel. qfrc_inverse = M qacc + qfrc_bias - qfrc_passive
 with qfrc_constraint from the soft-constraint model at jar = J qacc - aref (mj_invConstraint)."""
 import numpy as np
 
+from engine import constraint
 from engine import derivative
+from engine import discrete as disc
 from engine import energy
 from engine import forward as fwd
 from engine import passive as ps
@@ -18,6 +20,7 @@ _ENBL_INVDISCRETE = int(mjtEnableBit.INVDISCRETE)
 _DSBL_EULERDAMP = int(mjtDisableBit.EULERDAMP)
 _INT_EULER, _INT_IMPLICIT, _INT_IMPLICITFAST = (
     int(mjtIntegrator.EULER), int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST))
+_INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 
 # stages, as mjtStage
 STAGE_NONE, STAGE_POS, STAGE_VEL = 0, 1, 2
@@ -117,7 +120,13 @@ def inverse_skip(m, d, skipstage, skipsensor, jar, qacc_save, work, A):
       sensor.sensor_vel(m, d)
     if enabled & _ENBL_ENERGY:
       energy.energy_vel(m, d)
-  discrete = (enabled & _ENBL_INVDISCRETE) != 0
+  # the discrete integrator's qacc is the step map its metric produced: the constraints see it
+  # as it is, and discrete.inverse_mul gives the smooth force (invdiscrete implied)
+  disc_int = m.opt_integrator[0] == _INT_DISCRETE
+  discrete = (enabled & _ENBL_INVDISCRETE) != 0 and not disc_int
+  if disc_int:
+    disc.build(m, d)
+    constraint.discrete_impedance(m, d)
   if discrete:
     for i in range(nv):
       qacc_save[i] = d.qacc[i]
@@ -127,7 +136,10 @@ def inverse_skip(m, d, skipstage, skipsensor, jar, qacc_save, work, A):
   fwd._tendon_bias(m, d)
   if not skipsensor:
     sensor.sensor_acc(m, d)
-  smooth.mul_m(m, d, work, d.qacc)
+  if disc_int:
+    disc.inverse_mul(m, d, work)
+  else:
+    smooth.mul_m(m, d, work, d.qacc)
   for i in range(nv):
     d.qfrc_inverse[i] += work[i] - d.qfrc_passive[i] - d.qfrc_constraint[i]
   if discrete:

@@ -50,7 +50,8 @@ _inline = smooth.inline
 # otherwise costs a compare and select per access and keeps sparse gathers from pipelining
 # (a 17-row sparse J product: 113 -> 48 ns)
 _u = np.uintp
-from engine.types import mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone
+from engine.types import (mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone,
+                          mjtIntegrator)
 
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
@@ -62,6 +63,7 @@ _CONE = int(mjtConstraintState.CONE)
 _PGS, _CG, _NEWTON = int(mjtSolver.PGS), int(mjtSolver.CG), int(mjtSolver.NEWTON)
 _CONE_ELLIPTIC = int(mjtCone.ELLIPTIC)
 _DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
+_INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 _MINVAL = 1e-15   # mjMINVAL
 _NSOLVER = 200    # mjNSOLVER
 _NISLAND = 20     # mjNISLAND: islands with statistics
@@ -451,7 +453,7 @@ def _hessian_symbolic(m, d, c):
 @jit
 def _chol_update_ctx(d, mat, x, n, plus):
   """chol_update of a context's factor (sparse pattern for n >= _SPARSE_NV)."""
-  if n >= _SPARSE_NV:
+  if _sparse(d, n):
     return chol_update_sp(mat, x, n, plus, d.solver_Lpat[1], d.solver_Lnnz[1])
   return chol_update(mat, x, n, plus)
 
@@ -647,6 +649,116 @@ Primal = collections.namedtuple(
     "qacc_smooth qfrc_smooth qfrc_constraint L Lcone")
 
 
+@_inline
+def _metric(m, d):
+  """(values, factor, inverse factor diagonal) of the solve metric on M's pattern: M and qLD,
+  or under the discrete integrator the backbone qMhat and qLDhat (engine/discrete.py)."""
+  if m.opt_integrator[0] == _INT_DISCRETE:
+    return d.qMhat, d.qLDhat, d.qLDhatDiagInv
+  return d.M, d.qLD, d.qLDiagInv
+
+
+@_inline
+def _rhs(m, d):
+  """The force the Gauss term balances: qfrc_smooth, or the discrete integrator's qfrc_hat."""
+  if m.opt_integrator[0] == _INT_DISCRETE:
+    return d.qfrc_hat
+  return d.qfrc_smooth
+
+
+@_inline
+def _sparse(d, nv):
+  """The Newton Hessian in sparse form: contexts of _SPARSE_NV dofs or more, unless the
+  discrete integrator's couplings make it dense."""
+  return nv >= _SPARSE_NV and d.discrete_coupled[0] == 0
+
+
+@jit
+def _add_couplings(m, d, L):
+  """L (lower triangle, model order) += sum w g g' over the discrete integrator's tendon and
+  actuator-output couplings."""
+  for t in range(m.ntendon):
+    w = d.ten_mhat[t]
+    if w == 0.0:
+      continue
+    a0 = m.ten_J_rowadr[t]
+    for a in range(a0, a0 + m.ten_J_rownnz[t]):
+      wa = w * d.ten_J[a]
+      for b in range(a0, a + 1):
+        _add_lower(L, m.ten_J_colind[a], m.ten_J_colind[b], wa * d.ten_J[b])
+  for o in range(m.nout):
+    w = d.actuator_mhat[o]
+    if w == 0.0:
+      continue
+    a0 = d.moment_rowadr[o]
+    for a in range(a0, a0 + d.moment_rownnz[o]):
+      wa = w * d.actuator_moment[a]
+      for b in range(a0, a + 1):
+        _add_lower(L, d.moment_colind[a], d.moment_colind[b], wa * d.actuator_moment[b])
+
+
+@jit
+def _mul_couplings(m, d, res, vec):
+  """res += sum w g (g . vec) over the couplings (model order: the solve is one system)."""
+  for t in range(m.ntendon):
+    w = d.ten_mhat[t]
+    if w == 0.0:
+      continue
+    a0, a1 = m.ten_J_rowadr[t], m.ten_J_rowadr[t] + m.ten_J_rownnz[t]
+    s = 0.0
+    for a in range(a0, a1):
+      s += d.ten_J[a] * vec[m.ten_J_colind[a]]
+    s *= w
+    for a in range(a0, a1):
+      res[m.ten_J_colind[a]] += s * d.ten_J[a]
+  for o in range(m.nout):
+    w = d.actuator_mhat[o]
+    if w == 0.0:
+      continue
+    a0, a1 = d.moment_rowadr[o], d.moment_rowadr[o] + d.moment_rownnz[o]
+    s = 0.0
+    for a in range(a0, a1):
+      s += d.actuator_moment[a] * vec[d.moment_colind[a]]
+    s *= w
+    for a in range(a0, a1):
+      res[d.moment_colind[a]] += s * d.actuator_moment[a]
+
+
+@jit
+def mul_metric(m, d, res, vec):
+  """res = Mhat vec over all dofs (the discrete integrator's metric with its couplings)."""
+  Mh, rowadr, rownnz, colind = d.qMhat, m.M_rowadr, m.M_rownnz, m.M_colind
+  for i in range(m.nv):
+    res[i] = 0.0
+  for i in range(m.nv):
+    adr = rowadr[i]
+    n = rownnz[i] - 1
+    res[i] += Mh[adr + n] * vec[i]
+    for a in range(adr, adr + n):
+      k = colind[a]
+      res[i] += Mh[a] * vec[k]
+      res[k] += Mh[a] * vec[i]
+  if d.discrete_coupled[0]:
+    _mul_couplings(m, d, res, vec)
+
+
+@jit
+def solve_metric_dense(m, d, x, y):
+  """x = Mhat^-1 y for the discrete integrator with couplings: a dense Cholesky of the backbone
+  plus the couplings (solver_L as scratch; it runs before the constraint solve)."""
+  nv = m.nv
+  L = _square(d.solver_L, nv)
+  for r in range(nv):
+    for k in range(nv):
+      L[r, k] = 0.0
+  for i in range(nv):
+    for a in range(m.M_rowadr[i], m.M_rowadr[i] + m.M_rownnz[i]):
+      _add_lower(L, i, m.M_colind[a], d.qMhat[a])
+  _add_couplings(m, d, L)
+  chol_factor(L, nv, _MINVAL)
+  chol_solve(x, L, y, nv)
+
+
 @jit
 def _mul_j(J, adr, nnz, col, nefc, res, vec):
   """res = J vec for sparse rows (a context's: c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc)."""
@@ -675,7 +787,8 @@ def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
 def _mul_m(m, d, dofs, off, nv, res, vec):
   """res = M vec on the dofs `dofs` (a context's: c.dofs, c.adr, c.nv), mj_mulM restricted to
   them in the same summation order."""
-  M, rowadr, rownnz, colind = d.M, m.M_rowadr, m.M_rownnz, m.M_colind
+  M = _metric(m, d)[0]
+  rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
   dof2idof = d.map_dof2idof
   for i in range(nv):
     res[i] = 0.0
@@ -688,12 +801,15 @@ def _mul_m(m, d, dofs, off, nv, res, vec):
       k = _u(dof2idof[_u(colind[a])] - off)
       res[i] += M[a] * vec[k]
       res[k] += M[a] * vec[i]
+  if d.discrete_coupled[0]:
+    _mul_couplings(m, d, res, vec)
 
 
 @jit
 def _solve_m(m, d, dofs, off, nv, x, y):
   """x = M^-1 y on the dofs `dofs` with the factor qLD (mj_solveLD restricted to them)."""
-  qLD, diaginv, rowadr, rownnz, colind = d.qLD, d.qLDiagInv, m.M_rowadr, m.M_rownnz, m.M_colind
+  _, qLD, diaginv = _metric(m, d)
+  rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
   dof2idof = d.map_dof2idof
   for i in range(nv):
     x[i] = y[i]
@@ -756,7 +872,7 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
   grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
   if flg_newton:
-    if c.nv >= _SPARSE_NV:   # in the symbolic analysis' order
+    if _sparse(d, c.nv):   # in the symbolic analysis' order
       v, perm = d.solver_nv[_PERMV], d.solver_Lnnz[5]
       for i in range(c.nv):
         v[i] = grad[perm[i]]
@@ -766,6 +882,10 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
         Mgrad[perm[i]] = v[i]
     else:
       chol_solve(Mgrad, c.Lcone if ncone else c.L, grad, c.nv)
+  elif d.discrete_coupled[0]:
+    # the discrete integrator's metric with its couplings: its dense factor, which
+    # solve_metric_dense left in solver_L (the Newton Hessian factorises there only later)
+    chol_solve(Mgrad, c.L, grad, c.nv)
   else:
     _solve_m(m, d, c.dofs, c.adr, c.nv, Mgrad, grad)
 
@@ -1098,7 +1218,7 @@ def _hessian_cone(m, d, c):
       Lcone[r, k] = L[r, k]
   local = d.solver_mat[0]
   iperm = d.solver_Lnnz[6]
-  sparse = nv >= _SPARSE_NV
+  sparse = _sparse(d, nv)
   nupdate = 0
   i = 0
   while i < nefc:
@@ -1168,8 +1288,8 @@ def _factorize_hessian(m, d, c, ncone):
     for k in range(nv):
       L[r, k] = 0.0
   J, adr, nnz, col = c.J, c.Jadr, c.Jnnz, c.Jcol
-  M, dofs, dof2idof, off = d.M, c.dofs, d.map_dof2idof, c.adr
-  sparse = nv >= _SPARSE_NV
+  M, dofs, dof2idof, off = _metric(m, d)[0], c.dofs, d.map_dof2idof, c.adr
+  sparse = _sparse(d, nv)
   iperm = d.solver_Lnnz[6]   # dof -> its place in the symbolic order (sparse only)
   if sparse:
     blk = d.solver_scratch
@@ -1220,7 +1340,9 @@ def _factorize_hessian(m, d, c, ncone):
     for a in range(m.M_rowadr[g], m.M_rowadr[g] + m.M_rownnz[g]):
       q = dof2idof[m.M_colind[a]] - off
       _add_lower(L, pr, iperm[q] if sparse else q, M[a])
-  if nv >= _SPARSE_NV:
+  if d.discrete_coupled[0]:
+    _add_couplings(m, d, L)
+  if sparse:
     chol_factor_sp(L, nv, _MINVAL, d.solver_Lpat[0], d.solver_Lnnz[0], d.solver_Lpat[1],
                    d.solver_Lnnz[1])
   else:
@@ -1246,7 +1368,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
     sq = math.sqrt(D[i])
     for k in range(nv):
       cholupd[k] = 0.0
-    if nv >= _SPARSE_NV:
+    if _sparse(d, nv):
       iperm = d.solver_Lnnz[6]
       for a in range(Jadr[i], Jadr[i] + Jnnz[i]):
         cholupd[iperm[Jcol[a]]] = J[a] * sq
@@ -1305,7 +1427,7 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
 
   nupdate = 0
   if not flg_done and flg_newton:
-    if nv >= _SPARSE_NV:
+    if _sparse(d, nv):
       _hessian_symbolic(m, d, c)
     nupdate = _factorize_hessian(m, d, c, ncone)
     _primal_update_mgrad(m, d, c, True, ncone)
@@ -1408,12 +1530,13 @@ def make_y(m, d):
   nv = m.nv
   x = d.cnstr_vec
   dsq = d.solver_nv[_DSQRT]
+  _, qLD, diaginv = _metric(m, d)   # the backbone under the discrete integrator
   for k in range(nv):
     x[k] = 0.0
-    dsq[k] = math.sqrt(d.qLDiagInv[k])
+    dsq[k] = math.sqrt(diaginv[k])
   J, adr, nnz, col = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
   Y, Yadr, Ynnz, Ycol = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
-  qLD, rowadr, rownnz, colind = d.qLD, m.M_rowadr, m.M_rownnz, m.M_colind
+  rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
   treeid, tadr, tnum = m.dof_treeid, m.tree_dofadr, m.tree_dofnum
   y0 = 0
   for i in range(d.nefc[0]):
@@ -2106,9 +2229,13 @@ def warmstart(m, d):
         d.qfrc_constraint[i] = 0.0
   else:
     Ma = d.solver_nv[_MA]
-    smooth.mul_m(m, d, Ma, d.qacc_warmstart)
+    rhs = _rhs(m, d)
+    if m.opt_integrator[0] == _INT_DISCRETE:
+      mul_metric(m, d, Ma, d.qacc_warmstart)
+    else:
+      smooth.mul_m(m, d, Ma, d.qacc_warmstart)
     for i in range(nv):
-      cost_warm += 0.5 * (Ma[i] - d.qfrc_smooth[i]) * (d.qacc_warmstart[i] - d.qacc_smooth[i])
+      cost_warm += 0.5 * (Ma[i] - rhs[i]) * (d.qacc_warmstart[i] - d.qacc_smooth[i])
     cost_smooth = _constraint_update(m, d, d.efc_b, False)
     if cost_warm > cost_smooth:
       for i in range(nv):
@@ -2139,7 +2266,7 @@ def context_all(m, d):
                 d.efc_R[:nefc],
                 d.efc_frictionloss[:nefc], d.efc_aref[:nefc], d.efc_type[:nefc],
                 d.efc_id[:nefc], d.efc_force[:nefc], d.efc_state[:nefc], d.qacc[:nv],
-                d.qacc_smooth[:nv], d.qfrc_smooth[:nv], d.qfrc_constraint[:nv],
+                d.qacc_smooth[:nv], _rhs(m, d)[:nv], d.qfrc_constraint[:nv],
                 _square(d.solver_L, nv), _square(d.solver_Lcone, nv))
 
 
@@ -2181,9 +2308,10 @@ def _solve_primal_islands(m, d, flg_newton):
   island order, solve each island with its own termination and statistics, scatter qacc,
   qfrc_constraint and efc_force back. efc_state keeps the warmstart's, as in MuJoCo."""
   nidof, nefc = d.nidof[0], d.nefc[0]
+  rhs = _rhs(m, d)
   for i in range(nidof):
     g = d.map_idof2dof[i]
-    d.ifrc_smooth[i] = d.qfrc_smooth[g]
+    d.ifrc_smooth[i] = rhs[g]
     d.ifrc_constraint[i] = d.qfrc_constraint[g]
     d.iacc_smooth[i] = d.qacc_smooth[g]
     d.iacc[i] = d.qacc[g]
@@ -2215,6 +2343,8 @@ def fwd_constraint(m, d):
   for k in range(_NISLAND):
     d.solver_niter[k] = 0
   island.island(m, d)
+  if d.discrete_coupled[0]:
+    d.nisland[0] = 0   # the couplings join trees: one system
   if nefc == 0:
     for i in range(nv):
       d.qacc[i] = d.qacc_smooth[i]
@@ -2267,6 +2397,12 @@ def fwd_constraint(m, d):
   if solver == _PGS or noslip:
     # dual finish: qacc = qacc_smooth + M^-1 J' efc_force
     mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
-    smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
+    if m.opt_integrator[0] == _INT_DISCRETE:
+      for i in range(nv):
+        d.qacc[i] = d.qfrc_constraint[i]
+      smooth.solve_ld(d.qacc, d.qLDhat, d.qLDhatDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind,
+                      nv)
+    else:
+      smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
     for i in range(nv):
       d.qacc[i] += d.qacc_smooth[i]

@@ -33,6 +33,7 @@ class mjtIntegrator(enum.IntEnum):
   RK4 = 1
   IMPLICIT = 2
   IMPLICITFAST = 3
+  DISCRETE = 4
 
 
 class mjtCone(enum.IntEnum):
@@ -951,6 +952,26 @@ MODEL_FIELDS += """actuator_plugin i4 nactuator
 actuator_pluginprm f8 nactuator 5
 """
 # --------------------------------------------------------------- end of actuator plugins
+
+# ------------------------------------------------------------------ discrete integrator
+# (one added block, engine-only: MuJoCo 4.0's `discrete` integrator solves the constraints in
+# the effective metric Mhat = M + h D + h^2 K (engine/discrete.py). qMhat: its backbone, the
+# joint damping and stiffness terms on M's pattern, and qLDhat / qLDhatDiagInv its L'DL factor;
+# qfrc_hat = qfrc_smooth - h K qvel, the right-hand side; ten_mhat and actuator_mhat: the
+# weights h D + h^2 K of the tendon and actuator-output couplings w g g' (g the tendon's
+# Jacobian or the output's moment), applied matrix-free by the primal solvers (0 under PGS);
+# discrete_coupled[0]: 1 when any coupling weight is nonzero (the solve is then one system);
+# dof_mhat: Mhat's diagonal with the couplings' (the constraint rows' metric scaling)
+DATA_FIELDS += """qMhat f8 nC
+qLDhat f8 nC
+qLDhatDiagInv f8 nv
+qfrc_hat f8 nv
+ten_mhat f8 ntendon
+actuator_mhat f8 nout
+discrete_coupled i4 1
+dof_mhat f8 nv
+"""
+# -------------------------------------------------------------- end of discrete integrator
 
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}

@@ -3,7 +3,7 @@ import numpy as np
 
 from app.panels.common import rect, vec_input
 
-INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast")
+INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast", "discrete")
 SOLVERS = ("PGS", "CG", "Newton")
 CONES = ("pyramidal", "elliptic")
 

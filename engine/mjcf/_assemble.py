@@ -805,7 +805,7 @@ def assemble(c):
       t.mjtObj.EXCLUDE: c.exclude_names,
       t.mjtObj.SENSOR: [s["name"] for s in c.sensors],
   }
-  if c.skins:    # (engine/interop.py's model_from_mujoco lists no skin names yet)
+  if c.skins:    # as engine/interop.py: skin names only in models with skins
     names[t.mjtObj.SKIN] = [s["name"] for s in c.skins]
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)
