@@ -40,6 +40,20 @@ def _mul_conj(a, b):
                    a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0], 1)
 
 
+
+def _ordered_sums(rounds, parts, nvert):
+  """Per vertex, float32 sums of the entries of each of the three `parts` in MuJoCo's order:
+  round k ((entries, vertices), k = 0, 1, ...) adds each vertex's k-th term, rounded to float32
+  after every addition."""
+  (e0, v0), rest = rounds[0], rounds[1:]
+  out = [np.zeros(nvert, np.float32) for _ in range(3)]
+  for c, p in zip(out, parts):
+    c[v0] = p[e0]
+  for e, v in rest:
+    for c, p in zip(out, parts):
+      c[v] += p[e]
+  return out
+
 class SkinModel:
   """One model's skins, laid out for the per-frame update (arrays made once per model)."""
 
@@ -109,13 +123,7 @@ class SkinModel:
       moved += np.repeat(t[:, i], n)
       part.append(w * moved.astype(np.float32))
     # float32 sums in MuJoCo's order (bone after bone): round k adds each vertex's k-th term
-    (e0, v0), rest = self.vert_rounds[0], self.vert_rounds[1:]
-    vc = [np.zeros(self.nvert, np.float32) for _ in range(3)]
-    for c, pc in zip(vc, part):
-      c[v0] = pc[e0]
-    for e, v in rest:
-      for c, pc in zip(vc, part):
-        c[v] += pc[e]
+    vc = _ordered_sums(self.vert_rounds, part, self.nvert)
     # area-weighted face normals: edges subtracted in float32 (MuJoCo's float vertices), the
     # cross product in float64, each vertex's sum rounded to float32 after every face
     f0, f1, f2 = self.face.T
@@ -123,13 +131,7 @@ class SkinModel:
     ey = [(c[f2] - c[f0]).astype(np.float64) for c in vc]
     nrm = (ex[1] * ey[2] - ex[2] * ey[1], ex[2] * ey[0] - ex[0] * ey[2],
            ex[0] * ey[1] - ex[1] * ey[0])
-    (e0, v0), rest = self.normal_rounds[0], self.normal_rounds[1:]
-    nc = [np.zeros(self.nvert, np.float32) for _ in range(3)]
-    for c, n in zip(nc, nrm):
-      c[v0] = n[e0]
-    for e, v in rest:
-      for c, n in zip(nc, nrm):
-        c[v] = c[v] + n[e]
+    nc = _ordered_sums(self.normal_rounds, nrm, self.nvert)
     scl = np.float32(1) / np.maximum(np.float32(_MINVAL),
                                      np.sqrt(nc[0] * nc[0] + nc[1] * nc[1] + nc[2] * nc[2]))
     for i in range(3):
