@@ -869,12 +869,15 @@ def solve_lu_sparse(x, lu, m):
 
 @jit
 def is_free_body(m, body):
-  """True for a body with a single free joint and no children (mj_isFreeBody)."""
+  """True for a body with a single free joint whose tree has no other dofs (mj_isFreeBody).
+  Welded descendants are allowed: MuJoCo 4.0 gives such a body the free-body solve with the
+  subtree's composite inertia (measured on a massless free root with two welded boxes, and on
+  a box with a welded box: 4.0's step equals (M + h dbias/dqvel)^-1 qfrc_smooth with the
+  whole tree's bias derivative; the Aug-2026 source still required a childless body)."""
   if m.body_jntnum[body] != 1 or m.jnt_type[m.body_jntadr[body]] != _FREE:
     return False
   adr = m.jnt_dofadr[m.body_jntadr[body]]
-  return (m.tree_dofnum[m.dof_treeid[adr]] == 6
-          and m.body_subtreemass[body] == m.body_mass[body])
+  return m.tree_dofnum[m.dof_treeid[adr]] == 6
 
 
 @jit
@@ -910,28 +913,54 @@ def _bias_col(mass, s0, s1, s2, w0, w1, w2, h0, h1, h2, K, iw, j):
 
 
 @jit
+def _free_inertia(m, d, body):
+  """(mass, com - joint origin, world inertia about the com as a row-major 9-tuple) of the
+  rigid assembly a free body moves: the body itself, or with welded descendants their
+  composite (crb, about the root's subtree com)."""
+  if m.body_subtreemass[body] == m.body_mass[body]:
+    Xi = d.ximat[body]
+    inr = m.body_inertia[body]
+    # Xi diag(inertia) Xi'
+    x0 = Xi[0] * inr[0]; x1 = Xi[1] * inr[1]; x2 = Xi[2] * inr[2]
+    x3 = Xi[3] * inr[0]; x4 = Xi[4] * inr[1]; x5 = Xi[5] * inr[2]
+    x6 = Xi[6] * inr[0]; x7 = Xi[7] * inr[1]; x8 = Xi[8] * inr[2]
+    i00 = x0 * Xi[0] + x1 * Xi[1] + x2 * Xi[2]
+    i11 = x3 * Xi[3] + x4 * Xi[4] + x5 * Xi[5]
+    i22 = x6 * Xi[6] + x7 * Xi[7] + x8 * Xi[8]
+    i01 = x0 * Xi[3] + x1 * Xi[4] + x2 * Xi[5]
+    i02 = x0 * Xi[6] + x1 * Xi[7] + x2 * Xi[8]
+    i12 = x3 * Xi[6] + x4 * Xi[7] + x5 * Xi[8]
+    return (m.body_mass[body], (d.xipos[body, 0] - d.xpos[body, 0],
+                                d.xipos[body, 1] - d.xpos[body, 1],
+                                d.xipos[body, 2] - d.xpos[body, 2]),
+            (i00, i01, i02, i01, i11, i12, i02, i12, i22))
+  # crb: inertia about p = subtree_com[root] (xx yy zz xy xz yz), mass * (com - p), mass
+  c = d.crb[body]
+  p = d.subtree_com[m.body_rootid[body]]
+  mass = c[9]
+  e0, e1, e2 = c[6] / mass, c[7] / mass, c[8] / mass
+  ee = e0 * e0 + e1 * e1 + e2 * e2
+  # parallel axis back to the com
+  i00 = c[0] - mass * (ee - e0 * e0)
+  i11 = c[1] - mass * (ee - e1 * e1)
+  i22 = c[2] - mass * (ee - e2 * e2)
+  i01 = c[3] + mass * e0 * e1
+  i02 = c[4] + mass * e0 * e2
+  i12 = c[5] + mass * e1 * e2
+  return (mass, (p[0] + e0 - d.xpos[body, 0], p[1] + e1 - d.xpos[body, 1],
+                 p[2] + e2 - d.xpos[body, 2]),
+          (i00, i01, i02, i01, i11, i12, i02, i12, i22))
+
+
+@jit
 def _free_bias_blocks(m, d, body, adr):
-  """3x3 blocks (lin, rot) of d qfrc_bias / d qvel_rot of a free body (freeBias_vel_blocks)."""
-  # the rotational columns of the 6x6 bias Jacobian are [-mass*lin; rot], the linear ones zero
-  mass = m.body_mass[body]
+  """(mass, lin, rot): 3x3 blocks of d qfrc_bias / d qvel_rot of a free body
+  (freeBias_vel_blocks); the rotational columns of the 6x6 bias Jacobian are [-mass*lin; rot],
+  the linear ones zero."""
+  mass, sv, iw = _free_inertia(m, d, body)
+  s0, s1, s2 = sv
   R = d.xmat[body]
-  Xi = d.ximat[body]
-  inr = m.body_inertia[body]
-  s0 = d.xipos[body, 0] - d.xpos[body, 0]
-  s1 = d.xipos[body, 1] - d.xpos[body, 1]
-  s2 = d.xipos[body, 2] - d.xpos[body, 2]
   w0, w1, w2 = mm.mat_vec(R, d.qvel[adr + 3], d.qvel[adr + 4], d.qvel[adr + 5])
-  # world inertia about the com: Xi diag(inertia) Xi'
-  x0 = Xi[0] * inr[0]; x1 = Xi[1] * inr[1]; x2 = Xi[2] * inr[2]
-  x3 = Xi[3] * inr[0]; x4 = Xi[4] * inr[1]; x5 = Xi[5] * inr[2]
-  x6 = Xi[6] * inr[0]; x7 = Xi[7] * inr[1]; x8 = Xi[8] * inr[2]
-  i00 = x0 * Xi[0] + x1 * Xi[1] + x2 * Xi[2]
-  i11 = x3 * Xi[3] + x4 * Xi[4] + x5 * Xi[5]
-  i22 = x6 * Xi[6] + x7 * Xi[7] + x8 * Xi[8]
-  i01 = x0 * Xi[3] + x1 * Xi[4] + x2 * Xi[5]
-  i02 = x0 * Xi[6] + x1 * Xi[7] + x2 * Xi[8]
-  i12 = x3 * Xi[6] + x4 * Xi[7] + x5 * Xi[8]
-  iw = (i00, i01, i02, i01, i11, i12, i02, i12, i22)
   ws0, ws1, ws2 = mm.cross(w0, w1, w2, s0, s1, s2)
   h0, h1, h2 = mm.mat_vec(iw, w0, w1, w2)
   wds = w0 * s0 + w1 * s1 + w2 * s2
@@ -946,7 +975,7 @@ def _free_bias_blocks(m, d, body, adr):
   c0, c1, c2 = _bias_col(mass, s0, s1, s2, w0, w1, w2, h0, h1, h2, K, iw, 2)
   C = (a0, b0, c0, a1, b1, c1, a2, b2, c2)
   rot = _mat3_mul(_mat3_mul(R, C, True), R, False)
-  return lin, rot
+  return mass, lin, rot
 
 
 @jit
@@ -957,14 +986,7 @@ def free_mhat(m, d, jnt, h, A):
   adr = m.jnt_dofadr[jnt]
   if not is_free_body(m, body):
     return False
-  for k in range(36):
-    A[k] = 0.0
-  for r in range(6):
-    ra = m.M_rowadr[adr + r]
-    for k in range(m.M_rownnz[adr + r]):
-      c = m.M_colind[ra + k] - adr
-      A[6 * r + c] = d.M[ra + k]
-      A[6 * c + r] = d.M[ra + k]
+  gather_free_block(m, d.M, adr, A)
   for r in range(6):
     ra = m.D_rowadr[adr + r]
     for k in range(m.D_rownnz[adr + r]):
@@ -975,14 +997,28 @@ def free_mhat(m, d, jnt, h, A):
 
 
 @jit
+def gather_free_block(m, vals, adr, A):
+  """A (6x6 row-major, symmetric) = the block of a free joint's dofs adr..adr+5 of `vals`, a
+  matrix on M's lower-triangle pattern (d.M, or the discrete integrator's d.qMhat)."""
+  for k in range(36):
+    A[k] = 0.0
+  for r in range(6):
+    ra = m.M_rowadr[adr + r]
+    for k in range(m.M_rownnz[adr + r]):
+      c = m.M_colind[ra + k] - adr
+      A[6 * r + c] = vals[ra + k]
+      A[6 * c + r] = vals[ra + k]
+
+
+@jit
 def free_gyro(m, d, jnt, h, A):
   """A (6x6 row-major) += h d qfrc_bias / d qvel of the free body of joint jnt: the
   gyroscopic part of mjd_freeMhat."""
   body = m.jnt_bodyid[jnt]
   adr = m.jnt_dofadr[jnt]
   # qfrc_smooth has -qfrc_bias, so -h * d(-bias) adds +h * B on the rotational columns
-  lin, rot = _free_bias_blocks(m, d, body, adr)
-  h_mass = -h * m.body_mass[body]
+  mass, lin, rot = _free_bias_blocks(m, d, body, adr)
+  h_mass = -h * mass
   for r in range(3):
     for c in range(3):
       A[6 * r + 3 + c] += h_mass * lin[3 * r + c]

@@ -208,14 +208,7 @@ def _free_block(m, d, j, touched, A):
   for r in range(adr, adr + 6):
     if touched[r] or (d.discrete_coupled[0] and not _uncoupled(m, d, r)):
       return False
-  for k in range(36):
-    A[k] = 0.0
-  for r in range(6):
-    ra = m.M_rowadr[adr + r]
-    for k in range(m.M_rownnz[adr + r]):
-      c = m.M_colind[ra + k] - adr
-      A[6 * r + c] = d.qMhat[ra + k]
-      A[6 * c + r] = d.qMhat[ra + k]
+  derivative.gather_free_block(m, d.qMhat, adr, A)
   derivative.free_gyro(m, d, j, m.opt_timestep[0], A)
   return True
 

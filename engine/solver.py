@@ -674,54 +674,52 @@ def _sparse(d, nv):
 
 
 @jit
+def _add_outer_rows(L, nrow, rowadr, rownnz, colind, vals, weights):
+  """L (lower triangle, model order) += sum_r weights[r] g_r g_r' over sparse rows g_r."""
+  for r in range(nrow):
+    w = weights[r]
+    if w == 0.0:
+      continue
+    a0 = rowadr[r]
+    for a in range(a0, a0 + rownnz[r]):
+      wa = w * vals[a]
+      for b in range(a0, a + 1):
+        _add_lower(L, colind[a], colind[b], wa * vals[b])
+
+
+@jit
+def _mul_outer_rows(res, vec, nrow, rowadr, rownnz, colind, vals, weights):
+  """res += sum_r weights[r] g_r (g_r . vec) over sparse rows g_r."""
+  for r in range(nrow):
+    w = weights[r]
+    if w == 0.0:
+      continue
+    a0, a1 = rowadr[r], rowadr[r] + rownnz[r]
+    s = 0.0
+    for a in range(a0, a1):
+      s += vals[a] * vec[colind[a]]
+    s *= w
+    for a in range(a0, a1):
+      res[colind[a]] += s * vals[a]
+
+
+@jit
 def _add_couplings(m, d, L):
   """L (lower triangle, model order) += sum w g g' over the discrete integrator's tendon and
   actuator-output couplings."""
-  for t in range(m.ntendon):
-    w = d.ten_mhat[t]
-    if w == 0.0:
-      continue
-    a0 = m.ten_J_rowadr[t]
-    for a in range(a0, a0 + m.ten_J_rownnz[t]):
-      wa = w * d.ten_J[a]
-      for b in range(a0, a + 1):
-        _add_lower(L, m.ten_J_colind[a], m.ten_J_colind[b], wa * d.ten_J[b])
-  for o in range(m.nout):
-    w = d.actuator_mhat[o]
-    if w == 0.0:
-      continue
-    a0 = d.moment_rowadr[o]
-    for a in range(a0, a0 + d.moment_rownnz[o]):
-      wa = w * d.actuator_moment[a]
-      for b in range(a0, a + 1):
-        _add_lower(L, d.moment_colind[a], d.moment_colind[b], wa * d.actuator_moment[b])
+  _add_outer_rows(L, m.ntendon, m.ten_J_rowadr, m.ten_J_rownnz, m.ten_J_colind, d.ten_J,
+                  d.ten_mhat)
+  _add_outer_rows(L, m.nout, d.moment_rowadr, d.moment_rownnz, d.moment_colind,
+                  d.actuator_moment, d.actuator_mhat)
 
 
 @jit
 def _mul_couplings(m, d, res, vec):
   """res += sum w g (g . vec) over the couplings (model order: the solve is one system)."""
-  for t in range(m.ntendon):
-    w = d.ten_mhat[t]
-    if w == 0.0:
-      continue
-    a0, a1 = m.ten_J_rowadr[t], m.ten_J_rowadr[t] + m.ten_J_rownnz[t]
-    s = 0.0
-    for a in range(a0, a1):
-      s += d.ten_J[a] * vec[m.ten_J_colind[a]]
-    s *= w
-    for a in range(a0, a1):
-      res[m.ten_J_colind[a]] += s * d.ten_J[a]
-  for o in range(m.nout):
-    w = d.actuator_mhat[o]
-    if w == 0.0:
-      continue
-    a0, a1 = d.moment_rowadr[o], d.moment_rowadr[o] + d.moment_rownnz[o]
-    s = 0.0
-    for a in range(a0, a1):
-      s += d.actuator_moment[a] * vec[d.moment_colind[a]]
-    s *= w
-    for a in range(a0, a1):
-      res[d.moment_colind[a]] += s * d.actuator_moment[a]
+  _mul_outer_rows(res, vec, m.ntendon, m.ten_J_rowadr, m.ten_J_rownnz, m.ten_J_colind, d.ten_J,
+                  d.ten_mhat)
+  _mul_outer_rows(res, vec, m.nout, d.moment_rowadr, d.moment_rownnz, d.moment_colind,
+                  d.actuator_moment, d.actuator_mhat)
 
 
 @jit

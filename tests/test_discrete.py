@@ -303,15 +303,10 @@ def test_couplings(tmp_path, solver, fluid):
 # or not modelled yet (the forward xfails of test_mujoco_models are left out: they differ under
 # every integrator)
 _DISCRETE_KNOWN = {
-    "model/flex/mannequin.xml": ("4.0's qacc differs from its qacc_smooth on the free root's "
-                                 "dofs with no constraint row (1e-3): not understood"),
     "test/engine/testdata/actuation/activation.xml": ("a muscle on a tendon: 3e-5 relative (the "
                                                       "muscle's length slope is not in our metric)"),
     "test/engine/testdata/actuation/orientation.xml": ("SO3 orientation servos: their stiffness "
                                                        "is not in our metric"),
-    "test/engine/testdata/derivative/tumbling_thin_object.xml": (
-        "4.0 gives the free body's gyroscopic solve to a free body whose mass is in welded "
-        "children (ours, as the Aug-2026 source, only to a childless one; implicitfast too)"),
 }
 
 
