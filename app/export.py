@@ -45,7 +45,7 @@ _OPT_ATTR = {"timestep": "timestep", "impratio": "impratio", "tolerance": "toler
              "iterations": "iterations", "gravity": "gravity", "wind": "wind",
              "density": "density", "viscosity": "viscosity", "o_margin": "o_margin",
              "o_solref": "o_solref", "o_solimp": "o_solimp", "ls_iterations": "ls_iterations",
-             "magnetic": "magnetic"}
+             "magnetic": "magnetic", "sleep_tolerance": "sleep_tolerance"}
 _JOINT_TAGS = ("joint", "freejoint")
 _ACTUATOR_TAGS = ("motor", "position", "velocity", "general", "damper", "cylinder", "muscle",
                   "adhesion", "intvelocity")

@@ -470,6 +470,7 @@ class Simulation:
     if ex is None:
       ex = snap.extra = {}
     ex.update(time=d.time, ncon=d.ncon, nefc=d.nefc, nisland=d.nisland,
+              awake=(int(d.ntree_awake), m.ntree),
               niter=int(d.solver_niter[0]), residual=solver_error(d),
               energy=(float(d.energy[0]), float(d.energy[1])),
               ctrl=d.ctrl.copy(), actuator_force=d.actuator_force.copy(),

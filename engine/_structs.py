@@ -90,6 +90,7 @@ ModelType = _ModelStructType([
     ('opt_ls_tolerance', types.Array(types.float64, 1, 'C')),
     ('opt_noslip_tolerance', types.Array(types.float64, 1, 'C')),
     ('opt_ccd_tolerance', types.Array(types.float64, 1, 'C')),
+    ('opt_sleep_tolerance', types.Array(types.float64, 1, 'C')),
     ('opt_density', types.Array(types.float64, 1, 'C')),
     ('opt_viscosity', types.Array(types.float64, 1, 'C')),
     ('opt_o_margin', types.Array(types.float64, 1, 'C')),
@@ -174,11 +175,13 @@ ModelType = _ModelStructType([
     ('dof_damping', types.Array(types.float64, 1, 'C')),
     ('dof_dampingpoly', types.Array(types.float64, 2, 'C')),
     ('dof_invweight0', types.Array(types.float64, 1, 'C')),
+    ('dof_length', types.Array(types.float64, 1, 'C')),
     ('dof_M0', types.Array(types.float64, 1, 'C')),
     ('tree_bodyadr', types.Array(types.int32, 1, 'C')),
     ('tree_bodynum', types.Array(types.int32, 1, 'C')),
     ('tree_dofadr', types.Array(types.int32, 1, 'C')),
     ('tree_dofnum', types.Array(types.int32, 1, 'C')),
+    ('tree_sleep_policy', types.Array(types.int32, 1, 'C')),
     ('geom_type', types.Array(types.int32, 1, 'C')),
     ('geom_contype', types.Array(types.int32, 1, 'C')),
     ('geom_conaffinity', types.Array(types.int32, 1, 'C')),
@@ -272,6 +275,8 @@ ModelType = _ModelStructType([
     ('tendon_stiffnesspoly', types.Array(types.float64, 2, 'C')),
     ('tendon_dampingpoly', types.Array(types.float64, 2, 'C')),
     ('tendon_actuatorid', types.Array(types.int32, 1, 'C')),
+    ('tendon_treenum', types.Array(types.int32, 1, 'C')),
+    ('tendon_treeid', types.Array(types.int32, 2, 'C')),
     ('tendon_armature', types.Array(types.float64, 1, 'C')),
     ('tendon_frictionloss', types.Array(types.float64, 1, 'C')),
     ('tendon_lengthspring', types.Array(types.float64, 2, 'C')),
@@ -417,27 +422,28 @@ ModelType = _ModelStructType([
     ('sensor_interval', types.Array(types.float64, 2, 'C')),
     ('actuator_plugin', types.Array(types.int32, 1, 'C')),
     ('actuator_pluginprm', types.Array(types.float64, 2, 'C')),
-    ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_2', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'),))),
-    ('owners_4', types.Tuple((types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_5', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_7', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_8', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_9', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'),))),
-    ('owners_10', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'),))),
-    ('owners_11', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_15', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_18', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_20', types.Tuple((types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_2', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_3', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'),))),
+    ('owners_4', types.Tuple((types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_5', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_6', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_7', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_8', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
+    ('owners_9', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
+    ('owners_10', types.Tuple((types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_20', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_21', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
 ])
 
 
@@ -506,13 +512,14 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
 
 
 @numba.njit(cache=True)
-def _set_model_0(s, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_density, opt_viscosity, opt_o_margin, opt_gravity, opt_wind, opt_magnetic, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator):
+def _set_model_0(s, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_sleep_tolerance, opt_density, opt_viscosity, opt_o_margin, opt_gravity, opt_wind, opt_magnetic, opt_o_solref, opt_o_solimp, opt_o_friction):
   s.opt_timestep = borrowed(opt_timestep)
   s.opt_impratio = borrowed(opt_impratio)
   s.opt_tolerance = borrowed(opt_tolerance)
   s.opt_ls_tolerance = borrowed(opt_ls_tolerance)
   s.opt_noslip_tolerance = borrowed(opt_noslip_tolerance)
   s.opt_ccd_tolerance = borrowed(opt_ccd_tolerance)
+  s.opt_sleep_tolerance = borrowed(opt_sleep_tolerance)
   s.opt_density = borrowed(opt_density)
   s.opt_viscosity = borrowed(opt_viscosity)
   s.opt_o_margin = borrowed(opt_o_margin)
@@ -522,12 +529,12 @@ def _set_model_0(s, opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance,
   s.opt_o_solref = borrowed(opt_o_solref)
   s.opt_o_solimp = borrowed(opt_o_solimp)
   s.opt_o_friction = borrowed(opt_o_friction)
-  s.opt_integrator = borrowed(opt_integrator)
-  s.owners_0 = (opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_density, opt_viscosity, opt_o_margin, opt_gravity, opt_wind, opt_magnetic, opt_o_solref, opt_o_solimp, opt_o_friction, opt_integrator,)
+  s.owners_0 = (opt_timestep, opt_impratio, opt_tolerance, opt_ls_tolerance, opt_noslip_tolerance, opt_ccd_tolerance, opt_sleep_tolerance, opt_density, opt_viscosity, opt_o_margin, opt_gravity, opt_wind, opt_magnetic, opt_o_solref, opt_o_solimp, opt_o_friction,)
 
 
 @numba.njit(cache=True)
-def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_sdf_iterations, opt_sdf_initpoints, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring):
+def _set_model_1(s, opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_sdf_iterations, opt_sdf_initpoints, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0):
+  s.opt_integrator = borrowed(opt_integrator)
   s.opt_cone = borrowed(opt_cone)
   s.opt_jacobian = borrowed(opt_jacobian)
   s.opt_solver = borrowed(opt_solver)
@@ -543,12 +550,12 @@ def _set_model_1(s, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_i
   s.vis_map_stiffness = borrowed(vis_map_stiffness)
   s.vis_map_stiffnessrot = borrowed(vis_map_stiffnessrot)
   s.qpos0 = borrowed(qpos0)
-  s.qpos_spring = borrowed(qpos_spring)
-  s.owners_1 = (opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_sdf_iterations, opt_sdf_initpoints, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0, qpos_spring,)
+  s.owners_1 = (opt_integrator, opt_cone, opt_jacobian, opt_solver, opt_iterations, opt_ls_iterations, opt_noslip_iterations, opt_ccd_iterations, opt_sdf_iterations, opt_sdf_initpoints, opt_disableflags, opt_enableflags, opt_disableactuator, vis_map_stiffness, vis_map_stiffnessrot, qpos0,)
 
 
 @numba.njit(cache=True)
-def _set_model_2(s, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos):
+def _set_model_2(s, qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat):
+  s.qpos_spring = borrowed(qpos_spring)
   s.body_parentid = borrowed(body_parentid)
   s.body_rootid = borrowed(body_rootid)
   s.body_weldid = borrowed(body_weldid)
@@ -564,12 +571,12 @@ def _set_model_2(s, body_parentid, body_rootid, body_weldid, body_mocapid, body_
   s.body_sameframe = borrowed(body_sameframe)
   s.body_pos = borrowed(body_pos)
   s.body_quat = borrowed(body_quat)
-  s.body_ipos = borrowed(body_ipos)
-  s.owners_2 = (body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat, body_ipos,)
+  s.owners_2 = (qpos_spring, body_parentid, body_rootid, body_weldid, body_mocapid, body_jntnum, body_jntadr, body_dofnum, body_dofadr, body_treeid, body_geomnum, body_geomadr, body_simple, body_sameframe, body_pos, body_quat,)
 
 
 @numba.njit(cache=True)
-def _set_model_3(s, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited):
+def _set_model_3(s, body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited):
+  s.body_ipos = borrowed(body_ipos)
   s.body_iquat = borrowed(body_iquat)
   s.body_mass = borrowed(body_mass)
   s.body_subtreemass = borrowed(body_subtreemass)
@@ -585,12 +592,12 @@ def _set_model_3(s, body_iquat, body_mass, body_subtreemass, body_inertia, body_
   s.jnt_bodyid = borrowed(jnt_bodyid)
   s.jnt_group = borrowed(jnt_group)
   s.jnt_limited = borrowed(jnt_limited)
-  s.jnt_actfrclimited = borrowed(jnt_actfrclimited)
-  s.owners_3 = (body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited, jnt_actfrclimited,)
+  s.owners_3 = (body_ipos, body_iquat, body_mass, body_subtreemass, body_inertia, body_invweight0, body_gravcomp, body_margin, body_contype, body_conaffinity, jnt_type, jnt_qposadr, jnt_dofadr, jnt_bodyid, jnt_group, jnt_limited,)
 
 
 @numba.njit(cache=True)
-def _set_model_4(s, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid):
+def _set_model_4(s, jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid):
+  s.jnt_actfrclimited = borrowed(jnt_actfrclimited)
   s.jnt_actgravcomp = borrowed(jnt_actgravcomp)
   s.jnt_solref = borrowed(jnt_solref)
   s.jnt_solimp = borrowed(jnt_solimp)
@@ -606,12 +613,12 @@ def _set_model_4(s, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, 
   s.jnt_actuatorid = borrowed(jnt_actuatorid)
   s.dof_bodyid = borrowed(dof_bodyid)
   s.dof_jntid = borrowed(dof_jntid)
-  s.dof_parentid = borrowed(dof_parentid)
-  s.owners_4 = (jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid, dof_parentid,)
+  s.owners_4 = (jnt_actfrclimited, jnt_actgravcomp, jnt_solref, jnt_solimp, jnt_pos, jnt_axis, jnt_stiffness, jnt_stiffnesspoly, jnt_springyield, jnt_plasticadr, jnt_range, jnt_actfrcrange, jnt_margin, jnt_actuatorid, dof_bodyid, dof_jntid,)
 
 
 @numba.njit(cache=True)
-def _set_model_5(s, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type):
+def _set_model_5(s, dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_length, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr):
+  s.dof_parentid = borrowed(dof_parentid)
   s.dof_treeid = borrowed(dof_treeid)
   s.dof_Madr = borrowed(dof_Madr)
   s.dof_simplenum = borrowed(dof_simplenum)
@@ -622,17 +629,19 @@ def _set_model_5(s, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp,
   s.dof_damping = borrowed(dof_damping)
   s.dof_dampingpoly = borrowed(dof_dampingpoly)
   s.dof_invweight0 = borrowed(dof_invweight0)
+  s.dof_length = borrowed(dof_length)
   s.dof_M0 = borrowed(dof_M0)
   s.tree_bodyadr = borrowed(tree_bodyadr)
   s.tree_bodynum = borrowed(tree_bodynum)
   s.tree_dofadr = borrowed(tree_dofadr)
-  s.tree_dofnum = borrowed(tree_dofnum)
-  s.geom_type = borrowed(geom_type)
-  s.owners_5 = (dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr, tree_dofnum, geom_type,)
+  s.owners_5 = (dof_parentid, dof_treeid, dof_Madr, dof_simplenum, dof_solref, dof_solimp, dof_frictionloss, dof_armature, dof_damping, dof_dampingpoly, dof_invweight0, dof_length, dof_M0, tree_bodyadr, tree_bodynum, tree_dofadr,)
 
 
 @numba.njit(cache=True)
-def _set_model_6(s, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos):
+def _set_model_6(s, tree_dofnum, tree_sleep_policy, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size):
+  s.tree_dofnum = borrowed(tree_dofnum)
+  s.tree_sleep_policy = borrowed(tree_sleep_policy)
+  s.geom_type = borrowed(geom_type)
   s.geom_contype = borrowed(geom_contype)
   s.geom_conaffinity = borrowed(geom_conaffinity)
   s.geom_condim = borrowed(geom_condim)
@@ -646,14 +655,14 @@ def _set_model_6(s, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, ge
   s.geom_solref = borrowed(geom_solref)
   s.geom_solimp = borrowed(geom_solimp)
   s.geom_size = borrowed(geom_size)
-  s.geom_aabb = borrowed(geom_aabb)
-  s.geom_rbound = borrowed(geom_rbound)
-  s.geom_pos = borrowed(geom_pos)
-  s.owners_6 = (geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size, geom_aabb, geom_rbound, geom_pos,)
+  s.owners_6 = (tree_dofnum, tree_sleep_policy, geom_type, geom_contype, geom_conaffinity, geom_condim, geom_bodyid, geom_dataid, geom_matid, geom_group, geom_priority, geom_sameframe, geom_solmix, geom_solref, geom_solimp, geom_size,)
 
 
 @numba.njit(cache=True)
-def _set_model_7(s, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode):
+def _set_model_7(s, geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos):
+  s.geom_aabb = borrowed(geom_aabb)
+  s.geom_rbound = borrowed(geom_rbound)
+  s.geom_pos = borrowed(geom_pos)
   s.geom_quat = borrowed(geom_quat)
   s.geom_friction = borrowed(geom_friction)
   s.geom_margin = borrowed(geom_margin)
@@ -667,14 +676,14 @@ def _set_model_7(s, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid,
   s.site_sameframe = borrowed(site_sameframe)
   s.site_size = borrowed(site_size)
   s.site_pos = borrowed(site_pos)
-  s.site_quat = borrowed(site_quat)
-  s.site_rgba = borrowed(site_rgba)
-  s.cam_mode = borrowed(cam_mode)
-  s.owners_7 = (geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos, site_quat, site_rgba, cam_mode,)
+  s.owners_7 = (geom_aabb, geom_rbound, geom_pos, geom_quat, geom_friction, geom_margin, geom_gap, geom_fluid, geom_rgba, site_type, site_bodyid, site_matid, site_group, site_sameframe, site_size, site_pos,)
 
 
 @numba.njit(cache=True)
-def _set_model_8(s, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid):
+def _set_model_8(s, site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic):
+  s.site_quat = borrowed(site_quat)
+  s.site_rgba = borrowed(site_rgba)
+  s.cam_mode = borrowed(cam_mode)
   s.cam_bodyid = borrowed(cam_bodyid)
   s.cam_targetbodyid = borrowed(cam_targetbodyid)
   s.cam_pos = borrowed(cam_pos)
@@ -688,14 +697,14 @@ def _set_model_8(s, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0
   s.cam_resolution = borrowed(cam_resolution)
   s.cam_sensorsize = borrowed(cam_sensorsize)
   s.cam_intrinsic = borrowed(cam_intrinsic)
-  s.light_mode = borrowed(light_mode)
-  s.light_bodyid = borrowed(light_bodyid)
-  s.light_targetbodyid = borrowed(light_targetbodyid)
-  s.owners_8 = (cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic, light_mode, light_bodyid, light_targetbodyid,)
+  s.owners_8 = (site_quat, site_rgba, cam_mode, cam_bodyid, cam_targetbodyid, cam_pos, cam_quat, cam_poscom0, cam_pos0, cam_mat0, cam_projection, cam_fovy, cam_ipd, cam_resolution, cam_sensorsize, cam_intrinsic,)
 
 
 @numba.njit(cache=True)
-def _set_model_9(s, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission):
+def _set_model_9(s, light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse):
+  s.light_mode = borrowed(light_mode)
+  s.light_bodyid = borrowed(light_bodyid)
+  s.light_targetbodyid = borrowed(light_targetbodyid)
   s.light_type = borrowed(light_type)
   s.light_castshadow = borrowed(light_castshadow)
   s.light_active = borrowed(light_active)
@@ -709,14 +718,14 @@ def _set_model_9(s, light_type, light_castshadow, light_active, light_pos, light
   s.light_exponent = borrowed(light_exponent)
   s.light_ambient = borrowed(light_ambient)
   s.light_diffuse = borrowed(light_diffuse)
-  s.light_specular = borrowed(light_specular)
-  s.mat_rgba = borrowed(mat_rgba)
-  s.mat_emission = borrowed(mat_emission)
-  s.owners_9 = (light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse, light_specular, mat_rgba, mat_emission,)
+  s.owners_9 = (light_mode, light_bodyid, light_targetbodyid, light_type, light_castshadow, light_active, light_pos, light_dir, light_poscom0, light_pos0, light_dir0, light_attenuation, light_cutoff, light_exponent, light_ambient, light_diffuse,)
 
 
 @numba.njit(cache=True)
-def _set_model_10(s, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited):
+def _set_model_10(s, light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num):
+  s.light_specular = borrowed(light_specular)
+  s.mat_rgba = borrowed(mat_rgba)
+  s.mat_emission = borrowed(mat_emission)
   s.mat_specular = borrowed(mat_specular)
   s.mat_shininess = borrowed(mat_shininess)
   s.mat_reflectance = borrowed(mat_reflectance)
@@ -730,14 +739,14 @@ def _set_model_10(s, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_o
   s.eq_data = borrowed(eq_data)
   s.tendon_adr = borrowed(tendon_adr)
   s.tendon_num = borrowed(tendon_num)
-  s.tendon_type = borrowed(tendon_type)
-  s.tendon_limited = borrowed(tendon_limited)
-  s.tendon_actfrclimited = borrowed(tendon_actfrclimited)
-  s.owners_10 = (mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num, tendon_type, tendon_limited, tendon_actfrclimited,)
+  s.owners_10 = (light_specular, mat_rgba, mat_emission, mat_specular, mat_shininess, mat_reflectance, eq_type, eq_obj1id, eq_obj2id, eq_objtype, eq_active0, eq_solref, eq_solimp, eq_data, tendon_adr, tendon_num,)
 
 
 @numba.njit(cache=True)
-def _set_model_11(s, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield):
+def _set_model_11(s, tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_treenum):
+  s.tendon_type = borrowed(tendon_type)
+  s.tendon_limited = borrowed(tendon_limited)
+  s.tendon_actfrclimited = borrowed(tendon_actfrclimited)
   s.tendon_solref_lim = borrowed(tendon_solref_lim)
   s.tendon_solimp_lim = borrowed(tendon_solimp_lim)
   s.tendon_solref_fri = borrowed(tendon_solref_fri)
@@ -750,15 +759,17 @@ def _set_model_11(s, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, te
   s.tendon_stiffnesspoly = borrowed(tendon_stiffnesspoly)
   s.tendon_dampingpoly = borrowed(tendon_dampingpoly)
   s.tendon_actuatorid = borrowed(tendon_actuatorid)
+  s.tendon_treenum = borrowed(tendon_treenum)
+  s.owners_11 = (tendon_type, tendon_limited, tendon_actfrclimited, tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_treenum,)
+
+
+@numba.njit(cache=True)
+def _set_model_12(s, tendon_treeid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield, tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm):
+  s.tendon_treeid = borrowed(tendon_treeid)
   s.tendon_armature = borrowed(tendon_armature)
   s.tendon_frictionloss = borrowed(tendon_frictionloss)
   s.tendon_lengthspring = borrowed(tendon_lengthspring)
   s.tendon_springyield = borrowed(tendon_springyield)
-  s.owners_11 = (tendon_solref_lim, tendon_solimp_lim, tendon_solref_fri, tendon_solimp_fri, tendon_range, tendon_actfrcrange, tendon_margin, tendon_stiffness, tendon_damping, tendon_stiffnesspoly, tendon_dampingpoly, tendon_actuatorid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield,)
-
-
-@numba.njit(cache=True)
-def _set_model_12(s, tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr):
   s.tendon_plasticadr = borrowed(tendon_plasticadr)
   s.tendon_length0 = borrowed(tendon_length0)
   s.tendon_invweight0 = borrowed(tendon_invweight0)
@@ -770,16 +781,16 @@ def _set_model_12(s, tendon_plasticadr, tendon_length0, tendon_invweight0, tendo
   s.wrap_type = borrowed(wrap_type)
   s.wrap_objid = borrowed(wrap_objid)
   s.wrap_prm = borrowed(wrap_prm)
+  s.owners_12 = (tendon_treeid, tendon_armature, tendon_frictionloss, tendon_lengthspring, tendon_springyield, tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm,)
+
+
+@numba.njit(cache=True)
+def _set_model_13(s, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm):
   s.actuator_trntype = borrowed(actuator_trntype)
   s.actuator_dyntype = borrowed(actuator_dyntype)
   s.actuator_gaintype = borrowed(actuator_gaintype)
   s.actuator_biastype = borrowed(actuator_biastype)
   s.actuator_ctrladr = borrowed(actuator_ctrladr)
-  s.owners_12 = (tendon_plasticadr, tendon_length0, tendon_invweight0, tendon_rgba, tendon_width, ten_J_rownnz, ten_J_rowadr, ten_J_colind, wrap_type, wrap_objid, wrap_prm, actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr,)
-
-
-@numba.njit(cache=True)
-def _set_model_13(s, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange):
   s.actuator_ctrlnum = borrowed(actuator_ctrlnum)
   s.actuator_ctrlspec = borrowed(actuator_ctrlspec)
   s.actuator_trnid = borrowed(actuator_trnid)
@@ -791,16 +802,16 @@ def _set_model_13(s, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuat
   s.actuator_actlimited = borrowed(actuator_actlimited)
   s.actuator_dynprm = borrowed(actuator_dynprm)
   s.actuator_gainprm = borrowed(actuator_gainprm)
+  s.owners_13 = (actuator_trntype, actuator_dyntype, actuator_gaintype, actuator_biastype, actuator_ctrladr, actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm,)
+
+
+@numba.njit(cache=True)
+def _set_model_14(s, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time):
   s.actuator_biasprm = borrowed(actuator_biasprm)
   s.actuator_actearly = borrowed(actuator_actearly)
   s.actuator_ctrlrange = borrowed(actuator_ctrlrange)
   s.actuator_forcerange = borrowed(actuator_forcerange)
   s.actuator_actrange = borrowed(actuator_actrange)
-  s.owners_13 = (actuator_ctrlnum, actuator_ctrlspec, actuator_trnid, actuator_actadr, actuator_actnum, actuator_group, actuator_ctrllimited, actuator_forcelimited, actuator_actlimited, actuator_dynprm, actuator_gainprm, actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange,)
-
-
-@numba.njit(cache=True)
-def _set_model_14(s, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat):
   s.actuator_gear = borrowed(actuator_gear)
   s.actuator_cranklength = borrowed(actuator_cranklength)
   s.actuator_acc0 = borrowed(actuator_acc0)
@@ -812,16 +823,16 @@ def _set_model_14(s, actuator_gear, actuator_cranklength, actuator_acc0, actuato
   s.actuator_outadr = borrowed(actuator_outadr)
   s.actuator_outnum = borrowed(actuator_outnum)
   s.key_time = borrowed(key_time)
+  s.owners_14 = (actuator_biasprm, actuator_actearly, actuator_ctrlrange, actuator_forcerange, actuator_actrange, actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time,)
+
+
+@numba.njit(cache=True)
+def _set_model_15(s, key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D):
   s.key_qpos = borrowed(key_qpos)
   s.key_qvel = borrowed(key_qvel)
   s.key_act = borrowed(key_act)
   s.key_mpos = borrowed(key_mpos)
   s.key_mquat = borrowed(key_mquat)
-  s.owners_14 = (actuator_gear, actuator_cranklength, actuator_acc0, actuator_length0, actuator_lengthrange, actuator_damping, actuator_armature, actuator_dampingpoly, actuator_outadr, actuator_outnum, key_time, key_qpos, key_qvel, key_act, key_mpos, key_mquat,)
-
-
-@numba.njit(cache=True)
-def _set_model_15(s, key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim):
   s.key_ctrl = borrowed(key_ctrl)
   s.key_plastic = borrowed(key_plastic)
   s.M_rownnz = borrowed(M_rownnz)
@@ -833,16 +844,16 @@ def _set_model_15(s, key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M
   s.D_diag = borrowed(D_diag)
   s.D_colind = borrowed(D_colind)
   s.mapM2D = borrowed(mapM2D)
+  s.owners_15 = (key_qpos, key_qvel, key_act, key_mpos, key_mquat, key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D,)
+
+
+@numba.njit(cache=True)
+def _set_model_16(s, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type):
   s.mapD2M = borrowed(mapD2M)
   s.B_rownnz = borrowed(B_rownnz)
   s.B_rowadr = borrowed(B_rowadr)
   s.B_colind = borrowed(B_colind)
   s.pair_dim = borrowed(pair_dim)
-  s.owners_15 = (key_ctrl, key_plastic, M_rownnz, M_rowadr, M_colind, mapM2M, D_rownnz, D_rowadr, D_diag, D_colind, mapM2D, mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim,)
-
-
-@numba.njit(cache=True)
-def _set_model_16(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype):
   s.pair_geom1 = borrowed(pair_geom1)
   s.pair_geom2 = borrowed(pair_geom2)
   s.pair_signature = borrowed(pair_signature)
@@ -854,16 +865,16 @@ def _set_model_16(s, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_s
   s.pair_friction = borrowed(pair_friction)
   s.exclude_signature = borrowed(exclude_signature)
   s.sensor_type = borrowed(sensor_type)
+  s.owners_16 = (mapD2M, B_rownnz, B_rowadr, B_colind, pair_dim, pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type,)
+
+
+@numba.njit(cache=True)
+def _set_model_17(s, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_plugin, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum):
   s.sensor_datatype = borrowed(sensor_datatype)
   s.sensor_needstage = borrowed(sensor_needstage)
   s.sensor_objtype = borrowed(sensor_objtype)
   s.sensor_objid = borrowed(sensor_objid)
   s.sensor_reftype = borrowed(sensor_reftype)
-  s.owners_16 = (pair_geom1, pair_geom2, pair_signature, pair_solref, pair_solreffriction, pair_solimp, pair_margin, pair_gap, pair_friction, exclude_signature, sensor_type, sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype,)
-
-
-@numba.njit(cache=True)
-def _set_model_17(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_plugin, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale):
   s.sensor_refid = borrowed(sensor_refid)
   s.sensor_intprm = borrowed(sensor_intprm)
   s.sensor_dim = borrowed(sensor_dim)
@@ -875,16 +886,16 @@ def _set_model_17(s, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor
   s.mesh_vertnum = borrowed(mesh_vertnum)
   s.mesh_faceadr = borrowed(mesh_faceadr)
   s.mesh_facenum = borrowed(mesh_facenum)
+  s.owners_17 = (sensor_datatype, sensor_needstage, sensor_objtype, sensor_objid, sensor_reftype, sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_plugin, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum,)
+
+
+@numba.njit(cache=True)
+def _set_model_18(s, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum):
   s.mesh_graphadr = borrowed(mesh_graphadr)
   s.mesh_vert = borrowed(mesh_vert)
   s.mesh_face = borrowed(mesh_face)
   s.mesh_graph = borrowed(mesh_graph)
   s.mesh_scale = borrowed(mesh_scale)
-  s.owners_17 = (sensor_refid, sensor_intprm, sensor_dim, sensor_adr, sensor_cutoff, sensor_noise, sensor_plugin, mesh_vertadr, mesh_vertnum, mesh_faceadr, mesh_facenum, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale,)
-
-
-@numba.njit(cache=True)
-def _set_model_18(s, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr):
   s.mesh_pos = borrowed(mesh_pos)
   s.mesh_quat = borrowed(mesh_quat)
   s.mesh_normaladr = borrowed(mesh_normaladr)
@@ -896,16 +907,16 @@ def _set_model_18(s, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_n
   s.oct_coeff = borrowed(oct_coeff)
   s.mesh_octadr = borrowed(mesh_octadr)
   s.mesh_octnum = borrowed(mesh_octnum)
+  s.owners_18 = (mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum,)
+
+
+@numba.njit(cache=True)
+def _set_model_19(s, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user):
   s.plugin = borrowed(plugin)
   s.plugin_stateadr = borrowed(plugin_stateadr)
   s.plugin_statenum = borrowed(plugin_statenum)
   s.plugin_attr = borrowed(plugin_attr)
   s.plugin_attradr = borrowed(plugin_attradr)
-  s.owners_18 = (mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr,)
-
-
-@numba.njit(cache=True)
-def _set_model_19(s, geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr):
   s.geom_plugin = borrowed(geom_plugin)
   s.plugin_kind = borrowed(plugin_kind)
   s.plugin_param = borrowed(plugin_param)
@@ -917,16 +928,16 @@ def _set_model_19(s, geom_plugin, plugin_kind, plugin_param, body_user, jnt_user
   s.tendon_user = borrowed(tendon_user)
   s.actuator_user = borrowed(actuator_user)
   s.sensor_user = borrowed(sensor_user)
+  s.owners_19 = (plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user,)
+
+
+@numba.njit(cache=True)
+def _set_model_20(s, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval):
   s.jnt_springdamper = borrowed(jnt_springdamper)
   s.hfield_size = borrowed(hfield_size)
   s.hfield_nrow = borrowed(hfield_nrow)
   s.hfield_ncol = borrowed(hfield_ncol)
   s.hfield_adr = borrowed(hfield_adr)
-  s.owners_19 = (geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr,)
-
-
-@numba.njit(cache=True)
-def _set_model_20(s, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm):
   s.hfield_data = borrowed(hfield_data)
   s.geom_surfacevel = borrowed(geom_surfacevel)
   s.geom_adhesion = borrowed(geom_adhesion)
@@ -938,33 +949,39 @@ def _set_model_20(s, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion,
   s.sensor_historyadr = borrowed(sensor_historyadr)
   s.sensor_delay = borrowed(sensor_delay)
   s.sensor_interval = borrowed(sensor_interval)
+  s.owners_20 = (jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval,)
+
+
+@numba.njit(cache=True)
+def _set_model_21(s, actuator_plugin, actuator_pluginprm):
   s.actuator_plugin = borrowed(actuator_plugin)
   s.actuator_pluginprm = borrowed(actuator_pluginprm)
-  s.owners_20 = (hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm,)
+  s.owners_21 = (actuator_plugin, actuator_pluginprm,)
 
 
 MODEL_SETTERS = (
-    (_set_model_0, ('opt_timestep', 'opt_impratio', 'opt_tolerance', 'opt_ls_tolerance', 'opt_noslip_tolerance', 'opt_ccd_tolerance', 'opt_density', 'opt_viscosity', 'opt_o_margin', 'opt_gravity', 'opt_wind', 'opt_magnetic', 'opt_o_solref', 'opt_o_solimp', 'opt_o_friction', 'opt_integrator')),
-    (_set_model_1, ('opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_sdf_iterations', 'opt_sdf_initpoints', 'opt_disableflags', 'opt_enableflags', 'opt_disableactuator', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0', 'qpos_spring')),
-    (_set_model_2, ('body_parentid', 'body_rootid', 'body_weldid', 'body_mocapid', 'body_jntnum', 'body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat', 'body_ipos')),
-    (_set_model_3, ('body_iquat', 'body_mass', 'body_subtreemass', 'body_inertia', 'body_invweight0', 'body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited', 'jnt_actfrclimited')),
-    (_set_model_4, ('jnt_actgravcomp', 'jnt_solref', 'jnt_solimp', 'jnt_pos', 'jnt_axis', 'jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_springyield', 'jnt_plasticadr', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid', 'dof_parentid')),
-    (_set_model_5, ('dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr', 'tree_dofnum', 'geom_type')),
-    (_set_model_6, ('geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size', 'geom_aabb', 'geom_rbound', 'geom_pos')),
-    (_set_model_7, ('geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos', 'site_quat', 'site_rgba', 'cam_mode')),
-    (_set_model_8, ('cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0', 'cam_projection', 'cam_fovy', 'cam_ipd', 'cam_resolution', 'cam_sensorsize', 'cam_intrinsic', 'light_mode', 'light_bodyid', 'light_targetbodyid')),
-    (_set_model_9, ('light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse', 'light_specular', 'mat_rgba', 'mat_emission')),
-    (_set_model_10, ('mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num', 'tendon_type', 'tendon_limited', 'tendon_actfrclimited')),
-    (_set_model_11, ('tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_springyield')),
-    (_set_model_12, ('tendon_plasticadr', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm', 'actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr')),
-    (_set_model_13, ('actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm', 'actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange')),
-    (_set_model_14, ('actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time', 'key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat')),
-    (_set_model_15, ('key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D', 'mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim')),
-    (_set_model_16, ('pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type', 'sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype')),
-    (_set_model_17, ('sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'sensor_plugin', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum', 'mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale')),
-    (_set_model_18, ('mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr')),
-    (_set_model_19, ('geom_plugin', 'plugin_kind', 'plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr')),
-    (_set_model_20, ('hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval', 'actuator_plugin', 'actuator_pluginprm')),
+    (_set_model_0, ('opt_timestep', 'opt_impratio', 'opt_tolerance', 'opt_ls_tolerance', 'opt_noslip_tolerance', 'opt_ccd_tolerance', 'opt_sleep_tolerance', 'opt_density', 'opt_viscosity', 'opt_o_margin', 'opt_gravity', 'opt_wind', 'opt_magnetic', 'opt_o_solref', 'opt_o_solimp', 'opt_o_friction')),
+    (_set_model_1, ('opt_integrator', 'opt_cone', 'opt_jacobian', 'opt_solver', 'opt_iterations', 'opt_ls_iterations', 'opt_noslip_iterations', 'opt_ccd_iterations', 'opt_sdf_iterations', 'opt_sdf_initpoints', 'opt_disableflags', 'opt_enableflags', 'opt_disableactuator', 'vis_map_stiffness', 'vis_map_stiffnessrot', 'qpos0')),
+    (_set_model_2, ('qpos_spring', 'body_parentid', 'body_rootid', 'body_weldid', 'body_mocapid', 'body_jntnum', 'body_jntadr', 'body_dofnum', 'body_dofadr', 'body_treeid', 'body_geomnum', 'body_geomadr', 'body_simple', 'body_sameframe', 'body_pos', 'body_quat')),
+    (_set_model_3, ('body_ipos', 'body_iquat', 'body_mass', 'body_subtreemass', 'body_inertia', 'body_invweight0', 'body_gravcomp', 'body_margin', 'body_contype', 'body_conaffinity', 'jnt_type', 'jnt_qposadr', 'jnt_dofadr', 'jnt_bodyid', 'jnt_group', 'jnt_limited')),
+    (_set_model_4, ('jnt_actfrclimited', 'jnt_actgravcomp', 'jnt_solref', 'jnt_solimp', 'jnt_pos', 'jnt_axis', 'jnt_stiffness', 'jnt_stiffnesspoly', 'jnt_springyield', 'jnt_plasticadr', 'jnt_range', 'jnt_actfrcrange', 'jnt_margin', 'jnt_actuatorid', 'dof_bodyid', 'dof_jntid')),
+    (_set_model_5, ('dof_parentid', 'dof_treeid', 'dof_Madr', 'dof_simplenum', 'dof_solref', 'dof_solimp', 'dof_frictionloss', 'dof_armature', 'dof_damping', 'dof_dampingpoly', 'dof_invweight0', 'dof_length', 'dof_M0', 'tree_bodyadr', 'tree_bodynum', 'tree_dofadr')),
+    (_set_model_6, ('tree_dofnum', 'tree_sleep_policy', 'geom_type', 'geom_contype', 'geom_conaffinity', 'geom_condim', 'geom_bodyid', 'geom_dataid', 'geom_matid', 'geom_group', 'geom_priority', 'geom_sameframe', 'geom_solmix', 'geom_solref', 'geom_solimp', 'geom_size')),
+    (_set_model_7, ('geom_aabb', 'geom_rbound', 'geom_pos', 'geom_quat', 'geom_friction', 'geom_margin', 'geom_gap', 'geom_fluid', 'geom_rgba', 'site_type', 'site_bodyid', 'site_matid', 'site_group', 'site_sameframe', 'site_size', 'site_pos')),
+    (_set_model_8, ('site_quat', 'site_rgba', 'cam_mode', 'cam_bodyid', 'cam_targetbodyid', 'cam_pos', 'cam_quat', 'cam_poscom0', 'cam_pos0', 'cam_mat0', 'cam_projection', 'cam_fovy', 'cam_ipd', 'cam_resolution', 'cam_sensorsize', 'cam_intrinsic')),
+    (_set_model_9, ('light_mode', 'light_bodyid', 'light_targetbodyid', 'light_type', 'light_castshadow', 'light_active', 'light_pos', 'light_dir', 'light_poscom0', 'light_pos0', 'light_dir0', 'light_attenuation', 'light_cutoff', 'light_exponent', 'light_ambient', 'light_diffuse')),
+    (_set_model_10, ('light_specular', 'mat_rgba', 'mat_emission', 'mat_specular', 'mat_shininess', 'mat_reflectance', 'eq_type', 'eq_obj1id', 'eq_obj2id', 'eq_objtype', 'eq_active0', 'eq_solref', 'eq_solimp', 'eq_data', 'tendon_adr', 'tendon_num')),
+    (_set_model_11, ('tendon_type', 'tendon_limited', 'tendon_actfrclimited', 'tendon_solref_lim', 'tendon_solimp_lim', 'tendon_solref_fri', 'tendon_solimp_fri', 'tendon_range', 'tendon_actfrcrange', 'tendon_margin', 'tendon_stiffness', 'tendon_damping', 'tendon_stiffnesspoly', 'tendon_dampingpoly', 'tendon_actuatorid', 'tendon_treenum')),
+    (_set_model_12, ('tendon_treeid', 'tendon_armature', 'tendon_frictionloss', 'tendon_lengthspring', 'tendon_springyield', 'tendon_plasticadr', 'tendon_length0', 'tendon_invweight0', 'tendon_rgba', 'tendon_width', 'ten_J_rownnz', 'ten_J_rowadr', 'ten_J_colind', 'wrap_type', 'wrap_objid', 'wrap_prm')),
+    (_set_model_13, ('actuator_trntype', 'actuator_dyntype', 'actuator_gaintype', 'actuator_biastype', 'actuator_ctrladr', 'actuator_ctrlnum', 'actuator_ctrlspec', 'actuator_trnid', 'actuator_actadr', 'actuator_actnum', 'actuator_group', 'actuator_ctrllimited', 'actuator_forcelimited', 'actuator_actlimited', 'actuator_dynprm', 'actuator_gainprm')),
+    (_set_model_14, ('actuator_biasprm', 'actuator_actearly', 'actuator_ctrlrange', 'actuator_forcerange', 'actuator_actrange', 'actuator_gear', 'actuator_cranklength', 'actuator_acc0', 'actuator_length0', 'actuator_lengthrange', 'actuator_damping', 'actuator_armature', 'actuator_dampingpoly', 'actuator_outadr', 'actuator_outnum', 'key_time')),
+    (_set_model_15, ('key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D')),
+    (_set_model_16, ('mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type')),
+    (_set_model_17, ('sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'sensor_plugin', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum')),
+    (_set_model_18, ('mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum')),
+    (_set_model_19, ('plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_kind', 'plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user')),
+    (_set_model_20, ('jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval')),
+    (_set_model_21, ('actuator_plugin', 'actuator_pluginprm')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -1148,6 +1165,17 @@ DataType = _DataStructType([
     ('solver_Yadr', types.Array(types.int32, 1, 'C')),
     ('solver_Ycol', types.Array(types.int32, 1, 'C')),
     ('nisland', types.Array(types.int32, 1, 'C')),
+    ('tree_asleep', types.Array(types.int32, 1, 'C')),
+    ('tree_awake', types.Array(types.int32, 1, 'C')),
+    ('body_awake', types.Array(types.int32, 1, 'C')),
+    ('body_awake_ind', types.Array(types.int32, 1, 'C')),
+    ('parent_awake_ind', types.Array(types.int32, 1, 'C')),
+    ('dof_awake_ind', types.Array(types.int32, 1, 'C')),
+    ('ntree_awake', types.Array(types.int32, 1, 'C')),
+    ('nbody_awake', types.Array(types.int32, 1, 'C')),
+    ('nparent_awake', types.Array(types.int32, 1, 'C')),
+    ('nv_awake', types.Array(types.int32, 1, 'C')),
+    ('sleep_qacc', types.Array(types.float64, 1, 'C')),
     ('nidof', types.Array(types.int32, 1, 'C')),
     ('tree_island', types.Array(types.int32, 1, 'C')),
     ('island_ntree', types.Array(types.int32, 1, 'C')),
@@ -1208,10 +1236,10 @@ DataType = _DataStructType([
     ('owners_8', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_9', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_10', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 3, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.uint64, 1, 'C'), types.Array(types.uint8, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_13', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_14', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_13', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
 ])
 
 
@@ -1452,12 +1480,28 @@ def _set_data_10(s, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, 
 
 
 @numba.njit(cache=True)
-def _set_data_11(s, nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc):
+def _set_data_11(s, nisland, tree_asleep, tree_awake, body_awake, body_awake_ind, parent_awake_ind, dof_awake_ind, ntree_awake, nbody_awake, nparent_awake, nv_awake, sleep_qacc, nidof, tree_island, island_ntree, island_itreeadr):
   s.nisland = borrowed(nisland)
+  s.tree_asleep = borrowed(tree_asleep)
+  s.tree_awake = borrowed(tree_awake)
+  s.body_awake = borrowed(body_awake)
+  s.body_awake_ind = borrowed(body_awake_ind)
+  s.parent_awake_ind = borrowed(parent_awake_ind)
+  s.dof_awake_ind = borrowed(dof_awake_ind)
+  s.ntree_awake = borrowed(ntree_awake)
+  s.nbody_awake = borrowed(nbody_awake)
+  s.nparent_awake = borrowed(nparent_awake)
+  s.nv_awake = borrowed(nv_awake)
+  s.sleep_qacc = borrowed(sleep_qacc)
   s.nidof = borrowed(nidof)
   s.tree_island = borrowed(tree_island)
   s.island_ntree = borrowed(island_ntree)
   s.island_itreeadr = borrowed(island_itreeadr)
+  s.owners_11 = (nisland, tree_asleep, tree_awake, body_awake, body_awake_ind, parent_awake_ind, dof_awake_ind, ntree_awake, nbody_awake, nparent_awake, nv_awake, sleep_qacc, nidof, tree_island, island_ntree, island_itreeadr,)
+
+
+@numba.njit(cache=True)
+def _set_data_12(s, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id):
   s.map_itree2tree = borrowed(map_itree2tree)
   s.dof_island = borrowed(dof_island)
   s.island_nv = borrowed(island_nv)
@@ -1469,16 +1513,16 @@ def _set_data_11(s, nisland, nidof, tree_island, island_ntree, island_itreeadr, 
   s.island_ne = borrowed(island_ne)
   s.island_nf = borrowed(island_nf)
   s.island_nefc = borrowed(island_nefc)
-  s.owners_11 = (nisland, nidof, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc,)
-
-
-@numba.njit(cache=True)
-def _set_data_12(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz):
   s.island_iefcadr = borrowed(island_iefcadr)
   s.map_efc2iefc = borrowed(map_efc2iefc)
   s.map_iefc2efc = borrowed(map_iefc2efc)
   s.iefc_type = borrowed(iefc_type)
   s.iefc_id = borrowed(iefc_id)
+  s.owners_12 = (map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id,)
+
+
+@numba.njit(cache=True)
+def _set_data_13(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata):
   s.iefc_frictionloss = borrowed(iefc_frictionloss)
   s.iefc_D = borrowed(iefc_D)
   s.iefc_R = borrowed(iefc_R)
@@ -1490,16 +1534,16 @@ def _set_data_12(s, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_
   s.iacc_smooth = borrowed(iacc_smooth)
   s.iacc = borrowed(iacc)
   s.iefc_J_rownnz = borrowed(iefc_J_rownnz)
-  s.owners_12 = (island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz,)
-
-
-@numba.njit(cache=True)
-def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat):
   s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
   s.iefc_J_colind = borrowed(iefc_J_colind)
   s.iefc_J = borrowed(iefc_J)
   s.island_int = borrowed(island_int)
   s.sensordata = borrowed(sensordata)
+  s.owners_13 = (iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, iefc_state, ifrc_smooth, ifrc_constraint, iacc_smooth, iacc, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata,)
+
+
+@numba.njit(cache=True)
+def _set_data_14(s, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat):
   s.contact_adhesion = borrowed(contact_adhesion)
   s.contact_surfacevel = borrowed(contact_surfacevel)
   s.qfrc_adhesion = borrowed(qfrc_adhesion)
@@ -1511,14 +1555,9 @@ def _set_data_13(s, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata
   s.qfrc_hat = borrowed(qfrc_hat)
   s.ten_mhat = borrowed(ten_mhat)
   s.actuator_mhat = borrowed(actuator_mhat)
-  s.owners_13 = (iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, sensordata, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat,)
-
-
-@numba.njit(cache=True)
-def _set_data_14(s, discrete_coupled, dof_mhat):
   s.discrete_coupled = borrowed(discrete_coupled)
   s.dof_mhat = borrowed(dof_mhat)
-  s.owners_14 = (discrete_coupled, dof_mhat,)
+  s.owners_14 = (contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat,)
 
 
 DATA_SETTERS = (
@@ -1533,8 +1572,8 @@ DATA_SETTERS = (
     (_set_data_8, ('efc_margin', 'efc_frictionloss', 'efc_diagA', 'efc_KBIP', 'efc_D', 'efc_R', 'efc_vel', 'efc_aref', 'efc_b', 'efc_force', 'efc_state', 'solver_niter', 'solver_improvement', 'solver_gradient', 'solver_lineslope', 'solver_nactive')),
     (_set_data_9, ('solver_nchange', 'solver_neval', 'solver_nupdate', 'solver_fwdinv', 'warning_number', 'warning_lastinfo', 'col_dist', 'col_pos', 'col_frame', 'col_fbuf', 'col_ibuf', 'cnstr_jac', 'cnstr_vec', 'cnstr_row', 'solver_L', 'solver_Lcone')),
     (_set_data_10, ('solver_LTJ', 'solver_nv', 'solver_efc', 'solver_quad', 'solver_int', 'solver_Y', 'solver_ARblk', 'solver_scratch', 'solver_mat', 'solver_Lpat', 'solver_Lnnz', 'solver_tadj', 'solver_Hpat', 'solver_Ynnz', 'solver_Yadr', 'solver_Ycol')),
-    (_set_data_11, ('nisland', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr', 'map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc')),
-    (_set_data_12, ('island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id', 'iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz')),
-    (_set_data_13, ('iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata', 'contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata', 'qMhat', 'qLDhat', 'qLDhatDiagInv', 'qfrc_hat', 'ten_mhat', 'actuator_mhat')),
-    (_set_data_14, ('discrete_coupled', 'dof_mhat')),
+    (_set_data_11, ('nisland', 'tree_asleep', 'tree_awake', 'body_awake', 'body_awake_ind', 'parent_awake_ind', 'dof_awake_ind', 'ntree_awake', 'nbody_awake', 'nparent_awake', 'nv_awake', 'sleep_qacc', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr')),
+    (_set_data_12, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
+    (_set_data_13, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
+    (_set_data_14, ('contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata', 'qMhat', 'qLDhat', 'qLDhatDiagInv', 'qfrc_hat', 'ten_mhat', 'actuator_mhat', 'discrete_coupled', 'dof_mhat')),
 )

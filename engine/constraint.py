@@ -20,6 +20,7 @@ cnstr_row (2, 6) per-row pos and margin.
 import math
 
 from engine import math as mm
+from engine import sleep as sleepmod
 from engine import smooth
 from engine.smooth import inline, jit
 from engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
@@ -475,8 +476,11 @@ def instantiate_equality(m, d):
   """Rows of the active connect, weld, joint and tendon equalities (mj_instantiateEquality)."""
   if m.opt_disableflags[0] & _DSBL_EQUALITY:
     return True
+  sleeping = sleepmod.filtering(m, d)
   for i in range(m.neq):
     if not d.eq_active[i]:
+      continue
+    if sleeping and sleepmod.equality_state(m, d, i) == sleepmod.ASLEEP:
       continue
     typ = m.eq_type[i]
     if typ == _EQ_CONNECT or typ == _EQ_WELD:
@@ -498,8 +502,11 @@ def instantiate_friction(m, d):
   if m.opt_disableflags[0] & _DSBL_FRICTIONLOSS:
     return True
   cols, vals = d.ivec_nv[0], d.cnstr_vec
+  sleeping = sleepmod.filtering(m, d)
   for i in range(m.nv):
     if m.dof_frictionloss[i] == 0.0:
+      continue
+    if sleeping and d.body_awake[m.dof_bodyid[i]] == sleepmod.ASLEEP:
       continue
     cols[0], vals[0] = i, 1.0
     if not _add_sparse_row(m, d, cols, vals, 1, False, m.dof_frictionloss[i], _FRICTION_DOF,
@@ -519,8 +526,11 @@ def instantiate_limit(m, d):
     return True
   cols, vals = d.ivec_nv[0], d.cnstr_vec
   pm = d.cnstr_row
+  sleeping = sleepmod.filtering(m, d)
   for i in range(m.njnt):
     if not m.jnt_limited[i]:
+      continue
+    if sleeping and d.body_awake[m.jnt_bodyid[i]] == sleepmod.ASLEEP:
       continue
     margin = m.jnt_margin[i]
     jt = m.jnt_type[i]

@@ -1,6 +1,7 @@
 """Potential and kinetic energy when the ENERGY enable flag is set (mj_energyPos, mj_energyVel)."""
 from engine import math as mm
 from engine.passive import tendon_spring_range
+from engine import sleep as sleepmod
 from engine.smooth import jit, mul_m
 from engine.types import mjtDisableBit, mjtJoint
 
@@ -30,7 +31,11 @@ def energy_pos(m, d):
     for b in range(1, m.nbody):
       e -= m.body_mass[b] * (g[0] * d.xipos[b, 0] + g[1] * d.xipos[b, 1] + g[2] * d.xipos[b, 2])
   if not (m.opt_disableflags[0] & _DSBL_SPRING):
+    # springs of sleeping trees are left out, as MuJoCo does (engine/sleep.py)
+    sleeping = sleepmod.filtering_bodies(m, d)
     for j in range(m.njnt):
+      if sleeping and d.body_awake[m.jnt_bodyid[j]] != sleepmod.AWAKE:
+        continue
       k = m.jnt_stiffness[j]
       sp = m.jnt_stiffnesspoly[j]
       nonzero = k != 0.0
@@ -57,6 +62,8 @@ def energy_pos(m, d):
       else:
         e += poly_potential(k, sp, d.qpos[padr] - ref[radr])
     for i in range(m.ntendon):
+      if sleeping and sleepmod.tendon_state(m, d, i) != sleepmod.AWAKE:
+        continue
       length = d.ten_length[i]
       lower, upper = tendon_spring_range(m, d, i)
       x = length - upper if length > upper else (length - lower if length < lower else 0.0)

@@ -15,6 +15,7 @@ from engine import muscle
 from engine import passive as ps
 from engine import perturb
 from engine import sensor
+from engine import sleep
 from engine import smooth
 from engine import solver
 from engine.smooth import jit
@@ -47,12 +48,21 @@ def fwd_position(m, d):
   """Position-dependent stages: kinematics, com_pos, camlight, tendon, M and its factor,
   collision, constraint rows, transmission."""
   smooth.kinematics(m, d)
+  if sleep.wake(m, d):   # a sleeping tree moved or was pushed (or sleep was disabled)
+    sleep.update(m, d)
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
   smooth.tendon(m, d)
+  if sleep.wake_tendon(m, d):
+    sleep.update(m, d)
   smooth.crb(m, d)
   smooth.factor_m(m, d)
   collision_driver.collision(m, d)
+  if sleep.wake_collision(m, d):
+    sleep.update(m, d)
+    collision_driver.collision(m, d)
+  if sleep.wake_equality(m, d):
+    sleep.update(m, d)
   constraint.make_constraint(m, d)
   constraint.project_constraint(m, d)
   smooth.transmission(m, d)
@@ -136,6 +146,11 @@ def fwd_constraint(m, d):
   solver.fwd_constraint(m, d)
   if m.opt_integrator[0] == _INT_DISCRETE:
     discrete.free_bodies(m, d)
+  if sleep.filtering(m, d):
+    # sleeping trees keep their qacc (MuJoCo's stages skip them): the last step's value
+    for i in range(m.nv):
+      if d.body_awake[m.dof_bodyid[i]] == sleep.ASLEEP:
+        d.qacc[i] = d.qacc_warmstart[i]
 
 
 @jit
@@ -153,6 +168,12 @@ def forward_skip(m, d, skip_sensor):
     else:
       d.energy[0] = 0.0
       d.energy[1] = 0.0
+  forward_from_velocity(m, d, skip_sensor)
+
+
+@jit
+def forward_from_velocity(m, d, skip_sensor):
+  """The stages after the position stage (mj_forwardSkip from mjSTAGE_POS)."""
   fwd_velocity(m, d)
   if not skip_sensor:
     sensor.sensor_vel(m, d)
@@ -186,6 +207,46 @@ def integrate_pos(m, qpos, qvel, h):
       mm.quat_integrate(qpos, pa, qvel[va], qvel[va + 1], qvel[va + 2], h)
     else:
       qpos[pa] += h * qvel[va]
+
+
+@jit
+def integrate_pos_awake(m, d, qpos, qvel, h):
+  """integrate_pos for the joints of awake bodies only (sleeping trees keep their qpos)."""
+  for j in range(m.njnt):
+    if d.body_awake[m.jnt_bodyid[j]] != sleep.AWAKE:
+      continue
+    pa = m.jnt_qposadr[j]
+    va = m.jnt_dofadr[j]
+    jt = m.jnt_type[j]
+    if jt == _FREE:
+      for k in range(3):
+        qpos[pa + k] += h * qvel[va + k]
+      mm.quat_integrate(qpos, pa + 3, qvel[va + 3], qvel[va + 4], qvel[va + 5], h)
+    elif jt == _BALL:
+      mm.quat_integrate(qpos, pa, qvel[va], qvel[va + 1], qvel[va + 2], h)
+    else:
+      qpos[pa] += h * qvel[va]
+
+
+@jit
+def sleep_init(m, d):
+  """Put the trees with sleep policy 'init' to sleep at the reset state (mj_resetData): a full
+  forward, then one sleep pass with only those trees ready; returns the number slept."""
+  sleep.update(m, d, True)
+  forward(m, d)
+  for i in range(m.ntree):
+    d.tree_asleep[i] = -1 if m.tree_sleep_policy[i] == sleep.POLICY_INIT else sleep.AWAKE_VALUE
+  n = sleep.sleep(m, d)
+  for i in range(m.nv):
+    d.qacc_smooth[i] = 0.0
+    d.qfrc_smooth[i] = 0.0
+  d.nefc[0] = 0
+  d.ne[0] = 0
+  d.nf[0] = 0
+  d.nl[0] = 0
+  d.nisland[0] = 0
+  sleep.update(m, d)
+  return n
 
 
 @jit
@@ -253,10 +314,25 @@ def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel, presampled):
   if m.na and not (m.opt_disableflags[0] & _DSBL_ACTUATION):
     actuation.advance_act(m, d, act_dot)
   h = m.opt_timestep[0]
-  for i in range(m.nv):
-    d.qvel[i] += qacc[i] * h
+  acc = qacc
+  if sleep.sleep(m, d):
+    # trees were put to sleep (qvel zeroed): the velocity-dependent stages again, then the
+    # awake lists; the step goes on with the qacc it had (mj_advance)
+    acc = d.sleep_qacc
+    for i in range(m.nv):
+      acc[i] = qacc[i]
+    forward_from_velocity(m, d, False)
+    sleep.update(m, d)
   qvel_pos = qvel_for_pos if use_given_qvel else d.qvel
-  integrate_pos(m, d.qpos, qvel_pos, h)
+  if sleep.filtering(m, d):
+    for k in range(d.nv_awake[0]):
+      i = d.dof_awake_ind[k]
+      d.qvel[i] += acc[i] * h
+    integrate_pos_awake(m, d, d.qpos, qvel_pos, h)
+  else:
+    for i in range(m.nv):
+      d.qvel[i] += acc[i] * h
+    integrate_pos(m, d.qpos, qvel_pos, h)
   ps.plastic_update(m, d, qvel_pos, h)
   d.time[0] += h
   for i in range(m.nv):

@@ -3,6 +3,8 @@
 Compiled kernels take the structrefs (`m.struct`, `d.struct`); users, the renderer and the
 tests read and write the same numpy arrays by MuJoCo's names (`d.qpos[:] = ...`).
 """
+import warnings
+
 import numpy as np
 
 from engine import _structs
@@ -11,7 +13,8 @@ from engine.visual import Statistic, Visual
 
 _OPT_NAMES = {name[4:] for name, _, _ in t.MODEL_TABLE if name.startswith("opt_")}
 _DATA_SCALARS = {"time": float, "ncon": int, "ne": int, "nf": int, "nl": int, "nefc": int,
-                 "nisland": int, "nidof": int}
+                 "nisland": int, "nidof": int, "ntree_awake": int, "nbody_awake": int,
+                 "nparent_awake": int, "nv_awake": int}
 
 
 def _build(new, size_setter, setters, sizes, arrays):
@@ -118,6 +121,7 @@ def reset_data(m, d, key=None):
   for b in mocap_bodies:
     d.mocap_pos[m.body_mocapid[b]] = m.body_pos[b]
     d.mocap_quat[m.body_mocapid[b]] = m.body_quat[b]
+  _reset_sleep(m, d)
   if key is None:
     return
   k = name2id(m, t.mjtObj.KEY, key) if isinstance(key, str) else int(key)
@@ -132,6 +136,29 @@ def reset_data(m, d, key=None):
   if m.nmocap:
     d.mocap_pos[:] = m.key_mpos[k].reshape(-1, 3)
     d.mocap_quat[:] = m.key_mquat[k].reshape(-1, 4)
+
+
+def _reset_sleep(m, d):
+  """Every tree awake; with the sleep flag, trees whose root body has sleep="init" are put to
+  sleep (mj_resetData). When one cannot sleep (it moves at qpos0, or its island holds a tree
+  that may not sleep), every tree stays awake and a warning names the first, as 4.0 does."""
+  from engine import sleep   # lazy: it defines kernels (see engine/__init__.py)
+  sleep.reset_state(m.struct, d.struct)
+  init = np.nonzero(m.tree_sleep_policy == sleep.POLICY_INIT)[0]
+  if not (m.opt.enableflags & int(t.mjtEnableBit.SLEEP)) or not len(init):
+    return
+  from engine.forward import sleep_init   # (engine.forward is also the API function's name)
+  n = sleep_init(m.struct, d.struct)
+  if n != len(init):
+    bad = next(i for i in init if d.tree_asleep[i] < 0)
+    root = int(m.tree_bodyadr[bad])
+    name = m.names.get(t.mjtObj.BODY, [""] * m.nbody)[root] if m.names else ""
+    warnings.warn(f"{len(init)} trees were marked as sleep='init' but only {n} could be "
+                  f"slept. Body '{name}' (id={root}) is the root of the first tree that could "
+                  "not be slept.", stacklevel=3)
+    d.tree_asleep[init] = sleep.AWAKE_VALUE   # (measured on 4.0: the other trees keep theirs)
+    d.tree_asleep[d.tree_asleep >= 0] = sleep.AWAKE_VALUE
+    sleep.update(m.struct, d.struct)
 
 
 def initial_plastic(m):

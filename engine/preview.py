@@ -437,6 +437,17 @@ def set_stat(m, d):
       if m.geom_rbound[g] > 0:
         body[b] = max(body[b], m.geom_rbound[g] + np.linalg.norm(d.xipos[b] - d.geom_xpos[g]))
   if m.nbody > 1:
-    st.meansize = float(np.sum(np.maximum(body[1:], 1e-5) / (m.nbody - 1)))
+    body[1:] = np.maximum(body[1:], 1e-5)
+    st.meansize = float(np.sum(body[1:] / (m.nbody - 1)))
+  # dof_length: 1 for translations, the body's size for rotations (sleep's velocity weights)
+  rot = np.ones(m.nv, bool)
+  for j in range(m.njnt):
+    a, jt = m.jnt_dofadr[j], m.jnt_type[j]
+    if jt == _SLIDE:
+      rot[a] = False
+    elif jt == _FREE:
+      rot[a:a + 3] = False
+  m.dof_length = np.where(rot, body[m.dof_bodyid], 1.0)
+  if m.nbody > 1:
     st.meanmass = float(np.sum(m.body_mass[1:]) / (m.nbody - 1))
   st.extent = max(st.extent, 2 * st.meansize)

@@ -23,6 +23,7 @@ from engine import history
 from engine import math as mm
 from engine import passive as ps
 from engine import ray as rays
+from engine import sleep as sleepmod
 from engine import smooth
 from engine.smooth import jit, subtree_vel
 from engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
@@ -515,9 +516,12 @@ def sensor_pos(m, d):
   energypos = False
   if m.opt_disableflags[0] & _DSBL_SENSOR:
     return energypos
+  sleeping = sleepmod.filtering_bodies(m, d)
   for i in range(m.nsensor):
     if m.sensor_needstage[i] != _POS:
       continue
+    if sleeping and sleepmod.sensor_state(m, d, i) == sleepmod.ASLEEP:
+      continue   # a sleeping sensor keeps its value
     out = d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]]
     if _compute_or_read(m, d, i, out):
       energypos = energypos or m.sensor_type[i] == _E_POTENTIAL
@@ -611,7 +615,10 @@ def sensor_vel(m, d):
       need_subtree = True
   if need_subtree:
     subtree_vel(m, d)
+  sleeping = sleepmod.filtering_bodies(m, d)
   for i in range(m.nsensor):
+    if sleeping and sleepmod.sensor_state(m, d, i) == sleepmod.ASLEEP:
+      continue
     if m.sensor_needstage[i] == _VEL:
       _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
 
@@ -681,7 +688,10 @@ def sensor_acc(m, d):
       need_rne = True
   if need_rne:
     rne_post_constraint(m, d)
+  sleeping = sleepmod.filtering_bodies(m, d)
   for i in range(m.nsensor):
+    if sleeping and sleepmod.sensor_state(m, d, i) == sleepmod.ASLEEP:
+      continue
     if m.sensor_needstage[i] == _ACC and m.sensor_type[i] != _PLUGIN:
       _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
   _plugin_sensors(m, d)

@@ -9,7 +9,8 @@ import numba
 
 from engine import math as mm
 from engine import wrap as wrapmod
-from engine.types import MINVAL, mjtJoint, mjtTrn, mjtDisableBit, mjtWarning, mjtWrap
+from engine.types import (MINVAL, mjtJoint, mjtTrn, mjtDisableBit, mjtEnableBit, mjtWarning,
+                          mjtWrap)
 
 _FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
@@ -18,6 +19,7 @@ _TRN_SO3 = int(mjtTrn.SO3)
 _TRN_SLIDERCRANK, _TRN_SITE, _TRN_BODY = (int(mjtTrn.SLIDERCRANK), int(mjtTrn.SITE),
                                           int(mjtTrn.BODY))
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_ENBL_SLEEP = int(mjtEnableBit.SLEEP)
 _WRAP_NONE, _WRAP_JOINT, _WRAP_PULLEY = (int(mjtWrap.NONE), int(mjtWrap.JOINT),
                                          int(mjtWrap.PULLEY))
 _WRAP_SPHERE, _WRAP_CYLINDER = int(mjtWrap.SPHERE), int(mjtWrap.CYLINDER)
@@ -74,6 +76,7 @@ def kinematics(m, d):
   mm.quat2mat(d.xmat[0], 1.0, 0.0, 0.0, 0.0)
   mm.quat2mat(d.ximat[0], 1.0, 0.0, 0.0, 0.0)
   qpos = d.qpos
+  sleeping = (m.opt_enableflags[0] & _ENBL_SLEEP) != 0 and d.ntree_awake[0] < m.ntree
   for i in range(1, m.nbody):
     jntadr = m.body_jntadr[i]
     jntnum = m.body_jntnum[i]
@@ -124,6 +127,12 @@ def kinematics(m, d):
         d.xanchor[j, 0], d.xanchor[j, 1], d.xanchor[j, 2] = an0, an1, an2
         d.xaxis[j, 0], d.xaxis[j, 1], d.xaxis[j, 2] = ax0, ax1, ax2
     q0, q1, q2, q3 = mm.quat_normalize(q0, q1, q2, q3)
+    if sleeping and jntnum and d.body_awake[i] == 0:
+      # a sleeping body whose pose changed (qpos written): its tree wakes (engine/sleep.py)
+      xp, xq = d.xpos[i], d.xquat[i]
+      if not (x0 == xp[0] and x1 == xp[1] and x2 == xp[2] and q0 == xq[0] and q1 == xq[1]
+              and q2 == xq[2] and q3 == xq[3]):
+        d.tree_awake[m.body_treeid[i]] = 1
     d.xquat[i, 0], d.xquat[i, 1], d.xquat[i, 2], d.xquat[i, 3] = q0, q1, q2, q3
     d.xpos[i, 0], d.xpos[i, 1], d.xpos[i, 2] = x0, x1, x2
     mm.quat2mat(d.xmat[i], q0, q1, q2, q3)

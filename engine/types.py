@@ -244,6 +244,7 @@ tolerance f8 1
 ls_tolerance f8 1
 noslip_tolerance f8 1
 ccd_tolerance f8 1
+sleep_tolerance f8 1
 density f8 1
 viscosity f8 1
 o_margin f8 1
@@ -332,11 +333,13 @@ dof_armature f8 nv
 dof_damping f8 nv
 dof_dampingpoly f8 nv 2
 dof_invweight0 f8 nv
+dof_length f8 nv
 dof_M0 f8 nv
 tree_bodyadr i4 ntree
 tree_bodynum i4 ntree
 tree_dofadr i4 ntree
 tree_dofnum i4 ntree
+tree_sleep_policy i4 ntree
 geom_type i4 ngeom
 geom_contype i4 ngeom
 geom_conaffinity i4 ngeom
@@ -430,6 +433,8 @@ tendon_damping f8 ntendon
 tendon_stiffnesspoly f8 ntendon 2
 tendon_dampingpoly f8 ntendon 2
 tendon_actuatorid i4 ntendon
+tendon_treenum i4 ntendon
+tendon_treeid i4 ntendon 2
 tendon_armature f8 ntendon
 tendon_frictionloss f8 ntendon
 tendon_lengthspring f8 ntendon 2
@@ -690,6 +695,17 @@ solver_Ynnz i4 njmax
 solver_Yadr i4 njmax
 solver_Ycol i4 nJmax
 nisland i4 1
+tree_asleep i4 ntree
+tree_awake i4 ntree
+body_awake i4 nbody
+body_awake_ind i4 nbody
+parent_awake_ind i4 nbody
+dof_awake_ind i4 nv
+ntree_awake i4 1
+nbody_awake i4 1
+nparent_awake i4 1
+nv_awake i4 1
+sleep_qacc f8 nv
 nidof i4 1
 tree_island i4 ntree
 island_ntree i4 ntree

@@ -15,6 +15,7 @@ SKIPPED = {
     "dof_invweight0", "body_invweight0", "tendon_invweight0", "actuator_acc0",
     "actuator_length0", "tendon_length0", "dof_M0", "cam_poscom0", "cam_pos0", "cam_mat0",
     "light_poscom0", "light_pos0", "light_dir0", "actuator_lengthrange", "tendon_lengthspring",
+    "dof_length",   # from the body sizes at qpos0 (mj_setConst): compared after loading
 }
 
 SUITE = ["cartpole", "acrobot", "pendulum", "point_mass", "reacher", "fish", "cheetah",

@@ -16,7 +16,7 @@ _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 MODELS = open(os.path.join(_DIR, "MODELS.txt")).read().split()
 # fields mj_setConst fills after compiling (damping from dampratio, connect/weld anchors and
 # relative poses, spring-damper stiffness): compared on the loaded model below
-_SETCONST = ("actuator_biasprm", "eq_data", "jnt_stiffness", "dof_damping")
+_SETCONST = ("actuator_biasprm", "eq_data", "jnt_stiffness", "dof_damping", "dof_length")
 
 # compiled-field differences left: (model, reason)
 _COMPILE_KNOWN = {

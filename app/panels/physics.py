@@ -90,7 +90,7 @@ def draw(imgui, viewer):
   changed, it = imgui.input_int("iterations", int(m.opt.iterations))
   if changed and it >= 1:
     sim.send("opt", "iterations", it)
-  for name in ("tolerance", "impratio", "density", "viscosity"):
+  for name in ("tolerance", "impratio", "density", "viscosity", "sleep_tolerance"):
     _opt_float(imgui, viewer, m, name)
   for name in ("gravity", "wind"):
     _opt_vec(imgui, viewer, m, name)

@@ -748,6 +748,102 @@ def _users(c, A, sizes):
     A[kind + "_user"] = arr
 
 
+_SLEEP_POLICY = {"auto": 0, "never": 3, "allowed": 4, "init": 5}   # mjtSleepPolicy
+
+
+def _sleep(c, A, sizes):
+  """tree_sleep_policy (a root body's `sleep`, then mj_setConst's automatic policy: trees moved
+  by an actuator, or tied by a tendon with stiffness/damping/actuator or over more than two
+  trees, never sleep; the rest may) and tendon_treenum / tendon_treeid."""
+  ntree, nb = sizes.get("ntree", 0), sizes["nbody"]
+  btree = A["body_treeid"]
+  policy = np.zeros(ntree, np.int32)
+  for b in c.bodies[1:]:
+    kw = b.node.get("sleep") if b.node is not None else None
+    if kw is None or kw == "auto":
+      continue
+    if kw not in _SLEEP_POLICY:
+      raise b.node.error(f"attribute 'sleep': invalid value '{kw}' (auto, never, allowed, init)")
+    tr = btree[b.id]
+    if tr == -1 or (b.id > 1 and btree[b.id - 1] == tr):
+      raise b.node.error("sleep policy only allowed for movable root bodies")
+    policy[tr] = _SLEEP_POLICY[kw]
+  ntendon = sizes.get("ntendon", 0)
+  wtype = np.asarray(A.get("wrap_type", np.zeros(0)), np.int32)
+  wobj = np.asarray(A.get("wrap_objid", np.zeros(0)), np.int32)
+
+  def wrap_tree(j):
+    typ, obj = wtype[j], wobj[j]
+    if typ == t.mjtWrap.JOINT:
+      body = A["jnt_bodyid"][obj]
+    elif typ == t.mjtWrap.SITE:
+      body = A["site_bodyid"][obj]
+    elif typ in (t.mjtWrap.SPHERE, t.mjtWrap.CYLINDER):
+      body = A["geom_bodyid"][obj]
+    else:
+      return -1
+    return int(btree[body])
+
+  treenum = np.zeros(ntendon, np.int32)
+  treeid = np.full((ntendon, 2), -1, np.int32)
+  trees_of = []
+  for i in range(ntendon):
+    seen = []
+    adr, num = int(A["tendon_adr"][i]), int(A["tendon_num"][i])
+    for j in range(adr, adr + num):
+      tr = wrap_tree(j)
+      if tr != -1 and tr not in seen:
+        if len(seen) < 2:
+          treeid[i, len(seen)] = tr
+        seen.append(tr)
+    treenum[i] = len(seen)
+    trees_of.append(seen)
+  A["tendon_treenum"], A["tendon_treeid"] = treenum, treeid
+  # actuated trees
+  nu = sizes.get("nactuator", 0)
+  trntype = np.asarray(A.get("actuator_trntype", np.zeros(0)), np.int32)
+  trnid = np.asarray(A.get("actuator_trnid", np.zeros(0)), np.int32).reshape(-1, 2)
+  for i in range(nu):
+    tt, tid = trntype[i], trnid[i, 0]
+    body = -1
+    if tt in (t.mjtTrn.JOINT, t.mjtTrn.JOINTINPARENT):
+      body = A["jnt_bodyid"][tid]
+    elif tt == t.mjtTrn.SO3:
+      body = A["site_bodyid"][tid] if trnid[i, 1] >= 0 else A["jnt_bodyid"][tid]
+    elif tt in (t.mjtTrn.SITE, t.mjtTrn.SLIDERCRANK):
+      body = A["site_bodyid"][tid]
+    elif tt == t.mjtTrn.BODY:
+      body = tid
+    elif tt == t.mjtTrn.TENDON:
+      adr, num = int(A["tendon_adr"][tid]), int(A["tendon_num"][tid])
+      for j in range(adr, adr + num):
+        tr = wrap_tree(j)
+        if tr != -1 and policy[tr] == 0:
+          policy[tr] = 1
+      continue
+    if body != -1 and btree[body] != -1 and policy[btree[body]] == 0:
+      policy[btree[body]] = 1
+  # inter-tree tendons with stiffness, damping or an actuator, or over more than two trees
+  for i in range(ntendon):
+    n = treenum[i]
+    if n < 2:
+      continue
+    if (n == 2 and A["tendon_stiffness"][i] == 0 and not np.any(A["tendon_stiffnesspoly"][i])
+        and A["tendon_damping"][i] == 0 and not np.any(A["tendon_dampingpoly"][i])
+        and A["tendon_actuatorid"][i] == -1):
+      continue
+    for tr in trees_of[i]:
+      if policy[tr] == 0:
+        policy[tr] = 1
+      elif policy[tr] in (4, 5):
+        why = ("spans more than 2 trees" if n > 2 else "has non-zero stiffness or damping")
+        raise c.tendons[i].node.error(
+            f"tendon {why}: the trees it connects cannot sleep (a root body's sleep policy "
+            f"is '{'allowed' if policy[tr] == 4 else 'init'}')")
+  policy[policy == 0] = 2
+  A["tree_sleep_policy"] = policy
+
+
 def assemble(c):
   """(sizes, arrays, names) from a finished `Compiler`."""
   sizes, A = {}, {}
@@ -771,6 +867,7 @@ def assemble(c):
   _users(c, A, sizes)
   _meshes(c, A, sizes)
   _plugin.assemble(c, A, sizes)
+  _sleep(c, A, sizes)
   _hfields(c, A, sizes)
   sizes["nmat"] = len(c.mats)
   M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)

@@ -306,7 +306,7 @@ class Compiler:
   def _option(self, n):
     rd, o = _Reader(n, None), self.opt
     for k in ("timestep", "impratio", "tolerance", "ls_tolerance", "noslip_tolerance",
-              "ccd_tolerance", "density", "viscosity", "o_margin"):
+              "ccd_tolerance", "density", "viscosity", "o_margin", "sleep_tolerance"):
       o[k] = [rd.num(k, o[k][0])]
     for k in ("gravity", "wind", "magnetic"):
       o[k] = rd.exact(k, o[k], 3)
@@ -1037,6 +1037,7 @@ class Compiler:
       b, par = self.bodies[i], self.bodies[i].parent
       keep = (b.joints or b.mocap or (b.name and b.name in refs)
               or b.node.get("fuse") == "false"
+              or b.node.get("sleep", "auto") != "auto"
               or any(s.name and s.name in ft_sites for s in b.sites)
               or (b.mass >= mm.MINVAL and (b.gravcomp != par.gravcomp or fluid)))
       if keep:
@@ -1926,7 +1927,7 @@ def _children(n, tag):
 
 def _default_option():
   return {"timestep": [0.002], "impratio": [1.0], "tolerance": [1e-8], "ls_tolerance": [0.01],
-          "noslip_tolerance": [1e-6], "ccd_tolerance": [1e-6], "density": [0.0],
+          "noslip_tolerance": [1e-6], "ccd_tolerance": [1e-6], "sleep_tolerance": [1e-3], "density": [0.0],
           "viscosity": [0.0], "o_margin": [0.0], "gravity": [0.0, 0.0, -9.81],
           "wind": [0.0] * 3, "magnetic": [0.0, -0.5, 0.0], "o_solref": list(_SOLREF),
           "o_solimp": list(_SOLIMP), "o_friction": [1.0, 1.0, 0.005, 0.0001, 0.0001],
