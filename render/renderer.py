@@ -186,6 +186,10 @@ class Renderer:
   # has 100000): rangefinder markers beyond it are left out, as mjv_updateScene leaves them
   max_geom = 10000
   scene_full = False     # whether the last frame left some out (MuJoCo: mjWARN_VGEOMFULL)
+  # how much of the shadow-casting light a shadow takes away: all of it in MuJoCo, whose
+  # shadow pass adds the light only where the shadow map says lit (map.shadowscale is not
+  # this: MuJoCo narrows a spot light's shadow frustum by it)
+  shadow_strength = 1.0
 
   def __init__(self, ctx, m, shadow_size=1024):
     """GL objects (programs, meshes, shadow map) for `ctx`, then `set_model(m)`; with m=None
@@ -195,7 +199,8 @@ class Renderer:
     self.shadow_size = int(shadow_size)
     self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
-    self.highlight_body = -1
+    self.highlight_body = -1  # selected body: its geoms glow (MuJoCo's pert.select)
+    self.highlight_skin = -1  # selected skin: it glows (pert.skinselect, set with a skin pick)
     self._shadow_ortho = True
     self._shadow_k = (1.0, 1.0)
     self._shadow_key = None   # what the shadow map holds: light matrix and casters' instances
@@ -221,10 +226,8 @@ class Renderer:
       svbo, sibo = ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes())
       self._vbos.append(svbo)
       self._ibos.append(sibo)
-      self._vaos["d", k] = ctx.vertex_array(
-          self._depth_prog, [(svbo, "3f 3x4 1f", "in_pos", "in_cap"),
-                             (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])],
-          sibo)
+      self._inst["s", k] = ctx.buffer(reserve=16 * _FLOATS * 4, dynamic=True)
+      self._depth_vaos(k, svbo, sibo)
     self._sky_prog = ctx.program(vertex_shader=shaders.SKY_VS, fragment_shader=shaders.SKY_FS)
     self._sky_buf = ctx.buffer(reserve=4 * 5 * 4, dynamic=True)
     self._sky_vao = ctx.vertex_array(self._sky_prog, [(self._sky_buf, "2f 3f", "in_pos",
@@ -273,6 +276,18 @@ class Renderer:
                                         (self._inst[p, kind], _INSTANCE_FMT, *_INSTANCE_ATTRS)],
                                  self._ibos[2 * kind])
 
+  def _depth_vaos(self, kind, vbo, ibo=None):
+    """The shadow pass's VAOs of a mesh kind: "d" over the opaque geoms' instances (the first
+    ones of the opaque buffer), "ds" over the transparent geoms' (MuJoCo's shadow pass draws
+    every geom, whatever its alpha)."""
+    out = []
+    for key, inst in (("d", self._inst["o", kind]), ("ds", self._inst["s", kind])):
+      self._vaos[key, kind] = self.ctx.vertex_array(
+          self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
+                             (inst, "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])], ibo)
+      out.append(self._vaos[key, kind])
+    return out
+
   def _set_meshes(self, m):
     """Vertex buffers, instance buffers and VAOs of the model's mesh assets (kinds
     len(KINDS) + mesh id); returns each mesh's scale (its instance size)."""
@@ -304,10 +319,9 @@ class Renderer:
         for sh in (True, False):
           self._vaos[_vkey(p, sh), k] = self._geom_vao(self._geom_progs[sh], k, p)
           self._mesh_gl.append(self._vaos[_vkey(p, sh), k])
-      self._vaos["d", k] = self.ctx.vertex_array(
-          self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
-                             (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])])
-      self._mesh_gl.append(self._vaos["d", k])
+      self._inst["s", k] = self.ctx.buffer(reserve=16 * _FLOATS * 4, dynamic=True)
+      self._mesh_gl.append(self._inst["s", k])
+      self._mesh_gl.extend(self._depth_vaos(k, vbo))
     self._nkinds = len(KINDS) + nmesh + nhfield
     mesh_kinds = tuple(range(len(KINDS), self._nkinds))
     self._opaque_order = _OPAQUE_ORDER[:-1] + mesh_kinds + _OPAQUE_ORDER[-1:]
@@ -814,15 +828,19 @@ class Renderer:
     eye, forward, up = camera.pose(snapshot, self.m)
     viewproj = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
     nk = self._nkinds
-    bo, bd, bt = _Batch(nk), _Batch(nk), _Batch(nk)     # opaque geoms, opaque decor, transparent
+    # opaque geoms, transparent geoms, opaque decorations, transparent decorations
+    bo, bg, bd, bt = _Batch(nk), _Batch(nk), _Batch(nk), _Batch(nk)
     self._skins.update(snapshot, opts)
-    self._geom_instances(snapshot, opts, eye, bo, bt)
+    self._geom_instances(snapshot, opts, eye, bo, bg)
     self._scene_ngeom += self._skins.count()   # skins come first in mjvScene
-    self._scene_ngeom -= bt.count()    # the decorations' count is what bd and bt gain from here
-    self._decor_instances(snapshot, opts, bd, bt)
-    geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
+    self._decor_instances(snapshot, opts, bd, bt)    # their count: what bd and bt gain
+    geoms, tgeoms, decor = bo.arrays(), bg.arrays(), bd.arrays()
+    trans = [np.concatenate([a, b]) for a, b in zip(tgeoms, bt.arrays())]
+    # every geom casts a shadow, transparent ones too (MuJoCo's shadow pass draws all but
+    # decorations, whatever their alpha); planes are left out (they only receive)
+    tgeoms[QUAD] = tgeoms[QUAD][:0]
     skin_rows, skin_key = self._skins.casters()
-    casters = ([geoms[k] for k in range(nk) if k != QUAD] + self._textured.casters()
+    casters = ([geoms[k] for k in range(nk) if k != QUAD] + tgeoms + self._textured.casters()
                if opts.shadows else [])
     opaque = []
     for kind in range(self._nkinds):
@@ -841,8 +859,8 @@ class Renderer:
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
-      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + self._textured.casters()
-                                                   + [skin_rows])
+      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + tgeoms
+                                                   + self._textured.casters() + [skin_rows])
     ctx.enable(moderngl.DEPTH_TEST)
     # the shadow map is drawn again only when the casters or the light moved (paused, settled)
     key = None if shadow_mat is None else b"".join([_gl(shadow_mat), skin_key]
@@ -857,6 +875,9 @@ class Renderer:
       for kind in range(self._nkinds):
         if kind != QUAD and len(geoms[kind]):
           self._vaos["d", kind].render(instances=len(geoms[kind]))
+        if len(tgeoms[kind]):
+          self._upload(("s", kind), tgeoms[kind])
+          self._vaos["ds", kind].render(instances=len(tgeoms[kind]))
       self._textured.draw_depth(self._depth_prog)
       self._skins.draw_depth(self._depth_prog)
       ctx.polygon_offset = (0.0, 0.0)
@@ -955,7 +976,7 @@ class Renderer:
     self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
     self._set_uniform(prog, "u_shadow_mat",
                       _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
-    self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+    self._set_uniform(prog, "u_shadow_scale", float(self.shadow_strength))
     self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
     self._set_uniform(prog, "u_shadow", 0)
 
