@@ -761,7 +761,7 @@ class Renderer:
 
   def _shadow_matrix(self, lights, batch_arrays):
     """Light view-projection of the shadow map: the first model light that casts shadows,
-    else the headlight, fitted around the opaque non-plane instances of this frame."""
+    else the headlight, fitted around the non-plane instances that cast shadows this frame."""
     m = self.m
     src = None
     for k, l in enumerate(lights):

@@ -53,8 +53,9 @@ def mujoco_image(path, cam, width, height, vis=None, rnd=None, pert=None):
     return np.load(out)
 
 
-def our_image(path, cam, width, height, opts=None):
-  """Our picture of the same file from the same free camera, with VisOptions `opts`."""
+def our_image(path, cam, width, height, opts=None, **renderer_attrs):
+  """Our picture of the same file from the same free camera, with VisOptions `opts`;
+  `renderer_attrs` set Renderer attributes first (e.g. highlight_body=3)."""
   import engine
   from render.camera import Camera
   from render.headless import HeadlessRenderer
@@ -62,6 +63,8 @@ def our_image(path, cam, width, height, opts=None):
   from render.snapshot import Snapshot
   m = engine.load_model(str(path))
   hr = HeadlessRenderer(m, width, height)
+  for k, v in renderer_attrs.items():
+    setattr(hr.renderer, k, v)
   try:
     c = Camera.default_for(m)
     c.lookat = np.asarray(cam["lookat"], float)
