@@ -761,18 +761,17 @@ class Renderer:
     return L
 
   def _shadow_matrix(self, lights, batch_arrays):
-    """Light view-projection of the shadow map: the first model light that casts shadows,
-    else the headlight, fitted around the non-plane instances that cast shadows this frame."""
+    """Light view-projection of the shadow map: the first model light that casts shadows (a
+    spot or directional one, as MuJoCo's renderer; its headlight never does: no such light,
+    no shadow), fitted around the non-plane instances that cast shadows this frame."""
     m = self.m
     src = None
     for k, l in enumerate(lights):
-      if l[7] >= 0 and m.light_castshadow[l[7]]:
+      if l[7] >= 0 and m.light_castshadow[l[7]] and int(m.light_type[l[7]]) in (0, 1):
         src = k
         break
     if src is None:
-      if not lights:
-        return None, -1
-      src = 0
+      return None, -1
     arrays = [a for kind, a in enumerate(batch_arrays) if kind != QUAD and len(a)]
     if not arrays:
       return None, -1
