@@ -203,7 +203,7 @@ class Renderer:
     self.highlight_skin = -1  # selected skin: it glows (pert.skinselect, set with a skin pick)
     self._shadow_ortho = True
     self._shadow_k = (1.0, 1.0)
-    self._shadow_reach = 1.0
+    self._shadow_half = 0.0
     self._shadow_key = None   # what the shadow map holds: light matrix and casters' instances
     # programs per shadow variant: True reads the shadow map, False never does (no shadow cast)
     self._geom_progs = {sh: ctx.program(*shaders.geom_program(0, sh)) for sh in (True, False)}
@@ -787,7 +787,7 @@ class Renderer:
     d = d / np.linalg.norm(d)
     self._shadow_ortho = pos[3] > 0.5
     self._shadow_k = (1.0, 1.0)     # the part of the map in use, per axis
-    self._shadow_reach = 1.0        # the part of the map where shadows fall (NDC half-width)
+    self._shadow_half = 0.0         # a spot light's shadow frustum: half angle (radians)
     if pos[3] > 0.5:     # directional: orthographic box around the scene
       eye_l = center - d * 2 * radius
       view = _look(eye_l, d)
@@ -807,15 +807,11 @@ class Renderer:
       eye_l = np.asarray(pos[:3], float)
       view = _look(eye_l, d)
       cut = lights[src][6][0]
-      half = math.acos(cut) if cut > -1 else math.radians(80)
-      half = min(max(half, math.radians(5)), _SPOT_MAX)
       # MuJoCo's spot shadow frustum is narrower than the cone: full angle 2 cutoff x
-      # map.shadowscale (at most 160 degrees); outside it the light shines, unshadowed. The map
-      # keeps the cone's width (the floor pieces outside it skip the spot light), the shader
-      # drops shadows beyond this reach
-      narrow = min(math.degrees(math.acos(cut)) * float(self.vis.map.shadowscale), 80.0)
-      self._shadow_reach = (min(math.tan(math.radians(narrow)) / math.tan(half), 1.0)
-                            if cut > -1 else 1.0)
+      # map.shadowscale (at most 160 degrees); outside it the light shines, unshadowed
+      cone = math.degrees(math.acos(cut)) if cut > -1 else 80.0
+      half = math.radians(min(max(cone * float(self.vis.map.shadowscale), 5.0), 80.0))
+      self._shadow_half = half
       dist = float(np.linalg.norm(center - eye_l))
       far = dist + 2 * radius
       near = max(dist - 2 * radius, 0.05 * far, 1e-3)   # depth precision where shadows fall
@@ -879,7 +875,7 @@ class Renderer:
       self._shadow_fbo.clear(depth=1.0)
       ctx.enable(moderngl.CULL_FACE)
       self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
-      ctx.polygon_offset = (2.0, 4.0)     # slope-scaled depth bias against shadow acne
+      ctx.polygon_offset = (4.0, 8.0)     # slope-scaled depth bias against shadow acne
       for kind in range(self._nkinds):
         if kind != QUAD and len(geoms[kind]):
           self._vaos["d", kind].render(instances=len(geoms[kind]))
@@ -904,7 +900,8 @@ class Renderer:
     positional = [k for k, l in enumerate(lights) if l[0][3] < 0.5]
     cut = lights[shadow_idx][6][0] if sh else -1.0
     bare = (split and self._plane_bare is not None and not self._shadow_ortho
-            and positional == [shadow_idx] and cut > -1.0 and math.acos(cut) <= _SPOT_MAX)
+            and positional == [shadow_idx] and cut > -1.0
+            and math.acos(cut) <= self._shadow_half)      # the map covers the cone
     progs = (geom_prog, plane_prog) + ((self._plane_progs[False],) if split else ())
     progs += (self._plane_bare,) if bare else ()
     for prog in {id(p): p for p in progs}.values():
@@ -986,7 +983,6 @@ class Renderer:
                       _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
     self._set_uniform(prog, "u_shadow_scale", float(self.shadow_strength))
     self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
-    self._set_uniform(prog, "u_shadow_reach", self._shadow_reach)
     self._set_uniform(prog, "u_shadow", 0)
 
   def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx):

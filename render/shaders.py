@@ -147,7 +147,6 @@ in vec4 v_shadow; in vec3 v_sdiff; in vec3 v_sspec;
 #endif
 uniform float u_shadow_scale;
 uniform float u_shadow_bias;
-uniform float u_shadow_reach;
 uniform int u_shadow_light;
 uniform sampler2DShadow u_shadow;
 out vec4 f_color;
@@ -166,10 +165,7 @@ void main() {
     vec3 sc = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
     // MuJoCo's shadow pass adds the light only where the filtered comparison passes its alpha
     // test (>= 0.99): in shadow the light is gone, ambient and all
-    // only inside the part of the map MuJoCo's shadow frustum covers (u_shadow_reach of it,
-    // in NDC: a spot light's frustum is its cutoff x map.shadowscale)
-    vec2 q = abs(v_shadow.xy / v_shadow.w);
-    if (q.x < u_shadow_reach && q.y < u_shadow_reach && sc.z < 1.0)
+    if (sc.x > 0.0 && sc.x < 1.0 && sc.y > 0.0 && sc.y < 1.0 && sc.z < 1.0)
       shadow = 1.0 - u_shadow_scale * (1.0 - step(0.99, texture(u_shadow, vec3(sc.xy,
                                                                      sc.z - u_shadow_bias))));
   }

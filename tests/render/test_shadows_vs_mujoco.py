@@ -27,8 +27,8 @@ def test_dog_casts_its_shadow_on_the_floor_as_mujoco(azimuth, elevation):
   within 0.05 of MuJoCo's); the whole picture agrees (mean difference under 3 of 255).
   The floor's texture is modulated by a lit colour of base 1: lit by the headlight and the spot
   light together it saturated, and neither the spot light nor the shadow showed; MuJoCo clamps
-  the shadow-casting light's pass apart. Measured: IoU 0.82-0.87, ratios 0.53-0.61 against
-  MuJoCo's 0.53-0.59, mean differences 0.6-1.1."""
+  the shadow-casting light's pass apart. Measured: IoU 0.86-0.91, ratios 0.53-0.61 against
+  MuJoCo's 0.53-0.59, mean differences 0.6-1.0."""
   dm = pytest.importorskip("dm_control")
   from render.renderer import VisOptions
   path = os.path.join(os.path.dirname(dm.__file__), "suite", "dog.xml")
