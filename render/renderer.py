@@ -1288,7 +1288,6 @@ def _camera_rays(m, c):
 
 
 _BIAS_IDENTITY = np.eye(4)
-_SPOT_MAX = math.radians(80)    # widest spot-light shadow frustum (half angle)
 _GL_CLIP_DISTANCE0 = 0x3000
 
 

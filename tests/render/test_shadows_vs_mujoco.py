@@ -60,7 +60,9 @@ _TRANSPARENT = """<mujoco>
     <geom type="plane" size="2 2 .1" rgba=".8 .8 .8 1"/>
     <body pos="-0.4 0 0.5"><freejoint/><geom type="box" size=".2 .15 .1" rgba=".2 .4 .9 .5"/></body>
     <body pos="0.4 0.1 0.4"><freejoint/><geom type="sphere" size=".15" material="glass"/></body>
-    <body pos="0 -0.5 0.3"><freejoint/><geom type="capsule" size=".06 .15" rgba=".9 .3 .2 {alpha}"/></body>
+    <body pos="0 -0.5 0.3"><freejoint/>
+      <geom type="capsule" size=".06 .15" rgba=".9 .3 .2 {alpha}"/>
+    </body>
   </worldbody>
 </mujoco>
 """
