@@ -439,10 +439,14 @@ class Renderer:
     s[stype == 3, 3] = ssize[stype == 3, 1]
     self.site_size4 = s
     srgba = np.array(m.site_rgba, np.float64)
+    smat = np.tile([0.0, 0.5, 0.5, 0.0], (m.nsite, 1))
     for i in np.nonzero(np.asarray(m.site_matid) >= 0)[0]:
+      k = m.site_matid[i]
       if np.allclose(srgba[i], (0.5, 0.5, 0.5, 1.0)):
-        srgba[i] = m.mat_rgba[m.site_matid[i]]
-    self.site_rgba = srgba
+        srgba[i] = m.mat_rgba[k]
+      smat[i, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
+    self.site_rgba, self.site_mat = srgba, smat
+    self.site_bodyid = np.asarray(m.site_bodyid)
     self.site_group = np.clip(np.asarray(m.site_group), 0, 5)
     # inertia boxes (MuJoCo's equivalent-inertia box)
     mass = np.asarray(m.body_mass, float)
@@ -565,10 +569,16 @@ class Renderer:
       b = self.inertia_bodies
       size = np.concatenate([self.inertia_size, np.zeros((len(b), 1))], 1)
       tgt = batch_t if col.inertia[3] < 1 else batch_o
-      tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia)
+      mat = np.tile([0.0, 0.5, 0.5, 0.0], (len(b), 1))
+      mat[b == self.highlight_body, 0] += vis.global_.glow     # the selected body's glows
+      tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia, mat)
     if opts.sites and m.nsite:
       groups = _groups(opts.site_groups, "site_groups")
       show = groups[self.site_group] & (self.site_rgba[:, 3] > 0)
+      smat = self.site_mat
+      if self.highlight_body > 0:      # the selected body's sites glow, as its geoms
+        smat = smat.copy()
+        smat[self.site_bodyid == self.highlight_body, 0] += vis.global_.glow
       for kind in range(len(KINDS)):
         sel = show & (self.site_kind == kind)
         if sel.any():
@@ -577,7 +587,7 @@ class Renderer:
           for b, s in ((batch_o, op), (batch_t, tr)):
             if s.any():
               b.add(kind, snap.site_xpos[s], snap.site_xmat[s], self.site_size4[s],
-                    self.site_rgba[s])
+                    self.site_rgba[s], smat[s])
     self._tendon_instances(snap, opts, batch_o, batch_t)
     used = self._scene_ngeom + batch_o.count() + batch_t.count()
     self.scene_full = False
