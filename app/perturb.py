@@ -171,11 +171,12 @@ def _ray_box(lp, lu, s):
 
 
 def select(m, snap, origin, direction, geom_groups=None, skip_static=True, skins=None,
-           skin_visible=None):
+           skin_visible=None, *, return_skin=False):
   """(body, world point) hit first by the ray, or (-1, None): mjv_select on geoms (static
   bodies, welded to the world, skipped unless `skip_static` is False) and, given `skins`
   (render.skin.SkinModel of m), on the skins `skin_visible` (bool per skin): a skin hit
-  selects the bone body weighing most on the hit face's nearest vertex, at that vertex."""
+  selects the bone body weighing most on the hit face's nearest vertex, at that vertex.
+  With `return_skin`, (body, point, skin): the skin hit (mjv_select's skinid), else -1."""
   best, geom = math.inf, -1
   for g in range(m.ngeom):
     if geom_groups is not None:
@@ -200,7 +201,7 @@ def select(m, snap, origin, direction, geom_groups=None, skip_static=True, skins
     vert, _ = skins.update(snap.xpos, snap.xquat, skin_visible)
     t, body, vid = skins.ray(vert, origin, direction, skin_visible)
     if 0 <= t < best:        # a geom at the same distance wins, as in mjv_select
-      return body, vert[vid].astype(np.float64)
-  if geom < 0:
-    return -1, None
-  return int(m.geom_bodyid[geom]), origin + best * direction
+      point = vert[vid].astype(np.float64)
+      return (body, point, int(skins.skin_of_vert[vid])) if return_skin else (body, point)
+  hit = (-1, None) if geom < 0 else (int(m.geom_bodyid[geom]), origin + best * direction)
+  return hit + (-1,) if return_skin else hit

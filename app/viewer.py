@@ -253,7 +253,7 @@ class Viewer:
       self.camera.set_model(m)
     self._keep_camera = False
     self.selected, self.pert = -1, None
-    self.renderer.highlight_body = -1
+    self.renderer.highlight_body = self.renderer.highlight_skin = -1
     self._model_version = st.model_version
     self.ui.on_model(m)
     self._caption(st)
@@ -633,17 +633,18 @@ class Viewer:
     return True
 
   def pick(self, x, y):
-    """Body and world point under window pixel (x, y) (pyglet coordinates), or (-1, None)."""
+    """Body, world point and skin (-1: none) under window pixel (x, y) (pyglet coordinates),
+    or (-1, None, -1)."""
     from app import perturb
     w, h = self.window.get_size()
     with self.sim.snapshot() as snap:
       if snap is None or self.ui.m is None:
-        return -1, None
+        return -1, None, -1
       origin, direction = self.camera.ray(x / w, y / h, w / h, snap)
       m = self.ui.m
       skins = self._skins_of(m)
       return perturb.select(m, snap, origin, direction, self.opts.geom_groups, skins=skins,
-                            skin_visible=skins.visible(self.opts))
+                            skin_visible=skins.visible(self.opts), return_skin=True)
 
   def _skins_of(self, m):
     """The skins of model `m` laid out for picking (render.skin.SkinModel, kept per model)."""
@@ -654,8 +655,9 @@ class Viewer:
     return got[1]
 
   def select_at(self, x, y):
-    """Double-click: select the body under the pointer (highlighted), or clear the selection."""
-    body, point = self.pick(x, y)
+    """Double-click: select the body under the pointer (highlighted: its geoms, and the skin
+    picked, as MuJoCo's simulate sets pert.select and pert.skinselect), or clear it."""
+    body, point, skin = self.pick(x, y)
     self.selected = body
     self._sel_local = None
     if body > 0:
@@ -663,6 +665,7 @@ class Viewer:
         self._sel_local = snap.xmat[body].reshape(3, 3).T @ (point - snap.xpos[body])
     if self.renderer is not None:
       self.renderer.highlight_body = body
+      self.renderer.highlight_skin = skin if body > 0 else -1
 
   def on_mouse_press(self, x, y, button, modifiers):
     """Double-click selects; Ctrl+press on a selected body starts a perturbation."""

@@ -186,6 +186,10 @@ class Renderer:
   # has 100000): rangefinder markers beyond it are left out, as mjv_updateScene leaves them
   max_geom = 10000
   scene_full = False     # whether the last frame left some out (MuJoCo: mjWARN_VGEOMFULL)
+  # how much of the shadow-casting light a shadow takes away: all of it in MuJoCo, whose
+  # shadow pass adds the light only where the shadow map says lit (map.shadowscale is not
+  # this: MuJoCo narrows a spot light's shadow frustum by it)
+  shadow_strength = 1.0
 
   def __init__(self, ctx, m, shadow_size=1024):
     """GL objects (programs, meshes, shadow map) for `ctx`, then `set_model(m)`; with m=None
@@ -195,9 +199,11 @@ class Renderer:
     self.shadow_size = int(shadow_size)
     self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
-    self.highlight_body = -1
+    self.highlight_body = -1  # selected body: its geoms glow (MuJoCo's pert.select)
+    self.highlight_skin = -1  # selected skin: it glows (pert.skinselect, set with a skin pick)
     self._shadow_ortho = True
     self._shadow_k = (1.0, 1.0)
+    self._shadow_half = 0.0
     self._shadow_key = None   # what the shadow map holds: light matrix and casters' instances
     # programs per shadow variant: True reads the shadow map, False never does (no shadow cast)
     self._geom_progs = {sh: ctx.program(*shaders.geom_program(0, sh)) for sh in (True, False)}
@@ -221,10 +227,8 @@ class Renderer:
       svbo, sibo = ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes())
       self._vbos.append(svbo)
       self._ibos.append(sibo)
-      self._vaos["d", k] = ctx.vertex_array(
-          self._depth_prog, [(svbo, "3f 3x4 1f", "in_pos", "in_cap"),
-                             (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])],
-          sibo)
+      self._inst["s", k] = ctx.buffer(reserve=16 * _FLOATS * 4, dynamic=True)
+      self._depth_vaos(k, svbo, sibo)
     self._sky_prog = ctx.program(vertex_shader=shaders.SKY_VS, fragment_shader=shaders.SKY_FS)
     self._sky_buf = ctx.buffer(reserve=4 * 5 * 4, dynamic=True)
     self._sky_vao = ctx.vertex_array(self._sky_prog, [(self._sky_buf, "2f 3f", "in_pos",
@@ -273,6 +277,18 @@ class Renderer:
                                         (self._inst[p, kind], _INSTANCE_FMT, *_INSTANCE_ATTRS)],
                                  self._ibos[2 * kind])
 
+  def _depth_vaos(self, kind, vbo, ibo=None):
+    """The shadow pass's VAOs of a mesh kind: "d" over the opaque geoms' instances (the first
+    ones of the opaque buffer), "ds" over the transparent geoms' (MuJoCo's shadow pass draws
+    every geom, whatever its alpha)."""
+    out = []
+    for key, inst in (("d", self._inst["o", kind]), ("ds", self._inst["s", kind])):
+      self._vaos[key, kind] = self.ctx.vertex_array(
+          self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
+                             (inst, "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])], ibo)
+      out.append(self._vaos[key, kind])
+    return out
+
   def _set_meshes(self, m):
     """Vertex buffers, instance buffers and VAOs of the model's mesh assets (kinds
     len(KINDS) + mesh id); returns each mesh's scale (its instance size)."""
@@ -304,10 +320,9 @@ class Renderer:
         for sh in (True, False):
           self._vaos[_vkey(p, sh), k] = self._geom_vao(self._geom_progs[sh], k, p)
           self._mesh_gl.append(self._vaos[_vkey(p, sh), k])
-      self._vaos["d", k] = self.ctx.vertex_array(
-          self._depth_prog, [(vbo, "3f 3x4 1f", "in_pos", "in_cap"),
-                             (self._inst["o", k], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])])
-      self._mesh_gl.append(self._vaos["d", k])
+      self._inst["s", k] = self.ctx.buffer(reserve=16 * _FLOATS * 4, dynamic=True)
+      self._mesh_gl.append(self._inst["s", k])
+      self._mesh_gl.extend(self._depth_vaos(k, vbo))
     self._nkinds = len(KINDS) + nmesh + nhfield
     mesh_kinds = tuple(range(len(KINDS), self._nkinds))
     self._opaque_order = _OPAQUE_ORDER[:-1] + mesh_kinds + _OPAQUE_ORDER[-1:]
@@ -424,10 +439,14 @@ class Renderer:
     s[stype == 3, 3] = ssize[stype == 3, 1]
     self.site_size4 = s
     srgba = np.array(m.site_rgba, np.float64)
+    smat = np.tile([0.0, 0.5, 0.5, 0.0], (m.nsite, 1))
     for i in np.nonzero(np.asarray(m.site_matid) >= 0)[0]:
+      k = m.site_matid[i]
       if np.allclose(srgba[i], (0.5, 0.5, 0.5, 1.0)):
-        srgba[i] = m.mat_rgba[m.site_matid[i]]
-    self.site_rgba = srgba
+        srgba[i] = m.mat_rgba[k]
+      smat[i, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
+    self.site_rgba, self.site_mat = srgba, smat
+    self.site_bodyid = np.asarray(m.site_bodyid)
     self.site_group = np.clip(np.asarray(m.site_group), 0, 5)
     # inertia boxes (MuJoCo's equivalent-inertia box)
     mass = np.asarray(m.body_mass, float)
@@ -550,10 +569,16 @@ class Renderer:
       b = self.inertia_bodies
       size = np.concatenate([self.inertia_size, np.zeros((len(b), 1))], 1)
       tgt = batch_t if col.inertia[3] < 1 else batch_o
-      tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia)
+      mat = np.tile([0.0, 0.5, 0.5, 0.0], (len(b), 1))
+      mat[b == self.highlight_body, 0] += vis.global_.glow     # the selected body's glows
+      tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia, mat)
     if opts.sites and m.nsite:
       groups = _groups(opts.site_groups, "site_groups")
       show = groups[self.site_group] & (self.site_rgba[:, 3] > 0)
+      smat = self.site_mat
+      if self.highlight_body > 0:      # the selected body's sites glow, as its geoms
+        smat = smat.copy()
+        smat[self.site_bodyid == self.highlight_body, 0] += vis.global_.glow
       for kind in range(len(KINDS)):
         sel = show & (self.site_kind == kind)
         if sel.any():
@@ -562,7 +587,7 @@ class Renderer:
           for b, s in ((batch_o, op), (batch_t, tr)):
             if s.any():
               b.add(kind, snap.site_xpos[s], snap.site_xmat[s], self.site_size4[s],
-                    self.site_rgba[s])
+                    self.site_rgba[s], smat[s])
     self._tendon_instances(snap, opts, batch_o, batch_t)
     used = self._scene_ngeom + batch_o.count() + batch_t.count()
     self.scene_full = False
@@ -746,18 +771,17 @@ class Renderer:
     return L
 
   def _shadow_matrix(self, lights, batch_arrays):
-    """Light view-projection of the shadow map: the first model light that casts shadows,
-    else the headlight, fitted around the opaque non-plane instances of this frame."""
+    """Light view-projection of the shadow map: the first model light that casts shadows (a
+    spot or directional one, as MuJoCo's renderer; its headlight never does: no such light,
+    no shadow), fitted around the non-plane instances that cast shadows this frame."""
     m = self.m
     src = None
     for k, l in enumerate(lights):
-      if l[7] >= 0 and m.light_castshadow[l[7]]:
+      if l[7] >= 0 and m.light_castshadow[l[7]] and int(m.light_type[l[7]]) in (0, 1):
         src = k
         break
     if src is None:
-      if not lights:
-        return None, -1
-      src = 0
+      return None, -1
     arrays = [a for kind, a in enumerate(batch_arrays) if kind != QUAD and len(a)]
     if not arrays:
       return None, -1
@@ -773,6 +797,7 @@ class Renderer:
     d = d / np.linalg.norm(d)
     self._shadow_ortho = pos[3] > 0.5
     self._shadow_k = (1.0, 1.0)     # the part of the map in use, per axis
+    self._shadow_half = 0.0         # a spot light's shadow frustum: half angle (radians)
     if pos[3] > 0.5:     # directional: orthographic box around the scene
       eye_l = center - d * 2 * radius
       view = _look(eye_l, d)
@@ -792,8 +817,11 @@ class Renderer:
       eye_l = np.asarray(pos[:3], float)
       view = _look(eye_l, d)
       cut = lights[src][6][0]
-      half = math.acos(cut) if cut > -1 else math.radians(80)
-      half = min(max(half, math.radians(5)), _SPOT_MAX)
+      # MuJoCo's spot shadow frustum is narrower than the cone: full angle 2 cutoff x
+      # map.shadowscale (at most 160 degrees); outside it the light shines, unshadowed
+      cone = math.degrees(math.acos(cut)) if cut > -1 else 80.0
+      half = math.radians(min(max(cone * float(self.vis.map.shadowscale), 5.0), 80.0))
+      self._shadow_half = half
       dist = float(np.linalg.norm(center - eye_l))
       far = dist + 2 * radius
       near = max(dist - 2 * radius, 0.05 * far, 1e-3)   # depth precision where shadows fall
@@ -814,15 +842,19 @@ class Renderer:
     eye, forward, up = camera.pose(snapshot, self.m)
     viewproj = camera.projection(width / height) @ camera.view_matrix(snapshot, self.m)
     nk = self._nkinds
-    bo, bd, bt = _Batch(nk), _Batch(nk), _Batch(nk)     # opaque geoms, opaque decor, transparent
+    # opaque geoms, transparent geoms, opaque decorations, transparent decorations
+    bo, bg, bd, bt = _Batch(nk), _Batch(nk), _Batch(nk), _Batch(nk)
     self._skins.update(snapshot, opts)
-    self._geom_instances(snapshot, opts, eye, bo, bt)
+    self._geom_instances(snapshot, opts, eye, bo, bg)
     self._scene_ngeom += self._skins.count()   # skins come first in mjvScene
-    self._scene_ngeom -= bt.count()    # the decorations' count is what bd and bt gain from here
-    self._decor_instances(snapshot, opts, bd, bt)
-    geoms, decor, trans = bo.arrays(), bd.arrays(), bt.arrays()
+    self._decor_instances(snapshot, opts, bd, bt)    # their count: what bd and bt gain
+    geoms, tgeoms, decor = bo.arrays(), bg.arrays(), bd.arrays()
+    trans = [np.concatenate([a, b]) for a, b in zip(tgeoms, bt.arrays())]
+    # every geom casts a shadow, transparent ones too (MuJoCo's shadow pass draws all but
+    # decorations, whatever their alpha); planes are left out (they only receive)
+    tgeoms[QUAD] = tgeoms[QUAD][:0]
     skin_rows, skin_key = self._skins.casters()
-    casters = ([geoms[k] for k in range(nk) if k != QUAD] + self._textured.casters()
+    casters = ([geoms[k] for k in range(nk) if k != QUAD] + tgeoms + self._textured.casters()
                if opts.shadows else [])
     opaque = []
     for kind in range(self._nkinds):
@@ -841,8 +873,8 @@ class Renderer:
       self._upload(("o", kind), opaque[kind])
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
-      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + self._textured.casters()
-                                                   + [skin_rows])
+      shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + tgeoms
+                                                   + self._textured.casters() + [skin_rows])
     ctx.enable(moderngl.DEPTH_TEST)
     # the shadow map is drawn again only when the casters or the light moved (paused, settled)
     key = None if shadow_mat is None else b"".join([_gl(shadow_mat), skin_key]
@@ -853,10 +885,13 @@ class Renderer:
       self._shadow_fbo.clear(depth=1.0)
       ctx.enable(moderngl.CULL_FACE)
       self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
-      ctx.polygon_offset = (2.0, 4.0)     # slope-scaled depth bias against shadow acne
+      ctx.polygon_offset = (4.0, 8.0)     # slope-scaled depth bias against shadow acne
       for kind in range(self._nkinds):
         if kind != QUAD and len(geoms[kind]):
           self._vaos["d", kind].render(instances=len(geoms[kind]))
+        if len(tgeoms[kind]):
+          self._upload(("s", kind), tgeoms[kind])
+          self._vaos["ds", kind].render(instances=len(tgeoms[kind]))
       self._textured.draw_depth(self._depth_prog)
       self._skins.draw_depth(self._depth_prog)
       ctx.polygon_offset = (0.0, 0.0)
@@ -875,7 +910,8 @@ class Renderer:
     positional = [k for k, l in enumerate(lights) if l[0][3] < 0.5]
     cut = lights[shadow_idx][6][0] if sh else -1.0
     bare = (split and self._plane_bare is not None and not self._shadow_ortho
-            and positional == [shadow_idx] and cut > -1.0 and math.acos(cut) <= _SPOT_MAX)
+            and positional == [shadow_idx] and cut > -1.0
+            and math.acos(cut) <= self._shadow_half)      # the map covers the cone
     progs = (geom_prog, plane_prog) + ((self._plane_progs[False],) if split else ())
     progs += (self._plane_bare,) if bare else ()
     for prog in {id(p): p for p in progs}.values():
@@ -955,7 +991,7 @@ class Renderer:
     self._set_uniform(prog, "u_shadow_light", shadow_idx if shadow_mat is not None else -1)
     self._set_uniform(prog, "u_shadow_mat",
                       _gl(_BIAS_IDENTITY if shadow_mat is None else shadow_mat))
-    self._set_uniform(prog, "u_shadow_scale", float(self.vis.map.shadowscale))
+    self._set_uniform(prog, "u_shadow_scale", float(self.shadow_strength))
     self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
     self._set_uniform(prog, "u_shadow", 0)
 
@@ -1262,7 +1298,6 @@ def _camera_rays(m, c):
 
 
 _BIAS_IDENTITY = np.eye(4)
-_SPOT_MAX = math.radians(80)    # widest spot-light shadow frustum (half angle)
 _GL_CLIP_DISTANCE0 = 0x3000
 
 

@@ -88,11 +88,10 @@ void main() {
     float att = light_at(i, world, L);
     float ndl = max(dot(n, L), 0.0);
     float sp = ndl > 0.0 ? pow(max(dot(n, normalize(L + V)), 0.0), shine) : 0.0;
-    diff += att * u_lamb[i];
     if (i == u_shadow_light) {
-      sdiff += att * u_ldif[i] * ndl; sspec += att * u_lspec[i] * i_mat.y * sp;
+      sdiff += att * (u_lamb[i] + u_ldif[i] * ndl); sspec += att * u_lspec[i] * i_mat.y * sp;
     } else {
-      diff += att * u_ldif[i] * ndl; spec += att * u_lspec[i] * i_mat.y * sp;
+      diff += att * (u_lamb[i] + u_ldif[i] * ndl); spec += att * u_lspec[i] * i_mat.y * sp;
     }
   }
 #if SHADOW == 1
@@ -158,17 +157,19 @@ void main() {
     base = mix(base, v_color2, mod(c.x + c.y, 2.0));
   }
   float shadow = 1.0;
+  vec3 diff = v_diff, spec = v_spec;
 #if SHADOW == 1
   // a variant without this block is drawn when no shadow is cast: llvmpipe runs both sides of
   // every branch (masked), so a uniform-false `if` still pays the shadow-map lookup per pixel
   if (u_shadow_light >= 0) {
     vec3 sc = v_shadow.xyz / v_shadow.w * 0.5 + 0.5;
+    // MuJoCo's shadow pass adds the light only where the filtered comparison passes its alpha
+    // test (>= 0.99): in shadow the light is gone, ambient and all
     if (sc.x > 0.0 && sc.x < 1.0 && sc.y > 0.0 && sc.y < 1.0 && sc.z < 1.0)
-      shadow = 1.0 - u_shadow_scale * (1.0 - texture(u_shadow, vec3(sc.xy, sc.z - u_shadow_bias)));
+      shadow = 1.0 - u_shadow_scale * (1.0 - step(0.99, texture(u_shadow, vec3(sc.xy,
+                                                                     sc.z - u_shadow_bias))));
   }
-  vec3 diff = v_diff + shadow * v_sdiff, spec = v_spec + shadow * v_sspec;
-#else
-  vec3 diff = v_diff, spec = v_spec;
+  vec3 sdiff = v_sdiff, sspec = v_sspec;
 #endif
 #if PLANE == 1
   // spot and point lights on planes, per fragment: a plane's few big triangles cannot carry
@@ -184,8 +185,12 @@ void main() {
     float c = dot(-L, u_pdir[i]);
     att *= (u_pspot[i].x <= -1.0 || c >= u_pspot[i].x) ? exp2(u_pspot[i].y * log2(max(c, 1e-6)))
                                                        : 0.0;
-    float sh = i == u_pshadow ? shadow : 1.0;
-    diff += att * (u_pamb[i] + sh * u_pdif[i] * max(dot(n, L), 0.0));
+    vec3 add = att * (u_pamb[i] + u_pdif[i] * max(dot(n, L), 0.0));
+#if SHADOW == 1
+    if (i == u_pshadow) sdiff += add; else diff += add;
+#else
+    diff += add;
+#endif
   }
 #endif
 #if TEX == 1
@@ -195,8 +200,15 @@ void main() {
 #else
   vec4 tc = vec4(1.0);
 #endif
-  // as fixed-function GL_MODULATE: the lit colour times the texel
-  f_color = vec4(min(base * diff + spec, vec3(1.0)) * tc.rgb, v_color.a * tc.a);
+  // as fixed-function GL_MODULATE: the lit colour, clamped, times the texel
+  vec3 rgb = min(base * diff + spec, vec3(1.0)) * tc.rgb;
+#if SHADOW == 1
+  // MuJoCo draws the shadow-casting light in a pass of its own, added (GL_ONE, GL_ONE) to the
+  // other lights' picture: each pass is clamped on its own, so a bright texel-modulated floor
+  // (base colour 1) still shows the spot light and its shadow
+  rgb = min(rgb + shadow * min(base * sdiff + sspec, vec3(1.0)) * tc.rgb, vec3(1.0));
+#endif
+  f_color = vec4(rgb, v_color.a * tc.a);
 }
 """
 

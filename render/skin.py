@@ -313,6 +313,8 @@ class SkinDraw:
       inst[12:15] = 1.0
       inst[16:20] = (*self.rgba[i, :3], alpha[i])
       inst[20:24] = self.mat[i]
+      if i == self.r.highlight_skin:   # the selected skin glows, as mjv_updateScene's
+        inst[20] += self.r.vis.global_.glow     # markselected: emission + vis.global.glow
       inst[24:28] = self.mapping[i]
       self._inst[i].write(inst.tobytes())
 

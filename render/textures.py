@@ -293,8 +293,9 @@ class TexturedGeoms:
           self.groups.append((kind, t, part, trans))
 
   def casters(self):
-    """This frame's opaque textured instances that cast shadows (not planes), as arrays."""
-    return [part for kind, _, part, trans in self.groups if kind != 0 and not trans]
+    """This frame's textured instances that cast shadows (not planes; transparent ones too,
+    as in MuJoCo's shadow pass), as arrays."""
+    return [part for kind, _, part, _ in self.groups if kind != 0]
 
   def _instances(self, kind, t, part):
     buf = self._inst.get((kind, t))
@@ -338,9 +339,10 @@ class TexturedGeoms:
     return vao
 
   def draw_depth(self, depth_prog):
-    """The textured opaque geoms into the bound shadow map (planes cast none, as the rest)."""
-    for kind, t, part, trans in self.groups:
-      if kind != 0 and not trans:
+    """The textured geoms, opaque and transparent, into the bound shadow map (planes cast
+    none, as the rest)."""
+    for kind, t, part, _ in self.groups:
+      if kind != 0:
         self._instances(kind, t, part)
         self._vao(kind, t, "d", depth_prog).render(instances=len(part))
 

@@ -238,10 +238,11 @@ def test_skin_pick_matches_mjv_select():
       body = mujoco.mjv_select(mm, md, opt, aspect, relx, rely, scn, selpnt, geomid, flexid,
                                skinid)
       origin, direction = cam.ray(relx, rely, aspect, snap)
-      ours, point = perturb.select(m, snap, origin, direction, opts.geom_groups,
-                                   skip_static=False, skins=skins,
-                                   skin_visible=skins.visible(opts))
+      ours, point, skin = perturb.select(m, snap, origin, direction, opts.geom_groups,
+                                         skip_static=False, skins=skins,
+                                         skin_visible=skins.visible(opts), return_skin=True)
       assert ours == body, (relx, rely, ours, body)
+      assert skin == skinid[0]       # the skin the viewer highlights (pert.skinselect)
       if skinid[0] >= 0:
         nskin += 1
         np.testing.assert_allclose(point, selpnt, atol=1e-6)

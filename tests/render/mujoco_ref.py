@@ -25,19 +25,26 @@ cam.azimuth, cam.elevation = c["azimuth"], c["elevation"]
 opt = mujoco.MjvOption()
 for k, v in c["vis"].items():
   opt.flags[getattr(mujoco.mjtVisFlag, k)] = v
-r.update_scene(d, cam, opt)
+if c["pert"]:       # a selection (mjvPerturb select / skinselect): the scene made directly
+  pert = mujoco.MjvPerturb()
+  for k, v in c["pert"].items():
+    setattr(pert, k, v)
+  mujoco.mjv_updateScene(m, d, opt, pert, cam, mujoco.mjtCatBit.mjCAT_ALL, r.scene)
+else:
+  r.update_scene(d, cam, opt)
 for k, v in c["rnd"].items():
   r.scene.flags[getattr(mujoco.mjtRndFlag, k)] = v
 np.save(out, r.render())
 """
 
 
-def mujoco_image(path, cam, width, height, vis=None, rnd=None):
+def mujoco_image(path, cam, width, height, vis=None, rnd=None, pert=None):
   """MuJoCo's picture (height, width, 3) uint8 of the MJCF file `path` after mj_forward, from a
   free camera `cam` = dict(lookat, distance, azimuth, elevation); `vis` and `rnd` set mjtVisFlag
-  and mjtRndFlag entries by name (e.g. {"mjRND_HAZE": 0})."""
+  and mjtRndFlag entries by name (e.g. {"mjRND_HAZE": 0}); `pert` sets mjvPerturb fields by name
+  (e.g. {"select": 3, "skinselect": 0}: the selection MuJoCo's scene highlights)."""
   c = dict(cam, lookat=[float(x) for x in cam["lookat"]], width=width, height=height,
-           vis=vis or {}, rnd=rnd or {})
+           vis=vis or {}, rnd=rnd or {}, pert=pert or {})
   with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "ref.npy")
     res = subprocess.run([sys.executable, "-c", _SCRIPT, str(path), out, json.dumps(c)],
@@ -46,8 +53,9 @@ def mujoco_image(path, cam, width, height, vis=None, rnd=None):
     return np.load(out)
 
 
-def our_image(path, cam, width, height, opts=None):
-  """Our picture of the same file from the same free camera, with VisOptions `opts`."""
+def our_image(path, cam, width, height, opts=None, **renderer_attrs):
+  """Our picture of the same file from the same free camera, with VisOptions `opts`;
+  `renderer_attrs` set Renderer attributes first (e.g. highlight_body=3)."""
   import engine
   from render.camera import Camera
   from render.headless import HeadlessRenderer
@@ -55,6 +63,8 @@ def our_image(path, cam, width, height, opts=None):
   from render.snapshot import Snapshot
   m = engine.load_model(str(path))
   hr = HeadlessRenderer(m, width, height)
+  for k, v in renderer_attrs.items():
+    setattr(hr.renderer, k, v)
   try:
     c = Camera.default_for(m)
     c.lookat = np.asarray(cam["lookat"], float)

@@ -328,18 +328,18 @@ def test_infinite_plane_covers_the_view(ctx):
   hr.release()
 
 
-def test_no_shadow_variant_matches_shadow_program_with_zero_shadow_scale(scene):
+def test_no_shadow_variant_matches_shadow_program_with_zero_shadow_strength(scene):
   """Without shadows the renderer draws with a program variant that never reads the shadow map
   (llvmpipe pays for the lookup even behind a false branch); it must light the scene exactly as
-  the shadow program does when the shadow has no effect (map.shadowscale 0)."""
+  the shadow program does when the shadow has no effect (Renderer.shadow_strength 0), where
+  the shadow light's separately clamped pass (MuJoCo's) changes nothing: no colour here
+  saturates."""
   m, d, snap, hr, cam = scene
-  vis = hr.renderer.vis
-  scale = vis.map.shadowscale
   try:
-    vis.map.shadowscale = 0.0
+    hr.renderer.shadow_strength = 0.0
     with_prog = hr.render(snap, cam, VisOptions(shadows=True)).astype(int)
   finally:
-    vis.map.shadowscale = scale
+    hr.renderer.shadow_strength = 1.0
   without = hr.render(snap, cam, VisOptions(shadows=False)).astype(int)
   shadowed = hr.render(snap, cam, VisOptions(shadows=True)).astype(int)
   assert np.abs(with_prog - without).max() <= 1
