@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import types as t
 from engine.mjcf import _actuator as _act
+from engine.mjcf import _flex
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
 from engine.mjcf import _meshgen
@@ -149,6 +150,7 @@ class Compiler:
     self.textures, self.texturedir = [], ""
     self.hfields = []
     self.skins = []   # <skin> (asset or deformable), engine/mjcf/_skin.py
+    self.flexes = []   # <deformable><flex> and <flexcomp> specs, engine/mjcf/_flex.py
     self.plugins, self.plugin_implicit = {}, []   # <extension> instances; implicit ones
     self.plugin_declared = set()
     self.nuser = {k: -1 for k in _USER_KINDS}   # <size nuser_*>: -1 sizes from the longest
@@ -199,6 +201,7 @@ class Compiler:
       if sec.tag in ("asset", "deformable"):
         self.skins += [_skin.read_skin(self, n) for n in sec.children if n.tag == "skin"]
     self._check_unique("skin", [_Obj(s) for s in self.skins])
+    self.flexes = _flex.expand(self, r)   # flexcomps become bodies (parse allowed them)
     world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
                  joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
                  inertial=None, gravcomp=0.0)
@@ -221,6 +224,10 @@ class Compiler:
     for sec in _children(r, "equality"):
       for n in sec.children:
         self._equality(n)
+    for i, f in enumerate(self.flexes):   # flexcomp <edge equality>: after the model's own
+      e = _flex.equality(self, f, i)
+      if e is not None:
+        self.eqs.append(e)
     for sec in _children(r, "contact"):
       for n in sec.children:
         self._contact(n)
@@ -1997,9 +2004,10 @@ def _geom_rbound(gtype, s):
   return 0.0
 
 
-def compile_model(source, assets=None):
-  """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`."""
-  root = parse(source, assets)
+def compile_model(source, assets=None, flex=False):
+  """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`
+  (flex elements only with `flex`: see engine/mjcf/_flex.py load_flex_model)."""
+  root = parse(source, assets, flex)
   try:
     c = Compiler(root)
     c.assets = assets
