@@ -549,17 +549,20 @@ def _make_box(g):
     if g["needtex"]:
       tex.extend(t)
 
+  opened = dim == 2    # MakeBox's open=true: a 2D box has no top (iz = max) side
   for iz in range(0, count[2], max(count[2] - 1, 1)):
     for ix in range(count[0]):
       for iy in range(count[1]):
-        add(ix, iy, iz, (f32(ix, count[0]), f32(iy, count[1])))
+        if not (opened and iz != 0):
+          add(ix, iy, iz, (f32(ix, count[0]), f32(iy, count[1])))
+  top = count[2] if opened else count[2] - 1
   for iy in range(0, count[1], max(count[1] - 1, 1)):
     for ix in range(count[0]):
-      for iz in range(1, count[2] - 1):
+      for iz in range(1, top):
         add(ix, iy, iz, (f32(ix, count[0]), f32(iz, count[2])))
   for ix in range(0, count[0], max(count[0] - 1, 1)):
     for iy in range(1, count[1] - 1):
-      for iz in range(1, count[2] - 1):
+      for iz in range(1, top):
         add(ix, iy, iz, (f32(iy, count[1]), f32(iz, count[2])))
 
   def box_id(ix, iy, iz):
@@ -573,6 +576,8 @@ def _make_box(g):
       element.extend([idx[a[0]], idx[a[1]], idx[a[2]], idx[b[0]], idx[b[1]], idx[b[2]]])
 
   for iz in range(0, count[2], max(count[2] - 1, 1)):
+    if opened and iz != 0:
+      continue
     for ix in range(count[0] - 1):
       for iy in range(count[1] - 1):
         if dim == 3:
@@ -620,6 +625,8 @@ def _make_mesh(c, n, dim, origin):
     vert, face, uv, faceuv, _, _ = _mesh.read_file(file, data)
   except _mesh.MeshError as e:
     raise n.error(str(e)) from None
+  if face is None and os.path.splitext(file)[1].lower() == ".obj":
+    face = _obj_lines(data)
   vert, face = _mesh._dedup(vert, face)
   if not len(vert) or face is None or not len(face):
     raise n.error("Vertex and face data required")
@@ -646,6 +653,18 @@ def _make_mesh(c, n, dim, origin):
       continue
     element += [0] + tet
   return point, element, tex, elemtex
+
+
+def _obj_lines(data):
+  """An OBJ's polylines (`l` records) as 4.0's decoder keeps them: one degenerate triangle
+  (a, b, b) per segment; None without any."""
+  face = []
+  for line in data.decode("latin-1").splitlines():
+    parts = line.split()
+    if parts and parts[0] == "l":
+      idx = [int(p.split("/")[0]) - 1 for p in parts[1:]]
+      face += [[a, b, b] for a, b in zip(idx, idx[1:])]
+  return np.array(face, np.int32) if face else None
 
 
 def _make_gmsh(c, n):
@@ -780,8 +799,11 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
     elif dim < 3:   # 4.0 keeps 21 zeros per element when it computes no stiffness
       stiffness = [np.zeros(21)] * nelem
     if dim == 2 and f["elastic2d"] in (1, 3):
-      mu = f["young"] / (2 * (1 + f["poisson"]))
-      bending = [_bending(vx, fl, mu, f["thickness"]) for fl in flaps]
+      # 4.0: the flap's edge vertices in the edge's (sorted) order, and the plate bending
+      # modulus E t^3 / (12 (1 - nu^2)) over the flap area (measured against 4.0)
+      modulus = f["young"] * f["thickness"] ** 3 / (12 * (1 - f["poisson"] ** 2))
+      bending = [_bending(vx, list(edges[k]) + fl[2:], modulus)
+                 for k, fl in enumerate(flaps)]
   shell, elemlayer = _shells(elem, nelem, dim)
   active = [e for e in range(nelem) if dim < 3 or elemlayer[e] < f["activelayers"]]
   lo, hi = _root_box(vx, elem, dim, active, f["radius"])
@@ -909,11 +931,12 @@ def _metric(basis, mu, la, nedge):
 
 def _stiffness3d(vx, v, young, poisson):
   """ComputeStiffness<Stencil3D>: the 21 metric coefficients of one tetrahedron (MuJoCo 4.0
-  stores 24 per element: the last 3 are zero here, see the test's note)."""
+  stores 24 per element, the last 3 zero in every model measured)."""
   x = [list(vx[i]) for i in v]
   volume = _dot(_cross(_sub(x[1], x[0]), _sub(x[2], x[0])), _sub(x[3], x[0])) / 6
-  mu = young / (2 * (1 + poisson)) * abs(volume) / 4 * 4
-  la = young * poisson / ((1 + poisson) * (1 - 2 * poisson)) * abs(volume) / 4 * 4
+  # Lame coefficients times the volume; 4.0's la is half the source's (fitted to 4.0)
+  mu = young / (2 * (1 + poisson)) * abs(volume)
+  la = young * poisson / ((1 + poisson) * (1 - 2 * poisson)) * abs(volume) / 2
   basis = []
   for e in range(6):
     fl, fr = _TET_FACE[_TET_EDGE2FACE[e][0]], _TET_FACE[_TET_EDGE2FACE[e][1]]
@@ -930,8 +953,10 @@ def _stiffness2d(vx, v, young, poisson, thickness):
   x = [list(vx[i]) for i in v]
   nrm = _cross(_sub(x[1], x[0]), _sub(x[2], x[0]))
   volume = math.sqrt(_dot(nrm, nrm)) / 2
-  mu = young / (2 * (1 + poisson)) * abs(volume) / 4 * thickness
-  la = young * poisson / ((1 + poisson) * (1 - 2 * poisson)) * abs(volume) / 4 * thickness
+  # 4.0: shear modulus and half the plane-stress la, times area and thickness (fitted to
+  # 4.0; the source has both 3D coefficients over a quarter of the area)
+  mu = young / (2 * (1 + poisson)) * volume * thickness
+  la = young * poisson / (1 - poisson * poisson) * volume * thickness / 2
   basis = []
   for e in range(3):
     fl, fr = _TRI_FACE[_TRI_FACE[e][0]], _TRI_FACE[_TRI_FACE[e][1]]
@@ -958,8 +983,10 @@ def _area(x, v):
   return math.sqrt(_dot(nrm, nrm)) / 2
 
 
-def _bending(vx, v, mu, thickness):
-  """ComputeBending: the 17 bending coefficients of one edge flap (zero on the boundary)."""
+def _bending(vx, v, modulus):
+  """ComputeBending: the 17 bending coefficients of one edge flap (zero on the boundary):
+  the cotangent stencil (Wardetzky et al.) times the flap's bending stiffness, and the
+  rest-curvature term (Garg et al.; see the test's note on 4.0's last coefficient)."""
   out = np.zeros(17)
   if v[3] == -1:
     return out
@@ -968,7 +995,7 @@ def _bending(vx, v, mu, thickness):
   a03, a04 = _cot(x, v[1], v[2], v[0]), _cot(x, v[1], v[0], v[3])
   c = [a03 + a04, a01 + a02, -(a01 + a03), -(a02 + a04)]
   volume = _area(x, v) + _area(x, [v[1], v[0], v[3]])
-  stiffness = 3 * mu * thickness ** 3 / (24 * volume)
+  stiffness = modulus / volume
   e0, e1, e2 = _sub(x[v[1]], x[v[0]]), _sub(x[v[2]], x[v[0]]), _sub(x[v[3]], x[v[0]])
   e3, e4 = _sub(x[v[2]], x[v[1]]), _sub(x[v[3]], x[v[1]])
   t0 = [-(a03 * e1[k] + a01 * e3[k]) for k in range(3)]
@@ -1154,7 +1181,7 @@ def set_edge_constants(m):
   xmat = d.xmat.reshape(-1, 3, 3)
   rowadr = np.zeros(m.nflexedge, np.int32)
   rownnz = np.zeros(m.nflexedge, np.int32)
-  colind, jrows = [], {}
+  colind, jrows, njfe = [], {}, 0
   length0 = np.zeros(m.nflexedge)
   invw = np.zeros(m.nflexedge)
   for f in range(m.nflex):
@@ -1162,18 +1189,23 @@ def set_edge_constants(m):
     vb = m.flex_vertbodyid[va:va + m.flex_vertnum[f]]
     vloc = m.flex_vert[va:va + m.flex_vertnum[f]]
     pos = d.xpos[vb] + np.einsum("nij,nj->ni", xmat[vb], vloc)
+    # 4.0 sizes nJfe over every edge of a non-rigid flex but fills the rows only of flexes
+    # with a built-in edge force or constraint
     skip = not (m.flex_edgeequality[f] or m.flex_edgedamping[f] or m.flex_edgestiffness[f]
                 or m.flex_damping[f])
     for e in range(ea, ea + m.flex_edgenum[f]):
       v1, v2 = m.flex_edge[e]
       vec = pos[v2] - pos[v1]
       length0[e] = np.sqrt(vec @ vec)
-      if m.flex_rigid[f] or skip:
+      if m.flex_rigid[f]:
+        continue
+      b1, b2 = int(vb[v1]), int(vb[v2])
+      chain = sorted(set(sc.dof_chain(m, b1)) | set(sc.dof_chain(m, b2)))
+      njfe += len(chain)
+      if skip:
         continue
       if e > 0:
         rowadr[e] = rowadr[e - 1] + rownnz[e - 1]
-      b1, b2 = int(vb[v1]), int(vb[v2])
-      chain = sorted(set(sc.dof_chain(m, b1)) | set(sc.dof_chain(m, b2)))
       rownnz[e] = len(chain)
       colind += chain
       if m.nv:
@@ -1194,7 +1226,8 @@ def set_edge_constants(m):
           invw[e] = row @ sc._solve_m(m, d, row[None])[0]
   m.__dict__.update(flexedge_length0=length0, flexedge_invweight0=invw,
                     flexedge_J_rowadr=rowadr, flexedge_J_rownnz=rownnz,
-                    flexedge_J_colind=np.array(colind, np.int32), nJfe=len(colind))
+                    flexedge_J_colind=np.array(colind + [0] * (njfe - len(colind)), np.int32),
+                    nJfe=njfe)
 
 
 def load_flex_model(source, assets=None):

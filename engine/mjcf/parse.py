@@ -202,7 +202,7 @@ CHILDREN = {
     "visual": set(VISUAL_DEFAULTS),
     "compiler": {"lengthrange"},
     "default": {"default"} | set(DEFAULT_ATTRS),
-    "worldbody": {"body", "frame", "geom", "site", "camera", "light", "include"},
+    "worldbody": {"body", "frame", "geom", "site", "camera", "light", "include", "flexcomp"},
     "body": {"body", "frame", "inertial", "joint", "freejoint", "geom", "site", "camera",
              "light", "include", "plugin", "composite", "flexcomp", "replicate"},
     "asset": {"material", "texture", "mesh", "hfield", "skin", "model", "include"},
