@@ -740,8 +740,6 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
   tex, etex = f["texcoord"], list(f["elemtexcoord"])
   if tex and len(tex) != 2 * nvert and not etex:
     raise n.error("two texture coordinates per vertex expected")
-  if not etex and tex:
-    etex = list(elem)
   matid = -1
   if f["material"]:
     names = [m.name for m in c.mats]
@@ -776,6 +774,8 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
       nrm = mm.cross(v01, v02)
       if nrm[0] * v03[0] + nrm[1] * v03[1] + nrm[2] * v03[2] > 0:
         elem[4 * e + 1], elem[4 * e + 2] = elem[4 * e + 2], elem[4 * e + 1]
+  if not etex and tex:   # 4.0 copies the elements after the reorientation (measured)
+    etex = list(elem)
   edges, edgeidx, index = [], [], {}
   for e in range(nelem):
     v = elem[e * (dim + 1):(e + 1) * (dim + 1)]
