@@ -49,7 +49,7 @@ _TYPES = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "m
 _DOFS = ("full", "radial", "trilinear", "quadratic", "2d")
 _SELF = {"none": 0, "narrow": 1, "bvh": 2, "sap": 3, "auto": 4}
 _ELASTIC2D = {"none": 0, "bend": 1, "stretch": 2, "both": 3}
-_EDGE_EQ = {"false": 0, "true": 1, "vert": 2, "strain": 3}
+_EDGE_EQ = {"false": 0, "true": 1, "strain": 3}   # 4.0 has no "vert" (the source does)
 _BOOL = {"false": 0, "true": 1}
 # local edges of a simplex (MuJoCo's eledge), by dim
 _ELEDGE = {1: ((0, 1),), 2: ((1, 2), (2, 0), (0, 1)),
@@ -271,6 +271,8 @@ def _flexcomp(c, n, parent, bodyname, flexes):
     f["equality"] = _kw(edge, "equality", _EDGE_EQ, 0)
     f["eq_solref"] = floats(edge, "solref", 2, 1)
     f["eq_solimp"] = floats(edge, "solimp", 5, 1)
+  if f["equality"] == 3 and dof not in ("trilinear", "quadratic"):
+    raise n.error(f"flex strain equality requires an interpolated flex '{name}'")
   if f["elastic2d"] != 1 and f["equality"] and f["young"] > 0:
     raise n.error("flex constraints and elasticity (young) cannot both be present")
   direct = ftype in ("direct", "mesh", "gmsh")
@@ -349,6 +351,8 @@ def _flexcomp(c, n, parent, bodyname, flexes):
       rigid = True
     elif not any(pinned):
       centered = True
+  if not any(pinned) and any(ch.tag in ("joint", "freejoint") for ch in parent.children):
+    raise n.error(f"body '{bodyname}' has joints but no flex vertices/nodes are pinned to it")
   if direct:
     used = [False] * npnt
     for e in element:
@@ -820,6 +824,25 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
            vert_c=vert)
 
 
+def _check_integrator(c, flexes):
+  """The integrator checks 4.0 makes of a model with flexes (measured: 4.0 names no element;
+  these name the flex's)."""
+  integ = int(np.asarray(c.opt["integrator"]).ravel()[0])
+  for f in flexes:    # passive contact of surfaces and volumes needs the effective metric
+    if f["passive"] and f["dim"] > 1 and integ != 4:
+      raise f["node"].error("passive flex contact requires an integrator with the effective "
+                            "metric: set integrator='discrete'")
+  for f in flexes:
+    if integ in (2, 3) and f["young"] > 0 and not (f["dim"] == 2 and not f["elastic2d"]):
+      raise f["node"].error("flex elasticity is no longer integrated implicitly under "
+                            "integrator='implicit' and 'implicitfast': set "
+                            "integrator='discrete', or 'Euler' with a small timestep")
+  for f in flexes:
+    if integ == 4 and (f["edgestiffness"] or f["edgedamping"]):
+      raise f["node"].error("discrete integrator: flex edge stiffness and damping are not "
+                            "supported; use <elasticity> or <edge equality> instead")
+
+
 def _root_box(vx, elem, dim, active, radius):
   """The flex BVH's root box as mjCBoundingVolumeHierarchy::MakeBVH builds it from the
   element boxes (centre +- half size + radius), flat sides inflated by mjEPS."""
@@ -1049,6 +1072,7 @@ def assemble(c, A, sizes):
   xpos, xquat = _body_frames(c)
   for i, f in enumerate(flexes):
     compile_flex(c, f, i, bodyid, xpos, xquat)
+  _check_integrator(c, flexes)
   nf = len(flexes)
   nvert = sum(f["nvert"] for f in flexes)
   nedge = sum(len(f["edges"]) for f in flexes)
