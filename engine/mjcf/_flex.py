@@ -1073,6 +1073,13 @@ def assemble(c, A, sizes):
   for i, f in enumerate(flexes):
     compile_flex(c, f, i, bodyid, xpos, xquat)
   _check_integrator(c, flexes)
+  for f in flexes:   # 4.0: vertex bodies move by the flex's own damping only
+    if f["rigid"]:
+      continue
+    for b in sorted(set(f["vertbodyid"])):
+      if any(j.damping for j in c.bodies[b].joints):
+        raise f["node"].error(f"flex vertex/node body '{c.bodies[b].name}' cannot have joint "
+                              "damping; use flex elasticity or edge damping instead")
   nf = len(flexes)
   nvert = sum(f["nvert"] for f in flexes)
   nedge = sum(len(f["edges"]) for f in flexes)
@@ -1228,8 +1235,6 @@ def set_edge_constants(m):
       njfe += len(chain)
       if skip:
         continue
-      if e > 0:
-        rowadr[e] = rowadr[e - 1] + rownnz[e - 1]
       rownnz[e] = len(chain)
       colind += chain
       if m.nv:
@@ -1248,6 +1253,7 @@ def set_edge_constants(m):
         elif e in jrows:
           row = jrows[e]
           invw[e] = row @ sc._solve_m(m, d, row[None])[0]
+  rowadr[1:] = np.cumsum(rownnz)[:-1]   # every edge's, rows or not (as 4.0)
   m.__dict__.update(flexedge_length0=length0, flexedge_invweight0=invw,
                     flexedge_J_rowadr=rowadr, flexedge_J_rownnz=rownnz,
                     flexedge_J_colind=np.array(colind + [0] * (njfe - len(colind)), np.int32),

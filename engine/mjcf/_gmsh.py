@@ -64,8 +64,13 @@ def _gmsh41(nodes, elems, binary):
       raise GmshError("Maximum number of nodes must be equal to number of nodes in a block")
     if not 1 <= edim <= 3:
       raise GmshError("Entity must be 1D, 2D or 3D")
-    for i, tag in enumerate(_ints(tok, nnode, "node tags")):
-      if tag != i + mintag:
+    for i in range(nnode):
+      try:   # as an istream reads an integer: a coordinate's integer part
+        text = next(tok)
+        tag = int(float(text))
+      except (StopIteration, ValueError):
+        raise GmshError("Error reading node tags") from None
+      if tag != i + mintag or text != str(tag).encode():
         raise GmshError("Node tags must be sequential")
     try:
       points = [float(next(tok)) for _ in range(3 * nnode)]
@@ -118,8 +123,17 @@ def _gmsh41(nodes, elems, binary):
 _TYPES22 = {2: (2, 3), 4: (3, 4)}   # element type -> (dim, nodes)
 
 
+def _header22(block, what):
+  """A 2.2 section's first line must be a plain count (IsValidElementOrNodeHeader22)."""
+  line = block.split(b"\n", 1)[0].rstrip(b"\r")
+  if not line.isdigit():
+    raise GmshError(f"Invalid {what} header")
+
+
 def _gmsh22(nodes, elems, binary):
   if not binary:
+    _header22(nodes, "node")
+    _header22(elems, "elements")
     tok = iter(nodes.split())
     nnode, = _ints(tok, 1, "Nodes header")
     points = []
