@@ -332,8 +332,14 @@ def _flexcomp(c, n, parent, bodyname, flexes):
   for i, e in enumerate(element):
     if e < 0 or e >= npnt:
       raise n.error(f"element {i} has point id {e}, number of points is {npnt}")
-  if dof in ("trilinear", "quadratic"):
-    raise n.error(f"flexcomp dof='{dof}' (interpolated flex) is not supported yet")
+  interp = dof in ("trilinear", "quadratic")
+  if interp and (ftype not in ("grid", "box") or quat != [1.0, 0.0, 0.0, 0.0]
+                 or f["elastic2d"] or f["equality"]):
+    # 4.0 weighs node masses and cell stiffness by the mesh content of each cell, which we
+    # have not derived; a full, axis-aligned grid or box fills its cells, where they agree
+    raise n.error(f"flexcomp dof='{dof}' is supported only for an unrotated grid or box "
+                  "without elastic2d or edge equality (interpolated flexes are not compiled "
+                  "in general yet)")
   if direct and scale != [1.0, 1.0, 1.0]:
     for i in range(npnt):
       for k in range(3):
@@ -341,6 +347,8 @@ def _flexcomp(c, n, parent, bodyname, flexes):
   for i in range(npnt):
     p = mm.rot_vec_quat(point[3 * i:3 * i + 3], quat)
     point[3 * i:3 * i + 3] = [pos[0] + p[0], pos[1] + p[1], pos[2] + p[2]]
+  pts = np.array(point).reshape(-1, 3)
+  minmax = list(pts.min(axis=0)) + list(pts.max(axis=0))
   pinned = [rigid] * npnt
   centered = False
   if not rigid:
@@ -372,6 +380,10 @@ def _flexcomp(c, n, parent, bodyname, flexes):
     f["vert"] = point
     f["vertbody"] = [bodyname]
     return []
+  if interp:
+    f["vert"], f["vertbody"] = point, [bodyname] * npnt
+    return _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, cellcount,
+                  1 if dof == "trilinear" else 2, mass, inertiabox)
   bodymass = mass / npnt
   bodyinertia = bodymass * (2.0 * inertiabox * inertiabox) / 3.0
   bodies, vertbody = [], []
@@ -394,6 +406,121 @@ def _flexcomp(c, n, parent, bodyname, flexes):
   f["vertbody"] = vertbody
   f["vert"] = [] if centered else point
   return bodies
+
+
+def _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, cellcount, order, mass,
+           inertiabox):
+  """The node grid of a trilinear or quadratic flexcomp (mjCFlexcomp::Make): one body with
+  three slide joints per free node, nodes only in empty cells (or, for shells, inside the
+  box) pinned to the parent, masses by node weight scaled to the flexcomp's mass."""
+  cells = list(cellcount) if cellcount[0] >= 0 else [1, 1, 1]
+  f["cellcount"], f["order"] = cells, order
+  nx, ny, nz = (cells[k] * order + 1 for k in range(3))
+  nnode = nx * ny * nz
+  pinned = list(pinned) + [False] * max(0, nnode - len(pinned))
+  f["cell_empty"] = None
+  if not f["elastic2d"]:
+    empty = _cell_empty(np.array(point).reshape(-1, 3), f["elem"], f["dim"], minmax, cells)
+    f["cell_empty"] = empty
+    cx, cy, cz = cells
+    for gi in range(nx):
+      for gj in range(ny):
+        for gk in range(nz):
+          rng = [range(max(0, 0 if g == 0 else (g - 1) // order), min(c - 1, g // order) + 1)
+                 for g, c in ((gi, cx), (gj, cy), (gk, cz))]
+          if all(empty[ci * cy * cz + cj * cz + ck]
+                 for ci in rng[0] for cj in rng[1] for ck in rng[2]):
+            pinned[gi * ny * nz + gj * nz + gk] = True
+  else:
+    for gi in range(nx):
+      for gj in range(ny):
+        for gk in range(nz):
+          if not (gi in (0, nx - 1) or gj in (0, ny - 1) or gk in (0, nz - 1)):
+            pinned[gi * ny * nz + gj * nz + gk] = True
+  if centered and any(pinned[:nnode]):
+    centered = False
+  node = [0.0] * (3 * nnode)
+  weights = (0.5, 0.5) if order == 1 else (1 / 6, 2 / 3, 1 / 6)
+  bodies, nodebody, masses = [], [], []
+  idx = 0
+  for gi in range(nx):
+    for gj in range(ny):
+      for gk in range(nz):
+        par = (gi / (cells[0] * order), gj / (cells[1] * order), gk / (cells[2] * order))
+        p = [minmax[k] + par[k] * (minmax[k + 3] - minmax[k]) for k in range(3)]
+        if pinned[idx]:
+          node[3 * idx:3 * idx + 3] = p
+          nodebody.append(bodyname)
+          idx += 1
+          continue
+        m = 1.0    # each cell's share: 4.0 lumps per cell (trilinear 1/8, Simpson weights)
+        for g, ng in ((gi, nx), (gj, ny), (gk, nz)):
+          loc = g % order
+          m *= weights[loc] * (2 if 0 < g < ng - 1 and loc == 0 else 1)
+        masses.append(m)
+        b = Node("body", {"name": f"{f['name']}_{gi}_{gj}_{gk}", "pos": _fmt(p)}, n.file,
+                 n.line, parent)
+        for j in range(3):
+          _joint_node(b, [1.0 if k == j else 0.0 for k in range(3)])
+        bodies.append(b)
+        nodebody.append(b.attrib["name"])
+        idx += 1
+  total = sum(masses)
+  scale = mass / total if total > 0 else 1.0
+  for b, m in zip(bodies, masses):
+    inertia = m * (2.0 * inertiabox * inertiabox) / 3.0 * scale
+    b.children.insert(0, Node("inertial", {"pos": "0 0 0", "mass": repr(m * scale),
+                                           "diaginertia": _fmt([inertia] * 3)},
+                              n.file, n.line, b))
+  f["nodebody"] = nodebody
+  f["nodecoord"] = [] if centered else node
+  return bodies
+
+
+def _cell_empty(vpos, elem, dim, minmax, cells):
+  """mjCFlex::ComputeCellEmpty: cells no element's box reaches; for surfaces (dim 2) only
+  those connected to the grid's boundary without crossing an element."""
+  cx, cy, cz = cells
+  ncell = cx * cy * cz
+  d = [minmax[k + 3] - minmax[k] for k in range(3)]
+  has = [False] * ncell
+
+  def cell(coord, k, nc):
+    if d[k] <= 0:
+      return 0
+    return max(0, min(nc - 1, int((coord - minmax[k]) / d[k] * nc)))
+
+  nvpe = dim + 1
+  for e in range(len(elem) // nvpe):
+    p = vpos[elem[nvpe * e:nvpe * (e + 1)]]
+    lo, hi = p.min(axis=0), p.max(axis=0)
+    r = [range(cell(lo[k], k, nc), cell(hi[k], k, nc) + 1) for k, nc in enumerate(cells)]
+    for ci in r[0]:
+      for cj in r[1]:
+        for ck in r[2]:
+          has[ci * cy * cz + cj * cz + ck] = True
+  if dim != 2:
+    return [not h for h in has]
+  empty = [False] * ncell
+  queue = []
+  for ci in range(cx):
+    for cj in range(cy):
+      for ck in range(cz):
+        i = ci * cy * cz + cj * cz + ck
+        if (ci in (0, cx - 1) or cj in (0, cy - 1) or ck in (0, cz - 1)) and not has[i] \
+            and not empty[i]:
+          empty[i] = True
+          queue.append((ci, cj, ck))
+  while queue:
+    ci, cj, ck = queue.pop(0)
+    for di, dj, dk in ((-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)):
+      a, b, c = ci + di, cj + dj, ck + dk
+      if 0 <= a < cx and 0 <= b < cy and 0 <= c < cz:
+        i = a * cy * cz + b * cz + c
+        if not empty[i] and not has[i]:
+          empty[i] = True
+          queue.append((a, b, c))
+  return empty
 
 
 def _fmt(vals):
@@ -709,10 +836,11 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
     raise n.error("elem is empty")
   if len(elem) % (dim + 1):
     raise n.error("elem size must be multiple of (dim+1)")
-  if f["nodebody"]:
-    raise n.error("flex nodes (interpolated flex) are not supported yet")
+  interp = bool(f["nodebody"])
   vertbody, vert = f["vertbody"], list(f["vert"])
-  if not vertbody:
+  if interp and f["selfcollide"] != 0:
+    raise n.error("trilinear interpolation cannot do self-collision")
+  if not vertbody and not interp:
     raise n.error("vertbody and nodebody are both empty")
   if len(vert) % 3:
     raise n.error("vert size must be a multiple of 3")
@@ -724,7 +852,7 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
       raise n.error("2d elasticity requires positive thickness")
     if f["poisson"] < 0 or f["poisson"] >= 0.5:
       raise n.error("Poisson ratio must be in [0, 0.5)")
-    if dim != 2:
+    if dim != 2 and not interp:
       raise n.error("2d elasticity requires 2d flex")
   rigid = centered = False
   if not vert:
@@ -738,6 +866,17 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
       raise n.error("vertbody size must be 1 or nvert")
   if nvert < dim + 1:
     raise n.error("not enough vertices")
+  nnode = len(f["nodebody"])
+  order, cells = f["order"], f["cellcount"]
+  if nnode and not order:
+    raise n.error("Interpolation order must be explicitly specified (dof is missing)")
+  if order:
+    if 0 in cells:
+      raise n.error("cellcount cannot be 0 in any dimension when interpolation order > 0")
+    want = (cells[0] * order + 1) * (cells[1] * order + 1) * (cells[2] * order + 1)
+    if nnode != want:
+      raise n.error(f"number of nodes ({nnode}) does not match cellcount and dof expected "
+                    f"({want})")
   for e in elem:
     if e < 0 or e >= nvert:
       raise n.error("elem vertex id out of range")
@@ -759,18 +898,40 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
     el = sorted(elem[e * (dim + 1):(e + 1) * (dim + 1)])
     if any(el[k] == el[k + 1] for k in range(dim)):
       raise n.error("repeated vertex in element")
-  if not rigid:
+  nbid = []
+  for name in f["nodebody"]:
+    if name not in bodyid:
+      raise n.error(f"unknown body '{name}' in flex")
+    nbid.append(bodyid[name])
+  if not rigid and not interp:
     rigid = all(b == vbid[0] for b in vbid)
-  if not centered:
+  if not centered and not interp:
     centered = all(v == 0 for v in vert)
+  if not centered and interp:
+    centered = all(v == 0 for v in f["nodecoord"])
   vx = np.zeros((nvert, 3))
   for i in range(nvert):
     b = vbid[0] if rigid else vbid[i]
     p = list(xpos[b])
-    if not centered:
+    if not centered or interp:
       off = mm.rot_vec_quat(vert[3 * i:3 * i + 3], xquat[b])
       p = [p[k] + off[k] for k in range(3)]
     vx[i] = p
+  if interp:
+    vbid = [-1] * nvert
+    node = list(f["nodecoord"])
+    nx = np.zeros((nnode, 3))
+    for i, b in enumerate(nbid):
+      p = list(xpos[b])
+      if not centered:
+        off = mm.rot_vec_quat(node[3 * i:3 * i + 3], xquat[b])
+        p = [p[k] + off[k] for k in range(3)]
+      nx[i] = p
+    empty = f.get("cell_empty")
+    if not f["elastic2d"] and empty is None and cells[0] * cells[1] * cells[2] > 1:
+      mn, mxv = vx.min(axis=0), vx.max(axis=0)
+      empty = _cell_empty(vx, elem, dim, list(mn) + list(mxv), cells)
+    R0, nlocal = _unrotated(n, nx, cells, order, empty)
   if dim == 3:   # right-handed tetrahedra: faces (0,1,2), (0,2,3), (0,3,1), (1,3,2) outward
     for e in range(nelem):
       v = elem[4 * e:4 * e + 4]
@@ -791,7 +952,12 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
       edgeidx.append(index[pair])
   flaps = _flaps(elem, nelem) if dim == 2 else None
   stiffness, bending = [], []
-  if f["young"] > 0:
+  if f["young"] > 0 and interp:
+    if f["elastic2d"]:
+      raise n.error("interpolated shells (dof trilinear/quadratic with elastic2d) are not "
+                    "supported yet")
+    stiffness = _cell_stiffness(nlocal, cells, order, empty, f["young"], f["poisson"])
+  elif f["young"] > 0:
     if f["poisson"] < 0 or f["poisson"] >= 0.5:
       raise n.error("Poisson ratio must be in [0, 0.5)")
     if dim == 3:
@@ -811,17 +977,126 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
   shell, elemlayer = _shells(elem, nelem, dim)
   active = [e for e in range(nelem) if dim < 3 or elemlayer[e] < f["activelayers"]]
   lo, hi = _root_box(vx, elem, dim, active, f["radius"])
-  size = [(hi[k] - lo[k]) / 2 - f["radius"] for k in range(3)]
-  center = [(hi[k] + lo[k]) / 2 for k in range(3)]
   vert0 = np.full((nvert, 3), 0.5)
-  for k in range(3):
-    if size[k] > _MINVAL:
-      vert0[:, k] = (vx[:, k] - center[k]) / (2 * size[k]) + 0.5
-  f.update(nvert=nvert, nelem=nelem, elem=elem, edges=edges, edgeidx=edgeidx, flaps=flaps,
+  node0 = np.zeros((0, 3))
+  if interp:    # parametric coordinates in the node grid's box, unrotated
+    vlocal = np.array([[sum(p[j] * R0[3 * i + j] for j in range(3)) for i in range(3)]
+                       for p in vx.tolist()])
+    nlo, nhi = nlocal.min(axis=0), nlocal.max(axis=0)
+    size = [(nhi[k] - nlo[k]) / 2 for k in range(3)]
+    for k in range(3):
+      ext = nhi[k] - nlo[k]
+      if ext > _MINVAL:
+        vert0[:, k] = (vlocal[:, k] - nlo[k]) / ext
+    node0 = nlocal
+  else:
+    size = [(hi[k] - lo[k]) / 2 - f["radius"] for k in range(3)]
+    center = [(hi[k] + lo[k]) / 2 for k in range(3)]
+    for k in range(3):
+      if size[k] > _MINVAL:
+        vert0[:, k] = (vx[:, k] - center[k]) / (2 * size[k]) + 0.5
+  f.update(nnode=nnode, nodebodyid=nbid, node0=node0, interp=interp, nvert=nvert, nelem=nelem, elem=elem, edges=edges, edgeidx=edgeidx, flaps=flaps,
            stiffness=stiffness, bending=bending, shell=shell, elemlayer=elemlayer,
            nbvh=2 * len(active) - 1 if active else 0, size=size, vert0=vert0, rigid=rigid,
            centered=centered, vertbodyid=vbid, matid=matid, texcoord_c=tex, elemtexcoord_c=etex,
            vert_c=vert)
+
+
+def _unrotated(n, nx, cells, order, empty):
+  """ComputeUnrotatedNodePositions: the grid's rotation R0 (rows: the unit edges of the first
+  non-empty cell) and the node positions with it undone."""
+  cx, cy, cz = cells
+  ny, nz = cy * order + 1, cz * order + 1
+  ref = next(((ci, cj, ck) for ci in range(cx) for cj in range(cy) for ck in range(cz)
+              if empty is None or not empty[ci * cy * cz + cj * cz + ck]), (0, 0, 0))
+  g = lambda i, j, k: ((ref[0] * order + i) * ny * nz + (ref[1] * order + j) * nz
+                       + ref[2] * order + k)
+  R0 = []
+  for corner in (g(order, 0, 0), g(0, order, 0), g(0, 0, order)):
+    row = list(nx[corner] - nx[g(0, 0, 0)])
+    mm.normvec(row)
+    R0 += row
+  for a in range(3):
+    for b in range(a, 3):
+      dot = sum(R0[3 * a + k] * R0[3 * b + k] for k in range(3))
+      if abs(dot - (1.0 if a == b else 0.0)) > 1e-8:
+        raise n.error("flex grid rotation R0 is not orthonormal")
+  local = np.array([[sum(p[j] * R0[3 * i + j] for j in range(3)) for i in range(3)]
+                    for p in nx.tolist()])
+  return R0, local
+
+
+def _gauss(npt):
+  """Gauss-Legendre points and weights on [0, 1] (2 or 3 points; 4.0 has the 3-point nodes at
+  +-sqrt(3/5), where the source divides by it)."""
+  p0, h = 0.5, 0.5
+  if npt == 2:
+    return [-h / math.sqrt(3) + p0, h / math.sqrt(3) + p0], [h, h]
+  return ([p0, -h * math.sqrt(3.0 / 5.0) + p0, h * math.sqrt(3.0 / 5.0) + p0],
+          [8.0 / 9.0 * h, 5.0 / 9.0 * h, 5.0 / 9.0 * h])
+
+
+def _phi(s, i, order):
+  if order == 1:
+    return 1 - s if i == 0 else s
+  return (2 * s * s - 3 * s + 1, 4 * (s - s * s), 2 * s * s - s)[i]
+
+
+def _dphi(s, i, order):
+  if order == 1:
+    return -1.0 if i == 0 else 1.0
+  return (4 * s - 3, 4 * (1 - 2 * s), 4 * s - 1)[i]
+
+
+def _linear_stiffness(pos, young, poisson, order):
+  """ComputeLinearStiffness: the (3n x 3n) linear-elastic stiffness of one axis-aligned
+  trilinear or triquadratic cell (n nodes), Gauss-Legendre quadrature, negated."""
+  nb = order + 1
+  nn = nb ** 3
+  pts, wts = _gauss(nb)
+  ext = pos[nn - 1] - pos[0]
+  detj = ext[0] * ext[1] * ext[2]
+  invj = 1.0 / ext
+  # 4.0: lambda tr(e)^2 + 2 mu e:e (the source has mu e:e; fitted to 4.0)
+  la = young * poisson / (1 + poisson) / (1 - 2 * poisson)
+  mu = young / (1 + poisson)
+  K = np.zeros((3 * nn, 3 * nn))
+  for ps in range(nb):
+    for pt in range(nb):
+      for pu in range(nb):
+        s, t, u = pts[ps], pts[pt], pts[pu]
+        dvol = wts[ps] * wts[pt] * wts[pu] * detj
+        G = np.array([[_dphi(s, bx, order) * _phi(t, by, order) * _phi(u, bz, order),
+                       _phi(s, bx, order) * _dphi(t, by, order) * _phi(u, bz, order),
+                       _phi(s, bx, order) * _phi(t, by, order) * _dphi(u, bz, order)]
+                      for bx in range(nb) for by in range(nb) for bz in range(nb)]) * invj
+        # du = e_k G_i', dv = e_l G_j': tr(du) tr(dv) = G_ik G_jl and
+        # tr(sym(du) sym(dv)) = (d_kl G_i.G_j + G_il G_jk) / 2
+        gg = G @ G.T
+        for k in range(3):
+          for l in range(3):
+            blk = la * np.outer(G[:, k], G[:, l]) * dvol
+            sym = ((gg if k == l else 0.0) + np.outer(G[:, l], G[:, k])) / 2
+            K[k::3, l::3] -= blk
+            K[k::3, l::3] -= mu * sym * dvol
+  return K
+
+
+def _cell_stiffness(nlocal, cells, order, empty, young, poisson):
+  """Per cell (volume mode), the linear stiffness of its nodes (zeros for empty cells)."""
+  cx, cy, cz = cells
+  ny, nz = cy * order + 1, cz * order + 1
+  nn = (order + 1) ** 3
+  out = []
+  for fe in range(cx * cy * cz):
+    if empty is not None and empty[fe]:
+      out.append(np.zeros(9 * nn * nn))
+      continue
+    ci, cj, ck = fe // (cy * cz), (fe // cz) % cy, fe % cz
+    ids = [(ci * order + li) * ny * nz + (cj * order + lj) * nz + ck * order + lk
+           for li in range(order + 1) for lj in range(order + 1) for lk in range(order + 1)]
+    out.append(_linear_stiffness(nlocal[ids], young, poisson, order).ravel())
+  return out
 
 
 def _check_integrator(c, flexes):
@@ -1035,6 +1310,20 @@ def _bending(vx, v, modulus):
 
 # ------------------------------------------------------------------------------------ assemble
 
+def _vertcell(f):
+  """4.0's flex_vertcell: the node-grid cell of each vertex of an interpolated flex (as
+  mju_cellLookup finds it from vert0), -1 otherwise."""
+  if not f["interp"]:
+    return [-1] * f["nvert"]
+  cx, cy, cz = f["cellcount"]
+  out = []
+  for p in f["vert0"]:
+    ci, cj, ck = (min(max(int(math.floor(p[k] * nc)), 0), nc - 1)
+                  for k, nc in enumerate((cx, cy, cz)))
+    out.append(ci * cy * cz + cj * cz + ck)
+  return out
+
+
 def equality(c, f, fid):
   """The equality a flexcomp's <edge equality=...> adds (after the model's own equalities,
   as 4.0 orders them)."""
@@ -1076,7 +1365,7 @@ def assemble(c, A, sizes):
   for f in flexes:   # 4.0: vertex bodies move by the flex's own damping only
     if f["rigid"]:
       continue
-    for b in sorted(set(f["vertbodyid"])):
+    for b in sorted(set(f["nodebodyid"] if f["interp"] else f["vertbodyid"])):
       if any(j.damping for j in c.bodies[b].joints):
         raise f["node"].error(f"flex vertex/node body '{c.bodies[b].name}' cannot have joint "
                               "damping; use flex elasticity or edge damping instead")
@@ -1085,7 +1374,8 @@ def assemble(c, A, sizes):
   nedge = sum(len(f["edges"]) for f in flexes)
   nelem = sum(f["nelem"] for f in flexes)
   ntex = sum(len(f["texcoord_c"]) // 2 for f in flexes)
-  sizes.update(nflex=nf, nflexnode=0, nflexvert=nvert, nflexedge=nedge, nflexelem=nelem,
+  sizes.update(nflex=nf, nflexnode=sum(f["nnode"] for f in flexes), nflexvert=nvert,
+               nflexedge=nedge, nflexelem=nelem,
                nflexelemdata=sum(f["nelem"] * (f["dim"] + 1) for f in flexes),
                nflexelemedge=sum(f["nelem"] * len(_ELEDGE[f["dim"]]) for f in flexes),
                nflexshelldata=sum(len(f["shell"]) for f in flexes),
@@ -1110,7 +1400,8 @@ def assemble(c, A, sizes):
   A["flex_rigid"] = np.array(col("rigid"), bool)
   A["flex_centered"] = np.array(col("centered"), bool)
   A["flex_flatskin"] = np.array(col("flatskin"), bool)
-  A["flex_interp"] = I([0] * nf)
+  A["flex_interp"] = I([(-f["order"] if f["elastic2d"] else f["order"]) if f["interp"] else 0
+                        for f in flexes])
   A["flex_cellnum"] = I(col("cellcount")).reshape(nf, 3)
   A["flex_plasticadr"] = I([-1] * nf)
   A["flex_plasticmode"] = I([0] * nf)
@@ -1125,8 +1416,8 @@ def assemble(c, A, sizes):
   adr = lambda counts: I(np.concatenate([[0], np.cumsum(counts)[:-1]]) if nf else [])
   A["flex_vertadr"] = adr(col("nvert"))
   A["flex_vertnum"] = I(col("nvert"))
-  A["flex_nodeadr"] = I([0] * nf)
-  A["flex_nodenum"] = I([0] * nf)
+  A["flex_nodeadr"] = adr(col("nnode"))
+  A["flex_nodenum"] = I(col("nnode"))
   A["flex_edgeadr"] = adr([len(f["edges"]) for f in flexes])
   A["flex_edgenum"] = I([len(f["edges"]) for f in flexes])
   A["flex_elemadr"] = adr(col("nelem"))
@@ -1156,11 +1447,13 @@ def assemble(c, A, sizes):
   A["flex_matid"] = I([f["matid"] for f in flexes for _ in range(f["nelem"])])
   A["flex_vertbodyid"] = I([f["vertbodyid"][0] if f["rigid"] else f["vertbodyid"][v]
                             for f in flexes for v in range(f["nvert"])])
-  A["flex_vertcell"] = I([-1] * nvert)
-  A["flex_nodebodyid"] = I([])
-  A["flex_node"] = np.zeros((0, 3))
-  A["flex_node0"] = np.zeros((0, 3))
-  A["flex_vert"] = cat([np.zeros((f["nvert"], 3)) if f["centered"]
+  A["flex_vertcell"] = I([v for f in flexes for v in _vertcell(f)])
+  A["flex_nodebodyid"] = I([b for f in flexes for b in f["nodebodyid"]])
+  A["flex_node"] = cat([np.zeros((f["nnode"], 3)) if f["centered"] or not f["nodecoord"]
+                        else np.array(f["nodecoord"], np.float64).reshape(-1, 3)
+                        for f in flexes], (-1, 3), np.float64)
+  A["flex_node0"] = cat([f["node0"] for f in flexes], (-1, 3), np.float64)
+  A["flex_vert"] = cat([np.zeros((f["nvert"], 3)) if f["centered"] and not f["interp"]
                         else np.array(f["vert_c"], np.float64).reshape(-1, 3)
                         for f in flexes], (-1, 3), np.float64)
   A["flex_vert0"] = cat([f["vert0"] for f in flexes], (-1, 3), np.float64)
@@ -1185,6 +1478,8 @@ def assemble(c, A, sizes):
     for a, b in f["edges"]:
       if f["rigid"]:
         rigid_edges.append(True)
+      elif f["interp"]:
+        rigid_edges.append(False)
       else:
         vb = f["vertbodyid"]
         rigid_edges.append(weld[vb[a]] == weld[vb[b]])
@@ -1217,6 +1512,8 @@ def set_edge_constants(m):
   invw = np.zeros(m.nflexedge)
   for f in range(m.nflex):
     va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
+    if m.flex_interp[f]:    # 4.0 leaves interpolated flexes' edge constants at 0
+      continue
     vb = m.flex_vertbodyid[va:va + m.flex_vertnum[f]]
     vloc = m.flex_vert[va:va + m.flex_vertnum[f]]
     pos = d.xpos[vb] + np.einsum("nij,nj->ni", xmat[vb], vloc)
@@ -1244,6 +1541,8 @@ def set_edge_constants(m):
   if m.nv:
     for f in range(m.nflex):
       va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
+      if m.flex_interp[f]:
+        continue
       for e in range(ea, ea + m.flex_edgenum[f]):
         b1, b2 = (m.flex_vertbodyid[va + v] for v in m.flex_edge[e])
         if m.flexedge_rigid[e]:
