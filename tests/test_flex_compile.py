@@ -282,6 +282,12 @@ SNIPPETS = {
         "</flexcomp></body><flexcomp type='box' count='4 4 4' spacing='.07 .07 .07' "
         "pos='2 0 1' dim='3' radius='.001' mass='5' name='c' dof='trilinear'>"
         "<contact selfcollide='none'/><edge damping='1'/></flexcomp></worldbody></mujoco>"),
+    "equality_flex": (
+        "<mujoco><default><equality solimp='.8 .9'/></default><worldbody><body name='b'>"
+        "<flexcomp name='a' type='grid' count='3 3 1' dim='2'/><flexcomp name='c' "
+        "type='grid' count='3 1 1' dim='1'><edge equality='true' solref='.05 1'/></flexcomp>"
+        "</body></worldbody><equality><connect body1='a_0' anchor='0 0 0'/>"
+        "<flex flex='a' solref='.01 1' name='fe'/></equality></mujoco>"),
     "two_flexes": (
         "<mujoco><worldbody><flexcomp name='a' type='grid' dim='1' count='3 1 1' "
         "spacing='.1 .1 .1'><edge damping='1'/></flexcomp><body name='x'><flexcomp name='b' "
@@ -352,6 +358,12 @@ ERRORS = [
     ("<mujoco><worldbody><body name='b'><joint/><geom size='.1'/>\n"
      "<flexcomp name='f' type='grid' count='3 3 1'/></body></worldbody></mujoco>",
      ":2: <flexcomp name=\"f\">: body 'b' has joints but no flex vertices/nodes are pinned"),
+    ("<mujoco><worldbody><body name='b'><flexcomp name='f' type='grid' count='3 3 1'/>"
+     "</body></worldbody><equality>\n<flex flex='g'/></equality></mujoco>",
+     ":2: <flex>: unknown flex 'g' in equality"),
+    ("<mujoco><worldbody><body name='b'><flexcomp name='f' type='grid' count='3 3 1'/>"
+     "</body></worldbody><equality>\n<flexstrain flex='f'/></equality></mujoco>",
+     ":2: <flexstrain>: flex strain equality requires an interpolated flex 'f'"),
     ("<mujoco><worldbody><body>\n<flexcomp name='f' type='grid' count='3 3 1'/></body>"
      "</worldbody></mujoco>", ":2: <flexcomp name=\"f\">: Parent body must have name"),
     ("<mujoco><worldbody><body name='b'><flexcomp name='f' type='grid' count='3 3 1'>\n"

@@ -1333,14 +1333,31 @@ def equality(c, f, fid):
   e = _Obj(node=f["node"], name="")
   e.type = 4 if f["equality"] == 1 else 5
   e.active = True
-  dflt = c.defaults.get("main", {}).get("equality", {})
-  e.solref = _vec_over(f["eq_solref"], dflt.get("solref"), [0.02, 1.0])
-  e.solimp = _vec_over(f["eq_solimp"], dflt.get("solimp"), [0.9, 0.95, 0.001, 0.5, 2.0])
+  # MuJoCo's built-in equality defaults: 4.0 applies no default class here (measured)
+  e.solref = _vec_over(f["eq_solref"], None, [0.02, 1.0])
+  e.solimp = _vec_over(f["eq_solimp"], None, [0.9, 0.95, 0.001, 0.5, 2.0])
   e.objtype, e.obj1id, e.obj2id = 0, fid, -1
   data = [0.0] * 12
   data[1] = data[10] = 1.0
   e.data = data
   return e
+
+
+def flex_equality(c, n, e):
+  """<equality><flex flex=...> (all edges of a flex at their rest lengths) and <flexstrain>
+  (interpolated flexes only, not compiled yet): the flex's id and 4.0's object fields."""
+  name = n.get("flex")
+  if name is None:
+    raise n.error("missing attribute 'flex'")
+  ids = [i for i, f in enumerate(c.flexes) if f["name"] == name]
+  if not ids:
+    raise n.error(f"unknown flex '{name}' in equality")
+  f = c.flexes[ids[0]]
+  if e.type == 6:
+    if not f["nodebody"] and f["order"] == 0:
+      raise n.error(f"flex strain equality requires an interpolated flex '{name}'")
+    raise n.error("flex strain equalities (stiffness eigenmodes) are not supported yet")
+  e.objtype, e.obj1id, e.obj2id = 0, ids[0], -1
 
 
 def _vec_over(given, dflt, base):

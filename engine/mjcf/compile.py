@@ -1595,7 +1595,8 @@ class Compiler:
   def _equality(self, n):
     rd, _ = self._reader(n, "main", "equality")
     e = _Obj(node=n, name=n.get("name", ""))
-    e.type = {"connect": 0, "weld": 1, "joint": 2, "tendon": 3}[n.tag]
+    e.type = {"connect": 0, "weld": 1, "joint": 2, "tendon": 3, "flex": 4,
+              "flexstrain": 6}[n.tag]
     e.active = rd.kw("active", _BOOL, True)
     e.solref = rd.vec("solref", _SOLREF, 2)
     e.solimp = rd.vec("solimp", _SOLIMP)
@@ -1629,6 +1630,8 @@ class Compiler:
           data[10] = ts[0]
         if e.objtype == int(t.mjtObj.BODY) and not any(data[6:10]):
           data[11] = 1.0   # MuJoCo 4: set_const derives the relative pose at qpos0
+    elif e.type in (4, 6):    # flex edge or strain equality (engine/mjcf/_flex.py)
+      _flex.flex_equality(self, n, e)
     else:
       kind = "joint" if e.type == 2 else "tendon"
       if kind + "1" not in n.attrib:

@@ -179,6 +179,7 @@ ATTRS = {
     "weld": "name class body1 body2 site1 site2 anchor relpose torquescale " + _EQ,
     "eq:joint": "name class joint1 joint2 polycoef " + _EQ,
     "eq:tendon": "name class tendon1 tendon2 polycoef " + _EQ,
+    "eq:flex": "name class flex " + _EQ,
     "key": "name time qpos qvel act ctrl mpos mquat plastic",
     "hfield": "name content_type file nrow ncol elevation size",
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
@@ -207,7 +208,7 @@ CHILDREN = {
              "light", "include", "plugin", "composite", "flexcomp", "replicate"},
     "asset": {"material", "texture", "mesh", "hfield", "skin", "model", "include"},
     "contact": {"pair", "exclude", "include"},
-    "equality": {"connect", "weld", "joint", "tendon", "include"},
+    "equality": {"connect", "weld", "joint", "tendon", "include", "flex", "flexstrain"},
     "tendon": {"fixed", "spatial", "include"},
     "fixed": {"joint"},
     "spatial": {"site", "geom", "pulley"},
@@ -232,6 +233,8 @@ def _attr_key(node):
     return "spatial:" + node.tag
   if node.tag in ("joint", "tendon") and parent == "equality":
     return "eq:" + node.tag
+  if node.tag in ("flex", "flexstrain") and parent == "equality":
+    return "eq:flex"
   return node.tag
 
 
@@ -251,6 +254,9 @@ def _check(node, flex=False):
     return
   if node.tag == "extension":
     return   # plugins and their instances: checked by the compiler (engine/mjcf/_plugin.py)
+  if (node.tag in ("flex", "flexstrain") and node.parent is not None
+      and node.parent.tag == "equality" and not flex):
+    raise node.error(f"element <{node.tag}> (flex equality) is not supported yet")
   if node.tag == "flexcomp" and flex:
     from engine.mjcf import _flex
     _flex.check(node)
