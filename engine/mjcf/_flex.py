@@ -1284,7 +1284,7 @@ def _area(x, v):
 def _bending(vx, v, modulus):
   """ComputeBending: the 17 bending coefficients of one edge flap (zero on the boundary):
   the cotangent stencil (Wardetzky et al.) times the flap's bending stiffness, and the
-  rest-curvature term (Garg et al.; see the test's note on 4.0's last coefficient)."""
+  curved-reference coefficient."""
   out = np.zeros(17)
   if v[3] == -1:
     return out
@@ -1303,8 +1303,10 @@ def _bending(vx, v, modulus):
   for i in range(4):
     for j in range(4):
       out[4 * i + j] += c[i] * c[j] * cos_theta * stiffness
-  nrm = _cross(e0, e1)
-  out[16] = _dot(nrm, e2) * (a01 - a03) * (a04 - a02) * stiffness / (sqr * math.sqrt(sqr))
+  # 4.0's curved-reference coefficient (fitted to 4.0; the source's Garg et al. term
+  # differs): -stiffness det(e0, e1, e2) |e0|^4 / (|e0 x e1|^2 |e0 x e2|^2)
+  n1, n2 = _cross(e0, e1), _cross(e0, e2)
+  out[16] = -stiffness * _dot(n1, e2) * sqr * sqr / (_dot(n1, n1) * _dot(n2, n2))
   return out
 
 
