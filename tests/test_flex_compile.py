@@ -6,9 +6,7 @@ The flex physics does not exist yet, so `engine.load_model` still refuses these 
 and the flex edge constants at qpos0).
 
 Exact for integers and booleans, rtol 1e-9 for floats (flex_stiffness and flex_bending with
-an absolute floor of 1e-12 of their largest entry, see `_atol`), with one documented exception:
-flex_bvhadr: 4.0 numbers the flex BVH nodes after every body and mesh BVH node, which this
-compiler does not build; ours counts from the first flex node (flex_bvhnum is compared).
+an absolute floor of 1e-12 of their largest entry, see `_atol`).
 """
 import os
 import re
@@ -119,7 +117,7 @@ TREE = ("body_parentid", "body_rootid", "body_weldid", "body_jntnum", "body_jnta
         "eq_obj1id", "eq_obj2id", "eq_objtype", "eq_active0", "eq_solref", "eq_solimp",
         "eq_data")
 COUNTS = ("nbody", "njnt", "nq", "nv", "neq")
-NOT_EQUAL = {"flex_bvhadr"}   # see the module docstring
+NOT_EQUAL = set()
 
 
 def _atol(k, b):

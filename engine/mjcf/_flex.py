@@ -1426,9 +1426,12 @@ def assemble(c, A, sizes):
   A["flex_plasticmode"] = I([0] * nf)
   A["flex_yield"] = np.zeros((nf, 2))
   A["flex_bvhnum"] = I(col("nbvh"))
-  # 4.0 numbers every BVH node of the model (bodies, meshes, then flexes): the static part is
-  # not built here, so the addresses count from the first flex node
-  A["flex_bvhadr"] = I([sum(g["nbvh"] for g in flexes[:i]) if f["nbvh"] else -1
+  # 4.0 numbers the BVH nodes of bodies (their collidable geoms), meshes (their faces), then
+  # flexes; a tree over n leaves has 2n - 1 nodes
+  tree = lambda nleaf: 2 * nleaf - 1 if nleaf else 0
+  static = sum(tree(sum(1 for g in b.geoms if g.contype or g.conaffinity)) for b in c.bodies)
+  static += sum(tree(int(k)) for k in A.get("mesh_facenum", []))
+  A["flex_bvhadr"] = I([static + sum(g["nbvh"] for g in flexes[:i]) if f["nbvh"] else -1
                         for i, f in enumerate(flexes)])
   eq = {e.obj1id: e.type for e in c.eqs if e.type in (4, 5, 6)}
   A["flex_edgeequality"] = I([{4: 1, 5: 2, 6: 3}.get(eq.get(i), 0) for i in range(nf)])
