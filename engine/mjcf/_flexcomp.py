@@ -41,59 +41,118 @@ def expand_in(c, node, bodyname, flexes):
 def _flexcomp(c, n, parent, bodyname, flexes):
   """mjCFlexcomp::Make: the flex spec of <flexcomp> `n` (appended to `flexes`) and the body
   nodes it adds to its parent."""
+  f, fc = _read(c, n, bodyname)
+  point, element, texcoord, elemtexcoord = _generate(c, n, f, fc)
+  dim = f["dim"]
+  if fc["type"] in ("box", "cylinder") or (fc["type"] == "grid" and dim == 3):
+    f["flatskin"] = True
+  _check_points(n, f, fc, point, element)
+  npnt = len(point) // 3
+  if fc["direct"] and fc["scale"] != [1.0, 1.0, 1.0]:
+    for i in range(npnt):
+      for k in range(3):
+        point[3 * i + k] *= fc["scale"][k]
+  pos, quat = fc["pos"], fc["quat"]
+  for i in range(npnt):
+    p = mm.rot_vec_quat(point[3 * i:3 * i + 3], quat)
+    point[3 * i:3 * i + 3] = [pos[0] + p[0], pos[1] + p[1], pos[2] + p[2]]
+  pts = np.array(point).reshape(-1, 3)
+  minmax = list(pts.min(axis=0)) + list(pts.max(axis=0))
+  rigid, centered = fc["rigid"], False
+  pinned = [rigid] * npnt
+  if not rigid:
+    _pins(n, fc["pin"], pinned, npnt, fc["count"], dim)
+    if fc["dof"] == "radial":
+      pinned[0] = True
+    if all(pinned):
+      rigid = True
+    elif not any(pinned):
+      centered = True
+  if not any(pinned) and any(ch.tag in ("joint", "freejoint") for ch in parent.children):
+    raise n.error(f"body '{bodyname}' has joints but no flex vertices/nodes are pinned to it")
+  if fc["direct"]:
+    point, element, texcoord, pinned = _prune(point, element, texcoord, pinned)
+    npnt = len(point) // 3
+  f.update(elem=element, texcoord=texcoord, elemtexcoord=elemtexcoord, dim=dim)
+  flexes.append(f)
+  if rigid:
+    f["vert"] = point
+    f["vertbody"] = [bodyname]
+    return []
+  if fc["dof"] in ("trilinear", "quadratic"):
+    f["vert"], f["vertbody"] = point, [bodyname] * npnt
+    return _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, fc["cellcount"],
+                  1 if fc["dof"] == "trilinear" else 2, fc["mass"], fc["inertiabox"])
+  return _vertex_bodies(n, f, fc, parent, bodyname, point, pinned, centered)
+
+
+def _read(c, n, bodyname):
+  """The flex spec and the flexcomp settings of <flexcomp> `n`, checked as Make checks them
+  before generating points."""
   f = _flex.default_flex()
   f["node"] = n
   edge = _flex._read_common(n, f)
-  name = f["name"]
-  ftype = _flex._kw(n, "type", {t: t for t in _TYPES}, "grid")
-  count = _flex._ints(n, "count") or [10, 10, 10]
-  cellcount = _flex._ints(n, "cellcount") or [-1, -1, -1]
-  spacing = _flex._vec(n, "spacing", [0.02, 0.02, 0.02])
-  scale = _flex._vec(n, "scale", [1.0, 1.0, 1.0])
-  mass = _flex._num(n, "mass", 1.0)
-  inertiabox = _flex._num(n, "inertiabox", 0.005)
-  origin = floats(n, "origin", 3)
-  if origin is None and ftype == "mesh" and f["dim"] == 3:
+  fc = dict(type=_flex._kw(n, "type", {t: t for t in _TYPES}, "grid"),
+            count=_flex._ints(n, "count") or [10, 10, 10],
+            cellcount=_flex._ints(n, "cellcount") or [-1, -1, -1],
+            spacing=_flex._vec(n, "spacing", [0.02, 0.02, 0.02]),
+            scale=_flex._vec(n, "scale", [1.0, 1.0, 1.0]),
+            mass=_flex._num(n, "mass", 1.0), inertiabox=_flex._num(n, "inertiabox", 0.005),
+            origin=floats(n, "origin", 3), rigid=bool(_flex._kw(n, "rigid", _BOOL, 0)),
+            dof=_flex._kw(n, "dof", {d: d for d in _DOFS}, "full"),
+            pin={"id": [], "range": [], "grid": [], "gridrange": []})
+  fc["direct"] = fc["type"] in ("direct", "mesh", "gmsh")
+  if fc["origin"] is None and fc["type"] == "mesh" and f["dim"] == 3:
     raise n.error("origin must be specified for mesh flexcomps if dim=3")
-  rigid = bool(_flex._kw(n, "rigid", _BOOL, 0))
-  dof = _flex._kw(n, "dof", {d: d for d in _DOFS}, "full")
-  point = list(floats(n, "point") or [])
-  element = list(_flex._ints(n, "element") or [])
-  texcoord = [float(np.float32(x)) for x in (floats(n, "texcoord") or [])]
-  elemtexcoord = []
-  pin = {"id": [], "range": [], "grid": [], "gridrange": []}
   for p in n.children:
     if p.tag == "pin":
-      for k in pin:
-        pin[k] += _flex._ints(p, k) or []
+      for k in fc["pin"]:
+        fc["pin"][k] += _flex._ints(p, k) or []
   if edge is not None:
     f["equality"] = _flex._kw(edge, "equality", _EDGE_EQ, 0)
     f["eq_solref"] = floats(edge, "solref", 2, 1)
     f["eq_solimp"] = floats(edge, "solimp", 5, 1)
-  if f["equality"] == 3 and dof not in ("trilinear", "quadratic"):
-    raise n.error(f"flex strain equality requires an interpolated flex '{name}'")
+  interp = fc["dof"] in ("trilinear", "quadratic")
+  if f["equality"] == 3 and not interp:
+    raise n.error(f"flex strain equality requires an interpolated flex '{f['name']}'")
   if f["elastic2d"] != 1 and f["equality"] and f["young"] > 0:
     raise n.error("flex constraints and elasticity (young) cannot both be present")
-  direct = ftype in ("direct", "mesh", "gmsh")
   if not bodyname:
     raise n.error("Parent body must have name")
   if not 1 <= f["dim"] <= 3:
     raise n.error("Invalid dim, must be between 1 and 3")
-  if len(count) != 3 or len(cellcount) != 3:
+  if len(fc["count"]) != 3 or len(fc["cellcount"]) != 3:
     raise n.error("attributes 'count' and 'cellcount' take 3 values")
-  if any(x < 1 or (dof == "radial" and x < 2 and f["dim"] == 3) for x in count):
+  if any(x < 1 or (fc["dof"] == "radial" and x < 2 and f["dim"] == 3) for x in fc["count"]):
     raise n.error("Count too small")
-  minspace = 2 * f["radius"] + f["margin"]
-  if not direct and min(spacing) < minspace:
+  if not fc["direct"] and min(fc["spacing"]) < 2 * f["radius"] + f["margin"]:
     raise n.error("Spacing must be larger than geometry size")
-  if min(scale) < _MINVAL:
+  if min(fc["scale"]) < _MINVAL:
     raise n.error("Scale must be larger than mjMINVAL")
-  if mass < _MINVAL or inertiabox < _MINVAL:
+  if fc["mass"] < _MINVAL or fc["inertiabox"] < _MINVAL:
     raise n.error("Mass and inertiabox must be larger than mjMINVAL")
   from engine.mjcf.compile import _Reader
-  pos, quat = c._pose(_Reader(n, None), n)
-  needtex = not texcoord and bool(f["material"])
-  gen = dict(type=ftype, count=count, spacing=spacing, dim=f["dim"], needtex=needtex)
+  fc["pos"], fc["quat"] = c._pose(_Reader(n, None), n)
+  if interp and (fc["type"] not in ("grid", "box") or fc["quat"] != [1.0, 0.0, 0.0, 0.0]
+                 or f["elastic2d"] or f["equality"]):
+    # 4.0 weighs node masses and cell stiffness by the mesh content of each cell, which we
+    # have not derived; a full, axis-aligned grid or box fills its cells, where they agree
+    raise n.error(f"flexcomp dof='{fc['dof']}' is supported only for an unrotated grid or box "
+                  "without elastic2d or edge equality (interpolated flexes are not compiled "
+                  "in general yet)")
+  return f, fc
+
+
+def _generate(c, n, f, fc):
+  """Points, elements and texture coordinates of the flexcomp's type (sets its dim where the
+  type decides it)."""
+  point = list(floats(n, "point") or [])
+  element = list(_flex._ints(n, "element") or [])
+  texcoord = [float(np.float32(x)) for x in (floats(n, "texcoord") or [])]
+  elemtexcoord = []
+  ftype = fc["type"]
+  gen = dict(type=ftype, count=fc["count"], spacing=fc["spacing"], dim=f["dim"],
+             needtex=not texcoord and bool(f["material"]))
   if ftype in ("grid", "circle"):
     point, element, texcoord = _make_grid(n, gen)
   elif ftype in ("box", "cylinder", "ellipsoid"):
@@ -102,22 +161,25 @@ def _flexcomp(c, n, parent, bodyname, flexes):
     f["dim"] = gen["dim"] = 2
     point, element, texcoord = _make_grid(n, gen)
     if ftype == "disc":
-      _disc_project(point, count, spacing)
+      _disc_project(point, fc["count"], fc["spacing"])
   elif ftype == "mesh":
-    point, element, texcoord, elemtexcoord = _make_mesh(c, n, f["dim"], origin)
+    point, element, texcoord, elemtexcoord = _make_mesh(c, n, f["dim"], fc["origin"])
   elif ftype == "gmsh":
     point, element, f["dim"] = _make_gmsh(c, n)
-  dim = f["dim"]
-  if ftype in ("box", "cylinder") or (ftype == "grid" and dim == 3):
-    f["flatskin"] = True
+  return point, element, texcoord, elemtexcoord
+
+
+def _check_points(n, f, fc, point, element):
+  """Make's checks of the pins, points and elements."""
+  dim, pin = f["dim"], fc["pin"]
   if len(pin["range"]) % 2:
     raise n.error("Pin range number must be multiple of 2")
   if len(pin["grid"]) % dim:
     raise n.error("Pin grid number must be multiple of dim")
   if len(pin["gridrange"]) % (2 * dim):
     raise n.error("Pin grid range number of must be multiple of 2*dim")
-  if ftype != "grid" and (pin["grid"] or pin["gridrange"]) and dof not in ("trilinear",
-                                                                         "quadratic"):
+  if (fc["type"] != "grid" and (pin["grid"] or pin["gridrange"])
+      and fc["dof"] not in ("trilinear", "quadratic")):
     raise n.error("Pin grid(range) can only be used with grid or interpolated")
   if dim == 1 and (pin["grid"] or pin["gridrange"]):
     raise n.error("Pin grid(range) cannot be used with dim=1")
@@ -131,72 +193,43 @@ def _flexcomp(c, n, parent, bodyname, flexes):
   for i, e in enumerate(element):
     if e < 0 or e >= npnt:
       raise n.error(f"element {i} has point id {e}, number of points is {npnt}")
-  interp = dof in ("trilinear", "quadratic")
-  if interp and (ftype not in ("grid", "box") or quat != [1.0, 0.0, 0.0, 0.0]
-                 or f["elastic2d"] or f["equality"]):
-    # 4.0 weighs node masses and cell stiffness by the mesh content of each cell, which we
-    # have not derived; a full, axis-aligned grid or box fills its cells, where they agree
-    raise n.error(f"flexcomp dof='{dof}' is supported only for an unrotated grid or box "
-                  "without elastic2d or edge equality (interpolated flexes are not compiled "
-                  "in general yet)")
-  if direct and scale != [1.0, 1.0, 1.0]:
-    for i in range(npnt):
-      for k in range(3):
-        point[3 * i + k] *= scale[k]
-  for i in range(npnt):
-    p = mm.rot_vec_quat(point[3 * i:3 * i + 3], quat)
-    point[3 * i:3 * i + 3] = [pos[0] + p[0], pos[1] + p[1], pos[2] + p[2]]
-  pts = np.array(point).reshape(-1, 3)
-  minmax = list(pts.min(axis=0)) + list(pts.max(axis=0))
-  pinned = [rigid] * npnt
-  centered = False
-  if not rigid:
-    _pins(n, pin, pinned, npnt, count, dim, ftype)
-    if dof == "radial":
-      pinned[0] = True
-    if all(pinned):
-      rigid = True
-    elif not any(pinned):
-      centered = True
-  if not any(pinned) and any(ch.tag in ("joint", "freejoint") for ch in parent.children):
-    raise n.error(f"body '{bodyname}' has joints but no flex vertices/nodes are pinned to it")
-  if direct:
-    used = [False] * npnt
-    for e in element:
-      used[e] = True
-    if not all(used):
-      newid = np.cumsum(used) - 1
-      element = [int(newid[e]) for e in element]
-      keep = [i for i in range(npnt) if used[i]]
-      point = [point[3 * i + k] for i in keep for k in range(3)]
-      if texcoord:
-        texcoord = [texcoord[2 * i + k] for i in keep for k in range(2)]
-      pinned = [pinned[i] for i in keep]
-      npnt = len(keep)
-  f.update(elem=element, texcoord=texcoord, elemtexcoord=elemtexcoord, dim=dim)
-  flexes.append(f)
-  if rigid:
-    f["vert"] = point
-    f["vertbody"] = [bodyname]
-    return []
-  if interp:
-    f["vert"], f["vertbody"] = point, [bodyname] * npnt
-    return _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, cellcount,
-                  1 if dof == "trilinear" else 2, mass, inertiabox)
-  bodymass = mass / npnt
-  bodyinertia = bodymass * (2.0 * inertiabox * inertiabox) / 3.0
+
+
+def _prune(point, element, texcoord, pinned):
+  """Direct, mesh and gmsh flexcomps: points no element uses are dropped, ids renumbered."""
+  npnt = len(point) // 3
+  used = [False] * npnt
+  for e in element:
+    used[e] = True
+  if all(used):
+    return point, element, texcoord, pinned
+  newid = np.cumsum(used) - 1
+  keep = [i for i in range(npnt) if used[i]]
+  return ([point[3 * i + k] for i in keep for k in range(3)],
+          [int(newid[e]) for e in element],
+          [texcoord[2 * i + k] for i in keep for k in range(2)] if texcoord else texcoord,
+          [pinned[i] for i in keep])
+
+
+def _vertex_bodies(n, f, fc, parent, bodyname, point, pinned, centered):
+  """One body per free point, at the point, with three (dof full), two (2d) or one radial
+  slide joint; pinned points stay on the parent."""
+  npnt = len(point) // 3
+  bodymass = fc["mass"] / npnt
+  bodyinertia = bodymass * (2.0 * fc["inertiabox"] * fc["inertiabox"]) / 3.0
   bodies, vertbody = [], []
   for i in range(npnt):
     if pinned[i]:
       vertbody.append(bodyname)
       continue
-    b = _body_node(n, parent, f"{name}_{i}", point[3 * i:3 * i + 3], bodymass, bodyinertia)
-    if dof == "radial":
+    b = _body_node(n, parent, f"{f['name']}_{i}", point[3 * i:3 * i + 3], bodymass,
+                   bodyinertia)
+    if fc["dof"] == "radial":
       axis = point[3 * i:3 * i + 3]
       mm.normvec(axis)
       _joint_node(b, axis)
     else:
-      for j in range(2 if dof == "2d" else 3):
+      for j in range(2 if fc["dof"] == "2d" else 3):
         _joint_node(b, [1.0 if k == j else 0.0 for k in range(3)])
     bodies.append(b)
     vertbody.append(b.attrib["name"])
@@ -339,7 +372,7 @@ def _joint_node(b, axis):
                          b.file, b.line, b))
 
 
-def _pins(n, pin, pinned, npnt, count, dim, ftype):
+def _pins(n, pin, pinned, npnt, count, dim):
   """Pinned points from <pin id/range/grid/gridrange> (mjCFlexcomp::Make)."""
   for i in pin["id"]:
     if i < 0 or i >= npnt:
