@@ -235,11 +235,65 @@ def _body_frames(c):
   return xpos, xquat
 
 
-def compile_flex(c, f, fid, bodyid, xpos, xquat):
-  """mjCFlex::Compile for flex spec `f` (number `fid`): checks, vertex positions, edges,
-  flaps, elasticity, shells, layers and the bounding box. Stores the results in `f`."""
-  n = f["node"]
-  dim = f["dim"]
+def compile_flex(c, f, bodyid, xpos, xquat):
+  """mjCFlex::Compile for flex spec `f`: checks, vertex (and node) positions, edges, flaps,
+  elasticity, shells, layers and the bounding box. Stores the results in `f`."""
+  r = _check_spec(c, f, bodyid)
+  n, dim, nelem, elem = f["node"], f["dim"], r["nelem"], r["elem"]
+  vx, nlocal, R0, empty = _positions(f, r, xpos, xquat)
+  if dim == 3:   # right-handed tetrahedra: faces (0,1,2), (0,2,3), (0,3,1), (1,3,2) outward
+    for e in range(nelem):
+      v = elem[4 * e:4 * e + 4]
+      v01, v02, v03 = (list(vx[v[k]] - vx[v[0]]) for k in (1, 2, 3))
+      nrm = mm.cross(v01, v02)
+      if nrm[0] * v03[0] + nrm[1] * v03[1] + nrm[2] * v03[2] > 0:
+        elem[4 * e + 1], elem[4 * e + 2] = elem[4 * e + 2], elem[4 * e + 1]
+  if not r["etex"] and r["tex"]:   # 4.0 copies the elements after the reorientation
+    r["etex"] = list(elem)
+  edges, edgeidx, index = [], [], {}
+  for e in range(nelem):
+    v = elem[e * (dim + 1):(e + 1) * (dim + 1)]
+    for a, b in _ELEDGE[dim]:
+      pair = (min(v[a], v[b]), max(v[a], v[b]))
+      if pair not in index:
+        index[pair] = len(edges)
+        edges.append(pair)
+      edgeidx.append(index[pair])
+  flaps = _flaps(elem, nelem) if dim == 2 else None
+  stiffness, bending = _elasticity(n, f, r, vx, nlocal, empty, edges, flaps)
+  shell, elemlayer = _shells(elem, nelem, dim)
+  active = [e for e in range(nelem) if dim < 3 or elemlayer[e] < f["activelayers"]]
+  lo, hi = _root_box(vx, elem, dim, active, f["radius"])
+  vert0 = np.full((r["nvert"], 3), 0.5)
+  node0 = np.zeros((0, 3))
+  if r["interp"]:    # parametric coordinates in the node grid's box, unrotated
+    vlocal = np.array([[sum(p[j] * R0[3 * i + j] for j in range(3)) for i in range(3)]
+                       for p in vx.tolist()])
+    nlo, nhi = nlocal.min(axis=0), nlocal.max(axis=0)
+    size = [(nhi[k] - nlo[k]) / 2 for k in range(3)]
+    for k in range(3):
+      ext = nhi[k] - nlo[k]
+      if ext > _MINVAL:
+        vert0[:, k] = (vlocal[:, k] - nlo[k]) / ext
+    node0 = nlocal
+  else:
+    size = [(hi[k] - lo[k]) / 2 - f["radius"] for k in range(3)]
+    center = [(hi[k] + lo[k]) / 2 for k in range(3)]
+    for k in range(3):
+      if size[k] > _MINVAL:
+        vert0[:, k] = (vx[:, k] - center[k]) / (2 * size[k]) + 0.5
+  f.update(nnode=r["nnode"], nodebodyid=r["nbid"], node0=node0, interp=r["interp"],
+           nvert=r["nvert"], nelem=nelem, elem=elem, edges=edges, edgeidx=edgeidx,
+           flaps=flaps, stiffness=stiffness, bending=bending, shell=shell,
+           elemlayer=elemlayer, nbvh=2 * len(active) - 1 if active else 0, size=size,
+           vert0=vert0, rigid=r["rigid"], centered=r["centered"], vertbodyid=r["vbid"],
+           matid=r["matid"], texcoord_c=r["tex"], elemtexcoord_c=r["etex"], vert_c=r["vert"])
+
+
+def _check_spec(c, f, bodyid):
+  """Compile's checks of a flex spec and what they settle: sizes, rigid and centered, body
+  and material ids."""
+  n, dim = f["node"], f["dim"]
   if not 1 <= dim <= 3:
     raise n.error("dim must be 1, 2 or 3")
   elem = list(f["elem"])
@@ -257,7 +311,6 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
     raise n.error("vert size must be a multiple of 3")
   if f["edgestiffness"] > 0 and dim > 1:
     raise n.error("edge stiffness only available for dim=1, please use elasticity plugins")
-  nelem = len(elem) // (dim + 1)
   if f["elastic2d"]:
     if f["thickness"] <= 0:
       raise n.error("2d elasticity requires positive thickness")
@@ -288,9 +341,8 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
     if nnode != want:
       raise n.error(f"number of nodes ({nnode}) does not match cellcount and dof expected "
                     f"({want})")
-  for e in elem:
-    if e < 0 or e >= nvert:
-      raise n.error("elem vertex id out of range")
+  if any(e < 0 or e >= nvert for e in elem):
+    raise n.error("elem vertex id out of range")
   tex, etex = f["texcoord"], list(f["elemtexcoord"])
   if tex and len(tex) != 2 * nvert and not etex:
     raise n.error("two texture coordinates per vertex expected")
@@ -300,117 +352,91 @@ def compile_flex(c, f, fid, bodyid, xpos, xquat):
     if f["material"] not in names:
       raise n.error(f"unknown material '{f['material']}' in flex")
     matid = names.index(f["material"])
-  vbid = []
-  for name in vertbody:
-    if name not in bodyid:
-      raise n.error(f"unknown body '{name}' in flex")
-    vbid.append(bodyid[name])
+  ids = {}
+  for what in ("vertbody", "nodebody"):
+    ids[what] = []
+    for name in f[what]:
+      if name not in bodyid:
+        raise n.error(f"unknown body '{name}' in flex")
+      ids[what].append(bodyid[name])
+  vbid = ids["vertbody"]
+  nelem = len(elem) // (dim + 1)
   for e in range(nelem):
     el = sorted(elem[e * (dim + 1):(e + 1) * (dim + 1)])
     if any(el[k] == el[k + 1] for k in range(dim)):
       raise n.error("repeated vertex in element")
-  nbid = []
-  for name in f["nodebody"]:
-    if name not in bodyid:
-      raise n.error(f"unknown body '{name}' in flex")
-    nbid.append(bodyid[name])
   if not rigid and not interp:
     rigid = all(b == vbid[0] for b in vbid)
   if not centered and not interp:
     centered = all(v == 0 for v in vert)
   if not centered and interp:
     centered = all(v == 0 for v in f["nodecoord"])
-  vx = np.zeros((nvert, 3))
-  for i in range(nvert):
-    b = vbid[0] if rigid else vbid[i]
+  return dict(elem=elem, nelem=nelem, nvert=nvert, nnode=nnode, interp=interp, rigid=rigid,
+              centered=centered, vert=vert, vbid=vbid, nbid=ids["nodebody"], matid=matid,
+              tex=tex, etex=etex)
+
+
+def _positions(f, r, xpos, xquat):
+  """World vertex positions at qpos0, and for an interpolated flex its node positions with
+  the grid's rotation undone, that rotation and the grid's empty cells."""
+  vx = np.zeros((r["nvert"], 3))
+  vert, vbid = r["vert"], r["vbid"]
+  for i in range(r["nvert"]):
+    b = vbid[0] if r["rigid"] else vbid[i]
     p = list(xpos[b])
-    if not centered or interp:
+    if not r["centered"] or r["interp"]:
       off = mm.rot_vec_quat(vert[3 * i:3 * i + 3], xquat[b])
       p = [p[k] + off[k] for k in range(3)]
     vx[i] = p
-  if interp:
-    vbid = [-1] * nvert
-    node = list(f["nodecoord"])
-    nx = np.zeros((nnode, 3))
-    for i, b in enumerate(nbid):
-      p = list(xpos[b])
-      if not centered:
-        off = mm.rot_vec_quat(node[3 * i:3 * i + 3], xquat[b])
-        p = [p[k] + off[k] for k in range(3)]
-      nx[i] = p
-    empty = f.get("cell_empty")
-    if not f["elastic2d"] and empty is None and cells[0] * cells[1] * cells[2] > 1:
-      mn, mxv = vx.min(axis=0), vx.max(axis=0)
-      empty = _flexcomp.cell_empty(vx, elem, dim, list(mn) + list(mxv), cells)
-    R0, nlocal = _unrotated(n, nx, cells, order, empty)
-  if dim == 3:   # right-handed tetrahedra: faces (0,1,2), (0,2,3), (0,3,1), (1,3,2) outward
-    for e in range(nelem):
-      v = elem[4 * e:4 * e + 4]
-      v01, v02, v03 = (list(vx[v[k]] - vx[v[0]]) for k in (1, 2, 3))
-      nrm = mm.cross(v01, v02)
-      if nrm[0] * v03[0] + nrm[1] * v03[1] + nrm[2] * v03[2] > 0:
-        elem[4 * e + 1], elem[4 * e + 2] = elem[4 * e + 2], elem[4 * e + 1]
-  if not etex and tex:   # 4.0 copies the elements after the reorientation (measured)
-    etex = list(elem)
-  edges, edgeidx, index = [], [], {}
-  for e in range(nelem):
-    v = elem[e * (dim + 1):(e + 1) * (dim + 1)]
-    for a, b in _ELEDGE[dim]:
-      pair = (min(v[a], v[b]), max(v[a], v[b]))
-      if pair not in index:
-        index[pair] = len(edges)
-        edges.append(pair)
-      edgeidx.append(index[pair])
-  flaps = _flaps(elem, nelem) if dim == 2 else None
+  if not r["interp"]:
+    return vx, None, None, None
+  r["vbid"] = [-1] * r["nvert"]
+  node, cells = list(f["nodecoord"]), f["cellcount"]
+  nx = np.zeros((r["nnode"], 3))
+  for i, b in enumerate(r["nbid"]):
+    p = list(xpos[b])
+    if not r["centered"]:
+      off = mm.rot_vec_quat(node[3 * i:3 * i + 3], xquat[b])
+      p = [p[k] + off[k] for k in range(3)]
+    nx[i] = p
+  empty = f.get("cell_empty")
+  if not f["elastic2d"] and empty is None and cells[0] * cells[1] * cells[2] > 1:
+    box = list(vx.min(axis=0)) + list(vx.max(axis=0))
+    empty = _flexcomp.cell_empty(vx, r["elem"], f["dim"], box, cells)
+  R0, nlocal = _unrotated(f["node"], nx, cells, f["order"], empty)
+  return vx, nlocal, R0, empty
+
+
+def _elasticity(n, f, r, vx, nlocal, empty, edges, flaps):
+  """flex_stiffness and flex_bending blocks of one flex (engine/mjcf/_flexelastic.py)."""
+  dim, nelem, elem = f["dim"], r["nelem"], r["elem"]
+  young, poisson = f["young"], f["poisson"]
   stiffness, bending = [], []
-  if f["young"] > 0 and interp:
+  if young <= 0:
+    return stiffness, bending
+  if r["interp"]:
     if f["elastic2d"]:
       raise n.error("interpolated shells (dof trilinear/quadratic with elastic2d) are not "
                     "supported yet")
-    stiffness = _elastic.cell_stiffness(nlocal, cells, order, empty, f["young"], f["poisson"])
-  elif f["young"] > 0:
-    if f["poisson"] < 0 or f["poisson"] >= 0.5:
-      raise n.error("Poisson ratio must be in [0, 0.5)")
-    if dim == 3:
-      stiffness = [_elastic.stiffness3d(vx, elem[4 * e:4 * e + 4], f["young"], f["poisson"])
-                   for e in range(nelem)]
-    elif dim == 2 and f["elastic2d"] >= 2 and f["thickness"] > 0:
-      stiffness = [_elastic.stiffness2d(vx, elem[3 * e:3 * e + 3], f["young"], f["poisson"],
-                                f["thickness"]) for e in range(nelem)]
-    elif dim < 3:   # 4.0 keeps 21 zeros per element when it computes no stiffness
-      stiffness = [np.zeros(21)] * nelem
-    if dim == 2 and f["elastic2d"] in (1, 3):
-      # 4.0: the flap's edge vertices in the edge's (sorted) order, and the plate bending
-      # modulus E t^3 / (12 (1 - nu^2)) over the flap area (measured against 4.0)
-      modulus = f["young"] * f["thickness"] ** 3 / (12 * (1 - f["poisson"] ** 2))
-      bending = [_elastic.bending(vx, list(edges[k]) + fl[2:], modulus)
-                 for k, fl in enumerate(flaps)]
-  shell, elemlayer = _shells(elem, nelem, dim)
-  active = [e for e in range(nelem) if dim < 3 or elemlayer[e] < f["activelayers"]]
-  lo, hi = _root_box(vx, elem, dim, active, f["radius"])
-  vert0 = np.full((nvert, 3), 0.5)
-  node0 = np.zeros((0, 3))
-  if interp:    # parametric coordinates in the node grid's box, unrotated
-    vlocal = np.array([[sum(p[j] * R0[3 * i + j] for j in range(3)) for i in range(3)]
-                       for p in vx.tolist()])
-    nlo, nhi = nlocal.min(axis=0), nlocal.max(axis=0)
-    size = [(nhi[k] - nlo[k]) / 2 for k in range(3)]
-    for k in range(3):
-      ext = nhi[k] - nlo[k]
-      if ext > _MINVAL:
-        vert0[:, k] = (vlocal[:, k] - nlo[k]) / ext
-    node0 = nlocal
-  else:
-    size = [(hi[k] - lo[k]) / 2 - f["radius"] for k in range(3)]
-    center = [(hi[k] + lo[k]) / 2 for k in range(3)]
-    for k in range(3):
-      if size[k] > _MINVAL:
-        vert0[:, k] = (vx[:, k] - center[k]) / (2 * size[k]) + 0.5
-  f.update(nnode=nnode, nodebodyid=nbid, node0=node0, interp=interp, nvert=nvert, nelem=nelem, elem=elem, edges=edges, edgeidx=edgeidx, flaps=flaps,
-           stiffness=stiffness, bending=bending, shell=shell, elemlayer=elemlayer,
-           nbvh=2 * len(active) - 1 if active else 0, size=size, vert0=vert0, rigid=rigid,
-           centered=centered, vertbodyid=vbid, matid=matid, texcoord_c=tex, elemtexcoord_c=etex,
-           vert_c=vert)
+    return _elastic.cell_stiffness(nlocal, f["cellcount"], f["order"], empty, young,
+                                   poisson), bending
+  if poisson < 0 or poisson >= 0.5:
+    raise n.error("Poisson ratio must be in [0, 0.5)")
+  if dim == 3:
+    stiffness = [_elastic.stiffness3d(vx, elem[4 * e:4 * e + 4], young, poisson)
+                 for e in range(nelem)]
+  elif dim == 2 and f["elastic2d"] >= 2 and f["thickness"] > 0:
+    stiffness = [_elastic.stiffness2d(vx, elem[3 * e:3 * e + 3], young, poisson,
+                                      f["thickness"]) for e in range(nelem)]
+  else:   # 4.0 keeps 21 zeros per element when it computes no stiffness
+    stiffness = [np.zeros(21)] * nelem
+  if dim == 2 and f["elastic2d"] in (1, 3):
+    # 4.0: the flap's edge vertices in the edge's (sorted) order, and the plate bending
+    # modulus E t^3 / (12 (1 - nu^2)) over the flap area (measured against 4.0)
+    modulus = young * f["thickness"] ** 3 / (12 * (1 - poisson ** 2))
+    bending = [_elastic.bending(vx, list(edges[k]) + fl[2:], modulus)
+               for k, fl in enumerate(flaps)]
+  return stiffness, bending
 
 
 def _unrotated(n, nx, cells, order, empty):
@@ -608,7 +634,7 @@ def assemble(c, A, sizes):
   bodyid["world"] = 0
   xpos, xquat = _body_frames(c)
   for i, f in enumerate(flexes):
-    compile_flex(c, f, i, bodyid, xpos, xquat)
+    compile_flex(c, f, bodyid, xpos, xquat)
   _check_integrator(c, flexes)
   for f in flexes:   # 4.0: vertex bodies move by the flex's own damping only
     if f["rigid"]:
