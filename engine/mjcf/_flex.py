@@ -90,6 +90,7 @@ def check(n):
 
 
 def _attrs(n, allowed):
+  """An error for the first attribute of `n` not in `allowed`."""
   for key in n.attrib:
     if key not in allowed:
       raise n.error(f"unknown attribute '{key}'")
@@ -98,6 +99,7 @@ def _attrs(n, allowed):
 # ------------------------------------------------------------------------------------ values
 
 def _ints(n, key):
+  """Attribute `key` as a list of ints (None when absent)."""
   vals = floats(n, key)
   if vals is None:
     return None
@@ -107,11 +109,13 @@ def _ints(n, key):
 
 
 def _num(n, key, default):
+  """Scalar attribute `key`, or `default`."""
   vals = floats(n, key, 1)
   return default if vals is None else vals[0]
 
 
 def _int(n, key, default):
+  """Integer attribute `key`, or `default`."""
   vals = _ints(n, key)
   if vals is None:
     return default
@@ -121,6 +125,7 @@ def _int(n, key, default):
 
 
 def _kw(n, key, choices, default):
+  """Keyword attribute `key` mapped through `choices`, or `default`."""
   text = n.get(key)
   if text is None:
     return default
@@ -141,6 +146,7 @@ def _vec(n, key, base, lo=None):
 
 
 def _child(n, tag):
+  """The first child element of `n` with tag `tag`, or None."""
   for c in n.children:
     if c.tag == tag:
       return c
@@ -618,6 +624,7 @@ def flex_equality(c, n, e):
 
 
 def _vec_over(given, dflt, base):
+  """`base` with the leading values of a default (text) and then of `given` over it."""
   out = list(base)
   if dflt is not None:
     vals = [float(x) for x in dflt.split()]

@@ -356,6 +356,7 @@ def cell_empty(vpos, elem, dim, minmax, cells):
 
 
 def _fmt(vals):
+  """Floats as attribute text that reads back exactly."""
   return " ".join(repr(float(v)) for v in vals)
 
 
@@ -368,6 +369,7 @@ def _body_node(n, parent, name, pos, mass, inertia):
 
 
 def _joint_node(b, axis):
+  """Add a slide joint along `axis` at body node `b`'s origin."""
   b.children.append(Node("joint", {"type": "slide", "pos": "0 0 0", "axis": _fmt(axis)},
                          b.file, b.line, b))
 
@@ -469,6 +471,7 @@ def _make_grid(n, g):
 
 
 def _disc_project(point, count, sp):
+  """MakeSquare's disc: the square grid pushed out radially onto a disc."""
   size = [0.5 * sp[0] * (count[0] - 1), 0.5 * sp[1] * (count[1] - 1)]
   for i in range(len(point) // 3):
     p = point[3 * i:3 * i + 2]
@@ -479,6 +482,7 @@ def _disc_project(point, count, sp):
 
 
 def _box_project(g, ix, iy, iz):
+  """BoxProject: grid point (ix, iy, iz) on the box, cylinder or ellipsoid."""
   count, sp = g["count"], g["spacing"]
   pos = [2.0 * ix / (count[0] - 1) - 1, 2.0 * iy / (count[1] - 1) - 1,
          2.0 * iz / (count[2] - 1) - 1]
@@ -631,6 +635,7 @@ def _obj_lines(data):
 
 
 def _make_gmsh(c, n):
+  """Points, elements and dim from a GMSH file (engine/mjcf/_gmsh.py)."""
   from engine.mjcf import _gmsh
   file = n.get("file")
   if not file:

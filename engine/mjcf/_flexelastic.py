@@ -18,14 +18,17 @@ _TRI_FACE = ((1, 2), (2, 0), (0, 1))
 
 
 def _cross(a, b):
+  """Cross product of 3-lists."""
   return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 
 
 def _dot(a, b):
+  """Dot product of 3-lists."""
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 
 
 def _sub(a, b):
+  """Difference of 3-lists."""
   return [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 
 
@@ -87,12 +90,14 @@ def stiffness2d(vx, v, young, poisson, thickness):
 
 
 def _cot(x, v0, v1, v2):
+  """Cotangent of the angle at vertex v0 between edges to v1 and v2."""
   e1, e2 = _sub(x[v1], x[v0]), _sub(x[v2], x[v0])
   nrm = _cross(e1, e2)
   return _dot(e1, e2) / math.sqrt(_dot(nrm, nrm))
 
 
 def _area(x, v):
+  """Area of triangle v."""
   nrm = _cross(_sub(x[v[1]], x[v[0]]), _sub(x[v[2]], x[v[0]]))
   return math.sqrt(_dot(nrm, nrm)) / 2
 
@@ -137,12 +142,14 @@ def _gauss(npt):
 
 
 def _phi(s, i, order):
+  """1D Lagrange basis function i of `order` at s."""
   if order == 1:
     return 1 - s if i == 0 else s
   return (2 * s * s - 3 * s + 1, 4 * (s - s * s), 2 * s * s - s)[i]
 
 
 def _dphi(s, i, order):
+  """Derivative of the 1D basis function i of `order` at s."""
   if order == 1:
     return -1.0 if i == 0 else 1.0
   return (4 * s - 3, 4 * (1 - 2 * s), 4 * s - 1)[i]

@@ -12,6 +12,7 @@ class GmshError(ValueError):
 
 
 def _find(data, key):
+  """Offset of `key` in `data` (-1 when absent)."""
   return data.find(key)
 
 
@@ -55,6 +56,7 @@ def _ints(tokens, n, what):
 
 
 def _gmsh41(nodes, elems, binary):
+  """Points, elements and dim of a format 4.1 file's node and element sections."""
   if not binary:
     tok = iter(nodes.split())
     nblock, nnode, mintag, maxtag, edim, _, _, ninblock = _ints(tok, 8, "Nodes header")
@@ -131,6 +133,7 @@ def _header22(block, what):
 
 
 def _gmsh22(nodes, elems, binary):
+  """Points, elements and dim of a format 2.2 file's node and element sections."""
   if not binary:
     _header22(nodes, "node")
     _header22(elems, "elements")
