@@ -383,7 +383,17 @@ def test_bad_flex_is_an_error_naming_the_element(xml, msg):
 
 
 def test_load_model_still_refuses_flex():
-  """Until the flex physics exists, the public loader stops at a flex element."""
+  """Until the flex physics exists, the public loader stops at a flex element (flexcomp,
+  deformable flex, flex equality), naming it."""
   import engine
-  with pytest.raises(MjcfError, match="not supported yet"):
+  with pytest.raises(MjcfError, match=r"flag.xml:\d+: <flexcomp name=\"flag\">: .*not "
+                                      "supported yet"):
     engine.load_model(os.path.join(ROOT, "model/flex/flag.xml"))
+  for xml in (SNIPPETS["flex_on_bodies"], SNIPPETS["equality_flex"]):
+    with pytest.raises(MjcfError, match="not supported yet"):
+      engine.load_model(xml)
+  xml = ("<mujoco><worldbody><body name='b'/></worldbody><equality>\n<flex flex='f'/>"
+         "</equality></mujoco>")
+  with pytest.raises(MjcfError, match=":2: <flex>: element <flex> \\(flex equality\\) is not "
+                                      "supported yet"):
+    engine.load_model(xml)
