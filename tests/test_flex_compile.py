@@ -285,6 +285,16 @@ SNIPPETS = {
         "type='grid' count='3 1 1' dim='1'><edge equality='true' solref='.05 1'/></flexcomp>"
         "</body></worldbody><equality><connect body1='a_0' anchor='0 0 0'/>"
         "<flex flex='a' solref='.01 1' name='fe'/></equality></mujoco>"),
+    "flex_nodes": (
+        "<mujoco><worldbody>" + "".join(
+            f"<body name='n{i}{j}{k}' pos='{i} {j} {k}'><joint type='slide' axis='1 0 0'/>"
+            "<joint type='slide' axis='0 1 0'/><joint type='slide' axis='0 0 1'/>"
+            "<geom size='.01' contype='0' conaffinity='0'/></body>"
+            for i in (0, 1) for j in (0, 1) for k in (0, 1)) +
+        "</worldbody><deformable><flex name='f' dim='3' dof='trilinear' "
+        "body='world world world world world' vertex='0 0 0 1 0 0 0 1 0 0 0 1 1 1 1' "
+        "element='0 1 2 3 1 2 3 4' node='n000 n001 n010 n011 n100 n101 n110 n111'>"
+        "<contact selfcollide='none'/><edge damping='1'/></flex></deformable></mujoco>"),
     "two_flexes": (
         "<mujoco><worldbody><flexcomp name='a' type='grid' dim='1' count='3 1 1' "
         "spacing='.1 .1 .1'><edge damping='1'/></flexcomp><body name='x'><flexcomp name='b' "

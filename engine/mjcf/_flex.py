@@ -421,6 +421,9 @@ def _elasticity(n, f, r, vx, nlocal, empty, edges, flaps):
   if young <= 0:
     return stiffness, bending
   if r["interp"]:
+    if not f.get("filled"):
+      raise n.error("elasticity of an interpolated <flex> (4.0 weighs each cell's stiffness "
+                    "by its mesh content) is not supported yet")
     if f["elastic2d"]:
       raise n.error("interpolated shells (dof trilinear/quadratic with elastic2d) are not "
                     "supported yet")

@@ -81,6 +81,7 @@ def _flexcomp(c, n, parent, bodyname, flexes):
     return []
   if fc["dof"] in ("trilinear", "quadratic"):
     f["vert"], f["vertbody"] = point, [bodyname] * npnt
+    f["filled"] = True     # an unrotated grid or box (see _read): its cells are full
     return _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, fc["cellcount"],
                   1 if fc["dof"] == "trilinear" else 2, fc["mass"], fc["inertiabox"])
   return _vertex_bodies(n, f, fc, parent, bodyname, point, pinned, centered)
