@@ -295,6 +295,13 @@ SNIPPETS = {
         "body='world world world world world' vertex='0 0 0 1 0 0 0 1 0 0 0 1 1 1 1' "
         "element='0 1 2 3 1 2 3 4' node='n000 n001 n010 n011 n100 n101 n110 n111'>"
         "<contact selfcollide='none'/><edge damping='1'/></flex></deformable></mujoco>"),
+    "fusestatic": (
+        "<mujoco><compiler fusestatic='true'/><worldbody><body name='a' pos='0 0 1'>"
+        "<geom size='.1'/><body name='s' pos='.1 0 0' euler='0 0 30'><geom size='.05'/>"
+        "<flexcomp name='f' type='grid' dim='2' count='3 3 1' spacing='.1 .1 .1'>"
+        "<pin id='0 2'/><edge equality='true'/></flexcomp></body></body><body name='t' "
+        "pos='1 0 0'><geom size='.1'/></body></worldbody><deformable><flex name='g' dim='1' "
+        "body='t a' vertex='0 0 0 0 0 0' element='0 1'/></deformable></mujoco>"),
     "two_flexes": (
         "<mujoco><worldbody><flexcomp name='a' type='grid' dim='1' count='3 1 1' "
         "spacing='.1 .1 .1'><edge damping='1'/></flexcomp><body name='x'><flexcomp name='b' "

@@ -640,11 +640,12 @@ def _vec_over(given, dflt, base):
 def assemble(c, A, sizes):
   """The flex_* arrays of every flex by mjModel's names (Python-side Model attributes)."""
   flexes = getattr(c, "flexes", [])
-  bodyid = {b.name: b.id for b in c.bodies if b.name}
-  bodyid["world"] = 0
-  xpos, xquat = _body_frames(c)
-  for i, f in enumerate(flexes):
-    compile_flex(c, f, bodyid, xpos, xquat)
+  if flexes:
+    bodyid = {b.name: b.id for b in c.bodies if b.name}
+    bodyid["world"] = 0
+    xpos, xquat = _body_frames(c)
+    for f in flexes:
+      compile_flex(c, f, bodyid, xpos, xquat)
   _check_integrator(c, flexes)
   for f in flexes:   # 4.0: vertex bodies move by the flex's own damping only
     if f["rigid"]:
@@ -694,8 +695,11 @@ def assemble(c, A, sizes):
   # 4.0 numbers the BVH nodes of bodies (their collidable geoms), meshes (their faces), then
   # flexes; a tree over n leaves has 2n - 1 nodes
   tree = lambda nleaf: 2 * nleaf - 1 if nleaf else 0
-  static = sum(tree(sum(1 for g in b.geoms if g.contype or g.conaffinity)) for b in c.bodies)
-  static += sum(tree(int(k)) for k in A.get("mesh_facenum", []))
+  static = 0
+  if flexes:
+    static = sum(tree(sum(1 for g in b.geoms if g.contype or g.conaffinity))
+                 for b in c.bodies)
+    static += sum(tree(int(k)) for k in A.get("mesh_facenum", []))
   A["flex_bvhadr"] = I([static + sum(g["nbvh"] for g in flexes[:i]) if f["nbvh"] else -1
                         for i, f in enumerate(flexes)])
   eq = {e.obj1id: e.type for e in c.eqs if e.type in (4, 5, 6)}

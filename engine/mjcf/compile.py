@@ -1037,6 +1037,8 @@ class Compiler:
     scan(self.root)
     for s in self.skins:   # bones named in SKN files (inline bones are <bone body=...>)
       refs |= _skin.bone_names(s)
+    for f in self.flexes:   # bodies flex vertices and nodes sit on
+      refs |= set(f["vertbody"]) | set(f["nodebody"])
     fluid = self.opt["density"][0] > 0 or self.opt["viscosity"][0] > 0
     old_ids = {b.id: b for b in self.bodies}
     i = 1
