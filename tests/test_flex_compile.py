@@ -302,6 +302,12 @@ SNIPPETS = {
         "<pin id='0 2'/><edge equality='true'/></flexcomp></body></body><body name='t' "
         "pos='1 0 0'><geom size='.1'/></body></worldbody><deformable><flex name='g' dim='1' "
         "body='t a' vertex='0 0 0 0 0 0' element='0 1'/></deformable></mujoco>"),
+    "in_frame": (
+        "<mujoco><worldbody><body name='a' pos='0 0 1'><joint/><geom size='.1'/>"
+        "<frame pos='.5 0 0' euler='0 0 90'><frame pos='0 .1 0' euler='20 0 0'>"
+        "<flexcomp name='f' type='grid' dim='2' count='3 2 1' spacing='.1 .1 .1' "
+        "pos='0 0 .1'><pin id='0'/><edge equality='true'/></flexcomp></frame></frame>"
+        "</body></worldbody></mujoco>"),
     "two_flexes": (
         "<mujoco><worldbody><flexcomp name='a' type='grid' dim='1' count='3 1 1' "
         "spacing='.1 .1 .1'><edge damping='1'/></flexcomp><body name='x'><flexcomp name='b' "

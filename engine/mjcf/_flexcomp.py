@@ -23,25 +23,52 @@ _EDGE_EQ = {"false": 0, "true": 1, "strain": 3}   # 4.0 has no "vert" (the sourc
 _BOOL = {"false": 0, "true": 1}
 
 
-def expand_in(c, node, bodyname, flexes):
-  """Replace the <flexcomp> children of `node` (recursively) by the bodies they make."""
+def expand_in(c, node, bodyname, flexes, body=None, frame=None):
+  """Replace the <flexcomp> children of `node` (recursively) by the bodies they make; `body`
+  is the enclosing body element and `frame` the pose of the <frame>s between them."""
+  body = node if body is None else body
   kids = []
   for ch in node.children:
     if ch.tag == "flexcomp":
-      kids += _flexcomp(c, ch, node, bodyname, flexes)
+      made = _flexcomp(c, ch, body, bodyname, flexes, frame)
+      if frame is not None:   # 4.0 poses the points by the frame, not the bodies
+        _undo_frame(made, frame)
+      kids += made
       continue
     if ch.tag == "body":
       expand_in(c, ch, ch.get("name", ""), flexes)
     elif ch.tag == "frame":
-      expand_in(c, ch, bodyname, flexes)
+      from engine.mjcf.compile import _Reader
+      pose = c._pose(_Reader(ch, None), ch)
+      if frame is not None:
+        pose = mm.frameaccum(frame[0], frame[1], *pose)
+      expand_in(c, ch, bodyname, flexes, body, pose)
     kids.append(ch)
   node.children = kids
 
 
-def _flexcomp(c, n, parent, bodyname, flexes):
+def _undo_frame(bodies, frame):
+  """Generated bodies spliced into a <frame>: their poses written in the frame's coordinates,
+  so that the compiler's frame accumulation leaves them where 4.0 puts them (parent frame,
+  unrotated)."""
+  pos, quat = frame
+  inv = [quat[0], -quat[1], -quat[2], -quat[3]]
+  for b in bodies:
+    p = [float(x) for x in b.attrib["pos"].split()]
+    local = mm.rot_vec_quat([p[k] - pos[k] for k in range(3)], inv)
+    b.attrib["pos"] = _fmt(local)
+    b.attrib["quat"] = _fmt(inv)
+
+
+def _flexcomp(c, n, parent, bodyname, flexes, frame=None):
   """mjCFlexcomp::Make: the flex spec of <flexcomp> `n` (appended to `flexes`) and the body
   nodes it adds to its parent."""
   f, fc = _read(c, n, bodyname)
+  if frame is not None:
+    fc["pos"], fc["quat"] = mm.frameaccum(frame[0], frame[1], fc["pos"], fc["quat"])
+    if fc["dof"] in ("trilinear", "quadratic") and fc["quat"] != [1.0, 0.0, 0.0, 0.0]:
+      raise n.error(f"flexcomp dof='{fc['dof']}' is supported only for an unrotated grid or "
+                    "box (interpolated flexes are not compiled in general yet)")
   point, element, texcoord, elemtexcoord = _generate(c, n, f, fc)
   dim = f["dim"]
   if fc["type"] in ("box", "cylinder") or (fc["type"] == "grid" and dim == 3):
