@@ -308,6 +308,14 @@ SNIPPETS = {
         "<flexcomp name='f' type='grid' dim='2' count='3 2 1' spacing='.1 .1 .1' "
         "pos='0 0 .1'><pin id='0'/><edge equality='true'/></flexcomp></frame></frame>"
         "</body></worldbody></mujoco>"),
+    "replicate": (
+        "<mujoco><worldbody><replicate count='2' offset='.5 0 0' sep='-'><replicate count='2' "
+        "offset='0 .5 0'><body name='b' pos='0 0 1'><flexcomp name='f' type='grid' dim='1' "
+        "count='3 1 1' spacing='.1 .1 .1'><pin id='0'/><edge equality='true'/></flexcomp>"
+        "</body></replicate></replicate><replicate count='2' offset='0 0 .5'><body name='c'>"
+        "<flexcomp name='g' type='grid' count='2 2 2' dim='3' spacing='.1 .1 .1' "
+        "dof='trilinear'><contact selfcollide='none'/><edge damping='1'/></flexcomp></body>"
+        "</replicate></worldbody></mujoco>"),
     "two_flexes": (
         "<mujoco><worldbody><flexcomp name='a' type='grid' dim='1' count='3 1 1' "
         "spacing='.1 .1 .1'><edge damping='1'/></flexcomp><body name='x'><flexcomp name='b' "

@@ -61,7 +61,7 @@ _ELASTICITY = "young poisson damping thickness elastic2d".split()
 ATTRS = {
     "flexcomp": set(("name type count cellcount spacing scale mass inertiabox file material "
                      "rgba flatskin dim radius group origin pos quat axisangle xyaxes zaxis "
-                     "euler rigid point element texcoord dof").split()),
+                     "euler rigid point element texcoord dof _flex_base").split()),
     "flex": set(("name group dim radius material rgba flatskin body vertex element texcoord "
                  "elemtexcoord node nodecoord cellcount dof").split()),
     "contact": set(_CONTACT),

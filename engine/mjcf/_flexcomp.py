@@ -250,7 +250,7 @@ def _vertex_bodies(n, f, fc, parent, bodyname, point, pinned, centered):
     if pinned[i]:
       vertbody.append(bodyname)
       continue
-    b = _body_node(n, parent, f"{f['name']}_{i}", point[3 * i:3 * i + 3], bodymass,
+    b = _body_node(n, parent, _body_name(n, f, f"_{i}"), point[3 * i:3 * i + 3], bodymass,
                    bodyinertia)
     if fc["dof"] == "radial":
       axis = point[3 * i:3 * i + 3]
@@ -318,8 +318,8 @@ def _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, cellcount, o
           loc = g % order
           m *= weights[loc] * (2 if 0 < g < ng - 1 and loc == 0 else 1)
         masses.append(m)
-        b = Node("body", {"name": f"{f['name']}_{gi}_{gj}_{gk}", "pos": _fmt(p)}, n.file,
-                 n.line, parent)
+        b = Node("body", {"name": _body_name(n, f, f"_{gi}_{gj}_{gk}"), "pos": _fmt(p)},
+                 n.file, n.line, parent)
         for j in range(3):
           _joint_node(b, [1.0 if k == j else 0.0 for k in range(3)])
         bodies.append(b)
@@ -381,6 +381,13 @@ def cell_empty(vpos, elem, dim, minmax, cells):
           empty[i] = True
           queue.append((a, b, c))
   return empty
+
+
+def _body_name(n, f, tail):
+  """A generated body's name: the flexcomp's name and `tail`, then any replicate suffixes
+  (engine/mjcf/_replicate.py)."""
+  base = n.get("_flex_base", f["name"])
+  return base + tail + f["name"][len(base):]
 
 
 def _fmt(vals):

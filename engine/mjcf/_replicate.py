@@ -19,12 +19,17 @@ _REF_KEYS = ("joint", "joint1", "joint2", "jointinparent", "tendon", "tendon1", 
              "body", "body1", "body2", "geom", "geom1", "geom2", "objname", "refname",
              "target", "actuator")
 _SECTIONS = ("tendon", "actuator", "sensor", "equality", "contact")
+FLEX_BASE = "_flex_base"   # a replicated flexcomp's own name (before the replica suffixes)
 
 
 def _copy(node, parent, suffix, names):
   """Deep copy of `node` with names in `names` suffixed (its own and references)."""
   from engine.mjcf.parse import Node
   attrib = dict(node.attrib)
+  if node.tag == "flexcomp" and attrib.get("name"):
+    # MuJoCo replicates the bodies a flexcomp made: their names take the suffix after the
+    # vertex number (f_1 -> f_10), engine/mjcf/_flexcomp.py reads the unsuffixed name here
+    attrib.setdefault(FLEX_BASE, attrib["name"])
   if "name" in attrib and attrib["name"]:
     attrib["name"] += suffix
   for key in _REF_KEYS:
