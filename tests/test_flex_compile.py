@@ -316,6 +316,11 @@ SNIPPETS = {
         "<flexcomp name='g' type='grid' count='2 2 2' dim='3' spacing='.1 .1 .1' "
         "dof='trilinear'><contact selfcollide='none'/><edge damping='1'/></flexcomp></body>"
         "</replicate></worldbody></mujoco>"),
+    "pinned_on_jointed_body": (   # edge Jacobians and invweights through a hinge
+        "<mujoco><worldbody><body name='b' pos='0 0 1'><joint axis='1 1 0'/><geom size='.1'/>"
+        "<flexcomp name='f' type='grid' count='3 3 1' dim='2' spacing='.1 .1 .1'>"
+        "<pin id='0 1'/><edge equality='true'/><elasticity young='1e3' thickness='.01' "
+        "elastic2d='bend'/></flexcomp></body></worldbody></mujoco>"),
     "two_flexes": (
         "<mujoco><worldbody><flexcomp name='a' type='grid' dim='1' count='3 1 1' "
         "spacing='.1 .1 .1'><edge damping='1'/></flexcomp><body name='x'><flexcomp name='b' "
