@@ -397,6 +397,9 @@ ERRORS = [
     ("<mujoco><worldbody><body name='b'><flexcomp name='f' type='grid' count='3 3 1'/>"
      "</body></worldbody><equality>\n<flexstrain flex='f'/></equality></mujoco>",
      ":2: <flexstrain>: flex strain equality requires an interpolated flex 'f'"),
+    ("<mujoco><worldbody><body name='b'><replicate count='2' offset='1 0 0'>\n"
+     "<flexcomp name='f' type='grid' count='3 3 1'/></replicate></body></worldbody></mujoco>",
+     ":2: <flexcomp name=\"f\">: Parent body must have name"),
     ("<mujoco><worldbody><body>\n<flexcomp name='f' type='grid' count='3 3 1'/></body>"
      "</worldbody></mujoco>", ":2: <flexcomp name=\"f\">: Parent body must have name"),
     ("<mujoco><worldbody><body name='b'><flexcomp name='f' type='grid' count='3 3 1'>\n"

@@ -63,6 +63,16 @@ def _compiler(root):
   return degree, seq
 
 
+def _flexcomp_outside_body(node):
+  """MuJoCo 4.0 builds a replica in an unnamed body: a flexcomp not inside a body of the
+  replicate (frames do not count) has no named parent."""
+  for k in node.children:
+    if k.tag == "flexcomp":
+      raise k.error("Parent body must have name")
+    if k.tag == "frame":
+      _flexcomp_outside_body(k)
+
+
 def expand(root):
   """Replace every <replicate> below `root` (in document order, inner ones first)."""
   from engine.mjcf.parse import Node, floats, number, warn
@@ -91,6 +101,7 @@ def expand(root):
       for k in c.children:
         if k.tag in ("joint", "freejoint", "inertial"):
           raise k.error(f"<{k.tag}> cannot be a direct child of <replicate>: wrap it in a body")
+      _flexcomp_outside_body(c)
       offset = floats(c, "offset", 3) or [0.0, 0.0, 0.0]
       euler = floats(c, "euler", 3) or [0.0, 0.0, 0.0]
       sep = c.get("sep", "")
