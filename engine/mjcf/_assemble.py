@@ -7,6 +7,7 @@ from engine.mjcf import _mesh
 from engine.mjcf import _octree
 from engine.mjcf import _plugin
 from engine.mjcf import _sensor
+from engine.mjcf import _flex
 from engine.mjcf import _skin
 from engine.mjcf import _sparse
 
@@ -631,11 +632,11 @@ def _octrees(c, A, sizes):
 
 NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB
 # mjModel fields that only drawing reads: Python-side Model attributes (see _textures)
-DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord") + _skin.SIZES
+DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord") + _skin.SIZES + _flex.SIZES
 DRAW_FIELDS = ("tex_type", "tex_colorspace", "tex_height", "tex_width", "tex_nchannel",
                "tex_adr", "tex_data", "mat_texid", "mat_texuniform", "mat_texrepeat",
                "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord",
-               "mesh_facenormal") + _skin.FIELDS
+               "mesh_facenormal") + _skin.FIELDS + _flex.FIELDS
 
 
 def _mesh_normals(c, A, sizes):
@@ -877,6 +878,9 @@ def assemble(c):
   _textures(c, A, sizes)
   _mesh_normals(c, A, sizes)
   _skin.assemble(c, A, sizes)
+  _flex.assemble(c, A, sizes)
+  for k in _flex.SIZES:    # Python-side sizes, as the texture ones
+    A[k] = sizes.pop(k)
   if c.settotalmass > 0:
     total = float(np.sum(A["body_mass"]))
     scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))
@@ -904,6 +908,8 @@ def assemble(c):
   }
   if c.skins:    # as engine/interop.py: skin names only in models with skins
     names[t.mjtObj.SKIN] = [s["name"] for s in c.skins]
+  if c.flexes:
+    names[t.mjtObj.FLEX] = [f["name"] for f in c.flexes]
   for k in t.MODEL_SIZES:
     sizes.setdefault(k, 0)
   empty = np.zeros(0, np.int32)

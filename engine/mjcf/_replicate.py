@@ -19,12 +19,17 @@ _REF_KEYS = ("joint", "joint1", "joint2", "jointinparent", "tendon", "tendon1", 
              "body", "body1", "body2", "geom", "geom1", "geom2", "objname", "refname",
              "target", "actuator")
 _SECTIONS = ("tendon", "actuator", "sensor", "equality", "contact")
+FLEX_BASE = "_flex_base"   # a replicated flexcomp's own name (before the replica suffixes)
 
 
 def _copy(node, parent, suffix, names):
   """Deep copy of `node` with names in `names` suffixed (its own and references)."""
   from engine.mjcf.parse import Node
   attrib = dict(node.attrib)
+  if node.tag == "flexcomp" and attrib.get("name"):
+    # MuJoCo replicates the bodies a flexcomp made: their names take the suffix after the
+    # vertex number (f_1 -> f_10), engine/mjcf/_flexcomp.py reads the unsuffixed name here
+    attrib.setdefault(FLEX_BASE, attrib["name"])
   if "name" in attrib and attrib["name"]:
     attrib["name"] += suffix
   for key in _REF_KEYS:
@@ -58,6 +63,16 @@ def _compiler(root):
   return degree, seq
 
 
+def _flexcomp_outside_body(node):
+  """MuJoCo 4.0 builds a replica in an unnamed body: a flexcomp not inside a body of the
+  replicate (frames do not count) has no named parent."""
+  for k in node.children:
+    if k.tag == "flexcomp":
+      raise k.error("Parent body must have name")
+    if k.tag == "frame":
+      _flexcomp_outside_body(k)
+
+
 def expand(root):
   """Replace every <replicate> below `root` (in document order, inner ones first)."""
   from engine.mjcf.parse import Node, floats, number, warn
@@ -86,6 +101,7 @@ def expand(root):
       for k in c.children:
         if k.tag in ("joint", "freejoint", "inertial"):
           raise k.error(f"<{k.tag}> cannot be a direct child of <replicate>: wrap it in a body")
+      _flexcomp_outside_body(c)
       offset = floats(c, "offset", 3) or [0.0, 0.0, 0.0]
       euler = floats(c, "euler", 3) or [0.0, 0.0, 0.0]
       sep = c.get("sep", "")

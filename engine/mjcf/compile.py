@@ -11,6 +11,7 @@ import numpy as np
 
 from engine import types as t
 from engine.mjcf import _actuator as _act
+from engine.mjcf import _flex
 from engine.mjcf import _math as mm
 from engine.mjcf import _mesh
 from engine.mjcf import _meshgen
@@ -149,6 +150,7 @@ class Compiler:
     self.textures, self.texturedir = [], ""
     self.hfields = []
     self.skins = []   # <skin> (asset or deformable), engine/mjcf/_skin.py
+    self.flexes = []   # <deformable><flex> and <flexcomp> specs, engine/mjcf/_flex.py
     self.plugins, self.plugin_implicit = {}, []   # <extension> instances; implicit ones
     self.plugin_declared = set()
     self.nuser = {k: -1 for k in _USER_KINDS}   # <size nuser_*>: -1 sizes from the longest
@@ -199,6 +201,7 @@ class Compiler:
       if sec.tag in ("asset", "deformable"):
         self.skins += [_skin.read_skin(self, n) for n in sec.children if n.tag == "skin"]
     self._check_unique("skin", [_Obj(s) for s in self.skins])
+    self.flexes = _flex.expand(self, r)   # flexcomps become bodies (parse allowed them)
     world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
                  joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
                  inertial=None, gravcomp=0.0)
@@ -221,6 +224,10 @@ class Compiler:
     for sec in _children(r, "equality"):
       for n in sec.children:
         self._equality(n)
+    for i, f in enumerate(self.flexes):   # flexcomp <edge equality>: after the model's own
+      e = _flex.equality(self, f, i)
+      if e is not None:
+        self.eqs.append(e)
     for sec in _children(r, "contact"):
       for n in sec.children:
         self._contact(n)
@@ -1030,6 +1037,8 @@ class Compiler:
     scan(self.root)
     for s in self.skins:   # bones named in SKN files (inline bones are <bone body=...>)
       refs |= _skin.bone_names(s)
+    for f in self.flexes:   # bodies flex vertices and nodes sit on
+      refs |= set(f["vertbody"]) | set(f["nodebody"])
     fluid = self.opt["density"][0] > 0 or self.opt["viscosity"][0] > 0
     old_ids = {b.id: b for b in self.bodies}
     i = 1
@@ -1589,7 +1598,8 @@ class Compiler:
   def _equality(self, n):
     rd, _ = self._reader(n, "main", "equality")
     e = _Obj(node=n, name=n.get("name", ""))
-    e.type = {"connect": 0, "weld": 1, "joint": 2, "tendon": 3}[n.tag]
+    e.type = {"connect": 0, "weld": 1, "joint": 2, "tendon": 3, "flex": 4,
+              "flexstrain": 6}[n.tag]
     e.active = rd.kw("active", _BOOL, True)
     e.solref = rd.vec("solref", _SOLREF, 2)
     e.solimp = rd.vec("solimp", _SOLIMP)
@@ -1623,6 +1633,8 @@ class Compiler:
           data[10] = ts[0]
         if e.objtype == int(t.mjtObj.BODY) and not any(data[6:10]):
           data[11] = 1.0   # MuJoCo 4: set_const derives the relative pose at qpos0
+    elif e.type in (4, 6):    # flex edge or strain equality (engine/mjcf/_flex.py)
+      _flex.flex_equality(self, n, e)
     else:
       kind = "joint" if e.type == 2 else "tendon"
       if kind + "1" not in n.attrib:
@@ -1998,9 +2010,10 @@ def _geom_rbound(gtype, s):
   return 0.0
 
 
-def compile_model(source, assets=None):
-  """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`."""
-  root = parse(source, assets)
+def compile_model(source, assets=None, flex=False):
+  """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`
+  (flex elements only with `flex`: see engine/mjcf/_flex.py load_flex_model)."""
+  root = parse(source, assets, flex)
   try:
     c = Compiler(root)
     c.assets = assets

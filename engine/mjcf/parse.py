@@ -179,6 +179,7 @@ ATTRS = {
     "weld": "name class body1 body2 site1 site2 anchor relpose torquescale " + _EQ,
     "eq:joint": "name class joint1 joint2 polycoef " + _EQ,
     "eq:tendon": "name class tendon1 tendon2 polycoef " + _EQ,
+    "eq:flex": "name class flex " + _EQ,
     "key": "name time qpos qvel act ctrl mpos mquat plastic",
     "hfield": "name content_type file nrow ncol elevation size",
     "mesh": ("name class content_type file vertex normal texcoord face refpos refquat scale "
@@ -202,12 +203,12 @@ CHILDREN = {
     "visual": set(VISUAL_DEFAULTS),
     "compiler": {"lengthrange"},
     "default": {"default"} | set(DEFAULT_ATTRS),
-    "worldbody": {"body", "frame", "geom", "site", "camera", "light", "include"},
+    "worldbody": {"body", "frame", "geom", "site", "camera", "light", "include", "flexcomp"},
     "body": {"body", "frame", "inertial", "joint", "freejoint", "geom", "site", "camera",
              "light", "include", "plugin", "composite", "flexcomp", "replicate"},
     "asset": {"material", "texture", "mesh", "hfield", "skin", "model", "include"},
     "contact": {"pair", "exclude", "include"},
-    "equality": {"connect", "weld", "joint", "tendon", "include"},
+    "equality": {"connect", "weld", "joint", "tendon", "include", "flex", "flexstrain"},
     "tendon": {"fixed", "spatial", "include"},
     "fixed": {"joint"},
     "spatial": {"site", "geom", "pulley"},
@@ -232,19 +233,34 @@ def _attr_key(node):
     return "spatial:" + node.tag
   if node.tag in ("joint", "tendon") and parent == "equality":
     return "eq:" + node.tag
+  if node.tag in ("flex", "flexstrain") and parent == "equality":
+    return "eq:flex"
   return node.tag
 
 
-def _check(node):
-  """Validate element names and attribute names of the tree below `node` (recursively)."""
+def _check(node, flex=False):
+  """Validate element names and attribute names of the tree below `node` (recursively); flex
+  elements are an error unless `flex` (engine/mjcf/_flex.py: compiled for tests only, until
+  the flex physics exists)."""
   if node.tag == "deformable":
     for c in node.children:
+      if c.tag == "flex" and flex:
+        from engine.mjcf import _flex
+        _flex.check(c)
+        continue
       if c.tag != "skin":
         raise c.error(f"element <{c.tag}> (deformable bodies) is not supported yet")
       _check(c)
     return
   if node.tag == "extension":
     return   # plugins and their instances: checked by the compiler (engine/mjcf/_plugin.py)
+  if (node.tag in ("flex", "flexstrain") and node.parent is not None
+      and node.parent.tag == "equality" and not flex):
+    raise node.error(f"element <{node.tag}> (flex equality) is not supported yet")
+  if node.tag == "flexcomp" and flex:
+    from engine.mjcf import _flex
+    _flex.check(node)
+    return
   if node.tag in _UNSUPPORTED:   # before its attributes: they are not what is wrong
     what = " (flex: deformable bodies)" if node.tag == "flexcomp" else ""
     raise node.error(f"element <{node.tag}>{what} is not supported yet")
@@ -262,7 +278,7 @@ def _check(node):
   for child in node.children:
     if child.tag not in kids:
       if child.tag in _UNSUPPORTED:
-        _check(child)   # its "not supported" error
+        _check(child, flex)   # its "not supported" error, or a flexcomp when allowed
       if child.tag == "plugin" and child.get("plugin"):
         raise child.error(f"plugin '{child.get('plugin')}' in <{node.tag}> is not supported "
                           "(only MuJoCo's SDF plugins in meshes and geoms, and its PID "
@@ -280,7 +296,7 @@ def _check(node):
         if key not in allowed:
           raise child.error(f"unknown attribute '{key}'")
       continue
-    _check(child)
+    _check(child, flex)
 
 
 # ------------------------------------------------------------------------------------- reading
@@ -347,8 +363,9 @@ def _load_include(inc, assets, depth):
   return sub.children
 
 
-def parse(source, assets=None):
-  """Parse an MJCF file path or XML string (bytes/str) into a checked `Node` tree."""
+def parse(source, assets=None, flex=False):
+  """Parse an MJCF file path or XML string (bytes/str) into a checked `Node` tree (flex
+  elements accepted only with `flex`, see `_check`)."""
   if isinstance(source, bytes) or (isinstance(source, str) and source.lstrip().startswith("<")):
     text = source.encode() if isinstance(source, str) else source
     file = "<string>"
@@ -367,7 +384,7 @@ def parse(source, assets=None):
   from engine.mjcf import _attach, _replicate
   _attach.expand(root, assets)
   _replicate.expand(root)
-  _check(root)
+  _check(root, flex)
   return root
 
 
