@@ -115,7 +115,7 @@ TREE = ("body_parentid", "body_rootid", "body_weldid", "body_jntnum", "body_jnta
         "jnt_stiffness", "jnt_range", "dof_bodyid", "dof_jntid", "dof_parentid", "dof_Madr",
         "dof_invweight0", "dof_M0", "dof_damping", "dof_armature", "qpos0", "eq_type",
         "eq_obj1id", "eq_obj2id", "eq_objtype", "eq_active0", "eq_solref", "eq_solimp",
-        "eq_data")
+        "eq_data", "tree_sleep_policy")
 COUNTS = ("nbody", "njnt", "nq", "nv", "neq")
 NOT_EQUAL = set()
 

@@ -841,6 +841,22 @@ def _sleep(c, A, sizes):
         raise c.tendons[i].node.error(
             f"tendon {why}: the trees it connects cannot sleep (a root body's sleep policy "
             f"is '{'allowed' if policy[tr] == 4 else 'init'}')")
+  # flexes held by neither edge equality nor elasticity: their trees never sleep (4.0 allows
+  # elastic flexes without equality, unlike the Aug-2026 source: measured on trampoline,
+  # floppy and jelly)
+  stiffness = np.asarray(A.get("flex_stiffness", np.zeros(0)))
+  for f in range(int(A.get("nflex", 0))):
+    sadr = int(A["flex_stiffnessadr"][f])
+    elastic = (0 <= sadr < stiffness.size and stiffness[sadr] != 0) or A["flex_bendingadr"][f] >= 0
+    if A["flex_edgeequality"][f] or elastic:
+      continue
+    if A["flex_interp"][f]:
+      adr, num, ids = A["flex_nodeadr"][f], A["flex_nodenum"][f], A["flex_nodebodyid"]
+    else:
+      adr, num, ids = A["flex_vertadr"][f], A["flex_vertnum"][f], A["flex_vertbodyid"]
+    for b in ids[adr:adr + num]:
+      if btree[b] != -1 and policy[btree[b]] == 0:
+        policy[btree[b]] = 1
   policy[policy == 0] = 2
   A["tree_sleep_policy"] = policy
 
@@ -868,7 +884,6 @@ def assemble(c):
   _users(c, A, sizes)
   _meshes(c, A, sizes)
   _plugin.assemble(c, A, sizes)
-  _sleep(c, A, sizes)
   _hfields(c, A, sizes)
   sizes["nmat"] = len(c.mats)
   M = lambda attr, dt=np.float32: np.array([x[attr] for x in c.mats], dt)
@@ -881,6 +896,7 @@ def assemble(c):
   _flex.assemble(c, A, sizes)
   for k in _flex.SIZES:    # Python-side sizes, as the texture ones
     A[k] = sizes.pop(k)
+  _sleep(c, A, sizes)
   if c.settotalmass > 0:
     total = float(np.sum(A["body_mass"]))
     scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))
