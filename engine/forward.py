@@ -193,39 +193,34 @@ def forward(m, d):
 
 
 @jit
+def _integrate_joint(m, qpos, qvel, h, j):
+  """qpos of joint j <- qpos (+) qvel*h on the joint manifold (quaternions rotated, not added)."""
+  pa = m.jnt_qposadr[j]
+  va = m.jnt_dofadr[j]
+  jt = m.jnt_type[j]
+  if jt == _FREE:
+    for k in range(3):
+      qpos[pa + k] += h * qvel[va + k]
+    mm.quat_integrate(qpos, pa + 3, qvel[va + 3], qvel[va + 4], qvel[va + 5], h)
+  elif jt == _BALL:
+    mm.quat_integrate(qpos, pa, qvel[va], qvel[va + 1], qvel[va + 2], h)
+  else:
+    qpos[pa] += h * qvel[va]
+
+
+@jit
 def integrate_pos(m, qpos, qvel, h):
   """qpos <- qpos (+) qvel*h on the joint manifold (quaternions rotated, not added)."""
   for j in range(m.njnt):
-    pa = m.jnt_qposadr[j]
-    va = m.jnt_dofadr[j]
-    jt = m.jnt_type[j]
-    if jt == _FREE:
-      for k in range(3):
-        qpos[pa + k] += h * qvel[va + k]
-      mm.quat_integrate(qpos, pa + 3, qvel[va + 3], qvel[va + 4], qvel[va + 5], h)
-    elif jt == _BALL:
-      mm.quat_integrate(qpos, pa, qvel[va], qvel[va + 1], qvel[va + 2], h)
-    else:
-      qpos[pa] += h * qvel[va]
+    _integrate_joint(m, qpos, qvel, h, j)
 
 
 @jit
 def integrate_pos_awake(m, d, qpos, qvel, h):
   """integrate_pos for the joints of awake bodies only (sleeping trees keep their qpos)."""
   for j in range(m.njnt):
-    if d.body_awake[m.jnt_bodyid[j]] != sleep.AWAKE:
-      continue
-    pa = m.jnt_qposadr[j]
-    va = m.jnt_dofadr[j]
-    jt = m.jnt_type[j]
-    if jt == _FREE:
-      for k in range(3):
-        qpos[pa + k] += h * qvel[va + k]
-      mm.quat_integrate(qpos, pa + 3, qvel[va + 3], qvel[va + 4], qvel[va + 5], h)
-    elif jt == _BALL:
-      mm.quat_integrate(qpos, pa, qvel[va], qvel[va + 1], qvel[va + 2], h)
-    else:
-      qpos[pa] += h * qvel[va]
+    if d.body_awake[m.jnt_bodyid[j]] == sleep.AWAKE:
+      _integrate_joint(m, qpos, qvel, h, j)
 
 
 @jit
