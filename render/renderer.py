@@ -8,7 +8,8 @@ Mesh geoms are drawn with their triangles: one vertex buffer per mesh asset (a d
 after the primitives), instanced over the geoms that use it. Height fields are drawn as their
 bounding box until the engine loads them. Geoms with a texture and the skybox texture are drawn
 by render/textures.py (one instanced call per shape and texture). Skins (render/skin.py) are
-world-space meshes moved by their bones each frame, drawn through the same programs.
+world-space meshes moved by their bones each frame, drawn through the same programs; flexes
+(render/flex.py) too, from the snapshot's flexvert_xpos, their vertices and edges as instances.
 """
 import dataclasses
 import math
@@ -18,6 +19,7 @@ import numpy as np
 
 from render import meshes
 from render import shaders
+from render import flex
 from render import skin
 from render import textures
 from render.visual import visual_for
@@ -66,6 +68,13 @@ class VisOptions:
   skins: bool = True              # mjVIS_SKIN
   skin_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
                                                                  False, False])
+  flex_vertices: bool = False     # mjVIS_FLEXVERT
+  flex_edges: bool = True         # mjVIS_FLEXEDGE
+  flex_faces: bool = False        # mjVIS_FLEXFACE
+  flex_skin: bool = True          # mjVIS_FLEXSKIN (hides the vertices and edges of 2D/3D flexes)
+  flex_groups: list = dataclasses.field(default_factory=lambda: [True, True, True, False,
+                                                                 False, False])
+  flex_layer: int = 0             # mjvOption.flex_layer: the 3D element layer flex_faces shows
   labels: str = "none"            # one of LABELS
   background: tuple = (0.15, 0.17, 0.2)
 
@@ -123,7 +132,7 @@ class _Batch:
     a[:, 24:28] = rgba2
     self.parts[kind].append(a)
 
-  def connectors(self, kind, p0, p1, width, rgba):
+  def connectors(self, kind, p0, p1, width, rgba, mat=None):
     """Cylinders (or capsules) of radius `width` from p0 to p1 (arrays (n, 3))."""
     v = p1 - p0
     length = np.linalg.norm(v, axis=1)
@@ -137,7 +146,7 @@ class _Batch:
     half = length / 2
     size = np.stack([width, width, half if kind in (CYLINDER, ROD) else width,
                      half if kind == CAPSULE else 0 * half], 1)
-    self.add(kind, p0 + v / 2, rot, size, rgba)
+    self.add(kind, p0 + v / 2, rot, size, rgba, mat)
 
   def arrows(self, p0, p1, width, rgba, style="plain", low=False):
     """Arrows from p0 along p1 - p0 = L: a cylinder shaft and cone heads. Styles: "plain" ends
@@ -201,6 +210,7 @@ class Renderer:
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
     self.highlight_body = -1  # selected body: its geoms glow (MuJoCo's pert.select)
     self.highlight_skin = -1  # selected skin: it glows (pert.skinselect, set with a skin pick)
+    self.highlight_flex = -1  # selected flex: it glows (pert.flexselect)
     self._shadow_ortho = True
     self._shadow_k = (1.0, 1.0)
     self._shadow_half = 0.0
@@ -262,6 +272,7 @@ class Renderer:
     self._opaque_order = _OPAQUE_ORDER
     self._textured = textures.TexturedGeoms(ctx)
     self._skins = skin.SkinDraw(ctx)
+    self._flexes = flex.FlexDraw(ctx)
     if m is not None:
       self.set_model(m)
 
@@ -463,6 +474,7 @@ class Renderer:
     self._rays = _ray_sensors(m)
     self._textured.set_model(m, self)
     self._skins.set_model(m, self)
+    self._flexes.set_model(m, self)
 
   # ------------------------------------------------------------------------------ frame
 
@@ -847,6 +859,8 @@ class Renderer:
     self._skins.update(snapshot, opts)
     self._geom_instances(snapshot, opts, eye, bo, bg)
     self._scene_ngeom += self._skins.count()   # skins come first in mjvScene
+    self._flexes.update(snapshot, opts, bo, bg, (SPHERE, CYLINDER))
+    self._scene_ngeom += self._flexes.count()
     self._decor_instances(snapshot, opts, bd, bt)    # their count: what bd and bt gain
     geoms, tgeoms, decor = bo.arrays(), bg.arrays(), bd.arrays()
     trans = [np.concatenate([a, b]) for a, b in zip(tgeoms, bt.arrays())]
@@ -854,6 +868,7 @@ class Renderer:
     # decorations, whatever their alpha); planes are left out (they only receive)
     tgeoms[QUAD] = tgeoms[QUAD][:0]
     skin_rows, skin_key = self._skins.casters()
+    flex_rows, flex_key = self._flexes.casters()
     casters = ([geoms[k] for k in range(nk) if k != QUAD] + tgeoms + self._textured.casters()
                if opts.shadows else [])
     opaque = []
@@ -874,10 +889,11 @@ class Renderer:
       self._upload(("t", kind), trans[kind])
     if opts.shadows:
       shadow_mat, shadow_idx = self._shadow_matrix(lights, geoms + tgeoms
-                                                   + self._textured.casters() + [skin_rows])
+                                                   + self._textured.casters()
+                                                   + [skin_rows, flex_rows])
     ctx.enable(moderngl.DEPTH_TEST)
     # the shadow map is drawn again only when the casters or the light moved (paused, settled)
-    key = None if shadow_mat is None else b"".join([_gl(shadow_mat), skin_key]
+    key = None if shadow_mat is None else b"".join([_gl(shadow_mat), skin_key, flex_key]
                                                    + [c.tobytes() for c in casters])
     if shadow_mat is not None and key != self._shadow_key:
       self._shadow_key = key
@@ -894,6 +910,7 @@ class Renderer:
           self._vaos["ds", kind].render(instances=len(tgeoms[kind]))
       self._textured.draw_depth(self._depth_prog)
       self._skins.draw_depth(self._depth_prog)
+      self._flexes.draw_depth(self._depth_prog)
       ctx.polygon_offset = (0.0, 0.0)
     fbo.use()
     ctx.viewport = (0, 0, width, height)
@@ -934,13 +951,15 @@ class Renderer:
         else:
           self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
     self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx)
-    self._skins.draw(sh, lambda prog: self._frame_uniforms(prog, viewproj, eye, lights,
-                                                           shadow_mat, shadow_idx), False)
+    for part in (self._skins, self._flexes):
+      part.draw(sh, lambda prog: self._frame_uniforms(prog, viewproj, eye, lights, shadow_mat,
+                                                      shadow_idx), False)
     self._draw_lines(snapshot, opts, viewproj)
     self._draw_wide_lines(viewproj, width, height)
     if opts.haze:
       self._draw_haze(snapshot, opts, eye, camera.clip()[1], viewproj)
-    if any(len(a) for a in trans) or self._skins.any_transparent():
+    if (any(len(a) for a in trans) or self._skins.any_transparent()
+        or self._flexes.any_transparent()):
       # transparent geoms receive no shadow (MuJoCo shadows only opaque ones): the programs
       # that never read the shadow map, the shadow light lit as any other
       for prog in (self._geom_progs[False], self._plane_progs[False]):
@@ -963,8 +982,9 @@ class Renderer:
             else:
               ctx.enable(moderngl.CULL_FACE)
             self._vaos[_vkey("t", False), kind].render(instances=len(trans[kind]))
-        self._skins.draw(False, lambda prog: self._frame_uniforms(prog, viewproj, eye, lights,
-                                                                  None, -1), True)
+        for part in (self._skins, self._flexes):
+          part.draw(False, lambda prog: self._frame_uniforms(prog, viewproj, eye, lights, None,
+                                                             -1), True)
       ctx.depth_mask = True
       ctx.disable(moderngl.BLEND)
     ctx.wireframe = False
@@ -1235,6 +1255,7 @@ class Renderer:
       o.release()
     self._textured.release()
     self._skins.release()
+    self._flexes.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
 
 

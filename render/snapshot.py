@@ -2,7 +2,9 @@
 
 Fields carry Data's names and shapes. Contact rows are valid up to `ncon`; `contact_force` is
 MuJoCo's mj_contactForce (normal, two tangents, three torques in the contact frame) for each
-contact, decoded from efc_force for pyramidal or elliptic cones.
+contact, decoded from efc_force for pyramidal or elliptic cones. A model with flexes adds
+`flexvert_xpos` (nflexvert, 3): Data's when it has the field, else computed from the body
+poses (render/flex.py vertex_positions; until the flex physics fills Data's).
 """
 import numpy as np
 
@@ -39,6 +41,9 @@ class Snapshot:
     for name in self.optional:
       setattr(self, name, np.zeros_like(getattr(d, name)))
     self.extra = {}
+    self.nflex = int(getattr(m, "nflex", 0) or 0)
+    if self.nflex:
+      self.flexvert_xpos = np.zeros((int(m.nflexvert), 3))
     self.capture(m, d)
 
   def capture(self, m, d):
@@ -47,6 +52,12 @@ class Snapshot:
       np.copyto(getattr(self, name), getattr(d, name))
     for name in self.optional:
       np.copyto(getattr(self, name), getattr(d, name))
+    if self.nflex:
+      if hasattr(d, "flexvert_xpos"):
+        np.copyto(self.flexvert_xpos, np.asarray(d.flexvert_xpos).reshape(-1, 3))
+      else:
+        from render.flex import vertex_positions
+        self.flexvert_xpos[:] = vertex_positions(m, d.xpos, d.xmat)
     a = d._arrays if hasattr(d, "_arrays") else None
     self.time = float(a["time"][0]) if a is not None else float(d.time)
     n = int(a["ncon"][0]) if a is not None else int(d.ncon)
@@ -64,7 +75,7 @@ class Snapshot:
 
   def copy_from(self, other):
     """Make this snapshot equal to `other` (same model), copying every array in place."""
-    for name in _ARRAYS + self.optional:
+    for name in _ARRAYS + self.optional + (("flexvert_xpos",) if self.nflex else ()):
       np.copyto(getattr(self, name), getattr(other, name))
     n = other.ncon
     for name in _CONTACT + ("contact_geom", "contact_force"):

@@ -80,3 +80,49 @@ def save_pair(name, ref, img):
   out = os.path.join(tempfile.gettempdir(), "render-tests")
   os.makedirs(out, exist_ok=True)
   save_png(os.path.join(out, name), np.concatenate([ref, img], 1))
+
+
+_STEPPED = """
+import os, sys, json
+os.environ["MUJOCO_GL"] = "egl"
+import mujoco, numpy as np
+path, out, c = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+m = mujoco.MjModel.from_xml_path(path)
+d = mujoco.MjData(m)
+mujoco.mj_step(m, d, c["nstep"])
+mujoco.mj_forward(m, d)
+r = mujoco.Renderer(m, c["height"], c["width"])
+cam = mujoco.MjvCamera()
+mujoco.mjv_defaultFreeCamera(m, cam)
+cam.lookat[:], cam.distance = c["lookat"], c["distance"]
+cam.azimuth, cam.elevation = c["azimuth"], c["elevation"]
+imgs = []
+for vis in c["variants"]:
+  opt = mujoco.MjvOption()
+  for k, v in vis.items():
+    if k == "flexgroup":
+      opt.flexgroup[:] = v
+    else:
+      opt.flags[getattr(mujoco.mjtVisFlag, k)] = v
+  r.update_scene(d, cam, opt)
+  for k, v in c["rnd"].items():
+    r.scene.flags[getattr(mujoco.mjtRndFlag, k)] = v
+  imgs.append(r.render())
+np.savez(out, images=np.array(imgs), qpos=d.qpos, qvel=d.qvel, act=d.act, time=d.time)
+"""
+
+
+def mujoco_stepped(path, nstep, cam, width, height, variants, rnd=None):
+  """MuJoCo's pictures of the MJCF file `path` after `nstep` steps from its initial state,
+  one per entry of `variants` (dicts of mjtVisFlag names to values; "flexgroup": the six
+  flex group flags), from the free camera `cam`; and that state: (images (k, h, w, 3),
+  dict(qpos, qvel, act, time))."""
+  c = dict(cam, lookat=[float(x) for x in cam["lookat"]], width=width, height=height,
+           nstep=int(nstep), variants=list(variants), rnd=rnd or {})
+  with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "ref.npz")
+    res = subprocess.run([sys.executable, "-c", _STEPPED, str(path), out, json.dumps(c)],
+                         capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    z = np.load(out)
+    return z["images"], {k: z[k] for k in ("qpos", "qvel", "act", "time")}
