@@ -1,4 +1,5 @@
-"""Rendering panel: the renderer's overlay toggles, geom groups, labels, cameras."""
+"""Rendering panel: the renderer's overlay toggles (flex vertices/edges/faces/skin among them,
+MuJoCo's mjVIS_FLEX* with its defaults), geom, skin and flex groups, labels, cameras."""
 
 
 def draw(imgui, viewer):
@@ -12,6 +13,7 @@ def draw(imgui, viewer):
     v = getattr(o, f.name)
     if isinstance(v, bool):
       _, nv = imgui.checkbox(f.name.replace("_", " "), v)
+      rect(imgui, ui, f.name)
       setattr(o, f.name, nv)
   r = getattr(viewer, "renderer", None)
   if r is not None and r.scene_full:   # simulate's "Increase maxgeom" warning
@@ -27,6 +29,15 @@ def draw(imgui, viewer):
     for g in range(len(o.skin_groups)):
       imgui.same_line()
       _, o.skin_groups[g] = imgui.checkbox(f"{g}##sg", o.skin_groups[g])
+  if m is not None and getattr(m, "nflex", 0):
+    imgui.text("flex groups")
+    for g in range(len(o.flex_groups)):
+      imgui.same_line()
+      _, o.flex_groups[g] = imgui.checkbox(f"{g}##fg", o.flex_groups[g])
+      rect(imgui, ui, f"flex group {g}")
+    if max(int(x) for x in m.flex_dim) == 3:     # simulate's "Flex layer" slider
+      _, o.flex_layer = imgui.slider_int("flex layer", int(o.flex_layer), 0,
+                                         max(0, int(max(m.flex_elemlayer, default=0))))
   _, li = imgui.combo("labels", LABELS.index(o.labels), list(LABELS))
   o.labels = LABELS[li]
   if cam is None:

@@ -265,3 +265,26 @@ def test_flexes_cast_shadows_as_mujoco(tmp_path):
   assert theirs.sum() > 1000, theirs.sum()
   iou = _iou(theirs, ours)
   assert iou > 0.8, f"shadow IoU {iou:.3f}"
+
+
+@pytest.mark.parametrize("model", ["trampoline", "jelly", "pulley"])
+def test_snapshot_flex_vertices_without_data_field(model):
+  """A Data without flexvert_xpos (ours, until the flex physics fills it): the snapshot takes
+  the vertex positions from the body poses, as MuJoCo's kinematics does (body position plus
+  the rotated local vertex), equal to MuJoCo's flexvert_xpos after 200 steps."""
+  from engine.mjcf._flex import load_flex_model
+  from render.snapshot import Snapshot
+  path = ROOT + model + ".xml"
+  mm = mujoco.MjModel.from_xml_path(path)
+  md = mujoco.MjData(mm)
+  mujoco.mj_step(mm, md, 200)
+  mujoco.mj_forward(mm, md)
+
+  class NoFlex(MjDataView):
+    def __getattr__(self, name):
+      if name == "flexvert_xpos":
+        raise AttributeError(name)
+      return super().__getattr__(name)
+  snap = Snapshot(load_flex_model(path), NoFlex(md))
+  assert np.abs(md.flexvert_xpos).max() > 0.1
+  np.testing.assert_allclose(snap.flexvert_xpos, md.flexvert_xpos, atol=1e-12)
