@@ -1,6 +1,6 @@
 """The Rendering panel's flex toggles (MuJoCo's mjVIS_FLEXVERT/EDGE/FACE/SKIN, with its
-defaults) under a real X window, and the viewer showing a flex model once the engine
-simulates flexes (skipped until then: engine.load_model refuses flex models today)."""
+defaults) under a real X window, and the viewer showing a simulated flex model (a cloth
+without collisions: engine.load_model refuses flex collisions until they are simulated)."""
 import os
 
 import numpy as np
@@ -74,22 +74,22 @@ def test_rendering_panel_flex_toggles(open_viewer, tmp_path):
   assert _changed_pixels(shown, _flex_picture(v.opts)) == 0
 
 
-def _engine_simulates_flexes():
-  import engine
-  try:
-    engine.load_model(os.path.join(ROOT, "trampoline.xml"))
-  except Exception:       # noqa: BLE001 (today: "flex ... not supported")
-    return False
-  return True
+_CLOTH = """<mujoco><worldbody><light pos="0 0 3"/>
+  <body name="pin" pos="0 0 1"><geom type="box" size=".05 .05 .05" contype="0" conaffinity="0"/>
+  </body>
+  <flexcomp name="cloth" type="grid" dim="2" count="9 9 1" spacing=".08 .08 .08" pos="0 0 .6"
+            mass=".5" radius=".01" rgba=".2 .6 .9 1">
+    <contact contype="0" conaffinity="0"/><edge equality="true"/><pin id="0 8"/>
+  </flexcomp></worldbody></mujoco>"""
 
 
-def test_viewer_shows_a_flex_model(open_viewer):
-  """Once engine.load_model accepts flex models: the viewer opens trampoline.xml, its flex is
-  on screen (turning the skin off changes over 2000 pixels) and its flex groups' checkboxes
-  are in the Rendering panel (group 0 off hides the flex: the picture changes again)."""
-  if not _engine_simulates_flexes():
-    pytest.skip("engine.load_model refuses flex models until the flex physics is merged")
-  v = open_viewer(os.path.join(ROOT, "trampoline.xml"), paused=True)
+def test_viewer_shows_a_flex_model(open_viewer, tmp_path):
+  """The viewer opens a flex model engine.load_model accepts: its flex is on screen (turning
+  the skin off changes over 2000 pixels) and its flex groups' checkboxes are in the Rendering
+  panel (group 0 off hides the flex: the picture changes again)."""
+  path = tmp_path / "cloth.xml"
+  path.write_text(_CLOTH)
+  v = open_viewer(str(path), paused=True)
   shown = v.screenshot()
   v.opts.flex_skin = False
   v.frame()
