@@ -84,6 +84,18 @@ ModelType = _ModelStructType([
     ('nhfield', types.int64),
     ('nhfielddata', types.int64),
     ('nhistory', types.int64),
+    ('nflex', types.int64),
+    ('nflexnode', types.int64),
+    ('nflexvert', types.int64),
+    ('nflexedge', types.int64),
+    ('nflexelem', types.int64),
+    ('nflexelemdata', types.int64),
+    ('nflexelemedge', types.int64),
+    ('nflexshelldata', types.int64),
+    ('nflexstiffness', types.int64),
+    ('nflexbending', types.int64),
+    ('nflextexcoord', types.int64),
+    ('nJfe', types.int64),
     ('opt_timestep', types.Array(types.float64, 1, 'C')),
     ('opt_impratio', types.Array(types.float64, 1, 'C')),
     ('opt_tolerance', types.Array(types.float64, 1, 'C')),
@@ -422,6 +434,77 @@ ModelType = _ModelStructType([
     ('sensor_interval', types.Array(types.float64, 2, 'C')),
     ('actuator_plugin', types.Array(types.int32, 1, 'C')),
     ('actuator_pluginprm', types.Array(types.float64, 2, 'C')),
+    ('flex_contype', types.Array(types.int32, 1, 'C')),
+    ('flex_conaffinity', types.Array(types.int32, 1, 'C')),
+    ('flex_condim', types.Array(types.int32, 1, 'C')),
+    ('flex_priority', types.Array(types.int32, 1, 'C')),
+    ('flex_solmix', types.Array(types.float64, 1, 'C')),
+    ('flex_solref', types.Array(types.float64, 2, 'C')),
+    ('flex_solimp', types.Array(types.float64, 2, 'C')),
+    ('flex_friction', types.Array(types.float64, 2, 'C')),
+    ('flex_margin', types.Array(types.float64, 1, 'C')),
+    ('flex_gap', types.Array(types.float64, 1, 'C')),
+    ('flex_selfcollide', types.Array(types.int32, 1, 'C')),
+    ('flex_activelayers', types.Array(types.int32, 1, 'C')),
+    ('flex_passive', types.Array(types.int32, 1, 'C')),
+    ('flex_dim', types.Array(types.int32, 1, 'C')),
+    ('flex_matid', types.Array(types.int32, 1, 'C')),
+    ('flex_group', types.Array(types.int32, 1, 'C')),
+    ('flex_interp', types.Array(types.int32, 1, 'C')),
+    ('flex_nodeadr', types.Array(types.int32, 1, 'C')),
+    ('flex_nodenum', types.Array(types.int32, 1, 'C')),
+    ('flex_vertadr', types.Array(types.int32, 1, 'C')),
+    ('flex_vertnum', types.Array(types.int32, 1, 'C')),
+    ('flex_edgeadr', types.Array(types.int32, 1, 'C')),
+    ('flex_edgenum', types.Array(types.int32, 1, 'C')),
+    ('flex_elemadr', types.Array(types.int32, 1, 'C')),
+    ('flex_elemnum', types.Array(types.int32, 1, 'C')),
+    ('flex_elemdataadr', types.Array(types.int32, 1, 'C')),
+    ('flex_elemedgeadr', types.Array(types.int32, 1, 'C')),
+    ('flex_shellnum', types.Array(types.int32, 1, 'C')),
+    ('flex_shelldataadr', types.Array(types.int32, 1, 'C')),
+    ('flex_texcoordadr', types.Array(types.int32, 1, 'C')),
+    ('flex_nodebodyid', types.Array(types.int32, 1, 'C')),
+    ('flex_vertbodyid', types.Array(types.int32, 1, 'C')),
+    ('flex_vertcell', types.Array(types.int32, 1, 'C')),
+    ('flex_cellnum', types.Array(types.int32, 2, 'C')),
+    ('flex_edge', types.Array(types.int32, 2, 'C')),
+    ('flex_edgeflap', types.Array(types.int32, 2, 'C')),
+    ('flex_elem', types.Array(types.int32, 1, 'C')),
+    ('flex_elemtexcoord', types.Array(types.int32, 1, 'C')),
+    ('flex_elemedge', types.Array(types.int32, 1, 'C')),
+    ('flex_elemlayer', types.Array(types.int32, 1, 'C')),
+    ('flex_shell', types.Array(types.int32, 1, 'C')),
+    ('flex_vert', types.Array(types.float64, 2, 'C')),
+    ('flex_vert0', types.Array(types.float64, 2, 'C')),
+    ('flex_node', types.Array(types.float64, 2, 'C')),
+    ('flex_node0', types.Array(types.float64, 2, 'C')),
+    ('flexedge_length0', types.Array(types.float64, 1, 'C')),
+    ('flexedge_invweight0', types.Array(types.float64, 1, 'C')),
+    ('flex_radius', types.Array(types.float64, 1, 'C')),
+    ('flex_size', types.Array(types.float64, 2, 'C')),
+    ('flex_stiffness', types.Array(types.float64, 1, 'C')),
+    ('flex_stiffnessadr', types.Array(types.int32, 1, 'C')),
+    ('flex_bending', types.Array(types.float64, 1, 'C')),
+    ('flex_bendingadr', types.Array(types.int32, 1, 'C')),
+    ('flex_damping', types.Array(types.float64, 1, 'C')),
+    ('flex_edgestiffness', types.Array(types.float64, 1, 'C')),
+    ('flex_edgedamping', types.Array(types.float64, 1, 'C')),
+    ('flex_edgeequality', types.Array(types.int32, 1, 'C')),
+    ('flex_rigid', types.Array(types.uint8, 1, 'C')),
+    ('flexedge_rigid', types.Array(types.uint8, 1, 'C')),
+    ('flex_centered', types.Array(types.uint8, 1, 'C')),
+    ('flex_flatskin', types.Array(types.uint8, 1, 'C')),
+    ('flex_bvhadr', types.Array(types.int32, 1, 'C')),
+    ('flex_bvhnum', types.Array(types.int32, 1, 'C')),
+    ('flexedge_J_rownnz', types.Array(types.int32, 1, 'C')),
+    ('flexedge_J_rowadr', types.Array(types.int32, 1, 'C')),
+    ('flexedge_J_colind', types.Array(types.int32, 1, 'C')),
+    ('flex_plasticadr', types.Array(types.int32, 1, 'C')),
+    ('flex_plasticmode', types.Array(types.int32, 1, 'C')),
+    ('flex_yield', types.Array(types.float64, 2, 'C')),
+    ('flex_rgba', types.Array(types.float32, 2, 'C')),
+    ('flex_texcoord', types.Array(types.float32, 2, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_1', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_2', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
@@ -443,7 +526,11 @@ ModelType = _ModelStructType([
     ('owners_18', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_20', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_21', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_21', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_22', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_23', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_24', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_25', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
 ])
 
 
@@ -453,7 +540,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nmeshnormal, noct, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nmeshnormal, noct, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory, nflex, nflexnode, nflexvert, nflexedge, nflexelem, nflexelemdata, nflexelemedge, nflexshelldata, nflexstiffness, nflexbending, nflextexcoord, nJfe):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -509,6 +596,18 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nhfield = nhfield
   s.nhfielddata = nhfielddata
   s.nhistory = nhistory
+  s.nflex = nflex
+  s.nflexnode = nflexnode
+  s.nflexvert = nflexvert
+  s.nflexedge = nflexedge
+  s.nflexelem = nflexelem
+  s.nflexelemdata = nflexelemdata
+  s.nflexelemedge = nflexelemedge
+  s.nflexshelldata = nflexshelldata
+  s.nflexstiffness = nflexstiffness
+  s.nflexbending = nflexbending
+  s.nflextexcoord = nflextexcoord
+  s.nJfe = nJfe
 
 
 @numba.njit(cache=True)
@@ -953,10 +1052,101 @@ def _set_model_20(s, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hf
 
 
 @numba.njit(cache=True)
-def _set_model_21(s, actuator_plugin, actuator_pluginprm):
+def _set_model_21(s, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim):
   s.actuator_plugin = borrowed(actuator_plugin)
   s.actuator_pluginprm = borrowed(actuator_pluginprm)
-  s.owners_21 = (actuator_plugin, actuator_pluginprm,)
+  s.flex_contype = borrowed(flex_contype)
+  s.flex_conaffinity = borrowed(flex_conaffinity)
+  s.flex_condim = borrowed(flex_condim)
+  s.flex_priority = borrowed(flex_priority)
+  s.flex_solmix = borrowed(flex_solmix)
+  s.flex_solref = borrowed(flex_solref)
+  s.flex_solimp = borrowed(flex_solimp)
+  s.flex_friction = borrowed(flex_friction)
+  s.flex_margin = borrowed(flex_margin)
+  s.flex_gap = borrowed(flex_gap)
+  s.flex_selfcollide = borrowed(flex_selfcollide)
+  s.flex_activelayers = borrowed(flex_activelayers)
+  s.flex_passive = borrowed(flex_passive)
+  s.flex_dim = borrowed(flex_dim)
+  s.owners_21 = (actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim,)
+
+
+@numba.njit(cache=True)
+def _set_model_22(s, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr):
+  s.flex_matid = borrowed(flex_matid)
+  s.flex_group = borrowed(flex_group)
+  s.flex_interp = borrowed(flex_interp)
+  s.flex_nodeadr = borrowed(flex_nodeadr)
+  s.flex_nodenum = borrowed(flex_nodenum)
+  s.flex_vertadr = borrowed(flex_vertadr)
+  s.flex_vertnum = borrowed(flex_vertnum)
+  s.flex_edgeadr = borrowed(flex_edgeadr)
+  s.flex_edgenum = borrowed(flex_edgenum)
+  s.flex_elemadr = borrowed(flex_elemadr)
+  s.flex_elemnum = borrowed(flex_elemnum)
+  s.flex_elemdataadr = borrowed(flex_elemdataadr)
+  s.flex_elemedgeadr = borrowed(flex_elemedgeadr)
+  s.flex_shellnum = borrowed(flex_shellnum)
+  s.flex_shelldataadr = borrowed(flex_shelldataadr)
+  s.flex_texcoordadr = borrowed(flex_texcoordadr)
+  s.owners_22 = (flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr,)
+
+
+@numba.njit(cache=True)
+def _set_model_23(s, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0):
+  s.flex_nodebodyid = borrowed(flex_nodebodyid)
+  s.flex_vertbodyid = borrowed(flex_vertbodyid)
+  s.flex_vertcell = borrowed(flex_vertcell)
+  s.flex_cellnum = borrowed(flex_cellnum)
+  s.flex_edge = borrowed(flex_edge)
+  s.flex_edgeflap = borrowed(flex_edgeflap)
+  s.flex_elem = borrowed(flex_elem)
+  s.flex_elemtexcoord = borrowed(flex_elemtexcoord)
+  s.flex_elemedge = borrowed(flex_elemedge)
+  s.flex_elemlayer = borrowed(flex_elemlayer)
+  s.flex_shell = borrowed(flex_shell)
+  s.flex_vert = borrowed(flex_vert)
+  s.flex_vert0 = borrowed(flex_vert0)
+  s.flex_node = borrowed(flex_node)
+  s.flex_node0 = borrowed(flex_node0)
+  s.flexedge_length0 = borrowed(flexedge_length0)
+  s.owners_23 = (flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0,)
+
+
+@numba.njit(cache=True)
+def _set_model_24(s, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr):
+  s.flexedge_invweight0 = borrowed(flexedge_invweight0)
+  s.flex_radius = borrowed(flex_radius)
+  s.flex_size = borrowed(flex_size)
+  s.flex_stiffness = borrowed(flex_stiffness)
+  s.flex_stiffnessadr = borrowed(flex_stiffnessadr)
+  s.flex_bending = borrowed(flex_bending)
+  s.flex_bendingadr = borrowed(flex_bendingadr)
+  s.flex_damping = borrowed(flex_damping)
+  s.flex_edgestiffness = borrowed(flex_edgestiffness)
+  s.flex_edgedamping = borrowed(flex_edgedamping)
+  s.flex_edgeequality = borrowed(flex_edgeequality)
+  s.flex_rigid = borrowed(flex_rigid)
+  s.flexedge_rigid = borrowed(flexedge_rigid)
+  s.flex_centered = borrowed(flex_centered)
+  s.flex_flatskin = borrowed(flex_flatskin)
+  s.flex_bvhadr = borrowed(flex_bvhadr)
+  s.owners_24 = (flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr,)
+
+
+@numba.njit(cache=True)
+def _set_model_25(s, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield, flex_rgba, flex_texcoord):
+  s.flex_bvhnum = borrowed(flex_bvhnum)
+  s.flexedge_J_rownnz = borrowed(flexedge_J_rownnz)
+  s.flexedge_J_rowadr = borrowed(flexedge_J_rowadr)
+  s.flexedge_J_colind = borrowed(flexedge_J_colind)
+  s.flex_plasticadr = borrowed(flex_plasticadr)
+  s.flex_plasticmode = borrowed(flex_plasticmode)
+  s.flex_yield = borrowed(flex_yield)
+  s.flex_rgba = borrowed(flex_rgba)
+  s.flex_texcoord = borrowed(flex_texcoord)
+  s.owners_25 = (flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield, flex_rgba, flex_texcoord,)
 
 
 MODEL_SETTERS = (
@@ -981,7 +1171,11 @@ MODEL_SETTERS = (
     (_set_model_18, ('mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum')),
     (_set_model_19, ('plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_kind', 'plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user')),
     (_set_model_20, ('jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval')),
-    (_set_model_21, ('actuator_plugin', 'actuator_pluginprm')),
+    (_set_model_21, ('actuator_plugin', 'actuator_pluginprm', 'flex_contype', 'flex_conaffinity', 'flex_condim', 'flex_priority', 'flex_solmix', 'flex_solref', 'flex_solimp', 'flex_friction', 'flex_margin', 'flex_gap', 'flex_selfcollide', 'flex_activelayers', 'flex_passive', 'flex_dim')),
+    (_set_model_22, ('flex_matid', 'flex_group', 'flex_interp', 'flex_nodeadr', 'flex_nodenum', 'flex_vertadr', 'flex_vertnum', 'flex_edgeadr', 'flex_edgenum', 'flex_elemadr', 'flex_elemnum', 'flex_elemdataadr', 'flex_elemedgeadr', 'flex_shellnum', 'flex_shelldataadr', 'flex_texcoordadr')),
+    (_set_model_23, ('flex_nodebodyid', 'flex_vertbodyid', 'flex_vertcell', 'flex_cellnum', 'flex_edge', 'flex_edgeflap', 'flex_elem', 'flex_elemtexcoord', 'flex_elemedge', 'flex_elemlayer', 'flex_shell', 'flex_vert', 'flex_vert0', 'flex_node', 'flex_node0', 'flexedge_length0')),
+    (_set_model_24, ('flexedge_invweight0', 'flex_radius', 'flex_size', 'flex_stiffness', 'flex_stiffnessadr', 'flex_bending', 'flex_bendingadr', 'flex_damping', 'flex_edgestiffness', 'flex_edgedamping', 'flex_edgeequality', 'flex_rigid', 'flexedge_rigid', 'flex_centered', 'flex_flatskin', 'flex_bvhadr')),
+    (_set_model_25, ('flex_bvhnum', 'flexedge_J_rownnz', 'flexedge_J_rowadr', 'flexedge_J_colind', 'flex_plasticadr', 'flex_plasticmode', 'flex_yield', 'flex_rgba', 'flex_texcoord')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes
@@ -1225,6 +1419,13 @@ DataType = _DataStructType([
     ('actuator_mhat', types.Array(types.float64, 1, 'C')),
     ('discrete_coupled', types.Array(types.int32, 1, 'C')),
     ('dof_mhat', types.Array(types.float64, 1, 'C')),
+    ('flexvert_xpos', types.Array(types.float64, 2, 'C')),
+    ('flexelem_aabb', types.Array(types.float64, 2, 'C')),
+    ('flexedge_J', types.Array(types.float64, 1, 'C')),
+    ('flexedge_length', types.Array(types.float64, 1, 'C')),
+    ('flexedge_velocity', types.Array(types.float64, 1, 'C')),
+    ('flex_jacdif', types.Array(types.float64, 2, 'C')),
+    ('flex_vertforce', types.Array(types.float64, 2, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
@@ -1239,7 +1440,8 @@ DataType = _DataStructType([
     ('owners_11', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_13', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_14', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_14', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
 ])
 
 
@@ -1543,7 +1745,7 @@ def _set_data_13(s, iefc_frictionloss, iefc_D, iefc_R, iefc_aref, iefc_force, ie
 
 
 @numba.njit(cache=True)
-def _set_data_14(s, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat):
+def _set_data_14(s, contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat, flexvert_xpos, flexelem_aabb, flexedge_J):
   s.contact_adhesion = borrowed(contact_adhesion)
   s.contact_surfacevel = borrowed(contact_surfacevel)
   s.qfrc_adhesion = borrowed(qfrc_adhesion)
@@ -1557,7 +1759,19 @@ def _set_data_14(s, contact_adhesion, contact_surfacevel, qfrc_adhesion, history
   s.actuator_mhat = borrowed(actuator_mhat)
   s.discrete_coupled = borrowed(discrete_coupled)
   s.dof_mhat = borrowed(dof_mhat)
-  s.owners_14 = (contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat,)
+  s.flexvert_xpos = borrowed(flexvert_xpos)
+  s.flexelem_aabb = borrowed(flexelem_aabb)
+  s.flexedge_J = borrowed(flexedge_J)
+  s.owners_14 = (contact_adhesion, contact_surfacevel, qfrc_adhesion, history, history_sensordata, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat, flexvert_xpos, flexelem_aabb, flexedge_J,)
+
+
+@numba.njit(cache=True)
+def _set_data_15(s, flexedge_length, flexedge_velocity, flex_jacdif, flex_vertforce):
+  s.flexedge_length = borrowed(flexedge_length)
+  s.flexedge_velocity = borrowed(flexedge_velocity)
+  s.flex_jacdif = borrowed(flex_jacdif)
+  s.flex_vertforce = borrowed(flex_vertforce)
+  s.owners_15 = (flexedge_length, flexedge_velocity, flex_jacdif, flex_vertforce,)
 
 
 DATA_SETTERS = (
@@ -1575,5 +1789,6 @@ DATA_SETTERS = (
     (_set_data_11, ('nisland', 'tree_asleep', 'tree_awake', 'body_awake', 'body_awake_ind', 'parent_awake_ind', 'dof_awake_ind', 'ntree_awake', 'nbody_awake', 'nparent_awake', 'nv_awake', 'sleep_qacc', 'nidof', 'tree_island', 'island_ntree', 'island_itreeadr')),
     (_set_data_12, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
     (_set_data_13, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
-    (_set_data_14, ('contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata', 'qMhat', 'qLDhat', 'qLDhatDiagInv', 'qfrc_hat', 'ten_mhat', 'actuator_mhat', 'discrete_coupled', 'dof_mhat')),
+    (_set_data_14, ('contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata', 'qMhat', 'qLDhat', 'qLDhatDiagInv', 'qfrc_hat', 'ten_mhat', 'actuator_mhat', 'discrete_coupled', 'dof_mhat', 'flexvert_xpos', 'flexelem_aabb', 'flexedge_J')),
+    (_set_data_15, ('flexedge_length', 'flexedge_velocity', 'flex_jacdif', 'flex_vertforce')),
 )

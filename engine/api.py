@@ -19,6 +19,8 @@ def load_model(path_or_xml, assets=None):
   setconst.set_const(m)
   from engine import lengthrange
   lengthrange.set_length_range(m)   # muscles' actuator_lengthrange (MuJoCo's compiler step)
+  from engine.mjcf import _flex
+  _flex.set_edge_constants(m)       # flexedge_length0, flexedge_invweight0 (mj_setConst)
   return m
 
 

@@ -38,6 +38,7 @@ _PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _EQ_CONNECT, _EQ_WELD, _EQ_JOINT, _EQ_TENDON = (int(mjtEq.CONNECT), int(mjtEq.WELD),
                                                 int(mjtEq.JOINT), int(mjtEq.TENDON))
+_EQ_FLEX = int(mjtEq.FLEX)
 _OBJ_BODY = int(mjtObj.BODY)
 _FREE, _BALL, _SLIDE, _HINGE = (int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE),
                                 int(mjtJoint.HINGE))
@@ -472,6 +473,25 @@ def _scalar_equality(m, d, i):
 
 
 @jit
+def _flex_equality(m, d, i):
+  """One row per non-rigid edge of flex eq_obj1id[i]: its length minus its rest length along
+  flexedge_J (mjEQ_FLEX). False when the rows do not fit."""
+  f = m.eq_obj1id[i]
+  cols, vals = d.ivec_nv[0], d.cnstr_vec
+  for e in range(m.flex_edgeadr[f], m.flex_edgeadr[f] + m.flex_edgenum[f]):
+    if m.flexedge_rigid[e]:
+      continue
+    a, n = m.flexedge_J_rowadr[e], m.flexedge_J_rownnz[e]
+    for j in range(n):
+      cols[j] = m.flexedge_J_colind[a + j]
+      vals[j] = d.flexedge_J[a + j]
+    d.cnstr_row[0, 0] = d.flexedge_length[e] - m.flexedge_length0[e]
+    if not _add_sparse_row(m, d, cols, vals, n, True, 0.0, _EQUALITY, i, n):
+      return False
+  return True
+
+
+@jit
 def instantiate_equality(m, d):
   """Rows of the active connect, weld, joint and tendon equalities (mj_instantiateEquality)."""
   if m.opt_disableflags[0] & _DSBL_EQUALITY:
@@ -487,8 +507,12 @@ def instantiate_equality(m, d):
       size, nvs = _connect_weld(m, d, i)
     elif typ == _EQ_JOINT or typ == _EQ_TENDON:
       size, nvs = 1, _scalar_equality(m, d, i)
+    elif typ == _EQ_FLEX:
+      if not _flex_equality(m, d, i):
+        return False
+      continue
     else:
-      continue  # flex equalities: no flex support yet
+      continue
     if not _add_rows(m, d, d.cnstr_jac[2], size, True, 0.0, _EQUALITY, i, nvs):
       return False
   return True
@@ -736,6 +760,12 @@ def diag_approx(m, d):
           dA[i] = m.dof_invweight0[m.jnt_dofadr[o1]]
           if o2 >= 0:
             dA[i] += m.dof_invweight0[m.jnt_dofadr[o2]]
+        elif et == _EQ_FLEX:   # one row per non-rigid edge, in edge order
+          for e in range(m.flex_edgeadr[o1], m.flex_edgeadr[o1] + m.flex_edgenum[o1]):
+            if not m.flexedge_rigid[e]:
+              dA[i] = m.flexedge_invweight0[e]
+              i += 1
+          i -= 1
         else:
           dA[i] = m.tendon_invweight0[o1]
           if o2 >= 0:

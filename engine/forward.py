@@ -8,6 +8,7 @@ from engine import constraint
 from engine import derivative
 from engine import discrete
 from engine import energy
+from engine import flex as flexmod
 from engine import history
 from engine import inverse
 from engine import math as mm
@@ -45,13 +46,14 @@ _INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 
 @jit
 def fwd_position(m, d):
-  """Position-dependent stages: kinematics, com_pos, camlight, tendon, M and its factor,
+  """Position-dependent stages: kinematics, com_pos, camlight, flex, tendon, M and its factor,
   collision, constraint rows, transmission."""
   smooth.kinematics(m, d)
   if sleep.wake(m, d):   # a sleeping tree moved or was pushed (or sleep was disabled)
     sleep.update(m, d)
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
+  flexmod.flex(m, d)
   smooth.tendon(m, d)
   if sleep.wake_tendon(m, d):
     sleep.update(m, d)
@@ -76,6 +78,7 @@ def fwd_velocity(m, d):
     for a in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
       s += d.ten_J[a] * d.qvel[m.ten_J_colind[a]]
     d.ten_velocity[i] = s
+  flexmod.edge_velocity(m, d)
   actuated = not (m.opt_disableflags[0] & _DSBL_ACTUATION)
   for i in range(m.nout):
     s = 0.0

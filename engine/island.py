@@ -20,7 +20,7 @@ _FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
 _LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
 _CONTACT_FRICTIONLESS = int(mjtConstraint.CONTACT_FRICTIONLESS)
 _CONTACT_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
-_EQ_CONNECT, _EQ_WELD = int(mjtEq.CONNECT), int(mjtEq.WELD)
+_EQ_CONNECT, _EQ_WELD, _EQ_FLEX = int(mjtEq.CONNECT), int(mjtEq.WELD), int(mjtEq.FLEX)
 _OBJ_SITE = int(mjtObj.SITE)
 _DSBL_ISLAND = int(mjtDisableBit.ISLAND)
 _NONE = -2   # no (more) trees
@@ -133,7 +133,9 @@ def island(m, d):
     parent[t] = -1
   typ, eid = -1, -1
   for i in range(nefc):
-    if i > 0 and typ == d.efc_type[i] and eid == d.efc_id[i]:
+    # rows of one constraint share its trees; a flex equality's rows (one per edge) do not
+    if (i > 0 and typ == d.efc_type[i] and eid == d.efc_id[i]
+            and not (typ == _EQUALITY and m.eq_type[eid] == _EQ_FLEX)):
       efc_tree[i] = efc_tree[i - 1]
       continue
     typ, eid = d.efc_type[i], d.efc_id[i]

@@ -3,6 +3,7 @@ polynomial terms and actuator-inherited damping, gravity compensation, fluid for
 constant pull of adhesive contacts."""
 import numba
 
+from engine import flex as flexmod
 from engine import fluid
 from engine import math as mm
 from engine.smooth import jit
@@ -300,6 +301,7 @@ def passive(m, d):
     return
   poly = d.scratch_small[0:NPOLY]
   _spring_damper(m, d, poly)
+  flexmod.passive(m, d)
   has_gravcomp = gravcomp(m, d)
   has_fluid = fluid.fluid(m, d)
   has_adhesion = adhesion(m, d)

@@ -4,7 +4,8 @@
 first cache load take longer than everything else on the way to the first frame. Its
 `preview(key)` gives a Model-like object (MuJoCo's field names, m.vis, m.stat) and a Data-like
 object posed by a numpy forward kinematics at qpos0 or a keyframe: body, inertial, geom, site,
-joint, camera and light frames (mj_kinematics, the subtree_com of mj_comPos, mj_camlight) and
+joint, camera and light frames and flex vertices (mj_kinematics, the subtree_com of mj_comPos,
+mj_camlight, mj_flex's vertex positions) and
 m.stat as mj_setConst computes it. That is enough to draw the scene exactly as the first
 physics frame will show it. `finish()` then builds the engine's Model from the same arrays (it
 imports numba; the viewer does it on its worker thread after the first frame), equal to
@@ -95,8 +96,7 @@ class Compiled:
     from engine.mjcf.compile import compile_model
     self._ccd = []
     with _deferred_ccd_sizes(self._ccd):
-      sizes, arrays, names = (compile_model(source, assets) if assets else
-                              compile_model(source))
+      sizes, arrays, names = compile_model(source, assets, simulated=True)
     self.path = (source if isinstance(source, str) and not source.lstrip().startswith("<")
                  else None)
     self.lropt = arrays.pop("_lengthrange")
@@ -150,6 +150,8 @@ class Compiled:
     m.__dict__["lropt"] = self.lropt
     setconst.set_const(m)
     lengthrange.set_length_range(m)
+    from engine.mjcf import _flex
+    _flex.set_edge_constants(m)
     return m
 
 
@@ -392,6 +394,7 @@ def kinematics(m, d, ref=None):
                    d.site_xpos, None, d.site_xmat)
   _subtree_com(m, d)
   _tendon_paths(m, d)
+  _flex_vertices(m, d)
   if ref is None:   # mj_setConst's pass: modes read as fixed, offsets recorded
     _camlight(m, d, None)
     cb = np.asarray(m.cam_bodyid)
@@ -403,6 +406,20 @@ def kinematics(m, d, ref=None):
                light_poscom0=d.light_xpos - d.subtree_com[lt], light_dir0=d.light_xdir.copy())
   _camlight(m, d, ref)
   return ref
+
+
+def _flex_vertices(m, d):
+  """flexvert_xpos of non-interpolated flexes (engine/flex.py vertex_positions)."""
+  for f in range(m.nflex):
+    if m.flex_interp[f]:
+      continue
+    a, n = m.flex_vertadr[f], m.flex_vertnum[f]
+    b = np.asarray(m.flex_vertbodyid[a:a + n])
+    local = np.asarray(m.flex_vert[a:a + n])
+    if m.flex_centered[f]:
+      local = np.zeros_like(local)
+    d.flexvert_xpos[a:a + n] = d.xpos[b] + np.einsum("nij,nj->ni", d.xmat[b].reshape(-1, 3, 3),
+                                                      local)
 
 
 def set_stat(m, d):

@@ -158,6 +158,7 @@ class mjtEq(enum.IntEnum):
   WELD = 1
   JOINT = 2
   TENDON = 3
+  FLEX = 4
 
 
 class mjtConstraint(enum.IntEnum):
@@ -989,6 +990,93 @@ dof_mhat f8 nv
 """
 # -------------------------------------------------------------- end of discrete integrator
 
+# ------------------------------------------------------------------------ flex (deformables)
+# mjModel's flex fields, by 4.0's names, shapes and dtypes (engine/mjcf/_flex.py compiles them;
+# engine/flex.py moves flexes)
+MODEL_SIZES += ("nflex nflexnode nflexvert nflexedge nflexelem nflexelemdata nflexelemedge "
+                "nflexshelldata nflexstiffness nflexbending nflextexcoord nJfe").split()
+MODEL_FIELDS += """flex_contype i4 nflex
+flex_conaffinity i4 nflex
+flex_condim i4 nflex
+flex_priority i4 nflex
+flex_solmix f8 nflex
+flex_solref f8 nflex 2
+flex_solimp f8 nflex 5
+flex_friction f8 nflex 3
+flex_margin f8 nflex
+flex_gap f8 nflex
+flex_selfcollide i4 nflex
+flex_activelayers i4 nflex
+flex_passive i4 nflex
+flex_dim i4 nflex
+flex_matid i4 nflexelem
+flex_group i4 nflex
+flex_interp i4 nflex
+flex_nodeadr i4 nflex
+flex_nodenum i4 nflex
+flex_vertadr i4 nflex
+flex_vertnum i4 nflex
+flex_edgeadr i4 nflex
+flex_edgenum i4 nflex
+flex_elemadr i4 nflex
+flex_elemnum i4 nflex
+flex_elemdataadr i4 nflex
+flex_elemedgeadr i4 nflex
+flex_shellnum i4 nflex
+flex_shelldataadr i4 nflex
+flex_texcoordadr i4 nflex
+flex_nodebodyid i4 nflexnode
+flex_vertbodyid i4 nflexvert
+flex_vertcell i4 nflexvert
+flex_cellnum i4 nflex 3
+flex_edge i4 nflexedge 2
+flex_edgeflap i4 nflexedge 2
+flex_elem i4 nflexelemdata
+flex_elemtexcoord i4 nflexelemdata
+flex_elemedge i4 nflexelemedge
+flex_elemlayer i4 nflexelem
+flex_shell i4 nflexshelldata
+flex_vert f8 nflexvert 3
+flex_vert0 f8 nflexvert 3
+flex_node f8 nflexnode 3
+flex_node0 f8 nflexnode 3
+flexedge_length0 f8 nflexedge
+flexedge_invweight0 f8 nflexedge
+flex_radius f8 nflex
+flex_size f8 nflex 3
+flex_stiffness f8 nflexstiffness
+flex_stiffnessadr i4 nflex
+flex_bending f8 nflexbending
+flex_bendingadr i4 nflex
+flex_damping f8 nflex
+flex_edgestiffness f8 nflex
+flex_edgedamping f8 nflex
+flex_edgeequality i4 nflex
+flex_rigid u1 nflex
+flexedge_rigid u1 nflexedge
+flex_centered u1 nflex
+flex_flatskin u1 nflex
+flex_bvhadr i4 nflex
+flex_bvhnum i4 nflex
+flexedge_J_rownnz i4 nflexedge
+flexedge_J_rowadr i4 nflexedge
+flexedge_J_colind i4 nJfe
+flex_plasticadr i4 nflex
+flex_plasticmode i4 nflex
+flex_yield f8 nflex 2
+flex_rgba f4 nflex 4
+flex_texcoord f4 nflextexcoord 2
+"""
+DATA_FIELDS += """flexvert_xpos f8 nflexvert 3
+flexelem_aabb f8 nflexelem 6
+flexedge_J f8 nJfe
+flexedge_length f8 nflexedge
+flexedge_velocity f8 nflexedge
+flex_jacdif f8 nv 3
+flex_vertforce f8 nflexvert 3
+"""
+
+
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}
 
@@ -1035,15 +1123,16 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=Non
   the option can be raised at run time; beyond nccd the driver caps the iterations).
 
   MuJoCo grows an arena; we preallocate. -1 (MuJoCo's default) picks room for about 12
-  contacts per geom; rows cover pyramidal condim-4 contacts plus every equality, friction
-  and limit row the model can produce. A full buffer drops the extra contacts/rows and
+  contacts per geom; rows cover pyramidal condim-4 contacts plus every equality (a flex
+  equality's row per edge included), friction and limit row the model can produce. A full buffer drops the extra contacts/rows and
   counts a CONTACTFULL/CNSTRFULL warning, as MuJoCo does.
   """
   if nconmax < 0:
     nconmax = max(256, 12 * sizes.get("ngeom", 0))
   if njmax < 0:
     njmax = (6 * nconmax + 6 * sizes.get("neq", 0) + 2 * sizes.get("nv", 0)
-             + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0))
+             + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0)
+             + sizes.get("nflexedge", 0))   # flex edge equality: a row per edge
   from engine.collision_convex import work_sizes   # lazy: that module imports this one
   nccd = max(100, int(ccd_iterations))
   # room for two meshes' hulls, or a height field prism and a mesh

@@ -123,19 +123,21 @@ def test_zero_surfacevel_and_adhesion_load(tmp_path):
 
 
 def test_unsupported_extras():
-  """Flex and unsupported plugins are errors naming them (skins load: tests/test_skin.py)."""
+  """Unsupported plugins and flex features not simulated yet (engine/flex.py: collisions here)
+  are errors naming the element (skins load: tests/test_skin.py; more flex refusals:
+  tests/test_flex.py)."""
   for xml, msg in [
       ('<mujoco><deformable>\n<flex name="f" dim="1" body="world world" vertex="0 0 0 1 0 0"/>'
-       '</deformable></mujoco>', ':2: <flex name="f">: element <flex> (deformable bodies)'),
+       '</deformable></mujoco>', ':2: <flex name="f">: elem is empty'),   # 4.0's words
       ('<mujoco><extension>\n<plugin plugin="mujoco.elasticity.cable"/></extension></mujoco>',
        ":2: <plugin>: plugin 'mujoco.elasticity.cable' is not supported"),
       # in a body, with attributes: the element named, not its first attribute (was
       # "unknown attribute 'name'")
       ('<mujoco><worldbody><body>\n<flexcomp name="f" type="grid" count="3 3 1" dim="2"/>'
        '</body></worldbody></mujoco>',
-       ':2: <flexcomp name="f">: element <flexcomp> (flex: deformable bodies) is not supported'),
+       ':2: <flexcomp name="f">: Parent body must have name'),   # 4.0's words
       ('<mujoco><worldbody>\n<flexcomp name="g" type="grid" count="3 3 1" dim="2"/>'
-       '</worldbody></mujoco>', ':2: <flexcomp name="g">: element <flexcomp> (flex'),
+       '</worldbody></mujoco>', ':2: <flexcomp name="g">: flex collisions are not simulated yet'),
   ]:
     with pytest.raises(MjcfError) as e:
       load_model(xml)

@@ -6,7 +6,7 @@ from engine.mjcf.parse import MjcfError, MjcfWarning
 def load_model(source, assets=None):
   """Compile an MJCF file path or XML string (plus optional include assets) into a Model."""
   from engine import io
-  sizes, arrays, names = compile_model(source, assets)
+  sizes, arrays, names = compile_model(source, assets, simulated=True)
   path = source if isinstance(source, str) and not source.lstrip().startswith("<") else None
   lropt = arrays.pop("_lengthrange")
   m = io.Model(sizes, arrays, names, source=path)

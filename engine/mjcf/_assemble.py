@@ -632,11 +632,11 @@ def _octrees(c, A, sizes):
 
 NTEXROLE, TEXROLE_RGB = 10, 1      # mjNTEXROLE, mjTEXROLE_RGB
 # mjModel fields that only drawing reads: Python-side Model attributes (see _textures)
-DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord") + _skin.SIZES + _flex.SIZES
+DRAW_SIZES = ("ntex", "ntexdata", "nmeshtexcoord") + _skin.SIZES
 DRAW_FIELDS = ("tex_type", "tex_colorspace", "tex_height", "tex_width", "tex_nchannel",
                "tex_adr", "tex_data", "mat_texid", "mat_texuniform", "mat_texrepeat",
                "mesh_texcoordadr", "mesh_texcoordnum", "mesh_texcoord", "mesh_facetexcoord",
-               "mesh_facenormal") + _skin.FIELDS + _flex.FIELDS
+               "mesh_facenormal") + _skin.FIELDS
 
 
 def _mesh_normals(c, A, sizes):
@@ -894,8 +894,6 @@ def assemble(c):
   _mesh_normals(c, A, sizes)
   _skin.assemble(c, A, sizes)
   _flex.assemble(c, A, sizes)
-  for k in _flex.SIZES:    # Python-side sizes, as the texture ones
-    A[k] = sizes.pop(k)
   _sleep(c, A, sizes)
   if c.settotalmass > 0:
     total = float(np.sum(A["body_mass"]))

@@ -777,16 +777,56 @@ def assemble(c, A, sizes):
   A["flexedge_rigid"] = np.array(rigid_edges, bool)
   A["flexedge_length0"] = np.zeros(nedge)     # set_edge_constants (qpos0 kinematics)
   A["flexedge_invweight0"] = np.zeros(nedge)
-  A["flexedge_J_rownnz"] = I([0] * nedge)
-  A["flexedge_J_rowadr"] = I([0] * nedge)
-  A["flexedge_J_colind"] = I([])
+  _edge_sparsity(flexes, A, sizes)
+
+
+def _dof_chain(A, body):
+  """Dofs that move `body`, from its own last dof to the root (MuJoCo's chain order)."""
+  b = body
+  while b > 0 and A["body_dofnum"][b] == 0:
+    b = A["body_parentid"][b]
+  out = []
+  if b > 0:
+    v = A["body_dofadr"][b] + A["body_dofnum"][b] - 1
+    while v >= 0:
+      out.append(int(v))
+      v = A["dof_parentid"][v]
+  return out
+
+
+def _edge_sparsity(flexes, A, sizes):
+  """flexedge_J_rownnz/rowadr/colind and nJfe, as 4.0 lays them out: nJfe counts the merged
+  dof chains of every edge of a non-rigid, non-interpolated flex, but only flexes with a
+  built-in edge force or constraint get rows (the others' rownnz are 0; colind is padded)."""
+  rownnz, colind, njfe = [], [], 0
+  for i, f in enumerate(flexes):
+    skip = not (A["flex_edgeequality"][i] or A["flex_edgedamping"][i]
+                or A["flex_edgestiffness"][i] or A["flex_damping"][i])
+    for a, b in f["edges"]:
+      if f["rigid"] or f["interp"]:
+        rownnz.append(0)
+        continue
+      vb = f["vertbodyid"]
+      chain = sorted(set(_dof_chain(A, vb[a])) | set(_dof_chain(A, vb[b])))
+      njfe += len(chain)
+      rownnz.append(0 if skip else len(chain))
+      if not skip:
+        colind += chain
+  rownnz = np.array(rownnz, np.int32)
+  rowadr = np.zeros(len(rownnz), np.int32)
+  rowadr[1:] = np.cumsum(rownnz)[:-1]
+  A["flexedge_J_rownnz"] = rownnz
+  A["flexedge_J_rowadr"] = rowadr
+  A["flexedge_J_colind"] = np.array(colind + [0] * (njfe - len(colind)), np.int32)
+  sizes["nJfe"] = njfe
 
 
 # ------------------------------------------------------------------------------------ qpos0
 
 def set_edge_constants(m):
-  """flexedge_length0, flexedge_J_* (sparsity) and flexedge_invweight0 at qpos0, as 4.0's
-  mj_setConst computes them (after engine.setconst.set_const filled M and the kinematics)."""
+  """flexedge_length0 and flexedge_invweight0 at qpos0, as 4.0's mj_setConst computes them
+  (after engine.setconst.set_const filled M and the kinematics), written into the Model's
+  arrays; the rows' sparsity is the compiler's (_edge_sparsity)."""
   from engine import io
   from engine import setconst as sc
   if not m.nflex:
@@ -796,9 +836,7 @@ def set_edge_constants(m):
   sc._position_stages(m.struct, d.struct)
   sc._inertia_stages(m.struct, d.struct)
   xmat = d.xmat.reshape(-1, 3, 3)
-  rowadr = np.zeros(m.nflexedge, np.int32)
-  rownnz = np.zeros(m.nflexedge, np.int32)
-  colind, jrows, njfe = [], {}, 0
+  jrows = {}
   length0 = np.zeros(m.nflexedge)
   invw = np.zeros(m.nflexedge)
   for f in range(m.nflex):
@@ -808,27 +846,16 @@ def set_edge_constants(m):
     vb = m.flex_vertbodyid[va:va + m.flex_vertnum[f]]
     vloc = m.flex_vert[va:va + m.flex_vertnum[f]]
     pos = d.xpos[vb] + np.einsum("nij,nj->ni", xmat[vb], vloc)
-    # 4.0 sizes nJfe over every edge of a non-rigid flex but fills the rows only of flexes
-    # with a built-in edge force or constraint
-    skip = not (m.flex_edgeequality[f] or m.flex_edgedamping[f] or m.flex_edgestiffness[f]
-                or m.flex_damping[f])
     for e in range(ea, ea + m.flex_edgenum[f]):
       v1, v2 = m.flex_edge[e]
       vec = pos[v2] - pos[v1]
       length0[e] = np.sqrt(vec @ vec)
-      if m.flex_rigid[f]:
+      if m.flex_rigid[f] or not m.flexedge_J_rownnz[e] or not m.nv:
         continue
       b1, b2 = int(vb[v1]), int(vb[v2])
-      chain = sorted(set(sc.dof_chain(m, b1)) | set(sc.dof_chain(m, b2)))
-      njfe += len(chain)
-      if skip:
-        continue
-      rownnz[e] = len(chain)
-      colind += chain
-      if m.nv:
-        j1, _ = sc.jac(m, d, pos[v1], b1)
-        j2, _ = sc.jac(m, d, pos[v2], b2)
-        jrows[e] = (vec / max(length0[e], 1e-15)) @ (j2 - j1)
+      j1, _ = sc.jac(m, d, pos[v1], b1)
+      j2, _ = sc.jac(m, d, pos[v2], b2)
+      jrows[e] = (vec / max(length0[e], 1e-15)) @ (j2 - j1)
   if m.nv:
     for f in range(m.nflex):
       va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
@@ -843,17 +870,37 @@ def set_edge_constants(m):
         elif e in jrows:
           row = jrows[e]
           invw[e] = row @ sc._solve_m(m, d, row[None])[0]
-  rowadr[1:] = np.cumsum(rownnz)[:-1]   # every edge's, rows or not (as 4.0)
-  m.__dict__.update(flexedge_length0=length0, flexedge_invweight0=invw,
-                    flexedge_J_rowadr=rowadr, flexedge_J_rownnz=rownnz,
-                    flexedge_J_colind=np.array(colind + [0] * (njfe - len(colind)), np.int32),
-                    nJfe=njfe)
+  m.flexedge_length0[:] = length0
+  m.flexedge_invweight0[:] = invw
+
+
+def check_simulated(c, A):
+  """Refuse, naming the flex element, what engine/flex.py does not simulate yet and would
+  change the motion if ignored: flex collisions, interpolated flexes, 3D (tetrahedral) and 1D
+  (rod) elasticity, and the discrete integrator with flexes. `load_flex_model` skips this
+  check (tests compile every flex model)."""
+  for i, f in enumerate(getattr(c, "flexes", [])):
+    node = f["node"]
+    if A["flex_contype"][i] or A["flex_conaffinity"][i]:
+      raise node.error("flex collisions are not simulated yet, so this flex would pass through "
+                       "geoms and itself; to simulate it without collisions, give it "
+                       '<contact contype="0" conaffinity="0"/>')
+    if f["interp"]:
+      raise node.error("interpolated flexes (dof trilinear/quadratic) are not simulated yet")
+    if f["dim"] == 3 and f["young"] > 0:
+      raise node.error("3D flex elasticity (young > 0 on a volumetric flex) is not simulated "
+                       "yet; 2D elasticity and edge equality are")
+    if f["dim"] == 1 and f["young"] > 0:
+      raise node.error("1D flex (rod) elasticity (young > 0) is not simulated yet; edge "
+                       "stiffness, damping and equality are")
+    if A["opt_integrator"][0] == 4:
+      raise node.error("flexes under the discrete integrator are not simulated yet")
 
 
 def load_flex_model(source, assets=None):
   """Compile a model with flex elements into a Model, as `engine.load_model` does (set_const
-  and the flex edge constants at qpos0 included). For tests and the flex kernel work: the
-  simulation does not move flexes yet, which is why `engine.load_model` refuses them."""
+  and the flex edge constants at qpos0 included), without `check_simulated`: for tests that
+  compare compiled fields or the supported stages of any flex model."""
   from engine import io
   from engine import lengthrange
   from engine import setconst

@@ -2010,14 +2010,18 @@ def _geom_rbound(gtype, s):
   return 0.0
 
 
-def compile_model(source, assets=None, flex=False):
-  """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`
-  (flex elements only with `flex`: see engine/mjcf/_flex.py load_flex_model)."""
+def compile_model(source, assets=None, flex=True, simulated=False):
+  """Compile an MJCF file path or XML string into (sizes, arrays, names) for `io.Model`.
+  `simulated`: refuse flex features the engine does not simulate yet (_flex.check_simulated);
+  `flex=False` refuses flex elements altogether."""
   root = parse(source, assets, flex)
   try:
     c = Compiler(root)
     c.assets = assets
-    return c.run()
+    out = c.run()
+    if simulated:
+      _flex.check_simulated(c, out[1])
+    return out
   except MjcfError:
     raise
   except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:
