@@ -31,9 +31,10 @@ FlexModel = collections.namedtuple("FlexModel", MODEL_FIELDS + OPT_FIELDS)
 FlexData = collections.namedtuple("FlexData", DATA_FIELDS)
 
 
-def load_mujoco(rel, drop_internal=False, files=()):
+def load_mujoco(rel, drop_internal=False, files=(), sleep=False):
   """MuJoCo 4.0's model of a file under ROOT; with drop_internal, a copy (with `files`) in a
-  temporary folder without <contact internal="...">, which 4.0 no longer accepts."""
+  temporary folder without <contact internal="...">, which 4.0 no longer accepts. Sleep is
+  disabled unless asked for: a sleeping flex is the driver's to skip, not this module's."""
   import mujoco
   path = os.path.join(ROOT, rel)
   if drop_internal:
@@ -47,7 +48,10 @@ def load_mujoco(rel, drop_internal=False, files=()):
       text = re.sub(r'\sinternal="[^"]*"', "", fh.read())
     with open(path, "w") as fh:
       fh.write(text)
-  return mujoco.MjModel.from_xml_path(path)
+  mjm = mujoco.MjModel.from_xml_path(path)
+  if not sleep:
+    mjm.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+  return mjm
 
 
 def flex_model(mjm):
@@ -154,7 +158,9 @@ def compare_contacts(mjd, idx, fd):
               np.abs(c.solreffriction - fd.contact_solreffriction[j]).max(),
               np.abs(c.solimp - fd.contact_solimp[j]).max(),
               abs(c.includemargin - fd.contact_includemargin[j]),
-              float(c.dim != fd.contact_dim[j]), float(c.exclude != fd.contact_exclude[j]))
+              float(c.dim != fd.contact_dim[j]),
+              # exclude 2 (fused) and 3 (no dofs) are set later, by make_constraint
+              float((c.exclude == 1) != (fd.contact_exclude[j] == 1)))
   matched_t = {i for i, _ in pairs}
   matched_o = {j for _, j in pairs}
   return (in_order, len(pairs), geo, par, [tid[i] for i in range(len(tid)) if i not in matched_t],
