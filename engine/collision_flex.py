@@ -43,6 +43,7 @@ import numba
 import numpy as np
 
 from engine import constraint as cn
+from engine import collision_convex as cvx
 from engine import collision_primitive as prim
 from engine.smooth import jit
 from engine.types import mjtWarning
@@ -51,7 +52,8 @@ _MINVAL = 1e-15
 _MAXVAL = 1e10
 _MAXCONPAIR = 50
 _CONTACTFULL = int(mjtWarning.CONTACTFULL)
-_PLANE, _HFIELD, _SPHERE, _CAPSULE, _BOX, _SDF = 0, 1, 2, 3, 6, 8
+_PLANE, _HFIELD, _SPHERE, _CAPSULE, _BOX, _MESH, _SDF = 0, 1, 2, 3, 6, 7, 8
+_DSBL_NATIVECCD = 1 << 17
 _FLEXSELF_NONE = 0
 
 
@@ -358,6 +360,164 @@ def capsule_triangle(margin, cpos, cmat, csize, x, i1, i2, i3, rt, dist, pos, fr
   return cnt
 
 
+#------------------------------------ sphere/capsule : tetrahedron -------------------------------
+
+@jit
+def _sub(a, b):
+  return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@jit
+def _dot(a, b):
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@jit
+def _lerp(a, u, t):
+  """a + t * u."""
+  return (a[0] + t * u[0], a[1] + t * u[1], a[2] + t * u[2])
+
+
+@jit
+def _seg_seg(p1, q1, p2, q2):
+  """Closest points of segments p1q1 and p2q2 and their squared distance (Ericson 5.1.9)."""
+  d1 = _sub(q1, p1)
+  d2 = _sub(q2, p2)
+  r = _sub(p1, p2)
+  a = _dot(d1, d1)
+  e = _dot(d2, d2)
+  f = _dot(d2, r)
+  if a <= _MINVAL and e <= _MINVAL:
+    s = t = 0.0
+  elif a <= _MINVAL:
+    s = 0.0
+    t = min(1.0, max(0.0, f / e))
+  else:
+    c = _dot(d1, r)
+    if e <= _MINVAL:
+      t = 0.0
+      s = min(1.0, max(0.0, -c / a))
+    else:
+      b = _dot(d1, d2)
+      den = a * e - b * b
+      s = min(1.0, max(0.0, (b * f - c * e) / den)) if den > 0 else 0.0
+      t = (b * s + f) / e
+      if t < 0:
+        t = 0.0
+        s = min(1.0, max(0.0, -c / a))
+      elif t > 1:
+        t = 1.0
+        s = min(1.0, max(0.0, (b - c) / a))
+  c1 = _lerp(p1, d1, s)
+  c2 = _lerp(p2, d2, t)
+  w = _sub(c1, c2)
+  return c1, c2, _dot(w, w)
+
+
+@jit
+def _point_tri(p, a, b, c):
+  """Point of triangle abc closest to p and the squared distance."""
+  wa, wb, wc = _closest_triangle(p, a, b, c)
+  q = (wa * a[0] + wb * b[0] + wc * c[0], wa * a[1] + wb * b[1] + wc * c[1],
+       wa * a[2] + wb * b[2] + wc * c[2])
+  w = _sub(p, q)
+  return q, _dot(w, w)
+
+
+@jit
+def _inside_tetra(p, a, b, c, e):
+  """True when p is in the closed tetrahedron abce (same side of every face as the opposite
+  vertex)."""
+  for face in range(4):
+    if face == 0:
+      u, v, w, o = b, c, e, a
+    elif face == 1:
+      u, v, w, o = a, c, e, b
+    elif face == 2:
+      u, v, w, o = a, b, e, c
+    else:
+      u, v, w, o = a, b, c, e
+    n = _cross3(_sub(v, u), _sub(w, u))
+    if _dot(n, _sub(p, u)) * _dot(n, _sub(o, u)) < 0:
+      return False
+  return True
+
+
+@jit
+def _cross3(a, b):
+  return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@jit
+def _seg_crosses_tri(p, q, a, b, c):
+  """True when segment pq meets triangle abc (Moller-Trumbore on the segment)."""
+  d = _sub(q, p)
+  e1 = _sub(b, a)
+  e2 = _sub(c, a)
+  h = _cross3(d, e2)
+  det = _dot(e1, h)
+  if abs(det) < _MINVAL:
+    return False
+  s = _sub(p, a)
+  u = _dot(s, h) / det
+  if u < 0 or u > 1:
+    return False
+  qq = _cross3(s, e1)
+  v = _dot(d, qq) / det
+  if v < 0 or u + v > 1:
+    return False
+  t = _dot(e2, qq) / det
+  return 0 <= t <= 1
+
+
+@jit
+def _segment_tetra(p, q, a, b, c, e):
+  """Closest points (on segment pq, on the solid tetrahedron abce) and the squared distance;
+  distance -1 when the segment meets the tetrahedron (penetration: left to GJK/EPA)."""
+  if _inside_tetra(p, a, b, c, e) or _inside_tetra(q, a, b, c, e):
+    return p, p, -1.0
+  best = np.inf
+  c1 = p
+  c2 = p
+  pts = (a, b, c, e)
+  for face in range(4):
+    j0, j1, j2 = (1, 2, 3) if face == 0 else ((0, 2, 3) if face == 1 else
+                                              ((0, 1, 3) if face == 2 else (0, 1, 2)))
+    u, v, w = pts[j0], pts[j1], pts[j2]
+    if _seg_crosses_tri(p, q, u, v, w):
+      return p, p, -1.0
+    for end in range(2):
+      pe = p if end == 0 else q
+      r, d2 = _point_tri(pe, u, v, w)
+      if d2 < best:
+        best, c1, c2 = d2, pe, r
+    for k in range(3):
+      s0 = u if k == 0 else (v if k == 1 else w)
+      s1 = v if k == 0 else (w if k == 1 else u)
+      x1, x2, d2 = _seg_seg(p, q, s0, s1)
+      if d2 < best:
+        best, c1, c2 = d2, x1, x2
+  return c1, c2, best
+
+
+@jit
+def round_tetra(margin, p, q, rs, x, i0, i1, i2, i3, rt, dist, pos, frame):
+  """Sphere (p == q) or capsule (segment pq) of radius rs : tetrahedron (rows i0..i3 of x)
+  with radius rt, from the closest points of the core and the solid tetrahedron (4.0's
+  analytic sphere/capsule : 3D element, changelog item 26); normal from the geom to the
+  element. Returns 0 or 1, or -1 when the core meets the tetrahedron."""
+  c1, c2, d2 = _segment_tetra(p, q, _row3(x, i0), _row3(x, i1), _row3(x, i2), _row3(x, i3))
+  if d2 < 0:
+    return -1
+  nx, ny, nz, dd = _norm3(c2[0] - c1[0], c2[1] - c1[1], c2[2] - c1[2])
+  if dd - rs - rt > margin:
+    return 0
+  cd = dd - rs - rt
+  h = rs + cd / 2
+  _put(dist, pos, frame, 0, cd, c1[0] + h * nx, c1[1] + h * ny, c1[2] + h * nz, nx, ny, nz)
+  return 1
+
+
 #------------------------------------ pair functions --------------------------------------------
 
 @jit
@@ -374,14 +534,58 @@ def _same_body(m, f, e, b):
 
 
 @jit
-def geom_elem(m, d, g, f, e, margin, dist, pos, frame, cpos, cmat, csize):
+def scratch(m):
+  """Work arrays of the pair functions: capsule pos (6,), mat (18,), size (6,) for two
+  elements, element vertex ids (8,), and the convex collider's float and int buffers."""
+  nfloat, nint = cvx.flex_work_sizes(m.opt_ccd_iterations[0])
+  return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64), np.empty(nfloat),
+          np.empty(nint, np.int64))
+
+
+@jit
+def _elem_vids(m, f, e, vid, off):
+  """Global vertex ids of element e of flex f into vid[off:]; returns their count."""
+  dim = m.flex_dim[f]
+  adr = m.flex_elemdataadr[f] + e * (dim + 1)
+  for i in range(dim + 1):
+    vid[off + i] = m.flex_vertadr[f] + m.flex_elem[adr + i]
+  return dim + 1
+
+
+@jit
+def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
+  """General convex geom g (g >= 0) or element e1 of flex f1 against element e2 of flex f2
+  (mjc_ConvexElem, GJK/EPA); -1 where that is not available here (mesh, height field and
+  SDF geoms; libccd when native CCD is disabled)."""
+  if m.opt_disableflags[0] & _DSBL_NATIVECCD:
+    return -1
+  vid, fbuf, ibuf = ws[3], ws[4], ws[5]
+  n2 = _elem_vids(m, f2, e2, vid, 4)
+  if g >= 0:
+    typ = m.geom_type[g]
+    if typ == _MESH or typ == _HFIELD or typ == _SDF:
+      return -1
+    return cvx.collide_flex_elem(typ, m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g],
+                                 d.flexvert_xpos, vid[0:4], 0, 0.0, vid[4:8], n2,
+                                 m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
+                                 m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+  n1 = _elem_vids(m, f1, e1, vid, 0)
+  return cvx.collide_flex_elem(-1, m.flex_radius, d.flexvert_xpos[0], m.flex_radius,
+                               d.flexvert_xpos, vid[0:4], n1, m.flex_radius[f1], vid[4:8], n2,
+                               m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
+                               m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+
+
+@jit
+def geom_elem(m, d, g, f, e, margin, dist, pos, frame, ws):
   """Pre-contacts of geom g against element e of flex f (mj_collideGeomElem's narrow phase)
-  into dist/pos/frame, normal from geom to element; `margin` is margin + gap. cpos, cmat,
-  csize: scratch (3,), (9,), (3,). Returns the count; -1 for a pair type not handled here."""
+  into dist/pos/frame, normal from geom to element; `margin` is margin + gap; ws from
+  `scratch`. Returns the count; -1 for a pair type not handled here."""
   dim = m.flex_dim[f]
   typ = m.geom_type[g]
   if _same_body(m, f, e, m.geom_bodyid[g]):
     return 0
+  cpos, cmat, csize = ws[0][0:3], ws[1][0:9], ws[2][0:3]
   gpos, gmat, gsize = d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g]
   if dim == 1 and (typ == _SPHERE or typ == _CAPSULE or typ == _BOX):
     _make_capsule(m, d, f, e, cpos, cmat, csize)
@@ -409,14 +613,26 @@ def geom_elem(m, d, g, f, e, margin, dist, pos, frame, cpos, cmat, csize):
     if typ == _BOX:
       return box_triangle(margin, gpos, gmat, gsize, x, i1, i2, i3, rt, dist, pos, frame)
     return capsule_triangle(margin, gpos, gmat, gsize, x, i1, i2, i3, rt, dist, pos, frame)
-  return -1
+  if dim == 3 and (typ == _SPHERE or typ == _CAPSULE):
+    adr = m.flex_elemdataadr[f] + 4 * e
+    va = m.flex_vertadr[f]
+    hl = gsize[1] if typ == _CAPSULE else 0.0
+    a0, a1, a2 = gmat[2] * hl, gmat[5] * hl, gmat[8] * hl
+    n = round_tetra(margin, (gpos[0] - a0, gpos[1] - a1, gpos[2] - a2),
+                    (gpos[0] + a0, gpos[1] + a1, gpos[2] + a2), gsize[0], d.flexvert_xpos,
+                    va + m.flex_elem[adr], va + m.flex_elem[adr + 1], va + m.flex_elem[adr + 2],
+                    va + m.flex_elem[adr + 3], m.flex_radius[f], dist, pos, frame)
+    if n >= 0:
+      return n
+  return _convex(m, d, g, -1, -1, f, e, margin, dist, pos, frame, ws)
 
 
 @jit
-def elem_elem(m, d, f1, e1, f2, e2, margin, dist, pos, frame, cpos, cmat, csize):
+def elem_elem(m, d, f1, e1, f2, e2, margin, dist, pos, frame, ws):
   """Pre-contacts of element e1 of flex f1 against element e2 of flex f2 (mj_collideElems'
-  narrow phase, after its box filter), normal from e1 to e2. Scratch cpos (6,), cmat (18,),
-  csize (6,). Returns the count; -1 for a pair type not handled here (general convex)."""
+  narrow phase, after its box filter), normal from e1 to e2; ws from `scratch`. Returns the
+  count; -1 for a pair type not handled here."""
+  cpos, cmat, csize = ws[0], ws[1], ws[2]
   dim1, dim2 = m.flex_dim[f1], m.flex_dim[f2]
   adr1 = m.flex_elemdataadr[f1] + e1 * (dim1 + 1)
   adr2 = m.flex_elemdataadr[f2] + e2 * (dim2 + 1)
@@ -430,7 +646,7 @@ def elem_elem(m, d, f1, e1, f2, e2, margin, dist, pos, frame, cpos, cmat, csize)
     _make_capsule(m, d, f2, e2, cpos[3:6], cmat[9:18], csize[3:6])
     return prim.capsule_capsule(csize[0:3], cpos[0:3], cmat[0:9], csize[3:6], cpos[3:6],
                                 cmat[9:18], margin, dist, pos, frame)
-  return -1
+  return _convex(m, d, -1, f1, e1, f2, e2, margin, dist, pos, frame, ws)
 
 
 @jit
@@ -602,13 +818,12 @@ def plane_flex(m, d, g, f):
 
 
 @jit
-def collide_geom_elem(m, d, g, f, e, cpos, cmat, csize):
+def collide_geom_elem(m, d, g, f, e, ws):
   """Geom g against element e of flex f (mj_collideGeomElem): contacts appended with
   parameters. Returns -1 for a pair type not handled here, else the count."""
   margin = cn.assign_margin(m, m.geom_margin[g] + m.flex_margin[f])
   gap = m.geom_gap[g] + m.flex_gap[f]
-  n = geom_elem(m, d, g, f, e, margin + gap, d.col_dist, d.col_pos, d.col_frame, cpos, cmat,
-                csize)
+  n = geom_elem(m, d, g, f, e, margin + gap, d.col_dist, d.col_pos, d.col_frame, ws)
   if n <= 0:
     return n
   start = d.ncon[0]
@@ -621,7 +836,7 @@ def collide_geom_elem(m, d, g, f, e, cpos, cmat, csize):
 
 
 @jit
-def collide_elems(m, d, f1, e1, f2, e2, cpos, cmat, csize):
+def collide_elems(m, d, f1, e1, f2, e2, ws):
   """Element e1 of flex f1 against element e2 of flex f2 (mj_collideElems; margin and gap are
   ignored in self-collision). Returns -1 for a pair type not handled here, else the count."""
   margin = cn.assign_margin(m, m.flex_margin[f1] + m.flex_margin[f2])
@@ -631,8 +846,7 @@ def collide_elems(m, d, f1, e1, f2, e2, cpos, cmat, csize):
     gap = 0.0
   if _elem_box_apart(m, d, f1, e1, f2, e2, margin + gap):
     return 0
-  n = elem_elem(m, d, f1, e1, f2, e2, margin + gap, d.col_dist, d.col_pos, d.col_frame, cpos,
-                cmat, csize)
+  n = elem_elem(m, d, f1, e1, f2, e2, margin + gap, d.col_dist, d.col_pos, d.col_frame, ws)
   if n <= 0:
     return n
   start = d.ncon[0]
@@ -647,14 +861,13 @@ def collide_elems(m, d, f1, e1, f2, e2, cpos, cmat, csize):
 @jit
 def collide_body_flex(m, d, b, f):
   """Body b against flex f (a bodyflex pair of MuJoCo's broadphase): plane geoms against the
-  vertices, other geoms (passing the geom-flex bitmask) against every element; sorted by
+  vertices, other geoms (passing the geom-flex bitmask) against every active element
+  (`_elem_active`: all of 1D/2D flexes, 3D ones below flex_activelayers); sorted by
   (geom, element or vertex) as 4.0's midphase path. No per-pair limit: 4.0 keeps them all
   (measured: 81 plane : vertex contacts on pancake, 119 cylinder : tetrahedron on floppy). Returns the number of
   geom : element tests of a type not handled here (0 when complete)."""
   start = d.ncon[0]
-  cpos = np.empty(3)
-  cmat = np.empty(9)
-  csize = np.empty(3)
+  ws = scratch(m)
   missing = 0
   g0, g1 = m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]
   for g in range(g0, g1):
@@ -670,7 +883,8 @@ def collide_body_flex(m, d, b, f):
       missing += 1
       continue
     for e in range(m.flex_elemnum[f]):
-      if collide_geom_elem(m, d, g, f, e, cpos, cmat, csize) < 0:
+      # 4.0's flex BVH holds only the active elements (measured on floppy and jelly)
+      if _elem_active(m, f, e) and collide_geom_elem(m, d, g, f, e, ws) < 0:
         missing += 1
   sort_pair_contacts(d, start)
   return missing
@@ -681,13 +895,13 @@ def collide_flex_flex(m, d, f1, f2):
   """Every element of flex f1 against every element of flex f2 (f1 < f2), filtered and
   sorted as a bodyflex pair. Returns the number of element pairs not handled here."""
   start = d.ncon[0]
-  cpos = np.empty(6)
-  cmat = np.empty(18)
-  csize = np.empty(6)
+  ws = scratch(m)
   missing = 0
   for e1 in range(m.flex_elemnum[f1]):
+    if not _elem_active(m, f1, e1):
+      continue
     for e2 in range(m.flex_elemnum[f2]):
-      if collide_elems(m, d, f1, e1, f2, e2, cpos, cmat, csize) < 0:
+      if _elem_active(m, f2, e2) and collide_elems(m, d, f1, e1, f2, e2, ws) < 0:
         missing += 1
   sort_pair_contacts(d, start)
   return missing
@@ -712,9 +926,7 @@ def collide_flex_self(m, d, f):
   if m.flex_selfcollide[f] == _FLEXSELF_NONE:
     return 0
   start = d.ncon[0]
-  cpos = np.empty(6)
-  cmat = np.empty(18)
-  csize = np.empty(6)
+  ws = scratch(m)
   missing = 0
   ne = m.flex_elemnum[f]
   for e1 in range(ne):
@@ -722,7 +934,7 @@ def collide_flex_self(m, d, f):
       continue
     for e2 in range(e1 + 1, ne):
       if _elem_active(m, f, e2):
-        if collide_elems(m, d, f, e1, f, e2, cpos, cmat, csize) < 0:
+        if collide_elems(m, d, f, e1, f, e2, ws) < 0:
           missing += 1
   return missing
 

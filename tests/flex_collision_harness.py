@@ -18,7 +18,8 @@ MODEL_FIELDS = (
   "geom_type geom_size geom_bodyid geom_margin geom_gap geom_contype geom_conaffinity "
   "geom_priority geom_condim geom_solmix geom_solref geom_solimp geom_friction geom_adhesion "
   "body_geomadr body_geomnum").split()
-OPT_FIELDS = "opt_enableflags opt_o_margin opt_o_solref opt_o_solimp opt_o_friction".split()
+OPT_FIELDS = ("opt_enableflags opt_disableflags opt_o_margin opt_o_solref opt_o_solimp "
+              "opt_o_friction opt_ccd_iterations opt_ccd_tolerance").split()
 DATA_FIELDS = (
   "flexvert_xpos geom_xpos geom_xmat ncon warning_number warning_lastinfo col_dist col_pos "
   "col_frame scratch_small contact_dist contact_pos contact_frame contact_includemargin "
@@ -64,6 +65,9 @@ def flex_model(mjm):
     vals[name] = np.ascontiguousarray(a)
   o = mjm.opt
   vals["opt_enableflags"] = np.array([o.enableflags], np.int32)
+  vals["opt_disableflags"] = np.array([o.disableflags], np.int32)
+  vals["opt_ccd_iterations"] = np.array([o.ccd_iterations], np.int64)
+  vals["opt_ccd_tolerance"] = np.array([o.ccd_tolerance])
   vals["opt_o_margin"] = np.array([o.o_margin])
   vals["opt_o_solref"] = np.array(o.o_solref, float)
   vals["opt_o_solimp"] = np.array(o.o_solimp, float)
