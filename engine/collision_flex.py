@@ -54,7 +54,8 @@ _MAXCONPAIR = 50
 _CONTACTFULL = int(mjtWarning.CONTACTFULL)
 _PLANE, _HFIELD, _SPHERE, _CAPSULE, _BOX, _MESH, _SDF = 0, 1, 2, 3, 6, 7, 8
 _DSBL_NATIVECCD = 1 << 17
-_FLEXSELF_NONE = 0
+_FLEXSELF_NONE, _FLEXSELF_NARROW, _FLEXSELF_BVH, _FLEXSELF_SAP, _FLEXSELF_AUTO = 0, 1, 2, 3, 4
+_DSBL_MIDPHASE = 1 << 14
 
 
 #------------------------------------ small helpers ---------------------------------------------
@@ -916,18 +917,82 @@ def _elem_active(m, f, e):
 
 
 @jit
+def _sap_pairs(m, d, f):
+  """Active element pairs of flex f as MuJoCo's mj_collideFlexSAP finds them: sweep and prune
+  along the longest axis of the flex's box on float32 bounds (stable sort), each pair as
+  (element met first, element met second); shape (npair, 2)."""
+  ne = m.flex_elemnum[f]
+  elid = np.empty(ne, np.int64)
+  n = 0
+  for e in range(ne):
+    if _elem_active(m, f, e):
+      elid[n] = e
+      n += 1
+  lo = np.empty((3, n))
+  hi = np.empty((3, n))
+  ext = np.empty(3)
+  for k in range(3):
+    a, b = np.inf, -np.inf
+    for i in range(n):
+      lo[k, i], hi[k, i] = _elem_range(m, d, f, elid[i], k)
+      a = min(a, lo[k, i])
+      b = max(b, hi[k, i])
+    ext[k] = 0.5 * (b - a)
+  ax = 0 if (ext[0] > ext[1] and ext[0] > ext[2]) else (1 if ext[1] > ext[2] else 2)
+  ay, az = (1, 2) if ax == 0 else ((0, 2) if ax == 1 else (0, 1))
+  vals = np.empty(2 * n, np.float32)
+  for i in range(n):
+    vals[2 * i] = np.float32(lo[ax, i])
+    vals[2 * i + 1] = np.float32(hi[ax, i])
+  order = np.argsort(vals, kind="mergesort")
+  active = np.empty(n, np.int64)
+  cnt = 0
+  out = np.empty((max(n * (n - 1) // 2, 1), 2), np.int64)
+  npair = 0
+  for s in range(2 * n):
+    i = order[s] // 2
+    if order[s] % 2 == 0:
+      for j in range(cnt):
+        a = active[j]
+        if (lo[ay, a] > hi[ay, i] or lo[ay, i] > hi[ay, a] or lo[az, a] > hi[az, i]
+            or lo[az, i] > hi[az, a]):
+          continue
+        out[npair, 0] = elid[a]
+        out[npair, 1] = elid[i]
+        npair += 1
+      active[cnt] = i
+      cnt += 1
+    else:
+      for j in range(cnt):
+        if active[j] == i:
+          for k in range(j, cnt - 1):
+            active[k] = active[k + 1]
+          cnt -= 1
+          break
+  return out[:npair]
+
+
+@jit
 def collide_flex_self(m, d, f):
-  """Self-collision of flex f (non-rigid, contype & conaffinity, selfcollide not none): every
-  pair of active elements sharing no body (4.0 keeps them all: 149 on flag). MuJoCo's midphase
-  (BVH/SAP) only prunes pairs, so the set is the same; the order is the pair order here.
-  Returns the number of element pairs not handled here."""
+  """Self-collision of flex f (non-rigid, contype & conaffinity, selfcollide not none):
+  pairs of active elements sharing no body. With selfcollide sap (or auto on a 1D/2D flex)
+  in MuJoCo's SAP order and orientation; otherwise every pair e1 < e2 (4.0's BVH traversal
+  finds the same set in another order). Returns the number of element pairs not handled
+  here."""
   if m.flex_rigid[f] or not (m.flex_contype[f] & m.flex_conaffinity[f]):
     return 0
-  if m.flex_selfcollide[f] == _FLEXSELF_NONE:
+  mode = m.flex_selfcollide[f]
+  if mode == _FLEXSELF_NONE:
     return 0
-  start = d.ncon[0]
   ws = scratch(m)
   missing = 0
+  if (not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and mode != _FLEXSELF_NARROW
+      and (mode == _FLEXSELF_SAP or (mode == _FLEXSELF_AUTO and m.flex_dim[f] < 3))):
+    pairs = _sap_pairs(m, d, f)
+    for i in range(pairs.shape[0]):
+      if collide_elems(m, d, f, pairs[i, 0], f, pairs[i, 1], ws) < 0:
+        missing += 1
+    return missing
   ne = m.flex_elemnum[f]
   for e1 in range(ne):
     if not _elem_active(m, f, e1):
