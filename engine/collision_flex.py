@@ -44,6 +44,7 @@ import numpy as np
 
 from engine import constraint as cn
 from engine import collision_convex as cvx
+from engine import collision_libccd as ccdlib
 from engine import collision_primitive as prim
 from engine.smooth import jit
 from engine.types import mjtWarning
@@ -537,10 +538,11 @@ def _same_body(m, f, e, b):
 @jit
 def scratch(m):
   """Work arrays of the pair functions: capsule pos (6,), mat (18,), size (6,) for two
-  elements, element vertex ids (8,), and the convex collider's float and int buffers."""
+  elements, element vertex ids (8,), the convex collider's float and int buffers, and a geom
+  row (1, 16) for fix_normal."""
   nfloat, nint = cvx.flex_work_sizes(m.opt_ccd_iterations[0])
   return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64), np.empty(nfloat),
-          np.empty(nint, np.int64))
+          np.empty(nint, np.int64), np.zeros((1, 16)))
 
 
 @jit
@@ -566,10 +568,21 @@ def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
     typ = m.geom_type[g]
     if typ == _MESH or typ == _HFIELD or typ == _SDF:
       return -1
-    return cvx.collide_flex_elem(typ, m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g],
-                                 d.flexvert_xpos, vid[0:4], 0, 0.0, vid[4:8], n2,
-                                 m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
-                                 m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+    n = cvx.collide_flex_elem(typ, m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g],
+                              d.flexvert_xpos, vid[0:4], 0, 0.0, vid[4:8], n2,
+                              m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
+                              m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+    if n > 0 and m.flex_dim[f2] == 2:
+      # MuJoCo: on a 2D flex, the normal of a curved geom is its analytic surface normal
+      # at the contact point (mjc_fixNormal on the geom side)
+      ob = ws[6]
+      for j in range(3):
+        ob[0, j] = m.geom_size[g, j]
+        ob[0, 3 + j] = d.geom_xpos[g, j]
+      for j in range(9):
+        ob[0, 6 + j] = d.geom_xmat[g, j]
+      ccdlib.fix_normal(ob, typ, 0, -1, 0, frame, pos, 0)
+    return n
   n1 = _elem_vids(m, f1, e1, vid, 0)
   return cvx.collide_flex_elem(-1, m.flex_radius, d.flexvert_xpos[0], m.flex_radius,
                                d.flexvert_xpos, vid[0:4], n1, m.flex_radius[f1], vid[4:8], n2,
