@@ -25,8 +25,9 @@ Model fields read: the flex_* arrays by 4.0's names (flex_dim, flex_vertadr, fle
 flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elem, flex_vertbodyid, flex_radius,
 flex_margin, flex_gap, flex_contype, flex_conaffinity, flex_priority, flex_condim,
 flex_solmix, flex_solref, flex_solimp, flex_friction, flex_rigid, flex_selfcollide,
-flex_activelayers, flex_elemlayer), geom_* contact fields, body_geomadr/body_geomnum,
-body_dofnum, body_weldid and the opt override fields; d.flexvert_xpos, d.geom_xpos,
+flex_activelayers, flex_elemlayer, flex_bvhadr), geom_* contact fields,
+body_geomadr/body_geomnum, body_dofnum, body_weldid, opt_disableflags, opt_ccd_iterations,
+opt_ccd_tolerance and the opt override fields; d.flexvert_xpos, d.geom_xpos,
 d.geom_xmat.
 
 `contact_weights(m, d, c, side, vert, weight)` gives the flex vertices (global ids) and
@@ -876,16 +877,21 @@ def collide_elems(m, d, f1, e1, f2, e2, ws):
 def collide_body_flex(m, d, b, f):
   """Body b against flex f (a bodyflex pair of MuJoCo's broadphase): plane geoms against the
   vertices, other geoms (passing the geom-flex bitmask) against every active element
-  (`_elem_active`: all of 1D/2D flexes, 3D ones below flex_activelayers); sorted by
-  (geom, element or vertex) as 4.0's midphase path. No per-pair limit: 4.0 keeps them all
+  (`_elem_active`: all of 1D/2D flexes, 3D ones below flex_activelayers). As 4.0's midphase
+  path (the default): planes only on bodies without dofs, contacts sorted by (geom, element
+  or vertex); with midphase disabled: planes of any body, generation order. No per-pair limit: 4.0 keeps them all
   (measured: 81 plane : vertex contacts on pancake, 119 cylinder : tetrahedron on floppy). Returns the number of
   geom : element tests of a type not handled here (0 when complete)."""
   start = d.ncon[0]
   ws = scratch(m)
   missing = 0
   g0, g1 = m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]
+  # MuJoCo's midphase (BVH) path when enabled; it collides planes only on bodies without
+  # dofs, and sorts the pair's contacts
+  midphase = not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and m.flex_bvhadr[f] >= 0
+  planes = not midphase or m.body_dofnum[m.body_weldid[b]] == 0
   for g in range(g0, g1):
-    if m.geom_type[g] == _PLANE and not _bitmask_filtered(
+    if planes and m.geom_type[g] == _PLANE and not _bitmask_filtered(
         m.geom_contype[g], m.geom_conaffinity[g], m.flex_contype[f], m.flex_conaffinity[f]):
       plane_flex(m, d, g, f)
   for g in range(g0, g1):
@@ -900,14 +906,15 @@ def collide_body_flex(m, d, b, f):
       # 4.0's flex BVH holds only the active elements (measured on floppy and jelly)
       if _elem_active(m, f, e) and collide_geom_elem(m, d, g, f, e, ws) < 0:
         missing += 1
-  sort_pair_contacts(d, start)
+  if midphase:
+    sort_pair_contacts(d, start)
   return missing
 
 
 @jit
 def collide_flex_flex(m, d, f1, f2):
-  """Every element of flex f1 against every element of flex f2 (f1 < f2), filtered and
-  sorted as a bodyflex pair. Returns the number of element pairs not handled here."""
+  """Every active element of flex f1 against every active element of flex f2 (f1 < f2),
+  sorted as a midphase bodyflex pair (unless midphase is disabled). Returns the number of element pairs not handled here."""
   start = d.ncon[0]
   ws = scratch(m)
   missing = 0
@@ -917,7 +924,8 @@ def collide_flex_flex(m, d, f1, f2):
     for e2 in range(m.flex_elemnum[f2]):
       if _elem_active(m, f2, e2) and collide_elems(m, d, f1, e1, f2, e2, ws) < 0:
         missing += 1
-  sort_pair_contacts(d, start)
+  if not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and m.flex_bvhadr[f1] >= 0:
+    sort_pair_contacts(d, start)
   return missing
 
 
