@@ -31,6 +31,8 @@ _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)
 _MESH = int(mjtGeom.MESH)
 _HFIELD = int(mjtGeom.HFIELD)   # a height-field prism: six vertices searched like a small mesh
+_FLEX = 105   # mjGEOM_FLEX: a flex element, its vertices (global, six per row like a mesh's)
+#               swept by the flex radius size[0]; pos is its box center (GJK's first point)
 
 _MINVAL = 1e-15
 _MINVAL2 = _MINVAL * _MINVAL
@@ -130,6 +132,19 @@ def _support(objs, objt, k, d0, d1, d2):
   s0, s1, s2 = objs[k, _SIZE], objs[k, _SIZE + 1], objs[k, _SIZE + 2]
   if typ == _SPHERE:
     return s0 * d0 + p0, s0 * d1 + p1, s0 * d2 + p2, -1
+  if typ == _FLEX:
+    # farthest element vertex, first on ties, plus the radius (mjc_flexSupport)
+    base = int(objs[k, _VADR])
+    best = objs[base, 0] * d0 + objs[base, 1] * d1 + objs[base, 2] * d2
+    q0, q1, q2 = objs[base, 0], objs[base, 1], objs[base, 2]
+    for i in range(1, int(objs[k, _VNUM])):
+      r = base + i // 6
+      c = (i % 6) * 3
+      v = objs[r, c] * d0 + objs[r, c + 1] * d1 + objs[r, c + 2] * d2
+      if v > best:
+        best = v
+        q0, q1, q2 = objs[r, c], objs[r, c + 1], objs[r, c + 2]
+    return q0 + s0 * d0, q1 + s0 * d1, q2 + s0 * d2, -1
 
   # direction in the geom frame
   l0 = objs[k, m + 0] * d0 + objs[k, m + 3] * d1 + objs[k, m + 6] * d2
@@ -1942,6 +1957,62 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
   return collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
                              ccd_iterations, ccd_tolerance, flags, dist, pos, frame, fbuf,
                              ibuf)
+
+
+# --------------------------------------- flex elements ------------------------------------------
+
+@jit
+def flex_work_sizes(ccd_iterations):
+  """(float count, int count) of the work buffers for `collide_flex_elem`."""
+  nfloat, nint = _work_sizes(ccd_iterations)
+  return nfloat + 2 * _OBJ_COLS, nint
+
+
+@jit
+def _set_flex_obj(objs, objt, k, row, x, vid, n, radius, margin):
+  """Load a flex element (rows vid[0:n] of x) with its radius and the pair margin as object
+  k, its vertices at objs row `row` (n <= 6)."""
+  objt[k, 0] = _FLEX
+  objt[k, 1] = _MODE_GEOM
+  for j in range(3):
+    lo = x[vid[0], j]
+    hi = x[vid[0], j]
+    for i in range(1, n):
+      lo = min(lo, x[vid[i], j])
+      hi = max(hi, x[vid[i], j])
+    objs[k, _POS + j] = 0.5 * (hi + lo)     # flexelem_aabb's center (mjc_center)
+  objs[k, _SIZE] = radius
+  objs[k, _SIZE + 1] = 0.0
+  objs[k, _SIZE + 2] = 0.0
+  for j in range(9):
+    objs[k, _MAT + j] = 0.0
+  objs[k, _MAT] = objs[k, _MAT + 4] = objs[k, _MAT + 8] = 1.0
+  objs[k, _MARGIN] = margin
+  objs[k, _VADR] = row
+  objs[k, _VNUM] = n
+  objs[k, _GADR] = -1.0
+  objs[k, _GHINT] = 0.0
+  for i in range(n):
+    for j in range(3):
+      objs[row, 3 * i + j] = x[vid[i], j]
+
+
+@jit
+def collide_flex_elem(type1, size1, pos1, mat1, x, vid1, n1, r1, vid2, n2, r2, margin,
+                      ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
+  """MuJoCo's mjc_ConvexElem (native CCD, one contact): geom 1 (type1 >= 0, size/pos/mat) or
+  flex element 1 (type1 < 0: rows vid1[0:n1] of the flex vertex positions x, radius r1)
+  against flex element 2 (rows vid2[0:n2] of x, radius r2); margin is the pair margin plus
+  gap. Normal from object 1 to 2 into frame[0, 0:3]; returns 0 or 1. Work buffers sized by
+  `flex_work_sizes`."""
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
+  if type1 >= 0:
+    _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
+  else:
+    _set_flex_obj(objs, objt, 0, 2, x, vid1, n1, r1, margin)
+  _set_flex_obj(objs, objt, 1, 3, x, vid2, n2, r2, margin)
+  return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                      ccd_iterations, margin, 0, dist, pos, frame)
 
 
 # --------------------------------------- plane-convex -------------------------------------------

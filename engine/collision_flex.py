@@ -1,0 +1,1159 @@
+"""Flex collision detection, as MuJoCo 4.0's flex parts of engine_collision_driver.c and
+engine_collision_flex.c: plane : vertex, geom : element, element : element (other flex and
+self-collision) and 4.0's barycentric contact weights. Unlike the Aug-2026 source, 4.0 keeps
+every flex contact of a pair (no filterFlexContacts limit of mjMAXCONPAIR; measured).
+
+How the driver calls it (`m`, `d` are anything with MuJoCo's field names as attributes: the
+engine's Model/Data structrefs, or the namedtuples of tests/test_collision_flex.py):
+
+- body : flex. For every bodyflex pair (b, nbody + f) the broadphase passes, in MuJoCo's
+  signature order (after the body : body pairs with the same first body b, since
+  nbody + f > every body id), and which passes the bodyflex bitmask (`can_collide_body_flex`)
+  and the exclude list: `collide_body_flex(m, d, b, f)`. It collides b's plane geoms with
+  f's vertices, b's other geoms with f's elements, sorts its contacts by (geom, element or vertex) as 4.0's
+  midphase path does.
+- flex : flex (f1 < f2, after the body pairs): `collide_flex_flex(m, d, f1, f2)`.
+- self-collision, after every pair: `collide_flex_self(m, d, f)` for each flex.
+
+Each appends to d.contact_* at d.ncon[0] and advances it; a full buffer drops the pair's extra
+contacts (warning CONTACTFULL). Fields written besides the geom contact's ones:
+contact_geom, contact_flex, contact_elem, contact_vert (nconmax, 2) int32, as mjContact's
+geom[2], flex[2], elem[2], vert[2]; contact_geom1/geom2 are geom[0]/geom[1] (-1 for a flex
+side). Scratch: d.col_dist (50,), d.col_pos (50, 3), d.col_frame (50, 9) as the driver's.
+
+Model fields read: the flex_* arrays by 4.0's names (flex_dim, flex_vertadr, flex_vertnum,
+flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elem, flex_vertbodyid, flex_radius,
+flex_margin, flex_gap, flex_contype, flex_conaffinity, flex_priority, flex_condim,
+flex_solmix, flex_solref, flex_solimp, flex_friction, flex_rigid, flex_selfcollide,
+flex_activelayers, flex_elemlayer, flex_bvhadr), geom_* contact fields,
+body_geomadr/body_geomnum, body_dofnum, body_weldid, opt_disableflags, opt_ccd_iterations,
+opt_ccd_tolerance and the opt override fields; d.flexvert_xpos, d.geom_xpos,
+d.geom_xmat.
+
+`contact_weights(m, d, c, side, vert, weight)` gives the flex vertices (global ids) and
+weights a contact's Jacobian uses on one side (4.0: barycentric coordinates of the element
+point closest to the contact; 1 on the vertex of a vertex contact).
+
+Not here yet: general convex geom : element and element : element pairs (MuJoCo's
+mjc_ConvexElem, GJK on the element's vertices; here these pairs give no contacts), 4.0's
+analytic sphere/capsule : tetrahedron, height field and SDF : flex, interpolated flexes.
+"""
+import math
+
+import numba
+import numpy as np
+
+from engine import constraint as cn
+from engine import collision_convex as cvx
+from engine import collision_libccd as ccdlib
+from engine import collision_primitive as prim
+from engine.smooth import jit
+from engine.types import mjtWarning
+
+_MINVAL = 1e-15
+_MAXVAL = 1e10
+_MAXCONPAIR = 50
+_CONTACTFULL = int(mjtWarning.CONTACTFULL)
+_PLANE, _HFIELD, _SPHERE, _CAPSULE, _BOX, _MESH, _SDF = 0, 1, 2, 3, 6, 7, 8
+_DSBL_NATIVECCD = 1 << 17
+_FLEXSELF_NONE, _FLEXSELF_NARROW, _FLEXSELF_BVH, _FLEXSELF_SAP, _FLEXSELF_AUTO = 0, 1, 2, 3, 4
+_DSBL_MIDPHASE = 1 << 14
+
+
+#------------------------------------ small helpers ---------------------------------------------
+
+@jit
+def _norm3(x, y, z):
+  """(unit vector, norm), (1, 0, 0) below mjMINVAL: mju_normalize3."""
+  n = math.sqrt(x * x + y * y + z * z)
+  if n < _MINVAL:
+    return 1.0, 0.0, 0.0, n
+  return x / n, y / n, z / n, n
+
+
+@jit
+def _sign(x):
+  """mju_sign: -1, 0 or 1."""
+  return 1.0 if x > 0 else (-1.0 if x < 0 else 0.0)
+
+
+@jit
+def _bitmask_filtered(t1, a1, t2, a2):
+  """MuJoCo's filterBitmask: 1 when neither contype matches the other's conaffinity."""
+  return not (t1 & a2) and not (t2 & a1)
+
+
+@jit
+def can_collide_body_flex(m, b, f):
+  """Bodyflex-level bitmask test of body b against flex f (the broadphase's add_pair)."""
+  t = 0
+  a = 0
+  for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
+    t |= m.geom_contype[g]
+    a |= m.geom_conaffinity[g]
+  return not _bitmask_filtered(t, a, m.flex_contype[f], m.flex_conaffinity[f])
+
+
+@jit
+def contact_param(m, g1, g2, f1, f2, out):
+  """mj_contactParam with flexes: side i is flex fi when fi >= 0, else geom gi. Writes
+  friction[5], solref[2], solreffriction[2] (zero), solimp[5], adhesion into out[0:15] and
+  returns condim. A flex has no adhesion."""
+  for i in range(15):
+    out[i] = 0.0
+  if f1 < 0:
+    p1, c1, s1, ad1 = m.geom_priority[g1], m.geom_condim[g1], m.geom_solmix[g1], m.geom_adhesion[g1]
+    sr1, si1, fr1 = m.geom_solref[g1], m.geom_solimp[g1], m.geom_friction[g1]
+  else:
+    p1, c1, s1, ad1 = m.flex_priority[f1], m.flex_condim[f1], m.flex_solmix[f1], 0.0
+    sr1, si1, fr1 = m.flex_solref[f1], m.flex_solimp[f1], m.flex_friction[f1]
+  if f2 < 0:
+    p2, c2, s2, ad2 = m.geom_priority[g2], m.geom_condim[g2], m.geom_solmix[g2], m.geom_adhesion[g2]
+    sr2, si2, fr2 = m.geom_solref[g2], m.geom_solimp[g2], m.geom_friction[g2]
+  else:
+    p2, c2, s2, ad2 = m.flex_priority[f2], m.flex_condim[f2], m.flex_solmix[f2], 0.0
+    sr2, si2, fr2 = m.flex_solref[f2], m.flex_solimp[f2], m.flex_friction[f2]
+  if p1 != p2:
+    hi = p1 > p2
+    condim = c1 if hi else c2
+    out[14] = ad1 if hi else ad2
+    for i in range(2):
+      out[5 + i] = sr1[i] if hi else sr2[i]
+    for i in range(5):
+      out[9 + i] = si1[i] if hi else si2[i]
+    a0, a1, a2 = (fr1[0], fr1[1], fr1[2]) if hi else (fr2[0], fr2[1], fr2[2])
+  else:
+    out[14] = ad1 + ad2
+    condim = max(c1, c2)
+    if s1 >= _MINVAL and s2 >= _MINVAL:
+      mix = s1 / (s1 + s2)
+    elif s1 < _MINVAL and s2 < _MINVAL:
+      mix = 0.5
+    elif s1 < _MINVAL:
+      mix = 0.0
+    else:
+      mix = 1.0
+    if sr1[0] > 0 and sr2[0] > 0:
+      for i in range(2):
+        out[5 + i] = mix * sr1[i] + (1 - mix) * sr2[i]
+    else:
+      for i in range(2):
+        out[5 + i] = min(sr1[i], sr2[i])
+    for i in range(5):
+      out[9 + i] = mix * si1[i] + (1 - mix) * si2[i]
+    a0, a1, a2 = max(fr1[0], fr2[0]), max(fr1[1], fr2[1]), max(fr1[2], fr2[2])
+  out[0] = a0
+  out[1] = a0
+  out[2] = a1
+  out[3] = a2
+  out[4] = a2
+  return condim
+
+
+#------------------------------------ element geometry ------------------------------------------
+
+@jit
+def _make_capsule(m, d, f, e, pos, mat, size):
+  """The capsule of 1D element e of flex f (mj_makeCapsule): center, z axis along the edge
+  (mju_quatZ2Vec of v0 - v1, as a matrix), radius flex_radius and half-length."""
+  adr = m.flex_elemdataadr[f] + 2 * e
+  va = m.flex_vertadr[f] + m.flex_elem[adr]
+  vb = m.flex_vertadr[f] + m.flex_elem[adr + 1]
+  x = d.flexvert_xpos
+  dx, dy, dz = x[va, 0] - x[vb, 0], x[va, 1] - x[vb, 1], x[va, 2] - x[vb, 2]
+  nx, ny, nz, n = _norm3(dx, dy, dz)
+  size[0] = m.flex_radius[f]
+  size[1] = 0.5 * n
+  size[2] = 0.0
+  for k in range(3):
+    pos[k] = 0.5 * (x[va, k] + x[vb, k])
+  q0, q1, q2, q3 = 1.0, 0.0, 0.0, 0.0
+  if n >= _MINVAL:
+    # axis = z x vn, angle between z and vn
+    ax, ay, az, s = _norm3(-ny, nx, 0.0)
+    if abs(s) < _MINVAL:
+      if nz < 0:
+        q0, q1 = 0.0, 1.0
+    else:
+      a = math.atan2(s, nz)
+      if a != 0:
+        sn = math.sin(a * 0.5)
+        q0, q1, q2, q3 = math.cos(a * 0.5), ax * sn, ay * sn, az * sn
+  _quat2mat(mat, q0, q1, q2, q3)
+
+
+@jit
+def _quat2mat(mat, q0, q1, q2, q3):
+  """mju_quat2Mat (identity shortcut for the unit quaternion)."""
+  if q0 == 1 and q1 == 0 and q2 == 0 and q3 == 0:
+    for k in range(9):
+      mat[k] = 0.0
+    mat[0] = mat[4] = mat[8] = 1.0
+    return
+  q00 = q0 * q0; q01 = q0 * q1; q02 = q0 * q2; q03 = q0 * q3
+  q11 = q1 * q1; q12 = q1 * q2; q13 = q1 * q3
+  q22 = q2 * q2; q23 = q2 * q3; q33 = q3 * q3
+  mat[0] = q00 + q11 - q22 - q33
+  mat[4] = q00 - q11 + q22 - q33
+  mat[8] = q00 - q11 - q22 + q33
+  mat[1] = 2 * (q12 - q03)
+  mat[2] = 2 * (q13 + q02)
+  mat[3] = 2 * (q12 + q03)
+  mat[5] = 2 * (q23 - q01)
+  mat[6] = 2 * (q13 - q02)
+  mat[7] = 2 * (q23 + q01)
+
+
+@jit
+def _put(dist, pos, frame, k, dd, px, py, pz, nx, ny, nz):
+  """Write pre-contact k: distance, position, normal, zero tangent."""
+  dist[k] = dd
+  pos[k, 0] = px
+  pos[k, 1] = py
+  pos[k, 2] = pz
+  frame[k, 0] = nx
+  frame[k, 1] = ny
+  frame[k, 2] = nz
+  frame[k, 3] = 0.0
+  frame[k, 4] = 0.0
+  frame[k, 5] = 0.0
+
+
+@jit
+def _point_segment_2d(px, py, ux, uy, vx, vy):
+  """Nearest point to p on segment (u, v) in the plane, and its distance (pointSegment)."""
+  ax, ay = vx - ux, vy - uy
+  bx, by = px - ux, py - uy
+  a = (ax * bx + ay * by) / max(_MINVAL, ax * ax + ay * ay)
+  if a <= 0:
+    rx, ry = ux, uy
+  elif a >= 1:
+    rx, ry = vx, vy
+  else:
+    rx, ry = ux + a * ax, uy + a * ay
+  return rx, ry, math.sqrt((rx - px) * (rx - px) + (ry - py) * (ry - py))
+
+
+@jit
+def _area_sign(p1x, p1y, p2x, p2y, p3x, p3y):
+  """Sign of the signed area of a planar triangle (areaSign)."""
+  return _sign((p1x - p3x) * (p2y - p3y) - (p2x - p3x) * (p1y - p3y))
+
+
+@jit
+def sphere_triangle(margin, s0, s1, s2, rs, x, i1, i2, i3, rt, dist, pos, frame, k):
+  """Sphere (center s, radius rs) : triangle of rows i1, i2, i3 of x with radius rt
+  (mjraw_SphereTriangle); normal from sphere to triangle; writes contact k, returns 0 or 1."""
+  rbound = margin + rs + rt
+  t0, t1, t2 = x[i1, 0], x[i1, 1], x[i1, 2]
+  sx, sy, sz = s0 - t0, s1 - t1, s2 - t2
+  ax, ay, az = x[i2, 0] - t0, x[i2, 1] - t1, x[i2, 2] - t2
+  bx, by, bz = x[i3, 0] - t0, x[i3, 1] - t1, x[i3, 2] - t2
+  nx, ny, nz, _ = _norm3(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx)
+  dst_s = nx * sx + ny * sy + nz * sz
+  if abs(dst_s) > rbound:
+    return 0
+  px, py, pz = sx - dst_s * nx, sy - dst_s * ny, sz - dst_s * nz
+  v1x, v1y, v1z, len_a = _norm3(ax, ay, az)
+  v2x, v2y, v2z, _ = _norm3(ny * az - nz * ay, nz * ax - nx * az, nx * ay - ny * ax)
+  # 2D triangle (o, a, b) and point p in the plane axes (V1, V2)
+  qax, qay = len_a, 0.0
+  qbx, qby = v1x * bx + v1y * by + v1z * bz, v2x * bx + v2y * by + v2z * bz
+  qpx, qpy = v1x * px + v1y * py + v1z * pz, v2x * px + v2y * py + v2z * pz
+  sg1 = _area_sign(qpx, qpy, 0.0, 0.0, qax, qay)
+  sg2 = _area_sign(qpx, qpy, qax, qay, qbx, qby)
+  sg3 = _area_sign(qpx, qpy, qbx, qby, 0.0, 0.0)
+  if sg1 == sg2 and sg2 == sg3:
+    cx, cy, cz = px, py, pz
+  else:
+    r0x, r0y, d0 = _point_segment_2d(qpx, qpy, 0.0, 0.0, qax, qay)
+    r1x, r1y, d1 = _point_segment_2d(qpx, qpy, qax, qay, qbx, qby)
+    r2x, r2y, d2 = _point_segment_2d(qpx, qpy, qbx, qby, 0.0, 0.0)
+    if d0 < d1 and d0 < d2:
+      rx, ry = r0x, r0y
+    elif d1 < d2:
+      rx, ry = r1x, r1y
+    else:
+      rx, ry = r2x, r2y
+    cx = v1x * rx + v2x * ry
+    cy = v1y * rx + v2y * ry
+    cz = v1z * rx + v2z * ry
+  ux, uy, uz, dst = _norm3(cx - sx, cy - sy, cz - sz)
+  if dst > rbound:
+    return 0
+  dd = dst - rs - rt
+  h = rs + dd / 2
+  _put(dist, pos, frame, k, dd, s0 + h * ux, s1 + h * uy, s2 + h * uz, ux, uy, uz)
+  return 1
+
+
+@jit
+def box_triangle(margin, bpos, bmat, bsize, x, i1, i2, i3, rt, dist, pos, frame):
+  """Box : triangle with radius rt (mjraw_BoxTriangle): triangle vertices inside the grown box
+  against its nearest face, then box corners against the triangle; normal from box to
+  triangle. Returns the number of contacts (at most mjMAXCONPAIR)."""
+  cnt = 0
+  for t in range(3):
+    i = i1 if t == 0 else (i2 if t == 1 else i3)
+    dx, dy, dz = x[i, 0] - bpos[0], x[i, 1] - bpos[1], x[i, 2] - bpos[2]
+    l0 = bmat[0] * dx + bmat[3] * dy + bmat[6] * dz
+    l1 = bmat[1] * dx + bmat[4] * dy + bmat[7] * dz
+    l2 = bmat[2] * dx + bmat[5] * dy + bmat[8] * dz
+    maxaxis = 0
+    maxval = abs(l0) - bsize[0]
+    v = abs(l1) - bsize[1]
+    if v > maxval:
+      maxval, maxaxis = v, 1
+    v = abs(l2) - bsize[2]
+    if v > maxval:
+      maxval, maxaxis = v, 2
+    if maxval - rt > margin:
+      continue
+    if (abs(l0) > bsize[0] + margin + rt or abs(l1) > bsize[1] + margin + rt
+        or abs(l2) > bsize[2] + margin + rt):
+      continue
+    if cnt < _MAXCONPAIR:
+      lv = l0 if maxaxis == 0 else (l1 if maxaxis == 1 else l2)
+      sg = 1.0 if lv > 0 else -1.0
+      nx, ny, nz = bmat[maxaxis] * sg, bmat[3 + maxaxis] * sg, bmat[6 + maxaxis] * sg
+      dd = maxval - rt
+      off = rt + dd * 0.5
+      _put(dist, pos, frame, cnt, dd, x[i, 0] - off * nx, x[i, 1] - off * ny,
+           x[i, 2] - off * nz, nx, ny, nz)
+      cnt += 1
+  for i in range(8):
+    if cnt >= _MAXCONPAIR:
+      break
+    v0 = bsize[0] if i & 1 else -bsize[0]
+    v1 = bsize[1] if i & 2 else -bsize[1]
+    v2 = bsize[2] if i & 4 else -bsize[2]
+    c0 = bmat[0] * v0 + bmat[1] * v1 + bmat[2] * v2 + bpos[0]
+    c1 = bmat[3] * v0 + bmat[4] * v1 + bmat[5] * v2 + bpos[1]
+    c2 = bmat[6] * v0 + bmat[7] * v1 + bmat[8] * v2 + bpos[2]
+    cnt += sphere_triangle(margin, c0, c1, c2, 0.0, x, i1, i2, i3, rt, dist, pos, frame, cnt)
+  return cnt
+
+
+@jit
+def capsule_triangle(margin, cpos, cmat, csize, x, i1, i2, i3, rt, dist, pos, frame):
+  """Capsule : triangle with radius rt (mjraw_CapsuleTriangle): both capsule ends as spheres,
+  then triangle vertices projecting inside the capsule segment; normal from capsule to
+  triangle."""
+  radius, hl = csize[0], csize[1]
+  a0, a1, a2 = cmat[2], cmat[5], cmat[8]
+  p10, p11, p12 = cpos[0] - hl * a0, cpos[1] - hl * a1, cpos[2] - hl * a2
+  p20, p21, p22 = cpos[0] + hl * a0, cpos[1] + hl * a1, cpos[2] + hl * a2
+  cnt = sphere_triangle(margin, p10, p11, p12, radius, x, i1, i2, i3, rt, dist, pos, frame, 0)
+  cnt += sphere_triangle(margin, p20, p21, p22, radius, x, i1, i2, i3, rt, dist, pos, frame,
+                         cnt)
+  abx, aby, abz = p20 - p10, p21 - p11, p22 - p12
+  for t in range(3):
+    i = i1 if t == 0 else (i2 if t == 1 else i3)
+    tt = ((x[i, 0] - p10) * abx + (x[i, 1] - p11) * aby + (x[i, 2] - p12) * abz) / (4 * hl * hl)
+    if tt <= _MINVAL or tt >= 1 - _MINVAL:
+      continue
+    q0, q1, q2 = p10 + abx * tt, p11 + aby * tt, p12 + abz * tt
+    ux, uy, uz, dd = _norm3(x[i, 0] - q0, x[i, 1] - q1, x[i, 2] - q2)
+    if dd > radius + rt + margin:
+      continue
+    s = radius - rt
+    _put(dist, pos, frame, cnt, dd - radius - rt, 0.5 * (q0 + x[i, 0] + s * ux),
+         0.5 * (q1 + x[i, 1] + s * uy), 0.5 * (q2 + x[i, 2] + s * uz), ux, uy, uz)
+    cnt += 1
+  return cnt
+
+
+#------------------------------------ sphere/capsule : tetrahedron -------------------------------
+
+@jit
+def _sub(a, b):
+  return (a[0] - b[0], a[1] - b[1], a[2] - b[2])
+
+
+@jit
+def _dot(a, b):
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+
+
+@jit
+def _lerp(a, u, t):
+  """a + t * u."""
+  return (a[0] + t * u[0], a[1] + t * u[1], a[2] + t * u[2])
+
+
+@jit
+def _seg_seg(p1, q1, p2, q2):
+  """Closest points of segments p1q1 and p2q2 and their squared distance (Ericson 5.1.9)."""
+  d1 = _sub(q1, p1)
+  d2 = _sub(q2, p2)
+  r = _sub(p1, p2)
+  a = _dot(d1, d1)
+  e = _dot(d2, d2)
+  f = _dot(d2, r)
+  if a <= _MINVAL and e <= _MINVAL:
+    s = t = 0.0
+  elif a <= _MINVAL:
+    s = 0.0
+    t = min(1.0, max(0.0, f / e))
+  else:
+    c = _dot(d1, r)
+    if e <= _MINVAL:
+      t = 0.0
+      s = min(1.0, max(0.0, -c / a))
+    else:
+      b = _dot(d1, d2)
+      den = a * e - b * b
+      s = min(1.0, max(0.0, (b * f - c * e) / den)) if den > 0 else 0.0
+      t = (b * s + f) / e
+      if t < 0:
+        t = 0.0
+        s = min(1.0, max(0.0, -c / a))
+      elif t > 1:
+        t = 1.0
+        s = min(1.0, max(0.0, (b - c) / a))
+  c1 = _lerp(p1, d1, s)
+  c2 = _lerp(p2, d2, t)
+  w = _sub(c1, c2)
+  return c1, c2, _dot(w, w)
+
+
+@jit
+def _point_tri(p, a, b, c):
+  """Point of triangle abc closest to p and the squared distance."""
+  wa, wb, wc = _closest_triangle(p, a, b, c)
+  q = (wa * a[0] + wb * b[0] + wc * c[0], wa * a[1] + wb * b[1] + wc * c[1],
+       wa * a[2] + wb * b[2] + wc * c[2])
+  w = _sub(p, q)
+  return q, _dot(w, w)
+
+
+@jit
+def _inside_tetra(p, a, b, c, e):
+  """True when p is in the closed tetrahedron abce (same side of every face as the opposite
+  vertex)."""
+  for face in range(4):
+    if face == 0:
+      u, v, w, o = b, c, e, a
+    elif face == 1:
+      u, v, w, o = a, c, e, b
+    elif face == 2:
+      u, v, w, o = a, b, e, c
+    else:
+      u, v, w, o = a, b, c, e
+    n = _cross3(_sub(v, u), _sub(w, u))
+    if _dot(n, _sub(p, u)) * _dot(n, _sub(o, u)) < 0:
+      return False
+  return True
+
+
+@jit
+def _cross3(a, b):
+  return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
+
+
+@jit
+def _seg_crosses_tri(p, q, a, b, c):
+  """True when segment pq meets triangle abc (Moller-Trumbore on the segment)."""
+  d = _sub(q, p)
+  e1 = _sub(b, a)
+  e2 = _sub(c, a)
+  h = _cross3(d, e2)
+  det = _dot(e1, h)
+  if abs(det) < _MINVAL:
+    return False
+  s = _sub(p, a)
+  u = _dot(s, h) / det
+  if u < 0 or u > 1:
+    return False
+  qq = _cross3(s, e1)
+  v = _dot(d, qq) / det
+  if v < 0 or u + v > 1:
+    return False
+  t = _dot(e2, qq) / det
+  return 0 <= t <= 1
+
+
+@jit
+def _segment_tetra(p, q, a, b, c, e):
+  """Closest points (on segment pq, on the solid tetrahedron abce) and the squared distance;
+  distance -1 when the segment meets the tetrahedron (penetration: left to GJK/EPA)."""
+  if _inside_tetra(p, a, b, c, e) or _inside_tetra(q, a, b, c, e):
+    return p, p, -1.0
+  best = np.inf
+  c1 = p
+  c2 = p
+  pts = (a, b, c, e)
+  for face in range(4):
+    j0, j1, j2 = (1, 2, 3) if face == 0 else ((0, 2, 3) if face == 1 else
+                                              ((0, 1, 3) if face == 2 else (0, 1, 2)))
+    u, v, w = pts[j0], pts[j1], pts[j2]
+    if _seg_crosses_tri(p, q, u, v, w):
+      return p, p, -1.0
+    for end in range(2):
+      pe = p if end == 0 else q
+      r, d2 = _point_tri(pe, u, v, w)
+      if d2 < best:
+        best, c1, c2 = d2, pe, r
+    for k in range(3):
+      s0 = u if k == 0 else (v if k == 1 else w)
+      s1 = v if k == 0 else (w if k == 1 else u)
+      x1, x2, d2 = _seg_seg(p, q, s0, s1)
+      if d2 < best:
+        best, c1, c2 = d2, x1, x2
+  return c1, c2, best
+
+
+@jit
+def round_tetra(margin, p, q, rs, x, i0, i1, i2, i3, rt, dist, pos, frame):
+  """Sphere (p == q) or capsule (segment pq) of radius rs : tetrahedron (rows i0..i3 of x)
+  with radius rt, from the closest points of the core and the solid tetrahedron (4.0's
+  analytic sphere/capsule : 3D element, changelog item 26); normal from the geom to the
+  element. Returns 0 or 1, or -1 when the core meets the tetrahedron."""
+  c1, c2, d2 = _segment_tetra(p, q, _row3(x, i0), _row3(x, i1), _row3(x, i2), _row3(x, i3))
+  if d2 < 0:
+    return -1
+  nx, ny, nz, dd = _norm3(c2[0] - c1[0], c2[1] - c1[1], c2[2] - c1[2])
+  if dd - rs - rt > margin:
+    return 0
+  cd = dd - rs - rt
+  h = rs + cd / 2
+  _put(dist, pos, frame, 0, cd, c1[0] + h * nx, c1[1] + h * ny, c1[2] + h * nz, nx, ny, nz)
+  return 1
+
+
+#------------------------------------ pair functions --------------------------------------------
+
+@jit
+def _same_body(m, f, e, b):
+  """1 when element e of flex f has a vertex on body b (b >= 0)."""
+  dim = m.flex_dim[f]
+  adr = m.flex_elemdataadr[f] + e * (dim + 1)
+  if b < 0:
+    return False
+  for i in range(dim + 1):
+    if m.flex_vertbodyid[m.flex_vertadr[f] + m.flex_elem[adr + i]] == b:
+      return True
+  return False
+
+
+@jit
+def scratch(m):
+  """Work arrays of the pair functions: capsule pos (6,), mat (18,), size (6,) for two
+  elements, element vertex ids (8,), the convex collider's float and int buffers, and a geom
+  row (1, 16) for fix_normal."""
+  nfloat, nint = cvx.flex_work_sizes(m.opt_ccd_iterations[0])
+  return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64), np.empty(nfloat),
+          np.empty(nint, np.int64), np.zeros((1, 16)))
+
+
+@jit
+def _elem_vids(m, f, e, vid, off):
+  """Global vertex ids of element e of flex f into vid[off:]; returns their count."""
+  dim = m.flex_dim[f]
+  adr = m.flex_elemdataadr[f] + e * (dim + 1)
+  for i in range(dim + 1):
+    vid[off + i] = m.flex_vertadr[f] + m.flex_elem[adr + i]
+  return dim + 1
+
+
+@jit
+def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
+  """General convex geom g (g >= 0) or element e1 of flex f1 against element e2 of flex f2
+  (mjc_ConvexElem, GJK/EPA); -1 where that is not available here (mesh, height field and
+  SDF geoms; libccd when native CCD is disabled)."""
+  if m.opt_disableflags[0] & _DSBL_NATIVECCD:
+    return -1
+  vid, fbuf, ibuf = ws[3], ws[4], ws[5]
+  n2 = _elem_vids(m, f2, e2, vid, 4)
+  if g >= 0:
+    typ = m.geom_type[g]
+    if typ == _MESH or typ == _HFIELD or typ == _SDF:
+      return -1
+    n = cvx.collide_flex_elem(typ, m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g],
+                              d.flexvert_xpos, vid[0:4], 0, 0.0, vid[4:8], n2,
+                              m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
+                              m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+    if n > 0 and m.flex_dim[f2] == 2:
+      # MuJoCo: on a 2D flex, the normal of a curved geom is its analytic surface normal
+      # at the contact point (mjc_fixNormal on the geom side)
+      ob = ws[6]
+      for j in range(3):
+        ob[0, j] = m.geom_size[g, j]
+        ob[0, 3 + j] = d.geom_xpos[g, j]
+      for j in range(9):
+        ob[0, 6 + j] = d.geom_xmat[g, j]
+      ccdlib.fix_normal(ob, typ, 0, -1, 0, frame, pos, 0)
+    return n
+  n1 = _elem_vids(m, f1, e1, vid, 0)
+  return cvx.collide_flex_elem(-1, m.flex_radius, d.flexvert_xpos[0], m.flex_radius,
+                               d.flexvert_xpos, vid[0:4], n1, m.flex_radius[f1], vid[4:8], n2,
+                               m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
+                               m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+
+
+@jit
+def geom_elem(m, d, g, f, e, margin, dist, pos, frame, ws):
+  """Pre-contacts of geom g against element e of flex f (mj_collideGeomElem's narrow phase)
+  into dist/pos/frame, normal from geom to element; `margin` is margin + gap; ws from
+  `scratch`. Returns the count; -1 for a pair type not handled here."""
+  dim = m.flex_dim[f]
+  typ = m.geom_type[g]
+  if _same_body(m, f, e, m.geom_bodyid[g]):
+    return 0
+  cpos, cmat, csize = ws[0][0:3], ws[1][0:9], ws[2][0:3]
+  gpos, gmat, gsize = d.geom_xpos[g], d.geom_xmat[g], m.geom_size[g]
+  if dim == 1 and (typ == _SPHERE or typ == _CAPSULE or typ == _BOX):
+    _make_capsule(m, d, f, e, cpos, cmat, csize)
+    if typ == _SPHERE:
+      return prim.sphere_capsule(gsize, gpos, gmat, csize, cpos, cmat, margin, dist, pos, frame)
+    if typ == _CAPSULE:
+      return prim.capsule_capsule(gsize, gpos, gmat, csize, cpos, cmat, margin, dist, pos,
+                                  frame)
+    n = prim.capsule_box(csize, cpos, cmat, gsize, gpos, gmat, margin, dist, pos, frame)
+    for i in range(n):     # the box is the second geom of capsule : box
+      for k in range(3):
+        frame[i, k] = -frame[i, k]
+    return n
+  if dim == 2 and (typ == _SPHERE or typ == _CAPSULE or typ == _BOX):
+    adr = m.flex_elemdataadr[f] + 3 * e
+    va = m.flex_vertadr[f]
+    i1 = va + m.flex_elem[adr]
+    i2 = va + m.flex_elem[adr + 1]
+    i3 = va + m.flex_elem[adr + 2]
+    rt = m.flex_radius[f]
+    x = d.flexvert_xpos
+    if typ == _SPHERE:
+      return sphere_triangle(margin, gpos[0], gpos[1], gpos[2], gsize[0], x, i1, i2, i3, rt,
+                             dist, pos, frame, 0)
+    if typ == _BOX:
+      return box_triangle(margin, gpos, gmat, gsize, x, i1, i2, i3, rt, dist, pos, frame)
+    return capsule_triangle(margin, gpos, gmat, gsize, x, i1, i2, i3, rt, dist, pos, frame)
+  if dim == 3 and (typ == _SPHERE or typ == _CAPSULE):
+    adr = m.flex_elemdataadr[f] + 4 * e
+    va = m.flex_vertadr[f]
+    hl = gsize[1] if typ == _CAPSULE else 0.0
+    a0, a1, a2 = gmat[2] * hl, gmat[5] * hl, gmat[8] * hl
+    n = round_tetra(margin, (gpos[0] - a0, gpos[1] - a1, gpos[2] - a2),
+                    (gpos[0] + a0, gpos[1] + a1, gpos[2] + a2), gsize[0], d.flexvert_xpos,
+                    va + m.flex_elem[adr], va + m.flex_elem[adr + 1], va + m.flex_elem[adr + 2],
+                    va + m.flex_elem[adr + 3], m.flex_radius[f], dist, pos, frame)
+    if n >= 0:
+      return n
+  return _convex(m, d, g, -1, -1, f, e, margin, dist, pos, frame, ws)
+
+
+@jit
+def elem_elem(m, d, f1, e1, f2, e2, margin, dist, pos, frame, ws):
+  """Pre-contacts of element e1 of flex f1 against element e2 of flex f2 (mj_collideElems'
+  narrow phase, after its box filter), normal from e1 to e2; ws from `scratch`. Returns the
+  count; -1 for a pair type not handled here."""
+  cpos, cmat, csize = ws[0], ws[1], ws[2]
+  dim1, dim2 = m.flex_dim[f1], m.flex_dim[f2]
+  adr1 = m.flex_elemdataadr[f1] + e1 * (dim1 + 1)
+  adr2 = m.flex_elemdataadr[f2] + e2 * (dim2 + 1)
+  for i1 in range(dim1 + 1):
+    b1 = m.flex_vertbodyid[m.flex_vertadr[f1] + m.flex_elem[adr1 + i1]]
+    for i2 in range(dim2 + 1):
+      if b1 >= 0 and b1 == m.flex_vertbodyid[m.flex_vertadr[f2] + m.flex_elem[adr2 + i2]]:
+        return 0
+  if dim1 == 1 and dim2 == 1:
+    _make_capsule(m, d, f1, e1, cpos[0:3], cmat[0:9], csize[0:3])
+    _make_capsule(m, d, f2, e2, cpos[3:6], cmat[9:18], csize[3:6])
+    return prim.capsule_capsule(csize[0:3], cpos[0:3], cmat[0:9], csize[3:6], cpos[3:6],
+                                cmat[9:18], margin, dist, pos, frame)
+  return _convex(m, d, -1, f1, e1, f2, e2, margin, dist, pos, frame, ws)
+
+
+@jit
+def _elem_box_apart(m, d, f1, e1, f2, e2, margin):
+  """filterBox on the two elements' axis-aligned boxes (vertices grown by flex_radius)."""
+  for k in range(3):
+    lo1, hi1 = _elem_range(m, d, f1, e1, k)
+    lo2, hi2 = _elem_range(m, d, f2, e2, k)
+    if hi1 + margin < lo2 or hi2 + margin < lo1:
+      return True
+  return False
+
+
+@jit
+def _elem_range(m, d, f, e, k):
+  """Extent of element e of flex f along axis k, grown by flex_radius (flexelem_aabb)."""
+  dim = m.flex_dim[f]
+  adr = m.flex_elemdataadr[f] + e * (dim + 1)
+  lo, hi = np.inf, -np.inf
+  for i in range(dim + 1):
+    v = d.flexvert_xpos[m.flex_vertadr[f] + m.flex_elem[adr + i], k]
+    lo = min(lo, v)
+    hi = max(hi, v)
+  # flexelem_aabb stores center and half-size; filterBox compares c -/+ h
+  c = 0.5 * (hi + lo)
+  h = 0.5 * (hi - lo) + m.flex_radius[f]
+  return c - h, c + h
+
+
+#------------------------------------ contact buffer --------------------------------------------
+
+@jit
+def _append(d, n, g1, g2, f1, f2, el1, el2, v1, v2):
+  """Append pre-contacts 0..n-1 of d.col_* with these ids; returns False when full."""
+  nconmax = d.contact_dist.shape[0]
+  c0 = d.ncon[0]
+  if c0 + n > nconmax:
+    d.warning_number[_CONTACTFULL] += 1
+    d.warning_lastinfo[_CONTACTFULL] = c0
+    return False
+  for j in range(n):
+    c = c0 + j
+    d.contact_dist[c] = d.col_dist[j]
+    for k in range(3):
+      d.contact_pos[c, k] = d.col_pos[j, k]
+    for k in range(6):
+      d.contact_frame[c, k] = d.col_frame[j, k]
+    d.contact_geom[c, 0] = g1
+    d.contact_geom[c, 1] = g2
+    d.contact_flex[c, 0] = f1
+    d.contact_flex[c, 1] = f2
+    d.contact_elem[c, 0] = el1
+    d.contact_elem[c, 1] = el2
+    d.contact_vert[c, 0] = v1
+    d.contact_vert[c, 1] = v2
+  d.ncon[0] = c0 + n
+  return True
+
+
+@jit
+def _swap(d, i, j):
+  """Swap contacts i and j (geometry and ids: parameters are set after filtering)."""
+  t = d.contact_dist[i]
+  d.contact_dist[i] = d.contact_dist[j]
+  d.contact_dist[j] = t
+  for k in range(3):
+    t = d.contact_pos[i, k]
+    d.contact_pos[i, k] = d.contact_pos[j, k]
+    d.contact_pos[j, k] = t
+  for k in range(9):
+    t = d.contact_frame[i, k]
+    d.contact_frame[i, k] = d.contact_frame[j, k]
+    d.contact_frame[j, k] = t
+  for k in range(2):
+    a = d.contact_geom[i, k]
+    d.contact_geom[i, k] = d.contact_geom[j, k]
+    d.contact_geom[j, k] = a
+    a = d.contact_flex[i, k]
+    d.contact_flex[i, k] = d.contact_flex[j, k]
+    d.contact_flex[j, k] = a
+    a = d.contact_elem[i, k]
+    d.contact_elem[i, k] = d.contact_elem[j, k]
+    d.contact_elem[j, k] = a
+    a = d.contact_vert[i, k]
+    d.contact_vert[i, k] = d.contact_vert[j, k]
+    d.contact_vert[j, k] = a
+
+
+@jit
+def _sort_key(d, c, side):
+  """contactcompare's object id of one side: geom, else element, else vertex."""
+  if d.contact_geom[c, side] >= 0:
+    return d.contact_geom[c, side]
+  if d.contact_elem[c, side] >= 0:
+    return d.contact_elem[c, side]
+  return d.contact_vert[c, side]
+
+
+@jit
+def sort_pair_contacts(d, start):
+  """Stable sort of the contacts from `start` by (side-0 id, side-1 id), as 4.0's contactSort
+  after a midphase pair (insertion sort: stable, and the runs are short)."""
+  for i in range(start + 1, d.ncon[0]):
+    j = i
+    while j > start:
+      a0, a1 = _sort_key(d, j - 1, 0), _sort_key(d, j - 1, 1)
+      b0, b1 = _sort_key(d, j, 0), _sort_key(d, j, 1)
+      if a0 < b0 or (a0 == b0 and a1 <= b1):
+        break
+      _swap(d, j - 1, j)
+      j -= 1
+
+
+@jit
+def _finish(m, d, start, stop, margin, condim, par):
+  """Contact parameters of contacts start..stop-1 (mj_setContact): condim, includemargin,
+  solref, solimp, friction (with opt override), exclusion in the gap, frame completion."""
+  for c in range(start, stop):
+    d.contact_dim[c] = condim
+    d.contact_includemargin[c] = margin
+    cn.assign_friction(m, d.contact_friction[c], par[0:5])
+    cn.assign_ref(m, d.contact_solref[c], par[5:7])
+    cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
+    cn.assign_imp(m, d.contact_solimp[c], par[9:14])
+    adhesion = par[14]
+    d.contact_adhesion[c] = adhesion
+    in_gap = d.contact_dist[c] >= margin
+    d.contact_exclude[c] = 1 if in_gap and adhesion == 0.0 else 0
+    if in_gap and adhesion != 0.0:
+      d.contact_dim[c] = 1
+    prim.make_frame(d.contact_frame[c])
+    d.contact_geom1[c] = d.contact_geom[c, 0]
+    d.contact_geom2[c] = d.contact_geom[c, 1]
+    d.contact_efc_address[c] = -1
+    d.contact_mu[c] = 0.0
+    for k in range(36):
+      d.contact_H[c, k] = 0.0
+    for k in range(3):
+      d.contact_surfacevel[c, k] = 0.0
+
+
+#------------------------------------ pair drivers ----------------------------------------------
+
+@jit
+def plane_flex(m, d, g, f):
+  """Plane geom g against every vertex of flex f (mj_collidePlaneFlex): contacts appended
+  with parameters, not filtered."""
+  margin = cn.assign_margin(m, m.geom_margin[g] + m.flex_margin[f])
+  gap = m.geom_gap[g] + m.flex_gap[f]
+  radius = m.flex_radius[f]
+  p, mat = d.geom_xpos[g], d.geom_xmat[g]
+  n0, n1, n2 = mat[2], mat[5], mat[8]
+  start = d.ncon[0]
+  x = d.flexvert_xpos
+  for i in range(m.flex_vertnum[f]):
+    v = m.flex_vertadr[f] + i
+    dd = (x[v, 0] - p[0]) * n0 + (x[v, 1] - p[1]) * n1 + (x[v, 2] - p[2]) * n2
+    if dd > margin + gap + radius:
+      continue
+    cd = dd - radius
+    s = -cd * 0.5 - radius
+    _put(d.col_dist, d.col_pos, d.col_frame, 0, cd, x[v, 0] + s * n0, x[v, 1] + s * n1,
+         x[v, 2] + s * n2, n0, n1, n2)
+    if not _append(d, 1, g, -1, -1, f, -1, -1, -1, i):
+      break
+  par = d.scratch_small
+  condim = contact_param(m, g, -1, -1, f, par)
+  _finish(m, d, start, d.ncon[0], margin, condim, par)
+
+
+@jit
+def collide_geom_elem(m, d, g, f, e, ws):
+  """Geom g against element e of flex f (mj_collideGeomElem): contacts appended with
+  parameters. Returns -1 for a pair type not handled here, else the count."""
+  margin = cn.assign_margin(m, m.geom_margin[g] + m.flex_margin[f])
+  gap = m.geom_gap[g] + m.flex_gap[f]
+  n = geom_elem(m, d, g, f, e, margin + gap, d.col_dist, d.col_pos, d.col_frame, ws)
+  if n <= 0:
+    return n
+  start = d.ncon[0]
+  if not _append(d, n, g, -1, -1, f, -1, e, -1, -1):
+    return 0
+  par = d.scratch_small
+  condim = contact_param(m, g, -1, -1, f, par)
+  _finish(m, d, start, d.ncon[0], margin, condim, par)
+  return n
+
+
+@jit
+def collide_elems(m, d, f1, e1, f2, e2, ws):
+  """Element e1 of flex f1 against element e2 of flex f2 (mj_collideElems; margin and gap are
+  ignored in self-collision). Returns -1 for a pair type not handled here, else the count."""
+  margin = cn.assign_margin(m, m.flex_margin[f1] + m.flex_margin[f2])
+  gap = m.flex_gap[f1] + m.flex_gap[f2]
+  if f1 == f2:
+    margin = 0.0
+    gap = 0.0
+  if _elem_box_apart(m, d, f1, e1, f2, e2, margin + gap):
+    return 0
+  n = elem_elem(m, d, f1, e1, f2, e2, margin + gap, d.col_dist, d.col_pos, d.col_frame, ws)
+  if n <= 0:
+    return n
+  start = d.ncon[0]
+  if not _append(d, n, -1, -1, f1, f2, e1, e2, -1, -1):
+    return 0
+  par = d.scratch_small
+  condim = contact_param(m, -1, -1, f1, f2, par)
+  _finish(m, d, start, d.ncon[0], margin, condim, par)
+  return n
+
+
+@jit
+def collide_body_flex(m, d, b, f):
+  """Body b against flex f (a bodyflex pair of MuJoCo's broadphase): plane geoms against the
+  vertices, other geoms (passing the geom-flex bitmask) against every active element
+  (`_elem_active`: all of 1D/2D flexes, 3D ones below flex_activelayers). As 4.0's midphase
+  path (the default): planes only on bodies without dofs, contacts sorted by (geom, element
+  or vertex); with midphase disabled: planes of any body, generation order. No per-pair limit: 4.0 keeps them all
+  (measured: 81 plane : vertex contacts on pancake, 119 cylinder : tetrahedron on floppy). Returns the number of
+  geom : element tests of a type not handled here (0 when complete)."""
+  start = d.ncon[0]
+  ws = scratch(m)
+  missing = 0
+  g0, g1 = m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]
+  # MuJoCo's midphase (BVH) path when enabled; it collides planes only on bodies without
+  # dofs, and sorts the pair's contacts
+  midphase = not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and m.flex_bvhadr[f] >= 0
+  planes = not midphase or m.body_dofnum[m.body_weldid[b]] == 0
+  for g in range(g0, g1):
+    if planes and m.geom_type[g] == _PLANE and not _bitmask_filtered(
+        m.geom_contype[g], m.geom_conaffinity[g], m.flex_contype[f], m.flex_conaffinity[f]):
+      plane_flex(m, d, g, f)
+  for g in range(g0, g1):
+    typ = m.geom_type[g]
+    if typ == _PLANE or _bitmask_filtered(m.geom_contype[g], m.geom_conaffinity[g],
+                                          m.flex_contype[f], m.flex_conaffinity[f]):
+      continue
+    if typ == _SDF:
+      missing += 1
+      continue
+    for e in range(m.flex_elemnum[f]):
+      # 4.0's flex BVH holds only the active elements (measured on floppy and jelly)
+      if _elem_active(m, f, e) and collide_geom_elem(m, d, g, f, e, ws) < 0:
+        missing += 1
+  if midphase:
+    sort_pair_contacts(d, start)
+  return missing
+
+
+@jit
+def collide_flex_flex(m, d, f1, f2):
+  """Every active element of flex f1 against every active element of flex f2 (f1 < f2),
+  sorted as a midphase bodyflex pair (unless midphase is disabled). Returns the number of element pairs not handled here."""
+  start = d.ncon[0]
+  ws = scratch(m)
+  missing = 0
+  for e1 in range(m.flex_elemnum[f1]):
+    if not _elem_active(m, f1, e1):
+      continue
+    for e2 in range(m.flex_elemnum[f2]):
+      if _elem_active(m, f2, e2) and collide_elems(m, d, f1, e1, f2, e2, ws) < 0:
+        missing += 1
+  if not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and m.flex_bvhadr[f1] >= 0:
+    sort_pair_contacts(d, start)
+  return missing
+
+
+@jit
+def _elem_active(m, f, e):
+  """mj_isElemActive: every 1D/2D element; 3D elements below flex_activelayers."""
+  if m.flex_dim[f] < 3:
+    return True
+  return m.flex_elemlayer[m.flex_elemadr[f] + e] < m.flex_activelayers[f]
+
+
+@jit
+def _sap_pairs(m, d, f):
+  """Active element pairs of flex f as MuJoCo's mj_collideFlexSAP finds them: sweep and prune
+  along the longest axis of the flex's box on float32 bounds (stable sort), each pair as
+  (element met first, element met second); shape (npair, 2)."""
+  ne = m.flex_elemnum[f]
+  elid = np.empty(ne, np.int64)
+  n = 0
+  for e in range(ne):
+    if _elem_active(m, f, e):
+      elid[n] = e
+      n += 1
+  lo = np.empty((3, n))
+  hi = np.empty((3, n))
+  ext = np.empty(3)
+  for k in range(3):
+    a, b = np.inf, -np.inf
+    for i in range(n):
+      lo[k, i], hi[k, i] = _elem_range(m, d, f, elid[i], k)
+      a = min(a, lo[k, i])
+      b = max(b, hi[k, i])
+    ext[k] = 0.5 * (b - a)
+  ax = 0 if (ext[0] > ext[1] and ext[0] > ext[2]) else (1 if ext[1] > ext[2] else 2)
+  ay, az = (1, 2) if ax == 0 else ((0, 2) if ax == 1 else (0, 1))
+  vals = np.empty(2 * n, np.float32)
+  for i in range(n):
+    vals[2 * i] = np.float32(lo[ax, i])
+    vals[2 * i + 1] = np.float32(hi[ax, i])
+  order = np.argsort(vals, kind="mergesort")
+  active = np.empty(n, np.int64)
+  cnt = 0
+  out = np.empty((max(n * (n - 1) // 2, 1), 2), np.int64)
+  npair = 0
+  for s in range(2 * n):
+    i = order[s] // 2
+    if order[s] % 2 == 0:
+      for j in range(cnt):
+        a = active[j]
+        if (lo[ay, a] > hi[ay, i] or lo[ay, i] > hi[ay, a] or lo[az, a] > hi[az, i]
+            or lo[az, i] > hi[az, a]):
+          continue
+        out[npair, 0] = elid[a]
+        out[npair, 1] = elid[i]
+        npair += 1
+      active[cnt] = i
+      cnt += 1
+    else:
+      for j in range(cnt):
+        if active[j] == i:
+          for k in range(j, cnt - 1):
+            active[k] = active[k + 1]
+          cnt -= 1
+          break
+  return out[:npair]
+
+
+@jit
+def collide_flex_self(m, d, f):
+  """Self-collision of flex f (non-rigid, contype & conaffinity, selfcollide not none):
+  pairs of active elements sharing no body. With selfcollide sap (or auto on a 1D/2D flex)
+  in MuJoCo's SAP order and orientation; otherwise every pair e1 < e2 (4.0's BVH traversal
+  finds the same set in another order). Returns the number of element pairs not handled
+  here."""
+  if m.flex_rigid[f] or not (m.flex_contype[f] & m.flex_conaffinity[f]):
+    return 0
+  mode = m.flex_selfcollide[f]
+  if mode == _FLEXSELF_NONE:
+    return 0
+  ws = scratch(m)
+  missing = 0
+  if (not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and mode != _FLEXSELF_NARROW
+      and (mode == _FLEXSELF_SAP or (mode == _FLEXSELF_AUTO and m.flex_dim[f] < 3))):
+    pairs = _sap_pairs(m, d, f)
+    for i in range(pairs.shape[0]):
+      if collide_elems(m, d, f, pairs[i, 0], f, pairs[i, 1], ws) < 0:
+        missing += 1
+    return missing
+  ne = m.flex_elemnum[f]
+  for e1 in range(ne):
+    if not _elem_active(m, f, e1):
+      continue
+    for e2 in range(e1 + 1, ne):
+      if _elem_active(m, f, e2):
+        if collide_elems(m, d, f, e1, f, e2, ws) < 0:
+          missing += 1
+  return missing
+
+
+#------------------------------------ contact weights -------------------------------------------
+
+@jit
+def _closest_segment(px, py, pz, ax, ay, az, bx, by, bz):
+  """Barycentric (wa, wb) of the point of segment ab closest to p."""
+  ux, uy, uz = bx - ax, by - ay, bz - az
+  uu = ux * ux + uy * uy + uz * uz
+  t = 0.0
+  if uu > _MINVAL:
+    t = ((px - ax) * ux + (py - ay) * uy + (pz - az) * uz) / uu
+  t = min(1.0, max(0.0, t))
+  return 1.0 - t, t
+
+
+@jit
+def _closest_triangle(p, a, b, c):
+  """Barycentric (wa, wb, wc) of the point of triangle abc closest to p (Ericson's regions);
+  p, a, b, c are 3-tuples."""
+  ab = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+  ac = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+  ap = (p[0] - a[0], p[1] - a[1], p[2] - a[2])
+  d1 = ab[0] * ap[0] + ab[1] * ap[1] + ab[2] * ap[2]
+  d2 = ac[0] * ap[0] + ac[1] * ap[1] + ac[2] * ap[2]
+  if d1 <= 0 and d2 <= 0:
+    return 1.0, 0.0, 0.0
+  bp = (p[0] - b[0], p[1] - b[1], p[2] - b[2])
+  d3 = ab[0] * bp[0] + ab[1] * bp[1] + ab[2] * bp[2]
+  d4 = ac[0] * bp[0] + ac[1] * bp[1] + ac[2] * bp[2]
+  if d3 >= 0 and d4 <= d3:
+    return 0.0, 1.0, 0.0
+  vc = d1 * d4 - d3 * d2
+  if vc <= 0 and d1 >= 0 and d3 <= 0:
+    v = d1 / (d1 - d3)
+    return 1.0 - v, v, 0.0
+  cp = (p[0] - c[0], p[1] - c[1], p[2] - c[2])
+  d5 = ab[0] * cp[0] + ab[1] * cp[1] + ab[2] * cp[2]
+  d6 = ac[0] * cp[0] + ac[1] * cp[1] + ac[2] * cp[2]
+  if d6 >= 0 and d5 <= d6:
+    return 0.0, 0.0, 1.0
+  vb = d5 * d2 - d1 * d6
+  if vb <= 0 and d2 >= 0 and d6 <= 0:
+    w = d2 / (d2 - d6)
+    return 1.0 - w, 0.0, w
+  va = d3 * d6 - d5 * d4
+  if va <= 0 and (d4 - d3) >= 0 and (d5 - d6) >= 0:
+    w = (d4 - d3) / ((d4 - d3) + (d5 - d6))
+    return 0.0, 1.0 - w, w
+  den = va + vb + vc
+  if abs(den) < _MINVAL:
+    return 1.0, 0.0, 0.0
+  v = vb / den
+  w = vc / den
+  return 1.0 - v - w, v, w
+
+
+@jit
+def _row3(x, i):
+  return (x[i, 0], x[i, 1], x[i, 2])
+
+
+@jit
+def _closest_tetra(p, x, i0, i1, i2, i3, w):
+  """Barycentric weights w[0:4] of the point of tetrahedron (i0..i3 rows of x) closest to p:
+  p's own coordinates inside, else the closest point on the nearest face."""
+  a, b, c, e = _row3(x, i0), _row3(x, i1), _row3(x, i2), _row3(x, i3)
+  # solve [b-a, c-a, e-a] l = p - a
+  m00, m10, m20 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+  m01, m11, m21 = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+  m02, m12, m22 = e[0] - a[0], e[1] - a[1], e[2] - a[2]
+  r0, r1, r2 = p[0] - a[0], p[1] - a[1], p[2] - a[2]
+  det = (m00 * (m11 * m22 - m12 * m21) - m01 * (m10 * m22 - m12 * m20)
+         + m02 * (m10 * m21 - m11 * m20))
+  if abs(det) > _MINVAL:
+    l1 = (r0 * (m11 * m22 - m12 * m21) - m01 * (r1 * m22 - m12 * r2)
+          + m02 * (r1 * m21 - m11 * r2)) / det
+    l2 = (m00 * (r1 * m22 - m12 * r2) - r0 * (m10 * m22 - m12 * m20)
+          + m02 * (m10 * r2 - r1 * m20)) / det
+    l3 = (m00 * (m11 * r2 - r1 * m21) - m01 * (m10 * r2 - r1 * m20)
+          + r0 * (m10 * m21 - m11 * m20)) / det
+    l0 = 1.0 - l1 - l2 - l3
+    if l0 >= 0 and l1 >= 0 and l2 >= 0 and l3 >= 0:
+      w[0], w[1], w[2], w[3] = l0, l1, l2, l3
+      return
+  best = np.inf
+  pts = (a, b, c, e)
+  for face in range(4):
+    # face opposite vertex `face`
+    j0, j1, j2 = (1, 2, 3) if face == 0 else ((0, 2, 3) if face == 1 else
+                                              ((0, 1, 3) if face == 2 else (0, 1, 2)))
+    q0, q1, q2 = pts[j0], pts[j1], pts[j2]
+    u0, u1, u2 = _closest_triangle(p, q0, q1, q2)
+    cx = u0 * q0[0] + u1 * q1[0] + u2 * q2[0]
+    cy = u0 * q0[1] + u1 * q1[1] + u2 * q2[1]
+    cz = u0 * q0[2] + u1 * q1[2] + u2 * q2[2]
+    dd = (cx - p[0]) ** 2 + (cy - p[1]) ** 2 + (cz - p[2]) ** 2
+    if dd < best:
+      best = dd
+      w[0] = w[1] = w[2] = w[3] = 0.0
+      w[j0], w[j1], w[j2] = u0, u1, u2
+
+
+@jit
+def contact_weights(m, d, c, side, vert, weight):
+  """Flex vertices (global ids into vert) and weights of side `side` of contact c, as 4.0's
+  contact Jacobian distributes it (changelog 4.0 item 22): 1 on a vertex contact's vertex;
+  for an element, the barycentric coordinates of the element point closest to contact_pos.
+  Returns the count (0 when that side is a geom)."""
+  f = d.contact_flex[c, side]
+  if f < 0:
+    return 0
+  v = d.contact_vert[c, side]
+  if v >= 0:
+    vert[0] = m.flex_vertadr[f] + v
+    weight[0] = 1.0
+    return 1
+  e = d.contact_elem[c, side]
+  dim = m.flex_dim[f]
+  adr = m.flex_elemdataadr[f] + e * (dim + 1)
+  for i in range(dim + 1):
+    vert[i] = m.flex_vertadr[f] + m.flex_elem[adr + i]
+  x = d.flexvert_xpos
+  p = (d.contact_pos[c, 0], d.contact_pos[c, 1], d.contact_pos[c, 2])
+  if dim == 1:
+    a, b = _row3(x, vert[0]), _row3(x, vert[1])
+    weight[0], weight[1] = _closest_segment(p[0], p[1], p[2], a[0], a[1], a[2], b[0], b[1],
+                                            b[2])
+  elif dim == 2:
+    weight[0], weight[1], weight[2] = _closest_triangle(p, _row3(x, vert[0]),
+                                                        _row3(x, vert[1]), _row3(x, vert[2]))
+  else:
+    _closest_tetra(p, x, vert[0], vert[1], vert[2], vert[3], weight)
+  return dim + 1
