@@ -491,10 +491,10 @@ ModelType = _ModelStructType([
     ('flex_edgestiffness', types.Array(types.float64, 1, 'C')),
     ('flex_edgedamping', types.Array(types.float64, 1, 'C')),
     ('flex_edgeequality', types.Array(types.int32, 1, 'C')),
-    ('flex_rigid', types.Array(types.uint8, 1, 'C')),
-    ('flexedge_rigid', types.Array(types.uint8, 1, 'C')),
-    ('flex_centered', types.Array(types.uint8, 1, 'C')),
-    ('flex_flatskin', types.Array(types.uint8, 1, 'C')),
+    ('flex_rigid', types.Array(types.boolean, 1, 'C')),
+    ('flexedge_rigid', types.Array(types.boolean, 1, 'C')),
+    ('flex_centered', types.Array(types.boolean, 1, 'C')),
+    ('flex_flatskin', types.Array(types.boolean, 1, 'C')),
     ('flex_bvhadr', types.Array(types.int32, 1, 'C')),
     ('flex_bvhnum', types.Array(types.int32, 1, 'C')),
     ('flexedge_J_rownnz', types.Array(types.int32, 1, 'C')),
@@ -529,7 +529,7 @@ ModelType = _ModelStructType([
     ('owners_21', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_22', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_23', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_24', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_24', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_25', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
 ])
 

@@ -1052,10 +1052,10 @@ flex_damping f8 nflex
 flex_edgestiffness f8 nflex
 flex_edgedamping f8 nflex
 flex_edgeequality i4 nflex
-flex_rigid u1 nflex
-flexedge_rigid u1 nflexedge
-flex_centered u1 nflex
-flex_flatskin u1 nflex
+flex_rigid b1 nflex
+flexedge_rigid b1 nflexedge
+flex_centered b1 nflex
+flex_flatskin b1 nflex
 flex_bvhadr i4 nflex
 flex_bvhnum i4 nflex
 flexedge_J_rownnz i4 nflexedge
