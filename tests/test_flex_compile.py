@@ -1,9 +1,9 @@
 """MJCF flex (<flexcomp>, <deformable><flex>): compiled flex_* fields and the generated bodies,
 joints and dofs equal MuJoCo 4.0's; malformed flex elements are errors naming the element.
 
-The flex physics does not exist yet, so `engine.load_model` still refuses these models;
-`engine.mjcf._flex.load_flex_model` compiles them (compile_model(..., flex=True), set_const
-and the flex edge constants at qpos0).
+`engine.mjcf._flex.load_flex_model` compiles them as `engine.load_model` does
+(compile_model(..., flex=True), set_const and the flex edge constants at qpos0) without
+refusing what engine/flex.py does not simulate yet (tests/test_flex.py covers that).
 
 Exact for integers and booleans, rtol 1e-9 for floats (flex_stiffness and flex_bending with
 an absolute floor of 1e-12 of their largest entry, see `_atol`).
@@ -421,18 +421,17 @@ def test_bad_flex_is_an_error_naming_the_element(xml, msg):
     load_flex_model(xml)
 
 
-def test_load_model_still_refuses_flex():
-  """Until the flex physics exists, the public loader stops at a flex element (flexcomp,
-  deformable flex, flex equality), naming it."""
+def test_load_model_names_what_it_cannot_simulate():
+  """engine.load_model compiles flex models: MuJoCo's own (they collide) stop at the flexcomp
+  with the collision refusal, a flex equality naming no flex is an error naming the element
+  (4.0 refuses it too)."""
   import engine
-  with pytest.raises(MjcfError, match=r"flag.xml:\d+: <flexcomp name=\"flag\">: .*not "
-                                      "supported yet"):
+  with pytest.raises(MjcfError, match=r"flag.xml:\d+: <flexcomp name=\"flag\">: flex "
+                                      "collisions are not simulated yet"):
     engine.load_model(os.path.join(ROOT, "model/flex/flag.xml"))
-  for xml in (SNIPPETS["flex_on_bodies"], SNIPPETS["equality_flex"]):
-    with pytest.raises(MjcfError, match="not supported yet"):
-      engine.load_model(xml)
   xml = ("<mujoco><worldbody><body name='b'/></worldbody><equality>\n<flex flex='f'/>"
          "</equality></mujoco>")
-  with pytest.raises(MjcfError, match=":2: <flex>: element <flex> \\(flex equality\\) is not "
-                                      "supported yet"):
+  with pytest.raises(ValueError):
+    mujoco.MjModel.from_xml_string(xml)
+  with pytest.raises(MjcfError, match=":2: <flex>: unknown flex 'f' in equality"):
     engine.load_model(xml)

@@ -845,7 +845,7 @@ def _sleep(c, A, sizes):
   # elastic flexes without equality, unlike the Aug-2026 source: measured on trampoline,
   # floppy and jelly)
   stiffness = np.asarray(A.get("flex_stiffness", np.zeros(0)))
-  for f in range(int(A.get("nflex", 0))):
+  for f in range(int(sizes.get("nflex", A.get("nflex", 0)))):
     sadr = int(A["flex_stiffnessadr"][f])
     elastic = (0 <= sadr < stiffness.size and stiffness[sadr] != 0) or A["flex_bendingadr"][f] >= 0
     if A["flex_edgeequality"][f] or elastic:
