@@ -1426,6 +1426,10 @@ DataType = _DataStructType([
     ('flexedge_velocity', types.Array(types.float64, 1, 'C')),
     ('flex_jacdif', types.Array(types.float64, 2, 'C')),
     ('flex_vertforce', types.Array(types.float64, 2, 'C')),
+    ('contact_geom', types.Array(types.int32, 2, 'C')),
+    ('contact_flex', types.Array(types.int32, 2, 'C')),
+    ('contact_elem', types.Array(types.int32, 2, 'C')),
+    ('contact_vert', types.Array(types.int32, 2, 'C')),
     ('owners_0', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_1', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
     ('owners_2', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
@@ -1441,7 +1445,7 @@ DataType = _DataStructType([
     ('owners_12', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_13', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
     ('owners_14', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_15', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_15', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'),))),
 ])
 
 
@@ -1766,12 +1770,16 @@ def _set_data_14(s, contact_adhesion, contact_surfacevel, qfrc_adhesion, history
 
 
 @numba.njit(cache=True)
-def _set_data_15(s, flexedge_length, flexedge_velocity, flex_jacdif, flex_vertforce):
+def _set_data_15(s, flexedge_length, flexedge_velocity, flex_jacdif, flex_vertforce, contact_geom, contact_flex, contact_elem, contact_vert):
   s.flexedge_length = borrowed(flexedge_length)
   s.flexedge_velocity = borrowed(flexedge_velocity)
   s.flex_jacdif = borrowed(flex_jacdif)
   s.flex_vertforce = borrowed(flex_vertforce)
-  s.owners_15 = (flexedge_length, flexedge_velocity, flex_jacdif, flex_vertforce,)
+  s.contact_geom = borrowed(contact_geom)
+  s.contact_flex = borrowed(contact_flex)
+  s.contact_elem = borrowed(contact_elem)
+  s.contact_vert = borrowed(contact_vert)
+  s.owners_15 = (flexedge_length, flexedge_velocity, flex_jacdif, flex_vertforce, contact_geom, contact_flex, contact_elem, contact_vert,)
 
 
 DATA_SETTERS = (
@@ -1790,5 +1798,5 @@ DATA_SETTERS = (
     (_set_data_12, ('map_itree2tree', 'dof_island', 'island_nv', 'island_idofadr', 'island_dofadr', 'map_dof2idof', 'map_idof2dof', 'efc_island', 'island_ne', 'island_nf', 'island_nefc', 'island_iefcadr', 'map_efc2iefc', 'map_iefc2efc', 'iefc_type', 'iefc_id')),
     (_set_data_13, ('iefc_frictionloss', 'iefc_D', 'iefc_R', 'iefc_aref', 'iefc_force', 'iefc_state', 'ifrc_smooth', 'ifrc_constraint', 'iacc_smooth', 'iacc', 'iefc_J_rownnz', 'iefc_J_rowadr', 'iefc_J_colind', 'iefc_J', 'island_int', 'sensordata')),
     (_set_data_14, ('contact_adhesion', 'contact_surfacevel', 'qfrc_adhesion', 'history', 'history_sensordata', 'qMhat', 'qLDhat', 'qLDhatDiagInv', 'qfrc_hat', 'ten_mhat', 'actuator_mhat', 'discrete_coupled', 'dof_mhat', 'flexvert_xpos', 'flexelem_aabb', 'flexedge_J')),
-    (_set_data_15, ('flexedge_length', 'flexedge_velocity', 'flex_jacdif', 'flex_vertforce')),
+    (_set_data_15, ('flexedge_length', 'flexedge_velocity', 'flex_jacdif', 'flex_vertforce', 'contact_geom', 'contact_flex', 'contact_elem', 'contact_vert')),
 )

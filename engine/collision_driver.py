@@ -5,11 +5,15 @@ MuJoCo's broadphase sweeps covariance-aligned boxes; which body pairs survive it
 the contacts (a pruned pair cannot have geoms within margin), only the work. We test body pairs
 in signature order with world-aligned boxes, so contacts come out in MuJoCo's order: body pairs
 by signature, explicit <pair>s merged in by signature, geoms in id order within a body pair.
+Flexes take part as MuJoCo's "bodyflex" ids nbody + f: a body : flex pair sorts after the
+body's body pairs, flex : flex pairs after all of them, and each flex's self-collision comes
+last (engine/collision_flex.py collides them).
 """
 
 import numpy as np
 
 from engine import collision_convex as cvx
+from engine import collision_flex as cf
 from engine import collision_hfield as hf
 from engine import collision_libccd as ccd
 from engine import constraint as cn
@@ -329,6 +333,12 @@ def _narrowphase(m, d, g1, g2, ipair):
       d.contact_frame[c, k] = d.col_frame[j, k]
     d.contact_geom1[c] = g1
     d.contact_geom2[c] = g2
+    d.contact_geom[c, 0] = g1
+    d.contact_geom[c, 1] = g2
+    for k in range(2):
+      d.contact_flex[c, k] = -1
+      d.contact_elem[c, k] = -1
+      d.contact_vert[c, k] = -1
     d.contact_dim[c] = condim
     d.contact_includemargin[c] = margin
     cn.assign_friction(m, d.contact_friction[c], par[0:5])
@@ -470,6 +480,9 @@ def _swap_contacts(d, i, j):
   d.contact_dim[i], d.contact_dim[j] = d.contact_dim[j], d.contact_dim[i]
   d.contact_geom1[i], d.contact_geom1[j] = d.contact_geom1[j], d.contact_geom1[i]
   d.contact_geom2[i], d.contact_geom2[j] = d.contact_geom2[j], d.contact_geom2[i]
+  for k in range(2):   # geom contacts only: their flex, elem and vert are all -1
+    a, b = d.contact_geom[i, k], d.contact_geom[j, k]
+    d.contact_geom[i, k], d.contact_geom[j, k] = b, a
   d.contact_exclude[i], d.contact_exclude[j] = d.contact_exclude[j], d.contact_exclude[i]
 
 
@@ -541,8 +554,10 @@ def _candidate_pairs(m, d, box, always, filterparent):
       nc += 1
   sig = np.empty(max(16, 4 * nc), np.int64)
   ns = 0
-  if nc < 2:
+  if nc + m.nflex < 2:
     return sig, 0
+  if nc < 2:
+    return _flex_pairs(m, d, box, always, ids, nc, sig, 0, sleeping)
   axis, spread = 0, -1.0
   for j in range(3):
     lo, hi = np.inf, -np.inf
@@ -586,7 +601,84 @@ def _candidate_pairs(m, d, box, always, filterparent):
       if not _filter_body_pair(m, d, b1, b2, filterparent, sleeping):
         sig = _push(sig, ns, (b1 << 16) + b2)
         ns += 1
+  if m.nflex:
+    sig, ns = _flex_pairs(m, d, box, always, ids, nc, sig, ns, sleeping)
   sig[:ns].sort()
+  return sig, ns
+
+
+@jit
+def _flex_box(m, d, f, out):
+  """World box of flex f's vertices grown by its radius, margin and gap (makeAAMM)."""
+  if m.opt_enableflags[0] & _ENBL_OVERRIDE:
+    bound = m.flex_radius[f] + 0.5 * m.opt_o_margin[0]
+  else:
+    bound = m.flex_radius[f] + m.flex_margin[f] + m.flex_gap[f]
+  for j in range(3):
+    out[j] = np.inf
+    out[3 + j] = -np.inf
+  x = d.flexvert_xpos
+  for v in range(m.flex_vertadr[f], m.flex_vertadr[f] + m.flex_vertnum[f]):
+    for j in range(3):
+      out[j] = min(out[j], x[v, j] - bound)
+      out[3 + j] = max(out[3 + j], x[v, j] + bound)
+
+
+@jit
+def _boxes_apart(a, b):
+  return (a[0] > b[3] or b[0] > a[3] or a[1] > b[4] or b[1] > a[4] or a[2] > b[5]
+          or b[2] > a[5])
+
+
+@jit
+def flex_awake(m, d, f):
+  """A flex is awake when one of its vertices' bodies is (MuJoCo's mj_sleepState of a flex:
+  asleep when every vertex body is)."""
+  for v in range(m.flex_vertadr[f], m.flex_vertadr[f] + m.flex_vertnum[f]):
+    b = m.flex_vertbodyid[v]
+    if m.body_treeid[b] >= 0 and d.body_awake[b] != 0:
+      return True
+  return False
+
+
+@jit
+def _flex_pairs(m, d, box, always, ids, nc, sig, ns, sleeping):
+  """Append the signatures of MuJoCo's bodyflex pairs: body b : flex f as (b << 16) + nbody + f
+  and flex f1 : flex f2 as ((nbody + f1) << 16) + nbody + f2, where the bitmasks match and
+  the boxes overlap (a body pairing with every body pairs with every flex); with sleeping
+  trees, a pair needs an awake side."""
+  nb = m.nbody
+  fbox = np.empty((m.nflex, 6))
+  for f in range(m.nflex):
+    _flex_box(m, d, f, fbox[f])
+  for f in range(m.nflex):
+    if not (m.flex_contype[f] or m.flex_conaffinity[f]):
+      continue
+    fawake = not sleeping or flex_awake(m, d, f)
+    for i in range(nc):
+      b = ids[i]
+      if not cf.can_collide_body_flex(m, b, f):
+        continue
+      if always[b, 0] != 0.0:
+        if not fawake:
+          continue
+      else:
+        if _boxes_apart(box[b], fbox[f]):
+          continue
+        if sleeping and not fawake and not (d.body_awake[b] != 0 and m.body_treeid[b] >= 0):
+          continue
+      sig = _push(sig, ns, (b << 16) + nb + f)
+      ns += 1
+    for f2 in range(f + 1, m.nflex):
+      if not (m.flex_contype[f] & m.flex_conaffinity[f2]) and not (
+          m.flex_contype[f2] & m.flex_conaffinity[f]):
+        continue
+      if _boxes_apart(fbox[f], fbox[f2]):
+        continue
+      if sleeping and not fawake and not flex_awake(m, d, f2):
+        continue
+      sig = _push(sig, ns, ((nb + f) << 16) + nb + f2)
+      ns += 1
   return sig, ns
 
 
@@ -595,7 +687,7 @@ def collision(m, d):
   """Fill d.ncon and d.contact_* (MuJoCo's mj_collision for primitive geoms)."""
   d.ncon[0] = 0
   dis = m.opt_disableflags[0]
-  if (dis & _DSBL_CONSTRAINT) or (dis & _DSBL_CONTACT) or m.nbody < 2:
+  if (dis & _DSBL_CONSTRAINT) or (dis & _DSBL_CONTACT) or m.nbody + m.nflex < 2:
     return
   filterparent = not (dis & _DSBL_FILTERPARENT)
   box = d.scratch_nbody[0]
@@ -611,6 +703,15 @@ def collision(m, d):
     if i > 0 and signature == sig[i - 1]:
       continue
     b1, b2 = signature >> 16, signature & 0xFFFF
+    if b2 >= m.nbody:   # bodyflex pair (the explicit pairs before it are body pairs)
+      while pairadr < m.npair and m.pair_signature[pairadr] <= signature:
+        _explicit_pair(m, d, pairadr)
+        pairadr += 1
+      if b1 < m.nbody:
+        cf.collide_body_flex(m, d, b1, b2 - m.nbody)
+      else:
+        cf.collide_flex_flex(m, d, b1 - m.nbody, b2 - m.nbody)
+      continue
     merged = False
     start = pairadr
     while pairadr < m.npair and m.pair_signature[pairadr] <= signature:
@@ -632,3 +733,7 @@ def collision(m, d):
   while pairadr < m.npair:
     _explicit_pair(m, d, pairadr)
     pairadr += 1
+  sleeping = (m.opt_enableflags[0] & _ENBL_SLEEP) != 0 and d.nbody_awake[0] < m.nbody
+  for f in range(m.nflex):   # self-collisions last
+    if not sleeping or flex_awake(m, d, f):
+      cf.collide_flex_self(m, d, f)

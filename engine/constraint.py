@@ -19,6 +19,9 @@ cnstr_row (2, 6) per-row pos and margin.
 """
 import math
 
+import numpy as np
+
+from engine import flex_contact as fc
 from engine import math as mm
 from engine import sleep as sleepmod
 from engine import smooth
@@ -661,6 +664,45 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
 
 
 @jit
+def _flex_contact_jac(m, d, i, jd, chain, mark, body, weight, vert):
+  """Rows 0-5 of contact i's Jacobian difference (side 1 minus side 0) when a side is a flex:
+  each side's bodies weighted as 4.0 weighs them (flex_contact.side_bodies; MuJoCo's
+  mj_jacSum), on the union of their dof chains, into jd's columns chain[:n] (descending).
+  Returns n. mark: int scratch of nv."""
+  nb = 0
+  for side in range(2):
+    k = fc.side_bodies(m, d, i, side, body[nb:], weight[nb:], vert)
+    if side == 0:
+      for j in range(nb, nb + k):
+        weight[j] = -weight[j]
+    nb += k
+  for k in range(m.nv):
+    mark[k] = 0
+  for j in range(nb):
+    w = m.body_weldid[body[j]]
+    da = m.body_dofadr[w] + m.body_dofnum[w] - 1 if m.body_dofnum[w] else -1
+    while da >= 0 and mark[da] == 0:
+      mark[da] = 1
+      da = m.dof_parentid[da]
+  n = 0
+  for k in range(m.nv - 1, -1, -1):
+    if mark[k]:
+      chain[n] = k
+      n += 1
+      for r in range(6):
+        jd[r, k] = 0.0
+  p = d.contact_pos[i]
+  for j in range(nb):
+    w = m.body_weldid[body[j]]
+    da = m.body_dofadr[w] + m.body_dofnum[w] - 1 if m.body_dofnum[w] else -1
+    com = d.subtree_com[m.body_rootid[body[j]]]
+    while da >= 0:
+      _add_point_jac(jd, da, d.cdof[da], p, com, weight[j])
+      da = m.dof_parentid[da]
+  return n
+
+
+@jit
 def instantiate_contact(m, d):
   """Rows of every non-excluded contact: frictionless, pyramidal 2(dim-1) or elliptic dim
   rows in the contact frame (mj_instantiateContact). Works on the dofs of the two bodies'
@@ -673,29 +715,39 @@ def instantiate_contact(m, d):
   jd, jf = d.cnstr_jac[2], d.cnstr_jac[3]
   chain, side = d.ivec_nv[0], d.ivec_nv[1]
   pm = d.cnstr_row
+  fbody = np.empty(8, np.int64)
+  fweight = np.empty(8)
+  fvert = np.empty(4, np.int64)
   for i in range(d.ncon[0]):
     if d.contact_exclude[i]:
       continue
     dim = d.contact_dim[i]
     d.contact_efc_address[i] = d.nefc[0]
-    b1 = m.geom_bodyid[d.contact_geom1[i]]
-    b2 = m.geom_bodyid[d.contact_geom2[i]]
-    if sparse and _chain_count(m, b1, b2, True) == 0:
-      d.contact_efc_address[i] = -1
-      d.contact_exclude[i] = 3
-      continue
-    n = _contact_chain(m, b1, b2, chain, side)
-    p = d.contact_pos[i]
-    r1, r2 = m.body_rootid[b1], m.body_rootid[b2]
-    for c in range(n):
-      k = chain[c]
-      cd = d.cdof[k]
-      for r in range(6):
-        jd[r, k] = 0.0
-      if side[c] & 1:
-        _add_point_jac(jd, k, cd, p, d.subtree_com[r1], -1.0)
-      if side[c] & 2:
-        _add_point_jac(jd, k, cd, p, d.subtree_com[r2], 1.0)
+    if d.contact_geom[i, 0] < 0 or d.contact_geom[i, 1] < 0:   # a flex side
+      n = _flex_contact_jac(m, d, i, jd, chain, side, fbody, fweight, fvert)
+      if sparse and n == 0:
+        d.contact_efc_address[i] = -1
+        d.contact_exclude[i] = 3
+        continue
+    else:
+      b1 = m.geom_bodyid[d.contact_geom1[i]]
+      b2 = m.geom_bodyid[d.contact_geom2[i]]
+      if sparse and _chain_count(m, b1, b2, True) == 0:
+        d.contact_efc_address[i] = -1
+        d.contact_exclude[i] = 3
+        continue
+      n = _contact_chain(m, b1, b2, chain, side)
+      p = d.contact_pos[i]
+      r1, r2 = m.body_rootid[b1], m.body_rootid[b2]
+      for c in range(n):
+        k = chain[c]
+        cd = d.cdof[k]
+        for r in range(6):
+          jd[r, k] = 0.0
+        if side[c] & 1:
+          _add_point_jac(jd, k, cd, p, d.subtree_com[r1], -1.0)
+        if side[c] & 2:
+          _add_point_jac(jd, k, cd, p, d.subtree_com[r2], 1.0)
     # rotate to the contact frame: rows (normal, tangent1, tangent2) then angular rows
     f = d.contact_frame[i]
     ntran = 3 if dim > 1 else 1
@@ -736,6 +788,9 @@ def diag_approx(m, d):
   """efc_diagA: MuJoCo's approximation of diag(J M^-1 J') from the invweight0 constants
   (mj_diagApprox)."""
   dA = d.efc_diagA
+  fbody = np.empty(4, np.int64)
+  fweight = np.empty(4)
+  fvert = np.empty(4, np.int64)
   weldcnt = 0
   i = 0
   nefc = d.nefc[0]
@@ -778,10 +833,19 @@ def diag_approx(m, d):
       dA[i] = m.tendon_invweight0[oid]
     else:
       dim = d.contact_dim[oid]
-      b1 = m.geom_bodyid[d.contact_geom1[oid]]
-      b2 = m.geom_bodyid[d.contact_geom2[oid]]
-      tran = 0.0 + m.body_invweight0[b1, 0] * 1.0 + m.body_invweight0[b2, 0] * 1.0
-      rot = 0.0 + m.body_invweight0[b1, 1] * 1.0 + m.body_invweight0[b2, 1] * 1.0
+      if d.contact_geom[oid, 0] >= 0 and d.contact_geom[oid, 1] >= 0:
+        b1 = m.geom_bodyid[d.contact_geom1[oid]]
+        b2 = m.geom_bodyid[d.contact_geom2[oid]]
+        tran = 0.0 + m.body_invweight0[b1, 0] * 1.0 + m.body_invweight0[b2, 0] * 1.0
+        rot = 0.0 + m.body_invweight0[b1, 1] * 1.0 + m.body_invweight0[b2, 1] * 1.0
+      else:   # weighted average over each side's bodies
+        tran = 0.0
+        rot = 0.0
+        for sd in range(2):
+          nb = fc.side_bodies(m, d, oid, sd, fbody, fweight, fvert)
+          for j in range(nb):
+            tran += m.body_invweight0[fbody[j], 0] * fweight[j]
+            rot += m.body_invweight0[fbody[j], 1] * fweight[j]
       if typ == _FRICTIONLESS:
         dA[i] = tran
       elif typ == _ELLIPTIC:

@@ -4,6 +4,7 @@ constant pull of adhesive contacts."""
 import numba
 
 from engine import flex as flexmod
+from engine import flex_contact as fc
 from engine import fluid
 from engine import math as mm
 from engine.smooth import jit
@@ -277,7 +278,7 @@ def adhesion(m, d):
     f = d.contact_frame[c]
     p = d.contact_pos[c]
     # qfrc += J_normal' (-a), J_normal = n' (J(geom2 body) - J(geom1 body)) at the contact point
-    b1, b2 = m.geom_bodyid[d.contact_geom1[c]], m.geom_bodyid[d.contact_geom2[c]]
+    b1, b2 = fc.contact_body(m, d, c, 0), fc.contact_body(m, d, c, 1)
     apply_ft(m, d, a * f[0], a * f[1], a * f[2], 0.0, 0.0, 0.0, p[0], p[1], p[2], b1,
              d.qfrc_adhesion)
     apply_ft(m, d, -a * f[0], -a * f[1], -a * f[2], 0.0, 0.0, 0.0, p[0], p[1], p[2], b2,

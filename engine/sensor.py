@@ -19,6 +19,7 @@ from engine import collision_primitive as prim
 from engine import collision_sdf as sdf
 from engine import constraint
 from engine import energy
+from engine import flex_contact as fc
 from engine import history
 from engine import math as mm
 from engine import passive as ps
@@ -225,6 +226,8 @@ def rne_post_constraint(m, d):
     t0, t1, t2 = mm.mat_t_vec(fr, l3, l4, l5)
     f0, f1, f2 = mm.mat_t_vec(fr, l0, l1, l2)
     p = d.contact_pos[i]
+    if d.contact_geom[i, 0] < 0 or d.contact_geom[i, 1] < 0:
+      continue   # MuJoCo's rnePostConstraint leaves flex contacts out of cfrc_ext
     b1 = m.geom_bodyid[d.contact_geom1[i]]
     b2 = m.geom_bodyid[d.contact_geom2[i]]
     if b1:
@@ -751,8 +754,8 @@ def _touch(m, d, site):
   total = 0.0
   pos, mat, size = rays._t3(d.site_xpos[site]), d.site_xmat[site], rays._t3(m.site_size[site])
   for j in range(d.ncon[0]):
-    b1 = m.geom_bodyid[d.contact_geom1[j]]
-    b2 = m.geom_bodyid[d.contact_geom2[j]]
+    b1 = fc.contact_body(m, d, j, 0)   # mj_flexBody on a flex side, as 4.0's touch
+    b2 = fc.contact_body(m, d, j, 1)
     if d.contact_efc_address[j] < 0 or (b != b1 and b != b2):
       continue
     fn, _, _, _, _, _ = contact_force(m, d, j)
@@ -1047,7 +1050,7 @@ def _match_contact(m, d, c, t1, id1, t2, id2):
                        p[0], p[1], p[2]):
       return 0
   g1, g2 = d.contact_geom1[c], d.contact_geom2[c]
-  b1, b2 = m.geom_bodyid[g1], m.geom_bodyid[g2]
+  b1, b2 = fc.contact_body(m, d, c, 0), fc.contact_body(m, d, c, 1)
   m11 = _check_match(m, b1, g1, t1, id1)
   m12 = _check_match(m, b2, g2, t1, id1)
   m21 = _check_match(m, b1, g1, t2, id2)
@@ -1108,7 +1111,7 @@ def _contact_slot(m, d, spec, out, c, flip, nfound):
     o += 3
   if spec & ((1 << _CD_LINVEL) | (1 << _CD_ANGVEL)):
     p = d.contact_pos[c]
-    b1, b2 = m.geom_bodyid[d.contact_geom1[c]], m.geom_bodyid[d.contact_geom2[c]]
+    b1, b2 = fc.contact_body(m, d, c, 0), fc.contact_body(m, d, c, 1)
     w0, w1, w2, l0, l1, l2 = _point_velocity(m, d, b2, p)
     u0, u1, u2, k0, k1, k2 = _point_velocity(m, d, b1, p)
     if spec & (1 << _CD_LINVEL):
@@ -1277,7 +1280,7 @@ def _tactile(m, d, i, out):
     for side in range(2):
       g, o = ((d.contact_geom1[c], d.contact_geom2[c]) if side == 0
               else (d.contact_geom2[c], d.contact_geom1[c]))
-      if m.body_weldid[m.geom_bodyid[g]] != weld:
+      if g < 0 or m.body_weldid[m.geom_bodyid[g]] != weld:
         continue
       new = True
       for k in range(n):
@@ -1377,7 +1380,7 @@ def _touch_grid(m, d, i, prm, out):
   spos, smat = d.site_xpos[site], d.site_xmat[site]
   frame = nx * ny
   for c in range(d.ncon[0]):
-    b1, b2 = m.geom_bodyid[d.contact_geom1[c]], m.geom_bodyid[d.contact_geom2[c]]
+    b1, b2 = fc.contact_body(m, d, c, 0), fc.contact_body(m, d, c, 1)
     if m.body_weldid[b1] != weld and m.body_weldid[b2] != weld:
       continue
     p = d.contact_pos[c]

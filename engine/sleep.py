@@ -21,6 +21,7 @@ actuator_force) are recomputed where MuJoCo keeps their last values.
 """
 import math
 
+from engine import flex_contact as fc
 from engine.smooth import jit
 from engine.types import mjtEnableBit, mjtEq, mjtObj, mjtSensor, mjtTrn
 
@@ -221,8 +222,8 @@ def wake_collision(m, d):
   ntree = m.ntree
   nwoke = 0
   for c in range(d.ncon[0]):
-    b1 = m.geom_bodyid[d.contact_geom1[c]]
-    b2 = m.geom_bodyid[d.contact_geom2[c]]
+    b1 = fc.contact_body(m, d, c, 0)
+    b2 = fc.contact_body(m, d, c, 1)
     t1, t2 = m.body_treeid[b1], m.body_treeid[b2]
     if t1 < 0 or t2 < 0:
       # a dof-less body: wakes the other side only when marked awake (mocap)

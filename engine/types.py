@@ -1074,6 +1074,10 @@ flexedge_length f8 nflexedge
 flexedge_velocity f8 nflexedge
 flex_jacdif f8 nv 3
 flex_vertforce f8 nflexvert 3
+contact_geom i4 nconmax 2
+contact_flex i4 nconmax 2
+contact_elem i4 nconmax 2
+contact_vert i4 nconmax 2
 """
 
 
@@ -1095,24 +1099,27 @@ MODEL_TABLE = ([("opt_" + n, dt, shp) for n, dt, shp in parse_table(OPTION_FIELD
 DATA_TABLE = parse_table(DATA_FIELDS)
 
 
-def efc_row_nnz(nv, tree_dofnum, dof_treeid, ten_J_rowadr, ten_J_rownnz, ten_J_colind):
+def efc_row_nnz(nv, tree_dofnum, dof_treeid, ten_J_rowadr, ten_J_rownnz, ten_J_colind,
+                nflex=0):
   """Most nonzeros a constraint row of efc_J (or of solver_Y, its half solve, which fills each
   tree it touches up to the row's last dof) can have: a row touches the trees of two bodies
   (contact, connect, weld), two dofs (joint equality) or one or two tendons, and every tree
-  it touches at most in full."""
+  it touches at most in full. With flexes, a contact between two tetrahedra touches the trees
+  of 8 vertex bodies."""
   tree_dofnum = np.asarray(tree_dofnum, np.int64)
   tree = int(tree_dofnum.max(initial=0))
   tendon = 0
   for adr, nnz in zip(np.asarray(ten_J_rowadr), np.asarray(ten_J_rownnz)):
     trees = np.unique(np.asarray(dof_treeid)[np.asarray(ten_J_colind)[adr:adr + nnz]])
     tendon = max(tendon, int(tree_dofnum[trees].sum()))
-  return max(1, min(int(nv), 2 * max(tree, tendon)))
+  bodies = 8 if nflex else 2
+  return max(1, min(int(nv), max(bodies * tree, 2 * tendon)))
 
 
 def efc_row_nnz_of(model):
   """efc_row_nnz of anything with the Model field names (a Model, a mujoco.MjModel)."""
   return efc_row_nnz(model.nv, model.tree_dofnum, model.dof_treeid, model.ten_J_rowadr,
-                     model.ten_J_rownnz, model.ten_J_colind)
+                     model.ten_J_rownnz, model.ten_J_colind, getattr(model, "nflex", 0))
 
 
 def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=None):
@@ -1123,12 +1130,13 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=Non
   the option can be raised at run time; beyond nccd the driver caps the iterations).
 
   MuJoCo grows an arena; we preallocate. -1 (MuJoCo's default) picks room for about 12
-  contacts per geom; rows cover pyramidal condim-4 contacts plus every equality (a flex
+  contacts per geom and 2 per flex vertex and element; rows cover pyramidal condim-4 contacts plus every equality (a flex
   equality's row per edge included), friction and limit row the model can produce. A full buffer drops the extra contacts/rows and
   counts a CONTACTFULL/CNSTRFULL warning, as MuJoCo does.
   """
   if nconmax < 0:
-    nconmax = max(256, 12 * sizes.get("ngeom", 0))
+    nconmax = max(256, 12 * sizes.get("ngeom", 0)
+                  + 2 * (sizes.get("nflexvert", 0) + sizes.get("nflexelem", 0)))
   if njmax < 0:
     njmax = (6 * nconmax + 6 * sizes.get("neq", 0) + 2 * sizes.get("nv", 0)
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0)

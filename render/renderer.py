@@ -555,7 +555,9 @@ class Renderer:
         vec = np.einsum("nji,nj->ni", frame, frc) * (vis.map.force / max(vis.stat.meanmass,
                                                                           1e-15))
         g = snap.contact_geom[:n]
-        b1, b2 = self.geom_bodyid[g[:, 0]], self.geom_bodyid[g[:, 1]]
+        # a flex side (geom -1) counts as the world body here
+        b1 = np.where(g[:, 0] >= 0, self.geom_bodyid[g[:, 0]], 0)
+        b2 = np.where(g[:, 1] >= 0, self.geom_bodyid[g[:, 1]], 0)
         vec[b1 > b2] *= -1
         ok = active & (np.linalg.norm(frc, axis=1) > 1e-15)
         both = ok & (b1 > 0) & (b2 > 0)

@@ -1,7 +1,7 @@
 """Flex simulation (engine/flex.py) against MuJoCo 4.0.
 
-Teacher-forced: at states along 4.0's own trajectory (contacts disabled in both engines, since
-flex collisions are not simulated yet), our flexvert_xpos, flexelem_aabb, flexedge_length,
+Teacher-forced: at states along 4.0's own trajectory (contacts disabled in both engines:
+tests/test_flex_contact.py compares them), our flexvert_xpos, flexelem_aabb, flexedge_length,
 flexedge_J, flexedge_velocity, passive forces, constraint rows and qacc equal 4.0's. Then whole
 trajectories of models `engine.load_model` accepts, and its refusals.
 """
@@ -172,7 +172,6 @@ _FLEXCOMP = """<mujoco><worldbody><flexcomp name="f" type="grid" dim="{dim}" cou
   spacing=".1 .1 .1" mass="1" {extra}>{inner}</flexcomp></worldbody></mujoco>"""
 _OFF = '<contact contype="0" conaffinity="0"/>'
 REFUSED = {
-    "collisions": (_FLEXCOMP.format(dim=2, nz=1, extra="", inner=""), "flex collisions"),
     "3D elasticity": (_FLEXCOMP.format(dim=3, nz=3, extra="", inner=_OFF + '<elasticity '
                                        'young="1e4"/>'), "3D flex elasticity"),
     "interpolated": (_FLEXCOMP.format(dim=3, nz=3, extra='dof="trilinear"', inner=_OFF.replace(

@@ -422,13 +422,14 @@ def test_bad_flex_is_an_error_naming_the_element(xml, msg):
 
 
 def test_load_model_names_what_it_cannot_simulate():
-  """engine.load_model compiles flex models: MuJoCo's own (they collide) stop at the flexcomp
-  with the collision refusal, a flex equality naming no flex is an error naming the element
-  (4.0 refuses it too)."""
+  """engine.load_model compiles flex models: flag.xml (collisions, edge springs) loads with the
+  fields load_flex_model gives; jelly.xml (3D elasticity) stops at the flexcomp; a flex
+  equality naming no flex is an error naming the element (4.0 refuses it too)."""
   import engine
-  with pytest.raises(MjcfError, match=r"flag.xml:\d+: <flexcomp name=\"flag\">: flex "
-                                      "collisions are not simulated yet"):
-    engine.load_model(os.path.join(ROOT, "model/flex/flag.xml"))
+  path = os.path.join(ROOT, "model/flex/flag.xml")
+  assert mismatches(engine.load_model(path), mujoco.MjModel.from_xml_path(path)) == []
+  with pytest.raises(MjcfError, match=r"jelly.xml:\d+: <flexcomp[^>]*>: 3D flex elasticity"):
+    engine.load_model(os.path.join(ROOT, "model/flex/jelly.xml"))
   xml = ("<mujoco><worldbody><body name='b'/></worldbody><equality>\n<flex flex='f'/>"
          "</equality></mujoco>")
   with pytest.raises(ValueError):

@@ -929,7 +929,7 @@ def assemble(c):
   empty = np.zeros(0, np.int32)
   row_nnz = t.efc_row_nnz(sizes["nv"], A.get("tree_dofnum", empty), A.get("dof_treeid", empty),
                           A.get("ten_J_rowadr", empty), A.get("ten_J_rownnz", empty),
-                          A.get("ten_J_colind", empty))
+                          A.get("ten_J_colind", empty), sizes.get("nflex", 0))
   sizes.update(t.contact_capacity(sizes, c.nconmax, c.njmax, int(A["opt_ccd_iterations"][0]),
                                   row_nnz))
   for name, dtype, shape in t.MODEL_TABLE:

@@ -876,15 +876,24 @@ def set_edge_constants(m):
 
 def check_simulated(c, A):
   """Refuse, naming the flex element, what engine/flex.py does not simulate yet and would
-  change the motion if ignored: flex collisions, interpolated flexes, 3D (tetrahedral) and 1D
+  change the motion if ignored: flex collisions with mesh, height field and SDF geoms,
+  interpolated flexes, 3D (tetrahedral) and 1D
   (rod) elasticity, and the discrete integrator with flexes. `load_flex_model` skips this
   check (tests compile every flex model)."""
+  gtype = np.asarray(A.get("geom_type", np.zeros(0)))
+  gct = np.asarray(A.get("geom_contype", np.zeros(0)))
+  gca = np.asarray(A.get("geom_conaffinity", np.zeros(0)))
   for i, f in enumerate(getattr(c, "flexes", [])):
     node = f["node"]
-    if A["flex_contype"][i] or A["flex_conaffinity"][i]:
-      raise node.error("flex collisions are not simulated yet, so this flex would pass through "
-                       "geoms and itself; to simulate it without collisions, give it "
-                       '<contact contype="0" conaffinity="0"/>')
+    fct, fca = int(A["flex_contype"][i]), int(A["flex_conaffinity"][i])
+    if fct or fca:
+      for g in range(gtype.size):
+        kind = {1: "height field", 7: "mesh", 8: "SDF"}.get(int(gtype[g]))
+        if kind and ((int(gct[g]) & fca) or (fct & int(gca[g]))):
+          raise node.error(f"collisions of a flex with {kind} geoms are not simulated yet, and "
+                           f"geom {g} ({kind}) can touch this flex; give one of them contype/"
+                           "conaffinity bits that do not match, or the flex "
+                           '<contact contype="0" conaffinity="0"/>')
     if f["interp"]:
       raise node.error("interpolated flexes (dof trilinear/quadratic) are not simulated yet")
     if f["dim"] == 3 and f["young"] > 0:

@@ -1,6 +1,6 @@
 """The Rendering panel's flex toggles (MuJoCo's mjVIS_FLEXVERT/EDGE/FACE/SKIN, with its
 defaults) under a real X window, and the viewer showing a simulated flex model (a cloth
-without collisions: engine.load_model refuses flex collisions until they are simulated)."""
+without collisions, inline: no model file to find)."""
 import os
 
 import numpy as np
