@@ -656,6 +656,16 @@ def _elem_range(m, d, f, e, k):
   return c - h, c + h
 
 
+@jit
+def _sphere_elem_apart(m, d, f, e, p, r):
+  """True when the ball (p, r) misses element e's box (_elem_range) along some axis."""
+  for k in range(3):
+    lo, hi = _elem_range(m, d, f, e, k)
+    if p[k] + r < lo or p[k] - r > hi:
+      return True
+  return False
+
+
 #------------------------------------ contact buffer --------------------------------------------
 
 @jit
@@ -867,9 +877,16 @@ def collide_body_flex(m, d, b, f):
     if typ == _SDF:
       missing += 1
       continue
+    # the midphase's box test: the geom's bounding sphere grown by margin + gap against each
+    # element's box (a pair it rejects has no point within margin + gap)
+    reach = (m.geom_rbound[g] + cn.assign_margin(m, m.geom_margin[g] + m.flex_margin[f])
+             + m.geom_gap[g] + m.flex_gap[f])
+    gp = d.geom_xpos[g]
     for e in range(m.flex_elemnum[f]):
       # 4.0's flex BVH holds only the active elements (measured on floppy and jelly)
-      if _elem_active(m, f, e) and collide_geom_elem(m, d, g, f, e, ws) < 0:
+      if not _elem_active(m, f, e) or _sphere_elem_apart(m, d, f, e, gp, reach):
+        continue
+      if collide_geom_elem(m, d, g, f, e, ws) < 0:
         missing += 1
   if midphase:
     sort_pair_contacts(d, start)

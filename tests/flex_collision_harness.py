@@ -15,7 +15,7 @@ MODEL_FIELDS = (
   "flex_vertbodyid flex_radius flex_margin flex_gap flex_contype flex_conaffinity "
   "flex_priority flex_condim flex_solmix flex_solref flex_solimp flex_friction flex_rigid "
   "flex_selfcollide flex_activelayers flex_elemlayer "
-  "geom_type geom_size geom_bodyid geom_margin geom_gap geom_contype geom_conaffinity "
+  "geom_type geom_size geom_rbound geom_bodyid geom_margin geom_gap geom_contype geom_conaffinity "
   "geom_priority geom_condim geom_solmix geom_solref geom_solimp geom_friction geom_adhesion "
   "body_geomadr body_geomnum body_dofnum body_weldid flex_bvhadr").split()
 OPT_FIELDS = ("opt_enableflags opt_disableflags opt_o_margin opt_o_solref opt_o_solimp "
