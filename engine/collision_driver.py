@@ -40,7 +40,6 @@ _BOX = int(t.mjtGeom.BOX)
 _MESH = int(t.mjtGeom.MESH)
 _SDF = int(t.mjtGeom.SDF)
 _CONTACTFULL = int(t.mjtWarning.CONTACTFULL)
-_MINVAL = 1e-15   # mjMINVAL
 
 
 @jit
@@ -146,7 +145,8 @@ def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
 def _contact_param(m, g1, g2, ipair, out):
   """condim and mixed parameters of a geom pair (mj_contactParam), into out[0:15]:
   friction[5], solref[2], solreffriction[2], solimp[5], adhesion; returns condim.
-  Adhesion: the pair's, else the higher-priority geom's, else the sum of both."""
+  Adhesion: the pair's, else the higher-priority geom's, else the sum of both (the mixing is
+  collision_flex.contact_param's, which also mixes flex sides)."""
   for i in range(15):
     out[i] = 0.0
   if ipair >= 0:
@@ -158,45 +158,7 @@ def _contact_param(m, g1, g2, ipair, out):
       out[7 + i] = m.pair_solreffriction[ipair, i]
     out[14] = m.pair_adhesion[ipair]
     return m.pair_dim[ipair]
-  p1, p2 = m.geom_priority[g1], m.geom_priority[g2]
-  out[14] = m.geom_adhesion[g1] + m.geom_adhesion[g2]
-  if p1 != p2:
-    g = g1 if p1 > p2 else g2
-    out[14] = m.geom_adhesion[g]
-    fr0, fr1, fr2 = m.geom_friction[g, 0], m.geom_friction[g, 1], m.geom_friction[g, 2]
-    for i in range(2):
-      out[5 + i] = m.geom_solref[g, i]
-    for i in range(5):
-      out[9 + i] = m.geom_solimp[g, i]
-    condim = m.geom_condim[g]
-  else:
-    condim = max(m.geom_condim[g1], m.geom_condim[g2])
-    s1, s2 = m.geom_solmix[g1], m.geom_solmix[g2]
-    if s1 >= _MINVAL and s2 >= _MINVAL:
-      mix = s1 / (s1 + s2)
-    elif s1 < _MINVAL and s2 < _MINVAL:
-      mix = 0.5
-    elif s1 < _MINVAL:
-      mix = 0.0
-    else:
-      mix = 1.0
-    if m.geom_solref[g1, 0] > 0 and m.geom_solref[g2, 0] > 0:
-      for i in range(2):
-        out[5 + i] = mix * m.geom_solref[g1, i] + (1 - mix) * m.geom_solref[g2, i]
-    else:
-      for i in range(2):
-        out[5 + i] = min(m.geom_solref[g1, i], m.geom_solref[g2, i])
-    for i in range(5):
-      out[9 + i] = mix * m.geom_solimp[g1, i] + (1 - mix) * m.geom_solimp[g2, i]
-    fr0 = max(m.geom_friction[g1, 0], m.geom_friction[g2, 0])
-    fr1 = max(m.geom_friction[g1, 1], m.geom_friction[g2, 1])
-    fr2 = max(m.geom_friction[g1, 2], m.geom_friction[g2, 2])
-  out[0] = fr0
-  out[1] = fr0
-  out[2] = fr1
-  out[3] = fr2
-  out[4] = fr2
-  return condim
+  return cf.contact_param(m, g1, g2, -1, -1, out)   # the geom : geom case of the mixer
 
 
 @jit

@@ -679,8 +679,7 @@ def _flex_contact_jac(m, d, i, jd, chain, mark, body, weight, vert):
   for k in range(m.nv):
     mark[k] = 0
   for j in range(nb):
-    w = m.body_weldid[body[j]]
-    da = m.body_dofadr[w] + m.body_dofnum[w] - 1 if m.body_dofnum[w] else -1
+    da = smooth.chain_end(m, body[j])
     while da >= 0 and mark[da] == 0:
       mark[da] = 1
       da = m.dof_parentid[da]
@@ -693,8 +692,7 @@ def _flex_contact_jac(m, d, i, jd, chain, mark, body, weight, vert):
         jd[r, k] = 0.0
   p = d.contact_pos[i]
   for j in range(nb):
-    w = m.body_weldid[body[j]]
-    da = m.body_dofadr[w] + m.body_dofnum[w] - 1 if m.body_dofnum[w] else -1
+    da = smooth.chain_end(m, body[j])
     com = d.subtree_com[m.body_rootid[body[j]]]
     while da >= 0:
       _add_point_jac(jd, da, d.cdof[da], p, com, weight[j])

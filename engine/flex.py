@@ -9,6 +9,7 @@ collisions, interpolated flexes, 3D and 1D elasticity, the discrete integrator.
 import numpy as np
 
 from engine import passive as ps
+from engine import smooth
 from engine.smooth import jit
 from engine.types import mjtDisableBit
 
@@ -61,19 +62,16 @@ def element_boxes(m, d):
 
 
 @jit
-def _point_jac_add(m, d, acc, p0, p1, p2, body, u0, u1, u2, sign):
-  """acc[dof] += sign * u . (translational Jacobian column of world point p on `body`), over
-  the dofs that move the body."""
-  b = body
-  while b > 0 and m.body_dofnum[b] == 0:
-    b = m.body_parentid[b]
-  if b == 0:
+def _point_jac_add(m, d, acc, p0, p1, p2, body, sign):
+  """acc[dof] += sign * (translational Jacobian column of world point p on `body`), over the
+  dofs that move the body."""
+  v = smooth.chain_end(m, body)
+  if v < 0:
     return
   r = m.body_rootid[body]
   o0 = p0 - d.subtree_com[r, 0]
   o1 = p1 - d.subtree_com[r, 1]
   o2 = p2 - d.subtree_com[r, 2]
-  v = m.body_dofadr[b] + m.body_dofnum[b] - 1
   while v >= 0:
     c = d.cdof[v]
     j0 = c[3] + (c[1] * o2 - c[2] * o1)
@@ -118,8 +116,8 @@ def edges(m, d):
         acc[col, 0] = 0.0
         acc[col, 1] = 0.0
         acc[col, 2] = 0.0
-      _point_jac_add(m, d, acc, x2[0], x2[1], x2[2], m.flex_vertbodyid[i2], u0, u1, u2, 1.0)
-      _point_jac_add(m, d, acc, x1[0], x1[1], x1[2], m.flex_vertbodyid[i1], u0, u1, u2, -1.0)
+      _point_jac_add(m, d, acc, x2[0], x2[1], x2[2], m.flex_vertbodyid[i2], 1.0)
+      _point_jac_add(m, d, acc, x1[0], x1[1], x1[2], m.flex_vertbodyid[i1], -1.0)
       for k in range(nnz):
         col = m.flexedge_J_colind[adr + k]
         d.flexedge_J[adr + k] = acc[col, 0] * u0 + acc[col, 1] * u1 + acc[col, 2] * u2

@@ -7,6 +7,7 @@ from engine import flex as flexmod
 from engine import flex_contact as fc
 from engine import fluid
 from engine import math as mm
+from engine import smooth
 from engine.smooth import jit
 from engine.types import mjtJoint, mjtTrn, mjtDisableBit
 
@@ -224,17 +225,13 @@ def tendon_passive(m, d, i, poly, enbl_spring, enbl_damper):
 @jit
 def apply_ft(m, d, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
   """qfrc += J' [f; t] for a force f and torque t applied at world point p on `body`."""
-  # first dof on the chain from `body` to the world
-  b = body
-  while b > 0 and m.body_dofnum[b] == 0:
-    b = m.body_parentid[b]
-  if b == 0:
+  v = smooth.chain_end(m, body)
+  if v < 0:
     return
   r = m.body_rootid[body]
   o0 = p0 - d.subtree_com[r, 0]
   o1 = p1 - d.subtree_com[r, 1]
   o2 = p2 - d.subtree_com[r, 2]
-  v = m.body_dofadr[b] + m.body_dofnum[b] - 1
   while v >= 0:
     c = d.cdof[v]
     # translational Jacobian column: lin + ang x offset

@@ -319,16 +319,27 @@ def _ten_add(m, d, i, dof, val):
 
 
 @jit
-def _ten_point_jac(m, d, i, body, p0, p1, p2, u0, u1, u2, scale):
-  """ten_J[i] += scale * u' * jacp(point p on body), walking the body's dof chain."""
+def chain_end(m, body):
+  """Where the dof chain of a point on `body` starts: the last dof of the first body from
+  `body` toward the world that has dofs (its weld body); walk dof_parentid from it. -1 when
+  the body is welded to the world. (The point's translational column at dof v is
+  cdof lin + cdof ang x (p - subtree_com of the root).)"""
   b = m.body_weldid[body]
   if b == 0 or m.body_dofnum[b] == 0:
+    return -1
+  return m.body_dofadr[b] + m.body_dofnum[b] - 1
+
+
+@jit
+def _ten_point_jac(m, d, i, body, p0, p1, p2, u0, u1, u2, scale):
+  """ten_J[i] += scale * u' * jacp(point p on body), walking the body's dof chain."""
+  v = chain_end(m, body)
+  if v < 0:
     return
   root = m.body_rootid[body]
   o0 = p0 - d.subtree_com[root, 0]
   o1 = p1 - d.subtree_com[root, 1]
   o2 = p2 - d.subtree_com[root, 2]
-  v = m.body_dofadr[b] + m.body_dofnum[b] - 1
   while v >= 0:
     c = d.cdof[v]
     j0 = c[3] + (c[1] * o2 - c[2] * o1)
