@@ -19,6 +19,7 @@ from engine import collision_libccd as ccd
 from engine import constraint as cn
 from engine import collision_primitive as prim
 from engine import collision_sdf as sdf
+from engine import sleep as sl
 from engine.smooth import inline, jit
 from engine import types as t
 
@@ -500,14 +501,13 @@ def _push(sig, ns, value):
 
 
 @jit
-def _candidate_pairs(m, d, box, always, filterparent):
+def _candidate_pairs(m, d, box, always, filterparent, sleeping):
   """Signatures (b1 << 16) + b2 (b1 < b2), ascending and unique, of the body pairs MuJoCo's
   broadphase keeps: both bodies can collide, MuJoCo's body filter passes, and their boxes
   overlap or one of them pairs with every body. A sweep along the axis where the boxes spread
   most: O(n log n + pairs) where testing every pair of bodies was O(n^2) (1.2 ms of a 1.8 ms
-  step on 22 humanoids, 353 bodies)."""
+  step on 22 humanoids, 353 bodies). `sleeping`: some body sleeps (sleep enabled)."""
   n = m.nbody
-  sleeping = (m.opt_enableflags[0] & _ENBL_SLEEP) != 0 and d.nbody_awake[0] < m.nbody
   ids = np.empty(n, np.int64)
   nc = 0
   for b in range(n):
@@ -544,8 +544,7 @@ def _candidate_pairs(m, d, box, always, filterparent):
         break
       if always[bk, 0] != 0.0:
         continue
-      if (box[bi, 0] > box[bk, 3] or box[bk, 0] > box[bi, 3] or box[bi, 1] > box[bk, 4]
-          or box[bk, 1] > box[bi, 4] or box[bi, 2] > box[bk, 5] or box[bk, 2] > box[bi, 5]):
+      if _boxes_apart(box[bi], box[bk]):
         continue
       b1, b2 = min(bi, bk), max(bi, bk)
       if not _filter_body_pair(m, d, b1, b2, filterparent, sleeping):
@@ -588,19 +587,9 @@ def _flex_box(m, d, f, out):
 
 @jit
 def _boxes_apart(a, b):
+  """True when the boxes a and b (low corner, then high corner) do not overlap."""
   return (a[0] > b[3] or b[0] > a[3] or a[1] > b[4] or b[1] > a[4] or a[2] > b[5]
           or b[2] > a[5])
-
-
-@jit
-def flex_awake(m, d, f):
-  """A flex is awake when one of its vertices' bodies is (MuJoCo's mj_sleepState of a flex:
-  asleep when every vertex body is)."""
-  for v in range(m.flex_vertadr[f], m.flex_vertadr[f] + m.flex_vertnum[f]):
-    b = m.flex_vertbodyid[v]
-    if m.body_treeid[b] >= 0 and d.body_awake[b] != 0:
-      return True
-  return False
 
 
 @jit
@@ -616,7 +605,7 @@ def _flex_pairs(m, d, box, always, ids, nc, sig, ns, sleeping):
   for f in range(m.nflex):
     if not (m.flex_contype[f] or m.flex_conaffinity[f]):
       continue
-    fawake = not sleeping or flex_awake(m, d, f)
+    fawake = not sleeping or sl.flex_awake(m, d, f)
     for i in range(nc):
       b = ids[i]
       if not cf.can_collide_body_flex(m, b, f):
@@ -637,7 +626,7 @@ def _flex_pairs(m, d, box, always, ids, nc, sig, ns, sleeping):
         continue
       if _boxes_apart(fbox[f], fbox[f2]):
         continue
-      if sleeping and not fawake and not flex_awake(m, d, f2):
+      if sleeping and not fawake and not sl.flex_awake(m, d, f2):
         continue
       sig = _push(sig, ns, ((nb + f) << 16) + nb + f2)
       ns += 1
@@ -658,7 +647,8 @@ def collision(m, d):
   for b in range(m.nbody):
     always[b, 0] = 1.0 if ((b == 0 and m.body_geomnum[b] > 0) or (
         m.body_dofnum[m.body_weldid[b]] == 0 and _has_plane(m, b))) else 0.0
-  sig, ns = _candidate_pairs(m, d, box, always, filterparent)
+  sleeping = (m.opt_enableflags[0] & _ENBL_SLEEP) != 0 and d.nbody_awake[0] < m.nbody
+  sig, ns = _candidate_pairs(m, d, box, always, filterparent, sleeping)
   pairadr = 0
   for i in range(ns):
     signature = sig[i]
@@ -695,7 +685,6 @@ def collision(m, d):
   while pairadr < m.npair:
     _explicit_pair(m, d, pairadr)
     pairadr += 1
-  sleeping = (m.opt_enableflags[0] & _ENBL_SLEEP) != 0 and d.nbody_awake[0] < m.nbody
   for f in range(m.nflex):   # self-collisions last
-    if not sleeping or flex_awake(m, d, f):
+    if not sleeping or sl.flex_awake(m, d, f):
       cf.collide_flex_self(m, d, f)

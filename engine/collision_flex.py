@@ -34,9 +34,10 @@ d.geom_xmat.
 weights a contact's Jacobian uses on one side (4.0: barycentric coordinates of the element
 point closest to the contact; 1 on the vertex of a vertex contact).
 
-Not here yet: general convex geom : element and element : element pairs (MuJoCo's
-mjc_ConvexElem, GJK on the element's vertices; here these pairs give no contacts), 4.0's
-analytic sphere/capsule : tetrahedron, height field and SDF : flex, interpolated flexes.
+General convex geom : element and element : element pairs go through our GJK/EPA (MuJoCo's
+mjc_ConvexElem; not on the libccd path, nativeccd disabled, where they give no contacts);
+sphere/capsule : tetrahedron are 4.0's analytic pair. Not here yet: mesh, height field and
+SDF : flex (load_model refuses them), interpolated flexes, vertex : element self-contacts.
 """
 import math
 

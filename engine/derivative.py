@@ -579,11 +579,7 @@ def fluid_vel(m, d):
   for i in range(m.nbody):
     if m.body_mass[i] < _MINVAL:
       continue
-    ellipsoid = False
-    for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
-      if m.geom_fluid[g, 0] > 0:
-        ellipsoid = True
-    if ellipsoid:
+    if fluid.uses_ellipsoids(m, i):
       _fluid_ellipsoid_vel(m, d, i, chain, d.scratch_nv[2:8],
                            d.scratch_nbody.reshape(d.scratch_nbody.size))
     else:

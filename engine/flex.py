@@ -1,10 +1,11 @@
 """Flexes (MuJoCo's deformables): vertex positions, element boxes, edge lengths, Jacobians and
 velocities (mj_flex, mj_fwdVelocity), and their passive forces (mj_passive's flex part): edge
-spring-dampers and the elasticity of 2D flexes (stretch and bending).
+spring-dampers, the elasticity of 2D flexes (stretch and bending) and of 3D flexes (stretch).
 
 Every formula was checked against MuJoCo 4.0's mjData (tests/test_flex.py). What is not
 simulated yet is refused when the model loads (engine/mjcf/_flex.py check_simulated):
-collisions, interpolated flexes, 3D and 1D elasticity, the discrete integrator.
+collisions with mesh, height field and SDF geoms, interpolated flexes, 1D (rod) elasticity,
+the discrete integrator.
 """
 import numpy as np
 
@@ -174,48 +175,69 @@ def _add_vertex_force(m, d, b, fx, fy, fz, px, py, pz, qfrc):
 
 
 @jit
-def _stretch(m, d, f):
-  """Elastic stretch of a 2D flex's triangles (mj_flexPassiveStretch): each element's squared
-  edge elongations through its 3x3 stiffness metric, with Rayleigh damping folded into the
-  elongation (Kharevych et al.), into qfrc_spring."""
+def _stretch(m, d, f, enbl_spring, enbl_damper):
+  """Elastic stretch of a 2D flex's triangles or a 3D flex's tetrahedra (MuJoCo 4.0's Saint
+  Venant-Kirchhoff stretch, mj_flexPassiveStretch): each element's squared edge elongations
+  through its packed edge metric (flex_stiffness: 21 numbers per triangle, 24 per tetrahedron),
+  pulled back along each edge. The spring part (elongation from flexedge_length0) goes to
+  qfrc_spring; the Rayleigh damping part (Kharevych et al.: the squared length's change over the
+  last step, times flex_damping / h) to qfrc_damper, each gated by its disable flag as 4.0 does
+  (measured; the Aug-2026 source folds both into qfrc_spring)."""
   sadr = m.flex_stiffnessadr[f]
-  if sadr < 0 or m.flex_stiffness[sadr] == 0.0:   # (as MuJoCo: not gated by the spring flag)
+  if sadr < 0 or m.flex_stiffness[sadr] == 0.0:
     return
+  h = m.opt_timestep[0]
+  kd = m.flex_damping[f] / h if h > 0 and enbl_damper else 0.0
+  if not enbl_spring and kd == 0.0:
+    return
+  dim = m.flex_dim[f]
+  nedge = 3 if dim == 2 else 6
+  stride = 21 if dim == 2 else 24
   va = m.flex_vertadr[f]
   ea = m.flex_edgeadr[f]
   nvert = m.flex_vertnum[f]
-  h = m.opt_timestep[0]
-  kd = m.flex_damping[f] / h if h > 0 else 0.0
-  qf = d.flex_vertforce
+  qf = d.flex_vertforce   # columns 0-2: spring, 3-5: damper
   for v in range(nvert):
-    qf[v, 0] = 0.0
-    qf[v, 1] = 0.0
-    qf[v, 2] = 0.0
-  el = np.empty(3)
+    for x in range(6):
+      qf[v, x] = 0.0
+  els = np.empty(6)
+  eld = np.empty(6)
   for t in range(m.flex_elemnum[f]):
-    data = m.flex_elemdataadr[f] + 3 * t
-    for e in range(3):
-      idx = ea + m.flex_elemedge[m.flex_elemedgeadr[f] + 3 * t + e]
+    data = m.flex_elemdataadr[f] + (dim + 1) * t
+    for e in range(nedge):
+      idx = ea + m.flex_elemedge[m.flex_elemedgeadr[f] + nedge * t + e]
       cur = d.flexedge_length[idx]
       ref = m.flexedge_length0[idx]
       prev = cur - d.flexedge_velocity[idx] * h
-      el[e] = cur * cur - ref * ref + (cur * cur - prev * prev) * kd
-    for e1 in range(3):
-      for e2 in range(3):
+      els[e] = cur * cur - ref * ref if enbl_spring else 0.0
+      eld[e] = (cur * cur - prev * prev) * kd
+    kt = sadr + stride * t
+    for e2 in range(nedge):
+      ws = wd = 0.0
+      for e1 in range(nedge):
         lo, hi = min(e1, e2), max(e1, e2)
-        # packed upper triangle of the 3x3 metric: rows 0 (3 entries), 1 (2), 2 (1)
-        kidx = lo * 3 - (lo * (lo - 1)) // 2 + hi - lo
-        w = el[e1] * m.flex_stiffness[sadr + 21 * t + kidx]
-        a = m.flex_elem[data + _TRI_EDGES[e2][0]]
-        b = m.flex_elem[data + _TRI_EDGES[e2][1]]
-        for x in range(3):
-          g = d.flexvert_xpos[va + a, x] - d.flexvert_xpos[va + b, x]
-          qf[a, x] -= w * g
-          qf[b, x] += w * g
+        # packed upper triangle of the nedge x nedge metric, row by row
+        k = m.flex_stiffness[kt + lo * nedge - (lo * (lo - 1)) // 2 + hi - lo]
+        ws += els[e1] * k
+        wd += eld[e1] * k
+      if dim == 2:
+        a, b = data + _TRI_EDGES[e2][0], data + _TRI_EDGES[e2][1]
+      else:
+        a, b = data + _TET_EDGES[e2][0], data + _TET_EDGES[e2][1]
+      a, b = m.flex_elem[a], m.flex_elem[b]
+      for x in range(3):
+        g = d.flexvert_xpos[va + a, x] - d.flexvert_xpos[va + b, x]
+        qf[a, x] -= ws * g
+        qf[b, x] += ws * g
+        qf[a, 3 + x] -= wd * g
+        qf[b, 3 + x] += wd * g
   for v in range(nvert):
-    _add_vertex_force(m, d, m.flex_vertbodyid[va + v], qf[v, 0], qf[v, 1], qf[v, 2],
-                      d.flexvert_xpos[va + v, 0], d.flexvert_xpos[va + v, 1],
-                      d.flexvert_xpos[va + v, 2], d.qfrc_spring)
+    b = m.flex_vertbodyid[va + v]
+    px, py, pz = d.flexvert_xpos[va + v, 0], d.flexvert_xpos[va + v, 1], d.flexvert_xpos[va + v, 2]
+    if enbl_spring:
+      _add_vertex_force(m, d, b, qf[v, 0], qf[v, 1], qf[v, 2], px, py, pz, d.qfrc_spring)
+    if kd != 0.0:
+      _add_vertex_force(m, d, b, qf[v, 3], qf[v, 4], qf[v, 5], px, py, pz, d.qfrc_damper)
 
 
 @jit
@@ -284,18 +306,19 @@ def _bend(m, d, f, enbl_spring, enbl_damper):
 
 @jit
 def passive(m, d):
-  """Flex terms of qfrc_spring and qfrc_damper: 2D elasticity (bending, then stretch), then
-  edge spring-dampers along flexedge_J."""
+  """Flex terms of qfrc_spring and qfrc_damper: 2D elasticity (bending, then stretch) and 3D
+  elasticity (stretch), then edge spring-dampers along flexedge_J."""
   if m.nflex == 0:
     return
   flags = m.opt_disableflags[0]
   enbl_spring = not (flags & _DSBL_SPRING)
   enbl_damper = not (flags & _DSBL_DAMPER)
   for f in range(m.nflex):
-    if m.flex_dim[f] != 2 or m.flex_rigid[f] or m.flex_interp[f]:
-      continue   # 1D and 3D elasticity and interpolated flexes: refused at load
-    _bend(m, d, f, enbl_spring, enbl_damper)
-    _stretch(m, d, f)
+    if m.flex_dim[f] == 1 or m.flex_rigid[f] or m.flex_interp[f]:
+      continue   # 1D elasticity and interpolated flexes: refused at load
+    if m.flex_dim[f] == 2:
+      _bend(m, d, f, enbl_spring, enbl_damper)
+    _stretch(m, d, f, enbl_spring, enbl_damper)
   for f in range(m.nflex):
     ks = m.flex_edgestiffness[f] if enbl_spring else 0.0
     kd = m.flex_edgedamping[f] if enbl_damper else 0.0

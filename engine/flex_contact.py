@@ -1,8 +1,8 @@
 """The two sides of a flex contact: which bodies a side moves and with what weights, as 4.0's
 contact Jacobian, mj_diagApprox and mj_flexBody see them. A side is a geom (contact_geom >= 0),
 a flex vertex (contact_vert >= 0) or a flex element (contact_elem >= 0) of contact_flex.
-No engine imports: constraint.py, sensor.py and sleep.py use it, collision_flex.py re-exports
-contact_weights."""
+It imports only engine.smooth's jit, so constraint.py, sensor.py and sleep.py can use it
+without cycles; collision_flex.py re-exports contact_weights."""
 import numpy as np
 
 from engine.smooth import jit

@@ -191,6 +191,16 @@ def ellipsoid(m, d, body):
 
 
 @jit
+def uses_ellipsoids(m, i):
+  """True when body i takes the ellipsoid model: one ellipsoid-model geom (geom_fluid[g, 0] >
+  0) switches the whole body from the inertia box to the ellipsoids."""
+  for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
+    if m.geom_fluid[g, 0] > 0:
+      return True
+  return False
+
+
+@jit
 def fluid(m, d):
   """Add fluid forces into qfrc_fluid; True if any were applied."""
   if m.opt_viscosity[0] == 0.0 and m.opt_density[0] == 0.0:
@@ -199,13 +209,7 @@ def fluid(m, d):
     # massless bodies (and the world) get no fluid forces
     if m.body_mass[i] < _MINVAL:
       continue
-    # one ellipsoid-model geom switches the whole body from the inertia box to the ellipsoids
-    use_ellipsoid = False
-    for g in range(m.body_geomadr[i], m.body_geomadr[i] + m.body_geomnum[i]):
-      if m.geom_fluid[g, 0] > 0:
-        use_ellipsoid = True
-        break
-    if use_ellipsoid:
+    if uses_ellipsoids(m, i):
       ellipsoid(m, d, i)
     else:
       inertia_box(m, d, i)

@@ -371,8 +371,14 @@ def sleep(m, d):
 # -------------------------------------------------------------------------------- sleep state
 
 @jit
-def _body_state(d, b):
-  return d.body_awake[b]
+def flex_awake(m, d, f):
+  """A flex is awake when one of its vertices' bodies is (MuJoCo's mj_sleepState of a flex:
+  asleep when every vertex body is)."""
+  for v in range(m.flex_vertadr[f], m.flex_vertadr[f] + m.flex_vertnum[f]):
+    b = m.flex_vertbodyid[v]
+    if m.body_treeid[b] >= 0 and d.body_awake[b] != 0:
+      return True
+  return False
 
 
 @jit

@@ -1073,7 +1073,7 @@ flexedge_J f8 nJfe
 flexedge_length f8 nflexedge
 flexedge_velocity f8 nflexedge
 flex_jacdif f8 nv 3
-flex_vertforce f8 nflexvert 3
+flex_vertforce f8 nflexvert 6
 contact_geom i4 nconmax 2
 contact_flex i4 nconmax 2
 contact_elem i4 nconmax 2

@@ -23,10 +23,11 @@ _CONTACT = int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
 MODELS = ["model/flex/flag.xml", "model/flex/trampoline.xml", "model/flex/pancake.xml",
           "model/flex/basket.xml", "model/flex/pulley.xml", "model/flex/plate.xml",
           "model/flex/pinch.xml", "test/engine/testdata/sleep/flex_nocnstr.xml",
-          "test/engine/testdata/sleep/flex_contact.xml"]
-# kinematics and edge quantities only: 3D elastic flexes (4.0's tetrahedral elasticity is not
-# ours; load_model refuses it) and rigid flexes (no flex forces without contacts)
-MODELS_3D = ["model/flex/floppy.xml", "model/flex/jelly.xml", "test/user/testdata/rigid_flex.xml"]
+          "test/engine/testdata/sleep/flex_contact.xml",
+          "model/flex/floppy.xml",   # 3D elasticity with Rayleigh damping, pinned on a hinge
+          "model/flex/jelly.xml"]    # 3D elasticity and edge dampers
+# kinematics and edge quantities only: rigid flexes (no flex forces without contacts)
+MODELS_3D = ["test/user/testdata/rigid_flex.xml"]
 
 
 def _pair(path):
@@ -55,11 +56,14 @@ def _states(mjm, mjd, n=4, every=40, seed=0):
     yield k
 
 
-def _copy_state(m, d, mjd):
+def copy_state(d, mjd):
+  """4.0's state into ours: qpos, qvel, act, ctrl, mocap poses, time, qacc_warmstart."""
   d.qpos[:] = mjd.qpos
   d.qvel[:] = mjd.qvel
   d.act[:] = mjd.act
   d.ctrl[:] = mjd.ctrl
+  d.mocap_pos[:] = mjd.mocap_pos
+  d.mocap_quat[:] = mjd.mocap_quat
   d.time = mjd.time
   d.qacc_warmstart[:] = mjd.qacc_warmstart
 
@@ -93,7 +97,7 @@ def test_teacher_forced(path):
   _sizes_used(m, mjm)
   forces = 0.0
   for k in _states(mjm, mjd):
-    _copy_state(m, d, mjd)
+    copy_state(d, mjd)
     engine.forward(m, d)
     _compare_stages(m, d, mjm, mjd, f"{path} state {k}")
     forces += float(np.abs(mjd.qfrc_passive).sum() + mjd.nefc)
@@ -104,7 +108,7 @@ def test_teacher_forced(path):
 def test_teacher_forced_3d_kinematics(path):
   m, d, mjm, mjd = _pair(path)
   for k in _states(mjm, mjd, n=2):
-    _copy_state(m, d, mjd)
+    copy_state(d, mjd)
     engine.forward(m, d)
     _compare_stages(m, d, mjm, mjd, f"{path} state {k}", dynamics=False)
 
@@ -129,10 +133,19 @@ _CABLE = """<mujoco><option timestep="0.002" integrator="{integrator}"/><worldbo
     <edge stiffness="200" damping=".5"/>
     <pin id="0"/>
   </flexcomp></worldbody></mujoco>"""
+# a soft block hanging from two pinned corners: tetrahedral elasticity with Rayleigh damping
+_BLOCK = """<mujoco><option timestep="0.002" integrator="{integrator}"/><worldbody>
+  <flexcomp name="block" type="grid" dim="3" count="3 3 3" spacing=".05 .05 .05" pos="0 0 1"
+            mass=".5" radius=".002">
+    <contact contype="0" conaffinity="0"/>
+    <elasticity young="2e3" poisson=".3" damping=".002"/>
+    <pin id="0 2"/>
+  </flexcomp></worldbody></mujoco>"""
 SNIPPETS = {
     "cloth-elastic": _CLOTH.replace("{body}", _ELASTIC),
     "cloth-equality": _CLOTH.replace("{body}", _EQUALITY),
     "cable-springs": _CABLE,
+    "block-elastic": _BLOCK,
 }
 
 
@@ -168,12 +181,46 @@ def test_trajectory(name, integrator):
   assert d.nefc == mjd.nefc
 
 
+_SPLIT = """<mujoco><option gravity="0 0 0" timestep="0.001"/><worldbody>
+  <flexcomp type="grid" count="{count}" spacing=".1 .1 .1" name="s" dim="{dim}" mass="1"
+            radius=".001"><contact contype="0" conaffinity="0"/>
+    <elasticity young="5e4" damping=".002" poisson=".2" {extra}/></flexcomp></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("disable", ["", "spring", "damper"])
+def test_stretch_spring_and_damper(dim, disable):
+  """Element stretch of triangles and tetrahedra at a random deformed, moving state: the spring
+  part in qfrc_spring and the Rayleigh damping part in qfrc_damper, each switched off by its
+  disable flag, as 4.0 splits them (the Aug-2026 source put both in qfrc_spring)."""
+  xml = _SPLIT.format(count="3 3 3" if dim == 3 else "3 3 1", dim=dim,
+                      extra='thickness=".01" elastic2d="stretch"' if dim == 2 else "")
+  m = engine.load_model(xml)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  if disable:
+    bit = getattr(mujoco.mjtDisableBit, "mjDSBL_" + disable.upper())
+    m.opt.disableflags = m.opt.disableflags | int(bit)
+    mjm.opt.disableflags |= bit
+  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  rng = np.random.default_rng(dim)
+  mjd.qpos[:] = mjm.qpos0 + 0.01 * rng.standard_normal(mjm.nq)
+  mjd.qvel[:] = 0.1 * rng.standard_normal(mjm.nv)
+  mujoco.mj_forward(mjm, mjd)
+  copy_state(d, mjd)
+  engine.forward(m, d)
+  assert (np.abs(mjd.qfrc_spring).max() > 1) == (disable != "spring")
+  assert (np.abs(mjd.qfrc_damper).max() > 0.01) == (disable != "damper")
+  for name in ("qfrc_spring", "qfrc_damper", "qfrc_passive", "qacc"):
+    _close(getattr(d, name), getattr(mjd, name), f"dim {dim} {name}", 1e-9)
+
+
 _FLEXCOMP = """<mujoco><worldbody><flexcomp name="f" type="grid" dim="{dim}" count="3 3 {nz}"
   spacing=".1 .1 .1" mass="1" {extra}>{inner}</flexcomp></worldbody></mujoco>"""
 _OFF = '<contact contype="0" conaffinity="0"/>'
 REFUSED = {
-    "3D elasticity": (_FLEXCOMP.format(dim=3, nz=3, extra="", inner=_OFF + '<elasticity '
-                                       'young="1e4"/>'), "3D flex elasticity"),
+    "1D elasticity": (_FLEXCOMP.replace('count="3 3 {nz}"', 'count="5 1 1"').format(
+        dim=1, extra='radius=".001"', inner=_OFF + '<elasticity young="1e4"/>'),
+        "1D flex \\(rod\\) elasticity"),
     "interpolated": (_FLEXCOMP.format(dim=3, nz=3, extra='dof="trilinear"', inner=_OFF.replace(
         "/>", ' selfcollide="none"/>')),
                      "interpolated flexes"),

@@ -422,14 +422,20 @@ def test_bad_flex_is_an_error_naming_the_element(xml, msg):
 
 
 def test_load_model_names_what_it_cannot_simulate():
-  """engine.load_model compiles flex models: flag.xml (collisions, edge springs) loads with the
-  fields load_flex_model gives; jelly.xml (3D elasticity) stops at the flexcomp; a flex
-  equality naming no flex is an error naming the element (4.0 refuses it too)."""
+  """engine.load_model compiles flex models: flag.xml (collisions, edge springs) and jelly.xml
+  (3D elasticity) load with 4.0's fields; a 1D flex with rod elasticity stops at the flexcomp
+  (tests/test_flex.py test_refused has the other refusals); a flex equality naming no flex is
+  an error naming the element (4.0 refuses it too)."""
   import engine
-  path = os.path.join(ROOT, "model/flex/flag.xml")
-  assert mismatches(engine.load_model(path), mujoco.MjModel.from_xml_path(path)) == []
-  with pytest.raises(MjcfError, match=r"jelly.xml:\d+: <flexcomp[^>]*>: 3D flex elasticity"):
-    engine.load_model(os.path.join(ROOT, "model/flex/jelly.xml"))
+  for name in ("flag", "jelly"):
+    path = os.path.join(ROOT, f"model/flex/{name}.xml")
+    assert mismatches(engine.load_model(path), mujoco.MjModel.from_xml_path(path)) == []
+  rod = ('<mujoco><worldbody>\n<flexcomp name="rod" type="grid" dim="1" count="5 1 1" '
+         'spacing=".1 .1 .1" radius=".01"><elasticity young="1e4"/></flexcomp></worldbody>'
+         '</mujoco>')
+  mujoco.MjModel.from_xml_string(rod)   # 4.0 simulates it: the refusal is ours
+  with pytest.raises(MjcfError, match=r":2: <flexcomp[^>]*>: 1D flex \(rod\) elasticity"):
+    engine.load_model(rod)
   xml = ("<mujoco><worldbody><body name='b'/></worldbody><equality>\n<flex flex='f'/>"
          "</equality></mujoco>")
   with pytest.raises(ValueError):

@@ -877,9 +877,8 @@ def set_edge_constants(m):
 def check_simulated(c, A):
   """Refuse, naming the flex element, what engine/flex.py does not simulate yet and would
   change the motion if ignored: flex collisions with mesh, height field and SDF geoms,
-  interpolated flexes, 3D (tetrahedral) and 1D
-  (rod) elasticity, and the discrete integrator with flexes. `load_flex_model` skips this
-  check (tests compile every flex model)."""
+  interpolated flexes, 1D (rod) elasticity, and the discrete integrator with flexes.
+  `load_flex_model` skips this check (tests compile every flex model)."""
   gtype = np.asarray(A.get("geom_type", np.zeros(0)))
   gct = np.asarray(A.get("geom_contype", np.zeros(0)))
   gca = np.asarray(A.get("geom_conaffinity", np.zeros(0)))
@@ -896,9 +895,6 @@ def check_simulated(c, A):
                            '<contact contype="0" conaffinity="0"/>')
     if f["interp"]:
       raise node.error("interpolated flexes (dof trilinear/quadratic) are not simulated yet")
-    if f["dim"] == 3 and f["young"] > 0:
-      raise node.error("3D flex elasticity (young > 0 on a volumetric flex) is not simulated "
-                       "yet; 2D elasticity and edge equality are")
     if f["dim"] == 1 and f["young"] > 0:
       raise node.error("1D flex (rod) elasticity (young > 0) is not simulated yet; edge "
                        "stiffness, damping and equality are")
