@@ -15,11 +15,11 @@ unless the material's and the default); a texture only with texture coordinates.
 """
 import numpy as np
 
+from render import surfaces
+
 _MINVAL = 1e-15     # mjMINVAL
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-_TEX_NONE, _TEX_2D = 0, 1
-_INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
-_INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
+_TEX_NONE, _TEX_2D = surfaces.TEX_NONE, surfaces.TEX_2D
 
 
 def _normalize(v):
@@ -346,15 +346,8 @@ class FlexDraw:
     vao = self._vaos.get((f, key))
     if vao is None:
       vb, ub = self._bufs[f]
-      if key == "d":
-        attrs = [(vb, "3f 12x", "in_pos"),
-                 (self._inst[f], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])]
-      else:
-        attrs = [(vb, "3f 3f", "in_pos", "in_normal"),
-                 (self._inst[f], _INSTANCE_FMT, *_INSTANCE_ATTRS)]
-        if "in_uv" in prog:
-          attrs.append((ub, "2f", "in_uv"))
-      vao = self._vaos[f, key] = self.ctx.vertex_array(prog, attrs)
+      vao = self._vaos[f, key] = surfaces.vertex_array(self.ctx, prog, key, vb, ub,
+                                                       self._inst[f])
     return vao
 
   def draw_depth(self, depth_prog):
@@ -366,26 +359,12 @@ class FlexDraw:
     """The visible faces, opaque or blended ones, with the lit geom programs (`sh`: the
     variant that reads the shadow map). Back faces culled as MuJoCo's renderer does (a 2D
     flex has a triangle for each side)."""
-    import moderngl
     if not self.model.nflex:
       return
-    sel = (self.nface > 0) & ((self.alpha < 1.0) == transparent)
-    done = set()
-    self.ctx.enable(moderngl.CULL_FACE)
-    for f in np.nonzero(sel)[0]:
-      tex = _TEX_2D if self.texid[f] >= 0 else _TEX_NONE
-      prog = self.r._textured._program(0, sh, tex) if tex else self.r._geom_progs[sh]
-      if id(prog) not in done:
-        set_uniforms(prog)
-        if "u_twoside" in prog:
-          prog["u_twoside"].value = 0
-        if "u_tex" in prog:
-          prog["u_tex"].value = 1
-        done.add(id(prog))
-      if tex:
-        self.r._textured._texture(int(self.texid[f])).use(location=1)
-      self._vao(f, prog, (sh, tex)).render(vertices=3 * int(self.nface[f]))
-    self.r._twoside_key = None
+    items = ((f, _TEX_2D if self.texid[f] >= 0 else _TEX_NONE, self.texid[f])
+             for f in surfaces.selected(self.nface > 0, self.alpha, transparent))
+    surfaces.draw_lit(self.r, self.ctx, sh, set_uniforms, items, lambda f, prog, key: self._vao(
+        f, prog, key).render(vertices=3 * int(self.nface[f])))
 
   def release(self):
     """Free the GL objects of the current model."""

@@ -9,6 +9,8 @@ weighted sum and the normals stored in float32.
 """
 import numpy as np
 
+from render import surfaces
+
 _MINVAL = 1e-15     # mjMINVAL
 
 
@@ -198,10 +200,8 @@ def _rounds(vertex):
 
 # ---------------------------------------------------------------------------------- drawing
 
-_INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
-_INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-_TEX_NONE, _TEX_2D, _TEX_CUBE = 0, 1, 2
+_TEX_NONE, _TEX_2D, _TEX_CUBE = surfaces.TEX_NONE, surfaces.TEX_2D, surfaces.TEX_CUBE
 
 
 class SkinDraw:
@@ -346,15 +346,8 @@ class SkinDraw:
   def _vao(self, i, prog, key):
     vao = self._vaos.get((i, key))
     if vao is None:
-      if key == "d":
-        attrs = [(self._vbuf, "3f 12x", "in_pos"),
-                 (self._inst[i], "3f 3f 3f 3f 4f 48x/i", *_INSTANCE_ATTRS[:5])]
-      else:
-        attrs = [(self._vbuf, "3f 3f", "in_pos", "in_normal"),
-                 (self._inst[i], _INSTANCE_FMT, *_INSTANCE_ATTRS)]
-        if "in_uv" in prog:
-          attrs.append((self._uvbuf, "2f", "in_uv"))
-      vao = self._vaos[i, key] = self.ctx.vertex_array(prog, attrs, self._ibufs[i])
+      vao = self._vaos[i, key] = surfaces.vertex_array(
+          self.ctx, prog, key, self._vbuf, self._uvbuf, self._inst[i], self._ibufs[i])
       self._gl.append(vao)
     return vao
 
@@ -367,26 +360,12 @@ class SkinDraw:
     """The visible skins, opaque or blended ones, with the lit geom programs (`sh`: the
     variant that reads the shadow map); `set_uniforms(prog)` gives a program this frame's
     camera and lights. Back faces culled: skins are one-sided, as in MuJoCo."""
-    import moderngl
     if not self.model.nskin:
       return
-    sel = self.visible & ((self.alpha < 1.0) == transparent)
-    done = set()
-    self.ctx.enable(moderngl.CULL_FACE)
-    for i in np.nonzero(sel)[0]:
-      tex = int(self.textype[i])
-      prog = (self.r._textured._program(0, sh, tex) if tex else self.r._geom_progs[sh])
-      if id(prog) not in done:
-        set_uniforms(prog)
-        if "u_twoside" in prog:
-          prog["u_twoside"].value = 0
-        if "u_tex" in prog:
-          prog["u_tex"].value = 1
-        done.add(id(prog))
-      if tex:
-        self.r._textured._texture(int(self.texid[i])).use(location=1)
-      self._vao(i, prog, (sh, tex)).render()
-    self.r._twoside_key = None      # u_twoside was set here: the renderer sets it again
+    items = ((i, int(self.textype[i]), self.texid[i])
+             for i in surfaces.selected(self.visible, self.alpha, transparent))
+    surfaces.draw_lit(self.r, self.ctx, sh, set_uniforms, items,
+                      lambda i, prog, key: self._vao(i, prog, key).render())
 
   def release(self):
     """Free the GL objects of the current model."""

@@ -74,6 +74,16 @@ def our_image(path, cam, width, height, opts=None, **renderer_attrs):
     hr.release()
 
 
+def skin_pictures(path, cam, width, height, rnd=None, **opts):
+  """(MuJoCo's, MuJoCo's without skins, ours, ours without skins) of one file from one free
+  camera: what the skin changes in each engine's picture. `opts` are our VisOptions."""
+  from render.renderer import VisOptions
+  return (mujoco_image(path, cam, width, height, rnd=rnd),
+          mujoco_image(path, cam, width, height, vis={"mjVIS_SKIN": 0}, rnd=rnd),
+          our_image(path, cam, width, height, VisOptions(**opts)),
+          our_image(path, cam, width, height, VisOptions(skins=False, **opts)))
+
+
 def save_pair(name, ref, img):
   """Save MuJoCo's picture and ours side by side (render-tests/ in the temp dir) to look at."""
   from render.headless import save_png

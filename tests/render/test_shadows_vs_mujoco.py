@@ -7,7 +7,7 @@ import os
 import numpy as np
 import pytest
 
-from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
+from tests.render.mujoco_ref import mujoco_image, our_image, save_pair, skin_pictures
 
 W, H = 320, 240
 _NO_REFLECTION = {"mjRND_REFLECTION": 0}     # we draw no reflections
@@ -30,13 +30,9 @@ def test_dog_casts_its_shadow_on_the_floor_as_mujoco(azimuth, elevation):
   the shadow-casting light's pass apart. Measured: IoU 0.86-0.91, ratios 0.53-0.61 against
   MuJoCo's 0.53-0.59, mean differences 0.6-1.0."""
   dm = pytest.importorskip("dm_control")
-  from render.renderer import VisOptions
   path = os.path.join(os.path.dirname(dm.__file__), "suite", "dog.xml")
   cam = dict(lookat=[0.2, 0.0, 0.2], distance=2.5, azimuth=azimuth, elevation=elevation)
-  ref = mujoco_image(path, cam, W, H, rnd=_NO_REFLECTION)
-  ref_off = mujoco_image(path, cam, W, H, vis={"mjVIS_SKIN": 0}, rnd=_NO_REFLECTION)
-  img = our_image(path, cam, W, H)
-  img_off = our_image(path, cam, W, H, VisOptions(skins=False))
+  ref, ref_off, img, img_off = skin_pictures(path, cam, W, H, rnd=_NO_REFLECTION)
   save_pair(f"dog_shadow_{azimuth}_{elevation}.png", ref, img)
   theirs, ours = _floor_shadow(ref, ref_off), _floor_shadow(img, img_off)
   assert theirs.sum() > 400, "MuJoCo's picture should show the dog's shadow"

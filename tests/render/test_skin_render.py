@@ -6,7 +6,7 @@ import os
 import numpy as np
 import pytest
 
-from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
+from tests.render.mujoco_ref import mujoco_image, our_image, save_pair, skin_pictures
 
 W, H = 320, 240
 # shadows and MuJoCo's floor reflection off (we draw no reflections): the skin's pixels are
@@ -37,16 +37,12 @@ def test_skin_as_mujoco_draws_it(model, azimuth, elevation):
   turning the skin flag on changes the picture) and its lit (dog: textured) colour agrees
   where both draw it (mean difference under 12 of 255 per channel). Measured: IoU 0.97,
   mean differences 1-3.3 of 255."""
-  from render.renderer import VisOptions
   parts, lookat, distance = _MODELS[model]
   path = _dm(*parts)
   cam = dict(lookat=lookat, distance=distance, azimuth=azimuth, elevation=elevation)
-  ref = mujoco_image(path, cam, W, H, rnd=_RND)
-  ref_off = mujoco_image(path, cam, W, H, vis={"mjVIS_SKIN": 0}, rnd=_RND)
   black = (0.0, 0.0, 0.0)       # MuJoCo's clear colour (the rodent has no skybox)
-  img = our_image(path, cam, W, H, VisOptions(shadows=False, background=black))
-  img_off = our_image(path, cam, W, H,
-                      VisOptions(shadows=False, skins=False, background=black))
+  ref, ref_off, img, img_off = skin_pictures(path, cam, W, H, rnd=_RND, shadows=False,
+                                             background=black)
   save_pair(f"skin_{model}_{azimuth}_{elevation}.png", ref, img)
   theirs, ours = _skin_mask(ref, ref_off), _skin_mask(img, img_off)
   assert theirs.sum() > 2000, "the skin should fill a good part of the picture"
