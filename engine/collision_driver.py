@@ -302,20 +302,7 @@ def _narrowphase(m, d, g1, g2, ipair):
       d.contact_flex[c, k] = -1
       d.contact_elem[c, k] = -1
       d.contact_vert[c, k] = -1
-    d.contact_dim[c] = condim
-    d.contact_includemargin[c] = margin
-    cn.assign_friction(m, d.contact_friction[c], par[0:5])
-    cn.assign_ref(m, d.contact_solref[c], par[5:7])
-    cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
-    cn.assign_imp(m, d.contact_solimp[c], par[9:14])
-    # adhesive contacts stay active in the gap (they pull across it), normal-only there
-    adhesion = par[14]
-    d.contact_adhesion[c] = adhesion
-    in_gap = d.contact_dist[c] >= margin
-    d.contact_exclude[c] = 1 if in_gap and adhesion == 0.0 else 0
-    if in_gap and adhesion != 0.0:
-      d.contact_dim[c] = 1
-    prim.make_frame(d.contact_frame[c])
+    cf.set_params(m, d, c, margin, condim, par)
     _surface_velocity(m, d, c)
     d.contact_efc_address[c] = -1
     d.contact_mu[c] = 0.0

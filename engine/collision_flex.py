@@ -752,23 +752,31 @@ def sort_pair_contacts(d, start):
 
 
 @jit
+def set_params(m, d, c, margin, condim, par):
+  """Contact c's parameters from the mixed `par` (contact_param's layout) as mj_setContact
+  sets them: condim, includemargin, friction, solref, solreffriction, solimp (with the opt
+  override), adhesion; a contact in the gap is excluded, unless adhesive (it pulls across the
+  gap, normal-only there); the frame completed from its normal. For geom and flex contacts."""
+  d.contact_dim[c] = condim
+  d.contact_includemargin[c] = margin
+  cn.assign_friction(m, d.contact_friction[c], par[0:5])
+  cn.assign_ref(m, d.contact_solref[c], par[5:7])
+  cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
+  cn.assign_imp(m, d.contact_solimp[c], par[9:14])
+  adhesion = par[14]
+  d.contact_adhesion[c] = adhesion
+  in_gap = d.contact_dist[c] >= margin
+  d.contact_exclude[c] = 1 if in_gap and adhesion == 0.0 else 0
+  if in_gap and adhesion != 0.0:
+    d.contact_dim[c] = 1
+  prim.make_frame(d.contact_frame[c])
+
+
+@jit
 def _finish(m, d, start, stop, margin, condim, par):
-  """Contact parameters of contacts start..stop-1 (mj_setContact): condim, includemargin,
-  solref, solimp, friction (with opt override), exclusion in the gap, frame completion."""
+  """Parameters of flex contacts start..stop-1 (set_params), geom1/geom2 from their sides."""
   for c in range(start, stop):
-    d.contact_dim[c] = condim
-    d.contact_includemargin[c] = margin
-    cn.assign_friction(m, d.contact_friction[c], par[0:5])
-    cn.assign_ref(m, d.contact_solref[c], par[5:7])
-    cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
-    cn.assign_imp(m, d.contact_solimp[c], par[9:14])
-    adhesion = par[14]
-    d.contact_adhesion[c] = adhesion
-    in_gap = d.contact_dist[c] >= margin
-    d.contact_exclude[c] = 1 if in_gap and adhesion == 0.0 else 0
-    if in_gap and adhesion != 0.0:
-      d.contact_dim[c] = 1
-    prim.make_frame(d.contact_frame[c])
+    set_params(m, d, c, margin, condim, par)
     d.contact_geom1[c] = d.contact_geom[c, 0]
     d.contact_geom2[c] = d.contact_geom[c, 1]
     d.contact_efc_address[c] = -1

@@ -469,6 +469,11 @@ def rk4(m, d):
   for k in range(d.ten_J.shape[0]):
     d.ten_J[k] = d.rk4_ten_J[k]
   advance(m, d, dact, dqacc, dq, True, True)
+  # 4.0 leaves the step's combined acceleration in qacc, (qvel' - qvel) / h, while
+  # qacc_warmstart (saved by advance) and act_dot keep the last stage's (measured; the
+  # Aug-2026 source left the last stage's qacc)
+  for k in range(nv):
+    d.qacc[k] = dqacc[k]
 
 
 @jit

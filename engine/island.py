@@ -119,6 +119,34 @@ def _union_row(m, d, parent, i):
 
 
 @jit
+def _union_flex_stiffness(m, d, parent):
+  """A stiff flex couples all its vertices (nodes, when interpolated) with no constraint row
+  for the coupling: the awake trees of each flex with stretch stiffness or bending (dim >= 2,
+  not rigid) join one island, a star around its first tree (mj_island's unionConstraintTrees;
+  4.0 solves an elastic flex touched by one contact as one island of all its dofs, measured on
+  jelly.xml). A flex with a single awake tree adds nothing."""
+  for f in range(m.nflex):
+    if m.flex_rigid[f] or m.flex_dim[f] < 2:
+      continue
+    sadr = m.flex_stiffnessadr[f]
+    if m.flex_bendingadr[f] < 0 and (sadr < 0 or m.flex_stiffness[sadr] == 0.0):
+      continue
+    if m.flex_interp[f]:
+      adr, num, bodyid = m.flex_nodeadr[f], m.flex_nodenum[f], m.flex_nodebodyid
+    else:
+      adr, num, bodyid = m.flex_vertadr[f], m.flex_vertnum[f], m.flex_vertbodyid
+    tree1 = -1
+    for j in range(num):
+      tree2 = m.body_treeid[bodyid[adr + j]]
+      if tree2 < 0 or tree2 == tree1 or not d.tree_awake[tree2]:
+        continue
+      if tree1 < 0:
+        tree1 = tree2
+      else:
+        dsu_merge(parent, tree1, tree2)
+
+
+@jit
 def island(m, d):
   """Discover the constraint islands of the current rows (mj_island); nisland = 0 when there
   are no rows, the ISLAND disable bit is set, or a row touches no tree (then solve as one)."""
@@ -143,6 +171,7 @@ def island(m, d):
     if t < 0:
       return
     efc_tree[i] = t
+  _union_flex_stiffness(m, d, parent)
 
   # islands in ascending root order (mj_dsuAssign)
   tree_island = d.tree_island

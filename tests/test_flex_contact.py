@@ -16,11 +16,12 @@ import pytest
 import engine
 from engine.mjcf import MjcfError
 from engine.mjcf._flex import load_flex_model
+from tests.test_flex import copy_state
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 
-# MuJoCo's flex models whose flexes collide and whose forces we compute (2D elasticity, edge
-# springs and equality, rigid flexes); (model, steps of 4.0's trajectory compared)
+# MuJoCo's flex models whose flexes collide and whose forces we compute (2D and 3D elasticity,
+# edge springs and equality, rigid flexes); (model, steps of 4.0's trajectory compared)
 MODELS = [
     ("model/flex/flag.xml", (900, 1500)),          # self-collision (SAP order, GJK)
     ("model/flex/trampoline.xml", (300, 600)),     # sphere : triangle
@@ -30,6 +31,8 @@ MODELS = [
     ("model/flex/pinch.xml", (100, 200)),          # box : triangle
     ("test/engine/testdata/sleep/flex_contact.xml", (200, 210)),
     ("test/engine/testdata/sleep/flex_mocap.xml", (50, 100)),
+    ("model/flex/jelly.xml", (450, 900)),          # 3D elastic : planes, mocap capsule (CG)
+    ("model/flex/floppy.xml", (600, 1500)),        # 3D elastic : cylinder, 101 contacts (CG)
 ]
 
 
@@ -57,17 +60,6 @@ def _mj_dense_j(mjm, mjd):
 
 def _our_dense_j(m, d):
   return _dense(d.nefc, m.nv, d.efc_J_rownnz, d.efc_J_rowadr, d.efc_J_colind, d.efc_J)
-
-
-def _copy_state(d, mjd):
-  d.qpos[:] = mjd.qpos
-  d.qvel[:] = mjd.qvel
-  d.act[:] = mjd.act
-  d.ctrl[:] = mjd.ctrl
-  d.mocap_pos[:] = mjd.mocap_pos
-  d.mocap_quat[:] = mjd.mocap_quat
-  d.time = mjd.time
-  d.qacc_warmstart[:] = mjd.qacc_warmstart
 
 
 def _ids(geom, flex, elem, vert):
@@ -121,13 +113,16 @@ def test_teacher_forced_contacts(path, steps):
       mujoco.mj_step(mjm, mjd)
       done += 1
     mujoco.mj_forward(mjm, mjd)
-    _copy_state(d, mjd)
+    copy_state(d, mjd)
     # sleeping models: the sleep state too
     d.tree_asleep[:] = mjd.tree_asleep
     engine.forward(m, d)
     what = f"{path} step {target}"
     nflex += compare_contacts(m, d, mjd, what)
     compare_rows(m, d, mjm, mjd, what)
+    # islands as 4.0's (an elastic flex is one island of all its vertex trees)
+    assert d.nisland == mjd.nisland, f"{what}: nisland {d.nisland} vs {mjd.nisland}"
+    np.testing.assert_array_equal(d.island_nv[:mjd.nisland], mjd.island_nv, err_msg=what)
     _close(d.qacc, mjd.qacc, f"{what} qacc", 1e-6)
   assert nflex > 0, "no flex contact along the trajectory: the comparison proves little"
 

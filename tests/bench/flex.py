@@ -11,7 +11,7 @@ import time
 import warnings
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "assets", "mujoco_models", "model", "flex")
-MODELS = ["flag", "trampoline", "pancake", "basket", "plate", "pinch", "pulley"]
+MODELS = ["flag", "trampoline", "pancake", "basket", "plate", "pinch", "pulley", "floppy", "jelly"]
 
 
 def bench(name, skip, nstep):

@@ -70,3 +70,34 @@ def test_rollout(name, integrator):
     worst = max(worst, np.max(np.abs(d.qpos - mjd.qpos)))
   assert worst <= 1e-6, f"{name}/{integrator}: max |dqpos| = {worst:.3g}"
   assert d.time == pytest.approx(mjd.time, abs=1e-12)
+
+
+@pytest.mark.parametrize("integrator", list(INTEGRATORS))
+@pytest.mark.parametrize("name", SUITE_MODELS)
+def test_fields_after_step(name, integrator):
+  """What a step leaves in Data besides the state, from MuJoCo's state: qacc (under RK4 4.0
+  leaves the step's combined acceleration, (qvel' - qvel) / h, not the last stage's),
+  qacc_warmstart (RK4: the last stage's qacc) and act_dot (RK4: the last stage's)."""
+  m, mjm = load_both(name)
+  mjm.opt.integrator = INTEGRATORS[integrator]
+  m.opt.integrator = INTEGRATORS[integrator]
+  mjd = mujoco.MjData(mjm)
+  freq, phase = _start(mjm, mjd, 3)
+  for _ in range(20):
+    mjd.ctrl[:] = _ctrl(mjd, freq, phase)
+    mujoco.mj_step(mjm, mjd)
+  d = engine.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  d.act[:] = mjd.act
+  d.ctrl[:] = mjd.ctrl
+  d.qacc_warmstart[:] = mjd.qacc_warmstart
+  qvel = mjd.qvel.copy()
+  mujoco.mj_step(mjm, mjd)
+  assert engine.step(m, d) == 1
+  if integrator == "rk4":    # the rule this test pins: qacc is the combined slope
+    np.testing.assert_allclose(mjd.qacc, (mjd.qvel - qvel) / mjm.opt.timestep, rtol=1e-9,
+                               atol=1e-9 * np.abs(mjd.qacc).max())
+  for field in ("qacc", "qacc_warmstart", "act_dot"):
+    ours, ref = getattr(d, field), getattr(mjd, field)
+    scale = max(1.0, float(np.abs(ref).max(initial=0.0)))
+    np.testing.assert_allclose(ours, ref, rtol=0, atol=1e-8 * scale, err_msg=f"{name} {field}")
