@@ -30,6 +30,7 @@ _inline = numba.njit(cache=True, inline="always", error_model="numpy")
 _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)
 _MESH = int(mjtGeom.MESH)
+_SDF = int(mjtGeom.SDF)
 _HFIELD = int(mjtGeom.HFIELD)   # a height-field prism: six vertices searched like a small mesh
 _FLEX = 105   # mjGEOM_FLEX: a flex element, its vertices (global, six per row like a mesh's)
 #               swept by the flex radius size[0]; pos is its box center (GJK's first point)
@@ -2013,6 +2014,36 @@ def collide_flex_elem(type1, size1, pos1, mat1, x, vid1, n1, r1, vid2, n2, r2, m
   _set_flex_obj(objs, objt, 1, 3, x, vid2, n2, r2, margin)
   return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                       ccd_iterations, margin, 0, dist, pos, frame)
+
+
+@jit
+def collide_mesh_flex_elem(size1, pos1, mat1, vert1, graph1, x, vid2, n2, r2, margin,
+                           ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
+  """mjc_ConvexElem for mesh geom 1 (vert1/graph1 as `collide_mesh_work`'s) against flex
+  element 2 (rows vid2[0:n2] of x, radius r2): one GJK/EPA contact, normal from the mesh to
+  the element, 0 or 1 returned. Work buffers with room for the mesh (`work_sizes`)."""
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
+  _set_obj(objs, objt, 0, _MESH, size1, pos1, mat1, margin)
+  row, _ = _set_mesh(objs, objt, 0, 2, 4, vert1, graph1)
+  _set_flex_obj(objs, objt, 1, row, x, vid2, n2, r2, margin)
+  return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
+                      ccd_iterations, margin, 0, dist, pos, frame)
+
+
+@jit
+def mesh_arrays(m, g):
+  """(float32 vertices, hull vertex ids, mesh_graph block) of geom g's mesh; empty blocks
+  for a primitive geom or a mesh without a hull graph."""
+  mid = m.geom_dataid[g]
+  if (m.geom_type[g] != _MESH and m.geom_type[g] != _SDF) or mid < 0:
+    return m.mesh_vert[0:0], m.mesh_graph[0:0], m.mesh_graph[0:0]
+  vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
+  adr = m.mesh_graphadr[mid]
+  if adr < 0:
+    return vert, m.mesh_graph[0:0], m.mesh_graph[0:0]
+  nh, nf = m.mesh_graph[adr], m.mesh_graph[adr + 1]
+  graph = m.mesh_graph[adr:adr + 2 + 3 * nh + 6 * nf]
+  return vert, graph[2 + nh:2 + 2 * nh], graph
 
 
 # --------------------------------------- plane-convex -------------------------------------------

@@ -163,29 +163,13 @@ def _contact_param(m, g1, g2, ipair, out):
 
 
 @jit
-def _mesh_arrays(m, g):
-  """(float32 vertices, hull vertex ids, mesh_graph block) of geom g's mesh; empty blocks
-  for a primitive geom or a mesh without a hull graph."""
-  mid = m.geom_dataid[g]
-  if (m.geom_type[g] != _MESH and m.geom_type[g] != _SDF) or mid < 0:
-    return m.mesh_vert[0:0], m.mesh_graph[0:0], m.mesh_graph[0:0]
-  vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
-  adr = m.mesh_graphadr[mid]
-  if adr < 0:
-    return vert, m.mesh_graph[0:0], m.mesh_graph[0:0]
-  nh, nf = m.mesh_graph[adr], m.mesh_graph[adr + 1]
-  graph = m.mesh_graph[adr:adr + 2 + 3 * nh + 6 * nf]
-  return vert, graph[2 + nh:2 + 2 * nh], graph
-
-
-@jit
 def _collide_mesh(m, d, g1, g2, margin):
   """Narrowphase of a pair whose geom 2 is a mesh (mjc_PlaneConvex / mjc_Convex)."""
-  vert2, hull2, graph2 = _mesh_arrays(m, g2)
+  vert2, hull2, graph2 = cvx.mesh_arrays(m, g2)
   if m.geom_type[g1] == _PLANE:
     return cvx.plane_mesh(d.geom_xpos[g1], d.geom_xmat[g1], d.geom_xpos[g2], d.geom_xmat[g2],
                           vert2, graph2, margin, d.col_dist, d.col_pos, d.col_frame)
-  vert1, hull1, graph1 = _mesh_arrays(m, g1)
+  vert1, hull1, graph1 = cvx.mesh_arrays(m, g1)
   return cvx.collide_mesh_work(
       m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], vert1, graph1,
       m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], vert2, graph2,
@@ -199,7 +183,7 @@ def _collide_hfield(m, d, g1, g2, margin):
   h = m.geom_dataid[g1]
   adr = m.hfield_adr[h]
   nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
-  vert2, _, graph2 = _mesh_arrays(m, g2)
+  vert2, _, graph2 = cvx.mesh_arrays(m, g2)
   return hf.collide_hfield(
       m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], d.geom_xpos[g1],
       d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],

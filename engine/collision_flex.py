@@ -46,6 +46,7 @@ import numpy as np
 
 from engine import constraint as cn
 from engine import collision_convex as cvx
+from engine import collision_hfield as hf
 from engine import collision_libccd as ccdlib
 from engine import collision_primitive as prim
 from engine import math as mm
@@ -525,16 +526,23 @@ def _elem_vids(m, f, e, vid, off):
 @jit
 def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
   """General convex geom g (g >= 0) or element e1 of flex f1 against element e2 of flex f2
-  (mjc_ConvexElem, GJK/EPA); -1 where that is not available here (mesh, height field and
-  SDF geoms; libccd when native CCD is disabled)."""
+  (mjc_ConvexElem, GJK/EPA); -1 where that is not available here (height field and SDF
+  geoms; libccd when native CCD is disabled)."""
   if m.opt_disableflags[0] & _DSBL_NATIVECCD:
     return -1
   vid, fbuf, ibuf = ws[3], ws[4], ws[5]
   n2 = _elem_vids(m, f2, e2, vid, 4)
   if g >= 0:
     typ = m.geom_type[g]
-    if typ == _MESH or typ == _HFIELD or typ == _SDF:
+    if typ == _HFIELD or typ == _SDF:
       return -1
+    if typ == _MESH:
+      # the mesh's hull needs the driver's mesh-sized buffers; no normal fix for meshes
+      vert, _, graph = cvx.mesh_arrays(m, g)
+      return cvx.collide_mesh_flex_elem(
+          m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], vert, graph, d.flexvert_xpos,
+          vid[4:8], n2, m.flex_radius[f2], margin, min(m.opt_ccd_iterations[0], m.nccd),
+          m.opt_ccd_tolerance[0], dist, pos, frame, d.col_fbuf, d.col_ibuf)
     n = cvx.collide_flex_elem(typ, m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g],
                               d.flexvert_xpos, vid[0:4], 0, 0.0, vid[4:8], n2,
                               m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
@@ -580,6 +588,19 @@ def geom_elem(m, d, g, f, e, margin, dist, pos, frame, ws):
       for k in range(3):
         frame[i, k] = -frame[i, k]
     return n
+  if typ == _HFIELD:
+    if m.opt_disableflags[0] & _DSBL_NATIVECCD:
+      return -1
+    vid = ws[3]
+    n = _elem_vids(m, f, e, vid, 0)
+    h = m.geom_dataid[g]
+    adr = m.hfield_adr[h]
+    nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
+    return hf.collide_hfield_elem(
+        m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], gpos, gmat,
+        d.flexvert_xpos, vid[0:4], n, m.flex_radius[f],
+        d.flexelem_aabb[m.flex_elemadr[f] + e], margin, min(m.opt_ccd_iterations[0], m.nccd),
+        m.opt_ccd_tolerance[0], dist, pos, frame, d.col_fbuf, d.col_ibuf)
   if dim == 2 and (typ == _SPHERE or typ == _CAPSULE or typ == _BOX):
     adr = m.flex_elemdataadr[f] + 3 * e
     va = m.flex_vertadr[f]
@@ -643,17 +664,10 @@ def _elem_box_apart(m, d, f1, e1, f2, e2, margin):
 
 @jit
 def _elem_range(m, d, f, e, k):
-  """Extent of element e of flex f along axis k, grown by flex_radius (flexelem_aabb)."""
-  dim = m.flex_dim[f]
-  adr = m.flex_elemdataadr[f] + e * (dim + 1)
-  lo, hi = np.inf, -np.inf
-  for i in range(dim + 1):
-    v = d.flexvert_xpos[m.flex_vertadr[f] + m.flex_elem[adr + i], k]
-    lo = min(lo, v)
-    hi = max(hi, v)
-  # flexelem_aabb stores center and half-size; filterBox compares c -/+ h
-  c = 0.5 * (hi + lo)
-  h = 0.5 * (hi - lo) + m.flex_radius[f]
+  """Extent of element e of flex f along axis k, grown by flex_radius: d.flexelem_aabb's
+  center -/+ half size, as filterBox compares them (mj_flex fills it before collision)."""
+  g = m.flex_elemadr[f] + e
+  c, h = d.flexelem_aabb[g, k], d.flexelem_aabb[g, 3 + k]
   return c - h, c + h
 
 

@@ -188,7 +188,8 @@ def _stretch(m, d, f, enbl_spring, enbl_damper):
     return
   h = m.opt_timestep[0]
   kd = m.flex_damping[f] / h if h > 0 and enbl_damper else 0.0
-  if not enbl_spring and kd == 0.0:
+  damp = kd != 0.0
+  if not enbl_spring and not damp:
     return
   dim = m.flex_dim[f]
   nedge = 3 if dim == 2 else 6
@@ -210,7 +211,7 @@ def _stretch(m, d, f, enbl_spring, enbl_damper):
       ref = m.flexedge_length0[idx]
       prev = cur - d.flexedge_velocity[idx] * h
       els[e] = cur * cur - ref * ref if enbl_spring else 0.0
-      eld[e] = (cur * cur - prev * prev) * kd
+      eld[e] = (cur * cur - prev * prev) * kd if damp else 0.0
     kt = sadr + stride * t
     for e2 in range(nedge):
       ws = wd = 0.0
@@ -219,7 +220,8 @@ def _stretch(m, d, f, enbl_spring, enbl_damper):
         # packed upper triangle of the nedge x nedge metric, row by row
         k = m.flex_stiffness[kt + lo * nedge - (lo * (lo - 1)) // 2 + hi - lo]
         ws += els[e1] * k
-        wd += eld[e1] * k
+        if damp:
+          wd += eld[e1] * k
       if dim == 2:
         a, b = data + _TRI_EDGES[e2][0], data + _TRI_EDGES[e2][1]
       else:
@@ -229,14 +231,16 @@ def _stretch(m, d, f, enbl_spring, enbl_damper):
         g = d.flexvert_xpos[va + a, x] - d.flexvert_xpos[va + b, x]
         qf[a, x] -= ws * g
         qf[b, x] += ws * g
-        qf[a, 3 + x] -= wd * g
-        qf[b, 3 + x] += wd * g
+        if damp:
+          qf[a, 3 + x] -= wd * g
+          qf[b, 3 + x] += wd * g
   for v in range(nvert):
     b = m.flex_vertbodyid[va + v]
-    px, py, pz = d.flexvert_xpos[va + v, 0], d.flexvert_xpos[va + v, 1], d.flexvert_xpos[va + v, 2]
+    xv = d.flexvert_xpos[va + v]
+    px, py, pz = xv[0], xv[1], xv[2]
     if enbl_spring:
       _add_vertex_force(m, d, b, qf[v, 0], qf[v, 1], qf[v, 2], px, py, pz, d.qfrc_spring)
-    if kd != 0.0:
+    if damp:
       _add_vertex_force(m, d, b, qf[v, 3], qf[v, 4], qf[v, 5], px, py, pz, d.qfrc_damper)
 
 

@@ -240,7 +240,8 @@ def chol_update_sp(mat, x, n, plus, colpat, colnnz):
   return rank
 
 
-_NBLOCK = 64      # trees an ordered context may have (one bit each in solver_tadj)
+_NBLOCK = 256     # trees an ordered context may have (one bit each in a solver_tadj row)
+_NWORD = _NBLOCK // 64   # uint64 words per row of solver_tadj (types.py sizes it)
 _ONE = np.uint64(1)
 
 
@@ -284,42 +285,54 @@ def _tree_order(m, d, c):
       perm[i] = i
       iperm[i] = i
     return
+  # adjacency bit sets: row b (words b*_NWORD ..) for each tree, then three scratch rows
+  # (the trees of one constraint, the trees alive, the neighbours of the one eliminated)
+  nw = (nb + 63) >> 6
   tadj = d.solver_tadj
+  mask, alive, nbrs = _NBLOCK * _NWORD, (_NBLOCK + 1) * _NWORD, (_NBLOCK + 2) * _NWORD
   for b in range(nb):
-    tadj[b] = np.uint64(0)
-  J, Jadr, Jnnz, Jcol = c.J, c.Jadr, c.Jnnz, c.Jcol
+    for w in range(nw):
+      tadj[b * _NWORD + w] = np.uint64(0)
+  Jadr, Jnnz, Jcol = c.Jadr, c.Jnnz, c.Jcol
   i = 0
   while i < c.nefc:
     j = _group_end(c.eid, c.typ, c.nefc, i)
-    mask = np.uint64(0)
+    for w in range(nw):
+      tadj[mask + w] = np.uint64(0)
     for r in range(i, j):
       for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
-        mask |= _ONE << np.uint64(blk[Jcol[a]])
+        b = blk[Jcol[a]]
+        tadj[mask + (b >> 6)] |= _ONE << np.uint64(b & 63)
     for b in range(nb):
-      if (mask >> np.uint64(b)) & _ONE:
-        tadj[b] |= mask
+      if (tadj[mask + (b >> 6)] >> np.uint64(b & 63)) & _ONE:
+        for w in range(nw):
+          tadj[b * _NWORD + w] |= tadj[mask + w]
     i = j
-  alive = np.uint64(0)
+  for w in range(nw):
+    tadj[alive + w] = np.uint64(0)
   for b in range(nb):
-    alive |= _ONE << np.uint64(b)
+    tadj[alive + (b >> 6)] |= _ONE << np.uint64(b & 63)
   # eliminate blocks by minimum degree (ties: the lowest index); bl[k] = k-th eliminated block
   bl = d.solver_Lnnz[3]
   for k in range(nb):
     best = -1
-    bdeg = np.uint64(65)
+    bdeg = np.uint64(_NBLOCK + 1)
     for b in range(nb):
-      if (alive >> np.uint64(b)) & _ONE:
-        deg = _popcount(tadj[b] & alive)
+      if (tadj[alive + (b >> 6)] >> np.uint64(b & 63)) & _ONE:
+        deg = np.uint64(0)
+        for w in range(nw):
+          deg += _popcount(tadj[b * _NWORD + w] & tadj[alive + w])
         if deg < bdeg:
           bdeg = deg
           best = b
     bl[k] = best
-    bbit = _ONE << np.uint64(best)
-    alive &= ~bbit
-    nbrs = tadj[best] & alive
+    tadj[alive + (best >> 6)] &= ~(_ONE << np.uint64(best & 63))
+    for w in range(nw):
+      tadj[nbrs + w] = tadj[best * _NWORD + w] & tadj[alive + w]
     for b in range(nb):
-      if (nbrs >> np.uint64(b)) & _ONE:
-        tadj[b] |= nbrs
+      if (tadj[nbrs + (b >> 6)] >> np.uint64(b & 63)) & _ONE:
+        for w in range(nw):
+          tadj[b * _NWORD + w] |= tadj[nbrs + w]
   # block starts (blk is ascending: trees are contiguous in the context)
   start = d.solver_Lnnz[2]
   for i in range(n - 1, -1, -1):

@@ -690,7 +690,7 @@ solver_scratch f8 256
 solver_mat f8 6 6 6
 solver_Lpat i4 3 nv*nv
 solver_Lnnz i4 8 nv
-solver_tadj u8 64
+solver_tadj u8 1036
 solver_Hpat u1 2 nv*nv
 solver_Ynnz i4 njmax
 solver_Yadr i4 njmax

@@ -17,18 +17,21 @@ MODEL_FIELDS = (
   "flex_selfcollide flex_activelayers flex_elemlayer "
   "geom_type geom_size geom_rbound geom_bodyid geom_margin geom_gap geom_contype geom_conaffinity "
   "geom_priority geom_condim geom_solmix geom_solref geom_solimp geom_friction geom_adhesion "
-  "body_geomadr body_geomnum body_dofnum body_weldid flex_bvhadr").split()
+  "body_geomadr body_geomnum body_dofnum body_weldid flex_bvhadr geom_dataid "
+  "mesh_vert mesh_vertadr mesh_vertnum mesh_graphadr mesh_graph hfield_adr hfield_nrow "
+  "hfield_ncol hfield_size hfield_data").split()
+NCCD = 100   # GJK/EPA iterations the work buffers hold (engine.types: nccd)
 OPT_FIELDS = ("opt_enableflags opt_disableflags opt_o_margin opt_o_solref opt_o_solimp "
               "opt_o_friction opt_ccd_iterations opt_ccd_tolerance").split()
 DATA_FIELDS = (
-  "flexvert_xpos geom_xpos geom_xmat ncon warning_number warning_lastinfo col_dist col_pos "
+  "flexvert_xpos flexelem_aabb col_fbuf col_ibuf geom_xpos geom_xmat ncon warning_number warning_lastinfo col_dist col_pos "
   "col_frame scratch_small contact_dist contact_pos contact_frame contact_includemargin "
   "contact_friction contact_solref contact_solreffriction contact_solimp contact_mu contact_H "
   "contact_dim contact_geom1 contact_geom2 contact_exclude contact_efc_address "
   "contact_adhesion contact_surfacevel contact_geom contact_flex contact_elem "
   "contact_vert").split()
 
-FlexModel = collections.namedtuple("FlexModel", MODEL_FIELDS + OPT_FIELDS)
+FlexModel = collections.namedtuple("FlexModel", MODEL_FIELDS + OPT_FIELDS + ["nccd"])
 FlexData = collections.namedtuple("FlexData", DATA_FIELDS)
 
 
@@ -72,14 +75,20 @@ def flex_model(mjm):
   vals["opt_o_solref"] = np.array(o.o_solref, float)
   vals["opt_o_solimp"] = np.array(o.o_solimp, float)
   vals["opt_o_friction"] = np.array(o.o_friction, float)
+  vals["nccd"] = NCCD
   return FlexModel(**vals)
 
 
 def flex_data(mjm, mjd, nconmax=20000):
-  """FlexData holding copies of MuJoCo's flexvert_xpos and geom poses and empty contacts."""
+  """FlexData holding copies of MuJoCo's flexvert_xpos, flexelem_aabb and geom poses, empty
+  contacts and GJK/EPA work buffers with room for the model's meshes."""
+  from engine.collision_convex import work_sizes
   n = nconmax
+  nf, ni = work_sizes(NCCD, mjm.nmeshvert + 6)
   return FlexData(
     flexvert_xpos=np.array(mjd.flexvert_xpos).reshape(-1, 3).copy(),
+    flexelem_aabb=np.array(mjd.flexelem_aabb).reshape(-1, 6).copy(),
+    col_fbuf=np.zeros(nf), col_ibuf=np.zeros(ni, np.int64),
     geom_xpos=np.array(mjd.geom_xpos).copy(), geom_xmat=np.array(mjd.geom_xmat).copy(),
     ncon=np.zeros(1, np.int32), warning_number=np.zeros(8, np.int32),
     warning_lastinfo=np.zeros(8, np.int32), col_dist=np.zeros(50), col_pos=np.zeros((50, 3)),

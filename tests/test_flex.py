@@ -222,9 +222,13 @@ REFUSED = {
     "interpolated": (_FLEXCOMP.format(dim=3, nz=3, extra='dof="trilinear"', inner=_OFF.replace(
         "/>", ' selfcollide="none"/>')),
                      "interpolated flexes"),
-    "discrete": (_FLEXCOMP.format(dim=2, nz=1, extra="", inner=_OFF + '<edge equality="true"/>')
+    "discrete": (_FLEXCOMP.format(dim=3, nz=3, extra="", inner=_OFF + '<elasticity young="1e3"/>')
                  .replace("<worldbody>", '<option integrator="discrete"/><worldbody>'),
-                 "discrete integrator"),
+                 "flex elasticity under the discrete integrator"),
+    "passive contact": (_FLEXCOMP.format(dim=2, nz=1, extra="", inner=(
+        '<contact passive="true"/><edge equality="true"/>')).replace(
+            "<worldbody>", '<option integrator="discrete"/><worldbody>'),
+        "passive flex contact"),
 }
 
 

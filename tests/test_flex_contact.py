@@ -4,8 +4,8 @@ rows from engine.flex_contact) against MuJoCo 4.0.
 Teacher-forced: at states along 4.0's own trajectory with contacts on, our contacts (ids and
 order, geometry, parameters), constraint rows (efc_J dense, efc_pos, efc_diagA, efc_R) and
 qacc equal 4.0's. Then whole trajectories of cloths and cables that collide with geoms, the
-ground and themselves, a touch sensor under a cloth, and the load refusal of what is not
-simulated (flex against mesh geoms).
+ground and themselves, a touch sensor under a cloth; cloths, soft blocks and ropes on a height
+field and mesh geoms.
 """
 import os
 
@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import engine
-from engine.mjcf import MjcfError
 from engine.mjcf._flex import load_flex_model
 from tests.test_flex import copy_state
 
@@ -66,12 +65,14 @@ def _ids(geom, flex, elem, vert):
   return tuple(int(x) for x in (*geom, *flex, *elem, *vert))
 
 
-def compare_contacts(m, d, mjd, what):
-  """Same contacts in the same order: ids exact, geometry to 1e-9, parameters to 1e-12."""
-  assert d.ncon == mjd.ncon, f"{what}: ncon {d.ncon} vs {mjd.ncon}"
+def compare_contacts(m, d, mjd, what, contacts=None, addresses=True):
+  """Same contacts in the same order: ids exact, geometry to 1e-9, parameters to 1e-12.
+  `contacts`: 4.0's list to compare with (default all of mjd's); addresses: compare
+  efc_address too."""
+  contacts = list(mjd.contact[:mjd.ncon]) if contacts is None else contacts
+  assert d.ncon == len(contacts), f"{what}: ncon {d.ncon} vs {len(contacts)}"
   nflex = 0
-  for i in range(mjd.ncon):
-    c = mjd.contact[i]
+  for i, c in enumerate(contacts):
     theirs = _ids(c.geom, c.flex, c.elem, c.vert)
     ours = _ids(d.contact_geom[i], d.contact_flex[i], d.contact_elem[i], d.contact_vert[i])
     assert ours == theirs, f"{what}: contact {i} ids {ours} vs {theirs}"
@@ -84,7 +85,8 @@ def compare_contacts(m, d, mjd, what):
     _close(d.contact_solref[i], c.solref, f"{what} contact {i} solref", 1e-12)
     _close(d.contact_solimp[i], c.solimp, f"{what} contact {i} solimp", 1e-12)
     assert d.contact_dim[i] == c.dim and d.contact_exclude[i] == c.exclude, what
-    assert d.contact_efc_address[i] == c.efc_address, f"{what} contact {i} efc_address"
+    if addresses:
+      assert d.contact_efc_address[i] == c.efc_address, f"{what} contact {i} efc_address"
   return nflex
 
 
@@ -161,6 +163,8 @@ DROPS = {
                                                     condim=4, body=_EQUALITY),
     "cloth-elastic-rk4": _DROP.format(integrator="RK4", cone="pyramidal", condim=3,
                                       body=_ELASTIC),
+    "cloth-equality-discrete": _DROP.format(integrator="discrete", cone="pyramidal", condim=3,
+                                            body=_EQUALITY),
     "rope": _ROPE,
 }
 
@@ -191,15 +195,183 @@ def test_drop_trajectory(name):
     assert touched > 0, "the touch sensor never read a force"
 
 
-def test_flex_against_mesh_is_refused():
-  """A flex that can touch a mesh geom is a load error naming the flexcomp (4.0 loads it)."""
-  xml = """<mujoco><asset><mesh name="tet" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset>
-    <worldbody><geom type="mesh" mesh="tet"/>
-    <flexcomp name="f" type="grid" dim="2" count="3 3 1" spacing=".1 .1 .1" mass="1"
-              pos="0 0 1"/></worldbody></mujoco>"""
-  mujoco.MjModel.from_xml_string(xml)
-  with pytest.raises(MjcfError, match=r"<flexcomp name=\"f\">: collisions of a flex with mesh "
-                                      "geoms are not simulated yet"):
-    engine.load_model(xml)
-  # without matching bitmasks it loads
-  engine.load_model(xml.replace('mesh="tet"/>', 'mesh="tet" contype="2" conaffinity="2"/>'))
+# a cloth, a soft block and a rope dropped on a tilted height field and a mesh wedge, with a
+# free mesh tetrahedron falling on them (mj_collideGeomElem's mjc_HFieldElem and
+# mjc_ConvexElem with a mesh hull; margins: 4.0 reports the distance, both sides inflated).
+# The tetrahedron touches only the flex (its height-field contact is geom : geom, not tested
+# here).
+_TERRAIN = """<mujoco><option timestep="0.002" integrator="Euler"/>
+  <asset>
+    <mesh name="wedge" vertex="-.15 -.15 0  .15 -.15 0  .15 .15 0  -.15 .15 0  -.1 -.1 .12
+                                .1 -.05 .16  .05 .1 .14  -.1 .1 .12"/>
+    <mesh name="tet" vertex="0 0 0 1 0 0 0 1 0 0 0 1" scale=".2 .2 .2"/>
+    <hfield name="hf" nrow="7" ncol="8" size=".6 .6 .12 .05"
+      elevation="0 1 2 1 0 1 2 3  1 2 3 2 1 0 1 2  2 3 4 3 2 1 0 1  1 2 3 4 3 2 1 0
+                 0 1 2 3 4 3 2 1  1 0 1 2 3 4 3 2  2 1 0 1 2 3 4 3"/>
+  </asset>
+  <worldbody>
+  <geom type="hfield" hfield="hf" euler="2 -3 5" margin="{hm}" conaffinity="2"/>
+  <geom type="mesh" mesh="wedge" pos="-.2 -.15 .12" euler="0 0 17" margin="{mm}"
+        conaffinity="2"/>
+  <body pos=".1 .15 .6" euler="20 10 0"><freejoint/>
+    <geom type="mesh" mesh="tet" mass=".2" conaffinity="0"/></body>
+  <flexcomp name="{name}" type="grid" dim="{dim}" count="{count}" spacing="{spacing}"
+            pos="{pos}" euler="5 3 10" mass="{mass}" radius="{radius}">
+    <contact condim="3" selfcollide="none" margin="{fm}"/>
+    {body}
+  </flexcomp></worldbody></mujoco>"""
+_CLOTH = dict(name="cloth", dim=2, count="8 8 1", spacing=".06 .06 .06", pos="-.05 0 .45",
+              mass=.5, radius=.01, body='<edge equality="true"/>')
+_BLOCK = dict(name="block", dim=3, count="4 4 3", spacing=".08 .08 .08", pos="-.1 -.05 .45",
+              mass=.5, radius=.005,
+              body='<elasticity young="3e3" poisson=".2" damping=".002"/>')
+_ROPE = dict(name="rope", dim=1, count="12 1 1", spacing=".05 .05 .05", pos="-.2 -.1 .45",
+             mass=.2, radius=.01, body='<edge stiffness="30" damping=".1"/>')
+TERRAIN = {
+    "cloth": _TERRAIN.format(hm=0, mm=0, fm=0, **_CLOTH),
+    "cloth-margins": _TERRAIN.format(hm=.02, mm=.01, fm=.005, **_CLOTH),
+    "block": _TERRAIN.format(hm=0, mm=0, fm=0, **_BLOCK),
+    "block-margins": _TERRAIN.format(hm=.01, mm=.01, fm=0, **_BLOCK),
+    "rope": _TERRAIN.format(hm=0, mm=0, fm=0, **_ROPE),
+    "rope-margins": _TERRAIN.format(hm=.02, mm=.01, fm=0, **_ROPE),
+}
+
+
+def _terrain_states(name, every=40, steps=800):
+  """(m, d, mjm, mjd, step) at every `every`-th state of 4.0's trajectory, ours teacher-forced."""
+  xml = TERRAIN[name]
+  m = engine.load_model(xml)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  for step in range(1, steps + 1):
+    mujoco.mj_step(mjm, mjd)
+    if step % every == 0:
+      mujoco.mj_forward(mjm, mjd)
+      copy_state(d, mjd)
+      engine.forward(m, d)
+      yield m, d, mjm, mjd, step
+
+
+def _flex_kinds(mjm, mjd):
+  """(height field, mesh, separated) counts of the geom : flex contacts."""
+  hfield = mesh = apart = 0
+  for c in mjd.contact[:mjd.ncon]:
+    if c.flex[1] >= 0 and c.geom[0] >= 0:
+      hfield += mjm.geom_type[c.geom[0]] == mujoco.mjtGeom.mjGEOM_HFIELD
+      mesh += mjm.geom_type[c.geom[0]] == mujoco.mjtGeom.mjGEOM_MESH
+      apart += c.dist > 0
+  return hfield, mesh, apart
+
+
+def _without_grazing(d, mjd):
+  """4.0's contacts less its grazing ones we do not have, and how many those are. Grazing: a
+  flex contact at a depth under 1e-6 (an element resting on a height field or a mesh; on a
+  height field its normal often points into the ground). 4.0 makes these now and then where
+  our GJK finds the two apart (its native CCD numerics changed after the source we follow)."""
+  ref, extra, j = [], 0, 0
+  for c in mjd.contact[:mjd.ncon]:
+    ids = _ids(c.geom, c.flex, c.elem, c.vert)
+    ours = (_ids(d.contact_geom[j], d.contact_flex[j], d.contact_elem[j], d.contact_vert[j])
+            if j < d.ncon else None)
+    grazing = -1e-6 < c.dist <= 0 and (c.flex[0] >= 0 or c.flex[1] >= 0)
+    if grazing and (ids != ours or abs(c.dist - d.contact_dist[j]) > 1e-9):
+      extra += 1
+      continue
+    ref.append(c)
+    j += 1
+  return ref, extra
+
+
+@pytest.mark.parametrize("name", ["cloth", "block", "rope"])
+def test_height_field_and_mesh_contacts(name):
+  """Teacher-forced along 4.0's 800-step trajectory (every 40th state): height field : element
+  and mesh : element contacts (ids in order, geometry 1e-9, parameters), their rows and qacc as
+  4.0's; both kinds must occur. Where 4.0 has extra grazing contacts (`_without_grazing`), the
+  others are compared (rows and qacc are not: 4.0 has more); at most half the states."""
+  hfield = mesh = grazing = 0
+  for m, d, mjm, mjd, step in _terrain_states(name):
+    what = f"{name} step {step}"
+    ref, extra = _without_grazing(d, mjd)
+    compare_contacts(m, d, mjd, what, ref, addresses=not extra)
+    if extra:
+      grazing += 1
+      continue
+    compare_rows(m, d, mjm, mjd, what)
+    _close(d.qacc, mjd.qacc, f"{what} qacc", 1e-6)
+    h, k, _ = _flex_kinds(mjm, mjd)
+    hfield, mesh = hfield + h, mesh + k
+  assert hfield >= 10 and mesh >= 5, f"too few flex contacts: {hfield} height field, {mesh} mesh"
+  assert grazing <= 10, f"{grazing} of 20 states with grazing contacts of 4.0's only"
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "with a margin, flex contacts whose element is still apart from the mesh or height field "
+    "differ from 4.0's: distances mostly to 1e-7, points up to 0.04, normals up to 0.01, and "
+    "near the margin's edge a contact 4.0 keeps at 3e-4 inside it that we find outside"))
+@pytest.mark.parametrize("name", ["cloth-margins", "block-margins", "rope-margins"])
+def test_height_field_and_mesh_margins(name):
+  """With margins (geom and flex), teacher-forced as `test_height_field_and_mesh_contacts`:
+  contacts, rows and qacc as 4.0's, and contacts within the margin but apart must occur."""
+  apart = 0
+  for m, d, mjm, mjd, step in _terrain_states(name):
+    what = f"{name} step {step}"
+    ref, extra = _without_grazing(d, mjd)
+    compare_contacts(m, d, mjd, what, ref, addresses=not extra)
+    if not extra:
+      compare_rows(m, d, mjm, mjd, what)
+      _close(d.qacc, mjd.qacc, f"{what} qacc", 1e-6)
+    apart += _flex_kinds(mjm, mjd)[2]
+  assert apart >= 10, f"only {apart} flex contacts within the margin but apart"
+
+
+def test_flex_on_mesh_trajectory():
+  """The cloth dropped on the wedge (the height field made a plane), each engine on its own:
+  qpos within 1e-6 and the same contact count at every step, until 4.0 has a grazing contact
+  we do not (`_without_grazing`; measured at step 381), after which the trajectories part;
+  that must not come before step 300."""
+  xml = TERRAIN["cloth"].replace('type="hfield" hfield="hf"', 'type="plane" size="1 1 .1"')
+  m = engine.load_model(xml)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  for i in range(600):
+    engine.step(m, d)
+    mujoco.mj_step(mjm, mjd)
+    if d.ncon != mjd.ncon:
+      grazing = [c.dist for c in mjd.contact[:mjd.ncon] if -1e-6 < c.dist <= 0]
+      assert grazing and d.ncon < mjd.ncon, f"step {i}: ncon {d.ncon} vs {mjd.ncon}"
+      break
+    _close(d.qpos, mjd.qpos, f"step {i} qpos", 1e-6)
+  assert i >= 300 and mjd.ncon > 20, (i, mjd.ncon)
+
+
+@pytest.mark.parametrize("name", ["elliptic", "terrain"])
+def test_discrete_teacher_forced(name):
+  """Under the discrete integrator (4.0 treats flexes without elasticity as any other bodies:
+  their equality and contact rows in the step's metric), qacc at every 25th state of 4.0's
+  400-step trajectory within 1e-6 of 4.0's (states where 4.0 has grazing contacts of its own,
+  `_without_grazing`, skipped: at most half): a cloth with edge equality on a box (elliptic
+  cones, condim 4) and on the wedge and a plane."""
+  if name == "elliptic":
+    xml = _DROP.format(integrator="discrete", cone="elliptic", condim=4, body=_EQUALITY)
+  else:
+    xml = TERRAIN["cloth"].replace('integrator="Euler"', 'integrator="discrete"').replace(
+        'type="hfield" hfield="hf"', 'type="plane" size="1 1 .1"')
+  m = engine.load_model(xml)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  nflex = skipped = 0
+  for step in range(1, 401):
+    mujoco.mj_step(mjm, mjd)
+    if step % 25:
+      continue
+    mujoco.mj_forward(mjm, mjd)
+    copy_state(d, mjd)
+    engine.forward(m, d)
+    ref, extra = _without_grazing(d, mjd)
+    assert d.ncon == len(ref), f"step {step}: ncon {d.ncon} vs {len(ref)}"
+    if extra:
+      skipped += 1
+      continue
+    _close(d.qacc, mjd.qacc, f"{name} step {step} qacc", 1e-6)
+    nflex += sum(c.flex[1] >= 0 for c in mjd.contact[:mjd.ncon])
+  assert nflex >= 20 and skipped <= 8, (nflex, skipped)

@@ -136,10 +136,11 @@ def test_unsupported_extras():
       ('<mujoco><worldbody><body>\n<flexcomp name="f" type="grid" count="3 3 1" dim="2"/>'
        '</body></worldbody></mujoco>',
        ':2: <flexcomp name="f">: Parent body must have name'),   # 4.0's words
-      ('<mujoco><asset><mesh name="m" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset><worldbody>'
-       '<geom type="mesh" mesh="m"/>\n<flexcomp name="g" type="grid" count="3 3 1" dim="2"/>'
-       '</worldbody></mujoco>', ':2: <flexcomp name="g">: collisions of a flex with mesh geoms '
-       'are not simulated yet'),
+      ('<mujoco><extension><plugin plugin="mujoco.sdf.torus"><instance name="t"/></plugin>'
+       '</extension><asset><mesh name="t"><plugin instance="t"/></mesh></asset><worldbody>'
+       '<geom type="sdf" mesh="t"><plugin instance="t"/></geom>\n'
+       '<flexcomp name="g" type="grid" count="3 3 1" dim="2"/></worldbody></mujoco>',
+       ':2: <flexcomp name="g">: collisions of a flex with SDF geoms are not simulated yet'),
   ]:
     with pytest.raises(MjcfError) as e:
       load_model(xml)

@@ -876,8 +876,8 @@ def set_edge_constants(m):
 
 def check_simulated(c, A):
   """Refuse, naming the flex element, what engine/flex.py does not simulate yet and would
-  change the motion if ignored: flex collisions with mesh, height field and SDF geoms,
-  interpolated flexes, 1D (rod) elasticity, and the discrete integrator with flexes.
+  change the motion if ignored: flex collisions with SDF geoms, interpolated flexes, 1D (rod)
+  elasticity, passive flex contact, and elastic flexes under the discrete integrator.
   `load_flex_model` skips this check (tests compile every flex model)."""
   gtype = np.asarray(A.get("geom_type", np.zeros(0)))
   gct = np.asarray(A.get("geom_contype", np.zeros(0)))
@@ -887,10 +887,9 @@ def check_simulated(c, A):
     fct, fca = int(A["flex_contype"][i]), int(A["flex_conaffinity"][i])
     if fct or fca:
       for g in range(gtype.size):
-        kind = {1: "height field", 7: "mesh", 8: "SDF"}.get(int(gtype[g]))
-        if kind and ((int(gct[g]) & fca) or (fct & int(gca[g]))):
-          raise node.error(f"collisions of a flex with {kind} geoms are not simulated yet, and "
-                           f"geom {g} ({kind}) can touch this flex; give one of them contype/"
+        if int(gtype[g]) == 8 and ((int(gct[g]) & fca) or (fct & int(gca[g]))):
+          raise node.error("collisions of a flex with SDF geoms are not simulated yet, and "
+                           f"geom {g} (SDF) can touch this flex; give one of them contype/"
                            "conaffinity bits that do not match, or the flex "
                            '<contact contype="0" conaffinity="0"/>')
     if f["interp"]:
@@ -898,8 +897,15 @@ def check_simulated(c, A):
     if f["dim"] == 1 and f["young"] > 0:
       raise node.error("1D flex (rod) elasticity (young > 0) is not simulated yet; edge "
                        "stiffness, damping and equality are")
-    if A["opt_integrator"][0] == 4:
-      raise node.error("flexes under the discrete integrator are not simulated yet")
+    if f["passive"]:
+      raise node.error('passive flex contact (<contact passive="true">: 4.0 turns the flex\'s '
+                       "contacts into passive forces in the discrete integrator's metric) is not "
+                       "simulated yet")
+    elastic = f["young"] > 0 and not (f["dim"] == 2 and not f["elastic2d"])
+    if A["opt_integrator"][0] == 4 and elastic:
+      raise node.error("flex elasticity under the discrete integrator is not simulated yet (4.0 "
+                       "treats the stiffness of tetrahedra in the step's metric); flexes with "
+                       "edge equality, rigid flexes and their contacts are")
 
 
 def load_flex_model(source, assets=None):
