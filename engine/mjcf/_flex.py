@@ -899,13 +899,12 @@ def check_simulated(c, A):
                        "stiffness, damping and equality are")
     if f["passive"]:
       raise node.error('passive flex contact (<contact passive="true">: 4.0 turns the flex\'s '
-                       "contacts into passive forces in the discrete integrator's metric) is not "
-                       "simulated yet")
+                       "contacts into passive forces) is not simulated yet")
     elastic = f["young"] > 0 and not (f["dim"] == 2 and not f["elastic2d"])
     if A["opt_integrator"][0] == 4 and elastic:
       raise node.error("flex elasticity under the discrete integrator is not simulated yet (4.0 "
-                       "treats the stiffness of tetrahedra in the step's metric); flexes with "
-                       "edge equality, rigid flexes and their contacts are")
+                       "moves an elastic flex differently there); flexes with edge equality, "
+                       "rigid flexes and their contacts are")
 
 
 def load_flex_model(source, assets=None):
