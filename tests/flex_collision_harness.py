@@ -24,7 +24,8 @@ NCCD = 100   # GJK/EPA iterations the work buffers hold (engine.types: nccd)
 OPT_FIELDS = ("opt_enableflags opt_disableflags opt_o_margin opt_o_solref opt_o_solimp "
               "opt_o_friction opt_ccd_iterations opt_ccd_tolerance").split()
 DATA_FIELDS = (
-  "flexvert_xpos flexelem_aabb col_fbuf col_ibuf geom_xpos geom_xmat ncon warning_number warning_lastinfo col_dist col_pos "
+  "flexvert_xpos flexelem_aabb col_fbuf col_ibuf geom_xpos geom_xmat ncon warning_number "
+  "warning_lastinfo col_dist col_pos "
   "col_frame scratch_small contact_dist contact_pos contact_frame contact_includemargin "
   "contact_friction contact_solref contact_solreffriction contact_solimp contact_mu contact_H "
   "contact_dim contact_geom1 contact_geom2 contact_exclude contact_efc_address "

@@ -235,11 +235,13 @@ TERRAIN = {
     "rope": _TERRAIN.format(hm=0, mm=0, fm=0, **_ROPE),
     "rope-margins": _TERRAIN.format(hm=.02, mm=.01, fm=0, **_ROPE),
 }
+# the cloth on the wedge, the height field made a plane
+TERRAIN["cloth-wedge"] = TERRAIN["cloth"].replace('type="hfield" hfield="hf"',
+                                                  'type="plane" size="1 1 .1"')
 
 
-def _terrain_states(name, every=40, steps=800):
+def _teacher_states(xml, every=40, steps=800):
   """(m, d, mjm, mjd, step) at every `every`-th state of 4.0's trajectory, ours teacher-forced."""
-  xml = TERRAIN[name]
   m = engine.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   d, mjd = engine.make_data(m), mujoco.MjData(mjm)
@@ -263,6 +265,11 @@ def _flex_kinds(mjm, mjd):
   return hfield, mesh, apart
 
 
+def _grazing(c):
+  """A 4.0 flex contact at a depth under 1e-6 (see `_without_grazing`)."""
+  return -1e-6 < c.dist <= 0 and (c.flex[0] >= 0 or c.flex[1] >= 0)
+
+
 def _without_grazing(d, mjd):
   """4.0's contacts less its grazing ones we do not have, and how many those are. Grazing: a
   flex contact at a depth under 1e-6 (an element resting on a height field or a mesh; on a
@@ -273,8 +280,7 @@ def _without_grazing(d, mjd):
     ids = _ids(c.geom, c.flex, c.elem, c.vert)
     ours = (_ids(d.contact_geom[j], d.contact_flex[j], d.contact_elem[j], d.contact_vert[j])
             if j < d.ncon else None)
-    grazing = -1e-6 < c.dist <= 0 and (c.flex[0] >= 0 or c.flex[1] >= 0)
-    if grazing and (ids != ours or abs(c.dist - d.contact_dist[j]) > 1e-9):
+    if _grazing(c) and (ids != ours or abs(c.dist - d.contact_dist[j]) > 1e-9):
       extra += 1
       continue
     ref.append(c)
@@ -289,7 +295,7 @@ def test_height_field_and_mesh_contacts(name):
   4.0's; both kinds must occur. Where 4.0 has extra grazing contacts (`_without_grazing`), the
   others are compared (rows and qacc are not: 4.0 has more); at most half the states."""
   hfield = mesh = grazing = 0
-  for m, d, mjm, mjd, step in _terrain_states(name):
+  for m, d, mjm, mjd, step in _teacher_states(TERRAIN[name]):
     what = f"{name} step {step}"
     ref, extra = _without_grazing(d, mjd)
     compare_contacts(m, d, mjd, what, ref, addresses=not extra)
@@ -313,7 +319,7 @@ def test_height_field_and_mesh_margins(name):
   """With margins (geom and flex), teacher-forced as `test_height_field_and_mesh_contacts`:
   contacts, rows and qacc as 4.0's, and contacts within the margin but apart must occur."""
   apart = 0
-  for m, d, mjm, mjd, step in _terrain_states(name):
+  for m, d, mjm, mjd, step in _teacher_states(TERRAIN[name]):
     what = f"{name} step {step}"
     ref, extra = _without_grazing(d, mjd)
     compare_contacts(m, d, mjd, what, ref, addresses=not extra)
@@ -329,7 +335,7 @@ def test_flex_on_mesh_trajectory():
   qpos within 1e-6 and the same contact count at every step, until 4.0 has a grazing contact
   we do not (`_without_grazing`; measured at step 381), after which the trajectories part;
   that must not come before step 300."""
-  xml = TERRAIN["cloth"].replace('type="hfield" hfield="hf"', 'type="plane" size="1 1 .1"')
+  xml = TERRAIN["cloth-wedge"]
   m = engine.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   d, mjd = engine.make_data(m), mujoco.MjData(mjm)
@@ -337,7 +343,7 @@ def test_flex_on_mesh_trajectory():
     engine.step(m, d)
     mujoco.mj_step(mjm, mjd)
     if d.ncon != mjd.ncon:
-      grazing = [c.dist for c in mjd.contact[:mjd.ncon] if -1e-6 < c.dist <= 0]
+      grazing = [c for c in mjd.contact[:mjd.ncon] if _grazing(c)]
       assert grazing and d.ncon < mjd.ncon, f"step {i}: ncon {d.ncon} vs {mjd.ncon}"
       break
     _close(d.qpos, mjd.qpos, f"step {i} qpos", 1e-6)
@@ -354,19 +360,9 @@ def test_discrete_teacher_forced(name):
   if name == "elliptic":
     xml = _DROP.format(integrator="discrete", cone="elliptic", condim=4, body=_EQUALITY)
   else:
-    xml = TERRAIN["cloth"].replace('integrator="Euler"', 'integrator="discrete"').replace(
-        'type="hfield" hfield="hf"', 'type="plane" size="1 1 .1"')
-  m = engine.load_model(xml)
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+    xml = TERRAIN["cloth-wedge"].replace('integrator="Euler"', 'integrator="discrete"')
   nflex = skipped = 0
-  for step in range(1, 401):
-    mujoco.mj_step(mjm, mjd)
-    if step % 25:
-      continue
-    mujoco.mj_forward(mjm, mjd)
-    copy_state(d, mjd)
-    engine.forward(m, d)
+  for m, d, mjm, mjd, step in _teacher_states(xml, every=25, steps=400):
     ref, extra = _without_grazing(d, mjd)
     assert d.ncon == len(ref), f"step {step}: ncon {d.ncon} vs {len(ref)}"
     if extra:
