@@ -75,7 +75,7 @@ def max_contact(m, type1, type2):
       return 2
     if type2 == _CYLINDER or type2 == _BOX:
       return 4
-    return 3 if type2 == _MESH else 0
+    return 4 if type2 == _MESH else 0
   if m.opt_disableflags[0] & _DSBL_MULTICCD:
     return 1
   return 5
@@ -168,7 +168,7 @@ def _collide_mesh(m, d, g1, g2, margin):
   vert2, hull2, graph2 = cvx.mesh_arrays(m, g2)
   if m.geom_type[g1] == _PLANE:
     return cvx.plane_mesh(d.geom_xpos[g1], d.geom_xmat[g1], d.geom_xpos[g2], d.geom_xmat[g2],
-                          vert2, graph2, margin, d.col_dist, d.col_pos, d.col_frame)
+                          vert2, graph2, margin, d.col_dist, d.col_pos, d.col_frame, d.col_ibuf)
   vert1, hull1, graph1 = cvx.mesh_arrays(m, g1)
   return cvx.collide_mesh_work(
       m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], vert1, graph1,
