@@ -100,7 +100,8 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
   if libccd:
     ccd.hfield_begin(objs[1], type2, pos2, mat2, margin, fbuf, ibuf)
   return _prisms(hsize, nrow, ncol, data, pos1, mat1, vert2, graph2, margin, ccd_iterations,
-                 ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf)
+                 ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf, objs, objt, sx, si, tx,
+                 ti, xw, ctr, cnt, pt)
 
 
 @jit
@@ -111,33 +112,35 @@ def collide_hfield_elem(hsize, nrow, ncol, data, pos1, mat1, x, vid2, n2, r2, ce
   against the prisms under it, as `collide_hfield` (4.0's margin too: measured, a cloth at gap
   g < margin above a flat top gets dist = g). Native CCD only."""
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = cvx._split_work(fbuf, ibuf, ccd_iterations)
-  # the element's vertices in the height field's frame
-  local = np.empty((n2, 3))
+  # the element, then its vertices moved into the height field's frame
+  cvx._set_flex_obj(objs, objt, 1, 3, x, vid2, n2, r2, margin)
   for i in range(n2):
-    v = vid2[i]
-    d0, d1, d2 = x[v, 0] - pos1[0], x[v, 1] - pos1[1], x[v, 2] - pos1[2]
-    local[i, 0] = mat1[0] * d0 + mat1[3] * d1 + mat1[6] * d2
-    local[i, 1] = mat1[1] * d0 + mat1[4] * d1 + mat1[7] * d2
-    local[i, 2] = mat1[2] * d0 + mat1[5] * d1 + mat1[8] * d2
-  idx = np.arange(n2)
-  cvx._set_flex_obj(objs, objt, 1, 3, local, idx, n2, r2, margin)
+    d0 = objs[3, 3 * i] - pos1[0]
+    d1 = objs[3, 3 * i + 1] - pos1[1]
+    d2 = objs[3, 3 * i + 2] - pos1[2]
+    objs[3, 3 * i] = mat1[0] * d0 + mat1[3] * d1 + mat1[6] * d2
+    objs[3, 3 * i + 1] = mat1[1] * d0 + mat1[4] * d1 + mat1[7] * d2
+    objs[3, 3 * i + 2] = mat1[2] * d0 + mat1[5] * d1 + mat1[8] * d2
   # its center: the global box center moved into the frame (MuJoCo moves flexelem_aabb's)
   d0, d1, d2 = center2[0] - pos1[0], center2[1] - pos1[1], center2[2] - pos1[2]
   objs[1, cvx._POS] = mat1[0] * d0 + mat1[3] * d1 + mat1[6] * d2
   objs[1, cvx._POS + 1] = mat1[1] * d0 + mat1[4] * d1 + mat1[7] * d2
   objs[1, cvx._POS + 2] = mat1[2] * d0 + mat1[5] * d1 + mat1[8] * d2
-  return _prisms(hsize, nrow, ncol, data, pos1, mat1, x[0:0], np.zeros(0, np.int32), margin,
-                 ccd_iterations, ccd_tolerance, 0, dist, pos, frame, fbuf, ibuf)
+  # (the empty mesh arrays only fill the libccd arguments, unused here)
+  return _prisms(hsize, nrow, ncol, data, pos1, mat1, x[0:0], vid2[0:0], margin,
+                 ccd_iterations, ccd_tolerance, 0, dist, pos, frame, fbuf, ibuf, objs, objt,
+                 sx, si, tx, ti, xw, ctr, cnt, pt)
 
 
 @jit
 def _prisms(hsize, nrow, ncol, data, pos1, mat1, vert2, graph2, margin, ccd_iterations,
-            ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf):
+            ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf, objs, objt, sx, si, tx, ti, xw,
+            ctr, cnt, pt):
   """The prisms of the sub-grid under object 1 (set in the height field's frame, margin
   `margin`) against it, at most MAXCONPAIR contacts in world coordinates; libccd: MPR with
-  the state `ccd.hfield_begin` set (a geom only)."""
+  the state `ccd.hfield_begin` set (a geom only). objs..pt: the caller's views of the work
+  buffers (`cvx._split_work`)."""
   s0, s1, s2, s3 = hsize[0], hsize[1], hsize[2], hsize[3]
-  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = cvx._split_work(fbuf, ibuf, ccd_iterations)
   # bounding box of object 1 from its support function
   xmax = cvx._support(objs, objt, 1, 1.0, 0.0, 0.0)[0]
   xmin = cvx._support(objs, objt, 1, -1.0, 0.0, 0.0)[0]

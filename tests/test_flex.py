@@ -229,6 +229,15 @@ REFUSED = {
         '<contact passive="true"/><edge equality="true"/>')).replace(
             "<worldbody>", '<option integrator="discrete"/><worldbody>'),
         "passive flex contact"),
+    "libccd geom": (_FLEXCOMP.format(dim=2, nz=1, extra="", inner=(
+        '<contact selfcollide="none"/><edge equality="true"/>')).replace(
+            "<worldbody>", '<option><flag nativeccd="disable"/></option><worldbody>'
+            '<geom type="cylinder" size=".1 .1" pos="0 0 -.2"/>'),
+        "flex collisions through libccd"),
+    "libccd self": (_FLEXCOMP.format(dim=2, nz=1, extra="", inner='<edge equality="true"/>')
+                    .replace("<worldbody>", '<option><flag nativeccd="disable"/></option>'
+                             '<worldbody>'),
+                    "flex self-collisions through libccd"),
 }
 
 

@@ -876,22 +876,43 @@ def set_edge_constants(m):
 
 def check_simulated(c, A):
   """Refuse, naming the flex element, what engine/flex.py does not simulate yet and would
-  change the motion if ignored: flex collisions with SDF geoms, interpolated flexes, 1D (rod)
-  elasticity, passive flex contact, and elastic flexes under the discrete integrator.
+  change the motion if ignored: flex collisions with SDF geoms, flex collisions that need GJK
+  while nativeccd is disabled (libccd), interpolated flexes, 1D (rod) elasticity, passive flex
+  contact, and elastic flexes under the discrete integrator.
   `load_flex_model` skips this check (tests compile every flex model)."""
   gtype = np.asarray(A.get("geom_type", np.zeros(0)))
   gct = np.asarray(A.get("geom_contype", np.zeros(0)))
   gca = np.asarray(A.get("geom_conaffinity", np.zeros(0)))
-  for i, f in enumerate(getattr(c, "flexes", [])):
+  flexes = getattr(c, "flexes", [])
+  libccd = int(A["opt_disableflags"][0]) & (1 << 17)     # nativeccd="disable"
+  fix = ('give one of them contype/conaffinity bits that do not match, or the flex '
+         '<contact contype="0" conaffinity="0"/>')
+  for i, f in enumerate(flexes):
     node = f["node"]
     fct, fca = int(A["flex_contype"][i]), int(A["flex_conaffinity"][i])
     if fct or fca:
       for g in range(gtype.size):
-        if int(gtype[g]) == 8 and ((int(gct[g]) & fca) or (fct & int(gca[g]))):
+        if not ((int(gct[g]) & fca) or (fct & int(gca[g]))):
+          continue
+        if int(gtype[g]) == 8:
           raise node.error("collisions of a flex with SDF geoms are not simulated yet, and "
-                           f"geom {g} (SDF) can touch this flex; give one of them contype/"
-                           "conaffinity bits that do not match, or the flex "
-                           '<contact contype="0" conaffinity="0"/>')
+                           f"geom {g} (SDF) can touch this flex; {fix}")
+        # pairs our flex collider does without GJK: planes, and spheres, capsules (and boxes
+        # for curves and surfaces) by their analytic functions
+        analytic = (0, 2, 3) if f["dim"] == 3 else (0, 2, 3, 6)
+        if libccd and int(gtype[g]) not in analytic:
+          raise node.error("flex collisions through libccd (nativeccd=\"disable\") are not "
+                           f"simulated yet, and geom {g} can touch this flex; enable nativeccd "
+                           f"or {fix}")
+      if libccd and f["dim"] > 1 and f["selfcollide"] != 0:
+        raise node.error("flex self-collisions through libccd (nativeccd=\"disable\") are not "
+                         'simulated yet; enable nativeccd or set <contact selfcollide="none"/>')
+      for j in range(i + 1, len(flexes)):
+        fct2, fca2 = int(A["flex_contype"][j]), int(A["flex_conaffinity"][j])
+        if libccd and ((fct & fca2) or (fct2 & fca)) and (f["dim"] > 1 or flexes[j]["dim"] > 1):
+          raise node.error("flex-flex collisions through libccd (nativeccd=\"disable\") are "
+                           "not simulated yet; enable nativeccd or give the flexes contype/"
+                           "conaffinity bits that do not match")
     if f["interp"]:
       raise node.error("interpolated flexes (dof trilinear/quadratic) are not simulated yet")
     if f["dim"] == 1 and f["young"] > 0:
