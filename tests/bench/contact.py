@@ -9,6 +9,8 @@ a slow ratio can be told apart from a different amount of work.
 
 humanoids22 is MuJoCo's model/humanoid/22_humanoids.xml (353 bodies, nv 594): the model that
 shows costs growing faster than the model (the all-pairs broadphase was 1.2 of 1.8 ms).
+bunnies, spheremesh and boxmesh (MuJoCo's mesh test scenes, not in the default list) time
+mesh contacts: our multicontact and plane-mesh rebuild mesh polygons from the hull per call.
 
 `--stages` also times stages of ours at the settled state, each in a compiled loop (no Python
 call in between): forward, fwd_position, fwd_constraint and its parts. On a shared machine
@@ -24,9 +26,15 @@ from tests.models import suite_source
 
 MODELS = ["humanoid", "walker", "stacker", "pile64", "humanoids22"]
 _ASSETS = os.path.join(os.path.dirname(__file__), "..", "..", "assets")
+_MJ_MODELS = os.path.join(os.path.dirname(__file__), "..", "assets", "mujoco_models")
 _FILES = {"pile64": os.path.join(_ASSETS, "pile64.xml"),
-          "humanoids22": os.path.join(os.path.dirname(__file__), "..", "assets", "mujoco_models",
-                                      "model", "humanoid", "22_humanoids.xml")}
+          "humanoids22": os.path.join(_MJ_MODELS, "model", "humanoid", "22_humanoids.xml"),
+          # mesh-heavy scenes (multicontact and plane-mesh on meshes of 8 to 2503 vertices)
+          "bunnies": os.path.join(_MJ_MODELS, "model", "replicate", "bunnies.xml"),
+          "spheremesh": os.path.join(_MJ_MODELS, "test", "engine", "testdata", "collision_convex",
+                                     "perf", "spheremesh.xml"),
+          "boxmesh": os.path.join(_MJ_MODELS, "test", "engine", "testdata", "collision_convex",
+                                  "perf", "boxmesh.xml")}
 
 
 def _load(name):
