@@ -1,13 +1,13 @@
 """How many geom pairs' contact lists equal MuJoCo 4.0's: a diagnostic, not a test.
 
-Our convex narrowphase (GJK/EPA, multicontact, plane-mesh) runs pair by pair on MuJoCo's own
-geom poses (no kinematics of ours in between), for the pairs MuJoCo reports in contact, in
+The collision driver's narrowphase (GJK/EPA, multicontact, plane-mesh) runs pair by pair on
+MuJoCo's own geom poses (no kinematics of ours in between), for the pairs MuJoCo reports in contact, in
 random states of MuJoCo's models (tests.models.random_state, scale 0.05, as
 tests/test_mujoco_models.py). A pair matches when its contact count and every contact's dist,
 pos and normal are within 1e-6; mismatches are counted by kind: "order" (the same contacts in
 another order), "ncon" (another count) or the size of the largest difference. Only the
-narrowphase is compiled, so a change to engine/collision_convex.py is measured in about two
-minutes instead of the whole engine's rebuild.
+narrowphase is compiled, so a change to engine/collision_convex.py is measured in minutes
+instead of the whole engine's rebuild.
 
     python -m tests.conformance.contact_match [--models a.xml,b.xml] [--seeds 10] [-v]
 
@@ -21,32 +21,19 @@ import warnings
 
 import numpy as np
 
-_PLANE, _HFIELD, _MESH = 0, 1, 7
+_HFIELD, _MESH = 1, 7
 
 
-def _collide(m, mjm, mjd, g1, g2, bufs):
-  """Our contacts of geoms g1, g2 (MuJoCo's order, type1 <= type2) at MuJoCo's poses."""
-  from engine import collision_convex as cvx
-  dist, pos, frame, fbuf, ibuf = bufs
-  margin = max(mjm.geom_margin[g1], mjm.geom_margin[g2])
-  gap = max(mjm.geom_gap[g1], mjm.geom_gap[g2])
-  t1, t2 = m.geom_type[g1], m.geom_type[g2]
-  frame[:, 3:] = 0
-  it = min(m.opt.ccd_iterations, m.nccd)
-  xp, xm = mjd.geom_xpos, mjd.geom_xmat
-  if t2 == _MESH:
-    v2, _, gr2 = cvx.mesh_arrays(m.struct, g2)
-    if t1 == _PLANE:
-      return cvx.plane_mesh(xp[g1], xm[g1], xp[g2], xm[g2], v2, gr2, margin + gap, dist, pos,
-                            frame, ibuf)
-    v1, _, gr1 = cvx.mesh_arrays(m.struct, g1)
-    return cvx.collide_mesh_work(t1, m.geom_size[g1], xp[g1], xm[g1], v1, gr1, t2,
-                                 m.geom_size[g2], xp[g2], xm[g2], v2, gr2, margin + gap, it,
-                                 m.opt.ccd_tolerance, m.opt.disableflags, dist, pos, frame, fbuf,
-                                 ibuf)
-  return cvx.collide_convex_work(t1, m.geom_size[g1], xp[g1], xm[g1], t2, m.geom_size[g2],
-                                 xp[g2], xm[g2], margin + gap, it, m.opt.ccd_tolerance,
-                                 m.opt.disableflags, dist, pos, frame, fbuf, ibuf)
+def _collide(m, d, mjd, g1, g2):
+  """Our contacts of geoms g1, g2 (MuJoCo's order, type1 <= type2) at MuJoCo's geom poses: the
+  driver's own narrowphase of that pair, alone. Returns (count, dist, pos, frame)."""
+  from engine.collision_driver import _narrowphase
+  d.geom_xpos[:] = mjd.geom_xpos
+  d.geom_xmat[:] = mjd.geom_xmat
+  d.ncon = 0
+  _narrowphase(m.struct, d.struct, g1, g2, -1)
+  n = d.ncon
+  return n, d.contact_dist[:n], d.contact_pos[:n], d.contact_frame[:n]
 
 
 def _worst(dist, pos, frame, j, c, i):
@@ -54,7 +41,7 @@ def _worst(dist, pos, frame, j, c, i):
              np.abs(frame[j, :3] - c.frame[i, :3]).max())
 
 
-def compare_state(m, mjm, mjd, bufs, tol=1e-6):
+def compare_state(m, d, mjd, tol=1e-6):
   """{(g1, g2): None (match) or the kind of mismatch} for MuJoCo's convex contact pairs."""
   from engine.collision_driver import _analytic
   c = mjd.contact
@@ -67,8 +54,7 @@ def compare_state(m, mjm, mjd, bufs, tol=1e-6):
     t1, t2 = m.geom_type[g1], m.geom_type[g2]
     if t1 == _HFIELD or t2 > _MESH or _analytic(t1, t2):
       continue
-    n = _collide(m, mjm, mjd, g1, g2, bufs)
-    dist, pos, frame = bufs[0], bufs[1], bufs[2]
+    n, dist, pos, frame = _collide(m, d, mjd, g1, g2)
     if n != len(idx):
       out[g1, g2] = "ncon"
       continue
@@ -90,22 +76,18 @@ def run(path, seeds, verbose=False):
   import mujoco
 
   import engine
-  from engine import collision_convex as cvx
   from tests.models import random_state
   from tests.test_mujoco_models import _DIR
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     m = engine.load_model(os.path.join(_DIR, path))
   mjm = mujoco.MjModel.from_xml_path(os.path.join(_DIR, path))
-  mjd = mujoco.MjData(mjm)
-  nf, ni = cvx.work_sizes(m.nccd, int(m.mesh_vert.shape[0]))
-  bufs = (np.zeros(50), np.zeros((50, 3)), np.zeros((50, 9)), np.zeros(nf),
-          np.zeros(ni, np.int64))
+  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
   kinds = collections.Counter()
   for seed in range(seeds):
     random_state(mjm, mjd, seed, scale=0.05)
     mujoco.mj_forward(mjm, mjd)
-    for pair, kind in compare_state(m, mjm, mjd, bufs).items():
+    for pair, kind in compare_state(m, d, mjd).items():
       kinds[kind or "match"] += 1
       if verbose and kind:
         print(f"    seed {seed} geoms {pair}: {kind}")
