@@ -70,6 +70,10 @@ ModelType = _ModelStructType([
     ('nmeshface', types.int64),
     ('nmeshgraph', types.int64),
     ('nmeshnormal', types.int64),
+    ('nmeshpoly', types.int64),
+    ('nmeshpolyvert', types.int64),
+    ('nmeshpolymap', types.int64),
+    ('npolygonmax', types.int64),
     ('noct', types.int64),
     ('nplugin', types.int64),
     ('npluginattr', types.int64),
@@ -394,6 +398,15 @@ ModelType = _ModelStructType([
     ('mesh_normaladr', types.Array(types.int32, 1, 'C')),
     ('mesh_normalnum', types.Array(types.int32, 1, 'C')),
     ('mesh_normal', types.Array(types.float32, 2, 'C')),
+    ('mesh_polynum', types.Array(types.int32, 1, 'C')),
+    ('mesh_polyadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_polynormal', types.Array(types.float64, 2, 'C')),
+    ('mesh_polyvertadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_polyvertnum', types.Array(types.int32, 1, 'C')),
+    ('mesh_polyvert', types.Array(types.int32, 1, 'C')),
+    ('mesh_polymapadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_polymapnum', types.Array(types.int32, 1, 'C')),
+    ('mesh_polymap', types.Array(types.int32, 1, 'C')),
     ('oct_depth', types.Array(types.int32, 1, 'C')),
     ('oct_child', types.Array(types.int32, 2, 'C')),
     ('oct_aabb', types.Array(types.float64, 2, 'C')),
@@ -523,14 +536,15 @@ ModelType = _ModelStructType([
     ('owners_15', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_18', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_20', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_21', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_22', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_23', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_24', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_25', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_20', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_21', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_22', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_23', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_24', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_25', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
+    ('owners_26', types.Tuple((types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
 ])
 
 
@@ -540,7 +554,7 @@ def new_model():
 
 
 @numba.njit(cache=True)
-def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nmeshnormal, noct, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory, nflex, nflexnode, nflexvert, nflexedge, nflexelem, nflexelemdata, nflexelemedge, nflexshelldata, nflexstiffness, nflexbending, nflextexcoord, nJfe):
+def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsite, ncam, nlight, nmat, ntendon, nwrap, neq, nkey, nmocap, nplastic, nM, nC, nD, nB, nJmom, nJten, ntree, npair, nexclude, nconmax, njmax, nJmax, nccd, nccdf, nccdi, nsensor, nsensordata, nmesh, nmeshvert, nmeshface, nmeshgraph, nmeshnormal, nmeshpoly, nmeshpolyvert, nmeshpolymap, npolygonmax, noct, nplugin, npluginattr, nuser_body, nuser_jnt, nuser_geom, nuser_site, nuser_cam, nuser_tendon, nuser_actuator, nuser_sensor, nhfield, nhfielddata, nhistory, nflex, nflexnode, nflexvert, nflexedge, nflexelem, nflexelemdata, nflexelemedge, nflexshelldata, nflexstiffness, nflexbending, nflextexcoord, nJfe):
   s.nq = nq
   s.nv = nv
   s.nu = nu
@@ -582,6 +596,10 @@ def _set_model_sizes(s, nq, nv, nu, nactuator, nout, na, nbody, njnt, ngeom, nsi
   s.nmeshface = nmeshface
   s.nmeshgraph = nmeshgraph
   s.nmeshnormal = nmeshnormal
+  s.nmeshpoly = nmeshpoly
+  s.nmeshpolyvert = nmeshpolyvert
+  s.nmeshpolymap = nmeshpolymap
+  s.npolygonmax = npolygonmax
   s.noct = noct
   s.nplugin = nplugin
   s.npluginattr = npluginattr
@@ -989,7 +1007,7 @@ def _set_model_17(s, sensor_datatype, sensor_needstage, sensor_objtype, sensor_o
 
 
 @numba.njit(cache=True)
-def _set_model_18(s, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum):
+def _set_model_18(s, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert):
   s.mesh_graphadr = borrowed(mesh_graphadr)
   s.mesh_vert = borrowed(mesh_vert)
   s.mesh_face = borrowed(mesh_face)
@@ -1000,17 +1018,26 @@ def _set_model_18(s, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale
   s.mesh_normaladr = borrowed(mesh_normaladr)
   s.mesh_normalnum = borrowed(mesh_normalnum)
   s.mesh_normal = borrowed(mesh_normal)
+  s.mesh_polynum = borrowed(mesh_polynum)
+  s.mesh_polyadr = borrowed(mesh_polyadr)
+  s.mesh_polynormal = borrowed(mesh_polynormal)
+  s.mesh_polyvertadr = borrowed(mesh_polyvertadr)
+  s.mesh_polyvertnum = borrowed(mesh_polyvertnum)
+  s.mesh_polyvert = borrowed(mesh_polyvert)
+  s.owners_18 = (mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,)
+
+
+@numba.njit(cache=True)
+def _set_model_19(s, mesh_polymapadr, mesh_polymapnum, mesh_polymap, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind):
+  s.mesh_polymapadr = borrowed(mesh_polymapadr)
+  s.mesh_polymapnum = borrowed(mesh_polymapnum)
+  s.mesh_polymap = borrowed(mesh_polymap)
   s.oct_depth = borrowed(oct_depth)
   s.oct_child = borrowed(oct_child)
   s.oct_aabb = borrowed(oct_aabb)
   s.oct_coeff = borrowed(oct_coeff)
   s.mesh_octadr = borrowed(mesh_octadr)
   s.mesh_octnum = borrowed(mesh_octnum)
-  s.owners_18 = (mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum,)
-
-
-@numba.njit(cache=True)
-def _set_model_19(s, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user):
   s.plugin = borrowed(plugin)
   s.plugin_stateadr = borrowed(plugin_stateadr)
   s.plugin_statenum = borrowed(plugin_statenum)
@@ -1018,6 +1045,11 @@ def _set_model_19(s, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plug
   s.plugin_attradr = borrowed(plugin_attradr)
   s.geom_plugin = borrowed(geom_plugin)
   s.plugin_kind = borrowed(plugin_kind)
+  s.owners_19 = (mesh_polymapadr, mesh_polymapnum, mesh_polymap, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind,)
+
+
+@numba.njit(cache=True)
+def _set_model_20(s, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel):
   s.plugin_param = borrowed(plugin_param)
   s.body_user = borrowed(body_user)
   s.jnt_user = borrowed(jnt_user)
@@ -1027,11 +1059,6 @@ def _set_model_19(s, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plug
   s.tendon_user = borrowed(tendon_user)
   s.actuator_user = borrowed(actuator_user)
   s.sensor_user = borrowed(sensor_user)
-  s.owners_19 = (plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user,)
-
-
-@numba.njit(cache=True)
-def _set_model_20(s, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval):
   s.jnt_springdamper = borrowed(jnt_springdamper)
   s.hfield_size = borrowed(hfield_size)
   s.hfield_nrow = borrowed(hfield_nrow)
@@ -1039,6 +1066,11 @@ def _set_model_20(s, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hf
   s.hfield_adr = borrowed(hfield_adr)
   s.hfield_data = borrowed(hfield_data)
   s.geom_surfacevel = borrowed(geom_surfacevel)
+  s.owners_20 = (plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel,)
+
+
+@numba.njit(cache=True)
+def _set_model_21(s, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix):
   s.geom_adhesion = borrowed(geom_adhesion)
   s.pair_adhesion = borrowed(pair_adhesion)
   s.actuator_history = borrowed(actuator_history)
@@ -1048,11 +1080,6 @@ def _set_model_20(s, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hf
   s.sensor_historyadr = borrowed(sensor_historyadr)
   s.sensor_delay = borrowed(sensor_delay)
   s.sensor_interval = borrowed(sensor_interval)
-  s.owners_20 = (jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval,)
-
-
-@numba.njit(cache=True)
-def _set_model_21(s, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim):
   s.actuator_plugin = borrowed(actuator_plugin)
   s.actuator_pluginprm = borrowed(actuator_pluginprm)
   s.flex_contype = borrowed(flex_contype)
@@ -1060,6 +1087,11 @@ def _set_model_21(s, actuator_plugin, actuator_pluginprm, flex_contype, flex_con
   s.flex_condim = borrowed(flex_condim)
   s.flex_priority = borrowed(flex_priority)
   s.flex_solmix = borrowed(flex_solmix)
+  s.owners_21 = (geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix,)
+
+
+@numba.njit(cache=True)
+def _set_model_22(s, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum):
   s.flex_solref = borrowed(flex_solref)
   s.flex_solimp = borrowed(flex_solimp)
   s.flex_friction = borrowed(flex_friction)
@@ -1069,11 +1101,6 @@ def _set_model_21(s, actuator_plugin, actuator_pluginprm, flex_contype, flex_con
   s.flex_activelayers = borrowed(flex_activelayers)
   s.flex_passive = borrowed(flex_passive)
   s.flex_dim = borrowed(flex_dim)
-  s.owners_21 = (actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim,)
-
-
-@numba.njit(cache=True)
-def _set_model_22(s, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr):
   s.flex_matid = borrowed(flex_matid)
   s.flex_group = borrowed(flex_group)
   s.flex_interp = borrowed(flex_interp)
@@ -1081,6 +1108,11 @@ def _set_model_22(s, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nod
   s.flex_nodenum = borrowed(flex_nodenum)
   s.flex_vertadr = borrowed(flex_vertadr)
   s.flex_vertnum = borrowed(flex_vertnum)
+  s.owners_22 = (flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum,)
+
+
+@numba.njit(cache=True)
+def _set_model_23(s, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem):
   s.flex_edgeadr = borrowed(flex_edgeadr)
   s.flex_edgenum = borrowed(flex_edgenum)
   s.flex_elemadr = borrowed(flex_elemadr)
@@ -1090,11 +1122,6 @@ def _set_model_22(s, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nod
   s.flex_shellnum = borrowed(flex_shellnum)
   s.flex_shelldataadr = borrowed(flex_shelldataadr)
   s.flex_texcoordadr = borrowed(flex_texcoordadr)
-  s.owners_22 = (flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr,)
-
-
-@numba.njit(cache=True)
-def _set_model_23(s, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0):
   s.flex_nodebodyid = borrowed(flex_nodebodyid)
   s.flex_vertbodyid = borrowed(flex_vertbodyid)
   s.flex_vertcell = borrowed(flex_vertcell)
@@ -1102,6 +1129,11 @@ def _set_model_23(s, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_celln
   s.flex_edge = borrowed(flex_edge)
   s.flex_edgeflap = borrowed(flex_edgeflap)
   s.flex_elem = borrowed(flex_elem)
+  s.owners_23 = (flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem,)
+
+
+@numba.njit(cache=True)
+def _set_model_24(s, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr):
   s.flex_elemtexcoord = borrowed(flex_elemtexcoord)
   s.flex_elemedge = borrowed(flex_elemedge)
   s.flex_elemlayer = borrowed(flex_elemlayer)
@@ -1111,11 +1143,6 @@ def _set_model_23(s, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_celln
   s.flex_node = borrowed(flex_node)
   s.flex_node0 = borrowed(flex_node0)
   s.flexedge_length0 = borrowed(flexedge_length0)
-  s.owners_23 = (flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0,)
-
-
-@numba.njit(cache=True)
-def _set_model_24(s, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr):
   s.flexedge_invweight0 = borrowed(flexedge_invweight0)
   s.flex_radius = borrowed(flex_radius)
   s.flex_size = borrowed(flex_size)
@@ -1123,6 +1150,11 @@ def _set_model_24(s, flexedge_invweight0, flex_radius, flex_size, flex_stiffness
   s.flex_stiffnessadr = borrowed(flex_stiffnessadr)
   s.flex_bending = borrowed(flex_bending)
   s.flex_bendingadr = borrowed(flex_bendingadr)
+  s.owners_24 = (flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr,)
+
+
+@numba.njit(cache=True)
+def _set_model_25(s, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield):
   s.flex_damping = borrowed(flex_damping)
   s.flex_edgestiffness = borrowed(flex_edgestiffness)
   s.flex_edgedamping = borrowed(flex_edgedamping)
@@ -1132,11 +1164,6 @@ def _set_model_24(s, flexedge_invweight0, flex_radius, flex_size, flex_stiffness
   s.flex_centered = borrowed(flex_centered)
   s.flex_flatskin = borrowed(flex_flatskin)
   s.flex_bvhadr = borrowed(flex_bvhadr)
-  s.owners_24 = (flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr,)
-
-
-@numba.njit(cache=True)
-def _set_model_25(s, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield, flex_rgba, flex_texcoord):
   s.flex_bvhnum = borrowed(flex_bvhnum)
   s.flexedge_J_rownnz = borrowed(flexedge_J_rownnz)
   s.flexedge_J_rowadr = borrowed(flexedge_J_rowadr)
@@ -1144,9 +1171,14 @@ def _set_model_25(s, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge
   s.flex_plasticadr = borrowed(flex_plasticadr)
   s.flex_plasticmode = borrowed(flex_plasticmode)
   s.flex_yield = borrowed(flex_yield)
+  s.owners_25 = (flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield,)
+
+
+@numba.njit(cache=True)
+def _set_model_26(s, flex_rgba, flex_texcoord):
   s.flex_rgba = borrowed(flex_rgba)
   s.flex_texcoord = borrowed(flex_texcoord)
-  s.owners_25 = (flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield, flex_rgba, flex_texcoord,)
+  s.owners_26 = (flex_rgba, flex_texcoord,)
 
 
 MODEL_SETTERS = (
@@ -1168,14 +1200,15 @@ MODEL_SETTERS = (
     (_set_model_15, ('key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D')),
     (_set_model_16, ('mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type')),
     (_set_model_17, ('sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'sensor_plugin', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum')),
-    (_set_model_18, ('mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum')),
-    (_set_model_19, ('plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_kind', 'plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user')),
-    (_set_model_20, ('jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval')),
-    (_set_model_21, ('actuator_plugin', 'actuator_pluginprm', 'flex_contype', 'flex_conaffinity', 'flex_condim', 'flex_priority', 'flex_solmix', 'flex_solref', 'flex_solimp', 'flex_friction', 'flex_margin', 'flex_gap', 'flex_selfcollide', 'flex_activelayers', 'flex_passive', 'flex_dim')),
-    (_set_model_22, ('flex_matid', 'flex_group', 'flex_interp', 'flex_nodeadr', 'flex_nodenum', 'flex_vertadr', 'flex_vertnum', 'flex_edgeadr', 'flex_edgenum', 'flex_elemadr', 'flex_elemnum', 'flex_elemdataadr', 'flex_elemedgeadr', 'flex_shellnum', 'flex_shelldataadr', 'flex_texcoordadr')),
-    (_set_model_23, ('flex_nodebodyid', 'flex_vertbodyid', 'flex_vertcell', 'flex_cellnum', 'flex_edge', 'flex_edgeflap', 'flex_elem', 'flex_elemtexcoord', 'flex_elemedge', 'flex_elemlayer', 'flex_shell', 'flex_vert', 'flex_vert0', 'flex_node', 'flex_node0', 'flexedge_length0')),
-    (_set_model_24, ('flexedge_invweight0', 'flex_radius', 'flex_size', 'flex_stiffness', 'flex_stiffnessadr', 'flex_bending', 'flex_bendingadr', 'flex_damping', 'flex_edgestiffness', 'flex_edgedamping', 'flex_edgeequality', 'flex_rigid', 'flexedge_rigid', 'flex_centered', 'flex_flatskin', 'flex_bvhadr')),
-    (_set_model_25, ('flex_bvhnum', 'flexedge_J_rownnz', 'flexedge_J_rowadr', 'flexedge_J_colind', 'flex_plasticadr', 'flex_plasticmode', 'flex_yield', 'flex_rgba', 'flex_texcoord')),
+    (_set_model_18, ('mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'mesh_polynum', 'mesh_polyadr', 'mesh_polynormal', 'mesh_polyvertadr', 'mesh_polyvertnum', 'mesh_polyvert')),
+    (_set_model_19, ('mesh_polymapadr', 'mesh_polymapnum', 'mesh_polymap', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_kind')),
+    (_set_model_20, ('plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel')),
+    (_set_model_21, ('geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval', 'actuator_plugin', 'actuator_pluginprm', 'flex_contype', 'flex_conaffinity', 'flex_condim', 'flex_priority', 'flex_solmix')),
+    (_set_model_22, ('flex_solref', 'flex_solimp', 'flex_friction', 'flex_margin', 'flex_gap', 'flex_selfcollide', 'flex_activelayers', 'flex_passive', 'flex_dim', 'flex_matid', 'flex_group', 'flex_interp', 'flex_nodeadr', 'flex_nodenum', 'flex_vertadr', 'flex_vertnum')),
+    (_set_model_23, ('flex_edgeadr', 'flex_edgenum', 'flex_elemadr', 'flex_elemnum', 'flex_elemdataadr', 'flex_elemedgeadr', 'flex_shellnum', 'flex_shelldataadr', 'flex_texcoordadr', 'flex_nodebodyid', 'flex_vertbodyid', 'flex_vertcell', 'flex_cellnum', 'flex_edge', 'flex_edgeflap', 'flex_elem')),
+    (_set_model_24, ('flex_elemtexcoord', 'flex_elemedge', 'flex_elemlayer', 'flex_shell', 'flex_vert', 'flex_vert0', 'flex_node', 'flex_node0', 'flexedge_length0', 'flexedge_invweight0', 'flex_radius', 'flex_size', 'flex_stiffness', 'flex_stiffnessadr', 'flex_bending', 'flex_bendingadr')),
+    (_set_model_25, ('flex_damping', 'flex_edgestiffness', 'flex_edgedamping', 'flex_edgeequality', 'flex_rigid', 'flexedge_rigid', 'flex_centered', 'flex_flatskin', 'flex_bvhadr', 'flex_bvhnum', 'flexedge_J_rownnz', 'flexedge_J_rowadr', 'flexedge_J_colind', 'flex_plasticadr', 'flex_plasticmode', 'flex_yield')),
+    (_set_model_26, ('flex_rgba', 'flex_texcoord')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

@@ -51,11 +51,14 @@ _HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN: smaller meshes use the exhaustive 
 
 # multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
 # buffers
-_MC_FACEMAX = 64   # vertices of a clipping face (a mesh polygon may have more: no multicontact)
+# (MuJoCo sizes these by the model's largest polygon, npolygonmax; we preallocate for polygons
+# of up to _MC_FACEMAX vertices, e.g. MuJoCo's cone.obj's 500-gon base: a larger polygon is
+# not clipped, the EPA contact stands)
+_MC_FACEMAX = 512  # vertices of a clipping face
 _MC_FACE = 0
 _MC_PN = _MC_FACEMAX
 _MC_POLY = 2 * _MC_FACEMAX
-_MC_POLYMAX = 160
+_MC_POLYMAX = 2 * _MC_FACEMAX   # a clipped polygon, as MuJoCo's 2 npolygonmax
 # candidate face normals of the two geoms and edge end points (mesh multicontact)
 _MC_NORM1 = _MC_POLY + 2 * _MC_POLYMAX
 _MC_NORM2 = _MC_NORM1 + _MC_FACEMAX
@@ -2046,6 +2049,25 @@ def mesh_arrays(m, g):
   return vert, graph[2 + nh:2 + 2 * nh], graph
 
 
+@jit
+def mesh_polys(m, g):
+  """Geom g's mesh polygons (MuJoCo's mesh_poly* of its mesh) as the tuple plane_mesh and
+  mesh multicontact take: (vertex address of each polygon into the third entry, its vertex
+  count, every polygon's vertices (mesh vertex ids), normals (mesh frame), and per mesh vertex
+  the address into the last entry and count of the polygons (ids within the mesh) holding
+  it, the polygon map); empty blocks for a primitive geom."""
+  mid = m.geom_dataid[g]
+  if (m.geom_type[g] != _MESH and m.geom_type[g] != _SDF) or mid < 0:
+    return (m.mesh_polyvertadr[0:0], m.mesh_polyvertnum[0:0], m.mesh_polyvert,
+            m.mesh_polynormal[0:0], m.mesh_polymapadr[0:0], m.mesh_polymapnum[0:0],
+            m.mesh_polymap)
+  a, n = m.mesh_polyadr[mid], m.mesh_polynum[mid]
+  va, vn = m.mesh_vertadr[mid], m.mesh_vertnum[mid]
+  return (m.mesh_polyvertadr[a:a + n], m.mesh_polyvertnum[a:a + n], m.mesh_polyvert,
+          m.mesh_polynormal[a:a + n], m.mesh_polymapadr[va:va + vn],
+          m.mesh_polymapnum[va:va + vn], m.mesh_polymap)
+
+
 # --------------------------------------- plane-convex -------------------------------------------
 
 @jit
@@ -2130,11 +2152,10 @@ def _deepest_vertex(vert, graph, l0, l1, l2):
 
 
 @_inline
-def _area4_local(vert, isc, a, b, c, d):
-  """Area of the quadrilateral of polygon vertices a, b, c, d (offsets in isc[_PS_PATH..]), in
-  the mesh frame: |(a - c) x (b - d)| / 2."""
-  va, vb = isc[_PS_PATH + a], isc[_PS_PATH + b]
-  vc, vd = isc[_PS_PATH + c], isc[_PS_PATH + d]
+def _area4_local(vert, path, a, b, c, d):
+  """Area of the quadrilateral of polygon vertices path[a], path[b], path[c], path[d] in the
+  mesh frame: |(a - c) x (b - d)| / 2."""
+  va, vb, vc, vd = path[a], path[b], path[c], path[d]
   x0, x1, x2 = _cross(float(vert[va, 0]) - float(vert[vc, 0]),
                       float(vert[va, 1]) - float(vert[vc, 1]),
                       float(vert[va, 2]) - float(vert[vc, 2]),
@@ -2145,34 +2166,35 @@ def _area4_local(vert, isc, a, b, c, d):
 
 
 @jit
-def _hull4(vert, isc, npath, a):
-  """At most four vertices (offsets) of the polygon in isc[_PS_PATH..] spanning a large
+def _hull4(vert, path, a):
+  """At most four vertices (offsets into the polygon's vertex cycle `path`) spanning a large
   quadrilateral, the first being `a` (MuJoCo 4.0's hull4f: grow d, then c, then b while the
   area grows); returns (count, offsets)."""
+  npath = path.shape[0]
   b = (a + 1) % npath
   c = (a + 2) % npath
   d = (a + 3) % npath
   if npath <= 4:
     return npath, a, b, c, d
-  m = _area4_local(vert, isc, a, b, c, d)
+  m = _area4_local(vert, path, a, b, c, d)
   r1, r2, r3 = b, c, d
   while True:
     dn = (d + 1) % npath
-    mn = _area4_local(vert, isc, a, b, c, dn)
+    mn = _area4_local(vert, path, a, b, c, dn)
     if mn <= m:
       break
     d, m = dn, mn
     r1, r2, r3 = b, c, d
     while True:
       cn = (c + 1) % npath
-      mn = _area4_local(vert, isc, a, b, cn, d)
+      mn = _area4_local(vert, path, a, b, cn, d)
       if mn <= m:
         break
       c, m = cn, mn
       r1, r2, r3 = b, c, d
     while True:
       bn = (b + 1) % npath
-      mn = _area4_local(vert, isc, a, bn, c, d)
+      mn = _area4_local(vert, path, a, bn, c, d)
       if mn <= m:
         break
       b, m = bn, mn
@@ -2181,13 +2203,13 @@ def _hull4(vert, isc, npath, a):
 
 
 @jit
-def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, margin, dist, pos, frame, ibuf):
+def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, poly, margin, dist, pos, frame):
   """Plane-mesh contacts as MuJoCo 4.0's mjc_PlaneConvex gives them (up to 4): the deepest
-  vertex, then of the mesh polygon at that vertex whose normal points most into the plane,
-  up to three more vertices spanning a large quadrilateral with it (`_hull4`), skipping those
-  above the mesh's center along the plane normal and those beyond the margin. `vert` is the
-  mesh's float32 (n, 3) block, `graph` its mesh_graph block (empty without a hull: one
-  contact); ibuf is int scratch (the polygon step needs _PS_SIZE of it)."""
+  vertex, then of the mesh polygons at that vertex the one whose normal points most into the
+  plane, up to three more of its vertices spanning a large quadrilateral with it (`_hull4`),
+  skipping those above the mesh's center along the plane normal and those beyond the margin.
+  `vert` is the mesh's float32 (n, 3) block, `graph` its mesh_graph block and `poly` its
+  polygons (`mesh_polys`); without a hull, one contact."""
   n0, n1, n2 = mat1[2], mat1[5], mat1[8]
   # the plane normal in the mesh frame, and the direction into the plane
   m0 = mat2[0] * n0 + mat2[3] * n1 + mat2[6] * n2
@@ -2200,33 +2222,29 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, margin, dist, pos, frame, ib
                           pos1, n0, n1, n2, pos2, mat2, 0, dist, pos, frame)
   if d > margin:
     return 0
-  if graph.shape[0] == 0 or ibuf.shape[0] < _PS_SIZE:
+  if graph.shape[0] == 0:
     return 1
-  isc = ibuf[:_PS_SIZE]
   # the polygon at the deepest vertex facing the plane most
-  npoly = _vertex_polys(vert, graph, ibest, isc, _PS_IDX1)
+  pvadr, pvnum, pvert, pnrm, pmadr, pmnum, pmap = poly
   fbest = -1
   sbest = 1.0
-  for k in range(npoly):
-    npath, _ = _poly_path(vert, graph, isc[_PS_IDX1 + k], isc)
-    if npath == 0:
-      continue
-    c0, c1, c2 = _poly_normal_local(vert, isc, npath)
-    score = _dot(c0, c1, c2, m0, m1, m2)
+  for k in range(pmnum[ibest]):
+    f = pmap[pmadr[ibest] + k]
+    score = _dot(pnrm[f, 0], pnrm[f, 1], pnrm[f, 2], m0, m1, m2)
     if score < sbest:
-      sbest, fbest = score, isc[_PS_IDX1 + k]
+      sbest, fbest = score, f
   if fbest < 0:
     return 1
-  npath, _ = _poly_path(vert, graph, fbest, isc)
+  path = pvert[pvadr[fbest]:pvadr[fbest] + pvnum[fbest]]
   a = 0
-  for k in range(npath):
-    if isc[_PS_PATH + k] == ibest:
+  for k in range(path.shape[0]):
+    if path[k] == ibest:
       a = k
       break
-  nq, q0, q1, q2, q3 = _hull4(vert, isc, npath, a)
+  nq, q0, q1, q2, q3 = _hull4(vert, path, a)
   count = 1
   for k in range(1, nq):
-    v = isc[_PS_PATH + (q1, q2, q3)[k - 1]]
+    v = path[(q1, q2, q3)[k - 1]]
     v0, v1, v2 = float(vert[v, 0]), float(vert[v, 1]), float(vert[v, 2])
     p0 = mat2[0] * v0 + mat2[1] * v1 + mat2[2] * v2 + pos2[0]
     p1 = mat2[3] * v0 + mat2[4] * v1 + mat2[5] * v2 + pos2[1]
@@ -2246,12 +2264,11 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, margin, dist, pos, frame, ib
 # _FACE_TOL, or an edge parallel to a face within _EDGE_TOL, are clipped against each other
 # (`_clip_polygon`) into up to four contacts that replace the EPA contact.
 #
-# Mesh polygons (mjModel's mesh_poly*: coplanar hull triangles merged) are not in our Model:
-# they are rebuilt here from the hull graph where needed, as MuJoCo's compiler builds them
-# (mjCMesh::MakePolygons: triangles grouped by their normal's azimuth and polar angle rounded
-# to 0.01 rad, merged edge by edge in face order; MuJoCo 4.0 takes the polygon normal by
-# Newell's method). A polygon is named by its lowest hull face; MuJoCo numbers polygons in
-# hash order, which only matters where two candidate pairs both qualify.
+# Mesh polygons are the compiler's (mesh_poly*, engine/mjcf/_mesh.make_polygons: coplanar hull
+# triangles merged, numbered and mapped to their vertices as MuJoCo 4.0's compiler does, equal
+# to its fields on every test model; normals in double precision as 4.0's), passed as
+# `mesh_polys`' tuple. Polygons of more than _MC_FACEMAX vertices are not clipped (plane_mesh
+# takes any).
 #
 # Where MuJoCo 4.0 departs from our 3.x reference source (measured with mj_collision on the
 # random poses of tests/test_mesh_collision.py):
@@ -2267,259 +2284,41 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, margin, dist, pos, frame, ib
 #   found, and an edge is only matched with a face turned towards it (MuJoCo Warp 4.0's
 #   _aligned_faces/_aligned_face_edge; on MuJoCo's test models 2977 -> 3546 of 4081 pair
 #   contact lists matched, tests/test_mujoco_models.py states at seeds 0-9);
-# - of the edges parallel to a face within EDGE_TOL we take the most nearly parallel one.
-#   4.0 takes the first in its own order of the vertex's polygons (its compiler's hash order,
-#   which we do not reproduce: we number a polygon by its lowest hull triangle); taking the
-#   most parallel one matches 4.0 more often than our order's first (3546 -> 3571 of 4081).
+# - of the edges parallel to a face within EDGE_TOL, the first (faces in their order, edges in
+#   the order of the vertex's polygons, mesh_polymap: 4.0's numbering, which the compiler
+#   reproduces) is clipped.
 # What is left is mostly the order of two clipped points of an edge (decided by round-off
-# between duplicated clip points) and meshes whose polygons our run-time rebuild groups
-# differently from 4.0's compiler (it groups in the mesh file's frame, in double precision).
+# between duplicated clip points).
 
-_POLY_ANGLE_TOL = 0.01   # kAngleTol of mjCMesh::MakePolygons
-_POLY_CMAX = 256         # triangles of one polygon (more: no multicontact)
-# int scratch (after the hull adjacencies): candidate polygons of geoms 1 and 2, a polygon's
-# vertices, its triangles, its edges (first, second, island), a vertex's triangles' polygons
+# int scratch (after the hull adjacencies): candidate polygons of geoms 1 and 2, and those of
+# up to three vertices while they are intersected
 _PS_IDX1 = 0
 _PS_IDX2 = _PS_IDX1 + _MC_FACEMAX
-_PS_PATH = _PS_IDX2 + _MC_FACEMAX
-_PS_MEM = _PS_PATH + _MC_FACEMAX
-_PS_EF = _PS_MEM + _POLY_CMAX
-_PS_ES = _PS_EF + 3 * _POLY_CMAX
-_PS_EI = _PS_ES + 3 * _POLY_CMAX
-_PS_TMP = _PS_EI + 3 * _POLY_CMAX
-_PS_SIZE = _PS_TMP + 3 * _MC_FACEMAX
-
-
-@_inline
-def _round_half_away(x):
-  """std::round."""
-  return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+_PS_TMP = _PS_IDX2 + _MC_FACEMAX
+_PS_SIZE = _PS_TMP + 2 * _MC_FACEMAX
 
 
 @jit
-def _face_key(vert, graph, f):
-  """MeshPolygonKey of hull triangle f: (valid, rounded azimuth, rounded polar angle)."""
-  nh, nf = graph[0], graph[1]
-  fadr = 2 + 3 * nh + 3 * nf + 3 * f
-  a, b, c = graph[fadr], graph[fadr + 1], graph[fadr + 2]
-  e0 = float(vert[b, 0]) - float(vert[a, 0])
-  e1 = float(vert[b, 1]) - float(vert[a, 1])
-  e2 = float(vert[b, 2]) - float(vert[a, 2])
-  g0 = float(vert[c, 0]) - float(vert[a, 0])
-  g1 = float(vert[c, 1]) - float(vert[a, 1])
-  g2 = float(vert[c, 2]) - float(vert[a, 2])
-  x0, x1, x2 = _cross(e0, e1, e2, g0, g1, g2)
-  norm = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
-  if norm < _MINVAL:
-    return False, 0.0, 0.0
-  x0, x1, x2 = x0 / norm + 0.0, x1 / norm + 0.0, x2 / norm + 0.0
-  if abs(x2) > 1.0 - 1e-7:
-    return True, 0.0, (_round_half_away(math.pi / _POLY_ANGLE_TOL) if x2 < 0 else 0.0)
-  return (True, _round_half_away(math.atan2(x1, x0) / _POLY_ANGLE_TOL),
-          _round_half_away(math.acos(x2) / _POLY_ANGLE_TOL))
-
-
-@_inline
-def _face_vertex(graph, f, j):
-  nh, nf = graph[0], graph[1]
-  return graph[2 + 3 * nh + 3 * nf + 3 * f + j]
+def _vertex_polys(poly, v, isc, out):
+  """Polygons (ids within the mesh, ascending) holding mesh vertex v into isc[out..], at most
+  _MC_FACEMAX; returns their count."""
+  pmadr, pmnum, pmap = poly[4], poly[5], poly[6]
+  n = min(pmnum[v], _MC_FACEMAX)
+  for k in range(n):
+    isc[out + k] = pmap[pmadr[v] + k]
+  return n
 
 
 @jit
-def _poly_members(vert, graph, f, isc):
-  """Hull triangles of the polygon holding triangle f (those sharing its key and connected to
-  it through shared edges), ascending, into isc[_PS_MEM..]; returns their count (0: f is
-  degenerate or the polygon too large)."""
-  ok, kt, kp = _face_key(vert, graph, f)
-  if not ok:
-    return 0
-  nf = graph[1]
-  isc[_PS_MEM] = f
-  nmem = 1
-  i = 0
-  while i < nmem:
-    m = isc[_PS_MEM + i]
-    a, b, c = _face_vertex(graph, m, 0), _face_vertex(graph, m, 1), _face_vertex(graph, m, 2)
-    for g in range(nf):
-      shared = 0
-      for j in range(3):
-        w = _face_vertex(graph, g, j)
-        if w == a or w == b or w == c:
-          shared += 1
-      if shared != 2:
-        continue
-      known = False
-      for k in range(nmem):
-        if isc[_PS_MEM + k] == g:
-          known = True
-          break
-      if known:
-        continue
-      okg, tg, pg = _face_key(vert, graph, g)
-      if okg and tg == kt and pg == kp:
-        if nmem == _POLY_CMAX:
-          return 0
-        isc[_PS_MEM + nmem] = g
-        nmem += 1
-    i += 1
-  # ascending (insertion sort)
-  for i in range(1, nmem):
-    x = isc[_PS_MEM + i]
-    j = i - 1
-    while j >= 0 and isc[_PS_MEM + j] > x:
-      isc[_PS_MEM + j + 1] = isc[_PS_MEM + j]
-      j -= 1
-    isc[_PS_MEM + j + 1] = x
-  return nmem
-
-
-@jit
-def _poly_path(vert, graph, f, isc):
-  """Vertices (mesh ids, MuJoCo's order) of the polygon holding hull triangle f into
-  isc[_PS_PATH..] (MeshPolygon::InsertFace and Paths); returns (count, polygon id = its
-  lowest triangle), count 0 when there is none."""
-  nmem = _poly_members(vert, graph, f, isc)
-  if nmem == 0:
-    return 0, -1
-  ef, es, ei = _PS_EF, _PS_ES, _PS_EI
-  m = isc[_PS_MEM]
-  for j in range(3):
-    isc[ef + j] = _face_vertex(graph, m, j)
-    isc[es + j] = _face_vertex(graph, m, (j + 1) % 3)
-    isc[ei + j] = 0
-  ne = 3
-  nisland = 1
-  for t in range(1, nmem):
-    m = isc[_PS_MEM + t]
-    v = (_face_vertex(graph, m, 0), _face_vertex(graph, m, 1), _face_vertex(graph, m, 2))
-    add0 = add1 = add2 = 1
-    island = -1
-    for s in range(3):
-      p, q = v[s], v[(s + 1) % 3]
-      for i in range(ne):
-        if isc[ef + i] == q and isc[es + i] == p:
-          isl = isc[ei + i]
-          if island == -1:
-            island = isl
-          elif isl != island:
-            # CombineIslands: keep the smaller number, renumber the rest
-            nisland -= 1
-            lo, hi = (island, isl) if island < isl else (isl, island)
-            for k in range(ne):
-              if isc[ei + k] == hi:
-                isc[ei + k] = lo
-              elif isc[ei + k] > hi:
-                isc[ei + k] -= 1
-            island = lo
-          if s == 0:
-            add0 = 0
-          elif s == 1:
-            add1 = 0
-          else:
-            add2 = 0
-          for k in range(i, ne - 1):
-            isc[ef + k] = isc[ef + k + 1]
-            isc[es + k] = isc[es + k + 1]
-            isc[ei + k] = isc[ei + k + 1]
-          ne -= 1
-          break
-    if island == -1:
-      island = nisland
-      nisland += 1
-    for s in range(3):
-      if (add0, add1, add2)[s]:
-        isc[ef + ne] = v[s]
-        isc[es + ne] = v[(s + 1) % 3]
-        isc[ei + ne] = island
-        ne += 1
-  if ne == 3:
-    for j in range(3):
-      isc[_PS_PATH + j] = isc[ef + j]
-    return 3, isc[_PS_MEM]
-  # Paths, first island (a hull polygon is one)
-  start = -1
-  for j in range(ne):
-    if isc[ei + j] == 0:
-      start = j
-      break
-  if start < 0:
-    return 0, -1
-  isc[_PS_PATH] = isc[ef + start]
-  isc[_PS_PATH + 1] = isc[es + start]
-  npath = 2
-  nxt = isc[es + start]
-  for _ in range(ne):
-    done = False
-    for k in range(1, ne):
-      if isc[ei + k] == 0 and isc[ef + k] == nxt:
-        nxt = isc[es + k]
-        if nxt == isc[_PS_PATH]:
-          done = True
-          break
-        if npath == _MC_FACEMAX:
-          return 0, -1
-        isc[_PS_PATH + npath] = nxt
-        npath += 1
-        break
-    if done:
-      return (npath, isc[_PS_MEM]) if npath >= 3 else (0, -1)
-  return 0, -1
-
-
-@jit
-def _poly_normal(vert, isc, npath, mat):
-  """World normal of the polygon in isc[_PS_PATH..] (Newell's method on the mesh frame)."""
-  x0, x1, x2 = _poly_normal_local(vert, isc, npath)
+def _poly_normal(poly, p, mat):
+  """World normal of polygon p (mesh_polynormal turned by the geom's frame)."""
+  x0, x1, x2 = poly[3][p, 0], poly[3][p, 1], poly[3][p, 2]
   return (mat[0] * x0 + mat[1] * x1 + mat[2] * x2, mat[3] * x0 + mat[4] * x1 + mat[5] * x2,
           mat[6] * x0 + mat[7] * x1 + mat[8] * x2)
 
 
 @jit
-def _poly_normal_local(vert, isc, npath):
-  """Unit normal of the polygon in isc[_PS_PATH..] in the mesh frame (Newell's method)."""
-  x0 = x1 = x2 = 0.0
-  for i in range(npath):
-    a = isc[_PS_PATH + i]
-    b = isc[_PS_PATH + (i + 1 if i < npath - 1 else 0)]
-    ay, az, ax = float(vert[a, 1]), float(vert[a, 2]), float(vert[a, 0])
-    by, bz, bx = float(vert[b, 1]), float(vert[b, 2]), float(vert[b, 0])
-    x0 += (ay - by) * (az + bz)
-    x1 += (az - bz) * (ax + bx)
-    x2 += (ax - bx) * (ay + by)
-  x0, x1, x2, _ = _normalize(x0, x1, x2)
-  return x0, x1, x2
-
-
-@jit
-def _vertex_polys(vert, graph, v, isc, out):
-  """Polygons (ids, ascending) holding mesh vertex v into isc[out..]; returns their count."""
-  nf = graph[1]
-  n = 0
-  for f in range(nf):
-    if (_face_vertex(graph, f, 0) != v and _face_vertex(graph, f, 1) != v
-        and _face_vertex(graph, f, 2) != v):
-      continue
-    nmem = _poly_members(vert, graph, f, isc)
-    if nmem == 0:
-      continue
-    pid = isc[_PS_MEM]
-    known = False
-    for k in range(n):
-      if isc[out + k] == pid:
-        known = True
-    if not known and n < _MC_FACEMAX:
-      # ascending insert
-      j = n - 1
-      while j >= 0 and isc[out + j] > pid:
-        isc[out + j + 1] = isc[out + j]
-        j -= 1
-      isc[out + j + 1] = pid
-      n += 1
-  return n
-
-
-@jit
-def _mesh_normals(objs, k, vert, graph, dim, v1, v2, v3, isc, idx, nrow, mc):
+def _mesh_normals(objs, k, poly, dim, v1, v2, v3, isc, idx, nrow, mc):
   """MuJoCo's meshNormals: candidate polygons (ids at isc[idx..]) and world normals (mc rows
   nrow..) of the feature of dim vertices v1..v3 of mesh k; returns their count."""
   mat = objs[k, _MAT:_MAT + 9]
@@ -2527,17 +2326,17 @@ def _mesh_normals(objs, k, vert, graph, dim, v1, v2, v3, isc, idx, nrow, mc):
   t2 = _PS_TMP + _MC_FACEMAX
   n = 0
   if dim == 1:
-    n = _vertex_polys(vert, graph, v1, isc, idx)
+    n = _vertex_polys(poly, v1, isc, idx)
   else:
-    n1 = _vertex_polys(vert, graph, v1, isc, t1)
-    n2 = _vertex_polys(vert, graph, v2, isc, t2)
+    n1 = _vertex_polys(poly, v1, isc, t1)
+    n2 = _vertex_polys(poly, v2, isc, t2)
     for i in range(n1):           # intersect: up to two common polygons
       for j in range(n2):
         if isc[t1 + i] == isc[t2 + j] and n < 2:
           isc[idx + n] = isc[t1 + i]
           n += 1
     if dim == 3 and n > 0:
-      n3 = _vertex_polys(vert, graph, v3, isc, t1)
+      n3 = _vertex_polys(poly, v3, isc, t1)
       m = 0
       for i in range(n):
         for j in range(n3):
@@ -2546,10 +2345,7 @@ def _mesh_normals(objs, k, vert, graph, dim, v1, v2, v3, isc, idx, nrow, mc):
             m += 1
       n = m
   for i in range(n):
-    npath, _ = _poly_path(vert, graph, isc[idx + i], isc)
-    if npath == 0:
-      return 0
-    c0, c1, c2 = _poly_normal(vert, isc, npath, mat)
+    c0, c1, c2 = _poly_normal(poly, isc[idx + i], mat)
     mc[nrow + i, 0], mc[nrow + i, 1], mc[nrow + i, 2] = c0, c1, c2
   return n
 
@@ -2570,7 +2366,7 @@ def _feature_point(objs, objt, k, vert, v, r):
 
 
 @jit
-def _edge_normals(objs, objt, k, vert, graph, dim, v1, v2, isc, nrow, mc):
+def _edge_normals(objs, objt, k, vert, poly, dim, v1, v2, nrow, mc):
   """MuJoCo's boxEdgeNormals / meshEdgeNormals: directions (mc rows nrow..) and end points
   (rows _MC_END..) of the candidate edges from vertex v1 of object k (dim 2: the edge v1 v2);
   returns their count."""
@@ -2588,13 +2384,14 @@ def _edge_normals(objs, objt, k, vert, graph, dim, v1, v2, isc, nrow, mc):
         break
       w = v1 ^ (1 << e)
     else:
-      npoly = _vertex_polys(vert, graph, v1, isc, _PS_TMP + 2 * _MC_FACEMAX)
-      if e >= npoly:
+      pvadr, pvnum, pvert, pmadr, pmnum, pmap = poly[0], poly[1], poly[2], poly[4], poly[5], poly[6]
+      if e >= pmnum[v1]:
         break
-      npath, _ = _poly_path(vert, graph, isc[_PS_TMP + 2 * _MC_FACEMAX + e], isc)
+      f = pmap[pmadr[v1] + e]
+      adr, npath = pvadr[f], pvnum[f]
       for j in range(npath):
-        if isc[_PS_PATH + j] == v1:
-          w = isc[_PS_PATH + (j - 1 if j > 0 else npath - 1)]
+        if pvert[adr + j] == v1:   # the polygon's edge into v1
+          w = pvert[adr + (j - 1 if j > 0 else npath - 1)]
           break
       if w < 0:
         return 0
@@ -2608,8 +2405,7 @@ def _edge_normals(objs, objt, k, vert, graph, dim, v1, v2, isc, nrow, mc):
 
 
 @jit
-def _feature_normals(objs, objt, k, vert, graph, dim, v1, v2, v3, d0, d1, d2, isc, idx, nrow,
-                     mc):
+def _feature_normals(objs, objt, k, poly, dim, v1, v2, v3, d0, d1, d2, isc, idx, nrow, mc):
   """Candidate faces (ids at isc[idx..], world normals at mc rows nrow..) of a feature of
   box or mesh k; d: the direction for a box feature that is no face or edge."""
   if objt[k, 0] == _BOX:
@@ -2620,13 +2416,14 @@ def _feature_normals(objs, objt, k, vert, graph, dim, v1, v2, v3, d0, d1, d2, is
       m0, m1, m2 = _face_normal(objs[k, _MAT:_MAT + 9], fs[i])
       mc[nrow + i, 0], mc[nrow + i, 1], mc[nrow + i, 2] = m0, m1, m2
     return nf
-  return _mesh_normals(objs, k, vert, graph, dim, v1, v2, v3, isc, idx, nrow, mc)
+  return _mesh_normals(objs, k, poly, dim, v1, v2, v3, isc, idx, nrow, mc)
 
 
 @jit
-def _feature_face(objs, objt, k, vert, graph, face, isc, row, mc):
+def _feature_face(objs, objt, k, vert, poly, face, row, mc):
   """Corners of face `face` (box face or polygon id) of object k into mc rows row.. in
-  MuJoCo's order (boxFace; meshFace: the polygon reversed); returns their count (0: none)."""
+  MuJoCo's order (boxFace; meshFace: the polygon reversed); returns their count (none
+  written when over _MC_FACEMAX)."""
   if objt[k, 0] == _BOX:
     nface = _box_face(mc, objs, k, face)
     if row != _MC_FACE:
@@ -2634,17 +2431,19 @@ def _feature_face(objs, objt, k, vert, graph, face, isc, row, mc):
         for r in range(3):
           mc[row + i, r] = mc[_MC_FACE + i, r]
     return nface
-  npath, _ = _poly_path(vert, graph, face, isc)
+  adr, npath = poly[0][face], poly[1][face]
+  if npath > _MC_FACEMAX:
+    return npath
   for i in range(npath):
-    v = isc[_PS_PATH + npath - 1 - i]
+    v = poly[2][adr + npath - 1 - i]
     for r in range(3):
       mc[row + i, r] = _mesh_point(objs, k, vert, v, r)
   return npath
 
 
 @jit
-def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, margin, dist_out,
-                pos_out, frame_out):
+def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt, pt, isc,
+                margin, dist_out, pos_out, frame_out):
   """MuJoCo 4.0's multicontact of a box or mesh (object 0) with a mesh (object 1) from the
   EPA face in cnt[4]; returns the contact count (0: the EPA contact stands)."""
   pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
@@ -2673,9 +2472,9 @@ def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, marg
     else:
       dims[k] = 2 if (ids[k, 2] == ids[k, 0] or ids[k, 2] == ids[k, 1]) else 3
   r0, r1, r2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
-  nn1 = _feature_normals(objs, objt, 0, vert1, graph1, dims[0], ids[0, 0], ids[0, 1], ids[0, 2],
+  nn1 = _feature_normals(objs, objt, 0, poly1, dims[0], ids[0, 0], ids[0, 1], ids[0, 2],
                          -r0, -r1, -r2, isc, _PS_IDX1, _MC_NORM1, mc)
-  nn2 = _feature_normals(objs, objt, 1, vert2, graph2, dims[1], ids[1, 0], ids[1, 1], ids[1, 2],
+  nn2 = _feature_normals(objs, objt, 1, poly2, dims[1], ids[1, 0], ids[1, 1], ids[1, 2],
                          r0, r1, r2, isc, _PS_IDX2, _MC_NORM2, mc)
 
   # two faces facing each other: of the faces turned towards the other geom, the most
@@ -2708,19 +2507,19 @@ def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, marg
       else:
         continue
       ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
-                         graph1 if ke == 0 else graph2, dims[ke], ids[ke, 0], ids[ke, 1], isc,
+                         poly1 if ke == 0 else poly2, dims[ke], ids[ke, 0], ids[ke, 1],
                          _MC_EDGE, mc)
       sg = 1.0 if ke == 0 else -1.0
-      ebest = _EDGE_TOL
-      for i in range(nface):        # the edge most nearly parallel to a face
+      for i in range(nface):        # the first face with an edge parallel to it
         if sg * _dot(mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2], r0, r1, r2) <= _MINVAL:
           continue                  # a face turned away from the other geom
         for j in range(ne):
-          ed = abs(_dot(mc[_MC_EDGE + j, 0], mc[_MC_EDGE + j, 1], mc[_MC_EDGE + j, 2],
-                        mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2]))
-          if ed < ebest:
-            ebest = ed
+          if abs(_dot(mc[_MC_EDGE + j, 0], mc[_MC_EDGE + j, 1], mc[_MC_EDGE + j, 2],
+                      mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2])) < _EDGE_TOL:
             fi, fj = j, i           # edge j, face i
+            break
+        if fi >= 0:
+          break
       if fi >= 0:
         edge = 1 + ke
         break
@@ -2745,7 +2544,7 @@ def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, marg
   # the clipped polygon (a face, or the edge) into the polygon rows, then the clipping face
   if edge == 0:
     npoly = _feature_face(objs, objt, kp, vert1 if kp == 0 else vert2,
-                          graph1 if kp == 0 else graph2, fp, isc, _MC_POLY, mc)
+                          poly1 if kp == 0 else poly2, fp, _MC_POLY, mc)
   else:
     vert = vert1 if kp == 0 else vert2
     for r in range(3):
@@ -2753,7 +2552,7 @@ def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, marg
       mc[_MC_POLY + 1, r] = mc[_MC_END + fi, r]
     npoly = 2
   nclip = _feature_face(objs, objt, kc, vert1 if kc == 0 else vert2,
-                        graph1 if kc == 0 else graph2, fc, isc, _MC_FACE, mc)
+                        poly1 if kc == 0 else poly2, fc, _MC_FACE, mc)
   if npoly < 2 or nclip < 3 or nclip > _MC_FACEMAX or npoly > _MC_FACEMAX:
     return 0
   q0, q1, q2 = mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2]
@@ -2778,7 +2577,7 @@ def _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, marg
 
 
 @jit
-def _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, mc, mcd, margin, c0, c1, c2,
+def _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, mc, mcd, margin, c0, c1, c2,
                         dist_out, pos_out, frame_out):
   """A capsule (object 0) lying on a mesh polygon (MuJoCo 4.0, measured): the first polygon
   facing the contact normal c within _FACE_TOL whose plane the capsule's axis is parallel to
@@ -2788,30 +2587,13 @@ def _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, mc, mcd, margin, c0,
   face. 0 when there is no such face."""
   if graph2.shape[0] == 0:
     return 0
-  nf = graph2[1]
   mat2 = objs[1, _MAT:_MAT + 9]
   pid = -1
   m0 = m1 = m2 = 0.0
-  npath = 0
-  for f in range(nf):
-    # cheap pre-test on the triangle (a polygon's triangles are within 0.01 rad of it)
-    a, b, c = _face_vertex(graph2, f, 0), _face_vertex(graph2, f, 1), _face_vertex(graph2, f, 2)
-    x0, x1, x2 = _cross(float(vert2[b, 0]) - float(vert2[a, 0]),
-                        float(vert2[b, 1]) - float(vert2[a, 1]),
-                        float(vert2[b, 2]) - float(vert2[a, 2]),
-                        float(vert2[c, 0]) - float(vert2[a, 0]),
-                        float(vert2[c, 1]) - float(vert2[a, 1]),
-                        float(vert2[c, 2]) - float(vert2[a, 2]))
-    x0, x1, x2, _ = _normalize(x0, x1, x2)
-    w0 = mat2[0] * x0 + mat2[1] * x1 + mat2[2] * x2
-    w1 = mat2[3] * x0 + mat2[4] * x1 + mat2[5] * x2
-    w2 = mat2[6] * x0 + mat2[7] * x1 + mat2[8] * x2
-    if -_dot(w0, w1, w2, c0, c1, c2) < 0.99:
+  for f in range(poly2[1].shape[0]):
+    if poly2[1][f] > _MC_FACEMAX:
       continue
-    npath, p = _poly_path(vert2, graph2, f, isc)
-    if npath == 0 or p != f:
-      continue
-    m0, m1, m2 = _poly_normal(vert2, isc, npath, mat2)
+    m0, m1, m2 = _poly_normal(poly2, f, mat2)
     if -_dot(m0, m1, m2, c0, c1, c2) > _FACE_TOL:
       pid = f
       break
@@ -2821,7 +2603,7 @@ def _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, mc, mcd, margin, c0,
   ma = _dot(a0, a1, a2, m0, m1, m2)
   if abs(ma) >= _EDGE_TOL:
     return 0
-  nface = _feature_face(objs, objt, 1, vert2, graph2, pid, isc, _MC_FACE, mc)
+  nface = _feature_face(objs, objt, 1, vert2, poly2, pid, _MC_FACE, mc)
   if nface < 3 or nface > _MC_FACEMAX:
     return 0
   hm = 0.5 * margin
@@ -2841,8 +2623,8 @@ def _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, mc, mcd, margin, c0,
 
 
 @jit
-def _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist_out, pos_out,
-                         frame_out):
+def _multi_cylinder_mesh(objs, objt, vert2, graph2, poly2, cnt, pt, isc, margin, dist_out,
+                         pos_out, frame_out):
   """`_multi_cylinder_box` with a mesh (object 1): the mesh polygons of the EPA face's mesh
   feature play the box faces (a cap on a polygon, the side on a polygon, a mesh edge on a
   cap). 0 when this is no such contact."""
@@ -2863,7 +2645,7 @@ def _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist_o
       i2 = i3
   else:
     dim = 2 if (i3 == i1 or i3 == i2) else 3
-  nn = _mesh_normals(objs, 1, vert2, graph2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
+  nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
   if nn == 0:
     return 0
   cmat = objs[0, _MAT:_MAT + 9]
@@ -2875,7 +2657,7 @@ def _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist_o
   for i in range(nn):
     m0, m1, m2 = mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1], mc[_MC_NORM2 + i, 2]
     if _dot(cs * ax0, cs * ax1, cs * ax2, m0, m1, m2) < -_FACE_TOL:
-      nface = _feature_face(objs, objt, 1, vert2, graph2, isc[_PS_IDX2 + i], isc, _MC_POLY, mc)
+      nface = _feature_face(objs, objt, 1, vert2, poly2, isc[_PS_IDX2 + i], _MC_POLY, mc)
       if nface < 3 or nface > _MC_FACEMAX:
         return 0
       q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
@@ -2903,7 +2685,7 @@ def _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist_o
         return 0
     s = 1.0 if top else -1.0
     n0, n1, n2 = s * ax0, s * ax1, s * ax2
-    ne = _edge_normals(objs, objt, 1, vert2, graph2, dim, i1, i2, isc, _MC_EDGE, mc)
+    ne = _edge_normals(objs, objt, 1, vert2, poly2, dim, i1, i2, _MC_EDGE, mc)
     hm = 0.5 * objs[1, _MARGIN]
     for e in range(ne):
       if abs(_dot(mc[_MC_EDGE + e, 0], mc[_MC_EDGE + e, 1], mc[_MC_EDGE + e, 2],
@@ -2916,7 +2698,7 @@ def _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist_o
                              dist_out, pos_out, frame_out)
     return 0
   m0, m1, m2 = mc[_MC_NORM2 + j, 0], mc[_MC_NORM2 + j, 1], mc[_MC_NORM2 + j, 2]
-  nface1 = _feature_face(objs, objt, 1, vert2, graph2, isc[_PS_IDX2 + j], isc, _MC_FACE, mc)
+  nface1 = _feature_face(objs, objt, 1, vert2, poly2, isc[_PS_IDX2 + j], _MC_FACE, mc)
   if nface1 < 3 or nface1 > _MC_FACEMAX:
     return 0
   half = 0.5 * objs[1, _MARGIN]  # the polygon inflated by the margin
@@ -2941,9 +2723,9 @@ def _objt_offset(n):
 
 
 @jit
-def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, type2, size2, pos2, mat2, vert2,
-                      graph2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos, frame,
-                      fbuf, ibuf):
+def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, poly1, type2, size2, pos2, mat2,
+                      vert2, graph2, poly2, margin, ccd_iterations, ccd_tolerance, flags, dist,
+                      pos, frame, fbuf, ibuf):
   """MuJoCo's mjc_Convex for a pair with a mesh (type1 <= type2, so geom 2 is a mesh):
   one contact from GJK/EPA over the hull vertices. vert/graph: the mesh's float32 vertices
   and its mesh_graph block (empty for a primitive geom, or a mesh without a hull graph:
@@ -2967,17 +2749,17 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, type2, size2, pos
     isc = ibuf[o:o + _PS_SIZE]
     nmulti = 0
     if type1 == _BOX or type1 == _MESH:
-      nmulti = _multi_mesh(objs, objt, vert1, graph1, vert2, graph2, xw, cnt, pt, isc, margin,
-                           dist, pos, frame)
+      nmulti = _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt, pt,
+                           isc, margin, dist, pos, frame)
     elif type1 == _CAPSULE:
-      nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, xw, isc, pt[11], pt[12], margin,
+      nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, pt[11], pt[12], margin,
                                    frame[0, 0], frame[0, 1], frame[0, 2], dist, pos, frame)
     elif type1 == _CYLINDER:
       if cnt[4] < 0 and margin > 0:
         _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                       ccd_iterations)
-      nmulti = _multi_cylinder_mesh(objs, objt, vert2, graph2, cnt, pt, isc, margin, dist, pos,
-                                    frame)
+      nmulti = _multi_cylinder_mesh(objs, objt, vert2, graph2, poly2, cnt, pt, isc, margin, dist,
+                                    pos, frame)
     if nmulti > 0:
       n = nmulti
   return n

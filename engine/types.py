@@ -859,6 +859,24 @@ mesh_normalnum i4 nmesh
 mesh_normal f4 nmeshnormal 3
 """
 
+# (MuJoCo's mesh polygons: the hull's coplanar triangles merged, which mesh multicontact and
+# plane-mesh collisions clip (engine/mjcf/_mesh.make_polygons); mesh_polyvert holds mesh vertex
+# ids, mesh_polymap per mesh vertex the ids within its mesh of the polygons holding it,
+# ascending. The polygons equal 4.0's; 4.0 numbers them in its compiler's hash order, we by
+# their first hull triangle)
+MODEL_SIZES += ["nmeshpoly", "nmeshpolyvert", "nmeshpolymap", "npolygonmax"]
+
+MODEL_FIELDS += """mesh_polynum i4 nmesh
+mesh_polyadr i4 nmesh
+mesh_polynormal f8 nmeshpoly 3
+mesh_polyvertadr i4 nmeshpoly
+mesh_polyvertnum i4 nmeshpoly
+mesh_polyvert i4 nmeshpolyvert
+mesh_polymapadr i4 nmeshvert
+mesh_polymapnum i4 nmeshvert
+mesh_polymap i4 nmeshpolymap
+"""
+
 # (the octree SDF of a plain mesh that an sdf geom without a plugin uses (mjCOctree): the
 # mesh's nodes from mesh_octadr; children are indices within the mesh's block, -1 for none)
 MODEL_SIZES += ["noct"]

@@ -306,57 +306,25 @@ _POLY_MESHES = """
   <mesh name="cone" file="cone.obj" scale=".08 .08 .08"/>"""
 
 
-def _polygons():
-  """{mesh name: (our polygons, MuJoCo's)}, each {vertex cycle: normal in the mesh frame};
-  ours rebuilt from the hull graph by engine/collision_convex.py as multicontact does."""
-  from engine import collision_convex as cv
+_POLY_FIELDS = ("mesh_polynum", "mesh_polyadr", "mesh_polyvertadr", "mesh_polyvertnum",
+                "mesh_polyvert", "mesh_polymapadr", "mesh_polymapnum", "mesh_polymap")
+
+
+def test_mesh_polygons():
+  """The compiled hull polygons (mesh_poly*, which multicontact and plane-mesh collisions
+  clip) equal MuJoCo 4.0's field by field: the same polygons (grouped by their normal's
+  angles in the mesh file's frame), vertex cycles (starting vertex included), numbering (4.0's
+  hash-map order) and vertex-to-polygon map, normals to 1e-12; for small meshes (the cube's
+  and the prism's quads are merged triangles), sphere.obj's 4971 polygons and cone.obj's, its
+  500-gon base included."""
   names = ("blob", "wedge", "cube", "prism", "sphere", "cone")
   xml = f"""<mujoco><compiler meshdir="{_ASSET_DIR}"/>
     {_ASSETS.replace('</asset>', _POLY_MESHES + '</asset>')}<worldbody>
     {''.join(f'<geom type="mesh" mesh="{n}"/>' for n in names)}</worldbody></mujoco>"""
   m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  out = {}
-  for mid in range(mjm.nmesh):
-    vert = m.mesh_vert[m.mesh_vertadr[mid]:m.mesh_vertadr[mid] + m.mesh_vertnum[mid]]
-    adr = m.mesh_graphadr[mid]
-    nh, nf = m.mesh_graph[adr], m.mesh_graph[adr + 1]
-    graph = m.mesh_graph[adr:adr + 2 + 3 * nh + 6 * nf]
-    isc = np.zeros(cv._PS_SIZE, np.int64)
-    ours = {}
-    for f in range(nf):
-      npath, pid = cv._poly_path(vert, graph, f, isc)
-      if npath and pid == f:
-        path = tuple(int(v) for v in isc[cv._PS_PATH:cv._PS_PATH + npath])
-        ours[path] = np.array(cv._poly_normal(vert, isc, npath, np.eye(3).ravel()))
-    ref = {}
-    for i in range(mjm.mesh_polyadr[mid], mjm.mesh_polyadr[mid] + mjm.mesh_polynum[mid]):
-      a, n = mjm.mesh_polyvertadr[i], mjm.mesh_polyvertnum[i]
-      ref[tuple(int(v) for v in mjm.mesh_polyvert[a:a + n])] = mjm.mesh_polynormal[i]
-    out[mjm.mesh(mid).name] = ours, ref
-  return out
-
-
-def test_mesh_polygons():
-  """The hull polygons multicontact rebuilds equal MuJoCo 4.0's mesh_poly* (same vertex
-  cycles, starting vertex included, normals within 1e-6): exactly for small meshes (the
-  cube's and the prism's quads are merged triangles); for sphere.obj 96.6% (MuJoCo groups
-  the triangles by their normal's angles, rounded to 0.01 rad, in the mesh file's frame, we
-  in the compiled frame: near-coplanar neighbours at a rounding boundary group differently,
-  4803 of 4971 polygons equal when written; MuJoCo 4.0's normals of this mesh are turned by
-  ~93 degrees about x from its own vertices' (a rotation fits them to 5e-6, measured), so
-  they are not compared and its multicontact on sphere.obj differs from ours); cone.obj
-  all but its 500-gon base, beyond the 64 vertices our multicontact clips (no multicontact
-  on that face)."""
-  polys = _polygons()
-  for name in ("blob", "wedge", "cube", "prism"):
-    ours, ref = polys[name]
-    assert set(ours) == set(ref), name
-    for k in ref:
-      np.testing.assert_allclose(ours[k], ref[k], atol=1e-6, err_msg=name)
-  assert {len(k) for k in polys["cube"][1]} == {4}
-  assert {len(k) for k in polys["prism"][1]} == {3, 4}
-  ours, ref = polys["sphere"]
-  common = set(ours) & set(ref)
-  assert len(common) >= 0.96 * len(ref), (len(common), len(ref))   # 4803 of 4971 when written
-  ours, ref = polys["cone"]
-  assert set(ref) - set(ours) == {k for k in ref if len(k) > 64} and set(ours) <= set(ref)
+  for f in _POLY_FIELDS:
+    np.testing.assert_array_equal(getattr(m, f), getattr(mjm, f), err_msg=f)
+  np.testing.assert_allclose(m.mesh_polynormal, mjm.mesh_polynormal, rtol=0, atol=1e-12)
+  assert m.npolygonmax == mjm.npolygonmax == 500
+  sizes = dict(zip(names, mjm.mesh_polynum))
+  assert sizes["sphere"] == 4971 and sizes["cube"] == 6 and sizes["prism"] == 5

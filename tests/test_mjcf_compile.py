@@ -68,6 +68,11 @@ def assert_same(ours, mjm, skip=()):
     if name in SKIPPED or name in skip or name not in ref:
       continue
     assert name in arrays, f"field {name} not filled"
+    if name == "mesh_polynormal":
+      # 4.0's normals of its builtin supersphere and supertorus differ from ours by up to
+      # 3e-8 (their generated vertices differ in the last bits); the rest by round-off
+      np.testing.assert_allclose(arrays[name], ref[name], rtol=0, atol=1e-7, err_msg=name)
+      continue
     if name == "body_inertia":
       continue   # compared with body_iquat as the inertia tensor
     if name == "body_iquat":
@@ -81,6 +86,7 @@ def assert_same(ours, mjm, skip=()):
   for obj, lst in names.items():
     want = [mujoco.mj_id2name(mjm, int(obj), i) or "" for i in range(len(lst))]
     assert lst == want, obj
+
 
 
 def _suite_dir():

@@ -84,20 +84,22 @@ def test_forward_as_mujoco(path):
 
 # contact lists equal to 4.0's, geom pair by geom pair, on the models whose forward dynamics
 # differ (tests/conformance/contact_match.py, 10 random states): (pairs matching, pairs), as
-# measured when mesh multicontact and plane-mesh followed 4.0's structure (MuJoCo Warp 4.0's
-# port; before: 2977 of 4081 pairs in all). A change to the narrowphase must not lose more
-# than a few of them (the order of two clipped points flips with round-off).
+# measured when multicontact and plane-mesh clip the compiled mesh polygons (mesh_poly*, equal
+# to 4.0's, numbering included, so that the first edge parallel to a face is 4.0's: 3899 of
+# 4081 pairs; 3571 when the polygons were rebuilt at run time, 2977 before multicontact
+# followed 4.0's structure). A change to the narrowphase must not lose more than a few of them
+# (the order of two clipped points flips with round-off).
 _PAIRS_MATCHING = {
     "model/balloons/balloons.xml": (17, 18),
-    "model/cube/cube_3x3x3.xml": (381, 409),
-    "model/replicate/bunnies.xml": (736, 976),
-    "model/surfacevel/carousel.xml": (30, 36),
-    "test/engine/testdata/collision_convex/conemesh_box.xml": (6, 10),
-    "test/engine/testdata/collision_convex/dice.xml": (144, 168),
-    "test/engine/testdata/collision_convex/dice_boxmesh.xml": (169, 182),
-    "test/engine/testdata/collision_convex/perf/boxmesh.xml": (1199, 1308),
-    "test/engine/testdata/collision_convex/perf/spheremesh.xml": (606, 664),
-    "test/engine/testdata/collision_convex/stacked_boxes.xml": (281, 304),
+    "model/cube/cube_3x3x3.xml": (386, 409),
+    "model/replicate/bunnies.xml": (954, 976),
+    "model/surfacevel/carousel.xml": (35, 36),
+    "test/engine/testdata/collision_convex/conemesh_box.xml": (10, 10),
+    "test/engine/testdata/collision_convex/dice.xml": (166, 168),
+    "test/engine/testdata/collision_convex/dice_boxmesh.xml": (173, 182),
+    "test/engine/testdata/collision_convex/perf/boxmesh.xml": (1211, 1308),
+    "test/engine/testdata/collision_convex/perf/spheremesh.xml": (662, 664),
+    "test/engine/testdata/collision_convex/stacked_boxes.xml": (283, 304),
     "test/user/testdata/robot_arm.xml": (2, 6),
 }
 

@@ -605,6 +605,46 @@ def _meshes(c, A, sizes):
   A["mesh_vert"] = np.concatenate(verts) if verts else np.zeros((0, 3), np.float32)
   A["mesh_face"] = np.concatenate(faces) if faces else np.zeros((0, 3), np.int32)
   A["mesh_graph"] = np.concatenate(graphs) if graphs else np.zeros(0, np.int32)
+  _polygons(c, A, sizes)
+
+
+def _polygons(c, A, sizes):
+  """mesh_poly*: the hull polygons of every mesh with a hull graph (mjCMesh::MakePolygons),
+  which multicontact and plane-mesh collisions clip; per mesh vertex the polygons holding it
+  (ascending)."""
+  num, adr, normals, vadr, vnum, pverts, madr, mnum, pmap = [], [], [], [], [], [], [], [], []
+  npoly = nvert = nmap = 0
+  for i, me in enumerate(c.meshes):
+    cm = c._mesh_compiled(i)
+    polys, nrm = [], np.zeros((0, 3))
+    if A["mesh_graphadr"][i] >= 0:
+      raw = np.asarray(me.raw[0], np.float32).reshape(-1, 3)
+      polys, nrm = _mesh.make_polygons(raw, c._mesh_hull(i), cm["dvert"],
+                                       me.scale[0] * me.scale[1] * me.scale[2] > 0)
+    num.append(len(polys))
+    adr.append(npoly)
+    normals.append(nrm)
+    vmap = [[] for _ in range(len(cm["vert"]))]
+    for k, p in enumerate(polys):
+      vadr.append(nvert)
+      vnum.append(len(p))
+      pverts.extend(p)
+      nvert += len(p)
+      for v in p:
+        vmap[v].append(k)
+    for lst in vmap:
+      madr.append(nmap)
+      mnum.append(len(lst))
+      pmap.extend(lst)
+      nmap += len(lst)
+    npoly += len(polys)
+  sizes.update(nmeshpoly=npoly, nmeshpolyvert=nvert, nmeshpolymap=nmap,
+               npolygonmax=max(vnum, default=0))
+  i32 = lambda x: np.array(x, np.int32)
+  A.update(mesh_polynum=i32(num), mesh_polyadr=i32(adr), mesh_polyvertadr=i32(vadr),
+           mesh_polyvertnum=i32(vnum), mesh_polyvert=i32(pverts), mesh_polymapadr=i32(madr),
+           mesh_polymapnum=i32(mnum), mesh_polymap=i32(pmap),
+           mesh_polynormal=np.concatenate(normals) if normals else np.zeros((0, 3)))
 
 
 def _octrees(c, A, sizes):

@@ -713,3 +713,222 @@ def sdf_mesh(distance, box):
     out[:, k] = (2 * box[3 + k] * vert[:, k].astype(np.float64) / (n[k] - 1) + box[k]
                  - box[3 + k])
   return out.astype(np.float32), face, normal
+
+
+# ------------------------------------------------------------------------- hull polygons
+
+_POLY_ANGLE_TOL = 0.01   # kAngleTol of mjCMesh::MakePolygons
+
+
+def _round_half_away(x):
+  """std::round."""
+  return math.floor(x + 0.5) if x >= 0 else -math.floor(-x + 0.5)
+
+
+def _polygon_key(a, b, c):
+  """MeshPolygonKey: the rounded azimuth and polar angle of triangle abc's normal, or None
+  for a degenerate triangle."""
+  e = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
+  g = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
+  n = (e[1] * g[2] - e[2] * g[1], e[2] * g[0] - e[0] * g[2], e[0] * g[1] - e[1] * g[0])
+  norm = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+  if norm < MINVAL:
+    return None
+  x, y, z = n[0] / norm + 0.0, n[1] / norm + 0.0, n[2] / norm + 0.0
+  if abs(z) > 1.0 - 1e-7:
+    return 0.0, (_round_half_away(math.pi / _POLY_ANGLE_TOL) if z < 0 else 0.0)
+  return (_round_half_away(math.atan2(y, x) / _POLY_ANGLE_TOL),
+          _round_half_away(math.acos(z) / _POLY_ANGLE_TOL))
+
+
+class _Polygon:
+  """MuJoCo's MeshPolygon: the boundary edges of coplanar triangles, in islands until a
+  triangle joins them."""
+
+  def __init__(self, a, b, c):
+    self.edges = [(a, b), (b, c), (c, a)]
+    self.islands = [0, 0, 0]
+    self.nisland = 1
+
+  def insert(self, tri):
+    """MeshPolygon::InsertFace: a shared (reversed) edge is removed, the others added."""
+    add = [True, True, True]
+    island = -1
+    for s in range(3):
+      p, q = tri[s], tri[(s + 1) % 3]
+      for i, e in enumerate(self.edges):
+        if e != (q, p):
+          continue
+        isl = self.islands[i]
+        if island == -1:
+          island = isl
+        elif isl != island:
+          # CombineIslands: the smaller number stays, the rest renumbered
+          self.nisland -= 1
+          lo, hi = min(island, isl), max(island, isl)
+          self.islands = [lo if k == hi else (k - 1 if k > hi else k) for k in self.islands]
+          island = lo
+        add[s] = False
+        del self.edges[i]
+        del self.islands[i]
+        break
+    if island == -1:
+      island = self.nisland
+      self.nisland += 1
+    for s in range(3):
+      if add[s]:
+        self.edges.append((tri[s], tri[(s + 1) % 3]))
+        self.islands.append(island)
+
+  def paths(self):
+    """MeshPolygon::Paths: one vertex cycle per island (MuJoCo 4.0 traces a polygon of three
+    edges as any other: the 3.x shortcut listed its edges' first vertices, which reverses a
+    triangle merged from three; measured on the Stanford bunny)."""
+    out = []
+    for i in range(self.nisland):
+      start = next((j for j, k in enumerate(self.islands) if k == i), None)
+      if start is None:
+        continue
+      path = [self.edges[start][0], self.edges[start][1]]
+      nxt = path[-1]
+      for _ in range(len(self.edges)):
+        step = next((k for k in range(1, len(self.edges))
+                     if self.islands[k] == i and self.edges[k][0] == nxt), None)
+        if step is None:
+          continue
+        nxt = self.edges[step][1]
+        if nxt == path[0]:
+          out.append(path)
+          break
+        path.append(nxt)
+    return out
+
+
+def _double_hash(x):
+  """libc++'s std::hash<double> on 64-bit: the bit pattern (0 for both zeros)."""
+  return 0 if x == 0.0 else struct.unpack("<Q", struct.pack("<d", x))[0]
+
+
+_U64 = (1 << 64) - 1
+
+
+def _key_hash(key):
+  """The hash of an angle key in 4.0's MakePolygons map: boost's hash_combine of the two
+  doubles' hashes (measured: it alone reproduces 4.0's polygon order on all 116 hull meshes of
+  MuJoCo's test models; the Aug-2026 source's XOR of the two matches 8)."""
+  seed = _double_hash(key[0])
+  return seed ^ ((_double_hash(key[1]) + 0x9e3779b9 + ((seed << 6) & _U64) + (seed >> 2)) & _U64)
+
+
+def _next_prime(n):
+  """Smallest prime >= n (libc++'s __next_prime)."""
+  def prime(k):
+    if k < 2:
+      return False
+    i = 2
+    while i * i <= k:
+      if k % i == 0:
+        return False
+      i += 1
+    return True
+  while not prime(n):
+    n += 1
+  return n
+
+
+def _bucket(h, nb):
+  """libc++'s __constrain_hash."""
+  return h & (nb - 1) if not nb & (nb - 1) else h % nb
+
+
+def _unordered_order(keys, hashf):
+  """Iteration order of distinct `keys`, inserted in the given order into a libc++
+  std::unordered_map (LLVM's; MuJoCo links libc++): a singly linked list where a key opening
+  an empty bucket goes to the front and one joining a bucket goes before that bucket's
+  first; buckets grow to the next prime over twice their count at load factor 1, the list
+  regrouped by bucket (__do_rehash)."""
+  head = object()
+  nxt = {head: None}
+  before = {}             # bucket -> node before its first
+  hashes = {}
+  nb = 0
+  size = 0
+  for key in keys:
+    h = hashes[key] = hashf(key)
+    if nb == 0 or size + 1 > nb:
+      n = max(2 * nb + (0 if nb > 2 and not nb & (nb - 1) else 1), size + 1)
+      n = 2 if n == 1 else (_next_prime(n) if n & (n - 1) else n)
+      if n > nb:
+        nb = n
+        before = {}
+        pp, cp = head, nxt[head]
+        if cp is not None:
+          ph = _bucket(hashes[cp], nb)
+          before[ph] = pp
+          pp, cp = cp, nxt[cp]
+          while cp is not None:
+            ch = _bucket(hashes[cp], nb)
+            if ch == ph:
+              pp = cp
+            elif ch not in before:
+              before[ch] = pp
+              pp, ph = cp, ch
+            else:       # splice cp to the front of its bucket
+              nxt[pp] = nxt[cp]
+              nxt[cp] = nxt[before[ch]]
+              nxt[before[ch]] = cp
+            cp = nxt[pp]
+    b = _bucket(h, nb)
+    if b not in before:
+      nxt[key] = nxt[head]
+      nxt[head] = key
+      before[b] = head
+      if nxt[key] is not None:
+        before[_bucket(hashes[nxt[key]], nb)] = key
+    else:
+      nxt[key] = nxt[before[b]]
+      nxt[before[b]] = key
+    size += 1
+  out = []
+  node = nxt[head]
+  while node is not None:
+    out.append(node)
+    node = nxt[node]
+  return out
+
+
+def make_polygons(raw, graph, dvert, righthand=True):
+  """MuJoCo 4.0's mesh polygons (mjCMesh::MakePolygons): the hull's triangles grouped by
+  their normal's azimuth and polar angle rounded to 0.01 rad in the mesh file's frame (`raw`:
+  the float32 vertices as read, before refpos/refquat/scale, as float64), merged edge by edge
+  in hull order; each connected group is one polygon, its vertices (mesh vertex ids) in
+  MuJoCo's cycle order, the polygons numbered in the iteration order of 4.0's hash map of
+  the angle keys (`_unordered_order`). Normals by Newell's method on `dvert` (the compiled
+  float64 vertices), as 4.0's mesh_polynormal (measured). A mirroring scale (`righthand`
+  False) turns each cycle round after its first vertex, as 4.0 does (measured:
+  flipped_torus.xml). Returns (list of vertex-id lists, float64 (n, 3) normals).
+  """
+  raw = np.asarray(raw, np.float64).tolist()
+  groups = {}
+  for tri in graph_faces(graph).tolist():
+    k = _polygon_key(raw[tri[0]], raw[tri[1]], raw[tri[2]])
+    if k is None:
+      continue
+    k = (float(k[0]), float(k[1]))
+    if k in groups:
+      groups[k].insert(tri)
+    else:
+      groups[k] = _Polygon(*tri)
+  polys = []
+  for k in _unordered_order(list(groups), _key_hash):
+    polys.extend(p if righthand else p[:1] + p[:0:-1] for p in groups[k].paths() if len(p) >= 3)
+  normals = np.zeros((len(polys), 3))
+  for i, p in enumerate(polys):
+    a = dvert[p]
+    b = np.roll(a, -1, axis=0)
+    n = np.array([_seqsum((a[:, 1] - b[:, 1]) * (a[:, 2] + b[:, 2])),
+                  _seqsum((a[:, 2] - b[:, 2]) * (a[:, 0] + b[:, 0])),
+                  _seqsum((a[:, 0] - b[:, 0]) * (a[:, 1] + b[:, 1]))])
+    norm = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
+    normals[i] = n / norm if norm >= MINVAL else n
+  return polys, normals
