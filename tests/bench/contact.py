@@ -10,7 +10,7 @@ a slow ratio can be told apart from a different amount of work.
 humanoids22 is MuJoCo's model/humanoid/22_humanoids.xml (353 bodies, nv 594): the model that
 shows costs growing faster than the model (the all-pairs broadphase was 1.2 of 1.8 ms).
 bunnies, spheremesh and boxmesh (MuJoCo's mesh test scenes, not in the default list) time
-mesh contacts: our multicontact and plane-mesh rebuild mesh polygons from the hull per call.
+mesh contacts (multicontact and plane-mesh clip the compiled mesh polygons).
 
 `--stages` also times stages of ours at the settled state, each in a compiled loop (no Python
 call in between): forward, fwd_position, fwd_constraint and its parts. On a shared machine

@@ -11,8 +11,9 @@ instead of the whole engine's rebuild.
 
     python -m tests.conformance.contact_match [--models a.xml,b.xml] [--seeds 10] [-v]
 
-Models are paths under tests/assets/mujoco_models; the default is the models whose forward
-dynamics differ from 4.0's (tests/test_mujoco_models.py _FORWARD_KNOWN).
+Models are paths under tests/assets/mujoco_models; the default is those of
+tests/test_mujoco_models.py _PAIRS_MATCHING (the mesh-heavy models, and those whose forward
+dynamics differ from 4.0's).
 """
 import argparse
 import collections
@@ -95,9 +96,9 @@ def run(path, seeds, verbose=False):
 
 
 def main():
-  from tests.test_mujoco_models import _FORWARD_KNOWN
+  from tests.test_mujoco_models import _PAIRS_MATCHING
   ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-  ap.add_argument("--models", default=",".join(_FORWARD_KNOWN))
+  ap.add_argument("--models", default=",".join(_PAIRS_MATCHING))
   ap.add_argument("--seeds", type=int, default=10)
   ap.add_argument("-v", action="store_true", help="list the mismatching pairs")
   a = ap.parse_args()
