@@ -88,7 +88,6 @@ def assert_same(ours, mjm, skip=()):
     assert lst == want, obj
 
 
-
 def _suite_dir():
   suite = pytest.importorskip("dm_control.suite")
   return os.path.dirname(suite.__file__)

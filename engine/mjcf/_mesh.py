@@ -726,8 +726,8 @@ def _round_half_away(x):
 
 
 def _polygon_key(a, b, c):
-  """MeshPolygonKey: the rounded azimuth and polar angle of triangle abc's normal, or None
-  for a degenerate triangle."""
+  """MeshPolygonKey: the rounded azimuth and polar angle of triangle abc's normal (a pair of
+  floats, as 4.0's map key), or None for a degenerate triangle."""
   e = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
   g = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
   n = (e[1] * g[2] - e[2] * g[1], e[2] * g[0] - e[0] * g[2], e[0] * g[1] - e[1] * g[0])
@@ -736,9 +736,9 @@ def _polygon_key(a, b, c):
     return None
   x, y, z = n[0] / norm + 0.0, n[1] / norm + 0.0, n[2] / norm + 0.0
   if abs(z) > 1.0 - 1e-7:
-    return 0.0, (_round_half_away(math.pi / _POLY_ANGLE_TOL) if z < 0 else 0.0)
-  return (_round_half_away(math.atan2(y, x) / _POLY_ANGLE_TOL),
-          _round_half_away(math.acos(z) / _POLY_ANGLE_TOL))
+    return 0.0, (float(_round_half_away(math.pi / _POLY_ANGLE_TOL)) if z < 0 else 0.0)
+  return (float(_round_half_away(math.atan2(y, x) / _POLY_ANGLE_TOL)),
+          float(_round_half_away(math.acos(z) / _POLY_ANGLE_TOL)))
 
 
 class _Polygon:
@@ -914,7 +914,6 @@ def make_polygons(raw, graph, dvert, righthand=True):
     k = _polygon_key(raw[tri[0]], raw[tri[1]], raw[tri[2]])
     if k is None:
       continue
-    k = (float(k[0]), float(k[1]))
     if k in groups:
       groups[k].insert(tri)
     else:
