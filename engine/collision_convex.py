@@ -263,12 +263,16 @@ def _support_pair(verts, vidx, row, objs, objt, d0, d1, d2, n0, n1, n2):
 
 @jit
 def _discrete(objs, objt):
-  """True when both geoms are polytopes without margin (finite GJK/EPA convergence)."""
+  """True when both objects are polytopes without margin (finite GJK/EPA convergence): boxes,
+  meshes, height fields, and (MuJoCo 4.0, read from its binary) the point and segment that GJK
+  shrinks spheres and capsules to."""
   if objs[0, _MARGIN] != 0 or objs[1, _MARGIN] != 0:
     return False
-  t1, t2 = objt[0, 0], objt[1, 0]
-  return ((t1 == _BOX or t1 == _MESH or t1 == _HFIELD)
-          and (t2 == _BOX or t2 == _MESH or t2 == _HFIELD))
+  for k in range(2):
+    t = objt[k, 0]
+    if objt[k, 1] == _MODE_GEOM and t != _BOX and t != _MESH and t != _HFIELD:
+      return False
+  return True
 
 
 # ------------------------------------ GJK sub-distance ------------------------------------------
@@ -317,9 +321,14 @@ def _project_origin_plane(a, b, c):
 
 @jit
 def _s1d(s1, s2):
-  """Barycentric coordinates of the point of segment s1s2 closest to the origin."""
+  """Barycentric coordinates of the point of segment s1s2 closest to the origin (MuJoCo 4.0's
+  S1D, bit for bit: read from its binary and checked against it through ctypes): (0, 1) for
+  a segment shorter than 1e-15 or when the projection is beyond s2, (1, 0) beyond s1."""
   d0, d1, d2 = s2[0] - s1[0], s2[1] - s1[1], s2[2] - s1[2]
-  scl = -(_dot(s2[0], s2[1], s2[2], d0, d1, d2) / _dot(d0, d1, d2, d0, d1, d2))
+  nn = d0 * d0 + d1 * d1 + d2 * d2
+  if nn < _MINVAL2:
+    return 0.0, 1.0
+  scl = -_dot(s2[0], s2[1], s2[2], d0, d1, d2) / nn
   p = (s2[0] + scl * d0, s2[1] + scl * d1, s2[2] + scl * d2)
 
   # axis with the largest projection of the segment
@@ -336,9 +345,12 @@ def _s1d(s1, s2):
 
   c1 = p[index] - s2[index]
   c2 = s1[index] - p[index]
-  if _same_sign(mu_max, c1) and _same_sign(mu_max, c2):
+  ok1 = _same_sign(mu_max, c1) != 0
+  if ok1 and _same_sign(mu_max, c2) != 0:
     return c1 / mu_max, c2 / mu_max
-  return 0.0, 1.0
+  if not ok1:
+    return 0.0, 1.0
+  return 1.0, 0.0
 
 
 @_inline
@@ -361,43 +373,40 @@ def _norm2_comb3(l0, l1, l2, a, b, c):
 
 @jit
 def _s2d(s1, s2, s3):
-  """Barycentric coordinates of the point of triangle s1s2s3 closest to the origin."""
+  """Barycentric coordinates of the point of triangle s1s2s3 closest to the origin (MuJoCo
+  4.0's S2D, bit for bit: read from its binary and checked against it through ctypes). The
+  origin projected on the plane, in the coordinate plane where the triangle's shadow is
+  largest (its edge cross product's largest component M); inside when the three signed areas
+  have M's sign, and then normalized by their sum; else the closest of the edges whose area
+  has not (all three when the projection is degenerate)."""
   ret, p0, p1, p2 = _project_origin_plane(s1, s2, s3)
-  if ret:
-    a, b = _s1d(s1, s2)
-    return a, b, 0.0
-
-  m14 = (s2[1] * s3[2] - s2[2] * s3[1] - s1[1] * s3[2] + s1[2] * s3[1] + s1[1] * s2[2]
-         - s1[2] * s2[1])
-  m24 = (s2[0] * s3[2] - s2[2] * s3[0] - s1[0] * s3[2] + s1[2] * s3[0] + s1[0] * s2[2]
-         - s1[2] * s2[0])
-  m34 = (s2[0] * s3[1] - s2[1] * s3[0] - s1[0] * s3[1] + s1[1] * s3[0] + s1[0] * s2[1]
-         - s1[1] * s2[0])
-
-  # drop the axis along which the triangle's projection is largest
-  mu1, mu2, mu3 = abs(m14), abs(m24), abs(m34)
-  if mu1 >= mu2 and mu1 >= mu3:
-    m_max, x, y = m14, 1, 2
-  elif mu2 >= mu3:
-    m_max, x, y = m24, 0, 2
-  else:
-    m_max, x, y = m34, 0, 1
-  p = (p0, p1, p2)
-  px, py = p[x], p[y]
-  ax, ay, bx, by, cx, cy = s1[x], s1[y], s2[x], s2[y], s3[x], s3[y]
-
-  # signed areas from differences, normalized by their sum (MuJoCo 4.0's barycentric
-  # coordinates are accurate on thin triangles; probed, exact formula unknown)
-  c31 = (bx - px) * (cy - py) - (by - py) * (cx - px)
-  c32 = (cx - px) * (ay - py) - (cy - py) * (ax - px)
-  c33 = (ax - px) * (by - py) - (ay - py) * (bx - px)
-  m_max = c31 + c32 + c33
-
-  comp1 = _same_sign(m_max, c31)
-  comp2 = _same_sign(m_max, c32)
-  comp3 = _same_sign(m_max, c33)
-  if comp1 and comp2 and comp3:
-    return c31 / m_max, c32 / m_max, c33 / m_max
+  comp1 = comp2 = comp3 = False
+  if not ret:
+    e0, e1, e2 = s2[0] - s1[0], s2[1] - s1[1], s2[2] - s1[2]
+    f0, f1, f2 = s3[0] - s1[0], s3[1] - s1[1], s3[2] - s1[2]
+    m14 = f2 * e1 - e2 * f1
+    m24 = f2 * e0 - e2 * f0
+    m34 = f1 * e0 - e1 * f0
+    mu1, mu2, mu3 = abs(m14), abs(m24), abs(m34)
+    if mu1 >= mu2 and mu1 >= mu3:
+      m_max, x, y = m14, 1, 2
+    elif mu2 >= mu3:
+      m_max, x, y = m24, 0, 2
+    else:
+      m_max, x, y = m34, 0, 1
+    p = (p0, p1, p2)
+    ax, ay = s1[x] - p[x], s1[y] - p[y]
+    bx, by = s2[x] - p[x], s2[y] - p[y]
+    cx, cy = s3[x] - p[x], s3[y] - p[y]
+    c31 = cy * bx - cx * by
+    c32 = cx * ay - ax * cy
+    c33 = ax * by - bx * ay
+    comp1 = _same_sign(m_max, c31) != 0
+    comp2 = _same_sign(m_max, c32) != 0
+    comp3 = _same_sign(m_max, c33) != 0
+    if comp1 and comp2 and comp3:
+      total = c31 + c32 + c33
+      return c31 / total, c32 / total, c33 / total
 
   l0 = l1 = l2 = 0.0
   dmin = _MAX_LIMIT
@@ -500,6 +509,24 @@ def _lincomb(sx, col, n, l0, l1, l2, l3):
 # ------------------------------------------ GJK -------------------------------------------------
 
 @jit
+def _closest_point(sx, n, l0, l1, l2, l3):
+  """The simplex's point closest to the origin, x_k, as MuJoCo 4.0 computes it (read from its
+  binary): for a segment or a triangle the origin projected on its line or plane (the
+  barycentric combination only where that projection is degenerate), else the combination."""
+  if n == 2:
+    d0, d1, d2 = sx[1, 0] - sx[0, 0], sx[1, 1] - sx[0, 1], sx[1, 2] - sx[0, 2]
+    nn = d0 * d0 + d1 * d1 + d2 * d2
+    if not nn < _MINVAL2:
+      t = -_dot(sx[1, 0], sx[1, 1], sx[1, 2], d0, d1, d2) / nn
+      return t * d0 + sx[1, 0], t * d1 + sx[1, 1], t * d2 + sx[1, 2]
+  elif n == 3:
+    ret, p0, p1, p2 = _project_origin_plane(_row(sx, 0), _row(sx, 1), _row(sx, 2))
+    if not ret:
+      return p0, p1, p2
+  return _lincomb(sx, 0, n, l0, l1, l2, l3)
+
+
+@jit
 def _gjk_support(sx, si, row, objs, objt, x0, x1, x2, x_norm):
   """Support vertex in direction -x_k (MuJoCo's gjkSupport)."""
   inv = 1 / x_norm
@@ -509,7 +536,8 @@ def _gjk_support(sx, si, row, objs, objt, x0, x1, x2, x_norm):
 
 @jit
 def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
-  """MuJoCo's gjk: returns (dist, nsimplex, separated, nx).
+  """MuJoCo 4.0's gjk (its control flow read from the binary, which differs from our
+  reference source): returns (dist, nsimplex, separated, nx).
 
   xw[0:3], xw[3:6] hold the initial and then the witness points of geom 1 and 2; the
   final simplex is in sx/si."""
@@ -520,35 +548,32 @@ def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
   discrete = _discrete(objs, objt)
   epsilon = 0.0 if discrete else 0.5 * tol2
   min_norm = _MINVAL if discrete else tolerance
+  separated = 0
 
   x0, x1, x2 = xw[0] - xw[3], xw[1] - xw[4], xw[2] - xw[5]
   x_norm = math.sqrt(_dot(x0, x1, x2, x0, x1, x2))
-  if x_norm == 0:  # coincident centers: MuJoCo 4.0 starts along +x (probed)
+  if x_norm < _MINVAL:  # (nearly) coincident centers: start along +x
     x0, x1, x2 = 1.0, 0.0, 0.0
     x_norm = 1.0
-  x_norm_prev = 0.0
   l0, l1, l2, l3 = 0.0, 0.0, 0.0, 0.0
 
   while k < kmax:
-    if x_norm < min_norm or abs(x_norm_prev - x_norm) < _MINVAL:
-      break
-
     _gjk_support(sx, si, n, objs, objt, x0, x1, x2, x_norm)
     s0, s1, s2 = sx[n, 0], sx[n, 1], sx[n, 2]
 
-    # Frank-Wolfe duality gap
-    # (MuJoCo 4.0 compares the gap's magnitude: a negative gap does not stop the search)
-    if abs(_dot(x0, x1, x2, x0 - s0, x1 - s1, x2 - s2)) < epsilon:
-      break
-
     # lower bound on the distance: separated when positive
     lower = _dot(x0, x1, x2, s0, s1, s2)
-    if not get_dist:
+    if get_dist:
       if lower > 0:
-        return _MAX_LIMIT, 0, 1, 0
-    elif dist_cutoff < _MAX_LIMIT:
-      if lower > 0 and lower >= dist_cutoff * x_norm:
-        return _MAX_LIMIT, 0, 1, 0
+        separated = 1
+        if dist_cutoff < _MAX_LIMIT and lower >= dist_cutoff * x_norm:
+          return _MAX_LIMIT, 0, 1, 0
+    elif lower > 0:
+      return _MAX_LIMIT, 0, 1, 0
+
+    # Frank-Wolfe duality gap (not on the first iteration, whose x is no simplex point)
+    if k != 0 and _dot(x0, x1, x2, x0 - s0, x1 - s1, x2 - s2) < epsilon:
+      break
 
     l0, l1, l2, l3 = _subdistance(sx, n + 1)
 
@@ -576,12 +601,17 @@ def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
 
     if n < 1:  # should not occur
       return _MAX_LIMIT, 0, 1, 0
+    if n == 4:  # a tetrahedron holding the origin
+      if not separated:
+        x_norm = 0.0
+      break
 
-    x0, x1, x2 = _lincomb(sx, 0, n, l0, l1, l2, l3)
-    # the initial guess is no simplex point: matching its norm is no stall
-    x_norm_prev = 0.0 if k == 0 else x_norm
+    x0, x1, x2 = _closest_point(sx, n, l0, l1, l2, l3)
+    x_norm_prev = x_norm
     x_norm = math.sqrt(_dot(x0, x1, x2, x0, x1, x2))
-    if n == 4:
+    if x_norm < (_MINVAL if n == 1 else min_norm):
+      break
+    if k != 0 and abs(x_norm - x_norm_prev) < _MINVAL:
       break
     k += 1
 
@@ -591,12 +621,11 @@ def _gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
     xw[3], xw[4], xw[5] = _lincomb(sx, 6, n, l0, l1, l2, l3)
 
   # final separation check (uses a spare simplex row)
-  separated = 0
-  _gjk_support(tx, ti, 0, objs, objt, x0, x1, x2, x_norm)
-  if _dot(x0, x1, x2, tx[0, 0], tx[0, 1], tx[0, 2]) > 0:
-    separated = 1
-  dist = 0.0 if (n == 4 and not separated) else x_norm
-  return dist, n, separated, 1
+  if n < 4 and not separated and not x_norm < _MINVAL:
+    _gjk_support(tx, ti, 0, objs, objt, x0, x1, x2, x_norm)
+    if _dot(x0, x1, x2, tx[0, 0], tx[0, 1], tx[0, 2]) > 0:
+      separated = 1
+  return x_norm, n, separated, 1
 
 
 # ------------------------------------------ EPA -------------------------------------------------
@@ -1527,41 +1556,64 @@ def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out
 
 
 @jit
-def _multi_capsule(objs, pt, c0, c1, c2, margin, dist_out, pos_out, frame_out):
-  """Contacts of a capsule (object 0) lying on a cylinder's cap (object 1), c the single
-  contact's normal (MuJoCo 4.0): the capsule's segment, moved towards the cap, clipped by the
-  cap's 16-gon; ends up to `margin` above the cap stay. The capsule's axis must be within
-  the edge tolerance of the cap's plane. 0 when the contact is on no cap. (Capsule-box
-  pairs go to MuJoCo's analytic mjc_CapsuleBox, not here.)"""
-  mc, mcd = pt[11], pt[12]
-  b0, b1, b2 = objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8]
-  dc = -_dot(b0, b1, b2, c0, c1, c2)
-  if dc > _FACE_TOL:
-    top = True
-  elif dc < -_FACE_TOL:
-    top = False
-  else:
+def _multi_capsule(objs, sx, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
+  """Contacts of a capsule (object 0) lying on a cylinder's cap (object 1), MuJoCo 4.0's
+  multicontact as MuJoCo Warp 4.0 writes it: the cylinder's feature is the caps of the
+  support points of the final EPA face (a shallow contact: of the simplex of GJK on the
+  capsule's segment); when they are all on one cap, that cap faces the witness direction and
+  the capsule's axis is parallel to it (within _EDGE_TOL), `_capsule_segment` is clipped by
+  the cap's 16-gon; ends up to `margin` above the cap stay. 0 when there is no such cap.
+  (Capsule-box pairs go to MuJoCo's analytic mjc_CapsuleBox, not here.)"""
+  face = cnt[4]
+  ns = cnt[5]
+  if face < 0 and ns < 1:
     return 0
+  ntop = 0
+  for i in range(3):
+    if face >= 0:
+      v = pt[4][face, i]
+      q0, q1, q2 = pt[0][v, 6], pt[0][v, 7], pt[0][v, 8]
+    else:
+      r = i if i < ns else 0
+      q0, q1, q2 = sx[r, 6], sx[r, 7], sx[r, 8]
+    if _local_point(objs, 1, q0, q1, q2)[2] >= 0:
+      ntop += 1
+  if ntop != 0 and ntop != 3:
+    return 0
+  top = ntop == 3
   s = 1.0 if top else -1.0
-  m0, m1, m2 = s * b0, s * b1, s * b2
-  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
-  ma = _dot(a0, a1, a2, m0, m1, m2)
+  m0, m1, m2 = s * objs[1, _MAT + 2], s * objs[1, _MAT + 5], s * objs[1, _MAT + 8]
+  if _dot(m0, m1, m2, xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]) <= _MINVAL:
+    return 0
+  ma = _dot(objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8], m0, m1, m2)
   if abs(ma) >= _EDGE_TOL:
     return 0
+  mc, mcd = pt[11], pt[12]
   nface1 = _cap_polygon(mc, objs, 1, top, False)
-  rad = objs[0, _SIZE]
-  h = objs[0, _SIZE + 1]
-  # the ends' points (local -z end first): moved by the radius against the cap's normal
-  # across the axis, and by half the margin along the normal's axial part (as MuJoCo 4.0's
-  # results show)
-  ax = (rad + 0.5 * objs[0, _MARGIN]) * ma
-  for r in range(3):
-    base = objs[0, _POS + r] - rad * (m0, m1, m2)[r] + ax * (a0, a1, a2)[r]
-    mc[_MC_POLY, r] = base - h * (a0, a1, a2)[r]
-    mc[_MC_POLY + 1, r] = base + h * (a0, a1, a2)[r]
+  _capsule_segment(objs, xw, margin, m0, m1, m2, ma, mc)
   return _polygon_clip_plane(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
                              mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
                              True, dist_out, pos_out, frame_out)
+
+
+@jit
+def _capsule_segment(objs, xw, margin, m0, m1, m2, ma, mc):
+  """The segment of the capsule (object 0) that multicontact clips by a face of outer normal
+  m, ma the axis' slope to m (MuJoCo 4.0, measured): through the witness point x1 along the
+  axis, between the axis' ends, moved by half the margin along m (x1 is on the capsule
+  inflated by half the margin). Into the first two polygon rows, the axis' -z end first."""
+  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
+  hm = 0.5 * margin
+  p0, p1, p2 = xw[0] + hm * m0, xw[1] + hm * m1, xw[2] + hm * m2
+  t1 = _dot(p0 - objs[0, _POS], p1 - objs[0, _POS + 1], p2 - objs[0, _POS + 2], a0, a1, a2)
+  h = objs[0, _SIZE + 1]
+  sh = hm * ma
+  lo = -h + sh - t1
+  hi = h + sh - t1
+  mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2] = p0 + lo * a0, p1 + lo * a1, p2 + lo * a2
+  mc[_MC_POLY + 1, 0] = p0 + hi * a0
+  mc[_MC_POLY + 1, 1] = p1 + hi * a1
+  mc[_MC_POLY + 1, 2] = p2 + hi * a2
 
 
 @jit
@@ -1751,6 +1803,7 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
   sensors' cutoff for distance sensors): returns (dist, nx), _MAX_LIMIT beyond the cutoff;
   witness points in xw (geom 1 at 0:3, geom 2 at 3:6)."""
   cnt[4] = -1  # EPA face, for multicontact
+  cnt[5] = 0   # size of the GJK simplex of the cores (shallow contacts), for multicontact
   for j in range(3):
     xw[j] = objs[0, _POS + j]
     xw[3 + j] = objs[1, _POS + j]
@@ -1777,6 +1830,7 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
     objs[1, _MARGIN] = 0.0
     dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
                                          max_iterations, cutoff + full1 + full2)
+    cnt[5] = nsimplex
     objs[0, _MARGIN] = margin1
     objs[1, _MARGIN] = margin2
     objt[0, 1] = _MODE_GEOM
@@ -1935,8 +1989,7 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
       n = nmulti
   elif (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CAPSULE
         and type2 == _CYLINDER):
-    nmulti = _multi_capsule(objs, pt, frame[0, 0], frame[0, 1], frame[0, 2], margin, dist,
-                            pos, frame)
+    nmulti = _multi_capsule(objs, sx, xw, cnt, pt, margin, dist, pos, frame)
     if nmulti > 0:
       n = nmulti
   return n
@@ -2577,46 +2630,52 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt,
 
 
 @jit
-def _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, mc, mcd, margin, c0, c1, c2,
+def _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc, margin,
                         dist_out, pos_out, frame_out):
-  """A capsule (object 0) lying on a mesh polygon (MuJoCo 4.0, measured): the first polygon
-  facing the contact normal c within _FACE_TOL whose plane the capsule's axis is parallel to
-  (within _EDGE_TOL) clips the segment through the capsule's witness point x1 (less half the
-  margin along c) along the axis, its ends at the axis' ends moved by half the margin times
-  the axis' slope to the face; vertices up to `margin` above the face stay; depths from the
-  face. 0 when there is no such face."""
-  if graph2.shape[0] == 0:
+  """A capsule (object 0) lying on a mesh polygon, MuJoCo 4.0's multicontact as MuJoCo Warp
+  4.0 writes it: the candidate polygons are those of the mesh feature of the final EPA face
+  (a shallow contact: of the simplex of GJK on the capsule's segment); the first that faces
+  the witness direction and that the capsule's axis is parallel to (within _EDGE_TOL) clips
+  `_capsule_segment`; vertices up to `margin` above the face stay; depths from the face.
+  0 when there is no such polygon."""
+  if graph2.shape[0] == 0 or poly2[1].shape[0] == 0:
     return 0
-  mat2 = objs[1, _MAT:_MAT + 9]
+  face = cnt[4]
+  if face >= 0:
+    pvi, fvert = pt[1], pt[4]
+    j1, j2, j3 = pvi[fvert[face, 0], 1], pvi[fvert[face, 1], 1], pvi[fvert[face, 2], 1]
+  else:
+    ns = cnt[5]
+    if ns < 1:
+      return 0
+    j1, j2, j3 = si[0, 1], si[1 if ns > 1 else 0, 1], si[2 if ns > 2 else 0, 1]
+  nh = graph2[0]   # hull-local ids to mesh vertex ids
+  i1, i2, i3 = graph2[2 + nh + j1], graph2[2 + nh + j2], graph2[2 + nh + j3]
+  if i1 == i2:
+    if i1 == i3:
+      dim = 1
+    else:
+      dim = 2
+      i2 = i3
+  else:
+    dim = 2 if (i3 == i1 or i3 == i2) else 3
+  mc, mcd = pt[11], pt[12]
+  nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
+  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
+  w0, w1, w2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
   pid = -1
   m0 = m1 = m2 = 0.0
-  for f in range(poly2[1].shape[0]):
-    if poly2[1][f] > _MC_FACEMAX:
-      continue
-    m0, m1, m2 = _poly_normal(poly2, f, mat2)
-    if -_dot(m0, m1, m2, c0, c1, c2) > _FACE_TOL:
-      pid = f
+  for i in range(nn):
+    m0, m1, m2 = mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1], mc[_MC_NORM2 + i, 2]
+    if _dot(m0, m1, m2, w0, w1, w2) > _MINVAL and abs(_dot(a0, a1, a2, m0, m1, m2)) < _EDGE_TOL:
+      pid = isc[_PS_IDX2 + i]
       break
   if pid < 0:
-    return 0
-  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
-  ma = _dot(a0, a1, a2, m0, m1, m2)
-  if abs(ma) >= _EDGE_TOL:
     return 0
   nface = _feature_face(objs, objt, 1, vert2, poly2, pid, _MC_FACE, mc)
   if nface < 3 or nface > _MC_FACEMAX:
     return 0
-  hm = 0.5 * margin
-  p0, p1, p2 = xw[0] - hm * c0, xw[1] - hm * c1, xw[2] - hm * c2
-  t1 = _dot(p0 - objs[0, _POS], p1 - objs[0, _POS + 1], p2 - objs[0, _POS + 2], a0, a1, a2)
-  h = objs[0, _SIZE + 1]
-  sh = hm * ma
-  lo = -h + sh - t1
-  hi = h + sh - t1
-  mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2] = p0 + lo * a0, p1 + lo * a1, p2 + lo * a2
-  mc[_MC_POLY + 1, 0] = p0 + hi * a0
-  mc[_MC_POLY + 1, 1] = p1 + hi * a1
-  mc[_MC_POLY + 1, 2] = p2 + hi * a2
+  _capsule_segment(objs, xw, margin, m0, m1, m2, _dot(a0, a1, a2, m0, m1, m2), mc)
   return _polygon_clip_plane(mc, mcd, nface, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
                              mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
                              True, dist_out, pos_out, frame_out)
@@ -2752,8 +2811,8 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, poly1, type2, siz
       nmulti = _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt, pt,
                            isc, margin, dist, pos, frame)
     elif type1 == _CAPSULE:
-      nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, pt[11], pt[12], margin,
-                                   frame[0, 0], frame[0, 1], frame[0, 2], dist, pos, frame)
+      nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc,
+                                   margin, dist, pos, frame)
     elif type1 == _CYLINDER:
       if cnt[4] < 0 and margin > 0:
         _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
