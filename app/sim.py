@@ -28,6 +28,7 @@ import numpy as np
 
 import engine
 from app.panels.common import SPEEDS  # noqa: F401  (re-exported; defined where the UI needs it)
+from engine.mjcf._flex import option_error
 from engine.types import NSOLVER, mjtWarning
 
 CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less); paced
@@ -503,7 +504,12 @@ class Simulation:
       d.qpos[int(args[0])] = float(args[1])
       engine.forward(m, d)
     elif name == "opt":
+      old = np.copy(getattr(m.opt, args[0]))
       setattr(m.opt, args[0], args[1])
+      refused = option_error(m)
+      if refused:   # the load-time refusals of flex features we do not simulate
+        setattr(m.opt, args[0], old)
+        raise ValueError(f"opt.{args[0]}: {refused}; the option is left as it was")
       self.opt_edits[args[0]] = np.copy(getattr(m.opt, args[0]))
     elif name == "model":
       field, index, value = args

@@ -928,6 +928,38 @@ def check_simulated(c, A):
                        "rigid flexes and their contacts are")
 
 
+def option_error(m):
+  """What of `check_simulated`'s refusals the options now in m.opt bring about, as a message
+  ('' when none): flex collisions that need GJK while nativeccd is disabled, and elastic flexes
+  under the discrete integrator. The viewer checks an option edit with it (the model was
+  loaded under other options)."""
+  if not m.nflex:
+    return ""
+  libccd = int(m.opt.disableflags) & (1 << 17)
+  for i in range(m.nflex):
+    fct, fca, dim = int(m.flex_contype[i]), int(m.flex_conaffinity[i]), int(m.flex_dim[i])
+    if libccd and (fct or fca):
+      analytic = (0, 2, 3) if dim == 3 else (0, 2, 3, 6)
+      for g in range(m.ngeom):
+        if (((int(m.geom_contype[g]) & fca) or (fct & int(m.geom_conaffinity[g])))
+            and int(m.geom_type[g]) not in analytic):
+          return (f"flex {i} can touch geom {g}, and flex collisions through libccd "
+                  "(nativeccd disabled) are not simulated yet")
+      if dim > 1 and int(m.flex_selfcollide[i]) != 0:
+        return (f"flex {i} collides with itself, and flex self-collisions through libccd "
+                "(nativeccd disabled) are not simulated yet")
+      for j in range(i + 1, m.nflex):
+        fct2, fca2 = int(m.flex_contype[j]), int(m.flex_conaffinity[j])
+        if ((fct & fca2) or (fct2 & fca)) and (dim > 1 or int(m.flex_dim[j]) > 1):
+          return (f"flexes {i} and {j} can touch, and flex-flex collisions through libccd "
+                  "(nativeccd disabled) are not simulated yet")
+    sadr = int(m.flex_stiffnessadr[i])
+    if int(m.opt.integrator) == 4 and sadr >= 0 and m.flex_stiffness[sadr] != 0:
+      return (f"flex {i} is elastic, and flex elasticity under the discrete integrator is not "
+              "simulated yet")
+  return ""
+
+
 def load_flex_model(source, assets=None):
   """Compile a model with flex elements into a Model, as `engine.load_model` does (set_const
   and the flex edge constants at qpos0 included), without `check_simulated`: for tests that

@@ -90,6 +90,39 @@ def test_snapshot_being_read_is_never_rewritten():
   assert len(made) <= 3    # buffers are recycled, not allocated per publish
 
 
+# a soft block (3D elasticity) that can touch a cylinder: loads under the default options
+FLEX_BLOCK = """<mujoco><worldbody><geom type="cylinder" size=".1 .1" pos="0 0 -.2"/>
+  <flexcomp name="f" type="grid" dim="3" count="3 3 3" spacing=".1 .1 .1" mass="1">
+  <contact selfcollide="none"/><elasticity young="1e3"/></flexcomp></worldbody></mujoco>"""
+
+
+@pytest.mark.parametrize("field,value,why", [
+    ("disableflags", int(engine.mjtDisableBit.NATIVECCD), "through libccd"),
+    ("integrator", int(engine.mjtIntegrator.DISCRETE), "under the discrete integrator"),
+])
+def test_option_edit_refused_where_loading_would_be(field, value, why):
+  """An option under which load_model refuses this model (flex collisions needing GJK with
+  nativeccd disabled, flex elasticity under the discrete integrator: both not simulated) is
+  refused as a live edit too, with an error naming the option, which keeps its value; a
+  harmless edit of the same option goes through."""
+  m = engine.load_model(FLEX_BLOCK)
+  s = Simulation(m, paused=True).start()
+  try:
+    before = int(getattr(m.opt, field))
+    s.send("opt", field, value)
+    st = s.wait_until(lambda st: st.error != "")
+    assert f"opt.{field}" in st.error and why in st.error
+    assert int(getattr(s.m.opt, field)) == before and field not in s.opt_edits
+    s.send("clear_error")
+    harmless = (before | int(engine.mjtDisableBit.WARMSTART) if field == "disableflags"
+                else int(engine.mjtIntegrator.RK4))
+    s.send("opt", field, harmless)
+    s.sync()
+    assert s.status().error == "" and int(getattr(s.m.opt, field)) == harmless
+  finally:
+    s.stop()
+
+
 def test_unknown_command_is_an_error_shown_in_status(model):
   """A bad command names itself in status.error and pauses the worker (never swallowed)."""
   s = Simulation(model).start()
