@@ -887,32 +887,30 @@ def check_simulated(c, A):
   libccd = int(A["opt_disableflags"][0]) & (1 << 17)     # nativeccd="disable"
   fix = ('give one of them contype/conaffinity bits that do not match, or the flex '
          '<contact contype="0" conaffinity="0"/>')
+  dims = [f["dim"] for f in flexes]
+  selfcollide = [f["selfcollide"] for f in flexes]
   for i, f in enumerate(flexes):
     node = f["node"]
     fct, fca = int(A["flex_contype"][i]), int(A["flex_conaffinity"][i])
     if fct or fca:
-      for g in range(gtype.size):
-        if not ((int(gct[g]) & fca) or (fct & int(gca[g]))):
-          continue
-        if int(gtype[g]) == 8:
-          raise node.error("collisions of a flex with SDF geoms are not simulated yet, and "
-                           f"geom {g} (SDF) can touch this flex; {fix}")
-        # pairs our flex collider does without GJK: planes, and spheres, capsules (and boxes
-        # for curves and surfaces) by their analytic functions
-        analytic = (0, 2, 3) if f["dim"] == 3 else (0, 2, 3, 6)
-        if libccd and int(gtype[g]) not in analytic:
-          raise node.error("flex collisions through libccd (nativeccd=\"disable\") are not "
-                           f"simulated yet, and geom {g} can touch this flex; enable nativeccd "
-                           f"or {fix}")
-      if libccd and f["dim"] > 1 and f["selfcollide"] != 0:
+      sdf = next((g for g in range(gtype.size) if int(gtype[g]) == 8
+                  and ((int(gct[g]) & fca) or (fct & int(gca[g])))), None)
+      why = (libccd_refusal(i, dims, selfcollide, A["flex_contype"], A["flex_conaffinity"],
+                            gtype, gct, gca) if libccd else None)
+      if sdf is not None and (why is None or why[0] != "geom" or sdf <= why[1]):
+        raise node.error("collisions of a flex with SDF geoms are not simulated yet, and "
+                         f"geom {sdf} (SDF) can touch this flex; {fix}")
+      if why is not None and why[0] == "geom":
+        raise node.error("flex collisions through libccd (nativeccd=\"disable\") are not "
+                         f"simulated yet, and geom {why[1]} can touch this flex; enable "
+                         f"nativeccd or {fix}")
+      if why is not None and why[0] == "self":
         raise node.error("flex self-collisions through libccd (nativeccd=\"disable\") are not "
                          'simulated yet; enable nativeccd or set <contact selfcollide="none"/>')
-      for j in range(i + 1, len(flexes)):
-        fct2, fca2 = int(A["flex_contype"][j]), int(A["flex_conaffinity"][j])
-        if libccd and ((fct & fca2) or (fct2 & fca)) and (f["dim"] > 1 or flexes[j]["dim"] > 1):
-          raise node.error("flex-flex collisions through libccd (nativeccd=\"disable\") are "
-                           "not simulated yet; enable nativeccd or give the flexes contype/"
-                           "conaffinity bits that do not match")
+      if why is not None:
+        raise node.error("flex-flex collisions through libccd (nativeccd=\"disable\") are "
+                         "not simulated yet; enable nativeccd or give the flexes contype/"
+                         "conaffinity bits that do not match")
     if f["interp"]:
       raise node.error("interpolated flexes (dof trilinear/quadratic) are not simulated yet")
     if f["dim"] == 1 and f["young"] > 0:
@@ -928,6 +926,27 @@ def check_simulated(c, A):
                        "rigid flexes and their contacts are")
 
 
+def libccd_refusal(i, dims, selfcollide, contype, conaffinity, gtype, gct, gca):
+  """What flex i (with collision bits) would collide through GJK, which our libccd path
+  (nativeccd disabled) does not do for flexes: ("geom", g) for the first geom it can touch
+  that our flex collider does not do without GJK (planes, and spheres, capsules and, for
+  curves and surfaces, boxes by their analytic functions), else ("self", i) for a surface or
+  volume that collides with itself, else ("flex", j) for another flex it can touch where one
+  of the two is no curve, else None."""
+  fct, fca = int(contype[i]), int(conaffinity[i])
+  analytic = (0, 2, 3) if dims[i] == 3 else (0, 2, 3, 6)
+  for g in range(len(gtype)):
+    if ((int(gct[g]) & fca) or (fct & int(gca[g]))) and int(gtype[g]) not in analytic:
+      return "geom", g
+  if dims[i] > 1 and int(selfcollide[i]) != 0:
+    return "self", i
+  for j in range(i + 1, len(dims)):
+    fct2, fca2 = int(contype[j]), int(conaffinity[j])
+    if ((fct & fca2) or (fct2 & fca)) and (dims[i] > 1 or dims[j] > 1):
+      return "flex", j
+  return None
+
+
 def option_error(m):
   """What of `check_simulated`'s refusals the options now in m.opt bring about, as a message
   ('' when none): flex collisions that need GJK while nativeccd is disabled, and elastic flexes
@@ -936,23 +955,20 @@ def option_error(m):
   if not m.nflex:
     return ""
   libccd = int(m.opt.disableflags) & (1 << 17)
+  dims = [int(x) for x in m.flex_dim]
   for i in range(m.nflex):
-    fct, fca, dim = int(m.flex_contype[i]), int(m.flex_conaffinity[i]), int(m.flex_dim[i])
-    if libccd and (fct or fca):
-      analytic = (0, 2, 3) if dim == 3 else (0, 2, 3, 6)
-      for g in range(m.ngeom):
-        if (((int(m.geom_contype[g]) & fca) or (fct & int(m.geom_conaffinity[g])))
-            and int(m.geom_type[g]) not in analytic):
-          return (f"flex {i} can touch geom {g}, and flex collisions through libccd "
-                  "(nativeccd disabled) are not simulated yet")
-      if dim > 1 and int(m.flex_selfcollide[i]) != 0:
+    if libccd and (m.flex_contype[i] or m.flex_conaffinity[i]):
+      why = libccd_refusal(i, dims, m.flex_selfcollide, m.flex_contype, m.flex_conaffinity,
+                           m.geom_type, m.geom_contype, m.geom_conaffinity)
+      if why is not None and why[0] == "geom":
+        return (f"flex {i} can touch geom {why[1]}, and flex collisions through libccd "
+                "(nativeccd disabled) are not simulated yet")
+      if why is not None and why[0] == "self":
         return (f"flex {i} collides with itself, and flex self-collisions through libccd "
                 "(nativeccd disabled) are not simulated yet")
-      for j in range(i + 1, m.nflex):
-        fct2, fca2 = int(m.flex_contype[j]), int(m.flex_conaffinity[j])
-        if ((fct & fca2) or (fct2 & fca)) and (dim > 1 or int(m.flex_dim[j]) > 1):
-          return (f"flexes {i} and {j} can touch, and flex-flex collisions through libccd "
-                  "(nativeccd disabled) are not simulated yet")
+      if why is not None:
+        return (f"flexes {i} and {why[1]} can touch, and flex-flex collisions through libccd "
+                "(nativeccd disabled) are not simulated yet")
     sadr = int(m.flex_stiffnessadr[i])
     if int(m.opt.integrator) == 4 and sadr >= 0 and m.flex_stiffness[sadr] != 0:
       return (f"flex {i} is elastic, and flex elasticity under the discrete integrator is not "
