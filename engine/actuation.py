@@ -10,7 +10,7 @@ import math
 from engine import history
 from engine import math as mm
 from engine import muscle
-from engine.smooth import jit, _sub_quat
+from engine.smooth import jit
 from engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
                           mjtTrn)
 
@@ -407,7 +407,7 @@ def _so3_force(m, d, i, ctrl):
     t0, t1, t2, t3 = _expmap_quat(u0, u1, u2)
   L = d.actuator_length
   c0, c1, c2, c3 = _expmap_quat(L[oadr], L[oadr + 1], L[oadr + 2])
-  e = _sub_quat(t0, t1, t2, t3, c0, c1, c2, c3)
+  e = mm.sub_quat4(t0, t1, t2, t3, c0, c1, c2, c3)
   kp = m.actuator_gainprm[i, 0]
   b = m.actuator_biasprm[i]
   for k in range(3):

@@ -14,6 +14,11 @@ Rows 2.. of `objs` hold mesh hull vertices (local frame), six per row; ints 4.. 
 (read flat) hold each hull's adjacency as MuJoCo's mesh_graph (vert_edgeadr, edge_localid),
 for the hill-climbing support of meshes with 10 or more vertices. The EPA polytope lives in two flat work buffers,
 sized by `work_sizes(ccd_iterations)`.
+
+GJK, the EPA start (polytope2/3/4 and their hand-offs) and EPA itself follow MuJoCo 4.0's
+compiled library, which differs from the last published source in many small ways (read from
+its disassembly; tests/conformance/mjinternal.py calls its static functions, and
+tests/test_collision_convex.py checks ours against them bit for bit).
 """
 import math
 
@@ -315,6 +320,8 @@ def _project_origin_plane(a, b, c):
   n = _cross(d31[0], d31[1], d31[2], d32[0], d32[1], d32[2])
   nv = _dot(n[0], n[1], n[2], c[0], c[1], c[2])
   nn = _dot(n[0], n[1], n[2], n[0], n[1], n[2])
+  if nn == 0:   # (MuJoCo 4.0; the reference source divided by zero here)
+    return 1, 0.0, 0.0, 0.0
   s = nv / nn
   return 0, n[0] * s, n[1] * s, n[2] * s
 
@@ -694,10 +701,11 @@ def _fill_map(fmap, findex, cnt, nf):
 
 
 @jit
-def _replace_simplex3(pv, pvi, cnt, sx, si, v1, v2, v3):
-  """Replace the simplex with polytope vertices v1, v2, v3 and reset the polytope."""
+def _replace_simplex(pv, pvi, cnt, sx, si, ns, v1, v2, v3):
+  """Replace the simplex with polytope vertices v1, v2 (and v3 when ns is 3) and reset the
+  polytope (MuJoCo's replaceSimplex2/3)."""
   vs = (v1, v2, v3)
-  for r in range(3):
+  for r in range(ns):
     for c in range(9):
       sx[r, c] = pv[vs[r], c]
     si[r, 0] = pvi[vs[r], 0]
@@ -725,70 +733,237 @@ def _test_tetra(p0, p1, p2, p3):
 
 
 @jit
-def _tri_affine(a, b, c, p):
-  """Affine coordinates of p on triangle abc."""
-  m14 = b[1] * c[2] - b[2] * c[1] - a[1] * c[2] + a[2] * c[1] + a[1] * b[2] - a[2] * b[1]
-  m24 = b[0] * c[2] - b[2] * c[0] - a[0] * c[2] + a[2] * c[0] + a[0] * b[2] - a[2] * b[0]
-  m34 = b[0] * c[1] - b[1] * c[0] - a[0] * c[1] + a[1] * c[0] + a[0] * b[1] - a[1] * b[0]
-  mu1, mu2, mu3 = abs(m14), abs(m24), abs(m34)
-  if mu1 >= mu2 and mu1 >= mu3:
-    m_max, x, y = m14, 1, 2
-  elif mu2 >= mu3:
-    m_max, x, y = m24, 0, 2
+def _tri_coords(a, b, c, p):
+  """Barycentric coordinates of point p (in the plane of triangle abc) as MuJoCo 4.0 takes
+  them (triPointIntersect, EPA's witness points; read from its binary): the three sub-areas
+  about p in the coordinate plane where the triangle's shadow is largest, over their sum."""
+  e0, e1, e2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+  g0, g1, g2 = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+  m0 = abs(e1 * g2 - e2 * g1)
+  m1 = abs(e0 * g2 - e2 * g0)
+  m2 = abs(e0 * g1 - e1 * g0)
+  if m1 <= m0 and m2 <= m0:
+    x, y = 1, 2
+  elif m1 >= m2:
+    x, y = 0, 2
   else:
-    m_max, x, y = m34, 0, 1
-  c31 = p[x] * b[y] + p[y] * c[x] + b[x] * c[y] - p[x] * c[y] - p[y] * b[x] - c[x] * b[y]
-  c32 = p[x] * c[y] + p[y] * a[x] + c[x] * a[y] - p[x] * a[y] - p[y] * c[x] - a[x] * c[y]
-  c33 = p[x] * a[y] + p[y] * b[x] + a[x] * b[y] - p[x] * b[y] - p[y] * a[x] - b[x] * a[y]
-  return c31 / m_max, c32 / m_max, c33 / m_max
+    x, y = 0, 1
+  ax, ay = a[x] - p[x], a[y] - p[y]
+  bx, by = b[x] - p[x], b[y] - p[y]
+  cx, cy = c[x] - p[x], c[y] - p[y]
+  s0 = bx * cy - by * cx
+  s1 = cx * ay - cy * ax
+  s2 = ax * by - ay * bx
+  det = (s0 + s1) + s2
+  return s0 / det, s1 / det, s2 / det
 
 
 @jit
 def _tri_point_intersect(a, b, c, p):
-  """True when point p lies on triangle abc."""
-  l0, l1, l2 = _tri_affine(a, b, c, p)
-  if l0 < 0 or l1 < 0 or l2 < 0:
+  """True when point p lies on triangle abc (MuJoCo 4.0's triPointIntersect): its
+  coordinates (`_tri_coords`) not negative and |projection - p| < 1e-15."""
+  l0, l1, l2 = _tri_coords(a, b, c, p)
+  if l2 < 0 or l0 < 0 or l1 < 0:
     return False
-  d0 = a[0] * l0 + b[0] * l1 + c[0] * l2 - p[0]
-  d1 = a[1] * l0 + b[1] * l1 + c[1] * l2 - p[1]
-  d2 = a[2] * l0 + b[2] * l1 + c[2] * l2 - p[2]
+  d0 = (a[0] * l0 + b[0] * l1) + c[0] * l2 - p[0]
+  d1 = (a[1] * l0 + b[1] * l1) + c[1] * l2 - p[1]
+  d2 = (a[2] * l0 + b[2] * l1) + c[2] * l2 - p[2]
   return math.sqrt(_dot(d0, d1, d2, d0, d1, d2)) < _MINVAL
 
 
 @jit
-def _polytope3(pt, cnt, ctr, sx, si, objs, objt):
-  """Initial hexahedron from a triangle simplex; 0 on success."""
-  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
-  v1, v2, v3 = _row(sx, 0), _row(sx, 1), _row(sx, 2)
-  c0, c1, c2 = v1[0] + v2[0], v1[1] + v2[1], v1[2] + v2[2]
-  c0, c1, c2 = c0 + v3[0], c1 + v3[1], c2 + v3[2]
-  third = 1.0 / 3.0
-  ctr[0], ctr[1], ctr[2] = c0 * third, c1 * third, c2 * third
+def _ray_volumes(v1, v2, v3, v4, v5):
+  """The three signed volumes of the ray v1v2 against the edges of triangle v3v4v5."""
+  d12 = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
+  d13 = (v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2])
+  d14 = (v4[0] - v1[0], v4[1] - v1[1], v4[2] - v1[2])
+  d15 = (v5[0] - v1[0], v5[1] - v1[1], v5[2] - v1[2])
+  return (_det3(d13[0], d13[1], d13[2], d14[0], d14[1], d14[2], d12[0], d12[1], d12[2]),
+          _det3(d14[0], d14[1], d14[2], d15[0], d15[1], d15[2], d12[0], d12[1], d12[2]),
+          _det3(d15[0], d15[1], d15[2], d13[0], d13[1], d13[2], d12[0], d12[1], d12[2]))
 
+
+@jit
+def _ray_triangle(v1, v2, v3, v4, v5):
+  """Nonzero when the ray v1v2 crosses triangle v3v4v5."""
+  vol1, vol2, vol3 = _ray_volumes(v1, v2, v3, v4, v5)
+  if vol1 >= 0 and vol2 >= 0 and vol3 >= 0:
+    return 1
+  if vol1 <= 0 and vol2 <= 0 and vol3 <= 0:
+    return -1
+  return 0
+
+
+@_inline
+def _crossed(vol1, vol2, vol3, tol):
+  """The ray volumes all at least tol, or all at most -tol."""
+  return ((vol1 >= tol and vol2 >= tol and vol3 >= tol)
+          or (-tol >= vol1 and -tol >= vol2 and -tol >= vol3))
+
+
+@jit
+def _recover_hexa(r0, r1, r2, a, b, c, d, e):
+  """MuJoCo 4.0's recoverHexa: when the segment d-e between the two support points misses
+  triangle abc (r0, r1, r2: the ray's volumes against edges ab, bc, ca), relabel the
+  hexahedron around the edge whose volume has the other sign (1, the new a..e); failing that,
+  the tetrahedron that drops the vertex opposite the smallest volume (0, its vertices then in
+  a, b, d, e)."""
+  if r0 > 0 and -_MINVAL > r1 and -_MINVAL > r2:
+    return 1, c, e, d, a, b
+  if r1 > 0 and -_MINVAL > r0 and -_MINVAL > r2:
+    return 1, a, e, d, b, c
+  if -_MINVAL > r1 and -_MINVAL > r0 and r2 > 0:
+    return 1, b, e, d, c, a
+  nan = r0 != r0 or r1 != r1 or r2 != r2
+  if not (r1 < r0 or r2 < r0 or nan):
+    return 0, a, b, c, d, e
+  if not (r0 < r1 or r2 < r1 or nan):
+    return 0, b, c, c, d, e
+  return 0, c, a, c, d, e
+
+
+@jit
+def _origin_on_edge(a, b):
+  """MuJoCo 4.0's originOnEdge: the origin within 1e-15 of segment ab (a, b on either side)."""
+  if not _dot(a[0], a[1], a[2], b[0], b[1], b[2]) < 0:
+    return False
+  e0, e1, e2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+  nn = _dot(e0, e1, e2, e0, e1, e2)
+  if nn < _MINVAL2:
+    return False
+  t = -_dot(b[0], b[1], b[2], e0, e1, e2) / nn
+  p0, p1, p2 = t * e0 + b[0], t * e1 + b[1], t * e2 + b[2]
+  return _dot(p0, p1, p2, p0, p1, p2) < _MINVAL2
+
+
+@_inline
+def _normal2(p, q, r):
+  """|(q - p) x (r - p)|^2."""
+  n0, n1, n2 = _cross(q[0] - p[0], q[1] - p[1], q[2] - p[2], r[0] - p[0], r[1] - p[1],
+                      r[2] - p[2])
+  return _dot(n0, n1, n2, n0, n1, n2)
+
+
+@jit
+def _replace_best_simplex3(pv, pvi, cnt, sx, si, a, b, c, d):
+  """MuJoCo 4.0's replaceBestSimplex3: after face (a or b, c, d) of the segment's hexahedron
+  came out degenerate, restart from triangle (a, c, d) or (b, d, c): the non-degenerate one,
+  else the one nearer the origin (ties: (a, c, d))."""
+  pa, pb, pc, pd = _row(pv, a), _row(pv, b), _row(pv, c), _row(pv, d)
+  nnb = _normal2(pb, pd, pc)
+  nna = _normal2(pa, pc, pd)
+  if nna < _MINVAL and nnb >= _MINVAL:
+    _replace_simplex(pv, pvi, cnt, sx, si, 3, b, d, c)
+    return
+  if nna >= _MINVAL and nnb < _MINVAL:
+    _replace_simplex(pv, pvi, cnt, sx, si, 3, a, c, d)
+    return
+  k0, k1, k2 = _s2d(pa, pc, pd)
+  j0, j1, j2 = _s2d(pb, pd, pc)
+  p0 = (k0 * pa[0] + k1 * pc[0]) + k2 * pd[0]
+  p1 = (k0 * pa[1] + k1 * pc[1]) + k2 * pd[1]
+  p2 = (k0 * pa[2] + k1 * pc[2]) + k2 * pd[2]
+  q0 = (j0 * pb[0] + j1 * pd[0]) + j2 * pc[0]
+  q1 = (j0 * pb[1] + j1 * pd[1]) + j2 * pc[1]
+  q2 = (j0 * pb[2] + j1 * pd[2]) + j2 * pc[2]
+  if _dot(p0, p1, p2, p0, p1, p2) > _dot(q0, q1, q2, q0, q1, q2):
+    _replace_simplex(pv, pvi, cnt, sx, si, 3, b, d, c)
+  else:
+    _replace_simplex(pv, pvi, cnt, sx, si, 3, a, c, d)
+
+
+# polytope construction hand-offs (MuJoCo 4.0's polytopeN call each other after replacing the
+# simplex; numba cannot recurse, so `_polytope` runs the chain)
+_TO_P2 = -1       # polytope3 reduced the simplex to an edge: polytope2 next
+_TO_P3 = -2       # polytope2 reduced it to a triangle: polytope3 next, without the edge fallback
+_TO_P3_EDGE = -3  # polytope4 reduced it to a triangle: polytope3 next, with the edge fallback
+
+
+@jit
+def _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, allow_edge):
+  """Initial polytope from a triangle simplex, as MuJoCo 4.0's polytope3 (read from its binary
+  and checked against it bit for bit): the triangle with the supports along both normals; when
+  the segment between those misses the triangle, the hexahedron relabelled around an edge
+  (`_recover_hexa`) or a tetrahedron; a degenerate face with the origin on an edge of the
+  triangle hands over to polytope2 (`_TO_P2`, when allow_edge). 0 on success."""
+  pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
+  n = cnt[0]
+  v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
+  v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
+  v3i = _insert_vertex(pv, pvi, cnt, sx, si, 2)
+  v1, v2, v3 = _row(pv, v1i), _row(pv, v2i), _row(pv, v3i)
   n0, n1, n2 = _cross(v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2],
                       v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2])
   n_norm = math.sqrt(_dot(n0, n1, n2, n0, n1, n2))
   if n_norm < _MINVAL:
     return 4  # mjEPA_P3_BAD_NORMAL
-
-  v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
-  v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
-  v3i = _insert_vertex(pv, pvi, cnt, sx, si, 2)
   v5i = _epa_support(pv, pvi, cnt, objs, objt, -n0, -n1, -n2, n_norm)
   v4i = _epa_support(pv, pvi, cnt, objs, objt, n0, n1, n2, n_norm)
-  if _tri_point_intersect(v1, v2, v3, _row(pv, v4i)):
+  v4, v5 = _row(pv, v4i), _row(pv, v5i)
+  if _tri_point_intersect(v1, v2, v3, v4):
     return 5  # mjEPA_P3_INVALID_V4
-  if _tri_point_intersect(v1, v2, v3, _row(pv, v5i)):
+  if _tri_point_intersect(v1, v2, v3, v5):
     return 6  # mjEPA_P3_INVALID_V5
-  # (MuJoCo's origin-containment test here only runs for dist > 0; EPA starts at dist 0)
+  # both supports strictly off the triangle's plane
+  t = n_norm * _MINVAL
+  if t > _dot(n0, n1, n2, v4[0] - v1[0], v4[1] - v1[1], v4[2] - v1[2]):
+    return 8
+  if t > _dot(-n0, -n1, -n2, v5[0] - v1[0], v5[1] - v1[1], v5[2] - v1[2]):
+    return 8
 
-  faces = ((v4i, v1i, v2i, 1, 3, 2), (v4i, v3i, v1i, 2, 4, 0), (v4i, v2i, v3i, 0, 5, 1),
-           (v5i, v2i, v1i, 5, 0, 4), (v5i, v1i, v3i, 3, 1, 5), (v5i, v3i, v2i, 4, 2, 3))
-  for f in faces:
-    if _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr,
-                    f[0], f[1], f[2], f[3], f[4], f[5]) < _MINVAL2:
+  a, b, c, d, e = v1i, v2i, v3i, v4i, v5i
+  hexa = 1
+  r0, r1, r2 = _ray_volumes(v4, v5, v1, v2, v3)
+  if not ((r0 >= 0 and r1 >= 0 and r2 >= 0) or (r0 <= 0 and r1 <= 0 and r2 <= 0)):
+    hexa, a, b, c, d, e = _recover_hexa(r0, r1, r2, a, b, c, d, e)
+  f4 = f5 = _MAX_LIMIT
+  if hexa:
+    for j in range(3):
+      ctr[j] = ((((pv[a, j] + pv[b, j]) + pv[c, j]) + pv[d, j]) + pv[e, j]) * 0.2
+    f0 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, d, a, b, 1, 3, 2)
+    f1 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, d, c, a, 2, 4, 0)
+    f2 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, d, b, c, 0, 5, 1)
+    f3 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, e, b, a, 5, 0, 4)
+    f4 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, e, a, c, 3, 1, 5)
+    f5 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, e, c, b, 4, 2, 3)
+  else:  # tetrahedron (a, b, d, e)
+    for j in range(3):
+      ctr[j] = (((pv[a, j] + pv[b, j]) + pv[d, j]) + pv[e, j]) * 0.25
+    f0 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, a, b, d, 1, 3, 2)
+    f1 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, a, e, b, 2, 3, 0)
+    f2 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, a, d, e, 0, 3, 1)
+    f3 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, e, d, b, 2, 0, 1)
+  if (f0 < _MINVAL2 or f1 < _MINVAL2 or f2 < _MINVAL2 or f3 < _MINVAL2 or f4 < _MINVAL2
+      or f5 < _MINVAL2):
+    if not allow_edge:
       return 8  # mjEPA_P3_ORIGIN_ON_FACE
-  _fill_map(fmap, findex, cnt, 6)
+    if _origin_on_edge(_row(pv, n), _row(pv, n + 1)):
+      _replace_simplex(pv, pvi, cnt, sx, si, 2, n, n + 1, 0)
+    elif _origin_on_edge(_row(pv, n + 1), _row(pv, n + 2)):
+      _replace_simplex(pv, pvi, cnt, sx, si, 2, n + 1, n + 2, 0)
+    elif _origin_on_edge(_row(pv, n + 2), _row(pv, n)):
+      _replace_simplex(pv, pvi, cnt, sx, si, 2, n + 2, n, 0)
+    else:
+      return 8
+    return _TO_P2
+
+  # each face: the origin on the inner side, or the face within the tolerance
+  tol2 = tolerance * tolerance
+  pa, pb, pc, pd, pe = _row(pv, a), _row(pv, b), _row(pv, c), _row(pv, d), _row(pv, e)
+  if hexa:
+    if ((not _same_side(pd, pa, pb, pc) and f0 >= tol2)
+        or (not _same_side(pd, pc, pa, pb) and f1 >= tol2)
+        or (not _same_side(pd, pb, pc, pa) and f2 >= tol2)
+        or (not _same_side(pe, pb, pa, pc) and f3 >= tol2)
+        or (not _same_side(pe, pa, pc, pb) and f4 >= tol2)
+        or (not _same_side(pe, pc, pb, pa) and f5 >= tol2)):
+      return 7  # mjEPA_P3_MISSING_ORIGIN
+  elif ((not _same_side(pa, pb, pd, pe) and f0 >= tol2)
+        or (not _same_side(pa, pe, pb, pd) and f1 >= tol2)
+        or (not _same_side(pa, pd, pe, pb) and f2 >= tol2)
+        or (not _same_side(pe, pd, pb, pa) and f3 >= tol2)):
+    return 7
+  _fill_map(fmap, findex, cnt, cnt[1])
   return 0
 
 
@@ -805,29 +980,16 @@ def _rotmat120(a0, a1, a2):
 
 
 @jit
-def _ray_triangle(v1, v2, v3, v4, v5):
-  """Nonzero when the ray v1v2 crosses triangle v3v4v5."""
-  d12 = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
-  d13 = (v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2])
-  d14 = (v4[0] - v1[0], v4[1] - v1[1], v4[2] - v1[2])
-  d15 = (v5[0] - v1[0], v5[1] - v1[1], v5[2] - v1[2])
-  vol1 = _det3(d13[0], d13[1], d13[2], d14[0], d14[1], d14[2], d12[0], d12[1], d12[2])
-  vol2 = _det3(d14[0], d14[1], d14[2], d15[0], d15[1], d15[2], d12[0], d12[1], d12[2])
-  vol3 = _det3(d15[0], d15[1], d15[2], d13[0], d13[1], d13[2], d12[0], d12[1], d12[2])
-  if vol1 >= 0 and vol2 >= 0 and vol3 >= 0:
-    return 1
-  if vol1 <= 0 and vol2 <= 0 and vol3 <= 0:
-    return -1
-  return 0
-
-
-@jit
 def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
-  """Initial hexahedron from a segment simplex; 0 on success."""
+  """Initial hexahedron from a segment simplex, as MuJoCo 4.0's polytope2 (read from its binary
+  and checked against it bit for bit): the segment's ends and three supports at 120 degrees
+  about it; when the segment misses their triangle by more than a tolerance, one support is
+  swapped for one in a tilted direction; a degenerate face hands over to polytope3 on the
+  better of its two triangles (`_TO_P3`). 0 on success."""
   pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
-  v1, v2 = _row(sx, 0), _row(sx, 1)
-  ctr[0], ctr[1], ctr[2] = ((v1[0] + v2[0]) * 0.5, (v1[1] + v2[1]) * 0.5,
-                            (v1[2] + v2[2]) * 0.5)
+  v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
+  v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
+  v1, v2 = _row(pv, v1i), _row(pv, v2i)
   diff = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
 
   # coordinate axis most orthogonal to the segment
@@ -844,9 +1006,6 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
   rot = _rotmat120(diff[0], diff[1], diff[2])
   d2 = mm.mat_vec(rot, d1[0], d1[1], d1[2])
   d3 = mm.mat_vec(rot, d2[0], d2[1], d2[2])
-
-  v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
-  v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
   v3i = _epa_support(pv, pvi, cnt, objs, objt, d1[0], d1[1], d1[2],
                      math.sqrt(_dot(d1[0], d1[1], d1[2], d1[0], d1[1], d1[2])))
   v4i = _epa_support(pv, pvi, cnt, objs, objt, d2[0], d2[1], d2[2],
@@ -854,14 +1013,56 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
   v5i = _epa_support(pv, pvi, cnt, objs, objt, d3[0], d3[1], d3[2],
                      math.sqrt(_dot(d3[0], d3[1], d3[2], d3[0], d3[1], d3[2])))
 
-  faces = ((v1i, v3i, v4i, 1, 3, 2), (v1i, v5i, v3i, 2, 4, 0), (v1i, v4i, v5i, 0, 5, 1),
-           (v2i, v4i, v3i, 5, 0, 4), (v2i, v3i, v5i, 3, 1, 5), (v2i, v5i, v4i, 4, 2, 3))
+  # the segment through the supports' triangle, within a tolerance; else swap one support
+  dd = _dot(diff[0], diff[1], diff[2], diff[0], diff[1], diff[2])
+  dn = math.sqrt(dd)
+  tol = (dd * _MINVAL) * dn
+  r0, r1, r2 = _ray_volumes(v1, v2, _row(pv, v3i), _row(pv, v4i), _row(pv, v5i))
+  if not _crossed(r0, r1, r2, tol):
+    if r0 <= r1 and r0 <= r2:
+      vs, vt, vu = v3i, v4i, v5i
+    elif r1 <= r0 and r1 <= r2:
+      vs, vt, vu = v4i, v5i, v3i
+    else:
+      vs, vt, vu = v5i, v3i, v4i
+    ps, pt_, pu = _row(pv, vs), _row(pv, vt), _row(pv, vu)
+    g0, g1, g2 = pt_[0] - ps[0], pt_[1] - ps[1], pt_[2] - ps[2]
+    dot_u = _dot(diff[0], diff[1], diff[2], pu[0] - v1[0], pu[1] - v1[1], pu[2] - v1[2])
+    sgn = 0.001 if dd * 0.5 <= dot_u else -0.001
+    k = math.sqrt(_dot(g0, g1, g2, g0, g1, g2)) * sgn
+    c0, c1, c2 = _cross(g0, g1, g2, diff[0], diff[1], diff[2])
+    c0, c1, c2 = c0 + diff[0] * k, c1 + diff[1] * k, c2 + diff[2] * k
+    w = _epa_support(pv, pvi, cnt, objs, objt, c0, c1, c2,
+                     math.sqrt(_dot(c0, c1, c2, c0, c1, c2)))
+    cnt[0] -= 1   # the tilted support is only a candidate
+    pw = _row(pv, w)
+    target = -1
+    q0, q1, q2 = _ray_volumes(v1, v2, pw, pt_, pu)
+    if _crossed(q0, q1, q2, tol):
+      target = vs
+    else:
+      q0, q1, q2 = _ray_volumes(v1, v2, ps, pw, pu)
+      if _crossed(q0, q1, q2, tol):
+        target = vt
+      else:
+        q0, q1, q2 = _ray_volumes(v1, v2, ps, pt_, pw)
+        if _crossed(q0, q1, q2, tol):
+          target = vu
+    if target >= 0:
+      for c in range(9):
+        pv[target, c] = pv[w, c]
+      pvi[target, 0], pvi[target, 1] = pvi[w, 0], pvi[w, 1]
+
+  for j in range(3):
+    ctr[j] = ((((pv[v1i, j] + pv[v2i, j]) + pv[v3i, j]) + pv[v4i, j]) + pv[v5i, j]) * 0.2
+  faces = ((v1i, v3i, v4i, 1, 3, 2, v3i, v4i), (v1i, v5i, v3i, 2, 4, 0, v5i, v3i),
+           (v1i, v4i, v5i, 0, 5, 1, v4i, v5i), (v2i, v4i, v3i, 5, 0, 4, v3i, v4i),
+           (v2i, v3i, v5i, 3, 1, 5, v5i, v3i), (v2i, v5i, v4i, 4, 2, 3, v4i, v5i))
   for f in faces:
     if _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr,
                     f[0], f[1], f[2], f[3], f[4], f[5]) < _MINVAL2:
-      # origin on this face: restart from it as a triangle
-      _replace_simplex3(pv, pvi, cnt, sx, si, f[0], f[1], f[2])
-      return _polytope3(pt, cnt, ctr, sx, si, objs, objt)
+      _replace_best_simplex3(pv, pvi, cnt, sx, si, v1i, v2i, f[6], f[7])
+      return _TO_P3
 
   if not _ray_triangle(v1, v2, _row(pv, v3i), _row(pv, v4i), _row(pv, v5i)):
     return 2  # mjEPA_P2_NONCONVEX
@@ -888,13 +1089,33 @@ def _polytope4(pt, cnt, ctr, sx, si, objs, objt):
   for f in faces:
     if _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr,
                     f[0], f[1], f[2], f[3], f[4], f[5]) < _MINVAL2:
-      _replace_simplex3(pv, pvi, cnt, sx, si, f[0], f[1], f[2])
-      return _polytope3(pt, cnt, ctr, sx, si, objs, objt)
+      _replace_simplex(pv, pvi, cnt, sx, si, 3, f[0], f[1], f[2])
+      return _TO_P3_EDGE
 
   if not _test_tetra(_row(pv, v1), _row(pv, v2), _row(pv, v3), _row(pv, v4)):
     return 9  # mjEPA_P4_MISSING_ORIGIN
   _fill_map(fmap, findex, cnt, 4)
   return 0
+
+
+@jit
+def _polytope(pt, cnt, ctr, sx, si, objs, objt, tolerance, nsimplex):
+  """EPA's initial polytope from GJK's simplex of nsimplex (2..4) vertices, running the
+  hand-offs between polytopeN as MuJoCo 4.0 does; 0 on success, else MuJoCo's status code."""
+  cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
+  if nsimplex == 2:
+    ret = _polytope2(pt, cnt, ctr, sx, si, objs, objt)
+  elif nsimplex == 3:
+    ret = _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, True)
+  else:
+    ret = _polytope4(pt, cnt, ctr, sx, si, objs, objt)
+    if ret == _TO_P3_EDGE:
+      ret = _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, True)
+  if ret == _TO_P2:
+    ret = _polytope2(pt, cnt, ctr, sx, si, objs, objt)
+  if ret == _TO_P3:
+    ret = _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, False)
+  return ret
 
 
 @_inline
@@ -919,15 +1140,20 @@ def _get_edge(fvert, f, vertex):
 
 @_inline
 def _visible(fv, fd2, f, w0, w1, w2):
-  """True when face f is visible from point w."""
-  return _dot(fv[f, 0], fv[f, 1], fv[f, 2], w0, w1, w2) - fd2[f] > _MINVAL
+  """True when face f is visible from point w: w beyond its plane by more than
+  max(1e-15 |v|, 1e-15) (MuJoCo 4.0; the reference source: 1e-15)."""
+  thr = math.sqrt(fd2[f]) * _MINVAL
+  if not thr > _MINVAL:
+    thr = _MINVAL
+  return _dot(fv[f, 0], fv[f, 1], fv[f, 2], w0, w1, w2) - fd2[f] > thr
 
 
 @_inline
 def _add_edge(hz_idx, hz_edge, cnt, f, e):
-  """Append (face, edge) to the horizon."""
-  hz_edge[cnt[3]] = e
-  hz_idx[cnt[3]] = f
+  """Append (face, edge) to the horizon (counted beyond the room, not stored: EPA then stops)."""
+  if cnt[3] < hz_idx.shape[0]:
+    hz_edge[cnt[3]] = e
+    hz_idx[cnt[3]] = f
   cnt[3] += 1
 
 
@@ -971,7 +1197,7 @@ def _horizon(pt, cnt, f, w0, w1, w2):
   for j in range(3):
     adj = fadj[f, j]
     adj_edge = _get_edge(fvert, adj, vs[(j + 1) % 3])
-    if j > 0 and findex[adj] <= -2:
+    if findex[adj] <= -2:
       continue
     if not _horizon_rec(pt, cnt, adj, adj_edge, w0, w1, w2):
       _add_edge(hz_idx, hz_edge, cnt, adj, adj_edge)
@@ -979,10 +1205,15 @@ def _horizon(pt, cnt, f, w0, w1, w2):
 
 @jit
 def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
-  """Expand the polytope towards the penetration depth; returns (dist, nx)."""
+  """Expand the polytope towards the penetration depth, as MuJoCo 4.0's epa (read from its
+  binary, checked against it bit for bit); returns (dist, nx, nocontact): nocontact when the
+  first support already shows the geoms apart (4.0's epa_status -1)."""
   pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
   hz_idx, hz_edge = pt[8], pt[9]
   nfmax = fd2.shape[0]
+  maxedges = max(max_iterations, 35) - 11   # 4.0's horizon room
+  if maxedges > hz_idx.shape[0]:
+    maxedges = hz_idx.shape[0]
   upper = _MAX_LIMIT
   upper2 = _MAX_LIMIT
   face = -1
@@ -1015,8 +1246,8 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
       upper2 = upper * upper
     # MuJoCo 4.0 stops on this iteration's bound, not on the running minimum
     if upper_k - lower < tol:
-      if k == 0 and upper < lower - 1e-10:
-        face = -1
+      if k == 0 and lower - tol > upper:
+        return 0.0, 0, True
       break
 
     # repeated support vertex (polytopes only)
@@ -1031,7 +1262,7 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
         break
 
     _horizon(pt, cnt, face, w0, w1, w2)
-    if cnt[3] < 3:
+    if cnt[3] > maxedges or cnt[3] < 3:   # (4.0 warns of the first: raise ccd_iterations)
       face = -1
       break
     nfaces = cnt[1]
@@ -1040,6 +1271,7 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
       break
 
     # attach a fan of faces from w to the horizon
+    attached = True
     for i in range(nedges):
       cur = nfaces + i
       nxt = nfaces + (i + 1) % nedges
@@ -1051,14 +1283,14 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
       fadj[hf, he] = cur
       dist2 = _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, wi, hv2, hv1, prev, hf,
                            nxt)
-      if dist2 == 0:
-        face = -1
+      if dist2 == 0:   # (4.0: the contact from the current face; the source gave none)
+        attached = False
         break
       if dist2 >= lower2 and dist2 <= upper2:
         fmap[cnt[2]] = cnt[1] - 1
         findex[cnt[1] - 1] = cnt[2]
         cnt[2] += 1
-    if face < 0:
+    if not attached:
       break
     cnt[3] = 0
     if cnt[2] == 0:
@@ -1066,16 +1298,16 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
     k += 1
 
   if face < 0:
-    return 0.0, 0
+    return 0.0, 0, False
   cnt[4] = face
 
-  # witness points from the face's affine coordinates
+  # witness points from the face's barycentric coordinates of the origin's projection
   a, b, c = fvert[face, 0], fvert[face, 1], fvert[face, 2]
-  l0, l1, l2 = _tri_affine(_row(pv, a), _row(pv, b), _row(pv, c), _row(fv, face))
+  l0, l1, l2 = _tri_coords(_row(pv, a), _row(pv, b), _row(pv, c), _row(fv, face))
   for j in range(3):
     xw[j] = l0 * pv[a, 3 + j] + l1 * pv[b, 3 + j] + l2 * pv[c, 3 + j]
     xw[3 + j] = l0 * pv[a, 6 + j] + l1 * pv[b, 6 + j] + l2 * pv[c, 6 + j]
-  return -math.sqrt(fd2[face]), 1
+  return -math.sqrt(fd2[face]), 1, False
 
 
 # --------------------------------------- multicontact -------------------------------------------
@@ -1149,7 +1381,7 @@ def _box_faces(mat, dim, v1, v2, v3, d0, d1, d2):
       else:
         f = (f[0], f[1], 4 if z > 0 else 5)
       c += 1
-    if c == (1 if dim == 3 else 2):
+    if (dim == 3 and c == 1) or (dim == 2 and c >= 1):   # (4.0: one face of an edge will do)
       return c, f[0], f[1], -1
     i = _box_normals2(mat, d0, d1, d2)
     return (1 if i >= 0 else 0), i, -1, -1
@@ -1191,10 +1423,16 @@ def _box_face(mc, objs, k, f):
 
 
 @_inline
+def _side(mc, a, pn, p):
+  """Signed distance of row p from the plane through row a with (unit) normal row pn."""
+  return _dot(mc[p, 0] - mc[a, 0], mc[p, 1] - mc[a, 1], mc[p, 2] - mc[a, 2],
+              mc[pn, 0], mc[pn, 1], mc[pn, 2])
+
+
+@_inline
 def _halfspace(mc, a, pn, p):
   """True when row p is on the inner side of the plane through row a with normal row pn."""
-  return _dot(mc[p, 0] - mc[a, 0], mc[p, 1] - mc[a, 1], mc[p, 2] - mc[a, 2],
-              mc[pn, 0], mc[pn, 1], mc[pn, 2]) > -_MINVAL
+  return _side(mc, a, pn, p) > -_MINVAL
 
 
 @jit
@@ -1346,10 +1584,12 @@ def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, k
         mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
         ncl += 1
         continue
-      d0, d1, d2 = mc[q, 0] - mc[p, 0], mc[q, 1] - mc[p, 1], mc[q, 2] - mc[p, 2]
-      tmp = _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], d0, d1, d2)
-      if tmp != 0.0:
-        t = (mcd[e] - _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], mc[p, 0], mc[p, 1], mc[p, 2])) / tmp
+      # the crossing from the two half-space values (MuJoCo 4.0; 3.x: from the plane offset)
+      dp = _side(mc, fa, pn, p)
+      den = dp - _side(mc, fa, pn, q)
+      if den != 0.0:
+        t = dp / den
+        d0, d1, d2 = mc[q, 0] - mc[p, 0], mc[q, 1] - mc[p, 1], mc[q, 2] - mc[p, 2]
         if t >= 0.0 and t <= 1.0:
           mc[clip + ncl, 0] = mc[p, 0] + d0 * t
           mc[clip + ncl, 1] = mc[p, 1] + d1 * t
@@ -1666,6 +1906,20 @@ def _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out, fram
   return 0
 
 
+@_inline
+def _feature_dim(i1, i2, i3):
+  """Dimension of the feature spanned by three vertex ids of one shape (MuJoCo's simplexDim):
+  (1, i1, .., ..) a vertex, (2, i1, i2, ..) an edge with its two distinct ids first, (3, ...)
+  a face."""
+  if i1 == i2:
+    if i1 == i3:
+      return 1, i1, i2, i3
+    return 2, i1, i3, i3
+  if i3 == i1 or i3 == i2:
+    return 2, i1, i2, i3
+  return 3, i1, i2, i3
+
+
 @jit
 def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
   """Contacts of a cylinder (object 0) whose side lies on a face of a box (object 1), or of a
@@ -1677,16 +1931,7 @@ def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out)
     return 0
   a, b, c = fvert[face, 0], fvert[face, 1], fvert[face, 2]
 
-  # dimension of the box feature (MuJoCo's simplexDim)
-  i1, i2, i3 = pvi[a, 1], pvi[b, 1], pvi[c, 1]
-  if i1 == i2:
-    if i1 == i3:
-      dim = 1
-    else:
-      dim = 2
-      i2 = i3
-  else:
-    dim = 2 if (i3 == i1 or i3 == i2) else 3
+  dim, i1, i2, i3 = _feature_dim(pvi[a, 1], pvi[b, 1], pvi[c, 1])   # the box feature
   bmat = objs[1, _MAT:_MAT + 9]
   nf, f0, f1, f2 = _box_faces(bmat, dim, i1, i2, i3, xw[3] - xw[0], xw[4] - xw[1],
                               xw[5] - xw[2])
@@ -1852,7 +2097,8 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
         dist = _MAX_LIMIT
       return dist, nx
 
-    # deep penetration: rerun on the full geoms
+    # deep penetration: rerun on the full geoms (multicontact then goes by the EPA face)
+    cnt[5] = 0
     for j in range(3):
       xw[j] = objs[0, _POS + j]
       xw[3 + j] = objs[1, _POS + j]
@@ -1860,16 +2106,13 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
   dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
                                        max_iterations, cutoff)
   if dist <= tolerance and nsimplex > 1 and not separated:
+    gjk_dist = dist
     dist = 0.0  # assume touching
-    cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
-    if nsimplex == 2:
-      ret = _polytope2(pt, cnt, ctr, sx, si, objs, objt)
-    elif nsimplex == 3:
-      ret = _polytope3(pt, cnt, ctr, sx, si, objs, objt)
-    else:
-      ret = _polytope4(pt, cnt, ctr, sx, si, objs, objt)
+    ret = _polytope(pt, cnt, ctr, sx, si, objs, objt, tolerance, nsimplex)
     if ret == 0:
-      dist, nx = _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
+      dist, nx, nocontact = _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
+      if nocontact and cutoff > 0:   # (4.0: a distance query keeps GJK's distance)
+        dist, nx = gjk_dist, 1
   return dist, nx
 
 
@@ -1885,13 +2128,7 @@ def _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_i
   dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
                                        max_iterations, 0.0)
   if dist <= tolerance and nsimplex > 1 and not separated:
-    cnt[0] = cnt[1] = cnt[2] = cnt[3] = 0
-    if nsimplex == 2:
-      ret = _polytope2(pt, cnt, ctr, sx, si, objs, objt)
-    elif nsimplex == 3:
-      ret = _polytope3(pt, cnt, ctr, sx, si, objs, objt)
-    else:
-      ret = _polytope4(pt, cnt, ctr, sx, si, objs, objt)
+    ret = _polytope(pt, cnt, ctr, sx, si, objs, objt, tolerance, nsimplex)
     if ret == 0:
       _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
 
@@ -2495,35 +2732,33 @@ def _feature_face(objs, objt, k, vert, poly, face, row, mc):
 
 
 @jit
-def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt, pt, isc,
+def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, cnt, pt, isc,
                 margin, dist_out, pos_out, frame_out):
-  """MuJoCo 4.0's multicontact of a box or mesh (object 0) with a mesh (object 1) from the
-  EPA face in cnt[4]; returns the contact count (0: the EPA contact stands)."""
+  """MuJoCo 4.0's multicontact (read from its binary, checked against it) of a box or mesh
+  (object 0) with a mesh (object 1), from the features of the EPA face in cnt[4] or, for a
+  shallow contact within the margin, of the GJK simplex (cnt[5] vertices in si); returns the
+  contact count (0: the single contact stands)."""
   pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
-  face = cnt[4]
-  if face < 0:
-    return 0
   if graph2.shape[0] == 0 or (objt[0, 0] == _MESH and graph1.shape[0] == 0):
+    return 0
+  face = cnt[4]
+  ns = cnt[5]
+  if face < 0 and ns < 1:
     return 0
   # feature vertices (mesh ids) of each geom, as MuJoCo's simplexDim orders them
   ids = np.empty((2, 3), dtype=np.int64)
+  dims = np.empty(2, dtype=np.int64)
   for k in range(2):
     for j in range(3):
-      i = pvi[fvert[face, j], k]
+      if face >= 0:
+        i = pvi[fvert[face, j], k]
+      else:
+        i = si[j if j < ns else 0, k]
       if objt[k, 0] == _MESH:
         g = graph1 if k == 0 else graph2
         i = g[2 + g[0] + i]
       ids[k, j] = i
-  dims = np.empty(2, dtype=np.int64)
-  for k in range(2):
-    if ids[k, 0] == ids[k, 1]:
-      if ids[k, 0] == ids[k, 2]:
-        dims[k] = 1
-      else:
-        dims[k] = 2
-        ids[k, 1] = ids[k, 2]
-    else:
-      dims[k] = 2 if (ids[k, 2] == ids[k, 0] or ids[k, 2] == ids[k, 1]) else 3
+    dims[k], ids[k, 0], ids[k, 1], ids[k, 2] = _feature_dim(ids[k, 0], ids[k, 1], ids[k, 2])
   r0, r1, r2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
   nn1 = _feature_normals(objs, objt, 0, poly1, dims[0], ids[0, 0], ids[0, 1], ids[0, 2],
                          -r0, -r1, -r2, isc, _PS_IDX1, _MC_NORM1, mc)
@@ -2551,14 +2786,23 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt,
   edge = 0   # 1: an edge of geom 1 on a face of geom 2; 2: the reverse
   if fi < 0:
     # an edge of the lower-dimensional feature (geom 1 first) parallel to a face of the
-    # other; MuJoCo 4.0 then tries the other geom's edges (3.x stopped after one side)
+    # other; then (MuJoCo 4.0; 3.x stopped after one side) the other geom's edges
+    edge2 = dims[1] != 3 and nn1 != 0 and (nn2 == 0 or dims[1] < dims[0])   # geom 2's first
     for attempt in range(2):
-      if attempt == 0 and dims[0] < 3 and dims[0] <= dims[1]:
-        ke, frow, nface = 0, _MC_NORM2, nn2
-      elif dims[1] < 3 and (attempt == 1 or dims[0] == 3 or dims[0] > dims[1]):
-        ke, frow, nface = 1, _MC_NORM1, nn1
+      if attempt == 0:
+        if not edge2 and dims[0] != 3 and nn2 != 0:
+          ke = 0
+        elif edge2 and dims[1] != 3:
+          ke = 1
+        else:
+          continue
+      elif dims[0] != 3 and edge2 and nn2 != 0:
+        ke = 0
+      elif dims[1] != 3 and not edge2 and nn1 != 0:
+        ke = 1
       else:
-        continue
+        break
+      frow, nface = (_MC_NORM2, nn2) if ke == 0 else (_MC_NORM1, nn1)
       ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
                          poly1 if ke == 0 else poly2, dims[ke], ids[ke, 0], ids[ke, 1],
                          _MC_EDGE, mc)
@@ -2611,20 +2855,34 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt,
   q0, q1, q2 = mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2]
   poly, npoly, first, second, third, fourth = _clip_polygon(
       mc, mcd, nclip, npoly, n0, n1, n2, q0, q1, q2, n0, n1, n2, margin)
-  cosw = _dot(n0, n1, n2, w0, w1, w2)
-  swap = edge == 1
+  # MuJoCo 4.0's polygonClip output: each vertex projected on the clipping face (a), then
+  # along `dir` (the other face's normal, or back along the clipping face's) to depth dd (b);
+  # the normal, and the margins moved out of the points as its inflate does
+  if edge == 0:
+    e0, e1, e2 = w0, w1, w2
+    g0, g1, g2 = -w0, -w1, -w2
+  else:
+    e0, e1, e2 = -n0, -n1, -n2
+    g0, g1, g2 = (-n0, -n1, -n2) if edge == 1 else (n0, n1, n2)
+  hm = margin * 0.5
   for k in range(npoly):
     row = poly + (first, second, third, fourth)[k] if k < 4 else poly + k
     v0, v1, v2 = mc[row, 0], mc[row, 1], mc[row, 2]
     d = _dot(v0 - q0, v1 - q1, v2 - q2, n0, n1, n2)
-    dd = -d * cosw
-    x0, x1, x2 = v0 - d * n0, v1 - d * n1, v2 - d * n2
-    dist_out[k] = dd
-    pos_out[k, 0] = x0 - 0.5 * dd * w0
-    pos_out[k, 1] = x1 - 0.5 * dd * w1
-    pos_out[k, 2] = x2 - 0.5 * dd * w2
-    s = 1.0 if swap else -1.0
-    frame_out[k, 0], frame_out[k, 1], frame_out[k, 2] = s * w0, s * w1, s * w2
+    a0, a1, a2 = v0 - d * n0, v1 - d * n1, v2 - d * n2
+    dd = _dot(a0 - v0, a1 - v1, a2 - v2, e0, e1, e2)
+    b0, b1, b2 = a0 - dd * e0, a1 - dd * e1, a2 - dd * e2
+    if edge == 1:   # (the clipping face is geom 2's: its points are the second witness)
+      a0, a1, a2, b0, b1, b2 = b0, b1, b2, a0, a1, a2
+    if hm != 0:
+      a0, a1, a2 = hm * g0 + a0, hm * g1 + a1, hm * g2 + a2
+      b0, b1, b2 = -hm * g0 + b0, -hm * g1 + b1, -hm * g2 + b2
+      dd = dd - (hm + hm)
+    dist_out[k] = margin + dd
+    pos_out[k, 0] = (a0 + b0) * 0.5
+    pos_out[k, 1] = (a1 + b1) * 0.5
+    pos_out[k, 2] = (a2 + b2) * 0.5
+    frame_out[k, 0], frame_out[k, 1], frame_out[k, 2], _ = _normalize(a0 - b0, a1 - b1, a2 - b2)
     frame_out[k, 3] = frame_out[k, 4] = frame_out[k, 5] = 0.0
   return npoly
 
@@ -2651,14 +2909,7 @@ def _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc, 
     j1, j2, j3 = si[0, 1], si[1 if ns > 1 else 0, 1], si[2 if ns > 2 else 0, 1]
   nh = graph2[0]   # hull-local ids to mesh vertex ids
   i1, i2, i3 = graph2[2 + nh + j1], graph2[2 + nh + j2], graph2[2 + nh + j3]
-  if i1 == i2:
-    if i1 == i3:
-      dim = 1
-    else:
-      dim = 2
-      i2 = i3
-  else:
-    dim = 2 if (i3 == i1 or i3 == i2) else 3
+  dim, i1, i2, i3 = _feature_dim(i1, i2, i3)
   mc, mcd = pt[11], pt[12]
   nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
   a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
@@ -2696,14 +2947,7 @@ def _multi_cylinder_mesh(objs, objt, vert2, graph2, poly2, cnt, pt, isc, margin,
   i1 = graph2[2 + nh + pvi[fvert[face, 0], 1]]
   i2 = graph2[2 + nh + pvi[fvert[face, 1], 1]]
   i3 = graph2[2 + nh + pvi[fvert[face, 2], 1]]
-  if i1 == i2:
-    if i1 == i3:
-      dim = 1
-    else:
-      dim = 2
-      i2 = i3
-  else:
-    dim = 2 if (i3 == i1 or i3 == i2) else 3
+  dim, i1, i2, i3 = _feature_dim(i1, i2, i3)
   nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
   if nn == 0:
     return 0
@@ -2808,8 +3052,8 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, poly1, type2, siz
     isc = ibuf[o:o + _PS_SIZE]
     nmulti = 0
     if type1 == _BOX or type1 == _MESH:
-      nmulti = _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, cnt, pt,
-                           isc, margin, dist, pos, frame)
+      nmulti = _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, cnt,
+                           pt, isc, margin, dist, pos, frame)
     elif type1 == _CAPSULE:
       nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc,
                                    margin, dist, pos, frame)

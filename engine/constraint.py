@@ -111,11 +111,12 @@ def _normalize3(v0, v1, v2):
 
 @jit
 def _mul_quat_axis(q0, q1, q2, q3, a0, a1, a2):
-  """Quaternion q times the pure quaternion (0, a) (mju_mulQuatAxis)."""
-  return (-q1 * a0 - q2 * a1 - q3 * a2,
-          q0 * a0 + q2 * a2 - q3 * a1,
-          q0 * a1 + q3 * a0 - q1 * a2,
-          q0 * a2 + q1 * a1 - q2 * a0)
+  """Quaternion q times the pure quaternion (0, a) (mju_mulQuatAxis), the terms added in
+  MuJoCo 4.0's compiled order (by axis component) so that it agrees bit for bit."""
+  return ((-q1 * a0 - q2 * a1) - q3 * a2,
+          (q0 * a0 - q3 * a1) + q2 * a2,
+          (q3 * a0 + q0 * a1) - q1 * a2,
+          (q1 * a1 - q2 * a0) + q0 * a2)
 
 
 @jit

@@ -12,20 +12,31 @@ _jit = numba.njit(cache=True, inline="always", error_model="numpy")   # as engin
 
 @_jit
 def quat_mul(a0, a1, a2, a3, b0, b1, b2, b3):
-  """Hamilton product a*b of two quaternions (w, x, y, z)."""
-  return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-          a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-          a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-          a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
+  """Hamilton product a*b of two quaternions (w, x, y, z).
+
+  The sums are grouped as MuJoCo 4.0's compiled mju_mulQuat adds them (pairs, then the
+  pairs), so the product agrees with MuJoCo's bit for bit.
+  """
+  return ((a0 * b0 - a1 * b1) + ((-a2) * b2 + (-a3) * b3),
+          (a0 * b1 + a1 * b0) + (a2 * b3 + (-a3) * b2),
+          (a0 * b2 - a1 * b3) + (a2 * b0 + a3 * b1),
+          (a0 * b3 + a1 * b2) + ((-a2) * b1 + a3 * b0))
 
 
 @_jit
 def quat_normalize(q0, q1, q2, q3):
-  """Unit quaternion; (1,0,0,0) when the norm is below MuJoCo's mjMINVAL."""
-  n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
+  """Unit quaternion as MuJoCo 4.0's mju_normalize4, bit for bit.
+
+  (1,0,0,0) when the norm is below mjMINVAL; q times 1/norm when the norm is more than
+  mjMINVAL away from 1; q unchanged otherwise.
+  """
+  n = math.sqrt((q0 * q0 + q1 * q1) + (q2 * q2 + q3 * q3))
   if n < 1e-15:
     return 1.0, 0.0, 0.0, 0.0
-  return q0 / n, q1 / n, q2 / n, q3 / n
+  if abs(n - 1.0) > 1e-15:
+    inv = 1.0 / n
+    return q0 * inv, q1 * inv, q2 * inv, q3 * inv
+  return q0, q1, q2, q3
 
 
 @_jit
@@ -44,7 +55,7 @@ def quat_rot(q0, q1, q2, q3, v0, v1, v2):
 
 @numba.njit(cache=True, error_model="numpy")
 def quat2mat(out, q0, q1, q2, q3):
-  """Write the row-major 3x3 rotation matrix of unit quaternion q into out[0:9]."""
+  """Write the row-major 3x3 rotation matrix of unit quaternion q into out[0:9] (mju_quat2Mat)."""
   if q0 == 1.0 and q1 == 0.0 and q2 == 0.0 and q3 == 0.0:
     for k in range(9):
       out[k] = 0.0
@@ -53,9 +64,10 @@ def quat2mat(out, q0, q1, q2, q3):
   q00 = q0 * q0; q01 = q0 * q1; q02 = q0 * q2; q03 = q0 * q3
   q11 = q1 * q1; q12 = q1 * q2; q13 = q1 * q3
   q22 = q2 * q2; q23 = q2 * q3; q33 = q3 * q3
-  out[0] = q00 + q11 - q22 - q33
-  out[4] = q00 - q11 + q22 - q33
-  out[8] = q00 - q11 - q22 + q33
+  # the diagonal grouped as MuJoCo 4.0's compiled mju_quat2Mat (bit for bit)
+  out[0] = (q00 - q22) + (q11 - q33)
+  out[4] = (q00 + q22) - (q11 + q33)
+  out[8] = (q00 - q22) - (q11 - q33)
   out[1] = 2 * (q12 - q03)
   out[2] = 2 * (q13 + q02)
   out[3] = 2 * (q12 + q03)
@@ -103,15 +115,24 @@ def cross(a0, a1, a2, b0, b1, b2):
   return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
+@_jit
+def quat2vel(q0, q1, q2, q3, dt):
+  """3D velocity that rotates by unit quaternion q in time dt (mju_quat2Vel, bit for bit):
+  the normalised axis times the angle (wrapped to (-pi, pi]) over dt."""
+  a0, a1, a2 = normalize3(q1, q2, q3)
+  s = math.sqrt(q1 * q1 + q2 * q2 + q3 * q3)
+  speed = 2.0 * math.atan2(s, q0)
+  if speed > math.pi:
+    speed -= 2.0 * math.pi
+  speed /= dt
+  return a0 * speed, a1 * speed, a2 * speed
+
+
 @numba.njit(cache=True, error_model="numpy")
 def quat_integrate(q, adr, w0, w1, w2, scale):
   """q[adr:adr+4] <- q * exp(w*scale/2), normalised (MuJoCo's mju_quatIntegrate)."""
-  n = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
-  if n < 1e-15:
-    a0, a1, a2 = 1.0, 0.0, 0.0
-  else:
-    a0, a1, a2 = w0 / n, w1 / n, w2 / n
-  angle = n * scale
+  a0, a1, a2 = normalize3(w0, w1, w2)
+  angle = scale * math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
   r0, r1, r2, r3 = axis_angle_quat(a0, a1, a2, angle)
   p0, p1, p2, p3 = quat_normalize(q[adr], q[adr + 1], q[adr + 2], q[adr + 3])
   p0, p1, p2, p3 = quat_mul(p0, p1, p2, p3, r0, r1, r2, r3)
@@ -158,16 +179,15 @@ def dot6(a, b):
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
 
+@_jit
+def sub_quat4(a0, a1, a2, a3, b0, b1, b2, b3):
+  """3D velocity that rotates quaternion b into a in unit time (mju_subQuat, bit for bit)."""
+  d0, d1, d2, d3 = quat_mul(b0, -b1, -b2, -b3, a0, a1, a2, a3)
+  return quat2vel(d0, d1, d2, d3, 1.0)
+
+
 @numba.njit(cache=True, error_model="numpy")
 def sub_quat(qa, ia, qb, ib):
-  """3D velocity that rotates quaternion qb[ib:] into qa[ia:] in unit time (mju_subQuat)."""
-  b0, b1, b2, b3 = qb[ib], -qb[ib + 1], -qb[ib + 2], -qb[ib + 3]
-  d0, d1, d2, d3 = quat_mul(b0, b1, b2, b3, qa[ia], qa[ia + 1], qa[ia + 2], qa[ia + 3])
-  # quat2vel: axis * angle, with the angle wrapped to (-pi, pi]
-  s = math.sqrt(d1 * d1 + d2 * d2 + d3 * d3)
-  if s == 0.0:
-    return 0.0, 0.0, 0.0
-  angle = 2.0 * math.atan2(s, d0)
-  if angle > math.pi:
-    angle -= 2.0 * math.pi
-  return d1 / s * angle, d2 / s * angle, d3 / s * angle
+  """sub_quat4 of the quaternions qa[ia:ia+4] and qb[ib:ib+4]."""
+  return sub_quat4(qa[ia], qa[ia + 1], qa[ia + 2], qa[ia + 3],
+                   qb[ib], qb[ib + 1], qb[ib + 2], qb[ib + 3])

@@ -526,19 +526,6 @@ def _common_dof(m, b0, b1):
 
 
 @jit
-def _sub_quat(a0, a1, a2, a3, b0, b1, b2, b3):
-  """Rotation from b to a as a 3D rotation vector (mju_subQuat)."""
-  q0, q1, q2, q3 = mm.quat_mul(b0, -b1, -b2, -b3, a0, a1, a2, a3)
-  s = math.sqrt(q1 * q1 + q2 * q2 + q3 * q3)
-  if s < 1e-15:
-    return 0.0, 0.0, 0.0
-  speed = 2 * math.atan2(s, q0)
-  if speed > math.pi:
-    speed -= 2 * math.pi
-  return q1 / s * speed, q2 / s * speed, q3 / s * speed
-
-
-@jit
 def _site_moment(m, d, i, gear):
   """Site transmission (with or without refsite): length, and the dense moment row in
   d.trn_jac[12]."""
@@ -574,7 +561,7 @@ def _site_moment(m, d, i, gear):
     else:
       a = d.site_xquat[sid]
       b = d.site_xquat[ref]
-      v0, v1, v2 = _sub_quat(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
+      v0, v1, v2 = mm.sub_quat4(a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3])
     length += v0 * g0 + v1 * g1 + v2 * g2
     r = 3 * part
     for k in range(3):
@@ -686,7 +673,7 @@ def _so3_moment(m, d, i, out, adr):
     qa = m.jnt_qposadr[ident]
     q0, q1, q2, q3 = mm.quat_normalize(d.qpos[qa], d.qpos[qa + 1], d.qpos[qa + 2],
                                        d.qpos[qa + 3])
-    a = _sub_quat(q0, q1, q2, q3, 1.0, 0.0, 0.0, 0.0)
+    a = mm.sub_quat4(q0, q1, q2, q3, 1.0, 0.0, 0.0, 0.0)
     for k in range(3):
       d.moment_rowadr[out + k] = adr + k
       d.moment_rownnz[out + k] = 1
@@ -701,7 +688,7 @@ def _so3_moment(m, d, i, out, adr):
   q0, q1, q2, q3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
   sq, bq = m.site_quat[ref], d.xquat[br]
   r0, r1, r2, r3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
-  v = _sub_quat(q0, q1, q2, q3, r0, r1, r2, r3)
+  v = mm.sub_quat4(q0, q1, q2, q3, r0, r1, r2, r3)
   J = d.trn_jac
   nv = m.nv
   _jac_rows(m, d, J, 0, b, d.site_xpos[ident])
@@ -760,7 +747,7 @@ def transmission(m, d):
         nnz = 3
         q0, q1, q2, q3 = mm.quat_normalize(d.qpos[qa], d.qpos[qa + 1], d.qpos[qa + 2],
                                            d.qpos[qa + 3])
-        a0, a1, a2 = _sub_quat(q0, q1, q2, q3, 1.0, 0.0, 0.0, 0.0)
+        a0, a1, a2 = mm.sub_quat4(q0, q1, q2, q3, 1.0, 0.0, 0.0, 0.0)
         g0, g1, g2 = gear[0], gear[1], gear[2]
         if trn == _TRN_JOINTINPARENT:
           g0, g1, g2 = mm.quat_rot(q0, -q1, -q2, -q3, g0, g1, g2)

@@ -5,11 +5,12 @@ poses are sent through mujoco.mj_forward and MuJoCo's own geom poses go to colli
 Contacts are compared by count and by dist, pos and the full frame (completed with a local
 copy of mju_makeFrame). The pair margin is the sum of the geom margins, as MuJoCo 4.0 uses.
 """
-import numpy as np
 import mujoco
+import numba
+import numpy as np
 import pytest
 
-from engine.collision_convex import collide_convex
+from engine.collision_convex import _polytope, _set_obj, _split_work, _work_sizes, collide_convex
 
 _TOL = 1e-6
 _SIZE = {
@@ -503,3 +504,136 @@ def test_subdistance_as_mujoco_bit_for_bit():
     if lam in ends:
       ends[lam] += 1
   assert min(ends.values()) > 100, f"the segments miss an end case: {ends}"
+
+
+def _polytope_case(rng, kind):
+  """Poses and support directions for one EPA start: the geoms overlapping (concentric, or
+  offset), the directions spread on a plane, nearly opposite (the origin near an edge), along
+  axes (flat faces), or random; 2, 3 or 4 of them."""
+  def unit(v):
+    return v / np.linalg.norm(v)
+  qpos = np.zeros(14)
+  for b in range(2):
+    qpos[7 * b + 3:7 * b + 7] = unit(rng.normal(size=4))
+    if rng.random() < 0.3:
+      qpos[7 * b:7 * b + 3] = 0.0 if rng.random() < 0.5 else rng.normal(size=3) * 1e-9
+    else:
+      qpos[7 * b:7 * b + 3] = rng.uniform(-0.05, 0.05, 3) * rng.choice([1, 4])
+  mode = rng.random()
+  if kind == 2:
+    a = unit(rng.normal(size=3))
+    dirs = [a, -a + rng.choice([0.0, 1e-9, 1e-4, 0.3]) * unit(rng.normal(size=3))]
+  elif kind == 3:
+    nrm = unit(rng.normal(size=3))
+    a0 = unit(np.cross(nrm, rng.normal(size=3)))
+    b0 = np.cross(nrm, a0)
+    if mode < 0.4:
+      angs = [0, 2.0944 + rng.normal() * 0.3, 4.1888 + rng.normal() * 0.3]
+    elif mode < 0.7:   # nearly a segment: the origin near an edge
+      eps = rng.choice([0.0, 10 ** rng.uniform(-8, -1)])
+      angs = [0, np.pi + rng.normal() * eps, rng.normal() * eps + rng.choice([0, np.pi])]
+    else:
+      angs = rng.uniform(0, 6.3, 3)
+    dirs = [np.cos(t) * a0 + np.sin(t) * b0 + rng.normal() * 0.05 * nrm for t in angs]
+  else:
+    dirs = [unit(v) for v in rng.normal(size=(4, 3))]
+    dirs[3] = unit(-(dirs[0] + dirs[1] + dirs[2]) + rng.normal(size=3) * 0.3)
+  if rng.random() < 0.2:   # along an axis (box faces)
+    ax = np.eye(3)[rng.integers(3)] * rng.choice([-1, 1])
+    dirs = [ax * rng.choice([-1, 1]) + rng.choice([0, 1e-6, 0.2]) * unit(rng.normal(size=3))
+            for _ in dirs]
+  return qpos, [tuple(unit(np.asarray(v, float))) for v in dirs]
+
+
+@numba.njit(cache=False)
+def _our_polytope(fbuf, ibuf, niter, types, sizes, poss, mats, margin, tolerance, sxin, siin):
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, niter)
+  for k in range(2):
+    _set_obj(objs, objt, k, types[k], sizes[k], poss[k], mats[k], margin)
+  ns = sxin.shape[0]
+  sx[:ns] = sxin
+  si[:ns] = siin
+  return _polytope(pt, cnt, ctr, sx, si, objs, objt, tolerance, ns)
+
+
+@pytest.mark.parametrize("kind", [2, 3, 4])
+def test_polytope_as_mujoco_bit_for_bit(kind):
+  """EPA's initial polytope from a 2-, 3- or 4-vertex simplex (MuJoCo 4.0's polytope2/3/4,
+  which hand over to each other, recover a hexahedron around an edge or build a tetrahedron,
+  and swap in a tilted support): the status code, the vertices, faces, their planes and the
+  centre equal those of 4.0's own static functions, called from its library
+  (tests/conformance/mjinternal.polytope), on the same supports of box, ellipsoid, capsule,
+  cylinder and sphere pairs."""
+  from tests.conformance import mjinternal
+  rng = np.random.default_rng(kind)
+  shapes = ["box", "ellipsoid", "capsule", "cylinder", "sphere"]
+  niter = 35
+  nfloat, nint = _work_sizes(niter)
+  rets = set()
+  for case in range(150):
+    t1, t2 = rng.choice(shapes, 2)
+    margin = float(rng.choice([0.0, 0.0, 0.01]))
+    tolerance = float(rng.choice([1e-6, 1e-3, 1e-10]))
+    m = _model(t1, t2, margin)
+    d = mujoco.MjData(m)
+    qpos, dirs = _polytope_case(rng, kind)
+    d.qpos[:] = qpos
+    mujoco.mj_forward(m, d)
+    ref = mjinternal.polytope(m, d, 0, 1, margin, tolerance, dirs)
+    sxin = np.array([np.r_[np.subtract(a, b), a, b] for a, b, _, _ in ref["simplex"]])
+    siin = np.array([[i1, i2] for _, _, i1, i2 in ref["simplex"]], dtype=np.int64)
+    fbuf, ibuf = np.zeros(nfloat), np.zeros(nint, dtype=np.int64)
+    ret = _our_polytope(fbuf, ibuf, niter, m.geom_type.astype(np.int64), m.geom_size,
+                        d.geom_xpos, d.geom_xmat, margin, tolerance, sxin, siin)
+    what = f"case {case} {t1}-{t2}"
+    assert ret == ref["ret"], what
+    rets.add(ret)
+    objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, niter)
+    pv, pvi, fv, fd2, fvert, fadj = pt[:6]
+    if ret in (4, 5, 6):   # given up before any face
+      continue
+    assert (cnt[0], cnt[1]) == (ref["nverts"], ref["nfaces"]), what
+    assert tuple(ctr) == ref["center"], what
+    for i, (v, v1, v2, i1, i2) in enumerate(ref["verts"][:ref["nverts"]]):
+      assert tuple(pv[i]) == v + v1 + v2, f"{what} vertex {i}"
+    for i, (a, b, c, adj, plane, dist2) in enumerate(ref["faces"]):
+      assert tuple(fvert[i]) == (a, b, c) and tuple(fadj[i]) == adj, f"{what} face {i}"
+      if dist2 != 0.0 or fd2[i] != 0.0:   # (a degenerate face's plane is left unwritten)
+        assert tuple(fv[i]) == plane and fd2[i] == dist2, f"{what} face {i} plane"
+    assert cnt[2] == ref["nmap"], what
+  assert 0 in rets and len(rets) >= 2, f"only status codes {rets}: the cases miss the paths"
+
+
+@pytest.mark.parametrize("type1,type2", [
+  ("ellipsoid", "ellipsoid"), ("cylinder", "ellipsoid"), ("box", "ellipsoid"),
+  ("cylinder", "cylinder"), ("box", "cylinder"), ("capsule", "ellipsoid"),
+  ("sphere", "ellipsoid"), ("box", "box"), ("capsule", "box")])
+@pytest.mark.parametrize("margin", [0.0, 0.01])
+def test_epa_as_mujoco_bit_for_bit(type1, type2, margin):
+  """Deep contacts, which EPA decides: the distance and the contact point are the very bits of
+  MuJoCo 4.0's own mjc_ccd (its polytope start, horizon threshold, stopping rule and
+  barycentric witness points, read from its library), the normal to round-off."""
+  from tests.conformance import mjinternal
+  m = _model(type1, type2, margin, multiccd=False)
+  d = mujoco.MjData(m)
+  rng = np.random.default_rng(12)
+  pair_margin = float(m.geom_margin[0] + m.geom_margin[1])
+  dist, pos, frame = np.zeros(50), np.zeros((50, 3)), np.zeros((50, 9))
+  deep = 0
+  for _ in range(40):
+    d.qpos[:] = _random_qpos(rng, m.nq)
+    mujoco.mj_forward(m, d)
+    ref, x1, x2 = mjinternal.ccd(m, d, 0, 1, pair_margin)
+    if not ref < -0.02:
+      continue
+    n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
+                       m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
+                       pair_margin, m.opt.ccd_iterations, m.opt.ccd_tolerance,
+                       m.opt.disableflags, dist, pos, frame)
+    assert n == 1
+    assert dist[0] == pair_margin + ref
+    assert tuple(pos[0]) == tuple((np.array(x1) + np.array(x2)) * 0.5)
+    normal = np.subtract(x1, x2)
+    np.testing.assert_allclose(frame[0, :3], normal / np.linalg.norm(normal), atol=1e-15)
+    deep += 1
+  assert deep >= 10, f"only {deep} deep contacts"

@@ -101,10 +101,7 @@ def compare_rows(m, d, mjm, mjd, what):
   _close(d.efc_aref[:d.nefc], mjd.efc_aref, f"{what} efc_aref", 1e-8)
 
 
-# floppy's tetrahedra against the cylinder are GJK/EPA contacts whose iterations branch on
-# round-off: with flexvert_xpos equal to 4.0's, the cylinder's geom_xmat 5.5e-17 off 4.0's moves
-# two contact distances (step 600) by 3.8e-8, over the 1e-9 compared (fix: kinematics bit for bit)
-_ULP_KNOWN = {"model/flex/floppy.xml": "GJK contacts branching on the cylinder's geom_xmat ulps"}
+_ULP_KNOWN = {}
 
 
 @pytest.mark.parametrize("path,steps", [

@@ -21,17 +21,11 @@ _SETCONST = ("actuator_biasprm", "eq_data", "jnt_stiffness", "dof_damping", "dof
 # compiled-field differences left: (model, reason)
 _COMPILE_KNOWN = {
 }
-# forward differences left: (model, reason)
-_ULP = ("a {} contact whose GJK iterations branch on round-off: 4.0's own mjc_ccd moves it by "
-        "{} when one entry of a geom's xmat changes by one ulp, and our kinematics give the "
-        "geom_xmat 3.3e-16 off 4.0's; given 4.0's poses our GJK gives its result bit for bit "
-        "(tests/conformance/contact_match.py, test_collision_convex)")
+# forward differences left: (model, reason). None since kinematics, GJK and EPA follow 4.0 bit
+# for bit (tests/conformance/test_kinematics_bitwise.py, tests/test_collision_convex.py):
+# contacts that branch on round-off (capsule-cylinder, GJK on ellipsoids, balloons'
+# ellipsoid-ellipsoid EPA) need 4.0's very poses and arithmetic
 _FORWARD_KNOWN = {
-    "model/balloons/balloons.xml": "ellipsoid-ellipsoid EPA: one contact's normal 5e-3 rad off",
-    "test/user/testdata/robot_arm.xml": _ULP.format("capsule-cylinder", "1.3e-6"),
-    "test/engine/testdata/collision_convex/perf/mixed.xml": _ULP.format("capsule-cylinder",
-                                                                        "2.4e-5"),
-    "test/engine/testdata/solver/perf/mixed.xml": _ULP.format("capsule-cylinder", "2.4e-5"),
 }
 
 

@@ -100,3 +100,85 @@ def ccd(mjm, mjd, g1, g2, margin, iterations=None):
   dist = lib.mjc_ccd(config, status, objs[0], objs[1])
   raw = status.raw
   return (dist, struct.unpack_from("<3d", raw, 0x198), struct.unpack_from("<3d", raw, 0x648))
+
+
+# 4.0's mjCCDObj keeps its half of the GJK simplex: support points at 0xc8 (24 bytes each),
+# their vertex ids at 0x128, the simplex size at 0x138; the support function at 0x1e8 and the
+# id of the last support vertex at 0x88 (read from 4.0's polytope2/3, checked against them)
+_OBJ_X, _OBJ_INDEX, _OBJ_NSIMPLEX, _OBJ_SUPPORT, _OBJ_VERTINDEX = 0xc8, 0x128, 0x138, 0x1e8, 0x88
+_STATUS_TOLERANCE = 0xb00
+
+
+def polytope(mjm, mjd, g1, g2, margin, tolerance, directions, nverts_max=64, nfaces_max=256):
+  """4.0's EPA start (its static polytope2, polytope3 or polytope4, by the simplex size) from the
+  simplex of the Minkowski supports of geoms g1, g2 in `directions` (2-4 unit vectors; the
+  support of g2 taken in the opposite direction, as GJK's).
+
+  Returns a dict: 'simplex' [(vert1, vert2, index1, index2)] as given, 'ret' (0 or 4.0's status
+  code), 'nverts', 'nfaces', 'nmap', 'center', 'verts' [(vert, vert1, vert2, index1, index2)]
+  for the first nverts + 1 slots (polytope2 keeps a candidate support one above), 'faces'
+  [(v1, v2, v3, adj, v, dist2)] for the first nfaces, 'map' (face numbers), and 'simplex_after'
+  (the simplex the objects hold afterwards, changed where one polytopeN handed over to
+  another)."""
+  lib = _lib()
+  lib.mjc_initCCDObj.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int, ctypes.c_double]
+  objs = [ctypes.create_string_buffer(4096) for _ in range(2)]
+  for obj, g in zip(objs, (g1, g2)):
+    lib.mjc_initCCDObj(obj, mjm._address, mjd._address, g, margin)
+  support = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)
+  simplex = []
+  for k, u in enumerate(directions):
+    pts = []
+    for obj, sign in zip(objs, (1.0, -1.0)):
+      res, dv = (ctypes.c_double * 3)(), _arr([sign * x for x in u])
+      support(struct.unpack_from("<Q", obj.raw, _OBJ_SUPPORT)[0])(
+          ctypes.addressof(res), ctypes.addressof(obj), ctypes.addressof(dv))
+      idx, = struct.unpack_from("<i", obj.raw, _OBJ_VERTINDEX)
+      pts.append((tuple(res), idx))
+    simplex.append((pts[0][0], pts[1][0], pts[0][1], pts[1][1]))
+  for obj, side in zip(objs, (0, 1)):
+    for k, s in enumerate(simplex):
+      struct.pack_into("<3d", obj, _OBJ_X + 24 * k, *s[side])
+      struct.pack_into("<i", obj, _OBJ_INDEX + 4 * k, s[2 + side])
+    struct.pack_into("<i", obj, _OBJ_NSIMPLEX, len(simplex))
+  verts = ctypes.create_string_buffer(nverts_max * 80)
+  faces = ctypes.create_string_buffer(nfaces_max * 56)
+  fmap = ctypes.create_string_buffer(nfaces_max * 8)
+  pt = ctypes.create_string_buffer(0x100)
+  struct.pack_into("<QiiQii", pt, 0, ctypes.addressof(verts), 0, 0, ctypes.addressof(faces), 0,
+                   nfaces_max)
+  struct.pack_into("<Qi", pt, 0x38, ctypes.addressof(fmap), 0)
+  status = ctypes.create_string_buffer(1 << 13)
+  struct.pack_into("<d", status, _STATUS_TOLERANCE, tolerance)
+  p = ctypes.c_void_p
+  n = len(simplex)
+  if n == 2:
+    ret = function("polytope2", ctypes.c_int, p, p, p, p)(pt, status, objs[0], objs[1])
+  elif n == 3:
+    ret = function("polytope3", ctypes.c_int, p, p, p, p, ctypes.c_int)(pt, status, objs[0],
+                                                                       objs[1], 1)
+  else:
+    ret = function("polytope4", ctypes.c_int, p, p, p, p)(pt, status, objs[0], objs[1])
+  nverts, = struct.unpack_from("<i", pt.raw, 0x08)
+  nfaces, = struct.unpack_from("<i", pt.raw, 0x18)
+  nmap, = struct.unpack_from("<i", pt.raw, 0x40)
+  out = {"simplex": simplex, "ret": ret, "nverts": nverts, "nfaces": nfaces, "nmap": nmap,
+         "center": struct.unpack_from("<3d", pt.raw, 0x20)}
+  out["verts"] = []
+  for i in range(min(nverts + 1, nverts_max)):
+    v = struct.unpack_from("<9dii", verts.raw, 80 * i)
+    out["verts"].append((v[0:3], v[3:6], v[6:9], v[9], v[10]))
+  out["faces"] = []
+  for i in range(nfaces):
+    f = struct.unpack_from("<4i4d", faces.raw, 56 * i)
+    out["faces"].append((f[0] & 0x3ff, (f[0] >> 10) & 0x3ff, (f[0] >> 20) & 0x3ff, f[1:4], f[4:7],
+                         f[7]))
+  base = ctypes.addressof(faces)
+  out["map"] = [(struct.unpack_from("<Q", fmap.raw, 8 * i)[0] - base) // 56 for i in range(nmap)]
+  nafter, = struct.unpack_from("<i", objs[0].raw, _OBJ_NSIMPLEX)
+  out["simplex_after"] = [
+      (struct.unpack_from("<3d", objs[0].raw, _OBJ_X + 24 * k),
+       struct.unpack_from("<3d", objs[1].raw, _OBJ_X + 24 * k),
+       struct.unpack_from("<i", objs[0].raw, _OBJ_INDEX + 4 * k)[0],
+       struct.unpack_from("<i", objs[1].raw, _OBJ_INDEX + 4 * k)[0]) for k in range(nafter)]
+  return out

@@ -69,15 +69,7 @@ _SHAPES = {
 }
 _ORDER = ["plane", "sphere", "capsule", "ellipsoid", "cylinder", "box"]
 PAIRS = [(a, b) for i, a in enumerate(_ORDER) for b in _ORDER[i:] if b != "plane"]
-# Known gaps against MuJoCo 4.0 (expected to fail): given 4.0's geom poses our GJK now gives its
-# contacts bit for bit (tests/test_collision_convex.py), but these contacts branch on round-off
-# and our kinematics put the geoms a few ulps off 4.0's, which moves some of them by ~1e-6..1e-5
-_CAPSULE_CYLINDER = ("a capsule along a cylinder's side: GJK's path branches on the last bits of "
-                     "the poses, which our kinematics give a few ulps off 4.0's")
-_GJK_ROUNDING = ("GJK on a smooth ellipsoid branches on the last bits of the poses, which our "
-                 "kinematics give a few ulps off 4.0's")
-_KNOWN = {("sphere", "ellipsoid"): _GJK_ROUNDING, ("capsule", "ellipsoid"): _GJK_ROUNDING,
-          ("capsule", "cylinder"): _CAPSULE_CYLINDER}
+_KNOWN = {}
 _PAIR_PARAMS = [pytest.param(a, b, id=f"{a}-{b}", marks=pytest.mark.xfail(reason=_KNOWN[a, b]))
                 if (a, b) in _KNOWN else pytest.param(a, b, id=f"{a}-{b}") for a, b in PAIRS]
 

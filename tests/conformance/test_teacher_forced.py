@@ -83,13 +83,7 @@ def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
 
 
 MODELS = ["humanoid", "walker", "cheetah", "hopper", "manipulator", "stacker", "quadruped"]
-# quadruped: its ball (sphere) against the torso (ellipsoid) is a GJK contact whose iterations
-# branch on round-off: MuJoCo 4.0's own mjc_ccd moves its normal by 3.9e-6 when one entry of
-# the ellipsoid's geom_xmat changes by one ulp (measured at step 136 of this trajectory), and
-# our kinematics give that geom_xmat one ulp off 4.0's there. Given 4.0's poses our GJK
-# reproduces its result bit for bit (tests/test_collision_convex.py); qacc then differs by
-# 4.0e-6 and efc_force by 1.4e-5 (relative).
-_NEWTON_TOL = {"quadruped": 2e-5}
+_NEWTON_TOL = {}
 
 
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
