@@ -389,6 +389,7 @@ ModelType = _ModelStructType([
     ('mesh_faceadr', types.Array(types.int32, 1, 'C')),
     ('mesh_facenum', types.Array(types.int32, 1, 'C')),
     ('mesh_graphadr', types.Array(types.int32, 1, 'C')),
+    ('mesh_extrema', types.Array(types.int32, 2, 'C')),
     ('mesh_vert', types.Array(types.float32, 2, 'C')),
     ('mesh_face', types.Array(types.int32, 2, 'C')),
     ('mesh_graph', types.Array(types.int32, 1, 'C')),
@@ -536,15 +537,15 @@ ModelType = _ModelStructType([
     ('owners_15', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_16', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
     ('owners_17', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_18', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_20', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_21', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
-    ('owners_22', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_23', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_24', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
-    ('owners_25', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'),))),
-    ('owners_26', types.Tuple((types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
+    ('owners_18', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_19', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.uint8, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_20', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float32, 1, 'C'),))),
+    ('owners_21', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_22', types.Tuple((types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_23', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'), types.Array(types.int32, 2, 'C'),))),
+    ('owners_24', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 2, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'),))),
+    ('owners_25', types.Tuple((types.Array(types.int32, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.float64, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.boolean, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'), types.Array(types.int32, 1, 'C'),))),
+    ('owners_26', types.Tuple((types.Array(types.float64, 2, 'C'), types.Array(types.float32, 2, 'C'), types.Array(types.float32, 2, 'C'),))),
 ])
 
 
@@ -1007,8 +1008,9 @@ def _set_model_17(s, sensor_datatype, sensor_needstage, sensor_objtype, sensor_o
 
 
 @numba.njit(cache=True)
-def _set_model_18(s, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert):
+def _set_model_18(s, mesh_graphadr, mesh_extrema, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum):
   s.mesh_graphadr = borrowed(mesh_graphadr)
+  s.mesh_extrema = borrowed(mesh_extrema)
   s.mesh_vert = borrowed(mesh_vert)
   s.mesh_face = borrowed(mesh_face)
   s.mesh_graph = borrowed(mesh_graph)
@@ -1023,12 +1025,12 @@ def _set_model_18(s, mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale
   s.mesh_polynormal = borrowed(mesh_polynormal)
   s.mesh_polyvertadr = borrowed(mesh_polyvertadr)
   s.mesh_polyvertnum = borrowed(mesh_polyvertnum)
-  s.mesh_polyvert = borrowed(mesh_polyvert)
-  s.owners_18 = (mesh_graphadr, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum, mesh_polyvert,)
+  s.owners_18 = (mesh_graphadr, mesh_extrema, mesh_vert, mesh_face, mesh_graph, mesh_scale, mesh_pos, mesh_quat, mesh_normaladr, mesh_normalnum, mesh_normal, mesh_polynum, mesh_polyadr, mesh_polynormal, mesh_polyvertadr, mesh_polyvertnum,)
 
 
 @numba.njit(cache=True)
-def _set_model_19(s, mesh_polymapadr, mesh_polymapnum, mesh_polymap, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind):
+def _set_model_19(s, mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin):
+  s.mesh_polyvert = borrowed(mesh_polyvert)
   s.mesh_polymapadr = borrowed(mesh_polymapadr)
   s.mesh_polymapnum = borrowed(mesh_polymapnum)
   s.mesh_polymap = borrowed(mesh_polymap)
@@ -1044,12 +1046,12 @@ def _set_model_19(s, mesh_polymapadr, mesh_polymapnum, mesh_polymap, oct_depth, 
   s.plugin_attr = borrowed(plugin_attr)
   s.plugin_attradr = borrowed(plugin_attradr)
   s.geom_plugin = borrowed(geom_plugin)
-  s.plugin_kind = borrowed(plugin_kind)
-  s.owners_19 = (mesh_polymapadr, mesh_polymapnum, mesh_polymap, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin, plugin_kind,)
+  s.owners_19 = (mesh_polyvert, mesh_polymapadr, mesh_polymapnum, mesh_polymap, oct_depth, oct_child, oct_aabb, oct_coeff, mesh_octadr, mesh_octnum, plugin, plugin_stateadr, plugin_statenum, plugin_attr, plugin_attradr, geom_plugin,)
 
 
 @numba.njit(cache=True)
-def _set_model_20(s, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel):
+def _set_model_20(s, plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data):
+  s.plugin_kind = borrowed(plugin_kind)
   s.plugin_param = borrowed(plugin_param)
   s.body_user = borrowed(body_user)
   s.jnt_user = borrowed(jnt_user)
@@ -1065,12 +1067,12 @@ def _set_model_20(s, plugin_param, body_user, jnt_user, geom_user, site_user, ca
   s.hfield_ncol = borrowed(hfield_ncol)
   s.hfield_adr = borrowed(hfield_adr)
   s.hfield_data = borrowed(hfield_data)
-  s.geom_surfacevel = borrowed(geom_surfacevel)
-  s.owners_20 = (plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data, geom_surfacevel,)
+  s.owners_20 = (plugin_kind, plugin_param, body_user, jnt_user, geom_user, site_user, cam_user, tendon_user, actuator_user, sensor_user, jnt_springdamper, hfield_size, hfield_nrow, hfield_ncol, hfield_adr, hfield_data,)
 
 
 @numba.njit(cache=True)
-def _set_model_21(s, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix):
+def _set_model_21(s, geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority):
+  s.geom_surfacevel = borrowed(geom_surfacevel)
   s.geom_adhesion = borrowed(geom_adhesion)
   s.pair_adhesion = borrowed(pair_adhesion)
   s.actuator_history = borrowed(actuator_history)
@@ -1086,12 +1088,12 @@ def _set_model_21(s, geom_adhesion, pair_adhesion, actuator_history, actuator_hi
   s.flex_conaffinity = borrowed(flex_conaffinity)
   s.flex_condim = borrowed(flex_condim)
   s.flex_priority = borrowed(flex_priority)
-  s.flex_solmix = borrowed(flex_solmix)
-  s.owners_21 = (geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority, flex_solmix,)
+  s.owners_21 = (geom_surfacevel, geom_adhesion, pair_adhesion, actuator_history, actuator_historyadr, actuator_delay, sensor_history, sensor_historyadr, sensor_delay, sensor_interval, actuator_plugin, actuator_pluginprm, flex_contype, flex_conaffinity, flex_condim, flex_priority,)
 
 
 @numba.njit(cache=True)
-def _set_model_22(s, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum):
+def _set_model_22(s, flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr):
+  s.flex_solmix = borrowed(flex_solmix)
   s.flex_solref = borrowed(flex_solref)
   s.flex_solimp = borrowed(flex_solimp)
   s.flex_friction = borrowed(flex_friction)
@@ -1107,12 +1109,12 @@ def _set_model_22(s, flex_solref, flex_solimp, flex_friction, flex_margin, flex_
   s.flex_nodeadr = borrowed(flex_nodeadr)
   s.flex_nodenum = borrowed(flex_nodenum)
   s.flex_vertadr = borrowed(flex_vertadr)
-  s.flex_vertnum = borrowed(flex_vertnum)
-  s.owners_22 = (flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr, flex_vertnum,)
+  s.owners_22 = (flex_solmix, flex_solref, flex_solimp, flex_friction, flex_margin, flex_gap, flex_selfcollide, flex_activelayers, flex_passive, flex_dim, flex_matid, flex_group, flex_interp, flex_nodeadr, flex_nodenum, flex_vertadr,)
 
 
 @numba.njit(cache=True)
-def _set_model_23(s, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem):
+def _set_model_23(s, flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap):
+  s.flex_vertnum = borrowed(flex_vertnum)
   s.flex_edgeadr = borrowed(flex_edgeadr)
   s.flex_edgenum = borrowed(flex_edgenum)
   s.flex_elemadr = borrowed(flex_elemadr)
@@ -1128,12 +1130,12 @@ def _set_model_23(s, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, fle
   s.flex_cellnum = borrowed(flex_cellnum)
   s.flex_edge = borrowed(flex_edge)
   s.flex_edgeflap = borrowed(flex_edgeflap)
-  s.flex_elem = borrowed(flex_elem)
-  s.owners_23 = (flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap, flex_elem,)
+  s.owners_23 = (flex_vertnum, flex_edgeadr, flex_edgenum, flex_elemadr, flex_elemnum, flex_elemdataadr, flex_elemedgeadr, flex_shellnum, flex_shelldataadr, flex_texcoordadr, flex_nodebodyid, flex_vertbodyid, flex_vertcell, flex_cellnum, flex_edge, flex_edgeflap,)
 
 
 @numba.njit(cache=True)
-def _set_model_24(s, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr):
+def _set_model_24(s, flex_elem, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending):
+  s.flex_elem = borrowed(flex_elem)
   s.flex_elemtexcoord = borrowed(flex_elemtexcoord)
   s.flex_elemedge = borrowed(flex_elemedge)
   s.flex_elemlayer = borrowed(flex_elemlayer)
@@ -1149,12 +1151,12 @@ def _set_model_24(s, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shel
   s.flex_stiffness = borrowed(flex_stiffness)
   s.flex_stiffnessadr = borrowed(flex_stiffnessadr)
   s.flex_bending = borrowed(flex_bending)
-  s.flex_bendingadr = borrowed(flex_bendingadr)
-  s.owners_24 = (flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending, flex_bendingadr,)
+  s.owners_24 = (flex_elem, flex_elemtexcoord, flex_elemedge, flex_elemlayer, flex_shell, flex_vert, flex_vert0, flex_node, flex_node0, flexedge_length0, flexedge_invweight0, flex_radius, flex_size, flex_stiffness, flex_stiffnessadr, flex_bending,)
 
 
 @numba.njit(cache=True)
-def _set_model_25(s, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield):
+def _set_model_25(s, flex_bendingadr, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode):
+  s.flex_bendingadr = borrowed(flex_bendingadr)
   s.flex_damping = borrowed(flex_damping)
   s.flex_edgestiffness = borrowed(flex_edgestiffness)
   s.flex_edgedamping = borrowed(flex_edgedamping)
@@ -1170,15 +1172,15 @@ def _set_model_25(s, flex_damping, flex_edgestiffness, flex_edgedamping, flex_ed
   s.flexedge_J_colind = borrowed(flexedge_J_colind)
   s.flex_plasticadr = borrowed(flex_plasticadr)
   s.flex_plasticmode = borrowed(flex_plasticmode)
-  s.flex_yield = borrowed(flex_yield)
-  s.owners_25 = (flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode, flex_yield,)
+  s.owners_25 = (flex_bendingadr, flex_damping, flex_edgestiffness, flex_edgedamping, flex_edgeequality, flex_rigid, flexedge_rigid, flex_centered, flex_flatskin, flex_bvhadr, flex_bvhnum, flexedge_J_rownnz, flexedge_J_rowadr, flexedge_J_colind, flex_plasticadr, flex_plasticmode,)
 
 
 @numba.njit(cache=True)
-def _set_model_26(s, flex_rgba, flex_texcoord):
+def _set_model_26(s, flex_yield, flex_rgba, flex_texcoord):
+  s.flex_yield = borrowed(flex_yield)
   s.flex_rgba = borrowed(flex_rgba)
   s.flex_texcoord = borrowed(flex_texcoord)
-  s.owners_26 = (flex_rgba, flex_texcoord,)
+  s.owners_26 = (flex_yield, flex_rgba, flex_texcoord,)
 
 
 MODEL_SETTERS = (
@@ -1200,15 +1202,15 @@ MODEL_SETTERS = (
     (_set_model_15, ('key_qpos', 'key_qvel', 'key_act', 'key_mpos', 'key_mquat', 'key_ctrl', 'key_plastic', 'M_rownnz', 'M_rowadr', 'M_colind', 'mapM2M', 'D_rownnz', 'D_rowadr', 'D_diag', 'D_colind', 'mapM2D')),
     (_set_model_16, ('mapD2M', 'B_rownnz', 'B_rowadr', 'B_colind', 'pair_dim', 'pair_geom1', 'pair_geom2', 'pair_signature', 'pair_solref', 'pair_solreffriction', 'pair_solimp', 'pair_margin', 'pair_gap', 'pair_friction', 'exclude_signature', 'sensor_type')),
     (_set_model_17, ('sensor_datatype', 'sensor_needstage', 'sensor_objtype', 'sensor_objid', 'sensor_reftype', 'sensor_refid', 'sensor_intprm', 'sensor_dim', 'sensor_adr', 'sensor_cutoff', 'sensor_noise', 'sensor_plugin', 'mesh_vertadr', 'mesh_vertnum', 'mesh_faceadr', 'mesh_facenum')),
-    (_set_model_18, ('mesh_graphadr', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'mesh_polynum', 'mesh_polyadr', 'mesh_polynormal', 'mesh_polyvertadr', 'mesh_polyvertnum', 'mesh_polyvert')),
-    (_set_model_19, ('mesh_polymapadr', 'mesh_polymapnum', 'mesh_polymap', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin', 'plugin_kind')),
-    (_set_model_20, ('plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data', 'geom_surfacevel')),
-    (_set_model_21, ('geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval', 'actuator_plugin', 'actuator_pluginprm', 'flex_contype', 'flex_conaffinity', 'flex_condim', 'flex_priority', 'flex_solmix')),
-    (_set_model_22, ('flex_solref', 'flex_solimp', 'flex_friction', 'flex_margin', 'flex_gap', 'flex_selfcollide', 'flex_activelayers', 'flex_passive', 'flex_dim', 'flex_matid', 'flex_group', 'flex_interp', 'flex_nodeadr', 'flex_nodenum', 'flex_vertadr', 'flex_vertnum')),
-    (_set_model_23, ('flex_edgeadr', 'flex_edgenum', 'flex_elemadr', 'flex_elemnum', 'flex_elemdataadr', 'flex_elemedgeadr', 'flex_shellnum', 'flex_shelldataadr', 'flex_texcoordadr', 'flex_nodebodyid', 'flex_vertbodyid', 'flex_vertcell', 'flex_cellnum', 'flex_edge', 'flex_edgeflap', 'flex_elem')),
-    (_set_model_24, ('flex_elemtexcoord', 'flex_elemedge', 'flex_elemlayer', 'flex_shell', 'flex_vert', 'flex_vert0', 'flex_node', 'flex_node0', 'flexedge_length0', 'flexedge_invweight0', 'flex_radius', 'flex_size', 'flex_stiffness', 'flex_stiffnessadr', 'flex_bending', 'flex_bendingadr')),
-    (_set_model_25, ('flex_damping', 'flex_edgestiffness', 'flex_edgedamping', 'flex_edgeequality', 'flex_rigid', 'flexedge_rigid', 'flex_centered', 'flex_flatskin', 'flex_bvhadr', 'flex_bvhnum', 'flexedge_J_rownnz', 'flexedge_J_rowadr', 'flexedge_J_colind', 'flex_plasticadr', 'flex_plasticmode', 'flex_yield')),
-    (_set_model_26, ('flex_rgba', 'flex_texcoord')),
+    (_set_model_18, ('mesh_graphadr', 'mesh_extrema', 'mesh_vert', 'mesh_face', 'mesh_graph', 'mesh_scale', 'mesh_pos', 'mesh_quat', 'mesh_normaladr', 'mesh_normalnum', 'mesh_normal', 'mesh_polynum', 'mesh_polyadr', 'mesh_polynormal', 'mesh_polyvertadr', 'mesh_polyvertnum')),
+    (_set_model_19, ('mesh_polyvert', 'mesh_polymapadr', 'mesh_polymapnum', 'mesh_polymap', 'oct_depth', 'oct_child', 'oct_aabb', 'oct_coeff', 'mesh_octadr', 'mesh_octnum', 'plugin', 'plugin_stateadr', 'plugin_statenum', 'plugin_attr', 'plugin_attradr', 'geom_plugin')),
+    (_set_model_20, ('plugin_kind', 'plugin_param', 'body_user', 'jnt_user', 'geom_user', 'site_user', 'cam_user', 'tendon_user', 'actuator_user', 'sensor_user', 'jnt_springdamper', 'hfield_size', 'hfield_nrow', 'hfield_ncol', 'hfield_adr', 'hfield_data')),
+    (_set_model_21, ('geom_surfacevel', 'geom_adhesion', 'pair_adhesion', 'actuator_history', 'actuator_historyadr', 'actuator_delay', 'sensor_history', 'sensor_historyadr', 'sensor_delay', 'sensor_interval', 'actuator_plugin', 'actuator_pluginprm', 'flex_contype', 'flex_conaffinity', 'flex_condim', 'flex_priority')),
+    (_set_model_22, ('flex_solmix', 'flex_solref', 'flex_solimp', 'flex_friction', 'flex_margin', 'flex_gap', 'flex_selfcollide', 'flex_activelayers', 'flex_passive', 'flex_dim', 'flex_matid', 'flex_group', 'flex_interp', 'flex_nodeadr', 'flex_nodenum', 'flex_vertadr')),
+    (_set_model_23, ('flex_vertnum', 'flex_edgeadr', 'flex_edgenum', 'flex_elemadr', 'flex_elemnum', 'flex_elemdataadr', 'flex_elemedgeadr', 'flex_shellnum', 'flex_shelldataadr', 'flex_texcoordadr', 'flex_nodebodyid', 'flex_vertbodyid', 'flex_vertcell', 'flex_cellnum', 'flex_edge', 'flex_edgeflap')),
+    (_set_model_24, ('flex_elem', 'flex_elemtexcoord', 'flex_elemedge', 'flex_elemlayer', 'flex_shell', 'flex_vert', 'flex_vert0', 'flex_node', 'flex_node0', 'flexedge_length0', 'flexedge_invweight0', 'flex_radius', 'flex_size', 'flex_stiffness', 'flex_stiffnessadr', 'flex_bending')),
+    (_set_model_25, ('flex_bendingadr', 'flex_damping', 'flex_edgestiffness', 'flex_edgedamping', 'flex_edgeequality', 'flex_rigid', 'flexedge_rigid', 'flex_centered', 'flex_flatskin', 'flex_bvhadr', 'flex_bvhnum', 'flexedge_J_rownnz', 'flexedge_J_rowadr', 'flexedge_J_colind', 'flex_plasticadr', 'flex_plasticmode')),
+    (_set_model_26, ('flex_yield', 'flex_rgba', 'flex_texcoord')),
 )
 
 MODEL_SIZE_SETTER = _set_model_sizes

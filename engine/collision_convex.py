@@ -53,6 +53,7 @@ _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 _SIZE, _POS, _MAT, _MARGIN, _VADR, _VNUM, _GADR, _GHINT = 0, 3, 6, 15, 16, 17, 18, 19
 _OBJ_COLS = 20
 _HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN: smaller meshes use the exhaustive support
+_NEXTREMA = 27        # mesh_extrema: hill-climb seeds for the 3x3x3 direction grid
 
 # multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
 # buffers
@@ -187,12 +188,23 @@ def _support(objs, objt, k, d0, d1, d2):
     base = int(objs[k, _VADR])
     nv = int(objs[k, _VNUM])
     gadr = int(objs[k, _GADR])
-    if gadr >= 0 and nv >= _HILLCLIMB_MIN:
-      # hill climbing over the hull graph from the last support vertex (mjc_hillclimbSupport)
-      vindex = int(objs[k, _GHINT])
+    if gadr >= 0:
+      # hill climbing over the hull graph (mjc_hillclimbSupport): from the mesh_extrema seed
+      # of the direction's cell in the 3x3x3 grid, or the last support vertex if not worse
+      cx = (1 if l0 > 0.4 else 0) - (1 if l0 < -0.4 else 0) + 1
+      cy = (1 if l1 > 0.4 else 0) - (1 if l1 < -0.4 else 0) + 1
+      cz = (1 if l2 > 0.4 else 0) - (1 if l2 < -0.4 else 0) + 1
+      vindex = _flat(objt, gadr - _NEXTREMA + cx * 9 + cy * 3 + cz)
       r = base + vindex // 6
       c = (vindex % 6) * 3
       best = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+      prev = int(objs[k, _GHINT])
+      if prev >= 0:
+        r = base + prev // 6
+        c = (prev % 6) * 3
+        v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+        if not best > v:
+          vindex, best = prev, v
       prev = -1
       while vindex != prev:
         prev = vindex
@@ -210,9 +222,16 @@ def _support(objs, objt, k, d0, d1, d2):
           e += 1
       objs[k, _GHINT] = vindex
     else:
-      # best vertex, lowest index on ties (MuJoCo's exhaustive mjc_meshSupport)
-      best = -_MAX_LIMIT
-      vindex = 0
+      # best vertex (MuJoCo 4.0's exhaustive mjc_meshSupport: every mesh vertex in mesh order,
+      # starting from the previous support vertex, which keeps it on ties)
+      vindex = int(objs[k, _GHINT]) if typ == _MESH else -1
+      if vindex >= 0:
+        r = base + vindex // 6
+        c = (vindex % 6) * 3
+        best = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+      else:
+        best = -3.4028234663852886e38 if typ == _MESH else -_MAX_LIMIT   # -FLT_MAX
+        vindex = 0
       for i in range(nv):
         r = base + i // 6
         c = (i % 6) * 3
@@ -220,6 +239,8 @@ def _support(objs, objt, k, d0, d1, d2):
         if v > best:
           best = v
           vindex = i
+      if typ == _MESH:
+        objs[k, _GHINT] = vindex
     r = base + vindex // 6
     c = (vindex % 6) * 3
     q0, q1, q2 = objs[r, c], objs[r, c + 1], objs[r, c + 2]
@@ -1987,7 +2008,8 @@ def work_sizes(ccd_iterations, nmeshvert=0):
   nfloat = (2 + 2 * ((int(nmeshvert) + 5) // 6)) * _OBJ_COLS
   nfloat += 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
-  nint += 2 * 8 * int(nmeshvert)   # two hull adjacencies: nv + (nv + 3 * nface) < 8 nv
+  nint += 2 * 8 * int(nmeshvert) + 2 * _NEXTREMA   # two hull adjacencies (nv + (nv + 3 nface)
+                                                   # < 8 nv) and their seeds
   if nmeshvert > 0:
     nint += _PS_SIZE               # mesh multicontact scratch
   return nfloat, nint
@@ -2168,16 +2190,26 @@ def _set_obj(objs, objt, k, typ, size, pos, mat, margin):
 
 
 @jit
-def _set_mesh(objs, objt, k, row, iadr, vert, graph):
-  """Copy a mesh's support vertices (its hull's, in hull order, else all of `vert`) into objs
-  from `row` on, six per row, and its hull adjacency into flat `objt` from int `iadr` on;
-  returns the next free row and int."""
+def _set_mesh(objs, objt, k, row, iadr, vert, ext, graph):
+  """Copy a mesh's support vertices into objs from `row` on, six per row: with a hull graph
+  and at least _HILLCLIMB_MIN vertices, the hull's (in hull order; support ids hull-local)
+  and its adjacency into flat `objt` from int `iadr` on, for the hill climb; else every
+  vertex in mesh order (support ids are mesh ids, objs[k, _GADR] -1), as MuJoCo 4.0 picks
+  mjc_hillclimbSupport or mjc_meshSupport. `ext`: the mesh's mesh_extrema row, stored just
+  before the adjacency (the hill climb's seeds). Returns the next free row and int."""
   nh = graph[0] if graph.shape[0] > 0 else 0
+  if vert.shape[0] < _HILLCLIMB_MIN:
+    nh = 0
   n = nh if nh > 0 else vert.shape[0]
   objs[k, _VADR] = row
   objs[k, _VNUM] = n
+  if nh > 0:
+    for i in range(_NEXTREMA):
+      j = iadr + i
+      objt[j >> 1, j & 1] = ext[i]
+    iadr += _NEXTREMA
   objs[k, _GADR] = iadr if nh > 0 else -1
-  objs[k, _GHINT] = 0.0
+  objs[k, _GHINT] = -1.0   # no previous support vertex yet
   for i in range(n):
     v = graph[2 + nh + i] if nh > 0 else i
     r = row + i // 6
@@ -2310,14 +2342,14 @@ def collide_flex_elem(type1, size1, pos1, mat1, x, vid1, n1, r1, vid2, n2, r2, m
 
 
 @jit
-def collide_mesh_flex_elem(size1, pos1, mat1, vert1, graph1, x, vid2, n2, r2, margin,
+def collide_mesh_flex_elem(size1, pos1, mat1, vert1, ext1, graph1, x, vid2, n2, r2, margin,
                            ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
-  """mjc_ConvexElem for mesh geom 1 (vert1/graph1 as `collide_mesh_work`'s) against flex
+  """mjc_ConvexElem for mesh geom 1 (vert1/ext1/graph1 as `collide_mesh_work`'s) against flex
   element 2 (rows vid2[0:n2] of x, radius r2): one GJK/EPA contact, normal from the mesh to
   the element, 0 or 1 returned. Work buffers with room for the mesh (`work_sizes`)."""
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
   _set_obj(objs, objt, 0, _MESH, size1, pos1, mat1, margin)
-  row, _ = _set_mesh(objs, objt, 0, 2, 4, vert1, graph1)
+  row, _ = _set_mesh(objs, objt, 0, 2, 4, vert1, ext1, graph1)
   _set_flex_obj(objs, objt, 1, row, x, vid2, n2, r2, margin)
   return _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                       ccd_iterations, margin, 0, dist, pos, frame)
@@ -2325,8 +2357,8 @@ def collide_mesh_flex_elem(size1, pos1, mat1, vert1, graph1, x, vid2, n2, r2, ma
 
 @jit
 def mesh_arrays(m, g):
-  """(float32 vertices, hull vertex ids, mesh_graph block) of geom g's mesh; empty blocks
-  for a primitive geom or a mesh without a hull graph."""
+  """(float32 vertices, mesh_extrema row (the hill climb's 27 seeds), mesh_graph block) of
+  geom g's mesh; empty blocks for a primitive geom or a mesh without a hull graph."""
   mid = m.geom_dataid[g]
   if (m.geom_type[g] != _MESH and m.geom_type[g] != _SDF) or mid < 0:
     return m.mesh_vert[0:0], m.mesh_graph[0:0], m.mesh_graph[0:0]
@@ -2336,7 +2368,7 @@ def mesh_arrays(m, g):
     return vert, m.mesh_graph[0:0], m.mesh_graph[0:0]
   nh, nf = m.mesh_graph[adr], m.mesh_graph[adr + 1]
   graph = m.mesh_graph[adr:adr + 2 + 3 * nh + 6 * nf]
-  return vert, graph[2 + nh:2 + 2 * nh], graph
+  return vert, m.mesh_extrema[mid], graph
 
 
 @jit
@@ -2754,7 +2786,7 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
         i = pvi[fvert[face, j], k]
       else:
         i = si[j if j < ns else 0, k]
-      if objt[k, 0] == _MESH:
+      if objt[k, 0] == _MESH and objs[k, _GADR] >= 0:   # hull-local id to mesh id
         g = graph1 if k == 0 else graph2
         i = g[2 + g[0] + i]
       ids[k, j] = i
@@ -2887,6 +2919,16 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
   return npoly
 
 
+@_inline
+def _mesh_ids(objs, graph, j1, j2, j3):
+  """Mesh vertex ids of three support ids of the mesh object 1: hull-local ids under the hill
+  climb (objs[1, _GADR] >= 0), mesh ids already under the exhaustive support."""
+  if objs[1, _GADR] < 0:
+    return j1, j2, j3
+  nh = graph[0]
+  return graph[2 + nh + j1], graph[2 + nh + j2], graph[2 + nh + j3]
+
+
 @jit
 def _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc, margin,
                         dist_out, pos_out, frame_out):
@@ -2907,8 +2949,7 @@ def _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc, 
     if ns < 1:
       return 0
     j1, j2, j3 = si[0, 1], si[1 if ns > 1 else 0, 1], si[2 if ns > 2 else 0, 1]
-  nh = graph2[0]   # hull-local ids to mesh vertex ids
-  i1, i2, i3 = graph2[2 + nh + j1], graph2[2 + nh + j2], graph2[2 + nh + j3]
+  i1, i2, i3 = _mesh_ids(objs, graph2, j1, j2, j3)
   dim, i1, i2, i3 = _feature_dim(i1, i2, i3)
   mc, mcd = pt[11], pt[12]
   nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
@@ -2943,10 +2984,8 @@ def _multi_cylinder_mesh(objs, objt, vert2, graph2, poly2, cnt, pt, isc, margin,
   if face < 0 or graph2.shape[0] == 0:
     return 0
   a = fvert[face, 0]
-  nh = graph2[0]
-  i1 = graph2[2 + nh + pvi[fvert[face, 0], 1]]
-  i2 = graph2[2 + nh + pvi[fvert[face, 1], 1]]
-  i3 = graph2[2 + nh + pvi[fvert[face, 2], 1]]
+  i1, i2, i3 = _mesh_ids(objs, graph2, pvi[fvert[face, 0], 1], pvi[fvert[face, 1], 1],
+                         pvi[fvert[face, 2], 1])
   dim, i1, i2, i3 = _feature_dim(i1, i2, i3)
   nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
   if nn == 0:
@@ -3026,9 +3065,9 @@ def _objt_offset(n):
 
 
 @jit
-def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, poly1, type2, size2, pos2, mat2,
-                      vert2, graph2, poly2, margin, ccd_iterations, ccd_tolerance, flags, dist,
-                      pos, frame, fbuf, ibuf):
+def collide_mesh_work(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, type2, size2, pos2,
+                      mat2, vert2, ext2, graph2, poly2, margin, ccd_iterations, ccd_tolerance,
+                      flags, dist, pos, frame, fbuf, ibuf):
   """MuJoCo's mjc_Convex for a pair with a mesh (type1 <= type2, so geom 2 is a mesh):
   one contact from GJK/EPA over the hull vertices. vert/graph: the mesh's float32 vertices
   and its mesh_graph block (empty for a primitive geom, or a mesh without a hull graph:
@@ -3042,8 +3081,8 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, graph1, poly1, type2, siz
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
   row, iadr = 2, 4
   if type1 == _MESH:
-    row, iadr = _set_mesh(objs, objt, 0, row, iadr, vert1, graph1)
-  row, iadr = _set_mesh(objs, objt, 1, row, iadr, vert2, graph2)
+    row, iadr = _set_mesh(objs, objt, 0, row, iadr, vert1, ext1, graph1)
+  row, iadr = _set_mesh(objs, objt, 1, row, iadr, vert2, ext2, graph2)
   n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                    ccd_iterations, margin, 0, dist, pos, frame)
   o = _objt_offset(ccd_iterations) + iadr

@@ -165,16 +165,16 @@ def _contact_param(m, g1, g2, ipair, out):
 @jit
 def _collide_mesh(m, d, g1, g2, margin):
   """Narrowphase of a pair whose geom 2 is a mesh (mjc_PlaneConvex / mjc_Convex)."""
-  vert2, hull2, graph2 = cvx.mesh_arrays(m, g2)
+  vert2, ext2, graph2 = cvx.mesh_arrays(m, g2)
   poly2 = cvx.mesh_polys(m, g2)
   if m.geom_type[g1] == _PLANE:
     return cvx.plane_mesh(d.geom_xpos[g1], d.geom_xmat[g1], d.geom_xpos[g2], d.geom_xmat[g2],
                           vert2, graph2, poly2, margin, d.col_dist, d.col_pos, d.col_frame)
-  vert1, hull1, graph1 = cvx.mesh_arrays(m, g1)
+  vert1, ext1, graph1 = cvx.mesh_arrays(m, g1)
   return cvx.collide_mesh_work(
-      m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], vert1, graph1,
+      m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], vert1, ext1, graph1,
       cvx.mesh_polys(m, g1), m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
-      vert2, graph2, poly2, margin, min(m.opt_ccd_iterations[0], m.nccd), m.opt_ccd_tolerance[0],
+      vert2, ext2, graph2, poly2, margin, min(m.opt_ccd_iterations[0], m.nccd), m.opt_ccd_tolerance[0],
       m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame, d.col_fbuf, d.col_ibuf)
 
 
@@ -184,11 +184,11 @@ def _collide_hfield(m, d, g1, g2, margin):
   h = m.geom_dataid[g1]
   adr = m.hfield_adr[h]
   nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
-  vert2, _, graph2 = cvx.mesh_arrays(m, g2)
+  vert2, ext2, graph2 = cvx.mesh_arrays(m, g2)
   return hf.collide_hfield(
       m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], d.geom_xpos[g1],
       d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
-      m.geom_rbound[g2], vert2, graph2, margin, min(m.opt_ccd_iterations[0], m.nccd),
+      m.geom_rbound[g2], vert2, ext2, graph2, margin, min(m.opt_ccd_iterations[0], m.nccd),
       m.opt_ccd_tolerance[0], m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame,
       d.col_fbuf, d.col_ibuf)
 

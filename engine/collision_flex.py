@@ -538,9 +538,9 @@ def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
       return -1
     if typ == _MESH:
       # the mesh's hull needs the driver's mesh-sized buffers; no normal fix for meshes
-      vert, _, graph = cvx.mesh_arrays(m, g)
+      vert, ext, graph = cvx.mesh_arrays(m, g)
       return cvx.collide_mesh_flex_elem(
-          m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], vert, graph, d.flexvert_xpos,
+          m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], vert, ext, graph, d.flexvert_xpos,
           vid[4:8], n2, m.flex_radius[f2], margin, min(m.opt_ccd_iterations[0], m.nccd),
           m.opt_ccd_tolerance[0], dist, pos, frame, d.col_fbuf, d.col_ibuf)
     n = cvx.collide_flex_elem(typ, m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g],

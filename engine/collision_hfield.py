@@ -66,10 +66,11 @@ def _load_prism(objs, prism, row):
 
 @jit
 def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2, rbound2,
-                   vert2, graph2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos,
+                   vert2, ext2, graph2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos,
                    frame, fbuf, ibuf):
   """Contacts of height field geom 1 (hsize (4,), data its nrow*ncol elevations) with geom 2
-  (vert2/graph2: its mesh's vertices and mesh_graph block, empty for a primitive); returns
+  (vert2/ext2/graph2: its mesh's vertices, mesh_extrema row and mesh_graph block, empty for a
+  primitive); returns
   the count. flags: m.opt.disableflags (NATIVECCD picks libccd's MPR).
 
   Writes dist, pos and the normal in frame[i, 0:3] (zero tangents) as `collide_convex`."""
@@ -95,7 +96,7 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
   objs[1, cvx._POS + 1] = lp1
   objs[1, cvx._POS + 2] = lp2
   if type2 == cvx._MESH:
-    cvx._set_mesh(objs, objt, 1, 3, 4, vert2, graph2)
+    cvx._set_mesh(objs, objt, 1, 3, 4, vert2, ext2, graph2)
   libccd = flags & _DSBL_NATIVECCD
   if libccd:
     ccd.hfield_begin(objs[1], type2, pos2, mat2, margin, fbuf, ibuf)

@@ -790,11 +790,11 @@ def _distance_ccd(m, d, g1, g2, distmax, fromto):
                d.geom_xmat[g2], 0.0)
   row, iadr = 2, 4
   if m.geom_type[g1] == _MESH:
-    vert, _, graph = cvx.mesh_arrays(m, g1)
-    row, iadr = cvx._set_mesh(objs, objt, 0, row, iadr, vert, graph)
+    vert, ext, graph = cvx.mesh_arrays(m, g1)
+    row, iadr = cvx._set_mesh(objs, objt, 0, row, iadr, vert, ext, graph)
   if m.geom_type[g2] == _MESH:
-    vert, _, graph = cvx.mesh_arrays(m, g2)
-    row, iadr = cvx._set_mesh(objs, objt, 1, row, iadr, vert, graph)
+    vert, ext, graph = cvx.mesh_arrays(m, g2)
+    row, iadr = cvx._set_mesh(objs, objt, 1, row, iadr, vert, ext, graph)
   dist, nx = cvx._ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, m.opt_ccd_tolerance[0],
                       iters, distmax)
   if nx > 0:

@@ -848,6 +848,7 @@ mesh_vertnum i4 nmesh
 mesh_faceadr i4 nmesh
 mesh_facenum i4 nmesh
 mesh_graphadr i4 nmesh
+mesh_extrema i4 nmesh 27
 mesh_vert f4 nmeshvert 3
 mesh_face i4 nmeshface 3
 mesh_graph i4 nmeshgraph

@@ -605,7 +605,28 @@ def _meshes(c, A, sizes):
   A["mesh_vert"] = np.concatenate(verts) if verts else np.zeros((0, 3), np.float32)
   A["mesh_face"] = np.concatenate(faces) if faces else np.zeros((0, 3), np.int32)
   A["mesh_graph"] = np.concatenate(graphs) if graphs else np.zeros(0, np.int32)
+  A["mesh_extrema"] = _extrema(A)
   _polygons(c, A, sizes)
+
+
+def _extrema(A):
+  """mesh_extrema: per mesh with a hull graph, the hull vertex (id in the graph) farthest along
+  each of the 27 directions (cx, cy, cz) in {-1, 0, 1}^3 (cz fastest), first on ties, with the
+  dot product in float32 as MuJoCo's compiler takes it; the hill-climbing support's seed."""
+  nmesh = len(A["mesh_graphadr"])
+  out = np.zeros((nmesh, 27), np.int32)
+  grid = np.array([(cx, cy, cz) for cx in (-1, 0, 1) for cy in (-1, 0, 1) for cz in (-1, 0, 1)],
+                  np.float32)
+  for i in range(nmesh):
+    adr = A["mesh_graphadr"][i]
+    if adr < 0:
+      continue
+    nh = A["mesh_graph"][adr]
+    va = A["mesh_vertadr"][i]
+    v = A["mesh_vert"][va + A["mesh_graph"][adr + 2 + nh:adr + 2 + 2 * nh]]   # float32
+    dots = (v[:, 0:1] * grid[:, 0] + v[:, 1:2] * grid[:, 1]) + v[:, 2:3] * grid[:, 2]
+    out[i] = np.argmax(dots, axis=0)   # (float32 throughout, as the C++ loop's float dot)
+  return out
 
 
 def _polygons(c, A, sizes):

@@ -182,3 +182,21 @@ def polytope(mjm, mjd, g1, g2, margin, tolerance, directions, nverts_max=64, nfa
        struct.unpack_from("<i", objs[0].raw, _OBJ_INDEX + 4 * k)[0],
        struct.unpack_from("<i", objs[1].raw, _OBJ_INDEX + 4 * k)[0]) for k in range(nafter)]
   return out
+
+
+def support(mjm, mjd, g, directions, margin=0.0):
+  """4.0's support points of geom g (its mjCCDObj's support function, as GJK and EPA call it)
+  in each unit direction, in order, on one object: a mesh's exhaustive support starts from
+  the previous support vertex, so the order matters. Returns [(point, vertex id)]."""
+  lib = _lib()
+  lib.mjc_initCCDObj.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int, ctypes.c_double]
+  obj = ctypes.create_string_buffer(4096)
+  lib.mjc_initCCDObj(obj, mjm._address, mjd._address, g, margin)
+  fn = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
+      struct.unpack_from("<Q", obj.raw, _OBJ_SUPPORT)[0])
+  out = []
+  for u in directions:
+    res, dv = (ctypes.c_double * 3)(), _arr(u)
+    fn(ctypes.addressof(res), ctypes.addressof(obj), ctypes.addressof(dv))
+    out.append((tuple(res), struct.unpack_from("<i", obj.raw, _OBJ_VERTINDEX)[0]))
+  return out
