@@ -60,7 +60,7 @@ def assert_close(ours, theirs, name, rtol=1e-9, atol=1e-9):
 # tests/test_mujoco_models.py (MuJoCo's own).
 # mesh vertices are float32 as in MuJoCo; Qhull orders the hull differently (compared as
 # sets in tests/test_mesh.py), and mesh-derived sizes carry float32 rounding
-SKIP_FIELDS = ("mesh_graph",)
+SKIP_FIELDS = ("mesh_graph", "mesh_extrema")   # (mesh_extrema: hull ids; compared below)
 # fields computed from float32 mesh vertices (principal frames of meshes from a Jacobi
 # iteration on float32 data; nearly symmetric meshes have nearly equal principal moments):
 # MuJoCo 4.0 and we agree to ~2e-6, up to 3e-5 for two of the dog's meshes
@@ -90,7 +90,29 @@ def assert_compiles_as_mujoco(path, skip=()):
   for name in MESH_FIELDS:
     np.testing.assert_allclose(ours[1][name], getattr(mjm, name), rtol=1e-4, atol=5e-5,
                                err_msg=name)
+  _assert_extrema(ours[1], mjm)
   return ours, mjm
+
+
+def _assert_extrema(A, mjm):
+  """mesh_extrema holds hull vertex ids, which follow each hull's vertex order (Qhull's, which
+  differs): the vertices they name must reach 4.0's extent along each of the 27 directions."""
+  grid = np.array([(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)],
+                  np.float32)
+  for i in range(mjm.nmesh):
+    assert (A["mesh_graphadr"][i] < 0) == (mjm.mesh_graphadr[i] < 0), f"mesh {i} hull"
+    if mjm.mesh_graphadr[i] < 0:
+      continue
+    reach = []
+    for graph, adr, vert, ext in ((A["mesh_graph"], A["mesh_graphadr"][i], A["mesh_vert"],
+                                   A["mesh_extrema"][i]),
+                                  (mjm.mesh_graph, mjm.mesh_graphadr[i], mjm.mesh_vert,
+                                   mjm.mesh_extrema[i])):
+      nh = graph[adr]
+      v = vert[mjm.mesh_vertadr[i] + graph[adr + 2 + nh + np.asarray(ext)]]
+      reach.append(np.einsum("ij,ij->i", v.astype(np.float64), grid))
+    np.testing.assert_allclose(reach[0], reach[1], rtol=1e-4, atol=1.5e-4,   # (mesh_vert's)
+                               err_msg=f"mesh {i} extrema")
 
 
 def assert_forward_as_mujoco(m, d, mjm, mjd, what, ncon=False,
