@@ -18,7 +18,7 @@ MODEL_FIELDS = (
   "geom_type geom_size geom_rbound geom_bodyid geom_margin geom_gap geom_contype geom_conaffinity "
   "geom_priority geom_condim geom_solmix geom_solref geom_solimp geom_friction geom_adhesion "
   "body_geomadr body_geomnum body_dofnum body_weldid flex_bvhadr geom_dataid "
-  "mesh_vert mesh_vertadr mesh_vertnum mesh_graphadr mesh_graph hfield_adr hfield_nrow "
+  "mesh_vert mesh_vertadr mesh_vertnum mesh_graphadr mesh_extrema mesh_graph hfield_adr hfield_nrow "
   "hfield_ncol hfield_size hfield_data").split()
 NCCD = 100   # GJK/EPA iterations the work buffers hold (engine.types: nccd)
 OPT_FIELDS = ("opt_enableflags opt_disableflags opt_o_margin opt_o_solref opt_o_solimp "

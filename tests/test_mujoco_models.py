@@ -74,15 +74,17 @@ def test_forward_as_mujoco(path):
 # contact lists equal to 4.0's, geom pair by geom pair, on the mesh-heavy models whose forward
 # dynamics differed (tests/conformance/contact_match.py, 10 random states): (pairs matching,
 # pairs), as measured when GJK, EPA and mesh multicontact followed 4.0's binary bit for bit
-# (its polygon clip takes the crossing from the two half-space values): 4075 of 4081 pairs;
-# 3903 before that clip, 3571 when the polygons were rebuilt at run time, 2977 before
-# multicontact followed 4.0's structure. What is left (6) is the order of two clipped points
-# of a mesh edge. A change to the narrowphase must not lose more than a few of them.
+# (its polygon clip takes the crossing from the two half-space values; mesh supports as its
+# mjc_meshSupport / seeded hill climb): 4076 of 4081 pairs; 3903 before that clip, 3571 when
+# the polygons were rebuilt at run time, 2977 before multicontact followed 4.0's structure.
+# What is left: the order of two clipped points of a bunny's edge (4; mesh_polynormal is not
+# 4.0's to the bit) and one cylinder pair of carousel (the cylinder paths keep 3.x's clip
+# crossing, which test_cap_on_face needs). A change to the narrowphase must not lose more.
 _PAIRS_MATCHING = {
     "model/balloons/balloons.xml": (18, 18),
     "model/cube/cube_3x3x3.xml": (409, 409),
     "model/replicate/bunnies.xml": (972, 976),
-    "model/surfacevel/carousel.xml": (36, 36),
+    "model/surfacevel/carousel.xml": (35, 36),
     "test/engine/testdata/collision_convex/conemesh_box.xml": (10, 10),
     "test/engine/testdata/collision_convex/dice.xml": (168, 168),
     "test/engine/testdata/collision_convex/dice_boxmesh.xml": (182, 182),

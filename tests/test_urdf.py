@@ -224,7 +224,7 @@ def test_mesh_links(tmp_path):
   from tests.models import MESH_FIELDS
   mjm = mujoco.MjModel.from_xml_path(str(path))
   ours = compile_model(str(path))
-  assert_same(ours, mjm, ("mesh_graph",) + MESH_FIELDS)
+  assert_same(ours, mjm, ("mesh_graph", "mesh_extrema") + MESH_FIELDS)
   # mesh-frame fields (vertices, sizes, quats in each mesh's principal frame) are not compared:
   # a sphere mesh's principal axes are arbitrary (equal moments); tests/test_mesh.py covers them
   m = engine.load_model(str(path))
