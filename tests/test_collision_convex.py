@@ -127,6 +127,21 @@ def test_near_pairs(type1, type2, multiccd):
   _assert_exact(_compare(type1, type2, 0.0, multiccd, ncase=60))
 
 
+def _assert_as_ccd(m, d, pair_margin, ref, x1, x2):
+  """Our one contact of geoms 0 and 1 is 4.0's mjc_ccd result (ref, x1, x2): the distance and
+  the midpoint bit for bit, the normal to round-off."""
+  dist, pos, frame = np.zeros(50), np.zeros((50, 3)), np.zeros((50, 9))
+  n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
+                     m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
+                     pair_margin, m.opt.ccd_iterations, m.opt.ccd_tolerance,
+                     m.opt.disableflags, dist, pos, frame)
+  assert n == 1
+  assert dist[0] == pair_margin + ref
+  assert tuple(pos[0]) == tuple((np.array(x1) + np.array(x2)) * 0.5)
+  normal = np.subtract(x1, x2)
+  np.testing.assert_allclose(frame[0, :3], normal / np.linalg.norm(normal), atol=1e-15)
+
+
 @pytest.mark.parametrize("type1,type2", [
   ("sphere", "ellipsoid"), ("sphere", "cylinder"), ("sphere", "box"), ("capsule", "capsule"),
   ("capsule", "ellipsoid"), ("capsule", "cylinder"), ("capsule", "box")])
@@ -140,7 +155,6 @@ def test_gjk_as_mujoco_bit_for_bit(type1, type2, margin):
   d = mujoco.MjData(m)
   rng = np.random.default_rng(11)
   pair_margin = float(m.geom_margin[0] + m.geom_margin[1])
-  dist, pos, frame = np.zeros(50), np.zeros((50, 3)), np.zeros((50, 9))
   # the radii and margins GJK on the cores leaves out: deeper is EPA's
   cores = m.geom_size[0, 0] + m.geom_size[1, 0] * (type2 in ("sphere", "capsule")) + pair_margin
   shallow = 0
@@ -150,15 +164,7 @@ def test_gjk_as_mujoco_bit_for_bit(type1, type2, margin):
     ref, x1, x2 = mjinternal.ccd(m, d, 0, 1, pair_margin)
     if not -cores + m.opt.ccd_tolerance < ref < 0:   # deep (EPA) or apart
       continue
-    n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
-                       m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
-                       pair_margin, m.opt.ccd_iterations, m.opt.ccd_tolerance,
-                       m.opt.disableflags, dist, pos, frame)
-    assert n == 1
-    assert dist[0] == pair_margin + ref
-    assert tuple(pos[0]) == tuple((np.array(x1) + np.array(x2)) * 0.5)
-    normal = np.subtract(x1, x2)
-    np.testing.assert_allclose(frame[0, :3], normal / np.linalg.norm(normal), atol=1e-15)
+    _assert_as_ccd(m, d, pair_margin, ref, x1, x2)
     shallow += 1
   assert shallow >= 10, f"only {shallow} shallow contacts"
 
@@ -618,7 +624,6 @@ def test_epa_as_mujoco_bit_for_bit(type1, type2, margin):
   d = mujoco.MjData(m)
   rng = np.random.default_rng(12)
   pair_margin = float(m.geom_margin[0] + m.geom_margin[1])
-  dist, pos, frame = np.zeros(50), np.zeros((50, 3)), np.zeros((50, 9))
   deep = 0
   for _ in range(40):
     d.qpos[:] = _random_qpos(rng, m.nq)
@@ -626,14 +631,6 @@ def test_epa_as_mujoco_bit_for_bit(type1, type2, margin):
     ref, x1, x2 = mjinternal.ccd(m, d, 0, 1, pair_margin)
     if not ref < -0.02:
       continue
-    n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
-                       m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
-                       pair_margin, m.opt.ccd_iterations, m.opt.ccd_tolerance,
-                       m.opt.disableflags, dist, pos, frame)
-    assert n == 1
-    assert dist[0] == pair_margin + ref
-    assert tuple(pos[0]) == tuple((np.array(x1) + np.array(x2)) * 0.5)
-    normal = np.subtract(x1, x2)
-    np.testing.assert_allclose(frame[0, :3], normal / np.linalg.norm(normal), atol=1e-15)
+    _assert_as_ccd(m, d, pair_margin, ref, x1, x2)
     deep += 1
   assert deep >= 10, f"only {deep} deep contacts"
