@@ -957,7 +957,9 @@ def assemble(c):
   _flex.assemble(c, A, sizes)
   _sleep(c, A, sizes)
   if c.settotalmass > 0:
-    total = float(np.sum(A["body_mass"]))
+    total = 0.0
+    for x in A["body_mass"][1:].tolist():   # mj_getTotalmass: summed in body order
+      total += x
     scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))
     A["body_mass"][1:] *= scale
     A["body_inertia"][1:] *= scale

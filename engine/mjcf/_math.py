@@ -167,17 +167,6 @@ def orientation(kind, vals, degree, seq):
   return q
 
 
-def _normalize4(v):
-  """Engine-style quaternion normalization (mju_normalize4)."""
-  norm = math.sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3])
-  if norm < MINVAL:
-    v[:] = [1.0, 0.0, 0.0, 0.0]
-  elif abs(norm - 1) > MINVAL:
-    inv = 1 / norm
-    for i in range(4):
-      v[i] *= inv
-
-
 def _mulquat_raw(a, b):
   return [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
           a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
@@ -185,23 +174,41 @@ def _mulquat_raw(a, b):
           a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]]
 
 
-def eig3(mat, rtol=None):
-  """Jacobi eigen-decomposition of a symmetric 3x3 matrix: (eigval, quat), MuJoCo's ordering.
+def _normvec4_40(r):
+  """The compiler's inlined mjuu_normvec(q, 4) as 4.0 compiles it: the squared norm summed
+  from 0, nothing done below 1e-14 or when the norm is within 1e-14 of 1, else divided."""
+  nrm = (((0.0 + r[0] * r[0]) + r[1] * r[1]) + r[2] * r[2]) + r[3] * r[3]
+  if not nrm < 1e-14:
+    s = math.sqrt(nrm)
+    if abs(s - 1.0) > 1e-14:
+      r = [r[0] / s, r[1] / s, r[2] / s, r[3] / s]
+  return r
 
-  rtol None: the 3.x mju_eig3 (absolute 1e-12 tolerance, stops when a rotation's cosine is
-  within 1e-12 of 1), including its quaternion normalization. rtol given: MuJoCo 4.0's
-  variant, probed on its outputs: it stops when the largest off-diagonal is below
-  rtol * max|diagonal of `mat`| (the input's, not the rotated one's), has no cosine test,
-  takes the half-angle sine from tan (exact for tiny rotations), and sorts with that same
-  tolerance. 4.0's mesh compiler uses rtol 1e-7 (mesh_quat to ~1e-15), its engine mju_eig3
-  and body inertias 4e-15.
-  """
-  eps = 1e-12 if rtol is None else rtol * max(abs(mat[0]), abs(mat[4]), abs(mat[8]))
+
+def eig3(mat, tol):
+  """Jacobi eigen-decomposition of a symmetric 3x3 matrix as MuJoCo 4.0's compiler does it
+  (mjuu_eig3, read from libmujoco 4.0's binary; equal to it bit for bit,
+  tests/test_mjcf_compile.py test_eig3_as_mujoco): (eigenvalues in decreasing order, quat
+  of the principal frame). 4.0 calls it with tol 1e-7 for meshes, 4e-15 for body inertias.
+
+  It stops when the largest off-diagonal of the rotated matrix is at most
+  max(4e-15, tol) * max|mat| (all nine entries of the input), or after 500 rotations. Each
+  rotation is the quaternion (cos, sin) of half the Jacobi angle, taken from that angle's
+  tangent, not normalized before the product; the product is normalized twice. Eigenvalues
+  closer than max(1e-12, tol) * max|mat| are not swapped by the sort."""
+  m = [float(x) for x in mat]
+  maxabs = 0.0
+  for x in m:
+    maxabs = abs(x) if abs(x) > maxabs else maxabs
+  thr = (4e-15 if 4e-15 > tol else tol) * maxabs
   quat = [1.0, 0.0, 0.0, 0.0]
   eigval = [0.0, 0.0, 0.0]
   for _ in range(500):
-    ev = quat2mat(quat)
-    d = mulmat(mulmat(transpose(ev), mat), ev)
+    e = quat2mat(quat)
+    t = [(e[r] * m[c] + e[3 + r] * m[3 + c]) + e[6 + r] * m[6 + c]     # e' mat
+         for r in range(3) for c in range(3)]
+    d = [(t[3 * r] * e[c] + t[3 * r + 1] * e[3 + c]) + t[3 * r + 2] * e[6 + c]   # e' mat e
+         for r in range(3) for c in range(3)]
     eigval = [d[0], d[4], d[8]]
     if abs(d[1]) > abs(d[2]) and abs(d[1]) > abs(d[5]):
       rk, ck, rotk = 0, 1, 2
@@ -209,45 +216,36 @@ def eig3(mat, rtol=None):
       rk, ck, rotk = 0, 2, 1
     else:
       rk, ck, rotk = 1, 2, 0
-    if abs(d[3 * rk + ck]) < eps:
+    off = d[3 * rk + ck]
+    if thr >= abs(off):
       break
-    tau = (d[4 * ck] - d[4 * rk]) / (2 * d[3 * rk + ck])
-    if tau >= 0:
-      t = 1.0 / (tau + math.sqrt(1 + tau * tau))
-    else:
-      t = -1.0 / (-tau + math.sqrt(1 + tau * tau))
-    c = 1.0 / math.sqrt(1 + t * t)
-    if rtol is None:
-      if c > 1.0 - eps:
-        break
-      h = math.sqrt(0.5 - 0.5 * c)
-    else:
-      h = abs(t * c) / math.sqrt(2 * (1 + c))   # sin(angle/2), angle = atan(t)
-    tmp = [0.0, 0.0, 0.0, 0.0]
-    tmp[rotk + 1] = -h if tau >= 0 else h
-    if rotk == 1:
-      tmp[rotk + 1] = -tmp[rotk + 1]
-    tmp[0] = math.sqrt(1.0 - tmp[rotk + 1] * tmp[rotk + 1])
-    _normalize4(tmp)
-    quat = _mulquat_raw(quat, tmp)
-    _normalize4(quat)
-  # sort eigenvalues in decreasing order, rotating the frame with each swap
+    tau = (d[4 * ck] - d[4 * rk]) / (off + off)
+    s = math.sqrt(1.0 + tau * tau)
+    tn = 1.0 / (tau + s) if tau >= 0.0 else -1.0 / (s - tau)
+    h = tn / (1.0 + math.sqrt(1.0 + tn * tn))     # tan of the half angle
+    ch = 1.0 / math.sqrt(1.0 + h * h)
+    if rotk != 1:
+      h = -h
+    rot = [ch, 0.0, 0.0, 0.0]
+    rot[rotk + 1] = h * ch
+    quat = _normvec4_40(_normvec4_40(_mulquat_raw(quat, rot)))
+  # sort in decreasing order (pairs 0-1, 1-2, 0-1), turning the frame 90 degrees per swap
+  eps = (1e-12 if 1e-12 > tol else tol) * maxabs
   for j in range(3):
     j1 = j % 2
-    if eigval[j1] + eps < eigval[j1 + 1]:
+    if eigval[j1 + 1] > eps + eigval[j1]:
       eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
-      tmp = [0.707106781186548, 0.0, 0.0, 0.0]
-      tmp[(j1 + 2) % 3 + 1] = tmp[0]
-      quat = _mulquat_raw(quat, tmp)
-      _normalize4(quat)
+      rot = [0.707106781186548, 0.0, 0.0, 0.0]
+      rot[(j1 + 2) % 3 + 1] = rot[0]
+      quat = _normvec4_40(_normvec4_40(_mulquat_raw(quat, rot)))
   return eigval, quat
 
 
 def full_inertia(full):
   """(quat, diag inertia) of a full inertia [xx yy zz xy xz yz]; None if not positive.
-  Diagonalised as MuJoCo 4.0's body inertias are (eig3 rtol 4e-15, probed on fullinertia)."""
+  Diagonalised as MuJoCo 4.0's body inertias are (eig3 with tol 4e-15)."""
   m = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  eigval, quat = eig3(m, rtol=4e-15)
+  eigval, quat = eig3(m, 4e-15)
   if eigval[2] < EPS:
     return None
   return quat, eigval

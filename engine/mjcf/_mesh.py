@@ -372,8 +372,7 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     P.append(_seqsum(w / C * s))
   full = [P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]]
   m9 = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  # MuJoCo 4.0's mesh compiler stops its Jacobi at off-diagonals below 1e-7 of the diagonal
-  eigval, quat = mm.eig3(m9, rtol=1e-7)
+  eigval, quat = mm.eig3(m9, 1e-7)   # MuJoCo 4.0's mesh compiler's tolerance
   if eigval[2] <= 0:
     raise MeshError("eigenvalue of mesh inertia must be positive")
   tol = lambda x: x * (1.0 - 1e-6) - 1e-9

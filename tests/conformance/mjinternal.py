@@ -77,6 +77,15 @@ def s2d(s1, s2, s3):
   return tuple(lam)
 
 
+def eig3(mat, tol):
+  """4.0's compiler's mjuu_eig3 (Jacobi on a symmetric 3x3 `mat`, tolerance `tol`):
+  (eigval, quat, eigvec, iterations)."""
+  ev, vec, q = (ctypes.c_double * 3)(), (ctypes.c_double * 9)(), (ctypes.c_double * 4)()
+  it = function("_Z9mjuu_eig3PdS_S_PKdd", ctypes.c_int, _VEC, _VEC, _VEC, _VEC,
+                ctypes.c_double)(ev, vec, q, _arr(mat, 9), tol)
+  return list(ev), list(q), list(vec), it
+
+
 def ccd(mjm, mjd, g1, g2, margin, iterations=None):
   """4.0's exported mjc_ccd on geoms g1, g2 of a compiled MjModel/MjData (their CCD objects
   made by mjc_initCCDObj with the pair margin, one contact): (dist, x1, x2), the penetration
