@@ -70,10 +70,23 @@ _MC_NORM1 = _MC_POLY + 2 * _MC_POLYMAX
 _MC_NORM2 = _MC_NORM1 + _MC_FACEMAX
 _MC_EDGE = _MC_NORM2 + _MC_FACEMAX
 _MC_END = _MC_EDGE + _MC_FACEMAX
-_MC_ROWS = _MC_END + _MC_FACEMAX
+_MC_START = _MC_END + _MC_FACEMAX   # the start of the edge that is clipped
+_MC_ROWS = _MC_START + 1
 _MC_FLOATS = 3 * _MC_ROWS + _MC_FACEMAX  # plus the clip planes' offsets
 _FACE_TOL = 0.996
 _EDGE_TOL = 0.0888
+# a cylinder's cap as MuJoCo 4.0's 16-gon: its tables cylinderFace.cos_16 / sin_16, literals
+# of 15 significant digits (not the correctly rounded cos and sin), copied bit for bit
+_COS16 = np.array([float.fromhex(h) for h in (
+    "0x1p+0", "0x1.d906bcf328d48p-1", "0x1.6a09e667f3bd1p-1", "0x1.87de2a6aea967p-2", "0x0p+0",
+    "-0x1.87de2a6aea967p-2", "-0x1.6a09e667f3bc8p-1", "-0x1.d906bcf328d48p-1", "-0x1p+0",
+    "-0x1.d906bcf328d48p-1", "-0x1.6a09e667f3bd1p-1", "-0x1.87de2a6aea967p-2", "0x0p+0",
+    "0x1.87de2a6aea967p-2", "0x1.6a09e667f3bc8p-1", "0x1.d906bcf328d48p-1")])
+_SIN16 = np.array([float.fromhex(h) for h in (
+    "0x0p+0", "0x1.87de2a6aea967p-2", "0x1.6a09e667f3bc8p-1", "0x1.d906bcf328d48p-1", "0x1p+0",
+    "0x1.d906bcf328d48p-1", "0x1.6a09e667f3bd1p-1", "0x1.87de2a6aea967p-2", "0x0p+0",
+    "-0x1.87de2a6aea967p-2", "-0x1.6a09e667f3bc8p-1", "-0x1.d906bcf328d48p-1", "-0x1p+0",
+    "-0x1.d906bcf328d48p-1", "-0x1.6a09e667f3bd1p-1", "-0x1.87de2a6aea967p-2")])
 _DSBL_NATIVECCD = 1 << 17
 _DSBL_MULTICCD = 1 << 19
 
@@ -126,7 +139,8 @@ def _flat(objt, i):
 @jit
 def _support(objs, objt, k, d0, d1, d2):
   """Support point of object k in unit direction d (MuJoCo's mjc_*Support), and its vertex
-  index (boxes only, else -1)."""
+  index: a box's corner, a mesh's vertex, a cylinder's cap (0 the top, 1 the bottom, as 4.0's
+  mjc_cylinderSupport), else -1."""
   typ = objt[k, 0]
   mode = objt[k, 1]
   p0, p1, p2 = objs[k, _POS], objs[k, _POS + 1], objs[k, _POS + 2]
@@ -184,6 +198,7 @@ def _support(objs, objt, k, d0, d1, d2):
     q0 = scl * l0
     q1 = scl * l1
     q2 = s1 if l2 >= 0 else -s1
+    vindex = 0 if l2 >= 0 else 1
   elif typ == _MESH or typ == _HFIELD:
     base = int(objs[k, _VADR])
     nv = int(objs[k, _VNUM])
@@ -1456,18 +1471,6 @@ def _halfspace(mc, a, pn, p):
   return _side(mc, a, pn, p) > -_MINVAL
 
 
-@jit
-def _polygon_clip(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin, icon,
-                  dist_out, pos_out, frame_out):
-  """Clip the polygon in the first polygon buffer (nface2 rows) by the face in the face rows
-  (nface1 corners, normal n) and write one contact per remaining vertex, the witness on the
-  face found along -|dist| r (MuJoCo's polygonClip); `swap` exchanges the two witnesses.
-  Returns the contact count (0: nothing left)."""
-  return _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin,
-                             icon, mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], n0, n1,
-                             n2, False, dist_out, pos_out, frame_out)
-
-
 @_inline
 def _area4(mc, a, b, c, d):
   """Area of the quadrilateral of rows a, b, c, d (in this order): |(c - a) x (d - b)| / 2."""
@@ -1520,55 +1523,7 @@ def _polygon_quad(mc, poly, npoly):
 
 
 @jit
-def _polygon_clip_plane(mc, mcd, nface1, nface2, n0, n1, n2, r0, r1, r2, swap, margin, icon,
-                        q0, q1, q2, m0, m1, m2, raw, dist_out, pos_out, frame_out):
-  """`_polygon_clip` with the depth measured from another plane (point q, normal m) than the
-  clipping face's: vertices above it are dropped, the others' distance to it is the contact
-  distance. More than four vertices are reduced to four (`_polygon_quad`).
-
-  `raw`: the faces are the geoms' own, not inflated by the margin (MuJoCo 4.0's caps):
-  vertices up to `margin` above the plane stay, the witness is the vertex's projection on
-  the plane (v - dist m), the distance is the signed one and the normal is r."""
-  # (the cylinder and capsule paths, whose setup is not yet read from 4.0's binary, agree with
-  # 4.0 with 3.x's crossing: tests/test_collision_convex.py test_cap_on_face, where the
-  # quadrilateral kept of a cap's 16-gon is decided by round-off)
-  poly, npoly, first, second, third, fourth = _clip_polygon(
-      mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, margin if raw else 0.0,
-      False)
-  for k in range(npoly):
-    row = poly + k
-    if k == 0:
-      row = poly + first
-    elif k == 1:
-      row = poly + second
-    elif k == 2:
-      row = poly + third
-    elif k == 3:
-      row = poly + fourth
-    v0, v1, v2 = mc[row, 0], mc[row, 1], mc[row, 2]
-    dist = _dot(v0 - q0, v1 - q1, v2 - q2, m0, m1, m2)
-    ad = -dist if raw else abs(dist)
-    w0, w1, w2 = v0 - ad * r0, v1 - ad * r1, v2 - ad * r2
-    if swap:
-      a0, a1, a2, b0, b1, b2 = v0, v1, v2, w0, w1, w2
-    else:
-      a0, a1, a2, b0, b1, b2 = w0, w1, w2, v0, v1, v2
-    c = icon + k
-    dist_out[c] = dist if raw else margin + dist
-    pos_out[c, 0] = (a0 + b0) * 0.5
-    pos_out[c, 1] = (a1 + b1) * 0.5
-    pos_out[c, 2] = (a2 + b2) * 0.5
-    if raw:
-      x0, x1, x2 = (r0, r1, r2) if swap else (-r0, -r1, -r2)
-    else:
-      x0, x1, x2, _ = _normalize(a0 - b0, a1 - b1, a2 - b2)
-    frame_out[c, 0], frame_out[c, 1], frame_out[c, 2] = x0, x1, x2
-    frame_out[c, 3] = frame_out[c, 4] = frame_out[c, 5] = 0.0
-  return npoly
-
-
-@jit
-def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, keep, crossing4):
+def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, keep):
   """MuJoCo's polygonClip without its output: clip the polygon in the first polygon buffer
   (nface2 rows) by the side planes of the face in the face rows (nface1 corners, normal n),
   drop the vertices more than `keep` above the plane through q with normal m, and pick at
@@ -1609,19 +1564,13 @@ def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, k
         mc[clip + ncl, 0], mc[clip + ncl, 1], mc[clip + ncl, 2] = mc[q, 0], mc[q, 1], mc[q, 2]
         ncl += 1
         continue
-      # the crossing: from the two half-space values (`crossing4`: MuJoCo 4.0's polygonClip,
-      # read from its binary), or from the plane offset (3.x)
+      # the crossing, from the two half-space values (MuJoCo 4.0's polygonClip, read from its
+      # binary)
       d0, d1, d2 = mc[q, 0] - mc[p, 0], mc[q, 1] - mc[p, 1], mc[q, 2] - mc[p, 2]
-      if crossing4:
-        dp = _side(mc, fa, pn, p)
-        den = dp - _side(mc, fa, pn, q)
-      else:
-        den = _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], d0, d1, d2)
-      if den != 0.0:
-        if crossing4:
-          t = dp / den
-        else:
-          t = (mcd[e] - _dot(mc[pn, 0], mc[pn, 1], mc[pn, 2], mc[p, 0], mc[p, 1], mc[p, 2])) / den
+      dp = _side(mc, fa, pn, p)
+      den = dp - _side(mc, fa, pn, q)
+      if den != 0.0 or den != den:
+        t = dp / den
         if t >= 0.0 and t <= 1.0:
           mc[clip + ncl, 0] = mc[p, 0] + d0 * t
           mc[clip + ncl, 1] = mc[p, 1] + d1 * t
@@ -1670,225 +1619,6 @@ def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, k
 
 
 @jit
-def _local_point(objs, k, p0, p1, p2):
-  """Point p in the frame of object k."""
-  d0 = p0 - objs[k, _POS]
-  d1 = p1 - objs[k, _POS + 1]
-  d2 = p2 - objs[k, _POS + 2]
-  m = _MAT
-  return (objs[k, m] * d0 + objs[k, m + 3] * d1 + objs[k, m + 6] * d2,
-          objs[k, m + 1] * d0 + objs[k, m + 4] * d1 + objs[k, m + 7] * d2,
-          objs[k, m + 2] * d0 + objs[k, m + 5] * d1 + objs[k, m + 8] * d2)
-
-
-@jit
-def _side_segment(mc, objs, k, p0, p1, p2, m0, m1, m2):
-  """Side segment of cylinder k through its rim point p (an EPA vertex) into the first two
-  polygon rows: p, then its mirror on the other cap. With a margin, the segment is the
-  cylinder's own one, moved by half the margin against the clipping face's normal m."""
-  lx, ly, lz = _local_point(objs, k, p0, p1, p2)
-  hm = 0.5 * objs[k, _MARGIN]
-  if hm > 0:
-    sc = objs[k, _SIZE] / math.sqrt(lx * lx + ly * ly)
-    lx, ly = lx * sc, ly * sc
-    lz = objs[k, _SIZE + 1] if lz > 0 else -objs[k, _SIZE + 1]
-  mv = (m0, m1, m2)
-  pv = (p0, p1, p2)
-  for r in range(3):
-    ca = objs[k, _MAT + 3 * r] * lx + objs[k, _MAT + 3 * r + 1] * ly
-    cb = objs[k, _MAT + 3 * r + 2] * lz
-    if hm > 0:
-      mc[_MC_POLY, r] = ca + cb + objs[k, _POS + r] - hm * mv[r]
-      mc[_MC_POLY + 1, r] = ca - cb + objs[k, _POS + r] - hm * mv[r]
-    else:
-      mc[_MC_POLY, r] = pv[r]
-      mc[_MC_POLY + 1, r] = ca - cb + objs[k, _POS + r]
-
-
-@jit
-def _cap_polygon(mc, objs, k, top, inflate=True):
-  """The cap of cylinder k as MuJoCo 4.0's 16-gon, clockwise about the cap's outer normal
-  and starting at local angle 0, into the face rows; inflated by half the margin unless
-  `inflate` is false."""
-  r = objs[k, _SIZE]
-  h = objs[k, _SIZE + 1] if top else -objs[k, _SIZE + 1]
-  s = -1.0 if top else 1.0
-  hm = 0.5 * objs[k, _MARGIN] if inflate else 0.0
-  ax = (objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8])
-  for i in range(16):
-    ang = s * i * (math.pi / 8)
-    lx = r * math.cos(ang)
-    ly = r * math.sin(ang)
-    for c in range(3):
-      v = (objs[k, _MAT + 3 * c] * lx + objs[k, _MAT + 3 * c + 1] * ly
-           + objs[k, _MAT + 3 * c + 2] * h + objs[k, _POS + c])
-      if hm > 0:
-        v += (hm if top else -hm) * ax[c]
-      mc[_MC_FACE + i, c] = v
-  return 16
-
-
-@jit
-def _cap_clip_projected(mc, mcd, objs, k, top, npoly, q0, q1, q2, m0, m1, m2, margin,
-                        dist_out, pos_out, frame_out):
-  """A face (npoly rows in the first polygon buffer, plane through q with outer normal m)
-  facing the cap of cylinder k (object 0 in the pair): MuJoCo 4.0 projects the face onto
-  the cap's plane along the cap's normal, clips it by the cap's 16-gon, measures depths from
-  the face's plane and keeps four vertices at most (`_polygon_quad`). The geoms are taken
-  as they are: the margin only keeps vertices up to that far above the face."""
-  nface1 = _cap_polygon(mc, objs, k, top, False)
-  s = 1.0 if top else -1.0
-  n0, n1, n2 = s * objs[k, _MAT + 2], s * objs[k, _MAT + 5], s * objs[k, _MAT + 8]
-  c0, c1, c2 = mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2]
-  for i in range(npoly):
-    row = _MC_POLY + i
-    h = _dot(mc[row, 0] - c0, mc[row, 1] - c1, mc[row, 2] - c2, n0, n1, n2)
-    mc[row, 0] -= h * n0
-    mc[row, 1] -= h * n1
-    mc[row, 2] -= h * n2
-  return _polygon_clip_plane(mc, mcd, nface1, npoly, n0, n1, n2, -m0, -m1, -m2, True, margin,
-                             0, q0, q1, q2, m0, m1, m2, True, dist_out, pos_out, frame_out)
-
-
-@jit
-def _cap_on_box_face(objs, pt, top, f, margin, dist_out, pos_out, frame_out):
-  """The cap of cylinder 0 flat on face f of box 1: up to four contacts."""
-  mc, mcd = pt[11], pt[12]
-  bmat = objs[1, _MAT:_MAT + 9]
-  m0, m1, m2 = _face_normal(bmat, f)
-  nface = _box_face(mc, objs, 1, f)
-  for i in range(nface):
-    for r in range(3):
-      mc[_MC_POLY + i, r] = mc[_MC_FACE + i, r]
-  q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
-  return _cap_clip_projected(mc, mcd, objs, 0, top, nface, q0, q1, q2, m0, m1, m2, margin,
-                             dist_out, pos_out, frame_out)
-
-
-@jit
-def _cap_on_cap(objs, pt, top1, top2, margin, dist_out, pos_out, frame_out):
-  """The caps of two cylinders flat on each other: up to four contacts."""
-  mc, mcd = pt[11], pt[12]
-  nface = _cap_polygon(mc, objs, 1, top2, False)
-  for i in range(nface):
-    for r in range(3):
-      mc[_MC_POLY + i, r] = mc[_MC_FACE + i, r]
-  s = 1.0 if top2 else -1.0
-  m0, m1, m2 = s * objs[1, _MAT + 2], s * objs[1, _MAT + 5], s * objs[1, _MAT + 8]
-  q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
-  return _cap_clip_projected(mc, mcd, objs, 0, top1, nface, q0, q1, q2, m0, m1, m2, margin,
-                             dist_out, pos_out, frame_out)
-
-
-@jit
-def _multi_cylinder_cylinder(objs, cnt, pt, margin, dist_out, pos_out, frame_out):
-  """Contacts of a cylinder's side lying on the other cylinder's cap (MuJoCo 4.0): a
-  cylinder shows its cap when the EPA face's three vertices on it share a cap, else its
-  side. 0 when this is not such a contact."""
-  pv, fvert, mc, mcd = pt[0], pt[4], pt[11], pt[12]
-  face = cnt[4]
-  if face < 0:
-    return 0
-  top1 = top2 = False
-  mixed1 = mixed2 = False
-  for i in range(3):
-    v = fvert[face, i]
-    z1 = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
-    z2 = _local_point(objs, 1, pv[v, 6], pv[v, 7], pv[v, 8])[2]
-    if i == 0:
-      top1, top2 = z1 > 0, z2 > 0
-    else:
-      mixed1 = mixed1 or (z1 > 0) != top1
-      mixed2 = mixed2 or (z2 > 0) != top2
-  s1 = 1.0 if top1 else -1.0
-  s2 = 1.0 if top2 else -1.0
-  a1 = (objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8])
-  a2 = (objs[1, _MAT + 2], objs[1, _MAT + 5], objs[1, _MAT + 8])
-  dot12 = _dot(a1[0], a1[1], a1[2], a2[0], a2[1], a2[2])
-  if s1 * s2 * dot12 < -_FACE_TOL and not mixed1 and not mixed2:
-    # both show a cap (parallel cylinders side by side show their sides: EPA's contact stays)
-    return _cap_on_cap(objs, pt, top1, top2, margin, dist_out, pos_out, frame_out)
-  a = fvert[face, 0]
-  if not mixed1 and mixed2 and abs(s1 * dot12) < _EDGE_TOL:
-    # side of cylinder 2 on the cap of cylinder 1
-    n0, n1, n2 = s1 * a1[0], s1 * a1[1], s1 * a1[2]
-    nface1 = _cap_polygon(mc, objs, 0, top1)
-    _side_segment(mc, objs, 1, pv[a, 6], pv[a, 7], pv[a, 8], n0, n1, n2)
-    return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
-                         dist_out, pos_out, frame_out)
-  if not mixed2 and abs(s2 * dot12) < _EDGE_TOL:
-    # side of cylinder 1 on the cap of cylinder 2
-    n0, n1, n2 = s2 * a2[0], s2 * a2[1], s2 * a2[2]
-    nface1 = _cap_polygon(mc, objs, 1, top2)
-    _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], n0, n1, n2)
-    return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, True, margin, 0,
-                         dist_out, pos_out, frame_out)
-  return 0
-
-
-
-@jit
-def _multi_capsule(objs, sx, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
-  """Contacts of a capsule (object 0) lying on a cylinder's cap (object 1), MuJoCo 4.0's
-  multicontact as MuJoCo Warp 4.0 writes it: the cylinder's feature is the caps of the
-  support points of the final EPA face (a shallow contact: of the simplex of GJK on the
-  capsule's segment); when they are all on one cap, that cap faces the witness direction and
-  the capsule's axis is parallel to it (within _EDGE_TOL), `_capsule_segment` is clipped by
-  the cap's 16-gon; ends up to `margin` above the cap stay. 0 when there is no such cap.
-  (Capsule-box pairs go to MuJoCo's analytic mjc_CapsuleBox, not here.)"""
-  face = cnt[4]
-  ns = cnt[5]
-  if face < 0 and ns < 1:
-    return 0
-  ntop = 0
-  for i in range(3):
-    if face >= 0:
-      v = pt[4][face, i]
-      q0, q1, q2 = pt[0][v, 6], pt[0][v, 7], pt[0][v, 8]
-    else:
-      r = i if i < ns else 0
-      q0, q1, q2 = sx[r, 6], sx[r, 7], sx[r, 8]
-    if _local_point(objs, 1, q0, q1, q2)[2] >= 0:
-      ntop += 1
-  if ntop != 0 and ntop != 3:
-    return 0
-  top = ntop == 3
-  s = 1.0 if top else -1.0
-  m0, m1, m2 = s * objs[1, _MAT + 2], s * objs[1, _MAT + 5], s * objs[1, _MAT + 8]
-  if _dot(m0, m1, m2, xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]) <= _MINVAL:
-    return 0
-  ma = _dot(objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8], m0, m1, m2)
-  if abs(ma) >= _EDGE_TOL:
-    return 0
-  mc, mcd = pt[11], pt[12]
-  nface1 = _cap_polygon(mc, objs, 1, top, False)
-  _capsule_segment(objs, xw, margin, m0, m1, m2, ma, mc)
-  return _polygon_clip_plane(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
-                             mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
-                             True, dist_out, pos_out, frame_out)
-
-
-@jit
-def _capsule_segment(objs, xw, margin, m0, m1, m2, ma, mc):
-  """The segment of the capsule (object 0) that multicontact clips by a face of outer normal
-  m, ma the axis' slope to m (MuJoCo 4.0, measured): through the witness point x1 along the
-  axis, between the axis' ends, moved by half the margin along m (x1 is on the capsule
-  inflated by half the margin). Into the first two polygon rows, the axis' -z end first."""
-  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
-  hm = 0.5 * margin
-  p0, p1, p2 = xw[0] + hm * m0, xw[1] + hm * m1, xw[2] + hm * m2
-  t1 = _dot(p0 - objs[0, _POS], p1 - objs[0, _POS + 1], p2 - objs[0, _POS + 2], a0, a1, a2)
-  h = objs[0, _SIZE + 1]
-  sh = hm * ma
-  lo = -h + sh - t1
-  hi = h + sh - t1
-  mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2] = p0 + lo * a0, p1 + lo * a1, p2 + lo * a2
-  mc[_MC_POLY + 1, 0] = p0 + hi * a0
-  mc[_MC_POLY + 1, 1] = p1 + hi * a1
-  mc[_MC_POLY + 1, 2] = p2 + hi * a2
-
-
-@jit
 def _box_corner(objs, k, idx, r):
   """Coordinate r of corner idx (bit 0: +x, 1: +y, 2: +z) of box k."""
   l0 = objs[k, _SIZE] if idx & 1 else -objs[k, _SIZE]
@@ -1896,46 +1626,6 @@ def _box_corner(objs, k, idx, r):
   l2 = objs[k, _SIZE + 2] if idx & 4 else -objs[k, _SIZE + 2]
   return (objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1
           + objs[k, _MAT + 3 * r + 2] * l2 + objs[k, _POS + r])
-
-
-@jit
-def _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out, frame_out):
-  """Contacts of a box edge (object 1) lying on a cylinder's cap (object 0): the edge of the
-  EPA face's box feature most parallel to the cap, clipped by the cap's 16-gon."""
-  pv, fvert, mc, mcd = pt[0], pt[4], pt[11], pt[12]
-  face = cnt[4]
-  if dim == 3:
-    return 0
-  top = False
-  for i in range(3):
-    v = fvert[face, i]
-    z = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
-    if i == 0:
-      top = z > 0
-    elif (z > 0) != top:
-      return 0  # the cylinder shows its side, not a cap
-  s = 1.0 if top else -1.0
-  n0, n1, n2 = s * objs[0, _MAT + 2], s * objs[0, _MAT + 5], s * objs[0, _MAT + 8]
-
-  # candidate edges: the feature's edge, or the three edges at its vertex
-  ends = (i2, i1 ^ 1, i1 ^ 2, i1 ^ 4)
-  first = 0 if dim == 2 else 1
-  last = 1 if dim == 2 else 4
-  hm = 0.5 * objs[1, _MARGIN]
-  for e in range(first, last):
-    j = ends[e]
-    d0 = _box_corner(objs, 1, j, 0) - _box_corner(objs, 1, i1, 0)
-    d1 = _box_corner(objs, 1, j, 1) - _box_corner(objs, 1, i1, 1)
-    d2 = _box_corner(objs, 1, j, 2) - _box_corner(objs, 1, i1, 2)
-    d0, d1, d2, _ = _normalize(d0, d1, d2)
-    if abs(_dot(d0, d1, d2, n0, n1, n2)) < _EDGE_TOL:
-      nface1 = _cap_polygon(mc, objs, 0, top)
-      for r in range(3):
-        mc[_MC_POLY, r] = _box_corner(objs, 1, i1, r) - hm * (n0, n1, n2)[r]
-        mc[_MC_POLY + 1, r] = _box_corner(objs, 1, j, r) - hm * (n0, n1, n2)[r]
-      return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
-                           dist_out, pos_out, frame_out)
-  return 0
 
 
 @_inline
@@ -1952,62 +1642,6 @@ def _feature_dim(i1, i2, i3):
   return 3, i1, i2, i3
 
 
-@jit
-def _multi_cylinder_box(objs, xw, cnt, pt, margin, dist_out, pos_out, frame_out):
-  """Contacts of a cylinder (object 0) whose side lies on a face of a box (object 1), or of a
-  box edge lying on the cylinder's cap, from the EPA face in cnt[4]; 0 when this is no such
-  contact (the EPA contact stands)."""
-  pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
-  face = cnt[4]
-  if face < 0:
-    return 0
-  a, b, c = fvert[face, 0], fvert[face, 1], fvert[face, 2]
-
-  dim, i1, i2, i3 = _feature_dim(pvi[a, 1], pvi[b, 1], pvi[c, 1])   # the box feature
-  bmat = objs[1, _MAT:_MAT + 9]
-  nf, f0, f1, f2 = _box_faces(bmat, dim, i1, i2, i3, xw[3] - xw[0], xw[4] - xw[1],
-                              xw[5] - xw[2])
-  if nf == 0:
-    return 0
-  faces = (f0, f1, f2)
-
-  # cylinder: the cap on the side of the EPA face's first vertex, and its axis
-  cmat = objs[0, _MAT:_MAT + 9]
-  ax0, ax1, ax2 = cmat[2], cmat[5], cmat[8]
-  lz = _local_point(objs, 0, pv[a, 3], pv[a, 4], pv[a, 5])[2]
-  cs = 1.0 if lz > 0 else -1.0
-
-  # a cap facing a box face
-  for i in range(nf):
-    m0, m1, m2 = _face_normal(bmat, faces[i])
-    if _dot(cs * ax0, cs * ax1, cs * ax2, m0, m1, m2) < -_FACE_TOL:
-      return _cap_on_box_face(objs, pt, lz > 0, faces[i], margin, dist_out, pos_out,
-                              frame_out)
-
-  # the cylinder's side parallel to a box face
-  j = -1
-  for i in range(nf):
-    m0, m1, m2 = _face_normal(bmat, faces[i])
-    if abs(_dot(ax0, ax1, ax2, m0, m1, m2)) < _EDGE_TOL:
-      j = i
-      break
-  if j < 0:
-    return _box_edge_on_cap(objs, cnt, pt, dim, i1, i2, margin, dist_out, pos_out,
-                            frame_out)
-  m0, m1, m2 = _face_normal(bmat, faces[j])
-  nface1 = _box_face(mc, objs, 1, faces[j])
-  half = 0.5 * objs[1, _MARGIN]  # the face of the box inflated by its margin
-  if half > 0:
-    for i in range(nface1):
-      mc[_MC_FACE + i, 0] += half * m0
-      mc[_MC_FACE + i, 1] += half * m1
-      mc[_MC_FACE + i, 2] += half * m2
-
-  _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], m0, m1, m2)
-  return _polygon_clip(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
-                       dist_out, pos_out, frame_out)
-
-
 # ------------------------------------------ CCD -------------------------------------------------
 
 def work_sizes(ccd_iterations, nmeshvert=0):
@@ -2021,8 +1655,7 @@ def work_sizes(ccd_iterations, nmeshvert=0):
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
   nint += 2 * 8 * int(nmeshvert) + 2 * _NEXTREMA   # two hull adjacencies (nv + (nv + 3 nface)
                                                    # < 8 nv) and their seeds
-  if nmeshvert > 0:
-    nint += _PS_SIZE               # mesh multicontact scratch
+  nint += _PS_SIZE                 # multicontact scratch
   return nfloat, nint
 
 
@@ -2035,7 +1668,7 @@ def _work_sizes(n):
   nf = 6 * n
   nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
-  return nfloat, nint
+  return nfloat, nint + _PS_SIZE   # (multicontact scratch)
 
 
 @jit
@@ -2150,23 +1783,6 @@ def _ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations
 
 
 @jit
-def _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations):
-  """GJK and EPA on the geoms inflated by their margins, for the EPA face (cnt[4], -1 when
-  there is none) that multicontact reads: `_ccd` skips EPA where the geoms themselves are
-  apart, yet MuJoCo 4.0 gives margin contacts of flat features several points."""
-  cnt[4] = -1
-  for j in range(3):
-    xw[j] = objs[0, _POS + j]
-    xw[3 + j] = objs[1, _POS + j]
-  dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
-                                       max_iterations, 0.0)
-  if dist <= tolerance and nsimplex > 1 and not separated:
-    ret = _polytope(pt, cnt, ctr, sx, si, objs, objt, tolerance, nsimplex)
-    if ret == 0:
-      _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations)
-
-
-@jit
 def _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, tolerance, max_iterations,
                  margin, icon, dist_out, pos_out, frame_out):
   """MuJoCo's mjc_penetration (native CCD): writes at most one contact at row icon."""
@@ -2254,24 +1870,20 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
   n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                    ccd_iterations, margin, 0, dist, pos, frame)
 
-  # MuJoCo 4.0's single-shot multicontact replaces it where a segment or a cap lies on a
-  # face (cylinders on boxes and cylinders, capsules on cylinders)
-  if n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CYLINDER:
-    if cnt[4] < 0 and margin > 0 and (type2 == _BOX or type2 == _CYLINDER):
-      _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
-                    ccd_iterations)
-    nmulti = 0
-    if type2 == _BOX:
-      nmulti = _multi_cylinder_box(objs, xw, cnt, pt, margin, dist, pos, frame)
-    elif type2 == _CYLINDER:
-      nmulti = _multi_cylinder_cylinder(objs, cnt, pt, margin, dist, pos, frame)
-    if nmulti > 0:
-      n = nmulti
-  elif (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type1 == _CAPSULE
-        and type2 == _CYLINDER):
-    nmulti = _multi_capsule(objs, sx, xw, cnt, pt, margin, dist, pos, frame)
-    if nmulti > 0:
-      n = nmulti
+  # MuJoCo 4.0's single-shot multicontact replaces it where a face or an edge lies on a face
+  # (cylinders on boxes and cylinders, capsules on cylinders)
+  if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD)
+          and ((type1 == _CYLINDER and (type2 == _BOX or type2 == _CYLINDER))
+               or (type1 == _CAPSULE and type2 == _CYLINDER))):
+    o = _objt_offset(ccd_iterations) + 4
+    if ibuf.shape[0] - o >= _PS_SIZE:
+      vert = np.empty((0, 3), dtype=np.float32)
+      graph = np.empty(0, dtype=np.int32)
+      poly = (graph, graph, graph, np.empty((0, 3)), graph, graph, graph)
+      nmulti = _multicontact(objs, objt, vert, graph, poly, vert, graph, poly, sx, xw, si,
+                             cnt, pt, ibuf[o:o + _PS_SIZE], margin, dist, pos, frame)
+      if nmulti > 0:
+        n = nmulti
   return n
 
 
@@ -2698,13 +2310,60 @@ def _feature_point(objs, objt, k, vert, v, r):
   return _mesh_point(objs, k, vert, v, r)
 
 
+@_inline
+def _global(objs, k, l0, l1, l2, r):
+  """Coordinate r of the point l of object k's frame in the world (rotation, then position)."""
+  return ((objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1)
+          + objs[k, _MAT + 3 * r + 2] * l2) + objs[k, _POS + r]
+
+
+@jit
+def _segment_edge(objs, objt, k, cap, s0, s1, s2, x0, x1, x2, mc):
+  """MuJoCo 4.0's geomEdgeNormals for a capsule or cylinder k (read from its binary; there is
+  no published source): the one edge of the shape, its direction into mc row _MC_EDGE, its
+  start into _MC_START and its end into _MC_END. A capsule's is the segment through its
+  witness point x parallel to the axis, between the axis' ends. A cylinder's runs from its
+  support point s on cap `cap` (0 the top) down its side to the other cap, s first put back
+  on the rim when there is a margin (the supports are then the inflated shape's)."""
+  a0, a1, a2 = objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8]
+  h = objs[k, _SIZE + 1]
+  if objt[k, 0] == _CAPSULE:
+    s = ((x0 - objs[k, _POS]) * a0 + (x1 - objs[k, _POS + 1]) * a1) + (x2 - objs[k, _POS + 2]) * a2
+    c1 = (-s) - h
+    c2 = h - s
+    mc[_MC_EDGE, 0], mc[_MC_EDGE, 1], mc[_MC_EDGE, 2] = a0, a1, a2
+    mc[_MC_START, 0], mc[_MC_START, 1], mc[_MC_START, 2] = c1 * a0 + x0, c1 * a1 + x1, c1 * a2 + x2
+    mc[_MC_END, 0], mc[_MC_END, 1], mc[_MC_END, 2] = c2 * a0 + x0, c2 * a1 + x1, c2 * a2 + x2
+    return 1
+  sg = -1.0 if cap == 0 else 1.0
+  e0, e1, e2 = sg * a0, sg * a1, sg * a2
+  p0, p1, p2 = s0, s1, s2
+  if objs[k, _MARGIN] > 0:
+    d0, d1, d2 = p0 - objs[k, _POS], p1 - objs[k, _POS + 1], p2 - objs[k, _POS + 2]
+    m = _MAT
+    l0 = (objs[k, m] * d0 + objs[k, m + 3] * d1) + objs[k, m + 6] * d2
+    l1 = (objs[k, m + 1] * d0 + objs[k, m + 4] * d1) + objs[k, m + 7] * d2
+    r2 = l0 * l0 + l1 * l1
+    sc = objs[k, _SIZE] / math.sqrt(r2) if r2 >= _MINVAL2 else 0.0
+    l2 = (-sg) * h
+    p0 = _global(objs, k, l0 * sc, l1 * sc, l2, 0)
+    p1 = _global(objs, k, l0 * sc, l1 * sc, l2, 1)
+    p2 = _global(objs, k, l0 * sc, l1 * sc, l2, 2)
+  h2 = h + h
+  mc[_MC_EDGE, 0], mc[_MC_EDGE, 1], mc[_MC_EDGE, 2] = e0, e1, e2
+  mc[_MC_START, 0], mc[_MC_START, 1], mc[_MC_START, 2] = p0, p1, p2
+  mc[_MC_END, 0], mc[_MC_END, 1], mc[_MC_END, 2] = h2 * e0 + p0, h2 * e1 + p1, h2 * e2 + p2
+  return 1
+
+
 @jit
 def _edge_normals(objs, objt, k, vert, poly, dim, v1, v2, nrow, mc):
   """MuJoCo's boxEdgeNormals / meshEdgeNormals: directions (mc rows nrow..) and end points
-  (rows _MC_END..) of the candidate edges from vertex v1 of object k (dim 2: the edge v1 v2);
-  returns their count."""
+  (rows _MC_END..) of the candidate edges from vertex v1 of object k (dim 2: the edge v1 v2),
+  that vertex into row _MC_START; returns their count."""
   p = (_feature_point(objs, objt, k, vert, v1, 0), _feature_point(objs, objt, k, vert, v1, 1),
        _feature_point(objs, objt, k, vert, v1, 2))
+  mc[_MC_START, 0], mc[_MC_START, 1], mc[_MC_START, 2] = p
   n = 0
   for e in range(_MC_FACEMAX):
     w = -1
@@ -2740,8 +2399,21 @@ def _edge_normals(objs, objt, k, vert, poly, dim, v1, v2, nrow, mc):
 @jit
 def _feature_normals(objs, objt, k, poly, dim, v1, v2, v3, d0, d1, d2, isc, idx, nrow, mc):
   """Candidate faces (ids at isc[idx..], world normals at mc rows nrow..) of a feature of
-  box or mesh k; d: the direction for a box feature that is no face or edge."""
-  if objt[k, 0] == _BOX:
+  object k; d: the direction for a box feature that is no face or edge. A cylinder's feature
+  on one cap has that cap (MuJoCo 4.0's binary), a capsule's and a sphere's none."""
+  typ = objt[k, 0]
+  if typ == _CYLINDER:
+    if dim != 1:
+      return 0
+    s = 1.0 if v1 == 0 else -1.0
+    isc[idx] = v1
+    for r in range(3):
+      mc[nrow, r] = (objs[k, _MAT + 3 * r] * 0.0 + objs[k, _MAT + 3 * r + 1] * 0.0
+                     ) + objs[k, _MAT + 3 * r + 2] * s
+    return 1
+  if typ != _BOX and typ != _MESH:
+    return 0
+  if typ == _BOX:
     nf, f0, f1, f2 = _box_faces(objs[k, _MAT:_MAT + 9], dim, v1, v2, v3, d0, d1, d2)
     fs = (f0, f1, f2)
     for i in range(nf):
@@ -2754,9 +2426,20 @@ def _feature_normals(objs, objt, k, poly, dim, v1, v2, v3, d0, d1, d2, isc, idx,
 
 @jit
 def _feature_face(objs, objt, k, vert, poly, face, row, mc):
-  """Corners of face `face` (box face or polygon id) of object k into mc rows row.. in
-  MuJoCo's order (boxFace; meshFace: the polygon reversed); returns their count (none
-  written when over _MC_FACEMAX)."""
+  """Corners of face `face` (box face, polygon id or cylinder cap) of object k into mc rows
+  row.. in MuJoCo's order (boxFace; meshFace: the polygon reversed; cylinderFace: the cap's
+  16-gon from MuJoCo 4.0's tables, clockwise seen from outside on either cap); returns their
+  count (none written when over _MC_FACEMAX)."""
+  if objt[k, 0] == _CYLINDER:
+    s = 1.0 if face == 0 else -1.0
+    rad = objs[k, _SIZE]
+    z = s * objs[k, _SIZE + 1]
+    for i in range(16):
+      x = rad * _COS16[i]
+      y = s * (rad * (-_SIN16[i]))
+      for r in range(3):
+        mc[row + i, r] = _global(objs, k, x, y, z, r)
+    return 16
   if objt[k, 0] == _BOX:
     nface = _box_face(mc, objs, k, face)
     if row != _MC_FACE:
@@ -2775,22 +2458,27 @@ def _feature_face(objs, objt, k, vert, poly, face, row, mc):
 
 
 @jit
-def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, cnt, pt, isc,
-                margin, dist_out, pos_out, frame_out):
-  """MuJoCo 4.0's multicontact (read from its binary, checked against it) of a box or mesh
-  (object 0) with a mesh (object 1), from the features of the EPA face in cnt[4] or, for a
-  shallow contact within the margin, of the GJK simplex (cnt[5] vertices in si); returns the
-  contact count (0: the single contact stands)."""
-  pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
-  if graph2.shape[0] == 0 or (objt[0, 0] == _MESH and graph1.shape[0] == 0):
+def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw, si, cnt, pt,
+                  isc, margin, dist_out, pos_out, frame_out):
+  """MuJoCo 4.0's multicontact (read from its binary, checked against it) of two geoms among
+  box, mesh, cylinder and capsule, from the features of the EPA face in cnt[4] or, for a
+  shallow contact within the margin, of the GJK simplex (cnt[5] vertices in si, sx): faces
+  facing each other are clipped by each other, an edge (a capsule's or a cylinder's side
+  included) lying on a face by the face. Returns the contact count (0: the single contact
+  stands)."""
+  pv, pvi, fvert, mc = pt[0], pt[1], pt[4], pt[11]
+  if ((objt[0, 0] == _MESH and graph1.shape[0] == 0)
+          or (objt[1, 0] == _MESH and graph2.shape[0] == 0)):
     return 0
   face = cnt[4]
   ns = cnt[5]
   if face < 0 and ns < 1:
     return 0
-  # feature vertices (mesh ids) of each geom, as MuJoCo's simplexDim orders them
+  # feature vertices (mesh ids) of each geom, as MuJoCo's simplexDim orders them, and each
+  # geom's support point of the first (a cylinder's side starts there)
   ids = np.empty((2, 3), dtype=np.int64)
   dims = np.empty(2, dtype=np.int64)
+  sup = np.empty((2, 3))
   for k in range(2):
     for j in range(3):
       if face >= 0:
@@ -2802,6 +2490,8 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
         i = g[2 + g[0] + i]
       ids[k, j] = i
     dims[k], ids[k, 0], ids[k, 1], ids[k, 2] = _feature_dim(ids[k, 0], ids[k, 1], ids[k, 2])
+    for r in range(3):
+      sup[k, r] = pv[fvert[face, 0], 3 + 3 * k + r] if face >= 0 else sx[0, 3 + 3 * k + r]
   r0, r1, r2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
   nn1 = _feature_normals(objs, objt, 0, poly1, dims[0], ids[0, 0], ids[0, 1], ids[0, 2],
                          -r0, -r1, -r2, isc, _PS_IDX1, _MC_NORM1, mc)
@@ -2846,9 +2536,16 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
       else:
         break
       frow, nface = (_MC_NORM2, nn2) if ke == 0 else (_MC_NORM1, nn1)
-      ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
-                         poly1 if ke == 0 else poly2, dims[ke], ids[ke, 0], ids[ke, 1],
-                         _MC_EDGE, mc)
+      te = objt[ke, 0]
+      if te == _CAPSULE or te == _CYLINDER:
+        ne = _segment_edge(objs, objt, ke, ids[ke, 0], sup[ke, 0], sup[ke, 1], sup[ke, 2],
+                           xw[3 * ke], xw[3 * ke + 1], xw[3 * ke + 2], mc)
+      elif te == _BOX or te == _MESH:
+        ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
+                           poly1 if ke == 0 else poly2, dims[ke], ids[ke, 0], ids[ke, 1],
+                           _MC_EDGE, mc)
+      else:
+        ne = 0
       sg = 1.0 if ke == 0 else -1.0
       for i in range(nface):        # the first face with an edge parallel to it
         if sg * _dot(mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2], r0, r1, r2) <= _MINVAL:
@@ -2886,18 +2583,20 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
     npoly = _feature_face(objs, objt, kp, vert1 if kp == 0 else vert2,
                           poly1 if kp == 0 else poly2, fp, _MC_POLY, mc)
   else:
-    vert = vert1 if kp == 0 else vert2
     for r in range(3):
-      mc[_MC_POLY, r] = _feature_point(objs, objt, kp, vert, ids[kp, 0], r)
+      mc[_MC_POLY, r] = mc[_MC_START, r]
       mc[_MC_POLY + 1, r] = mc[_MC_END + fi, r]
     npoly = 2
   nclip = _feature_face(objs, objt, kc, vert1 if kc == 0 else vert2,
                         poly1 if kc == 0 else poly2, fc, _MC_FACE, mc)
   if npoly < 2 or nclip < 3 or nclip > _MC_FACEMAX or npoly > _MC_FACEMAX:
     return 0
+  # each geom's half margin, none of a capsule's (MuJoCo 4.0)
+  hm1 = 0.0 if objt[0, 0] == _CAPSULE else margin * 0.5
+  hm2 = 0.0 if objt[1, 0] == _CAPSULE else margin * 0.5
   q0, q1, q2 = mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2]
   poly, npoly, first, second, third, fourth = _clip_polygon(
-      mc, mcd, nclip, npoly, n0, n1, n2, q0, q1, q2, n0, n1, n2, margin, True)
+      mc, pt[12], nclip, npoly, n0, n1, n2, q0, q1, q2, n0, n1, n2, hm1 + hm2)
   # MuJoCo 4.0's polygonClip output: each vertex projected on the clipping face (a), then
   # along `dir` (the other face's normal, or back along the clipping face's) to depth dd (b);
   # the normal, and the margins moved out of the points as its inflate does
@@ -2907,7 +2606,6 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
   else:
     e0, e1, e2 = -n0, -n1, -n2
     g0, g1, g2 = (-n0, -n1, -n2) if edge == 1 else (n0, n1, n2)
-  hm = margin * 0.5
   for k in range(npoly):
     row = poly + (first, second, third, fourth)[k] if k < 4 else poly + k
     v0, v1, v2 = mc[row, 0], mc[row, 1], mc[row, 2]
@@ -2917,10 +2615,12 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
     b0, b1, b2 = a0 - dd * e0, a1 - dd * e1, a2 - dd * e2
     if edge == 1:   # (the clipping face is geom 2's: its points are the second witness)
       a0, a1, a2, b0, b1, b2 = b0, b1, b2, a0, a1, a2
-    if hm != 0:
-      a0, a1, a2 = hm * g0 + a0, hm * g1 + a1, hm * g2 + a2
-      b0, b1, b2 = -hm * g0 + b0, -hm * g1 + b1, -hm * g2 + b2
-      dd = dd - (hm + hm)
+    if hm1 != 0 or hm2 != 0:
+      if hm1 != 0:
+        a0, a1, a2 = hm1 * g0 + a0, hm1 * g1 + a1, hm1 * g2 + a2
+      if hm2 != 0:
+        b0, b1, b2 = (-hm2) * g0 + b0, (-hm2) * g1 + b1, (-hm2) * g2 + b2
+      dd = dd - (hm1 + hm2)
     dist_out[k] = margin + dd
     pos_out[k, 0] = (a0 + b0) * 0.5
     pos_out[k, 1] = (a1 + b1) * 0.5
@@ -2928,141 +2628,6 @@ def _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, 
     frame_out[k, 0], frame_out[k, 1], frame_out[k, 2], _ = _normalize(a0 - b0, a1 - b1, a2 - b2)
     frame_out[k, 3] = frame_out[k, 4] = frame_out[k, 5] = 0.0
   return npoly
-
-
-@_inline
-def _mesh_ids(objs, graph, j1, j2, j3):
-  """Mesh vertex ids of three support ids of the mesh object 1: hull-local ids under the hill
-  climb (objs[1, _GADR] >= 0), mesh ids already under the exhaustive support."""
-  if objs[1, _GADR] < 0:
-    return j1, j2, j3
-  nh = graph[0]
-  return graph[2 + nh + j1], graph[2 + nh + j2], graph[2 + nh + j3]
-
-
-@jit
-def _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc, margin,
-                        dist_out, pos_out, frame_out):
-  """A capsule (object 0) lying on a mesh polygon, MuJoCo 4.0's multicontact as MuJoCo Warp
-  4.0 writes it: the candidate polygons are those of the mesh feature of the final EPA face
-  (a shallow contact: of the simplex of GJK on the capsule's segment); the first that faces
-  the witness direction and that the capsule's axis is parallel to (within _EDGE_TOL) clips
-  `_capsule_segment`; vertices up to `margin` above the face stay; depths from the face.
-  0 when there is no such polygon."""
-  if graph2.shape[0] == 0 or poly2[1].shape[0] == 0:
-    return 0
-  face = cnt[4]
-  if face >= 0:
-    pvi, fvert = pt[1], pt[4]
-    j1, j2, j3 = pvi[fvert[face, 0], 1], pvi[fvert[face, 1], 1], pvi[fvert[face, 2], 1]
-  else:
-    ns = cnt[5]
-    if ns < 1:
-      return 0
-    j1, j2, j3 = si[0, 1], si[1 if ns > 1 else 0, 1], si[2 if ns > 2 else 0, 1]
-  i1, i2, i3 = _mesh_ids(objs, graph2, j1, j2, j3)
-  dim, i1, i2, i3 = _feature_dim(i1, i2, i3)
-  mc, mcd = pt[11], pt[12]
-  nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
-  a0, a1, a2 = objs[0, _MAT + 2], objs[0, _MAT + 5], objs[0, _MAT + 8]
-  w0, w1, w2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
-  pid = -1
-  m0 = m1 = m2 = 0.0
-  for i in range(nn):
-    m0, m1, m2 = mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1], mc[_MC_NORM2 + i, 2]
-    if _dot(m0, m1, m2, w0, w1, w2) > _MINVAL and abs(_dot(a0, a1, a2, m0, m1, m2)) < _EDGE_TOL:
-      pid = isc[_PS_IDX2 + i]
-      break
-  if pid < 0:
-    return 0
-  nface = _feature_face(objs, objt, 1, vert2, poly2, pid, _MC_FACE, mc)
-  if nface < 3 or nface > _MC_FACEMAX:
-    return 0
-  _capsule_segment(objs, xw, margin, m0, m1, m2, _dot(a0, a1, a2, m0, m1, m2), mc)
-  return _polygon_clip_plane(mc, mcd, nface, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
-                             mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2], m0, m1, m2,
-                             True, dist_out, pos_out, frame_out)
-
-
-@jit
-def _multi_cylinder_mesh(objs, objt, vert2, graph2, poly2, cnt, pt, isc, margin, dist_out,
-                         pos_out, frame_out):
-  """`_multi_cylinder_box` with a mesh (object 1): the mesh polygons of the EPA face's mesh
-  feature play the box faces (a cap on a polygon, the side on a polygon, a mesh edge on a
-  cap). 0 when this is no such contact."""
-  pv, pvi, fvert, mc, mcd = pt[0], pt[1], pt[4], pt[11], pt[12]
-  face = cnt[4]
-  if face < 0 or graph2.shape[0] == 0:
-    return 0
-  a = fvert[face, 0]
-  i1, i2, i3 = _mesh_ids(objs, graph2, pvi[fvert[face, 0], 1], pvi[fvert[face, 1], 1],
-                         pvi[fvert[face, 2], 1])
-  dim, i1, i2, i3 = _feature_dim(i1, i2, i3)
-  nn = _mesh_normals(objs, 1, poly2, dim, i1, i2, i3, isc, _PS_IDX2, _MC_NORM2, mc)
-  if nn == 0:
-    return 0
-  cmat = objs[0, _MAT:_MAT + 9]
-  ax0, ax1, ax2 = cmat[2], cmat[5], cmat[8]
-  lz = _local_point(objs, 0, pv[a, 3], pv[a, 4], pv[a, 5])[2]
-  cs = 1.0 if lz > 0 else -1.0
-
-  # a cap facing a polygon
-  for i in range(nn):
-    m0, m1, m2 = mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1], mc[_MC_NORM2 + i, 2]
-    if _dot(cs * ax0, cs * ax1, cs * ax2, m0, m1, m2) < -_FACE_TOL:
-      nface = _feature_face(objs, objt, 1, vert2, poly2, isc[_PS_IDX2 + i], _MC_POLY, mc)
-      if nface < 3 or nface > _MC_FACEMAX:
-        return 0
-      q0, q1, q2 = mc[_MC_POLY, 0], mc[_MC_POLY, 1], mc[_MC_POLY, 2]
-      return _cap_clip_projected(mc, mcd, objs, 0, lz > 0, nface, q0, q1, q2, m0, m1, m2,
-                                 margin, dist_out, pos_out, frame_out)
-
-  # the side parallel to a polygon
-  j = -1
-  for i in range(nn):
-    if abs(_dot(ax0, ax1, ax2, mc[_MC_NORM2 + i, 0], mc[_MC_NORM2 + i, 1],
-                mc[_MC_NORM2 + i, 2])) < _EDGE_TOL:
-      j = i
-      break
-  if j < 0:
-    # a mesh edge on a cap
-    if dim == 3:
-      return 0
-    top = False
-    for i in range(3):
-      v = fvert[face, i]
-      z = _local_point(objs, 0, pv[v, 3], pv[v, 4], pv[v, 5])[2]
-      if i == 0:
-        top = z > 0
-      elif (z > 0) != top:
-        return 0
-    s = 1.0 if top else -1.0
-    n0, n1, n2 = s * ax0, s * ax1, s * ax2
-    ne = _edge_normals(objs, objt, 1, vert2, poly2, dim, i1, i2, _MC_EDGE, mc)
-    hm = 0.5 * objs[1, _MARGIN]
-    for e in range(ne):
-      if abs(_dot(mc[_MC_EDGE + e, 0], mc[_MC_EDGE + e, 1], mc[_MC_EDGE + e, 2],
-                  n0, n1, n2)) < _EDGE_TOL:
-        nface1 = _cap_polygon(mc, objs, 0, top)
-        for r in range(3):
-          mc[_MC_POLY, r] = _mesh_point(objs, 1, vert2, i1, r) - hm * (n0, n1, n2)[r]
-          mc[_MC_POLY + 1, r] = mc[_MC_END + e, r] - hm * (n0, n1, n2)[r]
-        return _polygon_clip(mc, mcd, nface1, 2, n0, n1, n2, -n0, -n1, -n2, False, margin, 0,
-                             dist_out, pos_out, frame_out)
-    return 0
-  m0, m1, m2 = mc[_MC_NORM2 + j, 0], mc[_MC_NORM2 + j, 1], mc[_MC_NORM2 + j, 2]
-  nface1 = _feature_face(objs, objt, 1, vert2, poly2, isc[_PS_IDX2 + j], _MC_FACE, mc)
-  if nface1 < 3 or nface1 > _MC_FACEMAX:
-    return 0
-  half = 0.5 * objs[1, _MARGIN]  # the polygon inflated by the margin
-  if half > 0:
-    for i in range(nface1):
-      mc[_MC_FACE + i, 0] += half * m0
-      mc[_MC_FACE + i, 1] += half * m1
-      mc[_MC_FACE + i, 2] += half * m2
-  _side_segment(mc, objs, 0, pv[a, 3], pv[a, 4], pv[a, 5], m0, m1, m2)
-  return _polygon_clip(mc, mcd, nface1, 2, m0, m1, m2, -m0, -m1, -m2, True, margin, 0,
-                       dist_out, pos_out, frame_out)
 
 
 @jit
@@ -3083,10 +2648,9 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, type
   one contact from GJK/EPA over the hull vertices. vert/graph: the mesh's float32 vertices
   and its mesh_graph block (empty for a primitive geom, or a mesh without a hull graph:
   then every vertex is searched).
-  Box-mesh and mesh-mesh pairs get up to four contacts where flat features meet (MuJoCo
-  4.0's multicontact, `_multi_mesh`), capsules and cylinders on mesh polygons two to four
-  (`_multi_capsule_mesh`, `_multi_cylinder_mesh`), unless MULTICCD or NATIVECCD is disabled
-  in flags."""
+  Box-, cylinder- and mesh-mesh pairs get up to four contacts, capsule-mesh two, where flat
+  features meet (MuJoCo 4.0's multicontact, `_multicontact`), unless MULTICCD or NATIVECCD is
+  disabled in flags."""
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
@@ -3101,18 +2665,9 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, type
       and ibuf.shape[0] - o >= _PS_SIZE):
     isc = ibuf[o:o + _PS_SIZE]
     nmulti = 0
-    if type1 == _BOX or type1 == _MESH:
-      nmulti = _multi_mesh(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, cnt,
-                           pt, isc, margin, dist, pos, frame)
-    elif type1 == _CAPSULE:
-      nmulti = _multi_capsule_mesh(objs, objt, vert2, graph2, poly2, xw, si, cnt, pt, isc,
-                                   margin, dist, pos, frame)
-    elif type1 == _CYLINDER:
-      if cnt[4] < 0 and margin > 0:
-        _inflated_epa(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
-                      ccd_iterations)
-      nmulti = _multi_cylinder_mesh(objs, objt, vert2, graph2, poly2, cnt, pt, isc, margin, dist,
-                                    pos, frame)
+    if type1 == _BOX or type1 == _MESH or type1 == _CAPSULE or type1 == _CYLINDER:
+      nmulti = _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw,
+                             si, cnt, pt, isc, margin, dist, pos, frame)
     if nmulti > 0:
       n = nmulti
   return n

@@ -73,24 +73,22 @@ def test_forward_as_mujoco(path):
 
 # contact lists equal to 4.0's, geom pair by geom pair, on the mesh-heavy models whose forward
 # dynamics differed (tests/conformance/contact_match.py, 10 random states): (pairs matching,
-# pairs), as measured when GJK, EPA and mesh multicontact followed 4.0's binary bit for bit
-# (its polygon clip takes the crossing from the two half-space values; mesh supports as its
-# mjc_meshSupport / seeded hill climb): 4076 of 4081 pairs; 3903 before that clip, 3571 when
-# the polygons were rebuilt at run time, 2977 before multicontact followed 4.0's structure.
-# What is left: the order of two clipped points of a bunny's edge (4; mesh_polynormal is not
-# 4.0's to the bit) and one cylinder pair of carousel (the cylinder paths keep 3.x's clip
-# crossing, which test_cap_on_face needs). A change to the narrowphase must not lose more.
+# pairs). All 4081 since the compiler's eig3 (mesh frames, so mesh_polynormal) and the
+# cylinder and capsule multicontact follow 4.0's binary bit for bit; 4076 before those, 3903
+# before the polygon clip took its crossing from the two half-space values, 3571 when the
+# polygons were rebuilt at run time, 2977 before multicontact followed 4.0's structure. A
+# change to the narrowphase may not lose more than one pair per model.
 _PAIRS_MATCHING = {
     "model/balloons/balloons.xml": (18, 18),
     "model/cube/cube_3x3x3.xml": (409, 409),
-    "model/replicate/bunnies.xml": (972, 976),
-    "model/surfacevel/carousel.xml": (35, 36),
+    "model/replicate/bunnies.xml": (976, 976),
+    "model/surfacevel/carousel.xml": (36, 36),
     "test/engine/testdata/collision_convex/conemesh_box.xml": (10, 10),
     "test/engine/testdata/collision_convex/dice.xml": (168, 168),
     "test/engine/testdata/collision_convex/dice_boxmesh.xml": (182, 182),
-    "test/engine/testdata/collision_convex/perf/boxmesh.xml": (1307, 1308),
+    "test/engine/testdata/collision_convex/perf/boxmesh.xml": (1308, 1308),
     "test/engine/testdata/collision_convex/perf/spheremesh.xml": (664, 664),
-    "test/engine/testdata/collision_convex/stacked_boxes.xml": (303, 304),
+    "test/engine/testdata/collision_convex/stacked_boxes.xml": (304, 304),
     "test/user/testdata/robot_arm.xml": (6, 6),
 }
 
