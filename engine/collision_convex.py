@@ -52,6 +52,7 @@ _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 # objs columns
 _SIZE, _POS, _MAT, _MARGIN, _VADR, _VNUM, _GADR, _GHINT = 0, 3, 6, 15, 16, 17, 18, 19
 _OBJ_COLS = 20
+_MESH_KEY = 22       # int work buffer: the meshes collide_mesh_work left in it (cnt[6:8])
 _HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN: smaller meshes use the exhaustive support
 _NEXTREMA = 27        # mesh_extrema: hill-climb seeds for the 3x3x3 direction grid
 
@@ -1694,6 +1695,7 @@ def _split_work(fbuf, ibuf, n):
   si = ibuf[o:o + 8].reshape((4, 2)); o += 8
   ti = ibuf[o:o + 8].reshape((4, 2)); o += 8
   cnt = ibuf[o:o + 8]; o += 8
+  ibuf[_MESH_KEY] = ibuf[_MESH_KEY + 1] = -1   # (cnt[6:8]) the meshes held: none known
   pvi = ibuf[o:o + nv * 2].reshape((nv, 2)); o += nv * 2
   fvert = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   fadj = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
@@ -1817,13 +1819,14 @@ def _set_obj(objs, objt, k, typ, size, pos, mat, margin):
 
 
 @jit
-def _set_mesh(objs, objt, k, row, iadr, vert, ext, graph):
+def _set_mesh(objs, objt, k, row, iadr, vert, ext, graph, copy=True):
   """Copy a mesh's support vertices into objs from `row` on, six per row: with a hull graph
   and at least _HILLCLIMB_MIN vertices, the hull's (in hull order; support ids hull-local)
   and its adjacency into flat `objt` from int `iadr` on, for the hill climb; else every
   vertex in mesh order (support ids are mesh ids, objs[k, _GADR] -1), as MuJoCo 4.0 picks
   mjc_hillclimbSupport or mjc_meshSupport. `ext`: the mesh's mesh_extrema row, stored just
-  before the adjacency (the hill climb's seeds). Returns the next free row and int."""
+  before the adjacency (the hill climb's seeds). `copy` False: the buffers hold this mesh at
+  these rows already, only object k's header is set. Returns the next free row and int."""
   nh = graph[0] if graph.shape[0] > 0 else 0
   if vert.shape[0] < _HILLCLIMB_MIN:
     nh = 0
@@ -1837,6 +1840,8 @@ def _set_mesh(objs, objt, k, row, iadr, vert, ext, graph):
     iadr += _NEXTREMA
   objs[k, _GADR] = iadr if nh > 0 else -1
   objs[k, _GHINT] = -1.0   # no previous support vertex yet
+  if not copy:
+    return row + (n + 5) // 6, (iadr + nh + nh + 3 * graph[1]) if nh > 0 else iadr
   for i in range(n):
     v = graph[2 + nh + i] if nh > 0 else i
     r = row + i // 6
@@ -2651,13 +2656,20 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, type
   Box-, cylinder- and mesh-mesh pairs get up to four contacts, capsule-mesh two, where flat
   features meet (MuJoCo 4.0's multicontact, `_multicontact`), unless MULTICCD or NATIVECCD is
   disabled in flags."""
+  # the buffers still hold these meshes when the last call that used them was this one with
+  # the same meshes (`_split_work` forgets them for any other): copying a 642-vertex hull and
+  # its graph twice cost more than GJK on it
+  key1 = vert1.ctypes.data if type1 == _MESH else 0
+  key2 = vert2.ctypes.data
+  copy = ibuf[_MESH_KEY] != key1 or ibuf[_MESH_KEY + 1] != key2
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
   row, iadr = 2, 4
   if type1 == _MESH:
-    row, iadr = _set_mesh(objs, objt, 0, row, iadr, vert1, ext1, graph1)
-  row, iadr = _set_mesh(objs, objt, 1, row, iadr, vert2, ext2, graph2)
+    row, iadr = _set_mesh(objs, objt, 0, row, iadr, vert1, ext1, graph1, copy)
+  row, iadr = _set_mesh(objs, objt, 1, row, iadr, vert2, ext2, graph2, copy)
+  ibuf[_MESH_KEY], ibuf[_MESH_KEY + 1] = key1, key2
   n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                    ccd_iterations, margin, 0, dist, pos, frame)
   o = _objt_offset(ccd_iterations) + iadr
