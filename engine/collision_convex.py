@@ -2207,38 +2207,28 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, poly, margin, dist, pos, fra
   return count
 
 
-# ------------------------------------ mesh multicontact -----------------------------------------
-# MuJoCo's multicontact (engine_collision_gjk.c) for box-mesh and mesh-mesh pairs: the EPA
-# face's vertices on each geom give a feature (vertex, edge or face) and its candidate face
-# normals (the mesh polygons at those vertices; box faces); two faces facing each other within
-# _FACE_TOL, or an edge parallel to a face within _EDGE_TOL, are clipped against each other
-# (`_clip_polygon`) into up to four contacts that replace the EPA contact.
+# ------------------------------------ multicontact ----------------------------------------------
+# MuJoCo 4.0's mjc_multicontact, read from its compiled library (its published source differs
+# and has no cylinder or capsule branch) and checked against it bit for bit through ctypes
+# (tests/test_collision_convex.py test_multicontact_as_mujoco_bit_for_bit; box, mesh, cylinder,
+# capsule, margins 0 and > 0). The final EPA face's vertices on each geom (or, for a shallow
+# contact within the margin, the GJK simplex's) give a feature (vertex, edge or face: a box's
+# corners, a mesh's vertices, a cylinder's caps; a capsule is always a vertex) and its
+# candidate faces (box faces, the mesh polygons at those vertices, a cylinder's cap as the
+# 16-gon of 4.0's cos/sin tables). Of the faces turned towards the other geom (beyond
+# _EDGE_TOL of the witness direction) the most nearly opposite pair within _FACE_TOL is
+# clipped (`_clip_polygon`, the crossing from the two half-space values); else the first edge
+# parallel to a face within _EDGE_TOL (a box's or mesh's edges at the feature, a cylinder's
+# side from its support point, a capsule's segment through its witness point), geom 1's or
+# geom 2's first as 4.0 orders them, then the other's. Each clipped vertex gives a contact:
+# its projection on the clipping face, the other witness along the other face's normal, both
+# moved out by each geom's half margin (none for a capsule). Up to four contacts (two for a
+# capsule) replace the EPA contact.
 #
 # Mesh polygons are the compiler's (mesh_poly*, engine/mjcf/_mesh.make_polygons: coplanar hull
-# triangles merged, numbered and mapped to their vertices as MuJoCo 4.0's compiler does, equal
-# to its fields on every test model; normals in double precision as 4.0's), passed as
-# `mesh_polys`' tuple. Polygons of more than _MC_FACEMAX vertices are not clipped (plane_mesh
-# takes any).
-#
-# Where MuJoCo 4.0 departs from our 3.x reference source (measured with mj_collision on the
-# random poses of tests/test_mesh_collision.py):
-# - the witness of a clipped vertex v at depth d below face 1 (normal n) is its projection
-#   x1 = v - d n on the face; the contact distance is d' = -d (n . r), measured along the
-#   other face's normal r, the position x1 - d'/2 r and the normal -r (MuJoCo 3.x: v and
-#   v - |d| r, distance d);
-# - positive margins no longer disable it: the EPA runs on the geoms inflated by the margin,
-#   but the features are the geoms' own vertices (not the inflated EPA points), distances are
-#   not shifted by the margin, and clipped vertices up to the margin above the face stay;
-# - of the face normals turned towards the other geom (beyond EDGE_TOL of the witness
-#   direction), the most nearly opposite pair within FACE_TOL is clipped, not the first one
-#   found, and an edge is only matched with a face turned towards it (MuJoCo Warp 4.0's
-#   _aligned_faces/_aligned_face_edge; on MuJoCo's test models 2977 -> 3546 of 4081 pair
-#   contact lists matched, tests/test_mujoco_models.py states at seeds 0-9);
-# - of the edges parallel to a face within EDGE_TOL, the first (faces in their order, edges in
-#   the order of the vertex's polygons, mesh_polymap: 4.0's numbering, which the compiler
-#   reproduces) is clipped.
-# What is left is mostly the order of two clipped points of an edge (decided by round-off
-# between duplicated clip points).
+# triangles merged, numbered, mapped to their vertices and given normals as MuJoCo 4.0's
+# compiler does, equal to its fields on every test model), passed as `mesh_polys`' tuple.
+# Polygons of more than _MC_FACEMAX vertices are not clipped (plane_mesh takes any).
 
 # int scratch (after the hull adjacencies): candidate polygons of geoms 1 and 2, and those of
 # up to three vertices while they are intersected

@@ -410,7 +410,8 @@ def _eig3_cases(rng):
   scales from micrometres to metres, nearly diagonal ones, ones with a repeated principal
   moment (a symmetric body: the axes are decided by round-off), diagonal and zero."""
   for _ in range(300):
-    p = rng.normal(size=(rng.integers(4, 30), 3)) * rng.uniform(0.1, 1, 3) * 10.0 ** rng.uniform(-6, 1)
+    scale = rng.uniform(0.1, 1, 3) * 10.0 ** rng.uniform(-6, 1)
+    p = rng.normal(size=(rng.integers(4, 30), 3)) * scale
     c = p - p.mean(0)
     inertia = np.eye(3) * (c * c).sum() - c.T @ c
     yield inertia.ravel()
@@ -421,7 +422,6 @@ def _eig3_cases(rng):
   for _ in range(100):
     q = rng.normal(size=4)
     r = np.zeros(9)
-    import mujoco
     mujoco.mju_quat2Mat(r, q / np.linalg.norm(q))
     r = r.reshape(3, 3)
     a, b = rng.uniform(0.1, 2, 2)
