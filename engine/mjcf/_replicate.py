@@ -111,7 +111,6 @@ def expand(root):
         _names(k, names)
       digits = len(str(count))   # as MuJoCo: count 10 names b00 ... b09
       pos, frames = [0.0, 0.0, 0.0], []
-      quat = [1.0, 0.0, 0.0, 0.0]
       for r in range(count):
         q = mm.orientation("euler", [r * e for e in euler], degree, seq)
         suffix = sep + str(r).zfill(digits)
@@ -121,7 +120,7 @@ def expand(root):
         f = Node("frame", attrib, c.file, c.line, node)
         f.children = [_copy(k, f, suffix, names) for k in c.children]
         frames.append(f)
-        pos, quat = mm.frameaccum(pos, quat, offset, rotation)
+        pos, _ = mm.frameaccum(pos, q, offset, rotation)   # (4.0: from the resolved q)
       node.children[i:i + 1] = frames
       i += len(frames)
       # referring elements of the other sections: one copy per replica, at the section's end

@@ -28,7 +28,10 @@ MODELS = ["cartpole", "acrobot", "swimmer", "fish", "cheetah", "walker", "humano
           "humanoid_CMU", "quadruped", "dog",
           "test/user/testdata/robot_arm.xml",
           "test/engine/testdata/collision_convex/perf/mixed.xml",
-          "model/humanoid/22_humanoids.xml"]
+          "model/humanoid/22_humanoids.xml",
+          # <replicate>: frames as 4.0 accumulates them (engine/mjcf/_replicate.py)
+          "model/replicate/leaves.xml", "model/replicate/helix.xml",
+          "model/humanoid/100_humanoids.xml"]
 
 
 def _load(name):
