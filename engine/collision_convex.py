@@ -73,7 +73,7 @@ _MC_EDGE = _MC_NORM2 + _MC_FACEMAX
 _MC_END = _MC_EDGE + _MC_FACEMAX
 _MC_START = _MC_END + _MC_FACEMAX   # the start of the edge that is clipped
 _MC_ROWS = _MC_START + 1
-_MC_FLOATS = 3 * _MC_ROWS + _MC_FACEMAX  # plus the clip planes' offsets
+_MC_FLOATS = 3 * _MC_ROWS
 _FACE_TOL = 0.996
 _EDGE_TOL = 0.0888
 # a cylinder's cap as MuJoCo 4.0's 16-gon: its tables cylinderFace.cos_16 / sin_16, literals
@@ -1348,18 +1348,11 @@ def _epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
 
 
 # --------------------------------------- multicontact -------------------------------------------
-# MuJoCo 4.0's single-shot multicontact, reconstructed from its results (no source available):
-# after EPA, a segment lying on a flat face is clipped by the face (Sutherland-Hodgman, as
-# MuJoCo's polygonClip) into two contacts: a cylinder's side on a box face or on the other
-# cylinder's cap, a box edge on a cylinder cap, a capsule's segment on a cylinder cap (after
-# GJK on the capsule's core). A cylinder cap (MuJoCo 4.0's 16-gon) flat on a box face or
-# on another cap clips that face, projected onto the cap's plane, and keeps four vertices at
-# most (polygonQuad's search, with the area taken in polygon order); the caps and capsules
-# use the geoms as they are, the margin only keeps vertices up to that far above the face.
-# Known residuals: where several quadrilaterals have (nearly) the same area, MuJoCo's choice
-# is not always reproduced (1 case in 5 to 8 of a cap on a face). The scratch `mc` holds the
-# clipping face (rows _MC_FACE..), its side planes (_MC_PN..) and two polygon buffers
-# (_MC_POLY..); `mcd` the side planes' offsets.
+# Helpers of MuJoCo 4.0's single-shot multicontact (`_multicontact`, in the multicontact
+# section below): box faces and corners, the side planes of a clipping face, and its
+# polygonClip with polygonQuad's choice of four vertices. The scratch `mc` holds the clipping
+# face (rows _MC_FACE..), its side planes' normals (_MC_PN..) and two polygon buffers
+# (_MC_POLY..).
 
 
 @jit
@@ -1428,6 +1421,13 @@ def _box_faces(mat, dim, v1, v2, v3, d0, d1, d2):
 
 
 @_inline
+def _global(objs, k, l0, l1, l2, r):
+  """Coordinate r of the point l of object k's frame in the world (rotation, then position)."""
+  return ((objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1)
+          + objs[k, _MAT + 3 * r + 2] * l2) + objs[k, _POS + r]
+
+
+@_inline
 def _face_normal(mat, f):
   """World normal of box face f."""
   k = f // 2
@@ -1454,8 +1454,7 @@ def _box_face(mc, objs, k, f):
   for i in range(4):
     l0, l1, l2 = c[i]
     for r in range(3):
-      mc[_MC_FACE + i, r] = (objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1
-                             + objs[k, _MAT + 3 * r + 2] * l2 + objs[k, _POS + r])
+      mc[_MC_FACE + i, r] = _global(objs, k, l0, l1, l2, r)
   return 4
 
 
@@ -1524,7 +1523,7 @@ def _polygon_quad(mc, poly, npoly):
 
 
 @jit
-def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, keep):
+def _clip_polygon(mc, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, keep):
   """MuJoCo's polygonClip without its output: clip the polygon in the first polygon buffer
   (nface2 rows) by the side planes of the face in the face rows (nface1 corners, normal n),
   drop the vertices more than `keep` above the plane through q with normal m, and pick at
@@ -1543,7 +1542,6 @@ def _clip_polygon(mc, mcd, nface1, nface2, n0, n1, n2, q0, q1, q2, m0, m1, m2, k
     c0, c1, c2 = _cross(e0, e1, e2, u0, u1, u2)
     c0, c1, c2, _ = _normalize(c0, c1, c2)
     mc[_MC_PN + i, 0], mc[_MC_PN + i, 1], mc[_MC_PN + i, 2] = c0, c1, c2
-    mcd[i] = _dot(c0, c1, c2, mc[a, 0], mc[a, 1], mc[a, 2])
 
   poly = _MC_POLY
   clip = _MC_POLY + _MC_POLYMAX
@@ -1625,8 +1623,7 @@ def _box_corner(objs, k, idx, r):
   l0 = objs[k, _SIZE] if idx & 1 else -objs[k, _SIZE]
   l1 = objs[k, _SIZE + 1] if idx & 2 else -objs[k, _SIZE + 1]
   l2 = objs[k, _SIZE + 2] if idx & 4 else -objs[k, _SIZE + 2]
-  return (objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1
-          + objs[k, _MAT + 3 * r + 2] * l2 + objs[k, _POS + r])
+  return _global(objs, k, l0, l1, l2, r)
 
 
 @_inline
@@ -1673,8 +1670,11 @@ def _work_sizes(n):
 
 
 @jit
-def _split_work(fbuf, ibuf, n):
-  """Views into the flat work buffers: objects, simplices, witness points and polytope."""
+def _split_work(fbuf, ibuf, n, forget=True):
+  """Views into the flat work buffers: objects, simplices, witness points and polytope (about
+  1 us: the reshapes; the collision driver makes them once per pass). `forget`: mark the
+  buffers as holding no mesh (cnt[6:8], see `collide_mesh_views`), for callers that write
+  over the mesh rows."""
   if n < 1:
     n = 1
   nv = 5 + n
@@ -1688,14 +1688,14 @@ def _split_work(fbuf, ibuf, n):
   fv = fbuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   fd2 = fbuf[o:o + nf]; o += nf
   mc = fbuf[o:o + 3 * _MC_ROWS].reshape((_MC_ROWS, 3)); o += 3 * _MC_ROWS
-  mcd = fbuf[o:o + _MC_FACEMAX]; o += _MC_FACEMAX
   nrow = (fbuf.shape[0] - o) // _OBJ_COLS   # the rest: two objects, then mesh vertices
   objs = fbuf[o:o + nrow * _OBJ_COLS].reshape((nrow, _OBJ_COLS))
   o = 0
   si = ibuf[o:o + 8].reshape((4, 2)); o += 8
   ti = ibuf[o:o + 8].reshape((4, 2)); o += 8
   cnt = ibuf[o:o + 8]; o += 8
-  ibuf[_MESH_KEY] = ibuf[_MESH_KEY + 1] = -1   # (cnt[6:8]) the meshes held: none known
+  if forget:
+    ibuf[_MESH_KEY] = ibuf[_MESH_KEY + 1] = -1   # (cnt[6:8]) the meshes held: none known
   pvi = ibuf[o:o + nv * 2].reshape((nv, 2)); o += nv * 2
   fvert = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   fadj = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
@@ -1706,7 +1706,7 @@ def _split_work(fbuf, ibuf, n):
   stk = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   nrow = (ibuf.shape[0] - o) // 2   # the rest: two objects, then hull adjacencies
   objt = ibuf[o:o + 2 * nrow].reshape((nrow, 2))
-  pt = (pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk, mc, mcd)
+  pt = (pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk, mc)
   return objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt
 
 
@@ -1861,13 +1861,32 @@ def _set_mesh(objs, objt, k, row, iadr, vert, ext, graph, copy=True):
   return row + (n + 5) // 6, iadr
 
 
+# a primitive's (empty) mesh arrays for `_multicontact` (numba freezes global arrays into the
+# compiled code: no allocation per call)
+_NO_VERT = np.empty((0, 3), dtype=np.float32)
+_NO_GRAPH = np.empty(0, dtype=np.int32)
+_NO_POLY = (_NO_GRAPH, _NO_GRAPH, _NO_GRAPH, np.empty((0, 3)), _NO_GRAPH, _NO_GRAPH, _NO_GRAPH)
+
+
 @jit
 def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
                         ccd_iterations, ccd_tolerance, flags, dist, pos, frame, fbuf, ibuf):
   """`collide_convex` with caller-provided work buffers (sizes from `work_sizes`)."""
   if type1 == _PLANE:
     return plane_convex(size1, pos1, mat1, type2, size2, pos2, mat2, margin, dist, pos, frame)
-  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
+  return collide_convex_views(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
+                              ccd_iterations, ccd_tolerance, flags, dist, pos, frame,
+                              _split_work(fbuf, ibuf, ccd_iterations), ibuf)
+
+
+@jit
+def collide_convex_views(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
+                         ccd_iterations, ccd_tolerance, flags, dist, pos, frame, w, ibuf):
+  """`collide_convex_work` on `_split_work`'s views `w` of the work buffers (ibuf the int
+  buffer they view)."""
+  if type1 == _PLANE:
+    return plane_convex(size1, pos1, mat1, type2, size2, pos2, mat2, margin, dist, pos, frame)
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = w
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
 
@@ -1882,11 +1901,10 @@ def collide_convex_work(type1, size1, pos1, mat1, type2, size2, pos2, mat2, marg
                or (type1 == _CAPSULE and type2 == _CYLINDER))):
     o = _objt_offset(ccd_iterations) + 4
     if ibuf.shape[0] - o >= _PS_SIZE:
-      vert = np.empty((0, 3), dtype=np.float32)
-      graph = np.empty(0, dtype=np.int32)
-      poly = (graph, graph, graph, np.empty((0, 3)), graph, graph, graph)
-      nmulti = _multicontact(objs, objt, vert, graph, poly, vert, graph, poly, sx, xw, si,
-                             cnt, pt, ibuf[o:o + _PS_SIZE], margin, dist, pos, frame)
+      cnt[6] = cnt[7] = -1   # its scratch is where collide_mesh_views keeps mesh adjacencies
+      nmulti = _multicontact(objs, objt, _NO_VERT, _NO_GRAPH, _NO_POLY, _NO_VERT, _NO_GRAPH,
+                             _NO_POLY, sx, xw, si, cnt, pt, ibuf[o:o + _PS_SIZE], margin, dist,
+                             pos, frame)
       if nmulti > 0:
         n = nmulti
   return n
@@ -2293,8 +2311,7 @@ def _mesh_normals(objs, k, poly, dim, v1, v2, v3, isc, idx, nrow, mc):
 @jit
 def _mesh_point(objs, k, vert, v, r):
   """Coordinate r of mesh vertex v of object k in the world."""
-  return (objs[k, _MAT + 3 * r] * float(vert[v, 0]) + objs[k, _MAT + 3 * r + 1] * float(vert[v, 1])
-          + objs[k, _MAT + 3 * r + 2] * float(vert[v, 2]) + objs[k, _POS + r])
+  return _global(objs, k, float(vert[v, 0]), float(vert[v, 1]), float(vert[v, 2]), r)
 
 
 @jit
@@ -2303,13 +2320,6 @@ def _feature_point(objs, objt, k, vert, v, r):
   if objt[k, 0] == _BOX:
     return _box_corner(objs, k, v, r)
   return _mesh_point(objs, k, vert, v, r)
-
-
-@_inline
-def _global(objs, k, l0, l1, l2, r):
-  """Coordinate r of the point l of object k's frame in the world (rotation, then position)."""
-  return ((objs[k, _MAT + 3 * r] * l0 + objs[k, _MAT + 3 * r + 1] * l1)
-          + objs[k, _MAT + 3 * r + 2] * l2) + objs[k, _POS + r]
 
 
 @jit
@@ -2452,6 +2462,19 @@ def _feature_face(objs, objt, k, vert, poly, face, row, mc):
   return npath
 
 
+@_inline
+def _simplex_id(objs, objt, k, graph, pvi, fvert, face, si, ns, j):
+  """Vertex id (a mesh id for a mesh) of geom k at corner j of the EPA face `face`, or, with
+  face < 0, of the GJK simplex's vertex j (its first where j >= ns)."""
+  if face >= 0:
+    i = pvi[fvert[face, j], k]
+  else:
+    i = si[j if j < ns else 0, k]
+  if objt[k, 0] == _MESH and objs[k, _GADR] >= 0:   # hull-local id to mesh id
+    i = graph[2 + graph[0] + i]
+  return i
+
+
 @jit
 def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw, si, cnt, pt,
                   isc, margin, dist_out, pos_out, frame_out):
@@ -2471,26 +2494,19 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
     return 0
   # feature vertices (mesh ids) of each geom, as MuJoCo's simplexDim orders them, and each
   # geom's support point of the first (a cylinder's side starts there)
-  ids = np.empty((2, 3), dtype=np.int64)
-  dims = np.empty(2, dtype=np.int64)
-  sup = np.empty((2, 3))
-  for k in range(2):
-    for j in range(3):
-      if face >= 0:
-        i = pvi[fvert[face, j], k]
-      else:
-        i = si[j if j < ns else 0, k]
-      if objt[k, 0] == _MESH and objs[k, _GADR] >= 0:   # hull-local id to mesh id
-        g = graph1 if k == 0 else graph2
-        i = g[2 + g[0] + i]
-      ids[k, j] = i
-    dims[k], ids[k, 0], ids[k, 1], ids[k, 2] = _feature_dim(ids[k, 0], ids[k, 1], ids[k, 2])
-    for r in range(3):
-      sup[k, r] = pv[fvert[face, 0], 3 + 3 * k + r] if face >= 0 else sx[0, 3 + 3 * k + r]
+  dim1, id10, id11, id12 = _feature_dim(
+      _simplex_id(objs, objt, 0, graph1, pvi, fvert, face, si, ns, 0),
+      _simplex_id(objs, objt, 0, graph1, pvi, fvert, face, si, ns, 1),
+      _simplex_id(objs, objt, 0, graph1, pvi, fvert, face, si, ns, 2))
+  dim2, id20, id21, id22 = _feature_dim(
+      _simplex_id(objs, objt, 1, graph2, pvi, fvert, face, si, ns, 0),
+      _simplex_id(objs, objt, 1, graph2, pvi, fvert, face, si, ns, 1),
+      _simplex_id(objs, objt, 1, graph2, pvi, fvert, face, si, ns, 2))
+  sup = pv[fvert[face, 0]] if face >= 0 else sx[0]   # columns 3:6 geom 1's, 6:9 geom 2's
   r0, r1, r2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
-  nn1 = _feature_normals(objs, objt, 0, poly1, dims[0], ids[0, 0], ids[0, 1], ids[0, 2],
+  nn1 = _feature_normals(objs, objt, 0, poly1, dim1, id10, id11, id12,
                          -r0, -r1, -r2, isc, _PS_IDX1, _MC_NORM1, mc)
-  nn2 = _feature_normals(objs, objt, 1, poly2, dims[1], ids[1, 0], ids[1, 1], ids[1, 2],
+  nn2 = _feature_normals(objs, objt, 1, poly2, dim2, id20, id21, id22,
                          r0, r1, r2, isc, _PS_IDX2, _MC_NORM2, mc)
 
   # two faces facing each other: of the faces turned towards the other geom, the most
@@ -2515,30 +2531,31 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
   if fi < 0:
     # an edge of the lower-dimensional feature (geom 1 first) parallel to a face of the
     # other; then (MuJoCo 4.0; 3.x stopped after one side) the other geom's edges
-    edge2 = dims[1] != 3 and nn1 != 0 and (nn2 == 0 or dims[1] < dims[0])   # geom 2's first
+    edge2 = dim2 != 3 and nn1 != 0 and (nn2 == 0 or dim2 < dim1)   # geom 2's first
     for attempt in range(2):
       if attempt == 0:
-        if not edge2 and dims[0] != 3 and nn2 != 0:
+        if not edge2 and dim1 != 3 and nn2 != 0:
           ke = 0
-        elif edge2 and dims[1] != 3:
+        elif edge2 and dim2 != 3:
           ke = 1
         else:
           continue
-      elif dims[0] != 3 and edge2 and nn2 != 0:
+      elif dim1 != 3 and edge2 and nn2 != 0:
         ke = 0
-      elif dims[1] != 3 and not edge2 and nn1 != 0:
+      elif dim2 != 3 and not edge2 and nn1 != 0:
         ke = 1
       else:
         break
       frow, nface = (_MC_NORM2, nn2) if ke == 0 else (_MC_NORM1, nn1)
       te = objt[ke, 0]
       if te == _CAPSULE or te == _CYLINDER:
-        ne = _segment_edge(objs, objt, ke, ids[ke, 0], sup[ke, 0], sup[ke, 1], sup[ke, 2],
-                           xw[3 * ke], xw[3 * ke + 1], xw[3 * ke + 2], mc)
+        ne = _segment_edge(objs, objt, ke, id10 if ke == 0 else id20, sup[3 + 3 * ke],
+                           sup[4 + 3 * ke], sup[5 + 3 * ke], xw[3 * ke], xw[3 * ke + 1],
+                           xw[3 * ke + 2], mc)
       elif te == _BOX or te == _MESH:
         ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
-                           poly1 if ke == 0 else poly2, dims[ke], ids[ke, 0], ids[ke, 1],
-                           _MC_EDGE, mc)
+                           poly1 if ke == 0 else poly2, dim1 if ke == 0 else dim2,
+                           id10 if ke == 0 else id20, id11 if ke == 0 else id21, _MC_EDGE, mc)
       else:
         ne = 0
       sg = 1.0 if ke == 0 else -1.0
@@ -2591,7 +2608,7 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
   hm2 = 0.0 if objt[1, 0] == _CAPSULE else margin * 0.5
   q0, q1, q2 = mc[_MC_FACE, 0], mc[_MC_FACE, 1], mc[_MC_FACE, 2]
   poly, npoly, first, second, third, fourth = _clip_polygon(
-      mc, pt[12], nclip, npoly, n0, n1, n2, q0, q1, q2, n0, n1, n2, hm1 + hm2)
+      mc, nclip, npoly, n0, n1, n2, q0, q1, q2, n0, n1, n2, hm1 + hm2)
   # MuJoCo 4.0's polygonClip output: each vertex projected on the clipping face (a), then
   # along `dir` (the other face's normal, or back along the clipping face's) to depth dd (b);
   # the normal, and the margins moved out of the points as its inflate does
@@ -2646,20 +2663,33 @@ def collide_mesh_work(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, type
   Box-, cylinder- and mesh-mesh pairs get up to four contacts, capsule-mesh two, where flat
   features meet (MuJoCo 4.0's multicontact, `_multicontact`), unless MULTICCD or NATIVECCD is
   disabled in flags."""
+  return collide_mesh_views(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, type2, size2,
+                            pos2, mat2, vert2, ext2, graph2, poly2, margin, ccd_iterations,
+                            ccd_tolerance, flags, dist, pos, frame,
+                            _split_work(fbuf, ibuf, ccd_iterations, False), ibuf)
+
+
+@jit
+def collide_mesh_views(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, type2, size2, pos2,
+                       mat2, vert2, ext2, graph2, poly2, margin, ccd_iterations, ccd_tolerance,
+                       flags, dist, pos, frame, w, ibuf):
+  """`collide_mesh_work` on `_split_work`'s views `w` of the work buffers (ibuf the int buffer
+  they view)."""
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = w
   # the buffers still hold these meshes when the last call that used them was this one with
-  # the same meshes (`_split_work` forgets them for any other): copying a 642-vertex hull and
-  # its graph twice cost more than GJK on it
+  # the same meshes (`_split_work` forgets them for any other, and so does the primitives'
+  # multicontact, whose scratch is there): copying a 642-vertex hull and its graph twice cost
+  # more than GJK on it
   key1 = vert1.ctypes.data if type1 == _MESH else 0
   key2 = vert2.ctypes.data
-  copy = ibuf[_MESH_KEY] != key1 or ibuf[_MESH_KEY + 1] != key2
-  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, ccd_iterations)
+  copy = cnt[6] != key1 or cnt[7] != key2
   _set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   _set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
   row, iadr = 2, 4
   if type1 == _MESH:
     row, iadr = _set_mesh(objs, objt, 0, row, iadr, vert1, ext1, graph1, copy)
   row, iadr = _set_mesh(objs, objt, 1, row, iadr, vert2, ext2, graph2, copy)
-  ibuf[_MESH_KEY], ibuf[_MESH_KEY + 1] = key1, key2
+  cnt[6], cnt[7] = key1, key2
   n = _penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
                    ccd_iterations, margin, 0, dist, pos, frame)
   o = _objt_offset(ccd_iterations) + iadr

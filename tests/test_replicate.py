@@ -42,7 +42,23 @@ NESTED = """<mujoco><compiler angle="radian" eulerseq="XYZ"/><worldbody>
 </mujoco>"""
 
 
-@pytest.mark.parametrize("xml", [REFERENCES, NESTED], ids=["references", "nested"])
+# sensors that refer to nothing (clocks): MuJoCo 4.0 copies them per replica, the copies of
+# earlier replicas (and of sibling or inner replicates) included; the names show the lineage
+CLOCKS = """<mujoco><worldbody>
+<replicate count="3" offset="1 0 0"><body name="b"><joint name="j"/><geom size=".1"/></body>
+</replicate>
+<body name="c"><geom size=".1"/></body>
+<replicate count="2" sep="_" offset="0 1 0">
+  <replicate count="2" sep="x" offset="0 0 1"><body name="e"><joint name="k"/><geom size=".1"/>
+  </body></replicate></replicate>
+</worldbody>
+<sensor><clock name="clk"/><jointpos joint="j"/><framepos objtype="body" objname="c"/><clock/>
+  <jointvel name="v" joint="k"/></sensor>
+</mujoco>"""
+
+
+@pytest.mark.parametrize("xml", [REFERENCES, NESTED, CLOCKS], ids=["references", "nested",
+                                                                  "clocks"])
 def test_replicate_matches_mujoco(xml):
   assert_same(compile_model(xml), mujoco.MjModel.from_xml_string(xml))
 

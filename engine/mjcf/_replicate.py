@@ -8,8 +8,9 @@ sections (tendons, actuators, sensors, equalities, contact pairs/excludes) that 
 inside the replicated tree are removed from where they stood and re-appended at the end of their
 section once per replica, referring to that replica's names. Keyframes are not replicated.
 
-One MuJoCo quirk is not reproduced: MuJoCo also copies, per replica, sensors that refer to
-nothing (e.g. `clock`), which it names `clk_0`, `clk_0_1`, ...; here they stay single.
+As MuJoCo 4.0 (which attaches one replica after the other), sensors that refer to nothing
+(e.g. `clock`) are copied once per replica too, the copies made for earlier replicas included:
+a clock `clk` under count 3 becomes clk, clk0, clk1, clk01, clk2, clk02, clk12, clk012.
 """
 from engine.mjcf import _math as mm
 
@@ -52,6 +53,11 @@ def _refers(node, names):
   if any(node.attrib.get(k) in names for k in _REF_KEYS):
     return True
   return any(_refers(c, names) for c in node.children)
+
+
+def _refless(node):
+  """True for an element that names no other element (a clock sensor)."""
+  return not any(node.attrib.get(k) for k in _REF_KEYS) and all(map(_refless, node.children))
 
 
 def _compiler(root):
@@ -123,17 +129,23 @@ def expand(root):
         pos, _ = mm.frameaccum(pos, q, offset, rotation)   # (4.0: from the resolved q)
       node.children[i:i + 1] = frames
       i += len(frames)
-      # referring elements of the other sections: one copy per replica, at the section's end
+      # referring elements of the other sections: one copy per replica, at the section's end;
+      # and, as MuJoCo 4.0 attaches each replica, a copy of every sensor that refers to
+      # nothing (a clock), the copies made for earlier replicas included (clk, clk0, clk1,
+      # clk01, ...)
       for sec in sections:   # document order: tendons replicated here rename actuators' refs
         refs = [k for k in sec.children if _refers(k, names)]
-        if not refs:
+        loose = sec.tag == "sensor" and any(_refless(k) for k in sec.children)
+        if not refs and not loose:
           continue
         for k in refs:
           _names(k, names)
-        sec.children = [k for k in sec.children if k not in refs]
+        template = {id(k) for k in refs}
         for r in range(count):
           suffix = sep + str(r).zfill(digits)
-          sec.children.extend(_copy(k, sec, suffix, names) for k in refs)
+          sec.children.extend([_copy(k, sec, suffix, names) for k in sec.children
+                               if id(k) in template or (loose and _refless(k))])
+        sec.children = [k for k in sec.children if id(k) not in template]
 
   for c in root.children:
     if c.tag == "worldbody":

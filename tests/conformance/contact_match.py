@@ -28,11 +28,11 @@ _HFIELD, _MESH = 1, 7
 def _collide(m, d, mjd, g1, g2):
   """Our contacts of geoms g1, g2 (MuJoCo's order, type1 <= type2) at MuJoCo's geom poses: the
   driver's own narrowphase of that pair, alone. Returns (count, dist, pos, frame)."""
-  from engine.collision_driver import _narrowphase
+  from engine.collision_driver import _narrowphase, _work_views
   d.geom_xpos[:] = mjd.geom_xpos
   d.geom_xmat[:] = mjd.geom_xmat
   d.ncon = 0
-  _narrowphase(m.struct, d.struct, g1, g2, -1)
+  _narrowphase(m.struct, d.struct, g1, g2, -1, _work_views(m.struct, d.struct))
   n = d.ncon
   return n, d.contact_dist[:n], d.contact_pos[:n], d.contact_frame[:n]
 
