@@ -2122,14 +2122,14 @@ def _deepest_vertex(vert, graph, l0, l1, l2):
 @_inline
 def _area4_local(vert, path, a, b, c, d):
   """Area of the quadrilateral of polygon vertices path[a], path[b], path[c], path[d] in the
-  mesh frame: |(a - c) x (b - d)| / 2."""
+  mesh frame: |(a - c) x (b - d)| / 2, in double as MuJoCo (np.float64: under numba, float()
+  of a float32 stays float32, and the float32 differences picked other quadrilaterals of
+  near-tied areas)."""
   va, vb, vc, vd = path[a], path[b], path[c], path[d]
-  x0, x1, x2 = _cross(float(vert[va, 0]) - float(vert[vc, 0]),
-                      float(vert[va, 1]) - float(vert[vc, 1]),
-                      float(vert[va, 2]) - float(vert[vc, 2]),
-                      float(vert[vb, 0]) - float(vert[vd, 0]),
-                      float(vert[vb, 1]) - float(vert[vd, 1]),
-                      float(vert[vb, 2]) - float(vert[vd, 2]))
+  f = np.float64
+  x0, x1, x2 = _cross(f(vert[va, 0]) - f(vert[vc, 0]), f(vert[va, 1]) - f(vert[vc, 1]),
+                      f(vert[va, 2]) - f(vert[vc, 2]), f(vert[vb, 0]) - f(vert[vd, 0]),
+                      f(vert[vb, 1]) - f(vert[vd, 1]), f(vert[vb, 2]) - f(vert[vd, 2]))
   return 0.5 * math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
 
 

@@ -329,7 +329,16 @@ def geom_gradient(m, gtype, s, kind, a, mid, x, y, z):
     if al < 0:
       return _radial_field(a0, a1, a2, x, y, z, s)
     b0, b1, b2 = max(a0, 0.0), max(a1, 0.0), max(a2, 0.0)
-    c = _norm3(b0, b1, b2)
+    c = b0 * b0 + b1 * b1 + b2 * b2
+    if c == 0:
+      # on the surface (4.0; not in the 3.x source): the normals of the faces the point lies
+      # on, signed as its coordinates (+1 at 0), normalized
+      f0 = (-1.0 if x < 0 else 1.0) if a0 == 0 else 0.0
+      f1 = (-1.0 if y < 0 else 1.0) if a1 == 0 else 0.0
+      f2 = (-1.0 if z < 0 else 1.0) if a2 == 0 else 0.0
+      f0, f1, f2, _ = _normalize3(f0, f1, f2)
+      return f0, f1, f2
+    c = math.sqrt(c)
     return (b0 / c * x / abs(x) if a0 > 0 else 0.0, b1 / c * y / abs(y) if a1 > 0 else 0.0,
             b2 / c * z / abs(z) if a2 > 0 else 0.0)
   if gtype == _CAPSULE:
@@ -461,32 +470,6 @@ def _normalize4(q0, q1, q2, q3):
 
 
 @jit
-def mat2quat(r):
-  """mju_mat2Quat of a row-major rotation matrix."""
-  if r[0] + r[4] + r[8] > 0:
-    q0 = 0.5 * math.sqrt(1 + r[0] + r[4] + r[8])
-    q1 = 0.25 * (r[7] - r[5]) / q0
-    q2 = 0.25 * (r[2] - r[6]) / q0
-    q3 = 0.25 * (r[3] - r[1]) / q0
-  elif r[0] > r[4] and r[0] > r[8]:
-    q1 = 0.5 * math.sqrt(1 + r[0] - r[4] - r[8])
-    q0 = 0.25 * (r[7] - r[5]) / q1
-    q2 = 0.25 * (r[1] + r[3]) / q1
-    q3 = 0.25 * (r[2] + r[6]) / q1
-  elif r[4] > r[8]:
-    q2 = 0.5 * math.sqrt(1 - r[0] + r[4] - r[8])
-    q0 = 0.25 * (r[2] - r[6]) / q2
-    q1 = 0.25 * (r[1] + r[3]) / q2
-    q3 = 0.25 * (r[5] + r[7]) / q2
-  else:
-    q3 = 0.5 * math.sqrt(1 - r[0] - r[4] + r[8])
-    q0 = 0.25 * (r[3] - r[1]) / q3
-    q1 = 0.25 * (r[2] + r[6]) / q3
-    q2 = 0.25 * (r[5] + r[7]) / q3
-  return _normalize4(q0, q1, q2, q3)
-
-
-@jit
 def map_pose(p1, q1, p2, q2, out):
   """mapPose: (pose2)^-1 * pose1 into out = [mat (9), pos (3)]."""
   n0, n1, n2, n3 = q2[0], -q2[1], -q2[2], -q2[3]
@@ -579,10 +562,9 @@ def collide_sdf(m, d, g1, g2, out_dist, out_pos, out_frame):
   returns their number (at most sdf_initpoints)."""
   pos1, pos2 = d.geom_xpos[g1], d.geom_xpos[g2]
   a1, a2 = m.geom_aabb[g1], m.geom_aabb[g2]
-  q1 = np.empty(4)
-  q2 = np.empty(4)
-  q1[0], q1[1], q1[2], q1[3] = mat2quat(d.geom_xmat[g1])
-  q2[0], q2[1], q2[2], q2[3] = mat2quat(d.geom_xmat[g2])
+  # 4.0 reads the geoms' orientations from d->geom_xquat (not mju_mat2Quat of geom_xmat)
+  q1 = d.geom_xquat[g1]
+  q2 = d.geom_xquat[g2]
   pose2 = np.empty(12)
   pose21 = np.empty(12)
   pose12 = np.empty(12)
@@ -702,10 +684,8 @@ def collide_mesh_sdf(m, d, g1, g2, out_dist, out_pos, out_frame):
   50 candidates exist the kept ones may differ (and the contacts come in another order)."""
   mid = m.geom_dataid[g1]
   pos1, pos2 = d.geom_xpos[g1], d.geom_xpos[g2]
-  q1 = np.empty(4)
-  q2 = np.empty(4)
-  q1[0], q1[1], q1[2], q1[3] = mat2quat(d.geom_xmat[g1])
-  q2[0], q2[1], q2[2], q2[3] = mat2quat(d.geom_xmat[g2])
+  q1 = d.geom_xquat[g1]   # (as mjc_SDF, 4.0 reads d->geom_xquat)
+  q2 = d.geom_xquat[g2]
   pose = np.empty(12)
   map_pose(pos1, q1, pos2, q2, pose)
   nstart = max(1, m.opt_sdf_initpoints[0])

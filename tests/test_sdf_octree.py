@@ -119,12 +119,11 @@ def _pair_xml(other):
   <body><freejoint/><geom type="sdf" mesh="u"/></body></worldbody></mujoco>"""
 
 
-# Poses where a descent is decided by round-off (measured with this test's poses): box, as
-# with the SDF plugins (tests/test_sdf.py), the first Halton start on the box's corner (14 of
-# 19 touching poses have that one contact different, two of them a contact fewer); the
-# icosahedron, one pose whose second start's descent meets the other octree at x = 5.6e-17 in
-# its frame, on a leaf boundary, where the trilinear gradient jumps (one contact of 20 apart).
-_PARTIAL = {"box": 5, "icosahedron": 16}
+# Poses where a descent is decided by round-off (measured with this test's poses): box, 17 of
+# 19 touching poses with the whole list equal (5 before the collider took the geoms'
+# orientations from geom_xquat as 4.0 does, see tests/test_sdf.py; cause of the other two not
+# found). The icosahedron is now equal in all 17 (one pose used to be a contact apart).
+_PARTIAL = {"box": 17}
 
 
 @pytest.mark.parametrize("other", list(_OTHER))
@@ -174,10 +173,8 @@ _PILE = f"""<mujoco><option sdf_iterations="10" sdf_initpoints="20" timestep="0.
 def test_teacher_forced_qacc():
   """Along 4.0's trajectory of a U and an icosahedron (octree SDFs) falling on a sphere and
   each other: at every 20th of 300 steps our contacts and qacc from MuJoCo's state equal
-  4.0's. The normals of U-icosahedron contacts (the SDF gradient where the descent ends) are
-  held to 2e-6: with the mesh frames equal to 4.0's to the bit, one of the 15 checks has a
-  normal 1.1e-6 off (step 279; its dist and pos agree to 5e-10 and 2e-9, the other normals to
-  1e-7); cause not found yet."""
+  4.0's (contact normals within 6.9e-8, measured; one was 1.1e-6 off before the SDF collider
+  took the geoms' orientations from geom_xquat as 4.0 does)."""
   m = engine.load_model(_PILE)
   mjm = mujoco.MjModel.from_xml_string(_PILE)
   mjd = mujoco.MjData(mjm)
@@ -187,7 +184,7 @@ def test_teacher_forced_qacc():
     mujoco.mj_step(mjm, mjd)
     if i % 20 == 19:
       mujoco.mj_forward(mjm, mjd)
-      _assert_same(*_contacts(m, d, mjm, mjd), f"step {i}", 2e-6)   # (sets our state to 4.0's)
+      _assert_same(*_contacts(m, d, mjm, mjd), f"step {i}")   # (sets our state to 4.0's)
       engine.forward(m, d)
       c = mjd.contact
       total += mjd.ncon

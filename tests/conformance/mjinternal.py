@@ -86,6 +86,17 @@ def eig3(mat, tol):
   return list(ev), list(q), list(vec), it
 
 
+def sdf_geom_field(mjm, mjd, g, x, gtype):
+  """4.0's static geomDistance and geomGradient (its SDF collider's field of a primitive geom) of
+  geom g taken as type `gtype`, at point x of the geom's frame: (distance, gradient)."""
+  p = ctypes.c_void_p
+  dist = function("geomDistance", ctypes.c_double, p, p, p, ctypes.c_int, _VEC, ctypes.c_int)
+  grad = function("geomGradient", None, _VEC, p, p, p, ctypes.c_int, _VEC, ctypes.c_int)
+  out = _arr((0, 0, 0))
+  grad(out, mjm._address, mjd._address, None, g, _arr(x), gtype)
+  return dist(mjm._address, mjd._address, None, g, _arr(x), gtype), tuple(out)
+
+
 def ccd(mjm, mjd, g1, g2, margin, iterations=None):
   """4.0's exported mjc_ccd on geoms g1, g2 of a compiled MjModel/MjData (their CCD objects
   made by mjc_initCCDObj with the pair margin, one contact): (dist, x1, x2), the penetration
