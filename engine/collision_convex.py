@@ -2237,8 +2237,11 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, poly, margin, dist, pos, fra
 # _EDGE_TOL of the witness direction) the most nearly opposite pair within _FACE_TOL is
 # clipped (`_clip_polygon`, the crossing from the two half-space values); else the first edge
 # parallel to a face within _EDGE_TOL (a box's or mesh's edges at the feature, a cylinder's
-# side from its support point, a capsule's segment through its witness point), geom 1's or
-# geom 2's first as 4.0 orders them, then the other's. Each clipped vertex gives a contact:
+# axis, a capsule's segment through its witness point), geom 1's or geom 2's first as 4.0
+# orders them, then the other's. A cylinder's edge is then the whole side line facing that
+# face (`_cylinder_side`, as MuJoCo 4.0.1, whose changelog fixes 4.0.0's cylinder edge
+# collisions, issues 3748 and 3752: 4.0.0 ran it from the EPA support point on a cap, which
+# with a margin it first put back on the rim). Each clipped vertex gives a contact:
 # its projection on the clipping face, the other witness along the other face's normal, both
 # moved out by each geom's half margin (none for a capsule). Up to four contacts (two for a
 # capsule) replace the EPA contact.
@@ -2323,42 +2326,44 @@ def _feature_point(objs, objt, k, vert, v, r):
 
 
 @jit
-def _segment_edge(objs, objt, k, cap, s0, s1, s2, x0, x1, x2, mc):
-  """MuJoCo 4.0's geomEdgeNormals for a capsule or cylinder k (read from its binary; there is
-  no published source): the one edge of the shape, its direction into mc row _MC_EDGE, its
-  start into _MC_START and its end into _MC_END. A capsule's is the segment through its
-  witness point x parallel to the axis, between the axis' ends. A cylinder's runs from its
-  support point s on cap `cap` (0 the top) down its side to the other cap, s first put back
-  on the rim when there is a margin (the supports are then the inflated shape's)."""
+def _segment_edge(objs, objt, k, x0, x1, x2, mc):
+  """MuJoCo 4.0.1's geomEdgeNormals for a capsule or cylinder k (read from its binary; there is
+  no published source): the one edge of the shape, its direction into mc row _MC_EDGE. A
+  capsule's is the segment through its witness point x parallel to the axis, between the
+  axis' ends: its start into _MC_START, its end into _MC_END. A cylinder's is its axis (4.0.1
+  gives no end points: the side line is placed once the face is known, `_cylinder_side`;
+  4.0.0 ran it from the support point on a cap, flipped for the bottom cap)."""
   a0, a1, a2 = objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8]
-  h = objs[k, _SIZE + 1]
+  mc[_MC_EDGE, 0], mc[_MC_EDGE, 1], mc[_MC_EDGE, 2] = a0, a1, a2
   if objt[k, 0] == _CAPSULE:
+    h = objs[k, _SIZE + 1]
     s = ((x0 - objs[k, _POS]) * a0 + (x1 - objs[k, _POS + 1]) * a1) + (x2 - objs[k, _POS + 2]) * a2
     c1 = (-s) - h
     c2 = h - s
-    mc[_MC_EDGE, 0], mc[_MC_EDGE, 1], mc[_MC_EDGE, 2] = a0, a1, a2
     mc[_MC_START, 0], mc[_MC_START, 1], mc[_MC_START, 2] = c1 * a0 + x0, c1 * a1 + x1, c1 * a2 + x2
     mc[_MC_END, 0], mc[_MC_END, 1], mc[_MC_END, 2] = c2 * a0 + x0, c2 * a1 + x1, c2 * a2 + x2
-    return 1
-  sg = -1.0 if cap == 0 else 1.0
-  e0, e1, e2 = sg * a0, sg * a1, sg * a2
-  p0, p1, p2 = s0, s1, s2
-  if objs[k, _MARGIN] > 0:
-    d0, d1, d2 = p0 - objs[k, _POS], p1 - objs[k, _POS + 1], p2 - objs[k, _POS + 2]
-    m = _MAT
-    l0 = (objs[k, m] * d0 + objs[k, m + 3] * d1) + objs[k, m + 6] * d2
-    l1 = (objs[k, m + 1] * d0 + objs[k, m + 4] * d1) + objs[k, m + 7] * d2
-    r2 = l0 * l0 + l1 * l1
-    sc = objs[k, _SIZE] / math.sqrt(r2) if r2 >= _MINVAL2 else 0.0
-    l2 = (-sg) * h
-    p0 = _global(objs, k, l0 * sc, l1 * sc, l2, 0)
-    p1 = _global(objs, k, l0 * sc, l1 * sc, l2, 1)
-    p2 = _global(objs, k, l0 * sc, l1 * sc, l2, 2)
-  h2 = h + h
-  mc[_MC_EDGE, 0], mc[_MC_EDGE, 1], mc[_MC_EDGE, 2] = e0, e1, e2
-  mc[_MC_START, 0], mc[_MC_START, 1], mc[_MC_START, 2] = p0, p1, p2
-  mc[_MC_END, 0], mc[_MC_END, 1], mc[_MC_END, 2] = h2 * e0 + p0, h2 * e1 + p1, h2 * e2 + p2
   return 1
+
+
+@jit
+def _cylinder_side(objs, k, n0, n1, n2, mc):
+  """The side line of cylinder k that lies on a face of normal n (the other geom's, pointing
+  at the cylinder), as MuJoCo 4.0.1's mjc_multicontact places it (its fix of issues 3748 and
+  3752, read from its binary): r = n - (n.a) a, the part of n across the axis a; the line
+  through pos - size[0] r/|r|, from -size[1] to +size[1] along a, start into _MC_START and end
+  into _MC_END. False (the single contact stands) where |r| < mjMINVAL."""
+  a0, a1, a2 = objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8]
+  t = (n0 * a0 + n1 * a1) + n2 * a2
+  r0, r1, r2 = n0 - t * a0, n1 - t * a1, n2 - t * a2
+  norm = math.sqrt((r0 * r0 + r1 * r1) + r2 * r2)
+  if _MINVAL > norm:
+    return False
+  s = (-objs[k, _SIZE]) / norm
+  c0, c1, c2 = s * r0 + objs[k, _POS], s * r1 + objs[k, _POS + 1], s * r2 + objs[k, _POS + 2]
+  h = objs[k, _SIZE + 1]
+  mc[_MC_START, 0], mc[_MC_START, 1], mc[_MC_START, 2] = c0 - h * a0, c1 - h * a1, c2 - h * a2
+  mc[_MC_END, 0], mc[_MC_END, 1], mc[_MC_END, 2] = h * a0 + c0, h * a1 + c1, h * a2 + c2
+  return True
 
 
 @jit
@@ -2484,7 +2489,7 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
   facing each other are clipped by each other, an edge (a capsule's or a cylinder's side
   included) lying on a face by the face. Returns the contact count (0: the single contact
   stands)."""
-  pv, pvi, fvert, mc = pt[0], pt[1], pt[4], pt[11]
+  pvi, fvert, mc = pt[1], pt[4], pt[11]
   if ((objt[0, 0] == _MESH and graph1.shape[0] == 0)
           or (objt[1, 0] == _MESH and graph2.shape[0] == 0)):
     return 0
@@ -2492,8 +2497,7 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
   ns = cnt[5]
   if face < 0 and ns < 1:
     return 0
-  # feature vertices (mesh ids) of each geom, as MuJoCo's simplexDim orders them, and each
-  # geom's support point of the first (a cylinder's side starts there)
+  # feature vertices (mesh ids) of each geom, as MuJoCo's simplexDim orders them
   dim1, id10, id11, id12 = _feature_dim(
       _simplex_id(objs, objt, 0, graph1, pvi, fvert, face, si, ns, 0),
       _simplex_id(objs, objt, 0, graph1, pvi, fvert, face, si, ns, 1),
@@ -2502,7 +2506,6 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
       _simplex_id(objs, objt, 1, graph2, pvi, fvert, face, si, ns, 0),
       _simplex_id(objs, objt, 1, graph2, pvi, fvert, face, si, ns, 1),
       _simplex_id(objs, objt, 1, graph2, pvi, fvert, face, si, ns, 2))
-  sup = pv[fvert[face, 0]] if face >= 0 else sx[0]   # columns 3:6 geom 1's, 6:9 geom 2's
   r0, r1, r2 = xw[3] - xw[0], xw[4] - xw[1], xw[5] - xw[2]
   nn1 = _feature_normals(objs, objt, 0, poly1, dim1, id10, id11, id12,
                          -r0, -r1, -r2, isc, _PS_IDX1, _MC_NORM1, mc)
@@ -2549,9 +2552,7 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
       frow, nface = (_MC_NORM2, nn2) if ke == 0 else (_MC_NORM1, nn1)
       te = objt[ke, 0]
       if te == _CAPSULE or te == _CYLINDER:
-        ne = _segment_edge(objs, objt, ke, id10 if ke == 0 else id20, sup[3 + 3 * ke],
-                           sup[4 + 3 * ke], sup[5 + 3 * ke], xw[3 * ke], xw[3 * ke + 1],
-                           xw[3 * ke + 2], mc)
+        ne = _segment_edge(objs, objt, ke, xw[3 * ke], xw[3 * ke + 1], xw[3 * ke + 2], mc)
       elif te == _BOX or te == _MESH:
         ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
                            poly1 if ke == 0 else poly2, dim1 if ke == 0 else dim2,
@@ -2570,6 +2571,10 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw
         if fi >= 0:
           break
       if fi >= 0:
+        # a cylinder's side: the line facing the face found (MuJoCo 4.0.1)
+        if te == _CYLINDER and not _cylinder_side(objs, ke, mc[frow + fj, 0], mc[frow + fj, 1],
+                                                  mc[frow + fj, 2], mc):
+          return 0
         edge = 1 + ke
         break
     if fi < 0:
