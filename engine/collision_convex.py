@@ -52,7 +52,6 @@ _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 # objs columns
 _SIZE, _POS, _MAT, _MARGIN, _VADR, _VNUM, _GADR, _GHINT = 0, 3, 6, 15, 16, 17, 18, 19
 _OBJ_COLS = 20
-_MESH_KEY = 22       # int work buffer: the meshes collide_mesh_work left in it (cnt[6:8])
 _HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN: smaller meshes use the exhaustive support
 _NEXTREMA = 27        # mesh_extrema: hill-climb seeds for the 3x3x3 direction grid
 
@@ -1695,7 +1694,7 @@ def _split_work(fbuf, ibuf, n, forget=True):
   ti = ibuf[o:o + 8].reshape((4, 2)); o += 8
   cnt = ibuf[o:o + 8]; o += 8
   if forget:
-    ibuf[_MESH_KEY] = ibuf[_MESH_KEY + 1] = -1   # (cnt[6:8]) the meshes held: none known
+    cnt[6] = cnt[7] = -1   # the meshes collide_mesh_views left in the buffers: none known
   pvi = ibuf[o:o + nv * 2].reshape((nv, 2)); o += nv * 2
   fvert = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   fadj = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
@@ -1903,7 +1902,7 @@ def collide_convex_views(type1, size1, pos1, mat1, type2, size2, pos2, mat2, mar
     if ibuf.shape[0] - o >= _PS_SIZE:
       cnt[6] = cnt[7] = -1   # its scratch is where collide_mesh_views keeps mesh adjacencies
       nmulti = _multicontact(objs, objt, _NO_VERT, _NO_GRAPH, _NO_POLY, _NO_VERT, _NO_GRAPH,
-                             _NO_POLY, sx, xw, si, cnt, pt, ibuf[o:o + _PS_SIZE], margin, dist,
+                             _NO_POLY, xw, si, cnt, pt, ibuf[o:o + _PS_SIZE], margin, dist,
                              pos, frame)
       if nmulti > 0:
         n = nmulti
@@ -2239,9 +2238,7 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, poly, margin, dist, pos, fra
 # parallel to a face within _EDGE_TOL (a box's or mesh's edges at the feature, a cylinder's
 # axis, a capsule's segment through its witness point), geom 1's or geom 2's first as 4.0
 # orders them, then the other's. A cylinder's edge is then the whole side line facing that
-# face (`_cylinder_side`, as MuJoCo 4.0.1, whose changelog fixes 4.0.0's cylinder edge
-# collisions, issues 3748 and 3752: 4.0.0 ran it from the EPA support point on a cap, which
-# with a margin it first put back on the rim). Each clipped vertex gives a contact:
+# face (`_cylinder_side`, as MuJoCo 4.0.1). Each clipped vertex gives a contact:
 # its projection on the clipping face, the other witness along the other face's normal, both
 # moved out by each geom's half margin (none for a capsule). Up to four contacts (two for a
 # capsule) replace the EPA contact.
@@ -2330,9 +2327,8 @@ def _segment_edge(objs, objt, k, x0, x1, x2, mc):
   """MuJoCo 4.0.1's geomEdgeNormals for a capsule or cylinder k (read from its binary; there is
   no published source): the one edge of the shape, its direction into mc row _MC_EDGE. A
   capsule's is the segment through its witness point x parallel to the axis, between the
-  axis' ends: its start into _MC_START, its end into _MC_END. A cylinder's is its axis (4.0.1
-  gives no end points: the side line is placed once the face is known, `_cylinder_side`;
-  4.0.0 ran it from the support point on a cap, flipped for the bottom cap)."""
+  axis' ends: its start into _MC_START, its end into _MC_END. A cylinder's is its axis, with
+  no end points: its side line is placed once the face is known (`_cylinder_side`)."""
   a0, a1, a2 = objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8]
   mc[_MC_EDGE, 0], mc[_MC_EDGE, 1], mc[_MC_EDGE, 2] = a0, a1, a2
   if objt[k, 0] == _CAPSULE:
@@ -2348,8 +2344,8 @@ def _segment_edge(objs, objt, k, x0, x1, x2, mc):
 @jit
 def _cylinder_side(objs, k, n0, n1, n2, mc):
   """The side line of cylinder k that lies on a face of normal n (the other geom's, pointing
-  at the cylinder), as MuJoCo 4.0.1's mjc_multicontact places it (its fix of issues 3748 and
-  3752, read from its binary): r = n - (n.a) a, the part of n across the axis a; the line
+  at the cylinder), as MuJoCo 4.0.1's mjc_multicontact places it (read from its binary):
+  r = n - (n.a) a, the part of n across the axis a; the line
   through pos - size[0] r/|r|, from -size[1] to +size[1] along a, start into _MC_START and end
   into _MC_END. False (the single contact stands) where |r| < mjMINVAL."""
   a0, a1, a2 = objs[k, _MAT + 2], objs[k, _MAT + 5], objs[k, _MAT + 8]
@@ -2481,7 +2477,7 @@ def _simplex_id(objs, objt, k, graph, pvi, fvert, face, si, ns, j):
 
 
 @jit
-def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw, si, cnt, pt,
+def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, cnt, pt,
                   isc, margin, dist_out, pos_out, frame_out):
   """MuJoCo 4.0's multicontact (read from its binary, checked against it) of two geoms among
   box, mesh, cylinder and capsule, from the features of the EPA face in cnt[4] or, for a
@@ -2703,8 +2699,8 @@ def collide_mesh_views(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, typ
     isc = ibuf[o:o + _PS_SIZE]
     nmulti = 0
     if type1 == _BOX or type1 == _MESH or type1 == _CAPSULE or type1 == _CYLINDER:
-      nmulti = _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, sx, xw,
-                             si, cnt, pt, isc, margin, dist, pos, frame)
+      nmulti = _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si,
+                             cnt, pt, isc, margin, dist, pos, frame)
     if nmulti > 0:
       n = nmulti
   return n
