@@ -127,3 +127,44 @@ def assert_forward_as_mujoco(m, d, mjm, mjd, what, ncon=False,
                              err_msg=f"{what}: qacc")
   np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-6, atol=1e-6,
                              err_msg=f"{what}: sensordata")
+
+
+def assert_teacher_forced(m, mjm, nstep=200, tol=1e-5, seed=0, contacts=True):
+  """Teacher-forced rollout: MuJoCo steps (random controls in each actuator's ctrlrange, or
+  [-1, 1]); at every step its state goes into ours, both run forward, and the contact lists
+  (count, geom pairs, distances to 1e-8) and qacc (`tol` of its scale) must agree. Returns
+  the worst relative qacc error."""
+  import warnings
+
+  import mujoco
+
+  import engine
+  from engine import interop
+  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  rng = np.random.default_rng(seed)
+  lo, hi = (mjm.actuator_ctrlrange.T if mjm.nu else (np.zeros(0), np.zeros(0)))
+  free = ~mjm.actuator_ctrllimited.astype(bool) if mjm.nu else np.zeros(0, bool)
+  lo, hi = np.where(free, -1.0, lo), np.where(free, 1.0, hi)
+  worst = 0.0
+  for i in range(nstep):
+    if mjm.nu:
+      mjd.ctrl[:] = rng.uniform(lo, hi)
+    mujoco.mj_step(mjm, mjd)
+    interop.data_from_mujoco(mjd, d)
+    mujoco.mj_forward(mjm, mjd)
+    with warnings.catch_warnings():
+      warnings.simplefilter("ignore")
+      engine.forward(m, d)
+    if contacts:
+      assert d.ncon == mjd.ncon, f"step {i}: ncon {d.ncon} != {mjd.ncon}"
+      np.testing.assert_array_equal(d.contact_geom1[:d.ncon], mjd.contact.geom1,
+                                    err_msg=f"step {i}: geom1")
+      np.testing.assert_array_equal(d.contact_geom2[:d.ncon], mjd.contact.geom2,
+                                    err_msg=f"step {i}: geom2")
+      np.testing.assert_allclose(d.contact_dist[:d.ncon], mjd.contact.dist, rtol=0, atol=1e-8,
+                                 err_msg=f"step {i}: dist")
+    scale = 1.0 + np.abs(mjd.qacc).max(initial=0.0)
+    err = float(np.abs(d.qacc - mjd.qacc).max(initial=0.0) / scale)
+    assert err <= tol, f"step {i}: qacc differs by {err:.3g} of its scale"
+    worst = max(worst, err)
+  return worst

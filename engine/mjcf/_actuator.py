@@ -67,11 +67,10 @@ def read_kv(rd, bias2):
   return bias2
 
 
-def set_pid(rd, a):
+def set_pid(rd, a, inherit):
   """The pid shortcut (mjs_setToPID): kp, kv in biasprm, ki in gainprm[0], imax and slewmax in
-  dynprm; parameters come from a default class only when it is a PID actuator (4.0)."""
+  dynprm; parameters inherited only when `inherit` (compile._shortcut_source found a default)."""
   n = rd.node
-  inherit = a.gaintype == int(mjtGain.PID)
   kp = rd.num("kp", -a.biasprm[1] if inherit else 1.0)
   bias2 = read_kv(rd, a.biasprm[2] if inherit else 0.0)
   ki = rd.num("ki", a.gainprm[0] if inherit else 0.0)
@@ -94,10 +93,9 @@ def set_pid(rd, a):
   a.biasprm = [0.0, -kp, bias2] + [0.0] * 7
 
 
-def set_orientation(rd, a):
+def set_orientation(rd, a, inherit):
   """The orientation shortcut (mjs_setToOrientation): geodesic servo on an SO3 transmission."""
   n = rd.node
-  inherit = a.gaintype == int(mjtGain.SO3)
   kp = rd.num("kp", a.gainprm[0] if inherit else 1.0)
   bias2 = read_kv(rd, a.biasprm[2] if inherit else 0.0)
   if "input" in n.attrib:
@@ -110,12 +108,12 @@ def set_orientation(rd, a):
   a.biasprm = [0.0, -kp, bias2] + [0.0] * 7
 
 
-def set_dcmotor(rd, a):
+def set_dcmotor(rd, a, inherit):
   """The dcmotor shortcut (mjs_setToDCMotor with 4.0's parameter checks): R, K and the
   controller gains in gainprm, electrical/thermal/LuGre/controller constants in dynprm,
   cogging and LuGre friction in biasprm; saturation sets forcerange."""
   n = rd.node
-  inh = a.gaintype == int(mjtGain.DCMOTOR)
+  inh = inherit
   g, dy, b = a.gainprm, a.dynprm, a.biasprm
   mc = rd.vec("motorconst", [g[1] if inh else 0.0, 0.0], 2)
   R = rd.num("resistance", g[0] if inh else 0.0)

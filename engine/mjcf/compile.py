@@ -139,6 +139,7 @@ class Compiler:
     self.nconmax, self.njmax = -1, -1
     self.defaults = {}   # class -> {tag: attrib dict}
     self.act_defaults = {}   # class -> actuator state
+    self.default_parent = {}   # class -> its parent class ("main" has none)
     self.bodies, self.joints, self.geoms, self.sites = [], [], [], []
     self.cams, self.lights, self.mats, self.tendons = [], [], [], []
     self.actuators, self.eqs, self.keys = [], [], []
@@ -211,6 +212,9 @@ class Compiler:
     self._names_unique()
     for b in self.bodies:
       self._compile_body(b)
+    for b in self.bodies[1:]:
+      if b.joints and not _has_mass(b):
+        raise b.node.error("mass and inertia of moving bodies must be larger than mjMINVAL")
     if self.fusestatic:
       self._fuse_static()
     if self.discardvisual:
@@ -359,18 +363,24 @@ class Compiler:
       self._default_class(n, "main", None)
 
   def _default_class(self, n, cls, parent):
+    """One <default> class: its own elements first, then its nested classes, whatever their
+    order in the file (mjXReader::Default), so a child class copies all of its parent's."""
     if parent is not None:
       if cls in self.defaults:
         raise n.error(f"repeated default class name '{cls}'")
       self.defaults[cls] = {k: dict(v) for k, v in self.defaults[parent].items()}
       self.act_defaults[cls] = _copy_act(self.act_defaults[parent])
+      self.default_parent[cls] = parent
+    seen = set()
     for c in n.children:
       if c.tag == "default":
-        if "class" not in c.attrib:
-          raise c.error("nested <default> requires a 'class' attribute")
-        self._default_class(c, c.attrib["class"], cls)
-      elif c.tag in _ACT_TAGS:
-        _apply_actuator(c, self.act_defaults[cls], defaults=True)
+        continue
+      if c.tag in seen:   # MuJoCo's schema: one element of each kind per class
+        raise c.error(f"element <{c.tag}> found twice in one default class")
+      seen.add(c.tag)
+      if c.tag in _ACT_TAGS:
+        _apply_actuator(c, self.act_defaults[cls], defaults=True,
+                        ancestors=self._act_ancestors(parent))
       else:
         attrs = self.defaults[cls].setdefault(c.tag, {})
         new = dict(c.attrib)
@@ -384,6 +394,20 @@ class Compiler:
             mine, inherited = new[key].split(), attrs[key].split()
             new[key] = " ".join(mine + inherited[len(mine):])
         attrs.update(new)
+    for c in n.children:
+      if c.tag == "default":
+        if "class" not in c.attrib:
+          raise c.error("nested <default> requires a 'class' attribute")
+        self._default_class(c, c.attrib["class"], cls)
+
+  def _act_ancestors(self, cls):
+    """The actuator defaults of class `cls` and its ancestors, nearest first: where a shortcut
+    looks for parameters when its own class's default was written with another shortcut."""
+    out = []
+    while cls is not None:
+      out.append(self.act_defaults[cls])
+      cls = self.default_parent.get(cls)
+    return out
 
   def _cls(self, n, childclass):
     cls = n.get("class", childclass)
@@ -1563,7 +1587,8 @@ class Compiler:
   def _actuator(self, n):
     cls = self._cls(n, "main")
     a = _copy_act(self.act_defaults[cls])
-    _apply_actuator(n, a, defaults=False)
+    _apply_actuator(n, a, defaults=False,
+                    ancestors=self._act_ancestors(self.default_parent.get(cls)))
     a.node, a.name = n, n.get("name", "")
     targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
                if k in n.attrib]
@@ -1687,6 +1712,14 @@ _ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper"
              "muscle", "adhesion", "pid", "dcmotor", "orientation")
 
 
+def _has_mass(b):
+  """Body b, or one of the bodies welded to it (children without joints, recursively), has
+  mass and every principal inertia >= mjMINVAL (mjCModel::CheckBodyMassInertia)."""
+  if b.mass >= mm.MINVAL and min(b.inertia) >= mm.MINVAL:
+    return True
+  return any(_has_mass(c) for c in b.children if not c.joints)
+
+
 def _default_actuator():
   a = _Obj(gaintype=0, biastype=0, dyntype=0, gainprm=[1.0] + [0.0] * 9, biasprm=[0.0] * 10,
            dynprm=[1.0] + [0.0] * 9, ctrlrange=[0.0, 0.0], forcerange=[0.0, 0.0],
@@ -1694,7 +1727,7 @@ def _default_actuator():
            actlimited=2, gear=[1.0] + [0.0] * 5, cranklength=0.0, group=0, actearly=False,
            inheritrange=0.0, actdim=-1, damping=0.0, dampingpoly=[0.0, 0.0], armature=0.0,
            ctrlspec=0, velrange=[0.0, 0.0], ffrange=[0.0, 0.0], user=[], nsample=0, interp=0,
-           delay=0.0)
+           delay=0.0, acttype="general")
   return a
 
 
@@ -1717,8 +1750,27 @@ def _check_history(n, nsample, delay):
     raise n.error(f"at most 2^24 samples in history buffer, got {nsample}")
 
 
-def _apply_actuator(n, a, defaults):
-  """Apply one actuator element (general or a shortcut) to actuator state `a`, as MuJoCo."""
+# the gain type of a <general> default whose raw parameters a shortcut reads as its own
+_SHORTCUT_GAIN = {"motor": 0, "position": 0, "velocity": 0, "intvelocity": 0, "cylinder": 0,
+                  "adhesion": 0, "damper": 1, "muscle": 2, "dcmotor": 3, "orientation": 4,
+                  "pid": 5}
+
+
+def _shortcut_source(tag, a, ancestors):
+  """The actuator default a shortcut `tag` takes its parameters (kp, kv, area...) from, as
+  MuJoCo 4: the nearest of `a` (its own class's default) and `ancestors` written with the same
+  shortcut, or with <general> and the shortcut's gain type; None: its documented defaults."""
+  for src in [a] + list(ancestors):
+    if src.acttype == tag or (src.acttype == "general" and src.gaintype == _SHORTCUT_GAIN[tag]):
+      return src
+  return None
+
+
+def _apply_actuator(n, a, defaults, ancestors=()):
+  """Apply one actuator element (general or a shortcut) to actuator state `a`, as MuJoCo 4:
+  mechanical attributes (ctrlrange, gear...) are inherited from the class's default whatever
+  wrote it; a shortcut writes its whole gain/bias/dynamics table, its parameters inherited only
+  from the default `_shortcut_source` finds (modeling chapter, "Shortcuts")."""
   rd = _Reader(n, None)
   a.group = rd.int("group", a.group)
   a.ctrllimited = rd.kw("ctrllimited", _LIMITED, a.ctrllimited)
@@ -1741,6 +1793,24 @@ def _apply_actuator(n, a, defaults):
   if "user" in n.attrib:
     a.user = _user(n, n.attrib["user"])
   tag = n.tag
+  inh = False
+  if tag in _SHORTCUT_GAIN:
+    src = _shortcut_source(tag, a, ancestors)
+    inh = src is not None
+    if inh and src is not a:
+      for key in ("gainprm", "biasprm", "dynprm"):
+        a[key] = list(src[key])
+      a.dyntype, a.gaintype, a.biastype = src.dyntype, src.gaintype, src.biastype
+      a.ctrlspec = src.ctrlspec
+    elif not inh:
+      fresh = _default_actuator()
+      for key in ("gainprm", "biasprm", "dynprm", "dyntype", "gaintype", "biastype"):
+        a[key] = fresh[key]
+    # the activation layout is the shortcut's too: actlimited automatic, actearly off
+    a.actdim, a.actlimited, a.actearly = -1, 2, False
+    a.acttype = tag
+  elif tag == "general":
+    a.acttype = "general"
   if tag in _act.SHORTCUT_INPUT:
     a.ctrlspec = _act.SHORTCUT_INPUT[tag]
   if tag == "general":
@@ -1763,92 +1833,85 @@ def _apply_actuator(n, a, defaults):
     a.dynprm = rd.vec("dynprm", a.dynprm, 10)
     a.actdim = rd.int("actdim", a.actdim)
   elif tag == "pid":
-    _act.set_pid(rd, a)
+    _act.set_pid(rd, a, inh)
   elif tag == "dcmotor":
-    _act.set_dcmotor(rd, a)
+    _act.set_dcmotor(rd, a, inh)
   elif tag == "orientation":
-    _act.set_orientation(rd, a)
+    _act.set_orientation(rd, a, inh)
   elif tag == "motor":
-    a.gainprm[0] = 1.0
-    a.dyntype, a.gaintype, a.biastype = 0, 0, 0
+    _table(a, 0, 0, 0, [1.0], [], [])
   elif tag in ("position", "intvelocity"):
-    kp = rd.num("kp", a.gainprm[0])
-    a.gainprm[0] = kp
-    a.biasprm[1] = -kp
-    a.biasprm[2] = _act.read_kv(rd, a.biasprm[2])
+    kp = rd.num("kp", a.gainprm[0] if inh else 1.0)
+    bias2 = _act.read_kv(rd, a.biasprm[2] if inh else 0.0)
+    tc = a.dynprm[0] if inh and a.dyntype == 3 else 0.0
     if "timeconst" in n.attrib:
       tc = rd.num("timeconst", 0.0)
       if tc < 0:
         raise n.error("timeconst cannot be negative")
-      a.dynprm[0] = tc
-      a.dyntype = 0 if tc == 0 else 3
     a.inheritrange = rd.num("inheritrange", a.inheritrange)
     if a.inheritrange > 0 and tag == "position" and (a.ctrlrange[0] or a.ctrlrange[1]):
       raise n.error("ctrlrange and inheritrange cannot both be defined")
-    a.gaintype, a.biastype = 0, 1
+    dyn = [tc] if "timeconst" in n.attrib or tc > 0 else []
+    _table(a, 0 if tc == 0 else 3, 0, 1, [kp], [0.0, -kp, bias2], dyn)
     if tag == "intvelocity":
       a.dyntype = 1
       if a.inheritrange > 0 and (a.actrange[0] or a.actrange[1]):
         raise n.error("actrange and inheritrange cannot both be defined")
   elif tag == "velocity":
-    kv = rd.num("kv", a.gainprm[0])
-    a.biasprm = [0.0] * 10
-    a.gainprm[0] = kv
-    a.biasprm[2] = -kv
-    a.dyntype, a.gaintype, a.biastype = 0, 0, 1
+    kv = rd.num("kv", a.gainprm[0] if inh else 1.0)
+    _table(a, 0, 0, 1, [kv], [0.0, 0.0, -kv], [])
   elif tag == "muscle":
-    _set_muscle(rd, a)
+    _set_muscle(rd, a, inh)
   elif tag == "cylinder":
-    was = a.dyntype == 2 and a.gaintype == 0 and a.biastype == 1
-    tc = rd.num("timeconst", a.dynprm[0] if was else 1.0)
-    area = rd.num("area", a.gainprm[0] if was else 1.0)
+    tc = rd.num("timeconst", a.dynprm[0] if inh else 1.0)
+    area = rd.num("area", a.gainprm[0] if inh else 1.0)
     if "diameter" in n.attrib:
       area = math.pi / 4 * rd.num("diameter", 0.0) ** 2
-    bias = rd.exact("bias", a.biasprm[0:3] if was else [0.0] * 3, 3)
-    a.dyntype, a.gaintype, a.biastype = 2, 0, 1
-    a.dynprm = [tc] + [0.0] * 9
-    a.gainprm = [area] + [0.0] * 9
-    a.biasprm = list(bias) + [0.0] * 7
+    bias = rd.exact("bias", a.biasprm[0:3] if inh else [0.0] * 3, 3)
+    _table(a, 2, 0, 1, [area], list(bias), [tc])
   elif tag == "adhesion":
-    gain = rd.num("gain", a.gainprm[0])
+    gain = rd.num("gain", a.gainprm[0] if inh else 1.0)
     if gain < 0:
       raise n.error("adhesion gain cannot be negative")
-    a.gainprm = [gain] + [0.0] * 9
-    a.biasprm = [0.0] * 10
+    _table(a, 0, 0, 0, [gain], [], [])
     a.ctrllimited = 1
-    a.dyntype, a.gaintype, a.biastype = 0, 0, 0
     if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
       raise n.error("adhesion control range cannot be negative")
   elif tag == "damper":
-    kv = rd.num("kv", -a.gainprm[2] if a.gaintype == 1 else 0.0)
-    a.gainprm = [0.0] * 10
-    a.gainprm[2] = -kv
+    kv = rd.num("kv", -a.gainprm[2] if inh else 0.0)
+    _table(a, 0, 1, 0, [0.0, 0.0, -kv], [], [])
     a.ctrllimited = 1
-    a.dyntype, a.gaintype, a.biastype = 0, 1, 0
     if kv < 0:
       raise n.error("damping coefficient cannot be negative")
     if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
       raise n.error("damper control range cannot be negative")
 
 
+def _table(a, dyntype, gaintype, biastype, gain, bias, dyn):
+  """A shortcut's whole actuator table: the types, and gain/bias/dynamics parameters that
+  start with `gain`, `bias`, `dyn` and are otherwise MuJoCo's defaults (gainprm and dynprm
+  1 0 0..., biasprm zeros)."""
+  a.dyntype, a.gaintype, a.biastype = dyntype, gaintype, biastype
+  a.gainprm = (list(gain) + [0.0] * 10)[:10] if gain else [1.0] + [0.0] * 9
+  a.biasprm = (list(bias) + [0.0] * 10)[:10]
+  a.dynprm = (list(dyn) + [0.0] * 10)[:10] if dyn else [1.0] + [0.0] * 9
+
+
 _MUSCLE_PRM = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2]
 
 
-def _set_muscle(rd, a):
-  """The muscle shortcut (mjs_setToMuscle): muscle dynamics, gain and bias with shared prm."""
-  was = a.dyntype == 4
-  tc = rd.exact("timeconst", a.dynprm[0:2] if was else [0.01, 0.04], 2)
-  smooth = rd.num("tausmooth", a.dynprm[2] if was else 0.0)
+def _set_muscle(rd, a, inh):
+  """The muscle shortcut (mjs_setToMuscle): muscle dynamics, gain and bias with shared prm;
+  parameters inherited from the default `_shortcut_source` found (`inh`)."""
+  tc = rd.exact("timeconst", a.dynprm[0:2] if inh else [0.01, 0.04], 2)
+  smooth = rd.num("tausmooth", a.dynprm[2] if inh else 0.0)
   if smooth < 0:
     raise rd.node.error("muscle tausmooth cannot be negative")
-  base = a.gainprm[0:9] if a.gaintype == 2 else list(_MUSCLE_PRM)
+  base = a.gainprm[0:9] if inh else list(_MUSCLE_PRM)
   prm = list(rd.exact("range", base[0:2], 2))
   for k, key in enumerate(("force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax")):
     prm.append(rd.num(key, base[2 + k]))
-  a.dyntype, a.gaintype, a.biastype = 4, 2, 2
-  a.dynprm = list(tc) + [smooth] + [0.0] * 7
-  a.gainprm = prm + [0.0]
-  a.biasprm = prm + [0.0]
+  _table(a, 4, 2, 2, prm, prm, list(tc) + [smooth])
 
 
 def _finish_actuator(c, a):

@@ -23,7 +23,7 @@ class MjcfError(ValueError):
     else:
       text = f"{os.path.basename(file or '<string>')}:{line}: {msg}"
     super().__init__(text)
-    self.file, self.line, self.node = file, line, node
+    self.file, self.line, self.node, self.msg = file, line, node, msg
 
 
 class MjcfWarning(UserWarning):
@@ -306,12 +306,100 @@ def _read_xml(text, file):
   try:
     return etree.fromstring(text, parser)
   except etree.XMLSyntaxError as e:
-    line = e.position[0] if e.position else e.lineno
-    raise MjcfError(None, f"malformed XML: {e.msg}", file=file, line=line) from None
+    err = e
+  spaced, lines = _space_attributes(text)
+  if lines:   # attributes written without a space between them, which MuJoCo's parser reads
+    try:
+      root = etree.fromstring(spaced, parser)
+    except etree.XMLSyntaxError:
+      pass
+    else:
+      import warnings
+      for line in lines:
+        warnings.warn_explicit(f"{os.path.basename(file)}:{line}: attributes without a space "
+                               "between them (read as if separated)", MjcfWarning, file, line)
+      return root
+  line = err.position[0] if err.position else err.lineno
+  raise MjcfError(None, f"malformed XML: {err.msg}", file=file, line=line) from None
 
 
-def _convert(elem, file, parent, assets, depth):
+_NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_:")
+
+
+def _space_attributes(text):
+  """(text with a space inserted wherever an attribute's closing quote is directly followed by
+  the next attribute's name inside a tag, the lines where that happened). Comments, CDATA,
+  processing instructions and text between tags are left alone."""
+  out, lines = bytearray(), []
+  i, n, line = 0, len(text), 1
+  skips = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>"), (b"<!", b">"))
+
+  def copy(upto):
+    nonlocal i, line
+    line += text.count(b"\n", i, upto)
+    out.extend(text[i:upto])
+    i = upto
+
+  while i < n:
+    lt = text.find(b"<", i)
+    if lt < 0:
+      copy(n)
+      break
+    copy(lt)
+    for start, end in skips:
+      if text.startswith(start, i):
+        stop = text.find(end, i + len(start))
+        copy(n if stop < 0 else stop + len(end))
+        break
+    else:   # a start or end tag: walk its attributes
+      j = i + 1
+      while j < n and text[j] != ord(">"):
+        if text[j] in (ord('"'), ord("'")):
+          close = text.find(text[j:j + 1], j + 1)
+          if close < 0:
+            break
+          j = close + 1
+          if j < n and text[j] in _NAME_START:
+            copy(j)
+            out.extend(b" ")
+            if line not in lines:
+              lines.append(line)
+          continue
+        j += 1
+      copy(min(j + 1, n))
+  return bytes(out), lines
+
+
+_NAME_KEYS = frozenset(("name", "class", "childclass", "file", "content_type", "prefix"))
+
+
+def _has_nan(text):
+  """A numeric attribute value with a NaN among its numbers (MuJoCo warns about it)."""
+  try:
+    vals = [float(p) for p in text.split()]
+  except ValueError:
+    return False
+  return any(v != v for v in vals)
+
+
+class _Includes:
+  """What <include> resolves against while one model file is read: the main file (every include
+  path is relative to its folder, as MuJoCo's XML reference says; like MuJoCo 4, a path that is
+  not there is then tried relative to the including file's folder) and the files already
+  included (MuJoCo refuses a file included twice)."""
+
+  def __init__(self, main):
+    self.main = main
+    self.seen = set()
+
+
+def _convert(elem, file, parent, assets, depth, includes=None):
+  if includes is None:
+    includes = _Includes(file)
   node = Node(elem.tag, elem.attrib, file, elem.sourceline, parent)
+  for key, text in node.attrib.items():
+    if key not in _NAME_KEYS and "nan" in text.lower() and _has_nan(text):
+      warn(node, f"attribute '{key}': XML contains a 'NaN'. Please check it carefully.")
   for child in elem:
     if not isinstance(child.tag, str):
       continue
@@ -322,11 +410,11 @@ def _convert(elem, file, parent, assets, depth):
           raise inc.error(f"unknown attribute '{key}'")
       if "file" not in inc.attrib:
         raise inc.error("missing attribute 'file'")
-      for sub in _load_include(inc, assets, depth):
+      for sub in _load_include(inc, assets, depth, includes):
         sub.parent = node
         node.children.append(sub)
       continue
-    node.children.append(_convert(child, file, node, assets, depth))
+    node.children.append(_convert(child, file, node, assets, depth, includes))
   return node
 
 
@@ -353,13 +441,28 @@ def read_referenced(node, name, assets, what):
   return (text.encode() if isinstance(text, str) else text), path
 
 
-def _load_include(inc, assets, depth):
-  """Children of the root element of the file named by <include file=...>."""
+def _load_include(inc, assets, depth, includes):
+  """Children of the root element of the file named by <include file=...>: the path is taken
+  relative to the main model file's folder, else (an include inside an included file written
+  relative to its own folder, which MuJoCo 4 also finds) relative to the including file's."""
   if depth > 20:
     raise inc.error("include nesting too deep (recursive include?)")
-  text, path = read_referenced(inc, inc.attrib["file"], assets, "include file")
-  root = _read_xml(text, path)
-  sub = _convert(root, path, None, assets, depth + 1)
+  name = inc.attrib["file"]
+  as_main = Node("include", inc.attrib, includes.main, inc.line)   # resolves from main's folder
+  try:
+    text, path = read_referenced(as_main, name, assets, "include file")
+  except MjcfError as e:
+    if inc.file == includes.main:
+      raise inc.error(e.msg) from None
+    try:
+      text, path = read_referenced(inc, name, assets, "include file")
+    except MjcfError:
+      raise inc.error(e.msg) from None
+  key = os.path.normcase(os.path.abspath(path))
+  if key in includes.seen:
+    raise inc.error(f"file '{name}' already included")
+  includes.seen.add(key)
+  sub = _convert(_read_xml(text, path), path, None, assets, depth + 1, includes)
   return sub.children
 
 
