@@ -4,7 +4,6 @@ come after their nested classes, actuator shortcuts sharing one default class, a
 without mass, NaN in the XML. Compiled fields equal MuJoCo's; where the case moves, forward
 qacc and a teacher-forced rollout agree too."""
 import itertools
-import os
 import warnings
 
 import mujoco
@@ -153,6 +152,21 @@ def test_text_and_comments_left_alone(tmp_path):
   with pytest.warns(MjcfWarning, match="without a space"):
     compile_model(path)
   assert_compiles_as_mujoco(path)
+
+
+def test_double_hyphen_in_comment(tmp_path):
+  """'--' inside a comment: MuJoCo reads the model; so do we, warning with the line, and the
+  lines after the comment keep their numbers in errors."""
+  text = ('<mujoco>\n<!-- legacy -- settings\n  spanning lines -->\n<worldbody>\n'
+          '<body><freejoint/><geom size=".1" BAD/></body>\n</worldbody>\n</mujoco>')
+  good = _files(tmp_path, {"main.xml": text.replace(" BAD", "")})
+  with pytest.warns(MjcfWarning, match=r"main\.xml:2: '--' inside a comment"):
+    compile_model(good)
+  assert_compiles_as_mujoco(good)
+  bad = _files(tmp_path / "bad", {"main.xml": text.replace("BAD", 'rnage="1"')})
+  with pytest.raises(MjcfError) as e:
+    compile_model(bad)
+  assert str(e.value).startswith("main.xml:5: <geom>: unknown attribute 'rnage'")
 
 
 # ------------------------------------------------------------------- defaults in any order

@@ -379,9 +379,11 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
   if (eigval[0] + eigval[1] < tol(eigval[2]) or eigval[0] + eigval[2] < tol(eigval[1])
       or eigval[1] + eigval[2] < tol(eigval[0])):
     raise MeshError("eigenvalues of mesh inertia violate A + B >= C")
-  boxsz = [0.5 * math.sqrt(6 * (eigval[1] + eigval[2] - eigval[0]) / vol),
-           0.5 * math.sqrt(6 * (eigval[0] + eigval[2] - eigval[1]) / vol),
-           0.5 * math.sqrt(6 * (eigval[0] + eigval[1] - eigval[2]) / vol)]
+  # a flat mesh's thin side can come out a rounding below zero (within the A + B >= C
+  # tolerance above): its box is flat there, as MuJoCo's
+  boxsz = [0.5 * math.sqrt(max(0.0, 6 * (eigval[1] + eigval[2] - eigval[0]) / vol)),
+           0.5 * math.sqrt(max(0.0, 6 * (eigval[0] + eigval[2] - eigval[1]) / vol)),
+           0.5 * math.sqrt(max(0.0, 6 * (eigval[0] + eigval[1] - eigval[2]) / vol))]
   if reorient:
     # R^T (v - com): coordinates in the principal frame (mjCMesh::Rotate)
     dv = _rotate_rows(vc, mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]]), transpose=False)

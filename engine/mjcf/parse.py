@@ -307,32 +307,35 @@ def _read_xml(text, file):
     return etree.fromstring(text, parser)
   except etree.XMLSyntaxError as e:
     err = e
-  spaced, lines = _space_attributes(text)
-  if lines:   # attributes written without a space between them, which MuJoCo's parser reads
+  fixed, notes = _lenient_xml(text)
+  if notes:   # what MuJoCo's XML parser reads but a strict one does not
     try:
-      root = etree.fromstring(spaced, parser)
+      root = etree.fromstring(fixed, parser)
     except etree.XMLSyntaxError:
       pass
     else:
       import warnings
-      for line in lines:
-        warnings.warn_explicit(f"{os.path.basename(file)}:{line}: attributes without a space "
-                               "between them (read as if separated)", MjcfWarning, file, line)
+      for line, what in notes:
+        warnings.warn_explicit(f"{os.path.basename(file)}:{line}: {what}", MjcfWarning, file,
+                               line)
       return root
   line = err.position[0] if err.position else err.lineno
   raise MjcfError(None, f"malformed XML: {err.msg}", file=file, line=line) from None
 
 
 _NAME_START = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_:")
+_SPACE_NOTE = "attributes without a space between them (read as if separated)"
+_COMMENT_NOTE = "'--' inside a comment (the comment is ignored)"
 
 
-def _space_attributes(text):
-  """(text with a space inserted wherever an attribute's closing quote is directly followed by
-  the next attribute's name inside a tag, the lines where that happened). Comments, CDATA,
-  processing instructions and text between tags are left alone."""
-  out, lines = bytearray(), []
+def _lenient_xml(text):
+  """(text as a strict XML parser reads it, [(line, note)]) for two things MuJoCo's parser
+  (tinyxml2) accepts: an attribute's closing quote directly followed by the next attribute's
+  name inside a tag (a space is inserted), and '--' inside a comment (the comment is emptied,
+  its line breaks kept). CDATA, processing instructions and text between tags are left
+  alone."""
+  out, notes = bytearray(), []
   i, n, line = 0, len(text), 1
-  skips = ((b"<!--", b"-->"), (b"<![CDATA[", b"]]>"), (b"<?", b"?>"), (b"<!", b">"))
 
   def copy(upto):
     nonlocal i, line
@@ -340,13 +343,29 @@ def _space_attributes(text):
     out.extend(text[i:upto])
     i = upto
 
+  def note(what):
+    if (line, what) not in notes:
+      notes.append((line, what))
+
   while i < n:
     lt = text.find(b"<", i)
     if lt < 0:
       copy(n)
       break
     copy(lt)
-    for start, end in skips:
+    if text.startswith(b"<!--", i):
+      stop = text.find(b"-->", i + 4)
+      stop = n if stop < 0 else stop + 3
+      body = text[i + 4:stop - 3]
+      if b"--" in body or body.endswith(b"-"):
+        note(_COMMENT_NOTE)
+        out.extend(b"<!--" + b"\n" * body.count(b"\n") + b"-->")
+        line += text.count(b"\n", i, stop)
+        i = stop
+      else:
+        copy(stop)
+      continue
+    for start, end in ((b"<![CDATA[", b"]]>"), (b"<?", b"?>"), (b"<!", b">")):
       if text.startswith(start, i):
         stop = text.find(end, i + len(start))
         copy(n if stop < 0 else stop + len(end))
@@ -362,12 +381,11 @@ def _space_attributes(text):
           if j < n and text[j] in _NAME_START:
             copy(j)
             out.extend(b" ")
-            if line not in lines:
-              lines.append(line)
+            note(_SPACE_NOTE)
           continue
         j += 1
       copy(min(j + 1, n))
-  return bytes(out), lines
+  return bytes(out), notes
 
 
 _NAME_KEYS = frozenset(("name", "class", "childclass", "file", "content_type", "prefix"))
