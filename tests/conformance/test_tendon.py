@@ -13,11 +13,7 @@ from engine import interop
 from tests.models import assert_close
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
-# MuJoCo 4.0's inside wrap (side site inside the geom) solves its 1D equation slightly
-# differently: its points differ from ours by up to ~4e-8 and Jacobian entries by ~1e-7 (both
-# converge to the same solution; the other wraps agree to rounding)
-MODELS = {"tendon_wrap_sphere": 1e-6, "tendon_wrap_cylinder": 1e-6, "ten_J0": 1e-9,
-          "ten_J1": 1e-9, "ten_J2": 1e-9, "ten_J3": 1e-9}
+MODELS = ["tendon_wrap_sphere", "tendon_wrap_cylinder", "ten_J0", "ten_J1", "ten_J2", "ten_J3"]
 
 # every tendon feature that reaches the dynamics: pulleys, both geom types with and without a
 # side site, stiffness with springlength -1 (length at qpos_spring) and a dead band, damping,
@@ -117,7 +113,7 @@ def test_kinematics(name):
   """ten_length, dense ten_J, wrap_obj/wrap_xpos at 40 random configurations, small and large
   displacements (wraps engage, switch sides and release)."""
   m, mjm = _load(name)
-  tol = MODELS.get(name, 1e-9)
+  tol = 1e-9
   mjd = mujoco.MjData(mjm)
   d = engine.make_data(m)
   rng = np.random.default_rng(7)
