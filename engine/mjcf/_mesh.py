@@ -17,6 +17,7 @@ import numpy as np
 from engine.mjcf import _math as mm
 
 MINVAL = 1e-15
+_POLYNORMAL_EPS = 1e-14   # mjEPS of MuJoCo's user code
 INERTIA = {"convex": 0, "exact": 1, "legacy": 2, "shell": 3}
 _CONVEX, _EXACT, _LEGACY, _SHELL = 0, 1, 2, 3
 
@@ -159,11 +160,17 @@ def _read_obj(path, data):
   return np.array(verts, np.float32), face, uv, faceuv, normal, facenormal
 
 
+_OBJ_MAXPOLY = 100   # MuJoCo 4.0.1 keeps no triangle of an OBJ face with more corners (found by
+                     # black-box tests: 100 corners triangulated, 101 and more dropped)
+
+
 def _split_polygons(verts, polys):
-  """Corner triples of each OBJ polygon as tinyobjloader (MuJoCo's OBJ reader) triangulates
-  it: a quad along its shorter diagonal (0-2 only when strictly shorter than 1-3), measured in
-  float32 as tinyobjloader's real_t (near-square quads of a sphere tie in double precision),
-  larger polygons as a fan."""
+  """Corner triples of each OBJ polygon as tinyobjloader (MuJoCo's OBJ reader; the version in
+  MuJoCo 4.0.1, 2023, with ObjReaderConfig's triangulate=true and without mapbox earcut)
+  triangulates it, in float32 as tinyobjloader's real_t: a quad along its shorter diagonal
+  (0-2 only when strictly shorter than 1-3; near-square quads of a sphere tie in double
+  precision), a larger polygon by tinyobjloader's ear clipping (_ear_clip), one with more than
+  _OBJ_MAXPOLY corners not at all."""
   quads = [p[0] for p in polys if len(p[0]) == 4]
   if quads:
     v = np.asarray(verts, np.float32)[np.asarray(quads)]     # (nquad, 4, 3)
@@ -171,13 +178,97 @@ def _split_polygons(verts, polys):
     d02 = (e02[:, 0] * e02[:, 0] + e02[:, 1] * e02[:, 1]) + e02[:, 2] * e02[:, 2]
     d13 = (e13[:, 0] * e13[:, 0] + e13[:, 1] * e13[:, 1]) + e13[:, 2] * e13[:, 2]
     first = iter((d02 < d13).tolist())
+  v32 = None
   out = []
   for idx, _, _ in polys:
-    if len(idx) == 4:
+    if len(idx) == 3:
+      out.append([(0, 1, 2)])
+    elif len(idx) == 4:
       out.append([(0, 1, 2), (0, 2, 3)] if next(first) else [(0, 1, 3), (1, 2, 3)])
+    elif len(idx) > _OBJ_MAXPOLY:
+      out.append([])
     else:
-      out.append([(0, k, k + 1) for k in range(1, len(idx) - 1)])
+      if v32 is None:
+        v32 = np.asarray(verts, np.float32)
+      out.append(_ear_clip(v32[np.asarray(idx)]))
   return out
+
+
+def _ear_clip(p):
+  """tinyobjloader's built-in triangulation of a polygon with more than 4 corners p ((n,3)
+  float32), as corner triples (positions in the polygon), every operation in float32.
+  Projection plane: the first corner triple k, k+1, k+2 whose edge cross product has a
+  component above FLT_EPSILON picks the two axes (y,z if |cx| is the strict largest, else x,y
+  if |cz| is, else x,z; y,z when there is none). Then, from guess = 0: the triple guess,
+  guess+1, guess+2 of the remaining corners is an ear unless its turn `cross` times its
+  `area` (tinyobjloader's: (x0 y1 - y0 x1) / 2 of the triple alone, not of the polygon) is
+  negative or another remaining corner is inside it (pnpoly, its tie rules); an ear is output
+  and its middle corner removed (guess kept), else guess advances. When as many tries as
+  corners remain fail, the rest of the polygon is dropped; a last 3 corners are output."""
+  f32 = np.float32
+  n = len(p)
+  eps = f32(np.finfo(np.float32).eps)
+  ax0, ax1 = 1, 2
+  for k in range(n):
+    a, b, c = p[k], p[(k + 1) % n], p[(k + 2) % n]
+    e0, e1 = b - a, c - b
+    cx = abs(e0[1] * e1[2] - e0[2] * e1[1])
+    cy = abs(e0[2] * e1[0] - e0[0] * e1[2])
+    cz = abs(e0[0] * e1[1] - e0[1] * e1[0])
+    if cx > eps or cy > eps or cz > eps:
+      if not (cx > cy and cx > cz):
+        ax0 = 0
+        if cz > cx and cz > cy:
+          ax1 = 1
+      break
+  X = [f32(q) for q in p[:, ax0]]
+  Y = [f32(q) for q in p[:, ax1]]
+  half = f32(0.5)
+  zero = f32(0.0)
+  rem = list(range(n))
+  out = []
+  guess = 0
+  tries = n
+  prev = n
+  while len(rem) > 3 and tries > 0:
+    m = len(rem)
+    if guess >= m:
+      guess -= m
+    if prev != m:
+      prev = m
+      tries = m
+    else:
+      tries -= 1
+    ind = [rem[(guess + k) % m] for k in range(3)]
+    vx = [X[i] for i in ind]
+    vy = [Y[i] for i in ind]
+    cross = (vx[1] - vx[0]) * (vy[2] - vy[1]) - (vy[1] - vy[0]) * (vx[2] - vx[1])
+    area = (vx[0] * vy[1] - vy[0] * vx[1]) * half
+    if cross * area < zero:
+      guess += 1
+      continue
+    if any(_pnpoly3(vx, vy, X[rem[(guess + o) % m]], Y[rem[(guess + o) % m]])
+           for o in range(3, m)):
+      guess += 1
+      continue
+    out.append(tuple(ind))
+    del rem[(guess + 1) % m]
+  if len(rem) == 3:
+    out.append(tuple(rem))
+  return out
+
+
+def _pnpoly3(vx, vy, tx, ty):
+  """W. R. Franklin's point-in-polygon test on a triangle, as tinyobjloader's pnpoly (float32
+  values in, float32 arithmetic)."""
+  c = False
+  j = 2
+  for i in range(3):
+    if (vy[i] > ty) != (vy[j] > ty) and \
+        tx < (vx[j] - vx[i]) * (ty - vy[i]) / (vy[j] - vy[i]) + vx[i]:
+      c = not c
+    j = i
+  return c
 
 
 # ----------------------------------------------------------------------------------- compile
@@ -907,7 +998,9 @@ def make_polygons(raw, graph, dvert, righthand=True):
   the angle keys (`_unordered_order`). Normals by Newell's method on `dvert` (the compiled
   float64 vertices), as 4.0's mesh_polynormal (measured). A mirroring scale (`righthand`
   False) turns each cycle round after its first vertex, as 4.0 does (measured:
-  flipped_torus.xml). Returns (list of vertex-id lists, float64 (n, 3) normals).
+  flipped_torus.xml). A normal shorter than 1e-14 (user code's mjEPS, as mjuu_makenormal; a
+  sliver hull triangle) is written (1, 0, 0) (measured: 4.0.1 switches between 9.94e-15 and
+  1.007e-14). Returns (list of vertex-id lists, float64 (n, 3) normals).
   """
   raw = np.asarray(raw, np.float64).tolist()
   groups = {}
@@ -930,5 +1023,5 @@ def make_polygons(raw, graph, dvert, righthand=True):
                   _seqsum((a[:, 2] - b[:, 2]) * (a[:, 0] + b[:, 0])),
                   _seqsum((a[:, 0] - b[:, 0]) * (a[:, 1] + b[:, 1]))])
     norm = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
-    normals[i] = n / norm if norm >= MINVAL else n
+    normals[i] = n / norm if norm >= _POLYNORMAL_EPS else (1.0, 0.0, 0.0)
   return polys, normals
