@@ -2087,30 +2087,12 @@ def _plane_mesh_contact(v0, v1, v2, pos1, n0, n1, n2, pos2, mat2, i, dist, pos, 
 
 
 @jit
-def _extremum_seed(vert, graph, c0, c1, c2):
-  """Hull vertex (id in the graph) farthest along the grid direction (c0, c1, c2) in
-  {-1, 0, 1}^3, first on ties, the dot product in float32: the mesh's mesh_extrema entry for
-  that cell, as the compiler computes it."""
-  nh = graph[0]
-  globalid = 2 + nh
-  f0, f1, f2 = np.float32(c0), np.float32(c1), np.float32(c2)
-  ibest = 0
-  best = np.float32(0.0)
-  for i in range(nh):
-    g = graph[globalid + i]
-    v = (vert[g, 0] * f0 + vert[g, 1] * f1) + vert[g, 2] * f2
-    if i == 0 or v > best:
-      best, ibest = v, i
-  return ibest
-
-
-@jit
-def _deepest_vertex(vert, graph, l0, l1, l2):
+def _deepest_vertex(vert, ext, graph, l0, l1, l2):
   """Mesh vertex farthest along local direction l, as MuJoCo 4.0.1's support functions find
   it: every vertex for a mesh without a hull or with under _HILLCLIMB_MIN vertices (first on
   ties), else a hill climb over the hull graph (mjc_hillclimbSupport, no previous vertex)
-  from the mesh_extrema seed of l's cell in the 3x3x3 grid (each component -1, 0 or 1 beyond
-  -0.4, 0.4), moving to a neighbour only if strictly farther."""
+  from the seed `ext` (the mesh's mesh_extrema row) holds for l's cell in the 3x3x3 grid (each
+  component -1, 0 or 1 beyond -0.4, 0.4), moving to a neighbour only if strictly farther."""
   nh = graph[0] if graph.shape[0] > 0 else 0
   if nh == 0 or vert.shape[0] < _HILLCLIMB_MIN:
     best = -_MAX_LIMIT
@@ -2121,10 +2103,10 @@ def _deepest_vertex(vert, graph, l0, l1, l2):
         best, ibest = v, i
     return ibest
   edgeadr, globalid, localid = 2, 2 + nh, 2 + 2 * nh
-  cx = (1 if l0 > 0.4 else 0) - (1 if l0 < -0.4 else 0)
-  cy = (1 if l1 > 0.4 else 0) - (1 if l1 < -0.4 else 0)
-  cz = (1 if l2 > 0.4 else 0) - (1 if l2 < -0.4 else 0)
-  imax = _extremum_seed(vert, graph, cx, cy, cz)
+  cx = (1 if l0 > 0.4 else 0) - (1 if l0 < -0.4 else 0) + 1
+  cy = (1 if l1 > 0.4 else 0) - (1 if l1 < -0.4 else 0) + 1
+  cz = (1 if l2 > 0.4 else 0) - (1 if l2 < -0.4 else 0) + 1
+  imax = ext[cx * 9 + cy * 3 + cz]
   g = graph[globalid + imax]
   best = l0 * vert[g, 0] + l1 * vert[g, 1] + l2 * vert[g, 2]
   prev = -1
@@ -2193,21 +2175,21 @@ def _hull4(vert, path, a):
 
 
 @jit
-def plane_mesh(pos1, mat1, pos2, mat2, vert, graph, poly, margin, dist, pos, frame):
+def plane_mesh(pos1, mat1, pos2, mat2, vert, ext, graph, poly, margin, dist, pos, frame):
   """Plane-mesh contacts as MuJoCo 4.0.1's mjc_PlaneConvex gives them (read from its binary;
   up to 4): the deepest vertex (`_deepest_vertex`), then of the mesh polygons at that vertex
   the one whose normal points most into the plane, up to three more of its vertices spanning a
   large quadrilateral with it (`_hull4`), skipping those beyond the margin and those above the
   mesh's center along the plane normal. One contact if the deepest vertex is on no polygon
   (hull vertices the compiler's polygons leave out) or the mesh has no hull. `vert` is the
-  mesh's float32 (n, 3) block, `graph` its mesh_graph block and `poly` its polygons
-  (`mesh_polys`)."""
+  mesh's float32 (n, 3) block, `ext` its mesh_extrema row, `graph` its mesh_graph block and
+  `poly` its polygons (`mesh_polys`)."""
   n0, n1, n2 = mat1[2], mat1[5], mat1[8]
   # the plane normal in the mesh frame, and the direction into the plane
   m0 = mat2[0] * n0 + mat2[3] * n1 + mat2[6] * n2
   m1 = mat2[1] * n0 + mat2[4] * n1 + mat2[7] * n2
   m2 = mat2[2] * n0 + mat2[5] * n1 + mat2[8] * n2
-  ibest = _deepest_vertex(vert, graph, -m0, -m1, -m2)
+  ibest = _deepest_vertex(vert, ext, graph, -m0, -m1, -m2)
   if ibest < 0:
     return 0
   d = _plane_mesh_contact(float(vert[ibest, 0]), float(vert[ibest, 1]), float(vert[ibest, 2]),

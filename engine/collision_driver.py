@@ -170,7 +170,7 @@ def _collide_mesh(m, d, g1, g2, margin, w):
   poly2 = cvx.mesh_polys(m, g2)
   if m.geom_type[g1] == _PLANE:
     return cvx.plane_mesh(d.geom_xpos[g1], d.geom_xmat[g1], d.geom_xpos[g2], d.geom_xmat[g2],
-                          vert2, graph2, poly2, margin, d.col_dist, d.col_pos, d.col_frame)
+                          vert2, ext2, graph2, poly2, margin, d.col_dist, d.col_pos, d.col_frame)
   vert1, ext1, graph1 = cvx.mesh_arrays(m, g1)
   return cvx.collide_mesh_views(
       m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], vert1, ext1, graph1,
