@@ -64,6 +64,32 @@ def assert_close(ours, theirs, name, rtol=1e-9, atol=1e-9):
 SKIP_FIELDS = ("mesh_graph", "mesh_extrema")
 
 
+# Compile-time constants computed by another module (they need the dynamics at qpos0): left
+# out of compile_model's comparison, compared on the loaded model.
+SETCONST_SKIPPED = {
+    "dof_invweight0", "body_invweight0", "tendon_invweight0", "actuator_acc0",
+    "actuator_length0", "tendon_length0", "dof_M0", "cam_poscom0", "cam_pos0", "cam_mat0",
+    "light_poscom0", "light_pos0", "light_dir0", "actuator_lengthrange", "tendon_lengthspring",
+    "dof_length",   # from the body sizes at qpos0 (mj_setConst)
+}
+
+
+def reference_fields(mjm):
+  """(sizes, {field: numpy array}) of every MODEL_TABLE field of a MjModel, in our sizes and
+  shapes (no Numba kernels needed)."""
+  from engine import types as t
+  sizes = {k: int(getattr(mjm, k, -1)) for k in t.MODEL_SIZES}
+  # MuJoCo grows an arena (nconmax = njmax = -1); we preallocate (types.contact_capacity)
+  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations,
+                                  t.efc_row_nnz_of(mjm)))
+  out = {}
+  for name, dtype, shape in t.MODEL_TABLE:
+    v = getattr(mjm.opt, name[4:]) if name.startswith("opt_") else getattr(mjm, name, None)
+    if v is not None:
+      out[name] = np.array(v, dtype).reshape(t.resolve_shape(shape, sizes))
+  return sizes, out
+
+
 def assert_compiles_as_mujoco(path, skip=()):
   """Compile `path` in both engines; every field equal (tests.test_mjcf_compile.assert_same)
   except `skip`. Returns (ours, mjm) with

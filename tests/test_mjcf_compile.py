@@ -9,31 +9,11 @@ mujoco = pytest.importorskip("mujoco")
 from engine import interop
 from engine import types as t
 from engine.mjcf import compile_model, load_model
-
-# Compile-time constants computed by another module (they need the dynamics at qpos0).
-SKIPPED = {
-    "dof_invweight0", "body_invweight0", "tendon_invweight0", "actuator_acc0",
-    "actuator_length0", "tendon_length0", "dof_M0", "cam_poscom0", "cam_pos0", "cam_mat0",
-    "light_poscom0", "light_pos0", "light_dir0", "actuator_lengthrange", "tendon_lengthspring",
-    "dof_length",   # from the body sizes at qpos0 (mj_setConst): compared after loading
-}
+from tests.models import SETCONST_SKIPPED as SKIPPED
+from tests.models import reference_fields as _reference
 
 SUITE = ["cartpole", "acrobot", "pendulum", "point_mass", "reacher", "fish", "cheetah",
          "walker", "hopper", "humanoid", "humanoid_CMU"]
-
-
-def _reference(mjm):
-  """Every MODEL_TABLE field of a MjModel, as numpy arrays (no numba Model needed)."""
-  sizes = {k: int(getattr(mjm, k, -1)) for k in t.MODEL_SIZES}
-  # MuJoCo grows an arena (nconmax = njmax = -1); we preallocate (types.contact_capacity)
-  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations,
-                                  t.efc_row_nnz_of(mjm)))
-  out = {}
-  for name, dtype, shape in t.MODEL_TABLE:
-    v = getattr(mjm.opt, name[4:]) if name.startswith("opt_") else getattr(mjm, name, None)
-    if v is not None:
-      out[name] = np.array(v, dtype).reshape(t.resolve_shape(shape, sizes))
-  return sizes, out
 
 
 def assert_same(ours, mjm, skip=()):

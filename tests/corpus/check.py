@@ -54,32 +54,6 @@ def _where(e):
   return f"{os.path.basename(fr[0].filename)}:{fr[0].lineno}" if fr else "?"
 
 
-# tests/test_mjcf_compile.py's SKIPPED and _reference, copied: that module imports
-# engine.interop, hence engine.api and its Numba kernels, which --compile-only must not load
-SKIPPED = {
-    "dof_invweight0", "body_invweight0", "tendon_invweight0", "actuator_acc0",
-    "actuator_length0", "tendon_length0", "dof_M0", "cam_poscom0", "cam_pos0", "cam_mat0",
-    "light_poscom0", "light_pos0", "light_dir0", "actuator_lengthrange", "tendon_lengthspring",
-    "dof_length",
-}
-
-
-def _reference(mjm):
-  """Every MODEL_TABLE field of a MjModel, as numpy arrays."""
-  import numpy as np
-
-  from engine import types as t
-  sizes = {k: int(getattr(mjm, k, -1)) for k in t.MODEL_SIZES}
-  sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations,
-                                  t.efc_row_nnz_of(mjm)))
-  out = {}
-  for name, dtype, shape in t.MODEL_TABLE:
-    v = getattr(mjm.opt, name[4:]) if name.startswith("opt_") else getattr(mjm, name, None)
-    if v is not None:
-      out[name] = np.array(v, dtype).reshape(t.resolve_shape(shape, sizes))
-  return sizes, out
-
-
 def compile_diffs(ours, mjm, skip=()):
   """[(field, detail)] where compile_model's output differs from MuJoCo's compiled model
   (the comparison of tests.test_mjcf_compile.assert_same, all fields rather than the first)."""
@@ -87,9 +61,9 @@ def compile_diffs(ours, mjm, skip=()):
   import numpy as np
 
   from engine import types as t
-  from tests.models import SKIP_FIELDS, _assert_extrema
+  from tests.models import SETCONST_SKIPPED, SKIP_FIELDS, _assert_extrema, reference_fields
   sizes, arrays, names = ours
-  ref_sizes, ref = _reference(mjm)
+  ref_sizes, ref = reference_fields(mjm)
   out = []
   for k in t.MODEL_SIZES:
     if k in ref_sizes and sizes.get(k) != ref_sizes[k]:
@@ -97,7 +71,8 @@ def compile_diffs(ours, mjm, skip=()):
   if out:
     return out
   for name, _, _ in t.MODEL_TABLE:
-    if name in SKIPPED or name in skip or name in SKIP_FIELDS or name not in ref:
+    if (name in SETCONST_SKIPPED or name in skip or name in SKIP_FIELDS
+        or name not in ref):
       continue
     if name not in arrays:
       out.append((name, "not filled"))
