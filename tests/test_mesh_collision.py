@@ -331,3 +331,54 @@ def test_mesh_support_as_mujoco(path, geom):
   cvx._set_mesh(objs, objt, 0, 2, 4, vert, ext, graph)
   differ = [i for i, u in enumerate(dirs) if cvx._support(objs, objt, 0, *u)[:3] != ref[i][0]]
   assert not differ, f"{len(differ)} of {len(dirs)} support points differ, the first at {differ[0]}"
+
+
+def _prism(n, rng):
+  """Vertices of an irregular convex prism with n-gon caps (flat top and bottom)."""
+  ang = np.sort(rng.uniform(0, 2 * np.pi, n))
+  rad = rng.uniform(0.08, 0.12, n)
+  ring = np.c_[rad * np.cos(ang), rad * np.sin(ang)]
+  return np.r_[np.c_[ring, np.full(n, -0.04)], np.c_[ring, np.full(n, 0.05)]]
+
+
+@pytest.mark.parametrize("n", [6, 9, 14])
+def test_plane_mesh_flat_ties_with_mujocos_arrays(n):
+  """A prism lying exactly flat on the plane (all cap vertices equally deep), upright and
+  upside down, at random yaws and depths down to below its center: plane_mesh fed MuJoCo's
+  own mesh arrays gives 4.0.1's contacts. Which of the equally deep vertices comes first
+  depends on the hill climb's start (the mesh_extrema seed of the direction's cell, as
+  4.0.1's mjc_PlaneConvex) and on the hull vertex order, hence MuJoCo's arrays here: our
+  compiler orders hull vertices by id, MuJoCo keeps Qhull's order, which decides such ties
+  on meshes whose deepest hull vertex lies on no polygon (Fetch's torso)."""
+  from engine import collision_convex as cvx
+  rng = np.random.default_rng(n)
+  verts = " ".join("%.5f" % x for x in _prism(n, rng).ravel())
+  xml = f"""<mujoco><asset><mesh name="p" vertex="{verts}"/></asset><worldbody>
+    <geom type="plane" size="3 3 .1"/>
+    <body><freejoint/><geom type="mesh" mesh="p" margin=".001"/></body></worldbody></mujoco>"""
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  va, nv = mjm.mesh_vertadr[0], mjm.mesh_vertnum[0]
+  adr = mjm.mesh_graphadr[0]
+  nh, nf = mjm.mesh_graph[adr], mjm.mesh_graph[adr + 1]
+  pa, pn = mjm.mesh_polyadr[0], mjm.mesh_polynum[0]
+  vert, ext = mjm.mesh_vert[va:va + nv], mjm.mesh_extrema[0]
+  graph = mjm.mesh_graph[adr:adr + 2 + 3 * nh + 6 * nf]
+  poly = (mjm.mesh_polyvertadr[pa:pa + pn], mjm.mesh_polyvertnum[pa:pa + pn], mjm.mesh_polyvert,
+          mjm.mesh_polynormal[pa:pa + pn], mjm.mesh_polymapadr[va:va + nv],
+          mjm.mesh_polymapnum[va:va + nv], mjm.mesh_polymap)
+  dist, pos, frame = np.zeros(4), np.zeros((4, 3)), np.zeros((4, 9))
+  four = 0
+  for trial in range(60):
+    half = rng.uniform(0, np.pi)   # half the yaw
+    c, s = np.cos(half), np.sin(half)
+    q = np.array([0.0, c, s, 0.0]) if trial % 2 else np.array([c, 0.0, 0.0, s])   # flipped
+    mjd.qpos[:] = np.r_[rng.uniform(-.1, .1, 2), rng.uniform(-0.08, 0.05), q]
+    mujoco.mj_forward(mjm, mjd)
+    k = cvx.plane_mesh(mjd.geom_xpos[0], mjd.geom_xmat[0], mjd.geom_xpos[1], mjd.geom_xmat[1],
+                       vert, ext, graph, poly, 0.001, dist, pos, frame)
+    assert k == mjd.ncon, f"trial {trial}: {k} contacts, MuJoCo {mjd.ncon}"
+    np.testing.assert_allclose(dist[:k], mjd.contact.dist, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(pos[:k], mjd.contact.pos, rtol=0, atol=1e-12)
+    four += k == 4
+  assert four >= 10, "the scene misses the flat face"
