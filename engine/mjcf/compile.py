@@ -379,8 +379,7 @@ class Compiler:
         raise c.error(f"element <{c.tag}> found twice in one default class")
       seen.add(c.tag)
       if c.tag in _ACT_TAGS:
-        _apply_actuator(c, self.act_defaults[cls], defaults=True,
-                        ancestors=self._act_ancestors(parent))
+        _apply_actuator(c, self.act_defaults[cls], self._act_ancestors(parent))
       else:
         attrs = self.defaults[cls].setdefault(c.tag, {})
         new = dict(c.attrib)
@@ -1587,8 +1586,7 @@ class Compiler:
   def _actuator(self, n):
     cls = self._cls(n, "main")
     a = _copy_act(self.act_defaults[cls])
-    _apply_actuator(n, a, defaults=False,
-                    ancestors=self._act_ancestors(self.default_parent.get(cls)))
+    _apply_actuator(n, a, self._act_ancestors(self.default_parent.get(cls)))
     a.node, a.name = n, n.get("name", "")
     targets = [k for k in ("joint", "jointinparent", "tendon", "site", "body", "cranksite")
                if k in n.attrib]
@@ -1766,7 +1764,7 @@ def _shortcut_source(tag, a, ancestors):
   return None
 
 
-def _apply_actuator(n, a, defaults, ancestors=()):
+def _apply_actuator(n, a, ancestors=()):
   """Apply one actuator element (general or a shortcut) to actuator state `a`, as MuJoCo 4:
   mechanical attributes (ctrlrange, gear...) are inherited from the class's default whatever
   wrote it; a shortcut writes its whole gain/bias/dynamics table, its parameters inherited only
