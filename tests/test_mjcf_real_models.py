@@ -245,9 +245,6 @@ _ACT_FIELDS = ("actuator_gainprm", "actuator_biasprm", "actuator_dynprm", "actua
                "actuator_ctrllimited", "actuator_actnum", "actuator_actrange",
                "actuator_actlimited", "actuator_gear", "actuator_forcerange",
                "actuator_forcelimited", "actuator_ctrlspec")
-# a general in a dcmotor class with filter dynamics: MuJoCo refuses it (the dcmotor default's
-# activation layout is inherited), ours loads it
-_SHORTCUT_KNOWN = {("dcmotor", "general")}
 
 
 def _act_model(defaults, instance, own=""):
@@ -282,8 +279,6 @@ def test_shortcut_in_class_of_another(default):
   default of the same shortcut or a general one of its gain type."""
   loaded = 0
   for inst in _SHORTCUTS:
-    if (default, inst) in _SHORTCUT_KNOWN:
-      continue
     for own in ("", _SHORTCUTS[inst]):
       defaults = f'<default class="c"><{default} {_SHORTCUTS[default]}/></default>'
       loaded += _assert_actuators_as_mujoco(_act_model(defaults, inst, own))
@@ -297,7 +292,7 @@ def test_two_shortcuts_then_a_third(kind):
   as the actuator: 11^3 cases."""
   loaded = 0
   for a, b, c in itertools.product(_SHORTCUTS, repeat=3):
-    if kind == "same class" and a == b or (b, c) in _SHORTCUT_KNOWN or (a, c) in _SHORTCUT_KNOWN:
+    if kind == "same class" and a == b:
       continue
     if kind == "same class":
       defaults = f'<default class="c"><{a} {_SHORTCUTS[a]}/><{b} {_SHORTCUTS[b]}/></default>'

@@ -185,7 +185,7 @@ def set_dcmotor(rd, a, inherit):
   a.dyntype, a.gaintype, a.biastype = (int(mjtDyn.DCMOTOR), int(mjtGain.DCMOTOR),
                                        int(mjtBias.DCMOTOR))
   a.ctrlspec = spec
-  a.actdim = -1   # from the parameters, in resolve_layout
+  a.actdim = dcmotor_slots(dy, g)[5]   # its state count, which a general in its class inherits
   a.actlimited, a.actearly = 0, True
 
 
