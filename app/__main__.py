@@ -1,6 +1,7 @@
 """`numjoco [MODEL]`: open MODEL (default: the bundled demo) in the interactive viewer.
 
 `numjoco record MODEL -o out.mp4` renders a video offscreen (app/record.py).
+`numjoco compile [MODEL] [--all] [--jobs N]` builds the engine's kernel cache (app/warmup.py).
 `numjoco --headless MODEL` loads the model, runs it for a few simulated seconds without a window
 and prints what happened, which checks a model end to end (errors name the file, line and
 element).
@@ -23,6 +24,20 @@ def _parse(argv):
   return p.parse_args(argv)
 
 
+def _build_first(path):
+  """On a cold cache, compile the units the model needs in parallel processes first
+  (engine/build.py) instead of one after another in this process."""
+  from engine import _cache
+  if _cache.is_warm() or not os.path.isfile(path):
+    return
+  from engine import build
+  from engine.mjcf.parse import MjcfError
+  try:
+    build.build(path, out=sys.stderr)
+  except (MjcfError, OSError):
+    return   # the load below reports it
+
+
 def headless(args):
   """Load, run `args.seconds` of simulated time, print a summary; returns the exit status."""
   import numpy as np
@@ -33,6 +48,7 @@ def headless(args):
 
   path = args.model or str(DEMO_MODEL)
   t0 = time.perf_counter()
+  _build_first(path)
   try:
     m = engine.load_model(path)
   except (MjcfError, OSError) as e:
@@ -88,6 +104,9 @@ def main(argv=None):
   if argv and argv[0] == "record" and not os.path.isfile("record"):
     from app import record
     return record.main(argv[1:])
+  if argv and argv[0] == "compile" and not os.path.isfile("compile"):
+    from app import warmup
+    return warmup.main(argv[1:])
   args = _parse(argv)
   return headless(args) if args.headless else viewer(args)
 

@@ -1,74 +1,90 @@
-"""`python -m app.warmup`: compile the engine's Numba kernels into the on-disk cache.
+"""`python -m app.warmup`: build the engine's kernel cache for the demo model (engine/build.py).
 
 The viewer runs this in a subprocess on a first start (compiling inside the UI process stalls
-the window: ../shared/DESIGN.md section 4) and shows progress by counting the cache's index
-files; afterwards the viewer process loads every kernel from the cache in well under a second.
+the window: ../shared/DESIGN.md section 4) and shows the `[i/N] unit` lines it prints as
+progress; afterwards the viewer process loads every kernel from the cache in well under a second.
 """
+import importlib.util
 import os
 import pathlib
+import re
 import sys
 
 ENGINE = pathlib.Path(__file__).resolve().parent.parent / "engine"
+PORTABLE_CPU = "x86-64-v3"   # AVX2/FMA: every x86 machine of the last ten years
+
+
+def _cache_module():
+  """engine/_cache.py loaded by path: the viewer asks before numba (0.4 s) is imported, and
+  without importing the engine package (tests/app/test_startup.py checks both)."""
+  spec = importlib.util.spec_from_file_location("_numjoco_cache_key", ENGINE / "_cache.py")
+  key = importlib.util.module_from_spec(spec)
+  spec.loader.exec_module(key)
+  return key
 
 
 def cache_dir():
-  """The engine's Numba cache directory, from engine/_cache.py loaded by path, without
-  importing the engine package or numba: the viewer asks before opening its window, and
-  numba's import (0.4 s) belongs on the boot thread, beside the window's start
-  (tests/app/test_startup.py checks that both give the same directory)."""
-  if os.environ.get("NUMBA_CACHE_DIR"):
-    return os.environ["NUMBA_CACHE_DIR"]
-  import importlib.metadata
-  import importlib.util
-  spec = importlib.util.spec_from_file_location("_numjoco_cache_key", ENGINE / "_cache.py")
-  key = importlib.util.module_from_spec(spec)
-  spec.loader.exec_module(key)   # the engine's own key, without the engine package or numba
-  return key.cache_dir(importlib.metadata.version("numba"))
-
-
-def _kernel_dir(root):
-  """Numba's per-source-directory cache subfolder (numba's _CacheLocator naming)."""
-  import hashlib
-  sub = str(ENGINE)
-  return pathlib.Path(root) / ("engine_" + hashlib.sha1(sub.encode()).hexdigest())
-
-
-def progress():
-  """(kernels cached, kernels expected): index files written so far against the most any other
-  cache of this engine holds (a rough total; 0 when none is known)."""
-  root = pathlib.Path(cache_dir())
-  here = _kernel_dir(root)
-  done = len(list(here.glob("*.nbi"))) if here.is_dir() else 0
-  expect = 0
-  parent = root.parent
-  if parent.is_dir():
-    for d in parent.glob("numba-*/*"):
-      if d.is_dir():
-        expect = max(expect, len(list(d.glob("*.nbi"))))
-  return done, expect
+  """The engine's kernel cache directory."""
+  return _cache_module().cache_dir()
 
 
 def is_warm():
-  """True when the step kernel of this exact engine source is in the cache."""
-  here = _kernel_dir(cache_dir())
-  return here.is_dir() and any(here.glob("forward.step-*.nbi"))
+  """True when a build of this exact engine source finished into the cache."""
+  return _cache_module().is_warm()
 
 
-def main():
-  """Load the demo and a small model with every integrator, and step them (fills the cache)."""
-  import engine
+_PROGRESS = re.compile(r"^\[(\d+)/(\d+)\]")
+
+
+def progress(log):
+  """(units done, units to build) from the last progress line of a build's output `log`."""
+  for line in reversed(log):
+    m = _PROGRESS.match(line)
+    if m:
+      return int(m.group(1)), int(m.group(2))
+  return 0, 0
+
+
+def main(argv=None):
+  """Build the units the model needs (default: the demo) in parallel, then step it once."""
+  import argparse
+  p = argparse.ArgumentParser(prog="numjoco compile",
+                              description="compile the engine's kernels into the cache")
+  p.add_argument("model", nargs="?", help="MJCF file whose units to build (default: the demo)")
+  p.add_argument("--all", action="store_true", help="every unit, whatever the model needs")
+  p.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="processes")
+  p.add_argument("--portable", metavar="DIR",
+                 help=f"build every unit for a generic CPU ({PORTABLE_CPU}) into DIR; "
+                 "NUMJOCO_CACHE_DIR=DIR on another clone or machine then starts warm")
+  args = p.parse_args(argv)
+  if args.portable:   # before numba is imported: its target machine reads these
+    args.all = True
+    os.environ["NUMJOCO_CACHE_DIR"] = os.path.abspath(args.portable)
+    os.environ["NUMBA_CPU_NAME"] = PORTABLE_CPU
+    os.environ["NUMBA_CPU_FEATURES"] = ""
+    kernels = pathlib.Path(_cache_module().cache_dir())
+    kernels.mkdir(parents=True, exist_ok=True)
+    (kernels / "portable-cpu").write_text(PORTABLE_CPU + "\n")
+  import time
+  t0 = time.perf_counter()
+  from engine import build
   from assets import DEMO_MODEL
-  m = engine.load_model(str(DEMO_MODEL))
+  path = args.model or str(DEMO_MODEL)
+  build.build(None if args.all else path, jobs=args.jobs)
+  import engine
+  m = engine.load_model(path)
   d = engine.make_data(m)
-  print("compiling step", flush=True)
+  print("compiling the entry points", flush=True)
   engine.step(m, d, 2)
   engine.forward(m, d)
-  for integ in range(5):
-    print(f"compiling integrator {integ}", flush=True)
-    m.opt.integrator = integ
-    engine.step(m, d, 1)
   engine.reset_data(m, d)
-  print("done", flush=True)
+  if args.all:
+    _cache_module().mark_warm("units")
+  if args.all or args.model is None:
+    _cache_module().mark_warm("demo")
+  files, size = build.cache_size()
+  print(f"done in {time.perf_counter() - t0:.0f} s; cache {cache_dir()}: {files} kernels, "
+        f"{size / 1e6:.0f} MB", flush=True)
   return 0
 
 

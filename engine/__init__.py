@@ -6,8 +6,8 @@ Imports are lazy (issue #4: the model on screen in under a second). `import engi
 the enums; the parser and compiler (engine.mjcf), engine.types, engine.visual and
 engine.preview need no numba, so the viewer compiles a model and draws it while numba still
 loads. The first import of any other engine module, or the first use of a public function,
-imports engine.api as `import engine` used to, after pointing numba's cache at this engine
-source's directory (engine/_cache.py: that must happen before any kernel is defined).
+imports engine.api as `import engine` used to. Kernels are cached by content
+(engine/_jit.py), wherever the checkout lives.
 """
 import copy
 import importlib
@@ -98,16 +98,14 @@ class _Loaded(importlib.abc.Loader):
 
 
 class _CacheFirst(importlib.abc.MetaPathFinder):
-  """On the first import of an engine module that defines compiled kernels: configure numba's
-  cache directory, import engine.api (which imports most of the others) and step aside."""
+  """On the first import of an engine module that defines compiled kernels: import engine.api
+  (which imports most of the others) and step aside."""
 
   def find_spec(self, name, path, target=None):
     """Never finds a module itself, except one it imported meanwhile (returned as loaded)."""
     if not name.startswith("engine.") or name.startswith(_NUMBA_FREE):
       return None
     sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _CacheFirst)]
-    from engine import _cache
-    _cache.configure()
     if name == "engine.api" or _binding:
       return None
     _bind()

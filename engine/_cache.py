@@ -1,12 +1,10 @@
-"""Numba cache directory keyed by a hash of every engine source file that compiled code can see.
+"""Where the engine's kernel cache lives, and whether it is warm, without importing numba.
 
-Numba does not track dependencies across files: a cached caller keeps a stale inlined callee
-(measured, ../shared/DESIGN.md section 4). Keying the whole cache on all sources makes any
-engine edit a clean rebuild instead of a silent stale result.
-
-`engine/mjcf/` is left out: it is the model compiler, plain Python that no kernel imports (it
-only produces the arrays a Model is built from), so an edit there cannot make a cached kernel
-stale. `test_cache_key_ignores_mjcf` keeps that true.
+Kernels are cached one file per function under a key of their own content (engine/_jit.py).
+This module answers the viewer's first question, "can the engine start without compiling?",
+from a marker a finished build leaves (`warm-<what>-<stamp>`): the stamp hashes the engine's kernel
+sources, numba's and Python's versions and the flags. `engine/mjcf/` is left out: it is the
+model compiler, plain Python that no kernel reaches (`test_cache_key` keeps that true).
 """
 import hashlib
 import os
@@ -14,13 +12,20 @@ import pathlib
 import sys
 
 
-def cache_dir(numba_version=None):
-  """Directory for this exact engine source + numba + python version. Numba is imported only
-  when its version is not given: app/warmup.py loads this file by path and asks without
-  importing numba or the engine."""
+def cache_dir():
+  """The kernel cache: $NUMJOCO_CACHE_DIR/kernels, else $XDG_CACHE_HOME/numjoco/kernels, else
+  ~/.cache/numjoco/kernels."""
+  root = os.environ.get("NUMJOCO_CACHE_DIR") or os.path.join(
+      os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "numjoco")
+  return os.path.join(root, "kernels")
+
+
+def stamp(numba_version=None):
+  """Hash of what the compiled kernels are made of (the numba version is looked up without
+  importing numba when not given)."""
   if numba_version is None:
-    import numba
-    numba_version = numba.__version__
+    import importlib.metadata
+    numba_version = importlib.metadata.version("numba")
   h = hashlib.sha256()
   here = pathlib.Path(__file__).parent
   for p in sorted(here.rglob("*.py")):
@@ -28,16 +33,26 @@ def cache_dir(numba_version=None):
       continue
     h.update(p.relative_to(here).as_posix().encode())
     h.update(p.read_bytes())
-  h.update(numba_version.encode())
-  h.update(sys.version.encode())
-  h.update(os.environ.get("NUMBA_BOUNDSCHECK", "").encode())
-  root = os.environ.get("NUMJOCO_CACHE_DIR") or os.path.join(
-      os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "numjoco")
-  return os.path.join(root, "numba-" + h.hexdigest()[:16])
+  for part in (numba_version, sys.version, os.environ.get("NUMBA_BOUNDSCHECK", ""),
+               os.environ.get("NUMBA_CPU_NAME", ""), os.environ.get("NUMBA_CPU_FEATURES", "")):
+    h.update(part.encode() + b"\0")
+  return h.hexdigest()[:16]
 
 
-def configure():
-  """Point numba's cache at `cache_dir()` (must run before any engine kernel is defined)."""
-  import numba
-  if not os.environ.get("NUMBA_CACHE_DIR"):
-    numba.config.CACHE_DIR = cache_dir(numba.__version__)
+def _marker(what, numba_version=None):
+  return os.path.join(cache_dir(), f"warm-{what}-{stamp(numba_version)}")
+
+
+def is_warm(what="demo", numba_version=None):
+  """True when a build of exactly these sources finished into the cache: "demo" (every unit
+  and the entry points the viewer uses, app/warmup.py) or "units" (every unit)."""
+  return os.path.exists(_marker(what, numba_version))
+
+
+def mark_warm(what="demo", numba_version=None):
+  """Record that a build of these sources finished (removes markers of other sources)."""
+  path = _marker(what, numba_version)
+  os.makedirs(os.path.dirname(path), exist_ok=True)
+  for p in pathlib.Path(cache_dir()).glob(f"warm-{what}-*"):
+    p.unlink(missing_ok=True)
+  pathlib.Path(path).touch()

@@ -13,6 +13,7 @@ from engine import muscle
 from engine.smooth import jit
 from engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
                           mjtTrn)
+from engine._sig import unit, M, D
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
@@ -534,7 +535,7 @@ def _dcmotor_mechanical(m, d):
       d.actuator_force[oadr] -= dyn[5] * d.act[a] + dyn[6] * d.act_dot[a]
 
 
-@jit
+@unit((M, D))
 def fwd_actuation(m, d):
   """actuator_force, act_dot and qfrc_actuator from ctrl, act and the transmission."""
   for k in range(m.nout):

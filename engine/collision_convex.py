@@ -22,15 +22,14 @@ tests/test_collision_convex.py checks ours against them bit for bit).
 """
 import math
 
-import numba
 import numpy as np
 
 from engine import math as mm
 from engine.types import mjtGeom
 
 # as engine.smooth's jit (IEEE division: degenerate simplices behave as in MuJoCo's C code)
-jit = numba.njit(cache=True, nogil=True, error_model="numpy")
-_inline = numba.njit(cache=True, inline="always", error_model="numpy")
+from engine._jit import jit
+from engine._jit import inline as _inline
 
 _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)

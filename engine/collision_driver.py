@@ -22,6 +22,7 @@ from engine import collision_sdf as sdf
 from engine import sleep as sl
 from engine.smooth import inline, jit
 from engine import types as t
+from engine._sig import unit, M, D, i8, f8, NEEDS_HFIELD, WORK
 
 _DSBL_CONSTRAINT = int(t.mjtDisableBit.CONSTRAINT)
 _DSBL_CONTACT = int(t.mjtDisableBit.CONTACT)
@@ -186,7 +187,7 @@ def _work_views(m, d):
   return cvx._split_work(d.col_fbuf, d.col_ibuf, min(m.opt_ccd_iterations[0], m.nccd), False)
 
 
-@jit
+@unit((M, D, i8, i8, f8), i8, needs=NEEDS_HFIELD)
 def _collide_hfield(m, d, g1, g2, margin):
   """Narrowphase of height field g1 with any convex geom g2 (mjc_ConvexHField)."""
   h = m.geom_dataid[g1]
@@ -235,6 +236,29 @@ def _obb_separated(m, d, g1, g2, margin):
 
 
 @jit
+def _collide_convex(m, d, g1, g2, margin, w):
+  """Narrowphase of two convex primitives without an analytic collider (GJK/EPA and
+  multicontact, mjc_Convex); w: the work buffers' views (`_work_views`)."""
+  return cvx.collide_convex_views(m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1],
+                                  d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2],
+                                  d.geom_xpos[g2], d.geom_xmat[g2], margin,
+                                  min(m.opt_ccd_iterations[0], m.nccd), m.opt_ccd_tolerance[0],
+                                  m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame, w,
+                                  d.col_ibuf)
+
+
+@unit((M, D, i8, i8, f8, WORK), i8)
+def collide_general(m, d, g1, g2, margin, w):
+  """Narrowphase of a pair without an analytic collider: a mesh (or, under a plane, an SDF
+  geom's mesh) as geom 2 (`_collide_mesh`), else two convex primitives (`_collide_convex`).
+  One unit, so the GJK/EPA and multicontact code they share is compiled once."""
+  t2 = m.geom_type[g2]
+  if t2 == _MESH or t2 == _SDF:
+    return _collide_mesh(m, d, g1, g2, margin, w)
+  return _collide_convex(m, d, g1, g2, margin, w)
+
+
+@jit
 def _narrowphase(m, d, g1, g2, ipair, w):
   """Collide one geom pair (g1 has the lower type) and append its contacts to d.contact_*;
   w: the work buffers' views (`_work_views`)."""
@@ -255,7 +279,7 @@ def _narrowphase(m, d, g1, g2, ipair, w):
   elif type1 == _HFIELD:
     n = _collide_hfield(m, d, g1, g2, margin + gap)
   elif type2 == _SDF and type1 == _PLANE:
-    n = _collide_mesh(m, d, g1, g2, margin + gap, w)   # mjc_PlaneConvex on the sdf's mesh
+    n = collide_general(m, d, g1, g2, margin + gap, w)   # mjc_PlaneConvex on the sdf's mesh
   elif type2 == _SDF and type1 == _MESH:
     n = sdf.collide_mesh_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
   elif type2 == _SDF:
@@ -263,13 +287,9 @@ def _narrowphase(m, d, g1, g2, ipair, w):
   elif type1 != _PLANE and m.opt_disableflags[0] & _DSBL_NATIVECCD:
     n = ccd.collide(m, d, g1, g2, margin + gap)   # libccd's MPR (nativeccd disabled)
   elif type2 == _MESH:
-    n = _collide_mesh(m, d, g1, g2, margin + gap, w)
+    n = collide_general(m, d, g1, g2, margin + gap, w)
   else:
-    n = cvx.collide_convex_views(type1, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
-                                 type2, m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
-                                 margin + gap, min(m.opt_ccd_iterations[0], m.nccd),
-                                 m.opt_ccd_tolerance[0], m.opt_disableflags[0],
-                                 d.col_dist, d.col_pos, d.col_frame, w, d.col_ibuf)
+    n = collide_general(m, d, g1, g2, margin + gap, w)
   if n <= 0:
     return
   n = min(n, max_contact(m, type1, type2))
@@ -614,7 +634,7 @@ def _flex_pairs(m, d, box, always, ids, nc, sig, ns, sleeping):
   return sig, ns
 
 
-@jit
+@unit((M, D))
 def collision(m, d):
   """Fill d.ncon and d.contact_* (MuJoCo's mj_collision for primitive geoms)."""
   d.ncon[0] = 0

@@ -41,7 +41,6 @@ SDF : flex (load_model refuses them), interpolated flexes, vertex : element self
 """
 import math
 
-import numba
 import numpy as np
 
 from engine import constraint as cn
@@ -53,6 +52,7 @@ from engine import math as mm
 from engine.flex_contact import _closest_triangle, _row3, contact_weights   # noqa: F401
 from engine.smooth import jit
 from engine.types import mjtWarning
+from engine._sig import unit, M, D, i8, NEEDS_FLEX
 
 _MINVAL = 1e-15
 _MAXVAL = 1e10
@@ -871,7 +871,7 @@ def collide_elems(m, d, f1, e1, f2, e2, ws):
   return n
 
 
-@jit
+@unit((M, D, i8, i8), i8, needs=NEEDS_FLEX)
 def collide_body_flex(m, d, b, f):
   """Body b against flex f (a bodyflex pair of MuJoCo's broadphase): plane geoms against the
   vertices, other geoms (passing the geom-flex bitmask) against every active element
@@ -916,7 +916,7 @@ def collide_body_flex(m, d, b, f):
   return missing
 
 
-@jit
+@unit((M, D, i8, i8), i8, needs=NEEDS_FLEX)
 def collide_flex_flex(m, d, f1, f2):
   """Every active element of flex f1 against every active element of flex f2 (f1 < f2),
   sorted as a midphase bodyflex pair (unless midphase is disabled). Returns the number of element pairs not handled here."""
@@ -998,7 +998,7 @@ def _sap_pairs(m, d, f):
   return out[:npair]
 
 
-@jit
+@unit((M, D, i8), i8, needs=NEEDS_FLEX)
 def collide_flex_self(m, d, f):
   """Self-collision of flex f (non-rigid, contype & conaffinity, selfcollide not none):
   pairs of active elements sharing no body. With selfcollide sap (or auto on a 1D/2D flex)

@@ -15,13 +15,12 @@ bottom three; the vertices are stored top first so ties pick the top as MuJoCo's
 """
 import math
 
-import numba
 import numpy as np
 
 from engine import collision_convex as cvx
 from engine import collision_libccd as ccd
 
-jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+from engine._jit import jit
 
 MAXCONPAIR = 50
 _DSBL_NATIVECCD = 1 << 17

@@ -26,14 +26,14 @@ portal is `P` (5 x 9: rows 0-3 the portal's support points, row 4 the candidate;
 """
 import math
 
-import numba
 
 from engine.collision_convex import _cross, _dot   # ccdVec3Cross/Dot: the same arithmetic
 from engine.math import axis_angle_quat, mat_vec, normalize3, quat2mat
 from engine.types import mjtGeom
 
-jit = numba.njit(cache=True, nogil=True, error_model="numpy")
-_inline = numba.njit(cache=True, inline="always", error_model="numpy")
+from engine._jit import jit
+from engine._jit import inline as _inline
+from engine._sig import unit, M, D, i8, f8, NEEDS_LIBCCD
 
 _SPHERE, _CAPSULE = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER)
@@ -743,7 +743,7 @@ def _mesh_block(m, g):
   return vert, m.mesh_graph[adr:adr + 2 + 3 * nh + 6 * nf]
 
 
-@jit
+@unit((M, D, i8, i8, f8), i8, needs=NEEDS_LIBCCD)
 def collide(m, d, g1, g2, margin):
   """The driver's entry: contacts of geoms g1, g2 (convex, type1 <= type2, not plane or
   height field) into d.col_dist/col_pos/col_frame; returns the count."""

@@ -16,12 +16,12 @@ Rows at and beyond the returned count are scratch: box_box keeps its work vector
 """
 import math
 
-import numba
 
 from engine import math as mm
 from engine.smooth import jit
 
-_inline = numba.njit(cache=True, inline="always", error_model="numpy")
+from engine._jit import inline as _inline
+from engine._sig import unit, i4, i8, f8, f8v, f8m
 
 _MINVAL = 1e-15     # mjMINVAL
 _MAXVAL = 1e10      # mjMAXVAL
@@ -107,7 +107,7 @@ def _put(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
   frame[k, 5] = 0.0
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def make_frame(frame):
   """Complete a contact frame (9,) from its normal and optional tangent: mju_makeFrame."""
   x0, x1, x2, _ = _normalize3(frame[0], frame[1], frame[2])
@@ -964,7 +964,7 @@ def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
 
 #------------------------------------ dispatch --------------------------------------------------
 
-@jit
+@unit((i4, i4, f8v, f8v, f8v, f8v, f8v, f8v, f8, f8v, f8m, f8m), i8)
 def collide_primitive(type1, type2, size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos,
                       frame):
   """Analytic collision of geom types (type1 <= type2); -1 when the pair is not analytic."""

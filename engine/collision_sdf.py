@@ -18,6 +18,7 @@ import numpy as np
 from engine import math as mm
 from engine.smooth import jit
 from engine import types as t
+from engine._sig import unit, M, D, i8, f8v, f8m, NEEDS_SDF
 
 TORUS, BOWL, GEAR, NUT, BOLT = 0, 1, 2, 3, 4   # engine/mjcf/_plugin.py's kinds
 # an sdf geom without a plugin: the octree SDF of its mesh (mesh_octadr); a kind past those of
@@ -556,7 +557,7 @@ def _add_contact(m, ga, gb, rel, mode, x, dist, pos2, q2, points, cnt, out_dist,
   return cnt + 1
 
 
-@jit
+@unit((M, D, i8, i8, f8v, f8m, f8m), i8, needs=NEEDS_SDF)
 def collide_sdf(m, d, g1, g2, out_dist, out_pos, out_frame):
   """mjc_SDF: contacts of geom g1 (a primitive or an sdf) with sdf geom g2 into out_*;
   returns their number (at most sdf_initpoints)."""
@@ -675,7 +676,7 @@ def _triangle_intersect(m, g, rel, c):
   return pair_distance(m, g, g, rel, _SINGLE, q0 + p0, q1 + p1, q2 + p2) < r
 
 
-@jit
+@unit((M, D, i8, i8, f8v, f8m, f8m), i8, needs=NEEDS_SDF)
 def collide_mesh_sdf(m, d, g1, g2, out_dist, out_pos, out_frame):
   """mjc_MeshSDF: contacts of mesh geom g1 with sdf geom g2. Each mesh triangle whose
   bounding box's circumsphere reaches the SDF is sampled at sdf_initpoints Halton points and

@@ -29,6 +29,7 @@ from engine.smooth import inline, jit
 from engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
                           mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning,
                           mjtWrap)
+from engine._sig import unit, M, D
 
 _EQUALITY = int(mjtConstraint.EQUALITY)
 _WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.JOINT), int(mjtWrap.PULLEY)
@@ -1089,7 +1090,7 @@ def impedance_rows(m, d, disc_stage):
 
 # ---------------------------------------------------------------- stages
 
-@jit
+@unit((M, D))
 def make_constraint(m, d):
   """All constraint rows at the current position, with diagA, R, D, KBIP (mj_makeConstraint).
   Rows that would overflow njmax clear every row and count a CNSTRFULL warning, as MuJoCo's

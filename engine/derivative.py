@@ -23,6 +23,7 @@ from engine import math as mm
 from engine.smooth import jit
 from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtInput,
                           mjtIntegrator, mjtTrn)
+from engine._sig import unit, M, D, b1, i8, f8v, f8x2, NEEDS_DERIVATIVE, NEEDS_IMPLICIT
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE = int(mjtDyn.NONE)
@@ -155,7 +156,7 @@ def _dcmotor_vel(m, d, i):
   return res
 
 
-@jit
+@unit((M, D, i8), f8x2, needs=NEEDS_DERIVATIVE)
 def actuator_slopes(m, d, i):
   """(d force / d velocity, d force / d length) of actuator i, both 0 for a force a clamp holds
   (its forcerange, an SO3 servo's norm at its bound, or every actuator on a tendon whose total
@@ -211,7 +212,7 @@ def actuator_slopes(m, d, i):
   return bias_vel, bias_len
 
 
-@jit
+@unit((M, D), needs=NEEDS_DERIVATIVE)
 def actuator_vel(m, d):
   """qDeriv += d qfrc_actuator / d qvel for affine, PID, DC-motor, SO3 and muscle actuators
   (mjd_actuator_vel).
@@ -546,7 +547,7 @@ def _fluid_ellipsoid_vel(m, d, i, chain, J, B):
           _add_scaled_row(m, d, chain[k], J[c], chain, 0, n, J[r, k] * b)
 
 
-@jit
+@unit((M, D), b1, needs=NEEDS_DERIVATIVE)
 def passive_vel(m, d):
   """qDeriv += d qfrc_passive / d qvel (mjd_passive_vel); returns True."""
   flags = m.opt_disableflags[0]
@@ -571,7 +572,7 @@ def passive_vel(m, d):
   return complete
 
 
-@jit
+@unit((M, D), needs=NEEDS_DERIVATIVE)
 def fluid_vel(m, d):
   """qDeriv += d (fluid forces) / d qvel of every body (the fluid part of mjd_passive_vel)."""
   chain = d.ivec_nv[1]
@@ -777,7 +778,7 @@ def rne_vel(m, d):
                np.empty((m.nB, 6)))
 
 
-@jit
+@unit((M, D, b1), b1, needs=NEEDS_DERIVATIVE)
 def smooth_vel(m, d, flg_bias):
   """qDeriv = d(qfrc_actuator + qfrc_passive [- qfrc_bias])/d qvel (mjd_smooth_vel)."""
   for k in range(m.nD):
@@ -1111,7 +1112,7 @@ def _implicit_fast(m, d, qacc):
       solve_lu6(qacc, adr, A, pivot)
 
 
-@jit
+@unit((M, D, f8v), needs=NEEDS_IMPLICIT)
 def implicit_qacc(m, d, qacc):
   """qacc solving (M - h qDeriv) qacc = qfrc_smooth + qfrc_constraint, as mj_implicitSkip does."""
   for i in range(m.nv):

@@ -21,6 +21,7 @@ from engine import smooth
 from engine import solver
 from engine.smooth import jit
 from engine.types import mjtDisableBit, mjtJoint, mjtSolver, mjtTrn
+from engine._sig import unit, M, D, NEEDS_DISCRETE
 
 _SLIDE, _HINGE, _FREE = int(mjtJoint.SLIDE), int(mjtJoint.HINGE), int(mjtJoint.FREE)
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
@@ -83,7 +84,7 @@ def _tendon_terms(m, d, t, poly):
   return D, K
 
 
-@jit
+@unit((M, D), needs=NEEDS_DISCRETE)
 def build(m, d):
   """The metric at the current state: qMhat (M, the joint terms, and the symmetric fluid drag
   blocks, as implicitfast's), its factor qLDhat, the coupling weights, and qfrc_hat = -h K qvel
@@ -163,7 +164,7 @@ def build(m, d):
         d.dof_mhat[d.moment_colind[a]] += w * d.actuator_moment[a] * d.actuator_moment[a]
 
 
-@jit
+@unit((M, D), needs=NEEDS_DISCRETE)
 def metric(m, d):
   """The metric and qacc_smooth = Mhat^-1 (qfrc_smooth - h K qvel), after qfrc_smooth (the
   acceleration stage of mj_forward under the discrete integrator)."""
@@ -213,7 +214,7 @@ def _free_block(m, d, j, touched, A):
   return True
 
 
-@jit
+@unit((M, D), needs=NEEDS_DISCRETE)
 def free_bodies(m, d):
   """qacc of standalone free bodies that no constraint row touches, solved with their exact
   gyroscopic derivative (a 6x6 LU of the backbone block + h d bias/d qvel), as MuJoCo 4.0 does

@@ -4,6 +4,7 @@ from engine.passive import tendon_spring_range
 from engine import sleep as sleepmod
 from engine.smooth import jit, mul_m
 from engine.types import mjtDisableBit, mjtJoint
+from engine._sig import unit, M, D, NEEDS_ENERGY
 
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
@@ -22,7 +23,7 @@ def poly_potential(linear, poly, x):
   return res
 
 
-@jit
+@unit((M, D), needs=NEEDS_ENERGY)
 def energy_pos(m, d):
   """energy[0]: gravity potential of every body plus joint and tendon spring energy."""
   e = 0.0
@@ -71,7 +72,7 @@ def energy_pos(m, d):
   d.energy[0] = e
 
 
-@jit
+@unit((M, D), needs=NEEDS_ENERGY)
 def energy_vel(m, d):
   """energy[1]: kinetic energy 0.5 qvel' M qvel."""
   vec = d.scratch_nv[7]

@@ -13,6 +13,7 @@ from engine import passive as ps
 from engine import smooth
 from engine.smooth import jit
 from engine.types import mjtDisableBit
+from engine._sig import unit, M, D, NEEDS_FLEX
 
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
@@ -308,7 +309,7 @@ def _bend(m, d, f, enbl_spring, enbl_damper):
         d.qfrc_damper[adr + 2] -= (r[2] * dp0 + r[5] * dp1 + r[8] * dp2) * kd
 
 
-@jit
+@unit((M, D), needs=NEEDS_FLEX)
 def passive(m, d):
   """Flex terms of qfrc_spring and qfrc_damper: 2D elasticity (bending, then stretch) and 3D
   elasticity (stretch), then edge spring-dampers along flexedge_J."""

@@ -1,6 +1,5 @@
 """Forward dynamics and integrators (MuJoCo's engine_forward.c): fwd_position, fwd_velocity,
 fwd_actuation, fwd_acceleration, fwd_constraint, forward; euler, rk4, implicit; step."""
-import numba
 
 from engine import actuation
 from engine import collision_driver
@@ -22,6 +21,7 @@ from engine import solver
 from engine.smooth import jit
 from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtEnableBit,
                           mjtIntegrator)
+from engine._sig import unit, M, D, b1, i8, f8v, NEEDS_IMPLICIT, NEEDS_RK4
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
@@ -44,7 +44,7 @@ _INT_EULER, _INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
 _INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 
 
-@jit
+@unit((M, D))
 def fwd_position(m, d):
   """Position-dependent stages: kinematics, com_pos, camlight, flex, tendon, M and its factor,
   collision, constraint rows, transmission."""
@@ -70,7 +70,7 @@ def fwd_position(m, d):
   smooth.transmission(m, d)
 
 
-@jit
+@unit((M, D))
 def fwd_velocity(m, d):
   """Velocity-dependent stages: tendon/actuator velocity, com_vel, passive, rne bias."""
   for i in range(m.ntendon):
@@ -127,7 +127,7 @@ def xfrc_accumulate(m, d, qfrc):
                 qfrc)
 
 
-@jit
+@unit((M, D))
 def fwd_acceleration(m, d):
   """qfrc_smooth = passive - bias + applied + actuator + J'xfrc; qacc_smooth = M^-1 qfrc_smooth,
   or under the discrete integrator Mhat^-1 (qfrc_smooth - h K qvel) (engine/discrete.py)."""
@@ -142,7 +142,7 @@ def fwd_acceleration(m, d):
     smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
 
-@jit
+@unit((M, D))
 def fwd_constraint(m, d):
   """Constraint stage: the model's solver gives qacc, efc_force, qfrc_constraint (and the
   discrete integrator's unconstrained free bodies their gyroscopic solve)."""
@@ -156,7 +156,7 @@ def fwd_constraint(m, d):
         d.qacc[i] = d.qacc_warmstart[i]
 
 
-@jit
+@unit((M, D, b1))
 def forward_skip(m, d, skip_sensor):
   """Forward dynamics; `skip_sensor` leaves the sensors as they are (RK4's inner stages,
   mj_forwardSkip). The energy is computed either way, as MuJoCo does: after an RK4 step it is
@@ -174,7 +174,7 @@ def forward_skip(m, d, skip_sensor):
   forward_from_velocity(m, d, skip_sensor)
 
 
-@jit
+@unit((M, D, b1))
 def forward_from_velocity(m, d, skip_sensor):
   """The stages after the position stage (mj_forwardSkip from mjSTAGE_POS)."""
   fwd_velocity(m, d)
@@ -189,7 +189,7 @@ def forward_from_velocity(m, d, skip_sensor):
     sensor.sensor_acc(m, d)
 
 
-@jit
+@unit((M, D))
 def forward(m, d):
   """Full forward dynamics at the current state (mj_forward)."""
   forward_skip(m, d, False)
@@ -226,7 +226,7 @@ def integrate_pos_awake(m, d, qpos, qvel, h):
       _integrate_joint(m, qpos, qvel, h, j)
 
 
-@jit
+@unit((M, D), i8)
 def sleep_init(m, d):
   """Put the trees with sleep policy 'init' to sleep at the reset state (mj_resetData): a full
   forward, then one sleep pass with only those trees ready; returns the number slept."""
@@ -255,7 +255,7 @@ def _sensor_due(m, d, i):
   return period <= 0 or d.history[m.sensor_historyadr[i]] + period <= d.time[0]
 
 
-@jit
+@unit((M, D))
 def presample_history(m, d):
   """d.history_sensordata = the values of the delayed sensors due this step, at the current
   state: RK4 calls it before its stages, whose forward passes overwrite what sensors read
@@ -266,7 +266,7 @@ def presample_history(m, d):
       sensor.compute_sensor(m, d, i, d.history_sensordata[adr:adr + m.sensor_dim[i]])
 
 
-@jit
+@unit((M, D, b1))
 def advance_history(m, d, presampled):
   """Append this step's sample at d.time to every history buffer (mj_advance): an actuator's
   raw controls; a sensor's sensordata, or its value computed now (`presampled`: taken from
@@ -303,7 +303,7 @@ def advance_history(m, d, presampled):
         buf[off + k] = src[sadr + k]
 
 
-@jit
+@unit((M, D, f8v, f8v, f8v, b1, b1))
 def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel, presampled):
   """Advance the history buffers, act, qvel, qpos and time by one step (mj_advance);
   `presampled`: the delayed sensors' samples are in d.history_sensordata (RK4)."""
@@ -337,7 +337,7 @@ def advance(m, d, act_dot, qacc, qvel_for_pos, use_given_qvel, presampled):
     d.qacc_warmstart[i] = d.qacc[i]
 
 
-@jit
+@unit((M, D))
 def euler(m, d):
   """Semi-implicit Euler, with joint damping integrated implicitly as MuJoCo does (mj_Euler)."""
   qacc = d.scratch_nv[0]
@@ -387,7 +387,7 @@ def _rkmk_correct(m, vel, i, scale):
     vel[i, v + 2] = w2 + 0.5 * c2 + e2 / 12.0
 
 
-@jit
+@unit((M, D), needs=NEEDS_RK4)
 def rk4(m, d):
   """Classic 4th-order Runge-Kutta over (qpos, qvel, act) (mj_RungeKutta, N=4)."""
   nq, nv, na = m.nq, m.nv, m.na
@@ -476,7 +476,7 @@ def rk4(m, d):
     d.qacc[k] = dqacc[k]
 
 
-@jit
+@unit((M, D), needs=NEEDS_IMPLICIT)
 def implicit(m, d):
   """Implicit-in-velocity integration: (M - h D) qacc = f (implicit / implicitfast)."""
   qacc = d.scratch_nv[0]
@@ -484,7 +484,7 @@ def implicit(m, d):
   advance(m, d, d.act_dot, qacc, qacc, False, False)
 
 
-@jit
+@unit((M, D))
 def step_once(m, d):
   """One physics step: forward, then the model's integrator (mj_step); under the FWDINV
   enable flag, solver_fwdinv compares forward and inverse dynamics in between."""
@@ -503,7 +503,7 @@ def step_once(m, d):
     euler(m, d)
 
 
-@jit
+@unit((M, D, i8), i8)
 def step(m, d, nstep):
   """`nstep` physics steps in one compiled call; returns the number of steps taken before the
   state went bad (NaN/inf or huge), which is nstep when all is well."""

@@ -14,6 +14,7 @@ from engine import smooth
 from engine import solver
 from engine.smooth import jit
 from engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator
+from engine._sig import unit, M, D, f8v, NEEDS_DISCRETE, NEEDS_FWDINV
 
 _ENBL_ENERGY = int(mjtEnableBit.ENERGY)
 _ENBL_INVDISCRETE = int(mjtEnableBit.INVDISCRETE)
@@ -40,7 +41,7 @@ def inv_constraint(m, d, jar):
   solver.constraint_update(m, d, jar, False)
 
 
-@jit
+@unit((M, D, f8v, f8v), needs=NEEDS_DISCRETE)
 def discrete_acc(m, d, qfrc, A):
   """Turn the discrete-time qacc (what the integrator produced) into the continuous-time one the
   forward dynamics solved for, in place (mj_discreteAcc); `qfrc` (nv) and `A` (36) are work."""
@@ -177,7 +178,7 @@ def compare_fwd_inv(m, d, jar, qacc_save, work, A, qforce, save_qc, save_f, out)
     d.efc_force[i] = save_f[i]
 
 
-@jit
+@unit((M, D), needs=NEEDS_FWDINV)
 def fwd_inv_stats(m, d):
   """d.solver_fwdinv from compare_fwd_inv, with its work arrays allocated here (mj_step under
   the FWDINV enable flag)."""

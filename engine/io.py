@@ -7,7 +7,7 @@ import warnings
 
 import numpy as np
 
-from engine import _structs
+from engine import _jit, _sig, _structs
 from engine import types as t
 from engine.visual import Statistic, Visual
 
@@ -63,8 +63,20 @@ class Model:
     d["stat"] = Statistic(statistic)
     d["names"] = names or {}  # mjtObj -> list of names ('' when unnamed)
     d["source"] = source
-    d["struct"] = _build(_structs.new_model, _structs.MODEL_SIZE_SETTER, _structs.MODEL_SETTERS,
-                         sizes, arrays)
+    d["_struct"] = _build(_structs.new_model, _structs.MODEL_SIZE_SETTER, _structs.MODEL_SETTERS,
+                          sizes, arrays)
+    d["_linked"] = None
+
+  @property
+  def struct(self):
+    """The compiled-side Model. Its use links the engine units this model needs with its
+    current options (engine/_jit.py: a model without flexes never compiles the flex units, one
+    on the Euler integrator not RK4's), again after an option they depend on changed."""
+    key = _sig.OPTION_KEY(self)
+    if self._linked != key:
+      _jit.link_for(self)
+      self.__dict__["_linked"] = key
+    return self._struct
 
   def __setattr__(self, name, value):
     arr = self._arrays.get(name)

@@ -13,6 +13,7 @@ data iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, as MuJoCo does. Work
 """
 from engine.smooth import jit
 from engine.types import mjtConstraint, mjtDisableBit, mjtEq, mjtObj
+from engine._sig import unit, M, D
 
 _EQUALITY = int(mjtConstraint.EQUALITY)
 _FRICTION_DOF = int(mjtConstraint.FRICTION_DOF)
@@ -146,7 +147,7 @@ def _union_flex_stiffness(m, d, parent):
         dsu_merge(parent, tree1, tree2)
 
 
-@jit
+@unit((M, D))
 def island(m, d):
   """Discover the constraint islands of the current rows (mj_island); nisland = 0 when there
   are no rows, the ISLAND disable bit is set, or a row touches no tree (then solve as one)."""

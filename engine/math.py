@@ -5,9 +5,8 @@ Spatial vectors are MuJoCo's (rot:lin) 6-vectors; cinert is MuJoCo's 10-number l
 """
 import math
 
-import numba
 
-_jit = numba.njit(cache=True, inline="always", error_model="numpy")   # as engine.smooth.jit
+from engine._jit import inline as _jit, jit
 
 
 @_jit
@@ -53,7 +52,7 @@ def quat_rot(q0, q1, q2, q3, v0, v1, v2):
           v2 + 2.0 * (q1 * t1 - q2 * t0))
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def quat2mat(out, q0, q1, q2, q3):
   """Write the row-major 3x3 rotation matrix of unit quaternion q into out[0:9] (mju_quat2Mat)."""
   if q0 == 1.0 and q1 == 0.0 and q2 == 0.0 and q3 == 0.0:
@@ -128,7 +127,7 @@ def quat2vel(q0, q1, q2, q3, dt):
   return a0 * speed, a1 * speed, a2 * speed
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def quat_integrate(q, adr, w0, w1, w2, scale):
   """q[adr:adr+4] <- q * exp(w*scale/2), normalised (MuJoCo's mju_quatIntegrate)."""
   a0, a1, a2 = normalize3(w0, w1, w2)
@@ -140,7 +139,7 @@ def quat_integrate(q, adr, w0, w1, w2, scale):
   q[adr], q[adr + 1], q[adr + 2], q[adr + 3] = p0, p1, p2, p3
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def mul_inert_vec(out, i, v):
   """out[0:6] = cinert i (10-array) times spatial motion vector v."""
   out[0] = i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5]
@@ -151,7 +150,7 @@ def mul_inert_vec(out, i, v):
   out[5] = i[7] * v[0] - i[6] * v[1] + i[9] * v[5]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def cross_motion(out, vel, v):
   """out[0:6] = vel x v for spatial motion vectors."""
   out[0] = -vel[2] * v[1] + vel[1] * v[2]
@@ -162,7 +161,7 @@ def cross_motion(out, vel, v):
   out[5] = -vel[1] * v[3] + vel[0] * v[4] - vel[4] * v[0] + vel[3] * v[1]
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def cross_force_add(out, vel, f):
   """out[0:6] += vel x* f (spatial force cross product)."""
   out[0] += -vel[2] * f[1] + vel[1] * f[2] - vel[5] * f[4] + vel[4] * f[5]
@@ -186,7 +185,7 @@ def sub_quat4(a0, a1, a2, a3, b0, b1, b2, b3):
   return quat2vel(d0, d1, d2, d3, 1.0)
 
 
-@numba.njit(cache=True, error_model="numpy")
+@jit
 def sub_quat(qa, ia, qb, ib):
   """sub_quat4 of the quaternions qa[ia:ia+4] and qb[ib:ib+4]."""
   return sub_quat4(qa[ia], qa[ia + 1], qa[ia + 2], qa[ia + 3],

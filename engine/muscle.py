@@ -4,9 +4,8 @@ force, activation dynamics, and the gain's velocity derivative (engine_derivativ
 prm = (range[2], force, scale, lmin, lmax, vmax, fpmax, fvmax); force < 0 means
 scale / actuator_acc0.
 """
-import numba
 
-jit = numba.njit(cache=True, nogil=True, error_model="numpy")   # as engine.smooth.jit
+from engine._jit import jit
 MINVAL = 1e-15
 
 

@@ -1,7 +1,6 @@
 """Passive forces (MuJoCo's engine_passive.c): joint and tendon springs/dampers with their
 polynomial terms and actuator-inherited damping, gravity compensation, fluid forces, and the
 constant pull of adhesive contacts."""
-import numba
 
 from engine import flex as flexmod
 from engine import flex_contact as fc
@@ -10,6 +9,7 @@ from engine import math as mm
 from engine import smooth
 from engine.smooth import jit
 from engine.types import mjtJoint, mjtTrn, mjtDisableBit
+from engine._sig import unit, M, D
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
@@ -283,7 +283,7 @@ def adhesion(m, d):
   return has
 
 
-@jit
+@unit((M, D))
 def passive(m, d):
   """qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_adhesion and their sum
   qfrc_passive."""
@@ -299,7 +299,8 @@ def passive(m, d):
     return
   poly = d.scratch_small[0:NPOLY]
   _spring_damper(m, d, poly)
-  flexmod.passive(m, d)
+  if m.nflex:
+    flexmod.passive(m, d)   # a unit compiled only for models with flexes
   has_gravcomp = gravcomp(m, d)
   has_fluid = fluid.fluid(m, d)
   has_adhesion = adhesion(m, d)

@@ -7,7 +7,6 @@ so nothing here allocates; a normal is computed only for a hit and only when `wa
 """
 import math
 
-import numba
 import numpy as np
 
 from engine import collision_sdf as sdf
@@ -23,7 +22,7 @@ _MINVAL = 1e-15
 _MISS = (-1.0, 0.0, 0.0, 0.0)
 # small helpers called per ray and triangle: inlined into their callers (a call boundary
 # passing tuples cost ~40% of a triangle test, measured)
-_inline = numba.njit(cache=True, nogil=True, inline="always", error_model="numpy")
+from engine._jit import inline as _inline
 
 
 @_inline

@@ -29,6 +29,7 @@ from engine import smooth
 from engine.smooth import jit, subtree_vel
 from engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
                           mjtObj, mjtSensor, mjtStage, mjtTrn, mjtWrap)
+from engine._sig import unit, M, D, b1, i8, f8, f8v, NEEDS_SENSOR
 
 _DSBL_SENSOR = int(mjtDisableBit.SENSOR)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
@@ -195,7 +196,7 @@ def contact_force(m, d, i):
   return out[0], out[1], out[2], out[3], out[4], out[5]
 
 
-@jit
+@unit((M, D), needs=NEEDS_SENSOR)
 def rne_post_constraint(m, d):
   """cacc, cfrc_int and cfrc_ext from qacc, applied forces, contacts and connect/weld rows
   (mj_rnePostConstraint)."""
@@ -513,7 +514,7 @@ def _compute_or_read(m, d, i, out):
   return True
 
 
-@jit
+@unit((M, D), b1)
 def sensor_pos(m, d):
   """Position-stage sensors; returns True when it computed energy[0] (e_potential)."""
   energypos = False
@@ -531,7 +532,7 @@ def sensor_pos(m, d):
   return energypos
 
 
-@jit
+@unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
 def _value_pos(m, d, i, out):
   """out = the value of position-stage sensor i (cutoff applied)."""
   st, oid = m.sensor_type[i], m.sensor_objid[i]
@@ -606,7 +607,7 @@ def _value_pos(m, d, i, out):
   _cutoff(m, i, out)
 
 
-@jit
+@unit((M, D))
 def sensor_vel(m, d):
   """Velocity-stage sensors (subtree_vel first when a subtree sensor needs it)."""
   if m.opt_disableflags[0] & _DSBL_SENSOR:
@@ -626,7 +627,7 @@ def sensor_vel(m, d):
       _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
 
 
-@jit
+@unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
 def _value_vel(m, d, i, out):
   """out = the value of velocity-stage sensor i (cutoff applied)."""
   st, oid = m.sensor_type[i], m.sensor_objid[i]
@@ -678,7 +679,7 @@ def _value_vel(m, d, i, out):
   _cutoff(m, i, out)
 
 
-@jit
+@unit((M, D))
 def sensor_acc(m, d):
   """Acceleration-stage sensors (rne_post_constraint first when one needs it)."""
   if m.opt_disableflags[0] & _DSBL_SENSOR:
@@ -700,7 +701,7 @@ def sensor_acc(m, d):
   _plugin_sensors(m, d)
 
 
-@jit
+@unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
 def _value_acc(m, d, i, out):
   """out = the value of acceleration-stage sensor i (cutoff applied)."""
   st, oid, ot = m.sensor_type[i], m.sensor_objid[i], m.sensor_objtype[i]
@@ -829,7 +830,7 @@ def geom_distance(m, d, geom1, geom2, distmax, fromto):
   elif t1 != _PLANE:
     n = ccd.collide(m, d, g1, g2, distmax)
   elif t2 == _MESH:
-    n = drv._collide_mesh(m, d, g1, g2, distmax, drv._work_views(m, d))
+    n = drv.collide_general(m, d, g1, g2, distmax, drv._work_views(m, d))
   else:
     n = cvx.plane_convex(m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], t2,
                          m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], distmax,
@@ -856,7 +857,7 @@ def _geom_range(m, objtype, objid):
   return objid, 1
 
 
-@jit
+@unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
 def _collision_sensor(m, d, i, out):
   """distance / normal / fromto: the closest geom pair of the two objects within the cutoff."""
   cutoff = m.sensor_cutoff[i]
@@ -990,7 +991,7 @@ def cam_pixel_ray(m, d, cam, col, row, fx, fy, cx, cy, extent):
   return (cpos[0] + o0, cpos[1] + o1, cpos[2] + o2), (-cmat[2], -cmat[5], -cmat[8])
 
 
-@jit
+@unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
 def _rangefinder(m, d, i, out):
   """rangefinder: one ray along a site's z axis, or one per pixel of a camera (row-major from
   the top-left), with the fields of sensor_intprm[i, 0] per ray."""
@@ -1242,7 +1243,7 @@ def _contact_sensor(m, d, i, out):
 
 # -------------------------------------------------------------------------------- tactile
 
-@jit
+@unit((M, D, i8, f8v), f8, needs=NEEDS_SENSOR)
 def _sdf_distance(m, d, g, x):
   """Signed distance of the world point x from geom g (mjc_distance of one geom): primitives
   analytically, sdf geoms by their plugin in the plugin's mesh frame, or by their mesh's octree
@@ -1260,7 +1261,7 @@ def _sdf_distance(m, d, g, x):
   return sdf.geom_distance(m, gtype, size, kind, a, mesh, l0 + mp[0], l1 + mp[1], l2 + mp[2])
 
 
-@jit
+@unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
 def _tactile(m, d, i, out):
   """Tactile sensor i (mjSENS_TACTILE): at each vertex (taxel) of mesh objid placed in the frame
   of geom refid, three blocks of mesh_vertnum values: the deepest penetration into the geoms

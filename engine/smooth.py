@@ -5,7 +5,6 @@ Every stage takes (m, d) structrefs, reads Model and writes Data.
 """
 import math
 
-import numba
 
 from engine import math as mm
 from engine import wrap as wrapmod
@@ -31,10 +30,11 @@ _CL_FIXED, _CL_TRACK, _CL_TRACKCOM, _CL_TARGETBODY, _CL_TARGETBODYCOM = 0, 1, 2,
 
 # IEEE division everywhere (error_model='numpy'): x/0 gives inf or nan as in MuJoCo's C code,
 # where Numba's default raises ZeroDivisionError and tests the divisor before every division
-jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+from engine._jit import jit
 # small helpers called per body, pair or row: inlined into their callers, which saves the
 # call and the reference counting of the Model/Data structs passed to it
-inline = numba.njit(cache=True, nogil=True, inline='always', error_model="numpy")
+from engine._jit import inline
+from engine._sig import unit, M, D
 
 
 @inline
@@ -65,7 +65,7 @@ def _local_to_global(xpos_out, xquat_out, xmat_out, i, d, pos, quat, body, samef
     mm.quat2mat(xmat_out[i], q0, q1, q2, q3)
 
 
-@jit
+@unit((M, D))
 def kinematics(m, d):
   """Body, joint, inertial-frame, geom and site poses from qpos (mj_kinematics)."""
   for k in range(3):
@@ -188,7 +188,7 @@ def _dof_com(cdof, v, a0, a1, a2, o0, o1, o2, has_offset):
     cdof[v, 3], cdof[v, 4], cdof[v, 5] = a0, a1, a2
 
 
-@jit
+@unit((M, D))
 def com_pos(m, d):
   """subtree_com, cinert and cdof in the frame centred at each tree's com (mj_comPos)."""
   nbody = m.nbody
@@ -459,7 +459,7 @@ def _dist3(a, i, j):
   return math.sqrt((a[j] - a[i]) ** 2 + (a[j + 1] - a[i + 1]) ** 2 + (a[j + 2] - a[i + 2]) ** 2)
 
 
-@jit
+@unit((M, D))
 def tendon(m, d):
   """Tendon lengths, sparse Jacobians and spatial paths (mj_tendon)."""
   wrapcount = 0
@@ -718,7 +718,7 @@ def _so3_moment(m, d, i, out, adr):
   return nnz
 
 
-@jit
+@unit((M, D))
 def transmission(m, d):
   """Actuator lengths and sparse moment arms (mj_transmission), one row per force output:
   joint, tendon, site (with and without refsite), slider-crank, body (adhesion) and SO3."""
@@ -833,7 +833,7 @@ def composite_inertia(m, d):
         d.crb[p, k] += d.crb[i, k]
 
 
-@jit
+@unit((M, D))
 def crb(m, d):
   """Composite rigid-body inertias and the joint-space inertia M (mj_crb + tendon armature)."""
   nv = m.nv
@@ -911,7 +911,7 @@ def warn_inertia(d, clamped):
     d.warning_lastinfo[_WARN_INERTIA] = bad
 
 
-@jit
+@unit((M, D))
 def factor_m(m, d):
   """qLD, qLDiagInv: sparse L'DL factor of M following the kinematic tree (mj_factorM)."""
   for k in range(m.nC):

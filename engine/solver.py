@@ -37,7 +37,6 @@ solver_Y).
 import collections
 import math
 
-import numba
 import numpy as np
 
 from engine import island
@@ -52,6 +51,7 @@ _inline = smooth.inline
 _u = np.uintp
 from engine.types import (mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone,
                           mjtIntegrator)
+from engine._sig import unit, M, D, b1, i4, i8, i4v, NEEDS_NOSLIP, NEEDS_PGS
 
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
@@ -2018,7 +2018,7 @@ def _island_scale(m, d, island):
   return 1.0 / s if s > 0 else 1.0
 
 
-@jit
+@unit((M, D, i4, i4, i4, i4, i4v, i4), i8, needs=NEEDS_PGS)
 def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
   """Projected Gauss-Seidel on the dual over rows[:nefc] (all rows, or one island's), from the
   current efc_force (mj_solPGS / mj_solPGS_island: Nesterov momentum with gradient restart,
@@ -2096,7 +2096,7 @@ def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
   return it
 
 
-@jit
+@unit((M, D, i4, i4, i4, i4, i4v, i4), needs=NEEDS_NOSLIP)
 def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
   """No-slip post-pass over rows[:nefc] (all rows, or one island's): Gauss-Seidel on the
   friction forces (friction loss, pyramid edge pairs, elliptic friction) with normal forces
@@ -2313,7 +2313,7 @@ def context_island(m, d, k):
                 _square(d.solver_Lcone, n))
 
 
-@jit
+@unit((M, D, b1))
 def _solve_primal_islands(m, d, flg_newton):
   """CG or Newton island by island (mj_fwdConstraint's island branch): gather the inputs in
   island order, solve each island with its own termination and statistics, scatter qacc,
@@ -2331,8 +2331,7 @@ def _solve_primal_islands(m, d, flg_newton):
     d.iefc_force[ic] = d.efc_force[c]
     d.iefc_aref[ic] = d.efc_aref[c]
   for k in range(d.nisland[0]):
-    ctx = context_island(m, d, k)
-    it = sol_primal(m, d, ctx, k, m.opt_iterations[0], flg_newton)
+    it = _primal(m, d, k, flg_newton)
     if k < _NISLAND:
       d.solver_niter[k] += it
   for i in range(nidof):
@@ -2343,7 +2342,16 @@ def _solve_primal_islands(m, d, flg_newton):
     d.efc_force[c] = d.iefc_force[d.map_efc2iefc[c]]
 
 
-@jit
+@unit((M, D, i8, b1), i8)
+def _primal(m, d, k, flg_newton):
+  """sol_primal (CG, or Newton when flg_newton) on island k, or on the whole system when
+  k < 0: one unit holds the primal solvers' code for both callers."""
+  if k < 0:
+    return sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0], flg_newton)
+  return sol_primal(m, d, context_island(m, d, k), k, m.opt_iterations[0], flg_newton)
+
+
+@unit((M, D))
 def fwd_constraint(m, d):
   """Islands, efc_b, warmstart, the model's solver, then qacc, efc_force, efc_state,
   qfrc_constraint and the solver statistics (mj_island + mj_fwdConstraint). Every solver and
@@ -2387,15 +2395,13 @@ def fwd_constraint(m, d):
     saved = d.solver_int[1]
     for i in range(nefc):
       saved[i] = d.efc_state[i]
-    d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
-                                   solver == _NEWTON)
+    d.solver_niter[0] = _primal(m, d, -1, solver == _NEWTON)
     for i in range(nefc):
       d.efc_state[i] = saved[i]
   elif nisland > 0:
     _solve_primal_islands(m, d, solver == _NEWTON)
   else:
-    d.solver_niter[0] = sol_primal(m, d, context_all(m, d), 0, m.opt_iterations[0],
-                                   solver == _NEWTON)
+    d.solver_niter[0] = _primal(m, d, -1, solver == _NEWTON)
   if noslip:
     if nisland > 0:
       for k in range(nisland):

@@ -10,9 +10,8 @@ through one point on the circle found by Newton's method on an angle.
 """
 import math
 
-import numba
 
-jit = numba.njit(cache=True, nogil=True, error_model="numpy")   # as engine.smooth.jit
+from engine._jit import jit
 
 MINVAL = 1e-15
 

@@ -1,11 +1,16 @@
-"""The Numba cache key (engine/_cache.py) covers every source that compiled code can see.
+"""The kernel cache (engine/_jit.py, engine/_cache.py): keys by content, shared between
+checkouts, and an edit rebuilds exactly the units that reach the edited code.
 
-engine/mjcf/ is left out of the key; that is only safe while no kernel can reach it.
+engine/mjcf/ is left out of the warm stamp; that is only safe while no kernel can reach it.
 """
 import ast
 import importlib.util
+import json
+import os
 import pathlib
 import shutil
+import subprocess
+import sys
 
 ENGINE = pathlib.Path(__file__).resolve().parents[1] / "engine"
 
@@ -37,14 +42,95 @@ def test_compiled_modules_do_not_import_mjcf_at_module_level():
       assert not any(n.startswith("engine.mjcf") for n in names), (p, ast.dump(node))
 
 
-def test_cache_key_ignores_mjcf_but_not_kernels(tmp_path):
+def test_warm_stamp_ignores_mjcf_but_not_kernels(tmp_path):
   root = tmp_path / "engine"
   shutil.copytree(ENGINE, root, ignore=shutil.ignore_patterns("__pycache__"))
   mod = _load_cache_module(root)
-  key = mod.cache_dir()
+  key = mod.stamp("0")
   with open(root / "mjcf" / "parse.py", "a") as f:
     f.write("\n# edited\n")
-  assert mod.cache_dir() == key
+  assert mod.stamp("0") == key
   with open(root / "smooth.py", "a") as f:
     f.write("\n# edited\n")
-  assert mod.cache_dir() != key
+  assert mod.stamp("0") != key
+
+
+_KEYS = """
+import json, sys
+import engine.api
+from engine import _jit
+print(json.dumps({s: _jit._func_key(u.disp.py_func) for s, u in _jit.units().items()}))
+"""
+
+_COMPILE = """
+import json, sys
+import engine.api
+from engine import _jit
+out = {}
+for s in sys.argv[1:]:
+  u = _jit.units()[s]
+  u.disp.compile(u.sig)
+  out[s] = u.disp._cache.hits
+print(json.dumps(out))
+"""
+
+
+def _checkout(tmp_path, name):
+  """A copy of the engine package at its own path (a second clone, as far as caching goes)."""
+  root = tmp_path / name
+  shutil.copytree(ENGINE, root / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+  return root
+
+
+def _run(root, code, *args, cache):
+  env = dict(os.environ, PYTHONPATH=str(root), NUMJOCO_CACHE_DIR=str(cache))
+  out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                       env=env, cwd=str(root))
+  assert out.returncode == 0, out.stderr[-3000:]
+  return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def test_two_checkouts_share_keys_and_an_edit_changes_exactly_its_units(tmp_path):
+  """Unit keys do not depend on the checkout's path; editing `wrap.wrap` (reached only through
+  smooth._spatial_tendon, from the unit smooth.tendon) changes that unit's key and no other."""
+  a, b = _checkout(tmp_path, "a"), _checkout(tmp_path, "b")
+  keys_a = _run(a, _KEYS, cache=tmp_path / "cache")
+  keys_b = _run(b, _KEYS, cache=tmp_path / "cache")
+  assert len(keys_a) >= 60 and keys_a == keys_b
+  path = b / "engine" / "wrap.py"
+  text = path.read_text()
+  assert text.count("def wrap(") == 1
+  path.write_text(_edit_wrap(text))   # one more (dead) statement in wrap()'s body
+  keys_c = _run(b, _KEYS, cache=tmp_path / "cache")
+  changed = {s for s in keys_a if keys_a[s] != keys_c[s]}
+  assert changed == {"numjoco.engine.smooth.tendon"}
+
+
+def _edit_wrap(text):
+  """wrap.py with one statement added at the start of wrap()'s body."""
+  lines = text.splitlines(keepends=True)
+  i = next(k for k, line in enumerate(lines) if line.startswith("def wrap("))
+  while not lines[i].rstrip().endswith(":"):
+    i += 1
+  i += 1
+  if lines[i].lstrip().startswith('"""'):            # skip the docstring
+    while not (lines[i].rstrip().endswith('"""') and (lines[i].count('"""') == 2 or
+                                                       not lines[i].lstrip().startswith('"""'))):
+      i += 1
+    i += 1
+  return "".join(lines[:i] + ["  _edited = 1.0\n"] + lines[i:])
+
+
+def test_second_checkout_loads_the_first_ones_kernels(tmp_path):
+  """A unit compiled from one checkout is a cache hit from another checkout at another path,
+  and after an edit only the dependent unit misses."""
+  a, b = _checkout(tmp_path, "a"), _checkout(tmp_path, "b")
+  cache = tmp_path / "cache"
+  units = ["numjoco.engine.energy.energy_vel", "numjoco.engine.smooth.tendon"]
+  assert _run(a, _COMPILE, *units, cache=cache) == {u: 0 for u in units}
+  files = sorted(p.name for p in (cache / "kernels").glob("*.nbk"))
+  assert _run(b, _COMPILE, *units, cache=cache) == {u: 1 for u in units}
+  assert sorted(p.name for p in (cache / "kernels").glob("*.nbk")) == files
+  path = b / "engine" / "wrap.py"
+  path.write_text(_edit_wrap(path.read_text()))
+  assert _run(b, _COMPILE, *units, cache=cache) == {units[0]: 1, units[1]: 0}

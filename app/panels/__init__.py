@@ -117,14 +117,14 @@ def compile_progress(viewer):
   from imgui_bundle import imgui
   import time
   from app import warmup
-  done, expect = warmup.progress()
+  done, expect = warmup.progress(viewer._warm_log)
   io = imgui.get_io()
   imgui.set_next_window_pos((io.display_size.x * 0.5, io.display_size.y * 0.5),
                             imgui.Cond_.always, (0.5, 0.5))
   imgui.begin("Compiling", None, imgui.WindowFlags_.always_auto_resize)
   imgui.text("First start: compiling the physics engine (cached for the next starts)")
   frac = min(done / expect, 0.99) if expect else 0.0
-  imgui.progress_bar(frac, (420, 0), f"{done} kernels" + (f" of ~{expect}" if expect else ""))
+  imgui.progress_bar(frac, (420, 0), f"{done} of {expect} units" if expect else "starting")
   imgui.text(f"{time.perf_counter() - viewer._warm_t0:.0f} s")
   if viewer._warm_log:
     imgui.text_disabled(viewer._warm_log[-1][:80])

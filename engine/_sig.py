@@ -1,0 +1,91 @@
+"""Type names for declaring units' signatures (engine/_jit.py), and the model features that
+gate whole families of units (a model without them never compiles those units)."""
+import numpy as np
+from numba.core import types
+
+from engine._jit import unit  # noqa: F401  (stages import unit and the types from here)
+from engine._structs import DataType as D, ModelType as M  # noqa: F401
+from engine.types import mjtDisableBit, mjtEnableBit, mjtGeom, mjtIntegrator, mjtSensor, mjtSolver
+
+b1, i4, i8, f8 = types.boolean, types.int32, types.int64, types.float64
+f8v, f8m, i4v = types.float64[::1], types.float64[:, ::1], types.int32[::1]
+f8x2 = types.UniTuple(types.float64, 2)
+_f8m, _i8m, _i8v = types.float64[:, ::1], types.int64[:, ::1], types.int64[::1]
+# the narrowphase's views of the work buffers (collision_convex._split_work)
+WORK = types.Tuple((_f8m, _i8m, _f8m, _i8m, _f8m, _i8m, f8v, f8v, _i8v,
+                    types.Tuple((_f8m, _i8m, _f8m, f8v, _i8m, _i8m, _i8v, _i8v, _i8v, _i8v, _i8m,
+                                 _f8m))))
+
+_SDF = int(mjtGeom.SDF)
+_IMPLICIT = (int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST))
+_DISCRETE, _RK4 = int(mjtIntegrator.DISCRETE), int(mjtIntegrator.RK4)
+_ENERGY_SENSORS = (int(mjtSensor.E_POTENTIAL), int(mjtSensor.E_KINETIC))
+
+
+def NEEDS_FLEX(m):
+  """Flex bodies (flex stages and flex collisions)."""
+  return m.nflex > 0
+
+
+def NEEDS_HFIELD(m):
+  """Height fields."""
+  return m.nhfield > 0
+
+
+def NEEDS_SDF(m):
+  """SDF geoms (the SDF collider and SDF sensors)."""
+  return bool(np.any(m.geom_type == _SDF))
+
+
+def NEEDS_SENSOR(m):
+  """Sensors (the per-type sensor value stages)."""
+  return m.nsensor > 0
+
+
+# Options a user may change while the model runs: Model.struct re-links when they change
+# (engine/io.py), so a unit is compiled when the first step that needs it is taken.
+def OPTION_KEY(m):
+  """The options the gates below read."""
+  o = m.opt
+  return (int(o.integrator), int(o.solver), int(o.enableflags), int(o.disableflags),
+          int(o.noslip_iterations))
+
+
+def NEEDS_RK4(m):
+  return int(m.opt.integrator) == _RK4
+
+
+def NEEDS_IMPLICIT(m):
+  return int(m.opt.integrator) in _IMPLICIT
+
+
+def NEEDS_DERIVATIVE(m):
+  """The velocity derivatives: the implicit integrators and the discrete one."""
+  return int(m.opt.integrator) in _IMPLICIT or int(m.opt.integrator) == _DISCRETE
+
+
+def NEEDS_DISCRETE(m):
+  return int(m.opt.integrator) == _DISCRETE
+
+
+def NEEDS_FWDINV(m):
+  return bool(int(m.opt.enableflags) & int(mjtEnableBit.FWDINV))
+
+
+def NEEDS_LIBCCD(m):
+  """libccd's MPR, used when native CCD is disabled."""
+  return bool(int(m.opt.disableflags) & int(mjtDisableBit.NATIVECCD))
+
+
+def NEEDS_PGS(m):
+  return int(m.opt.solver) == int(mjtSolver.PGS)
+
+
+def NEEDS_NOSLIP(m):
+  return int(m.opt.noslip_iterations) > 0
+
+
+def NEEDS_ENERGY(m):
+  """Energy: the ENERGY enable flag, or an energy sensor."""
+  return bool(int(m.opt.enableflags) & int(mjtEnableBit.ENERGY)) or bool(
+      np.isin(m.sensor_type, _ENERGY_SENSORS).any())

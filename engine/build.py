@@ -1,0 +1,90 @@
+"""Build the engine's kernel cache ahead of use: the units a model needs (or all of them),
+compiled in parallel processes (`numjoco compile`, app/warmup.py).
+
+Units are compiled independently (engine/_jit.py), so N processes each take a share. A helper
+two units share may be compiled in both processes; both write the same content-keyed file
+(atomically), so there is no index to race on. Afterwards the calling process links the units
+and runs a step and a forward on the model, which compiles the few Python-facing helpers.
+"""
+import multiprocessing
+import os
+import pathlib
+import sys
+import time
+
+ENGINE = pathlib.Path(__file__).resolve().parent
+
+
+def _worker_init(env):
+  os.environ.update(env)
+
+
+def _compile_unit(symbol):
+  """Worker: compile one unit into the cache; returns (symbol, seconds, cache hit)."""
+  import engine.api  # noqa: F401  (defines every unit)
+  from engine import _jit
+  u = _jit.units()[symbol]
+  t0 = time.perf_counter()
+  hits = u.disp._cache.hits
+  u.disp.compile(u.sig)
+  return symbol, time.perf_counter() - t0, u.disp._cache.hits > hits
+
+
+def needed_units(model=None):
+  """Symbols of the units `model` (a Python-side Model; None: every unit) needs."""
+  import engine.api  # noqa: F401
+  from engine import _jit
+  return [s for s, u in _jit.units().items()
+          if model is None or u.needs is None or u.needs(model)]
+
+
+def build(model_path=None, jobs=None, out=sys.stdout):
+  """Compile the units the model at `model_path` needs (None: all units) that are not cached
+  yet, with `jobs` processes, then link them here. Returns the number of units compiled."""
+  from engine import _jit
+  from engine import mjcf
+  jobs = jobs or os.cpu_count() or 1
+  m = mjcf.load_model(model_path) if model_path else None
+  symbols = needed_units(m)
+  units = _jit.units()
+  todo = [s for s in symbols if not units[s].is_cached()]
+  t0 = time.perf_counter()
+  env = {k: v for k, v in os.environ.items() if k.startswith(("NUMJOCO_", "NUMBA_"))}
+  if jobs > 1 and len(todo) > 1:
+    ctx = multiprocessing.get_context("spawn")   # the parent has LLVM loaded: never fork it
+    # a fresh worker every few units bounds each process's memory (compiled modules pile up)
+    with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=6) as pool:
+      for done, (symbol, dt, hit) in enumerate(
+          pool.imap_unordered(_compile_unit, _by_cost(todo)), 1):
+        _report(out, done, len(todo), symbol, dt, hit)
+  else:
+    for done, symbol in enumerate(todo, 1):
+      _report(out, done, len(todo), *_compile_unit(symbol))
+  for symbol in symbols:
+    units[symbol].link()
+  if todo:
+    print(f"{len(todo)} units compiled in {time.perf_counter() - t0:.1f} s", file=out, flush=True)
+  return len(todo)
+
+
+def _report(out, done, total, symbol, dt, hit):
+  """One progress line: `[done/total] unit seconds` (app/warmup.py's progress reads it)."""
+  print(f"[{done}/{total}] {symbol} {'cached' if hit else f'{dt:.1f} s'}", file=out, flush=True)
+
+
+def _by_cost(symbols):
+  """Big units first, so the last ones to finish are short (a rough order: the source size of
+  the unit's module)."""
+  def size(s):
+    mod = s.split(".")[2]
+    p = ENGINE / (mod + ".py")
+    return p.stat().st_size if p.is_file() else 0
+  return sorted(symbols, key=size, reverse=True)
+
+
+def cache_size():
+  """(files, bytes) of the kernel cache."""
+  from engine import _jit
+  root = pathlib.Path(_jit.cache_root())
+  files = list(root.glob("*.nbk")) if root.is_dir() else []
+  return len(files), sum(f.stat().st_size for f in files)
