@@ -82,6 +82,9 @@ def main(argv=None):
     _cache_module().mark_warm("units")
   if args.all or args.model is None:
     _cache_module().mark_warm("demo")
+  freed = build.remove_legacy()
+  if freed:
+    print(f"removed {freed / 1e9:.1f} GB of caches of older engine versions", flush=True)
   files, size = build.cache_size()
   print(f"done in {time.perf_counter() - t0:.0f} s; cache {cache_dir()}: {files} kernels, "
         f"{size / 1e6:.0f} MB", flush=True)

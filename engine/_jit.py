@@ -185,6 +185,17 @@ def _own_key(fn):
   return got
 
 
+def _closure(fn):
+  """fn and every function it reaches without going through a unit."""
+  seen, todo = {fn}, [fn]
+  while todo:
+    for dep in _own_key(todo.pop())[1]:
+      if dep not in seen:
+        seen.add(dep)
+        todo.append(dep)
+  return seen
+
+
 def _func_key(fn):
   """Content key of a Python function: the own keys of every function it reaches without
   going through a unit, itself included (a set: independent of the order of discovery, and
@@ -193,16 +204,15 @@ def _func_key(fn):
     key = _keys.get(fn)
     if key is not None:
       return key
-    seen, todo = {fn}, [fn]
-    while todo:
-      for dep in _own_key(todo.pop())[1]:
-        if dep not in seen:
-          seen.add(dep)
-          todo.append(dep)
     own = _own_key(fn)[0]
-    rest = sorted(_own_key(f)[0] for f in seen if f is not fn)
+    rest = sorted(_own_key(f)[0] for f in _closure(fn) if f is not fn)
     key = _keys[fn] = hashlib.sha256((own + "|" + ",".join(rest)).encode()).hexdigest()
     return key
+
+
+def closure_size(fn):
+  """Bytes of bytecode a function compiles: its own and its helpers' (not through units)."""
+  return sum(len(f.__code__.co_code) for f in _closure(fn))
 
 
 class _KernelCache:

@@ -53,7 +53,7 @@ def build(model_path=None, jobs=None, out=sys.stdout):
   if jobs > 1 and len(todo) > 1:
     ctx = multiprocessing.get_context("spawn")   # the parent has LLVM loaded: never fork it
     # a fresh worker every few units bounds each process's memory (compiled modules pile up)
-    with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=6) as pool:
+    with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=12) as pool:
       for done, (symbol, dt, hit) in enumerate(
           pool.imap_unordered(_compile_unit, _by_cost(todo)), 1):
         _report(out, done, len(todo), symbol, dt, hit)
@@ -73,13 +73,11 @@ def _report(out, done, total, symbol, dt, hit):
 
 
 def _by_cost(symbols):
-  """Big units first, so the last ones to finish are short (a rough order: the source size of
-  the unit's module)."""
-  def size(s):
-    mod = s.split(".")[2]
-    p = ENGINE / (mod + ".py")
-    return p.stat().st_size if p.is_file() else 0
-  return sorted(symbols, key=size, reverse=True)
+  """Big units first, so the last ones to finish are short: ordered by the bytecode size of
+  everything a unit compiles (its own code and its helpers', engine/_jit.py's closure)."""
+  from engine import _jit
+  units = _jit.units()
+  return sorted(symbols, key=lambda s: -_jit.closure_size(units[s].disp.py_func))
 
 
 def cache_size():
@@ -88,3 +86,17 @@ def cache_size():
   root = pathlib.Path(_jit.cache_root())
   files = list(root.glob("*.nbk")) if root.is_dir() else []
   return len(files), sum(f.stat().st_size for f in files)
+
+
+def remove_legacy():
+  """Delete the whole-engine caches older versions left beside `kernels/` (numba-<hash>/, one
+  per engine source, several GB each); returns the bytes freed."""
+  import shutil
+  from engine import _cache
+  root = pathlib.Path(_cache.cache_dir()).parent
+  freed = 0
+  for d in root.glob("numba-*"):
+    if d.is_dir():
+      freed += sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
+      shutil.rmtree(d, ignore_errors=True)
+  return freed
