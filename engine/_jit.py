@@ -49,6 +49,9 @@ from numba.extending import typeof_impl, register_model, models
 from engine._cache import cache_dir as cache_root
 
 _OPTIONS = dict(nogil=True, error_model="numpy")
+# Part of every kernel's key: raise it when a change here alters compiled code (the lowering of
+# unit calls, the cache format), so that kernels compiled before are not reused.
+_ABI = 1
 
 def _use_portable_target():
   """A cache built by `numjoco compile --portable DIR` names its CPU target in
@@ -73,14 +76,15 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _env_key():
-  """What every kernel's key shares: tool versions, flags, and the files that define the
-  Model/Data types and this mechanism."""
+  """What every kernel's key shares: tool versions, flags, this mechanism's `_ABI` and the
+  files that define the Model/Data types."""
   h = hashlib.sha256()
   for part in (numba.__version__, llvmlite.__version__, sys.version, np.__version__,
                os.environ.get("NUMBA_BOUNDSCHECK", ""), os.environ.get("NUMBA_OPT", ""),
                str(numba.config.BOUNDSCHECK), str(numba.config.OPT)):
     h.update(part.encode() + b"\0")
-  for name in ("_structs.py", "_borrow.py", "_jit.py"):
+  h.update(f"abi {_ABI}".encode())
+  for name in ("_structs.py", "_borrow.py"):
     with open(os.path.join(_HERE, name), "rb") as f:
       h.update(f.read())
   return h.hexdigest()
@@ -394,7 +398,7 @@ class Unit:
     if not self.linked:
       link_for(None)
       self.link()
-    return self.disp.overloads[self.sig.args].entry_point(*args)
+    return self.disp(*args)   # the dispatcher checks the argument types
 
   def __repr__(self):
     return f"<unit {self.symbol} {self.sig}>"

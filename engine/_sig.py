@@ -65,7 +65,9 @@ def NEEDS_DERIVATIVE(m):
 
 
 def NEEDS_DISCRETE(m):
-  return int(m.opt.integrator) == _DISCRETE
+  """The discrete integrator's stages, also for inverse dynamics under INVDISCRETE."""
+  return int(m.opt.integrator) == _DISCRETE or bool(
+      int(m.opt.enableflags) & int(mjtEnableBit.INVDISCRETE))
 
 
 def NEEDS_FWDINV(m):

@@ -107,18 +107,13 @@ def test_two_checkouts_share_keys_and_an_edit_changes_exactly_its_units(tmp_path
 
 
 def _edit_wrap(text):
-  """wrap.py with one statement added at the start of wrap()'s body."""
+  """wrap.py with one statement added at the start of wrap()'s body (after its docstring)."""
+  fn = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == "wrap")
+  first = fn.body[0]
+  is_doc = isinstance(first, ast.Expr) and isinstance(getattr(first, "value", None), ast.Constant)
+  at = first.end_lineno if is_doc else first.lineno - 1     # insert after this many lines
   lines = text.splitlines(keepends=True)
-  i = next(k for k, line in enumerate(lines) if line.startswith("def wrap("))
-  while not lines[i].rstrip().endswith(":"):
-    i += 1
-  i += 1
-  if lines[i].lstrip().startswith('"""'):            # skip the docstring
-    while not (lines[i].rstrip().endswith('"""') and (lines[i].count('"""') == 2 or
-                                                       not lines[i].lstrip().startswith('"""'))):
-      i += 1
-    i += 1
-  return "".join(lines[:i] + ["  _edited = 1.0\n"] + lines[i:])
+  return "".join(lines[:at] + ["  _edited = 1.0\n"] + lines[at:])
 
 
 def test_second_checkout_loads_the_first_ones_kernels(tmp_path):

@@ -280,7 +280,8 @@ _PREVIEW_FRAME = """
 import json, sys
 import numpy as np
 from app.viewer import Viewer
-v = Viewer(sys.argv[1], width=480, height=320, max_fps=0, key=sys.argv[2] or None)
+v = Viewer(sys.argv[1], width=480, height=320, max_fps=0, key=sys.argv[2] or None,
+           paused=True)   # the takeover pose is compared before the simulation runs
 while v.first_frame_at is None:
   v.frame()
 st = v.sim.status()
