@@ -14,8 +14,10 @@ unit's code is ever linked into another's:
   call. Callers cached on disk resolve the symbol when they are loaded.
 - A cell holds the trap (a kernel raising "unit not linked") until `link` fills it with the
   unit's compiled address. `link_for(m)` links what a model needs: every unit, except those
-  whose `needs` predicate (flex, meshes, height fields, SDF, ...) is false for the model, which
-  are then never compiled. A unit called from Python links itself and the ungated units.
+  whose `needs` predicate (engine/_sig.py: flexes, height fields, SDF geoms, sensors, the
+  integrator, the solver, ...) is false for the model, which are then never compiled.
+  `Model.struct` calls it, again when an option a predicate reads changes. A unit called
+  from Python links itself and the ungated units.
 - Small helpers stay `@jit`/`@inline` and are linked into each unit that calls them.
 
 The cache. Every jitted function is cached under a key of its own bytecode and of everything
@@ -53,6 +55,7 @@ _OPTIONS = dict(nogil=True, error_model="numpy")
 # unit calls, the cache format), so that kernels compiled before are not reused.
 _ABI = 1
 
+
 def _use_portable_target():
   """A cache built by `numjoco compile --portable DIR` names its CPU target in
   `kernels/portable-cpu`; a process using that cache compiles and loads for the same target
@@ -70,6 +73,7 @@ def _use_portable_target():
 
 
 _use_portable_target()
+
 
 _KEEP_VERSIONS = 3          # versions of one function kept on disk
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -391,8 +395,8 @@ class Unit:
 
   def is_cached(self):
     """True when the compiled unit is on disk (linking it then only loads it)."""
-    return self.linked or os.path.exists(
-        self.disp._cache._path(self.sig.args, self.disp.targetctx.codegen()))
+    return self.linked or os.path.exists(   # keyed as `link`'s compile(self.sig) keys it
+        self.disp._cache._path(self.sig, self.disp.targetctx.codegen()))
 
   def __call__(self, *args):
     if not self.linked:
