@@ -53,7 +53,7 @@ def build(model_path=None, jobs=None, out=sys.stdout):
   if jobs > 1 and len(todo) > 1:
     ctx = multiprocessing.get_context("spawn")   # the parent has LLVM loaded: never fork it
     # a fresh worker every few units bounds each process's memory (compiled modules pile up)
-    with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=12) as pool:
+    with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=6) as pool:
       for done, (symbol, dt, hit) in enumerate(
           pool.imap_unordered(_compile_unit, _by_cost(todo)), 1):
         _report(out, done, len(todo), symbol, dt, hit)
