@@ -4,7 +4,8 @@ compiled in parallel processes (`numjoco compile`, app/warmup.py).
 Units are compiled independently (engine/_jit.py), so N processes each take a share. A helper
 two units share may be compiled in both processes; both write the same content-keyed file
 (atomically), so there is no index to race on. Afterwards the calling process links the units
-and runs a step and a forward on the model, which compiles the few Python-facing helpers.
+(loads them from the cache); `numjoco compile` then steps the model once, which compiles the
+few helpers Python calls directly.
 """
 import multiprocessing
 import os
@@ -12,7 +13,6 @@ import pathlib
 import sys
 import time
 
-ENGINE = pathlib.Path(__file__).resolve().parent
 
 
 def _worker_init(env):
