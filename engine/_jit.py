@@ -2,8 +2,8 @@
 
 Why units. When an @njit function calls another, numba links the callee's optimized LLVM module
 into the caller's and optimizes and code-generates the union again, so compile work grows with
-the sum of every function's transitive closure (quadratic in call depth: `step` reached 721
-kernels through chains 22 deep, ~20 min and 17 GB cold). A **unit** is a function compiled on
+the sum of every function's transitive closure (quadratic in call depth; the engine's call
+chains are over 20 deep). A **unit** is a function compiled on
 its own and called from other compiled code through a pointer kept in a table cell, so no
 unit's code is ever linked into another's:
 

@@ -10,11 +10,11 @@ from engine.types import mjtDisableBit, mjtEnableBit, mjtGeom, mjtIntegrator, mj
 b1, i4, i8, f8 = types.boolean, types.int32, types.int64, types.float64
 f8v, f8m, i4v = types.float64[::1], types.float64[:, ::1], types.int32[::1]
 f8x2 = types.UniTuple(types.float64, 2)
-_f8m, _i8m, _i8v = types.float64[:, ::1], types.int64[:, ::1], types.int64[::1]
+_i8m, _i8v = types.int64[:, ::1], types.int64[::1]
 # the narrowphase's views of the work buffers (collision_convex._split_work)
-WORK = types.Tuple((_f8m, _i8m, _f8m, _i8m, _f8m, _i8m, f8v, f8v, _i8v,
-                    types.Tuple((_f8m, _i8m, _f8m, f8v, _i8m, _i8m, _i8v, _i8v, _i8v, _i8v, _i8m,
-                                 _f8m))))
+WORK = types.Tuple((f8m, _i8m, f8m, _i8m, f8m, _i8m, f8v, f8v, _i8v,
+                    types.Tuple((f8m, _i8m, f8m, f8v, _i8m, _i8m, _i8v, _i8v, _i8v, _i8v, _i8m,
+                                 f8m))))
 
 _SDF = int(mjtGeom.SDF)
 _IMPLICIT = (int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST))

@@ -14,7 +14,6 @@ import sys
 import time
 
 
-
 def _worker_init(env):
   os.environ.update(env)
 
