@@ -16,7 +16,8 @@ WORK = types.Tuple((f8m, _i8m, f8m, _i8m, f8m, _i8m, f8v, f8v, _i8v,
                     types.Tuple((f8m, _i8m, f8m, f8v, _i8m, _i8m, _i8v, _i8v, _i8v, _i8v, _i8m,
                                  f8m))))
 
-_SDF = int(mjtGeom.SDF)
+_SDF, _MESH = int(mjtGeom.SDF), int(mjtGeom.MESH)
+_GJK_ONLY = (int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER))
 _IMPLICIT = (int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST))
 _DISCRETE, _RK4 = int(mjtIntegrator.DISCRETE), int(mjtIntegrator.RK4)
 _ENERGY_SENSORS = (int(mjtSensor.E_POTENTIAL), int(mjtSensor.E_KINETIC))
@@ -37,6 +38,22 @@ def NEEDS_SDF(m):
   return bool(np.any(m.geom_type == _SDF))
 
 
+def NEEDS_MESH(m):
+  """Mesh geoms (and SDF geoms, whose mesh meets planes): the mesh narrowphase."""
+  return bool(np.any((m.geom_type == _MESH) | (m.geom_type == _SDF)))
+
+
+def NEEDS_CONVEX(m):
+  """Ellipsoids and cylinders: among primitives, only pairs with one of them lack an analytic
+  collider and go through GJK/EPA and multicontact."""
+  return bool(np.isin(m.geom_type, _GJK_ONLY).any())
+
+
+def NEEDS_TENDON(m):
+  """Tendons (mj_tendon)."""
+  return m.ntendon > 0
+
+
 def NEEDS_SENSOR(m):
   """Sensors (the per-type sensor value stages)."""
   return m.nsensor > 0
@@ -48,7 +65,16 @@ def OPTION_KEY(m):
   """The options the gates below read."""
   o = m.opt
   return (int(o.integrator), int(o.solver), int(o.enableflags), int(o.disableflags),
-          int(o.noslip_iterations))
+          int(o.noslip_iterations), NEEDS_FLUID(m))
+
+
+def NEEDS_FLUID(m):
+  """Fluid forces: a nonzero density or viscosity (passive.passive calls fluid.fluid then)."""
+  return bool(m.opt.density != 0 or m.opt.viscosity != 0)
+
+
+def NEEDS_FLUID_DERIVATIVE(m):
+  return NEEDS_FLUID(m) and NEEDS_DERIVATIVE(m)
 
 
 def NEEDS_RK4(m):

@@ -18,12 +18,35 @@ def _worker_init(env):
   os.environ.update(env)
 
 
+# The task that compiles the Model/Data constructors (engine/_structs.py's setters, ~12 s cold)
+STRUCTS = "Model and Data constructors"
+
+
+def _compile_structs():
+  """Build a Model and Data of an empty model: that compiles every setter (their argument
+  types are the field types, the same for every model)."""
+  from engine import io, mjcf
+  m = mjcf.load_model("<mujoco/>")
+  m.unlinked_struct()
+  io.Data(m)
+
+
+def _structs_cached():
+  from engine import _structs
+  return all(os.path.exists(f._cache._path((), f.targetctx.codegen()))
+             for f in (_structs.new_model, _structs.new_data))
+
+
 def _compile_unit(symbol):
-  """Worker: compile one unit into the cache; returns (symbol, seconds, cache hit)."""
+  """Worker: compile one unit (or the STRUCTS task) into the cache; returns (symbol,
+  seconds, cache hit)."""
+  t0 = time.perf_counter()
+  if symbol == STRUCTS:
+    _compile_structs()
+    return symbol, time.perf_counter() - t0, False
   import engine.api  # noqa: F401  (defines every unit)
   from engine import _jit
   u = _jit.units()[symbol]
-  t0 = time.perf_counter()
   hits = u.disp._cache.hits
   u.disp.compile(u.sig)
   return symbol, time.perf_counter() - t0, u.disp._cache.hits > hits
@@ -39,14 +62,17 @@ def needed_units(model=None):
 
 def build(model_path=None, jobs=None, out=sys.stdout):
   """Compile the units the model at `model_path` needs (None: all units) that are not cached
-  yet, with `jobs` processes, then link them here. Returns the number of units compiled."""
+  yet, and the Model/Data constructors if they are not, with `jobs` processes, then link the
+  units here. Returns the number of tasks compiled."""
   from engine import _jit
   from engine import mjcf
   jobs = jobs or os.cpu_count() or 1
   m = mjcf.load_model(model_path) if model_path else None
   symbols = needed_units(m)
   units = _jit.units()
-  todo = [s for s in symbols if not units[s].is_cached()]
+  todo = _by_cost([s for s in symbols if not units[s].is_cached()])
+  if todo and not _structs_cached():
+    todo.insert(0, STRUCTS)   # its ~12 s would otherwise follow the build in this process
   t0 = time.perf_counter()
   env = {k: v for k, v in os.environ.items() if k.startswith(("NUMJOCO_", "NUMBA_"))}
   if jobs > 1 and len(todo) > 1:
@@ -54,7 +80,7 @@ def build(model_path=None, jobs=None, out=sys.stdout):
     # a fresh worker every few units bounds each process's memory (compiled modules pile up)
     with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=6) as pool:
       for done, (symbol, dt, hit) in enumerate(
-          pool.imap_unordered(_compile_unit, _by_cost(todo)), 1):
+          pool.imap_unordered(_compile_unit, todo), 1):
         _report(out, done, len(todo), symbol, dt, hit)
   else:
     for done, symbol in enumerate(todo, 1):

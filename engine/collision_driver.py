@@ -22,7 +22,7 @@ from engine import collision_sdf as sdf
 from engine import sleep as sl
 from engine.smooth import inline, jit
 from engine import types as t
-from engine._sig import unit, M, D, i8, f8, NEEDS_HFIELD, WORK
+from engine._sig import unit, M, D, i8, f8, NEEDS_CONVEX, NEEDS_HFIELD, NEEDS_MESH, WORK
 
 _DSBL_CONSTRAINT = int(t.mjtDisableBit.CONSTRAINT)
 _DSBL_CONTACT = int(t.mjtDisableBit.CONTACT)
@@ -163,10 +163,10 @@ def _contact_param(m, g1, g2, ipair, out):
   return cf.contact_param(m, g1, g2, -1, -1, out)   # the geom : geom case of the mixer
 
 
-@jit
-def _collide_mesh(m, d, g1, g2, margin, w):
-  """Narrowphase of a pair whose geom 2 is a mesh (mjc_PlaneConvex / mjc_Convex); w: the work
-  buffers' views (`_work_views`)."""
+@unit((M, D, i8, i8, f8, WORK), i8, needs=NEEDS_MESH)
+def collide_mesh(m, d, g1, g2, margin, w):
+  """Narrowphase of a pair whose geom 2 is a mesh, or an SDF geom's mesh under a plane
+  (mjc_PlaneConvex / mjc_Convex); w: the work buffers' views (`_work_views`)."""
   vert2, ext2, graph2 = cvx.mesh_arrays(m, g2)
   poly2 = cvx.mesh_polys(m, g2)
   if m.geom_type[g1] == _PLANE:
@@ -235,27 +235,18 @@ def _obb_separated(m, d, g1, g2, margin):
   return False
 
 
-@jit
-def _collide_convex(m, d, g1, g2, margin, w):
-  """Narrowphase of two convex primitives without an analytic collider (GJK/EPA and
-  multicontact, mjc_Convex); w: the work buffers' views (`_work_views`)."""
+@unit((M, D, i8, i8, f8, WORK), i8, needs=NEEDS_CONVEX)
+def collide_convex(m, d, g1, g2, margin, w):
+  """Narrowphase of two convex primitives without an analytic collider, one of them an
+  ellipsoid or a cylinder (GJK/EPA and multicontact, mjc_Convex); w: the work buffers' views
+  (`_work_views`). A unit apart from `collide_mesh`: a model without meshes compiles only this
+  one, a model of spheres, capsules and boxes neither."""
   return cvx.collide_convex_views(m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1],
                                   d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2],
                                   d.geom_xpos[g2], d.geom_xmat[g2], margin,
                                   min(m.opt_ccd_iterations[0], m.nccd), m.opt_ccd_tolerance[0],
                                   m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame, w,
                                   d.col_ibuf)
-
-
-@unit((M, D, i8, i8, f8, WORK), i8)
-def collide_general(m, d, g1, g2, margin, w):
-  """Narrowphase of a pair without an analytic collider: a mesh (or, under a plane, an SDF
-  geom's mesh) as geom 2 (`_collide_mesh`), else two convex primitives (`_collide_convex`).
-  One unit, so the GJK/EPA and multicontact code they share is compiled once."""
-  t2 = m.geom_type[g2]
-  if t2 == _MESH or t2 == _SDF:
-    return _collide_mesh(m, d, g1, g2, margin, w)
-  return _collide_convex(m, d, g1, g2, margin, w)
 
 
 @jit
@@ -279,7 +270,7 @@ def _narrowphase(m, d, g1, g2, ipair, w):
   elif type1 == _HFIELD:
     n = _collide_hfield(m, d, g1, g2, margin + gap)
   elif type2 == _SDF and type1 == _PLANE:
-    n = collide_general(m, d, g1, g2, margin + gap, w)   # mjc_PlaneConvex on the sdf's mesh
+    n = collide_mesh(m, d, g1, g2, margin + gap, w)   # mjc_PlaneConvex on the sdf's mesh
   elif type2 == _SDF and type1 == _MESH:
     n = sdf.collide_mesh_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
   elif type2 == _SDF:
@@ -287,9 +278,9 @@ def _narrowphase(m, d, g1, g2, ipair, w):
   elif type1 != _PLANE and m.opt_disableflags[0] & _DSBL_NATIVECCD:
     n = ccd.collide(m, d, g1, g2, margin + gap)   # libccd's MPR (nativeccd disabled)
   elif type2 == _MESH:
-    n = collide_general(m, d, g1, g2, margin + gap, w)
+    n = collide_mesh(m, d, g1, g2, margin + gap, w)
   else:
-    n = collide_general(m, d, g1, g2, margin + gap, w)
+    n = collide_convex(m, d, g1, g2, margin + gap, w)
   if n <= 0:
     return
   n = min(n, max_contact(m, type1, type2))

@@ -24,6 +24,7 @@ from engine.smooth import jit
 from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtInput,
                           mjtIntegrator, mjtTrn)
 from engine._sig import unit, M, D, b1, i8, f8v, f8x2, NEEDS_DERIVATIVE, NEEDS_IMPLICIT
+from engine._sig import NEEDS_FLUID_DERIVATIVE
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE = int(mjtDyn.NONE)
@@ -572,7 +573,7 @@ def passive_vel(m, d):
   return complete
 
 
-@unit((M, D), needs=NEEDS_DERIVATIVE)
+@unit((M, D), needs=NEEDS_FLUID_DERIVATIVE)
 def fluid_vel(m, d):
   """qDeriv += d (fluid forces) / d qvel of every body (the fluid part of mjd_passive_vel)."""
   chain = d.ivec_nv[1]

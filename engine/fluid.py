@@ -9,7 +9,7 @@ from engine import math as mm
 from engine import passive  # circular (passive imports us): resolved when compiled
 from engine.smooth import jit
 from engine.types import mjtGeom
-from engine._sig import unit, M, D, b1
+from engine._sig import unit, M, D, b1, NEEDS_FLUID
 
 _SPHERE, _CAPSULE, _CYLINDER = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.CYLINDER)
 _MINVAL = 1e-15  # mjMINVAL
@@ -201,7 +201,7 @@ def uses_ellipsoids(m, i):
   return False
 
 
-@unit((M, D), b1)
+@unit((M, D), b1, needs=NEEDS_FLUID)
 def fluid(m, d):
   """Add fluid forces into qfrc_fluid; True if any were applied."""
   if m.opt_viscosity[0] == 0.0 and m.opt_density[0] == 0.0:

@@ -54,7 +54,8 @@ def fwd_position(m, d):
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
   flexmod.flex(m, d)
-  smooth.tendon(m, d)
+  if m.ntendon:
+    smooth.tendon(m, d)   # linked only then (_sig.NEEDS_TENDON)
   if sleep.wake_tendon(m, d):
     sleep.update(m, d)
   smooth.crb(m, d)

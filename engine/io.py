@@ -63,8 +63,7 @@ class Model:
     d["stat"] = Statistic(statistic)
     d["names"] = names or {}  # mjtObj -> list of names ('' when unnamed)
     d["source"] = source
-    d["_struct"] = _build(_structs.new_model, _structs.MODEL_SIZE_SETTER, _structs.MODEL_SETTERS,
-                          sizes, arrays)
+    d["_struct"] = None   # built on first use (engine/build.py compiles its setters apart)
     d["_linked"] = None
 
   @property
@@ -76,6 +75,14 @@ class Model:
     if self._linked != key:
       _jit.link_for(self)
       self.__dict__["_linked"] = key
+    return self.unlinked_struct()
+
+  def unlinked_struct(self):
+    """The compiled-side Model without linking any unit (built on first use: compiling its
+    setters is a share of the first run that engine/build.py runs beside the units)."""
+    if self._struct is None:
+      self.__dict__["_struct"] = _build(_structs.new_model, _structs.MODEL_SIZE_SETTER,
+                                        _structs.MODEL_SETTERS, self.sizes(), self._arrays)
     return self._struct
 
   def __setattr__(self, name, value):

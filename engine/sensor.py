@@ -830,7 +830,7 @@ def geom_distance(m, d, geom1, geom2, distmax, fromto):
   elif t1 != _PLANE:
     n = ccd.collide(m, d, g1, g2, distmax)
   elif t2 == _MESH:
-    n = drv.collide_general(m, d, g1, g2, distmax, drv._work_views(m, d))
+    n = drv.collide_mesh(m, d, g1, g2, distmax, drv._work_views(m, d))
   else:
     n = cvx.plane_convex(m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], t2,
                          m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], distmax,

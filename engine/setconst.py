@@ -32,7 +32,8 @@ def _position_stages(m, d):
 
 @_jit
 def _inertia_stages(m, d):
-  smooth.tendon(m, d)
+  if m.ntendon:
+    smooth.tendon(m, d)
   smooth.crb(m, d)
   smooth.factor_m(m, d)
   smooth.transmission(m, d)
@@ -40,7 +41,8 @@ def _inertia_stages(m, d):
 
 @_jit
 def _spring_lengths(m, d):
-  smooth.tendon(m, d)
+  if m.ntendon:
+    smooth.tendon(m, d)
 
 
 def dof_chain(m, body):

@@ -34,7 +34,7 @@ from engine._jit import jit
 # small helpers called per body, pair or row: inlined into their callers, which saves the
 # call and the reference counting of the Model/Data structs passed to it
 from engine._jit import inline
-from engine._sig import unit, M, D
+from engine._sig import unit, M, D, NEEDS_TENDON
 
 
 @inline
@@ -459,7 +459,7 @@ def _dist3(a, i, j):
   return math.sqrt((a[j] - a[i]) ** 2 + (a[j + 1] - a[i + 1]) ** 2 + (a[j + 2] - a[i + 2]) ** 2)
 
 
-@unit((M, D))
+@unit((M, D), needs=NEEDS_TENDON)
 def tendon(m, d):
   """Tendon lengths, sparse Jacobians and spatial paths (mj_tendon)."""
   wrapcount = 0
