@@ -24,20 +24,6 @@ def _parse(argv):
   return p.parse_args(argv)
 
 
-def _build_first(path):
-  """On a cold cache, compile the units the model needs in parallel processes first
-  (engine/build.py) instead of one after another in this process."""
-  from engine import _cache
-  if _cache.is_warm() or not os.path.isfile(path):
-    return
-  from engine import build
-  from engine.mjcf.parse import MjcfError
-  try:
-    build.build(path, out=sys.stderr)
-  except (MjcfError, OSError):
-    return   # the load below reports it
-
-
 def headless(args):
   """Load, run `args.seconds` of simulated time, print a summary; returns the exit status."""
   import numpy as np
@@ -48,9 +34,9 @@ def headless(args):
 
   path = args.model or str(DEMO_MODEL)
   t0 = time.perf_counter()
-  _build_first(path)
+  from engine import build
   try:
-    m = engine.load_model(path)
+    m = engine.load_model(path, prepare=build.compile_missing)   # uncached units in parallel
   except (MjcfError, OSError) as e:
     print(f"numjoco: cannot load model: {e}", file=sys.stderr)
     return 2

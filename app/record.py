@@ -342,7 +342,8 @@ def main(argv=None):
   if not os.path.isfile(args.model):
     return _fail(f"cannot open model: no file {args.model!r}")
   try:
-    m = engine.load_model(args.model)
+    from engine import build
+    m = engine.load_model(args.model, prepare=build.compile_missing)
   except (MjcfError, OSError) as e:
     return _fail(f"cannot load model: {e}")
   key = None if args.key is None else int(args.key) if args.key.lstrip("-").isdigit() else args.key

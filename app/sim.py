@@ -71,7 +71,8 @@ class Status:
   speed: float = 1.0
   rtf: float = 0.0            # achieved simulated seconds per wall second
   steps_per_s: float = 0.0
-  compiling: bool = False
+  compiling: bool = False     # engine units this model or an option edit needs are compiling
+  compile_note: str = ""      # the compile's last progress line
   loading: bool = False
   error: str = ""             # traceback of the last worker exception ('' when none)
   load_error: str = ""        # why the last load/reload failed ('' when it did not)
@@ -415,6 +416,33 @@ class Simulation:
       engine.forward(m, d)
     self._publish()
 
+  def _compile_missing(self, m):
+    """Compile the engine units `m` needs with its current options that are not in the cache
+    (a new model's flex or mesh stages, the RK4 integrator after an edit...) in other processes
+    (`python -m engine.build`), while this thread waits: compiled on this thread they would
+    hold the GIL for seconds at a time and stall the window. Progress goes to the status."""
+    import os
+    import subprocess
+    import sys
+    from engine import build
+    todo = build.missing_units(m)
+    if not todo:
+      return
+    self._set(compiling=True, compile_note=f"compiling {len(todo)} engine units")
+    log = []
+    try:
+      proc = subprocess.Popen(
+          [sys.executable, "-m", "engine.build", *todo], stdout=subprocess.PIPE,
+          stderr=subprocess.STDOUT, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"),
+          cwd=os.path.dirname(os.path.dirname(os.path.abspath(build.__file__))))
+      for line in proc.stdout:
+        log.append(line.rstrip())
+        self._set(compile_note=log[-1])
+      if proc.wait() != 0:
+        raise RuntimeError("compiling engine units failed:\n" + "\n".join(log[-20:]))
+    finally:
+      self._set(compiling=False, compile_note="")
+
   def _load(self, path, first=False):
     self._set(loading=True)
     previewed = False
@@ -425,10 +453,10 @@ class Simulation:
           previewed = self._load_preview(path)
           if self._wait_shown:
             self.first_shown.wait(SHOWN_WAIT)
-          m = self._compiled.finish()
+          m = self._compiled.finish(prepare=self._compile_missing)
           self._compiled = None
         else:
-          m = engine.load_model(str(path))
+          m = engine.load_model(str(path), prepare=self._compile_missing)
     except Exception as e:  # noqa: BLE001 - any load failure is reported, the old model stays
       self._set(loading=False, load_error=f"cannot load {path}: {e}")
       return False
@@ -511,6 +539,7 @@ class Simulation:
         setattr(m.opt, args[0], old)
         raise ValueError(f"opt.{args[0]}: {refused}; the option is left as it was")
       self.opt_edits[args[0]] = np.copy(getattr(m.opt, args[0]))
+      self._compile_missing(m)   # e.g. the RK4 integrator's stage, before the next step
     elif name == "model":
       field, index, value = args
       if field not in EDITABLE:

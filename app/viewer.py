@@ -140,8 +140,9 @@ class Viewer:
     from render.renderer import Renderer
     self._gl_ready = Renderer(self.ctx, None)   # programs and buffers while the model loads
     if self._boot is None:
+      model = [str(self.path)] if self.path and os.path.isfile(str(self.path)) else []
       self._warm = subprocess.Popen(
-          [sys.executable, "-m", "app.warmup"], stdout=subprocess.PIPE,
+          [sys.executable, "-m", "app.warmup", *model], stdout=subprocess.PIPE,
           stderr=subprocess.STDOUT, text=True, cwd=str(warmup.ENGINE.parent),
           env=dict(os.environ, PYTHONUNBUFFERED="1"))
       self._warm_t0 = time.perf_counter()

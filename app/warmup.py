@@ -1,8 +1,11 @@
-"""`python -m app.warmup`: build the engine's kernel cache for the demo model (engine/build.py).
+"""`python -m app.warmup [MODEL]` (`numjoco compile`): build the engine's kernel cache for a
+model, the demo by default (engine/build.py).
 
-The viewer runs this in a subprocess on a first start (compiling inside the UI process stalls
-the window: ../shared/DESIGN.md section 4) and shows the `[i/N] unit` lines it prints as
-progress; afterwards the viewer process loads every kernel from the cache in well under a second.
+The viewer runs this in a subprocess on a first start, for the model it opens (compiling inside
+the UI process stalls the window: ../shared/DESIGN.md section 4), and shows the `[i/N] unit`
+lines it prints as progress; afterwards the viewer process loads every kernel from the cache in
+well under a second. Units that another model or an option edit needs later compile in other
+processes when they are first needed (app/sim.py).
 """
 import importlib.util
 import os
@@ -68,9 +71,15 @@ def main(argv=None):
   import time
   t0 = time.perf_counter()
   from engine import build
+  from engine.mjcf import MjcfError
   from assets import DEMO_MODEL
   path = args.model or str(DEMO_MODEL)
-  build.build(None if args.all else path, jobs=args.jobs)
+  try:
+    build.build(None if args.all else path, jobs=args.jobs)
+  except (MjcfError, OSError) as e:   # the viewer reports the model's error when it loads it
+    print(f"cannot load {path} ({e}); building for the demo model", flush=True)
+    path = str(DEMO_MODEL)
+    build.build(path, jobs=args.jobs)
   import engine
   m = engine.load_model(path)
   d = engine.make_data(m)
@@ -80,8 +89,9 @@ def main(argv=None):
   engine.reset_data(m, d)
   if args.all:
     _cache_module().mark_warm("units")
-  if args.all or args.model is None:
-    _cache_module().mark_warm("demo")
+  # the viewer starts without this process from now on: the units another model needs
+  # compile when it loads (app/sim.py, in other processes too)
+  _cache_module().mark_warm("demo")
   freed = build.remove_legacy()
   if freed:
     print(f"removed {freed / 1e9:.1f} GB of caches of older engine versions", flush=True)

@@ -44,8 +44,10 @@ def _marker(what, numba_version=None):
 
 
 def is_warm(what="demo", numba_version=None):
-  """True when a build of exactly these sources finished into the cache: "demo" (every unit
-  and the entry points the viewer uses, app/warmup.py) or "units" (every unit)."""
+  """True when a build of exactly these sources finished into the cache: "demo" (the units of
+  one model and the entry points the viewer uses, app/warmup.py; the viewer then starts
+  without that build, and other models' units compile when they load) or "units" (every
+  unit)."""
   return os.path.exists(_marker(what, numba_version))
 
 

@@ -12,10 +12,14 @@ from engine import setconst
 from engine.types import mjtDisableBit, mjtWarning
 
 
-def load_model(path_or_xml, assets=None):
-  """Compile an MJCF file path or XML string into a Model (MuJoCo's compiler + mj_setConst)."""
+def load_model(path_or_xml, assets=None, prepare=None):
+  """Compile an MJCF file path or XML string into a Model (MuJoCo's compiler + mj_setConst).
+  `prepare(m)` is called before the first kernel runs on it (the viewer compiles the units the
+  model needs in other processes there)."""
   from engine import mjcf
   m = mjcf.load_model(path_or_xml, assets=assets) if assets else mjcf.load_model(path_or_xml)
+  if prepare is not None:
+    prepare(m)
   setconst.set_const(m)
   from engine import lengthrange
   lengthrange.set_length_range(m)   # muscles' actuator_lengthrange (MuJoCo's compiler step)

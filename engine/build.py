@@ -60,17 +60,19 @@ def needed_units(model=None):
           if model is None or u.needs is None or u.needs(model)]
 
 
-def build(model_path=None, jobs=None, out=sys.stdout):
-  """Compile the units the model at `model_path` needs (None: all units) that are not cached
-  yet, and the Model/Data constructors if they are not, with `jobs` processes, then link the
-  units here. Returns the number of tasks compiled."""
+def missing_units(m):
+  """Symbols of the units model `m` needs with its current options that are neither linked
+  nor in the cache."""
   from engine import _jit
-  from engine import mjcf
-  jobs = jobs or os.cpu_count() or 1
-  m = mjcf.load_model(model_path) if model_path else None
-  symbols = needed_units(m)
   units = _jit.units()
-  todo = _by_cost([s for s in symbols if not units[s].is_cached()])
+  return [s for s in needed_units(m) if not units[s].is_cached()]
+
+
+def compile_units(symbols, jobs=None, out=sys.stdout):
+  """Compile the units `symbols` into the cache, and the Model/Data constructors if they are
+  not cached, with `jobs` processes (this one when jobs is 1). Returns the number of tasks."""
+  jobs = jobs or os.cpu_count() or 1
+  todo = _by_cost(list(symbols))
   if todo and not _structs_cached():
     todo.insert(0, STRUCTS)   # its ~12 s would otherwise follow the build in this process
   t0 = time.perf_counter()
@@ -79,22 +81,43 @@ def build(model_path=None, jobs=None, out=sys.stdout):
     ctx = multiprocessing.get_context("spawn")   # the parent has LLVM loaded: never fork it
     # a fresh worker every few units bounds each process's memory (compiled modules pile up)
     with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=6) as pool:
-      for done, (symbol, dt, hit) in enumerate(
-          pool.imap_unordered(_compile_unit, todo), 1):
-        _report(out, done, len(todo), symbol, dt, hit)
+      results = pool.imap_unordered(_compile_unit, todo)
+      hits = sum(_report(out, done, len(todo), *r) for done, r in enumerate(results, 1))
   else:
-    for done, symbol in enumerate(todo, 1):
-      _report(out, done, len(todo), *_compile_unit(symbol))
-  for symbol in symbols:
-    units[symbol].link()
+    hits = sum(_report(out, done, len(todo), *_compile_unit(symbol))
+               for done, symbol in enumerate(todo, 1))
   if todo:
-    print(f"{len(todo)} units compiled in {time.perf_counter() - t0:.1f} s", file=out, flush=True)
+    print(f"{len(todo) - hits} compiled in {time.perf_counter() - t0:.1f} s", file=out,
+          flush=True)
   return len(todo)
 
 
+def compile_missing(m, jobs=None, out=sys.stderr):
+  """Compile the units model `m` needs that are not cached, in parallel processes; as
+  `engine.load_model(path, prepare=compile_missing)` it runs before the model's first kernel,
+  which would otherwise compile them one after another in this process."""
+  return compile_units(missing_units(m), jobs, out)
+
+
+def build(model_path=None, jobs=None, out=sys.stdout):
+  """Compile the units the model at `model_path` needs (None: all units) that are not cached
+  yet (`compile_units`), then link them here. Returns the number of tasks compiled."""
+  from engine import _jit
+  from engine import mjcf
+  m = mjcf.load_model(model_path) if model_path else None
+  symbols = needed_units(m)
+  units = _jit.units()
+  n = compile_units([s for s in symbols if not units[s].is_cached()], jobs, out)
+  for symbol in symbols:
+    units[symbol].link()
+  return n
+
+
 def _report(out, done, total, symbol, dt, hit):
-  """One progress line: `[done/total] unit seconds` (app/warmup.py's progress reads it)."""
+  """One progress line: `[done/total] unit seconds` (app/warmup.py's progress reads it);
+  returns the cache hit flag."""
   print(f"[{done}/{total}] {symbol} {'cached' if hit else f'{dt:.1f} s'}", file=out, flush=True)
+  return hit
 
 
 def _by_cost(symbols):
@@ -125,3 +148,26 @@ def remove_legacy():
       freed += sum(f.stat().st_size for f in d.rglob("*") if f.is_file())
       shutil.rmtree(d, ignore_errors=True)
   return freed
+
+
+def main(argv=None):
+  """`python -m engine.build [--jobs N] SYMBOL...`: compile these units into the cache, with
+  progress lines on stdout (the viewer's worker runs it for the units a newly loaded model or
+  an option edit needs: compiled in the worker's own thread they would hold the GIL for
+  seconds and stall the window)."""
+  import argparse
+  p = argparse.ArgumentParser(prog="python -m engine.build")
+  p.add_argument("symbols", nargs="+", help="units, as engine/_jit.py names them")
+  p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+  args = p.parse_args(argv)
+  import engine.api  # noqa: F401  (defines every unit)
+  from engine import _jit
+  unknown = set(args.symbols) - set(_jit.units())
+  if unknown:
+    p.error(f"no such unit: {', '.join(sorted(unknown))}")
+  compile_units(args.symbols, args.jobs)
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

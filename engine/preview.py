@@ -135,10 +135,10 @@ class Compiled:
     """(PreviewModel, PreviewData at qpos0 or at keyframe `key`)."""
     return self.model, self.pose(key)
 
-  def finish(self):
+  def finish(self, prepare=None):
     """The engine's Model of these arrays (shared, not copied), as engine.load_model makes it:
-    mj_setConst and the compiler's actuator length ranges. Imports numba: call it where a
-    second of work does not hold up the window."""
+    mj_setConst and the compiler's actuator length ranges; `prepare(m)` as engine.load_model
+    calls it. Imports numba: call it where a second of work does not hold up the window."""
     from engine import io
     from engine import lengthrange
     from engine import setconst
@@ -148,6 +148,8 @@ class Compiled:
     arrays = dict(self.arrays, _visual=self.visual, _statistic=self.statistic)
     m = io.Model(sizes, arrays, self.names, source=self.path)
     m.__dict__["lropt"] = self.lropt
+    if prepare is not None:
+      prepare(m)
     setconst.set_const(m)
     lengthrange.set_length_range(m)
     from engine.mjcf import _flex

@@ -10,6 +10,8 @@ def draw(imgui, viewer, st, info):
   if st.loading:
     imgui.same_line()
     imgui.text_colored(YELLOW, "loading...")
+  if st.compiling:   # units a new model or an option edit needs (engine/build.py)
+    imgui.text_colored(YELLOW, st.compile_note[-60:] or "compiling engine units...")
   clicked = imgui.button("Run" if st.paused else "Pause")
   rect(imgui, ui, "run")
   if clicked:

@@ -567,3 +567,65 @@ def test_polynomial_edit_of_wrong_shape_is_a_clear_error(field, index, value, wh
     np.testing.assert_array_equal(getattr(m, field), before)
   finally:
     s.stop()
+
+
+_OPTION_COMPILE = r"""
+import json, sys, time
+from app.sim import Simulation
+from engine import _jit
+from engine.types import mjtIntegrator
+sim = Simulation(path=sys.argv[1], paused=False).start()
+sim.wait_until(lambda st: st.physics and st.steps_per_s > 0, timeout=120)
+rk4 = _jit.units()["numjoco.engine.forward.rk4"]
+linked_before = rk4.linked
+sim.send("opt", "integrator", int(mjtIntegrator.RK4))
+notes = set()
+t0 = time.time()
+while time.time() - t0 < 300:
+  st = sim.status()
+  if st.compiling:
+    notes.add(st.compile_note)
+  if rk4.linked and sim.m.opt.integrator == int(mjtIntegrator.RK4) and not st.compiling:
+    break
+  time.sleep(0.005)
+time.sleep(0.3)
+st = sim.wait_until(lambda st: st.steps_per_s > 0, timeout=30)
+sim.stop()
+print(json.dumps({"linked_before": linked_before, "linked": rk4.linked,
+                  "hits": rk4.disp._cache.hits, "notes": sorted(notes),
+                  "error": st.error, "running": st.steps_per_s > 0}))
+"""
+
+
+def test_an_option_edit_compiles_its_missing_unit_in_another_process(tmp_path):
+  """The RK4 stage is not in the cache: switching the integrator compiles it with
+  `python -m engine.build` while the worker waits (status.compiling with its progress line),
+  and the worker then loads it from the cache: compiled on its own thread, it would hold the
+  GIL and stall the window for seconds."""
+  import json
+  import os
+  import shutil
+  import subprocess
+  import sys
+
+  from assets import DEMO_MODEL
+  from engine import _cache
+  src = _cache.cache_dir()
+  dst = tmp_path / "kernels"
+  dst.mkdir()
+  for name in os.listdir(src):
+    if name.startswith("engine.forward.rk4-"):
+      continue                               # the unit itself; its helpers stay cached
+    try:
+      os.link(os.path.join(src, name), dst / name)
+    except OSError:
+      shutil.copy2(os.path.join(src, name), dst / name)
+  env = dict(os.environ, NUMJOCO_CACHE_DIR=str(tmp_path))
+  r = subprocess.run([sys.executable, "-c", _OPTION_COMPILE, str(DEMO_MODEL)], env=env,
+                     capture_output=True, text=True, timeout=600)
+  assert r.returncode == 0, r.stderr[-3000:]
+  out = json.loads(r.stdout.strip().splitlines()[-1])
+  assert not out["linked_before"] and out["linked"]
+  assert out["hits"] >= 1                   # loaded from the cache, not compiled here
+  assert "compiling 1 engine units" in out["notes"], out["notes"]
+  assert out["error"] == "" and out["running"]
