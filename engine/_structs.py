@@ -10,7 +10,7 @@ from engine._jit import jit
 
 class _ShortName(types.StructRef):
   """A structref whose mangled name is short: numba's default spells every field's type into
-  each symbol taking it (~121 KB per function name for Model and Data), which inflated compile
+  each symbol taking it (~121 KB per function name for Model and Data), which multiplies compile
   memory, object code and the cache 4-5x. The hash keeps names distinct per field list."""
 
   def preprocess_fields(self, fields):

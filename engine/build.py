@@ -80,7 +80,7 @@ def compile_units(symbols, jobs=None, out=sys.stdout):
   if jobs > 1 and len(todo) > 1:
     ctx = multiprocessing.get_context("spawn")   # the parent has LLVM loaded: never fork it
     # a fresh worker every few units bounds each process's memory (compiled modules pile up)
-    with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=6) as pool:
+    with ctx.Pool(jobs, initializer=_worker_init, initargs=(env,), maxtasksperchild=4) as pool:
       results = pool.imap_unordered(_compile_unit, todo)
       hits = sum(_report(out, done, len(todo), *r) for done, r in enumerate(results, 1))
   else:

@@ -82,8 +82,9 @@ def _checkout(tmp_path, name):
   return root
 
 
-def _run(root, code, *args, cache):
-  env = dict(os.environ, PYTHONPATH=str(root), NUMJOCO_CACHE_DIR=str(cache))
+def _run(root, code, *args, cache, base=None):
+  env = dict(os.environ if base is None else base, PYTHONPATH=str(root),
+             NUMJOCO_CACHE_DIR=str(cache))
   out = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
                        env=env, cwd=str(root))
   assert out.returncode == 0, out.stderr[-3000:]
@@ -129,3 +130,34 @@ def test_second_checkout_loads_the_first_ones_kernels(tmp_path):
   path = b / "engine" / "wrap.py"
   path.write_text(_edit_wrap(path.read_text()))
   assert _run(b, _COMPILE, *units, cache=cache) == {units[0]: 1, units[1]: 0}
+
+
+_TARGET = """
+import json, sys
+import numba
+import engine.api
+from engine import _jit
+u = _jit.units()[sys.argv[1]]
+u.disp.compile(u.sig)
+print(json.dumps({"cpu": numba.config.CPU_NAME, "features": numba.config.CPU_FEATURES,
+                  "magic": [str(x) for x in u.disp.targetctx.codegen().magic_tuple()],
+                  "hits": u.disp._cache.hits}))
+"""
+
+
+def test_a_portable_cache_compiles_and_loads_for_the_cpu_it_names(tmp_path):
+  """`numjoco compile --portable DIR` writes DIR/kernels/portable-cpu; a process whose cache is
+  DIR (another clone or machine) compiles and loads for that CPU, not its own, so the kernels
+  built there are cache hits here."""
+  from app.warmup import PORTABLE_CPU
+  (tmp_path / "cache" / "kernels").mkdir(parents=True)
+  (tmp_path / "cache" / "kernels" / "portable-cpu").write_text(PORTABLE_CPU + "\n")
+  root = ENGINE.parent
+  env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_CPU")}
+  unit = "numjoco.engine.smooth.factor_m"
+  first = _run(root, _TARGET, unit, cache=tmp_path / "cache", base=env)
+  second = _run(root, _TARGET, unit, cache=tmp_path / "cache", base=env)
+  native = _run(root, _TARGET, unit, cache=tmp_path / "native", base=env)
+  assert first["cpu"] == PORTABLE_CPU and first["features"] == ""
+  assert first["magic"][1] == PORTABLE_CPU and native["magic"][1] != PORTABLE_CPU
+  assert first["hits"] == 0 and second["hits"] == 1
