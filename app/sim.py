@@ -310,6 +310,7 @@ class Simulation:
     self._rec_free = queue.Queue()  # recorded snapshots the UI has drawn, for reuse
     self.record_span = None         # (t_start, t_stop, frames) of the last finished recording
     self._key = key                 # keyframe to start from (first model only)
+    self._compile_proc = None       # `python -m engine.build` while units compile (worker)
 
   # ---------------------------------------------------------------- UI side
   def start(self):
@@ -322,6 +323,9 @@ class Simulation:
     """Stop the worker and wait for it."""
     self._stop = True
     self._wake.set()
+    proc = self._compile_proc
+    if proc is not None:
+      proc.terminate()              # what it finished stays cached
     if self._thread is not None:
       self._thread.join(timeout)
 
@@ -431,16 +435,17 @@ class Simulation:
     self._set(compiling=True, compile_note=f"compiling {len(todo)} engine units")
     log = []
     try:
-      proc = subprocess.Popen(
+      self._compile_proc = proc = subprocess.Popen(
           [sys.executable, "-m", "engine.build", *todo], stdout=subprocess.PIPE,
           stderr=subprocess.STDOUT, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"),
           cwd=os.path.dirname(os.path.dirname(os.path.abspath(build.__file__))))
       for line in proc.stdout:
         log.append(line.rstrip())
         self._set(compile_note=log[-1])
-      if proc.wait() != 0:
+      if proc.wait() != 0 and not self._stop:
         raise RuntimeError("compiling engine units failed:\n" + "\n".join(log[-20:]))
     finally:
+      self._compile_proc = None
       self._set(compiling=False, compile_note="")
 
   def _load(self, path, first=False):
