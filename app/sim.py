@@ -432,7 +432,7 @@ class Simulation:
     todo = build.missing_units(m)
     if not todo:
       return
-    self._set(compiling=True, compile_note=f"compiling {len(todo)} engine units")
+    self._set(compiling=True, compile_note=f"compiling engine units [0/{len(todo)}]")
     log = []
     try:
       self._compile_proc = proc = subprocess.Popen(
@@ -441,7 +441,8 @@ class Simulation:
           cwd=os.path.dirname(os.path.dirname(os.path.abspath(build.__file__))))
       for line in proc.stdout:
         log.append(line.rstrip())
-        self._set(compile_note=log[-1])
+        if log[-1].startswith("["):   # `[i/N] unit seconds`
+          self._set(compile_note="compiling engine units " + log[-1])
       if proc.wait() != 0 and not self._stop:
         raise RuntimeError("compiling engine units failed:\n" + "\n".join(log[-20:]))
     finally:

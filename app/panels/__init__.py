@@ -137,10 +137,10 @@ def draw(viewer, st, info):
   ui = viewer.ui
   if info is not None:
     info_panel.record(ui, st, info)
-  if st.compiling:   # also seen with the panels hidden
+  if st.compiling and not ui.show_panels:   # the Simulation panel shows it otherwise
     h = imgui.get_io().display_size.y
     imgui.get_background_draw_list().add_text(
-        (10, h - 24), imgui.IM_COL32(255, 255, 120, 255), "compiling: " + st.compile_note[-80:])
+        (10, h - 24), imgui.IM_COL32(255, 255, 120, 255), st.compile_note[-90:])
   if ui.show_panels:
     imgui.set_next_window_pos((8, 8), imgui.Cond_.first_use_ever)
     imgui.set_next_window_size((380, min(680, imgui.get_io().display_size.y - 16)),
@@ -167,7 +167,7 @@ def draw_loading(viewer, st):
   panels need the engine's Model), and any load error."""
   from imgui_bundle import imgui
   if not (st.load_error or st.error):
-    text = f"compiling physics: {st.compile_note[-70:]}" if st.compiling else "loading physics..."
+    text = st.compile_note[-90:] if st.compiling else "loading physics..."
     imgui.get_background_draw_list().add_text((10, 8), imgui.IM_COL32(255, 255, 255, 220), text)
   _errors(imgui, viewer, st)
 

@@ -599,7 +599,7 @@ print(json.dumps({"linked_before": linked_before, "linked": rk4.linked,
 
 def test_an_option_edit_compiles_its_missing_unit_in_another_process(tmp_path):
   """The RK4 stage is not in the cache: switching the integrator compiles it with
-  `python -m engine.build` while the worker waits (status.compiling with its progress line),
+  `python -m engine.build` while the worker waits (status.compiling, its progress line),
   and the worker then loads it from the cache: compiled on its own thread, it would hold the
   GIL and stall the window for seconds."""
   import json
@@ -627,5 +627,5 @@ def test_an_option_edit_compiles_its_missing_unit_in_another_process(tmp_path):
   out = json.loads(r.stdout.strip().splitlines()[-1])
   assert not out["linked_before"] and out["linked"]
   assert out["hits"] >= 1                   # loaded from the cache, not compiled here
-  assert "compiling 1 engine units" in out["notes"], out["notes"]
+  assert "compiling engine units [0/1]" in out["notes"], out["notes"]
   assert out["error"] == "" and out["running"]
