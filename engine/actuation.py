@@ -14,6 +14,7 @@ from engine.smooth import jit
 from engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
                           mjtTrn)
 from engine._sig import unit, M, D
+from engine.types import MINVAL as _MINVAL
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
@@ -32,7 +33,6 @@ _CHART_QUAT = int(mjtChart.QUAT)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
 _DSBL_CLAMPCTRL = int(mjtDisableBit.CLAMPCTRL)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
-_MINVAL = 1e-15
 
 
 @jit

@@ -30,6 +30,7 @@ from engine.types import mjtGeom
 # as engine.smooth's jit (IEEE division: degenerate simplices behave as in MuJoCo's C code)
 from engine._jit import jit
 from engine._jit import inline as _inline
+from engine.types import MINVAL as _MINVAL
 
 _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)
@@ -39,7 +40,6 @@ _HFIELD = int(mjtGeom.HFIELD)   # a height-field prism: six vertices searched li
 _FLEX = 105   # mjGEOM_FLEX: a flex element, its vertices (global, six per row like a mesh's)
 #               swept by the flex radius size[0]; pos is its box center (GJK's first point)
 
-_MINVAL = 1e-15
 _MINVAL2 = _MINVAL * _MINVAL
 _MAXVAL2 = 1e10 * 1e10
 _MAX_LIMIT = 1.7976931348623157e308  # DBL_MAX

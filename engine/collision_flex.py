@@ -53,9 +53,9 @@ from engine.flex_contact import _closest_triangle, _row3, contact_weights   # no
 from engine.smooth import jit
 from engine.types import mjtWarning
 from engine._sig import unit, M, D, i8, NEEDS_FLEX
+from engine.types import MINVAL as _MINVAL
+from engine.types import MAXVAL as _MAXVAL
 
-_MINVAL = 1e-15
-_MAXVAL = 1e10
 _MAXCONPAIR = 50
 _CONTACTFULL = int(mjtWarning.CONTACTFULL)
 _PLANE, _HFIELD, _SPHERE, _CAPSULE, _BOX, _MESH, _SDF = 0, 1, 2, 3, 6, 7, 8

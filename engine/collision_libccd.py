@@ -34,13 +34,13 @@ from engine.types import mjtGeom
 from engine._jit import jit
 from engine._jit import inline as _inline
 from engine._sig import unit, M, D, i8, f8, NEEDS_LIBCCD
+from engine.types import MINVAL as _MINVAL
 
 _SPHERE, _CAPSULE = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER)
 _BOX, _MESH, _HFIELD = int(mjtGeom.BOX), int(mjtGeom.MESH), int(mjtGeom.HFIELD)
 
 _EPS = 2.220446049250313e-16   # CCD_EPS: DBL_EPSILON (libccd built in double precision)
-_MINVAL = 1e-15                # mjMINVAL
 _HILLCLIMB_MIN = 10            # mjMESH_HILLCLIMB_MIN
 _DSBL_MULTICCD = 1 << 19
 _SIZE, _POS, _MAT, _MARGIN = 0, 3, 6, 15

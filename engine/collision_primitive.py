@@ -22,9 +22,9 @@ from engine.smooth import jit
 
 from engine._jit import inline as _inline
 from engine._sig import unit, i4, i8, f8, f8v, f8m
+from engine.types import MINVAL as _MINVAL
+from engine.types import MAXVAL as _MAXVAL
 
-_MINVAL = 1e-15     # mjMINVAL
-_MAXVAL = 1e10      # mjMAXVAL
 _MAXCONPAIR = 50    # mjMAXCONPAIR
 # capsule-capsule: sin^2 of the axis angle below which the axes count as parallel (MuJoCo 4.0,
 # measured: the mirrored source tests |det| < mjMINVAL instead)

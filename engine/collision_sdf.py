@@ -19,6 +19,8 @@ from engine import math as mm
 from engine.smooth import jit
 from engine import types as t
 from engine._sig import unit, M, D, i8, f8v, f8m, NEEDS_SDF
+from engine.types import MINVAL as _MINVAL
+from engine.types import MAXVAL as _MAXVAL
 
 TORUS, BOWL, GEAR, NUT, BOLT = 0, 1, 2, 3, 4   # engine/mjcf/_plugin.py's kinds
 # an sdf geom without a plugin: the octree SDF of its mesh (mesh_octadr); a kind past those of
@@ -31,8 +33,6 @@ _ELLIPSOID = int(t.mjtGeom.ELLIPSOID)
 _CYLINDER = int(t.mjtGeom.CYLINDER)
 _BOX = int(t.mjtGeom.BOX)
 _SDF = int(t.mjtGeom.SDF)
-_MINVAL = 1e-15
-_MAXVAL = 1e10
 _MAXCONPAIR = 50
 # objective of the descent (mjtSDFType)
 _SINGLE, _INTERSECTION, _MIDSURFACE, _COLLISION = 0, 1, 2, 3

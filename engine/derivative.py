@@ -25,6 +25,7 @@ from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjt
                           mjtIntegrator, mjtTrn)
 from engine._sig import unit, M, D, b1, i8, f8v, f8x2, NEEDS_DERIVATIVE, NEEDS_IMPLICIT
 from engine._sig import NEEDS_FLUID_DERIVATIVE
+from engine.types import MINVAL as _MINVAL
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE = int(mjtDyn.NONE)
@@ -38,7 +39,6 @@ _DSBL_SPRING = int(mjtDisableBit.SPRING)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
 _INT_IMPLICIT, _INT_IMPLICITFAST = int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST)
 _INT_DISCRETE = int(mjtIntegrator.DISCRETE)
-_MINVAL = 1e-15
 _PI = math.pi
 
 

@@ -6,8 +6,7 @@ without cycles; collision_flex.py re-exports contact_weights."""
 import numpy as np
 
 from engine.smooth import jit
-
-_MINVAL = 1e-15
+from engine.types import MINVAL as _MINVAL
 
 
 @jit

@@ -10,9 +10,9 @@ from engine import passive  # circular (passive imports us): resolved when compi
 from engine.smooth import jit
 from engine.types import mjtGeom
 from engine._sig import unit, M, D, b1, NEEDS_FLUID
+from engine.types import MINVAL as _MINVAL
 
 _SPHERE, _CAPSULE, _CYLINDER = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.CYLINDER)
-_MINVAL = 1e-15  # mjMINVAL
 _PI = math.pi
 
 

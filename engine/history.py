@@ -22,8 +22,8 @@ import warnings
 import numpy as np
 
 from engine.smooth import jit
+from engine.types import MINVAL as _MINVAL
 
-_MINVAL = 1e-15   # mjMINVAL
 ZOH, LINEAR, CUBIC = 0, 1, 2   # interp values (MJCF: zoh, linear, cubic)
 
 

@@ -1,3 +1,4 @@
+from engine.types import MINVAL
 """MuJoCo's muscle model (engine_util_misc.c): active force-length-velocity gain, passive
 force, activation dynamics, and the gain's velocity derivative (engine_derivative.c).
 
@@ -6,7 +7,6 @@ scale / actuator_acc0.
 """
 
 from engine._jit import jit
-MINVAL = 1e-15
 
 
 @jit

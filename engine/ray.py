@@ -13,12 +13,12 @@ from engine import collision_sdf as sdf
 from engine import math as mm
 from engine.smooth import jit
 from engine.types import mjtGeom
+from engine.types import MINVAL as _MINVAL
 
 _PLANE, _HFIELD, _SPHERE, _CAPSULE = (int(mjtGeom.PLANE), int(mjtGeom.HFIELD),
                                       int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE))
 _ELLIPSOID, _CYLINDER, _BOX, _MESH = (int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER),
                                       int(mjtGeom.BOX), int(mjtGeom.MESH))
-_MINVAL = 1e-15
 _MISS = (-1.0, 0.0, 0.0, 0.0)
 # small helpers called per ray and triangle: inlined into their callers (a call boundary
 # passing tuples cost ~40% of a triangle test, measured)

@@ -42,6 +42,7 @@ import numpy as np
 from engine import island
 from engine import smooth
 from engine.smooth import jit
+from engine.types import MINVAL as _MINVAL
 
 # helpers of sol_primal inlined into it (a call would pass the flattened Primal context)
 _inline = smooth.inline
@@ -64,7 +65,6 @@ _PGS, _CG, _NEWTON = int(mjtSolver.PGS), int(mjtSolver.CG), int(mjtSolver.NEWTON
 _CONE_ELLIPTIC = int(mjtCone.ELLIPTIC)
 _DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
 _INT_DISCRETE = int(mjtIntegrator.DISCRETE)
-_MINVAL = 1e-15   # mjMINVAL
 _NSOLVER = 200    # mjNSOLVER
 _NISLAND = 20     # mjNISLAND: islands with statistics
 

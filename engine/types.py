@@ -220,6 +220,7 @@ class mjtObj(enum.IntEnum):
 
 
 MINVAL = 1e-15  # mjMINVAL
+MAXVAL = 1e10   # mjMAXVAL
 NGAIN = 10      # mjNGAIN, mjNBIAS, mjNDYN
 NREF = 2        # mjNREF
 NIMP = 5        # mjNIMP
@@ -1098,7 +1099,6 @@ contact_flex i4 nconmax 2
 contact_elem i4 nconmax 2
 contact_vert i4 nconmax 2
 """
-
 
 
 _DTYPES = {"f8": np.float64, "f4": np.float32, "i4": np.int32, "i8": np.int64, "u1": np.uint8, "u8": np.uint64, "b1": np.bool_}

@@ -12,8 +12,7 @@ import math
 
 
 from engine._jit import jit
-
-MINVAL = 1e-15
+from engine.types import MINVAL
 
 
 @jit

@@ -23,6 +23,7 @@ from engine.mjcf import _flexcomp
 from engine.mjcf import _flexelastic as _elastic
 from engine.mjcf import _math as mm
 from engine.mjcf.parse import floats
+from engine.types import MINVAL as _MINVAL
 
 # mjModel's flex sizes and fields, by MuJoCo 4.0's names
 SIZES = ("nflex", "nflexnode", "nflexvert", "nflexedge", "nflexelem", "nflexelemdata",
@@ -46,7 +47,6 @@ FIELDS = (
     "flex_texcoord")
 
 _EPS = 1e-6          # mjEPS (bounding boxes)
-_MINVAL = 1e-15      # mjMINVAL
 _DOFS = ("full", "radial", "trilinear", "quadratic", "2d")
 _SELF = {"none": 0, "narrow": 1, "bvh": 2, "sap": 3, "auto": 4}
 _ELASTIC2D = {"none": 0, "bend": 1, "stretch": 2, "both": 3}

@@ -13,9 +13,9 @@ import numpy as np
 from engine.mjcf import _flex
 from engine.mjcf import _math as mm
 from engine.mjcf.parse import Node, floats
+from engine.types import MINVAL as _MINVAL
 
 _EPS = 1e-6          # mjEPS
-_MINVAL = 1e-15      # mjMINVAL
 _TYPES = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "mesh", "gmsh",
           "direct")
 _DOFS = ("full", "radial", "trilinear", "quadratic", "2d")

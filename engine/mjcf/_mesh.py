@@ -15,8 +15,8 @@ import struct
 import numpy as np
 
 from engine.mjcf import _math as mm
+from engine.types import MINVAL
 
-MINVAL = 1e-15
 _POLYNORMAL_EPS = 1e-14   # mjEPS of MuJoCo's user code
 INERTIA = {"convex": 0, "exact": 1, "legacy": 2, "shell": 3}
 _CONVEX, _EXACT, _LEGACY, _SHELL = 0, 1, 2, 3
