@@ -16,8 +16,8 @@ unless the material's and the default); a texture only with texture coordinates.
 import numpy as np
 
 from render import surfaces
-from engine.types import MINVAL as _MINVAL
 
+_MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
 _TEX_NONE, _TEX_2D = surfaces.TEX_NONE, surfaces.TEX_2D
 

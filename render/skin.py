@@ -10,7 +10,8 @@ weighted sum and the normals stored in float32.
 import numpy as np
 
 from render import surfaces
-from engine.types import MINVAL as _MINVAL
+
+_MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 
 
 def _quat2mat(q):
@@ -39,6 +40,7 @@ def _mul_conj(a, b):
                    a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
                    a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
                    a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0], 1)
+
 
 
 def _ordered_sums(rounds, parts, nvert):
