@@ -89,7 +89,7 @@ def main(argv=None):
   engine.reset_data(m, d)
   if args.all:
     _cache_module().mark_warm("units")
-  # the viewer starts without this process from now on: the units another model needs
+  # with this marker the viewer starts without this process: the units another model needs
   # compile when it loads (app/sim.py, in other processes too)
   _cache_module().mark_warm("demo")
   freed = build.remove_legacy()

@@ -6,7 +6,7 @@ Imports are lazy (issue #4: the model on screen in under a second). `import engi
 the enums; the parser and compiler (engine.mjcf), engine.types, engine.visual and
 engine.preview need no numba, so the viewer compiles a model and draws it while numba still
 loads. The first import of any other engine module, or the first use of a public function,
-imports engine.api as `import engine` used to. Kernels are cached by content
+imports engine.api, which defines every stage. Kernels are cached by content
 (engine/_jit.py), wherever the checkout lives.
 """
 import copy
@@ -97,7 +97,7 @@ class _Loaded(importlib.abc.Loader):
     module.__spec__ = self.spec
 
 
-class _CacheFirst(importlib.abc.MetaPathFinder):
+class _ApiFirst(importlib.abc.MetaPathFinder):
   """On the first import of an engine module that defines compiled kernels: import engine.api
   (which imports most of the others) and step aside."""
 
@@ -105,7 +105,7 @@ class _CacheFirst(importlib.abc.MetaPathFinder):
     """Never finds a module itself, except one it imported meanwhile (returned as loaded)."""
     if not name.startswith("engine.") or name.startswith(_NUMBA_FREE):
       return None
-    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _CacheFirst)]
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _ApiFirst)]
     if name == "engine.api" or _binding:
       return None
     _bind()
@@ -119,8 +119,8 @@ class _CacheFirst(importlib.abc.MetaPathFinder):
 
 
 sys.modules[__name__].__class__ = _Engine
-if not any(isinstance(f, _CacheFirst) for f in sys.meta_path) and "engine._structs" not in sys.modules:
-  sys.meta_path.insert(0, _CacheFirst())
+if not any(isinstance(f, _ApiFirst) for f in sys.meta_path) and "engine._structs" not in sys.modules:
+  sys.meta_path.insert(0, _ApiFirst())
 
 __all__ = ["load_model", "make_data", "reset_data", "forward", "step", "name2id", "id2name",
            "init_perturb", "apply_perturb_pose", "apply_perturb_force",

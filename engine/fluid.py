@@ -9,7 +9,7 @@ from engine import math as mm
 from engine import passive  # circular (passive imports us): resolved when compiled
 from engine.smooth import jit
 from engine.types import mjtGeom
-from engine._sig import unit, M, D, b1, NEEDS_FLUID
+from engine._sig import unit, M, D, NEEDS_FLUID
 from engine.types import MINVAL as _MINVAL
 
 _SPHERE, _CAPSULE, _CYLINDER = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.CYLINDER)
@@ -201,11 +201,10 @@ def uses_ellipsoids(m, i):
   return False
 
 
-@unit((M, D), b1, needs=NEEDS_FLUID)
+@unit((M, D), needs=NEEDS_FLUID)
 def fluid(m, d):
-  """Add fluid forces into qfrc_fluid; True if any were applied."""
-  if m.opt_viscosity[0] == 0.0 and m.opt_density[0] == 0.0:
-    return False
+  """Add fluid forces into qfrc_fluid (passive.passive calls it for a nonzero density or
+  viscosity only)."""
   for i in range(m.nbody):
     # massless bodies (and the world) get no fluid forces
     if m.body_mass[i] < _MINVAL:
@@ -214,4 +213,3 @@ def fluid(m, d):
       ellipsoid(m, d, i)
     else:
       inertia_box(m, d, i)
-  return True

@@ -302,9 +302,9 @@ def passive(m, d):
   if m.nflex:
     flexmod.passive(m, d)   # a unit compiled only for models with flexes
   has_gravcomp = gravcomp(m, d)
-  has_fluid = False
-  if m.opt_viscosity[0] != 0.0 or m.opt_density[0] != 0.0:   # _sig.NEEDS_FLUID
-    has_fluid = fluid.fluid(m, d)
+  has_fluid = m.opt_viscosity[0] != 0.0 or m.opt_density[0] != 0.0   # _sig.NEEDS_FLUID
+  if has_fluid:
+    fluid.fluid(m, d)
   has_adhesion = adhesion(m, d)
   for i in range(m.nv):
     d.qfrc_passive[i] = d.qfrc_spring[i] + d.qfrc_damper[i]
