@@ -56,12 +56,6 @@ def assert_close(ours, theirs, name, rtol=1e-9, atol=1e-9):
   np.testing.assert_allclose(ours, theirs, rtol=rtol, atol=atol, err_msg=name)
 
 
-# Compiled-model comparison shared by tests/test_models_load.py (dm_control's models) and
-# tests/test_mujoco_models.py (MuJoCo's own). Qhull orders the hull differently (compared as
-# sets in tests/test_mesh.py; mesh_extrema holds hull ids: compared below). Mesh frames,
-# vertices and the fields derived from them equal 4.0's to the bit (its eig3, read from its
-# binary), so they are compared as every other field.
-SKIP_FIELDS = ("mesh_graph", "mesh_extrema")
 
 
 # Compile-time constants computed by another module (they need the dynamics at qpos0): left
@@ -104,30 +98,8 @@ def assert_compiles_as_mujoco(path, skip=()):
     warnings.simplefilter("ignore")   # e.g. ignored attributes are warned about
     ours = compile_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
-  assert_same(ours, mjm, SKIP_FIELDS + tuple(skip))
-  _assert_extrema(ours[1], mjm)
+  assert_same(ours, mjm, tuple(skip))
   return ours, mjm
-
-
-def _assert_extrema(A, mjm):
-  """mesh_extrema holds hull vertex ids, which follow each hull's vertex order (Qhull's, which
-  differs): the vertices they name must reach 4.0's extent along each of the 27 directions."""
-  grid = np.array([(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)],
-                  np.float32)
-  for i in range(mjm.nmesh):
-    assert (A["mesh_graphadr"][i] < 0) == (mjm.mesh_graphadr[i] < 0), f"mesh {i} hull"
-    if mjm.mesh_graphadr[i] < 0:
-      continue
-    reach = []
-    for graph, adr, vert, ext in ((A["mesh_graph"], A["mesh_graphadr"][i], A["mesh_vert"],
-                                   A["mesh_extrema"][i]),
-                                  (mjm.mesh_graph, mjm.mesh_graphadr[i], mjm.mesh_vert,
-                                   mjm.mesh_extrema[i])):
-      nh = graph[adr]
-      v = vert[mjm.mesh_vertadr[i] + graph[adr + 2 + nh + np.asarray(ext)]]
-      reach.append(np.einsum("ij,ij->i", v.astype(np.float64), grid))
-    np.testing.assert_allclose(reach[0], reach[1], rtol=1e-4, atol=1.5e-4,   # (mesh_vert's)
-                               err_msg=f"mesh {i} extrema")
 
 
 def assert_forward_as_mujoco(m, d, mjm, mjd, what, ncon=False,

@@ -100,33 +100,9 @@ def _model(assets, geoms, compiler=""):
           f'<geom type="plane" size="5 5 .1"/>{bodies}</worldbody></mujoco>')
 
 
-def _graph_parts(g, adr):
-  nv, nf = g[adr], g[adr + 1]
-  ea = g[adr + 2:adr + 2 + nv]
-  gid = g[adr + 2 + nv:adr + 2 + 2 * nv]
-  el = g[adr + 2 + 2 * nv:adr + 2 + 3 * nv + 3 * nf]
-  faces = g[adr + 2 + 3 * nv + 3 * nf:adr + 2 + 3 * nv + 6 * nf].reshape(-1, 3)
-  nbrs = {}
-  for i in range(nv):
-    k = ea[i]
-    s = set()
-    while el[k] >= 0:
-      s.add(int(gid[el[k]]))
-      k += 1
-    nbrs[int(gid[i])] = s
-  canon = {tuple(np.roll(f, -int(np.argmin(f)))) for f in faces}
-  return nv, nf, nbrs, canon
-
-
-def _hull_vertices(g, adr):
-  nv = g[adr]
-  return g[adr], g[adr + 1], set(g[adr + 2 + nv:adr + 2 + 2 * nv].tolist())
-
-
-def compare(xml, assets=None, tol=1e-12, qtol=1e-12, path=None, hull_faces=False):
-  """Compile with both engines and compare the mesh-derived fields. Hull triangles and edges
-  are compared only with `hull_faces` (meshes without coplanar hull facets: qhull may split
-  a flat quad along either diagonal)."""
+def compare(xml, assets=None, tol=1e-12, qtol=1e-12, path=None):
+  """Compile with both engines and compare the mesh-derived fields; faces, the hull graph
+  (Qhull's vertex, edge and face orders) and mesh_extrema exactly."""
   sizes, A, _ = compile_model(path or xml, assets)
   m = (mujoco.MjModel.from_xml_path(path) if path
        else mujoco.MjModel.from_xml_string(xml, assets or {}))
@@ -138,17 +114,8 @@ def compare(xml, assets=None, tol=1e-12, qtol=1e-12, path=None, hull_faces=False
     a, b = A[k], getattr(m, k)
     sign = np.where(np.sum(a * b, axis=-1, keepdims=True) < 0, -1, 1)
     np.testing.assert_allclose(a * sign, b, rtol=qtol, atol=qtol, err_msg=k)
-  # faces: same triangles, each as a rotation of MuJoCo's (orientation kept)
-  for i in range(m.nmesh):
-    fa = A["mesh_face"][m.mesh_faceadr[i]:m.mesh_faceadr[i] + m.mesh_facenum[i]]
-    fb = m.mesh_face[m.mesh_faceadr[i]:m.mesh_faceadr[i] + m.mesh_facenum[i]]
-    canon = lambda F: sorted(tuple(np.roll(f, -int(np.argmin(f)))) for f in F)
-    if hull_faces or m.mesh_graphadr[i] < 0:
-      assert canon(fa) == canon(fb), f"mesh {i} faces"
-    if m.mesh_graphadr[i] >= 0:   # hull: same vertices (qhull's order aside)
-      parts = _graph_parts if hull_faces else _hull_vertices
-      assert parts(A["mesh_graph"], A["mesh_graphadr"][i]) == parts(
-          m.mesh_graph, m.mesh_graphadr[i]), f"mesh {i} hull graph"
+  for k in ("mesh_face", "mesh_graph", "mesh_extrema"):
+    np.testing.assert_array_equal(A[k], getattr(m, k), err_msg=k)
   return sizes, A, m
 
 
@@ -159,7 +126,7 @@ def test_inline_meshes(shape, inertia):
   v, f = {"box": _box, "tetra": _tetra, "icosphere": _icosphere, "lshape": _lshape}[shape]()
   xml = _model(_inline("m", v + [0.3, -0.2, 0.1], f, f'inertia="{inertia}"'),
                [("m", ""), ("m", 'pos=".1 .2 .3" euler="10 20 30" density="300"')])
-  compare(xml, hull_faces=shape in ("tetra", "icosphere"))
+  compare(xml)
 
 
 def test_scale_refpos_refquat_and_defaults():
@@ -178,7 +145,7 @@ def test_vertex_only_mesh_uses_hull():
   v, _ = _icosphere()
   v = np.concatenate([v, v[:3], [[0.1, 0.2, 0.0]]])   # repeats and an interior point
   xml = _model(f'<mesh name="p" vertex="{" ".join(map(str, v.ravel()))}"/>', [("p", "")])
-  sizes, _, _ = compare(xml, hull_faces=True)
+  sizes, _, _ = compare(xml)
   assert sizes["nmeshvert"] == 16   # inline vertices are kept as given
 
 
@@ -223,7 +190,7 @@ def test_unused_vertex_only_mesh_keeps_its_hull():
   v, _ = _icosphere()
   xml = _model(f'<mesh name="p" vertex="{" ".join(map(str, v.ravel()))}"/>',
                [("p", 'contype="0" conaffinity="0"')])
-  sizes, A, m = compare(xml, hull_faces=True)
+  sizes, A, m = compare(xml)
   assert A["mesh_graphadr"][0] == 0
 
 

@@ -347,9 +347,8 @@ def test_plane_mesh_flat_ties_with_mujocos_arrays(n):
   upside down, at random yaws and depths down to below its center: plane_mesh fed MuJoCo's
   own mesh arrays gives 4.0.1's contacts. Which of the equally deep vertices comes first
   depends on the hill climb's start (the mesh_extrema seed of the direction's cell, as
-  4.0.1's mjc_PlaneConvex) and on the hull vertex order, hence MuJoCo's arrays here: our
-  compiler orders hull vertices by id, MuJoCo keeps Qhull's order, which decides such ties
-  on meshes whose deepest hull vertex lies on no polygon (Fetch's torso)."""
+  4.0.1's mjc_PlaneConvex) and on the hull vertex order (the compiler's, equal to MuJoCo's,
+  is tested in tests/test_mesh_hull_order.py, with Fetch's torso lying flat)."""
   from engine import collision_convex as cvx
   rng = np.random.default_rng(n)
   verts = " ".join("%.5f" % x for x in _prism(n, rng).ravel())

@@ -10,7 +10,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from engine.mjcf.compile import compile_model
 from engine.mjcf.parse import MjcfError
-from tests.test_mesh import _box, _hull_vertices, _icosphere, _inline, _lshape, _tetra
+from tests.test_mesh import _box, _icosphere, _inline, _lshape, _tetra
 
 FIT = ["geom_size", "geom_pos", "geom_aabb", "geom_rbound", "geom_dataid", "geom_matid",
        "body_mass", "body_inertia", "body_ipos", "mesh_pos", "mesh_vert", "mesh_graphadr"]

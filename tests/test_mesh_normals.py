@@ -16,7 +16,7 @@ from tests.test_mesh import _box, _icosphere, _lshape, write_stl_binary
 from tests.test_mesh_sources import BUILTINS, FLAT, _msh
 
 # float32 rounding: we follow MuJoCo's float operations in its order, so nearly every
-# normal is bit-equal; hull faces (Qhull's order) and libm differences leave a few ulps
+# normal is bit-equal; libm differences leave a few ulps
 TOL = 2e-6
 
 
@@ -47,7 +47,7 @@ def _compile(xml, assets=None, path=None):
 
 def _corners(normal, nadr, face, facenormal, fadr, fnum):
   """{face as a rotation starting at its smallest vertex: its corners' normals in that
-  order}: the same triangles in another order (Qhull's hull) compare equal."""
+  order}."""
   out = {}
   for k in range(fadr, fadr + fnum):
     f, fn = face[k], facenormal[k]
@@ -56,16 +56,16 @@ def _corners(normal, nadr, face, facenormal, fadr, fnum):
   return out
 
 
-def assert_normals(A, m, tol=TOL, same_faces=True):
-  """Our compiled normals equal MuJoCo's: sizes, addresses, face indices (where the faces
-  come in the same order) and every face corner's normal within `tol`."""
+def assert_normals(A, m, tol=TOL):
+  """Our compiled normals equal MuJoCo's: sizes, addresses, faces, face normal indices and
+  every face corner's normal within `tol`."""
   assert len(A["mesh_normal"]) == m.nmeshnormal
   np.testing.assert_array_equal(A["mesh_normaladr"], m.mesh_normaladr)
   np.testing.assert_array_equal(A["mesh_normalnum"], m.mesh_normalnum)
   assert A["mesh_normal"].dtype == np.float32 and A["mesh_normal"].shape == m.mesh_normal.shape
-  if same_faces:
-    np.testing.assert_array_equal(A["mesh_facenormal"], m.mesh_facenormal)
-    np.testing.assert_allclose(A["mesh_normal"], m.mesh_normal, rtol=0, atol=tol)
+  np.testing.assert_array_equal(A["mesh_face"], m.mesh_face)
+  np.testing.assert_array_equal(A["mesh_facenormal"], m.mesh_facenormal)
+  np.testing.assert_allclose(A["mesh_normal"], m.mesh_normal, rtol=0, atol=tol)
   for i in range(m.nmesh):
     args = (m.mesh_normaladr[i], m.mesh_faceadr[i], m.mesh_facenum[i])
     ours = _corners(A["mesh_normal"], args[0], A["mesh_face"], A["mesh_facenormal"], *args[1:])
@@ -194,8 +194,7 @@ def test_inline_meshes(case):
                          f'face="{" ".join(map(str, lf.ravel()))}" refquat="1 1 0 0"/>'),
   }[case]
   A, m = _compile(_scene(asset))
-  # vertex-only meshes take the hull's faces, in Qhull's order: compared as sets
-  assert_normals(A, m, same_faces=case in ("box_faces", "lshape_refquat"))
+  assert_normals(A, m)
 
 
 @pytest.mark.parametrize("normals", [False, True])
@@ -207,18 +206,18 @@ def test_msh(tmp_path, normals, faces):
   path = tmp_path / "m.xml"
   path.write_text(_scene('<mesh name="m" file="x.msh" scale="1 1 2"/>'))
   A, m = _compile(None, path=str(path))
-  assert_normals(A, m, same_faces=faces)
+  assert_normals(A, m)
 
 
 @pytest.mark.parametrize("builtin,params", BUILTINS + FLAT)
 def test_builtin(builtin, params):
   """Builtin meshes: generated normals, the wedge's and plate's given frames (three normals per
-  vertex), scaled; vertex-only builtins take the hull's faces (compared as sets)."""
+  vertex), scaled; vertex-only builtins take the hull's faces."""
   xml = (f'<mujoco><asset><mesh name="m" builtin="{builtin}" params="{params}" '
          f'scale="1 1.5 0.7"/></asset><worldbody>'
          f'<geom type="mesh" mesh="m" contype="0" conaffinity="0"/></worldbody></mujoco>')
   A, m = _compile(xml)
-  assert_normals(A, m, same_faces=False)
+  assert_normals(A, m)
 
 
 def test_errors():

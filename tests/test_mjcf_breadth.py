@@ -28,11 +28,6 @@ def _same(xml, skip=()):
   return ours, mjm
 
 
-# qhull may list a hull's vertices and faces in another order than MuJoCo's (tests/test_mesh.py
-# compares hulls as sets; tests/test_models_load.py skips mesh_graph as here)
-_HULL = ("mesh_graph", "mesh_extrema")   # hull ids follow Qhull's vertex order
-
-
 def _both_reject(xml, match):
   """MuJoCo refuses the model, and so do we, with a located message matching `match`."""
   with pytest.raises(ValueError):
@@ -272,7 +267,7 @@ def test_target_camera_without_target_as_mujoco():
 def test_discardvisual_model_as_mujoco():
   """MuJoCo's test/user/testdata/discardvisual.xml: non-colliding geoms go unless a tendon,
   pair, sensor or custom tuple names them; unused meshes, materials, textures go."""
-  (sizes, _, names), mjm = _same(os.path.join(ASSETS, "discardvisual.xml"), _HULL)
+  (sizes, _, names), mjm = _same(os.path.join(ASSETS, "discardvisual.xml"))
   assert names[5] == ["kept_floor", "kept_tendon", "kept_sensor", "kept_pair", "kept_tuple",
                       "kept0", "kept1"]
   assert sizes["nmesh"] == 1 and sizes["nmat"] == 0
@@ -295,7 +290,7 @@ def test_discardvisual_inertia_margin_fluid_fit(flag):
       <geom type="mesh" mesh="drawn" contype="0" conaffinity="0" material="m"/></body>
     <body pos="0 0 1"><geom name="d" size=".1" contype="0" conaffinity="0"/></body>
     </worldbody></mujoco>"""
-  (sizes, arrays, _), mjm = _same(xml, _HULL)
+  (sizes, arrays, _), mjm = _same(xml)
   if flag == "true":
     assert sizes["ngeom"] == 3 and sizes["nmesh"] == 1 and (arrays["geom_matid"] == -1).all()
 
@@ -348,7 +343,7 @@ def test_obj_quads_split_as_mujoco(tmp_path):
   (tmp_path / "s.obj").write_text(_uv_sphere_obj())
   xml = f"""<mujoco><compiler meshdir="{tmp_path}"/><asset><mesh name="m" file="s.obj"/>
     </asset><worldbody><geom type="mesh" mesh="m"/></worldbody></mujoco>"""
-  (_, arrays, _), mjm = _same(xml, _HULL)
+  (_, arrays, _), mjm = _same(xml)
   np.testing.assert_array_equal(arrays["mesh_face"], mjm.mesh_face)
 
 

@@ -221,10 +221,9 @@ def test_mesh_links(tmp_path):
           + _joint("j", "revolute", "base", "a", '<limit lower="-1" upper="1"/>') + "</robot>")
   path = tmp_path / "robot.urdf"
   path.write_text(urdf)
-  from tests.models import SKIP_FIELDS
   mjm = mujoco.MjModel.from_xml_path(str(path))
   ours = compile_model(str(path))
-  assert_same(ours, mjm, SKIP_FIELDS)
+  assert_same(ours, mjm)
   m = engine.load_model(str(path))
   assert [engine.id2name(m, engine.mjtObj.MESH, i) for i in range(m.nmesh)] == [
       "cone", "sphere", "sphere1"]

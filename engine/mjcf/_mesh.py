@@ -1,9 +1,9 @@
 """Mesh assets at load time: STL/OBJ/MSH/inline vertices -> MuJoCo's compiled mesh.
 
 Follows MuJoCo's mjCMesh (src/user/user_mesh.cc): vertices are read as float32 (an STL's
-repeated corners merged in first occurrence order, as its decoder does), the convex hull computed with Qhull (scipy) into
-MuJoCo's `mesh_graph` layout, refpos/refquat/scale applied, then the mesh is moved to its
-centre of mass (volume, shell or hull, per `inertia`) and rotated to its principal axes;
+repeated corners merged in first occurrence order, as its decoder does), the convex hull
+computed with Qhull (engine/mjcf/_qhull.py) into MuJoCo's `mesh_graph` layout,
+refpos/refquat/scale applied, then the mesh is moved to its centre of mass (volume, shell or hull, per `inertia`) and rotated to its principal axes;
 `pos`/`quat` keep that offset for the geom frame. `compile_normals` makes the drawing normals
 (`mesh_normal`, `mesh_facenormal`): given ones (OBJ `vn`, MSH, the `normal` attribute) or
 mjCMesh::MakeNormal's, in float32 as MuJoCo rounds them. Plain numpy, load time only.
@@ -15,6 +15,7 @@ import struct
 import numpy as np
 
 from engine.mjcf import _math as mm
+from engine.mjcf import _qhull
 from engine.types import MINVAL
 
 _POLYNORMAL_EPS = 1e-14   # mjEPS of MuJoCo's user code
@@ -324,10 +325,16 @@ def _rotate_rows(v, mat, transpose):
                    for i in range(3)], axis=1)
 
 
-def make_graph(v, maxhullvert):
-  """MuJoCo's mesh_graph of the convex hull of v (float64 (n,3)):
-  [numvert, numface, vert_edgeadr, vert_globalid, edge_localid (-1 separated), face_globalid]."""
-  from scipy.spatial import ConvexHull, QhullError
+def make_graph(v, maxhullvert, righthand=True):
+  """MuJoCo's mesh_graph of the convex hull of v (float64 (n,3), the vertices as read):
+  [numvert, numface, vert_edgeadr, vert_globalid, edge_localid (-1 separated), face_globalid].
+  A mirroring scale (`righthand` False) turns each hull face round (its last two corners
+  swapped), as MuJoCo 4.0.1 writes the graph of a mirrored mesh.
+
+  As mjCMesh::MakeGraph: with libqhull_r (engine/mjcf/_qhull.py) the vertices, edges and
+  faces come in Qhull's internal orders, as MuJoCo writes them; without it, from scipy's hull
+  with the vertices in point-id order (the same hull, ties between equal vertices broken
+  differently)."""
   n = len(v)
   d1 = np.linalg.norm(v - v[0], axis=1)
   if not np.any(d1[1:] > MINVAL):
@@ -338,17 +345,60 @@ def make_graph(v, maxhullvert):
   if maxhullvert > -1:
     opts += f" Q9 TA{maxhullvert - 4}"
   try:
+    records = _qhull.hull_records(v, opts)
+  except _qhull.QhullError as e:
+    raise MeshError(f"qhull error: {e}") from None
+  if records is None:
+    gid, nbrs, tri = _scipy_hull(v, opts)
+  else:
+    gid, nbrs, tri = _qhull_graph(*records)
+  edgeadr, edges = [], []
+  for lst in nbrs:
+    edgeadr.append(len(edges))
+    edges.extend(lst + [-1])
+  numvert, numface = len(gid), len(tri)
+  if len(edges) != numvert + 3 * numface:
+    raise MeshError("convex hull is not a closed triangulated surface")
+  tri = np.asarray(tri, np.int64).reshape(-1, 3)
+  if not righthand:
+    tri = tri[:, [0, 2, 1]]
+  return np.concatenate([[numvert, numface], edgeadr, gid, edges,
+                         tri.ravel()]).astype(np.int32)
+
+
+def _qhull_graph(vertices, neighbors, faces):
+  """(vert_globalid, per-vertex local neighbour ids, faces) from Qhull's records, in the
+  orders mjCMesh::MakeGraph writes: a vertex's neighbours as first met over its neighbour
+  facets' vertex sets; a face's first two corners swapped on a `toporient` facet."""
+  local = {p: i for i, p in enumerate(vertices)}
+  nbrs = []
+  for p, facets in zip(vertices, neighbors):
+    lst = []
+    for f in facets:
+      if len(f) != 3:
+        raise MeshError("qhull did not return triangles")
+      for q in f:
+        if q != p and local[q] not in lst:
+          lst.append(local[q])
+    nbrs.append(lst)
+  tri = [[f[1], f[0], f[2]] if top else list(f) for f, top in faces]
+  return np.asarray(vertices, np.int64), nbrs, tri
+
+
+def _scipy_hull(v, opts):
+  """(vert_globalid in point-id order, neighbour lists, outward faces) from scipy's Qhull."""
+  from scipy.spatial import ConvexHull, QhullError
+  try:
     hull = ConvexHull(v, qhull_options=opts)
   except QhullError as e:
     raise MeshError(f"qhull error: {str(e).splitlines()[0]}") from None
   tri = hull.simplices.astype(np.int64)
-  # outward orientation
   area, nrm, cen = _triangles(v, tri)
   inside = v[np.unique(tri)].mean(axis=0)
   flip = np.einsum("ij,ij->i", nrm, cen - inside) < 0
   tri[flip] = tri[flip][:, [1, 0, 2]]
   gid = np.unique(tri)
-  local = -np.ones(n, np.int64)
+  local = -np.ones(len(v), np.int64)
   local[gid] = np.arange(len(gid))
   nbrs = [[] for _ in gid]
   for f in tri:
@@ -357,14 +407,7 @@ def make_graph(v, maxhullvert):
       for j in range(3):
         if j != i and local[f[j]] not in nbrs[li]:
           nbrs[li].append(local[f[j]])
-  edgeadr, edges = [], []
-  for lst in nbrs:
-    edgeadr.append(len(edges))
-    edges.extend(lst + [-1])
-  numvert, numface = len(gid), len(tri)
-  if len(edges) != numvert + 3 * numface:
-    raise MeshError("convex hull is not a closed triangulated surface")
-  return np.concatenate([[numvert, numface], edgeadr, gid, edges, tri.ravel()]).astype(np.int32)
+  return gid, nbrs, tri
 
 
 def graph_faces(graph):
@@ -401,14 +444,16 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     if len(np.unique(half, axis=0)) < len(half):
       raise MeshError("faces have inconsistent orientation (inertia='exact' needs a "
                       "well-oriented, watertight mesh)")
+  righthand = scale[0] * scale[1] * scale[2] > 0
   graph = None
   if needhull or inertia == _CONVEX or face is None or not len(face):
-    graph = make_graph(dv, maxhullvert)
+    graph = make_graph(dv, maxhullvert, righthand)
   if face is None or not len(face):
-    face = graph_faces(graph).astype(np.int32)
-  face = np.asarray(face, np.int32)
-  if scale[0] * scale[1] * scale[2] < 0:
-    face = face[:, [0, 2, 1]]
+    face = graph_faces(graph).astype(np.int32)   # turned round with the graph if mirrored
+  else:
+    face = np.asarray(face, np.int32)
+    if not righthand:   # a mirroring scale turns every face round
+      face = face[:, [0, 2, 1]]
   # user offset, rotation, scaling
   if any(x != 0 for x in refpos):
     dv = dv - np.asarray(refpos, np.float64)
@@ -1003,8 +1048,11 @@ def make_polygons(raw, graph, dvert, righthand=True):
   1.007e-14). Returns (list of vertex-id lists, float64 (n, 3) normals).
   """
   raw = np.asarray(raw, np.float64).tolist()
+  faces = graph_faces(graph)
+  if not righthand:   # the graph's faces of a mirrored mesh are turned round: as made
+    faces = faces[:, [0, 2, 1]]
   groups = {}
-  for tri in graph_faces(graph).tolist():
+  for tri in faces.tolist():
     k = _polygon_key(raw[tri[0]], raw[tri[1]], raw[tri[2]])
     if k is None:
       continue

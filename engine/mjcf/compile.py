@@ -675,7 +675,8 @@ class Compiler:
     if cm["graph"] is None:
       me = self.meshes[mid]
       try:
-        cm["graph"] = _mesh.make_graph(np.asarray(me.raw[0], np.float64), me.maxhullvert)
+        cm["graph"] = _mesh.make_graph(np.asarray(me.raw[0], np.float64), me.maxhullvert,
+                                       me.scale[0] * me.scale[1] * me.scale[2] > 0)
       except _mesh.MeshError as e:
         raise me.node.error(f"mesh '{me.name}': {e}") from None
     return cm["graph"]
