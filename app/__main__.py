@@ -28,27 +28,27 @@ def headless(args):
   """Load, run `args.seconds` of simulated time, print a summary; returns the exit status."""
   import numpy as np
 
-  import engine
-  from assets import DEMO_MODEL
-  from engine.mjcf.parse import MjcfError
+  import numjoco
+  from numjoco.assets import DEMO_MODEL
+  from numjoco.engine.mjcf.parse import MjcfError
 
   path = args.model or str(DEMO_MODEL)
   t0 = time.perf_counter()
-  from engine import build
+  from numjoco.engine import build
   try:
-    m = engine.load_model(path, prepare=build.compile_missing)   # uncached units in parallel
+    m = numjoco.load_model(path, prepare=build.compile_missing)   # uncached units in parallel
   except (MjcfError, OSError) as e:
     print(f"numjoco: cannot load model: {e}", file=sys.stderr)
     return 2
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   if args.key is not None:
-    engine.reset_data(m, d, int(args.key) if args.key.isdigit() else args.key)
+    numjoco.reset_data(m, d, int(args.key) if args.key.isdigit() else args.key)
   nstep = max(1, int(round(args.seconds / m.opt.timestep)))
-  engine.step(m, d, 1)  # compiles on first use (cached afterwards)
+  numjoco.step(m, d, 1)  # compiles on first use (cached afterwards)
   t1 = time.perf_counter()
-  done = engine.step(m, d, nstep - 1)
+  done = numjoco.step(m, d, nstep - 1)
   t2 = time.perf_counter()
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   print(f"model      {path}")
   print(f"sizes      nq={m.nq} nv={m.nv} nu={m.nu} nbody={m.nbody} ngeom={m.ngeom}")
   print(f"load+first {t1 - t0:.2f} s")
@@ -77,7 +77,7 @@ def viewer(args):
     print(f"numjoco: cannot open a window ({e}); use `numjoco --headless MODEL` on a machine "
           "without a display, or run under Xvfb", file=sys.stderr)
     return 2
-  from app.viewer import Viewer
+  from numjoco.app.viewer import Viewer
   key = None if args.key is None else int(args.key) if args.key.isdigit() else args.key
   v = Viewer(args.model, width=w, height=h, speed=args.speed, paused=args.paused, key=key)
   v.run()
@@ -88,10 +88,10 @@ def main(argv=None):
   """Entry point of the `numjoco` console script."""
   argv = sys.argv[1:] if argv is None else list(argv)
   if argv and argv[0] == "record" and not os.path.isfile("record"):
-    from app import record
+    from numjoco.app import record
     return record.main(argv[1:])
   if argv and argv[0] == "compile" and not os.path.isfile("compile"):
-    from app import warmup
+    from numjoco.app import warmup
     return warmup.main(argv[1:])
   args = _parse(argv)
   return headless(args) if args.headless else viewer(args)

@@ -8,7 +8,7 @@ in the unit of the source's `<compiler angle>`.
 """
 import numpy as np
 
-from engine.types import mjtCone, mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtSolver
+from numjoco.engine.types import mjtCone, mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtSolver
 
 # Model field -> (MJCF element, attribute)
 ATTR = {
@@ -150,7 +150,7 @@ def _yield_note(m, field, index):
 
 def mjcf_diff(m, edits, opt_edits, opt0=None):
   """The edits as MJCF text: an `<option>` line and one line per edited element."""
-  from engine.io import id2name
+  from numjoco.engine.io import id2name
   lines = []
   attrs, flags = option_attrs(opt_edits, opt0)
   if attrs or flags:

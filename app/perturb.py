@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from engine.types import mjtGeom
+from numjoco.engine.types import mjtGeom
 
 
 TRANSLATE, ROTATE = 1, 2   # mjtPertBit
@@ -30,7 +30,7 @@ class Perturb:
     """mjv_movePerturb: `action` a render.camera.Mouse value; reldx, reldy as MuJoCo passes
     them (fractions of the window height, y up: reldy = -dy_up / height as simulate does);
     `forward` the camera's; `xiquat` the body's inertial frame (limits rotation to 90 deg)."""
-    from render.camera import Mouse
+    from numjoco.render.camera import Mouse
     action = Mouse(int(action))
     vec = convert2d(action, reldx, reldy, forward)
     if action in (Mouse.MOVE_V, Mouse.MOVE_H):
@@ -52,7 +52,7 @@ class Perturb:
 def convert2d(action, dx, dy, forward):
   """convert2D of engine_vis_interact.c: a mouse motion as a world vector aligned to the camera
   (mjv_alignToCamera: the camera's horizontal heading turns the x/y components)."""
-  from render.camera import Mouse
+  from numjoco.render.camera import Mouse
   action = Mouse(int(action))
   vec = {Mouse.ROTATE_V: (dy, 0.0, dx), Mouse.ROTATE_H: (dy, dx, 0.0),
          Mouse.MOVE_V: (dx, 0.0, -dy), Mouse.MOVE_H: (dx, -dy, 0.0)}.get(action, (0.0, 0.0, 0.0))

@@ -29,7 +29,7 @@ class RecordStats:
   steps: int = 0              # physics steps taken
   sim_seconds: float = 0.0    # simulated time covered by the frames, frames / fps
   wall: float = 0.0           # total wall time, from the first frame to the finalised file
-  physics: float = 0.0        # engine.step + engine.forward + Snapshot.capture
+  physics: float = 0.0        # numjoco.step + numjoco.forward + Snapshot.capture
   render: float = 0.0         # drawing and reading back the image
   encode: float = 0.0         # the encoder thread's busy time (overlaps the others)
   wait: float = 0.0           # blocked handing frames to the encoder, writing PNGs, finalising
@@ -66,15 +66,15 @@ def parse_ctrl(text, m):
 def make_camera(m, name=None):
   """A render.Camera: the model's default free camera (name None, '' or 'free'), or the model
   camera called `name` or numbered `name` (an int or a string of digits)."""
-  import engine
-  from render.camera import Camera, CameraType
+  import numjoco
+  from numjoco.render.camera import Camera, CameraType
   cam = Camera.default_for(m)
   if name is None or str(name) in ("", "free", "-1"):
     return cam
   s = str(name)
-  i = int(s) if s.lstrip("-").isdigit() else engine.name2id(m, "camera", s)
+  i = int(s) if s.lstrip("-").isdigit() else numjoco.name2id(m, "camera", s)
   if not 0 <= i < m.ncam:
-    names = [engine.id2name(m, "camera", k) or str(k) for k in range(m.ncam)]
+    names = [numjoco.id2name(m, "camera", k) or str(k) for k in range(m.ncam)]
     raise RecordError(f"camera {name!r} is not in the model (cameras: "
                       f"{', '.join(names) if names else 'none'}; or 'free')")
   cam.type, cam.fixedcamid = CameraType.FIXED, i
@@ -187,11 +187,11 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     RecordStats. A KeyboardInterrupt stops the recording, finalises the file and re-raises
     (the partial stats are on the exception as `.stats`).
   """
-  import engine
-  from render.camera import Camera
-  from render.headless import HeadlessRenderer, save_png
-  from render.snapshot import Snapshot
-  from render.video import VideoWriter
+  import numjoco
+  from numjoco.render.camera import Camera
+  from numjoco.render.headless import HeadlessRenderer, save_png
+  from numjoco.render.snapshot import Snapshot
+  from numjoco.render.video import VideoWriter
 
   if isinstance(size, str):
     size = parse_size(size)
@@ -206,9 +206,9 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     raise RecordError("nothing to write: give a video path, a PNG folder, or both")
   nframes = max(1, int(round(seconds * fps)))
   if d is None:
-    d = engine.make_data(m)
+    d = numjoco.make_data(m)
     try:
-      engine.reset_data(m, d, key)
+      numjoco.reset_data(m, d, key)
     except ValueError as e:
       raise RecordError(str(e)) from None
   if ctrl is not None:
@@ -220,7 +220,7 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
   stats = RecordStats()
   targets = frame_steps(nframes, fps, m.opt.timestep)
   t_start = time.perf_counter()
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   snap = Snapshot(m, d)
   renderer = HeadlessRenderer(m, w, h, samples=_samples(m, samples))
   writer = None
@@ -231,9 +231,9 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     for k in range(nframes):
       t = time.perf_counter()
       if targets[k] > done:
-        stats.steps += engine.step(m, d, int(targets[k] - done))
+        stats.steps += numjoco.step(m, d, int(targets[k] - done))
         done = int(targets[k])
-        engine.forward(m, d)     # after a step, Data's kinematics lag qpos by one step
+        numjoco.forward(m, d)     # after a step, Data's kinematics lag qpos by one step
         snap.capture(m, d)
       t1 = time.perf_counter()
       image = renderer.render(snap, cam, opts)
@@ -271,18 +271,18 @@ def screenshot(m, path, size=(1280, 720), camera=None, *, d=None, key=None, opts
                samples=None):
   """Render the state of `d` (default: fresh Data at `key`) to the PNG file `path`; returns the
   (height, width, 3) image. Nothing is stepped."""
-  import engine
-  from render.camera import Camera
-  from render.headless import HeadlessRenderer, save_png
-  from render.snapshot import Snapshot
+  import numjoco
+  from numjoco.render.camera import Camera
+  from numjoco.render.headless import HeadlessRenderer, save_png
+  from numjoco.render.snapshot import Snapshot
   w, h = parse_size(size) if isinstance(size, str) else (int(v) for v in size)
   if d is None:
-    d = engine.make_data(m)
+    d = numjoco.make_data(m)
     try:
-      engine.reset_data(m, d, key)
+      numjoco.reset_data(m, d, key)
     except ValueError as e:
       raise RecordError(str(e)) from None
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   cam = camera if isinstance(camera, Camera) else make_camera(m, camera)
   renderer = HeadlessRenderer(m, w, h, samples=_samples(m, samples))
   try:
@@ -337,13 +337,13 @@ def main(argv=None):
     if not os.path.isdir(parent):
       return _fail(f"cannot write {args.output!r}: no folder {parent!r}")
 
-  import engine
-  from engine.mjcf import MjcfError
+  import numjoco
+  from numjoco.engine.mjcf import MjcfError
   if not os.path.isfile(args.model):
     return _fail(f"cannot open model: no file {args.model!r}")
   try:
-    from engine import build
-    m = engine.load_model(args.model, prepare=build.compile_missing)
+    from numjoco.engine import build
+    m = numjoco.load_model(args.model, prepare=build.compile_missing)
   except (MjcfError, OSError) as e:
     return _fail(f"cannot load model: {e}")
   key = None if args.key is None else int(args.key) if args.key.lstrip("-").isdigit() else args.key

@@ -1,7 +1,7 @@
 """The simulation worker: a thread that owns Model and Data, paced to wall time.
 
 The UI never touches Model or Data. It sends commands (`Simulation.send`), which the worker
-applies between chunks of `engine.step(m, d, n)` (one nogil compiled call per chunk, never one
+applies between chunks of `numjoco.step(m, d, n)` (one nogil compiled call per chunk, never one
 step per Python iteration: ../shared/DESIGN.md section 4), and it reads snapshots that the
 worker publishes after every chunk (`with sim.snapshot() as snap:`). Divergence is detected,
 reported and recovered from; an exception on the worker pauses it with the traceback kept in
@@ -26,10 +26,11 @@ import warnings
 
 import numpy as np
 
-import engine
-from app.panels.common import SPEEDS  # noqa: F401  (re-exported; defined where the UI needs it)
-from engine.mjcf._flex import option_error
-from engine.types import NSOLVER, mjtWarning
+import numjoco
+from numjoco import engine
+from numjoco.app.panels.common import SPEEDS  # noqa: F401  (re-exported; defined where the UI needs it)
+from numjoco.engine.mjcf._flex import option_error
+from numjoco.engine.types import NSOLVER, mjtWarning
 
 CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less); paced
                      # chunks are shorter: the steps that catch up with wall time x speed
@@ -115,7 +116,7 @@ class BasicSnapshot:
 def snapshot_class():
   """The renderer's Snapshot class when render/ provides one, else BasicSnapshot."""
   try:
-    from render.snapshot import Snapshot
+    from numjoco.render.snapshot import Snapshot
     return Snapshot
   except ImportError:
     return BasicSnapshot
@@ -310,7 +311,7 @@ class Simulation:
     self._rec_free = queue.Queue()  # recorded snapshots the UI has drawn, for reuse
     self.record_span = None         # (t_start, t_stop, frames) of the last finished recording
     self._key = key                 # keyframe to start from (first model only)
-    self._compile_proc = None       # `python -m engine.build` while units compile (worker)
+    self._compile_proc = None       # `python -m numjoco.engine.build` while units compile (worker)
 
   # ---------------------------------------------------------------- UI side
   def start(self):
@@ -392,8 +393,8 @@ class Simulation:
 
   def _install(self, m, path, first=False, previewed=False):
     self._record_stop()   # a recording does not survive a model change
-    d = engine.make_data(m)
-    engine.forward(m, d)   # loads a smaller kernel than step: the model is on screen sooner
+    d = numjoco.make_data(m)
+    numjoco.forward(m, d)   # loads a smaller kernel than step: the model is on screen sooner
     cls = self._snap_cls or snapshot_class()
     with self._lock:
       self.m, self.d = m, d
@@ -416,19 +417,19 @@ class Simulation:
     self._warn0 = d.warning_number.copy()
     if self._key is not None:
       key, self._key = self._key, None
-      engine.reset_data(m, d, key)
-      engine.forward(m, d)
+      numjoco.reset_data(m, d, key)
+      numjoco.forward(m, d)
     self._publish()
 
   def _compile_missing(self, m):
     """Compile the engine units `m` needs with its current options that are not in the cache
     (a new model's flex or mesh stages, the RK4 integrator after an edit...) in other processes
-    (`python -m engine.build`), while this thread waits: compiled on this thread they would
+    (`python -m numjoco.engine.build`), while this thread waits: compiled on this thread they would
     hold the GIL for seconds at a time and stall the window. Progress goes to the status."""
     import os
     import subprocess
     import sys
-    from engine import build
+    from numjoco.engine import build
     todo = build.missing_units(m)
     if not todo:
       return
@@ -436,7 +437,7 @@ class Simulation:
     log = []
     try:
       self._compile_proc = proc = subprocess.Popen(
-          [sys.executable, "-m", "engine.build", *todo], stdout=subprocess.PIPE,
+          [sys.executable, "-m", "numjoco.engine.build", *todo], stdout=subprocess.PIPE,
           stderr=subprocess.STDOUT, text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"),
           cwd=os.path.dirname(os.path.dirname(os.path.abspath(build.__file__))))
       for line in proc.stdout:
@@ -462,7 +463,7 @@ class Simulation:
           m = self._compiled.finish(prepare=self._compile_missing)
           self._compiled = None
         else:
-          m = engine.load_model(str(path), prepare=self._compile_missing)
+          m = numjoco.load_model(str(path), prepare=self._compile_missing)
     except Exception as e:  # noqa: BLE001 - any load failure is reported, the old model stays
       self._set(loading=False, load_error=f"cannot load {path}: {e}")
       return False
@@ -476,8 +477,8 @@ class Simulation:
   def _load_preview(self, path):
     """Compile `path` with numpy and publish its preview (the start key's pose, if any) under a
     new model_version; returns True."""
-    from engine.preview import Compiled
-    from render.snapshot import Snapshot
+    from numjoco.engine.preview import Compiled
+    from numjoco.render.snapshot import Snapshot
     self._compiled = c = Compiled(str(path))
     try:
       pm, pd = c.preview(self._key)
@@ -525,8 +526,8 @@ class Simulation:
     elif name == "step":
       self._chunk(int(args[0]) if args else 1)
     elif name == "reset":
-      engine.reset_data(m, d, args[0] if args and args[0] is not None else None)
-      engine.forward(m, d)
+      numjoco.reset_data(m, d, args[0] if args and args[0] is not None else None)
+      numjoco.forward(m, d)
       self._record_reanchor()
     elif name == "speed":
       self._set(speed=float(args[0]))
@@ -536,7 +537,7 @@ class Simulation:
       engine.io.reset_ctrl(m, d)   # zero, identity quaternions for SO3 servos (mj_resetCtrl)
     elif name == "qpos":
       d.qpos[int(args[0])] = float(args[1])
-      engine.forward(m, d)
+      numjoco.forward(m, d)
     elif name == "opt":
       old = np.copy(getattr(m.opt, args[0]))
       setattr(m.opt, args[0], args[1])
@@ -555,7 +556,7 @@ class Simulation:
         _check_yield(m, field, index, value)
       if field in _FLAGGED:
         _check_flagged(m, self.edits, field)
-      if field == "geom_surfacevel" and m.geom_type[int(index)] == int(engine.mjtGeom.MESH):
+      if field == "geom_surfacevel" and m.geom_type[int(index)] == int(numjoco.mjtGeom.MESH):
         # the compiler re-expresses it in the mesh's inertial frame: an edit in the file's frame
         # would need that rotation both ways (and the MJCF export)
         raise ValueError(f"geom_surfacevel[{int(index)}]: geom {int(index)} is a mesh; edit "
@@ -563,7 +564,7 @@ class Simulation:
       getattr(m, field)[index] = value
       self.edits[(field, index)] = np.copy(getattr(m, field)[index])
       if EDITABLE[field]:
-        from engine import setconst
+        from numjoco.engine import setconst
         setconst.set_const(m)
     elif name == "perturb_start":   # (body, localpos, active bits): mjv_initPerturb
       body = int(args[0])
@@ -572,12 +573,12 @@ class Simulation:
       d.pert_select[0] = body
       d.pert_localpos[:] = np.asarray(args[1], float)
       d.pert_active[0] = int(args[2])
-      engine.init_perturb(m, d)
+      numjoco.init_perturb(m, d)
       self._pert0 = (d.pert_refpos.copy(), d.pert_refselpos.copy(), d.pert_refquat.copy())
     elif name == "perturb_ref":     # (shift, turn): the mouse's move since perturb_start
       if not d.pert_active[0]:
         return
-      from app.perturb import quat_mul
+      from numjoco.app.perturb import quat_mul
       shift, turn = np.asarray(args[0], float), np.asarray(args[1], float)
       pos0, selpos0, quat0 = self._pert0   # mjv_movePerturb: both points shift, quat turns
       d.pert_refpos[:] = pos0 + shift
@@ -586,11 +587,11 @@ class Simulation:
       d.pert_refquat[:] = q / np.linalg.norm(q)
       sel = int(d.pert_select[0])
       if self.status().paused:   # mjv_applyPerturbPose while paused: free bodies follow
-        engine.apply_perturb_pose(m, d, True)
-        engine.forward(m, d)
+        numjoco.apply_perturb_pose(m, d, True)
+        numjoco.forward(m, d)
       elif m.body_mocapid[sel] >= 0:
-        engine.apply_perturb_pose(m, d, False)
-        engine.forward(m, d)
+        numjoco.apply_perturb_pose(m, d, False)
+        numjoco.forward(m, d)
     elif name == "perturb_stop":
       d.pert_active[0] = 0
       d.pert_select[0] = -1
@@ -599,7 +600,7 @@ class Simulation:
       fps = float(args[0])
       if not (math.isfinite(fps) and fps > 0):
         raise ValueError(f"record_start: fps must be a positive number, got {args[0]!r}")
-      from app.record import FrameClock
+      from numjoco.app.record import FrameClock
       self._record_stop()
       self._rec = dict(clock=FrameClock(fps, d.time), t0=d.time)
       self._record_sample()
@@ -632,7 +633,7 @@ class Simulation:
     """Queue a snapshot of the current state as the recording's next frame (kinematics brought
     up to date first, as `numjoco record` does); waits while the UI is RECORD_QUEUE behind."""
     m, d = self.m, self.d
-    engine.forward(m, d)   # after a step, Data's kinematics lag qpos by one step
+    numjoco.forward(m, d)   # after a step, Data's kinematics lag qpos by one step
     try:
       snap = self._rec_free.get_nowait()
     except queue.Empty:
@@ -671,13 +672,13 @@ class Simulation:
     t = d.time
     rec = self._rec
     if rec is None:
-      done = engine.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
+      done = numjoco.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
     else:
       clock = rec["clock"]
       done = 0
       while done < n:
         want = max(1, min(n - done, clock.steps_to_next(d.time, m.opt.timestep)))
-        k = engine.step(m, d, want)
+        k = numjoco.step(m, d, want)
         done += k
         if k < want:   # diverged (Data was reset): the caller reports it
           break
@@ -689,8 +690,8 @@ class Simulation:
       self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
     elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAX_QACC):
       self._diverged(f"huge or NaN qacc at t={d.time:.4g} s: reset")
-      engine.reset_data(m, d)
-      engine.forward(m, d)
+      numjoco.reset_data(m, d)
+      numjoco.forward(m, d)
     w = d.warning_number
     if (w != self._warn0).any():
       new = []
@@ -717,7 +718,7 @@ class Simulation:
       self.first_shown.wait(SHOWN_WAIT)
     try:
       if self.m is not None:    # load the step kernel now, not at the first unpause
-        engine.step(self.m, self.d, 0)
+        numjoco.step(self.m, self.d, 0)
     except Exception:  # noqa: BLE001
       self._set(error=traceback.format_exc(), paused=True)
     cost = 1e-4            # wall seconds per step, running estimate

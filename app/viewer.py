@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from app import warmup
+from numjoco.app import warmup
 
 HELP = (
     ("Space", "pause / run"), ("Right arrow", "step once (paused)"),
@@ -76,7 +76,7 @@ class Viewer:
                record_fps=30):
     """Open the window. `out_dir` is where screenshots and videos go (default: the current
     folder); `record_fps` the frames per simulated second of recordings."""
-    from assets import DEMO_MODEL
+    from numjoco.assets import DEMO_MODEL
     self.out_dir = os.fspath(out_dir) if out_dir is not None else os.getcwd()
     self.record_fps = record_fps
     self.recording = None          # (VideoWriter, framebuffer) while a recording is encoded
@@ -119,14 +119,14 @@ class Viewer:
     self._shown = False
     self._idle_drawn = 0.0
     self._input_at = -1e9          # perf_counter of the last input event (see _loading_idle)
-    from app import panels
+    from numjoco.app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
     self.clock = FrameClock()
     self.closed = False
     self.renderer = None
     self.camera = None
-    from render.renderer import VisOptions
+    from numjoco.render.renderer import VisOptions
     self.opts = VisOptions()
     self.frame_mode = 0
     self.selected = -1             # body picked by double-click (-1: none)
@@ -137,12 +137,12 @@ class Viewer:
     self._model_version = 0
     self._keep_camera = False
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
-    from render.renderer import Renderer
+    from numjoco.render.renderer import Renderer
     self._gl_ready = Renderer(self.ctx, None)   # programs and buffers while the model loads
     if self._boot is None:
       model = [str(self.path)] if self.path and os.path.isfile(str(self.path)) else []
       self._warm = subprocess.Popen(
-          [sys.executable, "-m", "app.warmup", *model], stdout=subprocess.PIPE,
+          [sys.executable, "-m", "numjoco.app.warmup", *model], stdout=subprocess.PIPE,
           stderr=subprocess.STDOUT, text=True, cwd=str(warmup.ENGINE.parent),
           env=dict(os.environ, PYTHONUNBUFFERED="1"))
       self._warm_t0 = time.perf_counter()
@@ -207,7 +207,7 @@ class Viewer:
   # ------------------------------------------------------------------ simulation
   def _start_sim(self):
     try:
-      from app.sim import Simulation
+      from numjoco.app.sim import Simulation
       sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
       sim = Simulation(path=self.path, wait_shown=True, preview=True, **self._start)
       sim.start()
@@ -242,8 +242,8 @@ class Viewer:
       return st
     if m is None:
       return st
-    from render.camera import Camera
-    from render.renderer import Renderer
+    from numjoco.render.camera import Camera
+    from numjoco.render.renderer import Renderer
     if self.renderer is None:
       self.renderer, self._gl_ready = self._gl_ready or Renderer(self.ctx, None), None
       self.renderer.max_geom = 100000    # the scene of MuJoCo's simulate (kMaxGeom)
@@ -425,7 +425,7 @@ class Viewer:
     if self.impl is None:
       return
     from imgui_bundle import imgui
-    from app import panels
+    from numjoco.app import panels
     target.use()
     self.ctx.viewport = (0, 0, w, h)
     io = imgui.get_io()
@@ -437,8 +437,8 @@ class Viewer:
     for x, y, text in labels:
       dl.add_text((x, y), col, text)
     if self.selected > 0 and self.renderer is not None:
-      import engine   # already loaded once a renderer exists
-      name = engine.id2name(self.renderer.m, "body", self.selected)
+      import numjoco   # already loaded once a renderer exists
+      name = numjoco.id2name(self.renderer.m, "body", self.selected)
       dl.add_text((ww * 0.5 - 80, 8), imgui.IM_COL32(255, 255, 120, 255),
                   f"selected: {name or 'body'} ({self.selected})")
     if self._warm is not None:
@@ -493,7 +493,7 @@ class Viewer:
     model is on screen yet). Errors (e.g. an unwritable folder) are shown in the panel."""
     if self.renderer is None or self.sim is None:
       return ""
-    from render.headless import save_png
+    from numjoco.render.headless import save_png
     path = path or self._out_path("png")
     try:
       save_png(path, self.screenshot(ui=ui))
@@ -509,7 +509,7 @@ class Viewer:
     second (default record_fps); returns the path ('' when it could not start)."""
     if self.recording is not None or self.renderer is None or self.sim is None:
       return ""
-    from render.video import VideoWriter
+    from numjoco.render.video import VideoWriter
     fps = float(fps or self.record_fps)
     path = path or self._out_path("mp4")
     w, h = self.window.get_framebuffer_size()
@@ -610,7 +610,7 @@ class Viewer:
     elif symbol in (key.BRACKETLEFT, key.BRACKETRIGHT):
       self.ui.cycle_camera(self, -1 if symbol == key.BRACKETLEFT else 1)
     elif symbol == key.ESCAPE:
-      from render.camera import CameraType
+      from numjoco.render.camera import CameraType
       if self.camera is not None:
         self.camera.type = CameraType.FREE
       return True   # pyglet closes the window on Escape by default
@@ -623,7 +623,7 @@ class Viewer:
       o.body_frames = FRAMES[self.frame_mode] == "body"
       o.contact_frames = FRAMES[self.frame_mode] == "contact"
     elif symbol == key.F7:
-      from render.renderer import LABELS
+      from numjoco.render.renderer import LABELS
       o.labels = LABELS[(LABELS.index(o.labels) + 1) % len(LABELS)]
     elif not ctrl and symbol in _toggles():
       name = _toggles()[symbol]
@@ -636,7 +636,7 @@ class Viewer:
   def pick(self, x, y):
     """Body, world point and skin (-1: none) under window pixel (x, y) (pyglet coordinates),
     or (-1, None, -1)."""
-    from app import perturb
+    from numjoco.app import perturb
     w, h = self.window.get_size()
     with self.sim.snapshot() as snap:
       if snap is None or self.ui.m is None:
@@ -649,7 +649,7 @@ class Viewer:
 
   def _skins_of(self, m):
     """The skins of model `m` laid out for picking (render.skin.SkinModel, kept per model)."""
-    from render.skin import SkinModel
+    from numjoco.render.skin import SkinModel
     got = getattr(self, "_skin_model", None)
     if got is None or got[0] is not m:
       got = self._skin_model = (m, SkinModel(m))
@@ -682,7 +682,7 @@ class Viewer:
       self.select_at(x, y)
       return
     if modifiers & key.MOD_CTRL and self.selected > 0 and self._sel_local is not None:
-      from app import perturb
+      from numjoco.app import perturb
       b = self.selected
       with self.sim.snapshot() as snap:
         selpos = snap.xmat[b].reshape(3, 3) @ self._sel_local + snap.xpos[b]
@@ -717,11 +717,11 @@ class Viewer:
     """Move the perturbation reference, or the camera as simulate's bindings do."""
     self._input_at = time.perf_counter()
     from pyglet.window import key, mouse
-    from render.camera import Mouse
+    from numjoco.render.camera import Mouse
     shift = modifiers & key.MOD_SHIFT
     h = max(self.window.height, 1)
     if self.pert is not None:
-      from app import perturb
+      from numjoco.app import perturb
       b = self.pert.select
       with self.sim.snapshot() as snap:
         _, forward, _ = self.camera.pose(snap)
@@ -748,7 +748,7 @@ class Viewer:
   def on_mouse_scroll(self, x, y, scroll_x, scroll_y):
     """Zoom as simulate does (2% of the height per wheel click)."""
     self._input_at = time.perf_counter()
-    from render.camera import Mouse
+    from numjoco.render.camera import Mouse
     if self._ui_wants("mouse") or self.camera is None:
       return
     self.camera.move(Mouse.ZOOM, 0.0, -0.02 * scroll_y)   # simulate's zoom_increment

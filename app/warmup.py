@@ -1,4 +1,4 @@
-"""`python -m app.warmup [MODEL]` (`numjoco compile`): build the engine's kernel cache for a
+"""`python -m numjoco.app.warmup [MODEL]` (`numjoco compile`): build the engine's kernel cache for a
 model, the demo by default (engine/build.py).
 
 The viewer runs this in a subprocess on a first start, for the model it opens (compiling inside
@@ -70,9 +70,9 @@ def main(argv=None):
     (kernels / "portable-cpu").write_text(PORTABLE_CPU + "\n")
   import time
   t0 = time.perf_counter()
-  from engine import build
-  from engine.mjcf import MjcfError
-  from assets import DEMO_MODEL
+  from numjoco.engine import build
+  from numjoco.engine.mjcf import MjcfError
+  from numjoco.assets import DEMO_MODEL
   path = args.model or str(DEMO_MODEL)
   try:
     build.build(None if args.all else path, jobs=args.jobs)
@@ -80,13 +80,13 @@ def main(argv=None):
     print(f"cannot load {path} ({e}); building for the demo model", flush=True)
     path = str(DEMO_MODEL)
     build.build(path, jobs=args.jobs)
-  import engine
-  m = engine.load_model(path)
-  d = engine.make_data(m)
+  import numjoco
+  m = numjoco.load_model(path)
+  d = numjoco.make_data(m)
   print("compiling the entry points", flush=True)
-  engine.step(m, d, 2)
-  engine.forward(m, d)
-  engine.reset_data(m, d)
+  numjoco.step(m, d, 2)
+  numjoco.forward(m, d)
+  numjoco.reset_data(m, d)
   if args.all:
     _cache_module().mark_warm("units")
   # with this marker the viewer starts without this process: the units another model needs

@@ -48,7 +48,7 @@ from numba.core.dispatcher import Dispatcher
 from numba.core.imputils import lower_builtin
 from numba.extending import typeof_impl, register_model, models
 
-from engine._cache import cache_dir as cache_root
+from numjoco.engine._cache import cache_dir as cache_root
 
 _OPTIONS = dict(nogil=True, error_model="numpy")
 # Part of every kernel's key: raise it when a change here alters compiled code (the lowering of
@@ -141,7 +141,7 @@ def _value_key(v, names, deps, depth=0):
   if isinstance(v, type) and issubclass(v, enum.Enum):
     return f"enum {v.__name__} " + ",".join(f"{m.name}={m.value!r}" for m in v)
   if isinstance(v, pytypes.ModuleType):
-    if depth > 2 or not v.__name__.startswith("engine"):
+    if depth > 2 or not v.__name__.startswith("numjoco.engine"):
       return f"module {v.__name__}"
     parts = [f"module {v.__name__}"]
     for n in sorted(names):
@@ -149,7 +149,7 @@ def _value_key(v, names, deps, depth=0):
         parts.append(n + "=" + _value_key(v.__dict__[n], names, deps, depth + 1))
     return ";".join(parts)
   if isinstance(v, pytypes.FunctionType):
-    if (v.__module__ or "").startswith("engine"):
+    if (v.__module__ or "").startswith("numjoco.engine"):
       deps.append(v)
     return f"py {v.__module__}.{v.__qualname__}"
   defn = getattr(v, "_defn", None)          # @intrinsic / @overload objects
@@ -372,7 +372,7 @@ class Unit:
   def __init__(self, disp, sig, needs):
     self.disp, self.sig, self.needs = disp, sig, needs
     fn = disp.py_func
-    self.symbol = f"numjoco.{fn.__module__}.{fn.__qualname__}"
+    self.symbol = f"{fn.__module__}.{fn.__qualname__}"
     self.__doc__, self.__name__, self.__qualname__ = fn.__doc__, fn.__name__, fn.__qualname__
     self.__module__, self.__wrapped__ = fn.__module__, fn
     self.cell = ctypes.c_void_p(_trap_addr())

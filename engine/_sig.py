@@ -3,9 +3,9 @@ gate whole families of units (a model without them never compiles those units)."
 import numpy as np
 from numba.core import types
 
-from engine._jit import unit  # noqa: F401  (stages import unit and the types from here)
-from engine._structs import DataType as D, ModelType as M  # noqa: F401
-from engine.types import mjtDisableBit, mjtEnableBit, mjtGeom, mjtIntegrator, mjtSensor, mjtSolver
+from numjoco.engine._jit import unit  # noqa: F401  (stages import unit and the types from here)
+from numjoco.engine._structs import DataType as D, ModelType as M  # noqa: F401
+from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtGeom, mjtIntegrator, mjtSensor, mjtSolver
 
 b1, i4, i8, f8 = types.boolean, types.int32, types.int64, types.float64
 f8v, f8m, i4v = types.float64[::1], types.float64[:, ::1], types.int32[::1]

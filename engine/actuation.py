@@ -7,14 +7,14 @@ actuator_force[actuator_outadr[i] : +actuator_outnum[i]]; nu = sum(ctrlnum), nou
 """
 import math
 
-from engine import history
-from engine import math as mm
-from engine import muscle
-from engine.smooth import jit
-from engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
+from numjoco.engine import history
+from numjoco.engine import math as mm
+from numjoco.engine import muscle
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
                           mjtTrn)
-from engine._sig import unit, M, D
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine._sig import unit, M, D
+from numjoco.engine.types import MINVAL as _MINVAL
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (

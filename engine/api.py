@@ -3,27 +3,27 @@ import warnings
 
 import numpy as np
 
-from engine import forward as _fwd
-# imported here, before engine/__init__ binds the name engine.inverse to the function below
-from engine import inverse as _inverse
-from engine import io
-from engine import perturb as _perturb
-from engine import setconst
-from engine.types import mjtDisableBit, mjtWarning
+from numjoco.engine import forward as _fwd
+# imported here, before engine/__init__ binds the name numjoco.inverse to the function below
+from numjoco.engine import inverse as _inverse
+from numjoco.engine import io
+from numjoco.engine import perturb as _perturb
+from numjoco.engine import setconst
+from numjoco.engine.types import mjtDisableBit, mjtWarning
 
 
 def load_model(path_or_xml, assets=None, prepare=None):
   """Compile an MJCF file path or XML string into a Model (MuJoCo's compiler + mj_setConst).
   `prepare(m)` is called before the first kernel runs on it (the viewer compiles the units the
   model needs in other processes there)."""
-  from engine import mjcf
+  from numjoco.engine import mjcf
   m = mjcf.load_model(path_or_xml, assets=assets) if assets else mjcf.load_model(path_or_xml)
   if prepare is not None:
     prepare(m)
   setconst.set_const(m)
-  from engine import lengthrange
+  from numjoco.engine import lengthrange
   lengthrange.set_length_range(m)   # muscles' actuator_lengthrange (MuJoCo's compiler step)
-  from engine.mjcf import _flex
+  from numjoco.engine.mjcf import _flex
   _flex.set_edge_constants(m)       # flexedge_length0, flexedge_invweight0 (mj_setConst)
   return m
 
@@ -91,7 +91,7 @@ def apply_perturb_force(m, d):
 
 
 def _inverse_work(m, d):
-  from engine.types import mjtEnableBit, mjtIntegrator
+  from numjoco.engine.types import mjtEnableBit, mjtIntegrator
   if (m.opt.enableflags & mjtEnableBit.INVDISCRETE) and m.opt.integrator == mjtIntegrator.RK4:
     raise ValueError("discrete inverse dynamics (INVDISCRETE enable flag) is not supported by "
                      "the RK4 integrator")
@@ -118,23 +118,23 @@ def compare_fwd_inv(m, d):
 def eval_fk(m, d):
   """Body poses (nbody, 7) and twists (nbody, 6) from qpos, qvel (kinematics only); see
   engine.articulation for the conventions."""
-  from engine import articulation
+  from numjoco.engine import articulation
   return articulation.eval_fk(m, d)
 
 
 def eval_ik(m, d, body_pose, body_vel):
   """d.qpos, d.qvel from body poses (nbody, 7) and twists (nbody, 6): the inverse of eval_fk."""
-  from engine import articulation
+  from numjoco.engine import articulation
   articulation.eval_ik(m, d, body_pose, body_vel)
 
 
 def joint_q_start(m):
   """Per-joint start in qpos, nq appended (Newton's joint_q_start)."""
-  from engine import articulation
+  from numjoco.engine import articulation
   return articulation.joint_q_start(m)
 
 
 def joint_qd_start(m):
   """Per-joint start in qvel, nv appended (Newton's joint_qd_start)."""
-  from engine import articulation
+  from numjoco.engine import articulation
   return articulation.joint_qd_start(m)

@@ -8,8 +8,8 @@ frame.
 """
 import numpy as np
 
-from engine import smooth
-from engine.types import mjtJoint
+from numjoco.engine import smooth
+from numjoco.engine.types import mjtJoint
 
 _FREE, _BALL, _SLIDE, _HINGE = (int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE),
                                 int(mjtJoint.HINGE))

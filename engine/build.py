@@ -25,14 +25,14 @@ STRUCTS = "Model and Data constructors"
 def _compile_structs():
   """Build a Model and Data of an empty model: that compiles every setter (their argument
   types are the field types, the same for every model)."""
-  from engine import io, mjcf
+  from numjoco.engine import io, mjcf
   m = mjcf.load_model("<mujoco/>")
   m.unlinked_struct()
   io.Data(m)
 
 
 def _structs_cached():
-  from engine import _structs
+  from numjoco.engine import _structs
   return all(os.path.exists(f._cache._path((), f.targetctx.codegen()))
              for f in (_structs.new_model, _structs.new_data))
 
@@ -44,8 +44,8 @@ def _compile_unit(symbol):
   if symbol == STRUCTS:
     _compile_structs()
     return symbol, time.perf_counter() - t0, False
-  import engine.api  # noqa: F401  (defines every unit)
-  from engine import _jit
+  import numjoco.engine.api  # noqa: F401  (defines every unit)
+  from numjoco.engine import _jit
   u = _jit.units()[symbol]
   hits = u.disp._cache.hits
   u.disp.compile(u.sig)
@@ -54,8 +54,8 @@ def _compile_unit(symbol):
 
 def needed_units(model=None):
   """Symbols of the units `model` (a Python-side Model; None: every unit) needs."""
-  import engine.api  # noqa: F401
-  from engine import _jit
+  import numjoco.engine.api  # noqa: F401
+  from numjoco.engine import _jit
   return [s for s, u in _jit.units().items()
           if model is None or u.needs is None or u.needs(model)]
 
@@ -63,7 +63,7 @@ def needed_units(model=None):
 def missing_units(m):
   """Symbols of the units model `m` needs with its current options that are neither linked
   nor in the cache."""
-  from engine import _jit
+  from numjoco.engine import _jit
   units = _jit.units()
   return [s for s in needed_units(m) if not units[s].is_cached()]
 
@@ -94,7 +94,7 @@ def compile_units(symbols, jobs=None, out=sys.stdout):
 
 def compile_missing(m, jobs=None, out=sys.stderr):
   """Compile the units model `m` needs that are not cached, in parallel processes; as
-  `engine.load_model(path, prepare=compile_missing)` it runs before the model's first kernel,
+  `numjoco.load_model(path, prepare=compile_missing)` it runs before the model's first kernel,
   which would otherwise compile them one after another in this process."""
   return compile_units(missing_units(m), jobs, out)
 
@@ -102,8 +102,8 @@ def compile_missing(m, jobs=None, out=sys.stderr):
 def build(model_path=None, jobs=None, out=sys.stdout):
   """Compile the units the model at `model_path` needs (None: all units) that are not cached
   yet (`compile_units`), then link them here. Returns the number of tasks compiled."""
-  from engine import _jit
-  from engine import mjcf
+  from numjoco.engine import _jit
+  from numjoco.engine import mjcf
   m = mjcf.load_model(model_path) if model_path else None
   symbols = needed_units(m)
   units = _jit.units()
@@ -123,14 +123,14 @@ def _report(out, done, total, symbol, dt, hit):
 def _by_cost(symbols):
   """Big units first, so the last ones to finish are short: ordered by the bytecode size of
   everything a unit compiles (its own code and its helpers', engine/_jit.py's closure)."""
-  from engine import _jit
+  from numjoco.engine import _jit
   units = _jit.units()
   return sorted(symbols, key=lambda s: -_jit.closure_size(units[s].disp.py_func))
 
 
 def cache_size():
   """(files, bytes) of the kernel cache."""
-  from engine import _jit
+  from numjoco.engine import _jit
   root = pathlib.Path(_jit.cache_root())
   files = list(root.glob("*.nbk")) if root.is_dir() else []
   return len(files), sum(f.stat().st_size for f in files)
@@ -140,7 +140,7 @@ def remove_legacy():
   """Delete the whole-engine caches older versions left beside `kernels/` (numba-<hash>/, one
   per engine source, several GB each); returns the bytes freed."""
   import shutil
-  from engine import _cache
+  from numjoco.engine import _cache
   root = pathlib.Path(_cache.cache_dir()).parent
   freed = 0
   for d in root.glob("numba-*"):
@@ -151,17 +151,17 @@ def remove_legacy():
 
 
 def main(argv=None):
-  """`python -m engine.build [--jobs N] SYMBOL...`: compile these units into the cache, with
+  """`python -m numjoco.engine.build [--jobs N] SYMBOL...`: compile these units into the cache, with
   progress lines on stdout (the viewer's worker runs it for the units a newly loaded model or
   an option edit needs: compiled in the worker's own thread they would hold the GIL for
   seconds and stall the window)."""
   import argparse
-  p = argparse.ArgumentParser(prog="python -m engine.build")
+  p = argparse.ArgumentParser(prog="python -m numjoco.engine.build")
   p.add_argument("symbols", nargs="+", help="units, as engine/_jit.py names them")
   p.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
   args = p.parse_args(argv)
-  import engine.api  # noqa: F401  (defines every unit)
-  from engine import _jit
+  import numjoco.engine.api  # noqa: F401  (defines every unit)
+  from numjoco.engine import _jit
   unknown = set(args.symbols) - set(_jit.units())
   if unknown:
     p.error(f"no such unit: {', '.join(sorted(unknown))}")

@@ -24,13 +24,13 @@ import math
 
 import numpy as np
 
-from engine import math as mm
-from engine.types import mjtGeom
+from numjoco.engine import math as mm
+from numjoco.engine.types import mjtGeom
 
 # as engine.smooth's jit (IEEE division: degenerate simplices behave as in MuJoCo's C code)
-from engine._jit import jit
-from engine._jit import inline as _inline
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline as _inline
+from numjoco.engine.types import MINVAL as _MINVAL
 
 _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)

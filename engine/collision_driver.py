@@ -12,17 +12,17 @@ last (engine/collision_flex.py collides them).
 
 import numpy as np
 
-from engine import collision_convex as cvx
-from engine import collision_flex as cf
-from engine import collision_hfield as hf
-from engine import collision_libccd as ccd
-from engine import constraint as cn
-from engine import collision_primitive as prim
-from engine import collision_sdf as sdf
-from engine import sleep as sl
-from engine.smooth import inline, jit
-from engine import types as t
-from engine._sig import unit, M, D, i8, f8, NEEDS_CONVEX, NEEDS_HFIELD, NEEDS_MESH, WORK
+from numjoco.engine import collision_convex as cvx
+from numjoco.engine import collision_flex as cf
+from numjoco.engine import collision_hfield as hf
+from numjoco.engine import collision_libccd as ccd
+from numjoco.engine import constraint as cn
+from numjoco.engine import collision_primitive as prim
+from numjoco.engine import collision_sdf as sdf
+from numjoco.engine import sleep as sl
+from numjoco.engine.smooth import inline, jit
+from numjoco.engine import types as t
+from numjoco.engine._sig import unit, M, D, i8, f8, NEEDS_CONVEX, NEEDS_HFIELD, NEEDS_MESH, WORK
 
 _DSBL_CONSTRAINT = int(t.mjtDisableBit.CONSTRAINT)
 _DSBL_CONTACT = int(t.mjtDisableBit.CONTACT)

@@ -43,18 +43,18 @@ import math
 
 import numpy as np
 
-from engine import constraint as cn
-from engine import collision_convex as cvx
-from engine import collision_hfield as hf
-from engine import collision_libccd as ccdlib
-from engine import collision_primitive as prim
-from engine import math as mm
-from engine.flex_contact import _closest_triangle, _row3, contact_weights   # noqa: F401
-from engine.smooth import jit
-from engine.types import mjtWarning
-from engine._sig import unit, M, D, i8, NEEDS_FLEX
-from engine.types import MINVAL as _MINVAL
-from engine.types import MAXVAL as _MAXVAL
+from numjoco.engine import constraint as cn
+from numjoco.engine import collision_convex as cvx
+from numjoco.engine import collision_hfield as hf
+from numjoco.engine import collision_libccd as ccdlib
+from numjoco.engine import collision_primitive as prim
+from numjoco.engine import math as mm
+from numjoco.engine.flex_contact import _closest_triangle, _row3, contact_weights   # noqa: F401
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtWarning
+from numjoco.engine._sig import unit, M, D, i8, NEEDS_FLEX
+from numjoco.engine.types import MINVAL as _MINVAL
+from numjoco.engine.types import MAXVAL as _MAXVAL
 
 _MAXCONPAIR = 50
 _CONTACTFULL = int(mjtWarning.CONTACTFULL)

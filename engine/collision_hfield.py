@@ -17,10 +17,10 @@ import math
 
 import numpy as np
 
-from engine import collision_convex as cvx
-from engine import collision_libccd as ccd
+from numjoco.engine import collision_convex as cvx
+from numjoco.engine import collision_libccd as ccd
 
-from engine._jit import jit
+from numjoco.engine._jit import jit
 
 MAXCONPAIR = 50
 _DSBL_NATIVECCD = 1 << 17

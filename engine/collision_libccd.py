@@ -27,14 +27,14 @@ portal is `P` (5 x 9: rows 0-3 the portal's support points, row 4 the candidate;
 import math
 
 
-from engine.collision_convex import _cross, _dot   # ccdVec3Cross/Dot: the same arithmetic
-from engine.math import axis_angle_quat, mat_vec, normalize3, quat2mat
-from engine.types import mjtGeom
+from numjoco.engine.collision_convex import _cross, _dot   # ccdVec3Cross/Dot: the same arithmetic
+from numjoco.engine.math import axis_angle_quat, mat_vec, normalize3, quat2mat
+from numjoco.engine.types import mjtGeom
 
-from engine._jit import jit
-from engine._jit import inline as _inline
-from engine._sig import unit, M, D, i8, f8, NEEDS_LIBCCD
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline as _inline
+from numjoco.engine._sig import unit, M, D, i8, f8, NEEDS_LIBCCD
+from numjoco.engine.types import MINVAL as _MINVAL
 
 _SPHERE, _CAPSULE = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER)

@@ -17,13 +17,13 @@ Rows at and beyond the returned count are scratch: box_box keeps its work vector
 import math
 
 
-from engine import math as mm
-from engine.smooth import jit
+from numjoco.engine import math as mm
+from numjoco.engine.smooth import jit
 
-from engine._jit import inline as _inline
-from engine._sig import unit, i4, i8, f8, f8v, f8m
-from engine.types import MINVAL as _MINVAL
-from engine.types import MAXVAL as _MAXVAL
+from numjoco.engine._jit import inline as _inline
+from numjoco.engine._sig import unit, i4, i8, f8, f8v, f8m
+from numjoco.engine.types import MINVAL as _MINVAL
+from numjoco.engine.types import MAXVAL as _MAXVAL
 
 _MAXCONPAIR = 50    # mjMAXCONPAIR
 # capsule-capsule: sin^2 of the axis angle below which the axes count as parallel (MuJoCo 4.0,

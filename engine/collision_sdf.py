@@ -15,12 +15,12 @@ import math
 
 import numpy as np
 
-from engine import math as mm
-from engine.smooth import jit
-from engine import types as t
-from engine._sig import unit, M, D, i8, f8v, f8m, NEEDS_SDF
-from engine.types import MINVAL as _MINVAL
-from engine.types import MAXVAL as _MAXVAL
+from numjoco.engine import math as mm
+from numjoco.engine.smooth import jit
+from numjoco.engine import types as t
+from numjoco.engine._sig import unit, M, D, i8, f8v, f8m, NEEDS_SDF
+from numjoco.engine.types import MINVAL as _MINVAL
+from numjoco.engine.types import MAXVAL as _MAXVAL
 
 TORUS, BOWL, GEAR, NUT, BOLT = 0, 1, 2, 3, 4   # engine/mjcf/_plugin.py's kinds
 # an sdf geom without a plugin: the octree SDF of its mesh (mesh_octadr); a kind past those of

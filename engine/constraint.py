@@ -21,15 +21,15 @@ import math
 
 import numpy as np
 
-from engine import flex_contact as fc
-from engine import math as mm
-from engine import sleep as sleepmod
-from engine import smooth
-from engine.smooth import inline, jit
-from engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
+from numjoco.engine import flex_contact as fc
+from numjoco.engine import math as mm
+from numjoco.engine import sleep as sleepmod
+from numjoco.engine import smooth
+from numjoco.engine.smooth import inline, jit
+from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
                           mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning,
                           mjtWrap)
-from engine._sig import unit, M, D
+from numjoco.engine._sig import unit, M, D
 
 _EQUALITY = int(mjtConstraint.EQUALITY)
 _WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.JOINT), int(mjtWrap.PULLEY)

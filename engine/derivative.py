@@ -14,18 +14,18 @@ import math
 
 import numpy as np
 
-from engine import actuation
-from engine import forward  # circular (forward imports us): resolved when compiled
-from engine import fluid
-from engine import passive as ps
-from engine import smooth
-from engine import math as mm
-from engine.smooth import jit
-from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtInput,
+from numjoco.engine import actuation
+from numjoco.engine import forward  # circular (forward imports us): resolved when compiled
+from numjoco.engine import fluid
+from numjoco.engine import passive as ps
+from numjoco.engine import smooth
+from numjoco.engine import math as mm
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtInput,
                           mjtIntegrator, mjtTrn)
-from engine._sig import unit, M, D, b1, i8, f8v, f8x2, NEEDS_DERIVATIVE, NEEDS_IMPLICIT
-from engine._sig import NEEDS_FLUID_DERIVATIVE
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine._sig import unit, M, D, b1, i8, f8v, f8x2, NEEDS_DERIVATIVE, NEEDS_IMPLICIT
+from numjoco.engine._sig import NEEDS_FLUID_DERIVATIVE
+from numjoco.engine.types import MINVAL as _MINVAL
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE = int(mjtDyn.NONE)

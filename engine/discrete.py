@@ -14,14 +14,14 @@ metric and integrate explicitly). The constraint rows are treated implicitly too
 (engine/constraint.py). No MuJoCo source of this integrator was available: every rule here was
 measured on the installed MuJoCo 4.0 (tests/test_discrete.py compares against it).
 """
-from engine import actuation
-from engine import derivative
-from engine import passive as ps
-from engine import smooth
-from engine import solver
-from engine.smooth import jit
-from engine.types import mjtDisableBit, mjtJoint, mjtSolver, mjtTrn
-from engine._sig import unit, M, D, NEEDS_DISCRETE
+from numjoco.engine import actuation
+from numjoco.engine import derivative
+from numjoco.engine import passive as ps
+from numjoco.engine import smooth
+from numjoco.engine import solver
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtDisableBit, mjtJoint, mjtSolver, mjtTrn
+from numjoco.engine._sig import unit, M, D, NEEDS_DISCRETE
 
 _SLIDE, _HINGE, _FREE = int(mjtJoint.SLIDE), int(mjtJoint.HINGE), int(mjtJoint.FREE)
 _DSBL_SPRING = int(mjtDisableBit.SPRING)

@@ -1,10 +1,10 @@
 """Potential and kinetic energy when the ENERGY enable flag is set (mj_energyPos, mj_energyVel)."""
-from engine import math as mm
-from engine.passive import tendon_spring_range
-from engine import sleep as sleepmod
-from engine.smooth import jit, mul_m
-from engine.types import mjtDisableBit, mjtJoint
-from engine._sig import unit, M, D, NEEDS_ENERGY
+from numjoco.engine import math as mm
+from numjoco.engine.passive import tendon_spring_range
+from numjoco.engine import sleep as sleepmod
+from numjoco.engine.smooth import jit, mul_m
+from numjoco.engine.types import mjtDisableBit, mjtJoint
+from numjoco.engine._sig import unit, M, D, NEEDS_ENERGY
 
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
 _DSBL_SPRING = int(mjtDisableBit.SPRING)

@@ -9,11 +9,11 @@ the discrete integrator.
 """
 import numpy as np
 
-from engine import passive as ps
-from engine import smooth
-from engine.smooth import jit
-from engine.types import mjtDisableBit
-from engine._sig import unit, M, D, NEEDS_FLEX
+from numjoco.engine import passive as ps
+from numjoco.engine import smooth
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtDisableBit
+from numjoco.engine._sig import unit, M, D, NEEDS_FLEX
 
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)

@@ -5,8 +5,8 @@ It imports only engine.smooth's jit, so constraint.py, sensor.py and sleep.py ca
 without cycles; collision_flex.py re-exports contact_weights."""
 import numpy as np
 
-from engine.smooth import jit
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import MINVAL as _MINVAL
 
 
 @jit

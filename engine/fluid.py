@@ -5,12 +5,12 @@ All velocities and forces are MuJoCo's (rot:lin) 6-vectors, kept as scalar tuple
 """
 import math
 
-from engine import math as mm
-from engine import passive  # circular (passive imports us): resolved when compiled
-from engine.smooth import jit
-from engine.types import mjtGeom
-from engine._sig import unit, M, D, NEEDS_FLUID
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine import math as mm
+from numjoco.engine import passive  # circular (passive imports us): resolved when compiled
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtGeom
+from numjoco.engine._sig import unit, M, D, NEEDS_FLUID
+from numjoco.engine.types import MINVAL as _MINVAL
 
 _SPHERE, _CAPSULE, _CYLINDER = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.CYLINDER)
 _PI = math.pi

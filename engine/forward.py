@@ -1,27 +1,27 @@
 """Forward dynamics and integrators (MuJoCo's engine_forward.c): fwd_position, fwd_velocity,
 fwd_actuation, fwd_acceleration, fwd_constraint, forward; euler, rk4, implicit; step."""
 
-from engine import actuation
-from engine import collision_driver
-from engine import constraint
-from engine import derivative
-from engine import discrete
-from engine import energy
-from engine import flex as flexmod
-from engine import history
-from engine import inverse
-from engine import math as mm
-from engine import muscle
-from engine import passive as ps
-from engine import perturb
-from engine import sensor
-from engine import sleep
-from engine import smooth
-from engine import solver
-from engine.smooth import jit
-from engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtEnableBit,
+from numjoco.engine import actuation
+from numjoco.engine import collision_driver
+from numjoco.engine import constraint
+from numjoco.engine import derivative
+from numjoco.engine import discrete
+from numjoco.engine import energy
+from numjoco.engine import flex as flexmod
+from numjoco.engine import history
+from numjoco.engine import inverse
+from numjoco.engine import math as mm
+from numjoco.engine import muscle
+from numjoco.engine import passive as ps
+from numjoco.engine import perturb
+from numjoco.engine import sensor
+from numjoco.engine import sleep
+from numjoco.engine import smooth
+from numjoco.engine import solver
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtTrn, mjtDisableBit, mjtEnableBit,
                           mjtIntegrator)
-from engine._sig import unit, M, D, b1, i8, f8v, NEEDS_IMPLICIT, NEEDS_RK4
+from numjoco.engine._sig import unit, M, D, b1, i8, f8v, NEEDS_IMPLICIT, NEEDS_RK4
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (

@@ -21,8 +21,8 @@ import warnings
 
 import numpy as np
 
-from engine.smooth import jit
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import MINVAL as _MINVAL
 
 ZOH, LINEAR, CUBIC = 0, 1, 2   # interp values (MJCF: zoh, linear, cubic)
 

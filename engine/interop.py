@@ -4,10 +4,10 @@ Imports `mujoco` lazily: nothing else in `engine/` depends on it.
 """
 import numpy as np
 
-from engine import io
-from engine import types as t
-from engine.mjcf._assemble import DRAW_FIELDS, DRAW_SIZES
-from engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
+from numjoco.engine import io
+from numjoco.engine import types as t
+from numjoco.engine.mjcf._assemble import DRAW_FIELDS, DRAW_SIZES
+from numjoco.engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
 
 _OBJ_COUNT = {
     t.mjtObj.BODY: "nbody", t.mjtObj.JOINT: "njnt", t.mjtObj.GEOM: "ngeom",
@@ -56,7 +56,7 @@ def model_from_mujoco(mjm):
     vis[g] = {k: v for k, v in vals.items() if v != []}  # some rgba entries are not bound
   stat = {k: np.asarray(getattr(mjm.stat, k)).tolist() for k in STATISTIC_DEFAULTS}
   if sizes.get("nplugin", 0) > 0:   # engine-only: which plugin, its parameters, PID gains
-    from engine.mjcf._plugin import PID, pid_prm, plugin_arrays
+    from numjoco.engine.mjcf._plugin import PID, pid_prm, plugin_arrays
     kinds, params = plugin_arrays(mjm.plugin, mjm.plugin_attr, mjm.plugin_attradr)
     arrays["plugin_kind"], arrays["plugin_param"] = kinds, params
     prm = np.zeros((mjm.nactuator, 5))

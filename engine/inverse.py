@@ -3,18 +3,18 @@ qacc at the current qpos, qvel. qfrc_inverse = M qacc + qfrc_bias - qfrc_passive
 with qfrc_constraint from the soft-constraint model at jar = J qacc - aref (mj_invConstraint)."""
 import numpy as np
 
-from engine import constraint
-from engine import derivative
-from engine import discrete as disc
-from engine import energy
-from engine import forward as fwd
-from engine import passive as ps
-from engine import sensor
-from engine import smooth
-from engine import solver
-from engine.smooth import jit
-from engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator
-from engine._sig import unit, M, D, f8v, NEEDS_DISCRETE, NEEDS_FWDINV
+from numjoco.engine import constraint
+from numjoco.engine import derivative
+from numjoco.engine import discrete as disc
+from numjoco.engine import energy
+from numjoco.engine import forward as fwd
+from numjoco.engine import passive as ps
+from numjoco.engine import sensor
+from numjoco.engine import smooth
+from numjoco.engine import solver
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator
+from numjoco.engine._sig import unit, M, D, f8v, NEEDS_DISCRETE, NEEDS_FWDINV
 
 _ENBL_ENERGY = int(mjtEnableBit.ENERGY)
 _ENBL_INVDISCRETE = int(mjtEnableBit.INVDISCRETE)

@@ -7,9 +7,9 @@ import warnings
 
 import numpy as np
 
-from engine import _jit, _sig, _structs
-from engine import types as t
-from engine.visual import Statistic, Visual
+from numjoco.engine import _jit, _sig, _structs
+from numjoco.engine import types as t
+from numjoco.engine.visual import Statistic, Visual
 
 _OPT_NAMES = {name[4:] for name, _, _ in t.MODEL_TABLE if name.startswith("opt_")}
 _DATA_SCALARS = {"time": float, "ncon": int, "ne": int, "nf": int, "nl": int, "nefc": int,
@@ -134,7 +134,7 @@ def reset_data(m, d, key=None):
   d.eq_active[:] = m.eq_active0
   d.plastic[:] = initial_plastic(m)
   reset_ctrl(m, d)
-  from engine import history   # lazy: it defines kernels (see engine/__init__.py)
+  from numjoco.engine import history   # lazy: it defines kernels (see engine/__init__.py)
   history.reset_history(m, d)
   mocap_bodies = np.nonzero(m.body_mocapid >= 0)[0]
   for b in mocap_bodies:
@@ -161,12 +161,12 @@ def _reset_sleep(m, d):
   """Every tree awake; with the sleep flag, trees whose root body has sleep="init" are put to
   sleep (mj_resetData). When one cannot sleep (it moves at qpos0, or its island holds a tree
   that may not sleep), every tree stays awake and a warning names the first, as 4.0 does."""
-  from engine import sleep   # lazy: it defines kernels (see engine/__init__.py)
+  from numjoco.engine import sleep   # lazy: it defines kernels (see engine/__init__.py)
   sleep.reset_state(m.struct, d.struct)
   init = np.nonzero(m.tree_sleep_policy == sleep.POLICY_INIT)[0]
   if not (m.opt.enableflags & int(t.mjtEnableBit.SLEEP)) or not len(init):
     return
-  from engine.forward import sleep_init   # (engine.forward is also the API function's name)
+  from numjoco.engine.forward import sleep_init   # (numjoco.forward is also the API function's name)
   n = sleep_init(m.struct, d.struct)
   if n != len(init):
     bad = next(i for i in init if d.tree_asleep[i] < 0)
@@ -183,7 +183,7 @@ def _reset_sleep(m, d):
 def initial_plastic(m):
   """The plastic spring references mj_resetData starts from, read from the model's current
   qpos_spring and tendon_lengthspring."""
-  from engine.mjcf._assemble import initial_plastic as from_arrays
+  from numjoco.engine.mjcf._assemble import initial_plastic as from_arrays
   return from_arrays(m._arrays, m.nplastic)
 
 

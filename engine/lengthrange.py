@@ -3,13 +3,12 @@
 model with a force pushing the actuator to each end of its range and recording the length
 reached. Joint/tendon limits are used instead when `uselimit` allows it."""
 import math
-import sys
 
-from engine import io
-from engine import smooth
-from engine.types import mjtBias, mjtDisableBit, mjtGain, mjtIntegrator, mjtTrn
+from numjoco.engine import forward as _fwd
+from numjoco.engine import io
+from numjoco.engine import smooth
+from numjoco.engine.types import mjtBias, mjtDisableBit, mjtGain, mjtIntegrator, mjtTrn
 
-_fwd = sys.modules["engine.forward"]   # the module (engine.forward is rebound to the API call)
 _jit = smooth.jit
 _MODE_NONE, _MODE_MUSCLE, _MODE_MUSCLEUSER = 0, 1, 2
 

@@ -6,7 +6,7 @@ Spatial vectors are MuJoCo's (rot:lin) 6-vectors; cinert is MuJoCo's 10-number l
 import math
 
 
-from engine._jit import inline as _jit, jit
+from numjoco.engine._jit import inline as _jit, jit
 
 
 @_jit

@@ -1,4 +1,4 @@
-from engine.types import MINVAL
+from numjoco.engine.types import MINVAL
 """MuJoCo's muscle model (engine_util_misc.c): active force-length-velocity gain, passive
 force, activation dynamics, and the gain's velocity derivative (engine_derivative.c).
 
@@ -6,7 +6,7 @@ prm = (range[2], force, scale, lmin, lmax, vmax, fpmax, fvmax); force < 0 means
 scale / actuator_acc0.
 """
 
-from engine._jit import jit
+from numjoco.engine._jit import jit
 
 
 @jit

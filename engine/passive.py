@@ -2,14 +2,14 @@
 polynomial terms and actuator-inherited damping, gravity compensation, fluid forces, and the
 constant pull of adhesive contacts."""
 
-from engine import flex as flexmod
-from engine import flex_contact as fc
-from engine import fluid
-from engine import math as mm
-from engine import smooth
-from engine.smooth import jit
-from engine.types import mjtJoint, mjtTrn, mjtDisableBit
-from engine._sig import unit, M, D
+from numjoco.engine import flex as flexmod
+from numjoco.engine import flex_contact as fc
+from numjoco.engine import fluid
+from numjoco.engine import math as mm
+from numjoco.engine import smooth
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtJoint, mjtTrn, mjtDisableBit
+from numjoco.engine._sig import unit, M, D
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),

@@ -10,12 +10,12 @@ step writes the spring-damper wrench into `d.xfrc_perturb`, which is added to th
 """
 import math
 
-from engine import constraint
-from engine import math as mm
-from engine import sensor
-from engine import smooth
-from engine.smooth import jit
-from engine.types import MINVAL, mjtJoint, mjtObj
+from numjoco.engine import constraint
+from numjoco.engine import math as mm
+from numjoco.engine import sensor
+from numjoco.engine import smooth
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import MINVAL, mjtJoint, mjtObj
 
 TRANSLATE = 1   # mjPERT_TRANSLATE
 ROTATE = 2      # mjPERT_ROTATE

@@ -9,7 +9,7 @@ mj_camlight, mj_flex's vertex positions) and
 m.stat as mj_setConst computes it. That is enough to draw the scene exactly as the first
 physics frame will show it. `finish()` then builds the engine's Model from the same arrays (it
 imports numba; the viewer does it on its worker thread after the first frame), equal to
-`engine.load_model(path)`.
+`numjoco.load_model(path)`.
 
 Not in the preview: contacts, paths of tendons that wrap around geoms (drawn once the physics
 runs), energy.
@@ -20,8 +20,8 @@ import threading
 
 import numpy as np
 
-from engine import types as t
-from engine.visual import Statistic, Visual
+from numjoco.engine import types as t
+from numjoco.engine.visual import Statistic, Visual
 
 _FREE, _BALL, _SLIDE = int(t.mjtJoint.FREE), int(t.mjtJoint.BALL), int(t.mjtJoint.SLIDE)
 _PLANE = int(t.mjtGeom.PLANE)
@@ -38,7 +38,7 @@ def _deferred_ccd_sizes(calls):
   """Compile without engine.collision_convex (a numba module) that sizes the GJK/EPA work
   buffers of Data: those sizes are placeholders until `finish` asks for them (recorded in
   `calls`). The compiler reads types.contact_capacity at call time, so it is swapped here,
-  for the whole process: an engine.load_model on another thread meanwhile would get the
+  for the whole process: an numjoco.load_model on another thread meanwhile would get the
   placeholders (the viewer compiles one model at a time). Moving collision_convex.work_sizes
   and its constants to a numba-free module would make this unnecessary."""
   real = t.contact_capacity
@@ -91,9 +91,9 @@ class Compiled:
   engine's Model of it."""
 
   def __init__(self, source, assets=None):
-    """Parse and compile `source` (a file path or an XML string) as engine.load_model does;
+    """Parse and compile `source` (a file path or an XML string) as numjoco.load_model does;
     errors are the compiler's (MjcfError naming the file, line and element)."""
-    from engine.mjcf.compile import compile_model
+    from numjoco.engine.mjcf.compile import compile_model
     self._ccd = []
     with _deferred_ccd_sizes(self._ccd):
       sizes, arrays, names = compile_model(source, assets, simulated=True)
@@ -136,12 +136,12 @@ class Compiled:
     return self.model, self.pose(key)
 
   def finish(self, prepare=None):
-    """The engine's Model of these arrays (shared, not copied), as engine.load_model makes it:
-    mj_setConst and the compiler's actuator length ranges; `prepare(m)` as engine.load_model
+    """The engine's Model of these arrays (shared, not copied), as numjoco.load_model makes it:
+    mj_setConst and the compiler's actuator length ranges; `prepare(m)` as numjoco.load_model
     calls it. Imports numba: call it where a second of work does not hold up the window."""
-    from engine import io
-    from engine import lengthrange
-    from engine import setconst
+    from numjoco.engine import io
+    from numjoco.engine import lengthrange
+    from numjoco.engine import setconst
     sizes = dict(self.sizes)
     if self._ccd:
       sizes.update(t.contact_capacity(sizes, *self._ccd[-1]))
@@ -152,7 +152,7 @@ class Compiled:
       prepare(m)
     setconst.set_const(m)
     lengthrange.set_length_range(m)
-    from engine.mjcf import _flex
+    from numjoco.engine.mjcf import _flex
     _flex.set_edge_constants(m)
     return m
 

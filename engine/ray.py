@@ -9,11 +9,11 @@ import math
 
 import numpy as np
 
-from engine import collision_sdf as sdf
-from engine import math as mm
-from engine.smooth import jit
-from engine.types import mjtGeom
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine import collision_sdf as sdf
+from numjoco.engine import math as mm
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtGeom
+from numjoco.engine.types import MINVAL as _MINVAL
 
 _PLANE, _HFIELD, _SPHERE, _CAPSULE = (int(mjtGeom.PLANE), int(mjtGeom.HFIELD),
                                       int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE))
@@ -22,7 +22,7 @@ _ELLIPSOID, _CYLINDER, _BOX, _MESH = (int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLIND
 _MISS = (-1.0, 0.0, 0.0, 0.0)
 # small helpers called per ray and triangle: inlined into their callers (a call boundary
 # passing tuples cost ~40% of a triangle test, measured)
-from engine._jit import inline as _inline
+from numjoco.engine._jit import inline as _inline
 
 
 @_inline

@@ -12,24 +12,24 @@ import math
 
 import numpy as np
 
-from engine import collision_convex as cvx
-from engine import collision_driver as drv
-from engine import collision_libccd as ccd
-from engine import collision_primitive as prim
-from engine import collision_sdf as sdf
-from engine import constraint
-from engine import energy
-from engine import flex_contact as fc
-from engine import history
-from engine import math as mm
-from engine import passive as ps
-from engine import ray as rays
-from engine import sleep as sleepmod
-from engine import smooth
-from engine.smooth import jit, subtree_vel
-from engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
+from numjoco.engine import collision_convex as cvx
+from numjoco.engine import collision_driver as drv
+from numjoco.engine import collision_libccd as ccd
+from numjoco.engine import collision_primitive as prim
+from numjoco.engine import collision_sdf as sdf
+from numjoco.engine import constraint
+from numjoco.engine import energy
+from numjoco.engine import flex_contact as fc
+from numjoco.engine import history
+from numjoco.engine import math as mm
+from numjoco.engine import passive as ps
+from numjoco.engine import ray as rays
+from numjoco.engine import sleep as sleepmod
+from numjoco.engine import smooth
+from numjoco.engine.smooth import jit, subtree_vel
+from numjoco.engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
                           mjtObj, mjtSensor, mjtStage, mjtTrn, mjtWrap)
-from engine._sig import unit, M, D, b1, i8, f8, f8v, NEEDS_SENSOR
+from numjoco.engine._sig import unit, M, D, b1, i8, f8, f8v, NEEDS_SENSOR
 
 _DSBL_SENSOR = int(mjtDisableBit.SENSOR)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)

@@ -3,11 +3,11 @@ invweights, tendon/actuator lengths at qpos0, actuator acc0, camera/light offset
 derived index fields (subtree mass, actuator ids on joints/tendons, tendon sparsity)."""
 import numpy as np
 
-from engine import io
-from engine import math as mm
-from engine import preview
-from engine import smooth
-from engine.types import mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
+from numjoco.engine import io
+from numjoco.engine import math as mm
+from numjoco.engine import preview
+from numjoco.engine import smooth
+from numjoco.engine.types import mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
 
 _jit = smooth.jit
 

@@ -21,9 +21,9 @@ actuator_force) are recomputed where MuJoCo keeps their last values.
 """
 import math
 
-from engine import flex_contact as fc
-from engine.smooth import jit
-from engine.types import mjtEnableBit, mjtEq, mjtObj, mjtSensor, mjtTrn
+from numjoco.engine import flex_contact as fc
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import mjtEnableBit, mjtEq, mjtObj, mjtSensor, mjtTrn
 
 _ENBL_SLEEP = int(mjtEnableBit.SLEEP)
 MINAWAKE = 10                       # mjMINAWAKE: steps under tolerance before sleeping

@@ -6,9 +6,9 @@ Every stage takes (m, d) structrefs, reads Model and writes Data.
 import math
 
 
-from engine import math as mm
-from engine import wrap as wrapmod
-from engine.types import (MINVAL, mjtJoint, mjtTrn, mjtDisableBit, mjtEnableBit, mjtWarning,
+from numjoco.engine import math as mm
+from numjoco.engine import wrap as wrapmod
+from numjoco.engine.types import (MINVAL, mjtJoint, mjtTrn, mjtDisableBit, mjtEnableBit, mjtWarning,
                           mjtWrap)
 
 _FREE, _BALL, _SLIDE, _HINGE = int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE), int(mjtJoint.HINGE)
@@ -30,11 +30,11 @@ _CL_FIXED, _CL_TRACK, _CL_TRACKCOM, _CL_TARGETBODY, _CL_TARGETBODYCOM = 0, 1, 2,
 
 # IEEE division everywhere (error_model='numpy'): x/0 gives inf or nan as in MuJoCo's C code,
 # where Numba's default raises ZeroDivisionError and tests the divisor before every division
-from engine._jit import jit
+from numjoco.engine._jit import jit
 # small helpers called per body, pair or row: inlined into their callers, which saves the
 # call and the reference counting of the Model/Data structs passed to it
-from engine._jit import inline
-from engine._sig import unit, M, D, NEEDS_TENDON
+from numjoco.engine._jit import inline
+from numjoco.engine._sig import unit, M, D, NEEDS_TENDON
 
 
 @inline

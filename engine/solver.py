@@ -39,10 +39,10 @@ import math
 
 import numpy as np
 
-from engine import island
-from engine import smooth
-from engine.smooth import jit
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine import island
+from numjoco.engine import smooth
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import MINVAL as _MINVAL
 
 # helpers of sol_primal inlined into it (a call would pass the flattened Primal context)
 _inline = smooth.inline
@@ -50,9 +50,9 @@ _inline = smooth.inline
 # otherwise costs a compare and select per access and keeps sparse gathers from pipelining
 # (a 17-row sparse J product: 113 -> 48 ns)
 _u = np.uintp
-from engine.types import (mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone,
+from numjoco.engine.types import (mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone,
                           mjtIntegrator)
-from engine._sig import unit, M, D, b1, i4, i8, i4v, NEEDS_NOSLIP, NEEDS_PGS
+from numjoco.engine._sig import unit, M, D, b1, i4, i8, i4v, NEEDS_NOSLIP, NEEDS_PGS
 
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)

@@ -1,7 +1,7 @@
 """Enums (values equal MuJoCo's mjt* enums) and the field tables of Model and Data.
 
 The tables are the single source of truth: `engine/_structs.py` (the numba structref types and
-their setters) is generated from them by `python -m engine._gen`, and `engine.io` allocates every
+their setters) is generated from them by `python -m numjoco.engine._gen`, and `engine.io` allocates every
 array from them. A shape entry is a size name (``nq``), an int, or a product ``nu*nv``.
 """
 import enum
@@ -1160,7 +1160,7 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=Non
     njmax = (6 * nconmax + 6 * sizes.get("neq", 0) + 2 * sizes.get("nv", 0)
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0)
              + sizes.get("nflexedge", 0))   # flex edge equality: a row per edge
-  from engine.collision_convex import work_sizes   # lazy: that module imports this one
+  from numjoco.engine.collision_convex import work_sizes   # lazy: that module imports this one
   nccd = max(100, int(ccd_iterations))
   # room for two meshes' hulls, or a height field prism and a mesh
   nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0) + 6)

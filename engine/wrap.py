@@ -11,8 +11,8 @@ through one point on the circle found by Newton's method on an angle.
 import math
 
 
-from engine._jit import jit
-from engine.types import MINVAL
+from numjoco.engine._jit import jit
+from numjoco.engine.types import MINVAL
 
 
 @jit

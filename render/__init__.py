@@ -5,10 +5,10 @@ Modules: snapshot (what is drawn, filled on the physics thread), camera (mjvCame
 (Renderer, VisOptions), headless (HeadlessRenderer, save_png), visual (mjVisual/mjStatistic and
 builtin textures read from the MJCF), meshes (unit primitives), shaders (GLSL).
 """
-from render.camera import Camera, CameraType, Mouse
-from render.headless import HeadlessRenderer, save_png
-from render.renderer import Renderer, VisOptions
-from render.snapshot import Snapshot
+from numjoco.render.camera import Camera, CameraType, Mouse
+from numjoco.render.headless import HeadlessRenderer, save_png
+from numjoco.render.renderer import Renderer, VisOptions
+from numjoco.render.snapshot import Snapshot
 
 __all__ = ["Camera", "CameraType", "Mouse", "HeadlessRenderer", "save_png", "Renderer",
            "VisOptions", "Snapshot"]

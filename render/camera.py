@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from render.visual import visual_for
+from numjoco.render.visual import visual_for
 
 
 class CameraType(enum.IntEnum):

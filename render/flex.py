@@ -15,7 +15,7 @@ unless the material's and the default); a texture only with texture coordinates.
 """
 import numpy as np
 
-from render import surfaces
+from numjoco.render import surfaces
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)

@@ -3,7 +3,7 @@ video recording)."""
 import moderngl
 import numpy as np
 
-from render.renderer import Renderer, VisOptions
+from numjoco.render.renderer import Renderer, VisOptions
 
 
 def create_context():

@@ -17,12 +17,12 @@ import math
 import moderngl
 import numpy as np
 
-from render import meshes
-from render import shaders
-from render import flex
-from render import skin
-from render import textures
-from render.visual import visual_for
+from numjoco.render import meshes
+from numjoco.render import shaders
+from numjoco.render import flex
+from numjoco.render import skin
+from numjoco.render import textures
+from numjoco.render.visual import visual_for
 
 # primitive meshes, in draw order
 # (ball, rod, tip: low-resolution sphere, cylinder and cone for markers drawn by the thousand)
@@ -1221,7 +1221,7 @@ class Renderer:
 
   def labels(self, snapshot, camera, opts, width, height):
     """[(x, y, text)] in pixels for opts.labels (body/geom/site/joint names or ids)."""
-    from engine.types import mjtObj
+    from numjoco.engine.types import mjtObj
     mode = opts.labels
     if mode not in LABELS:
       raise ValueError(f"labels mode {mode!r}: expected one of {LABELS}")

@@ -9,7 +9,7 @@ weighted sum and the normals stored in float32.
 """
 import numpy as np
 
-from render import surfaces
+from numjoco.render import surfaces
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 

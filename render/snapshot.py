@@ -24,10 +24,10 @@ class Snapshot:
   def __init__(self, m, d=None):
     """Allocate for model `m` and fill from `d` (default: the model at qpos0, so a snapshot is
     drawable before the first capture)."""
-    import engine
+    import numjoco
     if d is None:
-      d = engine.make_data(m)
-      engine.forward(m, d)
+      d = numjoco.make_data(m)
+      numjoco.forward(m, d)
     self.time = 0.0
     self.ncon = 0
     self.nefc = 0
@@ -56,7 +56,7 @@ class Snapshot:
       if hasattr(d, "flexvert_xpos"):
         np.copyto(self.flexvert_xpos, np.asarray(d.flexvert_xpos).reshape(-1, 3))
       else:
-        from render.flex import vertex_positions
+        from numjoco.render.flex import vertex_positions
         self.flexvert_xpos[:] = vertex_positions(m, d.xpos, d.xmat)
     a = d._arrays if hasattr(d, "_arrays") else None
     self.time = float(a["time"][0]) if a is not None else float(d.time)

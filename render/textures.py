@@ -15,8 +15,8 @@ instanced too: one draw call per (shape, texture) pair; they also cast shadows.
 import numpy as np
 import moderngl
 
-from render import meshes
-from render import shaders
+from numjoco.render import meshes
+from numjoco.render import shaders
 
 TEX_2D, TEX_CUBE = 1, 2
 _FMT = "3f 3f 1f 2f"
@@ -218,7 +218,7 @@ class TexturedGeoms:
     got = self._shapes.get(kind)
     if got is not None:
       return got
-    from render.renderer import KINDS
+    from numjoco.render.renderer import KINDS
     m, ctx = self.m, self.ctx
     nprim = len(KINDS)
     if kind < nprim:

@@ -152,7 +152,7 @@ def _read_sections(path):
   if not path:
     return []
   try:
-    from engine.mjcf.parse import parse
+    from numjoco.engine.mjcf.parse import parse
     root = parse(path)
   except Exception:   # the engine already loaded this file; a failure here only loses styling
     return []

@@ -7,11 +7,11 @@ import os
 def pytest_sessionstart(session):
   if os.environ.get("PYTEST_XDIST_WORKER"):
     return                       # a worker: the controller built the cache already
-  from engine import _cache
+  from numjoco.engine import _cache
   if _cache.is_warm("units"):
     return
   import sys
-  from engine import build
+  from numjoco.engine import build
   jobs = int(os.environ.get("NUMJOCO_COMPILE_JOBS", os.cpu_count() or 1))
   build.build(None, jobs=jobs, out=sys.stderr)
   _cache.mark_warm("units")

@@ -20,17 +20,17 @@ def suite_source(name):
 def load_both(name, disable_constraint=True):
   """(ours, mujoco's) compiled models of a suite model, constraints disabled on both."""
   import mujoco
-  import engine
+  import numjoco
   src, assets = suite_source(name)
   if assets:
     mjm = mujoco.MjModel.from_xml_string(src, assets)
-    m = engine.load_model(src, assets=assets)
+    m = numjoco.load_model(src, assets=assets)
   else:
     mjm = mujoco.MjModel.from_xml_path(src)
-    m = engine.load_model(src)
+    m = numjoco.load_model(src)
   if disable_constraint:
     mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
-    m.opt.disableflags = m.opt.disableflags | int(engine.mjtDisableBit.CONSTRAINT)
+    m.opt.disableflags = m.opt.disableflags | int(numjoco.mjtDisableBit.CONSTRAINT)
   return m, mjm
 
 
@@ -71,7 +71,7 @@ SETCONST_SKIPPED = {
 def reference_fields(mjm):
   """(sizes, {field: numpy array}) of every MODEL_TABLE field of a MjModel, in our sizes and
   shapes (no Numba kernels needed)."""
-  from engine import types as t
+  from numjoco.engine import types as t
   sizes = {k: int(getattr(mjm, k, -1)) for k in t.MODEL_SIZES}
   # MuJoCo grows an arena (nconmax = njmax = -1); we preallocate (types.contact_capacity)
   sizes.update(t.contact_capacity(sizes, mjm.nconmax, mjm.njmax, mjm.opt.ccd_iterations,
@@ -92,7 +92,7 @@ def assert_compiles_as_mujoco(path, skip=()):
 
   import mujoco
 
-  from engine.mjcf import compile_model
+  from numjoco.engine.mjcf import compile_model
   from tests.test_mjcf_compile import assert_same
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")   # e.g. ignored attributes are warned about
@@ -111,13 +111,13 @@ def assert_forward_as_mujoco(m, d, mjm, mjd, what, ncon=False,
 
   import mujoco
 
-  import engine
+  import numjoco
   mujoco.mj_forward(mjm, mjd)
   for f in fields:
     getattr(d, f)[:] = getattr(mjd, f)
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    engine.forward(m, d)
+    numjoco.forward(m, d)
   if ncon:
     assert d.ncon == mjd.ncon, f"{what}: ncon"
   scale = 1.0 + np.abs(mjd.qacc).max(initial=0.0)
@@ -136,9 +136,9 @@ def assert_teacher_forced(m, mjm, nstep=200, tol=1e-5, seed=0, contacts=True):
 
   import mujoco
 
-  import engine
-  from engine import interop
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  import numjoco
+  from numjoco.engine import interop
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(seed)
   lo, hi = (mjm.actuator_ctrlrange.T if mjm.nu else (np.zeros(0), np.zeros(0)))
   free = ~mjm.actuator_ctrllimited.astype(bool) if mjm.nu else np.zeros(0, bool)
@@ -152,7 +152,7 @@ def assert_teacher_forced(m, mjm, nstep=200, tol=1e-5, seed=0, contacts=True):
     mujoco.mj_forward(mjm, mjd)
     with warnings.catch_warnings():
       warnings.simplefilter("ignore")
-      engine.forward(m, d)
+      numjoco.forward(m, d)
     if contacts:
       assert d.ncon == mjd.ncon, f"step {i}: ncon {d.ncon} != {mjd.ncon}"
       np.testing.assert_array_equal(d.contact_geom1[:d.ncon], mjd.contact.geom1,

@@ -14,9 +14,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.mjcf import MjcfError
-from engine import types as t
+import numjoco
+from numjoco.engine.mjcf import MjcfError
+from numjoco.engine import types as t
 from tests.models import assert_close
 
 _ARM = """
@@ -138,7 +138,7 @@ def _load(scene, integrator="Euler"):
     # torque's norm rounds below the bound (measured: ~1 step in 6, by the last bit), a coin
     # flip no other implementation can follow; the clamp is covered by the other integrators
     xml = xml.replace(' forcerange="0 0.2"', "")
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 @pytest.mark.parametrize("scene", list(SCENES))
@@ -149,16 +149,16 @@ def test_compiled_fields(scene):
     assert getattr(m, k) == getattr(mjm, k), k
   for f in _FIELDS:
     assert_close(getattr(m, "actuator_" + f), getattr(mjm, "actuator_" + f), f, 1e-12, 1e-12)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   assert_close(d.ctrl, mujoco.MjData(mjm).ctrl, "ctrl after reset (quat inputs: identity)")
 
 
 def _rollout(m, mjm, steps, seed, teacher=False):
   """Random piecewise-constant controls; returns our and MuJoCo's histories."""
-  from engine import interop
+  from numjoco.engine import interop
   rng = np.random.default_rng(seed)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   lo = np.where(mjm.actuator_ctrllimited, mjm.actuator_ctrlrange[:, 0], -1.5)
   hi = np.where(mjm.actuator_ctrllimited, mjm.actuator_ctrlrange[:, 1], 1.5)
   ours, theirs = [], []
@@ -172,7 +172,7 @@ def _rollout(m, mjm, steps, seed, teacher=False):
       d.act[:] = mjd.act
     d.ctrl[:] = ctrl
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     keys = ("qpos", "qvel", "act", "actuator_force", "sensordata")
     ours.append({k: np.array(getattr(d, k)) for k in keys})
     theirs.append({k: np.array(getattr(mjd, k)) for k in keys})
@@ -260,7 +260,7 @@ def test_bad_attributes(act, msg):
   with pytest.raises(ValueError):
     mujoco.MjData(mujoco.MjModel.from_xml_string(xml))   # the PID plugin checks at MjData
   with pytest.raises(MjcfError) as e:
-    engine.load_model(xml)
+    numjoco.load_model(xml)
   text = str(e.value)
   assert msg in text, text
   line = xml[:xml.index(act)].count("\n") + 1

@@ -4,8 +4,8 @@ import warnings
 import numpy as np
 import pytest
 
-import engine
-from assets import DEMO_MODEL
+import numjoco
+from numjoco.assets import DEMO_MODEL
 
 XML = """
 <mujoco>
@@ -23,63 +23,63 @@ XML = """
 
 def test_name2id_and_id2name():
   """Names resolve like mj_name2id (by object type name or mjtObj), -1 when missing."""
-  m = engine.load_model(XML)
-  assert engine.name2id(m, "body", "pole") == 1
-  assert engine.name2id(m, engine.mjtObj.JOINT, "hinge") == 0
-  assert engine.name2id(m, "actuator", "m") == 0
-  assert engine.name2id(m, "body", "nope") == -1
-  assert engine.id2name(m, "body", 1) == "pole"
+  m = numjoco.load_model(XML)
+  assert numjoco.name2id(m, "body", "pole") == 1
+  assert numjoco.name2id(m, numjoco.mjtObj.JOINT, "hinge") == 0
+  assert numjoco.name2id(m, "actuator", "m") == 0
+  assert numjoco.name2id(m, "body", "nope") == -1
+  assert numjoco.id2name(m, "body", 1) == "pole"
 
 
 def test_writes_reach_compiled_code():
   """d.qpos[:] = ... and m.opt.timestep = ... change what the compiled step sees."""
-  m = engine.load_model(XML)
-  d = engine.make_data(m)
+  m = numjoco.load_model(XML)
+  d = numjoco.make_data(m)
   d.qpos[:] = 0.5
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   # the pole tip hangs from the hinge, rotated by 0.5 rad about y
   assert d.xpos[1] == pytest.approx([0, 0, 1])
   assert d.geom_xmat[0].reshape(3, 3)[0, 2] == pytest.approx(np.sin(0.5))
   m.opt.timestep = 0.01
-  engine.step(m, d, 3)
+  numjoco.step(m, d, 3)
   assert d.time == pytest.approx(0.03)
 
 
 def test_reset_to_keyframe_by_name_and_index():
   """reset_data(key=...) loads qpos, qvel, ctrl and time of the keyframe."""
-  m = engine.load_model(XML)
-  d = engine.make_data(m)
-  engine.reset_data(m, d, key="up")
+  m = numjoco.load_model(XML)
+  d = numjoco.make_data(m)
+  numjoco.reset_data(m, d, key="up")
   assert (d.qpos[0], d.qvel[0], d.ctrl[0], d.time) == (3.0, 0.5, 0.25, 1.5)
-  engine.reset_data(m, d)
+  numjoco.reset_data(m, d)
   assert (d.qpos[0], d.time) == (0.0, 0.0)
-  engine.reset_data(m, d, key=0)
+  numjoco.reset_data(m, d, key=0)
   assert d.qpos[0] == 3.0
   with pytest.raises(ValueError):
-    engine.reset_data(m, d, key=5)
+    numjoco.reset_data(m, d, key=5)
 
 
 def test_nstep_equals_repeated_single_steps():
   """step(m, d, n) inside one compiled call gives the same state as n calls of one step."""
-  m = engine.load_model(DEMO_MODEL.read_text())
-  d1, d2 = engine.make_data(m), engine.make_data(m)
-  engine.reset_data(m, d1, "swing")
-  engine.reset_data(m, d2, "swing")
-  engine.step(m, d1, 50)
+  m = numjoco.load_model(DEMO_MODEL.read_text())
+  d1, d2 = numjoco.make_data(m), numjoco.make_data(m)
+  numjoco.reset_data(m, d1, "swing")
+  numjoco.reset_data(m, d2, "swing")
+  numjoco.step(m, d1, 50)
   for _ in range(50):
-    engine.step(m, d2)
+    numjoco.step(m, d2)
   np.testing.assert_array_equal(d1.qpos, d2.qpos)
   assert d1.time == pytest.approx(50 * m.opt.timestep)
 
 
 def test_divergence_warns_and_resets():
   """A blown-up state is detected: a warning, and Data is reset instead of filled with NaN."""
-  m = engine.load_model(XML)
-  d = engine.make_data(m)
+  m = numjoco.load_model(XML)
+  d = numjoco.make_data(m)
   d.qvel[0] = 1e300
   with warnings.catch_warnings(record=True) as w:
     warnings.simplefilter("always")
-    n = engine.step(m, d, 10)
+    n = numjoco.step(m, d, 10)
   assert n < 10
   assert any("diverged" in str(x.message) for x in w)
   assert np.isfinite(d.qpos).all() and d.qvel[0] == 0.0 and d.time == 0.0
@@ -87,7 +87,7 @@ def test_divergence_warns_and_resets():
 
 def test_demo_model_runs():
   """The bundled demo loads and moves under the numjoco command's default settings."""
-  from app.__main__ import main
+  from numjoco.app.__main__ import main
   assert main(["--headless", "--seconds", "0.2"]) == 0
 
 
@@ -96,10 +96,10 @@ def test_contact_overflow_warns_and_keeps_running():
   xml = """<mujoco><size nconmax="2"/><worldbody><geom type="plane" size="1 1 .1"/>
     <body pos="0 0 .09"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
     </worldbody></mujoco>"""
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
   with pytest.warns(RuntimeWarning, match="nconmax"):
-    engine.step(m, d, 5)
+    numjoco.step(m, d, 5)
   assert d.ncon <= 2
   assert np.isfinite(d.qpos).all()
 
@@ -131,8 +131,8 @@ def test_struct_fields_skip_reference_counting():
   """Compiled code sees Data's arrays without a meminfo (no atomic refcount on each field
   read or view), while a copy made in compiled code is owned as usual."""
   probe, state = _meminfo_probe()
-  m = engine.load_model(XML)
-  d = engine.make_data(m)
+  m = numjoco.load_model(XML)
+  d = numjoco.make_data(m)
   assert probe(d.struct) == (False, False, False)
   assert state(d.struct)[2]
 
@@ -142,12 +142,12 @@ def test_struct_keeps_its_arrays_alive():
   is still in use (a worker thread's handle) leaves its arrays valid."""
   import gc
   import importlib
-  fwd = importlib.import_module("engine.forward")
+  fwd = importlib.import_module("numjoco.engine.forward")
   _, state = _meminfo_probe()
-  m = engine.load_model(XML)
-  d = engine.make_data(m)
+  m = numjoco.load_model(XML)
+  d = numjoco.make_data(m)
   d.qpos[:] = 0.5
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   want_qpos, want_xpos = d.qpos.copy(), d.xpos.copy()
   ms, ds = m.struct, d.struct
   del m, d

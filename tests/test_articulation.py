@@ -5,7 +5,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 from tests.models import load_both
 
 JOINTS_XML = """
@@ -39,7 +39,7 @@ JOINTS_XML = """
 
 
 def _both(xml):
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def _random(mjm, seed):
@@ -70,9 +70,9 @@ def test_eval_fk_matches_mujoco(seed):
   """Poses are MuJoCo's xpos/xquat; twists are cvel moved to the body origin."""
   m, mjm = _both(JOINTS_XML)
   mjd = _random(mjm, seed)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-  pose, vel = engine.eval_fk(m, d)
+  pose, vel = numjoco.eval_fk(m, d)
   mujoco.mj_kinematics(mjm, mjd)
   mujoco.mj_comPos(mjm, mjd)
   mujoco.mj_comVel(mjm, mjd)
@@ -91,14 +91,14 @@ def test_twist_is_the_time_derivative_of_the_pose():
   """Finite difference of the pose along qvel gives the twist (analytic definition)."""
   m, mjm = _both(JOINTS_XML)
   mjd = _random(mjm, 4)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-  pose0, vel = engine.eval_fk(m, d)
+  pose0, vel = numjoco.eval_fk(m, d)
   h = 1e-7
   q = mjd.qpos.copy()
   mujoco.mj_integratePos(mjm, q, mjd.qvel, h)
   d.qpos[:] = q
-  pose1, _ = engine.eval_fk(m, d)
+  pose1, _ = numjoco.eval_fk(m, d)
   np.testing.assert_allclose((pose1[:, :3] - pose0[:, :3]) / h, vel[:, 3:], atol=1e-5)
   for b in range(1, mjm.nbody):
     dq = np.zeros(3)
@@ -113,14 +113,14 @@ def test_round_trip_every_joint_type(seed):
   """qpos, qvel -> eval_fk -> eval_ik (from qpos0, zero qvel) -> the same qpos, qvel."""
   m, mjm = _both(JOINTS_XML)
   mjd = _random(mjm, seed)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-  pose, vel = engine.eval_fk(m, d)
-  d2 = engine.make_data(m)
-  engine.eval_ik(m, d2, pose, vel)
+  pose, vel = numjoco.eval_fk(m, d)
+  d2 = numjoco.make_data(m)
+  numjoco.eval_ik(m, d2, pose, vel)
   np.testing.assert_allclose(_quat_sign(mjm, d2.qpos), _quat_sign(mjm, mjd.qpos), atol=1e-9)
   np.testing.assert_allclose(d2.qvel, mjd.qvel, atol=1e-9)
-  pose2, vel2 = engine.eval_fk(m, d2)
+  pose2, vel2 = numjoco.eval_fk(m, d2)
   np.testing.assert_allclose(pose2[:, :3], pose[:, :3], atol=1e-9)
   np.testing.assert_allclose(vel2, vel, atol=1e-9)
 
@@ -132,18 +132,18 @@ def test_round_trip_suite_models(name):
   mjd = _random(mjm, 7)
   mjd.qpos[:] = mjm.qpos0 + (mjd.qpos - mjm.qpos0) * 0.5
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-  pose, vel = engine.eval_fk(m, d)
-  d2 = engine.make_data(m)
-  engine.eval_ik(m, d2, pose, vel)
+  pose, vel = numjoco.eval_fk(m, d)
+  d2 = numjoco.make_data(m)
+  numjoco.eval_ik(m, d2, pose, vel)
   np.testing.assert_allclose(_quat_sign(mjm, d2.qpos), _quat_sign(mjm, mjd.qpos), atol=1e-9)
   np.testing.assert_allclose(d2.qvel, mjd.qvel, atol=1e-9)
 
 
 def test_joint_starts_match_mujoco():
   m, mjm = _both(JOINTS_XML)
-  qs, qds = engine.joint_q_start(m), engine.joint_qd_start(m)
+  qs, qds = numjoco.joint_q_start(m), numjoco.joint_qd_start(m)
   assert qs.shape == (mjm.njnt + 1,) and qds.shape == (mjm.njnt + 1,)
   np.testing.assert_array_equal(qs[:-1], mjm.jnt_qposadr)
   np.testing.assert_array_equal(qds[:-1], mjm.jnt_dofadr)
@@ -155,13 +155,13 @@ def test_joint_starts_match_mujoco():
 
 def test_bad_shapes_are_refused():
   m, _ = _both(JOINTS_XML)
-  d = engine.make_data(m)
-  pose, vel = engine.eval_fk(m, d)
+  d = numjoco.make_data(m)
+  pose, vel = numjoco.eval_fk(m, d)
   with pytest.raises(ValueError, match="body_pose"):
-    engine.eval_ik(m, d, pose[1:], vel)
+    numjoco.eval_ik(m, d, pose[1:], vel)
   with pytest.raises(ValueError, match="body_vel"):
-    engine.eval_ik(m, d, pose, vel[:, :3])
+    numjoco.eval_ik(m, d, pose, vel[:, :3])
   bad = pose.copy()
   bad[1, 0] = np.nan
   with pytest.raises(ValueError, match="non-finite"):
-    engine.eval_ik(m, d, bad, vel)
+    numjoco.eval_ik(m, d, bad, vel)

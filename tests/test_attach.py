@@ -9,7 +9,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from engine.mjcf import MjcfError, compile_model
+from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.test_mjcf_compile import assert_same
 
 ASSETS = os.path.join(os.path.dirname(__file__), "assets", "attach")
@@ -421,19 +421,19 @@ def test_error_for_a_model_that_attaches_itself():
 def test_forward_as_mujoco_on_attached_humanoids():
   """qacc and sensordata (contact sensors on the attached subtrees) at a random state of two
   attached humanoids, as MuJoCo computes them."""
-  import engine
+  import numjoco
   from tests.models import random_state
   path = os.path.join(ASSETS, "contact_subtree.xml")
-  m = engine.load_model(path)
+  m = numjoco.load_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   random_state(mjm, mjd, 0, scale=0.1)
   mjd.qpos[2] -= 0.55   # the upper humanoid lies on the lower one (10 contacts)
   mujoco.mj_forward(mjm, mjd)
   assert mjd.ncon > 0
   for f in ("qpos", "qvel", "ctrl", "act", "qfrc_applied", "xfrc_applied"):
     getattr(d, f)[:] = getattr(mjd, f)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert d.ncon == mjd.ncon
   scale = 1.0 + np.abs(mjd.qacc).max()
   np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale)

@@ -39,7 +39,7 @@ def test_compiled_modules_do_not_import_mjcf_at_module_level():
         names = [a.name for a in node.names]
       elif isinstance(node, ast.ImportFrom):
         names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
-      assert not any(n.startswith("engine.mjcf") for n in names), (p, ast.dump(node))
+      assert not any(n.startswith("numjoco.engine.mjcf") for n in names), (p, ast.dump(node))
 
 
 def test_warm_stamp_ignores_mjcf_but_not_kernels(tmp_path):
@@ -57,15 +57,17 @@ def test_warm_stamp_ignores_mjcf_but_not_kernels(tmp_path):
 
 _KEYS = """
 import json, sys
-import engine.api
-from engine import _jit
+import numjoco.engine.api
+from numjoco import engine
+from numjoco.engine import _jit
 print(json.dumps({s: _jit._func_key(u.disp.py_func) for s, u in _jit.units().items()}))
 """
 
 _COMPILE = """
 import json, sys
-import engine.api
-from engine import _jit
+import numjoco.engine.api
+from numjoco import engine
+from numjoco.engine import _jit
 out = {}
 for s in sys.argv[1:]:
   u = _jit.units()[s]
@@ -76,9 +78,12 @@ print(json.dumps(out))
 
 
 def _checkout(tmp_path, name):
-  """A copy of the engine package at its own path (a second clone, as far as caching goes)."""
+  """A copy of the numjoco and engine packages at their own path (a second clone, as far as
+  caching goes; imported from there through PYTHONPATH)."""
   root = tmp_path / name
   shutil.copytree(ENGINE, root / "engine", ignore=shutil.ignore_patterns("__pycache__"))
+  shutil.copytree(ENGINE.parent / "numjoco", root / "numjoco",
+                  ignore=shutil.ignore_patterns("__pycache__"))
   return root
 
 
@@ -135,8 +140,9 @@ def test_second_checkout_loads_the_first_ones_kernels(tmp_path):
 _TARGET = """
 import json, sys
 import numba
-import engine.api
-from engine import _jit
+import numjoco.engine.api
+from numjoco import engine
+from numjoco.engine import _jit
 u = _jit.units()[sys.argv[1]]
 u.disp.compile(u.sig)
 print(json.dumps({"cpu": numba.config.CPU_NAME, "features": numba.config.CPU_FEATURES,
@@ -149,7 +155,7 @@ def test_a_portable_cache_compiles_and_loads_for_the_cpu_it_names(tmp_path):
   """`numjoco compile --portable DIR` writes DIR/kernels/portable-cpu; a process whose cache is
   DIR (another clone or machine) compiles and loads for that CPU, not its own, so the kernels
   built there are cache hits here."""
-  from app.warmup import PORTABLE_CPU
+  from numjoco.app.warmup import PORTABLE_CPU
   (tmp_path / "cache" / "kernels").mkdir(parents=True)
   (tmp_path / "cache" / "kernels" / "portable-cpu").write_text(PORTABLE_CPU + "\n")
   root = ENGINE.parent

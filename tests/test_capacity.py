@@ -7,8 +7,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import types as t
+import numjoco
+from numjoco.engine import types as t
 
 # many trees, one of them a long chain, and a spatial tendon across two trees
 _TREES = """
@@ -58,7 +58,7 @@ _TREES = """
 def _load(xml):
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
@@ -67,7 +67,7 @@ def test_rows_stay_within_the_bound_and_forward_matches_mujoco(cone):
   # the chain (6 + 3 dofs) and the tendon's two trees (9 + 9) bound a row
   assert t.efc_row_nnz_of(m) == 2 * (9 + 9) == t.efc_row_nnz_of(mjm)
   assert m.sizes()["nJmax"] == m.sizes()["njmax"] * 36 < m.sizes()["njmax"] * m.nv
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(3)
   for _ in range(3):
     mjd.qpos[:] = mjm.qpos0
@@ -76,7 +76,7 @@ def test_rows_stay_within_the_bound_and_forward_matches_mujoco(cone):
     mjd.qvel[:] = rng.normal(size=mjm.nv)
     mujoco.mj_forward(mjm, mjd)
     d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert mjd.ncon >= 12 and d.nefc == mjd.nefc and d.nefc > 60
     nnz = d.efc_J_rownnz[:d.nefc]
     assert nnz.max() <= t.efc_row_nnz_of(m)
@@ -89,7 +89,7 @@ def test_many_trees_fit_in_memory():
   remains is mostly the dense nv x nv Newton work matrices (solver_L, solver_Lpat, ...)."""
   xml = _TREES.format(count=343, cone="pyramidal")
   m, mjm = _load(xml)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   dense_j = m.sizes()["njmax"] * m.nv * 8 * 3   # efc_J, iefc_J, solver_Y as they were
   rows = d.efc_J.nbytes + d.iefc_J.nbytes + d.solver_Y.nbytes
   assert rows < dense_j / 50, (rows, dense_j)

@@ -10,8 +10,8 @@ import numba
 import numpy as np
 import pytest
 
-from engine.collision_convex import _polytope, _set_obj, _split_work, _work_sizes, collide_convex
-from engine.collision_primitive import make_frame
+from numjoco.engine.collision_convex import _polytope, _set_obj, _split_work, _work_sizes, collide_convex
+from numjoco.engine.collision_primitive import make_frame
 
 _TOL = 1e-6
 _SIZE = {
@@ -544,7 +544,7 @@ def test_subdistance_as_mujoco_bit_for_bit():
   changed both after our reference source (a segment shorter than 1e-15, the far end beyond
   s1, signs tested against the edge cross product, every edge of a degenerate triangle), and
   a last-bit difference in them turns a later GJK iteration another way."""
-  from engine import collision_convex as cvx
+  from numjoco.engine import collision_convex as cvx
   from tests.conformance import mjinternal
   ends = {(0.0, 1.0): 0, (1.0, 0.0): 0}
   for kind, a, b, c in _simplices(5000):

@@ -219,7 +219,7 @@ def _dense_efc_j(mjm, mjd):
 def _check_weights(mjm, mjd):
   """Expected translational contact rows from our weights and MuJoCo's mj_jac; returns
   (rows compared, max error)."""
-  from engine import collision_flex as cf
+  from numjoco.engine import collision_flex as cf
   fm, fd, _ = _ours(mjm, mjd)
   idx = mujoco_flex_contacts(mjd)
   assert compare_contacts(mjd, idx, fd)[0]

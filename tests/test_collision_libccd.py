@@ -13,8 +13,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.collision_driver import collision
+import numjoco
+from numjoco.engine.collision_driver import collision
 from tests.test_mesh_collision import _ASSETS, _SHAPES
 
 _FLAG = '<flag nativeccd="disable"/>'
@@ -56,11 +56,11 @@ def _run(a, b, margin=0.0, flags=_FLAG, ntrial=40, seed=0):
   """Compare the contact lists in `ntrial` random poses (asserting each); returns (poses
   with contacts, poses with several contacts)."""
   xml = _scene(a, b, margin, flags)
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   # our compiled mesh (the wedge's principal frame) equals 4.0's bit for bit: MPR's jumps
   # would turn a 1e-7 difference into 1e-6 contact errors
   np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(seed + 7 * len(a) + len(b))
   touching = multi = 0
   for trial in range(ntrial):
@@ -133,9 +133,9 @@ def test_libccd_hfield(shape, margin):
   from tests.test_hfield import _scene as hfield_scene
   xml = hfield_scene(shape, f'margin="{margin}"').replace(
       '<option timestep="0.005"/>', f"<option>{_FLAG}</option>")
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(len(shape))
   touching = 0
   for trial in range(40):

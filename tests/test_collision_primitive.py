@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from engine import collision_primitive as cp
+from numjoco.engine import collision_primitive as cp
 
 TOL = 1e-9
 _TYPES = {"plane": 0, "sphere": 2, "capsule": 3, "cylinder": 5, "box": 6}

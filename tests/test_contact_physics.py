@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 
 SOLVERS = ["Newton", "CG", "PGS"]
 
@@ -21,12 +21,12 @@ def test_box_rests_on_plane(solver):
     <geom type="plane" size="2 2 .1"/>
     <body pos="0 0 .1"><freejoint/><geom type="box" size=".2 .15 .1" density="500"/></body>
     </worldbody></mujoco>""", solver)
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
-  engine.step(m, d, 500)   # settle into the soft contact
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
+  numjoco.step(m, d, 500)   # settle into the soft contact
   start = d.qpos[:3].copy()
   quat = d.qpos[3:7].copy()
-  engine.step(m, d, 5000)  # 10 s
+  numjoco.step(m, d, 5000)  # 10 s
   assert d.ncon == 4
   assert np.linalg.norm(d.qpos[:3] - start) <= 1e-4
   assert np.linalg.norm(d.qpos[3:7] - quat) <= 1e-4
@@ -43,12 +43,12 @@ def test_sliding_sphere_ends_up_rolling(solver, cone):
     <geom type="plane" size="20 20 .1" friction=".5 0 0"/>
     <body pos="0 0 {r}"><freejoint/><geom type="sphere" size="{r}" friction=".5 0 0"/></body>
     </worldbody></mujoco>""", solver, cone)
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
-  engine.step(m, d, 100)   # settle
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
+  numjoco.step(m, d, 100)   # settle
   d.qvel[:] = 0
   d.qvel[0] = v0
-  engine.step(m, d, 1500)  # sliding phase lasts 2 v0 / (7 mu g) = 0.12 s
+  numjoco.step(m, d, 1500)  # sliding phase lasts 2 v0 / (7 mu g) = 0.12 s
   v, w = d.qvel[0], d.qvel[4]
   assert v == pytest.approx(5 / 7 * v0, rel=0.01)
   assert abs(v - w * r) < 0.01 * v0     # rolling: contact point at rest
@@ -62,11 +62,11 @@ def test_pendulum_stops_at_limit(solver):
     <body><joint name="j" type="hinge" axis="0 1 0" range="-{lim} {lim}" damping="0.02"/>
       <geom type="capsule" fromto="0 0 0 .5 0 0" size=".03"/></body>
     </worldbody></mujoco>""", solver)
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
   peak = 0.0
   for _ in range(300):   # 3 s
-    engine.step(m, d, 10)
+    numjoco.step(m, d, 10)
     peak = max(peak, d.qpos[0])
   limit = math.radians(lim)
   assert peak < limit + 0.1          # a soft limit overshoots a little while it brakes

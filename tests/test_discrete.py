@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 from tests.models import load_both, suite_source
 
 _DISCRETE = 4
@@ -54,7 +54,7 @@ def _both(xml, tmp_path):
   path = os.path.join(tmp_path, "model.xml")
   with open(path, "w") as f:
     f.write(xml)
-  return engine.load_model(path), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(path), mujoco.MjModel.from_xml_string(xml)
 
 
 def _close(ours, theirs, name, rtol=1e-9, atol=1e-9):
@@ -65,7 +65,7 @@ def _close(ours, theirs, name, rtol=1e-9, atol=1e-9):
 def test_parse_discrete(tmp_path):
   m, mjm = _both(CHAIN, tmp_path)
   assert m.opt.integrator == int(mujoco.mjtIntegrator.mjINT_DISCRETE) == _DISCRETE
-  assert engine.mjtIntegrator.DISCRETE == _DISCRETE
+  assert numjoco.mjtIntegrator.DISCRETE == _DISCRETE
 
 
 @pytest.mark.parametrize("solver", ["Newton", "CG", "PGS"])
@@ -73,7 +73,7 @@ def test_smooth_metric(tmp_path, solver):
   """qacc_smooth = Mhat^-1 (qfrc_smooth - h K qvel): joint terms in the backbone; actuator slopes
   clamped to the stabilising sign, and left out of the metric under PGS."""
   m, mjm = _both(CHAIN.replace('timestep="0.01"', f'timestep="0.01" solver="{solver}"'), tmp_path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(0)
   for _ in range(3):
     mjd.qpos[:] = rng.normal(size=3) * 0.5
@@ -81,7 +81,7 @@ def test_smooth_metric(tmp_path, solver):
     mjd.ctrl[:] = rng.normal(size=3)
     d.qpos[:], d.qvel[:], d.ctrl[:] = mjd.qpos, mjd.qvel, mjd.ctrl
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _close(d.qfrc_smooth, mjd.qfrc_smooth, "qfrc_smooth")
     _close(d.qacc_smooth, mjd.qacc_smooth, "qacc_smooth")
     _close(d.qacc, mjd.qacc, "qacc")
@@ -90,14 +90,14 @@ def test_smooth_metric(tmp_path, solver):
 def test_step_is_the_step_map(tmp_path):
   """qvel advances by h qacc and qpos by h qvel+, with no further implicit solve."""
   m, mjm = _both(CHAIN, tmp_path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   mjd.qpos[:] = [0.3, -0.2, 0.1]
   mjd.qvel[:] = [1.0, -2.0, 0.5]
   mjd.ctrl[:] = [0.2, -0.4, 0.3]
   d.qpos[:], d.qvel[:], d.ctrl[:] = mjd.qpos, mjd.qvel, mjd.ctrl
   for _ in range(50):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   _close(d.qpos, mjd.qpos, "qpos", rtol=1e-8, atol=1e-10)
   _close(d.qvel, mjd.qvel, "qvel", rtol=1e-8, atol=1e-10)
 
@@ -122,13 +122,13 @@ def test_constraint_rows(tmp_path, cone, damping, solref, solimp):
   qacc and forces."""
   xml = CONTACT.format(cone=cone, solref=solref, solimp=solimp, damping=damping)
   m, mjm = _both(xml, tmp_path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   for qpos, qvel in (([0.52, -0.004, 0.1], [0.3, -0.5, 0.2]), ([0.3, -0.02, 0.1], [-1, -2, 1])):
     mjd.qpos[:] = qpos
     mjd.qvel[:] = qvel
     d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     n = mjd.nefc
     assert d.nefc == n and n > 4
     _close(d.efc_type[:n], mjd.efc_type, "efc_type")
@@ -146,11 +146,11 @@ def test_free_bodies(tmp_path, solver, island):
   """A standalone free body no constraint touches gets the exact gyroscopic solve; one resting
   on the floor keeps the symmetric metric."""
   m, mjm = _both(FREE.format(solver=solver, island=island), tmp_path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   mjd.qvel[:] = [0.1, 0.2, -0.3, 5, -3, 8] * 2
   d.qvel[:] = mjd.qvel
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert d.nefc == mjd.nefc > 0
   tol = 1e-9 if solver == "Newton" else 1e-4
   _close(d.qacc_smooth, mjd.qacc_smooth, "qacc_smooth")
@@ -158,7 +158,7 @@ def test_free_bodies(tmp_path, solver, island):
   _close(d.qacc[:6], mjd.qacc[:6], "qacc of the resting box", rtol=tol, atol=tol)
   for _ in range(20):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   _close(d.qvel[6:], mjd.qvel[6:], "qvel of the flying box", rtol=1e-9, atol=1e-9)
 
 
@@ -166,7 +166,7 @@ def _teacher_forced(m, mjm, nstep, seed, ctrl_scale=1.0):
   """Worst relative qacc difference along MuJoCo's trajectory with random controls, our state
   reset to MuJoCo's before every forward."""
   rng = np.random.default_rng(seed)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   mjd.qvel[:] = rng.normal(size=mjm.nv) * 0.1
   worst = 0.0
   for _ in range(nstep):
@@ -178,7 +178,7 @@ def _teacher_forced(m, mjm, nstep, seed, ctrl_scale=1.0):
     d.qacc_warmstart[:] = mjd.qacc_warmstart
     d.time = mjd.time
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert d.ncon == mjd.ncon
     scale = 1.0 + np.abs(mjd.qacc)
     worst = max(worst, float(np.max(np.abs(d.qacc - mjd.qacc) / scale)))
@@ -199,7 +199,7 @@ def test_suite_teacher_forced(name):
     mjm = mujoco.MjModel.from_xml_path(path)
     with warnings.catch_warnings():
       warnings.simplefilter("ignore")
-      m = engine.load_model(path)
+      m = numjoco.load_model(path)
   else:
     m, mjm = load_both(name, disable_constraint=False)
   mjm.opt.integrator = _DISCRETE
@@ -211,12 +211,12 @@ def test_rollout_matches(tmp_path):
   """A free-running rollout (no teacher forcing) of the contact scene stays with 4.0's."""
   xml = CONTACT.format(cone="elliptic", solref="0.005 1", solimp="0.9 0.95 0.001", damping="5")
   m, mjm = _both(xml, tmp_path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   mjd.qvel[:] = [3.0, -1.0, 0.5]
   d.qvel[:] = mjd.qvel
   for _ in range(200):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   _close(d.qpos, mjd.qpos, "qpos", rtol=1e-6, atol=1e-7)
 
 
@@ -229,7 +229,7 @@ def test_inverse(tmp_path, which):
                                    damping="5"),
          "free": FREE.format(solver="Newton", island="enable")}[which]
   m, mjm = _both(xml, tmp_path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(3)
   if which == "free":
     mjd.qvel[:] = [0.1, 0.2, -0.3, 5, -3, 8] * 2
@@ -239,15 +239,15 @@ def test_inverse(tmp_path, which):
   mjd.ctrl[:] = rng.normal(size=mjm.nu)
   d.qpos[:], d.qvel[:], d.ctrl[:] = mjd.qpos, mjd.qvel, mjd.ctrl
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   expected = mjd.qfrc_applied + mjd.qfrc_actuator
   mujoco.mj_inverse(mjm, mjd)
-  engine.inverse(m, d)
+  numjoco.inverse(m, d)
   _close(mjd.qfrc_inverse, expected, "4.0's own consistency", rtol=1e-7, atol=1e-7)
   _close(d.qfrc_inverse, mjd.qfrc_inverse, "qfrc_inverse", rtol=1e-7, atol=1e-7)
   _close(d.efc_force[:d.nefc], mjd.efc_force[:mjd.nefc], "efc_force", rtol=1e-7, atol=1e-7)
-  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.FWDINV)
-  engine.step(m, d)
+  m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.FWDINV)
+  numjoco.step(m, d)
   assert np.all(np.asarray(d.solver_fwdinv) < 1e-6)
 
 
@@ -273,7 +273,7 @@ def test_couplings(tmp_path, solver, fluid):
   blocks join the backbone: qacc_smooth, qacc and a rollout as 4.0's."""
   xml = COUPLED.format(solver=solver).replace('timestep="0.005"', f'timestep="0.005" {fluid}')
   m, mjm = _both(xml, tmp_path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(5)
   # CG stops on its tolerance on a different path: 4.0 solves the coupled trees as islands, we
   # as one system (measured: within 2e-4)
@@ -283,7 +283,7 @@ def test_couplings(tmp_path, solver, fluid):
     d.qpos[:], d.qvel[:], d.act[:], d.ctrl[:] = mjd.qpos, mjd.qvel, mjd.act, mjd.ctrl
     d.qacc_warmstart[:] = mjd.qacc_warmstart
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _close(d.qacc_smooth, mjd.qacc_smooth, "qacc_smooth", rtol=1e-8, atol=1e-8)
     _close(d.qacc, mjd.qacc, "qacc", rtol=tol, atol=tol)
     mujoco.mj_step(mjm, mjd)
@@ -293,7 +293,7 @@ def test_couplings(tmp_path, solver, fluid):
   d.qpos[:], d.qvel[:], d.act[:], d.ctrl[:] = mjd.qpos, mjd.qvel, mjd.act, mjd.ctrl
   d.qacc_warmstart[:] = mjd.qacc_warmstart
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert d.discrete_coupled[0] == 0
   _close(d.qacc, mjd.qacc, "qacc after switching to implicitfast", rtol=tol, atol=tol)
 
@@ -328,7 +328,7 @@ def test_mujoco_models_discrete(path):
   m = _load(path)
   mjm = mujoco.MjModel.from_xml_path(os.path.join(_DIR, path))
   mjm.opt.integrator = m.opt.integrator = _DISCRETE
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   for seed in range(2):
     random_state(mjm, mjd, seed, scale=0.05)
     assert_forward_as_mujoco(m, d, mjm, mjd, f"{path} seed {seed}", ncon=True,

@@ -3,7 +3,7 @@
 Teacher-forced: at states along 4.0's own trajectory (contacts disabled in both engines:
 tests/test_flex_contact.py compares them), our flexvert_xpos, flexelem_aabb, flexedge_length,
 flexedge_J, flexedge_velocity, passive forces, constraint rows and qacc equal 4.0's. Then whole
-trajectories of models `engine.load_model` accepts, and its refusals.
+trajectories of models `numjoco.load_model` accepts, and its refusals.
 """
 import os
 
@@ -11,9 +11,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.mjcf import MjcfError
-from engine.mjcf._flex import load_flex_model
+import numjoco
+from numjoco.engine.mjcf import MjcfError
+from numjoco.engine.mjcf._flex import load_flex_model
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 _CONTACT = int(mujoco.mjtDisableBit.mjDSBL_CONTACT)
@@ -35,7 +35,7 @@ def _pair(path):
   mjm = mujoco.MjModel.from_xml_path(os.path.join(ROOT, path))
   m.opt.disableflags = m.opt.disableflags | _CONTACT
   mjm.opt.disableflags |= _CONTACT
-  return m, engine.make_data(m), mjm, mujoco.MjData(mjm)
+  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
 
 
 def _close(ours, ref, what, tol):
@@ -98,7 +98,7 @@ def test_teacher_forced(path):
   forces = 0.0
   for k in _states(mjm, mjd):
     copy_state(d, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _compare_stages(m, d, mjm, mjd, f"{path} state {k}")
     forces += float(np.abs(mjd.qfrc_passive).sum() + mjd.nefc)
   assert forces > 0, "nothing flex-specific happened along the trajectory"
@@ -109,7 +109,7 @@ def test_teacher_forced_3d_kinematics(path):
   m, d, mjm, mjd = _pair(path)
   for k in _states(mjm, mjd, n=2):
     copy_state(d, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _compare_stages(m, d, mjm, mjd, f"{path} state {k}", dynamics=False)
 
 
@@ -156,19 +156,19 @@ TRAJECTORIES = [(n, i) for n in SNIPPETS for i in ("Euler", "implicitfast", "RK4
 
 @pytest.mark.parametrize("name,integrator", TRAJECTORIES)
 def test_trajectory(name, integrator):
-  """engine.load_model loads these (no flex collisions); 300 steps from a kicked state follow
+  """numjoco.load_model loads these (no flex collisions); 300 steps from a kicked state follow
   4.0's within 1e-8 (qpos, qvel) and 1e-6 relative (qacc)."""
   xml = SNIPPETS[name].replace("{integrator}", integrator)
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(1)
   kick = 0.3 * rng.standard_normal(mjm.nv)
   d.qvel[:] = kick
   mjd.qvel[:] = kick
   moved = 0.0
   for i in range(300):
-    engine.step(m, d)
+    numjoco.step(m, d)
     mujoco.mj_step(mjm, mjd)
     _close(d.qpos, mjd.qpos, f"{name} step {i} qpos", 1e-8)
     _close(d.qvel, mjd.qvel, f"{name} step {i} qvel", 1e-8)
@@ -193,19 +193,19 @@ def test_stretch_spring_and_damper(dim, disable):
   disable flag, as 4.0 splits them (the Aug-2026 source put both in qfrc_spring)."""
   xml = _SPLIT.format(count="3 3 3" if dim == 3 else "3 3 1", dim=dim,
                       extra='thickness=".01" elastic2d="stretch"' if dim == 2 else "")
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   if disable:
     bit = getattr(mujoco.mjtDisableBit, "mjDSBL_" + disable.upper())
     m.opt.disableflags = m.opt.disableflags | int(bit)
     mjm.opt.disableflags |= bit
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(dim)
   mjd.qpos[:] = mjm.qpos0 + 0.01 * rng.standard_normal(mjm.nq)
   mjd.qvel[:] = 0.1 * rng.standard_normal(mjm.nv)
   mujoco.mj_forward(mjm, mjd)
   copy_state(d, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert (np.abs(mjd.qfrc_spring).max() > 1) == (disable != "spring")
   assert (np.abs(mjd.qfrc_damper).max() > 0.01) == (disable != "damper")
   for name in ("qfrc_spring", "qfrc_damper", "qfrc_passive", "qacc"):
@@ -247,5 +247,5 @@ def test_refused(name):
   xml, words = REFUSED[name]
   mujoco.MjModel.from_xml_string(xml)    # 4.0 loads it: the refusal is ours
   with pytest.raises(MjcfError, match=words) as e:
-    engine.load_model(xml)
+    numjoco.load_model(xml)
   assert "<flexcomp" in str(e.value) and 'name="f"' in str(e.value)

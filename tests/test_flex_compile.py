@@ -1,7 +1,7 @@
 """MJCF flex (<flexcomp>, <deformable><flex>): compiled flex_* fields and the generated bodies,
 joints and dofs equal MuJoCo 4.0's; malformed flex elements are errors naming the element.
 
-`engine.mjcf._flex.load_flex_model` compiles them as `engine.load_model` does
+`engine.mjcf._flex.load_flex_model` compiles them as `numjoco.load_model` does
 (compile_model(..., flex=True), set_const and the flex edge constants at qpos0) without
 refusing what engine/flex.py does not simulate yet (tests/test_flex.py covers that).
 
@@ -17,8 +17,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from engine.mjcf import MjcfError                                      # noqa: E402
-from engine.mjcf._flex import FIELDS, SIZES, load_flex_model           # noqa: E402
+from numjoco.engine.mjcf import MjcfError                                      # noqa: E402
+from numjoco.engine.mjcf._flex import FIELDS, SIZES, load_flex_model           # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 
@@ -422,23 +422,23 @@ def test_bad_flex_is_an_error_naming_the_element(xml, msg):
 
 
 def test_load_model_names_what_it_cannot_simulate():
-  """engine.load_model compiles flex models: flag.xml (collisions, edge springs) and jelly.xml
+  """numjoco.load_model compiles flex models: flag.xml (collisions, edge springs) and jelly.xml
   (3D elasticity) load with 4.0's fields; a 1D flex with rod elasticity stops at the flexcomp
   (tests/test_flex.py test_refused has the other refusals); a flex equality naming no flex is
   an error naming the element (4.0 refuses it too)."""
-  import engine
+  import numjoco
   for name in ("flag", "jelly"):
     path = os.path.join(ROOT, f"model/flex/{name}.xml")
-    assert mismatches(engine.load_model(path), mujoco.MjModel.from_xml_path(path)) == []
+    assert mismatches(numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)) == []
   rod = ('<mujoco><worldbody>\n<flexcomp name="rod" type="grid" dim="1" count="5 1 1" '
          'spacing=".1 .1 .1" radius=".01"><elasticity young="1e4"/></flexcomp></worldbody>'
          '</mujoco>')
   mujoco.MjModel.from_xml_string(rod)   # 4.0 simulates it: the refusal is ours
   with pytest.raises(MjcfError, match=r":2: <flexcomp[^>]*>: 1D flex \(rod\) elasticity"):
-    engine.load_model(rod)
+    numjoco.load_model(rod)
   xml = ("<mujoco><worldbody><body name='b'/></worldbody><equality>\n<flex flex='f'/>"
          "</equality></mujoco>")
   with pytest.raises(ValueError):
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(MjcfError, match=":2: <flex>: unknown flex 'f' in equality"):
-    engine.load_model(xml)
+    numjoco.load_model(xml)

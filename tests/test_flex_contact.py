@@ -13,8 +13,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.mjcf._flex import load_flex_model
+import numjoco
+from numjoco.engine.mjcf._flex import load_flex_model
 from tests.test_flex import copy_state
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
@@ -112,7 +112,7 @@ def test_teacher_forced_contacts(path, steps):
   full = os.path.join(ROOT, path)
   m = load_flex_model(full)
   mjm = mujoco.MjModel.from_xml_path(full)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   nflex = 0
   done = 0
   for target in steps:
@@ -123,7 +123,7 @@ def test_teacher_forced_contacts(path, steps):
     copy_state(d, mjd)
     # sleeping models: the sleep state too
     d.tree_asleep[:] = mjd.tree_asleep
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     what = f"{path} step {target}"
     nflex += compare_contacts(m, d, mjd, what)
     compare_rows(m, d, mjm, mjd, what)
@@ -176,17 +176,17 @@ DROPS = {
 
 @pytest.mark.parametrize("name", list(DROPS))
 def test_drop_trajectory(name):
-  """engine.load_model loads these; 400 steps of a cloth falling on a box under a falling
+  """numjoco.load_model loads these; 400 steps of a cloth falling on a box under a falling
   ball (or a rope on a bar) follow 4.0's: qpos within 1e-6, the contact count equal at every
   step, the touch sensor within 1e-6 of its scale. (The cloth lands tilted: flat on the box
   top, contacts at distance ~1e-11 come and go with 1e-11 differences of qpos, in 4.0 too.)"""
   xml = DROPS[name]
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   touched = nflex = 0
   for i in range(400):
-    engine.step(m, d)
+    numjoco.step(m, d)
     mujoco.mj_step(mjm, mjd)
     what = f"{name} step {i}"
     assert d.ncon == mjd.ncon, f"{what}: ncon {d.ncon} vs {mjd.ncon}"
@@ -247,15 +247,15 @@ TERRAIN["cloth-wedge"] = TERRAIN["cloth"].replace('type="hfield" hfield="hf"',
 
 def _teacher_states(xml, every=40, steps=800):
   """(m, d, mjm, mjd, step) at every `every`-th state of 4.0's trajectory, ours teacher-forced."""
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   for step in range(1, steps + 1):
     mujoco.mj_step(mjm, mjd)
     if step % every == 0:
       mujoco.mj_forward(mjm, mjd)
       copy_state(d, mjd)
-      engine.forward(m, d)
+      numjoco.forward(m, d)
       yield m, d, mjm, mjd, step
 
 
@@ -341,11 +341,11 @@ def test_flex_on_mesh_trajectory():
   we do not (`_without_grazing`; measured at step 381), after which the trajectories part;
   that must not come before step 300."""
   xml = TERRAIN["cloth-wedge"]
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   for i in range(600):
-    engine.step(m, d)
+    numjoco.step(m, d)
     mujoco.mj_step(mjm, mjd)
     if d.ncon != mjd.ncon:
       grazing = [c for c in mjd.contact[:mjd.ncon] if _grazing(c)]

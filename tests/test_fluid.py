@@ -3,8 +3,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop, io
+import numjoco
+from numjoco.engine import interop, io
 
 RTOL, ATOL = 1e-9, 1e-10
 
@@ -132,7 +132,7 @@ def _compare(mjm, seed, vel_scale=2.0):
   _random_state(mjm, mjd, np.random.default_rng(seed), vel_scale)
   interop.data_from_mujoco(mjd, d)
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   np.testing.assert_allclose(d.qfrc_fluid, mjd.qfrc_fluid, rtol=RTOL, atol=ATOL)
   np.testing.assert_allclose(d.qfrc_passive, mjd.qfrc_passive, rtol=RTOL, atol=ATOL)
   return mjd.qfrc_fluid.copy()
@@ -169,7 +169,7 @@ def test_zero_velocity_wind_only():
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert np.abs(mjd.qfrc_fluid).max() > 1e-6
   np.testing.assert_allclose(d.qfrc_fluid, mjd.qfrc_fluid, rtol=RTOL, atol=ATOL)
 
@@ -182,7 +182,7 @@ def test_no_fluid():
   mjd = mujoco.MjData(mjm)
   _random_state(mjm, mjd, np.random.default_rng(3), 2.0)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert not np.any(d.qfrc_fluid)
 
 
@@ -217,7 +217,7 @@ def test_small_geoms_slow_motion(vel_scale, wind):
   _random_state(mjm, mjd, np.random.default_rng(7), vel_scale)
   interop.data_from_mujoco(mjd, d)
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   # forces are tiny at low speed: compare relative to their own scale
   scale = np.abs(mjd.qfrc_fluid).max()
   assert scale > 0

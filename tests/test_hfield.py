@@ -7,8 +7,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.mjcf import MjcfError, compile_model
+import numjoco
+from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.conformance.test_contact import _compare
 from tests.test_mjcf_compile import assert_same
 
@@ -67,7 +67,7 @@ def test_png_and_binary_files(tmp_path):
   path.write_text(xml)
   mjm = mujoco.MjModel.from_xml_path(str(path))
   assert_same(compile_model(str(path)), mjm)
-  m = engine.load_model(str(path))
+  m = numjoco.load_model(str(path))
   np.testing.assert_array_equal(m.hfield_data, mjm.hfield_data)
   # the red-channel image and its gray copy give the same elevations
   a0, a2 = m.hfield_adr[0], m.hfield_adr[2]
@@ -78,8 +78,8 @@ def _run(shape, margin="0", ntrial=40, seed=0, lenient=False):
   """Compare contacts in `ntrial` random poses over the terrain; returns (poses touching,
   poses whose contact list matches fully). Without `lenient`, every pose must match."""
   xml = _scene(shape, f'margin="{margin}"')
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(seed + len(shape))
   touching = full = 0
   for trial in range(ntrial):
@@ -143,8 +143,8 @@ def test_hfield_margin_gap():
         elevation="{elev}"/></asset><worldbody><geom type="hfield" hfield="t"/>
         <body pos="{pos}"><freejoint/><geom type="sphere" size=".1" margin=".004"/></body>
         </worldbody></mujoco>"""
-      m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-      d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+      m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+      d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
       mujoco.mj_forward(mjm, mjd)
       n = _compare(m, d, mjm, mjd, f"wall={wall} gap {g}")
       assert (n > 0) == (g < 0.004)
@@ -159,7 +159,7 @@ def test_quadruped_on_rough_terrain():
   from tests.conformance.test_contact import _trajectory_check
   from tests.models import suite_source
   src, _ = suite_source("quadruped")
-  m, mjm = engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+  m, mjm = numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
   n = int(mjm.hfield_nrow[0])
   x = np.linspace(-1, 1, n)
   bumps = (0.01 + 0.01 * np.sin(40 * x)[:, None] * np.cos(33 * x)[None, :]).astype(np.float32)
@@ -168,7 +168,7 @@ def test_quadruped_on_rough_terrain():
   _trajectory_check(m, mjm, nstep=600, every=20, seed=2, min_contacts=10)
   # rangefinders at random poses over the bumps (sensordata after a full forward)
   rng = np.random.default_rng(1)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rf = [i for i in range(mjm.nsensor)
         if mjm.sensor_type[i] == int(mujoco.mjtSensor.mjSENS_RANGEFINDER)]
   hits = 0
@@ -179,7 +179,7 @@ def test_quadruped_on_rough_terrain():
     mujoco.mj_normalizeQuat(mjm, mjd.qpos)
     mujoco.mj_forward(mjm, mjd)
     d.qpos[:] = mjd.qpos
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     adr = mjm.sensor_adr[rf]
     np.testing.assert_allclose(d.sensordata[adr], mjd.sensordata[adr], rtol=1e-9, atol=1e-9)
     hits += int((mjd.sensordata[adr] > 0).sum())

@@ -19,9 +19,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import history
-from engine.mjcf import MjcfError
+import numjoco
+from numjoco.engine import history
+from numjoco.engine.mjcf import MjcfError
 from tests.models import assert_close
 
 _DELAY_XML = "/tmp/lead/mjtree/test/testdata/delay.xml"
@@ -103,12 +103,12 @@ _MODEL_FIELDS = ("actuator_history", "actuator_historyadr", "actuator_delay", "s
 
 def _arm(integrator="Euler"):
   xml = ARM.format(integrator=integrator)
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def _delay_model():
   xml = open(_DELAY_XML).read() if os.path.exists(_DELAY_XML) else _DELAY_INLINE
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def _check_fields(m, mjm):
@@ -137,15 +137,15 @@ def test_reset_buffers(which):
   mj_resetDataKeyframe do (timestamps before t = 0, interval sensors on their period grid,
   phase in the user slot), also after steps moved it."""
   m, mjm = _delay_model() if which == "delay.xml" else _arm()
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   assert_close(d.history, mjd.history, "make_data", 0, 1e-15)
   assert np.any(d.history != 0)
-  engine.step(m, d, 7)
-  engine.reset_data(m, d)
+  numjoco.step(m, d, 7)
+  numjoco.reset_data(m, d)
   assert_close(d.history, mjd.history, "reset_data", 0, 1e-15)
   if mjm.nkey:
-    engine.step(m, d, 7)
-    engine.reset_data(m, d, "k")
+    numjoco.step(m, d, 7)
+    numjoco.reset_data(m, d, "k")
     mujoco.mj_resetDataKeyframe(mjm, mjd, 0)
     assert_close(d.history, mjd.history, "keyframe reset", 0, 1e-15)
     assert d.time == mjd.time == 0.3
@@ -153,14 +153,14 @@ def test_reset_buffers(which):
 
 def _copy_state(mjd, d):
   """MuJoCo's full physics state (mjSTATE_INTEGRATION incl. mjSTATE_HISTORY) into ours."""
-  from engine import interop
+  from numjoco.engine import interop
   interop.data_from_mujoco(mjd, d)
   d.history[:] = mjd.history
 
 
 def _rollout(m, mjm, steps, seed, teacher):
   rng = np.random.default_rng(seed)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   keys = ("qpos", "qvel", "act", "sensordata", "history", "actuator_force")
   ours, theirs = [], []
   for _ in range(steps):
@@ -170,7 +170,7 @@ def _rollout(m, mjm, steps, seed, teacher):
       _copy_state(mjd, d)
     d.ctrl[:] = ctrl
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     ours.append({k: np.array(getattr(d, k)) for k in keys})
     theirs.append({k: np.array(getattr(mjd, k)) for k in keys})
   return ours, theirs
@@ -210,13 +210,13 @@ def test_delay_is_physical():
     <joint type="slide"/><geom size=".1" mass="2"/></body></worldbody>
     <actuator><motor joint="0" nsample="3" delay="0.006"/></actuator></mujoco>"""
   xml = xml.replace('joint="0"', 'joint="j"').replace('<joint type', '<joint name="j" type')
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
   u = [1.0, -2.0, 3.0, 0.5, 4.0, -1.0]
   forces = []
   for c in u:
     d.ctrl[0] = c
-    engine.step(m, d)
+    numjoco.step(m, d)
     forces.append(d.actuator_force[0])
   assert forces == [0.0, 0.0, 0.0] + u[:3]
 
@@ -224,22 +224,22 @@ def test_delay_is_physical():
 def test_forward_without_step():
   """forward at reset reads the delayed sensors and controls from the initial buffers."""
   m, mjm = _arm()
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   d.ctrl[:] = mjd.ctrl[:] = np.linspace(-1, 1, mjm.nu)
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert_close(d.sensordata, mjd.sensordata, "sensordata", 1e-10, 1e-10)
   assert_close(d.actuator_force, mjd.actuator_force, "actuator_force", 1e-10, 1e-10)
 
 
 def _stepped_pair(steps=23):
   m, mjm = _arm()
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(2)
   for _ in range(steps):
     d.ctrl[:] = mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert_close(d.history, mjd.history, "history", 1e-10, 1e-10)
   d.history[:] = mjd.history   # the helpers below are compared on identical buffers
   return m, mjm, d, mjd
@@ -292,7 +292,7 @@ def test_init_helpers():
   assert_close(d.history, mjd.history, "after init", 0, 0)
   for _ in range(20):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert_close(d.history, mjd.history, "history", 1e-10, 1e-10)
   assert_close(d.qpos, mjd.qpos, "qpos", 1e-10, 1e-10)
   with pytest.raises(ValueError, match="strictly increasing"):
@@ -310,7 +310,7 @@ def test_time_moved_back():
     for _ in range(2):
       d.ctrl[:] = mjd.ctrl[:] = np.linspace(-0.5, 0.7, mjm.nu)
       mujoco.mj_step(mjm, mjd)
-      engine.step(m, d)
+      numjoco.step(m, d)
     assert_close(d.history, mjd.history, f"history after going back {back}", 1e-10, 1e-10)
     assert_close(d.sensordata, mjd.sensordata, "sensordata", 1e-9, 1e-9)
 
@@ -346,7 +346,7 @@ def test_bad_values(case, msg):
   with pytest.raises(ValueError):
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(MjcfError) as e:
-    engine.load_model(xml)
+    numjoco.load_model(xml)
   assert msg in str(e.value), str(e.value)
 
 
@@ -354,7 +354,7 @@ def test_negative_nsample_refused():
   """A negative nsample (4.0 loads it, then indexes a buffer that does not exist) is an
   error here, not a crash later."""
   with pytest.raises(MjcfError, match="nsample cannot be negative"):
-    engine.load_model(_BASE.format(ts="0.01", act='<motor joint="j" nsample="-1"/>', sen=""))
+    numjoco.load_model(_BASE.format(ts="0.01", act='<motor joint="j" nsample="-1"/>', sen=""))
 
 
 ACCEPTED = [
@@ -374,13 +374,13 @@ def test_accepted_like_mujoco(case):
   kw = dict(ts="0.01", act="", sen="")
   kw.update(case)
   xml = _BASE.format(**kw)
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   _check_fields(m, mjm)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   for s in range(30):
     d.ctrl[:] = mjd.ctrl[:] = np.sin(s)
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert_close(d.qpos, mjd.qpos, "qpos", 1e-10, 1e-10)
   assert_close(d.sensordata, mjd.sensordata, "sensordata", 1e-10, 1e-10)
   assert_close(d.history, mjd.history, "history", 1e-10, 1e-10)
@@ -427,7 +427,7 @@ def test_rollout_contact(integrator):
   torque (interval with phase), framequat, subtreelinvel, e_potential and joint-limit force
   sensors, delayed muscle and DC-motor controls; 200 steps follow MuJoCo 4.0."""
   xml = CONTACT.format(integrator=integrator)
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   _check_fields(m, mjm)
   ours, theirs = _rollout(m, mjm, 200, seed=7, teacher=False)
   for k in ours[0]:

@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 from tests.conformance.test_contact import _compare
 
 # a convex, irregular 14-vertex polyhedron (hill-climbing path in MuJoCo: >= 10 vertices)
@@ -64,10 +64,10 @@ def _run(a, b, ntrial=40, seed=0, lenient=False, flags=""):
   fully, trials whose first contact matches, trials with contacts, trials where MuJoCo gives
   one contact, those of them we match fully) instead of asserting."""
   xml = _scene(a, b, flags)
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   rng = np.random.default_rng(seed + len(a) * 7 + len(b))
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   total = 0
   full = first = touching = single = single_ok = 0
   for trial in range(ntrial):
@@ -150,8 +150,8 @@ def test_plane_mesh_flat_faces():
     <geom type="plane" size="2 2 .1"/>
     <body pos="0 0 .2"><freejoint/><geom type="mesh" mesh="box"/></body>
     <body pos="1 0 .2"><freejoint/><geom type="mesh" mesh="hex"/></body></worldbody></mujoco>"""
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(5)
   four = 0
   for trial in range(20):
@@ -210,12 +210,12 @@ def test_mujoco_meshes_pile():
   pos, frame within 1e-6): 298 plane-mesh pairs (3 of them with 4 contacts) and 14 mesh-mesh
   pairs, all multicontact in 4.0 (3-4 contacts; 2 of the 14 matched while our polygons were
   rebuilt at run time, before they followed 4.0's compiler)."""
-  from engine import interop
-  from engine.forward import fwd_position
+  from numjoco.engine import interop
+  from numjoco.engine.forward import fwd_position
   xml = _pile_xml()
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   nplane = full = meshmesh = mm_full = 0
   bad = []
   close = lambda a, b: (abs(mjd.contact.dist[a] - d.contact_dist[b]) < 1e-6
@@ -255,9 +255,9 @@ def test_sphere_mesh_comes_to_rest():
     <asset><mesh name="sphere" file="sphere.obj" scale=".1 .1 .1"/></asset>
     <worldbody><geom type="plane" size="2 2 .1"/><body pos="0 0 .3" euler="10 20 30">
     <freejoint/><geom type="mesh" mesh="sphere"/></body></worldbody></mujoco>"""
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
-  engine.step(m, d, 1000)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
+  numjoco.step(m, d, 1000)
   mujoco.mj_step(mjm, mjd, 1000)
   assert abs(mjd.qpos[2] - 0.1) < 2e-3
   assert abs(d.qpos[2] - 0.1) < 2e-3, d.qpos[:3]
@@ -290,7 +290,7 @@ def test_mesh_polygons():
   xml = f"""<mujoco><compiler meshdir="{_ASSET_DIR}"/>
     {_ASSETS.replace('</asset>', _POLY_MESHES + '</asset>')}<worldbody>
     {''.join(f'<geom type="mesh" mesh="{n}"/>' for n in names)}</worldbody></mujoco>"""
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   for f in _POLY_FIELDS:
     np.testing.assert_array_equal(getattr(m, f), getattr(mjm, f), err_msg=f)
   np.testing.assert_allclose(m.mesh_polynormal, mjm.mesh_polynormal, rtol=0, atol=1e-12)
@@ -307,10 +307,10 @@ def test_mesh_support_as_mujoco(path, geom):
   called from its library) bit for bit, in a sequence of directions (generic, and within
   1e-17..1e-8 of a face normal, where vertices nearly tie): small meshes search every vertex
   in mesh order starting from the previous support vertex, larger ones climb the hull graph."""
-  from engine import collision_convex as cvx
+  from numjoco.engine import collision_convex as cvx
   from tests.conformance import mjinternal
   full = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models", path)
-  m, mjm = engine.load_model(full), mujoco.MjModel.from_xml_path(full)
+  m, mjm = numjoco.load_model(full), mujoco.MjModel.from_xml_path(full)
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
   rng = np.random.default_rng(0)
@@ -349,7 +349,7 @@ def test_plane_mesh_flat_ties_with_mujocos_arrays(n):
   depends on the hill climb's start (the mesh_extrema seed of the direction's cell, as
   4.0.1's mjc_PlaneConvex) and on the hull vertex order (the compiler's, equal to MuJoCo's,
   is tested in tests/test_mesh_hull_order.py, with Fetch's torso lying flat)."""
-  from engine import collision_convex as cvx
+  from numjoco.engine import collision_convex as cvx
   rng = np.random.default_rng(n)
   verts = " ".join("%.5f" % x for x in _prism(n, rng).ravel())
   xml = f"""<mujoco><asset><mesh name="p" vertex="{verts}"/></asset><worldbody>

@@ -11,9 +11,9 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-import engine
-from engine.mjcf import _qhull
-from engine.mjcf.compile import compile_model
+import numjoco
+from numjoco.engine.mjcf import _qhull
+from numjoco.engine.mjcf.compile import compile_model
 
 HULL_FIELDS = ("mesh_graphadr", "mesh_graph", "mesh_extrema", "mesh_face", "mesh_polynum",
                "mesh_polyadr", "mesh_polyvertadr", "mesh_polyvertnum", "mesh_polyvert",
@@ -112,15 +112,15 @@ def test_fetch_torso_lying_flat(tmp_path):
     <body><freejoint/><geom type="mesh" mesh="torso"/></body></worldbody></mujoco>""")
   mjm = _assert_hulls(None, str(path))
   mjd = mujoco.MjData(mjm)
-  m = engine.load_model(str(path))
-  d = engine.make_data(m)
+  m = numjoco.load_model(str(path))
+  d = numjoco.make_data(m)
   seen = set()
   for q in _QUATS:
     for z in (0.0, 0.05, 0.2):
       qpos = np.r_[0.0, 0.0, z, [float(x) for x in q.split()]]
       mjd.qpos[:] = d.qpos[:] = qpos
       mujoco.mj_forward(mjm, mjd)
-      engine.forward(m, d)
+      numjoco.forward(m, d)
       assert d.ncon == mjd.ncon, f"quat {q} z {z}: {d.ncon} contacts, MuJoCo {mjd.ncon}"
       order = np.lexsort(mjd.contact.pos.T)
       ours = np.lexsort(d.contact_pos[:d.ncon].T)

@@ -7,8 +7,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from engine.mjcf.compile import compile_model
-from engine.mjcf.parse import MjcfError
+from numjoco.engine.mjcf.compile import compile_model
+from numjoco.engine.mjcf.parse import MjcfError
 from tests.test_mesh import _lshape
 from tests.test_mesh_fit import _compare
 

@@ -9,9 +9,9 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from engine import load_model   # with mj_setConst (dof_M0, invweights, spring lengths)
-from engine.mjcf import compile_model
-from engine.mjcf.parse import MjcfError
+from numjoco import load_model   # with mj_setConst (dof_M0, invweights, spring lengths)
+from numjoco.engine.mjcf import compile_model
+from numjoco.engine.mjcf.parse import MjcfError
 from tests.test_mjcf_compile import assert_same
 
 ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
@@ -38,20 +38,20 @@ def _both_reject(xml, match):
 
 def _forward_same(path, seeds=2, scale=0.05):
   """qacc and sensordata of both engines at random states (tests/test_models_load's check)."""
-  import engine
+  import numjoco
   from tests.models import random_state
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     m = load_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   for seed in range(seeds):
     random_state(mjm, mjd, seed, scale=scale)
     mujoco.mj_forward(mjm, mjd)
     for f in ("qpos", "qvel", "ctrl", "act", "qfrc_applied", "xfrc_applied", "mocap_pos",
               "mocap_quat"):
       getattr(d, f)[:] = getattr(mjd, f)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     s = 1.0 + np.abs(mjd.qacc).max(initial=0.0)
     np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * s, err_msg=f"qacc {seed}")
     np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-6, atol=1e-6,
@@ -249,17 +249,17 @@ def test_replicate_prefix_is_ignored_as_mujoco_does():
 
 def test_target_camera_without_target_as_mujoco():
   """mode targetbody(com) without a target loads in 4.0 (mjx pendula.xml) and acts as fixed."""
-  import engine
+  import numjoco
   xml = """<mujoco><worldbody><body name="a" pos="1 0 0"><joint axis="0 1 0"/>
     <geom size=".1" pos="0 0 -.5"/><camera mode="targetbodycom" pos="0 0 1"/>
     <camera mode="targetbody" pos="0 1 1" euler="10 20 30"/></body></worldbody></mujoco>"""
   (_, arrays, _), mjm = _same(xml)
   np.testing.assert_array_equal(arrays["cam_targetbodyid"], [-1, -1])
   m, mjd = load_model(xml), mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   mjd.qpos[:] = d.qpos[:] = 0.7
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   np.testing.assert_allclose(d.cam_xpos, mjd.cam_xpos, atol=1e-12)
   np.testing.assert_allclose(d.cam_xmat, mjd.cam_xmat, atol=1e-12)
 

@@ -6,9 +6,9 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from engine import interop
-from engine import types as t
-from engine.mjcf import compile_model, load_model
+from numjoco.engine import interop
+from numjoco.engine import types as t
+from numjoco.engine.mjcf import compile_model, load_model
 from tests.models import SETCONST_SKIPPED as SKIPPED
 from tests.models import reference_fields as _reference
 
@@ -376,8 +376,8 @@ def test_camera_light_constants_with_tendon_springs():
   </worldbody>
   <tendon><spatial name="rope"><site site="anchor"/><site site="tip"/></spatial></tendon>
 </mujoco>"""
-  import engine
-  ours = engine.load_model(xml)   # compiler + mj_setConst
+  import numjoco
+  ours = numjoco.load_model(xml)   # compiler + mj_setConst
   mjm = mujoco.MjModel.from_xml_string(xml)
   for name in ("cam_pos0", "cam_poscom0", "cam_mat0", "light_pos0", "light_poscom0",
                "light_dir0", "tendon_lengthspring", "tendon_length0"):
@@ -416,7 +416,7 @@ def test_eig3_as_mujoco(tol):
   inertias with 4e-15) equals 4.0's compiled mjuu_eig3, called from its library, bit for
   bit: eigenvalues and quaternion. Mesh frames, and so every mesh vertex and polygon normal,
   and body_iquat are built from it."""
-  from engine.mjcf import _math as mm
+  from numjoco.engine.mjcf import _math as mm
   from tests.conformance import mjinternal
   rng = np.random.default_rng(5)
   n = 0

@@ -1,7 +1,7 @@
 """Bad MJCF input: every error names the file, the line and the element."""
 import pytest
 
-from engine.mjcf import MjcfError, compile_model, load_model
+from numjoco.engine.mjcf import MjcfError, compile_model, load_model
 
 
 def _write(tmp_path, text, name="model.xml"):

@@ -10,8 +10,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.mjcf import MjcfError, MjcfWarning, compile_model
+import numjoco
+from numjoco.engine.mjcf import MjcfError, MjcfWarning, compile_model
 from tests.models import assert_compiles_as_mujoco, assert_teacher_forced
 
 _BOX_OBJ = "\n".join(
@@ -30,7 +30,7 @@ def _files(root, files):
 def _load_both(path):
   with warnings.catch_warnings():
     warnings.simplefilter("ignore", MjcfWarning)
-    return engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
 
 
 # ------------------------------------------------------------------------------- includes

@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 from tests.models import assert_compiles_as_mujoco, assert_forward_as_mujoco, random_state
 
 dm_control = pytest.importorskip("dm_control")
@@ -41,7 +41,7 @@ def test_springdamper(path):
   """Joints with springdamper get MuJoCo's stiffness and damping from their inertia."""
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(path)
+    m = numjoco.load_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
   assert (m.jnt_springdamper[:, 0] > 0).any(), "model has no springdamper joint"
   np.testing.assert_allclose(m.jnt_stiffness, mjm.jnt_stiffness, rtol=1e-9, atol=1e-12)
@@ -77,12 +77,12 @@ def test_model_forward_as_mujoco(path, smooth):
   engines) and the full forward."""
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(path)
+    m = numjoco.load_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
   if smooth:
     mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
-    m.opt.disableflags = m.opt.disableflags | int(engine.mjtDisableBit.CONSTRAINT)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+    m.opt.disableflags = m.opt.disableflags | int(numjoco.mjtDisableBit.CONSTRAINT)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   poses = _FORWARD_POSES.get(_name(path))
   for seed in range(2):
     random_state(mjm, mjd, seed, scale=0.01 if poses else 0.1)
@@ -137,9 +137,9 @@ def test_walker_teacher_forced(path, tmp_path):
   src = _with_floor(path, tmp_path)
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(src)
+    m = numjoco.load_model(src)
   mjm = mujoco.MjModel.from_xml_path(src)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(0)
   lo, hi = mjm.actuator_ctrlrange.T
   ncon = nrows = 0
@@ -161,7 +161,7 @@ def test_walker_teacher_forced(path, tmp_path):
       getattr(d, f)[:] = getattr(mjd, f)
     d.time = mjd.time
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     ncon += d.ncon
     nrows += d.nefc
@@ -189,10 +189,10 @@ def test_jaco_arm_teacher_forced(tmp_path):
   src = _with_floor(os.path.join(_DM, "third_party", "kinova", "jaco_arm.xml"), tmp_path)
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(src)
+    m = numjoco.load_model(src)
   mjm = mujoco.MjModel.from_xml_path(src)
   assert mjm.opt.disableflags & int(mujoco.mjtDisableBit.mjDSBL_NATIVECCD)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   pose = np.asarray(_FORWARD_POSES["third_party/kinova/jaco_arm.xml"][1])
   mjd.qpos[:] = pose
   rng = np.random.default_rng(0)
@@ -207,7 +207,7 @@ def test_jaco_arm_teacher_forced(tmp_path):
       getattr(d, f)[:] = getattr(mjd, f)
     d.time = mjd.time
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     n = d.ncon
     ncon += n

@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 from tests.models import assert_compiles_as_mujoco, assert_forward_as_mujoco, random_state
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
@@ -37,7 +37,7 @@ def _mark(path, known):
 def _load(path):
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    return engine.load_model(os.path.join(_DIR, path))
+    return numjoco.load_model(os.path.join(_DIR, path))
 
 
 @pytest.mark.parametrize("path", [_mark(p, _COMPILE_KNOWN) for p in MODELS])
@@ -55,11 +55,11 @@ def test_forward_as_mujoco(path):
   and constraints. Tolerances of tests/test_models_load."""
   m = _load(path)
   mjm = mujoco.MjModel.from_xml_path(os.path.join(_DIR, path))
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   flags, mjflags = m.opt.disableflags, mjm.opt.disableflags
   for smooth in (True, False):
     if smooth:
-      m.opt.disableflags = flags | int(engine.mjtDisableBit.CONSTRAINT)
+      m.opt.disableflags = flags | int(numjoco.mjtDisableBit.CONSTRAINT)
       mjm.opt.disableflags = mjflags | int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     else:
       m.opt.disableflags, mjm.opt.disableflags = flags, mjflags

@@ -13,8 +13,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.mjcf import MjcfError
+import numjoco
+from numjoco.engine.mjcf import MjcfError
 from tests.models import assert_close
 
 _MIRROR = "/work/.mirror/google-deepmind+mujoco/repo"
@@ -97,7 +97,7 @@ def _xml(integrator="Euler", angle="degree", flags=""):
 
 
 def _load(xml):
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 @pytest.mark.parametrize("angle", ["degree", "radian"])
@@ -136,17 +136,17 @@ def test_reset_plastic():
   """d.plastic after make_data, after reset_data with a changed qpos_spring/lengthspring and
   after a keyframe reset equals mj_resetData's / mj_resetDataKeyframe's."""
   m, mjm = _load(_xml())
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   assert_close(d.plastic, mjd.plastic, "plastic at make_data", 1e-12, 1e-12)
   for mm in (m, mjm):
     mm.qpos_spring[0] = 0.4
     mm.qpos_spring[2:6] = [0.0, 1.0, 0.0, 0.0]
     mm.tendon_lengthspring[1] = [0.0, 0.7]
   d.plastic[:] = 5.0
-  engine.reset_data(m, d)
+  numjoco.reset_data(m, d)
   mujoco.mj_resetData(mjm, mjd)
   assert_close(d.plastic, mjd.plastic, "plastic at reset", 1e-12, 1e-12)
-  engine.reset_data(m, d, "bent")
+  numjoco.reset_data(m, d, "bent")
   mujoco.mj_resetDataKeyframe(mjm, mjd, 1)
   assert_close(d.plastic, mjd.plastic, "plastic at keyframe reset", 1e-12, 1e-12)
   assert_close(d.qpos, mjd.qpos, "qpos at keyframe reset", 1e-12, 1e-12)
@@ -155,7 +155,7 @@ def test_reset_plastic():
 def _rollout(m, mjm, steps, seed):
   """Random piecewise-constant controls beyond the ranges; our and MuJoCo's histories."""
   rng = np.random.default_rng(seed)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   lo, hi = mjm.actuator_ctrlrange[:, 0], mjm.actuator_ctrlrange[:, 1]
   keys = ("qpos", "qvel", "plastic", "qfrc_spring", "energy")
   ours, theirs = {k: [] for k in keys}, {k: [] for k in keys}
@@ -164,7 +164,7 @@ def _rollout(m, mjm, steps, seed):
       ctrl = rng.uniform(lo, hi)
     d.ctrl[:] = ctrl
     mjd.ctrl[:] = ctrl
-    engine.step(m, d)
+    numjoco.step(m, d)
     mujoco.mj_step(mjm, mjd)
     for k in keys:
       ours[k].append(np.array(getattr(d, k)))
@@ -211,12 +211,12 @@ def test_slack_tendon_both_ways():
     </fixed></tendon>
     <actuator><position joint="s" kp="400" kv="40"/></actuator></mujoco>"""
   m, mjm = _load(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   hist, ref = [], []
   for s in range(600):
     u = 0.4 if (s // 150) % 2 == 0 else -0.4
     d.ctrl[:] = mjd.ctrl[:] = u
-    engine.step(m, d)
+    numjoco.step(m, d)
     mujoco.mj_step(mjm, mjd)
     hist.append(np.concatenate([d.qpos, d.plastic]))
     ref.append(np.concatenate([mjd.qpos, mjd.plastic]))
@@ -273,7 +273,7 @@ def test_bad_attributes(body, extra, tag, msg):
   with pytest.raises(ValueError):
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(MjcfError) as e:
-    engine.load_model(xml)
+    numjoco.load_model(xml)
   text = str(e.value)
   line = xml[:xml.index("<" + tag)].count("\n") + 1
   assert msg in text and f":{line}: <{tag}" in text, text
@@ -290,7 +290,7 @@ def test_default_class_free_joint_error():
   with pytest.raises(ValueError):
     mujoco.MjModel.from_xml_string(bad)
   with pytest.raises(MjcfError, match="free joint"):
-    engine.load_model(bad)
+    numjoco.load_model(bad)
 
 
 # ---------------------------------------------------------------- actuator group disabling
@@ -333,7 +333,7 @@ def test_disableactuator_errors(value, msg):
   with pytest.raises(ValueError):
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(MjcfError, match=msg) as e:
-    engine.load_model(xml)
+    numjoco.load_model(xml)
   assert "<option>" in str(e.value)
 
 
@@ -348,13 +348,13 @@ def test_disabled_groups_rollout(integrator, mask):
   m.opt.disableactuator = mask
   mjm.opt.disableactuator = mask
   rng = np.random.default_rng(mask)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   d.act[:] = mjd.act[:] = [0.1, 0.2, 0.3]
   for s in range(150):
     if s % 15 == 0:
       ctrl = rng.uniform(-1, 1, m.nu)
     d.ctrl[:] = mjd.ctrl[:] = ctrl
-    engine.step(m, d)
+    numjoco.step(m, d)
     mujoco.mj_step(mjm, mjd)
     for k in ("qpos", "qvel", "act", "act_dot", "actuator_force", "qfrc_actuator",
               "qfrc_damper", "sensordata"):
@@ -385,7 +385,7 @@ def test_actuator_group_disable_model():
   m, mjm = _load(_group_disable_model())
   assert m.opt.disableactuator == mjm.opt.disableactuator == 6
   rng = np.random.default_rng(11)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   lo, hi = mjm.actuator_ctrlrange[:, 0], mjm.actuator_ctrlrange[:, 1]
   for s in range(300):
     if s == 150:
@@ -393,7 +393,7 @@ def test_actuator_group_disable_model():
     if s % 20 == 0:
       ctrl = rng.uniform(lo, hi)
     d.ctrl[:] = mjd.ctrl[:] = ctrl
-    engine.step(m, d)
+    numjoco.step(m, d)
     mujoco.mj_step(mjm, mjd)
   for k in ("qpos", "qvel", "act", "actuator_force"):
     scale = max(1.0, np.abs(getattr(mjd, k)).max())

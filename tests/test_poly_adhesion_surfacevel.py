@@ -9,9 +9,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine.mjcf import MjcfError
+import numjoco
+from numjoco.engine import interop
+from numjoco.engine.mjcf import MjcfError
 from tests.conformance.test_teacher_forced import record_errors
 from tests.models import assert_close
 
@@ -24,8 +24,8 @@ def _both(xml):
   """(ours, MuJoCo's) models of an MJCF string or a file in tests/assets/mujoco."""
   if xml.endswith(".xml"):
     path = os.path.join(_ASSETS, xml)
-    return engine.load_model(path), mujoco.MjModel.from_xml_path(path)
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def _set_solver(m, mjm, solver, cone):
@@ -62,7 +62,7 @@ def teacher_forced(m, mjm, solver, cone, nstep, every=1, key=None, seed=0, check
   mjd = mujoco.MjData(mjm)
   if key is not None:
     mujoco.mj_resetDataKeyframe(mjm, mjd, key)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(seed)
   worst = {"qacc": 0.0, "efc_force": 0.0, "cost": -np.inf}
   ncon = 0
@@ -76,7 +76,7 @@ def teacher_forced(m, mjm, solver, cone, nstep, every=1, key=None, seed=0, check
       continue
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _compare_contacts(d, mjd, f"step {i}")
     ncon += d.ncon
     record_errors(worst, solver, mjm, mjd, d)
@@ -183,7 +183,7 @@ def test_poly_bad_input(tmp_path, bad, what):
   p.write_text(f'<mujoco>\n<worldbody>\n<body>\n<joint {bad}/>\n<geom size=".1"/>\n</body>\n'
                '</worldbody>\n</mujoco>')
   with pytest.raises(MjcfError) as e:
-    engine.load_model(str(p))
+    numjoco.load_model(str(p))
   assert "m.xml:4" in str(e.value) and what in str(e.value)
 
 
@@ -202,9 +202,9 @@ def test_poly_forward(seed):
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(seed)
   _random_poly_state(mjm, mjd, rng)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert np.abs(mjd.qfrc_spring).max() > 0.1 and np.abs(mjd.qfrc_damper).max() > 0.1
   for f in ("qfrc_spring", "qfrc_damper", "qfrc_passive", "qacc", "energy"):
@@ -217,9 +217,9 @@ def test_poly_forward_fails_without_poly_terms():
   m.dof_dampingpoly[:] = 0.0
   mjd = mujoco.MjData(mjm)
   _random_poly_state(mjm, mjd, np.random.default_rng(0))
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert np.abs(d.qfrc_damper - mjd.qfrc_damper).max() > 1e-3
 
@@ -233,11 +233,11 @@ def test_poly_rollout(integrator):
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(5)
   _random_poly_state(mjm, mjd, rng)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   for i in range(300):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert np.abs(mjd.plastic).max() > 1e-3, "no joint yielded: springyield untested"
   # RK4's d.energy is not compared: 4.0 reports neither the first stage's energy nor the end
   # state's (a known difference of the RK4 pipeline, not of the polynomial terms)
@@ -253,15 +253,15 @@ def test_poly_stiffness_model():
   for f in ("tendon_stiffness", "tendon_stiffnesspoly", "tendon_lengthspring"):
     assert_close(getattr(m, f), getattr(mjm, f), f)
   mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
-  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.ENERGY)
+  m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.ENERGY)
   worst, ncon = teacher_forced(m, mjm, "Newton", "pyramidal", nstep=500, every=5)
   _assert_solved(worst, "Newton")
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   for _ in range(200):
     mujoco.mj_step(mjm, mjd)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert_close(d.energy, mjd.energy, "energy", rtol=1e-9)
   assert_close(d.qfrc_spring, mjd.qfrc_spring, "qfrc_spring")
@@ -334,9 +334,9 @@ def test_adhesion_forward(seed, cone):
   _set_solver(m, mjm, "Newton", cone)
   mjd = mujoco.MjData(mjm)
   _adhesion_state(mjm, mjd, np.random.default_rng(seed))
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert np.any(mjd.contact.adhesion != 0) and np.abs(mjd.qfrc_adhesion).max() > 0
   _compare_contacts(d, mjd)
@@ -352,9 +352,9 @@ def test_adhesion_in_gap_contacts_pull():
   mjd = mujoco.MjData(mjm)
   a = mjm.jnt_qposadr[mjm.body_jntadr[1]]
   mjd.qpos[a + 2] = .105   # 5 mm above the floor, gap 1 cm
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   _compare_contacts(d, mjd)
   box = [i for i in range(d.ncon) if d.contact_geom2[i] == 2 or d.contact_geom1[i] == 2]
@@ -390,11 +390,11 @@ def test_fridge_door_snaps_shut_free_running():
   m, mjm = _both("fridge_door.xml")
   mjd = mujoco.MjData(mjm)
   mujoco.mj_resetDataKeyframe(mjm, mjd, 1)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   for _ in range(500):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert abs(mjd.qpos[0]) < 2e-3 and abs(d.qpos[0]) < 2e-3
   assert abs(d.qpos[0] - mjd.qpos[0]) < 1e-4
 
@@ -408,9 +408,9 @@ def test_sand_castle():
   mjd = mujoco.MjData(mjm)
   for _ in range(150):
     mujoco.mj_step(mjm, mjd)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert mjd.ncon > 1000
   _compare_contacts(d, mjd)
@@ -475,9 +475,9 @@ def test_surfacevel_forward(seed, cone):
     mjd.qpos[a + 3:a + 7] += rng.normal(size=4) * .02
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)
   mjd.qvel[:] = rng.normal(size=mjm.nv) * .3
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert mjd.ncon >= 4 and np.abs(mjd.contact.surfacevel).max() > .1
   _compare_contacts(d, mjd)
@@ -501,11 +501,11 @@ def test_conveyor_carries_cargo():
   MuJoCo, and our positions agree with MuJoCo's."""
   m, mjm = _both("surfacevel_conveyor.xml")
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   n = int(1.5 / mjm.opt.timestep)
   for _ in range(n):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   box1 = mjm.jnt_qposadr[0]
   assert d.qvel[0] > .5 and d.qpos[box1] > -1.5 + .5
   assert abs(d.qpos[box1] - mjd.qpos[box1]) < 1e-3
@@ -516,10 +516,10 @@ def test_turntable_spins_centered_box():
   to the platter's 1 rad/s, and the whole state agrees with MuJoCo's."""
   m, mjm = _both("surfacevel_turntable.xml")
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   for _ in range(int(2 / mjm.opt.timestep)):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert abs(d.qvel[5] - 1.0) < 0.02
   assert np.abs(d.qpos - mjd.qpos).max() < 1e-6
 
@@ -527,7 +527,7 @@ def test_turntable_spins_centered_box():
 @pytest.mark.parametrize("cone", _CONES)
 @pytest.mark.parametrize("scene", ["poly", "adhesion", "surfacevel"])
 def test_inverse(scene, cone):
-  """engine.inverse against mj_inverse at random states with random qacc: polynomial damping in
+  """numjoco.inverse against mj_inverse at random states with random qacc: polynomial damping in
   the discrete-time correction, qfrc_adhesion in the passive force, the adhesion bias and the
   surface velocities in the constraint forces."""
   xml = {"poly": _POLY.format(integrator="Euler"), "adhesion": _ADHESION,
@@ -544,10 +544,10 @@ def test_inverse(scene, cone):
     mjd.qpos[:] = mjm.qpos0
     mjd.qvel[:] = rng.normal(size=mjm.nv) * .3
   mjd.qacc[:] = rng.normal(size=mjm.nv) * 3
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.qacc[:] = mjd.qacc
-  engine.inverse(m, d)
+  numjoco.inverse(m, d)
   mujoco.mj_inverse(mjm, mjd)
   assert d.nefc == mjd.nefc
   if scene != "poly":

@@ -4,7 +4,7 @@ import os
 import mujoco
 import numpy as np
 
-import engine
+import numjoco
 
 _ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
 _RNG = np.random.default_rng(3)
@@ -27,8 +27,8 @@ def _model(nray):
 def test_rangefinders_hit_meshes_and_hfield():
   nray = 24
   xml = _model(nray)
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(0)
   hits = 0
   for trial in range(30):
@@ -47,7 +47,7 @@ def test_rangefinders_hit_meshes_and_hfield():
     mujoco.mj_normalizeQuat(mjm, mjd.qpos)
     mujoco.mj_forward(mjm, mjd)
     d.qpos[:] = mjd.qpos
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-9, atol=1e-9,
                                err_msg=f"trial {trial}")
     hits += int((mjd.sensordata > 0).sum())

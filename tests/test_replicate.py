@@ -7,8 +7,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-import engine
-from engine.mjcf import MjcfError, compile_model
+import numjoco
+from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.test_mjcf_compile import assert_same
 
 ASSETS = os.path.join(os.path.dirname(__file__), "assets", "replicate")
@@ -64,18 +64,18 @@ def test_replicate_matches_mujoco(xml):
 
 
 def test_replicated_references_follow_their_replica():
-  m = engine.load_model(REFERENCES)
-  names = lambda obj, n: [engine.id2name(m, obj, i) for i in range(n)]
-  assert names(engine.mjtObj.ACTUATOR, m.nu) == ["m0", "m_0", "mt_0", "m_1", "mt_1", "m_2",
+  m = numjoco.load_model(REFERENCES)
+  names = lambda obj, n: [numjoco.id2name(m, obj, i) for i in range(n)]
+  assert names(numjoco.mjtObj.ACTUATOR, m.nu) == ["m0", "m_0", "mt_0", "m_1", "mt_1", "m_2",
                                                  "mt_2"]
-  assert names(engine.mjtObj.TENDON, m.ntendon) == ["t_0", "t_1", "t_2"]
+  assert names(numjoco.mjtObj.TENDON, m.ntendon) == ["t_0", "t_1", "t_2"]
   # the n-th tendon moves the n-th replica's joints
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   d.qpos[:] = np.arange(m.nq) * 0.1
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   for r in range(3):
-    j = engine.name2id(m, engine.mjtObj.JOINT, f"j_{r}")
-    jc = engine.name2id(m, engine.mjtObj.JOINT, f"jc_{r}")
+    j = numjoco.name2id(m, numjoco.mjtObj.JOINT, f"j_{r}")
+    jc = numjoco.name2id(m, numjoco.mjtObj.JOINT, f"jc_{r}")
     assert d.ten_length[r] == pytest.approx(d.qpos[j] - d.qpos[jc])
 
 

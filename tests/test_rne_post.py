@@ -6,7 +6,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 
 _WELD = """
 <mujoco>
@@ -69,8 +69,8 @@ _TENDONS = {
 
 
 def _both(xml):
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  return m, engine.make_data(m), mjm, mujoco.MjData(mjm)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
 
 
 def _compare(m, d, mjm, mjd, seeds=3, scale=.1):
@@ -82,7 +82,7 @@ def _compare(m, d, mjm, mjd, seeds=3, scale=.1):
     mjd.ctrl[:] = rng.uniform(-1, 1, size=mjm.nu)
     mujoco.mj_forward(mjm, mjd)
     d.qpos[:], d.qvel[:], d.ctrl[:] = mjd.qpos, mjd.qvel, mjd.ctrl
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert d.nefc == mjd.nefc
     np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=1e-7, atol=1e-7)
     scale_f = 1 + np.abs(mjd.cfrc_ext).max()
@@ -108,7 +108,7 @@ def test_spatial_tendon_forces(case):
     tendon_free = _TENDON.format(**dict(c, attrs="", gear="0", eq=""))
     m2, d2, mjm2, mjd2 = _both(tendon_free)
     d2.qpos[:], d2.qvel[:], d2.ctrl[:] = mjd.qpos, mjd.qvel, mjd.ctrl
-    engine.forward(m2, d2)
+    numjoco.forward(m2, d2)
     assert np.abs(d2.cfrc_ext - mjd.cfrc_ext).max() > 1e-3
 
 
@@ -135,7 +135,7 @@ def test_adhesive_contact_forces_are_net_of_the_pull(cone):
     mujoco.mj_step(mjm, mjd)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert mjd.ncon == d.ncon == 4 and mjd.contact.adhesion.max() == 3
   np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-8, atol=1e-8)
   np.testing.assert_allclose(d.cfrc_ext, mjd.cfrc_ext, rtol=1e-8, atol=1e-8)

@@ -11,13 +11,13 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import collision_sdf as sdf
-from engine import interop
-from engine.forward import fwd_position
-from engine.mjcf import MjcfError
-from engine.mjcf import _plugin
-from engine.mjcf.compile import compile_model
+import numjoco
+from numjoco.engine import collision_sdf as sdf
+from numjoco.engine import interop
+from numjoco.engine.forward import fwd_position
+from numjoco.engine.mjcf import MjcfError
+from numjoco.engine.mjcf import _plugin
+from numjoco.engine.mjcf.compile import compile_model
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "sdf")
 MODELS = ["torus.xml", "bowl.xml", "gear.xml", "nutbolt.xml", "primitives.xml", "mesh.xml",
@@ -59,7 +59,7 @@ def test_compiled_fields(name):
 def test_model_from_mujoco_knows_the_sdfs(name):
   """engine.interop.model_from_mujoco reads 4.0's plugin slots and config strings into the
   engine-only SDF kind and parameters: the same arrays our compiler makes."""
-  from engine import interop
+  from numjoco.engine import interop
   sizes, A, _ = compile_model(_path(name))
   m = interop.model_from_mujoco(mujoco.MjModel.from_xml_path(_path(name)))
   assert sizes["nplugin"] > 0
@@ -178,7 +178,7 @@ def test_box_field_as_mujoco():
   normals the point lies on (the 3.x source gave zero there)."""
   from tests.conformance import mjinternal
   xml = _pair_xml("box")
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
   g = 0 if mjm.geom_type[0] == _BOX else 1
@@ -206,10 +206,10 @@ def match_poses(xml, other, partial, seed, **pose):
   """The contacts of model `xml` at 30 random poses (`_random_pose` with `pose`) against 4.0's:
   equal in every touching pose, or, for `other` in `partial`, in at least the measured number
   of them."""
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(seed)
   touching = matched = 0
   for trial in range(30):
@@ -246,10 +246,10 @@ def _random_pose(mjm, mjd, rng, lift=0.0, spread=0.25):
 def test_mesh_sdf_contacts():
   """mjc_MeshSDF: the same contacts as 4.0, as a set, at random poses."""
   xml = _pair_xml("mesh")
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(3)
   for trial in range(12):
     _random_pose(mjm, mjd, rng, spread=0.2)
@@ -273,10 +273,10 @@ _DYNAMIC = ["torus.xml", "bowl.xml", "gear.xml", "nutbolt.xml", "primitives.xml"
 def test_teacher_forced_qacc(name):
   """Along 4.0's trajectory of MuJoCo's SDF example models (gear: random motor controls):
   at every 25th of 300 steps our contacts and qacc from MuJoCo's state equal 4.0's."""
-  m = engine.load_model(_path(name))
+  m = numjoco.load_model(_path(name))
   mjm = mujoco.MjModel.from_xml_path(_path(name))
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(0)
   total = 0
   for i in range(300):
@@ -286,7 +286,7 @@ def test_teacher_forced_qacc(name):
     if i % 25 == 24:
       mujoco.mj_forward(mjm, mjd)
       interop.data_from_mujoco(mjd, d)
-      engine.forward(m, d)
+      numjoco.forward(m, d)
       ours = dict(geom=np.stack([d.contact_geom1[:d.ncon], d.contact_geom2[:d.ncon]], 1),
                   dist=d.contact_dist[:d.ncon], pos=d.contact_pos[:d.ncon],
                   frame=d.contact_frame[:d.ncon])
@@ -305,14 +305,14 @@ def test_teacher_forced_qacc(name):
 def test_rollout(name):
   """100 steps from the initial state, ours against 4.0's, free-running: the positions stay
   within 1e-6 (contacts agree along the way)."""
-  m = engine.load_model(_path(name))
+  m = numjoco.load_model(_path(name))
   mjm = mujoco.MjModel.from_xml_path(_path(name))
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   ncon = 0
   for i in range(100):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     ncon += mjd.ncon
     np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=0, atol=1e-6, err_msg=f"step {i}")
   assert ncon > 0
@@ -323,16 +323,16 @@ def test_rollout(name):
 def test_rangefinder_on_sdf():
   """MuJoCo's ray/sdf.xml: a swinging rangefinder against a torus sdf, dist and normal
   against 4.0 over 300 steps (hits and misses)."""
-  m = engine.load_model(_path("ray/sdf.xml"))
+  m = numjoco.load_model(_path("ray/sdf.xml"))
   mjm = mujoco.MjModel.from_xml_path(_path("ray/sdf.xml"))
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   hits = 0
   for i in range(300):
     mujoco.mj_step(mjm, mjd)
     if i % 10 == 0:
       interop.data_from_mujoco(mjd, d)
-      engine.forward(m, d)
+      numjoco.forward(m, d)
       mujoco.mj_forward(mjm, mjd)
       np.testing.assert_allclose(d.sensordata, mjd.sensordata, atol=1e-6, err_msg=f"{i}")
       hits += mjd.sensordata[0] >= 0
@@ -341,14 +341,14 @@ def test_rangefinder_on_sdf():
 
 def test_ray_sdf_scaled_by_vec():
   """mj_ray on an sdf geom with a non-unit direction: 4.0 scales the hit by 1 / |vec|."""
-  from engine import ray as rays
-  m = engine.load_model(_path("torus.xml"))
+  from numjoco.engine import ray as rays
+  m = numjoco.load_model(_path("torus.xml"))
   mjm = mujoco.MjModel.from_xml_path(_path("torus.xml"))
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   geomid = np.zeros(1, np.int32)
   for pnt, vec in (((-1.6, 0.05, 3.8), (3.0, 0.0, 0.0)), ((-1, 0.3, 5), (0, 0, -0.5)),
                    ((-1.2, 0.1, 3.2), (0.4, 0.1, 0.2))):

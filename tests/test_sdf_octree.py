@@ -15,10 +15,10 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine.mjcf import MjcfError
-from engine.mjcf.compile import compile_model
+import numjoco
+from numjoco.engine import interop
+from numjoco.engine.mjcf import MjcfError
+from numjoco.engine.mjcf.compile import compile_model
 from tests.test_sdf import _assert_same, _contacts, match_poses
 
 _MODELS = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
@@ -137,15 +137,15 @@ def test_contacts_vs_mujoco(other):
 def test_rays_vs_mujoco():
   """mj_ray on the U's octree SDF from random points toward it (hits and misses): the same
   distance and geom as 4.0."""
-  from engine import ray as rays
+  from numjoco.engine import ray as rays
   xml = _one(_u_mesh(), "u", 'euler="10 20 30"')
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   rng = np.random.default_rng(5)
   geomid = np.zeros(1, np.int32)
   hits = 0
@@ -175,17 +175,17 @@ def test_teacher_forced_qacc():
   each other: at every 20th of 300 steps our contacts and qacc from MuJoCo's state equal
   4.0's (contact normals within 6.9e-8, measured; one was 1.1e-6 off before the SDF collider
   took the geoms' orientations from geom_xquat as 4.0 does)."""
-  m = engine.load_model(_PILE)
+  m = numjoco.load_model(_PILE)
   mjm = mujoco.MjModel.from_xml_string(_PILE)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   total = pairs = 0
   for i in range(300):
     mujoco.mj_step(mjm, mjd)
     if i % 20 == 19:
       mujoco.mj_forward(mjm, mjd)
       _assert_same(*_contacts(m, d, mjm, mjd), f"step {i}")   # (sets our state to 4.0's)
-      engine.forward(m, d)
+      numjoco.forward(m, d)
       c = mjd.contact
       total += mjd.ncon
       pairs += np.any((c.geom1 == 1) & (c.geom2 == 2))

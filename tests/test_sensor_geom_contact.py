@@ -8,9 +8,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine.mjcf import MjcfError
+import numjoco
+from numjoco.engine import interop
+from numjoco.engine.mjcf import MjcfError
 
 _FIELDS = "type datatype needstage objtype objid reftype refid dim adr intprm cutoff".split()
 
@@ -66,7 +66,7 @@ def _pair_scene(cutoffs=(0.0, 0.3), extra="", option=""):
 
 
 def _load(xml):
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def _assert_fields(m, mjm):
@@ -122,7 +122,7 @@ def _forward_both(m, mjm, d, mjd):
   mujoco.mj_forward(mjm, mjd)
   interop.data_from_mujoco(mjd, d)
   d.sensordata[:] = np.nan
-  engine.forward(m, d)
+  numjoco.forward(m, d)
 
 
 def _random_poses(mjm, mjd, rng, spread=0.16):
@@ -145,7 +145,7 @@ def test_collision_sensors_every_pair(nativeccd):
   option = "" if nativeccd else '<option><flag nativeccd="disable"/></option>'
   m, mjm = _load(_pair_scene(option=option))
   _assert_fields(m, mjm)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(1)
   dist_adr = mjm.sensor_adr[mjm.sensor_type == int(mujoco.mjtSensor.mjSENS_GEOMDIST)]
   cut = mjm.sensor_cutoff[mjm.sensor_type == int(mujoco.mjtSensor.mjSENS_GEOMDIST)]
@@ -176,7 +176,7 @@ def test_collision_sensor_cutoff_semantics():
   </sensor></mujoco>"""
   m, mjm = _load(xml)
   _assert_fields(m, mjm)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   _forward_both(m, mjm, d, mjd)
   _compare(m, mjm, d, mjd, "qpos0")
   s = mjd.sensordata
@@ -201,7 +201,7 @@ def test_collision_sensor_hfield():
   </sensor></mujoco>"""
   m, mjm = _load(xml)
   _assert_fields(m, mjm)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(3)
   for seed in range(6):
     mjd.qpos[:] = mjm.qpos0
@@ -270,7 +270,7 @@ def test_contact_sensor_fields_and_data(condim, cone):
   xml = _contact_scene(condim, f'<option cone="{cone}"/>')
   m, mjm = _load(xml)
   _assert_fields(m, mjm)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   for nstep in (0, 40, 150):
     _settle(mjm, mjd, nstep, nstep)
     _forward_both(m, mjm, d, mjd)
@@ -282,7 +282,7 @@ def test_contact_sensor_rollout_teacher_forced():
   """A 400-step rollout of the pile thrown at the floor, MuJoCo's qpos/qvel/act copied into ours
   each step: contacts come and go, found counts change; sensordata agrees at every step."""
   m, mjm = _load(_contact_scene())
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   mjd.qpos[:] = mjm.qpos0
   mjd.qpos[2] += 0.3
   mjd.qpos[9] += 0.2
@@ -299,7 +299,7 @@ def test_contact_sensor_rollout_teacher_forced():
 def test_collision_sensors_rollout_teacher_forced():
   """The every-pair scene falling onto the floor for 300 steps, teacher-forced."""
   m, mjm = _load(_pair_scene(cutoffs=(0.0, 0.1)))
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(7)
   _random_poses(mjm, mjd, rng, spread=0.1)
   mjd.qpos[2::7] += 0.3
@@ -337,7 +337,7 @@ def test_camprojection():
   _assert_fields(m, mjm)
   for f in ("cam_resolution", "cam_sensorsize", "cam_intrinsic", "cam_fovy"):
     np.testing.assert_array_equal(getattr(m, f), getattr(mjm, f), err_msg=f)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(0)
   for seed in range(5):
     mjd.qpos[:3] = mjm.qpos0[:3] + rng.normal(size=3) * 0.3
@@ -391,7 +391,7 @@ def test_sensor_errors(elem, message):
   with pytest.raises(ValueError):
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(MjcfError, match=message) as e:
-    engine.load_model(xml)
+    numjoco.load_model(xml)
   assert ":7: <" in str(e.value)
 
 
@@ -405,7 +405,7 @@ def test_camera_intrinsic_errors(elem, message):
   with pytest.raises(ValueError):
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(MjcfError, match=message):
-    engine.load_model(xml)
+    numjoco.load_model(xml)
 
 
 # ------------------------------------------------------------- MuJoCo's own test models
@@ -432,12 +432,12 @@ def test_mujoco_sensor_testdata(name):
   fromto_*): compiled fields, then 300 steps of MuJoCo's rollout with random controls,
   teacher-forced."""
   path = os.path.join(_TESTDATA, name + ".xml")
-  m, mjm = engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+  m, mjm = numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
   _assert_fields(m, mjm)
   # our mesh compile differs from 4.0's by ~1e-7 (known, issue #6): sense MuJoCo's meshes
   for f in ("mesh_vert", "mesh_quat", "geom_quat", "geom_pos"):
     getattr(m, f)[:] = getattr(mjm, f)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   # box1 lies face to face under box2: every pair of points facing each other is a closest
   # pair, and GJK's choice among them differs; compare that segment's length and direction
   ambiguous = {"fromto_primitive": [10]}.get(name, [])

@@ -9,10 +9,10 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine import types as t
-from engine.mjcf import MjcfError
+import numjoco
+from numjoco.engine import interop
+from numjoco.engine import types as t
+from numjoco.engine.mjcf import MjcfError
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "sensor")
 _FIELDS = ("dist", "dir", "origin", "point", "normal", "depth")
@@ -91,7 +91,7 @@ _CAMS = [f'<rangefinder camera="persp" data="{_ALL}"/>',
 
 
 def _load(xml):
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def _check_fields(m, mjm):
@@ -172,7 +172,7 @@ def test_rangefinder_rollout_every_field_and_geom():
   perspective, orthographic and intrinsic camera rangefinders equal MuJoCo's each step (our
   state set from MuJoCo's before each step); the rays hit every geom type and miss too."""
   m, mjm = _load(_scene(_subsets(), _CAMS))
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(0)
   mjd.qvel[:] = rng.normal(size=mjm.nv) * 1.5
   mjd.qvel[mjm.jnt_dofadr[mjm.joint("yaw").id]] = 1.3
@@ -184,7 +184,7 @@ def test_rangefinder_rollout_every_field_and_geom():
     interop.data_from_mujoco(mjd, d)
     d.sensordata[:] = np.nan
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     _compare(m, mjm, d, mjd, f"step {k}")
     site_hits += int(np.sum(mjd.sensordata[dist_adr] > 0))
     cam_misses += int(np.sum(persp[::14] == -1))
@@ -200,14 +200,14 @@ def test_rangefinder_states_random():
   """Random poses of every body (the rig looking anywhere): the site and camera rangefinders
   equal MuJoCo's after mj_forward."""
   m, mjm = _load(_scene(_subsets()[::3], _CAMS))
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   for seed in range(12):
     rng = np.random.default_rng(seed)
     mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 1.2
     mujoco.mj_normalizeQuat(mjm, mjd.qpos)
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _compare(m, mjm, d, mjd, f"seed {seed}")
 
 
@@ -216,10 +216,10 @@ def test_rfcamera_model():
   a height field, a supersphere mesh and primitives): fields and sensordata after a step,
   and for moved mocap bodies."""
   path = os.path.join(_DATA, "rfcamera.xml")
-  m, mjm = engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+  m, mjm = numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
   _check_fields(m, mjm)
   assert list(mjm.sensor_dim) == [112, 112]
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(2)
   for k in range(20):
     if k:
@@ -228,7 +228,7 @@ def test_rfcamera_model():
       mjd.mocap_quat[:] /= np.linalg.norm(mjd.mocap_quat, axis=1)[:, None]
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     _compare(m, mjm, d, mjd, f"step {k}")
   assert np.sum(mjd.sensordata[::7] > 0) > 4
 
@@ -241,9 +241,9 @@ def test_rangefinder_camera_layout_analytic():
     <camera name="ortho" euler="0 45 0" resolution="3 3" projection="orthographic" fovy="2"/>
     </body></worldbody><sensor><rangefinder camera="persp" data="dist depth"/>
     <rangefinder camera="ortho" data="dist dir origin point"/></sensor></mujoco>"""
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   assert m.nsensordata == 108
   off = np.array([-1.0, 0.0, 1.0]) / 1.5
   got = d.sensordata[:18].reshape(3, 3, 2)
@@ -289,7 +289,7 @@ def test_rangefinder_errors(elem, message, tmp_path):
   path = tmp_path / "bad.xml"
   path.write_text(xml)
   with pytest.raises(MjcfError, match=message) as e:
-    engine.load_model(str(path))
+    numjoco.load_model(str(path))
   assert "bad.xml:4: <rangefinder" in str(e.value)
 
 
@@ -316,14 +316,14 @@ def test_rangefinder_from_inside_geoms():
     scale=".3 .32 .35"/></asset><worldbody>{bodies}</worldbody>
     <sensor>{sens}</sensor></mujoco>"""
   m, mjm = _load(xml)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(4)
   for trial in range(20):
     mjd.qpos[:] = rng.normal(size=mjm.nq)
     mujoco.mj_normalizeQuat(mjm, mjd.qpos)
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _compare(m, mjm, d, mjd, f"trial {trial}")
     out = mjd.sensordata.reshape(len(geoms), 14)
     assert np.all(out[:, 0] > 0)

@@ -11,10 +11,10 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine.mjcf import MjcfError
-from engine.mjcf.compile import compile_model
+import numjoco
+from numjoco.engine import interop
+from numjoco.engine.mjcf import MjcfError
+from numjoco.engine.mjcf.compile import compile_model
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 TACTILE = os.path.join(_DIR, "model", "tactile", "tactile.xml")
@@ -29,8 +29,8 @@ def _both(xml_or_path):
     mjm = mujoco.MjModel.from_xml_path(xml_or_path)
   else:
     mjm = mujoco.MjModel.from_xml_string(xml_or_path)
-  m = engine.load_model(xml_or_path)
-  return m, engine.make_data(m), mjm, mujoco.MjData(mjm)
+  m = numjoco.load_model(xml_or_path)
+  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
 
 
 def _same_ncon(d, mjd, what):
@@ -43,7 +43,7 @@ def _forced(m, d, mjm, mjd, what, contacts=_same_ncon):
   number of nonzero values."""
   mujoco.mj_forward(mjm, mjd)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   contacts(d, mjd, what)
   scale = max(1.0, np.abs(mjd.sensordata).max(initial=0.0))
   np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=_TOL, atol=_TOL * scale,
@@ -216,7 +216,7 @@ def test_tactile_height_field_is_skipped():
   with pytest.raises(mujoco.FatalError, match="geom type 1"):
     mujoco.mj_forward(mjm, mjd)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert d.ncon > 0 and not d.sensordata.any()
 
 
@@ -379,13 +379,13 @@ def test_touch_grid_instance_is_not_an_sdf():
 def test_viewer_draws_the_models(path):
   """The renderer draws the models after some steps (it draws no taxels or grid cells: those
   are MuJoCo's decorations) and lists no rays for these sensors."""
-  from render.camera import Camera
-  from render.headless import HeadlessRenderer
-  from render.renderer import VisOptions, _ray_sensors
-  from render.snapshot import Snapshot
-  m = engine.load_model(path)
-  d = engine.make_data(m)
-  engine.step(m, d, 50)
+  from numjoco.render.camera import Camera
+  from numjoco.render.headless import HeadlessRenderer
+  from numjoco.render.renderer import VisOptions, _ray_sensors
+  from numjoco.render.snapshot import Snapshot
+  m = numjoco.load_model(path)
+  d = numjoco.make_data(m)
+  numjoco.step(m, d, 50)
   assert _ray_sensors(m) == []
   hr = HeadlessRenderer(m, 64, 48)
   img = hr.render(Snapshot(m, d), Camera.default_for(m), VisOptions(shadows=False))

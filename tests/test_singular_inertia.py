@@ -8,7 +8,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 
 _XML = """
 <mujoco>
@@ -37,9 +37,9 @@ def _both(integrator="Euler", damping=0.0):
   xml = _XML.format(integrator=integrator, damping=damping)
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(xml)
+    m = numjoco.load_model(xml)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  return m, engine.make_data(m), mjm, mujoco.MjData(mjm)
+  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
 
 
 def test_forward_clamps_the_pivot_and_warns_as_mujoco():
@@ -47,7 +47,7 @@ def test_forward_clamps_the_pivot_and_warns_as_mujoco():
   d.ctrl[:] = mjd.ctrl[:] = 0.5
   mujoco.mj_forward(mjm, mjd)
   with pytest.warns(RuntimeWarning, match="inertia matrix is singular .* dof 0"):
-    engine.forward(m, d)
+    numjoco.forward(m, d)
   assert mjd.warning[_INERTIA].number == 1
   assert d.warning_number[_INERTIA] == mjd.warning[_INERTIA].number
   assert d.warning_lastinfo[_INERTIA] == mjd.warning[_INERTIA].lastinfo
@@ -68,7 +68,7 @@ def test_rollout_without_force_along_the_singular_direction(integrator):
     warnings.simplefilter("ignore")
     for _ in range(20):
       mujoco.mj_step(mjm, mjd)
-      engine.step(m, d)
+      numjoco.step(m, d)
       np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=1e-9, atol=1e-12)
       np.testing.assert_allclose(d.qvel, mjd.qvel, rtol=1e-9, atol=1e-12)
   assert mjd.warning[_INERTIA].number > 0

@@ -8,8 +8,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from engine.mjcf import MjcfError, compile_model                         # noqa: E402
-from engine.mjcf._skin import FIELDS, SIZES                             # noqa: E402
+from numjoco.engine.mjcf import MjcfError, compile_model                         # noqa: E402
+from numjoco.engine.mjcf._skin import FIELDS, SIZES                             # noqa: E402
 
 
 def _dm_path(*parts):
@@ -183,10 +183,10 @@ def test_bad_skins_are_errors_naming_file_line_and_element(tmp_path):
 
 
 def _our_kinematics(m, qpos):
-  import engine
-  d = engine.make_data(m)
+  import numjoco
+  d = numjoco.make_data(m)
   d.qpos[:] = qpos
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   return d
 
 
@@ -195,10 +195,10 @@ def test_skin_vertices_and_normals_equal_mjv_update_skin(parts):
   """render/skin.py's vertices and normals with our kinematics equal MuJoCo 4.0's
   mjv_updateSkin (scn.skinvert, scn.skinnormal, float32) at qpos0 and four random poses, to
   1e-5 (measured: equal bit for bit)."""
-  import engine
-  from render.skin import SkinModel
+  import numjoco
+  from numjoco.render.skin import SkinModel
   path = _dm_path(*parts)
-  m = engine.load_model(path)
+  m = numjoco.load_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
   mjd = mujoco.MjData(mjm)
   scn = mujoco.MjvScene(mjm, 100)
@@ -222,15 +222,15 @@ def test_skin_vertices_and_normals_equal_mjv_update_skin(parts):
 def test_skin_inflate_equals_mujoco(tmp_path):
   """inflate moves each vertex along its normal: the inline skin (inflate 0.01, two bones,
   one rotated bind pose) at random poses equals mjv_updateSkin to 1e-6."""
-  import engine
-  from render.skin import SkinModel
+  import numjoco
+  from numjoco.render.skin import SkinModel
   xml = _INLINE.replace("<compiler {compiler}/>", "").replace(
       '<body name="b1">', '<body name="b1"><freejoint/>').replace(
       '<body name="b2" pos=".1 0 0">', '<body name="b2" pos=".1 0 0"><joint type="ball"/>')
   write_skn(tmp_path / "s.skn", [0, 0, 0, 1, 0, 0, 0, 1, 0], [], [0, 1, 2], _skn_bones())
   path = tmp_path / "model.xml"
   path.write_text(xml)
-  m = engine.load_model(str(path))
+  m = numjoco.load_model(str(path))
   mjm = mujoco.MjModel.from_xml_path(str(path))
   mjd = mujoco.MjData(mjm)
   scn = mujoco.MjvScene(mjm, 100)

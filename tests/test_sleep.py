@@ -9,7 +9,7 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 _SLEEP = "test/engine/testdata/sleep/"
@@ -42,8 +42,8 @@ def _load(path):
   full = os.path.join(_DIR, path)
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(full)
-    d = engine.make_data(m)
+    m = numjoco.load_model(full)
+    d = numjoco.make_data(m)
   mjm = mujoco.MjModel.from_xml_path(full)
   mjd = mujoco.MjData(mjm)
   return m, d, mjm, mjd
@@ -91,7 +91,7 @@ def test_sleep_rollout_as_mujoco(path, nstep):
   prev = mjd.tree_asleep.copy()
   for s in range(nstep):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     _check(m, d, mjm, mjd, f"{path} step {s + 1}", LOOSE.get(path, 1.0))
     slept += int(((prev < 0) & (mjd.tree_asleep >= 0)).sum())
     woke += int(((prev >= 0) & (mjd.tree_asleep < 0)).sum())
@@ -125,7 +125,7 @@ def _settle(path, nstep):
   m, d, mjm, mjd = _load(path)
   for _ in range(nstep):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert (mjd.tree_asleep >= 0).any()
   return m, d, mjm, mjd
 
@@ -133,7 +133,7 @@ def _settle(path, nstep):
 def _run(m, d, mjm, mjd, nstep, what):
   for s in range(nstep):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     _check(m, d, mjm, mjd, f"{what} step {s + 1}")
 
 
@@ -159,7 +159,7 @@ def test_wake_by_applied_force(field):
     else:
       x.qfrc_applied[mjm.tree_dofadr[t] + 2] = 30.0
   mujoco.mj_step(mjm, mjd)
-  engine.step(m, d)
+  numjoco.step(m, d)
   assert mjd.tree_asleep[t] < 0
   _check(m, d, mjm, mjd, field)
   _run(m, d, mjm, mjd, 40, field)
@@ -168,7 +168,7 @@ def test_wake_by_applied_force(field):
 def test_disable_flag_wakes_all():
   m, d, mjm, mjd = _settle(_SLEEP + "contact.xml", 200)
   mjm.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_SLEEP)
-  m.opt.enableflags = int(m.opt.enableflags) & ~int(engine.mjtEnableBit.SLEEP)
+  m.opt.enableflags = int(m.opt.enableflags) & ~int(numjoco.mjtEnableBit.SLEEP)
   _run(m, d, mjm, mjd, 30, "sleep disabled")
   assert (d.tree_asleep < 0).all()
 
@@ -180,32 +180,32 @@ def test_viewer_perturbation_wakes():
   t = int(np.nonzero(d.tree_asleep >= 0)[0][0])
   b = int(m.tree_bodyadr[t])
   z0 = d.xpos[b, 2]
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   d.pert_select = b
   d.pert_localpos[:] = 0.0
-  engine.init_perturb(m, d)
+  numjoco.init_perturb(m, d)
   d.pert_active = 1   # translate: the spring pulls the body to the reference, 0.3 higher
   d.pert_refselpos[2] += 0.3
   for _ in range(50):
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert d.tree_asleep[t] < 0 and d.xpos[b, 2] > z0 + 1e-2, (d.tree_asleep, d.xpos[b, 2], z0)
 
 
 def test_init_fail_warns():
   path = os.path.join(_DIR, _SLEEP + "init_island_fail.xml")
-  m = engine.load_model(path)
+  m = numjoco.load_model(path)
   with pytest.warns(UserWarning, match="marked as sleep='init' but only 0 could be slept"):
-    d = engine.make_data(m)
+    d = numjoco.make_data(m)
   mjd = mujoco.MjData(mujoco.MjModel.from_xml_path(path))
   np.testing.assert_array_equal(d.tree_asleep, mjd.tree_asleep)
 
 
 def test_sleep_policy_errors():
   with pytest.raises(ValueError, match="only allowed for movable root bodies"):
-    engine.load_model(
+    numjoco.load_model(
         '<mujoco><worldbody><body><joint/><geom size=".1"/><body sleep="never">'
         '<joint/><geom size=".1"/></body></body></worldbody></mujoco>')
   with pytest.raises(ValueError, match="invalid value"):
-    engine.load_model(
+    numjoco.load_model(
         '<mujoco><worldbody><body sleep="sometimes"><freejoint/><geom size=".1"/></body>'
         '</worldbody></mujoco>')

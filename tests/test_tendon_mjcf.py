@@ -3,7 +3,7 @@ each also rejected by MuJoCo 4.0 itself (so the rule is MuJoCo's, not ours)."""
 import mujoco
 import pytest
 
-from engine.mjcf import MjcfError, compile_model
+from numjoco.engine.mjcf import MjcfError, compile_model
 
 BASE = """
 <mujoco>

@@ -5,11 +5,11 @@ import os
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer, create_context, save_png
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer, create_context, save_png
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 
 W, H = 320, 240
 XML = """
@@ -52,10 +52,10 @@ def _dist_to_segments(p, a, b):
 
 def test_spatial_tendon_drawn_along_wrap_points(ctx):
   """Green pixels appear only with tendons on, along the projected path segments."""
-  m = engine.load_model(XML)
-  d = engine.make_data(m)
+  m = numjoco.load_model(XML)
+  d = numjoco.make_data(m)
   d.qpos[0] = 0.15
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert d.ten_wrapnum[0] == 7 and d.wrap_obj.ravel()[4] == -2   # 4 + pulley + 2 points
   snap = Snapshot(m)
   snap.capture(m, d)

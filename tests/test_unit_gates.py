@@ -10,16 +10,16 @@ import pytest
 
 _PROBE = r"""
 import json, sys
-import engine
-from engine import _jit, build
-m = engine.load_model(sys.argv[1])
-d = engine.make_data(m)
-engine.step(m, d, 20)
+import numjoco
+from numjoco.engine import _jit, build
+m = numjoco.load_model(sys.argv[1])
+d = numjoco.make_data(m)
+numjoco.step(m, d, 20)
 out = {"ncon": d.ncon, "linked0": sorted(s for s, u in _jit.units().items() if u.linked),
        "needed0": sorted(build.needed_units(m))}
 if len(sys.argv) > 2:      # an option edit while running, as the viewer's panel makes it
   setattr(m.opt, sys.argv[2], float(sys.argv[3]))
-  engine.step(m, d, 20)
+  numjoco.step(m, d, 20)
 out["linked"] = sorted(s for s, u in _jit.units().items() if u.linked)
 out["needed"] = sorted(build.needed_units(m))
 out["qfrc_fluid"] = float(abs(d.qfrc_fluid).sum())

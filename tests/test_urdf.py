@@ -6,8 +6,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-import engine
-from engine.mjcf import MjcfError, compile_model
+import numjoco
+from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.test_mjcf_compile import assert_same
 
 ARM = os.path.join(os.path.dirname(__file__), "assets", "urdf", "arm.urdf")
@@ -38,15 +38,15 @@ def _dynamics_agree(urdf_or_path, seed=0):
     mjm = mujoco.MjModel.from_xml_string(urdf_or_path)
   else:
     mjm = mujoco.MjModel.from_xml_path(urdf_or_path)
-  m = engine.load_model(urdf_or_path)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  m = numjoco.load_model(urdf_or_path)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(seed)
   mjd.qpos[:] = mjm.qpos0 + 0.3 * rng.normal(size=mjm.nq)
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)
   mjd.qvel[:] = rng.normal(size=mjm.nv)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   np.testing.assert_allclose(d.xpos, mjd.xpos, atol=1e-10)
   np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=1e-7, atol=1e-7)
   return m
@@ -56,7 +56,7 @@ def test_arm_file_matches_mujoco():
   assert_same(compile_model(ARM), mujoco.MjModel.from_xml_path(ARM), FUSED_IQUAT)
   m = _dynamics_agree(ARM)
   # fixed links fused: base and static1 into the world, tool into arm2
-  assert [engine.id2name(m, engine.mjtObj.BODY, i) for i in range(m.nbody)] == [
+  assert [numjoco.id2name(m, numjoco.mjtObj.BODY, i) for i in range(m.nbody)] == [
       "world", "arm1", "arm2", "slider"]
   np.testing.assert_allclose(m.body_mass, [0.0, 1.0, 0.9, 0.3])
 
@@ -111,7 +111,7 @@ def test_visuals_materials_and_names():
             f'{links}{_joint("j", "revolute", "base", "a")}</robot>')
     _check(urdf)
   # discardvisual="false": 4 geoms, visuals in group 1 and not colliding
-  m = engine.load_model(urdf)
+  m = numjoco.load_model(urdf)
   assert m.ngeom == 4
   np.testing.assert_array_equal(m.geom_group, [1, 0, 1, 0])
   np.testing.assert_array_equal(m.geom_contype, [0, 1, 0, 1])
@@ -125,7 +125,7 @@ def test_mujoco_section_option_and_compiler():
           + _joint("j", "revolute", "fixed_child", "a", '<limit lower="-1" upper="1"/>')
           + "</robot>")
   _check(urdf)
-  m = engine.load_model(urdf)
+  m = numjoco.load_model(urdf)
   assert m.nbody == 4 and m.opt.timestep == 0.005   # nothing fused, radians kept
   np.testing.assert_allclose(m.jnt_range[0], [-1, 1])
 
@@ -148,8 +148,8 @@ def test_fusestatic_chain_mjcf():
   </worldbody>
   <sensor><framepos objtype="body" objname="kept"/></sensor></mujoco>"""
   assert_same(compile_model(xml), mujoco.MjModel.from_xml_string(xml), FUSED_IQUAT)
-  m = engine.load_model(xml)
-  names = [engine.id2name(m, engine.mjtObj.BODY, i) for i in range(m.nbody)]
+  m = numjoco.load_model(xml)
+  names = [numjoco.id2name(m, numjoco.mjtObj.BODY, i) for i in range(m.nbody)]
   assert names == ["world", "a", "m", "kept", "after"]
 
 
@@ -177,7 +177,7 @@ def test_errors_name_file_and_line(tmp_path):
     path = tmp_path / f"{key}.urdf"
     path.write_text(text)
     with pytest.raises(MjcfError) as e:
-      engine.load_model(str(path))
+      numjoco.load_model(str(path))
     assert f"{key}.urdf:{line}:" in str(e.value) and msg in str(e.value), str(e.value)
 
 
@@ -191,13 +191,13 @@ def test_mimic_joints_become_joint_equalities():
                    'offset="0.1"/>')
           + "</robot>")
   _check(urdf)
-  m = engine.load_model(urdf)
+  m = numjoco.load_model(urdf)
   assert m.neq == 2
   # the mimic holds along a simulation: q(j2) = 0.1 + 2 q(j1)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   d.qpos[:] = [0.3, 0.7, 0.7]
   d.qvel[:] = [1.0, 0.0, 0.0]
-  engine.step(m, d, 2000)
+  numjoco.step(m, d, 2000)
   assert abs(d.qpos[1] - (0.1 + 2 * d.qpos[0])) < 2e-3
 
 
@@ -224,6 +224,6 @@ def test_mesh_links(tmp_path):
   mjm = mujoco.MjModel.from_xml_path(str(path))
   ours = compile_model(str(path))
   assert_same(ours, mjm)
-  m = engine.load_model(str(path))
-  assert [engine.id2name(m, engine.mjtObj.MESH, i) for i in range(m.nmesh)] == [
+  m = numjoco.load_model(str(path))
+  assert [numjoco.id2name(m, numjoco.mjtObj.MESH, i) for i in range(m.nmesh)] == [
       "cone", "sphere", "sphere1"]

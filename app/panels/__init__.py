@@ -8,10 +8,10 @@ import math
 
 import numpy as np
 
-from app.panels import controls, physics, rendering, simulation
-from app.panels import info as info_panel
-from app.panels.common import RED, SPEEDS
-from app.panels.controls import set_ctrl  # noqa: F401  (the slider's command path, for tests)
+from numjoco.app.panels import controls, physics, rendering, simulation
+from numjoco.app.panels import info as info_panel
+from numjoco.app.panels.common import RED, SPEEDS
+from numjoco.app.panels.controls import set_ctrl  # noqa: F401  (the slider's command path, for tests)
 
 
 class UiState:
@@ -42,7 +42,7 @@ class UiState:
 
   def on_model(self, m):
     """A new model was loaded: reset per-model state."""
-    from engine.types import mjtObj
+    from numjoco.engine.types import mjtObj
     self.m = m
     self.ctrl = self.neutral_ctrl()
     self.key = min(self.key, m.nkey - 1)
@@ -67,7 +67,7 @@ class UiState:
   def neutral_ctrl(self):
     """The controls a reset gives (mj_resetCtrl): zero, the identity for quaternion-commanded
     SO3 servos."""
-    from engine.types import mjtChart, mjtGain
+    from numjoco.engine.types import mjtChart, mjtGain
     m = self.m
     ctrl = np.zeros(m.nu)
     for a in range(m.nactuator):
@@ -101,7 +101,7 @@ class UiState:
 
   def cycle_camera(self, viewer, direction):
     """Next (+1) or previous (-1) camera of the model (keys ] and [)."""
-    from render.camera import CameraType
+    from numjoco.render.camera import CameraType
     cam, m = viewer.camera, self.m
     if cam is None or m is None or m.ncam == 0:
       return
@@ -116,7 +116,7 @@ def compile_progress(viewer):
   """The first-start screen: the engine compiles in a subprocess while the window stays live."""
   from imgui_bundle import imgui
   import time
-  from app import warmup
+  from numjoco.app import warmup
   done, expect = warmup.progress(viewer._warm_log)
   io = imgui.get_io()
   imgui.set_next_window_pos((io.display_size.x * 0.5, io.display_size.y * 0.5),
@@ -233,5 +233,5 @@ def _help(imgui):
 
 
 def _help_rows():
-  from app.viewer import HELP
+  from numjoco.app.viewer import HELP
   return HELP

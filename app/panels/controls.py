@@ -2,7 +2,7 @@
 when its group is disabled), zero all; joint sliders (paused)."""
 import math
 
-from app.panels.common import rect
+from numjoco.app.panels.common import rect
 
 NGROUP_SHOWN = 6   # the groups MuJoCo's simulate offers checkboxes for (0-5)
 

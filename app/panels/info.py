@@ -39,13 +39,13 @@ def draw(imgui, viewer, st, info):
     imgui.text("waiting for the first snapshot")
     return
   imgui.text(f"ncon {info['ncon']}   nefc {info['nefc']}   islands {info['nisland']}")
-  from engine.types import mjtEnableBit
+  from numjoco.engine.types import mjtEnableBit
   if int(ui.m.opt.enableflags) & mjtEnableBit.SLEEP and "awake" in info:
     awake, ntree = info["awake"]
     imgui.same_line()
     imgui.text(f"   asleep {ntree - awake} of {ntree} trees")
   imgui.text(f"solver iterations {info['niter']}   residual {info['residual']:.3g}")
-  from engine.types import mjtEnableBit
+  from numjoco.engine.types import mjtEnableBit
   flags = int(ui.m.opt.enableflags)
   changed, on = imgui.checkbox("energy", bool(flags & mjtEnableBit.ENERGY))
   if changed:   # the engine fills d.energy (mj_energyPos/Vel) while the flag is set

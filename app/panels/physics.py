@@ -1,7 +1,7 @@
 """Physics panel: options, flags, contact override, per-element parameters, export of edits."""
 import numpy as np
 
-from app.panels.common import rect, vec_input
+from numjoco.app.panels.common import rect, vec_input
 
 INTEGRATORS = ("Euler", "RK4", "implicit", "implicitfast", "discrete")
 SOLVERS = ("PGS", "CG", "Newton")
@@ -79,7 +79,7 @@ def _poly_input(imgui, ui, sim, m, lab, field):
 
 def draw(imgui, viewer):
   """The Physics section: every edit is a command to the worker (applied at the next step)."""
-  from engine.types import mjtDisableBit, mjtEnableBit
+  from numjoco.engine.types import mjtDisableBit, mjtEnableBit
   ui, m, sim = viewer.ui, viewer.ui.m, viewer.sim
   _opt_float(imgui, viewer, m, "timestep")
   for name, items in (("integrator", INTEGRATORS), ("solver", SOLVERS), ("cone", CONES)):
@@ -153,7 +153,7 @@ def draw(imgui, viewer):
       imgui.text_disabled(f"the model has no {kind}")
     imgui.tree_pop()
   if imgui.tree_node("Export edits"):
-    from app import export   # imports engine.types: only once the panel is open
+    from numjoco.app import export   # imports engine.types: only once the panel is open
     if imgui.button("Copy MJCF diff to clipboard"):
       def diff(mm, d):
         ui.clipboard = export.mjcf_diff(mm, dict(sim.edits), dict(sim.opt_edits), sim.opt0)

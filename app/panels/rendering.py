@@ -5,9 +5,9 @@ MuJoCo's mjVIS_FLEX* with its defaults), geom, skin and flex groups, labels, cam
 def draw(imgui, viewer):
   """The Rendering section (edits viewer.opts and viewer.camera directly: UI-side state)."""
   import dataclasses
-  from app.panels.common import rect
-  from render.camera import CameraType
-  from render.renderer import LABELS
+  from numjoco.app.panels.common import rect
+  from numjoco.render.camera import CameraType
+  from numjoco.render.renderer import LABELS
   ui, o, cam, m = viewer.ui, viewer.opts, viewer.camera, viewer.ui.m
   for f in dataclasses.fields(o):
     v = getattr(o, f.name)
@@ -17,7 +17,7 @@ def draw(imgui, viewer):
       setattr(o, f.name, nv)
   r = getattr(viewer, "renderer", None)
   if r is not None and r.scene_full:   # simulate's "Increase maxgeom" warning
-    from app.panels.common import YELLOW
+    from numjoco.app.panels.common import YELLOW
     imgui.text_colored(YELLOW, f"scene full ({r.max_geom} geoms): some rangefinder markers "
                                "are not drawn")
   imgui.text("geom groups")
@@ -62,5 +62,5 @@ def draw(imgui, viewer):
                        [ui.name("body", b) for b in range(m.nbody)])
     cam.trackbodyid = b
   if imgui.button("Reset view"):
-    from render.camera import Camera
+    from numjoco.render.camera import Camera
     viewer.camera = Camera.default_for(m)

@@ -1,6 +1,6 @@
 """Simulation panel: run/pause/step/reset/reload, screenshot/record, speed, keyframes, time and
 rates, open."""
-from app.panels.common import SPEEDS, YELLOW, has_dialog, rect, speed_label
+from numjoco.app.panels.common import SPEEDS, YELLOW, has_dialog, rect, speed_label
 
 
 def draw(imgui, viewer, st, info):
@@ -54,7 +54,7 @@ def draw(imgui, viewer, st, info):
       sim.send("reset", ui.key)
   if m is not None and imgui.button("Copy state as <key>"):
     def copy(mm, d):
-      from app.sim import key_snippet   # the engine is loaded by now
+      from numjoco.app.sim import key_snippet   # the engine is loaded by now
       ui.clipboard = key_snippet(mm, d)
     sim.send("call", copy)
   clip = getattr(ui, "clipboard", None)

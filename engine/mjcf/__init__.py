@@ -1,11 +1,11 @@
 """MJCF loading: parse an MJCF model and compile it into an `engine.io.Model`."""
-from engine.mjcf.compile import compile_model
-from engine.mjcf.parse import MjcfError, MjcfWarning
+from numjoco.engine.mjcf.compile import compile_model
+from numjoco.engine.mjcf.parse import MjcfError, MjcfWarning
 
 
 def load_model(source, assets=None):
   """Compile an MJCF file path or XML string (plus optional include assets) into a Model."""
-  from engine import io
+  from numjoco.engine import io
   sizes, arrays, names = compile_model(source, assets, simulated=True)
   path = source if isinstance(source, str) and not source.lstrip().startswith("<") else None
   lropt = arrays.pop("_lengthrange")

@@ -4,7 +4,7 @@ signature, and the per-actuator control/output layout (ctrlnum, ctrlspec, outnum
 per-input control ranges of mjCActuator::Compile)."""
 import math
 
-from engine.types import mjtChart, mjtDyn, mjtGain, mjtBias, mjtInput, mjtJoint, mjtTrn
+from numjoco.engine.types import mjtChart, mjtDyn, mjtGain, mjtBias, mjtInput, mjtJoint, mjtTrn
 
 _POS, _VEL, _FF, _VOLT, _NONE, _PRESS = (int(mjtInput.POS), int(mjtInput.VEL), int(mjtInput.FF),
                                          int(mjtInput.VOLTAGE), int(mjtInput.NONE),

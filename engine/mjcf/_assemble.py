@@ -1,15 +1,15 @@
 """Lay compiled MJCF objects out as mjModel arrays (MuJoCo's CopyTree / CopyObjects)."""
 import numpy as np
 
-from engine import types as t
-from engine.mjcf import _math as mm
-from engine.mjcf import _mesh
-from engine.mjcf import _octree
-from engine.mjcf import _plugin
-from engine.mjcf import _sensor
-from engine.mjcf import _flex
-from engine.mjcf import _skin
-from engine.mjcf import _sparse
+from numjoco.engine import types as t
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf import _mesh
+from numjoco.engine.mjcf import _octree
+from numjoco.engine.mjcf import _plugin
+from numjoco.engine.mjcf import _sensor
+from numjoco.engine.mjcf import _flex
+from numjoco.engine.mjcf import _skin
+from numjoco.engine.mjcf import _sparse
 
 _NQ = {0: 7, 1: 4, 2: 1, 3: 1}
 _NV = {0: 6, 1: 3, 2: 1, 3: 1}
@@ -515,7 +515,7 @@ def _keys(c, A, sizes):
   A["key_mpos"] = np.tile(np.array([b.pos for b in mocap]).ravel(), (nk, 1))
   A["key_mquat"] = np.tile(np.array([b.quat for b in mocap]).ravel(), (nk, 1))
   A["key_plastic"] = np.tile(initial_plastic(A, sizes["nplastic"]), (nk, 1))
-  from engine.mjcf.parse import floats
+  from numjoco.engine.mjcf.parse import floats
   for i, k in enumerate(keys):
     n = k.node
     tv = floats(n, "time", 1)

@@ -36,9 +36,9 @@ the child wrote, "error" refuses values both wrote differently. The rest of the 
 import math
 import os
 
-from engine.mjcf import _math as mm
-from engine.mjcf import _replicate, parse
-from engine.mjcf.parse import ACTUATOR_TAGS, ATTRS, Node, _attr_key, floats
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf import _replicate, parse
+from numjoco.engine.mjcf.parse import ACTUATOR_TAGS, ATTRS, Node, _attr_key, floats
 
 # attribute -> kind of the element it names
 _REFS = {
@@ -284,7 +284,7 @@ class _Child:
 
   def compiled(self):
     if self._compiled is None:
-      from engine.mjcf.compile import Compiler
+      from numjoco.engine.mjcf.compile import Compiler
       c = Compiler(self.root)
       c.assets = self.assets
       sizes, arrays, _ = c.run()
@@ -619,8 +619,8 @@ def _written(root, sec, elem, key):
 
 
 def _global_default(sec, elem, key):
-  from engine.mjcf.compile import _default_option
-  from engine.visual import VISUAL_DEFAULTS
+  from numjoco.engine.mjcf.compile import _default_option
+  from numjoco.engine.visual import VISUAL_DEFAULTS
   if sec == "visual":
     return str(VISUAL_DEFAULTS[elem][key])
   if sec == "size":
@@ -672,7 +672,7 @@ def _flags(root):
 
 def _flag_set(key, value):
   """A flag is "set" when it differs from its default (disable flags default to enable)."""
-  from engine.mjcf.compile import _ENABLE
+  from numjoco.engine.mjcf.compile import _ENABLE
   return value == ("enable" if key in _ENABLE else "disable")
 
 

@@ -1,7 +1,7 @@
 """MJCF flex: <deformable><flex> and <flexcomp>, compiled into MuJoCo 4.0's flex_* fields.
 
 Compile-time only, for now: the flex physics (passive forces, collisions, equality rows) does
-not exist yet, so `engine.load_model` still stops at a flex element; `load_flex_model` compiles
+not exist yet, so `numjoco.load_model` still stops at a flex element; `load_flex_model` compiles
 one anyway (tests, and the kernel work to come). Follows MuJoCo's mjCFlex::Compile (edges,
 flaps, shells, element layers, node grids, vert0, size; elasticity coefficients in
 engine/mjcf/_flexelastic.py) with 4.0's model layout (per-element flex_matid, 24 stiffness
@@ -19,11 +19,11 @@ import math
 
 import numpy as np
 
-from engine.mjcf import _flexcomp
-from engine.mjcf import _flexelastic as _elastic
-from engine.mjcf import _math as mm
-from engine.mjcf.parse import floats
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine.mjcf import _flexcomp
+from numjoco.engine.mjcf import _flexelastic as _elastic
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf.parse import floats
+from numjoco.engine.types import MINVAL as _MINVAL
 
 # mjModel's flex sizes and fields, by MuJoCo 4.0's names
 SIZES = ("nflex", "nflexnode", "nflexvert", "nflexedge", "nflexelem", "nflexelemdata",
@@ -593,7 +593,7 @@ def _vertcell(f):
 def equality(c, f, fid):
   """The equality a flexcomp's <edge equality=...> adds (after the model's own equalities,
   as 4.0 orders them)."""
-  from engine.mjcf.compile import _Obj
+  from numjoco.engine.mjcf.compile import _Obj
   if not f["equality"] or f["equality"] == 3:
     return None
   e = _Obj(node=f["node"], name="")
@@ -827,8 +827,8 @@ def set_edge_constants(m):
   """flexedge_length0 and flexedge_invweight0 at qpos0, as 4.0's mj_setConst computes them
   (after engine.setconst.set_const filled M and the kinematics), written into the Model's
   arrays; the rows' sparsity is the compiler's (_edge_sparsity)."""
-  from engine import io
-  from engine import setconst as sc
+  from numjoco.engine import io
+  from numjoco.engine import setconst as sc
   if not m.nflex:
     return
   d = io.make_data(m)
@@ -977,13 +977,13 @@ def option_error(m):
 
 
 def load_flex_model(source, assets=None):
-  """Compile a model with flex elements into a Model, as `engine.load_model` does (set_const
+  """Compile a model with flex elements into a Model, as `numjoco.load_model` does (set_const
   and the flex edge constants at qpos0 included), without `check_simulated`: for tests that
   compare compiled fields or the supported stages of any flex model."""
-  from engine import io
-  from engine import lengthrange
-  from engine import setconst
-  from engine.mjcf.compile import compile_model
+  from numjoco.engine import io
+  from numjoco.engine import lengthrange
+  from numjoco.engine import setconst
+  from numjoco.engine.mjcf.compile import compile_model
   sizes, arrays, names = compile_model(source, assets, flex=True)
   path = source if isinstance(source, str) and not source.lstrip().startswith("<") else None
   lropt = arrays.pop("_lengthrange")

@@ -10,10 +10,10 @@ import os
 
 import numpy as np
 
-from engine.mjcf import _flex
-from engine.mjcf import _math as mm
-from engine.mjcf.parse import Node, floats
-from engine.types import MINVAL as _MINVAL
+from numjoco.engine.mjcf import _flex
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf.parse import Node, floats
+from numjoco.engine.types import MINVAL as _MINVAL
 
 _EPS = 1e-6          # mjEPS
 _TYPES = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "mesh", "gmsh",
@@ -38,7 +38,7 @@ def expand_in(c, node, bodyname, flexes, body=None, frame=None):
     if ch.tag == "body":
       expand_in(c, ch, ch.get("name", ""), flexes)
     elif ch.tag == "frame":
-      from engine.mjcf.compile import _Reader
+      from numjoco.engine.mjcf.compile import _Reader
       pose = c._pose(_Reader(ch, None), ch)
       if frame is not None:
         pose = mm.frameaccum(frame[0], frame[1], *pose)
@@ -159,7 +159,7 @@ def _read(c, n, bodyname):
     raise n.error("Scale must be larger than mjMINVAL")
   if fc["mass"] < _MINVAL or fc["inertiabox"] < _MINVAL:
     raise n.error("Mass and inertiabox must be larger than mjMINVAL")
-  from engine.mjcf.compile import _Reader
+  from numjoco.engine.mjcf.compile import _Reader
   fc["pos"], fc["quat"] = c._pose(_Reader(n, None), n)
   if interp and (fc["type"] not in ("grid", "box") or fc["quat"] != [1.0, 0.0, 0.0, 0.0]
                  or f["elastic2d"] or f["equality"]):
@@ -616,7 +616,7 @@ def _make_mesh(c, n, dim, origin):
   """Points and elements from a mesh file (MakeMesh): its triangles (dim 2), their first
   edges (dim 1, degenerate triangles), or tetrahedra from `origin` to each outward triangle
   (dim 3)."""
-  from engine.mjcf import _mesh
+  from numjoco.engine.mjcf import _mesh
   file = n.get("file")
   if not file:
     raise n.error("File is required")
@@ -671,7 +671,7 @@ def _obj_lines(data):
 
 def _make_gmsh(c, n):
   """Points, elements and dim from a GMSH file (engine/mjcf/_gmsh.py)."""
-  from engine.mjcf import _gmsh
+  from numjoco.engine.mjcf import _gmsh
   file = n.get("file")
   if not file:
     raise n.error("File is required")

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from engine.mjcf import _math as mm
+from numjoco.engine.mjcf import _math as mm
 
 # tetrahedron faces and the two faces not adjacent to each edge (Stencil3D)
 _TET_FACE = ((2, 1, 0), (0, 1, 3), (1, 2, 3), (2, 0, 3))

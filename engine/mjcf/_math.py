@@ -5,7 +5,7 @@ numbers agree to the last few ulps (tests compare with rtol 1e-9); that is why p
 floats are used instead of numpy for the 3- and 4-vectors.
 """
 import math
-from engine.types import MINVAL
+from numjoco.engine.types import MINVAL
 
 EPS = 1e-14        # mjEPS
 FRAME_EPS = 1e-6   # frames closer than this are considered equal (sameframe detection)

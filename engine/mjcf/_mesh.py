@@ -14,9 +14,9 @@ import struct
 
 import numpy as np
 
-from engine.mjcf import _math as mm
-from engine.mjcf import _qhull
-from engine.types import MINVAL
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf import _qhull
+from numjoco.engine.types import MINVAL
 
 _POLYNORMAL_EPS = 1e-14   # mjEPS of MuJoCo's user code
 INERTIA = {"convex": 0, "exact": 1, "legacy": 2, "shell": 3}

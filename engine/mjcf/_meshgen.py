@@ -10,7 +10,7 @@ import math
 
 import numpy as np
 
-from engine.mjcf._mesh import MeshError
+from numjoco.engine.mjcf._mesh import MeshError
 
 F32 = np.float32
 TYPES = ("sphere", "hemisphere", "cone", "supersphere", "supertorus", "wedge", "plate",

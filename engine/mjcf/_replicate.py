@@ -12,7 +12,7 @@ As MuJoCo 4.0 (which attaches one replica after the other), sensors that refer t
 (e.g. `clock`) are copied once per replica too, the copies made for earlier replicas included:
 a clock `clk` under count 3 becomes clk, clk0, clk1, clk01, clk2, clk02, clk12, clk012.
 """
-from engine.mjcf import _math as mm
+from numjoco.engine.mjcf import _math as mm
 
 # attributes that name another element (tendon path children included)
 _REF_KEYS = ("joint", "joint1", "joint2", "jointinparent", "tendon", "tendon1", "tendon2",
@@ -25,7 +25,7 @@ FLEX_BASE = "_flex_base"   # a replicated flexcomp's own name (before the replic
 
 def _copy(node, parent, suffix, names):
   """Deep copy of `node` with names in `names` suffixed (its own and references)."""
-  from engine.mjcf.parse import Node
+  from numjoco.engine.mjcf.parse import Node
   attrib = dict(node.attrib)
   if node.tag == "flexcomp" and attrib.get("name"):
     # MuJoCo replicates the bodies a flexcomp made: their names take the suffix after the
@@ -81,7 +81,7 @@ def _flexcomp_outside_body(node):
 
 def expand(root):
   """Replace every <replicate> below `root` (in document order, inner ones first)."""
-  from engine.mjcf.parse import Node, floats, number, warn
+  from numjoco.engine.mjcf.parse import Node, floats, number, warn
   degree, seq = _compiler(root)
   sections = [c for c in root.children if c.tag in _SECTIONS]
 

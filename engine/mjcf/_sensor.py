@@ -8,7 +8,7 @@ Anything else is an error naming the element.
 """
 import numpy as np
 
-from engine import types as t
+from numjoco.engine import types as t
 
 S, O = t.mjtSensor, t.mjtObj
 
@@ -110,7 +110,7 @@ def contact_needstage(dataspec, reduce):
 
 def _contact_spec(n):
   """(dataspec bits, reduce, num) of a <contact> sensor, checked as MuJoCo's XML reader."""
-  from engine.mjcf.parse import floats as number_list, number
+  from numjoco.engine.mjcf.parse import floats as number_list, number
   num = number(n, "num", 1)
   if num != int(num):
     raise n.error("attribute 'num': expected an integer")
@@ -192,7 +192,7 @@ def compile_sensor(c, n):
   for key in n.attrib:
     if key not in allowed:
       raise n.error(f"unknown attribute '{key}'")
-  from engine.mjcf.parse import floats as number_list, number
+  from numjoco.engine.mjcf.parse import floats as number_list, number
   noise = number(n, "noise", 0.0)
   cutoff = number(n, "cutoff", 0.0)
   if noise < 0:
@@ -305,8 +305,8 @@ def _plugin_sensor(c, n):
   made here from its `<config>` children), the site it is attached to (objtype/objname), an
   optional reference frame, dim = nchannel * size x * size y, computed in the acceleration
   stage after the built-in sensors."""
-  from engine.mjcf import _plugin
-  from engine.mjcf.parse import floats as number_list, number
+  from numjoco.engine.mjcf import _plugin
+  from numjoco.engine.mjcf.parse import floats as number_list, number
   for key in n.attrib:
     if key not in _PLUGIN_ATTRS:
       raise n.error(f"unknown attribute '{key}'")
@@ -338,8 +338,8 @@ def _plugin_sensor(c, n):
 def _history(n):
   """(nsample, interp, delay, [period, phase]) of a sensor's history buffer, with MuJoCo 4's
   checks (engine/history.py)."""
-  from engine.mjcf.compile import INTERP, _check_history
-  from engine.mjcf.parse import floats, keyword, number
+  from numjoco.engine.mjcf.compile import INTERP, _check_history
+  from numjoco.engine.mjcf.parse import floats, keyword, number
   nsample = number(n, "nsample", 0, integer=True)
   interp = keyword(n, "interp", INTERP, 0)
   delay = number(n, "delay", 0.0)
@@ -377,7 +377,7 @@ def history_layout(c, A, sizes):
   sizes["nhistory"] = adr
   dt = float(np.ravel(A["opt_timestep"])[0])
   if adr and dt <= 0:
-    from engine.mjcf.parse import MjcfError
+    from numjoco.engine.mjcf.parse import MjcfError
     raise MjcfError(None, f"history buffers require positive timestep, got {dt:g}")
 
 

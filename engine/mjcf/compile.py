@@ -9,19 +9,19 @@ import os
 
 import numpy as np
 
-from engine import types as t
-from engine.mjcf import _actuator as _act
-from engine.mjcf import _flex
-from engine.mjcf import _math as mm
-from engine.mjcf import _mesh
-from engine.mjcf import _meshgen
-from engine.mjcf import _plugin
-from engine.mjcf import _sensor as _sensors
-from engine.mjcf import _skin
-from engine.mjcf import _sparse
-from engine.mjcf import _texture
-from engine.mjcf.parse import ACT_PLUGIN_ATTRS, MjcfError, floats, keyword, parse
-from engine.visual import VISUAL_DEFAULTS
+from numjoco.engine import types as t
+from numjoco.engine.mjcf import _actuator as _act
+from numjoco.engine.mjcf import _flex
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf import _mesh
+from numjoco.engine.mjcf import _meshgen
+from numjoco.engine.mjcf import _plugin
+from numjoco.engine.mjcf import _sensor as _sensors
+from numjoco.engine.mjcf import _skin
+from numjoco.engine.mjcf import _sparse
+from numjoco.engine.mjcf import _texture
+from numjoco.engine.mjcf.parse import ACT_PLUGIN_ATTRS, MjcfError, floats, keyword, parse
+from numjoco.engine.visual import VISUAL_DEFAULTS
 
 _GEOM_TYPES = {"plane": 0, "hfield": 1, "sphere": 2, "capsule": 3, "ellipsoid": 4,
                "cylinder": 5, "box": 6, "mesh": 7, "sdf": 8}
@@ -246,12 +246,12 @@ class Compiler:
       for n in sec.children:
         self.keys.append(_Obj(node=n, name=n.get("name", "")))
     self._check_unique("key", self.keys)
-    from engine.mjcf.parse import Node
+    from numjoco.engine.mjcf.parse import Node
     while len(self.keys) < getattr(self, "nkey", 0):   # <size nkey>: default keyframes
       self.keys.append(_Obj(node=Node("key", {}, r.file, r.line), name=""))
     if self.discardvisual:   # every material and texture goes (they only draw)
       self.mats, self.textures = [], []
-    from engine.mjcf import _assemble
+    from numjoco.engine.mjcf import _assemble
     return _assemble.assemble(self)
 
   def _lengthrange_opt(self, n):

@@ -8,7 +8,7 @@ import os
 
 from lxml import etree
 
-from engine.visual import VISUAL_DEFAULTS
+from numjoco.engine.visual import VISUAL_DEFAULTS
 
 
 class MjcfError(ValueError):
@@ -245,7 +245,7 @@ def _check(node, flex=False):
   if node.tag == "deformable":
     for c in node.children:
       if c.tag == "flex" and flex:
-        from engine.mjcf import _flex
+        from numjoco.engine.mjcf import _flex
         _flex.check(c)
         continue
       if c.tag != "skin":
@@ -258,7 +258,7 @@ def _check(node, flex=False):
       and node.parent.tag == "equality" and not flex):
     raise node.error(f"element <{node.tag}> (flex equality) is not supported yet")
   if node.tag == "flexcomp" and flex:
-    from engine.mjcf import _flex
+    from numjoco.engine.mjcf import _flex
     _flex.check(node)
     return
   if node.tag in _UNSUPPORTED:   # before its attributes: they are not what is wrong
@@ -498,11 +498,11 @@ def parse(source, assets=None, flex=False):
       text = f.read()
   root = _convert(_read_xml(text, file), file, None, assets, 0)
   if root.tag == "robot":
-    from engine.mjcf.urdf import urdf_to_mjcf
+    from numjoco.engine.mjcf.urdf import urdf_to_mjcf
     root = urdf_to_mjcf(root)
   if root.tag != "mujoco":
     raise root.error("root element must be <mujoco> (MJCF) or <robot> (URDF)")
-  from engine.mjcf import _attach, _replicate
+  from numjoco.engine.mjcf import _attach, _replicate
   _attach.expand(root, assets)
   _replicate.expand(root)
   _check(root, flex)

@@ -13,8 +13,8 @@ the URDF source.
 """
 import os
 
-from engine.mjcf import _math as mm
-from engine.mjcf.parse import MjcfError, Node, floats
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf.parse import MjcfError, Node, floats
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar",
                 "spherical")

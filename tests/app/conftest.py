@@ -54,9 +54,9 @@ def warm_cache():
   """Compile the engine once before the viewer tests when the cache is cold (a clean CI clone):
   the viewer would otherwise show its compile screen for minutes."""
   import sys
-  from app import warmup
+  from numjoco.app import warmup
   if not warmup.is_warm():
-    subprocess.run([sys.executable, "-m", "app.warmup"], check=True,
+    subprocess.run([sys.executable, "-m", "numjoco.app.warmup"], check=True,
                    cwd=str(warmup.ENGINE.parent))
 
 
@@ -66,7 +66,7 @@ def open_viewer():
   made = []
 
   def make(path=None, **kw):
-    from app.viewer import Viewer
+    from numjoco.app.viewer import Viewer
     kw.setdefault("width", 640)
     kw.setdefault("height", 480)
     kw.setdefault("max_fps", 0)

@@ -1,5 +1,5 @@
 """The `numjoco` command line: headless summary, the record subcommand, clear errors."""
-from app.__main__ import main
+from numjoco.app.__main__ import main
 
 
 def test_headless_summary(capsys):

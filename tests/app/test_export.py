@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-import engine
-from app import export
-from app.sim import Simulation, key_snippet
+import numjoco
+from numjoco.app import export
+from numjoco.app.sim import Simulation, key_snippet
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -78,10 +78,10 @@ def test_saved_copy_has_the_edits(sim, tmp_path):
   geoms before its children's) are in the saved copy as MuJoCo reads it."""
   sim.send("opt", "timestep", 0.001)
   sim.send("opt", "integrator", 1)
-  sim.send("opt", "disableflags", int(engine.mjtDisableBit.GRAVITY))
+  sim.send("opt", "disableflags", int(numjoco.mjtDisableBit.GRAVITY))
   m = sim.model
-  second = engine.name2id(m, "geom", "second")
-  tip = engine.name2id(m, "geom", "tip")
+  second = numjoco.name2id(m, "geom", "second")
+  tip = numjoco.name2id(m, "geom", "tip")
   assert second < tip    # a body's own geoms come first: document order would be wrong here
   sim.send("model", "geom_solref", second, np.array([0.05, 0.7]))
   sim.send("model", "geom_friction", tip, np.array([0.3, 0.01, 0.002]))
@@ -111,7 +111,7 @@ def test_mjcf_diff_names_what_changed(sim):
   """The diff lists the option and element edits, by name where the element has one."""
   sim.send("opt", "integrator", 3)
   m = sim.model
-  sim.send("model", "geom_solref", engine.name2id(m, "geom", "tip"), np.array([0.1, 2.0]))
+  sim.send("model", "geom_solref", numjoco.name2id(m, "geom", "tip"), np.array([0.1, 2.0]))
   sim.sync()
   text = _run(sim, lambda mm, d: export.mjcf_diff(mm, dict(sim.edits), dict(sim.opt_edits),
                                                   sim.opt0))
@@ -130,7 +130,7 @@ def test_energy_shown_by_the_worker_matches_mujoco():
   """The Info panel's energy (the engine's d.energy, published by the worker once the panel's
   checkbox sets the ENERGY enable flag) equals MuJoCo's mjENBL_ENERGY values on a model with
   gravity, springs of every joint type and motion; it is zero while the flag is off."""
-  from engine.types import mjtEnableBit
+  from numjoco.engine.types import mjtEnableBit
   xml = """<mujoco><worldbody>
     <body pos="0 0 1"><joint type="hinge" axis="0 1 0" stiffness="3" springref="20"/>
       <geom type="capsule" fromto="0 0 0 .3 0 0" size=".04"/>
@@ -139,7 +139,7 @@ def test_energy_shown_by_the_worker_matches_mujoco():
     </body>
     <body pos="1 0 1"><freejoint/><geom type="ellipsoid" size=".1 .05 .07"/></body>
   </worldbody></mujoco>"""
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mm = mujoco.MjModel.from_xml_string(xml)
   mm.opt.enableflags |= mujoco.mjtEnableBit.mjENBL_ENERGY
   md = mujoco.MjData(mm)
@@ -153,7 +153,7 @@ def test_energy_shown_by_the_worker_matches_mujoco():
   try:
     def state(m, d):
       d.qpos[:], d.qvel[:] = md.qpos, md.qvel
-      engine.forward(m, d)
+      numjoco.forward(m, d)
     sim.send("call", state)
     sim.sync()
     with sim.snapshot() as snap:
@@ -210,9 +210,9 @@ def test_key_snippet_with_plastic_state_loads_the_same_in_both_engines(plastic_s
   mm = mujoco.MjModel.from_xml_string(xml)
   md = mujoco.MjData(mm)
   mujoco.mj_resetDataKeyframe(mm, md, 0)
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
-  engine.reset_data(m, d, "flowed")
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
+  numjoco.reset_data(m, d, "flowed")
   init = mujoco.MjData(mujoco.MjModel.from_xml_string(path.read_text())).plastic
   assert np.abs(plastic - init).max() > 1e-2      # the state had moved away from the initial one
   np.testing.assert_allclose(md.plastic, plastic, rtol=1e-5, atol=1e-6)
@@ -221,7 +221,7 @@ def test_key_snippet_with_plastic_state_loads_the_same_in_both_engines(plastic_s
   for a in ("qpos", "qvel", "act", "ctrl"):
     np.testing.assert_allclose(getattr(d, a), getattr(md, a), rtol=1e-12, atol=1e-14, err_msg=a)
   mujoco.mj_step(mm, md, 100)
-  engine.step(m, d, 100)
+  numjoco.step(m, d, 100)
   np.testing.assert_allclose(d.plastic, md.plastic, rtol=1e-8, atol=1e-10)
   np.testing.assert_allclose(d.qpos, md.qpos, rtol=1e-8, atol=1e-10)
 
@@ -249,7 +249,7 @@ def test_saved_copy_has_springyield_and_actuator_groups(plastic_sim, tmp_path):
   assert mm.opt.disableactuator == (1 << 1) | (1 << 7)
   orig = mujoco.MjModel.from_xml_path(str(path))
   np.testing.assert_allclose(mm.jnt_springyield[2:], orig.jnt_springyield[2:])
-  m = engine.load_model(str(out))
+  m = numjoco.load_model(str(out))
   np.testing.assert_allclose(m.jnt_springyield, mm.jnt_springyield, rtol=1e-12)
   np.testing.assert_allclose(m.tendon_springyield, mm.tendon_springyield, rtol=1e-12)
   assert m.opt.disableactuator == mm.opt.disableactuator
@@ -281,7 +281,7 @@ def test_reenabled_groups_and_zero_yield_in_saved_copy(tmp_path):
   assert '<option actuatorgroupdisable=""/>' in diff
   assert '<joint name="hinge" springyield="0"/>' in diff
   mm = mujoco.MjModel.from_xml_path(str(out))
-  assert mm.opt.disableactuator == 0 and engine.load_model(str(out)).opt.disableactuator == 0
+  assert mm.opt.disableactuator == 0 and numjoco.load_model(str(out)).opt.disableactuator == 0
   assert mm.jnt_springyield[0] == 0 and mm.jnt_plasticadr[0] == -1
 
 
@@ -312,7 +312,7 @@ def test_mjcf_diff_of_a_model_without_source_says_the_angle_unit():
   a hinge's springyield in degrees (MJCF's default) and says so; read back with that unit by
   MuJoCo 4.0, it is the edited value."""
   from tests.app.test_sim import PLASTIC
-  s = Simulation(engine.load_model(PLASTIC), paused=True).start()
+  s = Simulation(numjoco.load_model(PLASTIC), paused=True).start()
   try:
     s.send("model", "jnt_springyield", 0, 0.07)
     s.sync()

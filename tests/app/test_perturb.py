@@ -4,8 +4,8 @@ the simulation worker's commands."""
 import numpy as np
 import pytest
 
-import engine
-from app import perturb
+import numjoco
+from numjoco.app import perturb
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -20,8 +20,8 @@ XML = """<mujoco><worldbody><geom type="plane" size="2 2 .1"/>
 
 
 def _both():
-  m = engine.load_model(XML)
-  d = engine.make_data(m)
+  m = numjoco.load_model(XML)
+  d = numjoco.make_data(m)
   mm = mujoco.MjModel.from_xml_string(XML)
   md = mujoco.MjData(mm)
   rng = np.random.default_rng(0)
@@ -31,7 +31,7 @@ def _both():
   md.qvel[:] = rng.normal(0, 1, mm.nv)
   mujoco.mj_forward(mm, md)
   d.qpos[:], d.qvel[:] = md.qpos, md.qvel
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   return m, d, mm, md
 
 
@@ -67,7 +67,7 @@ def _scene(mm, md, azimuth, elevation):
 @pytest.mark.parametrize("action", ["MOVE_V", "MOVE_H", "ROTATE_V", "ROTATE_H"])
 def test_mouse_moves_the_reference_as_mjv_movePerturb(action):
   """The reference point / orientation follows the mouse exactly as mjv_movePerturb moves it."""
-  from render.camera import Camera, Mouse
+  from numjoco.render.camera import Camera, Mouse
   m, d, mm, md = _both()
   scn = _scene(mm, md, 60.0, -30.0)
   body = 3
@@ -101,8 +101,8 @@ NO_TURN = np.array([1.0, 0, 0, 0])
 
 
 def _worker(paused):
-  from app.sim import Simulation
-  sim = Simulation(engine.load_model(DRAG), paused=paused, speed=float("inf")).start()
+  from numjoco.app.sim import Simulation
+  sim = Simulation(numjoco.load_model(DRAG), paused=paused, speed=float("inf")).start()
   sim.sync()
   return sim
 
@@ -204,20 +204,20 @@ def test_skin_pick_matches_mjv_select():
   the hit, at that vertex; clicks beside it select as MuJoCo's (geoms, or nothing)."""
   import os
   dm = pytest.importorskip("dm_control")
-  from render.camera import Camera
-  from render.renderer import VisOptions
-  from render.skin import SkinModel
-  from render.snapshot import Snapshot
+  from numjoco.render.camera import Camera
+  from numjoco.render.renderer import VisOptions
+  from numjoco.render.skin import SkinModel
+  from numjoco.render.snapshot import Snapshot
   path = os.path.join(os.path.dirname(dm.__file__), "suite", "dog.xml")
   mm = mujoco.MjModel.from_xml_path(path)
   md = mujoco.MjData(mm)
   rng = np.random.default_rng(2)
   md.qpos[7:] = mm.qpos0[7:] + rng.normal(0, 0.2, mm.nq - 7)
   mujoco.mj_forward(mm, md)
-  m = engine.load_model(path)
-  d = engine.make_data(m)
+  m = numjoco.load_model(path)
+  d = numjoco.make_data(m)
   d.qpos[:] = md.qpos
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   snap = Snapshot(m, d)
   mcam = mujoco.MjvCamera()
   mujoco.mjv_defaultFreeCamera(mm, mcam)

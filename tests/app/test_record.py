@@ -12,8 +12,8 @@ import av
 import numpy as np
 import pytest
 
-import engine
-from app import record as rec
+import numjoco
+from numjoco.app import record as rec
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DT, G, Z0, RADIUS = 0.004, 9.81, 0.5, 0.5
@@ -82,7 +82,7 @@ def fall(tmp_path_factory):
   state as recorded."""
   tmp = tmp_path_factory.mktemp("fall")
   path = _write(tmp, "fall.xml", FALL)
-  m = engine.load_model(path)
+  m = numjoco.load_model(path)
   states = []
   out = tmp / "fall.mp4"
   stats = rec.record(m, str(out), seconds=1.0, fps=30, size=(320, 240), camera="side",
@@ -117,9 +117,9 @@ def test_frames_sampled_in_simulation_time(fall):
   for k, t, qpos in states:
     n = _steps(k)
     assert t == pytest.approx(n * DT, abs=1e-12), f"frame {k}"
-    d = engine.make_data(m)
+    d = numjoco.make_data(m)
     if n:
-      engine.step(m, d, n)
+      numjoco.step(m, d, n)
     np.testing.assert_allclose(qpos, d.qpos, rtol=0, atol=1e-12, err_msg=f"frame {k}")
     assert qpos[2] == pytest.approx(Z0 - G * DT * DT * n * (n + 1) / 2, abs=1e-9)
 
@@ -128,8 +128,8 @@ def test_rendered_ball_is_where_the_fall_puts_it(fall):
   """In the decoded video, the red ball's centroid row is the projected row of the analytic
   position at the frame's time (to half a pixel: one step late at frame 29 is 0.8 px), and the
   ball moves down in every frame."""
-  from render.headless import HeadlessRenderer
-  from render.snapshot import Snapshot
+  from numjoco.render.headless import HeadlessRenderer
+  from numjoco.render.snapshot import Snapshot
   m, _, _, frames, _ = fall
   cam = rec.make_camera(m, "side")
   snap = Snapshot(m)
@@ -158,7 +158,7 @@ def test_moving_scene_frames_differ_static_scene_frames_do_not(fall, tmp_path):
   for k in range(10, len(frames)):
     diff = np.abs(frames[k].astype(int) - frames[k - 1].astype(int)).max(2)
     assert (diff > 60).sum() > 20, f"frames {k - 1} and {k} are the same"
-  m = engine.load_model(_write(tmp_path, "static.xml", STATIC))
+  m = numjoco.load_model(_write(tmp_path, "static.xml", STATIC))
   out = tmp_path / "static.mp4"
   rec.record(m, str(out), seconds=0.5, fps=20, size=(96, 64))
   frames, facts = _decode(out)
@@ -185,7 +185,7 @@ def test_key_ctrl_camera_and_pngs(tmp_path):
   assert png0.shape == (48, 64, 3)
   assert np.abs(png0.astype(int) - frames[0].astype(int)).mean() < 4
 
-  m = engine.load_model(path)
+  m = numjoco.load_model(path)
   seen = []
   rec.record(m, None, seconds=0.2, fps=25, size=(64, 48), camera="top", key="tilted",
              ctrl="0.25", png_dir=str(tmp_path / "p2"),
@@ -238,7 +238,7 @@ def test_bad_model_and_output(tmp_path, capsys):
 
 
 def test_ctrl_c_finalises_a_decodable_file(tmp_path):
-  """SIGINT to `python -m app.record` (no DISPLAY: EGL only) mid-recording: exit status 130, and
+  """SIGINT to `python -m numjoco.app.record` (no DISPLAY: EGL only) mid-recording: exit status 130, and
   the file decodes with exactly the frames it reports."""
   path = _write(tmp_path, "fall.xml", FALL)
   out = tmp_path / "cut.mp4"
@@ -246,7 +246,7 @@ def test_ctrl_c_finalises_a_decodable_file(tmp_path):
   env.pop("DISPLAY", None)
   # the child gets SIGINT's default disposition: a shell that starts the tests in the
   # background (`cmd &`) leaves SIGINT ignored, and Python then installs no handler for it
-  p = subprocess.Popen([sys.executable, "-m", "app.record", path, "-o", str(out), "--seconds",
+  p = subprocess.Popen([sys.executable, "-m", "numjoco.app.record", path, "-o", str(out), "--seconds",
                         "600", "--size", "64x48", "--samples", "0"], cwd=ROOT, env=env,
                        stderr=subprocess.PIPE, text=True,
                        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
@@ -277,10 +277,10 @@ def test_screenshot(tmp_path):
   """screenshot() writes the PNG of the current state: the ball at a set height is drawn where
   the camera projects it; nothing is stepped."""
   from PIL import Image
-  from render.headless import HeadlessRenderer
-  from render.snapshot import Snapshot
-  m = engine.load_model(_write(tmp_path, "fall.xml", FALL))
-  d = engine.make_data(m)
+  from numjoco.render.headless import HeadlessRenderer
+  from numjoco.render.snapshot import Snapshot
+  m = numjoco.load_model(_write(tmp_path, "fall.xml", FALL))
+  d = numjoco.make_data(m)
   d.qpos[2] = -3.0
   out = tmp_path / "shot.png"
   img = rec.screenshot(m, str(out), (160, 120), "side", d=d)

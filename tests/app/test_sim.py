@@ -4,9 +4,9 @@ import time
 import numpy as np
 import pytest
 
-import engine
-from app import sim as simmod
-from app.sim import Simulation
+import numjoco
+from numjoco.app import sim as simmod
+from numjoco.app.sim import Simulation
 
 PENDULUM = """<mujoco><worldbody><body pos="0 0 1"><joint name="j" type="hinge" axis="0 1 0"/>
   <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/></body></worldbody>
@@ -16,7 +16,7 @@ PENDULUM = """<mujoco><worldbody><body pos="0 0 1"><joint name="j" type="hinge" 
 @pytest.fixture
 def model():
   """The small actuated pendulum."""
-  return engine.load_model(PENDULUM)
+  return numjoco.load_model(PENDULUM)
 
 
 def test_slow_motion_never_runs_ahead_of_wall_time(model):
@@ -97,15 +97,15 @@ FLEX_BLOCK = """<mujoco><worldbody><geom type="cylinder" size=".1 .1" pos="0 0 -
 
 
 @pytest.mark.parametrize("field,value,why", [
-    ("disableflags", int(engine.mjtDisableBit.NATIVECCD), "through libccd"),
-    ("integrator", int(engine.mjtIntegrator.DISCRETE), "under the discrete integrator"),
+    ("disableflags", int(numjoco.mjtDisableBit.NATIVECCD), "through libccd"),
+    ("integrator", int(numjoco.mjtIntegrator.DISCRETE), "under the discrete integrator"),
 ])
 def test_option_edit_refused_where_loading_would_be(field, value, why):
   """An option under which load_model refuses this model (flex collisions needing GJK with
   nativeccd disabled, flex elasticity under the discrete integrator: both not simulated) is
   refused as a live edit too, with an error naming the option, which keeps its value; a
   harmless edit of the same option goes through."""
-  m = engine.load_model(FLEX_BLOCK)
+  m = numjoco.load_model(FLEX_BLOCK)
   s = Simulation(m, paused=True).start()
   try:
     before = int(getattr(m.opt, field))
@@ -114,8 +114,8 @@ def test_option_edit_refused_where_loading_would_be(field, value, why):
     assert f"opt.{field}" in st.error and why in st.error
     assert int(getattr(s.m.opt, field)) == before and field not in s.opt_edits
     s.send("clear_error")
-    harmless = (before | int(engine.mjtDisableBit.WARMSTART) if field == "disableflags"
-                else int(engine.mjtIntegrator.RK4))
+    harmless = (before | int(numjoco.mjtDisableBit.WARMSTART) if field == "disableflags"
+                else int(numjoco.mjtIntegrator.RK4))
     s.send("opt", field, harmless)
     s.sync()
     assert s.status().error == "" and int(getattr(s.m.opt, field)) == harmless
@@ -161,7 +161,7 @@ def test_recording_samples_at_fixed_simulation_times(model):
   its chunk sizes (here as fast as possible, with a consumer slower than the worker): frame k
   shows time t0 + k/fps and the same state as an independent run stepped straight to it; the
   end marker follows the last frame and record_span counts them."""
-  from app.record import frame_step
+  from numjoco.app.record import frame_step
   fps = 25.0
   sim = Simulation(model, paused=True, speed=float("inf")).start()
   try:
@@ -185,14 +185,14 @@ def test_recording_samples_at_fixed_simulation_times(model):
     start, stop, count = sim.record_span
     assert count == len(frames) >= 20 and start == 0.0
     assert [k for k, *_ in frames] == list(range(count))
-    d = engine.make_data(model)
+    d = numjoco.make_data(model)
     d.ctrl[0] = 0.5
     done = 0
     for k, t, qpos, xpos in frames:
       n = frame_step(k, fps, model.opt.timestep)
-      engine.step(model, d, n - done)
+      numjoco.step(model, d, n - done)
       done = n
-      engine.forward(model, d)
+      numjoco.forward(model, d)
       assert t == pytest.approx(k / fps, abs=1e-9)
       np.testing.assert_array_equal(qpos, d.qpos)
       np.testing.assert_allclose(xpos, d.xpos, atol=1e-12)
@@ -217,8 +217,8 @@ def test_multi_input_controls_labels_and_neutral_values():
   (name[k]); 'zero all' gives mj_resetCtrl's neutral controls (the identity quaternion of a
   quat-commanded SO3 servo, as MuJoCo's reset), on the worker and in the panel alike."""
   import mujoco
-  from app.panels import UiState
-  m = engine.load_model(MULTI_INPUT)
+  from numjoco.app.panels import UiState
+  m = numjoco.load_model(MULTI_INPUT)
   mjm = mujoco.MjModel.from_xml_string(MULTI_INPUT)
   mjd = mujoco.MjData(mjm)
   assert m.nu == mjm.nu == 7 and m.nactuator == 3   # 1 + 2 + 4 controls
@@ -283,7 +283,7 @@ def test_springyield_edit_mid_run_follows_mujoco():
   give MuJoCo 4.0's trajectory and plastic state after the same field edits; the edit changes
   the plastic drift (the run without it ends elsewhere)."""
   mujoco, mm, md = _mj_plastic()
-  m = engine.load_model(PLASTIC)
+  m = numjoco.load_model(PLASTIC)
   ctrl = np.array([1.5, 1.0, 0.0, 0.5])
   s = Simulation(m, paused=True).start()
   try:
@@ -323,7 +323,7 @@ def test_springyield_edit_mid_run_follows_mujoco():
 def test_springyield_edit_refused_where_mujoco_would_ignore_it(field, index, value, why):
   """springyield on an elastic joint (no d.plastic entry: MuJoCo ignores it) or a negative one is
   an error naming the field, not a silent no-op."""
-  s = Simulation(engine.load_model(PLASTIC), paused=True).start()
+  s = Simulation(numjoco.load_model(PLASTIC), paused=True).start()
   try:
     s.send("model", field, index, value)
     st = s.wait_until(lambda st: st.error != "")
@@ -338,7 +338,7 @@ def test_disabled_actuator_groups_give_mujoco_qacc(groups):
   checkboxes send) while running: the disabled motors give no force, the stateful intvelocity's
   activation stops integrating, and qacc, act and actuator_force equal MuJoCo 4.0's."""
   mujoco, mm, md = _mj_plastic()
-  m = engine.load_model(PLASTIC)
+  m = numjoco.load_model(PLASTIC)
   ctrl = np.array([1.5, 1.0, 0.7, 0.5])
   bits = sum(1 << g for g in groups)
   s = Simulation(m, paused=True).start()
@@ -382,13 +382,13 @@ def test_adhesion_and_surfacevel_edits_follow_mujoco(tmp_path):
   turns sticky) give MuJoCo 4.0's trajectory after the same field edits, and the saved copy
   carries them. Refused: surfacevel of a mesh geom (stored in the mesh's frame), and either edit
   on a model loaded without any (MuJoCo 4.0 ignores it then: flg_adhesion, flg_surfacevel)."""
-  from app import export
+  from numjoco.app import export
   mujoco = pytest.importorskip("mujoco")
   mm = mujoco.MjModel.from_xml_string(BELT)
   md = mujoco.MjData(mm)
   path = tmp_path / "belt.xml"
   path.write_text(BELT)
-  m = engine.load_model(str(path))
+  m = numjoco.load_model(str(path))
   s = Simulation(m, paused=True).start()
   try:
     s.send("step", 100)
@@ -418,7 +418,7 @@ def test_adhesion_and_surfacevel_edits_follow_mujoco(tmp_path):
   for field, value in (("geom_adhesion", 2.0), ("geom_surfacevel", np.ones(6))):
     mp = mujoco.MjModel.from_xml_string(plain)
     assert not getattr(mp, "flg_" + field[5:])    # what makes 4.0 ignore the edit
-    s = Simulation(engine.load_model(plain), paused=True).start()
+    s = Simulation(numjoco.load_model(plain), paused=True).start()
     try:
       s.send("model", field, 0, value)
       st = s.wait_until(lambda st: st.error != "")
@@ -463,7 +463,7 @@ def test_polynomial_stiffness_and_damping_edits_follow_mujoco(tmp_path, integrat
   actuator) mid-run give MuJoCo 4.0's trajectory after the same field edits and mj_setConst
   (which routes an actuator's damping to its joint); the saved copy loads in 4.0 with the same
   fields, written as MJCF's stiffness="a b c" / damping="a b c"."""
-  from app import export
+  from numjoco.app import export
   mujoco = pytest.importorskip("mujoco")
   xml = POLY.replace('timestep="0.002"', f'timestep="0.002" integrator="{integrator}"')
   path = tmp_path / "poly.xml"
@@ -471,7 +471,7 @@ def test_polynomial_stiffness_and_damping_edits_follow_mujoco(tmp_path, integrat
   mm = mujoco.MjModel.from_xml_path(str(path))
   md = mujoco.MjData(mm)
   plain = mujoco.MjData(mm)
-  m = engine.load_model(str(path))
+  m = numjoco.load_model(str(path))
   s = Simulation(m, paused=True).start()
   try:
     s.send("qpos", 0, 0.8)
@@ -514,7 +514,7 @@ def test_polynomial_field_in_the_editor_sends_each_changed_part():
   (MJCF's reading); only the parts that changed are sent, each to its Model field."""
   from types import SimpleNamespace
 
-  from app.panels import physics
+  from numjoco.app.panels import physics
 
   class Imgui:
     class InputTextFlags_:
@@ -532,7 +532,7 @@ def test_polynomial_field_in_the_editor_sends_each_changed_part():
 
     get_item_rect_max = get_item_rect_min
 
-  m = engine.load_model(POLY)
+  m = numjoco.load_model(POLY)
   sent = []
   sim = SimpleNamespace(send=lambda *a: sent.append(a))
   ui = SimpleNamespace(elem_id=0, rects={})
@@ -557,7 +557,7 @@ def test_polynomial_field_in_the_editor_sends_each_changed_part():
 def test_polynomial_edit_of_wrong_shape_is_a_clear_error(field, index, value, why):
   """A polynomial edit with the wrong count of terms, a missing element or a non-finite value
   is refused with a message naming the field (the Model is left as it was)."""
-  m = engine.load_model(POLY)
+  m = numjoco.load_model(POLY)
   before = getattr(m, field).copy()
   s = Simulation(m, paused=True).start()
   try:
@@ -571,9 +571,9 @@ def test_polynomial_edit_of_wrong_shape_is_a_clear_error(field, index, value, wh
 
 _OPTION_COMPILE = r"""
 import json, sys, time
-from app.sim import Simulation
-from engine import _jit
-from engine.types import mjtIntegrator
+from numjoco.app.sim import Simulation
+from numjoco.engine import _jit
+from numjoco.engine.types import mjtIntegrator
 sim = Simulation(path=sys.argv[1], paused=False).start()
 sim.wait_until(lambda st: st.physics and st.steps_per_s > 0, timeout=120)
 rk4 = _jit.units()["numjoco.engine.forward.rk4"]
@@ -599,7 +599,7 @@ print(json.dumps({"linked_before": linked_before, "linked": rk4.linked,
 
 def test_an_option_edit_compiles_its_missing_unit_in_another_process(tmp_path):
   """The RK4 stage is not in the cache: switching the integrator compiles it with
-  `python -m engine.build` while the worker waits (status.compiling, its progress line),
+  `python -m numjoco.engine.build` while the worker waits (status.compiling, its progress line),
   and the worker then loads it from the cache: compiled on its own thread, it would hold the
   GIL and stall the window for seconds."""
   import json
@@ -608,13 +608,13 @@ def test_an_option_edit_compiles_its_missing_unit_in_another_process(tmp_path):
   import subprocess
   import sys
 
-  from assets import DEMO_MODEL
-  from engine import _cache
+  from numjoco.assets import DEMO_MODEL
+  from numjoco.engine import _cache
   src = _cache.cache_dir()
   dst = tmp_path / "kernels"
   dst.mkdir()
   for name in os.listdir(src):
-    if name.startswith("engine.forward.rk4-"):
+    if name.startswith("numjoco.engine.forward.rk4-"):
       continue                               # the unit itself; its helpers stay cached
     try:
       os.link(os.path.join(src, name), dst / name)

@@ -9,18 +9,19 @@ import sys
 import pytest
 
 def test_window_side_imports_no_engine():
-  code = ("import sys\nimport app.viewer, app.panels\n"
-          "import render.renderer, render.camera, render.snapshot, render.visual, render.meshes\n"
-          "print(' '.join(sorted({k.split('.')[0] for k in sys.modules})))\n")
+  code = ("import sys\nimport numjoco.app.viewer, numjoco.app.panels\n"
+          "import numjoco.render.renderer, numjoco.render.camera, numjoco.render.snapshot\n"
+          "import numjoco.render.visual, numjoco.render.meshes\n"
+          "print(' '.join(sorted({'.'.join(k.split('.')[:2]) for k in sys.modules})))\n")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
   loaded = set(out.stdout.split())
-  assert "app" in loaded and "render" in loaded   # the probe itself worked
-  assert not loaded & {"engine", "numba", "scipy", "mujoco", "llvmlite"}, loaded
+  assert "numjoco.app" in loaded and "numjoco.render" in loaded   # the probe itself worked
+  assert not loaded & {"numjoco.engine", "numba", "scipy", "mujoco", "llvmlite"}, loaded
 
 
 def test_speeds_shared_by_worker_and_panels():
-  from app import sim
-  from app.panels import common
+  from numjoco.app import sim
+  from numjoco.app.panels import common
   assert sim.SPEEDS is common.SPEEDS
   assert sim.SPEEDS[-1] == float("inf") and 1.0 in sim.SPEEDS
 
@@ -29,14 +30,14 @@ def test_new_snapshot_buffers_are_filled_from_the_worker_data():
   """The worker's snapshot factory copies its own Data (no second Data made and forwarded)."""
   import numpy as np
 
-  import engine
-  from app.sim import BasicSnapshot, _snapshot_maker
-  from assets import DEMO_MODEL
-  from render.snapshot import Snapshot
-  m = engine.load_model(str(DEMO_MODEL))
-  d = engine.make_data(m)
+  import numjoco
+  from numjoco.app.sim import BasicSnapshot, _snapshot_maker
+  from numjoco.assets import DEMO_MODEL
+  from numjoco.render.snapshot import Snapshot
+  m = numjoco.load_model(str(DEMO_MODEL))
+  d = numjoco.make_data(m)
   d.qpos[:] = d.qpos + 0.1       # away from qpos0: a snapshot of a fresh Data would differ
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   snap = _snapshot_maker(Snapshot, m, d)()
   np.testing.assert_array_equal(snap.geom_xpos, d.geom_xpos)
   np.testing.assert_array_equal(snap.qpos, d.qpos)
@@ -47,7 +48,7 @@ def test_new_snapshot_buffers_are_filled_from_the_worker_data():
 _FIRST_FRAME = """
 import json, sys
 import numpy as np
-from app.viewer import Viewer
+from numjoco.app.viewer import Viewer
 v = Viewer(width=480, height=320, max_fps=0)
 while v.first_frame_at is None:
   v.frame()
@@ -86,8 +87,8 @@ def test_worker_waits_for_the_first_frame_then_runs(monkeypatch):
   gets the CPU) until the UI says the frame is out; then it steps in real time."""
   import time
 
-  from app import sim as sim_mod
-  from assets import DEMO_MODEL
+  from numjoco.app import sim as sim_mod
+  from numjoco.assets import DEMO_MODEL
   monkeypatch.setattr(sim_mod, "SHOWN_WAIT", 60.0)
   sim = sim_mod.Simulation(path=str(DEMO_MODEL), wait_shown=True).start()
   try:
@@ -109,9 +110,10 @@ def test_warm_check_finds_the_engines_cache_without_numba(env):
   """app.warmup computes the engine's cache directory without importing numba (its import
   belongs on the boot thread), and it is the directory engine/_cache.py configures."""
   import os
-  code = ("import sys\nfrom app import warmup\nd = warmup.cache_dir()\nwarmup.is_warm()\n"
-          "assert 'numba' not in sys.modules and 'engine' not in sys.modules\n"
-          "import engine._cache\nprint(d == engine._cache.cache_dir())\n")
+  code = ("import sys\nfrom numjoco.app import warmup\nd = warmup.cache_dir()\n"
+          "warmup.is_warm()\n"
+          "assert 'numba' not in sys.modules and 'numjoco.engine' not in sys.modules\n"
+          "from numjoco.engine import _cache\nprint(d == _cache.cache_dir())\n")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        env=dict(os.environ, **env), cwd=os.path.dirname(os.path.dirname(
                            os.path.dirname(os.path.abspath(__file__)))))
@@ -193,7 +195,7 @@ def test_preview_poses_equal_mujocos_forward(name):
   import mujoco
   import numpy as np
 
-  from engine.preview import Compiled
+  from numjoco.engine.preview import Compiled
   src = dict(_pose_sources())[name]
   c = Compiled(src)
   mjm = (mujoco.MjModel.from_xml_string(src) if src.lstrip().startswith("<")
@@ -217,7 +219,7 @@ def test_preview_poses_equal_mujocos_forward(name):
 def test_preview_compiles_without_numba():
   """Compiling and posing a model for the first frame imports no numba (nor the mujoco
   package); finishing it into the engine's Model does."""
-  code = ("import sys\nfrom engine.preview import Compiled\n"
+  code = ("import sys\nfrom numjoco.engine.preview import Compiled\n"
           "c = Compiled('assets/demo.xml'); m, d = c.preview()\n"
           "print(sorted({k.split('.')[0] for k in sys.modules} & {'numba', 'mujoco', 'llvmlite'}))\n"
           "c.finish(); print('numba' in sys.modules)\n")
@@ -228,16 +230,16 @@ def test_preview_compiles_without_numba():
 
 @pytest.mark.parametrize("name", ["poses", "humanoid"])
 def test_finish_equals_load_model(name):
-  """Compiled(...).finish() builds the same Model as engine.load_model (every array, size and
+  """Compiled(...).finish() builds the same Model as numjoco.load_model (every array, size and
   statistic), on the very arrays the preview model shows (shared, not copied)."""
   import numpy as np
 
-  import engine
-  from engine.preview import Compiled
+  import numjoco
+  from numjoco.engine.preview import Compiled
   src = dict(_pose_sources())[name]
   c = Compiled(src)
   pm, _ = c.preview()
-  m, ref = c.finish(), engine.load_model(src)
+  m, ref = c.finish(), numjoco.load_model(src)
   assert m.sizes() == ref.sizes()
   assert set(m._arrays) == set(ref._arrays)
   for k, a in ref._arrays.items():
@@ -248,38 +250,38 @@ def test_finish_equals_load_model(name):
 
 
 _IMPORTS = """
-import sys
-cases = {CASES}
-import importlib
-for mod in cases:
+import importlib, sys, types
+for mod in {CASES}:
   importlib.import_module(mod)
-import engine
-fwd, inv = engine.forward, engine.inverse
-sub = sys.modules["engine.forward"]
-print(callable(fwd), callable(inv) and engine.forward is fwd, engine.step.__module__,
-      sys.modules["engine.derivative"].forward is sub, sys.modules["engine.inverse"].fwd is sub,
-      sys.modules["engine.api"]._fwd is sub)
+import numjoco
+from numjoco.engine import api, derivative, forward, inverse
+print(callable(numjoco.forward) and numjoco.forward is api.forward,
+      callable(numjoco.inverse) and numjoco.inverse is api.inverse,
+      isinstance(forward, types.ModuleType), isinstance(inverse, types.ModuleType),
+      derivative.forward is forward and inverse.fwd is forward and api._fwd is forward)
 """
 
 
-@pytest.mark.parametrize("first", [[], ["engine.derivative"], ["engine.forward"],
-                                   ["engine.inverse"], ["engine.smooth"], ["engine.api"],
-                                   ["engine.lengthrange"], ["engine.mjcf", "engine.io"]])
-def test_lazy_engine_imports(first):
-  """`import engine` loads no numba; whichever engine module comes first, engine.forward and
-  engine.inverse end up the public functions and the modules that import the `forward` module
-  get the module (the names are both)."""
-  code = "import sys, engine\nassert 'numba' not in sys.modules\n" + _IMPORTS.replace(
+@pytest.mark.parametrize("first", [[], ["numjoco.engine.derivative"], ["numjoco.engine.forward"],
+                                   ["numjoco.engine.inverse"], ["numjoco.engine.smooth"],
+                                   ["numjoco.engine.api"], ["numjoco.engine.lengthrange"],
+                                   ["numjoco.engine.collision_convex"], ["numjoco.engine.sensor"],
+                                   ["numjoco.engine.mjcf", "numjoco.engine.io"]])
+def test_engine_imports_in_any_order(first):
+  """`import numjoco` loads no numba; whichever engine module is imported first, the imports
+  succeed, numjoco.forward and numjoco.inverse are the public functions and
+  numjoco.engine.forward and numjoco.engine.inverse the modules."""
+  code = "import sys, numjoco\nassert 'numba' not in sys.modules\n" + _IMPORTS.replace(
       "{CASES}", repr(first))
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=_ROOT)
   assert out.returncode == 0, out.stderr[-2000:]
-  assert out.stdout.split() == ["True", "True", "engine.api", "True", "True", "True"]
+  assert out.stdout.split() == ["True"] * 5
 
 
 _PREVIEW_FRAME = """
 import json, sys
 import numpy as np
-from app.viewer import Viewer
+from numjoco.app.viewer import Viewer
 v = Viewer(sys.argv[1], width=480, height=320, max_fps=0, key=sys.argv[2] or None,
            paused=True)   # the takeover pose is compared before the simulation runs
 while v.first_frame_at is None:
@@ -367,8 +369,8 @@ def test_random_marks_cached_equal_mujocos(tmp_path, monkeypatch):
   import mujoco
   import numpy as np
 
-  from engine.mjcf import _texture
-  from engine.preview import Compiled
+  from numjoco.engine.mjcf import _texture
+  from numjoco.engine.preview import Compiled
   monkeypatch.setenv("NUMJOCO_CACHE_DIR", str(tmp_path))
   want = mujoco.MjModel.from_xml_string(_MARKS_XML).tex_data
   cold = Compiled(_MARKS_XML).arrays["tex_data"]
@@ -386,7 +388,7 @@ def test_random_marks_cached_equal_mujocos(tmp_path, monkeypatch):
 
 _SAME_PICTURE = """
 import sys, numpy as np
-from app.viewer import Viewer
+from numjoco.app.viewer import Viewer
 v = Viewer(sys.argv[1], width=480, height=320, max_fps=0, paused=True)
 while v.first_frame_at is None:
   v.frame()

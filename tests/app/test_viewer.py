@@ -135,7 +135,7 @@ def test_contact_overlays_toggle(open_viewer, tmp_path):
 def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
   """Moving the actuator slider (the panel's own path) changes the motor's actuator_force (= ctrl
   in actuator space, MuJoCo's convention) and the joint torque qfrc_actuator = gear * ctrl."""
-  from app import panels
+  from numjoco.app import panels
   v = open_viewer(_write(tmp_path, "arm.xml", ARM))
   panels.set_ctrl(v, 0, 0.5)
   v.sim.sync()
@@ -330,8 +330,8 @@ def test_worker_exception_is_shown_not_swallowed(open_viewer):
 def test_first_start_compiles_in_a_subprocess(tmp_path, monkeypatch):
   """With a cold cache the window keeps drawing (progress screen) while a subprocess compiles."""
   monkeypatch.setenv("NUMJOCO_CACHE_DIR", str(tmp_path / "cold"))
-  from app import warmup
-  from app.viewer import Viewer
+  from numjoco.app import warmup
+  from numjoco.app.viewer import Viewer
   assert not warmup.is_warm()
   v = Viewer(width=480, height=320, max_fps=0)
   try:
@@ -614,7 +614,7 @@ def test_model_cameras_cycle_and_escape_frees(open_viewer):
   """']' switches to the model's first camera (the view changes), '[' cycles back through them,
   Esc returns to the free camera (and does not close the window)."""
   from pyglet.window import key
-  from render.camera import CameraType
+  from numjoco.render.camera import CameraType
   from tests.models import suite_source
   path, _ = suite_source("humanoid")
   v = open_viewer(path, paused=True)
@@ -634,7 +634,7 @@ def test_model_cameras_cycle_and_escape_frees(open_viewer):
 def test_broken_model_opens_the_window_with_the_error(tmp_path, capsys):
   """`numjoco bad.xml`: the window opens, names the file and line of the error (and prints it),
   and a good model can then be opened in the same window."""
-  from app.viewer import Viewer
+  from numjoco.app.viewer import Viewer
   bad = _write(tmp_path, "bad.xml", "<mujoco>\n<worldbody>\n<joint rnage='1'/>\n</worldbody>"
                "</mujoco>")
   v = Viewer(bad, width=480, height=320, max_fps=0)
@@ -722,8 +722,8 @@ def test_actuator_group_checkbox_disables_and_greys_its_controls(open_viewer, tm
   v.sim.send("ctrl", 1, 0.8)   # a control set anyway (e.g. from a key) gives no force
   v.sim.send("step", 20)
   v.sim.sync()
-  import engine
-  v.sim.send("call", engine.forward)   # on the worker: qacc of the current state
+  import numjoco
+  v.sim.send("call", numjoco.forward)   # on the worker: qacc of the current state
   v.sim.sync()
   m, d = v.sim.m, v.sim.d
   mm = mujoco.MjModel.from_xml_path(path)
@@ -739,7 +739,7 @@ def test_actuator_group_checkbox_disables_and_greys_its_controls(open_viewer, tm
 def test_element_editor_offers_springyield_only_where_plastic(open_viewer, tmp_path):
   """Physics > Elements shows a springyield field for the plastic hinge and tendon, none for
   the elastic hinge (MuJoCo gives it no plastic state: an edit would do nothing)."""
-  from app.panels import physics
+  from numjoco.app.panels import physics
   from tests.app.test_sim import PLASTIC
   v = open_viewer(_write(tmp_path, "plastic.xml", PLASTIC), paused=True)
   v.ui.expand.update(("Physics", "Elements"))

@@ -29,10 +29,10 @@ def _flex_picture(opts):
   """trampoline.xml at qpos0 drawn headless with VisOptions `opts` (shadows off), MuJoCo's
   state in our snapshot (tests/render/test_flex_render.py's way, until Data has flexes)."""
   import mujoco
-  from engine.mjcf._flex import load_flex_model
-  from render.camera import Camera
-  from render.headless import HeadlessRenderer
-  from render.snapshot import Snapshot
+  from numjoco.engine.mjcf._flex import load_flex_model
+  from numjoco.render.camera import Camera
+  from numjoco.render.headless import HeadlessRenderer
+  from numjoco.render.snapshot import Snapshot
   from tests.render.test_flex_render import MjDataView
   path = os.path.join(ROOT, "trampoline.xml")
   mm = mujoco.MjModel.from_xml_path(path)
@@ -84,7 +84,7 @@ _CLOTH = """<mujoco><worldbody><light pos="0 0 3"/>
 
 
 def test_viewer_shows_a_flex_model(open_viewer, tmp_path):
-  """The viewer opens a flex model engine.load_model accepts: its flex is on screen (turning
+  """The viewer opens a flex model numjoco.load_model accepts: its flex is on screen (turning
   the skin off changes over 2000 pixels) and its flex groups' checkboxes are in the Rendering
   panel (group 0 off hides the flex: the picture changes again)."""
   path = tmp_path / "cloth.xml"

@@ -40,13 +40,13 @@ _FILES = {"pile64": os.path.join(_ASSETS, "pile64.xml"),
 def _load(name):
   import mujoco
 
-  import engine
+  import numjoco
   if name in _FILES:
-    return engine.load_model(_FILES[name]), mujoco.MjModel.from_xml_path(_FILES[name])
+    return numjoco.load_model(_FILES[name]), mujoco.MjModel.from_xml_path(_FILES[name])
   src, assets = suite_source(name)
   if assets:
-    return (engine.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets))
-  return engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+    return (numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets))
+  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
 
 
 def settled(name, solver, settle):
@@ -54,10 +54,10 @@ def settled(name, solver, settle):
   models set to `solver`."""
   import mujoco
 
-  import engine
+  import numjoco
   m, mjm = _load(name)
   mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
-  m.opt.solver = int(getattr(engine.mjtSolver, solver.upper()))
+  m.opt.solver = int(getattr(numjoco.mjtSolver, solver.upper()))
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(0)
   for _ in range(settle):
@@ -70,18 +70,18 @@ def settled(name, solver, settle):
 def bench(name, nstep, settle, solver):
   import mujoco
 
-  import engine
-  from engine import interop
+  import numjoco
+  from numjoco.engine import interop
   m, mjm, mjd = settled(name, solver, settle)
-  d = engine.make_data(m)
-  engine.step(m, d, 2)   # compile
+  d = numjoco.make_data(m)
+  numjoco.step(m, d, 2)   # compile
   state = mujoco.MjData(mjm)
   mujoco.mj_copyData(state, mjm, mjd)
   best_ours = best_ref = float("inf")
   for _ in range(3):
     interop.data_from_mujoco(state, d)
     t = time.perf_counter()
-    engine.step(m, d, nstep)
+    numjoco.step(m, d, nstep)
     best_ours = min(best_ours, time.perf_counter() - t)
     mujoco.mj_copyData(mjd, mjm, state)
     t = time.perf_counter()
@@ -103,8 +103,8 @@ def _stage_kernels():
 
     import numba
 
-    from engine import collision_driver, constraint, island, solver
-    fwd = importlib.import_module("engine.forward")
+    from numjoco.engine import collision_driver, constraint, island, solver
+    fwd = importlib.import_module("numjoco.engine.forward")
 
     def loop(stage):
       @numba.njit
@@ -132,16 +132,16 @@ def stages(name, settle, solver, n=500):
   """µs per call of each stage at the state after `settle` MuJoCo steps (best of 5)."""
   import mujoco
 
-  import engine
-  from engine import interop
+  import numjoco
+  from numjoco.engine import interop
   m, mjm = _load(name)
   mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
-  m.opt.solver = int(getattr(engine.mjtSolver, solver.upper()))
+  m.opt.solver = int(getattr(numjoco.mjtSolver, solver.upper()))
   mjd = mujoco.MjData(mjm)
   mujoco.mj_step(mjm, mjd, settle)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   out = []
   for label, run in _stage_kernels():
     run(m.struct, d.struct, 1)

@@ -18,17 +18,17 @@ def bench(name, skip, nstep):
   """(ours µs/step, MuJoCo µs/step, our mean ncon, MuJoCo's mean ncon)."""
   import mujoco
 
-  import engine
+  import numjoco
   path = os.path.join(ROOT, name + ".xml")
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(path)
+    m = numjoco.load_model(path)
   mjm = mujoco.MjModel.from_xml_path(path)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
-  engine.step(m, d, skip)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
+  numjoco.step(m, d, skip)
   mujoco.mj_step(mjm, mjd, skip)
   out = []
-  for step, data in ((lambda: engine.step(m, d), d), (lambda: mujoco.mj_step(mjm, mjd), mjd)):
+  for step, data in ((lambda: numjoco.step(m, d), d), (lambda: mujoco.mj_step(mjm, mjd), mjd)):
     total, ncon = 0.0, 0
     for _ in range(nstep):
       t = time.perf_counter()

@@ -17,12 +17,12 @@ def measure(name, solver, counts, settle=300, repeat=7):
   """{iterations: (ours s, MuJoCo s, ours niter, MuJoCo niter, ours neval, MuJoCo neval)}."""
   import mujoco
 
-  import engine
-  from engine import interop
+  import numjoco
+  from numjoco.engine import interop
   m, mjm, mjd = settled(name, solver, settle)
   state = mujoco.MjData(mjm)
   mujoco.mj_copyData(state, mjm, mjd)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   res = {}
   for n in counts:
     for o in (m.opt, mjm.opt):
@@ -30,10 +30,10 @@ def measure(name, solver, counts, settle=300, repeat=7):
     best_ours = best_ref = float("inf")
     for _ in range(repeat):
       interop.data_from_mujoco(state, d)
-      engine.step(m, d, 1)   # compiles on first use
+      numjoco.step(m, d, 1)   # compiles on first use
       interop.data_from_mujoco(state, d)
       t = time.perf_counter()
-      engine.step(m, d, 1)
+      numjoco.step(m, d, 1)
       best_ours = min(best_ours, time.perf_counter() - t)
       mujoco.mj_copyData(mjd, mjm, state)
       t = time.perf_counter()

@@ -61,7 +61,7 @@ def _symbols():
   import glob
 
   from numba.core.runtime import nrt
-  fwd = importlib.import_module("engine.forward")
+  fwd = importlib.import_module("numjoco.engine.forward")
   jit_engine = next(iter(fwd.step.overloads.values())).library.codegen._engine
   syms = set()
   for path in glob.glob(os.path.join(numba.config.CACHE_DIR, "**", "*.nbc"), recursive=True):
@@ -85,19 +85,19 @@ def _symbols():
 def main():
   import mujoco
 
-  import engine
-  from engine import interop
+  import numjoco
+  from numjoco.engine import interop
   from tests.bench.contact import _load
   name = sys.argv[1] if len(sys.argv) > 1 else "pile64"
   solver = sys.argv[2] if len(sys.argv) > 2 else "NEWTON"
   seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 10.0
   m, mjm = _load(name)
-  m.opt.solver = int(getattr(engine.mjtSolver, solver))
+  m.opt.solver = int(getattr(numjoco.mjtSolver, solver))
   mjd = mujoco.MjData(mjm)
   mujoco.mj_step(mjm, mjd, 1000)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.step(m, d, 2)
+  numjoco.step(m, d, 2)
   syms = _symbols()
   with open(f"/tmp/perf-{os.getpid()}.map", "w") as f:
     for a, size, n in syms:
@@ -105,7 +105,7 @@ def main():
   t = time.time()
   n = 0
   while time.time() - t < seconds:
-    engine.step(m, d, 100)
+    numjoco.step(m, d, 100)
     n += 100
   print(f"{name} {solver}: {n} steps, {(time.time() - t) / n * 1e6:.1f} µs/step")
 

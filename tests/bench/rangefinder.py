@@ -24,15 +24,15 @@ def bench(res, data, nstep, projection="perspective"):
   """(ours µs/step, MuJoCo µs/step) with the rangefinder (res) or without (res None)."""
   import mujoco
 
-  import engine
+  import numjoco
   xml = _xml(res, data, projection)
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  d, mjd = engine.make_data(m), mujoco.MjData(mjm)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   for dd in (d, mjd):
     dd.qvel[-2:] = [1.3, 0.6]   # the rig turns
-  engine.step(m, d, 5)
+  numjoco.step(m, d, 5)
   mujoco.mj_step(mjm, mjd, 5)
-  ours = _per_step(lambda n: engine.step(m, d, n), nstep)
+  ours = _per_step(lambda n: numjoco.step(m, d, n), nstep)
   theirs = _per_step(lambda n: mujoco.mj_step(mjm, mjd, n), nstep)
   return ours, theirs
 

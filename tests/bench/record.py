@@ -14,23 +14,23 @@ import time
 
 
 def _model(name):
-  import engine
+  import numjoco
   if name == "pile64":
-    from assets import ASSETS
-    return engine.load_model(str(ASSETS / "pile64.xml"))
+    from numjoco.assets import ASSETS
+    return numjoco.load_model(str(ASSETS / "pile64.xml"))
   os.environ.setdefault("MUJOCO_GL", "egl")   # dm_control imports a GL backend: not X's
   from tests.models import suite_source
   src, assets = suite_source(name)
-  return engine.load_model(src, assets=assets) if assets else engine.load_model(src)
+  return numjoco.load_model(src, assets=assets) if assets else numjoco.load_model(src)
 
 
 def bench(name, seconds, fps, size, samples):
   """Record `seconds` of model `name`; returns (model name, RecordStats)."""
-  import engine
-  from app.record import record
+  import numjoco
+  from numjoco.app.record import record
   m = _model(name)
-  d = engine.make_data(m)
-  engine.step(m, d, 1)                    # load the compiled kernels before timing
+  d = numjoco.make_data(m)
+  numjoco.step(m, d, 1)                    # load the compiled kernels before timing
   with tempfile.TemporaryDirectory() as tmp:
     record(m, os.path.join(tmp, "warm.mp4"), 2 / fps, fps, size, samples=samples)
     out = os.path.join(tmp, f"{name}.mp4")
@@ -49,7 +49,7 @@ def main(argv=None):
   p.add_argument("--samples", type=int, default=None,
                  help="MSAA samples (default: the model's offsamples, 4, as numjoco record)")
   args = p.parse_args(argv)
-  from app.record import parse_size
+  from numjoco.app.record import parse_size
   size = parse_size(args.size)
   msaa = "the model's offsamples" if args.samples is None else args.samples
   print(f"recording {args.seconds:g} s at {size[0]}x{size[1]}, {args.fps:g} fps, MSAA {msaa}, "

@@ -19,21 +19,21 @@ _DIR = os.path.join(os.path.dirname(__file__), "..", "assets", "mujoco_models")
 def run(path, nstep, sleep_on):
   import mujoco
 
-  import engine
+  import numjoco
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(path)
+    m = numjoco.load_model(path)
     mjm = mujoco.MjModel.from_xml_path(path)
-    bit, mjbit = int(engine.mjtEnableBit.SLEEP), int(mujoco.mjtEnableBit.mjENBL_SLEEP)
+    bit, mjbit = int(numjoco.mjtEnableBit.SLEEP), int(mujoco.mjtEnableBit.mjENBL_SLEEP)
     m.opt.enableflags = (int(m.opt.enableflags) | bit) if sleep_on else (
         int(m.opt.enableflags) & ~bit)
     mjm.opt.enableflags = (mjm.opt.enableflags | mjbit) if sleep_on else (
         mjm.opt.enableflags & ~mjbit)
-    d, mjd = engine.make_data(m), mujoco.MjData(mjm)
-  engine.step(m, d, 1)   # compiled before timing
-  engine.reset_data(m, d)
+    d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
+  numjoco.step(m, d, 1)   # compiled before timing
+  numjoco.reset_data(m, d)
   t0 = time.perf_counter()
-  engine.step(m, d, nstep)
+  numjoco.step(m, d, nstep)
   ours = (time.perf_counter() - t0) / nstep * 1e6
   t0 = time.perf_counter()
   for _ in range(nstep):

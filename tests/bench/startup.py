@@ -87,7 +87,7 @@ def main(argv=None):
   p.add_argument("--skip-all", action="store_true", help="skip `numjoco compile --all`")
   args = p.parse_args(argv)
   rows = []
-  demo = ["-m", "app", "--headless", "assets/demo.xml", "--seconds", "1"]
+  demo = ["-m", "numjoco", "--headless", "assets/demo.xml", "--seconds", "1"]
   with tempfile.TemporaryDirectory() as tmp:
     clone = _checkout(tmp)
     env = dict(os.environ, NUMJOCO_CACHE_DIR=str(pathlib.Path(tmp) / "cache"),
@@ -103,7 +103,7 @@ def main(argv=None):
     cache_all = None
     if not args.skip_all:
       env_all = dict(env, NUMJOCO_CACHE_DIR=str(pathlib.Path(tmp) / "cache-all"))
-      wall, rss, _ = run([sys.executable, "-m", "app", "compile", "--all", "--jobs",
+      wall, rss, _ = run([sys.executable, "-m", "numjoco", "compile", "--all", "--jobs",
                           str(args.jobs)], clone, env_all)
       rows.append(("compile --all", wall, rss))
       cache_all = _cache_bytes(pathlib.Path(tmp) / "cache-all")

@@ -16,8 +16,8 @@ MODELS = ["cartpole", "acrobot", "cheetah", "walker", "hopper", "humanoid", "hum
 
 _START = """
 import time; t = time.perf_counter()
-import engine
-m = engine.load_model({path!r}); d = engine.make_data(m); engine.step(m, d)
+import numjoco
+m = numjoco.load_model({path!r}); d = numjoco.make_data(m); numjoco.step(m, d)
 print(time.perf_counter() - t)
 """
 
@@ -35,16 +35,16 @@ def bench_step(name, nstep):
   """(ours µs/step, MuJoCo µs/step) on one suite model, constraints off."""
   import mujoco
 
-  import engine
-  from engine import interop
+  import numjoco
+  from numjoco.engine import interop
   from tests.models import load_both
   m, mjm = load_both(name)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.step(m, d, 10)  # compile / warm up
+  numjoco.step(m, d, 10)  # compile / warm up
   mujoco.mj_step(mjm, mjd, 10)
-  ours = _per_step(lambda n: engine.step(m, d, n), nstep)
+  ours = _per_step(lambda n: numjoco.step(m, d, n), nstep)
   theirs = _per_step(lambda n: mujoco.mj_step(mjm, mjd, n), nstep)
   return ours, theirs
 

@@ -17,7 +17,7 @@ import time
 
 _FIRST = """
 import resource, time, sys
-from app.viewer import Viewer
+from numjoco.app.viewer import Viewer
 v = Viewer({path!r}, width=1280, height=720, max_fps=0)
 while v.first_frame_at is None:
   v.frame()
@@ -31,7 +31,7 @@ v.close()
 
 
 def _path(name):
-  from assets import ASSETS, DEMO_MODEL
+  from numjoco.assets import ASSETS, DEMO_MODEL
   if name == "demo":
     return str(DEMO_MODEL)
   if name == "pile64":
@@ -79,7 +79,7 @@ def bench_model(name, seconds, record=False):
   running) for one model, CPU without the physics worker's (the steadier figure on a shared
   machine); with `record`, running while a video is recorded (to a temporary folder)."""
   import tempfile
-  from app.viewer import Viewer
+  from numjoco.app.viewer import Viewer
   tmp = tempfile.TemporaryDirectory()
   v = Viewer(_path(name), width=1280, height=720, max_fps=0, paused=True, out_dir=tmp.name)
   try:
@@ -138,7 +138,7 @@ def first_frame(name, repeats=5):
 def screenshot(path, seconds=1.5):
   """Save the README's picture: the demo after `seconds`, contacts shown, panels open."""
   from PIL import Image
-  from app.viewer import Viewer
+  from numjoco.app.viewer import Viewer
   v = Viewer(width=1280, height=720, max_fps=60)
   try:
     while v.first_frame_at is None:
@@ -172,10 +172,10 @@ def main():
     _start_xvfb()
   if a.screenshot:
     return screenshot(a.screenshot)
-  from app import warmup
+  from numjoco.app import warmup
   if not warmup.is_warm():
-    print("warming the Numba cache first (python -m app.warmup)...", flush=True)
-    subprocess.run([sys.executable, "-m", "app.warmup"], check=True)
+    print("warming the Numba cache first (python -m numjoco.app.warmup)...", flush=True)
+    subprocess.run([sys.executable, "-m", "numjoco.app.warmup"], check=True)
   print(f"viewer 1280x720, {os.cpu_count()} cores; FPS uncapped (the app caps at 60); first "
         "frame: process start to the model drawn (its preview) / CPU s by then / to the physics "
         "running, warm cache, median of 5; load: 1-min average "

@@ -28,7 +28,7 @@ _HFIELD, _MESH = 1, 7
 def _collide(m, d, mjd, g1, g2):
   """Our contacts of geoms g1, g2 (MuJoCo's order, type1 <= type2) at MuJoCo's geom poses: the
   driver's own narrowphase of that pair, alone. Returns (count, dist, pos, frame)."""
-  from engine.collision_driver import _narrowphase, _work_views
+  from numjoco.engine.collision_driver import _narrowphase, _work_views
   d.geom_xpos[:] = mjd.geom_xpos
   d.geom_xmat[:] = mjd.geom_xmat
   d.ncon = 0
@@ -44,7 +44,7 @@ def _worst(dist, pos, frame, j, c, i):
 
 def compare_state(m, d, mjd, tol=1e-6):
   """{(g1, g2): None (match) or the kind of mismatch} for MuJoCo's convex contact pairs."""
-  from engine.collision_driver import _analytic
+  from numjoco.engine.collision_driver import _analytic
   c = mjd.contact
   groups = collections.OrderedDict()
   for i in range(mjd.ncon):
@@ -76,14 +76,14 @@ def compare_state(m, d, mjd, tol=1e-6):
 def run(path, seeds, verbose=False):
   import mujoco
 
-  import engine
+  import numjoco
   from tests.models import random_state
   from tests.test_mujoco_models import _DIR
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(os.path.join(_DIR, path))
+    m = numjoco.load_model(os.path.join(_DIR, path))
   mjm = mujoco.MjModel.from_xml_path(os.path.join(_DIR, path))
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   kinds = collections.Counter()
   for seed in range(seeds):
     random_state(mjm, mjd, seed, scale=0.05)

@@ -9,8 +9,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 from tests.models import assert_close
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
@@ -93,12 +93,12 @@ ADHESION = """
 
 def _load(name):
   if name == "features":
-    return engine.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+    return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
   if name.startswith("adhesion"):
     xml = ADHESION.replace("CONE", name.split("_")[1])
-    return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   path = os.path.join(ASSETS, name + ".xml")
-  return engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+  return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
 
 
 def _dense_moment(nu, nv, rownnz, rowadr, colind, moment):
@@ -121,7 +121,7 @@ def test_transmission(name):
   assert_close(m.actuator_length0, mjm.actuator_length0, "actuator_length0")
   assert_close(m.actuator_acc0, mjm.actuator_acc0, "actuator_acc0", 1e-8, 1e-8)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(5)
   for trial in range(20):
     scale = 0.002 if name.startswith("adhesion") else 0.5   # keep the contacts
@@ -129,7 +129,7 @@ def test_transmission(name):
     mujoco.mj_normalizeQuat(mjm, mjd.qpos)
     mujoco.mj_fwdPosition(mjm, mjd)
     interop.data_from_mujoco(mjd, d)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     if name.startswith("adhesion"):
       assert mjd.ncon >= 5, "the adhesion bodies lost their contacts"
     assert_close(d.actuator_length, mjd.actuator_length, f"actuator_length #{trial}")
@@ -162,7 +162,7 @@ def test_actuation(name):
   m, mjm = _load(name)
   m.actuator_lengthrange = mjm.actuator_lengthrange   # isolate from test_compiled_actuators
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(11)
   for trial in range(10):
     scale = 0.002 if name.startswith("adhesion") else 0.3
@@ -174,7 +174,7 @@ def test_actuation(name):
     mujoco.mj_forward(mjm, mjd)
     interop.data_from_mujoco(mjd, d)
     d.act[:] = mjd.act
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     for f in ("actuator_velocity", "actuator_force", "act_dot", "qfrc_actuator"):
       assert_close(getattr(d, f), getattr(mjd, f), f"{f} #{trial}", 1e-9, 1e-9)
     assert_close(d.qacc, mjd.qacc, f"qacc #{trial}", 1e-6, 1e-6)
@@ -189,12 +189,12 @@ def test_rollout(name, integrator):
   mjm.opt.integrator = integrator
   m.opt.integrator = integrator
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   for i in range(300):
     mjd.ctrl[:] = 0.5 + 0.5 * np.sin(0.03 * i + np.arange(mjm.nu))
     d.ctrl[:] = mjd.ctrl
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert_close(d.qpos, mjd.qpos, "qpos", 1e-6, 1e-6)
   assert_close(d.act, mjd.act, "act", 1e-6, 1e-6)
 
@@ -208,7 +208,7 @@ def test_lengthrange_error_matches_mujoco():
   with pytest.raises(ValueError) as theirs:
     mujoco.MjModel.from_xml_string(xml)
   with pytest.raises(ValueError) as ours:
-    engine.load_model(xml)
+    numjoco.load_model(xml)
   assert "did not converge in actuator 1" in str(ours.value)
   assert "eval (0.218496, 0.535486)" in str(theirs.value)
   assert "eval (0.218496, 0.535486)" in str(ours.value)

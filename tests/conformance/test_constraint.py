@@ -8,9 +8,10 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import constraint as cn
-from engine import interop
+import numjoco
+from numjoco import engine
+from numjoco.engine import constraint as cn
+from numjoco.engine import interop
 from tests.models import load_both
 
 EFC_FIELDS = ["type", "id", "pos", "margin", "frictionloss", "diagA", "KBIP", "D", "R", "vel",
@@ -149,9 +150,9 @@ def _run_ours(m, mjm, mjd, contacts=None):
   """Our Data after the smooth pipeline and the constraint stages, from MuJoCo's state and
   contacts (of `contacts` when given); the outputs MuJoCo already wrote into the copied
   contacts are poisoned first."""
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   interop.contacts_from_mujoco(mjd if contacts is None else contacts, d)
   # collision leaves mu = 0; make_constraint sets it for frictional contacts
   d.contact_mu[:] = np.where(d.contact_dim > 1, np.nan, 0.0)
@@ -210,7 +211,7 @@ def test_equality_friction_limit_rows(edit, seed):
   xml = EQUALITY_XML.replace("EQUALITIES", CONNECT_WELD)
   mjm = mujoco.MjModel.from_xml_string(xml)
   _edit(mjm, edit)
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   _edit_ours(m, mjm)
   mjd = mujoco.MjData(mjm)
   _random_state(mjm, mjd, seed)
@@ -225,7 +226,7 @@ def test_scalar_rows_with_our_compiler(seed):
   """The same scene without connect/weld, compiled by our MJCF compiler."""
   xml = EQUALITY_XML.replace("EQUALITIES", "")
   mjm = mujoco.MjModel.from_xml_string(xml)
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjd = mujoco.MjData(mjm)
   _random_state(mjm, mjd, seed)
   mujoco.mj_forward(mjm, mjd)
@@ -241,7 +242,7 @@ def test_contact_rows(edit):
   solreffriction, margin/gap, the override flag."""
   mjm = mujoco.MjModel.from_xml_string(CONTACT_XML)
   _edit(mjm, edit)
-  m = engine.load_model(CONTACT_XML)
+  m = numjoco.load_model(CONTACT_XML)
   m.opt.cone, m.opt.impratio = mjm.opt.cone, mjm.opt.impratio
   m.opt.enableflags, m.opt.disableflags, m.opt.jacobian = (
       mjm.opt.enableflags, mjm.opt.disableflags, mjm.opt.jacobian)
@@ -288,7 +289,7 @@ def test_suite_model_in_contact(name):
 def test_comparison_can_fail():
   """A wrong impratio in our model changes R and contact_mu, and the comparison sees it."""
   mjm = mujoco.MjModel.from_xml_string(CONTACT_XML)
-  m = engine.load_model(CONTACT_XML)
+  m = numjoco.load_model(CONTACT_XML)
   m.opt.impratio = 2.0
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
@@ -301,13 +302,13 @@ def test_row_overflow_clears_rows_and_warns():
   arena allocation gives."""
   xml = CONTACT_XML.replace("<worldbody>", '<size njmax="20"/><worldbody>', 1)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
   assert mjd.nefc > 20
   d = _run_ours(m, mjm, mjd)
   assert (d.nefc, d.ne, d.nf, d.nl) == (0, 0, 0, 0)
-  # one overflow in _run_ours's engine.forward, one in its explicit make_constraint
+  # one overflow in _run_ours's numjoco.forward, one in its explicit make_constraint
   assert d.warning_number[int(engine.types.mjtWarning.CNSTRFULL)] == 2
   assert (d.contact_efc_address[:mjd.ncon] == -1).all()
 
@@ -318,7 +319,7 @@ def test_mixed_solref_falls_back_to_default(tmp_path, monkeypatch):
   xml = """<mujoco><worldbody><body><joint name="j" limited="true" range="-0.1 0.1"
     solreflimit="0.05 -3"/><geom size=".1"/></body></worldbody></mujoco>"""
   mjm = mujoco.MjModel.from_xml_string(xml)
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjd = mujoco.MjData(mjm)
   mjd.qpos[0] = 0.3
   mjd.qvel[0] = 1.0
@@ -331,7 +332,7 @@ def test_assign_helpers_follow_override():
   """Contact parameter helpers for the collision driver: model values, or opt.o_* under the
   override flag (friction clamped to mjMINMU either way)."""
   import numba
-  m = engine.load_model(CONTACT_XML)
+  m = numjoco.load_model(CONTACT_XML)
 
   @numba.njit
   def assign(ms, out):
@@ -349,7 +350,7 @@ def test_assign_helpers_follow_override():
   np.testing.assert_array_equal(out[2:7], m.geom_solimp[1])
   np.testing.assert_array_equal(out[7:12], [0.5, 1e-5, 0.01, 1e-5, 1e-5])
   assert out[17] == 0.25
-  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.OVERRIDE)
+  m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.OVERRIDE)
   m.opt.o_solref, m.opt.o_margin = [0.3, 0.7], 0.125
   m.opt.o_friction = [0.9, 0.8, 0.7, 0.6, 0.5]
   assign(m.struct, out)

@@ -11,9 +11,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine.forward import fwd_position
+import numjoco
+from numjoco.engine import interop
+from numjoco.engine.forward import fwd_position
 from tests.models import suite_source
 
 _POS_TOL = 1e-6
@@ -44,7 +44,7 @@ def _trajectory_check(m, mjm, nstep, every, seed, ctrl_scale=1.0, min_contacts=1
   """Step MuJoCo with random controls; compare contacts every `every` steps."""
   rng = np.random.default_rng(seed)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   total = 0
   for i in range(nstep):
     if mjm.nu:
@@ -87,10 +87,10 @@ def _pair_scene(a, b):
 @pytest.mark.parametrize("a,b", _PAIR_PARAMS)
 def test_pair_scene(a, b):
   xml = _pair_scene(a, b)
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   rng = np.random.default_rng(len(a) * 7 + len(b))
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   total = 0
   for trial in range(40):
     mujoco.mj_resetData(mjm, mjd)
@@ -120,7 +120,7 @@ def test_pile_of_mixed_bodies():
                   f'<freejoint/><geom {_SHAPES[kinds[i % 5]]}/></body>')
   xml = f"""<mujoco><option timestep="0.004"/><worldbody>
     <geom type="plane" size="3 3 .1"/>{''.join(bodies)}</worldbody></mujoco>"""
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   _trajectory_check(m, mjm, nstep=500, every=25, seed=0, min_contacts=30)
 
 
@@ -129,7 +129,7 @@ def test_many_bodies_broadphase():
   and onto each other; the sweep over body boxes keeps MuJoCo's contact list, in its order."""
   path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "assets", "mujoco_models",
                       "model", "humanoid", "22_humanoids.xml")
-  m, mjm = engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+  m, mjm = numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
   _trajectory_check(m, mjm, nstep=300, every=30, seed=0, ctrl_scale=0.3, min_contacts=300)
 
 
@@ -150,7 +150,7 @@ def test_pairs_excludes_and_filters():
     <pair geom1="gb" geom2="floor" solref=".01 .5" friction="1 1 .01 .001 .001" gap=".01"/>
     <exclude body1="c" body2="a"/>
   </contact></mujoco>"""
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   _trajectory_check(m, mjm, nstep=400, every=10, seed=1, min_contacts=20)
 
 
@@ -178,7 +178,7 @@ def _random_pose_check(m, mjm, nsample, seed, min_contacts):
   """Compare contacts at random joint configurations (hinge/slide within their ranges)."""
   rng = np.random.default_rng(seed)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   total = 0
   for i in range(nsample):
     for j in range(mjm.njnt):
@@ -193,18 +193,18 @@ def _random_pose_check(m, mjm, nsample, seed, min_contacts):
 def test_finger_random_poses():
   """finger: the fingertip and the spinner's capsules touch only in some poses."""
   src, _ = suite_source("finger")
-  _random_pose_check(engine.load_model(src), mujoco.MjModel.from_xml_path(src), 400, 4, 20)
+  _random_pose_check(numjoco.load_model(src), mujoco.MjModel.from_xml_path(src), 400, 4, 20)
 
 
 @pytest.mark.parametrize("name", SUITE)
 def test_suite_model(name):
   if name == "quadruped":
     xml, assets = _quadruped_without_terrain()
-    m = engine.load_model(xml, assets=assets)
+    m = numjoco.load_model(xml, assets=assets)
     mjm = mujoco.MjModel.from_xml_string(xml, assets)
   else:
     src, assets = suite_source(name)
-    m = engine.load_model(src, assets=assets)
+    m = numjoco.load_model(src, assets=assets)
     mjm = (mujoco.MjModel.from_xml_string(src, assets) if assets
            else mujoco.MjModel.from_xml_path(src))
   _trajectory_check(m, mjm, nstep=600, every=20, seed=2, min_contacts=10)

@@ -4,8 +4,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 from tests.conformance.test_features import XML as FEATURES_XML
 from tests.models import assert_close, load_both
 
@@ -16,7 +16,7 @@ def _features():
   xml = FEATURES_XML.replace(
       '<option timestep="0.004" gravity="0 0.5 -9.81"><flag constraint="disable"/>', _ENERGY_FLAG)
   assert xml != FEATURES_XML
-  return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -28,9 +28,9 @@ def test_energy_features(seed):
   mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.4
   mjd.qpos[7:11] *= 1.3   # the ball quaternion left unnormalised, as MuJoCo allows
   mjd.qvel[:] = rng.normal(size=mjm.nv)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert abs(mjd.energy[0]) > 0.1 and mjd.energy[1] > 0.1
   assert_close(d.energy, mjd.energy, "energy", rtol=1e-10, atol=1e-12)
@@ -44,15 +44,15 @@ def test_energy_step(name, integrator):
   stage's, not the step's start."""
   m, mjm = load_both(name)
   mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
-  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.ENERGY)
+  m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.ENERGY)
   mjm.opt.integrator = integrator
   m.opt.integrator = integrator
   mjd = mujoco.MjData(mjm)
   mjd.qvel[:] = np.random.default_rng(0).normal(size=mjm.nv)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   mujoco.mj_step(mjm, mjd)
-  engine.step(m, d)
+  numjoco.step(m, d)
   assert abs(mjd.energy[0]) > 0 and mjd.energy[1] > 0
   assert_close(d.energy, mjd.energy, "energy", rtol=1e-9, atol=1e-12)
 
@@ -60,13 +60,13 @@ def test_energy_step(name, integrator):
 def test_energy_off_is_zero():
   """cartpole.xml enables energy; with the flag cleared both entries are zero, as in MuJoCo."""
   m, _ = load_both("cartpole")
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   assert d.energy[0] != 0.0
-  m.opt.enableflags = m.opt.enableflags & ~int(engine.mjtEnableBit.ENERGY)
+  m.opt.enableflags = m.opt.enableflags & ~int(numjoco.mjtEnableBit.ENERGY)
   d.energy[:] = 5.0
   d.qvel[:] = 1.0
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert np.all(d.energy == 0.0)
 
 
@@ -77,20 +77,20 @@ def test_energy_inverse(enabled):
   m, mjm = load_both("cheetah")
   if not enabled:
     mjm.opt.enableflags &= ~int(mujoco.mjtEnableBit.mjENBL_ENERGY)
-    m.opt.enableflags = m.opt.enableflags & ~int(engine.mjtEnableBit.ENERGY)
+    m.opt.enableflags = m.opt.enableflags & ~int(numjoco.mjtEnableBit.ENERGY)
   else:
     mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_ENERGY)
-    m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.ENERGY)
+    m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.ENERGY)
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(1)
   mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.1
   mjd.qvel[:] = rng.normal(size=mjm.nv)
   mjd.energy[:] = [3.0, 4.0]
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.energy[:] = [3.0, 4.0]
   mujoco.mj_inverse(mjm, mjd)
-  engine.inverse(m, d)
+  numjoco.inverse(m, d)
   assert (mjd.energy[1] != 4.0) == enabled
   assert_close(d.energy, mjd.energy, "energy", rtol=1e-10, atol=1e-12)
 
@@ -103,14 +103,14 @@ def test_energy_conserved():
       <body pos="0.5 0 0"><joint type="hinge" axis="0 1 0" stiffness="4"/>
         <geom type="capsule" fromto="0 0 0 0.4 0 0.2" size="0.04"/></body></body>
     </worldbody></mujoco>"""
-  m = engine.load_model(xml)
-  d = engine.make_data(m)
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
   d.qvel[:] = [2.0, -3.0]
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   e0 = d.energy.sum()
   drift = 0.0
   for _ in range(20):
-    engine.step(m, d, 100)
-    engine.forward(m, d)
+    numjoco.step(m, d, 100)
+    numjoco.forward(m, d)
     drift = max(drift, abs(d.energy.sum() - e0))
   assert d.energy[1] > 0 and drift < 1e-6 * max(1.0, abs(e0))

@@ -7,8 +7,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 from tests.models import assert_close
 from tests.conformance.test_forward import SMOOTH_FIELDS
 
@@ -63,7 +63,7 @@ XML = """
 
 @pytest.fixture(scope="module")
 def models():
-  return engine.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+  return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -77,10 +77,10 @@ def test_forward(models, seed):
   mjd.qvel[:] = rng.normal(size=mjm.nv)
   mjd.ctrl[:] = rng.uniform(-1, 1, size=mjm.nu)
   mjd.act[:] = rng.uniform(-1, 1, size=mjm.na)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.act[:] = mjd.act
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   for f in SMOOTH_FIELDS:
     assert_close(getattr(d, f), getattr(mjd, f), f)
@@ -96,18 +96,18 @@ def test_rollout(models, integrator):
   m, mjm = models
   if integrator in (2, 3):
     xml = XML.replace('actuatorfrcrange="-0.5 0.5"', "")
-    m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   mjm.opt.integrator = integrator
   m.opt.integrator = integrator
   mjd = mujoco.MjData(mjm)
   mujoco.mj_resetDataKeyframe(mjm, mjd, 0)
-  d = engine.make_data(m)
-  engine.reset_data(m, d, "home")
+  d = numjoco.make_data(m)
+  numjoco.reset_data(m, d, "home")
   assert_close(d.qpos, mjd.qpos, "qpos after reset")
   for i in range(200):
     mjd.ctrl[:] = 0.8 * np.sin(0.05 * i + np.arange(mjm.nu))
     d.ctrl[:] = mjd.ctrl
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert_close(d.qpos, mjd.qpos, "qpos", rtol=1e-8, atol=1e-8)
   assert_close(d.act, mjd.act, "act", rtol=1e-8, atol=1e-8)

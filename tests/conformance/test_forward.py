@@ -1,14 +1,14 @@
 """Conformance of the smooth pipeline against MuJoCo, field by field, after `forward`.
 
-Models are compiled by our MJCF compiler (engine.load_model), not copied from MuJoCo, so these
+Models are compiled by our MJCF compiler (numjoco.load_model), not copied from MuJoCo, so these
 tests also cover compile-time constants that only show up in the dynamics (dof_M0, invweights,
 acc0 ...)."""
 import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 from tests.models import SUITE_MODELS, assert_close, load_both, random_state
 
 SMOOTH_FIELDS = [
@@ -46,10 +46,10 @@ def test_forward_fields(models, seed):
   m, mjm = models
   mjd = mujoco.MjData(mjm)
   random_state(mjm, mjd, seed)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.act[:] = mjd.act
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   for f in SMOOTH_FIELDS:
     assert_close(getattr(d, f), getattr(mjd, f), f)
@@ -60,9 +60,9 @@ def test_forward_detects_a_wrong_state(models):
   m, mjm = models
   mjd = mujoco.MjData(mjm)
   random_state(mjm, mjd, 0)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.qvel[-1] += 0.1
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   assert not np.allclose(d.cvel, mjd.cvel, rtol=1e-9, atol=1e-9)

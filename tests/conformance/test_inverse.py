@@ -1,4 +1,4 @@
-"""Conformance of inverse dynamics (engine.inverse) against mujoco.mj_inverse, and the
+"""Conformance of inverse dynamics (numjoco.inverse) against mujoco.mj_inverse, and the
 forward -> inverse round trip (MuJoCo's FWDINV check).
 
 States are random (qpos, qvel, qacc, applied forces); both engines run their full inverse
@@ -7,8 +7,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 from tests.conformance.test_constraint import CONNECT_WELD, CONTACT_XML, EQUALITY_XML
 from tests.models import assert_close, load_both, random_state
 
@@ -16,13 +16,13 @@ TOL = 1e-8
 
 
 def _inverse_both(m, mjm, mjd, seed):
-  """Random qacc into mjd, then mj_inverse and engine.inverse from the same state."""
+  """Random qacc into mjd, then mj_inverse and numjoco.inverse from the same state."""
   rng = np.random.default_rng(seed + 100)
   mjd.qacc[:] = rng.normal(size=mjm.nv) * 3
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.qacc[:] = mjd.qacc
-  engine.inverse(m, d)
+  numjoco.inverse(m, d)
   mujoco.mj_inverse(mjm, mjd)
   return d
 
@@ -62,10 +62,10 @@ def test_suite_models(name, seed, grounded):
 def test_contacts_in_both_cones(cone, seed):
   """Contacts of condim 1, 3, 4, 6; random qacc puts elliptic rows in every state."""
   mjm = mujoco.MjModel.from_xml_string(CONTACT_XML)
-  m = engine.load_model(CONTACT_XML)
+  m = numjoco.load_model(CONTACT_XML)
   if cone == "pyramidal":
     mjm.opt.cone = mujoco.mjtCone.mjCONE_PYRAMIDAL
-    m.opt.cone = int(engine.mjtCone.PYRAMIDAL)
+    m.opt.cone = int(numjoco.mjtCone.PYRAMIDAL)
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(seed)
   mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.005
@@ -85,7 +85,7 @@ def test_equality_limits_friction_loss(seed):
   """Connect, weld, joint and tendon equalities, joint/tendon/ball limits, friction loss."""
   xml = EQUALITY_XML.replace("EQUALITIES", CONNECT_WELD)
   mjm = mujoco.MjModel.from_xml_string(xml)
-  m = engine.load_model(xml)
+  m = numjoco.load_model(xml)
   mjd = mujoco.MjData(mjm)
   random_state(mjm, mjd, seed, scale=0.5)
   d = _inverse_both(m, mjm, mjd, seed)
@@ -99,8 +99,8 @@ def test_invdiscrete(integrator):
   m, mjm = load_both("walker", disable_constraint=False)
   mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator))
   mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_INVDISCRETE)
-  m.opt.integrator = int(getattr(engine.mjtIntegrator, integrator))
-  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.INVDISCRETE)
+  m.opt.integrator = int(getattr(numjoco.mjtIntegrator, integrator))
+  m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.INVDISCRETE)
   assert mjm.dof_damping.max() > 0
   mjd = mujoco.MjData(mjm)
   random_state(mjm, mjd, 3)
@@ -111,10 +111,10 @@ def test_invdiscrete(integrator):
 
 def test_invdiscrete_rk4_is_refused():
   m, _ = load_both("cheetah")
-  m.opt.integrator = int(engine.mjtIntegrator.RK4)
-  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.INVDISCRETE)
+  m.opt.integrator = int(numjoco.mjtIntegrator.RK4)
+  m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.INVDISCRETE)
   with pytest.raises(ValueError, match="RK4"):
-    engine.inverse(m, engine.make_data(m))
+    numjoco.inverse(m, numjoco.make_data(m))
 
 
 def test_comparison_can_fail():
@@ -124,7 +124,7 @@ def test_comparison_can_fail():
   random_state(mjm, mjd, 0)
   d = _inverse_both(m, mjm, mjd, 0)
   d.qacc[0] += 1e-3
-  engine.inverse(m, d)
+  numjoco.inverse(m, d)
   assert not np.allclose(d.qfrc_inverse, mjd.qfrc_inverse, rtol=TOL, atol=TOL)
 
 
@@ -145,15 +145,15 @@ def test_forward_inverse_round_trip(which):
     xml = (EQUALITY_XML.replace("EQUALITIES", CONNECT_WELD) if which == "equality"
            else CONTACT_XML)
     mjm = mujoco.MjModel.from_xml_string(xml)
-    m = engine.load_model(xml)
+    m = numjoco.load_model(xml)
   _tight(m)
   _tight(mjm)
   mjd = mujoco.MjData(mjm)
   random_state(mjm, mjd, 5, scale=0.1 if which == "contact" else 0.3)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.act[:] = mjd.act
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert d.nefc > 0
   # J' xfrc_applied and MuJoCo's own forward/inverse residual at the same state
   mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_FWDINV)
@@ -167,10 +167,10 @@ def test_forward_inverse_round_trip(which):
   mujoco.mj_step(mjm, mjd)
   assert mjd.solver_fwdinv[1] < TOL * scale, mjd.solver_fwdinv
   fwd_qc = d.qfrc_constraint.copy()
-  stats = engine.compare_fwd_inv(m, d)
+  stats = numjoco.compare_fwd_inv(m, d)
   assert_close(d.qfrc_constraint, fwd_qc, "forward results kept", rtol=0, atol=0)
   assert stats[0] < TOL * scale and stats[1] < TOL * scale, (stats, scale)
-  engine.inverse(m, d)
+  numjoco.inverse(m, d)
   assert_close(d.qfrc_inverse, expected, "qfrc_inverse vs applied", rtol=0, atol=TOL * scale)
 
 
@@ -180,19 +180,19 @@ def test_step_fwdinv_flag(which):
   within the solver's residual (and of MuJoCo's order) with them."""
   if which == "contact":
     mjm = mujoco.MjModel.from_xml_string(CONTACT_XML)
-    m = engine.load_model(CONTACT_XML)
+    m = numjoco.load_model(CONTACT_XML)
   else:
     m, mjm = load_both("cheetah")
   _tight(m)
   _tight(mjm)
   mjm.opt.enableflags |= int(mujoco.mjtEnableBit.mjENBL_FWDINV)
-  m.opt.enableflags = m.opt.enableflags | int(engine.mjtEnableBit.FWDINV)
+  m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.FWDINV)
   mjd = mujoco.MjData(mjm)
   random_state(mjm, mjd, 5, scale=0.1)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.solver_fwdinv[:] = -1
-  engine.step(m, d)
+  numjoco.step(m, d)
   mujoco.mj_step(mjm, mjd)
   if which == "unconstrained":
     assert_close(d.solver_fwdinv, [0, 0], "solver_fwdinv", rtol=0, atol=0)

@@ -11,8 +11,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop, solver
+import numjoco
+from numjoco.engine import interop, solver
 from tests.conformance import test_teacher_forced as tf
 from tests.conformance.test_solver import (CG, DSBL_ISLAND, ELLIPTIC, NEWTON, PGS, PYRAMIDAL,
                                            SCENES, rel_err, solve_both, states)
@@ -142,7 +142,7 @@ def test_island_comparison_can_fail():
 
 def _load(name):
   if name == "stacks":
-    return engine.load_model(STACKS), mujoco.MjModel.from_xml_string(STACKS)
+    return numjoco.load_model(STACKS), mujoco.MjModel.from_xml_string(STACKS)
   return tf._load(name)
 
 
@@ -182,7 +182,7 @@ def teacher_forced_islands(name, cone, nstep, every=1, seed=0):
   mjm.opt.solver = m.opt.solver = NEWTON
   mjm.opt.cone = m.opt.cone = cone
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(seed)
   worst = {"qacc": 0.0, "efc_force": 0.0}
   nisland = 0
@@ -198,7 +198,7 @@ def teacher_forced_islands(name, cone, nstep, every=1, seed=0):
       continue
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     p = row_match(d, mjd)
     reordered += not np.array_equal(p, np.arange(mjd.nefc))

@@ -13,8 +13,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop, smooth
+import numjoco
+from numjoco.engine import interop, smooth
 from tests.models import random_state, suite_source
 
 _DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "assets", "mujoco_models")
@@ -39,11 +39,11 @@ def _load(name):
     warnings.simplefilter("ignore")
     if "/" in name:
       path = os.path.join(_DIR, name)
-      return engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+      return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
     src, assets = suite_source(name)
     if assets:
-      return engine.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
-    return engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+      return numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
+    return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -52,7 +52,7 @@ def test_kinematics_bit_for_bit(name):
   for f in _FRAME_INPUTS:
     ours, theirs = getattr(m, f), getattr(mjm, f)
     assert (ours.reshape(theirs.shape) == theirs).all(), f"{name}: compiled {f} differs"
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   for seed in range(3):
     random_state(mjm, mjd, seed, scale=0.5)
     if mjm.nmocap:
@@ -80,8 +80,8 @@ def _random_quats(rng, n):
 
 def test_math_helpers_bit_for_bit():
   """Every quaternion helper the kinematics and integrators use equals its mju_* twin."""
-  from engine import constraint
-  from engine import math as mm
+  from numjoco.engine import constraint
+  from numjoco.engine import math as mm
   rng = np.random.default_rng(0)
   qa, qb = _random_quats(rng, 2000), _random_quats(rng, 2000)
   vs, ws = rng.normal(size=(2000, 3)), rng.normal(size=(2000, 3))

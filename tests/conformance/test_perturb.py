@@ -4,8 +4,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 
 XML = """<mujoco>
   <option timestep="0.002"/>
@@ -24,7 +24,7 @@ XML = """<mujoco>
 
 @pytest.fixture(scope="module")
 def models():
-  return engine.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+  return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
 
 
 def _both(models, seed):
@@ -35,9 +35,9 @@ def _both(models, seed):
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)
   mjd.qvel[:] = rng.normal(size=mjm.nv)
   mujoco.mj_forward(mjm, mjd)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   return m, mjm, d, mjd, rng
 
 
@@ -57,7 +57,7 @@ def _mj_perturb(mjm, mjd, body, localpos, active):
 def _our_perturb(m, d, body, localpos, active):
   d.pert_select[0] = body
   d.pert_localpos[:] = localpos
-  engine.init_perturb(m, d)
+  numjoco.init_perturb(m, d)
   d.pert_active[0] = active
 
 
@@ -67,7 +67,7 @@ def _our_perturb(m, d, body, localpos, active):
 def test_force_law(models, body, active, seed):
   """Same reference (moved away from the body), same wrench as mjv_applyPerturbForce."""
   m, mjm, d, mjd, rng = _both(models, seed)
-  b = engine.name2id(m, "body", body)
+  b = numjoco.name2id(m, "body", body)
   localpos = rng.normal(size=3) * 0.1
   pert = _mj_perturb(mjm, mjd, b, localpos, active)
   _our_perturb(m, d, b, localpos, active)
@@ -83,7 +83,7 @@ def test_force_law(models, body, active, seed):
   d.pert_refquat[:] = pert.refquat
   mjd.xfrc_applied[:] = 0
   mujoco.mjv_applyPerturbForce(mjm, mjd, pert)
-  engine.apply_perturb_force(m, d)
+  numjoco.apply_perturb_force(m, d)
   assert np.abs(mjd.xfrc_applied[b]).max() > 1e-3
   np.testing.assert_allclose(d.xfrc_perturb, mjd.xfrc_applied, rtol=1e-9, atol=1e-10)
   assert np.all(d.xfrc_applied == 0)  # the user's buffer is never written
@@ -93,13 +93,13 @@ def test_force_law(models, body, active, seed):
 def test_pose_paused(models, body):
   """While paused a drag moves free bodies (or the free root) and mocap bodies kinematically."""
   m, mjm, d, mjd, rng = _both(models, 3)
-  b = engine.name2id(m, "body", body)
+  b = numjoco.name2id(m, "body", body)
   pert = _mj_perturb(mjm, mjd, b, np.zeros(3), 1)
   _our_perturb(m, d, b, np.zeros(3), 1)
   pert.refpos[:] = pert.refpos + [0.2, -0.1, 0.3]
   d.pert_refpos[:] = pert.refpos
   mujoco.mjv_applyPerturbPose(mjm, mjd, pert, 1)
-  engine.apply_perturb_pose(m, d, True)
+  numjoco.apply_perturb_pose(m, d, True)
   np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=1e-12, atol=1e-14)
   np.testing.assert_allclose(d.mocap_pos, mjd.mocap_pos, rtol=1e-12, atol=1e-14)
   np.testing.assert_allclose(d.mocap_quat, mjd.mocap_quat, rtol=1e-12, atol=1e-14)
@@ -111,8 +111,8 @@ def test_step_applies_spring_every_substep(models):
   """MuJoCo's simulate loop (apply force from the last step's kinematics, then mj_step) against
   ours inside one step(m, d, n) call; the user's xfrc_applied on another body is kept."""
   m, mjm, d, mjd, rng = _both(models, 4)
-  b = engine.name2id(m, "body", "arm")
-  other = engine.name2id(m, "body", "free")
+  b = numjoco.name2id(m, "body", "arm")
+  other = numjoco.name2id(m, "body", "free")
   user = np.array([0.5, -0.2, 1.0, 0.01, 0.02, -0.03])
   pert = _mj_perturb(mjm, mjd, b, [0.3, 0, 0], 1)
   _our_perturb(m, d, b, [0.3, 0, 0], 1)
@@ -125,14 +125,14 @@ def test_step_applies_spring_every_substep(models):
     mujoco.mjv_applyPerturbForce(mjm, mjd, pert)
     frc = mjd.xfrc_applied[b].copy()
     mujoco.mj_step(mjm, mjd)
-  engine.step(m, d, 50)
+  numjoco.step(m, d, 50)
   np.testing.assert_allclose(d.xfrc_perturb[b], frc, rtol=1e-6, atol=1e-8)
   np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=1e-7, atol=1e-9)
   np.testing.assert_array_equal(d.xfrc_applied[other], user)
   assert np.all(d.xfrc_applied[b] == 0)
   # release: the buffer empties at the next step, the user's force stays
   d.pert_active[0] = 0
-  engine.step(m, d, 1)
+  numjoco.step(m, d, 1)
   assert np.all(d.xfrc_perturb == 0)
   np.testing.assert_array_equal(d.xfrc_applied[other], user)
 
@@ -140,13 +140,13 @@ def test_step_applies_spring_every_substep(models):
 def test_drag_pulls_body_towards_reference(models):
   """Analytic sanity: a hinged arm dragged upwards rises towards the reference point."""
   m, _, d, _, _ = _both(models, 5)
-  b = engine.name2id(m, "body", "arm")
+  b = numjoco.name2id(m, "body", "arm")
   d.qvel[:] = 0
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   _our_perturb(m, d, b, [0.4, 0, 0], 1)
   start = d.xpos[b] + d.xmat[b].reshape(3, 3) @ [0.4, 0, 0]
   d.pert_refselpos[:] = start + [0, 0, 0.3]
-  engine.step(m, d, 500)
-  engine.forward(m, d)
+  numjoco.step(m, d, 500)
+  numjoco.forward(m, d)
   end = d.xpos[b] + d.xmat[b].reshape(3, 3) @ [0.4, 0, 0]
   assert end[2] > start[2] + 0.1

@@ -9,14 +9,14 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
+import numjoco
 from tests.models import assert_forward_as_mujoco, assert_teacher_forced
 
 
 def _both(xml):
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    m = engine.load_model(xml)
+    m = numjoco.load_model(xml)
   return m, mujoco.MjModel.from_xml_string(xml)
 
 
@@ -61,7 +61,7 @@ def test_deep_penetration_contacts(body):
   the floor (meshes) or the table (the cylinder), as random poses of real robots leave them:
   the contact lists equal MuJoCo's."""
   m, mjm = _both(_DEEP)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(7)
   j = mjm.body(body).jntadr[0]
   adr = mjm.jnt_qposadr[j]
@@ -78,7 +78,7 @@ def test_deep_penetration_contacts(body):
     mjd.qvel[:] = 0
     mujoco.mj_forward(mjm, mjd)
     d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _assert_contacts_equal(d, mjd, f"trial {trial}")
     deep += mjd.ncon > 0 and mjd.contact.dist.min() < -0.02
     multi += mjd.ncon > 1
@@ -148,7 +148,7 @@ def test_wrapping_tendons_at_many_poses():
   geoms and without: lengths, moments and the muscle forces that follow them equal MuJoCo's
   over a grid of arm poses covering wrapped, unwrapped and inside-wrap configurations."""
   m, mjm = _both(_ARM)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(3)
   for trial, (a, b) in enumerate((a, b) for a in np.linspace(-2.5, 2.5, 21)
                                  for b in np.linspace(-0.15, 2.5, 15)):
@@ -159,7 +159,7 @@ def test_wrapping_tendons_at_many_poses():
     mujoco.mj_forward(mjm, mjd)
     for f in ("qpos", "qvel", "act", "ctrl"):
       getattr(d, f)[:] = getattr(mjd, f)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     what = f"pose {trial} ({a:.2f}, {b:.2f})"
     np.testing.assert_allclose(d.ten_length, mjd.ten_length, rtol=1e-12, atol=1e-12,
                                err_msg=what)
@@ -268,7 +268,7 @@ def test_elliptic_cones_forward_sliding():
   """The same scene thrown sideways (sliding, rolling and spinning contacts) at random
   states."""
   m, mjm = _both(_ELLIPTIC)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(4)
   for trial in range(20):
     mujoco.mj_resetData(mjm, mjd)

@@ -9,8 +9,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 from tests.models import SUITE_MODELS, load_both
 
 INTEGRATORS = {"euler": 0, "rk4": 1, "implicit": 2, "implicitfast": 3}
@@ -58,7 +58,7 @@ def test_rollout(name, integrator):
   assert sens < 1e-8, f"scenario is ill-conditioned in MuJoCo itself ({sens:.3g})"
   mjd = mujoco.MjData(mjm)
   freq, phase = _start(mjm, mjd, 7)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.act[:] = mjd.act
   worst = 0.0
@@ -66,7 +66,7 @@ def test_rollout(name, integrator):
     mjd.ctrl[:] = _ctrl(mjd, freq, phase)
     d.ctrl[:] = mjd.ctrl
     mujoco.mj_step(mjm, mjd)
-    assert engine.step(m, d) == 1
+    assert numjoco.step(m, d) == 1
     worst = max(worst, np.max(np.abs(d.qpos - mjd.qpos)))
   assert worst <= 1e-6, f"{name}/{integrator}: max |dqpos| = {worst:.3g}"
   assert d.time == pytest.approx(mjd.time, abs=1e-12)
@@ -86,14 +86,14 @@ def test_fields_after_step(name, integrator):
   for _ in range(20):
     mjd.ctrl[:] = _ctrl(mjd, freq, phase)
     mujoco.mj_step(mjm, mjd)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.act[:] = mjd.act
   d.ctrl[:] = mjd.ctrl
   d.qacc_warmstart[:] = mjd.qacc_warmstart
   qvel = mjd.qvel.copy()
   mujoco.mj_step(mjm, mjd)
-  assert engine.step(m, d) == 1
+  assert numjoco.step(m, d) == 1
   if integrator == "rk4":    # the rule this test pins: qacc is the combined slope
     np.testing.assert_allclose(mjd.qacc, (mjd.qvel - qvel) / mjm.opt.timestep, rtol=1e-9,
                                atol=1e-9 * np.abs(mjd.qacc).max())

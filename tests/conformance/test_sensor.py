@@ -7,10 +7,10 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine import types as t
-from engine.mjcf import MjcfError
+import numjoco
+from numjoco.engine import interop
+from numjoco.engine import types as t
+from numjoco.engine.mjcf import MjcfError
 from tests.conformance.test_contact import _quadruped_without_terrain
 from tests.models import random_state, suite_source
 
@@ -28,14 +28,14 @@ def _load(name):
   """(ours, MuJoCo's) for the hand-written model or a suite model, constraints enabled."""
   if name == "sensors":
     xml = _model_xml()
-    return engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
   if name == "quadruped":
     xml, assets = _quadruped_without_terrain()
-    return engine.load_model(xml, assets=assets), mujoco.MjModel.from_xml_string(xml, assets)
+    return numjoco.load_model(xml, assets=assets), mujoco.MjModel.from_xml_string(xml, assets)
   src, assets = suite_source(name)
   if assets:
-    return engine.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
-  return engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+    return numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
+  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
 
 
 def _compare(m, mjm, d, mjd, where, rtol_acc=1e-6, atol_acc=1e-6):
@@ -62,13 +62,13 @@ def test_sensor_model_fields(name):
       np.testing.assert_array_equal(getattr(m, fname), getattr(mjm, fname), err_msg=fname)
   names = [mujoco.mj_id2name(mjm, mujoco.mjtObj.mjOBJ_SENSOR, i) or ""
            for i in range(mjm.nsensor)]
-  assert [engine.id2name(m, "sensor", i) or "" for i in range(m.nsensor)] == names
+  assert [numjoco.id2name(m, "sensor", i) or "" for i in range(m.nsensor)] == names
 
 
 def test_sensor_model_covers_supported_types():
   """The hand-written model has every sensor type the compiler accepts (but tactile and the
   touch-grid plugin, which tests/test_sensor_tactile.py checks on models of their own)."""
-  from engine.mjcf import _sensor
+  from numjoco.engine.mjcf import _sensor
   m, _ = _load("sensors")
   supported = {int(st) for st, _ in _sensor.TAGS.values()} - {int(_sensor.S.TACTILE),
                                                               int(_sensor.S.PLUGIN)}
@@ -80,7 +80,7 @@ def test_sensordata_forward():
   """Random states of the hand-written model with the box pressed into the floor (contacts for
   touch/force/torque), a connect constraint, joint limits, applied forces."""
   m, mjm = _load("sensors")
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   touch = mjm.sensor_adr[mjm.sensor_type == int(mujoco.mjtSensor.mjSENS_TOUCH)]
   touched = np.zeros(len(touch), int)
   inside = mjm.sensor_adr[mjm.sensor_type == int(mujoco.mjtSensor.mjSENS_INSIDESITE)]
@@ -91,7 +91,7 @@ def test_sensordata_forward():
     interop.data_from_mujoco(mjd, d)
     d.sensordata[:] = np.nan
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert mjd.ncon > 0 and d.ncon == mjd.ncon
     touched += mjd.sensordata[touch] > 0
     inside_hits += mjd.sensordata[inside] > 0
@@ -111,12 +111,12 @@ def test_sensordata_forward():
 def test_sensordata_suite(name):
   """Suite models at random states and a few steps into a fall (contacts for touch sensors)."""
   m, mjm = _load(name)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   random_state(mjm, mjd, 0, scale=0.1)
   for k in range(60):
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     _compare(m, mjm, d, mjd, f"{name} step {k}")
     mujoco.mj_step(mjm, mjd)
 
@@ -124,10 +124,10 @@ def test_sensordata_suite(name):
 def test_sensors_disabled():
   """The sensor disable flag leaves sensordata untouched, as MuJoCo."""
   m, mjm = _load("sensors")
-  d = engine.make_data(m)
-  m.opt.disableflags = m.opt.disableflags | int(engine.mjtDisableBit.SENSOR)
+  d = numjoco.make_data(m)
+  m.opt.disableflags = m.opt.disableflags | int(numjoco.mjtDisableBit.SENSOR)
   d.sensordata[:] = 7.0
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert np.all(d.sensordata == 7.0)
 
 
@@ -135,12 +135,12 @@ def test_energy_sensor_only_kinetic():
   """An e_kinetic sensor alone: sensordata holds the kinetic energy, d.energy stays zero."""
   xml = """<mujoco><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody>
     <sensor><e_kinetic/></sensor></mujoco>"""
-  m, mjm = engine.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   mjd.qvel[:] = [1, 2, 3, 0.5, -1, 2]
   interop.data_from_mujoco(mjd, d)
   mujoco.mj_forward(mjm, mjd)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   assert mjd.sensordata[0] > 1
   np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-12)
   np.testing.assert_array_equal(d.energy, mjd.energy)
@@ -153,7 +153,7 @@ def test_sensordata_rollout(integrator):
   m, mjm = _load("sensors")
   mjm.opt.integrator = integrator
   m.opt.integrator = integrator
-  mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = random_state(mjm, mjd, 5, scale=0.1)
   mjd.qpos[2] = 0.15
   mjd.xfrc_applied[:] = 0.0
@@ -161,7 +161,7 @@ def test_sensordata_rollout(integrator):
   touched = 0
   for k in range(300):
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
     np.testing.assert_allclose(d.qpos, mjd.qpos, rtol=1e-6, atol=1e-7, err_msg=f"step {k}")
     _compare(m, mjm, d, mjd, f"step {k}", rtol_acc=1e-5, atol_acc=1e-5)
     touched += mjd.ncon > 0
@@ -200,7 +200,7 @@ _ERR_XML = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/>
 def test_sensor_errors(elem, message):
   """Unsupported or invalid sensors fail at load time naming file, line and element."""
   with pytest.raises(MjcfError, match=message) as e:
-    engine.load_model(_ERR_XML.format(elem))
+    numjoco.load_model(_ERR_XML.format(elem))
   assert ":4: <" in str(e.value)
 
 

@@ -15,8 +15,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop, solver
+import numjoco
+from numjoco import engine
+from numjoco.engine import interop, solver
 from tests.models import load_both
 
 NEWTON, CG, PGS = int(mujoco.mjtSolver.mjSOL_NEWTON), int(mujoco.mjtSolver.mjSOL_CG), int(
@@ -127,10 +128,10 @@ def models(name):
   """(ours, MuJoCo's) model, constraints enabled; both compiled from the MJCF."""
   if name in SCENES:
     mjm = mujoco.MjModel.from_xml_string(SCENES[name])
-    m = engine.load_model(SCENES[name])
+    m = numjoco.load_model(SCENES[name])
   elif name == "pile64":
     mjm = mujoco.MjModel.from_xml_path(_PILE64)
-    m = engine.load_model(_PILE64)
+    m = numjoco.load_model(_PILE64)
   else:
     m, mjm = load_both(name, disable_constraint=False)
   return m, mjm
@@ -167,10 +168,10 @@ def solve_both(name, state, solver_type, cone, islands=False, flags=0, noslip=0)
   for f, v in state.items():
     getattr(mjd, f)[...] = v
   mujoco.mj_forward(mjm, mjd)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   d.act[:] = mjd.act
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   np.testing.assert_allclose(d.qacc_smooth, mjd.qacc_smooth, rtol=1e-8, atol=1e-8)
   interop.efc_from_mujoco(mjm, mjd, d)
   d.efc_force[:] = np.nan

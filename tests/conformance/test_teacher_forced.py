@@ -9,9 +9,10 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from engine import solver as solver_mod
+import numjoco
+from numjoco import engine
+from numjoco.engine import interop
+from numjoco.engine import solver as solver_mod
 from tests.conformance.test_contact import _quadruped_without_terrain
 from tests.conformance.test_solver import dual_cost, primal_cost
 from tests.models import suite_source
@@ -22,14 +23,14 @@ _ASSETS = engine.__file__.rsplit("/", 2)[0] + "/assets"
 def _load(name):
   if name == "pile64":
     path = _ASSETS + "/pile64.xml"
-    return engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
   if name == "quadruped":
     xml, assets = _quadruped_without_terrain()
-    return engine.load_model(xml, assets=assets), mujoco.MjModel.from_xml_string(xml, assets)
+    return numjoco.load_model(xml, assets=assets), mujoco.MjModel.from_xml_string(xml, assets)
   src, assets = suite_source(name)
   if assets:
-    return engine.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
-  return engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+    return numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
+  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
 
 
 def _rel_err(ours, ref):
@@ -62,7 +63,7 @@ def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
   mjm.opt.cone = int(getattr(mujoco.mjtCone, "mjCONE_" + cone.upper()))
   m.opt.solver, m.opt.cone = mjm.opt.solver, mjm.opt.cone
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(seed)
   worst = {"qacc": 0.0, "efc_force": 0.0, "cost": -np.inf}
   ncontacts = 0
@@ -74,7 +75,7 @@ def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
       continue
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_forward(mjm, mjd)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     np.testing.assert_array_equal(d.efc_type[:d.nefc], mjd.efc_type, err_msg=f"step {i}")
     ncontacts += d.ncon
@@ -116,7 +117,7 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
   mjm.opt.cone = int(getattr(mujoco.mjtCone, "mjCONE_" + cone.upper()))
   m.opt.solver, m.opt.cone = mjm.opt.solver, mjm.opt.cone
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   worst = {"qacc": 0.0, "efc_force": 0.0, "cost": -np.inf}
   nrows = big = 0
   for i in range(nstep):
@@ -125,7 +126,7 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
       continue
     mujoco.mj_forward(mjm, mjd)
     interop.data_from_mujoco(mjd, d)
-    engine.forward(m, d)               # M, qacc_smooth, ... of this state
+    numjoco.forward(m, d)               # M, qacc_smooth, ... of this state
     interop.efc_from_mujoco(mjm, mjd, d)
     d.qacc_warmstart[:] = mjd.qacc_warmstart
     solver_mod.fwd_constraint(m.struct, d.struct)
@@ -157,7 +158,7 @@ def test_one_step_with_contacts(name, integrator):
   mjm.opt.integrator = int(getattr(mujoco.mjtIntegrator, "mjINT_" + integrator.upper()))
   m.opt.integrator = mjm.opt.integrator
   mjd, probe = mujoco.MjData(mjm), mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(5)
   worst, ncon = 0.0, 0
   for i in range(600):
@@ -169,7 +170,7 @@ def test_one_step_with_contacts(name, integrator):
     interop.data_from_mujoco(mjd, d)
     mujoco.mj_copyData(probe, mjm, mjd)
     mujoco.mj_step(mjm, probe)
-    engine.step(m, d)
+    numjoco.step(m, d)
     ncon += probe.ncon
     for ours, ref in ((d.qpos, probe.qpos), (d.qvel, probe.qvel), (d.act, probe.act)):
       worst = max(worst, _rel_err(ours, ref))

@@ -8,8 +8,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
+import numjoco
+from numjoco.engine import interop
 from tests.models import assert_close
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
@@ -70,13 +70,13 @@ XML = """
 
 def _load(name):
   if name == "features":
-    return engine.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+    return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
   if name == "ball_in_cup":
     from dm_control import suite
     path = os.path.join(os.path.dirname(suite.__file__), "ball_in_cup.xml")
   else:
     path = os.path.join(ASSETS, name + ".xml")
-  return engine.load_model(path), mujoco.MjModel.from_xml_path(path)
+  return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
 
 
 def _random_qpos(mjm, mjd, rng, scale):
@@ -115,14 +115,14 @@ def test_kinematics(name):
   m, mjm = _load(name)
   tol = 1e-9
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(7)
   nwrapped = 0
   for trial in range(40):
     _random_qpos(mjm, mjd, rng, 0.3 if trial < 20 else 1.5)
     mujoco.mj_fwdPosition(mjm, mjd)
     interop.data_from_mujoco(mjd, d)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     assert_close(d.ten_length, mjd.ten_length, f"ten_length #{trial}", tol, tol)
     assert_close(_dense_ten_J(m, d.ten_J), _dense_ten_J(mjm, mjd.ten_J), f"ten_J #{trial}",
                  tol, tol)
@@ -143,7 +143,7 @@ def test_forces(name):
   friction loss as constraint rows) at random states."""
   m, mjm = _load(name)
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   rng = np.random.default_rng(3)
   for trial in range(10):
     _random_qpos(mjm, mjd, rng, 0.5)
@@ -151,7 +151,7 @@ def test_forces(name):
     mjd.ctrl[:] = rng.uniform(-1, 1, size=mjm.nu)
     mujoco.mj_forward(mjm, mjd)
     interop.data_from_mujoco(mjd, d)
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     for f in ("ten_velocity", "qfrc_passive", "actuator_length", "actuator_velocity",
               "qfrc_actuator"):
       assert_close(getattr(d, f), getattr(mjd, f), f"{f} #{trial}", 1e-8, 1e-8)
@@ -160,7 +160,7 @@ def test_forces(name):
 
 
 def _m_bias(m, d, mjm, mjd):
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   mujoco.mj_forward(mjm, mjd)
   full = np.zeros((mjm.nv, mjm.nv))
   mujoco.mj_fullM(mjm, mjd, full)
@@ -180,7 +180,7 @@ def test_armature(name):
   m, mjm = _load(name)
   exact = name in ("ten_armature_1", "ten_armature_offtree")
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   arm, mjarm = m.tendon_armature.copy(), mjm.tendon_armature.copy()
   assert np.all(arm > 0)
   rng = np.random.default_rng(2)
@@ -203,11 +203,11 @@ def test_armature(name):
     assert_close(b1 - b0, mjb1 - mjb0, f"qfrc_bias from tendon armature #{trial}", 1e-8, 1e-8)
   if exact:
     mjd = mujoco.MjData(mjm)
-    d = engine.make_data(m)
+    d = numjoco.make_data(m)
     mjd.qvel[:] = d.qvel[:] = 0.5
     for _ in range(200):
       mujoco.mj_step(mjm, mjd)
-      engine.step(m, d)
+      numjoco.step(m, d)
     assert_close(d.qpos, mjd.qpos, "qpos after 200 steps", 1e-6, 1e-6)
 
 
@@ -228,11 +228,11 @@ def test_rollout(integrator):
   mjm.opt.integrator = integrator
   m.opt.integrator = integrator
   mjd = mujoco.MjData(mjm)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   for i in range(300):
     mjd.ctrl[:] = np.sin(0.02 * i + np.arange(mjm.nu))
     d.ctrl[:] = mjd.ctrl
     mujoco.mj_step(mjm, mjd)
-    engine.step(m, d)
+    numjoco.step(m, d)
   assert np.max(np.abs(mjd.qvel)) > 0.1
   assert_close(d.qpos, mjd.qpos, "qpos", 1e-6, 1e-6)

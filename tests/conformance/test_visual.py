@@ -3,9 +3,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine.mjcf.parse import MjcfError
-from engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
+import numjoco
+from numjoco.engine.mjcf.parse import MjcfError
+from numjoco.engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
 from tests.models import load_both
 
 VISUAL_XML = """<mujoco>
@@ -43,7 +43,7 @@ def _same_stat(m, mjm, rtol=1e-12):
 
 
 def test_visual_and_statistic_given():
-  m, mjm = engine.load_model(VISUAL_XML), mujoco.MjModel.from_xml_string(VISUAL_XML)
+  m, mjm = numjoco.load_model(VISUAL_XML), mujoco.MjModel.from_xml_string(VISUAL_XML)
   _same_visual(m, mjm)
   _same_stat(m, mjm)
   assert m.vis.map.stiffness == 250 and m.vis.global_.fovy == 60
@@ -61,11 +61,11 @@ def test_suite_models(name):
 def test_pile_statistics():
   import os
   path = os.path.join(os.path.dirname(__file__), "..", "..", "assets", "pile64.xml")
-  _same_stat(engine.load_model(path), mujoco.MjModel.from_xml_path(path))
+  _same_stat(numjoco.load_model(path), mujoco.MjModel.from_xml_path(path))
 
 
 def test_stiffness_edit_reaches_model_array():
-  m = engine.load_model(VISUAL_XML)
+  m = numjoco.load_model(VISUAL_XML)
   m.vis.map.stiffness = 42.0
   assert m.vis_map_stiffness[0] == 42.0 and m.vis.map.stiffness == 42.0
 
@@ -73,4 +73,4 @@ def test_stiffness_edit_reaches_model_array():
 def test_unknown_visual_attribute_is_an_error():
   bad = VISUAL_XML.replace('<map stiffness="250"', '<map stifness="250"')
   with pytest.raises(MjcfError, match="stifness"):
-    engine.load_model(bad)
+    numjoco.load_model(bad)

@@ -4,7 +4,7 @@
 Reads ~/.cache/numjoco-corpus/index.tsv (written by `python -m tests.corpus.fetch`) and, for
 each model file, in this order:
   mj        MuJoCo loads it (mujoco.MjModel.from_xml_path); if not: `mj-refused`, with its reason
-  ours      engine.load_model(path) (with --compile-only: engine.mjcf.compile_model, no Numba
+  ours      numjoco.load_model(path) (with --compile-only: engine.mjcf.compile_model, no Numba
             kernels): `ours-refused:<msg>` for our MjcfError, `ours-error:<type>` otherwise
   compile   every compiled field equal to MuJoCo's (tests.test_mjcf_compile's comparison, less
             the mj_setConst fields, which are compared on the loaded model): `compile-diff:<field>`
@@ -33,7 +33,7 @@ import traceback
 from tests.corpus.fetch import CACHE, INDEX
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-# fields mj_setConst fills (tests/test_mujoco_models.py): compared on engine.load_model's model
+# fields mj_setConst fills (tests/test_mujoco_models.py): compared on numjoco.load_model's model
 SETCONST = ("actuator_biasprm", "eq_data", "jnt_stiffness", "dof_damping", "dof_length")
 STAGES = ("mj", "ours", "compile", "forward", "tf")
 
@@ -60,7 +60,7 @@ def compile_diffs(ours, mjm, skip=()):
   import mujoco
   import numpy as np
 
-  from engine import types as t
+  from numjoco.engine import types as t
   from tests.models import SETCONST_SKIPPED, reference_fields
   sizes, arrays, names = ours
   ref_sizes, ref = reference_fields(mjm)
@@ -119,14 +119,14 @@ def check_one(path, compile_only, report):
            nu=mjm.nu, ntendon=mjm.ntendon, neq=mjm.neq, nflex=mjm.nflex)
 
   report("ours")
-  from engine.mjcf import MjcfError, compile_model
+  from numjoco.engine.mjcf import MjcfError, compile_model
   try:
     with warnings.catch_warnings():
       warnings.simplefilter("ignore")
       ours = compile_model(path)
       if not compile_only:
-        import engine
-        m = engine.load_model(path)
+        import numjoco
+        m = numjoco.load_model(path)
   except MjcfError as e:
     fail("ours", "refused", _short(e.msg if getattr(e, "msg", None) else e))
     return r
@@ -155,13 +155,13 @@ def check_one(path, compile_only, report):
     return r
 
   report("forward")
-  import engine
+  import numjoco
   from tests.models import assert_forward_as_mujoco, assert_teacher_forced, random_state
   fields = ("qpos", "qvel", "ctrl", "act", "qfrc_applied", "xfrc_applied", "mocap_pos",
             "mocap_quat", "plastic")
   try:
     for state in ("qpos0", 0, 1):
-      mjd, d = mujoco.MjData(mjm), engine.make_data(m)
+      mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
       if state != "qpos0":
         random_state(mjm, mjd, state, scale=0.05)
       assert_forward_as_mujoco(m, d, mjm, mjd, f"state {state}", ncon=True, fields=fields)

@@ -27,18 +27,18 @@ RANGEFINDER64 = """<mujoco>
 def _models(names):
   import os
 
-  import engine
-  from assets import DEMO_MODEL
+  import numjoco
+  from numjoco.assets import DEMO_MODEL
   from tests.models import suite_source
   for name in names:
     if name == "demo":
-      yield name, engine.load_model(str(DEMO_MODEL))
+      yield name, numjoco.load_model(str(DEMO_MODEL))
     elif name == "humanoid":
-      yield name, engine.load_model(suite_source("humanoid")[0])
+      yield name, numjoco.load_model(suite_source("humanoid")[0])
     elif name == "pile64":
-      yield name, engine.load_model(os.path.join(os.path.dirname(DEMO_MODEL), "pile64.xml"))
+      yield name, numjoco.load_model(os.path.join(os.path.dirname(DEMO_MODEL), "pile64.xml"))
     elif name == "rangefinder64":
-      yield name, engine.load_model(RANGEFINDER64)
+      yield name, numjoco.load_model(RANGEFINDER64)
     else:
       raise SystemExit(f"unknown model {name!r}")
 
@@ -52,16 +52,16 @@ def main():
   p.add_argument("--models", default="demo,humanoid,pile64")
   a = p.parse_args()
   w, h = (int(x) for x in a.size.split("x"))
-  import engine
-  from render.camera import Camera
-  from render.headless import HeadlessRenderer, create_context
-  from render.renderer import VisOptions
-  from render.snapshot import Snapshot
+  import numjoco
+  from numjoco.render.camera import Camera
+  from numjoco.render.headless import HeadlessRenderer, create_context
+  from numjoco.render.renderer import VisOptions
+  from numjoco.render.snapshot import Snapshot
   ctx = create_context()
   print(f"{ctx.info['GL_RENDERER']}, {w}x{h}, samples={a.samples}")
   for name, m in _models(a.models.split(",")):
-    d = engine.make_data(m)
-    engine.step(m, d, 200)
+    d = numjoco.make_data(m)
+    numjoco.step(m, d, 200)
     snap = Snapshot(m)
     snap.capture(m, d)
     hr = HeadlessRenderer(m, w, h, samples=a.samples, ctx=ctx)

@@ -56,12 +56,12 @@ def mujoco_image(path, cam, width, height, vis=None, rnd=None, pert=None):
 def our_image(path, cam, width, height, opts=None, **renderer_attrs):
   """Our picture of the same file from the same free camera, with VisOptions `opts`;
   `renderer_attrs` set Renderer attributes first (e.g. highlight_body=3)."""
-  import engine
-  from render.camera import Camera
-  from render.headless import HeadlessRenderer
-  from render.renderer import VisOptions
-  from render.snapshot import Snapshot
-  m = engine.load_model(str(path))
+  import numjoco
+  from numjoco.render.camera import Camera
+  from numjoco.render.headless import HeadlessRenderer
+  from numjoco.render.renderer import VisOptions
+  from numjoco.render.snapshot import Snapshot
+  m = numjoco.load_model(str(path))
   hr = HeadlessRenderer(m, width, height)
   for k, v in renderer_attrs.items():
     setattr(hr.renderer, k, v)
@@ -77,7 +77,7 @@ def our_image(path, cam, width, height, opts=None, **renderer_attrs):
 def skin_pictures(path, cam, width, height, rnd=None, **opts):
   """(MuJoCo's, MuJoCo's without skins, ours, ours without skins) of one file from one free
   camera: what the skin changes in each engine's picture. `opts` are our VisOptions."""
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   return (mujoco_image(path, cam, width, height, rnd=rnd),
           mujoco_image(path, cam, width, height, vis={"mjVIS_SKIN": 0}, rnd=rnd),
           our_image(path, cam, width, height, VisOptions(**opts)),
@@ -86,7 +86,7 @@ def skin_pictures(path, cam, width, height, rnd=None, **opts):
 
 def save_pair(name, ref, img):
   """Save MuJoCo's picture and ours side by side (render-tests/ in the temp dir) to look at."""
-  from render.headless import save_png
+  from numjoco.render.headless import save_png
   out = os.path.join(tempfile.gettempdir(), "render-tests")
   os.makedirs(out, exist_ok=True)
   save_png(os.path.join(out, name), np.concatenate([ref, img], 1))

@@ -6,11 +6,11 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from assets import DEMO_MODEL
-from render.camera import Camera, CameraType, Mouse
-from render.snapshot import Snapshot
-from render.visual import visual_for
+import numjoco
+from numjoco.assets import DEMO_MODEL
+from numjoco.render.camera import Camera, CameraType, Mouse
+from numjoco.render.snapshot import Snapshot
+from numjoco.render.visual import visual_for
 from tests.models import suite_source
 
 CAMERA_XML = """
@@ -30,16 +30,16 @@ CAMERA_XML = """
 
 def _both(which):
   if which == "demo":
-    return engine.load_model(str(DEMO_MODEL)), mujoco.MjModel.from_xml_path(str(DEMO_MODEL))
+    return numjoco.load_model(str(DEMO_MODEL)), mujoco.MjModel.from_xml_path(str(DEMO_MODEL))
   if which == "camera_xml":
     import os
     import tempfile
     fd, path = tempfile.mkstemp(suffix=".xml")   # a file, so <visual> is read from the source
     with os.fdopen(fd, "w") as f:
       f.write(CAMERA_XML)
-    return engine.load_model(path), mujoco.MjModel.from_xml_string(CAMERA_XML)
+    return numjoco.load_model(path), mujoco.MjModel.from_xml_string(CAMERA_XML)
   src, _ = suite_source(which)
-  return engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
 
 
 MODELS = ["demo", "camera_xml", "humanoid", "cartpole", "cheetah"]
@@ -132,10 +132,10 @@ def test_tracking_and_fixed_cameras():
   mjd.qpos[:3] += (0.2, -0.4, 0.3)
   mjd.qpos[7] = 0.7
   mujoco.mj_forward(mjm, mjd)
-  d = engine.make_data(m)
-  from engine import interop
+  d = numjoco.make_data(m)
+  from numjoco.engine import interop
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   snap = Snapshot(m)
   snap.capture(m, d)
   ref = mujoco.MjvCamera()
@@ -175,7 +175,7 @@ def test_move_camera_matches_mujoco(models, action, dx, dy):
 
 def test_ray_goes_through_projected_point():
   """ray(x, y) through the pixel where `project` puts a world point passes through that point."""
-  from render.renderer import Renderer
+  from numjoco.render.renderer import Renderer
   m, _ = _both("demo")
   cam = Camera.default_for(m)
   cam.azimuth, cam.elevation = 33, -25
@@ -209,7 +209,7 @@ def test_builtin_textures_read_like_mujoco():
   """The floor's checker colours and repeat, and the skybox gradient, are MuJoCo's: the colours
   appear in MuJoCo's baked texture pixels, texrepeat/texuniform equal its material's."""
   src, _ = suite_source("humanoid")
-  m, mjm = engine.load_model(src), mujoco.MjModel.from_xml_path(src)
+  m, mjm = numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
   vis = visual_for(m)
   for name, tex in vis.materials.items():
     k = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_MATERIAL, name)

@@ -69,11 +69,11 @@ def mujoco_data(path, state):
 
 def our_pictures(path, state, cam, variants, **renderer_attrs):
   """Our pictures of the file at MuJoCo's `state`, one per VisOptions keyword dict."""
-  from engine.mjcf._flex import load_flex_model
-  from render.camera import Camera
-  from render.headless import HeadlessRenderer
-  from render.renderer import VisOptions
-  from render.snapshot import Snapshot
+  from numjoco.engine.mjcf._flex import load_flex_model
+  from numjoco.render.camera import Camera
+  from numjoco.render.headless import HeadlessRenderer
+  from numjoco.render.renderer import VisOptions
+  from numjoco.render.snapshot import Snapshot
   m = load_flex_model(str(path))
   snap = Snapshot(m, MjDataView(mujoco_data(path, state)))
   hr = HeadlessRenderer(m, W, H)
@@ -272,8 +272,8 @@ def test_snapshot_flex_vertices_without_data_field(model):
   """A Data without flexvert_xpos (ours, until the flex physics fills it): the snapshot takes
   the vertex positions from the body poses, as MuJoCo's kinematics does (body position plus
   the rotated local vertex), equal to MuJoCo's flexvert_xpos after 200 steps."""
-  from engine.mjcf._flex import load_flex_model
-  from render.snapshot import Snapshot
+  from numjoco.engine.mjcf._flex import load_flex_model
+  from numjoco.render.snapshot import Snapshot
   path = ROOT + model + ".xml"
   mm = mujoco.MjModel.from_xml_path(path)
   md = mujoco.MjData(mm)

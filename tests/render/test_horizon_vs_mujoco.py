@@ -5,7 +5,7 @@ its front, no shadow)."""
 import numpy as np
 import pytest
 
-from render.renderer import VisOptions
+from numjoco.render.renderer import VisOptions
 from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
 
 pytest.importorskip("mujoco")

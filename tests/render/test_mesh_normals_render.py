@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("mujoco")
 
-from engine.mjcf import _meshgen
+from numjoco.engine.mjcf import _meshgen
 from tests.render.test_mesh_render import _render_both
 from tests.render.test_vs_mujoco import _mask
 

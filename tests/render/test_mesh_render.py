@@ -9,11 +9,11 @@ import tempfile
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer, save_png
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer, save_png
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 from tests.render.test_vs_mujoco import COLOURS, _mask
 
 W, H = 320, 240
@@ -59,7 +59,7 @@ def _render_both(tmp_path, path, azimuth, elevation, name, distance=0.0):
                        capture_output=True, text=True, timeout=120)
   assert res.returncode == 0, res.stderr[-2000:]
   ref = np.load(ref_file)
-  m = engine.load_model(str(path))
+  m = numjoco.load_model(str(path))
   hr = HeadlessRenderer(m, W, H)
   cam = Camera.default_for(m)
   cam.azimuth, cam.elevation = azimuth, elevation

@@ -1,7 +1,7 @@
 """A plane without a material is drawn in one colour, as MuJoCo draws it (no checker)."""
 import numpy as np
 
-from render.renderer import VisOptions
+from numjoco.render.renderer import VisOptions
 from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
 
 W, H = 320, 240

@@ -12,11 +12,12 @@ import tempfile
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera, CameraType
-from render.headless import HeadlessRenderer, save_png
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco import engine
+from numjoco.render.camera import Camera, CameraType
+from numjoco.render.headless import HeadlessRenderer, save_png
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 from tests.render.test_vs_mujoco import COLOURS, _mask
 
 pytest.importorskip("mujoco")
@@ -108,14 +109,14 @@ def _model(folder, orthographic="false", fovy="45"):
   path = folder / "scene.xml"
   path.write_text(SCENE % (orthographic, fovy))
   try:
-    return str(path), engine.load_model(str(path))
+    return str(path), numjoco.load_model(str(path))
   except engine.mjcf.parse.MjcfError as e:
     if "orthographic" not in str(e):
       raise
   # the engine reads global/orthographic as a number so far: compile without it, set m.vis
   ours = folder / "ours.xml"
   ours.write_text((SCENE % (orthographic, fovy)).replace(f'orthographic="{orthographic}" ', ""))
-  m = engine.load_model(str(ours))
+  m = numjoco.load_model(str(ours))
   m.vis.global_.orthographic = int(orthographic == "true")
   return str(path), m
 
@@ -170,7 +171,7 @@ def test_orthographic_ray_and_projection_agree(tmp_path):
   """Camera.ray through the pixel where Renderer.project puts a point passes through it, for an
   orthographic free camera (parallel rays along the view) and the off-centre camera; the
   perturbation scale follows mjv_frustumHeight (the view's height when orthographic)."""
-  from render.renderer import Renderer
+  from numjoco.render.renderer import Renderer
   _, m = _model(tmp_path, "true", "1.5")
   snap = Snapshot(m)
   proj = Renderer.project.__get__(type("R", (), {"m": m})())

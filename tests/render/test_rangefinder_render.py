@@ -11,11 +11,11 @@ import tempfile
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer, save_png
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer, save_png
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 
 pytest.importorskip("mujoco")
 
@@ -77,9 +77,9 @@ def test_rangefinder_rays_match_mujoco(tmp_path):
                        capture_output=True, text=True, timeout=120)
   assert res.returncode == 0, res.stderr[-2000:]
   ref = np.load(ref_file)
-  m = engine.load_model(str(path))
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  m = numjoco.load_model(str(path))
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   np.testing.assert_allclose(d.sensordata, ref["sensordata"], atol=1e-6)
   assert d.sensordata[m.sensor_adr[2]] == -1     # the ray that misses
   hr = HeadlessRenderer(m, W, H)
@@ -128,15 +128,15 @@ def test_camera_rangefinder_lines_end_at_the_sensed_points(tmp_path):
   focal, principalpixel) camera rangefinder ends at the hit point the engine reports in the
   `point` field (MuJoCo's values: tests/test_sensor_rangefinder.py), so the drawn rays follow
   mju_camPixelRay; its sphere sits there too."""
-  from render.renderer import BALL, Renderer, _Batch, _ray_sensors
+  from numjoco.render.renderer import BALL, Renderer, _Batch, _ray_sensors
   path = tmp_path / "cams.xml"
   path.write_text(CAMERAS)
-  m = engine.load_model(str(path))
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  m = numjoco.load_model(str(path))
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   r = Renderer.__new__(Renderer)       # the ray geometry needs no GL
   r.m, r._rays = m, _ray_sensors(m)
-  from render.visual import visual_for
+  from numjoco.render.visual import visual_for
   r.vis = visual_for(m)
   r.meansize = r.vis.stat.meansize
   batch = _Batch()

@@ -4,11 +4,11 @@ a line, a sphere and an arrow per ray in row-major order, every ray while the sc
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer
-from render.renderer import BALL, TIP, VisOptions, _Batch
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer
+from numjoco.render.renderer import BALL, TIP, VisOptions, _Batch
+from numjoco.render.snapshot import Snapshot
 from tests.render.bench_fps import RANGEFINDER64
 
 mujoco = pytest.importorskip("mujoco")
@@ -37,7 +37,7 @@ def test_markers_of_a_64x64_rangefinder_are_mujocos(maxgeom):
   many as MuJoCo's scene holds with the same capacity: all 3 x 3840 hits with simulate's 100000,
   the first 9998 markers with mujoco.Renderer's 10000 (two model geoms come first)."""
   want, before = _mujoco_counts(maxgeom)
-  m = engine.load_model(RANGEFINDER64)
+  m = numjoco.load_model(RANGEFINDER64)
   snap = Snapshot(m)
   hr = HeadlessRenderer(m, 64, 48)
   try:

@@ -6,11 +6,11 @@ import tempfile
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer, create_context, save_png
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer, create_context, save_png
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 
 W, H = 320, 240
 SCENE = """
@@ -45,14 +45,14 @@ def _model(xml):
   fd, path = tempfile.mkstemp(suffix=".xml")
   with os.fdopen(fd, "w") as f:
     f.write(xml)
-  return engine.load_model(path)
+  return numjoco.load_model(path)
 
 
 @pytest.fixture(scope="module")
 def scene(ctx):
   m = _model(SCENE)
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   snap = Snapshot(m)
   snap.capture(m, d)
   hr = HeadlessRenderer(m, W, H, ctx=ctx)
@@ -97,11 +97,11 @@ def _red_centroid(img):
 def test_moving_body_moves_its_pixels(scene):
   """Moving the ball moves its red pixels to where `project` puts the new position."""
   m, d, snap, hr, cam = scene
-  d2 = engine.make_data(m)
+  d2 = numjoco.make_data(m)
   d2.qpos[:] = d.qpos
   d2.qpos[0] += 0.6
   d2.qpos[2] += 0.2
-  engine.forward(m, d2)
+  numjoco.forward(m, d2)
   s2 = Snapshot(m)
   s2.capture(m, d2)
   ia, ib = hr.render(snap, cam, VisOptions()), hr.render(s2, cam, VisOptions())
@@ -117,8 +117,8 @@ def test_contact_markers_only_with_toggle(ctx):
   """Contact points are drawn, at the contacts, only when the toggle is on."""
   m = _model(SCENE.replace('pos="0.8 0.6 0.1"', 'pos="0 0 0.095"').replace(
       'pos="0 0 0.6"', 'pos="5 5 5"'))
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   assert d.ncon == 4
   snap = Snapshot(m)
   snap.capture(m, d)
@@ -206,8 +206,8 @@ def test_equality_anchors(ctx):
   </worldbody>
   <equality><connect body1="a" body2="b" anchor="0.25 0 0"/></equality></mujoco>"""
   m = _model(xml)
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   snap = Snapshot(m)
   snap.capture(m, d)
   hr = HeadlessRenderer(m, W, H, ctx=ctx)
@@ -282,8 +282,8 @@ LIGHTS = """
 
 def _lights_scene(ctx, head):
   m = _model(LIGHTS.format(head=head))
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   snap = Snapshot(m)
   snap.capture(m, d)
   hr = HeadlessRenderer(m, W, H, ctx=ctx)

@@ -30,7 +30,7 @@ def test_selected_body_glows_as_mujoco(tmp_path):
   255: IoU > 0.9), by as much in total (within 10%), body "b" unchanged; the selected pictures
   agree (mean difference under 6 of 255 per channel where both change). Measured: IoU 0.97
   (0.80 with the geom alone glowing, as before), totals within 1%, differences under 1.7."""
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   path = tmp_path / "select.xml"
   path.write_text(_SCENE)
   cam = dict(lookat=[0.0, 0.0, 0.1], distance=1.5, azimuth=90, elevation=-35)

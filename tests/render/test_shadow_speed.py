@@ -7,11 +7,11 @@ import tempfile
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer, create_context
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer, create_context
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 
 W, H = 320, 240
 SCENE = """
@@ -46,9 +46,9 @@ def _setup(ctx, light, extra=None):
   fd, path = tempfile.mkstemp(suffix=".xml")
   with os.fdopen(fd, "w") as f:
     f.write(SCENE.format(dir=light[0], kind=light[1], floor=light[2]))
-  m = engine.load_model(path)
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  m = numjoco.load_model(path)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   snap = Snapshot(m, d)
   hr = HeadlessRenderer(m, W, H, ctx=ctx)
   cam = Camera.default_for(m)
@@ -93,7 +93,7 @@ def test_shadow_map_is_redrawn_when_casters_move(ctx):
     before = hr.render(snap, cam, VisOptions()).astype(int)
     assert np.abs(hr.render(snap, cam, VisOptions()).astype(int) - before).max() == 0
     d.qpos[0] += 0.3              # the ball moves sideways
-    engine.forward(m, d)
+    numjoco.forward(m, d)
     snap.capture(m, d)
     moved = hr.render(snap, cam, VisOptions()).astype(int)
     reference = fresh.render(snap, cam, VisOptions()).astype(int)

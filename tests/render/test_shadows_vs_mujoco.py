@@ -70,7 +70,7 @@ def test_transparent_geoms_cast_shadows_as_mujoco(tmp_path, alpha):
   capsule also opaque) above a grey floor under a shadow-casting directional light: their
   shadows (grey floor pixels darker than the lit floor) cover MuJoCo's (IoU > 0.85), whose
   shadow pass draws every geom but decorations whatever its alpha. Measured: IoU 0.95-0.97."""
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   path = tmp_path / "transparent.xml"
   path.write_text(_TRANSPARENT.format(alpha=alpha))
   cam = dict(lookat=[0.0, 0.0, 0.0], distance=2.5, azimuth=90, elevation=-60)
@@ -106,7 +106,7 @@ def test_spot_light_shadows_only_inside_mujocos_shadow_frustum(tmp_path):
   only the first box casts one (floor pixels darkened by over 20% when shadows are turned on);
   ours covers the same pixels (IoU > 0.8). Measured: IoU 0.95; 0.27 with shadows over the
   whole cone, as before."""
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   path = tmp_path / "spot.xml"
   path.write_text(_SPOT)
   cam = dict(lookat=[0.0, 0.0, 0.0], distance=4.0, azimuth=90, elevation=-70)

@@ -95,7 +95,7 @@ def test_inline_skins_as_mujoco_draws_them(tmp_path, transparent):
   """Inline skins (rgba + inflate, texture coordinates, material colour with two bones,
   alpha 0.5; also in transparent mode) cover MuJoCo's pixels (IoU > 0.95) with its colours
   (mean difference under 8 of 255 per channel). Measured: IoU 0.98, differences under 1."""
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   path = tmp_path / "skins.xml"
   path.write_text(_SCENE)
   cam = dict(lookat=[-0.1, 0.0, 0.1], distance=1.7, azimuth=60, elevation=-30)
@@ -116,7 +116,7 @@ def test_skin_groups_and_flag_hide_skins(tmp_path):
   """A skin is drawn only while its group is on (skin "c", group 1, alone with only group 1
   on; gone, the others unchanged, with group 1 off), and the skins flag (MuJoCo's mjVIS_SKIN)
   hides them all."""
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   path = tmp_path / "skins.xml"
   path.write_text(_SCENE)
   cam = dict(lookat=[-0.1, 0.0, 0.1], distance=1.7, azimuth=60, elevation=-30)
@@ -140,7 +140,7 @@ def test_skins_cast_shadows_as_mujoco(tmp_path):
   (grey floor pixels darker than the lit floor) cover MuJoCo's (IoU > 0.85; measured 0.94),
   the half-transparent skin's too (MuJoCo's shadow pass draws every geom but decorations).
   Only the left 70% of the picture is compared: MuJoCo's shadow acne speckles the rest."""
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   scene = _SCENE.replace('castshadow="false"', "").replace(
       "<worldbody>", '<worldbody><geom type="plane" size="2 2 .1" pos="0 0 -0.3" '
                      'rgba=".8 .8 .8 1"/>')
@@ -175,7 +175,7 @@ def test_selected_skin_glows_as_mujoco():
   path = os.path.join(os.path.dirname(dm.__file__), "suite", "dog.xml")
   skull = 48      # the bone body that carries the eyes
   cam = dict(lookat=[0.0, 0.0, 0.4], distance=1.6, azimuth=120, elevation=-20)
-  from render.renderer import VisOptions
+  from numjoco.render.renderer import VisOptions
   ref = mujoco_image(path, cam, W, H, rnd=_RND)
   ref_sel = mujoco_image(path, cam, W, H, rnd=_RND, pert={"select": skull, "skinselect": 0})
   opts = VisOptions(shadows=False)

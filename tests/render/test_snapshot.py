@@ -3,9 +3,9 @@ import mujoco
 import numpy as np
 import pytest
 
-import engine
-from engine import interop
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.engine import interop
+from numjoco.render.snapshot import Snapshot
 
 PILE = """
 <mujoco>
@@ -38,7 +38,7 @@ def _settled(cone, nstep=150):
   mjd = mujoco.MjData(mjm)
   mujoco.mj_step(mjm, mjd, nstep)
   mujoco.mj_forward(mjm, mjd)
-  return engine.load_model(xml), mjm, mjd
+  return numjoco.load_model(xml), mjm, mjd
 
 
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
@@ -46,7 +46,7 @@ def test_contact_force_decodes_efc_force_like_mujoco(cone):
   """With MuJoCo's contacts and efc_force copied in, contact_force equals mj_contactForce."""
   m, mjm, mjd = _settled(cone)
   assert mjd.ncon >= 6 and len(set(mjd.contact.dim)) >= 3
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.efc_from_mujoco(mjm, mjd, d)
   snap = Snapshot(m)
   snap.capture(m, d)
@@ -60,9 +60,9 @@ def test_contact_force_decodes_efc_force_like_mujoco(cone):
 def test_contact_force_after_our_forward(cone):
   """Our engine's contacts and forces, from MuJoCo's state, give MuJoCo's contact forces."""
   m, mjm, mjd = _settled(cone)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   snap = Snapshot(m)
   snap.capture(m, d)
   ref = _contact_force_mujoco(mjm, mjd)
@@ -82,9 +82,9 @@ def test_contact_force_after_our_forward(cone):
 def test_capture_and_copy_from():
   """capture copies (not views) Data; copy_from reproduces every field."""
   m, mjm, mjd = _settled("pyramidal", 50)
-  d = engine.make_data(m)
+  d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
-  engine.forward(m, d)
+  numjoco.forward(m, d)
   a = Snapshot(m)
   a.capture(m, d)
   np.testing.assert_array_equal(a.geom_xpos, d.geom_xpos)

@@ -11,11 +11,12 @@ import numpy as np
 import pytest
 from PIL import Image
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer, save_png
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco import engine
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer, save_png
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 
 W, H = 320, 240
 
@@ -80,7 +81,7 @@ def _render_both(tmp_path, xml, az, el, dist, lookat, tag, options=None, path=No
                        capture_output=True, text=True, timeout=120)
   assert res.returncode == 0, res.stderr[-2000:]
   ref = np.load(ref_file)
-  m = engine.load_model(str(path))
+  m = numjoco.load_model(str(path))
   hr = HeadlessRenderer(m, W, H)
   cam = Camera.default_for(m)
   cam.azimuth, cam.elevation, cam.distance = az, el, dist
@@ -279,7 +280,7 @@ def test_missing_texture_file_is_a_clear_error(tmp_path):
     path.write_text(f"""<mujoco><asset>
   <texture name="t" type="2d" file="{f}"/></asset><worldbody/></mujoco>""")
     with pytest.raises(ValueError) as e:
-      engine.load_model(str(path))
+      numjoco.load_model(str(path))
     msg = str(e.value)
     assert f in msg and what in msg and "texture" in msg and "m.xml:2" in msg, msg
 
@@ -317,7 +318,7 @@ def test_ktx_texture_fields_and_errors_as_mujoco(tmp_path):
   """The KTX bytes, size and colour space equal 4.0's; a KTX cube or a flipped KTX is refused
   as 4.0 refuses it."""
   import mujoco
-  from engine.mjcf import MjcfError, compile_model
+  from numjoco.engine.mjcf import MjcfError, compile_model
   from tests.test_mjcf_compile import assert_same
   with open(_KTX, "rb") as f:
     assets = {"ibl.ktx": f.read()}
@@ -432,7 +433,7 @@ def test_texture_fields_match_mujoco(tmp_path):
   <geom type="mesh" mesh="mirror" material="m2"/></worldbody></mujoco>"""
   path = tmp_path / "fields.xml"
   path.write_text(xml)
-  ours, ref = engine.load_model(str(path)), mujoco.MjModel.from_xml_path(str(path))
+  ours, ref = numjoco.load_model(str(path)), mujoco.MjModel.from_xml_path(str(path))
   assert ours.ntex == ref.ntex == 7
   for f in ("tex_type", "tex_height", "tex_width", "tex_nchannel", "tex_adr", "mat_texid",
             "mat_texuniform", "mat_texrepeat", "mesh_texcoordadr", "mesh_texcoordnum",

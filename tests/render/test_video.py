@@ -7,7 +7,7 @@ import av
 import numpy as np
 import pytest
 
-from render.video import VideoWriter
+from numjoco.render.video import VideoWriter
 
 
 def _decode(path):

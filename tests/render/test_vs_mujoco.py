@@ -8,11 +8,11 @@ import tempfile
 import numpy as np
 import pytest
 
-import engine
-from render.camera import Camera
-from render.headless import HeadlessRenderer, save_png
-from render.renderer import VisOptions
-from render.snapshot import Snapshot
+import numjoco
+from numjoco.render.camera import Camera
+from numjoco.render.headless import HeadlessRenderer, save_png
+from numjoco.render.renderer import VisOptions
+from numjoco.render.snapshot import Snapshot
 
 W, H = 320, 240
 SCENE = """<mujoco><worldbody>
@@ -66,7 +66,7 @@ def test_same_picture_as_mujoco(tmp_path, azimuth, elevation, transparent):
                        timeout=120)
   assert res.returncode == 0, res.stderr[-2000:]
   ref = np.load(ref_file)
-  m = engine.load_model(str(path))
+  m = numjoco.load_model(str(path))
   hr = HeadlessRenderer(m, W, H)
   cam = Camera.default_for(m)
   cam.azimuth, cam.elevation = azimuth, elevation
@@ -143,9 +143,9 @@ def test_decorations_match_mujoco(tmp_path):
                         json.dumps(DECOR)], capture_output=True, text=True, timeout=120)
   assert res.returncode == 0, res.stderr[-2000:]
   ref = np.load(ref_file)
-  m = engine.load_model(str(path))
-  d = engine.make_data(m)
-  engine.forward(m, d)
+  m = numjoco.load_model(str(path))
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
   assert d.ncon == 4
   hr = HeadlessRenderer(m, W, H)
   cam = Camera.default_for(m)
@@ -188,14 +188,14 @@ np.save(sys.argv[2], r.render())
 def test_checker_floor_matches_mujoco_texture(tmp_path):
   """pile64's floor (a builtin checker material, texrepeat 4) has MuJoCo's squares: same size,
   same phase, same two colours, seen in the floor rows of both images."""
-  from assets import DEMO_MODEL
+  from numjoco.assets import DEMO_MODEL
   path = os.path.join(os.path.dirname(DEMO_MODEL), "pile64.xml")
   ref_file = tmp_path / "floor.npy"
   res = subprocess.run([sys.executable, "-c", _MUJOCO_FLOOR, path, str(ref_file)],
                        capture_output=True, text=True, timeout=120)
   assert res.returncode == 0, res.stderr[-2000:]
   ref = np.load(ref_file).astype(int)
-  m = engine.load_model(path)
+  m = numjoco.load_model(path)
   hr = HeadlessRenderer(m, W, H)
   cam = Camera.default_for(m)
   cam.elevation, cam.distance = -60, cam.distance * 1.5
