@@ -20,23 +20,6 @@ import numpy as np
 
 from numjoco.app import warmup
 
-HELP = (
-    ("Space", "pause / run"), ("Right arrow", "step once (paused)"),
-    ("Backspace", "reset (to the selected keyframe, if any)"), ("Ctrl+L", "reload from disk"),
-    ("- / =", "slower / faster"), ("[ / ]", "previous / next model camera"),
-    ("Esc", "free camera"), ("Tab", "hide / show the panels"), ("F1", "this help"),
-    ("Ctrl+P", "screenshot of the 3D view (PNG; Shift: with the panels)"), ("Ctrl+R", "start / stop recording a video"),
-    ("F6 / F7", "cycle frames / labels"), ("C / F", "contact points / forces"),
-    ("J / E", "joints / equality anchors"), ("I / M", "inertia boxes / centres of mass"),
-    ("T / W / S", "transparency / wireframe / shadows"), ("V / Y", "tendons / rangefinder rays"),
-    (";", "skins"), ("0-5", "geom group 0-5"),
-    ("Left drag", "rotate view"),
-    ("Right drag", "move view (Shift: horizontal plane)"),
-    ("Middle drag / scroll", "zoom"), ("Double-click", "select a body"),
-    ("Ctrl + right drag", "pull the selected body (Shift: horizontal plane)"),
-    ("Ctrl + left drag", "twist the selected body"),
-    ("Drop a file", "open that model"),
-)
 UI_WAIT = 10.0         # seconds after which the panels come up even without a model on screen
 LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
 LOADING_REDRAW = 0.25  # seconds between the frames drawn while the model loads
@@ -585,7 +568,7 @@ class Viewer:
     return io.want_capture_mouse if what == "mouse" else io.want_text_input
 
   def on_key_press(self, symbol, modifiers):
-    """MuJoCo's keyboard shortcuts (see HELP), unless imgui is taking text."""
+    """MuJoCo's keyboard shortcuts (app/keys.py lists them), unless imgui is taking text."""
     self._input_at = time.perf_counter()
     from pyglet.window import key
     if self._ui_wants("keyboard") or self.sim is None:

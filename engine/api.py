@@ -4,6 +4,7 @@ import warnings
 import numpy as np
 
 from numjoco.engine import forward as _fwd
+from numjoco.engine import step as _step
 # imported here, before engine/__init__ binds the name numjoco.inverse to the function below
 from numjoco.engine import inverse as _inverse
 from numjoco.engine import io
@@ -60,7 +61,7 @@ def step(m, d, nstep=1):
   """Advance `nstep` steps in one compiled call. On divergence (NaN/huge qvel or qacc) warns
   and resets Data, as MuJoCo's autoreset does; returns the number of steps taken."""
   before = d.warning_number.copy()
-  n = _fwd.step(m.struct, d.struct, int(nstep))
+  n = _step.step(m.struct, d.struct, int(nstep))
   _warn_full(m, d, before)
   if n < nstep or not np.isfinite(d.qpos).all():
     t = d.time

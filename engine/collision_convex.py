@@ -12,8 +12,8 @@ row and count of its vertices[16:18], where its hull adjacency starts in `objt`[
 last support vertex[19]) and one row of `objt` (int, 2 columns: geom type, support mode).
 Rows 2.. of `objs` hold mesh hull vertices (local frame), six per row; ints 4.. of `objt`
 (read flat) hold each hull's adjacency as MuJoCo's mesh_graph (vert_edgeadr, edge_localid),
-for the hill-climbing support of meshes with 10 or more vertices. The EPA polytope lives in two flat work buffers,
-sized by `work_sizes(ccd_iterations)`.
+for the hill-climbing support of meshes with 10 or more vertices. The EPA polytope lives in
+two flat work buffers, laid out and sized by engine/collision_work.py.
 
 GJK, the EPA start (polytope2/3/4 and their hand-offs) and EPA itself follow MuJoCo 4.0's
 compiled library, which differs from the last published source in many small ways (read from
@@ -31,6 +31,12 @@ from numjoco.engine.types import mjtGeom
 from numjoco.engine._jit import jit
 from numjoco.engine._jit import inline as _inline
 from numjoco.engine.types import MINVAL as _MINVAL
+from numjoco.engine.collision_work import (  # noqa: F401 (layout constants the kernels read)
+    OBJ_COLS as _OBJ_COLS, NEXTREMA as _NEXTREMA, MC_FACEMAX as _MC_FACEMAX, MC_FACE as _MC_FACE,
+    MC_PN as _MC_PN, MC_POLY as _MC_POLY, MC_POLYMAX as _MC_POLYMAX, MC_NORM1 as _MC_NORM1,
+    MC_NORM2 as _MC_NORM2, MC_EDGE as _MC_EDGE, MC_END as _MC_END, MC_START as _MC_START,
+    MC_ROWS as _MC_ROWS, MC_FLOATS as _MC_FLOATS, PS_IDX1 as _PS_IDX1, PS_IDX2 as _PS_IDX2,
+    PS_TMP as _PS_TMP, PS_SIZE as _PS_SIZE)
 
 _PLANE, _SPHERE, _CAPSULE = int(mjtGeom.PLANE), int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE)
 _ELLIPSOID, _CYLINDER, _BOX = int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER), int(mjtGeom.BOX)
@@ -50,28 +56,8 @@ _MODE_GEOM, _MODE_POINT, _MODE_LINE = 0, 1, 2
 
 # objs columns
 _SIZE, _POS, _MAT, _MARGIN, _VADR, _VNUM, _GADR, _GHINT = 0, 3, 6, 15, 16, 17, 18, 19
-_OBJ_COLS = 20
 _HILLCLIMB_MIN = 10   # mjMESH_HILLCLIMB_MIN: smaller meshes use the exhaustive support
-_NEXTREMA = 27        # mesh_extrema: hill-climb seeds for the 3x3x3 direction grid
 
-# multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
-# buffers
-# (MuJoCo sizes these by the model's largest polygon, npolygonmax; we preallocate for polygons
-# of up to _MC_FACEMAX vertices, e.g. MuJoCo's cone.obj's 500-gon base: a larger polygon is
-# not clipped, the EPA contact stands)
-_MC_FACEMAX = 512  # vertices of a clipping face
-_MC_FACE = 0
-_MC_PN = _MC_FACEMAX
-_MC_POLY = 2 * _MC_FACEMAX
-_MC_POLYMAX = 2 * _MC_FACEMAX   # a clipped polygon, as MuJoCo's 2 npolygonmax
-# candidate face normals of the two geoms and edge end points (mesh multicontact)
-_MC_NORM1 = _MC_POLY + 2 * _MC_POLYMAX
-_MC_NORM2 = _MC_NORM1 + _MC_FACEMAX
-_MC_EDGE = _MC_NORM2 + _MC_FACEMAX
-_MC_END = _MC_EDGE + _MC_FACEMAX
-_MC_START = _MC_END + _MC_FACEMAX   # the start of the edge that is clipped
-_MC_ROWS = _MC_START + 1
-_MC_FLOATS = 3 * _MC_ROWS
 _FACE_TOL = 0.996
 _EDGE_TOL = 0.0888
 # a cylinder's cap as MuJoCo 4.0's 16-gon: its tables cylinderFace.cos_16 / sin_16, literals
@@ -1640,21 +1626,6 @@ def _feature_dim(i1, i2, i3):
 
 # ------------------------------------------ CCD -------------------------------------------------
 
-def work_sizes(ccd_iterations, nmeshvert=0):
-  """(float count, int count) of the work buffers for `collide_convex_work`, with room for
-  two meshes of `nmeshvert` vertices each (`collide_mesh_work`)."""
-  n = max(int(ccd_iterations), 1)
-  nv = 5 + n
-  nf = 6 * n
-  nfloat = (2 + 2 * ((int(nmeshvert) + 5) // 6)) * _OBJ_COLS
-  nfloat += 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
-  nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
-  nint += 2 * 8 * int(nmeshvert) + 2 * _NEXTREMA   # two hull adjacencies (nv + (nv + 3 nface)
-                                                   # < 8 nv) and their seeds
-  nint += _PS_SIZE                 # multicontact scratch
-  return nfloat, nint
-
-
 @jit
 def _work_sizes(n):
   """Numba twin of `work_sizes`."""
@@ -2253,13 +2224,6 @@ def plane_mesh(pos1, mat1, pos2, mat2, vert, ext, graph, poly, margin, dist, pos
 # triangles merged, numbered, mapped to their vertices and given normals as MuJoCo 4.0's
 # compiler does, equal to its fields on every test model), passed as `mesh_polys`' tuple.
 # Polygons of more than _MC_FACEMAX vertices are not clipped (plane_mesh takes any).
-
-# int scratch (after the hull adjacencies): candidate polygons of geoms 1 and 2, and those of
-# up to three vertices while they are intersected
-_PS_IDX1 = 0
-_PS_IDX2 = _PS_IDX1 + _MC_FACEMAX
-_PS_TMP = _PS_IDX2 + _MC_FACEMAX
-_PS_SIZE = _PS_TMP + 2 * _MC_FACEMAX
 
 
 @jit

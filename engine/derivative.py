@@ -15,8 +15,8 @@ import math
 import numpy as np
 
 from numjoco.engine import actuation
-from numjoco.engine import forward  # circular (forward imports us): resolved when compiled
 from numjoco.engine import fluid
+from numjoco.engine import muscle
 from numjoco.engine import passive as ps
 from numjoco.engine import smooth
 from numjoco.engine import math as mm
@@ -191,8 +191,8 @@ def actuator_slopes(m, d, i):
   if gt == _GAIN_AFFINE:
     gain_vel = m.actuator_gainprm[i, 2]
     gain_len = m.actuator_gainprm[i, 1]
-  elif gt == forward._GAIN_MUSCLE:
-    gain_vel = forward.muscle.gain_vel(
+  elif gt == actuation._GAIN_MUSCLE:
+    gain_vel = muscle.gain_vel(
         d.actuator_length[oadr], d.actuator_velocity[oadr], m.actuator_lengthrange[oadr, 0],
         m.actuator_lengthrange[oadr, 1], m.actuator_acc0[oadr], m.actuator_gainprm[i])
   elif gt == _GAIN_DCMOTOR:
@@ -207,7 +207,7 @@ def actuator_slopes(m, d, i):
       adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
       u = d.act[adr]
       if m.actuator_actearly[i]:
-        u = forward.next_activation(m, d, i, adr, d.act_dot[adr])
+        u = actuation.next_activation(m, d, i, adr, d.act_dot[adr])
     bias_vel += gain_vel * u
     bias_len += gain_len * u
   return bias_vel, bias_len

@@ -9,7 +9,6 @@ the discrete integrator.
 """
 import numpy as np
 
-from numjoco.engine import passive as ps
 from numjoco.engine import smooth
 from numjoco.engine.smooth import jit
 from numjoco.engine.types import mjtDisableBit
@@ -159,7 +158,7 @@ def _add_vertex_force(m, d, b, fx, fy, fz, px, py, pz, qfrc):
   for a free vertex body (body_simple 2), through the body's Jacobian at the vertex else
   (pinned vertices)."""
   if m.body_simple[b] != 2:
-    ps.apply_ft(m, d, fx, fy, fz, 0.0, 0.0, 0.0, px, py, pz, b, qfrc)
+    smooth.apply_ft(m, d, fx, fy, fz, 0.0, 0.0, 0.0, px, py, pz, b, qfrc)
     return
   r = d.xmat[b]
   adr = m.body_dofadr[b]

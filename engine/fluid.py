@@ -6,7 +6,7 @@ All velocities and forces are MuJoCo's (rot:lin) 6-vectors, kept as scalar tuple
 import math
 
 from numjoco.engine import math as mm
-from numjoco.engine import passive  # circular (passive imports us): resolved when compiled
+from numjoco.engine import smooth
 from numjoco.engine.smooth import jit
 from numjoco.engine.types import mjtGeom
 from numjoco.engine._sig import unit, M, D, NEEDS_FLUID
@@ -40,7 +40,7 @@ def _apply_local(m, d, body, rot, p0, p1, p2, t0, t1, t2, f0, f1, f2):
   """Rotate a local torque/force pair to world and add it, applied at p, into qfrc_fluid."""
   wt0, wt1, wt2 = mm.mat_vec(rot, t0, t1, t2)
   wf0, wf1, wf2 = mm.mat_vec(rot, f0, f1, f2)
-  passive.apply_ft(m, d, wf0, wf1, wf2, wt0, wt1, wt2, p0, p1, p2, body, d.qfrc_fluid)
+  smooth.apply_ft(m, d, wf0, wf1, wf2, wt0, wt1, wt2, p0, p1, p2, body, d.qfrc_fluid)
 
 
 @jit

@@ -8,7 +8,7 @@ sensor_historyadr, laid out as MuJoCo lays it out:
 dim is actuator_ctrlnum (a multi-input actuator stores its whole control block) or sensor_dim.
 The samples form a ring sorted by time: `cursor` is the physical index of the newest one,
 logical index 0 the oldest. `user` holds the last computation time of an interval sensor.
-The step writes a sample per buffer (forward.advance_history); actuation and the sensor stages
+The step writes a sample per buffer (step.advance_history); actuation and the sensor stages
 read them at time - delay (read_ctrl_into, read_sensor_into) with zero-order hold, linear or
 Catmull-Rom cubic interpolation and constant extrapolation outside the stored times.
 

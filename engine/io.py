@@ -166,7 +166,7 @@ def _reset_sleep(m, d):
   init = np.nonzero(m.tree_sleep_policy == sleep.POLICY_INIT)[0]
   if not (m.opt.enableflags & int(t.mjtEnableBit.SLEEP)) or not len(init):
     return
-  from numjoco.engine.forward import sleep_init   # (numjoco.forward is also the API function's name)
+  from numjoco.engine.step import sleep_init
   n = sleep_init(m.struct, d.struct)
   if n != len(init):
     bad = next(i for i in init if d.tree_asleep[i] < 0)

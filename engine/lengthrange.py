@@ -5,6 +5,7 @@ reached. Joint/tendon limits are used instead when `uselimit` allows it."""
 import math
 
 from numjoco.engine import forward as _fwd
+from numjoco.engine import step as _step
 from numjoco.engine import io
 from numjoco.engine import smooth
 from numjoco.engine.types import mjtBias, mjtDisableBit, mjtGain, mjtIntegrator, mjtTrn
@@ -49,7 +50,7 @@ def _simulate(m, d, index, side, accel, maxforce, timeconst, inttotal, interval)
       for k in range(nv):
         d.qfrc_applied[k] *= maxforce / max(1e-15, fn)
     length = d.actuator_length[index]
-    _fwd.step_once(m, d)
+    _step.step_once(m, d)
     for k in range(nv):
       if not (abs(d.qvel[k]) < 1e10 and abs(d.qacc[k]) < 1e10):
         return False, 0.0, 0.0

@@ -6,8 +6,7 @@ from numjoco.engine import flex as flexmod
 from numjoco.engine import flex_contact as fc
 from numjoco.engine import fluid
 from numjoco.engine import math as mm
-from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine.smooth import apply_ft, jit
 from numjoco.engine.types import mjtJoint, mjtTrn, mjtDisableBit
 from numjoco.engine._sig import unit, M, D
 
@@ -220,25 +219,6 @@ def tendon_passive(m, d, i, poly, enbl_spring, enbl_damper):
   v = d.ten_velocity[i]
   frc_damper = -v * poly_force(damping, poly, v, True) if enbl_damper else 0.0
   return frc_spring, frc_damper
-
-
-@jit
-def apply_ft(m, d, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
-  """qfrc += J' [f; t] for a force f and torque t applied at world point p on `body`."""
-  v = smooth.chain_end(m, body)
-  if v < 0:
-    return
-  r = m.body_rootid[body]
-  o0 = p0 - d.subtree_com[r, 0]
-  o1 = p1 - d.subtree_com[r, 1]
-  o2 = p2 - d.subtree_com[r, 2]
-  while v >= 0:
-    c = d.cdof[v]
-    # translational Jacobian column: lin + ang x offset
-    l0, l1, l2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
-    qfrc[v] += (f0 * (c[3] + l0) + f1 * (c[4] + l1) + f2 * (c[5] + l2)
-                + t0 * c[0] + t1 * c[1] + t2 * c[2])
-    v = m.dof_parentid[v]
 
 
 @jit

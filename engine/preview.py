@@ -14,9 +14,7 @@ imports numba; the viewer does it on its worker thread after the first frame), e
 Not in the preview: contacts, paths of tendons that wrap around geoms (drawn once the physics
 runs), energy.
 """
-import contextlib
 import math
-import threading
 
 import numpy as np
 
@@ -30,28 +28,6 @@ _WRAP_GEOMS = (int(t.mjtWrap.SPHERE), int(t.mjtWrap.CYLINDER))
 _SF_BODY, _SF_INERTIA, _SF_BODYROT, _SF_INERTIAROT = 1, 2, 3, 4     # mjtSameFrame
 _TRACK, _TRACKCOM, _TARGETBODY, _TARGETBODYCOM = 1, 2, 3, 4          # mjtCamLight
 _DATA_SCALARS = ("time", "ncon", "ne", "nf", "nl", "nefc", "nisland", "nidof")
-_compile_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def _deferred_ccd_sizes(calls):
-  """Compile without engine.collision_convex (a numba module) that sizes the GJK/EPA work
-  buffers of Data: those sizes are placeholders until `finish` asks for them (recorded in
-  `calls`). The compiler reads types.contact_capacity at call time, so it is swapped here,
-  for the whole process: an numjoco.load_model on another thread meanwhile would get the
-  placeholders (the viewer compiles one model at a time). Moving collision_convex.work_sizes
-  and its constants to a numba-free module would make this unnecessary."""
-  real = t.contact_capacity
-
-  def capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=None):
-    calls.append((nconmax, njmax, ccd_iterations, row_nnz))
-    return {"nconmax": 0, "njmax": 0, "nJmax": 0, "nccd": 0, "nccdf": 0, "nccdi": 0}
-  with _compile_lock:
-    t.contact_capacity = capacity
-    try:
-      yield
-    finally:
-      t.contact_capacity = real
 
 
 class PreviewModel:
@@ -94,9 +70,7 @@ class Compiled:
     """Parse and compile `source` (a file path or an XML string) as numjoco.load_model does;
     errors are the compiler's (MjcfError naming the file, line and element)."""
     from numjoco.engine.mjcf.compile import compile_model
-    self._ccd = []
-    with _deferred_ccd_sizes(self._ccd):
-      sizes, arrays, names = compile_model(source, assets, simulated=True)
+    sizes, arrays, names = compile_model(source, assets, simulated=True)
     self.path = (source if isinstance(source, str) and not source.lstrip().startswith("<")
                  else None)
     self.lropt = arrays.pop("_lengthrange")
@@ -142,11 +116,8 @@ class Compiled:
     from numjoco.engine import io
     from numjoco.engine import lengthrange
     from numjoco.engine import setconst
-    sizes = dict(self.sizes)
-    if self._ccd:
-      sizes.update(t.contact_capacity(sizes, *self._ccd[-1]))
     arrays = dict(self.arrays, _visual=self.visual, _statistic=self.statistic)
-    m = io.Model(sizes, arrays, self.names, source=self.path)
+    m = io.Model(dict(self.sizes), arrays, self.names, source=self.path)
     m.__dict__["lropt"] = self.lropt
     if prepare is not None:
       prepare(m)

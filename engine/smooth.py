@@ -331,6 +331,26 @@ def chain_end(m, body):
 
 
 @jit
+def apply_ft(m, d, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
+  """qfrc += J' [f; t] for a force f and torque t applied at world point p on `body`
+  (mj_applyFT)."""
+  v = chain_end(m, body)
+  if v < 0:
+    return
+  r = m.body_rootid[body]
+  o0 = p0 - d.subtree_com[r, 0]
+  o1 = p1 - d.subtree_com[r, 1]
+  o2 = p2 - d.subtree_com[r, 2]
+  while v >= 0:
+    c = d.cdof[v]
+    # translational Jacobian column: lin + ang x offset
+    l0, l1, l2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
+    qfrc[v] += (f0 * (c[3] + l0) + f1 * (c[4] + l1) + f2 * (c[5] + l2)
+                + t0 * c[0] + t1 * c[1] + t2 * c[2])
+    v = m.dof_parentid[v]
+
+
+@jit
 def _ten_point_jac(m, d, i, body, p0, p1, p2, u0, u1, u2, scale):
   """ten_J[i] += scale * u' * jacp(point p on body), walking the body's dof chain."""
   v = chain_end(m, body)

@@ -8,6 +8,8 @@ import enum
 
 import numpy as np
 
+from numjoco.engine.collision_work import work_sizes
+
 
 class mjtJoint(enum.IntEnum):
   FREE = 0
@@ -1160,7 +1162,6 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=Non
     njmax = (6 * nconmax + 6 * sizes.get("neq", 0) + 2 * sizes.get("nv", 0)
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0)
              + sizes.get("nflexedge", 0))   # flex edge equality: a row per edge
-  from numjoco.engine.collision_convex import work_sizes   # lazy: that module imports this one
   nccd = max(100, int(ccd_iterations))
   # room for two meshes' hulls, or a height field prism and a mesh
   nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0) + 6)

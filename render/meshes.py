@@ -9,6 +9,9 @@ import math
 
 import numpy as np
 
+# the primitive shapes, each a function below; a shape's index in KINDS is its kind id
+KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone", "ball", "rod", "tip")
+
 SLICES, STACKS = 20, 12         # draw resolution
 SHADOW_SLICES, SHADOW_STACKS = 10, 6   # shadow-map resolution (vertices cost on software GL)
 

@@ -26,7 +26,7 @@ from numjoco.render.visual import visual_for
 
 # primitive meshes, in draw order
 # (ball, rod, tip: low-resolution sphere, cylinder and cone for markers drawn by the thousand)
-KINDS = ("quad", "sphere", "capsule", "cylinder", "box", "cone", "ball", "rod", "tip")
+KINDS = meshes.KINDS
 QUAD, SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP = range(len(KINDS))
 # mjtGeom -> mesh kind: plane, hfield, sphere, capsule, ellipsoid, cylinder, box, mesh, sdf
 _GEOM_KIND = np.array([QUAD, BOX, SPHERE, CAPSULE, SPHERE, CYLINDER, BOX, BOX, BOX])

@@ -218,11 +218,10 @@ class TexturedGeoms:
     got = self._shapes.get(kind)
     if got is not None:
       return got
-    from numjoco.render.renderer import KINDS
     m, ctx = self.m, self.ctx
-    nprim = len(KINDS)
+    nprim = len(meshes.KINDS)
     if kind < nprim:
-      v, i = meshes.textured(KINDS[kind])
+      v, i = meshes.textured(meshes.KINDS[kind])
       got = (ctx.buffer(v.tobytes()), ctx.buffer(i.tobytes()))
     else:
       k = kind - nprim

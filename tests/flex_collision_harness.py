@@ -83,7 +83,7 @@ def flex_model(mjm):
 def flex_data(mjm, mjd, nconmax=20000):
   """FlexData holding copies of MuJoCo's flexvert_xpos, flexelem_aabb and geom poses, empty
   contacts and GJK/EPA work buffers with room for the model's meshes."""
-  from numjoco.engine.collision_convex import work_sizes
+  from numjoco.engine.collision_work import work_sizes
   n = nconmax
   nf, ni = work_sizes(NCCD, mjm.nmeshvert + 6)
   return FlexData(

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from numjoco.app import keys
 from numjoco.app.panels import controls, physics, rendering, simulation
 from numjoco.app.panels import info as info_panel
 from numjoco.app.panels.common import RED, SPEEDS
@@ -233,5 +234,4 @@ def _help(imgui):
 
 
 def _help_rows():
-  from numjoco.app.viewer import HELP
-  return HELP
+  return keys.HELP

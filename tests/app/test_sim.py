@@ -576,7 +576,7 @@ from numjoco.engine import _jit
 from numjoco.engine.types import mjtIntegrator
 sim = Simulation(path=sys.argv[1], paused=False).start()
 sim.wait_until(lambda st: st.physics and st.steps_per_s > 0, timeout=120)
-rk4 = _jit.units()["numjoco.engine.forward.rk4"]
+rk4 = _jit.units()["numjoco.engine.step.rk4"]
 linked_before = rk4.linked
 sim.send("opt", "integrator", int(mjtIntegrator.RK4))
 notes = set()
@@ -614,7 +614,7 @@ def test_an_option_edit_compiles_its_missing_unit_in_another_process(tmp_path):
   dst = tmp_path / "kernels"
   dst.mkdir()
   for name in os.listdir(src):
-    if name.startswith("numjoco.engine.forward.rk4-"):
+    if name.startswith("numjoco.engine.step.rk4-"):
       continue                               # the unit itself; its helpers stay cached
     try:
       os.link(os.path.join(src, name), dst / name)

@@ -61,8 +61,8 @@ def _symbols():
   import glob
 
   from numba.core.runtime import nrt
-  fwd = importlib.import_module("numjoco.engine.forward")
-  jit_engine = next(iter(fwd.step.overloads.values())).library.codegen._engine
+  step = importlib.import_module("numjoco.engine.step")
+  jit_engine = next(iter(step.step.overloads.values())).library.codegen._engine
   syms = set()
   for path in glob.glob(os.path.join(numba.config.CACHE_DIR, "**", "*.nbc"), recursive=True):
     funcs = _elf_functions(path)

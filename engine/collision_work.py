@@ -1,0 +1,50 @@
+"""The narrowphase's flat work buffers (Data's ccd work arrays): the column layout of a GJK
+object row, the multicontact scratch rows and int scratch, and `work_sizes`, which sizes the
+buffers for a model (engine/types.contact_capacity). Plain Python: the kernels in
+collision_convex read these as constants."""
+
+# a GJK object: one float row of OBJ_COLS columns (size, pos, mat, margin, mesh vertex address
+# and count, hull graph address, hill-climb hint; collision_convex names the columns)
+OBJ_COLS = 20
+NEXTREMA = 27        # mesh_extrema: hill-climb seeds for the 3x3x3 direction grid
+
+# multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon
+# buffers
+# (MuJoCo sizes these by the model's largest polygon, npolygonmax; we preallocate for polygons
+# of up to MC_FACEMAX vertices, e.g. MuJoCo's cone.obj's 500-gon base: a larger polygon is
+# not clipped, the EPA contact stands)
+MC_FACEMAX = 512  # vertices of a clipping face
+MC_FACE = 0
+MC_PN = MC_FACEMAX
+MC_POLY = 2 * MC_FACEMAX
+MC_POLYMAX = 2 * MC_FACEMAX   # a clipped polygon, as MuJoCo's 2 npolygonmax
+# candidate face normals of the two geoms and edge end points (mesh multicontact)
+MC_NORM1 = MC_POLY + 2 * MC_POLYMAX
+MC_NORM2 = MC_NORM1 + MC_FACEMAX
+MC_EDGE = MC_NORM2 + MC_FACEMAX
+MC_END = MC_EDGE + MC_FACEMAX
+MC_START = MC_END + MC_FACEMAX   # the start of the edge that is clipped
+MC_ROWS = MC_START + 1
+MC_FLOATS = 3 * MC_ROWS
+
+# int scratch (after the hull adjacencies): candidate polygons of geoms 1 and 2, and those of
+# up to three vertices while they are intersected
+PS_IDX1 = 0
+PS_IDX2 = PS_IDX1 + MC_FACEMAX
+PS_TMP = PS_IDX2 + MC_FACEMAX
+PS_SIZE = PS_TMP + 2 * MC_FACEMAX
+
+
+def work_sizes(ccd_iterations, nmeshvert=0):
+  """(float count, int count) of the work buffers for `collide_convex_work`, with room for
+  two meshes of `nmeshvert` vertices each (`collide_mesh_work`)."""
+  n = max(int(ccd_iterations), 1)
+  nv = 5 + n
+  nf = 6 * n
+  nfloat = (2 + 2 * ((int(nmeshvert) + 5) // 6)) * OBJ_COLS
+  nfloat += 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + MC_FLOATS
+  nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
+  nint += 2 * 8 * int(nmeshvert) + 2 * NEXTREMA   # two hull adjacencies (nv + (nv + 3 nface)
+                                                   # < 8 nv) and their seeds
+  nint += PS_SIZE                 # multicontact scratch
+  return nfloat, nint
