@@ -30,7 +30,7 @@ def headless(args):
 
   import numjoco
   from numjoco.assets import DEMO_MODEL
-  from numjoco.engine.mjcf.parse import MjcfError
+  from numjoco.engine.mjcf._node import MjcfError
 
   path = args.model or str(DEMO_MODEL)
   t0 = time.perf_counter()

@@ -460,7 +460,8 @@ class Simulation:
           previewed = self._load_preview(path)
           if self._wait_shown:
             self.first_shown.wait(SHOWN_WAIT)
-          m = self._compiled.finish(prepare=self._compile_missing)
+          from numjoco.engine.api import build_model
+          m = build_model(self._compiled, prepare=self._compile_missing)
           self._compiled = None
         else:
           m = numjoco.load_model(str(path), prepare=self._compile_missing)

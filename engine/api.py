@@ -8,24 +8,31 @@ from numjoco.engine import step as _step
 # imported here, before engine/__init__ binds the name numjoco.inverse to the function below
 from numjoco.engine import inverse as _inverse
 from numjoco.engine import io
+from numjoco.engine import lengthrange
 from numjoco.engine import perturb as _perturb
+from numjoco.engine import preview
 from numjoco.engine import setconst
 from numjoco.engine.types import mjtDisableBit, mjtWarning
 
 
 def load_model(path_or_xml, assets=None, prepare=None):
-  """Compile an MJCF file path or XML string into a Model (MuJoCo's compiler + mj_setConst).
-  `prepare(m)` is called before the first kernel runs on it (the viewer compiles the units the
-  model needs in other processes there)."""
-  from numjoco.engine import mjcf
-  m = mjcf.load_model(path_or_xml, assets=assets) if assets else mjcf.load_model(path_or_xml)
+  """Compile an MJCF (or URDF) file path or XML string into a Model: MuJoCo's compiler, then
+  `build_model`. `prepare(m)` is called before the first kernel runs on it (the viewer compiles
+  the units the model needs in other processes there)."""
+  return build_model(preview.Compiled(path_or_xml, assets), prepare)
+
+
+def build_model(compiled, prepare=None):
+  """The Model of a compiled model (preview.Compiled), with the constants MuJoCo computes at
+  qpos0 once the compiler is done: mj_setConst's, the compiler's actuator length ranges
+  (muscles) and the flex edges' length0 and invweight0. The one way a Model is built: the
+  viewer compiles and draws a preview first, then builds the Model of the same arrays here."""
+  m = io.Model.from_compiled(compiled)
   if prepare is not None:
     prepare(m)
   setconst.set_const(m)
-  from numjoco.engine import lengthrange
-  lengthrange.set_length_range(m)   # muscles' actuator_lengthrange (MuJoCo's compiler step)
-  from numjoco.engine.mjcf import _flex
-  _flex.set_edge_constants(m)       # flexedge_length0, flexedge_invweight0 (mj_setConst)
+  lengthrange.set_length_range(m)
+  setconst.set_flex_edge_constants(m)
   return m
 
 

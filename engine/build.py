@@ -25,8 +25,8 @@ STRUCTS = "Model and Data constructors"
 def _compile_structs():
   """Build a Model and Data of an empty model: that compiles every setter (their argument
   types are the field types, the same for every model)."""
-  from numjoco.engine import io, mjcf
-  m = mjcf.load_model("<mujoco/>")
+  from numjoco.engine import io, preview
+  m = io.Model.from_compiled(preview.Compiled("<mujoco/>"))
   m.unlinked_struct()
   io.Data(m)
 
@@ -102,9 +102,8 @@ def compile_missing(m, jobs=None, out=sys.stderr):
 def build(model_path=None, jobs=None, out=sys.stdout):
   """Compile the units the model at `model_path` needs (None: all units) that are not cached
   yet (`compile_units`), then link them here. Returns the number of tasks compiled."""
-  from numjoco.engine import _jit
-  from numjoco.engine import mjcf
-  m = mjcf.load_model(model_path) if model_path else None
+  from numjoco.engine import _jit, io, preview
+  m = io.Model.from_compiled(preview.Compiled(model_path)) if model_path else None
   symbols = needed_units(m)
   units = _jit.units()
   n = compile_units([s for s in symbols if not units[s].is_cached()], jobs, out)

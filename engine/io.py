@@ -66,6 +66,15 @@ class Model:
     d["_struct"] = None   # built on first use (engine/build.py compiles its setters apart)
     d["_linked"] = None
 
+  @classmethod
+  def from_compiled(cls, compiled):
+    """The Model of a compiled model (engine/preview.Compiled: the MJCF compiler's arrays,
+    shared, not copied) before mj_setConst's constants: what api.build_model completes."""
+    arrays = dict(compiled.arrays, _visual=compiled.visual, _statistic=compiled.statistic)
+    m = cls(dict(compiled.sizes), arrays, compiled.names, source=compiled.path)
+    m.__dict__["lropt"] = compiled.lropt   # compiler <lengthrange> options (engine/lengthrange)
+    return m
+
   @property
   def struct(self):
     """The compiled-side Model. Its use links the engine units this model needs with its
@@ -183,8 +192,7 @@ def _reset_sleep(m, d):
 def initial_plastic(m):
   """The plastic spring references mj_resetData starts from, read from the model's current
   qpos_spring and tendon_lengthspring."""
-  from numjoco.engine.mjcf._assemble import initial_plastic as from_arrays
-  return from_arrays(m._arrays, m.nplastic)
+  return t.initial_plastic(m._arrays, m.nplastic)
 
 
 def reset_ctrl(m, d):

@@ -1,15 +1,14 @@
-"""A model's first picture before its physics loads (issue #4: on screen <=1 s after start).
+"""A model's first picture before its physics loads (the model on screen within about a second).
 
 `Compiled(path)` parses and compiles an MJCF file with numpy only: no numba, whose import and
 first cache load take longer than everything else on the way to the first frame. Its
 `preview(key)` gives a Model-like object (MuJoCo's field names, m.vis, m.stat) and a Data-like
 object posed by a numpy forward kinematics at qpos0 or a keyframe: body, inertial, geom, site,
 joint, camera and light frames and flex vertices (mj_kinematics, the subtree_com of mj_comPos,
-mj_camlight, mj_flex's vertex positions) and
-m.stat as mj_setConst computes it. That is enough to draw the scene exactly as the first
-physics frame will show it. `finish()` then builds the engine's Model from the same arrays (it
-imports numba; the viewer does it on its worker thread after the first frame), equal to
-`numjoco.load_model(path)`.
+mj_camlight, mj_flex's vertex positions) and m.stat as mj_setConst computes it. That is enough
+to draw the scene exactly as the first physics frame will show it. `api.build_model(compiled)`
+then builds the engine's Model from the same arrays (it imports numba; the viewer does it on
+its worker thread after the first frame); `numjoco.load_model(path)` is the two in a row.
 
 Not in the preview: contacts, paths of tendons that wrap around geoms (drawn once the physics
 runs), energy.
@@ -31,8 +30,8 @@ _DATA_SCALARS = ("time", "ncon", "ne", "nf", "nl", "nefc", "nisland", "nidof")
 
 
 class PreviewModel:
-  """Model fields by MuJoCo's names (the compiled arrays, shared with the Model that `finish`
-  builds), sizes, names, `vis` and `stat`; no compiled structure, no `opt`."""
+  """Model fields by MuJoCo's names (the compiled arrays, shared with the Model that
+  api.build_model builds), sizes, names, `vis` and `stat`; no compiled structure, no `opt`."""
 
   def __init__(self, sizes, arrays, names, source, visual, statistic):
     d = self.__dict__
@@ -63,14 +62,15 @@ class PreviewData:
 
 
 class Compiled:
-  """An MJCF model compiled to arrays (numpy only); `preview()` poses it, `finish()` makes the
-  engine's Model of it."""
+  """An MJCF model compiled to arrays (numpy only); `preview()` poses it, api.build_model
+  makes the engine's Model of it."""
 
-  def __init__(self, source, assets=None):
+  def __init__(self, source, assets=None, simulated=True):
     """Parse and compile `source` (a file path or an XML string) as numjoco.load_model does;
-    errors are the compiler's (MjcfError naming the file, line and element)."""
-    from numjoco.engine.mjcf.compile import compile_model
-    sizes, arrays, names = compile_model(source, assets, simulated=True)
+    errors are the compiler's (MjcfError naming the file, line and element). `simulated=False`
+    also compiles the flex features the engine does not simulate (tests of the compiler)."""
+    from numjoco.engine.mjcf import compile_model
+    sizes, arrays, names = compile_model(source, assets, simulated=simulated)
     self.path = (source if isinstance(source, str) and not source.lstrip().startswith("<")
                  else None)
     self.lropt = arrays.pop("_lengthrange")
@@ -108,24 +108,6 @@ class Compiled:
   def preview(self, key=None):
     """(PreviewModel, PreviewData at qpos0 or at keyframe `key`)."""
     return self.model, self.pose(key)
-
-  def finish(self, prepare=None):
-    """The engine's Model of these arrays (shared, not copied), as numjoco.load_model makes it:
-    mj_setConst and the compiler's actuator length ranges; `prepare(m)` as numjoco.load_model
-    calls it. Imports numba: call it where a second of work does not hold up the window."""
-    from numjoco.engine import io
-    from numjoco.engine import lengthrange
-    from numjoco.engine import setconst
-    arrays = dict(self.arrays, _visual=self.visual, _statistic=self.statistic)
-    m = io.Model(dict(self.sizes), arrays, self.names, source=self.path)
-    m.__dict__["lropt"] = self.lropt
-    if prepare is not None:
-      prepare(m)
-    setconst.set_const(m)
-    lengthrange.set_length_range(m)
-    from numjoco.engine.mjcf import _flex
-    _flex.set_edge_constants(m)
-    return m
 
 
 def reset(m, d, key=None):

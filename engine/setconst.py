@@ -272,3 +272,52 @@ def set_const(m):
     mass = len(outs) / inv if inv > 1e-15 else 0.0
     b[2] = -b[2] * 2 * np.sqrt((-b[1] if pid else g[0]) * mass)
   return m
+
+
+def set_flex_edge_constants(m):
+  """flexedge_length0 and flexedge_invweight0 at qpos0, as 4.0's mj_setConst computes them
+  (after set_const filled M and the kinematics), written into the Model's
+  arrays; the rows' sparsity is the compiler's (_edge_sparsity)."""
+  if not m.nflex:
+    return
+  d = io.make_data(m)
+  d.qpos[:] = m.qpos0
+  _position_stages(m.struct, d.struct)
+  _inertia_stages(m.struct, d.struct)
+  xmat = d.xmat.reshape(-1, 3, 3)
+  jrows = {}
+  length0 = np.zeros(m.nflexedge)
+  invw = np.zeros(m.nflexedge)
+  for f in range(m.nflex):
+    va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
+    if m.flex_interp[f]:    # 4.0 leaves interpolated flexes' edge constants at 0
+      continue
+    vb = m.flex_vertbodyid[va:va + m.flex_vertnum[f]]
+    vloc = m.flex_vert[va:va + m.flex_vertnum[f]]
+    pos = d.xpos[vb] + np.einsum("nij,nj->ni", xmat[vb], vloc)
+    for e in range(ea, ea + m.flex_edgenum[f]):
+      v1, v2 = m.flex_edge[e]
+      vec = pos[v2] - pos[v1]
+      length0[e] = np.sqrt(vec @ vec)
+      if m.flex_rigid[f] or not m.flexedge_J_rownnz[e] or not m.nv:
+        continue
+      b1, b2 = int(vb[v1]), int(vb[v2])
+      j1, _ = jac(m, d, pos[v1], b1)
+      j2, _ = jac(m, d, pos[v2], b2)
+      jrows[e] = (vec / max(length0[e], 1e-15)) @ (j2 - j1)
+  if m.nv:
+    for f in range(m.nflex):
+      va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
+      if m.flex_interp[f]:
+        continue
+      for e in range(ea, ea + m.flex_edgenum[f]):
+        b1, b2 = (m.flex_vertbodyid[va + v] for v in m.flex_edge[e])
+        if m.flexedge_rigid[e]:
+          invw[e] = 0.0
+        elif m.body_simple[b1] == 2 and m.body_simple[b2] == 2:
+          invw[e] = (1 / m.body_mass[b1] + 1 / m.body_mass[b2]) / 2
+        elif e in jrows:
+          row = jrows[e]
+          invw[e] = row @ _solve_m(m, d, row[None])[0]
+  m.flexedge_length0[:] = length0
+  m.flexedge_invweight0[:] = invw

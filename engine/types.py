@@ -1171,6 +1171,21 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=Non
           "nccd": nccd, "nccdf": int(nccdf), "nccdi": int(nccdi)}
 
 
+def initial_plastic(A, nplastic):
+  """The plastic state mj_resetData starts from: qpos_spring of plastic joints and
+  tendon_lengthspring of plastic tendons, at their jnt_plasticadr/tendon_plasticadr."""
+  out = np.zeros(nplastic)
+  for j, a in enumerate(A["jnt_plasticadr"]):
+    if a >= 0:
+      q = A["jnt_qposadr"][j]
+      n = 4 if A["jnt_type"][j] == mjtJoint.BALL else 1
+      out[a:a + n] = A["qpos_spring"][q:q + n]
+  for i, a in enumerate(A["tendon_plasticadr"]):
+    if a >= 0:
+      out[a:a + 2] = A["tendon_lengthspring"][i]
+  return out
+
+
 def resolve_shape(shape, sizes):
   """Shape spec -> tuple of ints, given a dict of sizes."""
   out = []

@@ -166,3 +166,10 @@ def assert_teacher_forced(m, mjm, nstep=200, tol=1e-5, seed=0, contacts=True):
     assert err <= tol, f"step {i}: qacc differs by {err:.3g} of its scale"
     worst = max(worst, err)
   return worst
+
+
+def load_flex_model(source, assets=None):
+  """A Model as numjoco.load_model builds it, also of the flex features the engine does not
+  simulate yet (tests of the compiler and of the stages it has)."""
+  from numjoco.engine import api, preview
+  return api.build_model(preview.Compiled(source, assets, simulated=False))

@@ -13,7 +13,7 @@ import pytest
 
 import numjoco
 from numjoco.engine.mjcf import MjcfError
-from numjoco.engine.mjcf._flex import load_flex_model
+from tests.models import load_flex_model
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 _CONTACT = int(mujoco.mjtDisableBit.mjDSBL_CONTACT)

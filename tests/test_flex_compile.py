@@ -1,7 +1,7 @@
 """MJCF flex (<flexcomp>, <deformable><flex>): compiled flex_* fields and the generated bodies,
 joints and dofs equal MuJoCo 4.0's; malformed flex elements are errors naming the element.
 
-`engine.mjcf._flex.load_flex_model` compiles them as `numjoco.load_model` does
+`tests.models.load_flex_model` compiles them as `numjoco.load_model` does
 (compile_model(..., flex=True), set_const and the flex edge constants at qpos0) without
 refusing what engine/flex.py does not simulate yet (tests/test_flex.py covers that).
 
@@ -18,7 +18,8 @@ import pytest
 mujoco = pytest.importorskip("mujoco")
 
 from numjoco.engine.mjcf import MjcfError                                      # noqa: E402
-from numjoco.engine.mjcf._flex import FIELDS, SIZES, load_flex_model           # noqa: E402
+from numjoco.engine.mjcf._flex import FIELDS, SIZES           # noqa: E402
+from tests.models import load_flex_model                   # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from numjoco.engine.mjcf._flex import load_flex_model
+from tests.models import load_flex_model
 from tests.test_flex import copy_state
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")

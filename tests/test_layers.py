@@ -1,7 +1,7 @@
 """The packages' layering: numjoco.engine (engine/) imports neither numjoco.render (render/) nor
 numjoco.app (app/) nor any GUI library; render/ never imports app/; nothing imports the folders
-by their bare names (engine, app, render, assets: the installed package is numjoco). Every import
-counts, also those inside functions."""
+by their bare names (engine, app, render, assets: the installed package is numjoco); and no
+module takes part in an import circle. Every import counts, also those inside functions."""
 import ast
 import pathlib
 
@@ -43,3 +43,78 @@ def test_nothing_imports_the_bare_folder_names():
   bad = [f"{p.relative_to(ROOT)}:{line}: {mod}"
          for p in files for line, mod in _imports(p) if _under(mod, FOLDERS)]
   assert not bad, "\n".join(bad)
+
+
+def _modules():
+  """{module name: path} of every module of the installed package."""
+  out = {}
+  for folder, pkg in (("numjoco", "numjoco"),) + tuple((f, "numjoco." + f) for f in FOLDERS):
+    for p in sorted((ROOT / folder).rglob("*.py")):
+      parts = [x for x in p.relative_to(ROOT / folder).with_suffix("").parts if x != "__init__"]
+      out[".".join([pkg] + parts)] = p
+  return out
+
+
+def _graph():
+  """module -> the package modules it imports (`from pkg import sub` names the submodule)."""
+  mods = _modules()
+  graph = {}
+  for name, path in mods.items():
+    deps = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+      if isinstance(node, ast.Import):
+        targets = [a.name for a in node.names]
+      elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        targets = [f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in mods
+                   else node.module for a in node.names]
+      else:
+        continue
+      for mod in targets:
+        while mod and mod not in mods:
+          mod = mod.rpartition(".")[0]
+        if mod and mod != name:
+          deps.add(mod)
+    graph[name] = deps
+  return graph
+
+
+def _cycles(graph):
+  """The strongly connected components of more than one module (Tarjan)."""
+  index, low, stack, on, out = {}, {}, [], set(), []
+
+  def visit(v):
+    index[v] = low[v] = len(index)
+    stack.append(v)
+    on.add(v)
+    for w in graph[v]:
+      if w not in index:
+        visit(w)
+        low[v] = min(low[v], low[w])
+      elif w in on:
+        low[v] = min(low[v], index[w])
+    if low[v] == index[v]:
+      comp = []
+      while True:
+        w = stack.pop()
+        on.discard(w)
+        comp.append(w)
+        if w == v:
+          break
+      if len(comp) > 1:
+        out.append(sorted(comp))
+
+  for v in graph:
+    if v not in index:
+      visit(v)
+  return out
+
+
+def test_no_import_circles():
+  graph = _graph()
+  assert len(graph) > 100 and graph["numjoco.engine.api"]   # the probe sees the package
+  assert _cycles(graph) == []
+
+
+def test_the_circle_check_finds_a_circle():
+  graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+  assert _cycles(graph) == [["a", "b", "c"]]

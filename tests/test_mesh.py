@@ -8,8 +8,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from numjoco.engine.mjcf.compile import compile_model
-from numjoco.engine.mjcf.parse import MjcfError
+from numjoco.engine.mjcf import compile_model
+from numjoco.engine.mjcf._node import MjcfError
 
 FIELDS = ["mesh_vertadr", "mesh_vertnum", "mesh_faceadr", "mesh_facenum", "mesh_graphadr",
           "mesh_vert", "mesh_pos", "mesh_scale", "geom_size", "geom_rbound", "geom_aabb",

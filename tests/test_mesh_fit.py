@@ -8,8 +8,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from numjoco.engine.mjcf.compile import compile_model
-from numjoco.engine.mjcf.parse import MjcfError
+from numjoco.engine.mjcf import compile_model
+from numjoco.engine.mjcf._node import MjcfError
 from tests.test_mesh import _box, _icosphere, _inline, _lshape, _tetra
 
 FIT = ["geom_size", "geom_pos", "geom_aabb", "geom_rbound", "geom_dataid", "geom_matid",

@@ -13,7 +13,7 @@ mujoco = pytest.importorskip("mujoco")
 
 import numjoco
 from numjoco.engine.mjcf import _qhull
-from numjoco.engine.mjcf.compile import compile_model
+from numjoco.engine.mjcf import compile_model
 
 HULL_FIELDS = ("mesh_graphadr", "mesh_graph", "mesh_extrema", "mesh_face", "mesh_polynum",
                "mesh_polyadr", "mesh_polyvertadr", "mesh_polyvertnum", "mesh_polyvert",

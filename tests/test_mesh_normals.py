@@ -10,8 +10,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from numjoco.engine.mjcf.compile import compile_model
-from numjoco.engine.mjcf.parse import MjcfError
+from numjoco.engine.mjcf import compile_model
+from numjoco.engine.mjcf._node import MjcfError
 from tests.test_mesh import _box, _icosphere, _lshape, write_stl_binary
 from tests.test_mesh_sources import BUILTINS, FLAT, _msh
 

@@ -6,7 +6,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from numjoco.engine.mjcf.compile import compile_model
+from numjoco.engine.mjcf import compile_model
 from tests.models import assert_compiles_as_mujoco
 
 XML = """<mujoco><asset><mesh name="m" file="{}"/></asset>

@@ -7,8 +7,8 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from numjoco.engine.mjcf.compile import compile_model
-from numjoco.engine.mjcf.parse import MjcfError
+from numjoco.engine.mjcf import compile_model
+from numjoco.engine.mjcf._node import MjcfError
 from tests.test_mesh import _lshape
 from tests.test_mesh_fit import _compare
 

@@ -11,7 +11,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from numjoco import load_model   # with mj_setConst (dof_M0, invweights, spring lengths)
 from numjoco.engine.mjcf import compile_model
-from numjoco.engine.mjcf.parse import MjcfError
+from numjoco.engine.mjcf._node import MjcfError
 from tests.test_mjcf_compile import assert_same
 
 ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")

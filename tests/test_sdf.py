@@ -17,7 +17,7 @@ from numjoco.engine import interop
 from numjoco.engine.forward import fwd_position
 from numjoco.engine.mjcf import MjcfError
 from numjoco.engine.mjcf import _plugin
-from numjoco.engine.mjcf.compile import compile_model
+from numjoco.engine.mjcf import compile_model
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "sdf")
 MODELS = ["torus.xml", "bowl.xml", "gear.xml", "nutbolt.xml", "primitives.xml", "mesh.xml",

@@ -18,7 +18,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from numjoco.engine.mjcf import MjcfError
-from numjoco.engine.mjcf.compile import compile_model
+from numjoco.engine.mjcf import compile_model
 from tests.test_sdf import _assert_same, _contacts, match_poses
 
 _MODELS = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")

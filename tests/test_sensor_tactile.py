@@ -14,7 +14,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from numjoco.engine.mjcf import MjcfError
-from numjoco.engine.mjcf.compile import compile_model
+from numjoco.engine.mjcf import compile_model
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 TACTILE = os.path.join(_DIR, "model", "tactile", "tactile.xml")

@@ -1,17 +1,36 @@
-"""MJCF loading: parse an MJCF model and compile it into an `engine.io.Model`."""
-from numjoco.engine.mjcf.compile import compile_model
-from numjoco.engine.mjcf.parse import MjcfError, MjcfWarning
+"""The MJCF (and URDF) compiler: `compile_model(source)` parses a model and compiles it into
+(sizes, arrays, names), MuJoCo's compiled fields by name, with numpy only. The engine's Model is
+built from them by numjoco.engine.api.build_model (engine/preview.Compiled holds them).
+
+parse.py reads the model into a checked element tree (_node.py: elements, errors, values;
+_schema.py: the elements and attributes read; _attach.py, _replicate.py, urdf.py: what it
+expands); compile.py's Compiler turns the tree into fields (bodies, joints, geoms, ...; meshes
+in _mesh.py, actuators in _actuator.py, sensors in _sensor.py, flexes in _flex*.py, plugins in
+_plugin.py, textures in _texture.py, ...) and _assemble.py lays them out as MuJoCo's arrays.
+"""
+from numjoco.engine.mjcf import _flex, compile
+from numjoco.engine.mjcf._node import MjcfError, MjcfWarning
+from numjoco.engine.mjcf.parse import parse
 
 
-def load_model(source, assets=None):
-  """Compile an MJCF file path or XML string (plus optional include assets) into a Model."""
-  from numjoco.engine import io
-  sizes, arrays, names = compile_model(source, assets, simulated=True)
-  path = source if isinstance(source, str) and not source.lstrip().startswith("<") else None
-  lropt = arrays.pop("_lengthrange")
-  m = io.Model(sizes, arrays, names, source=path)
-  m.__dict__["lropt"] = lropt   # compiler <lengthrange> options, used by engine.lengthrange
-  return m
+def compile_model(source, assets=None, flex=True, simulated=False):
+  """Compile an MJCF (or URDF) file path or XML string into (sizes, arrays, names): MuJoCo's
+  compiled fields by name (engine/mjcf/parse.py reads the model, compile.Compiler compiles it).
+  `simulated`: refuse flex features the engine does not simulate yet (_flex.check_simulated);
+  `flex=False` refuses flex elements altogether."""
+  root = parse(source, assets, flex)
+  try:
+    c = compile.Compiler(root)
+    c.assets = assets
+    out = c.run()
+    if simulated:
+      _flex.check_simulated(c, out[1])
+    return out
+  except MjcfError:
+    raise
+  except (KeyError, IndexError, TypeError, ValueError, ZeroDivisionError) as e:
+    # never surface a raw traceback from deep inside: attribute it to the model root
+    raise MjcfError(root, f"internal compiler error: {type(e).__name__}: {e}") from e
 
 
-__all__ = ["MjcfError", "MjcfWarning", "compile_model", "load_model"]
+__all__ = ["MjcfError", "MjcfWarning", "compile_model"]

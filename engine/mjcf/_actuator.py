@@ -4,6 +4,11 @@ signature, and the per-actuator control/output layout (ctrlnum, ctrlspec, outnum
 per-input control ranges of mjCActuator::Compile)."""
 import math
 
+from numjoco.engine import types as t
+from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf._node import BOOL as _BOOL, LIMITED as _LIMITED
+from numjoco.engine.mjcf._node import Obj as _Obj, Reader as _Reader, user_values as _user
+from numjoco.engine.mjcf._sensor import INTERP, check_history as _check_history
 from numjoco.engine.types import mjtChart, mjtDyn, mjtGain, mjtBias, mjtInput, mjtJoint, mjtTrn
 
 _POS, _VEL, _FF, _VOLT, _NONE, _PRESS = (int(mjtInput.POS), int(mjtInput.VEL), int(mjtInput.FF),
@@ -69,7 +74,7 @@ def read_kv(rd, bias2):
 
 def set_pid(rd, a, inherit):
   """The pid shortcut (mjs_setToPID): kp, kv in biasprm, ki in gainprm[0], imax and slewmax in
-  dynprm; parameters inherited only when `inherit` (compile._shortcut_source found a default)."""
+  dynprm; parameters inherited only when `inherit` (shortcut_source found a default)."""
   n = rd.node
   kp = rd.num("kp", -a.biasprm[1] if inherit else 1.0)
   bias2 = read_kv(rd, a.biasprm[2] if inherit else 0.0)
@@ -317,3 +322,254 @@ def control_ranges(a):
         out[j] = (rng[0] < rng[1], list(rng))
         j += 1
   return out
+
+
+# ------------------------------------------------------------------ actuator elements and defaults
+
+DYN = {"none": 0, "integrator": 1, "filter": 2, "filterexact": 3, "muscle": 4, "dcmotor": 5,
+        "pid": 6, "user": 7}
+GAIN = {"fixed": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "pid": 5, "user": 6}
+BIAS = {"none": 0, "affine": 1, "muscle": 2, "dcmotor": 3, "so3": 4, "user": 5}
+
+ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper", "cylinder",
+             "muscle", "adhesion", "pid", "dcmotor", "orientation")
+
+
+def has_mass(b):
+  """Body b, or one of the bodies welded to it (children without joints, recursively), has
+  mass and every principal inertia >= mjMINVAL (mjCModel::CheckBodyMassInertia)."""
+  if b.mass >= mm.MINVAL and min(b.inertia) >= mm.MINVAL:
+    return True
+  return any(has_mass(c) for c in b.children if not c.joints)
+
+
+def default_actuator():
+  a = _Obj(gaintype=0, biastype=0, dyntype=0, gainprm=[1.0] + [0.0] * 9, biasprm=[0.0] * 10,
+           dynprm=[1.0] + [0.0] * 9, ctrlrange=[0.0, 0.0], forcerange=[0.0, 0.0],
+           actrange=[0.0, 0.0], lengthrange=[0.0, 0.0], ctrllimited=2, forcelimited=2,
+           actlimited=2, gear=[1.0] + [0.0] * 5, cranklength=0.0, group=0, actearly=False,
+           inheritrange=0.0, actdim=-1, damping=0.0, dampingpoly=[0.0, 0.0], armature=0.0,
+           ctrlspec=0, velrange=[0.0, 0.0], ffrange=[0.0, 0.0], user=[], nsample=0, interp=0,
+           delay=0.0, acttype="general")
+  return a
+
+
+def copy_act(a):
+  return _Obj({k: list(v) if isinstance(v, list) else v for k, v in a.items()})
+
+
+# the gain type of a <general> default whose raw parameters a shortcut reads as its own
+_SHORTCUT_GAIN = {"motor": 0, "position": 0, "velocity": 0, "intvelocity": 0, "cylinder": 0,
+                  "adhesion": 0, "damper": 1, "muscle": 2, "dcmotor": 3, "orientation": 4,
+                  "pid": 5}
+
+
+def _shortcut_source(tag, a, ancestors):
+  """The actuator default a shortcut `tag` takes its parameters (kp, kv, area...) from, as
+  MuJoCo 4: the nearest of `a` (its own class's default) and `ancestors` written with the same
+  shortcut, or with <general> and the shortcut's gain type; None: its documented defaults."""
+  for src in [a] + list(ancestors):
+    if src.acttype == tag or (src.acttype == "general" and src.gaintype == _SHORTCUT_GAIN[tag]):
+      return src
+  return None
+
+
+def apply_actuator(n, a, ancestors=()):
+  """Apply one actuator element (general or a shortcut) to actuator state `a`, as MuJoCo 4:
+  mechanical attributes (ctrlrange, gear...) are inherited from the class's default whatever
+  wrote it; a shortcut writes its whole gain/bias/dynamics table, its parameters inherited only
+  from the default `_shortcut_source` finds (modeling chapter, "Shortcuts")."""
+  rd = _Reader(n, None)
+  a.group = rd.int("group", a.group)
+  a.ctrllimited = rd.kw("ctrllimited", _LIMITED, a.ctrllimited)
+  a.forcelimited = rd.kw("forcelimited", _LIMITED, a.forcelimited)
+  a.actlimited = rd.kw("actlimited", _LIMITED, a.actlimited)
+  a.ctrlrange = rd.exact("ctrlrange", a.ctrlrange, 2)
+  a.forcerange = rd.exact("forcerange", a.forcerange, 2)
+  a.actrange = rd.exact("actrange", a.actrange, 2)
+  a.lengthrange = rd.exact("lengthrange", a.lengthrange, 2)
+  a.gear = rd.vec("gear", a.gear, 6)
+  a.cranklength = rd.num("cranklength", a.cranklength)
+  a.actearly = rd.kw("actearly", _BOOL, a.actearly)
+  a.damping, *a.dampingpoly = rd.vec("damping", [a.damping] + a.dampingpoly, 3)
+  a.armature = rd.num("armature", a.armature)
+  a.velrange = rd.exact("velrange", a.velrange, 2)
+  a.ffrange = rd.exact("ffrange", a.ffrange, 2)
+  a.nsample = rd.int("nsample", a.nsample)   # control history (engine/history.py)
+  a.interp = rd.kw("interp", INTERP, a.interp)
+  a.delay = rd.num("delay", a.delay)
+  if "user" in n.attrib:
+    a.user = _user(n, n.attrib["user"])
+  tag = n.tag
+  inh = False
+  if tag in _SHORTCUT_GAIN:
+    src = _shortcut_source(tag, a, ancestors)
+    inh = src is not None
+    if inh and src is not a:
+      for key in ("gainprm", "biasprm", "dynprm"):
+        a[key] = list(src[key])
+      a.dyntype, a.gaintype, a.biastype = src.dyntype, src.gaintype, src.biastype
+      a.ctrlspec = src.ctrlspec
+    elif not inh:
+      fresh = default_actuator()
+      for key in ("gainprm", "biasprm", "dynprm", "dyntype", "gaintype", "biastype"):
+        a[key] = fresh[key]
+    # the activation layout is the shortcut's too: actlimited automatic, actearly off
+    a.actdim, a.actlimited, a.actearly = -1, 2, False
+    a.acttype = tag
+  elif tag == "general":
+    a.acttype = "general"
+  if tag in SHORTCUT_INPUT:
+    a.ctrlspec = SHORTCUT_INPUT[tag]
+  if tag == "general":
+    a.dyntype = rd.kw("dyntype", DYN, a.dyntype)
+    gaintype = rd.kw("gaintype", GAIN, a.gaintype)
+    if gaintype != a.gaintype:
+      a.ctrlspec = 0   # an inherited input signature belongs to the old gaintype
+    a.gaintype = gaintype
+    a.biastype = rd.kw("biastype", BIAS, a.biastype)
+    a.dynprm = rd.vec("dynprm", a.dynprm, 10)
+    a.gainprm = rd.vec("gainprm", a.gainprm, 10)
+    a.biasprm = rd.vec("biasprm", a.biasprm, 10)
+    a.actdim = rd.int("actdim", a.actdim)
+    a.inheritrange = rd.num("inheritrange", a.inheritrange)
+    spec = read_input(n)
+    if spec is not None:
+      a.ctrlspec = spec
+  elif tag == "plugin":   # an actuator plugin (mujoco.pid): its dynamics and state size
+    a.dyntype = rd.kw("dyntype", DYN, a.dyntype)
+    a.dynprm = rd.vec("dynprm", a.dynprm, 10)
+    a.actdim = rd.int("actdim", a.actdim)
+  elif tag == "pid":
+    set_pid(rd, a, inh)
+  elif tag == "dcmotor":
+    set_dcmotor(rd, a, inh)
+  elif tag == "orientation":
+    set_orientation(rd, a, inh)
+  elif tag == "motor":
+    _table(a, 0, 0, 0, [1.0], [], [])
+  elif tag in ("position", "intvelocity"):
+    kp = rd.num("kp", a.gainprm[0] if inh else 1.0)
+    bias2 = read_kv(rd, a.biasprm[2] if inh else 0.0)
+    tc = a.dynprm[0] if inh and a.dyntype == 3 else 0.0
+    if "timeconst" in n.attrib:
+      tc = rd.num("timeconst", 0.0)
+      if tc < 0:
+        raise n.error("timeconst cannot be negative")
+    a.inheritrange = rd.num("inheritrange", a.inheritrange)
+    if a.inheritrange > 0 and tag == "position" and (a.ctrlrange[0] or a.ctrlrange[1]):
+      raise n.error("ctrlrange and inheritrange cannot both be defined")
+    dyn = [tc] if "timeconst" in n.attrib or tc > 0 else []
+    _table(a, 0 if tc == 0 else 3, 0, 1, [kp], [0.0, -kp, bias2], dyn)
+    if tag == "intvelocity":
+      a.dyntype = 1
+      if a.inheritrange > 0 and (a.actrange[0] or a.actrange[1]):
+        raise n.error("actrange and inheritrange cannot both be defined")
+  elif tag == "velocity":
+    kv = rd.num("kv", a.gainprm[0] if inh else 1.0)
+    _table(a, 0, 0, 1, [kv], [0.0, 0.0, -kv], [])
+  elif tag == "muscle":
+    _set_muscle(rd, a, inh)
+  elif tag == "cylinder":
+    tc = rd.num("timeconst", a.dynprm[0] if inh else 1.0)
+    area = rd.num("area", a.gainprm[0] if inh else 1.0)
+    if "diameter" in n.attrib:
+      area = math.pi / 4 * rd.num("diameter", 0.0) ** 2
+    bias = rd.exact("bias", a.biasprm[0:3] if inh else [0.0] * 3, 3)
+    _table(a, 2, 0, 1, [area], list(bias), [tc])
+  elif tag == "adhesion":
+    gain = rd.num("gain", a.gainprm[0] if inh else 1.0)
+    if gain < 0:
+      raise n.error("adhesion gain cannot be negative")
+    _table(a, 0, 0, 0, [gain], [], [])
+    a.ctrllimited = 1
+    if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
+      raise n.error("adhesion control range cannot be negative")
+  elif tag == "damper":
+    kv = rd.num("kv", -a.gainprm[2] if inh else 0.0)
+    _table(a, 0, 1, 0, [0.0, 0.0, -kv], [], [])
+    a.ctrllimited = 1
+    if kv < 0:
+      raise n.error("damping coefficient cannot be negative")
+    if a.ctrlrange[0] < 0 or a.ctrlrange[1] < 0:
+      raise n.error("damper control range cannot be negative")
+
+
+def _table(a, dyntype, gaintype, biastype, gain, bias, dyn):
+  """A shortcut's whole actuator table: the types, and gain/bias/dynamics parameters that
+  start with `gain`, `bias`, `dyn` and are otherwise MuJoCo's defaults (gainprm and dynprm
+  1 0 0..., biasprm zeros)."""
+  a.dyntype, a.gaintype, a.biastype = dyntype, gaintype, biastype
+  a.gainprm = (list(gain) + [0.0] * 10)[:10] if gain else [1.0] + [0.0] * 9
+  a.biasprm = (list(bias) + [0.0] * 10)[:10]
+  a.dynprm = (list(dyn) + [0.0] * 10)[:10] if dyn else [1.0] + [0.0] * 9
+
+
+_MUSCLE_PRM = [0.75, 1.05, -1.0, 200.0, 0.5, 1.6, 1.5, 1.3, 1.2]
+
+
+def _set_muscle(rd, a, inh):
+  """The muscle shortcut (mjs_setToMuscle): muscle dynamics, gain and bias with shared prm;
+  parameters inherited from the default `_shortcut_source` found (`inh`)."""
+  tc = rd.exact("timeconst", a.dynprm[0:2] if inh else [0.01, 0.04], 2)
+  smooth = rd.num("tausmooth", a.dynprm[2] if inh else 0.0)
+  if smooth < 0:
+    raise rd.node.error("muscle tausmooth cannot be negative")
+  base = a.gainprm[0:9] if inh else list(_MUSCLE_PRM)
+  prm = list(rd.exact("range", base[0:2], 2))
+  for k, key in enumerate(("force", "scale", "lmin", "lmax", "vmax", "fpmax", "fvmax")):
+    prm.append(rd.num(key, base[2 + k]))
+  _table(a, 4, 2, 2, prm, prm, list(tc) + [smooth])
+
+
+def finish_actuator(c, a):
+  """Checks and derived values of mjCActuator::Compile (inheritrange, limits, actdim)."""
+  n = a.node
+  # PID / DC-motor / SO3 checks; these fix their own input, output and activation layout
+  resolve_layout(c, a)
+  _check_history(n, a.nsample, a.delay)
+  if (a.delay > 0 or a.nsample > 0) and a.ctrlnum == 0:
+    raise n.error(f"history and delay require an input in actuator '{a.name}'")
+  if (((a.gaintype == 0 and a.gainprm[0] == -a.biasprm[1]) or a.gaintype == t.mjtGain.PID)
+      and a.biastype == 1 and a.inheritrange > 0):
+    if a.dyntype in (0, 3, 6):
+      rng = "ctrlrange"
+    elif a.dyntype == 1:
+      rng = "actrange"
+    else:
+      raise n.error("inheritrange only available for position and intvelocity actuators")
+    if a.trntype not in (0, 1, 3):
+      raise n.error("inheritrange needs a joint or tendon transmission")
+    if a.trntype in (0, 1):
+      j = c.all_joints()[a.trnid[0]]
+      if j.type not in (2, 3):
+        raise n.error("inheritrange can only be used with hinge and slide joints")
+      target = j.range
+    else:
+      target = c.tendons[a.trnid[0]].range
+    if target[0] == target[1]:
+      raise n.error("inheritrange used but target has no range defined")
+    mean = 0.5 * (target[1] + target[0])
+    radius = 0.5 * (target[1] - target[0]) * a.inheritrange
+    a[rng] = [mean - radius, mean + radius]
+  for lim, rng in (("forcelimited", "forcerange"), ("ctrllimited", "ctrlrange"),
+                   ("actlimited", "actrange")):
+    if a[lim] == 2 and not c.autolimits and a[rng] != [0.0, 0.0]:
+      raise n.error(f"actuator has '{rng}' but not '{lim}'; set compiler autolimits='true' "
+                    f"or specify '{lim}'")
+    on = a[lim] == 1 or (a[lim] == 2 and a[rng][0] < a[rng][1])
+    a["is_" + lim] = on
+    if on and a[rng][0] >= a[rng][1]:
+      raise n.error(f"invalid {rng} for actuator")
+  if a.is_actlimited and a.dyntype == 0:
+    raise n.error("actrange specified but dyntype is 'none' in actuator")
+  if a.plugin is None:   # a plugin's state size is the plugin's (engine/mjcf/_plugin.py)
+    if a.actdim > 1 and a.dyntype not in (5, 7) and not a.so3 and a.gaintype != t.mjtGain.PID:
+      raise n.error("actdim > 1 is only allowed for dyntype 'user' and 'dcmotor'")
+    if a.actdim == 1 and a.dyntype == 0:
+      raise n.error("invalid actdim 1 in stateless actuator")
+    if a.actdim == 0 and a.dyntype not in (0, 5):
+      raise n.error("invalid actdim 0 in stateful actuator")
+  if a.actdim < 0:
+    a.actdim = int(a.dyntype not in (0, 5))
+  a.ctrlranges = control_ranges(a)

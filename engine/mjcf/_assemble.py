@@ -486,21 +486,6 @@ def _contacts(c, A, sizes):
   c.exclude_names = [e[1] for e in ex]
 
 
-def initial_plastic(A, nplastic):
-  """The plastic state mj_resetData starts from: qpos_spring of plastic joints and
-  tendon_lengthspring of plastic tendons, at their jnt_plasticadr/tendon_plasticadr."""
-  out = np.zeros(nplastic)
-  for j, a in enumerate(A["jnt_plasticadr"]):
-    if a >= 0:
-      q = A["jnt_qposadr"][j]
-      n = 4 if A["jnt_type"][j] == t.mjtJoint.BALL else 1
-      out[a:a + n] = A["qpos_spring"][q:q + n]
-  for i, a in enumerate(A["tendon_plasticadr"]):
-    if a >= 0:
-      out[a:a + 2] = A["tendon_lengthspring"][i]
-  return out
-
-
 def _keys(c, A, sizes):
   nq, nv, na, nu, nmocap = (sizes[k] for k in ("nq", "nv", "na", "nu", "nmocap"))
   keys = c.keys
@@ -514,8 +499,8 @@ def _keys(c, A, sizes):
   A["key_ctrl"] = np.zeros((nk, nu))
   A["key_mpos"] = np.tile(np.array([b.pos for b in mocap]).ravel(), (nk, 1))
   A["key_mquat"] = np.tile(np.array([b.quat for b in mocap]).ravel(), (nk, 1))
-  A["key_plastic"] = np.tile(initial_plastic(A, sizes["nplastic"]), (nk, 1))
-  from numjoco.engine.mjcf.parse import floats
+  A["key_plastic"] = np.tile(t.initial_plastic(A, sizes["nplastic"]), (nk, 1))
+  from numjoco.engine.mjcf._node import floats
   for i, k in enumerate(keys):
     n = k.node
     tv = floats(n, "time", 1)

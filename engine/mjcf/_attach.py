@@ -37,8 +37,9 @@ import math
 import os
 
 from numjoco.engine.mjcf import _math as mm
-from numjoco.engine.mjcf import _replicate, parse
-from numjoco.engine.mjcf.parse import ACTUATOR_TAGS, ATTRS, Node, _attr_key, floats
+from numjoco.engine.mjcf import _node, _replicate, _schema
+from numjoco.engine.mjcf._node import Node, floats
+from numjoco.engine.mjcf._schema import ACTUATOR_TAGS, ATTRS, attr_key
 
 # attribute -> kind of the element it names
 _REFS = {
@@ -247,7 +248,7 @@ def _isolate_main(root):
     for c in sec.children:
       if sec.tag == "worldbody" and c.tag in ("body", "frame", "replicate"):
         c.attrib.setdefault("childclass", _PARENT_MAIN)
-      elif c.tag != "attach" and "class" in ATTRS.get(_attr_key(c), ()):
+      elif c.tag != "attach" and "class" in ATTRS.get(attr_key(c), ()):
         c.attrib.setdefault("class", _PARENT_MAIN)
 
 
@@ -297,13 +298,13 @@ def _read_model(node, assets, depth):
   name = node.get("file")
   if not name:
     raise node.error("missing attribute 'file'")
-  text, path = parse.read_referenced(node, name, assets, "model file")
-  root = parse._convert(parse._read_xml(text, path), path, None, assets, 0)
+  text, path = _node.read_referenced(node, name, assets, "model file")
+  root = _node.read_text(text, path, assets)
   if root.tag != "mujoco":
     raise node.error(f"model file '{name}': root element must be <mujoco>")
   expand(root, assets, depth + 1)
   _replicate.expand(root)
-  parse._check(root)
+  _schema.check(root)
   return root
 
 
@@ -755,7 +756,7 @@ def _merge_globals(at, parent, child):
   if errors:
     raise at.error(head + ": " + "; ".join(errors))
   if notes:
-    parse.warn(at, head + ": " + "; ".join(notes))
+    _node.warn(at, head + ": " + "; ".join(notes))
 
 
 def _copy_defaults_and_assets(st, croot, ren, classes):
@@ -793,7 +794,7 @@ def _copy_defaults_and_assets(st, croot, ren, classes):
         c.attrib["class"] = classes("main")
       if a.tag == "skin" and a.get("file"):
         # the bone names read from its SKN file take the prefix too (mjCSkin::NameSpace)
-        c.attrib[parse.SKIN_PREFIX] = ren.prefix + a.get(parse.SKIN_PREFIX, "")
+        c.attrib[_node.SKIN_PREFIX] = ren.prefix + a.get(_node.SKIN_PREFIX, "")
       new.append(c)
       if c.get("name"):
         st.names.setdefault(a.tag, set()).add(c.get("name"))

@@ -1,15 +1,14 @@
 """MJCF flex: <deformable><flex> and <flexcomp>, compiled into MuJoCo 4.0's flex_* fields.
 
-Compile-time only, for now: the flex physics (passive forces, collisions, equality rows) does
-not exist yet, so `numjoco.load_model` still stops at a flex element; `load_flex_model` compiles
-one anyway (tests, and the kernel work to come). Follows MuJoCo's mjCFlex::Compile (edges,
-flaps, shells, element layers, node grids, vert0, size; elasticity coefficients in
-engine/mjcf/_flexelastic.py) with 4.0's model layout (per-element flex_matid, 24 stiffness
-numbers per tetrahedron, flex_cellnum/vertcell, ...); <flexcomp> is expanded into bodies and
-a flex spec by engine/mjcf/_flexcomp.py.
+Follows MuJoCo's mjCFlex::Compile (edges, flaps, shells, element layers, node grids, vert0,
+size; elasticity coefficients in engine/mjcf/_flexelastic.py) with 4.0's model layout
+(per-element flex_matid, 24 stiffness numbers per tetrahedron, flex_cellnum/vertcell, ...);
+<flexcomp> is expanded into bodies and a flex spec by engine/mjcf/_flexcomp.py. The flex
+physics is engine/flex.py, engine/collision_flex.py and engine/flex_contact.py;
+`check_simulated` refuses what it does not simulate yet, naming the element (the compiler's
+tests compile every flex model: preview.Compiled(simulated=False)).
 
-The flex arrays are Python-side Model attributes, as the skin and texture ones are (see
-engine/mjcf/_assemble.py DRAW_FIELDS): no kernel reads them yet. Shapes (4.0's): per flex
+Shapes of the flex arrays (4.0's, field tables in engine/types.py): per flex
 (nflex,) or (nflex, k); per vertex (nflexvert, 3) flex_vert/vert0, flex_vertbodyid; per edge
 (nflexedge, 2) flex_edge/edgeflap, flexedge_*; per element flex_elem (nflexelemdata,),
 flex_elemedge (nflexelemedge,), flex_elemlayer/matid (nflexelem,); flex_stiffness
@@ -22,7 +21,9 @@ import numpy as np
 from numjoco.engine.mjcf import _flexcomp
 from numjoco.engine.mjcf import _flexelastic as _elastic
 from numjoco.engine.mjcf import _math as mm
-from numjoco.engine.mjcf.parse import floats
+from numjoco.engine.mjcf._node import Obj, floats
+from numjoco.engine.mjcf._flexread import (default_flex, ints as _ints, kw as _kw,
+                                           read_common as _read_common, vec as _vec)
 from numjoco.engine.types import MINVAL as _MINVAL
 
 # mjModel's flex sizes and fields, by MuJoCo 4.0's names
@@ -48,9 +49,6 @@ FIELDS = (
 
 _EPS = 1e-6          # mjEPS (bounding boxes)
 _DOFS = ("full", "radial", "trilinear", "quadratic", "2d")
-_SELF = {"none": 0, "narrow": 1, "bvh": 2, "sap": 3, "auto": 4}
-_ELASTIC2D = {"none": 0, "bend": 1, "stretch": 2, "both": 3}
-_BOOL = {"false": 0, "true": 1}
 # local edges of a simplex (MuJoCo's eledge), by dim
 _ELEDGE = {1: ((0, 1),), 2: ((1, 2), (2, 0), (0, 1)),
            3: ((0, 1), (1, 2), (2, 0), (2, 3), (0, 3), (1, 3))}
@@ -94,106 +92,6 @@ def _attrs(n, allowed):
   for key in n.attrib:
     if key not in allowed:
       raise n.error(f"unknown attribute '{key}'")
-
-
-# ------------------------------------------------------------------------------------ values
-
-def _ints(n, key):
-  """Attribute `key` as a list of ints (None when absent)."""
-  vals = floats(n, key)
-  if vals is None:
-    return None
-  if any(v != int(v) for v in vals):
-    raise n.error(f"attribute '{key}': expected integers")
-  return [int(v) for v in vals]
-
-
-def _num(n, key, default):
-  """Scalar attribute `key`, or `default`."""
-  vals = floats(n, key, 1)
-  return default if vals is None else vals[0]
-
-
-def _int(n, key, default):
-  """Integer attribute `key`, or `default`."""
-  vals = _ints(n, key)
-  if vals is None:
-    return default
-  if len(vals) != 1:
-    raise n.error(f"attribute '{key}': expected 1 value, got {len(vals)}")
-  return vals[0]
-
-
-def _kw(n, key, choices, default):
-  """Keyword attribute `key` mapped through `choices`, or `default`."""
-  text = n.get(key)
-  if text is None:
-    return default
-  if text not in choices:
-    raise n.error(f"attribute '{key}': invalid value '{text}' (expected one of "
-                  f"{', '.join(choices)})")
-  return choices[text] if isinstance(choices, dict) else text
-
-
-def _vec(n, key, base, lo=None):
-  """Attribute `key` over `base`: the given leading values replace base's (MuJoCo's ReadAttr
-  with exact=false), or exactly len(base) values when `lo` is None."""
-  out = list(base)
-  vals = floats(n, key, len(base), len(base) if lo is None else lo)
-  if vals is not None:
-    out[:len(vals)] = vals
-  return out
-
-
-def _child(n, tag):
-  """The first child element of `n` with tag `tag`, or None."""
-  for c in n.children:
-    if c.tag == tag:
-      return c
-  return None
-
-
-def default_flex():
-  """mjs_defaultFlex."""
-  return dict(contype=1, conaffinity=1, condim=3, priority=0, friction=[1.0, 0.005, 0.0001],
-              solmix=1.0, solref=[0.02, 1.0], solimp=[0.9, 0.95, 0.001, 0.5, 2.0],
-              margin=0.0, gap=0.0, selfcollide=4, activelayers=1, passive=0, dim=2,
-              radius=0.005, group=0, material="", rgba=[0.5, 0.5, 0.5, 1.0], flatskin=False,
-              edgestiffness=0.0, edgedamping=0.0, young=0.0, poisson=0.0, damping=0.0,
-              thickness=-1.0, elastic2d=0, cellcount=[1, 1, 1], order=0, vertbody=[],
-              vert=[], elem=[], texcoord=[], elemtexcoord=[], nodebody=[], nodecoord=[],
-              equality=0, eq_solref=None, eq_solimp=None, name="")
-
-
-def _read_common(n, f):
-  """Attributes a <flex> and a <flexcomp> share, and their contact/edge/elasticity children."""
-  f["name"] = n.get("name", "")
-  f["group"] = _int(n, "group", f["group"])
-  f["dim"] = _int(n, "dim", f["dim"])
-  f["radius"] = _num(n, "radius", f["radius"])
-  f["material"] = n.get("material", "")
-  f["rgba"] = _vec(n, "rgba", f["rgba"])
-  f["flatskin"] = bool(_kw(n, "flatskin", _BOOL, int(f["flatskin"])))
-  cont = _child(n, "contact")
-  if cont is not None:
-    for k in ("contype", "conaffinity", "condim", "priority", "activelayers"):
-      f[k] = _int(cont, k, f[k])
-    for k in ("solmix", "margin", "gap"):
-      f[k] = _num(cont, k, f[k])
-    for k in ("friction", "solref", "solimp"):
-      f[k] = _vec(cont, k, f[k], 1)
-    f["selfcollide"] = _kw(cont, "selfcollide", _SELF, f["selfcollide"])
-    f["passive"] = _kw(cont, "passive", _BOOL, f["passive"])
-  edge = _child(n, "edge")
-  if edge is not None:
-    f["edgestiffness"] = _num(edge, "stiffness", f["edgestiffness"])
-    f["edgedamping"] = _num(edge, "damping", f["edgedamping"])
-  el = _child(n, "elasticity")
-  if el is not None:
-    for k in ("young", "poisson", "damping", "thickness"):
-      f[k] = _num(el, k, f[k])
-    f["elastic2d"] = _kw(el, "elastic2d", _ELASTIC2D, f["elastic2d"])
-  return edge
 
 
 def read_flex(n):
@@ -593,10 +491,9 @@ def _vertcell(f):
 def equality(c, f, fid):
   """The equality a flexcomp's <edge equality=...> adds (after the model's own equalities,
   as 4.0 orders them)."""
-  from numjoco.engine.mjcf.compile import _Obj
   if not f["equality"] or f["equality"] == 3:
     return None
-  e = _Obj(node=f["node"], name="")
+  e = Obj(node=f["node"], name="")
   e.type = 4 if f["equality"] == 1 else 5
   e.active = True
   # MuJoCo's built-in equality defaults: 4.0 applies no default class here (measured)
@@ -823,63 +720,12 @@ def _edge_sparsity(flexes, A, sizes):
 
 # ------------------------------------------------------------------------------------ qpos0
 
-def set_edge_constants(m):
-  """flexedge_length0 and flexedge_invweight0 at qpos0, as 4.0's mj_setConst computes them
-  (after engine.setconst.set_const filled M and the kinematics), written into the Model's
-  arrays; the rows' sparsity is the compiler's (_edge_sparsity)."""
-  from numjoco.engine import io
-  from numjoco.engine import setconst as sc
-  if not m.nflex:
-    return
-  d = io.make_data(m)
-  d.qpos[:] = m.qpos0
-  sc._position_stages(m.struct, d.struct)
-  sc._inertia_stages(m.struct, d.struct)
-  xmat = d.xmat.reshape(-1, 3, 3)
-  jrows = {}
-  length0 = np.zeros(m.nflexedge)
-  invw = np.zeros(m.nflexedge)
-  for f in range(m.nflex):
-    va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
-    if m.flex_interp[f]:    # 4.0 leaves interpolated flexes' edge constants at 0
-      continue
-    vb = m.flex_vertbodyid[va:va + m.flex_vertnum[f]]
-    vloc = m.flex_vert[va:va + m.flex_vertnum[f]]
-    pos = d.xpos[vb] + np.einsum("nij,nj->ni", xmat[vb], vloc)
-    for e in range(ea, ea + m.flex_edgenum[f]):
-      v1, v2 = m.flex_edge[e]
-      vec = pos[v2] - pos[v1]
-      length0[e] = np.sqrt(vec @ vec)
-      if m.flex_rigid[f] or not m.flexedge_J_rownnz[e] or not m.nv:
-        continue
-      b1, b2 = int(vb[v1]), int(vb[v2])
-      j1, _ = sc.jac(m, d, pos[v1], b1)
-      j2, _ = sc.jac(m, d, pos[v2], b2)
-      jrows[e] = (vec / max(length0[e], 1e-15)) @ (j2 - j1)
-  if m.nv:
-    for f in range(m.nflex):
-      va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
-      if m.flex_interp[f]:
-        continue
-      for e in range(ea, ea + m.flex_edgenum[f]):
-        b1, b2 = (m.flex_vertbodyid[va + v] for v in m.flex_edge[e])
-        if m.flexedge_rigid[e]:
-          invw[e] = 0.0
-        elif m.body_simple[b1] == 2 and m.body_simple[b2] == 2:
-          invw[e] = (1 / m.body_mass[b1] + 1 / m.body_mass[b2]) / 2
-        elif e in jrows:
-          row = jrows[e]
-          invw[e] = row @ sc._solve_m(m, d, row[None])[0]
-  m.flexedge_length0[:] = length0
-  m.flexedge_invweight0[:] = invw
-
-
 def check_simulated(c, A):
   """Refuse, naming the flex element, what engine/flex.py does not simulate yet and would
   change the motion if ignored: flex collisions with SDF geoms, flex collisions that need GJK
   while nativeccd is disabled (libccd), interpolated flexes, 1D (rod) elasticity, passive flex
   contact, and elastic flexes under the discrete integrator.
-  `load_flex_model` skips this check (tests compile every flex model)."""
+  preview.Compiled(simulated=False) skips this check (tests compile every flex model)."""
   gtype = np.asarray(A.get("geom_type", np.zeros(0)))
   gct = np.asarray(A.get("geom_contype", np.zeros(0)))
   gca = np.asarray(A.get("geom_conaffinity", np.zeros(0)))
@@ -974,22 +820,3 @@ def option_error(m):
       return (f"flex {i} is elastic, and flex elasticity under the discrete integrator is not "
               "simulated yet")
   return ""
-
-
-def load_flex_model(source, assets=None):
-  """Compile a model with flex elements into a Model, as `numjoco.load_model` does (set_const
-  and the flex edge constants at qpos0 included), without `check_simulated`: for tests that
-  compare compiled fields or the supported stages of any flex model."""
-  from numjoco.engine import io
-  from numjoco.engine import lengthrange
-  from numjoco.engine import setconst
-  from numjoco.engine.mjcf.compile import compile_model
-  sizes, arrays, names = compile_model(source, assets, flex=True)
-  path = source if isinstance(source, str) and not source.lstrip().startswith("<") else None
-  lropt = arrays.pop("_lengthrange")
-  m = io.Model(sizes, arrays, names, source=path)
-  m.__dict__["lropt"] = lropt
-  setconst.set_const(m)
-  lengthrange.set_length_range(m)
-  set_edge_constants(m)
-  return m

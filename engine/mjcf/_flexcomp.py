@@ -10,9 +10,9 @@ import os
 
 import numpy as np
 
-from numjoco.engine.mjcf import _flex
+from numjoco.engine.mjcf import _flexread as fr
 from numjoco.engine.mjcf import _math as mm
-from numjoco.engine.mjcf.parse import Node, floats
+from numjoco.engine.mjcf._node import Node, Reader, floats
 from numjoco.engine.types import MINVAL as _MINVAL
 
 _EPS = 1e-6          # mjEPS
@@ -38,8 +38,7 @@ def expand_in(c, node, bodyname, flexes, body=None, frame=None):
     if ch.tag == "body":
       expand_in(c, ch, ch.get("name", ""), flexes)
     elif ch.tag == "frame":
-      from numjoco.engine.mjcf.compile import _Reader
-      pose = c._pose(_Reader(ch, None), ch)
+      pose = c._pose(Reader(ch, None), ch)
       if frame is not None:
         pose = mm.frameaccum(frame[0], frame[1], *pose)
       expand_in(c, ch, bodyname, flexes, body, pose)
@@ -117,17 +116,17 @@ def _flexcomp(c, n, parent, bodyname, flexes, frame=None):
 def _read(c, n, bodyname):
   """The flex spec and the flexcomp settings of <flexcomp> `n`, checked as Make checks them
   before generating points."""
-  f = _flex.default_flex()
+  f = fr.default_flex()
   f["node"] = n
-  edge = _flex._read_common(n, f)
-  fc = dict(type=_flex._kw(n, "type", {t: t for t in _TYPES}, "grid"),
-            count=_flex._ints(n, "count") or [10, 10, 10],
-            cellcount=_flex._ints(n, "cellcount") or [-1, -1, -1],
-            spacing=_flex._vec(n, "spacing", [0.02, 0.02, 0.02]),
-            scale=_flex._vec(n, "scale", [1.0, 1.0, 1.0]),
-            mass=_flex._num(n, "mass", 1.0), inertiabox=_flex._num(n, "inertiabox", 0.005),
-            origin=floats(n, "origin", 3), rigid=bool(_flex._kw(n, "rigid", _BOOL, 0)),
-            dof=_flex._kw(n, "dof", {d: d for d in _DOFS}, "full"),
+  edge = fr.read_common(n, f)
+  fc = dict(type=fr.kw(n, "type", {t: t for t in _TYPES}, "grid"),
+            count=fr.ints(n, "count") or [10, 10, 10],
+            cellcount=fr.ints(n, "cellcount") or [-1, -1, -1],
+            spacing=fr.vec(n, "spacing", [0.02, 0.02, 0.02]),
+            scale=fr.vec(n, "scale", [1.0, 1.0, 1.0]),
+            mass=fr.num(n, "mass", 1.0), inertiabox=fr.num(n, "inertiabox", 0.005),
+            origin=floats(n, "origin", 3), rigid=bool(fr.kw(n, "rigid", _BOOL, 0)),
+            dof=fr.kw(n, "dof", {d: d for d in _DOFS}, "full"),
             pin={"id": [], "range": [], "grid": [], "gridrange": []})
   fc["direct"] = fc["type"] in ("direct", "mesh", "gmsh")
   if fc["origin"] is None and fc["type"] == "mesh" and f["dim"] == 3:
@@ -135,9 +134,9 @@ def _read(c, n, bodyname):
   for p in n.children:
     if p.tag == "pin":
       for k in fc["pin"]:
-        fc["pin"][k] += _flex._ints(p, k) or []
+        fc["pin"][k] += fr.ints(p, k) or []
   if edge is not None:
-    f["equality"] = _flex._kw(edge, "equality", _EDGE_EQ, 0)
+    f["equality"] = fr.kw(edge, "equality", _EDGE_EQ, 0)
     f["eq_solref"] = floats(edge, "solref", 2, 1)
     f["eq_solimp"] = floats(edge, "solimp", 5, 1)
   interp = fc["dof"] in ("trilinear", "quadratic")
@@ -159,8 +158,7 @@ def _read(c, n, bodyname):
     raise n.error("Scale must be larger than mjMINVAL")
   if fc["mass"] < _MINVAL or fc["inertiabox"] < _MINVAL:
     raise n.error("Mass and inertiabox must be larger than mjMINVAL")
-  from numjoco.engine.mjcf.compile import _Reader
-  fc["pos"], fc["quat"] = c._pose(_Reader(n, None), n)
+  fc["pos"], fc["quat"] = c._pose(Reader(n, None), n)
   if interp and (fc["type"] not in ("grid", "box") or fc["quat"] != [1.0, 0.0, 0.0, 0.0]
                  or f["elastic2d"] or f["equality"]):
     # 4.0 weighs node masses and cell stiffness by the mesh content of each cell, which we
@@ -175,7 +173,7 @@ def _generate(c, n, f, fc):
   """Points, elements and texture coordinates of the flexcomp's type (sets its dim where the
   type decides it)."""
   point = list(floats(n, "point") or [])
-  element = list(_flex._ints(n, "element") or [])
+  element = list(fr.ints(n, "element") or [])
   texcoord = [float(np.float32(x)) for x in (floats(n, "texcoord") or [])]
   elemtexcoord = []
   ftype = fc["type"]

@@ -25,7 +25,7 @@ FLEX_BASE = "_flex_base"   # a replicated flexcomp's own name (before the replic
 
 def _copy(node, parent, suffix, names):
   """Deep copy of `node` with names in `names` suffixed (its own and references)."""
-  from numjoco.engine.mjcf.parse import Node
+  from numjoco.engine.mjcf._node import Node
   attrib = dict(node.attrib)
   if node.tag == "flexcomp" and attrib.get("name"):
     # MuJoCo replicates the bodies a flexcomp made: their names take the suffix after the
@@ -81,7 +81,7 @@ def _flexcomp_outside_body(node):
 
 def expand(root):
   """Replace every <replicate> below `root` (in document order, inner ones first)."""
-  from numjoco.engine.mjcf.parse import Node, floats, number, warn
+  from numjoco.engine.mjcf._node import Node, floats, number, warn
   degree, seq = _compiler(root)
   sections = [c for c in root.children if c.tag in _SECTIONS]
 

@@ -10,6 +10,21 @@ import numpy as np
 
 from numjoco.engine import types as t
 
+INTERP = {"zoh": 0, "linear": 1, "cubic": 2}   # history interpolation (actuators, sensors)
+_MAXSAMPLE = 1 << 24   # MuJoCo stores a buffer's cursor as an mjtNum
+
+
+def check_history(n, nsample, delay):
+  """MuJoCo 4's checks of a history buffer (actuators and sensors); a negative nsample, which
+  4.0 accepts but then indexes a buffer that does not exist, is refused here."""
+  if nsample < 0:
+    raise n.error(f"nsample cannot be negative, got {nsample}")
+  if delay > 0 and nsample <= 0:
+    raise n.error("setting delay > 0 without a history buffer (set nsample > 0)")
+  if nsample > _MAXSAMPLE:
+    raise n.error(f"at most 2^24 samples in history buffer, got {nsample}")
+
+
 S, O = t.mjtSensor, t.mjtObj
 
 # tag -> (sensor type, attribute naming the object, object type); None: objtype/objname
@@ -110,7 +125,7 @@ def contact_needstage(dataspec, reduce):
 
 def _contact_spec(n):
   """(dataspec bits, reduce, num) of a <contact> sensor, checked as MuJoCo's XML reader."""
-  from numjoco.engine.mjcf.parse import floats as number_list, number
+  from numjoco.engine.mjcf._node import floats as number_list, number
   num = number(n, "num", 1)
   if num != int(num):
     raise n.error("attribute 'num': expected an integer")
@@ -192,7 +207,7 @@ def compile_sensor(c, n):
   for key in n.attrib:
     if key not in allowed:
       raise n.error(f"unknown attribute '{key}'")
-  from numjoco.engine.mjcf.parse import floats as number_list, number
+  from numjoco.engine.mjcf._node import floats as number_list, number
   noise = number(n, "noise", 0.0)
   cutoff = number(n, "cutoff", 0.0)
   if noise < 0:
@@ -306,7 +321,7 @@ def _plugin_sensor(c, n):
   optional reference frame, dim = nchannel * size x * size y, computed in the acceleration
   stage after the built-in sensors."""
   from numjoco.engine.mjcf import _plugin
-  from numjoco.engine.mjcf.parse import floats as number_list, number
+  from numjoco.engine.mjcf._node import floats as number_list, number
   for key in n.attrib:
     if key not in _PLUGIN_ATTRS:
       raise n.error(f"unknown attribute '{key}'")
@@ -338,8 +353,7 @@ def _plugin_sensor(c, n):
 def _history(n):
   """(nsample, interp, delay, [period, phase]) of a sensor's history buffer, with MuJoCo 4's
   checks (engine/history.py)."""
-  from numjoco.engine.mjcf.compile import INTERP, _check_history
-  from numjoco.engine.mjcf.parse import floats, keyword, number
+  from numjoco.engine.mjcf._node import floats, keyword, number
   nsample = number(n, "nsample", 0, integer=True)
   interp = keyword(n, "interp", INTERP, 0)
   delay = number(n, "delay", 0.0)
@@ -351,7 +365,7 @@ def _history(n):
     raise n.error("positive phase in sensor")
   if period > 0 and phase <= -period:
     raise n.error("phase must be greater than -period in sensor")
-  _check_history(n, nsample, delay)
+  check_history(n, nsample, delay)
   return nsample, interp, delay, [period, phase]
 
 
@@ -377,7 +391,7 @@ def history_layout(c, A, sizes):
   sizes["nhistory"] = adr
   dt = float(np.ravel(A["opt_timestep"])[0])
   if adr and dt <= 0:
-    from numjoco.engine.mjcf.parse import MjcfError
+    from numjoco.engine.mjcf._node import MjcfError
     raise MjcfError(None, f"history buffers require positive timestep, got {dt:g}")
 
 

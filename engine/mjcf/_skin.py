@@ -11,7 +11,7 @@ import os
 import numpy as np
 
 from numjoco.engine.mjcf import _math as mm
-from numjoco.engine.mjcf.parse import SKIN_PREFIX, floats, number
+from numjoco.engine.mjcf._node import SKIN_PREFIX, floats, number
 
 # mjModel's skin fields (DRAW_FIELDS) and sizes (DRAW_SIZES), by MuJoCo's names
 SIZES = ("nskin", "nskinvert", "nskintexvert", "nskinface", "nskinbone", "nskinbonevert")

@@ -14,7 +14,7 @@ the URDF source.
 import os
 
 from numjoco.engine.mjcf import _math as mm
-from numjoco.engine.mjcf.parse import MjcfError, Node, floats
+from numjoco.engine.mjcf._node import MjcfError, Node, floats
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar",
                 "spherical")

@@ -218,28 +218,30 @@ def test_preview_poses_equal_mujocos_forward(name):
 
 def test_preview_compiles_without_numba():
   """Compiling and posing a model for the first frame imports no numba (nor the mujoco
-  package); finishing it into the engine's Model does."""
+  package); building the engine's Model of it does."""
   code = ("import sys\nfrom numjoco.engine.preview import Compiled\n"
           "c = Compiled('assets/demo.xml'); m, d = c.preview()\n"
           "print(sorted({k.split('.')[0] for k in sys.modules} & {'numba', 'mujoco', 'llvmlite'}))\n"
-          "c.finish(); print('numba' in sys.modules)\n")
+          "from numjoco.engine.api import build_model\n"
+          "build_model(c); print('numba' in sys.modules)\n")
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=_ROOT)
   assert out.returncode == 0, out.stderr[-2000:]
   assert out.stdout.split("\n")[:2] == ["[]", "True"]
 
 
 @pytest.mark.parametrize("name", ["poses", "humanoid"])
-def test_finish_equals_load_model(name):
-  """Compiled(...).finish() builds the same Model as numjoco.load_model (every array, size and
-  statistic), on the very arrays the preview model shows (shared, not copied)."""
+def test_build_model_of_the_preview_equals_load_model(name):
+  """build_model(Compiled(...)) builds the same Model as numjoco.load_model (every array, size
+  and statistic), on the very arrays the preview model shows (shared, not copied)."""
   import numpy as np
 
   import numjoco
+  from numjoco.engine.api import build_model
   from numjoco.engine.preview import Compiled
   src = dict(_pose_sources())[name]
   c = Compiled(src)
   pm, _ = c.preview()
-  m, ref = c.finish(), numjoco.load_model(src)
+  m, ref = build_model(c), numjoco.load_model(src)
   assert m.sizes() == ref.sizes()
   assert set(m._arrays) == set(ref._arrays)
   for k, a in ref._arrays.items():

@@ -29,7 +29,7 @@ def _flex_picture(opts):
   """trampoline.xml at qpos0 drawn headless with VisOptions `opts` (shadows off), MuJoCo's
   state in our snapshot (tests/render/test_flex_render.py's way, until Data has flexes)."""
   import mujoco
-  from numjoco.engine.mjcf._flex import load_flex_model
+  from tests.models import load_flex_model
   from numjoco.render.camera import Camera
   from numjoco.render.headless import HeadlessRenderer
   from numjoco.render.snapshot import Snapshot

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from numjoco.engine.mjcf.parse import MjcfError
+from numjoco.engine.mjcf._node import MjcfError
 from numjoco.engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
 from tests.models import load_both
 

@@ -5,7 +5,7 @@ flex groups.
 
 Until the flex physics exists, our snapshot is filled from MuJoCo's MjData after mj_forward at
 the stepped state (its Data fields carry our names; `flexvert_xpos` included): these tests
-check drawing, not simulation. Our model is compiled by engine.mjcf._flex.load_flex_model.
+check drawing, not simulation. Our model is compiled by tests.models.load_flex_model.
 """
 import numpy as np
 import pytest
@@ -69,7 +69,7 @@ def mujoco_data(path, state):
 
 def our_pictures(path, state, cam, variants, **renderer_attrs):
   """Our pictures of the file at MuJoCo's `state`, one per VisOptions keyword dict."""
-  from numjoco.engine.mjcf._flex import load_flex_model
+  from tests.models import load_flex_model
   from numjoco.render.camera import Camera
   from numjoco.render.headless import HeadlessRenderer
   from numjoco.render.renderer import VisOptions
@@ -272,7 +272,7 @@ def test_snapshot_flex_vertices_without_data_field(model):
   """A Data without flexvert_xpos (ours, until the flex physics fills it): the snapshot takes
   the vertex positions from the body poses, as MuJoCo's kinematics does (body position plus
   the rotated local vertex), equal to MuJoCo's flexvert_xpos after 200 steps."""
-  from numjoco.engine.mjcf._flex import load_flex_model
+  from tests.models import load_flex_model
   from numjoco.render.snapshot import Snapshot
   path = ROOT + model + ".xml"
   mm = mujoco.MjModel.from_xml_path(path)
