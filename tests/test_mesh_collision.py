@@ -323,7 +323,8 @@ def test_mesh_support_as_mujoco(path, geom):
     dirs.append(u / np.linalg.norm(u))
   ref = mjinternal.support(mjm, mjd, geom, dirs)
   vert, ext, graph = cvx.mesh_arrays(m.struct, geom)
-  nfloat, nint = cvx.work_sizes(35, vert.shape[0])
+  from numjoco.engine.collision_work import work_sizes
+  nfloat, nint = work_sizes(35, vert.shape[0])
   fbuf, ibuf = np.zeros(nfloat), np.zeros(nint, dtype=np.int64)
   objs, objt = cvx._split_work(fbuf, ibuf, 35)[:2]
   cvx._set_obj(objs, objt, 0, int(mjm.geom_type[geom]), mjm.geom_size[geom], mjd.geom_xpos[geom],

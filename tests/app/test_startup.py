@@ -256,15 +256,16 @@ import importlib, sys, types
 for mod in {CASES}:
   importlib.import_module(mod)
 import numjoco
-from numjoco.engine import api, derivative, forward, inverse
+from numjoco.engine import api, forward, inverse, step
 print(callable(numjoco.forward) and numjoco.forward is api.forward,
       callable(numjoco.inverse) and numjoco.inverse is api.inverse,
       isinstance(forward, types.ModuleType), isinstance(inverse, types.ModuleType),
-      derivative.forward is forward and inverse.fwd is forward and api._fwd is forward)
+      step.fwd is forward and inverse.fwd is forward and api._fwd is forward)
 """
 
 
 @pytest.mark.parametrize("first", [[], ["numjoco.engine.derivative"], ["numjoco.engine.forward"],
+                                   ["numjoco.engine.step"],
                                    ["numjoco.engine.inverse"], ["numjoco.engine.smooth"],
                                    ["numjoco.engine.api"], ["numjoco.engine.lengthrange"],
                                    ["numjoco.engine.collision_convex"], ["numjoco.engine.sensor"],
