@@ -2,7 +2,7 @@
 
 The UI never touches Model or Data. It sends commands (`Simulation.send`), which the worker
 applies between chunks of `numjoco.step(m, d, n)` (one nogil compiled call per chunk, never one
-step per Python iteration: ../shared/DESIGN.md section 4), and it reads snapshots that the
+step per Python iteration, which would hold the GIL the window needs), and it reads snapshots that the
 worker publishes after every chunk (`with sim.snapshot() as snap:`). Divergence is detected,
 reported and recovered from; an exception on the worker pauses it with the traceback kept in
 `status.error` for the UI to show.

@@ -1,12 +1,12 @@
 """The viewer window: pyglet + moderngl 3D view of the simulation, imgui-bundle panels on top.
 
 The main thread owns the window, the GL context, the camera and the UI state; it never touches
-Model or Data (the `Simulation` worker owns them, ../shared/DESIGN.md section 3): it sends
+Model or Data (the `Simulation` worker thread owns them and is their only writer): it sends
 commands and draws the newest published snapshot. `Viewer.frame()` runs one iteration of the
 loop (events, draw, flip), which tests drive deterministically; `Viewer.run()` loops it.
 
 Screenshots (Ctrl+P) and recordings (Ctrl+R) render the 3D view into an offscreen framebuffer
-(never the window's: ../shared/DESIGN.md section 6). A recording's frames are the worker's
+(never the window's: reading its own buffer leaves a GL error that pyglet raises later). A recording's frames are the worker's
 samples at k / fps of simulated time (app/sim.py), encoded by render/video.py's VideoWriter on
 its own thread, so the video plays at true speed whatever the display rate or slow motion.
 """
@@ -436,7 +436,7 @@ class Viewer:
   def screenshot(self, ui=False):
     """The window's content as an (h, w, 3) uint8 image, top row first; the 3D view only unless
     `ui`. Drawn into an offscreen framebuffer (reading the window's own buffer leaves a GL error
-    that pyglet raises later: ../shared/DESIGN.md section 6)."""
+    that pyglet raises later)."""
     w, h = self.window.get_framebuffer_size()
     if ui:
       self._init_ui()

@@ -2,7 +2,7 @@
 model, the demo by default (engine/build.py).
 
 The viewer runs this in a subprocess on a first start, for the model it opens (compiling inside
-the UI process stalls the window: ../shared/DESIGN.md section 4), and shows the `[i/N] unit`
+the UI process holds the GIL for seconds and stalls the window), and shows the `[i/N] unit`
 lines it prints as progress; afterwards the viewer process loads every kernel from the cache in
 well under a second. Units that another model or an option edit needs later compile in other
 processes when they are first needed (app/sim.py).

@@ -3,7 +3,7 @@
 Run `python -m numjoco.engine._gen` after editing a field table; a test checks the file is current.
 Why generated code: numba caches only functions defined in a source file, and a structref
 filled by short setters compiles in seconds where one constructor with hundreds of arguments
-takes half a minute (measured, ../shared/DESIGN.md section 4).
+takes half a minute.
 """
 import pathlib
 

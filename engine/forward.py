@@ -12,12 +12,16 @@ from numjoco.engine import passive as ps
 from numjoco.engine import sensor
 from numjoco.engine import sleep
 from numjoco.engine import smooth
+from numjoco.engine import island
 from numjoco.engine import solver
+from numjoco.engine import solver_pgs
 from numjoco.engine.smooth import jit
-from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator
+from numjoco.engine.types import NISLAND, mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtSolver
 from numjoco.engine._sig import unit, M, D, b1
 
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
+_DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
+_PGS, _NEWTON = int(mjtSolver.PGS), int(mjtSolver.NEWTON)
 _ENBL_ENERGY = int(mjtEnableBit.ENERGY)
 _INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 
@@ -121,11 +125,126 @@ def fwd_acceleration(m, d):
     smooth.solve_m(m, d, d.qacc_smooth, d.qfrc_smooth)
 
 
+@jit
+def warmstart(m, d):
+  """qacc (and for PGS efc_force) to start from: the better of qacc_warmstart and qacc_smooth
+  by cost, or qacc_smooth and zero forces with warmstart disabled (engine_forward.c)."""
+  nv, nefc = m.nv, d.nefc[0]
+  if m.opt_disableflags[0] & _DSBL_WARMSTART:
+    for i in range(nv):
+      d.qacc[i] = d.qacc_smooth[i]
+    for i in range(nefc):
+      d.efc_force[i] = 0.0
+    return
+  jar = d.solver_efc[solver.JAR]
+  for i in range(nv):
+    d.qacc[i] = d.qacc_warmstart[i]
+  solver.mul_jac(d, jar, d.qacc_warmstart, nefc, nv)
+  for i in range(nefc):
+    jar[i] -= d.efc_aref[i]
+  cost_warm = solver.constraint_update(m, d, jar, False)
+  if m.opt_solver[0] == _PGS:
+    if solver_pgs.dual_cost(m, d, d.efc_force) > 0:
+      for i in range(nefc):
+        d.efc_force[i] = 0.0
+      for i in range(nv):
+        d.qfrc_constraint[i] = 0.0
+  else:
+    Ma = d.solver_nv[solver.MA]
+    rhs = solver.gauss_rhs(m, d)
+    if m.opt_integrator[0] == _INT_DISCRETE:
+      solver.mul_metric(m, d, Ma, d.qacc_warmstart)
+    else:
+      smooth.mul_m(m, d, Ma, d.qacc_warmstart)
+    for i in range(nv):
+      cost_warm += 0.5 * (Ma[i] - rhs[i]) * (d.qacc_warmstart[i] - d.qacc_smooth[i])
+    cost_smooth = solver.constraint_update(m, d, d.efc_b, False)
+    if cost_warm > cost_smooth:
+      for i in range(nv):
+        d.qacc[i] = d.qacc_smooth[i]
+  # with islands, dofs in none start (and stay) at qacc_smooth
+  if d.nisland[0] > 0:
+    for i in range(d.nidof[0], nv):
+      g = d.map_idof2dof[i]
+      d.qacc[g] = d.qacc_smooth[g]
+
+
 @unit((M, D))
 def fwd_constraint(m, d):
-  """Constraint stage: the model's solver gives qacc, efc_force, qfrc_constraint (and the
-  discrete integrator's unconstrained free bodies their gyroscopic solve)."""
-  solver.fwd_constraint(m, d)
+  """The constraint stage (mj_fwdConstraint): islands, efc_b, warmstart, the model's solver
+  (engine/solver.py: CG, Newton; engine/solver_pgs.py: PGS, no-slip), then qacc, efc_force,
+  efc_state, qfrc_constraint and the solver statistics. Every solver and the no-slip pass work
+  island by island unless the ISLAND disable bit is set. Under the discrete integrator the
+  unconstrained free bodies then get their gyroscopic solve; sleeping trees keep their qacc."""
+  nv, nefc = m.nv, d.nefc[0]
+  for i in range(nv):
+    d.qfrc_constraint[i] = 0.0
+  for k in range(NISLAND):
+    d.solver_niter[k] = 0
+  island.island(m, d)
+  if d.discrete_coupled[0]:
+    d.nisland[0] = 0   # the couplings join trees: one system
+  if nefc == 0:
+    for i in range(nv):
+      d.qacc[i] = d.qacc_smooth[i]
+    return
+  solver.mul_jac(d, d.efc_b, d.qacc_smooth, nefc, nv)
+  for i in range(nefc):
+    d.efc_b[i] -= d.efc_aref[i]
+  kind = m.opt_solver[0]
+  noslip = m.opt_noslip_iterations[0] > 0
+  if kind == _PGS or noslip:
+    solver_pgs.make_y(m, d)
+  warmstart(m, d)
+  nisland = d.nisland[0]
+  if nisland == 0:
+    for i in range(nefc):
+      d.map_iefc2efc[i] = i   # the one-system solve's row list
+  if kind == _PGS:
+    if nisland > 0:
+      for k in range(nisland):
+        a = d.island_iefcadr[k]
+        solver_pgs.sol_pgs(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
+                           d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_iterations[0])
+    else:
+      solver_pgs.sol_pgs(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc],
+                         m.opt_iterations[0])
+  elif nisland == 1 and d.nidof[0] == nv:
+    # one island holding every dof: its rows and dofs are all of them, in the model's order,
+    # so the one-system solve is the island's solve (without gathering); MuJoCo's efc_state
+    # keeps the warmstart's, as for any island solve
+    saved = d.solver_int[1]
+    for i in range(nefc):
+      saved[i] = d.efc_state[i]
+    d.solver_niter[0] = solver.primal(m, d, -1, kind == _NEWTON)
+    for i in range(nefc):
+      d.efc_state[i] = saved[i]
+  elif nisland > 0:
+    solver.solve_primal_islands(m, d, kind == _NEWTON)
+  else:
+    d.solver_niter[0] = solver.primal(m, d, -1, kind == _NEWTON)
+  if noslip:
+    if nisland > 0:
+      for k in range(nisland):
+        a = d.island_iefcadr[k]
+        solver_pgs.sol_noslip(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
+                              d.map_iefc2efc[a:a + d.island_nefc[k]],
+                              m.opt_noslip_iterations[0])
+    else:
+      solver_pgs.sol_noslip(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc],
+                            m.opt_noslip_iterations[0])
+  if kind == _PGS or noslip:
+    # dual finish: qacc = qacc_smooth + M^-1 J' efc_force
+    solver.mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
+    if m.opt_integrator[0] == _INT_DISCRETE:
+      for i in range(nv):
+        d.qacc[i] = d.qfrc_constraint[i]
+      smooth.solve_ld(d.qacc, d.qLDhat, d.qLDhatDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind,
+                      nv)
+    else:
+      smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
+    for i in range(nv):
+      d.qacc[i] += d.qacc_smooth[i]
   if m.opt_integrator[0] == _INT_DISCRETE:
     discrete.free_bodies(m, d)
   if sleep.filtering(m, d):

@@ -1,9 +1,10 @@
-"""Constraint solvers (MuJoCo's engine_solver.c) and the constraint stage (mj_fwdConstraint).
-
-The stage finds the constraint islands (engine.island) and, as MuJoCo 4.0 does by default,
-solves each island on its own (own dense Hessian of island size, own termination, statistics
-at island * mjNSOLVER in solver_*, iterations in solver_niter[island]); with the ISLAND disable
-bit set, or when no island structure exists, everything is solved as one system.
+"""The primal constraint solvers of MuJoCo's engine_solver.c (CG and Newton: mj_solPrimal) and
+what every solver shares: the J products, the constraint update (mj_constraintUpdate), the
+solve metric and the statistics. The constraint stage that runs them, island by island as
+MuJoCo 4.0 does by default (own dense Hessian of island size, own termination, statistics at
+island * mjNSOLVER in solver_*, iterations in solver_niter[island]), is
+engine/forward.fwd_constraint; the dual solvers (PGS, no-slip) are engine/solver_pgs.py and the
+Cholesky factorizations engine/cholesky.py.
 
 Primal solvers (Newton, CG) minimise over qacc the Gauss cost 0.5 (qacc - qacc_smooth)' M
 (qacc - qacc_smooth) plus the constraint cost s(J qacc - aref); the dual solver (PGS) minimises
@@ -39,10 +40,11 @@ import math
 
 import numpy as np
 
-from numjoco.engine import island
 from numjoco.engine import smooth
 from numjoco.engine.smooth import jit
-from numjoco.engine.types import MINVAL as _MINVAL
+from numjoco.engine.types import MINVAL as _MINVAL, NISLAND
+from numjoco.engine.cholesky import (SPARSE_NV as _SPARSE_NV, chol_factor, chol_factor_sp,
+                                     chol_solve, chol_solve_sp, chol_update, chol_update_sp)
 
 # helpers of sol_primal inlined into it (a call would pass the flattened Primal context)
 _inline = smooth.inline
@@ -52,7 +54,7 @@ _inline = smooth.inline
 _u = np.uintp
 from numjoco.engine.types import (mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone,
                           mjtIntegrator)
-from numjoco.engine._sig import unit, M, D, b1, i4, i8, i4v, NEEDS_NOSLIP, NEEDS_PGS
+from numjoco.engine._sig import unit, M, D, b1, i8
 
 _ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
@@ -66,178 +68,13 @@ _CONE_ELLIPTIC = int(mjtCone.ELLIPTIC)
 _DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
 _INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 _NSOLVER = 200    # mjNSOLVER
-_NISLAND = 20     # mjNISLAND: islands with statistics
+_NISLAND = NISLAND
 
 # rows of d.solver_nv
-(_MA, _MV, _GRAD, _MGRAD, _SEARCH, _GRADOLD, _MGRADOLD, _GRADDIF, _MGRADDIF, _CHOLUPD,
- _TMP, _PERMV, _DSQRT) = range(13)
+(MA, MV, GRAD, MGRAD, SEARCH, GRADOLD, MGRADOLD, GRADDIF, MGRADDIF, CHOLUPD,
+ TMP, PERMV, DSQRT) = range(13)
 # rows of d.solver_efc
-_JAREF, _JV, _DH, _ARINV, _FPREV, _FMOM, _JAR = range(7)
-
-
-# ---------------------------------------------------------------------------------------------
-# small dense linear algebra (MuJoCo's engine_util_solve.c, lower triangles of row-major n x n)
-
-@jit
-def chol_factor(mat, n, mindiag):
-  """In-place dense Cholesky mat = L L' (lower triangle); returns the rank (mju_cholFactor)."""
-  rank = n
-  for j in range(n):
-    tmp = mat[j, j]
-    for k in range(j):
-      tmp -= mat[j, k] * mat[j, k]
-    deficient = tmp < mindiag
-    if deficient:
-      tmp = mindiag
-      rank -= 1
-    mat[j, j] = math.sqrt(tmp)
-    if deficient:
-      for i in range(j + 1, n):
-        mat[i, j] = 0.0
-    else:
-      inv = 1.0 / mat[j, j]
-      for i in range(j + 1, n):
-        s = mat[i, j]
-        for k in range(j):
-          s -= mat[i, k] * mat[j, k]
-        mat[i, j] = s * inv
-  return rank
-
-
-@jit
-def chol_solve(res, mat, vec, n):
-  """res = (L L')^-1 vec for a factor from chol_factor (mju_cholSolve); res may be vec."""
-  for i in range(n):
-    res[i] = vec[i]
-  for i in range(n):
-    s = res[i]
-    for k in range(i):
-      s -= mat[i, k] * res[k]
-    res[i] = s / mat[i, i]
-  for i in range(n - 1, -1, -1):
-    s = res[i]
-    for j in range(i + 1, n):
-      s -= mat[j, i] * res[j]
-    res[i] = s / mat[i, i]
-
-
-@jit
-def chol_update(mat, x, n, plus):
-  """Rank-one update L L' +/- x x' of a Cholesky factor; x is overwritten (mju_cholUpdate)."""
-  rank = n
-  for k in range(n):
-    if x[k] != 0.0:
-      lkk = mat[k, k]
-      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
-      if tmp < _MINVAL:
-        tmp = _MINVAL
-        rank -= 1
-      r = math.sqrt(tmp)
-      c = r / lkk
-      cinv = 1.0 / c
-      s = x[k] / lkk
-      mat[k, k] = r
-      if plus:
-        for i in range(k + 1, n):
-          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
-      else:
-        for i in range(k + 1, n):
-          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
-      for i in range(k + 1, n):
-        x[i] = c * x[i] - s * mat[i, k]
-  return rank
-
-
-# ---------------------------------------------------------------------------------------------
-# sparse variants for the Newton Hessian of large contexts (n >= _SPARSE_NV dofs): the factor
-# keeps its dense n x n storage, but every loop runs over the symbolic pattern of L (row i's
-# columns rowpat[i*n : i*n + rownnz[i]], ascending; column k's rows colpat[k*n : ...]). Entries
-# outside the pattern are exact zeros that the dense loops would only add, so each result is
-# the dense one bit for bit, at the cost of the pattern's nonzeros (MuJoCo's sparse path
-# factors in another order; ours stays the dense one's).
-
-_SPARSE_NV = 60   # mj_isSparse's threshold, applied to the solved context's dofs
-
-
-@jit
-def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
-  """chol_factor over the symbolic pattern of L."""
-  rank = n
-  for j in range(n):
-    bj = j * n
-    tmp = mat[j, j]
-    for t in range(bj, bj + rownnz[j]):
-      k = rowpat[t]
-      tmp -= mat[j, k] * mat[j, k]
-    deficient = tmp < mindiag
-    if deficient:
-      tmp = mindiag
-      rank -= 1
-    mat[j, j] = math.sqrt(tmp)
-    if deficient:
-      for t in range(bj, bj + colnnz[j]):
-        mat[colpat[t], j] = 0.0
-    else:
-      inv = 1.0 / mat[j, j]
-      for u in range(bj, bj + colnnz[j]):
-        i = colpat[u]
-        s = mat[i, j]
-        for t in range(bj, bj + rownnz[j]):
-          k = rowpat[t]
-          s -= mat[i, k] * mat[j, k]
-        mat[i, j] = s * inv
-  return rank
-
-
-@jit
-def chol_solve_sp(res, mat, vec, n, rowpat, rownnz, colpat, colnnz):
-  """chol_solve over the symbolic pattern of L."""
-  for i in range(n):
-    res[i] = vec[i]
-  for i in range(n):
-    s = res[i]
-    for t in range(i * n, i * n + rownnz[i]):
-      k = rowpat[t]
-      s -= mat[i, k] * res[k]
-    res[i] = s / mat[i, i]
-  for i in range(n - 1, -1, -1):
-    s = res[i]
-    for t in range(i * n, i * n + colnnz[i]):
-      j = colpat[t]
-      s -= mat[j, i] * res[j]
-    res[i] = s / mat[i, i]
-
-
-@jit
-def chol_update_sp(mat, x, n, plus, colpat, colnnz):
-  """chol_update over the symbolic pattern of L: x's nonzeros (a row of J, or a combination
-  of one contact's rows, all inside the pattern) stay within column k's pattern at step k."""
-  rank = n
-  for k in range(n):
-    if x[k] != 0.0:
-      lkk = mat[k, k]
-      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
-      if tmp < _MINVAL:
-        tmp = _MINVAL
-        rank -= 1
-      r = math.sqrt(tmp)
-      c = r / lkk
-      cinv = 1.0 / c
-      s = x[k] / lkk
-      mat[k, k] = r
-      b = k * n
-      if plus:
-        for t in range(b, b + colnnz[k]):
-          i = colpat[t]
-          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
-      else:
-        for t in range(b, b + colnnz[k]):
-          i = colpat[t]
-          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
-      for t in range(b, b + colnnz[k]):
-        i = colpat[t]
-        x[i] = c * x[i] - s * mat[i, k]
-  return rank
+JAREF, JV, DH, ARINV, FPREV, FMOM, JAR = range(7)
 
 
 _NBLOCK = 256     # trees an ordered context may have (one bit each in a solver_tadj row)
@@ -484,7 +321,7 @@ def mul_jac_t(d, res, f, nefc, nv):
 
 
 @jit
-def _dot(a, b, n):
+def dot(a, b, n):
   """a[:n] . b[:n]."""
   s = 0.0
   for i in range(n):
@@ -495,7 +332,7 @@ def _dot(a, b, n):
 @jit
 def _norm(a, n):
   """Euclidean norm of a[:n]."""
-  return math.sqrt(_dot(a, a, n))
+  return math.sqrt(dot(a, a, n))
 
 
 @jit
@@ -619,19 +456,13 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
 def constraint_update(m, d, jar, flg_cone_hessian):
   """efc_state, efc_force, qfrc_constraint = J' efc_force from jar = J qacc - aref; returns
   the constraint cost (mj_constraintUpdate)."""
-  return _constraint_update(m, d, jar, flg_cone_hessian)
-
-
-@jit
-def _constraint_update(m, d, jar, flg_cone_hessian):
-  """constraint_update (kept as the name the warmstart calls)."""
   cost = constraint_update_impl(d, d.ne[0], d.nf[0], d.nefc[0], jar, flg_cone_hessian)
   mul_jac_t(d, d.qfrc_constraint, d.efc_force, d.nefc[0], m.nv)
   return cost
 
 
 @jit
-def _save_stats(d, island, it, improvement, gradient, lineslope, nactive, nchange, neval,
+def save_stats(d, island, it, improvement, gradient, lineslope, nactive, nchange, neval,
                 nupdate):
   """Statistics of iteration `it` of an island (0 for a one-system solve) at island * mjNSOLVER
   + it; dropped past mjNISLAND islands or mjNSOLVER iterations, as MuJoCo does."""
@@ -663,7 +494,7 @@ Primal = collections.namedtuple(
 
 
 @_inline
-def _metric(m, d):
+def metric(m, d):
   """(values, factor, inverse factor diagonal) of the solve metric on M's pattern: M and qLD,
   or under the discrete integrator the backbone qMhat and qLDhat (engine/discrete.py)."""
   if m.opt_integrator[0] == _INT_DISCRETE:
@@ -672,7 +503,7 @@ def _metric(m, d):
 
 
 @_inline
-def _rhs(m, d):
+def gauss_rhs(m, d):
   """The force the Gauss term balances: qfrc_smooth, or the discrete integrator's qfrc_hat."""
   if m.opt_integrator[0] == _INT_DISCRETE:
     return d.qfrc_hat
@@ -798,7 +629,7 @@ def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
 def _mul_m(m, d, dofs, off, nv, res, vec):
   """res = M vec on the dofs `dofs` (a context's: c.dofs, c.adr, c.nv), mj_mulM restricted to
   them in the same summation order."""
-  M = _metric(m, d)[0]
+  M = metric(m, d)[0]
   rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
   dof2idof = d.map_dof2idof
   for i in range(nv):
@@ -819,7 +650,7 @@ def _mul_m(m, d, dofs, off, nv, res, vec):
 @jit
 def _solve_m(m, d, dofs, off, nv, x, y):
   """x = M^-1 y on the dofs `dofs` with the factor qLD (mj_solveLD restricted to them)."""
-  _, qLD, diaginv = _metric(m, d)
+  _, qLD, diaginv = metric(m, d)
   rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
   dof2idof = d.map_dof2idof
   for i in range(nv):
@@ -850,9 +681,9 @@ def _solve_m(m, d, dofs, off, nv, x, y):
 def _primal_update_constraint(m, d, c, flg_cone_hessian):
   """Constraint update at the current qacc; returns (cost incl. Gauss, Gauss, nactive, ncone)."""
   nv, nefc = c.nv, c.nefc
-  Ma = d.solver_nv[_MA]
+  Ma = d.solver_nv[MA]
   cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
-                                c.state, d.solver_efc[_JAREF], flg_cone_hessian)
+                                c.state, d.solver_efc[JAREF], flg_cone_hessian)
   _mul_jt(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
   state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
@@ -871,7 +702,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
 @_inline
 def _primal_update_gradient(m, d, c, flg_newton, ncone):
   """grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = H^-1 grad (Newton) or M^-1 grad."""
-  grad, Ma = d.solver_nv[_GRAD], d.solver_nv[_MA]
+  grad, Ma = d.solver_nv[GRAD], d.solver_nv[MA]
   qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
   for i in range(c.nv):
     grad[i] = Ma[i] - qfrc_smooth[i] - qfrc_constraint[i]
@@ -881,10 +712,10 @@ def _primal_update_gradient(m, d, c, flg_newton, ncone):
 @_inline
 def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
-  grad, Mgrad = d.solver_nv[_GRAD], d.solver_nv[_MGRAD]
+  grad, Mgrad = d.solver_nv[GRAD], d.solver_nv[MGRAD]
   if flg_newton:
     if _sparse(d, c.nv):   # in the symbolic analysis' order
-      v, perm = d.solver_nv[_PERMV], d.solver_Lnnz[5]
+      v, perm = d.solver_nv[PERMV], d.solver_Lnnz[5]
       for i in range(c.nv):
         v[i] = grad[perm[i]]
       chol_solve_sp(v, c.Lcone if ncone else c.L, v, c.nv, d.solver_Lpat[0],
@@ -905,13 +736,13 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
 def _primal_prepare(m, d, c):
   """Line-search polynomials along `search`: Gauss (returned) and per row (solver_quad)."""
   nv, nefc = c.nv, c.nefc
-  v = d.solver_nv[_SEARCH]
-  Ma, Mv = d.solver_nv[_MA], d.solver_nv[_MV]
-  Jv, Jaref = d.solver_efc[_JV], d.solver_efc[_JAREF]
+  v = d.solver_nv[SEARCH]
+  Ma, Mv = d.solver_nv[MA], d.solver_nv[MV]
+  Jv, Jaref = d.solver_efc[JV], d.solver_efc[JAREF]
   D, typ, eid = c.D, c.typ, c.eid
   quad = d.solver_quad
-  g1 = _dot(v, Ma, nv) - _dot(c.qfrc_smooth, v, nv)
-  g2 = 0.5 * _dot(v, Mv, nv)
+  g1 = dot(v, Ma, nv) - dot(c.qfrc_smooth, v, nv)
+  g2 = 0.5 * dot(v, Mv, nv)
   skip = 0
   for i in range(nefc):
     if i < skip:
@@ -1034,7 +865,7 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
 def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
   """(cost(alpha) - cost(0), first and second derivative) along the search (PrimalEval)."""
   quad = d.solver_quad
-  Jaref, Jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
+  Jaref, Jv = d.solver_efc[JAREF], d.solver_efc[JV]
   cost = 0.0
   d0 = 0.0
   d1 = 0.0
@@ -1135,14 +966,14 @@ def _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1, g2, p, c0, c1,
 def _primal_search(m, d, c, tolerance, ls_iterations, scale):
   """MuJoCo's exact line search (PrimalSearch); returns (alpha, improvement, neval, slope)."""
   nv = c.nv
-  search = d.solver_nv[_SEARCH]
+  search = d.solver_nv[SEARCH]
   snorm = _norm(search, nv)
   if snorm < _MINVAL:
     return 0.0, 0.0, 0, 1.0
   gtol = tolerance * snorm / scale
   slopescl = scale / snorm
-  _mul_m(m, d, c.dofs, c.adr, nv, d.solver_nv[_MV], search)
-  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[_JV], search)
+  _mul_m(m, d, c.dofs, c.adr, nv, d.solver_nv[MV], search)
+  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[JV], search)
   g1, g2 = _primal_prepare(m, d, c)
   ne, nf, nefc = c.ne, c.nf, c.nefc
   floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
@@ -1292,14 +1123,14 @@ def _factorize_hessian(m, d, c, ncone):
   nupdate."""
   nv, nefc = c.nv, c.nefc
   L, D, state = c.L, c.D, c.state
-  Dh = d.solver_efc[_DH]
+  Dh = d.solver_efc[DH]
   for i in range(nefc):
     Dh[i] = D[i] if state[i] == _QUADRATIC else 0.0
   for r in range(nv):
     for k in range(nv):
       L[r, k] = 0.0
   J, adr, nnz, col = c.J, c.Jadr, c.Jnnz, c.Jcol
-  M, dofs, dof2idof, off = _metric(m, d)[0], c.dofs, d.map_dof2idof, c.adr
+  M, dofs, dof2idof, off = metric(m, d)[0], c.dofs, d.map_dof2idof, c.adr
   sparse = _sparse(d, nv)
   iperm = d.solver_Lnnz[6]   # dof -> its place in the symbolic order (sparse only)
   if sparse:
@@ -1368,7 +1199,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   """Rank-1 updates of L for rows entering/leaving the quadratic state; refactor when the
   factor loses rank (HessianIncremental); returns nupdate."""
   nv, nefc = c.nv, c.nefc
-  cholupd = d.solver_nv[_CHOLUPD]
+  cholupd = d.solver_nv[CHOLUPD]
   state, D, J, Jadr, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jadr, c.Jnnz, c.Jcol, c.L
   nupdate = 0
   for i in range(nefc):
@@ -1413,8 +1244,8 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
   `island` (0 for the one-system solve); returns iterations."""
   nv, nefc = c.nv, c.nefc
   ws = d.solver_nv
-  Ma, Mv, grad, Mgrad, search = ws[_MA], ws[_MV], ws[_GRAD], ws[_MGRAD], ws[_SEARCH]
-  jaref, jv = d.solver_efc[_JAREF], d.solver_efc[_JV]
+  Ma, Mv, grad, Mgrad, search = ws[MA], ws[MV], ws[GRAD], ws[MGRAD], ws[SEARCH]
+  jaref, jv = d.solver_efc[JAREF], d.solver_efc[JV]
   oldstate = d.solver_int[0]
   tol = m.opt_tolerance[0]
   cone_hessian = flg_newton and m.opt_cone[0] == _CONE_ELLIPTIC
@@ -1432,7 +1263,7 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
   scale = _island_inertia_scale(m, d, c)
 
   _primal_update_mgrad(m, d, c, False, 0)
-  flg_gap = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+  flg_gap = max(0.0, 0.5 * scale * dot(grad, Mgrad, nv)) < tol
   flg_gradient = scale * _norm(grad, nv) < tol
   flg_done = flg_gap and (not flg_newton or flg_gradient)
 
@@ -1442,7 +1273,7 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
       _hessian_symbolic(m, d, c)
     nupdate = _factorize_hessian(m, d, c, ncone)
     _primal_update_mgrad(m, d, c, True, ncone)
-    flg_done = flg_gradient and max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) < tol
+    flg_done = flg_gradient and max(0.0, 0.5 * scale * dot(grad, Mgrad, nv)) < tol
 
   if not flg_done:
     for i in range(nv):
@@ -1461,8 +1292,8 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
       jaref[i] += alpha * jv[i]
     if not flg_newton:
       for i in range(nv):
-        ws[_GRADOLD, i] = grad[i]
-        ws[_MGRADOLD, i] = Mgrad[i]
+        ws[GRADOLD, i] = grad[i]
+        ws[MGRADOLD, i] = Mgrad[i]
     for i in range(nefc):
       oldstate[i] = state[i]
 
@@ -1477,8 +1308,8 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
         nchange += 1
     improvement = scale * ls_improvement
     gradient = scale * _norm(grad, nv)
-    _save_stats(d, island, it, improvement, gradient, slope, nactive, nchange, neval, nupdate)
-    decrement = max(0.0, 0.5 * scale * _dot(grad, Mgrad, nv)) if flg_newton else 0.0
+    save_stats(d, island, it, improvement, gradient, slope, nactive, nchange, neval, nupdate)
+    decrement = max(0.0, 0.5 * scale * dot(grad, Mgrad, nv)) if flg_newton else 0.0
     it += 1
     if ((improvement > 0 and improvement < tol) or gradient < tol
         or (flg_newton and decrement < tol)):
@@ -1496,18 +1327,18 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
 def _cg_direction(d, nv):
   """search = -Mgrad + beta search, Hager-Zhang beta with MuJoCo's truncation."""
   ws = d.solver_nv
-  grad, Mgrad, search = ws[_GRAD], ws[_MGRAD], ws[_SEARCH]
-  graddif, Mgraddif = ws[_GRADDIF], ws[_MGRADDIF]
+  grad, Mgrad, search = ws[GRAD], ws[MGRAD], ws[SEARCH]
+  graddif, Mgraddif = ws[GRADDIF], ws[MGRADDIF]
   for i in range(nv):
-    graddif[i] = grad[i] - ws[_GRADOLD, i]
-    Mgraddif[i] = Mgrad[i] - ws[_MGRADOLD, i]
-  d_dot_y = _dot(search, graddif, nv)
+    graddif[i] = grad[i] - ws[GRADOLD, i]
+    Mgraddif[i] = Mgrad[i] - ws[MGRADOLD, i]
+  d_dot_y = dot(search, graddif, nv)
   if d_dot_y < _MINVAL:
     beta = 0.0
   else:
-    y_dot_My = _dot(graddif, Mgraddif, nv)
-    y_dot_Mgrad = _dot(graddif, Mgrad, nv)
-    d_dot_grad = _dot(search, grad, nv)
+    y_dot_My = dot(graddif, Mgraddif, nv)
+    y_dot_Mgrad = dot(graddif, Mgrad, nv)
+    d_dot_grad = dot(search, grad, nv)
     beta_hz = (y_dot_Mgrad - 2 * (y_dot_My / d_dot_y) * d_dot_grad) / d_dot_y
     d_norm = _norm(search, nv)
     grad_norm = _norm(grad, nv)
@@ -1518,745 +1349,7 @@ def _cg_direction(d, nv):
 
 
 # ---------------------------------------------------------------------------------------------
-# dual solver (PGS): mj_solPGS
-
-@jit
-def _pcg32_next(state):
-  """PCG32 step with increment 1 (MuJoCo's shuffle generator): (new state, uint32 output)."""
-  new = state * np.uint64(6364136223846793005) + np.uint64(1)
-  xs = (((state >> np.uint64(18)) ^ state) >> np.uint64(27)) & np.uint64(0xFFFFFFFF)
-  rot = state >> np.uint64(59)
-  left = (np.uint64(32) - rot) & np.uint64(31)
-  r = ((xs >> rot) | (xs << left)) & np.uint64(0xFFFFFFFF)
-  return new, np.int64(r)
-
-
-@jit
-def make_y(m, d):
-  """solver_Y row i = D^-1/2 L^-T J_i' for every row, M = L'DL the tree factor qLD (the half
-  solve of MuJoCo's mj_solveM2), so that AR = Y Y' + diag(R). L^-T carries a dof's entry to
-  its ancestors only, so row i covers the ancestors of J_i's dofs (J_i's own pattern for a
-  body's Jacobian): a row of Y costs what the row of J does. Sparse rows, columns ascending,
-  exact zeros left out."""
-  nv = m.nv
-  x = d.cnstr_vec
-  dsq = d.solver_nv[_DSQRT]
-  _, qLD, diaginv = _metric(m, d)   # the backbone under the discrete integrator
-  for k in range(nv):
-    x[k] = 0.0
-    dsq[k] = math.sqrt(diaginv[k])
-  J, adr, nnz, col = d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind
-  Y, Yadr, Ynnz, Ycol = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
-  rowadr, rownnz, colind = m.M_rowadr, m.M_rownnz, m.M_colind
-  treeid, tadr, tnum = m.dof_treeid, m.tree_dofadr, m.tree_dofnum
-  y0 = 0
-  for i in range(d.nefc[0]):
-    a0, a1 = adr[i], adr[i] + nnz[i]
-    Yadr[i] = y0
-    a = a0
-    while a < a1:
-      t = treeid[col[a]]
-      lo, hi = tadr[t], tadr[t] + tnum[t]
-      while a < a1 and col[a] < hi:
-        x[col[a]] = J[a]
-        a += 1
-      last = col[a - 1]
-      for k in range(last, lo - 1, -1):   # L^-T, as mj_solveM's first pass
-        xk = x[k]
-        if xk == 0.0 or rownnz[k] == 1:
-          continue
-        start = rowadr[k]
-        for q in range(start, start + rownnz[k] - 1):
-          x[colind[q]] -= qLD[q] * xk
-      for k in range(lo, last + 1):
-        if x[k] != 0.0:
-          Y[y0] = x[k] * dsq[k]
-          Ycol[y0] = k
-          x[k] = 0.0
-          y0 += 1
-    Ynnz[i] = y0 - Yadr[i]
-
-
-@jit
-def _ar_entry(d, a, b):
-  """AR[a, b] = Y_a . Y_b (+ R_a on the diagonal): a merge of the two sorted sparse rows."""
-  Y, Ycol = d.solver_Y, d.solver_Ycol
-  p = _u(d.solver_Yadr[a])
-  p1 = p + _u(d.solver_Ynnz[a])
-  s = 0.0
-  if a == b:
-    for t in range(p, p1):
-      s += Y[t] * Y[t]
-    return s + d.efc_R[a]
-  q = _u(d.solver_Yadr[b])
-  q1 = q + _u(d.solver_Ynnz[b])
-  while p < p1 and q < q1:
-    cp, cq = Ycol[p], Ycol[q]
-    if cp == cq:
-      s += Y[p] * Y[q]
-      p += _u(1)
-      q += _u(1)
-    elif cp < cq:
-      p += _u(1)
-    else:
-      q += _u(1)
-  return s
-
-
-@jit
-def _yt_f(d, w, f, nefc, rows, nv):
-  """w = Y' f over rows[:nefc] (all rows when rows is None; other rows count as zero)."""
-  for k in range(nv):
-    w[k] = 0.0
-  Y, adr, nnz, col = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
-  for c in range(nefc):
-    i = c if rows is None else rows[c]
-    fi = f[i]
-    if fi != 0.0:
-      a0 = _u(adr[i])
-      for a in range(a0, a0 + _u(nnz[i])):
-        w[_u(col[a])] += Y[a] * fi
-
-
-@jit
-def dual_cost(m, d, f):
-  """0.5 f' AR f + f' b = 0.5 |Y' f|^2 + sum 0.5 R f^2 + f b (the cost PGS decreases)."""
-  nefc = d.nefc[0]
-  w = d.solver_nv[_TMP]
-  _yt_f(d, w, f, nefc, None, m.nv)
-  s = 0.5 * _dot(w, w, m.nv)
-  for i in range(nefc):
-    s += f[i] * d.efc_b[i] + 0.5 * d.efc_R[i] * f[i] * f[i]
-  return s
-
-
-@jit
-def _dual_state(d, state, ne, nf, nefc, rows):
-  """efc_state of rows[:nefc] from the forces (dual classification); returns nactive
-  (dualState)."""
-  force, floss = d.efc_force, d.efc_frictionloss
-  nactive = ne + nf
-  for c in range(ne):
-    state[rows[c]] = _QUADRATIC
-  for c in range(ne, ne + nf):
-    i = rows[c]
-    if force[i] <= -floss[i]:
-      state[i] = _LINEARPOS
-    elif force[i] >= floss[i]:
-      state[i] = _LINEARNEG
-    else:
-      state[i] = _QUADRATIC
-  c = ne + nf
-  while c < nefc:
-    i = rows[c]
-    if d.efc_type[i] != _ELLIPTIC:
-      if force[i] <= 0:
-        state[i] = _SATISFIED
-      else:
-        state[i] = _QUADRATIC
-        nactive += 1
-      c += 1
-      continue
-    con = d.efc_id[i]
-    dim = d.contact_dim[con]
-    mu = d.contact_mu[con]
-    fr = d.contact_friction[con]
-    N = force[i] / mu
-    T = 0.0
-    for j in range(1, dim):
-      fj = force[i + j] / fr[j - 1]
-      T += fj * fj
-    T = math.sqrt(T)
-    if mu * N >= T:
-      st = _SATISFIED
-    elif N + mu * T <= 0:
-      st = _QUADRATIC
-      nactive += dim
-    else:
-      st = _CONE
-      nactive += dim
-    for j in range(dim):
-      state[i + j] = st
-    c += dim
-  return nactive
-
-
-@jit
-def _project_ellipsoid(force, i0, normal, fr, dim, feasible):
-  """Scale tangential force[i0:i0+dim-1] onto/into the friction ellipsoid."""
-  s = 0.0
-  for j in range(dim - 1):
-    s += force[i0 + j] * force[i0 + j] / (fr[j] * fr[j])
-  n2 = normal * normal
-  if not feasible or s > n2:
-    scl = math.sqrt(n2 / max(_MINVAL, s))
-    for j in range(dim - 1):
-      force[i0 + j] *= scl
-
-
-@jit
-def qcqp(res, A, b, dd, r, n, As, Ala, bs, tmp):
-  """min 0.5 x'Ax + x'b s.t. sum (x_i/d_i)^2 <= r^2 by Newton on the multiplier; returns True
-  when the constraint is active (mju_QCQP2 / QCQP3 / QCQP, n <= 5). As, Ala (5x5), bs, tmp
-  (5) are work arrays."""
-  for i in range(n):
-    bs[i] = b[i] * dd[i]
-    for j in range(n):
-      As[i, j] = A[i, j] * dd[i] * dd[j]
-  la = 0.0
-  if n == 2:
-    A11, A22, A12, b1, b2 = As[0, 0], As[1, 1], As[0, 1], bs[0], bs[1]
-    v1 = 0.0
-    v2 = 0.0
-    for _ in range(20):
-      det = (A11 + la) * (A22 + la) - A12 * A12
-      if det < 1e-10:
-        res[0] = 0.0
-        res[1] = 0.0
-        return False
-      detinv = 1.0 / det
-      P11 = (A22 + la) * detinv
-      P22 = (A11 + la) * detinv
-      P12 = -A12 * detinv
-      v1 = -P11 * b1 - P12 * b2
-      v2 = -P12 * b1 - P22 * b2
-      val = v1 * v1 + v2 * v2 - r * r
-      if val < 1e-10:
-        break
-      deriv = -2.0 * (P11 * v1 * v1 + 2.0 * P12 * v1 * v2 + P22 * v2 * v2)
-      delta = -val / deriv
-      if delta < 1e-10:
-        break
-      la += delta
-    res[0] = v1 * dd[0]
-    res[1] = v2 * dd[1]
-    return la != 0
-  if n == 3:
-    A11, A22, A33 = As[0, 0], As[1, 1], As[2, 2]
-    A12, A13, A23 = As[0, 1], As[0, 2], As[1, 2]
-    b1, b2, b3 = bs[0], bs[1], bs[2]
-    v1 = 0.0
-    v2 = 0.0
-    v3 = 0.0
-    for _ in range(20):
-      P11 = (A22 + la) * (A33 + la) - A23 * A23
-      P22 = (A11 + la) * (A33 + la) - A13 * A13
-      P33 = (A11 + la) * (A22 + la) - A12 * A12
-      P12 = A13 * A23 - A12 * (A33 + la)
-      P13 = A12 * A23 - A13 * (A22 + la)
-      P23 = A12 * A13 - A23 * (A11 + la)
-      det = (A11 + la) * P11 + A12 * P12 + A13 * P13
-      if det < 1e-10:
-        res[0] = 0.0
-        res[1] = 0.0
-        res[2] = 0.0
-        return False
-      detinv = 1.0 / det
-      P11 *= detinv
-      P22 *= detinv
-      P33 *= detinv
-      P12 *= detinv
-      P13 *= detinv
-      P23 *= detinv
-      v1 = -P11 * b1 - P12 * b2 - P13 * b3
-      v2 = -P12 * b1 - P22 * b2 - P23 * b3
-      v3 = -P13 * b1 - P23 * b2 - P33 * b3
-      val = v1 * v1 + v2 * v2 + v3 * v3 - r * r
-      if val < 1e-10:
-        break
-      deriv = (-2.0 * (P11 * v1 * v1 + P22 * v2 * v2 + P33 * v3 * v3)
-               - 4.0 * (P12 * v1 * v2 + P13 * v1 * v3 + P23 * v2 * v3))
-      delta = -val / deriv
-      if delta < 1e-10:
-        break
-      la += delta
-    res[0] = v1 * dd[0]
-    res[1] = v2 * dd[1]
-    res[2] = v3 * dd[2]
-    return la != 0
-  for _ in range(20):
-    for i in range(n):
-      for j in range(n):
-        Ala[i, j] = As[i, j]
-      Ala[i, i] += la
-    if chol_factor(Ala, n, 1e-10) < n:
-      for i in range(n):
-        res[i] = 0.0
-      return False
-    chol_solve(res, Ala, bs, n)
-    for i in range(n):
-      res[i] = -res[i]
-    val = _dot(res, res, n) - r * r
-    if val < 1e-10:
-      break
-    chol_solve(tmp, Ala, res, n)
-    deriv = -2.0 * _dot(res, tmp, n)
-    delta = -val / deriv
-    if delta < 1e-10:
-      break
-    la += delta
-  for i in range(n):
-    res[i] = res[i] * dd[i]
-  return la != 0
-
-
-@jit
-def _solve_qcqp(d, force, i, dim, Ac, bc, fr):
-  """Friction of the elliptic contact at row i: the QCQP in its ellipsoid of radius force[i],
-  put on the ellipsoid when the constraint is active (solveQCQP)."""
-  s = d.solver_scratch
-  qres = s[40:46]
-  active = qcqp(qres, Ac, bc, fr, force[i], dim - 1, d.solver_mat[3], d.solver_mat[4], s[56:62],
-                s[64:70])
-  for j in range(dim - 1):
-    force[i + 1 + j] = qres[j]
-  if active:
-    _project_ellipsoid(force, i + 1, force[i], fr, dim, False)
-
-
-@jit
-def _project_cone(force, i, fr, dim, elliptic):
-  """Project a contact's forces on its cone (elliptic) or the normal force on >= 0."""
-  if elliptic:
-    if force[i] < 0:
-      for j in range(dim):
-        force[i + j] = 0.0
-    else:
-      _project_ellipsoid(force, i + 1, force[i], fr, dim, True)
-  elif force[i] < 0:
-    force[i] = 0.0
-
-
-@jit
-def _block_dim(d, i):
-  """Rows of the PGS block starting at row i: condim for elliptic contacts, else 1."""
-  if d.efc_type[i] == _ELLIPTIC:
-    return d.contact_dim[d.efc_id[i]]
-  return 1
-
-
-@jit
-def _cost_change(A, force, i0, oldf, res, n):
-  """Dual cost change of a block update; restores the block when the cost went up (costChange)."""
-  change = 0.0
-  for a in range(n):
-    da = force[i0 + a] - oldf[a]
-    s = 0.0
-    for b in range(n):
-      s += A[a, b] * (force[i0 + b] - oldf[b])
-    change += 0.5 * da * s + da * res[a]
-  if change > 1e-10:
-    for a in range(n):
-      force[i0 + a] = oldf[a]
-    change = 0.0
-  return change
-
-
-@jit
-def _residual(d, res, i, n, v, sub_r):
-  """res[k] = (b + AR f)[i+k] for k < n, v = Y' f, without the R f term when sub_r
-  (residual)."""
-  for k in range(n):
-    s = d.efc_b[i + k]
-    if not sub_r:
-      s += d.efc_R[i + k] * d.efc_force[i + k]
-    a0 = _u(d.solver_Yadr[i + k])
-    for a in range(a0, a0 + _u(d.solver_Ynnz[i + k])):
-      s += d.solver_Y[a] * v[_u(d.solver_Ycol[a])]
-    res[k] = s
-
-
-@jit
-def _apply_delta(d, v, i, n, oldf):
-  """v += Y' (force - oldf) over rows i .. i+n-1: keeps v = Y' force current."""
-  for k in range(n):
-    dl = d.efc_force[i + k] - oldf[k]
-    if dl != 0.0:
-      a0 = _u(d.solver_Yadr[i + k])
-      for a in range(a0, a0 + _u(d.solver_Ynnz[i + k])):
-        v[_u(d.solver_Ycol[a])] += d.solver_Y[a] * dl
-
-
-@jit
-def _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows):
-  """One PGS sweep over the blocks in the given order (positions in `rows`, whose first ne
-  rows are equalities and next nf friction loss); returns the (unscaled) improvement."""
-  force, floss = d.efc_force, d.efc_frictionloss
-  ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
-  s = d.solver_scratch
-  bc, res, oldf, vv = s[8:14], s[16:22], s[24:30], s[32:38]
-  Athis, Ac = d.solver_mat[1], d.solver_mat[2]
-  Y, Yadr, Ynnz, Ycol = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
-  improvement = 0.0
-  for bi in range(nblocks):
-    c = blockstart[bi]
-    i = rows[c]
-    dim = _block_dim(d, i)
-    if dim == 1:
-      # scalar row, written out: most rows take this path
-      r = d.efc_b[i] + d.efc_R[i] * force[i]
-      y0 = _u(Yadr[i])
-      for a in range(y0, y0 + _u(Ynnz[i])):
-        r += Y[a] * v[_u(Ycol[a])]
-      old = force[i]
-      f = old - r * ARinv[i]
-      if c >= ne and c < ne + nf:
-        if f < -floss[i]:
-          f = -floss[i]
-        elif f > floss[i]:
-          f = floss[i]
-      elif c >= ne + nf:
-        if f < 0:
-          f = 0.0
-      dl = f - old
-      change = 0.5 * dl * dl * (1.0 / ARinv[i]) + dl * r
-      if change > 1e-10:
-        f = old
-        change = 0.0
-      force[i] = f
-      improvement -= change
-      dl = f - old
-      if dl != 0.0:
-        for a in range(y0, y0 + _u(Ynnz[i])):
-          v[_u(Ycol[a])] += Y[a] * dl
-      continue
-    # elliptic contact: ray update, then friction by QCQP with the normal force fixed
-    _residual(d, res, i, dim, v, False)
-    for j in range(dim):
-      oldf[j] = force[i + j]
-    for a in range(dim):
-      for b in range(dim):
-        Athis[a, b] = ARblk[i + a, b]
-    fr = d.contact_friction[d.efc_id[i]]
-    # normal force too small: normal update; else ray update along the current force
-    if force[i] < _MINVAL:
-      force[i] -= res[0] * ARinv[i]
-      if force[i] < 0:
-        force[i] = 0.0
-      for j in range(1, dim):
-        force[i + j] = 0.0
-    else:
-      for j in range(dim):
-        vv[j] = force[i + j]
-      denom = 0.0
-      for a in range(dim):
-        t = 0.0
-        for b in range(dim):
-          t += Athis[a, b] * vv[b]
-        denom += vv[a] * t
-      if denom >= _MINVAL:
-        x = -_dot(vv, res, dim) / denom
-        if force[i] + x * vv[0] < 0:
-          x = -vv[0] / force[i]
-        for j in range(dim):
-          force[i + j] += x * vv[j]
-    # friction update with the normal force fixed
-    for a in range(dim - 1):
-      t = res[a + 1]
-      for b in range(dim - 1):
-        Ac[a, b] = Athis[a + 1, b + 1]
-        t -= Ac[a, b] * oldf[b + 1]
-      t += Athis[a + 1, 0] * (force[i] - oldf[0])
-      bc[a] = t
-    if force[i] < _MINVAL:
-      for j in range(1, dim):
-        force[i + j] = 0.0
-    else:
-      _solve_qcqp(d, force, i, dim, Ac, bc, fr)
-    improvement -= _cost_change(Athis, force, i, oldf, res, dim)
-    _apply_delta(d, v, i, dim, oldf)
-  return improvement
-
-
-@jit
-def _nesterov_extrapolate(m, d, beta, ne, nf, nefc, rows):
-  """force += beta (force - force_prev) over rows[:nefc], projected back on the bounds and
-  cones."""
-  force, floss = d.efc_force, d.efc_frictionloss
-  fprev = d.solver_efc[_FPREV]
-  for c in range(nefc):
-    i = rows[c]
-    fs = force[i]
-    force[i] += beta * (force[i] - fprev[i])
-    fprev[i] = fs
-  for c in range(ne, ne + nf):
-    i = rows[c]
-    force[i] = min(max(force[i], -floss[i]), floss[i])
-  c = ne + nf
-  while c < nefc:
-    i = rows[c]
-    dim = _block_dim(d, i)
-    _project_cone(force, i, d.contact_friction[d.efc_id[i]], dim, d.efc_type[i] == _ELLIPTIC)
-    c += dim
-
-
-@jit
-def _dual_state_change(d, ne, nf, nefc, rows):
-  """Update efc_state of rows[:nefc] from the forces; returns (nactive, nchange)."""
-  oldstate = d.solver_int[0]
-  for c in range(nefc):
-    oldstate[c] = d.efc_state[rows[c]]
-  nactive = _dual_state(d, d.efc_state, ne, nf, nefc, rows)
-  nchange = 0
-  for c in range(nefc):
-    if oldstate[c] != d.efc_state[rows[c]]:
-      nchange += 1
-  return nactive, nchange
-
-
-@jit
-def _island_scale(m, d, island):
-  """1 / trace of M over an island's dofs (all dofs for island < 0): the dual solvers'
-  statistics scale in MuJoCo 4.0."""
-  if island < 0:
-    return stat_scale(m, d)
-  s = 0.0
-  a = d.island_idofadr[island]
-  for i in range(a, a + d.island_nv[island]):
-    g = d.map_idof2dof[i]
-    s += d.M[m.M_rowadr[g] + m.M_rownnz[g] - 1]
-  return 1.0 / s if s > 0 else 1.0
-
-
-@unit((M, D, i4, i4, i4, i4, i4v, i4), i8, needs=NEEDS_PGS)
-def sol_pgs(m, d, island, ne, nf, nefc, rows, maxiter):
-  """Projected Gauss-Seidel on the dual over rows[:nefc] (all rows, or one island's), from the
-  current efc_force (mj_solPGS / mj_solPGS_island: Nesterov momentum with gradient restart,
-  blocks visited in PCG32-shuffled order); statistics go to `island` (-1: the one-system
-  solve, reported as 0); returns iterations. Needs solver_Y (make_y) and efc_b."""
-  nv = m.nv
-  force = d.efc_force
-  ARinv, ARblk = d.solver_efc[_ARINV], d.solver_ARblk
-  fprev, fmom = d.solver_efc[_FPREV], d.solver_efc[_FMOM]
-  blockstart = d.solver_int[1]
-  v = d.solver_nv[_TMP]   # Y' force, kept current
-  scale = _island_scale(m, d, island)
-  tol = m.opt_tolerance[0]
-  stat = max(island, 0)
-
-  # blocks (positions in rows), and the diagonal blocks of AR (row i: AR[i, i .. i+dim))
-  nblocks = 0
-  c = 0
-  while c < nefc:
-    blockstart[nblocks] = c
-    nblocks += 1
-    i = rows[c]
-    dim = _block_dim(d, i)
-    for a in range(dim):
-      for b in range(dim):
-        ARblk[i + a, b] = _ar_entry(d, i + a, i + b)
-      ARinv[i + a] = 1.0 / ARblk[i + a, a]
-    c += dim
-  for c in range(nefc):
-    fprev[rows[c]] = force[rows[c]]
-  _dual_state(d, d.efc_state, ne, nf, nefc, rows)
-
-  rng, _ = _pcg32_next(np.uint64(0))
-
-  it = 0
-  nest_k = 0
-  _yt_f(d, v, force, nefc, rows, nv)
-  while it < maxiter:
-    beta = (nest_k - 1) / (nest_k + 2) if it > 0 else 0.0
-    if beta > 0:
-      _nesterov_extrapolate(m, d, beta, ne, nf, nefc, rows)
-      _yt_f(d, v, force, nefc, rows, nv)
-    else:
-      for c in range(nefc):
-        fprev[rows[c]] = force[rows[c]]
-    for c in range(nefc):
-      fmom[rows[c]] = force[rows[c]]
-
-    for k in range(nblocks - 1, 0, -1):
-      rng, r = _pcg32_next(rng)
-      j = r % (k + 1)
-      tmpb = blockstart[k]
-      blockstart[k] = blockstart[j]
-      blockstart[j] = tmpb
-    improvement = _pgs_sweep(m, d, blockstart, nblocks, v, ne, nf, rows)
-
-    nactive, nchange = _dual_state_change(d, ne, nf, nefc, rows)
-    improvement *= scale
-    _save_stats(d, stat, it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
-
-    # gradient restart (O'Donoghue-Candes) when the correction opposes the extrapolation
-    restart = False
-    if it > 0:
-      dot = 0.0
-      for c in range(nefc):
-        i = rows[c]
-        dot += (force[i] - fmom[i]) * (fmom[i] - fprev[i])
-      restart = dot < 0
-    nest_k = 0 if restart else nest_k + 1
-    it += 1
-    if improvement < tol:
-      break
-  if stat < _NISLAND:
-    d.solver_niter[stat] += it
-  return it
-
-
-@unit((M, D, i4, i4, i4, i4, i4v, i4), needs=NEEDS_NOSLIP)
-def sol_noslip(m, d, island, ne, nf, nefc, rows, maxiter):
-  """No-slip post-pass over rows[:nefc] (all rows, or one island's): Gauss-Seidel on the
-  friction forces (friction loss, pyramid edge pairs, elliptic friction) with normal forces
-  fixed and R removed (mj_solNoSlip / mj_solNoSlip_island); statistics continue after the main
-  solver's for `island` (-1: one-system solve, reported as 0). Needs solver_Y, efc_b."""
-  nv = m.nv
-  force, floss, R = d.efc_force, d.efc_frictionloss, d.efc_R
-  ARinv = d.solver_efc[_ARINV]
-  v = d.solver_nv[_TMP]
-  s = d.solver_scratch
-  bc, res, oldf = s[8:14], s[16:22], s[24:30]
-  Ac = d.solver_mat[2]
-  scale = _island_scale(m, d, island)
-  stat = max(island, 0)
-  for c in range(nefc):
-    i = rows[c]
-    ARinv[i] = 1.0 / max(_MINVAL, _ar_entry(d, i, i) - R[i])
-  _dual_state(d, d.efc_state, ne, nf, nefc, rows)
-  _yt_f(d, v, force, nefc, rows, nv)
-  niter0 = d.solver_niter[stat] if stat < _NISLAND else 0
-  it = 0
-  while it < maxiter:
-    improvement = 0.0
-    if it == 0:
-      for c in range(nefc):
-        i = rows[c]
-        improvement += 0.5 * force[i] * force[i] * R[i]
-    for c in range(ne, ne + nf):
-      i = rows[c]
-      _residual(d, res, i, 1, v, True)
-      oldf[0] = force[i]
-      force[i] -= res[0] * ARinv[i]
-      if force[i] < -floss[i]:
-        force[i] = -floss[i]
-      elif force[i] > floss[i]:
-        force[i] = floss[i]
-      dl = force[i] - oldf[0]
-      improvement -= 0.5 * dl * dl / ARinv[i] + dl * res[0]
-      _apply_delta(d, v, i, 1, oldf)
-    c = ne + nf
-    while c < nefc:
-      i = rows[c]
-      typ = d.efc_type[i]
-      if typ == _PYRAMIDAL:
-        dim = d.contact_dim[d.efc_id[i]]
-        for j in range(i, i + 2 * (dim - 1), 2):
-          _residual(d, res, j, 2, v, True)
-          oldf[0] = force[j]
-          oldf[1] = force[j + 1]
-          _noslip_block(d, Ac, j, 2)
-          for a in range(2):
-            bc[a] = res[a] - Ac[a, 0] * oldf[0] - Ac[a, 1] * oldf[1]
-          mid = 0.5 * (force[j] + force[j + 1])
-          K1 = Ac[0, 0] + Ac[1, 1] - Ac[0, 1] - Ac[1, 0]
-          K0 = mid * (Ac[0, 0] - Ac[1, 1]) + bc[0] - bc[1]
-          if K1 < _MINVAL:
-            force[j] = mid
-            force[j + 1] = mid
-          else:
-            y = -K0 / K1
-            if y < -mid:
-              force[j] = 0.0
-              force[j + 1] = 2 * mid
-            elif y > mid:
-              force[j] = 2 * mid
-              force[j + 1] = 0.0
-            else:
-              force[j] = mid + y
-              force[j + 1] = mid - y
-          improvement -= _cost_change(Ac, force, j, oldf, res, 2)
-          _apply_delta(d, v, j, 2, oldf)
-        c += 2 * (dim - 1)
-      elif typ == _ELLIPTIC:
-        con = d.efc_id[i]
-        dim = d.contact_dim[con]
-        n = dim - 1
-        _residual(d, res, i + 1, n, v, True)
-        for a in range(n):
-          oldf[a] = force[i + 1 + a]
-        _noslip_block(d, Ac, i + 1, n)
-        for a in range(n):
-          t = res[a]
-          for b in range(n):
-            t -= Ac[a, b] * oldf[b]
-          bc[a] = t
-        if force[i] < _MINVAL:
-          for a in range(n):
-            force[i + 1 + a] = 0.0
-        else:
-          _solve_qcqp(d, force, i, dim, Ac, bc, d.contact_friction[con])
-        improvement -= _cost_change(Ac, force, i + 1, oldf, res, n)
-        _apply_delta(d, v, i + 1, n, oldf)
-        c += dim
-      else:
-        c += 1
-    nactive, nchange = _dual_state_change(d, ne, nf, nefc, rows)
-    improvement *= scale
-    _save_stats(d, stat, niter0 + it, improvement, 0.0, 0.0, nactive, nchange, 0, 0)
-    it += 1
-    if improvement < m.opt_noslip_tolerance[0]:
-      break
-  if stat < _NISLAND:
-    d.solver_niter[stat] = niter0 + it
-
-
-@jit
-def _noslip_block(d, Ac, start, n):
-  """Ac = AR[start:start+n, start:start+n] - diag(R), diagonal clamped to >= 1e-10."""
-  for a in range(n):
-    for b in range(n):
-      Ac[a, b] = _ar_entry(d, start + a, start + b)
-    Ac[a, a] = max(1e-10, Ac[a, a] - d.efc_R[start + a])
-
-
-# ---------------------------------------------------------------------------------------------
-# the constraint stage
-
-@jit
-def warmstart(m, d):
-  """qacc (and for PGS efc_force) to start from: the better of qacc_warmstart and qacc_smooth
-  by cost, or qacc_smooth and zero forces with warmstart disabled (engine_forward.c)."""
-  nv, nefc = m.nv, d.nefc[0]
-  if m.opt_disableflags[0] & _DSBL_WARMSTART:
-    for i in range(nv):
-      d.qacc[i] = d.qacc_smooth[i]
-    for i in range(nefc):
-      d.efc_force[i] = 0.0
-    return
-  jar = d.solver_efc[_JAR]
-  for i in range(nv):
-    d.qacc[i] = d.qacc_warmstart[i]
-  mul_jac(d, jar, d.qacc_warmstart, nefc, nv)
-  for i in range(nefc):
-    jar[i] -= d.efc_aref[i]
-  cost_warm = _constraint_update(m, d, jar, False)
-  if m.opt_solver[0] == _PGS:
-    if dual_cost(m, d, d.efc_force) > 0:
-      for i in range(nefc):
-        d.efc_force[i] = 0.0
-      for i in range(nv):
-        d.qfrc_constraint[i] = 0.0
-  else:
-    Ma = d.solver_nv[_MA]
-    rhs = _rhs(m, d)
-    if m.opt_integrator[0] == _INT_DISCRETE:
-      mul_metric(m, d, Ma, d.qacc_warmstart)
-    else:
-      smooth.mul_m(m, d, Ma, d.qacc_warmstart)
-    for i in range(nv):
-      cost_warm += 0.5 * (Ma[i] - rhs[i]) * (d.qacc_warmstart[i] - d.qacc_smooth[i])
-    cost_smooth = _constraint_update(m, d, d.efc_b, False)
-    if cost_warm > cost_smooth:
-      for i in range(nv):
-        d.qacc[i] = d.qacc_smooth[i]
-  # with islands, dofs in none start (and stay) at qacc_smooth
-  if d.nisland[0] > 0:
-    for i in range(d.nidof[0], nv):
-      g = d.map_idof2dof[i]
-      d.qacc[g] = d.qacc_smooth[g]
-
+# the primal solves of the constraint stage (engine/forward.fwd_constraint runs them)
 
 @jit
 def _square(buf, n):
@@ -2277,7 +1370,7 @@ def context_all(m, d):
                 d.efc_R[:nefc],
                 d.efc_frictionloss[:nefc], d.efc_aref[:nefc], d.efc_type[:nefc],
                 d.efc_id[:nefc], d.efc_force[:nefc], d.efc_state[:nefc], d.qacc[:nv],
-                d.qacc_smooth[:nv], _rhs(m, d)[:nv], d.qfrc_constraint[:nv],
+                d.qacc_smooth[:nv], gauss_rhs(m, d)[:nv], d.qfrc_constraint[:nv],
                 _square(d.solver_L, nv), _square(d.solver_Lcone, nv))
 
 
@@ -2314,12 +1407,12 @@ def context_island(m, d, k):
 
 
 @unit((M, D, b1))
-def _solve_primal_islands(m, d, flg_newton):
+def solve_primal_islands(m, d, flg_newton):
   """CG or Newton island by island (mj_fwdConstraint's island branch): gather the inputs in
   island order, solve each island with its own termination and statistics, scatter qacc,
   qfrc_constraint and efc_force back. efc_state keeps the warmstart's, as in MuJoCo."""
   nidof, nefc = d.nidof[0], d.nefc[0]
-  rhs = _rhs(m, d)
+  rhs = gauss_rhs(m, d)
   for i in range(nidof):
     g = d.map_idof2dof[i]
     d.ifrc_smooth[i] = rhs[g]
@@ -2331,7 +1424,7 @@ def _solve_primal_islands(m, d, flg_newton):
     d.iefc_force[ic] = d.efc_force[c]
     d.iefc_aref[ic] = d.efc_aref[c]
   for k in range(d.nisland[0]):
-    it = _primal(m, d, k, flg_newton)
+    it = primal(m, d, k, flg_newton)
     if k < _NISLAND:
       d.solver_niter[k] += it
   for i in range(nidof):
@@ -2343,7 +1436,7 @@ def _solve_primal_islands(m, d, flg_newton):
 
 
 @unit((M, D, i8, b1), i8)
-def _primal(m, d, k, flg_newton):
+def primal(m, d, k, flg_newton):
   """sol_primal (CG, or Newton when flg_newton) on island k, or on the whole system when
   k < 0: one unit holds the primal solvers' code for both callers."""
   if k < 0:
@@ -2351,75 +1444,3 @@ def _primal(m, d, k, flg_newton):
   return sol_primal(m, d, context_island(m, d, k), k, m.opt_iterations[0], flg_newton)
 
 
-@unit((M, D))
-def fwd_constraint(m, d):
-  """Islands, efc_b, warmstart, the model's solver, then qacc, efc_force, efc_state,
-  qfrc_constraint and the solver statistics (mj_island + mj_fwdConstraint). Every solver and
-  the no-slip pass work island by island unless the ISLAND disable bit is set."""
-  nv, nefc = m.nv, d.nefc[0]
-  for i in range(nv):
-    d.qfrc_constraint[i] = 0.0
-  for k in range(_NISLAND):
-    d.solver_niter[k] = 0
-  island.island(m, d)
-  if d.discrete_coupled[0]:
-    d.nisland[0] = 0   # the couplings join trees: one system
-  if nefc == 0:
-    for i in range(nv):
-      d.qacc[i] = d.qacc_smooth[i]
-    return
-  mul_jac(d, d.efc_b, d.qacc_smooth, nefc, nv)
-  for i in range(nefc):
-    d.efc_b[i] -= d.efc_aref[i]
-  solver = m.opt_solver[0]
-  noslip = m.opt_noslip_iterations[0] > 0
-  if solver == _PGS or noslip:
-    make_y(m, d)
-  warmstart(m, d)
-  nisland = d.nisland[0]
-  if nisland == 0:
-    for i in range(nefc):
-      d.map_iefc2efc[i] = i   # the one-system solve's row list
-  if solver == _PGS:
-    if nisland > 0:
-      for k in range(nisland):
-        a = d.island_iefcadr[k]
-        sol_pgs(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
-                d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_iterations[0])
-    else:
-      sol_pgs(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc], m.opt_iterations[0])
-  elif nisland == 1 and d.nidof[0] == nv:
-    # one island holding every dof: its rows and dofs are all of them, in the model's order,
-    # so the one-system solve is the island's solve (without gathering); MuJoCo's efc_state
-    # keeps the warmstart's, as for any island solve
-    saved = d.solver_int[1]
-    for i in range(nefc):
-      saved[i] = d.efc_state[i]
-    d.solver_niter[0] = _primal(m, d, -1, solver == _NEWTON)
-    for i in range(nefc):
-      d.efc_state[i] = saved[i]
-  elif nisland > 0:
-    _solve_primal_islands(m, d, solver == _NEWTON)
-  else:
-    d.solver_niter[0] = _primal(m, d, -1, solver == _NEWTON)
-  if noslip:
-    if nisland > 0:
-      for k in range(nisland):
-        a = d.island_iefcadr[k]
-        sol_noslip(m, d, k, d.island_ne[k], d.island_nf[k], d.island_nefc[k],
-                   d.map_iefc2efc[a:a + d.island_nefc[k]], m.opt_noslip_iterations[0])
-    else:
-      sol_noslip(m, d, -1, d.ne[0], d.nf[0], nefc, d.map_iefc2efc[:nefc],
-                 m.opt_noslip_iterations[0])
-  if solver == _PGS or noslip:
-    # dual finish: qacc = qacc_smooth + M^-1 J' efc_force
-    mul_jac_t(d, d.qfrc_constraint, d.efc_force, nefc, nv)
-    if m.opt_integrator[0] == _INT_DISCRETE:
-      for i in range(nv):
-        d.qacc[i] = d.qfrc_constraint[i]
-      smooth.solve_ld(d.qacc, d.qLDhat, d.qLDhatDiagInv, m.M_rownnz, m.M_rowadr, m.M_colind,
-                      nv)
-    else:
-      smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
-    for i in range(nv):
-      d.qacc[i] += d.qacc_smooth[i]

@@ -99,12 +99,10 @@ def _stage_kernels():
   """Compiled loops that call one stage n times (built on first use)."""
   global _STAGES
   if _STAGES is None:
-    import importlib
-
     import numba
 
-    from numjoco.engine import collision_driver, constraint, island, solver
-    fwd = importlib.import_module("numjoco.engine.forward")
+    from numjoco.engine import collision_driver, constraint, island, solver, solver_pgs
+    from numjoco.engine import forward as fwd
 
     def loop(stage):
       @numba.njit
@@ -116,15 +114,15 @@ def _stage_kernels():
     @numba.njit
     def warm(m, d):
       solver.mul_jac(d, d.efc_b, d.qacc_smooth, d.nefc[0], m.nv)
-      solver.warmstart(m, d)
+      fwd.warmstart(m, d)
 
     _STAGES = [("forward", loop(fwd.forward)), ("fwd_position", loop(fwd.fwd_position)),
                ("  collision", loop(collision_driver.collision)),
                ("  make_constraint", loop(constraint.make_constraint)),
                ("fwd_velocity", loop(fwd.fwd_velocity)),
-               ("fwd_constraint", loop(solver.fwd_constraint)),
+               ("fwd_constraint", loop(fwd.fwd_constraint)),
                ("  island", loop(island.island)), ("  efc_b + warmstart", loop(warm)),
-               ("  make_y", loop(solver.make_y))]
+               ("  make_y", loop(solver_pgs.make_y))]
   return _STAGES
 
 

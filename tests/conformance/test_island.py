@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from numjoco.engine import interop, solver
+from numjoco.engine import forward, interop
 from tests.conformance import test_teacher_forced as tf
 from tests.conformance.test_solver import (CG, DSBL_ISLAND, ELLIPTIC, NEWTON, PGS, PYRAMIDAL,
                                            SCENES, rel_err, solve_both, states)
@@ -134,7 +134,7 @@ def test_island_comparison_can_fail():
     m, mjm, d, mjd = solve_both("stack", state, CG, PYRAMIDAL, islands=True)
     m.opt.disableflags = int(m.opt.disableflags) | DSBL_ISLAND
     d.qacc[:] = np.nan
-    solver.fwd_constraint(m.struct, d.struct)
+    forward.fwd_constraint(m.struct, d.struct)
     m.opt.disableflags = int(m.opt.disableflags) & ~DSBL_ISLAND
     differ += not np.array_equal(d._arrays["solver_niter"], mjd.solver_niter)
   assert differ > 0

@@ -17,7 +17,7 @@ import pytest
 
 import numjoco
 from numjoco import engine
-from numjoco.engine import interop, solver
+from numjoco.engine import forward, interop, solver
 from tests.models import load_both
 
 NEWTON, CG, PGS = int(mujoco.mjtSolver.mjSOL_NEWTON), int(mujoco.mjtSolver.mjSOL_CG), int(
@@ -177,7 +177,7 @@ def solve_both(name, state, solver_type, cone, islands=False, flags=0, noslip=0)
   d.efc_force[:] = np.nan
   d.efc_state[:] = -1
   d.qacc[:] = np.nan
-  solver.fwd_constraint(m.struct, d.struct)
+  forward.fwd_constraint(m.struct, d.struct)
   return m, mjm, d, mjd
 
 
@@ -400,5 +400,5 @@ def test_solver_detects_a_wrong_input():
   n = mjd.nefc
   i = int(np.argmax(np.abs(mjd.efc_force)))
   d.efc_aref[i] *= 1.5
-  solver.fwd_constraint(m.struct, d.struct)
+  forward.fwd_constraint(m.struct, d.struct)
   assert rel_err(d.efc_force[:n], mjd.efc_force) > 1e-3

@@ -1,0 +1,173 @@
+"""Cholesky factorization of symmetric positive definite matrices, dense and over a sparse
+pattern (MuJoCo's engine_util_solve.c: mju_cholFactor, mju_cholSolve, mju_cholUpdate), on the
+lower triangle of a row-major n x n array. The Newton solver factors its Hessian with these
+(engine/solver.py)."""
+import math
+
+from numjoco.engine.smooth import jit
+from numjoco.engine.types import MINVAL as _MINVAL
+
+# ---------------------------------------------------------------------------------------------
+# small dense linear algebra (MuJoCo's engine_util_solve.c, lower triangles of row-major n x n)
+
+@jit
+def chol_factor(mat, n, mindiag):
+  """In-place dense Cholesky mat = L L' (lower triangle); returns the rank (mju_cholFactor)."""
+  rank = n
+  for j in range(n):
+    tmp = mat[j, j]
+    for k in range(j):
+      tmp -= mat[j, k] * mat[j, k]
+    deficient = tmp < mindiag
+    if deficient:
+      tmp = mindiag
+      rank -= 1
+    mat[j, j] = math.sqrt(tmp)
+    if deficient:
+      for i in range(j + 1, n):
+        mat[i, j] = 0.0
+    else:
+      inv = 1.0 / mat[j, j]
+      for i in range(j + 1, n):
+        s = mat[i, j]
+        for k in range(j):
+          s -= mat[i, k] * mat[j, k]
+        mat[i, j] = s * inv
+  return rank
+
+
+@jit
+def chol_solve(res, mat, vec, n):
+  """res = (L L')^-1 vec for a factor from chol_factor (mju_cholSolve); res may be vec."""
+  for i in range(n):
+    res[i] = vec[i]
+  for i in range(n):
+    s = res[i]
+    for k in range(i):
+      s -= mat[i, k] * res[k]
+    res[i] = s / mat[i, i]
+  for i in range(n - 1, -1, -1):
+    s = res[i]
+    for j in range(i + 1, n):
+      s -= mat[j, i] * res[j]
+    res[i] = s / mat[i, i]
+
+
+@jit
+def chol_update(mat, x, n, plus):
+  """Rank-one update L L' +/- x x' of a Cholesky factor; x is overwritten (mju_cholUpdate)."""
+  rank = n
+  for k in range(n):
+    if x[k] != 0.0:
+      lkk = mat[k, k]
+      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
+      if tmp < _MINVAL:
+        tmp = _MINVAL
+        rank -= 1
+      r = math.sqrt(tmp)
+      c = r / lkk
+      cinv = 1.0 / c
+      s = x[k] / lkk
+      mat[k, k] = r
+      if plus:
+        for i in range(k + 1, n):
+          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
+      else:
+        for i in range(k + 1, n):
+          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
+      for i in range(k + 1, n):
+        x[i] = c * x[i] - s * mat[i, k]
+  return rank
+
+
+# ---------------------------------------------------------------------------------------------
+# sparse variants for the Newton Hessian of large contexts (n >= SPARSE_NV dofs): the factor
+# keeps its dense n x n storage, but every loop runs over the symbolic pattern of L (row i's
+# columns rowpat[i*n : i*n + rownnz[i]], ascending; column k's rows colpat[k*n : ...]). Entries
+# outside the pattern are exact zeros that the dense loops would only add, so each result is
+# the dense one bit for bit, at the cost of the pattern's nonzeros (MuJoCo's sparse path
+# factors in another order; ours stays the dense one's).
+
+SPARSE_NV = 60   # mj_isSparse's threshold, applied to the solved context's dofs
+
+
+@jit
+def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
+  """chol_factor over the symbolic pattern of L."""
+  rank = n
+  for j in range(n):
+    bj = j * n
+    tmp = mat[j, j]
+    for t in range(bj, bj + rownnz[j]):
+      k = rowpat[t]
+      tmp -= mat[j, k] * mat[j, k]
+    deficient = tmp < mindiag
+    if deficient:
+      tmp = mindiag
+      rank -= 1
+    mat[j, j] = math.sqrt(tmp)
+    if deficient:
+      for t in range(bj, bj + colnnz[j]):
+        mat[colpat[t], j] = 0.0
+    else:
+      inv = 1.0 / mat[j, j]
+      for u in range(bj, bj + colnnz[j]):
+        i = colpat[u]
+        s = mat[i, j]
+        for t in range(bj, bj + rownnz[j]):
+          k = rowpat[t]
+          s -= mat[i, k] * mat[j, k]
+        mat[i, j] = s * inv
+  return rank
+
+
+@jit
+def chol_solve_sp(res, mat, vec, n, rowpat, rownnz, colpat, colnnz):
+  """chol_solve over the symbolic pattern of L."""
+  for i in range(n):
+    res[i] = vec[i]
+  for i in range(n):
+    s = res[i]
+    for t in range(i * n, i * n + rownnz[i]):
+      k = rowpat[t]
+      s -= mat[i, k] * res[k]
+    res[i] = s / mat[i, i]
+  for i in range(n - 1, -1, -1):
+    s = res[i]
+    for t in range(i * n, i * n + colnnz[i]):
+      j = colpat[t]
+      s -= mat[j, i] * res[j]
+    res[i] = s / mat[i, i]
+
+
+@jit
+def chol_update_sp(mat, x, n, plus, colpat, colnnz):
+  """chol_update over the symbolic pattern of L: x's nonzeros (a row of J, or a combination
+  of one contact's rows, all inside the pattern) stay within column k's pattern at step k."""
+  rank = n
+  for k in range(n):
+    if x[k] != 0.0:
+      lkk = mat[k, k]
+      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
+      if tmp < _MINVAL:
+        tmp = _MINVAL
+        rank -= 1
+      r = math.sqrt(tmp)
+      c = r / lkk
+      cinv = 1.0 / c
+      s = x[k] / lkk
+      mat[k, k] = r
+      b = k * n
+      if plus:
+        for t in range(b, b + colnnz[k]):
+          i = colpat[t]
+          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
+      else:
+        for t in range(b, b + colnnz[k]):
+          i = colpat[t]
+          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
+      for t in range(b, b + colnnz[k]):
+        i = colpat[t]
+        x[i] = c * x[i] - s * mat[i, k]
+  return rank
+
