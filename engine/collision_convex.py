@@ -2447,6 +2447,60 @@ def _simplex_id(objs, objt, k, graph, pvi, fvert, face, si, ns, j):
 
 
 @jit
+def _edge_on_face(objs, objt, vert1, poly1, vert2, poly2, xw, mc, dim1, id10, id11, dim2, id20,
+                  id21, nn1, nn2, r0, r1, r2):
+  """Multicontact's second case: (edge row, face row, 1 + the edge's geom) of the first edge of
+  the lower-dimensional feature (geom 1 first) parallel to a face of the other geom, then
+  (MuJoCo 4.0; 3.x stopped after one side) of the other geom's edges; (-1, -1, 0) when none
+  (or a cylinder's side line does not face the face). The candidate face normals are in mc's
+  normal rows, the edges go to its edge rows."""
+  fi = fj = -1
+  edge2 = dim2 != 3 and nn1 != 0 and (nn2 == 0 or dim2 < dim1)   # geom 2's first
+  for attempt in range(2):
+    if attempt == 0:
+      if not edge2 and dim1 != 3 and nn2 != 0:
+        ke = 0
+      elif edge2 and dim2 != 3:
+        ke = 1
+      else:
+        continue
+    elif dim1 != 3 and edge2 and nn2 != 0:
+      ke = 0
+    elif dim2 != 3 and not edge2 and nn1 != 0:
+      ke = 1
+    else:
+      break
+    frow, nface = (_MC_NORM2, nn2) if ke == 0 else (_MC_NORM1, nn1)
+    te = objt[ke, 0]
+    if te == _CAPSULE or te == _CYLINDER:
+      ne = _segment_edge(objs, objt, ke, xw[3 * ke], xw[3 * ke + 1], xw[3 * ke + 2], mc)
+    elif te == _BOX or te == _MESH:
+      ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
+                         poly1 if ke == 0 else poly2, dim1 if ke == 0 else dim2,
+                         id10 if ke == 0 else id20, id11 if ke == 0 else id21, _MC_EDGE, mc)
+    else:
+      ne = 0
+    sg = 1.0 if ke == 0 else -1.0
+    for i in range(nface):        # the first face with an edge parallel to it
+      if sg * _dot(mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2], r0, r1, r2) <= _MINVAL:
+        continue                  # a face turned away from the other geom
+      for j in range(ne):
+        if abs(_dot(mc[_MC_EDGE + j, 0], mc[_MC_EDGE + j, 1], mc[_MC_EDGE + j, 2],
+                    mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2])) < _EDGE_TOL:
+          fi, fj = j, i           # edge j, face i
+          break
+      if fi >= 0:
+        break
+    if fi >= 0:
+      # a cylinder's side: the line facing the face found (MuJoCo 4.0.1)
+      if te == _CYLINDER and not _cylinder_side(objs, ke, mc[frow + fj, 0], mc[frow + fj, 1],
+                                                mc[frow + fj, 2], mc):
+        return -1, -1, 0
+      return fi, fj, 1 + ke
+  return -1, -1, 0
+
+
+@jit
 def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si, cnt, pt,
                   isc, margin, dist_out, pos_out, frame_out):
   """MuJoCo 4.0's multicontact (read from its binary, checked against it) of two geoms among
@@ -2498,51 +2552,8 @@ def _multicontact(objs, objt, vert1, graph1, poly1, vert2, graph2, poly2, xw, si
         fi, fj = i, j
   edge = 0   # 1: an edge of geom 1 on a face of geom 2; 2: the reverse
   if fi < 0:
-    # an edge of the lower-dimensional feature (geom 1 first) parallel to a face of the
-    # other; then (MuJoCo 4.0; 3.x stopped after one side) the other geom's edges
-    edge2 = dim2 != 3 and nn1 != 0 and (nn2 == 0 or dim2 < dim1)   # geom 2's first
-    for attempt in range(2):
-      if attempt == 0:
-        if not edge2 and dim1 != 3 and nn2 != 0:
-          ke = 0
-        elif edge2 and dim2 != 3:
-          ke = 1
-        else:
-          continue
-      elif dim1 != 3 and edge2 and nn2 != 0:
-        ke = 0
-      elif dim2 != 3 and not edge2 and nn1 != 0:
-        ke = 1
-      else:
-        break
-      frow, nface = (_MC_NORM2, nn2) if ke == 0 else (_MC_NORM1, nn1)
-      te = objt[ke, 0]
-      if te == _CAPSULE or te == _CYLINDER:
-        ne = _segment_edge(objs, objt, ke, xw[3 * ke], xw[3 * ke + 1], xw[3 * ke + 2], mc)
-      elif te == _BOX or te == _MESH:
-        ne = _edge_normals(objs, objt, ke, vert1 if ke == 0 else vert2,
-                           poly1 if ke == 0 else poly2, dim1 if ke == 0 else dim2,
-                           id10 if ke == 0 else id20, id11 if ke == 0 else id21, _MC_EDGE, mc)
-      else:
-        ne = 0
-      sg = 1.0 if ke == 0 else -1.0
-      for i in range(nface):        # the first face with an edge parallel to it
-        if sg * _dot(mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2], r0, r1, r2) <= _MINVAL:
-          continue                  # a face turned away from the other geom
-        for j in range(ne):
-          if abs(_dot(mc[_MC_EDGE + j, 0], mc[_MC_EDGE + j, 1], mc[_MC_EDGE + j, 2],
-                      mc[frow + i, 0], mc[frow + i, 1], mc[frow + i, 2])) < _EDGE_TOL:
-            fi, fj = j, i           # edge j, face i
-            break
-        if fi >= 0:
-          break
-      if fi >= 0:
-        # a cylinder's side: the line facing the face found (MuJoCo 4.0.1)
-        if te == _CYLINDER and not _cylinder_side(objs, ke, mc[frow + fj, 0], mc[frow + fj, 1],
-                                                  mc[frow + fj, 2], mc):
-          return 0
-        edge = 1 + ke
-        break
+    fi, fj, edge = _edge_on_face(objs, objt, vert1, poly1, vert2, poly2, xw, mc, dim1, id10, id11,
+                                 dim2, id20, id21, nn1, nn2, r0, r1, r2)
     if fi < 0:
       return 0
 
