@@ -18,6 +18,7 @@ import math
 import numpy as np
 
 from numjoco.engine import collision_convex as cvx
+from numjoco.engine import gjk
 from numjoco.engine import collision_libccd as ccd
 
 from numjoco.engine._jit import jit
@@ -142,12 +143,12 @@ def _prisms(hsize, nrow, ncol, data, pos1, mat1, vert2, graph2, margin, ccd_iter
   buffers (`cvx._split_work`)."""
   s0, s1, s2, s3 = hsize[0], hsize[1], hsize[2], hsize[3]
   # bounding box of object 1 from its support function
-  xmax = cvx._support(objs, objt, 1, 1.0, 0.0, 0.0)[0]
-  xmin = cvx._support(objs, objt, 1, -1.0, 0.0, 0.0)[0]
-  ymax = cvx._support(objs, objt, 1, 0.0, 1.0, 0.0)[1]
-  ymin = cvx._support(objs, objt, 1, 0.0, -1.0, 0.0)[1]
-  zmax = cvx._support(objs, objt, 1, 0.0, 0.0, 1.0)[2]
-  zmin = cvx._support(objs, objt, 1, 0.0, 0.0, -1.0)[2]
+  xmax = gjk.support(objs, objt, 1, 1.0, 0.0, 0.0)[0]
+  xmin = gjk.support(objs, objt, 1, -1.0, 0.0, 0.0)[0]
+  ymax = gjk.support(objs, objt, 1, 0.0, 1.0, 0.0)[1]
+  ymin = gjk.support(objs, objt, 1, 0.0, -1.0, 0.0)[1]
+  zmax = gjk.support(objs, objt, 1, 0.0, 0.0, 1.0)[2]
+  zmin = gjk.support(objs, objt, 1, 0.0, 0.0, -1.0)[2]
   if (xmin - margin > s0 or xmax + margin < -s0 or ymin - margin > s1
       or ymax + margin < -s1 or zmin - margin > s2 or zmax + margin < -s3):
     return 0

@@ -1,11 +1,19 @@
 """The narrowphase's flat work buffers (Data's ccd work arrays): the column layout of a GJK
-object row, the multicontact scratch rows and int scratch, and `work_sizes`, which sizes the
-buffers for a model (engine/types.contact_capacity). Plain Python: the kernels in
-collision_convex read these as constants."""
+object row and its support modes, the multicontact scratch rows and int scratch, and
+`work_sizes`, which sizes the buffers for a model (engine/types.contact_capacity). Plain
+Python: the kernels in engine/gjk.py and engine/collision_convex.py read these as constants."""
 
-# a GJK object: one float row of OBJ_COLS columns (size, pos, mat, margin, mesh vertex address
-# and count, hull graph address, hill-climb hint; collision_convex names the columns)
+# a GJK object: one float row of OBJ_COLS columns: size[0:3], pos[3:6], mat[6:15], margin[15],
+# and for meshes the first row and count of its vertices[16:18], where its hull adjacency starts
+# in objt [18] and the last support vertex [19]
 OBJ_COLS = 20
+SIZE, POS, MAT, MARGIN, VADR, VNUM, GADR, GHINT = 0, 3, 6, 15, 16, 17, 18, 19
+# support modes (objt's second column): the geom itself, its center point (sphere core), its
+# segment (capsule core)
+MODE_GEOM, MODE_POINT, MODE_LINE = 0, 1, 2
+# mjGEOM_FLEX: a flex element, its vertices (global, six per row like a mesh's) swept by the flex
+# radius size[0]; pos is its box center (GJK's first point)
+FLEX = 105
 NEXTREMA = 27        # mesh_extrema: hill-climb seeds for the 3x3x3 direction grid
 
 # multicontact scratch rows (3 floats each): clipping face, its plane normals, two polygon

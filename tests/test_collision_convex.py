@@ -10,7 +10,8 @@ import numba
 import numpy as np
 import pytest
 
-from numjoco.engine.collision_convex import _polytope, _set_obj, _split_work, _work_sizes, collide_convex
+from numjoco.engine.collision_convex import _set_obj, _split_work, _work_sizes, collide_convex
+from numjoco.engine.gjk import polytope as _polytope
 from numjoco.engine.collision_primitive import make_frame
 
 _TOL = 1e-6
@@ -544,13 +545,13 @@ def test_subdistance_as_mujoco_bit_for_bit():
   changed both after our reference source (a segment shorter than 1e-15, the far end beyond
   s1, signs tested against the edge cross product, every edge of a degenerate triangle), and
   a last-bit difference in them turns a later GJK iteration another way."""
-  from numjoco.engine import collision_convex as cvx
+  from numjoco.engine import gjk
   from tests.conformance import mjinternal
   ends = {(0.0, 1.0): 0, (1.0, 0.0): 0}
   for kind, a, b, c in _simplices(5000):
     lam = mjinternal.s1d(a, b)
-    assert cvx._s1d(a, b) == lam, f"S1D kind {kind}: {a}, {b}"
-    assert cvx._s2d(a, b, c) == mjinternal.s2d(a, b, c), f"S2D kind {kind}: {a}, {b}, {c}"
+    assert gjk.s1d(a, b) == lam, f"S1D kind {kind}: {a}, {b}"
+    assert gjk.s2d(a, b, c) == mjinternal.s2d(a, b, c), f"S2D kind {kind}: {a}, {b}, {c}"
     if lam in ends:
       ends[lam] += 1
   assert min(ends.values()) > 100, f"the segments miss an end case: {ends}"

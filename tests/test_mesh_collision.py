@@ -308,6 +308,7 @@ def test_mesh_support_as_mujoco(path, geom):
   1e-17..1e-8 of a face normal, where vertices nearly tie): small meshes search every vertex
   in mesh order starting from the previous support vertex, larger ones climb the hull graph."""
   from numjoco.engine import collision_convex as cvx
+  from numjoco.engine import gjk
   from tests.conformance import mjinternal
   full = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models", path)
   m, mjm = numjoco.load_model(full), mujoco.MjModel.from_xml_path(full)
@@ -330,7 +331,7 @@ def test_mesh_support_as_mujoco(path, geom):
   cvx._set_obj(objs, objt, 0, int(mjm.geom_type[geom]), mjm.geom_size[geom], mjd.geom_xpos[geom],
                mjd.geom_xmat[geom], 0.0)
   cvx._set_mesh(objs, objt, 0, 2, 4, vert, ext, graph)
-  differ = [i for i, u in enumerate(dirs) if cvx._support(objs, objt, 0, *u)[:3] != ref[i][0]]
+  differ = [i for i, u in enumerate(dirs) if gjk.support(objs, objt, 0, *u)[:3] != ref[i][0]]
   assert not differ, f"{len(differ)} of {len(dirs)} support points differ, the first at {differ[0]}"
 
 
