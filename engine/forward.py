@@ -169,13 +169,10 @@ def warmstart(m, d):
       d.qacc[g] = d.qacc_smooth[g]
 
 
-@unit((M, D))
-def fwd_constraint(m, d):
-  """The constraint stage (mj_fwdConstraint): islands, efc_b, warmstart, the model's solver
-  (engine/solver.py: CG, Newton; engine/solver_pgs.py: PGS, no-slip), then qacc, efc_force,
-  efc_state, qfrc_constraint and the solver statistics. Every solver and the no-slip pass work
-  island by island unless the ISLAND disable bit is set. Under the discrete integrator the
-  unconstrained free bodies then get their gyroscopic solve; sleeping trees keep their qacc."""
+@jit
+def _solve(m, d):
+  """Islands, efc_b, warmstart, the model's solver (and no-slip), then qacc, efc_force,
+  efc_state, qfrc_constraint and the solver statistics."""
   nv, nefc = m.nv, d.nefc[0]
   for i in range(nv):
     d.qfrc_constraint[i] = 0.0
@@ -245,6 +242,16 @@ def fwd_constraint(m, d):
       smooth.solve_m(m, d, d.qacc, d.qfrc_constraint)
     for i in range(nv):
       d.qacc[i] += d.qacc_smooth[i]
+
+
+@unit((M, D))
+def fwd_constraint(m, d):
+  """The constraint stage (mj_fwdConstraint): islands, efc_b, warmstart, the model's solver
+  (engine/solver.py: CG, Newton; engine/solver_pgs.py: PGS, no-slip), then qacc, efc_force,
+  efc_state, qfrc_constraint and the solver statistics. Every solver and the no-slip pass work
+  island by island unless the ISLAND disable bit is set. Under the discrete integrator the
+  unconstrained free bodies then get their gyroscopic solve; sleeping trees keep their qacc."""
+  _solve(m, d)
   if m.opt_integrator[0] == _INT_DISCRETE:
     discrete.free_bodies(m, d)
   if sleep.filtering(m, d):

@@ -12,7 +12,7 @@ import pytest
 import numjoco
 from numjoco import engine
 from numjoco.engine import interop
-from numjoco.engine import solver as solver_mod
+from numjoco.engine import forward as forward_mod
 from tests.conformance.test_contact import _quadruped_without_terrain
 from tests.conformance.test_solver import dual_cost, primal_cost
 from tests.models import suite_source
@@ -129,7 +129,7 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
     numjoco.forward(m, d)               # M, qacc_smooth, ... of this state
     interop.efc_from_mujoco(mjm, mjd, d)
     d.qacc_warmstart[:] = mjd.qacc_warmstart
-    solver_mod.fwd_constraint(m.struct, d.struct)
+    forward_mod.fwd_constraint(m.struct, d.struct)
     nrows += d.nefc
     big = max(big, int(np.max(d.island_nv[:d.nisland], initial=0)))
     record_errors(worst, solver, mjm, mjd, d)
