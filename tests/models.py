@@ -1,4 +1,5 @@
-"""Shared test fixtures: the dm_control suite models the issues name, loaded in both engines."""
+"""Shared test fixtures: models loaded in both engines (an MJCF string or file, the dm_control
+suite models), and the comparisons of compiled models and forward results with MuJoCo's."""
 import os
 
 import numpy as np
@@ -15,6 +16,30 @@ def suite_source(name):
     xml, assets = swimmer.get_model_and_assets(6)
     return xml, assets
   return os.path.join(os.path.dirname(suite.__file__), name + ".xml"), None
+
+
+def models_of(source, quiet=False):
+  """(ours, MuJoCo's) models of an MJCF string or file path; `quiet` silences our compiler's
+  warnings (attributes that change only the drawing, ...)."""
+  import warnings
+
+  import mujoco
+  import numjoco
+  with warnings.catch_warnings():
+    if quiet:
+      warnings.simplefilter("ignore")
+    m = numjoco.load_model(source)
+  text = isinstance(source, str) and source.lstrip().startswith("<")
+  return m, (mujoco.MjModel.from_xml_string(source) if text
+             else mujoco.MjModel.from_xml_path(os.fspath(source)))
+
+
+def models_and_data(source, quiet=False):
+  """(ours, our Data, MuJoCo's, its MjData) of an MJCF string or file path."""
+  import mujoco
+  import numjoco
+  m, mjm = models_of(source, quiet)
+  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
 
 
 def load_both(name, disable_constraint=True):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from tests.models import load_both
+from tests.models import load_both, models_of
 
 JOINTS_XML = """
 <mujoco>
@@ -38,10 +38,6 @@ JOINTS_XML = """
 """
 
 
-def _both(xml):
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-
-
 def _random(mjm, seed):
   rng = np.random.default_rng(seed)
   mjd = mujoco.MjData(mjm)
@@ -68,7 +64,7 @@ def _quat_sign(mjm, q):
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_eval_fk_matches_mujoco(seed):
   """Poses are MuJoCo's xpos/xquat; twists are cvel moved to the body origin."""
-  m, mjm = _both(JOINTS_XML)
+  m, mjm = models_of(JOINTS_XML)
   mjd = _random(mjm, seed)
   d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
@@ -89,7 +85,7 @@ def test_eval_fk_matches_mujoco(seed):
 
 def test_twist_is_the_time_derivative_of_the_pose():
   """Finite difference of the pose along qvel gives the twist (analytic definition)."""
-  m, mjm = _both(JOINTS_XML)
+  m, mjm = models_of(JOINTS_XML)
   mjd = _random(mjm, 4)
   d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
@@ -111,7 +107,7 @@ def test_twist_is_the_time_derivative_of_the_pose():
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_round_trip_every_joint_type(seed):
   """qpos, qvel -> eval_fk -> eval_ik (from qpos0, zero qvel) -> the same qpos, qvel."""
-  m, mjm = _both(JOINTS_XML)
+  m, mjm = models_of(JOINTS_XML)
   mjd = _random(mjm, seed)
   d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
@@ -142,7 +138,7 @@ def test_round_trip_suite_models(name):
 
 
 def test_joint_starts_match_mujoco():
-  m, mjm = _both(JOINTS_XML)
+  m, mjm = models_of(JOINTS_XML)
   qs, qds = numjoco.joint_q_start(m), numjoco.joint_qd_start(m)
   assert qs.shape == (mjm.njnt + 1,) and qds.shape == (mjm.njnt + 1,)
   np.testing.assert_array_equal(qs[:-1], mjm.jnt_qposadr)
@@ -154,7 +150,7 @@ def test_joint_starts_match_mujoco():
 
 
 def test_bad_shapes_are_refused():
-  m, _ = _both(JOINTS_XML)
+  m, _ = models_of(JOINTS_XML)
   d = numjoco.make_data(m)
   pose, vel = numjoco.eval_fk(m, d)
   with pytest.raises(ValueError, match="body_pose"):

@@ -1,7 +1,6 @@
 """Preallocated constraint room: efc_J, iefc_J and solver_Y hold njmax rows of at most
 types.efc_row_nnz nonzeros each (nJmax), not njmax x nv. MuJoCo's own sleep/perf/smooth.xml
 (343 trees, nv 4459) needed 26 GB of Data that way and was killed for memory."""
-import warnings
 
 import mujoco
 import numpy as np
@@ -9,6 +8,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import types as t
+from tests.models import models_of
 
 # many trees, one of them a long chain, and a spatial tendon across two trees
 _TREES = """
@@ -55,15 +55,9 @@ _TREES = """
 </mujoco>"""
 
 
-def _load(xml):
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-
-
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 def test_rows_stay_within_the_bound_and_forward_matches_mujoco(cone):
-  m, mjm = _load(_TREES.format(count=12, cone=cone))
+  m, mjm = models_of(_TREES.format(count=12, cone=cone), quiet=True)
   # the chain (6 + 3 dofs) and the tendon's two trees (9 + 9) bound a row
   assert t.efc_row_nnz_of(m) == 2 * (9 + 9) == t.efc_row_nnz_of(mjm)
   assert m.sizes()["nJmax"] == m.sizes()["njmax"] * 36 < m.sizes()["njmax"] * m.nv
@@ -88,7 +82,7 @@ def test_many_trees_fit_in_memory():
   """344 trees of 9 dofs (about the size of MuJoCo's smooth.xml): Data fits in memory. What
   remains is mostly the dense nv x nv Newton work matrices (solver_L, solver_Lpat, ...)."""
   xml = _TREES.format(count=343, cone="pyramidal")
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml, quiet=True)
   d = numjoco.make_data(m)
   dense_j = m.sizes()["njmax"] * m.nv * 8 * 3   # efc_J, iefc_J, solver_Y as they were
   rows = d.efc_J.nbytes + d.iefc_J.nbytes + d.solver_Y.nbytes

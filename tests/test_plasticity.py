@@ -15,7 +15,7 @@ import pytest
 
 import numjoco
 from numjoco.engine.mjcf import MjcfError
-from tests.models import assert_close
+from tests.models import assert_close, models_of
 
 _MIRROR = "/work/.mirror/google-deepmind+mujoco/repo"
 
@@ -96,16 +96,12 @@ def _xml(integrator="Euler", angle="degree", flags=""):
                         springref=20 if deg else np.deg2rad(20))
 
 
-def _load(xml):
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-
-
 @pytest.mark.parametrize("angle", ["degree", "radian"])
 def test_compiled_fields(angle):
   """nplastic and the plastic fields equal MuJoCo 4.0's: angles converted per compiler/angle,
   4 entries per ball joint, 2 per tendon after the joints', the keyframes' plastic vectors
   (unit ball quaternions; the measured tendon's length filled in as 4.0 does)."""
-  m, mjm = _load(_xml(angle=angle))
+  m, mjm = models_of(_xml(angle=angle))
   assert m.nplastic == mjm.nplastic == 12
   for f in _FIELDS:
     assert_close(getattr(m, f), getattr(mjm, f), f, 1e-12, 1e-12)
@@ -126,7 +122,7 @@ def test_defaults_and_units():
     </worldbody><tendon><fixed><joint joint="c" coef="2"/><joint joint="h" coef="1"/></fixed>
     <fixed springyield="10"><joint joint="h" coef="1"/></fixed></tendon>
     <keyframe><key/></keyframe></mujoco>"""
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   assert m.nplastic == mjm.nplastic == 10
   for f in _FIELDS:
     assert_close(getattr(m, f), getattr(mjm, f), f, 1e-12, 1e-12)
@@ -135,7 +131,7 @@ def test_defaults_and_units():
 def test_reset_plastic():
   """d.plastic after make_data, after reset_data with a changed qpos_spring/lengthspring and
   after a keyframe reset equals mj_resetData's / mj_resetDataKeyframe's."""
-  m, mjm = _load(_xml())
+  m, mjm = models_of(_xml())
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   assert_close(d.plastic, mjd.plastic, "plastic at make_data", 1e-12, 1e-12)
   for mm in (m, mjm):
@@ -185,7 +181,7 @@ def test_rollout(integrator):
   to each field's scale), qfrc_spring and the spring energy too; every plastic spring (hinge,
   slide, ball, fixed tendon, both spatial tendons) yields repeatedly, and the slack tendon's
   lower bound stays 0 while its upper bound moves."""
-  m, mjm = _load(_xml(integrator))
+  m, mjm = models_of(_xml(integrator))
   ours, theirs = _rollout(m, mjm, 300, seed=7)
   keys = ("qpos", "qvel", "plastic", "qfrc_spring", "energy")
   for k in keys:
@@ -210,7 +206,7 @@ def test_slack_tendon_both_ways():
     <fixed stiffness="10" springyield="0.02" springlength="-0.1 0.1"><joint joint="s" coef="1"/>
     </fixed></tendon>
     <actuator><position joint="s" kp="400" kv="40"/></actuator></mujoco>"""
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   hist, ref = [], []
   for s in range(600):
@@ -229,7 +225,7 @@ def test_slack_tendon_both_ways():
 def test_spring_disabled_holds_plastic():
   """With the spring flag disabled there are no spring forces and d.plastic stays put, as in
   4.0; damping still acts."""
-  m, mjm = _load(_xml(flags='spring="disable"'))
+  m, mjm = models_of(_xml(flags='spring="disable"'))
   ours, theirs = _rollout(m, mjm, 100, seed=2)
   for k in ("qpos", "qvel", "plastic"):
     np.testing.assert_allclose(ours[k], theirs[k], rtol=1e-10, atol=1e-10, err_msg=k)
@@ -239,7 +235,7 @@ def test_spring_disabled_holds_plastic():
 def test_runtime_zero_yield_is_full_slip():
   """jnt_springyield = 0 at run time on a plastic joint: the reference follows qpos every step,
   so the hinge's spring force vanishes after the first step (4.0's documented rule)."""
-  m, mjm = _load(_xml())
+  m, mjm = models_of(_xml())
   m.jnt_springyield[0] = 0.0
   mjm.jnt_springyield[0] = 0.0
   ours, theirs = _rollout(m, mjm, 50, seed=4)
@@ -284,7 +280,7 @@ def test_default_class_free_joint_error():
   <freejoint> element takes no defaults and compiles."""
   xml = ('<mujoco><default><joint springyield="1"/></default><worldbody>'
          '<body><freejoint/><geom size=".1"/></body>{}</worldbody></mujoco>')
-  m, mjm = _load(xml.format(""))
+  m, mjm = models_of(xml.format(""))
   assert m.nplastic == mjm.nplastic == 0
   bad = xml.format('<body><joint type="free"/><geom size=".1"/></body>')
   with pytest.raises(ValueError):
@@ -322,7 +318,7 @@ GROUPS = """
                                          ('actuatorgroupdisable="0 30 1 1"', (1 << 30) | 3)])
 def test_disableactuator_compiled(option, bits):
   """opt.disableactuator is the bitmask of the listed groups, as 4.0 compiles it."""
-  m, mjm = _load(GROUPS.format(integrator="Euler", option=option))
+  m, mjm = models_of(GROUPS.format(integrator="Euler", option=option))
   assert m.opt.disableactuator == mjm.opt.disableactuator == bits
 
 
@@ -344,7 +340,7 @@ def test_disabled_groups_rollout(integrator, mask):
   activations while act_dot is still computed; actuator-inherited damping still acts, a
   disabled actuator's forcerange still clamps its zero (4.0). 150 steps with random controls
   follow MuJoCo's."""
-  m, mjm = _load(GROUPS.format(integrator=integrator, option=""))
+  m, mjm = models_of(GROUPS.format(integrator=integrator, option=""))
   m.opt.disableactuator = mask
   mjm.opt.disableactuator = mask
   rng = np.random.default_rng(mask)
@@ -382,7 +378,7 @@ def test_actuator_group_disable_model():
   """MuJoCo's own actuator_group_disable.xml (groups 1 and 2 off, contacts on): compiled mask,
   then 300 steps with random controls on all six actuators, switching the disabled set at run
   time halfway, follow MuJoCo 4.0's."""
-  m, mjm = _load(_group_disable_model())
+  m, mjm = models_of(_group_disable_model())
   assert m.opt.disableactuator == mjm.opt.disableactuator == 6
   rng = np.random.default_rng(11)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import numjoco
+from tests.models import models_and_data
 
 _WELD = """
 <mujoco>
@@ -68,11 +69,6 @@ _TENDONS = {
 }
 
 
-def _both(xml):
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
-
-
 def _compare(m, d, mjm, mjd, seeds=3, scale=.1):
   rng = np.random.default_rng(0)
   for _ in range(seeds):
@@ -94,19 +90,19 @@ def _compare(m, d, mjm, mjd, seeds=3, scale=.1):
 
 @pytest.mark.parametrize("case", sorted(_WELDS))
 def test_weld_torque(case):
-  _compare(*_both(_WELD.format(weld=_WELDS[case])))
+  _compare(*models_and_data(_WELD.format(weld=_WELDS[case])))
 
 
 @pytest.mark.parametrize("case", sorted(_TENDONS))
 def test_spatial_tendon_forces(case):
   c = dict(dict(attrs="", path=_PATH, gear="0", eq=""), **_TENDONS[case])
   xml = _TENDON.format(**c)
-  m, d, mjm, mjd = _both(xml)
+  m, d, mjm, mjd = models_and_data(xml)
   _compare(m, d, mjm, mjd, scale=.02)
   # the tendon's own part is what the test is about: without it cfrc_ext differs
   if case != "equality":
     tendon_free = _TENDON.format(**dict(c, attrs="", gear="0", eq=""))
-    m2, d2, mjm2, mjd2 = _both(tendon_free)
+    m2, d2, mjm2, mjd2 = models_and_data(tendon_free)
     d2.qpos[:], d2.qvel[:], d2.ctrl[:] = mjd.qpos, mjd.qvel, mjd.ctrl
     numjoco.forward(m2, d2)
     assert np.abs(d2.cfrc_ext - mjd.cfrc_ext).max() > 1e-3
@@ -130,7 +126,7 @@ def test_adhesive_contact_forces_are_net_of_the_pull(cone):
   """mj_contactForce subtracts the contact's adhesion from the normal force: touch, force and
   contact sensors and cfrc_ext read the net force (4.0: a 1 kg box held by adhesion reads its
   weight, while its rows carry weight + pull)."""
-  m, d, mjm, mjd = _both(_ADHESION.format(cone=cone))
+  m, d, mjm, mjd = models_and_data(_ADHESION.format(cone=cone))
   for _ in range(50):
     mujoco.mj_step(mjm, mjd)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel

@@ -11,6 +11,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from numjoco.engine.mjcf import MjcfError
+from tests.models import models_of
 
 _FIELDS = "type datatype needstage objtype objid reftype refid dim adr intprm cutoff".split()
 
@@ -63,10 +64,6 @@ def _pair_scene(cutoffs=(0.0, 0.3), extra="", option=""):
     <geom name="floor" type="plane" size="1 1 .1"/>
     {''.join(bodies)}{extra}
   </worldbody><sensor>{''.join(sens)}</sensor></mujoco>"""
-
-
-def _load(xml):
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
 
 
 def _assert_fields(m, mjm):
@@ -143,7 +140,7 @@ def test_collision_sensors_every_pair(nativeccd):
   0 and 0.3, geom orders both ways, body-vs-body with several geoms; random poses give
   penetrating pairs, pairs within the cutoff and pairs beyond it. nativeccd off: libccd."""
   option = "" if nativeccd else '<option><flag nativeccd="disable"/></option>'
-  m, mjm = _load(_pair_scene(option=option))
+  m, mjm = models_of(_pair_scene(option=option))
   _assert_fields(m, mjm)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(1)
@@ -174,7 +171,7 @@ def test_collision_sensor_cutoff_semantics():
     <distance geom1="s1" geom2="s3" cutoff=".1"/><distance geom1="s1" geom2="s3"/>
     <fromto geom1="s3" geom2="s1"/>
   </sensor></mujoco>"""
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   _assert_fields(m, mjm)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   _forward_both(m, mjm, d, mjd)
@@ -199,7 +196,7 @@ def test_collision_sensor_hfield():
     <distance geom1="bx" body2="world" cutoff=".4"/><normal body1="world" geom2="bx" cutoff=".4"/>
     <fromto body1="world" body2="b" cutoff=".4"/>
   </sensor></mujoco>"""
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   _assert_fields(m, mjm)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(3)
@@ -268,7 +265,7 @@ def test_contact_sensor_fields_and_data(condim, cone):
   either side, both sides, world), every reduction, num beyond the match count; contacts of a
   pile settled for a while under both cones and several condims."""
   xml = _contact_scene(condim, f'<option cone="{cone}"/>')
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   _assert_fields(m, mjm)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   for nstep in (0, 40, 150):
@@ -281,7 +278,7 @@ def test_contact_sensor_fields_and_data(condim, cone):
 def test_contact_sensor_rollout_teacher_forced():
   """A 400-step rollout of the pile thrown at the floor, MuJoCo's qpos/qvel/act copied into ours
   each step: contacts come and go, found counts change; sensordata agrees at every step."""
-  m, mjm = _load(_contact_scene())
+  m, mjm = models_of(_contact_scene())
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   mjd.qpos[:] = mjm.qpos0
   mjd.qpos[2] += 0.3
@@ -298,7 +295,7 @@ def test_contact_sensor_rollout_teacher_forced():
 
 def test_collision_sensors_rollout_teacher_forced():
   """The every-pair scene falling onto the floor for 300 steps, teacher-forced."""
-  m, mjm = _load(_pair_scene(cutoffs=(0.0, 0.1)))
+  m, mjm = models_of(_pair_scene(cutoffs=(0.0, 0.1)))
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(7)
   _random_poses(mjm, mjd, rng, spread=0.1)
@@ -333,7 +330,7 @@ def test_camprojection():
   <camprojection site="st" camera="c4"/><camprojection site="bh" camera="c0"/>
   <camprojection site="st" camera="c0" cutoff="300"/>
   </sensor></mujoco>"""
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   _assert_fields(m, mjm)
   for f in ("cam_resolution", "cam_sensorsize", "cam_intrinsic", "cam_fovy"):
     np.testing.assert_array_equal(getattr(m, f), getattr(mjm, f), err_msg=f)

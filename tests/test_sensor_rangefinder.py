@@ -13,6 +13,7 @@ import numjoco
 from numjoco.engine import interop
 from numjoco.engine import types as t
 from numjoco.engine.mjcf import MjcfError
+from tests.models import models_of
 
 _DATA = os.path.join(os.path.dirname(__file__), "data", "sensor")
 _FIELDS = ("dist", "dir", "origin", "point", "normal", "depth")
@@ -90,10 +91,6 @@ _CAMS = [f'<rangefinder camera="persp" data="{_ALL}"/>',
          '<rangefinder camera="intr"/>']
 
 
-def _load(xml):
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-
-
 def _check_fields(m, mjm):
   assert (m.nsensor, m.nsensordata) == (mjm.nsensor, mjm.nsensordata)
   for fname, _, _ in t.MODEL_TABLE:
@@ -120,7 +117,7 @@ def _compare(m, mjm, d, mjd, where):
 def test_rangefinder_compiled_fields():
   """sensor_dim/intprm/objtype/... of site rangefinders with each of the 63 data subsets and
   of camera rangefinders (dim = fields x width x height), and cam_projection, equal 4.0's."""
-  m, mjm = _load(_scene(_subsets(), _CAMS))
+  m, mjm = models_of(_scene(_subsets(), _CAMS))
   assert mjm.nsensor == 63 + len(_CAMS)
   assert set(mjm.sensor_intprm[:63, 0]) == set(range(1, 64))
   _check_fields(m, mjm)
@@ -171,7 +168,7 @@ def test_rangefinder_rollout_every_field_and_geom():
   """300 steps with the rig turning and every body moving: all 63 site data subsets and the
   perspective, orthographic and intrinsic camera rangefinders equal MuJoCo's each step (our
   state set from MuJoCo's before each step); the rays hit every geom type and miss too."""
-  m, mjm = _load(_scene(_subsets(), _CAMS))
+  m, mjm = models_of(_scene(_subsets(), _CAMS))
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(0)
   mjd.qvel[:] = rng.normal(size=mjm.nv) * 1.5
@@ -199,7 +196,7 @@ def test_rangefinder_rollout_every_field_and_geom():
 def test_rangefinder_states_random():
   """Random poses of every body (the rig looking anywhere): the site and camera rangefinders
   equal MuJoCo's after mj_forward."""
-  m, mjm = _load(_scene(_subsets()[::3], _CAMS))
+  m, mjm = models_of(_scene(_subsets()[::3], _CAMS))
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   for seed in range(12):
     rng = np.random.default_rng(seed)
@@ -296,7 +293,7 @@ def test_rangefinder_errors(elem, message, tmp_path):
 def test_rangefinder_data_empty_is_dist():
   """An empty `data` is the default distance, as MuJoCo reads it."""
   xml = _ERR_XML.format('<rangefinder site="s" data=" "/>')
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   _check_fields(m, mjm)
 
 
@@ -315,7 +312,7 @@ def test_rangefinder_from_inside_geoms():
   xml = f"""<mujoco><asset><mesh name="ss" builtin="supersphere" params="10 .3 .4"
     scale=".3 .32 .35"/></asset><worldbody>{bodies}</worldbody>
     <sensor>{sens}</sensor></mujoco>"""
-  m, mjm = _load(xml)
+  m, mjm = models_of(xml)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(4)
   for trial in range(20):

@@ -15,22 +15,13 @@ import numjoco
 from numjoco.engine import interop
 from numjoco.engine.mjcf import MjcfError
 from numjoco.engine.mjcf import compile_model
+from tests.models import models_and_data
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 TACTILE = os.path.join(_DIR, "model", "tactile", "tactile.xml")
 GRID = os.path.join(_DIR, "model", "plugin", "sensor", "touch_grid.xml")
 GRID_TEST = os.path.join(_DIR, "test", "plugin", "sensor", "testdata", "touch_grid_test.xml")
 _TOL = 1e-6
-
-
-def _both(xml_or_path):
-  """(ours, mujoco's) models and data from a path or an XML string."""
-  if os.path.exists(xml_or_path):
-    mjm = mujoco.MjModel.from_xml_path(xml_or_path)
-  else:
-    mjm = mujoco.MjModel.from_xml_string(xml_or_path)
-  m = numjoco.load_model(xml_or_path)
-  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
 
 
 def _same_ncon(d, mjd, what):
@@ -102,7 +93,7 @@ def test_tactile_model_teacher_forced():
   """MuJoCo's tactile.xml (a wedge and a plate of taxels on a ball and a box falling onto an
   SDF gear): every 10th of 400 steps of 4.0's trajectory, with random pushes, our sensordata
   from 4.0's state equals 4.0's (depths and sliding speeds)."""
-  m, d, mjm, mjd = _both(TACTILE)
+  m, d, mjm, mjd = models_and_data(TACTILE)
   rng = np.random.default_rng(0)
   nonzero = 0
   for i in range(400):
@@ -191,7 +182,7 @@ def test_tactile_against_each_geom_kind(target, cutoff):
   depths (against a free ball: the other body moves too): sensordata equals 4.0's; mesh geoms,
   which MJCF gives no SDF octree, leave the sensor at zero as in 4.0. A cutoff clamps the
   values as 4.0 does."""
-  m, d, mjm, mjd = _both(_KINDS_XML.format(cutoff=cutoff))
+  m, d, mjm, mjd = models_and_data(_KINDS_XML.format(cutoff=cutoff))
   rng = np.random.default_rng(1)
   nonzero = touching = 0
   for k in range(6):
@@ -211,7 +202,7 @@ def test_tactile_height_field_is_skipped():
   xml = _KINDS_XML.format(cutoff="").replace(
       '<geom name="sphere"', '<geom name="hf" type="hfield" hfield="h" pos="6 0 0"/><geom '
       'name="sphere"')
-  m, d, mjm, mjd = _both(xml)
+  m, d, mjm, mjd = models_and_data(xml)
   _pose(mjm, mjd, np.random.default_rng(2), "hf", 0.0)
   with pytest.raises(mujoco.FatalError, match="geom type 1"):
     mujoco.mj_forward(mjm, mjd)
@@ -228,7 +219,7 @@ def test_tactile_history():
   cwd = os.getcwd()
   os.chdir(os.path.dirname(TACTILE))
   try:
-    m, d, mjm, mjd = _both(xml)
+    m, d, mjm, mjd = models_and_data(xml)
   finally:
     os.chdir(cwd)
   nonzero = 0
@@ -246,7 +237,7 @@ def test_touch_grid_models_teacher_forced(path):
   """MuJoCo's touch-grid models (an ellipsoid on a height field; a box on a plane seen from
   far above): every 10th of 500 steps of 4.0's trajectory, with random pushes, our sensordata
   from 4.0's state equals 4.0's."""
-  m, d, mjm, mjd = _both(path)
+  m, d, mjm, mjd = models_and_data(path)
   rng = np.random.default_rng(0)
   nonzero = 0
   for i in range(500):
@@ -300,7 +291,7 @@ def test_touch_grid_settings(case):
   it, the grid's site on the pad: 6 channels with torques (condim 6, elliptic cones), a foveal
   grid (gamma) seen from a tilted site, a cutoff (and a reference frame, which the plugin
   ignores); every 5th of 300 steps of 4.0's trajectory our sensordata equals 4.0's."""
-  m, d, mjm, mjd = _both(_GRID_XML.format(**_GRID_CASES[case]))
+  m, d, mjm, mjd = models_and_data(_GRID_XML.format(**_GRID_CASES[case]))
   rng = np.random.default_rng(3)
   nonzero = 0
   for i in range(300):

@@ -3,21 +3,13 @@ MuJoCo 4.0.1: contacts at deep penetration (plane-mesh, cylinder-box), spatial t
 over spheres and cylinders with side sites at many poses, a mesh grasp with many contacts, a
 height field with a solver limited to 3 iterations, elliptic cones. Forward qacc within 1e-6
 of its scale, teacher-forced rollouts within 1e-5, contact lists equal."""
-import warnings
 
 import mujoco
 import numpy as np
 import pytest
 
 import numjoco
-from tests.models import assert_forward_as_mujoco, assert_teacher_forced
-
-
-def _both(xml):
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    m = numjoco.load_model(xml)
-  return m, mujoco.MjModel.from_xml_string(xml)
+from tests.models import assert_forward_as_mujoco, assert_teacher_forced, models_of
 
 
 def _random_quat(rng):
@@ -60,7 +52,7 @@ def test_deep_penetration_contacts(body):
   """Bodies placed at random orientations from just touching to half their size deep into
   the floor (meshes) or the table (the cylinder), as random poses of real robots leave them:
   the contact lists equal MuJoCo's."""
-  m, mjm = _both(_DEEP)
+  m, mjm = models_of(_DEEP, quiet=True)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(7)
   j = mjm.body(body).jntadr[0]
@@ -147,7 +139,7 @@ def test_wrapping_tendons_at_many_poses():
   """Spatial tendons over a sphere and a cylinder, with side sites outside and inside the wrap
   geoms and without: lengths, moments and the muscle forces that follow them equal MuJoCo's
   over a grid of arm poses covering wrapped, unwrapped and inside-wrap configurations."""
-  m, mjm = _both(_ARM)
+  m, mjm = models_of(_ARM, quiet=True)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(3)
   for trial, (a, b) in enumerate((a, b) for a in np.linspace(-2.5, 2.5, 21)
@@ -174,7 +166,7 @@ def test_wrapping_tendons_at_many_poses():
 
 
 def test_wrapping_arm_teacher_forced():
-  m, mjm = _both(_ARM)
+  m, mjm = models_of(_ARM, quiet=True)
   assert_teacher_forced(m, mjm, nstep=200)
 
 
@@ -211,7 +203,7 @@ _GRASP = f"""<mujoco>
 def test_mesh_grasp_teacher_forced():
   """Four mesh pads squeezing a mesh rock (many mesh-mesh contacts, elliptic cones, Newton):
   teacher-forced 200 steps under random controls."""
-  m, mjm = _both(_GRASP)
+  m, mjm = models_of(_GRASP, quiet=True)
   assert_teacher_forced(m, mjm, nstep=200)
 
 
@@ -237,7 +229,7 @@ def test_hfield_few_iterations_teacher_forced(iterations):
   """Linked capsules falling on a height field with the solver limited to 3 iterations (the
   result is the third iterate, not the optimum; tolerance 1e-15 so every iteration runs) and
   with 100."""
-  m, mjm = _both(_hfield_scene(iterations))
+  m, mjm = models_of(_hfield_scene(iterations), quiet=True)
   assert_teacher_forced(m, mjm, nstep=200)
 
 
@@ -260,14 +252,14 @@ _ELLIPTIC = """<mujoco>
 def test_elliptic_cones_teacher_forced(solver):
   """Condim 3, 4 and 6 contacts with elliptic cones and impratio 10, each solver."""
   xml = _ELLIPTIC.replace('cone="elliptic"', f'cone="elliptic" solver="{solver}"')
-  m, mjm = _both(xml)
+  m, mjm = models_of(xml, quiet=True)
   assert_teacher_forced(m, mjm, nstep=200)
 
 
 def test_elliptic_cones_forward_sliding():
   """The same scene thrown sideways (sliding, rolling and spinning contacts) at random
   states."""
-  m, mjm = _both(_ELLIPTIC)
+  m, mjm = models_of(_ELLIPTIC, quiet=True)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(4)
   for trial in range(20):
