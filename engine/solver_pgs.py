@@ -7,7 +7,8 @@ import numpy as np
 
 from numjoco.engine.cholesky import chol_factor, chol_solve
 from numjoco.engine.smooth import jit
-from numjoco.engine.solver import (ARINV, DSQRT, FMOM, FPREV, TMP, dot as _dot, metric as _metric,
+from numjoco.engine.solver import (ARINV as _ARINV, DSQRT as _DSQRT, FMOM as _FMOM,
+                                   FPREV as _FPREV, TMP as _TMP, dot as _dot, metric as _metric,
                                    save_stats as _save_stats, stat_scale)
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND as _NISLAND
 from numjoco.engine.types import mjtConstraint, mjtConstraintState
@@ -21,7 +22,6 @@ _LINEARNEG = int(mjtConstraintState.LINEARNEG)
 _LINEARPOS = int(mjtConstraintState.LINEARPOS)
 _CONE = int(mjtConstraintState.CONE)
 _u = np.uintp   # an index known to be >= 0 (engine/solver.py)
-_ARINV, _DSQRT, _FMOM, _FPREV, _TMP = ARINV, DSQRT, FMOM, FPREV, TMP
 
 
 # ---------------------------------------------------------------------------------------------

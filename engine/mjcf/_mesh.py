@@ -3,7 +3,8 @@
 Follows MuJoCo's mjCMesh (src/user/user_mesh.cc): vertices are read as float32 (an STL's
 repeated corners merged in first occurrence order, as its decoder does), the convex hull
 computed with Qhull (engine/mjcf/_qhull.py) into MuJoCo's `mesh_graph` layout,
-refpos/refquat/scale applied, then the mesh is moved to its centre of mass (volume, shell or hull, per `inertia`) and rotated to its principal axes;
+refpos/refquat/scale applied, then the mesh is moved to its centre of mass (volume, shell or
+hull, per `inertia`) and rotated to its principal axes;
 `pos`/`quat` keep that offset for the geom frame. `compile_normals` makes the drawing normals
 (`mesh_normal`, `mesh_facenormal`): given ones (OBJ `vn`, MSH, the `normal` attribute) or
 mjCMesh::MakeNormal's, in float32 as MuJoCo rounds them. Plain numpy, load time only.
