@@ -3,6 +3,7 @@ gate whole families of units (a model without them never compiles those units)."
 import numpy as np
 from numba.core import types
 
+from numjoco.engine.collision.work import Polytope, Work
 from numjoco.engine._jit import unit  # noqa: F401  (stages import unit and the types from here)
 from numjoco.engine._structs import DataType as D, ModelType as M  # noqa: F401
 from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtGeom, mjtIntegrator, mjtSensor, mjtSolver
@@ -11,10 +12,10 @@ b1, i4, i8, f8 = types.boolean, types.int32, types.int64, types.float64
 f8v, f8m, i4v = types.float64[::1], types.float64[:, ::1], types.int32[::1]
 f8x2 = types.UniTuple(types.float64, 2)
 _i8m, _i8v = types.int64[:, ::1], types.int64[::1]
-# the narrowphase's views of the work buffers (collision_convex._split_work)
-WORK = types.Tuple((f8m, _i8m, f8m, _i8m, f8m, _i8m, f8v, f8v, _i8v,
-                    types.Tuple((f8m, _i8m, f8m, f8v, _i8m, _i8m, _i8v, _i8v, _i8v, _i8v, _i8m,
-                                 f8m))))
+# the narrowphase's views of the work buffers (collision/work.py's Work, Polytope)
+WORK = types.NamedTuple((f8m, _i8m, f8m, _i8m, f8m, _i8m, f8v, f8v, _i8v,
+                         types.NamedTuple((f8m, _i8m, f8m, f8v, _i8m, _i8m, _i8v, _i8v, _i8v,
+                                           _i8v, _i8m, f8m), Polytope)), Work)
 
 _SDF, _MESH = int(mjtGeom.SDF), int(mjtGeom.MESH)
 _GJK_ONLY = (int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER))

@@ -2,7 +2,7 @@
 contact Jacobian, mj_diagApprox and mj_flexBody see them. A side is a geom (contact_geom >= 0),
 a flex vertex (contact_vert >= 0) or a flex element (contact_elem >= 0) of contact_flex.
 It imports only engine.smooth's jit, so constraint.py, sensor.py and sleep.py can use it
-without cycles; collision_flex.py re-exports contact_weights."""
+without cycles; collision/flex.py re-exports contact_weights."""
 import numpy as np
 
 from numjoco.engine.smooth import jit

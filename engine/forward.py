@@ -3,7 +3,7 @@ fwd_velocity, fwd_actuation, fwd_acceleration and fwd_constraint, and forward. T
 integrators and the step are engine/step.py."""
 
 from numjoco.engine import actuation
-from numjoco.engine import collision_driver
+from numjoco.engine.collision import driver as collision_driver
 from numjoco.engine import constraint
 from numjoco.engine import discrete
 from numjoco.engine import energy

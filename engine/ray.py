@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from numjoco.engine import collision_sdf as sdf
+from numjoco.engine.collision import sdf as sdf
 from numjoco.engine import math as mm
 from numjoco.engine.smooth import jit
 from numjoco.engine.types import mjtGeom

@@ -3,7 +3,7 @@ MuJoCo's layout; rne_post_constraint (cacc, cfrc_int, cfrc_ext) feeds the force-
 The collision sensors (distance/normal/fromto) call the narrowphase through geom_distance
 (mj_geomDistance); the contact sensor reads d.contact_* and efc_force; rangefinders cast rays
 (engine/ray.py) from a site or from every pixel of a camera; the tactile sensor evaluates the
-signed distances of engine/collision_sdf.py at the vertices of a mesh; the one sensor plugin,
+signed distances of engine/collision/sdf.py at the vertices of a mesh; the one sensor plugin,
 mujoco.sensor.touch_grid, bins contact forces by direction after the built-in sensors.
 
 Noise is never added (MuJoCo only stores sensor_noise); cutoff clamps REAL and POSITIVE sensors.
@@ -12,11 +12,8 @@ import math
 
 import numpy as np
 
-from numjoco.engine import collision_convex as cvx
-from numjoco.engine import collision_driver as drv
-from numjoco.engine import collision_libccd as ccd
-from numjoco.engine import collision_primitive as prim
-from numjoco.engine import collision_sdf as sdf
+from numjoco.engine.collision import distance
+from numjoco.engine.collision import sdf as sdf
 from numjoco.engine import constraint
 from numjoco.engine import energy
 from numjoco.engine import flex_contact as fc
@@ -778,76 +775,7 @@ def _touch(m, d, site):
   return total
 
 
-# -------------------------------------------------- collision sensors (mj_geomDistance)
-
-@jit
-def _distance_ccd(m, d, g1, g2, distmax, fromto):
-  """mj_geomDistanceCCD: native CCD of geoms g1, g2 in the caller's order, without margins."""
-  iters = min(m.opt_ccd_iterations[0], m.nccd)
-  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = cvx._split_work(d.col_fbuf, d.col_ibuf, iters)
-  cvx._set_obj(objs, objt, 0, m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1],
-               d.geom_xmat[g1], 0.0)
-  cvx._set_obj(objs, objt, 1, m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2],
-               d.geom_xmat[g2], 0.0)
-  row, iadr = 2, 4
-  if m.geom_type[g1] == _MESH:
-    vert, ext, graph = cvx.mesh_arrays(m, g1)
-    row, iadr = cvx._set_mesh(objs, objt, 0, row, iadr, vert, ext, graph)
-  if m.geom_type[g2] == _MESH:
-    vert, ext, graph = cvx.mesh_arrays(m, g2)
-    row, iadr = cvx._set_mesh(objs, objt, 1, row, iadr, vert, ext, graph)
-  dist, nx = cvx._ccd(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, m.opt_ccd_tolerance[0],
-                      iters, distmax)
-  if nx > 0:
-    for k in range(6):
-      fromto[k] = xw[k]
-  return dist if dist < distmax else distmax
-
-
-@jit
-def geom_distance(m, d, geom1, geom2, distmax, fromto):
-  """Smallest signed distance between two geoms up to distmax, the segment from geom1's
-  surface to geom2's in fromto (zeros when none is found) (mj_geomDistance)."""
-  for k in range(6):
-    fromto[k] = 0.0
-  dist = distmax
-  flip = m.geom_type[geom1] > m.geom_type[geom2]
-  g1, g2 = (geom2, geom1) if flip else (geom1, geom2)
-  t1, t2 = m.geom_type[g1], m.geom_type[g2]
-  if t2 > _MESH or t2 == _HFIELD or (t1 == _PLANE and t2 == _PLANE):
-    return dist   # no collision function (MuJoCo's table; sdf geoms are not supported)
-  analytic = drv._analytic(t1, t2)
-  if not (m.opt_disableflags[0] & _DSBL_NATIVECCD):
-    if t1 != _PLANE and t1 != _HFIELD and (not analytic or (t1 == _BOX and t2 == _BOX)):
-      return _distance_ccd(m, d, geom1, geom2, distmax, fromto)
-  # the pair's collision function with distmax as margin
-  if analytic:
-    n = prim.collide_primitive(t1, t2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
-                               m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], distmax,
-                               d.col_dist, d.col_pos, d.col_frame)
-  elif t1 == _HFIELD:
-    n = drv._collide_hfield(m, d, g1, g2, distmax)
-  elif t1 != _PLANE:
-    n = ccd.collide(m, d, g1, g2, distmax)
-  elif t2 == _MESH:
-    n = drv.collide_mesh(m, d, g1, g2, distmax, drv._work_views(m, d))
-  else:
-    n = cvx.plane_convex(m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1], t2,
-                         m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], distmax,
-                         d.col_dist, d.col_pos, d.col_frame)
-  smallest = -1
-  for i in range(n):
-    if d.col_dist[i] < dist:
-      dist = d.col_dist[i]
-      smallest = i
-  if smallest >= 0:
-    s = -0.5 * dist if not flip else 0.5 * dist
-    for k in range(3):
-      p, nk = d.col_pos[smallest, k], d.col_frame[smallest, k]
-      fromto[k] = p + s * nk
-      fromto[3 + k] = p - s * nk
-  return dist
-
+# -------------------------------------------- collision sensors (collision/distance.py)
 
 @jit
 def _geom_range(m, objtype, objid):
@@ -870,7 +798,7 @@ def _collision_sensor(m, d, i, out):
   a2, n2 = _geom_range(m, m.sensor_reftype[i], m.sensor_refid[i])
   for g1 in range(a1, a1 + n1):
     for g2 in range(a2, a2 + n2):
-      dnew = geom_distance(m, d, g1, g2, cutoff, new)
+      dnew = distance.geom_distance(m, d, g1, g2, cutoff, new)
       if dnew < dist:
         dist = dnew
         for k in range(6):
@@ -1370,7 +1298,7 @@ def _touch_grid(m, d, i, prm, out):
   site's weld body binned by azimuth and elevation of their point as seen from the site
   (looking down its -z), each bin summing nchannel of the contact's force and torque in the
   site frame ordered normal (z), x, y, negated where the weld is the contact's first side
-  (4.0; the older source compared body ids); prm = (nchannel, size x, size y, fov x, fov y,
+  (4.0; the published source compares body ids); prm = (nchannel, size x, size y, fov x, fov y,
   gamma)."""
   for k in range(m.sensor_dim[i]):
     out[k] = 0.0

@@ -8,7 +8,7 @@ import enum
 
 import numpy as np
 
-from numjoco.engine.collision_work import work_sizes
+from numjoco.engine.collision.work import work_sizes
 
 
 class mjtJoint(enum.IntEnum):
@@ -899,7 +899,7 @@ mesh_octnum i4 nmesh
 # mujoco.sdf.torus/bowl/gear/nut/bolt, the touch-grid sensor plugin mujoco.sensor.touch_grid
 # and the PID actuator plugin mujoco.pid; `plugin` holds the slot MuJoCo 4.0's wheel registers
 # the plugin at (parity only); engine-only: plugin_kind (engine/mjcf/_plugin.py's kind, read by
-# engine/collision_sdf.py and engine/sensor.py) and plugin_param (the numeric attributes,
+# engine/collision/sdf.py and engine/sensor.py) and plugin_param (the numeric attributes,
 # defaults filled))
 MODEL_SIZES += ["nplugin", "npluginattr"]
 

@@ -1,4 +1,4 @@
-"""Test scaffolding for engine.collision_flex: MuJoCo 4.0's model and data arrays as the
+"""Test scaffolding for engine.collision.flex: MuJoCo 4.0's model and data arrays as the
 namedtuples the kernels read by attribute (the engine passes its Model/Data structrefs)."""
 import collections
 import os
@@ -83,7 +83,7 @@ def flex_model(mjm):
 def flex_data(mjm, mjd, nconmax=20000):
   """FlexData holding copies of MuJoCo's flexvert_xpos, flexelem_aabb and geom poses, empty
   contacts and GJK/EPA work buffers with room for the model's meshes."""
-  from numjoco.engine.collision_work import work_sizes
+  from numjoco.engine.collision.work import work_sizes
   n = nconmax
   nf, ni = work_sizes(NCCD, mjm.nmeshvert + 6)
   return FlexData(
@@ -109,7 +109,7 @@ def flex_data(mjm, mjd, nconmax=20000):
 def collide_all(mjm, fm, fd):
   """All flex contacts in MuJoCo's pair order: body : flex pairs by body, flex : flex pairs,
   then self-collision. Returns the count of pair tests not handled by the module."""
-  from numjoco.engine import collision_flex as cf
+  from numjoco.engine.collision import flex as cf
   missing = 0
   nb = mjm.nbody
   for b in range(nb):

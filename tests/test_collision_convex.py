@@ -1,4 +1,4 @@
-"""General convex narrowphase (engine.collision_convex) against MuJoCo 4.0's contacts.
+"""General convex narrowphase (engine.collision.convex) against MuJoCo 4.0's contacts.
 
 Each scene holds two geoms on free bodies (or a world plane and a free ellipsoid); random
 poses are sent through mujoco.mj_forward and MuJoCo's own geom poses go to collide_convex.
@@ -10,9 +10,9 @@ import numba
 import numpy as np
 import pytest
 
-from numjoco.engine.collision_convex import _set_obj, _split_work, _work_sizes, collide_convex
-from numjoco.engine.gjk import polytope as _polytope
-from numjoco.engine.collision_primitive import make_frame
+from numjoco.engine.collision.convex import set_obj, split_work, _work_sizes, collide_convex
+from numjoco.engine.collision.gjk import polytope as _polytope
+from numjoco.engine.collision.primitive import make_frame
 
 _TOL = 1e-6
 _SIZE = {
@@ -545,7 +545,7 @@ def test_subdistance_as_mujoco_bit_for_bit():
   changed both after our reference source (a segment shorter than 1e-15, the far end beyond
   s1, signs tested against the edge cross product, every edge of a degenerate triangle), and
   a last-bit difference in them turns a later GJK iteration another way."""
-  from numjoco.engine import gjk
+  from numjoco.engine.collision import gjk
   from tests.conformance import mjinternal
   ends = {(0.0, 1.0): 0, (1.0, 0.0): 0}
   for kind, a, b, c in _simplices(5000):
@@ -598,9 +598,9 @@ def _polytope_case(rng, kind):
 
 @numba.njit(cache=False)
 def _our_polytope(fbuf, ibuf, niter, types, sizes, poss, mats, margin, tolerance, sxin, siin):
-  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, niter)
+  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = split_work(fbuf, ibuf, niter)
   for k in range(2):
-    _set_obj(objs, objt, k, types[k], sizes[k], poss[k], mats[k], margin)
+    set_obj(objs, objt, k, types[k], sizes[k], poss[k], mats[k], margin)
   ns = sxin.shape[0]
   sx[:ns] = sxin
   si[:ns] = siin
@@ -639,7 +639,7 @@ def test_polytope_as_mujoco_bit_for_bit(kind):
     what = f"case {case} {t1}-{t2}"
     assert ret == ref["ret"], what
     rets.add(ret)
-    objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = _split_work(fbuf, ibuf, niter)
+    objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = split_work(fbuf, ibuf, niter)
     pv, pvi, fv, fd2, fvert, fadj = pt[:6]
     if ret in (4, 5, 6):   # given up before any face
       continue

@@ -1,9 +1,9 @@
-"""engine.collision_flex against MuJoCo 4.0: flex contacts (ids, dist, pos, frame, parameters)
+"""engine.collision.flex against MuJoCo 4.0: flex contacts (ids, dist, pos, frame, parameters)
 at states along 4.0's own trajectories of MuJoCo's flex models and on small snippets, and the
 contact weights against 4.0's constraint Jacobian rows (efc_J).
 
 The kernels read MuJoCo's own model arrays and its flexvert_xpos / geom poses (namedtuples
-from tests/flex_collision_harness.py), so these tests compile only engine.collision_flex and
+from tests/flex_collision_harness.py), so these tests compile only engine.collision.flex and
 the primitives it calls, not the engine. Sleep is disabled in the loaded models (skipping a
 sleeping flex is the driver's job). Contacts are compared in 4.0's order: every case below
 gives the same id sequence, so a mismatch in order or count fails. Contacts from GJK/EPA
@@ -219,7 +219,7 @@ def _dense_efc_j(mjm, mjd):
 def _check_weights(mjm, mjd):
   """Expected translational contact rows from our weights and MuJoCo's mj_jac; returns
   (rows compared, max error)."""
-  from numjoco.engine import collision_flex as cf
+  from numjoco.engine.collision import flex as cf
   fm, fd, _ = _ours(mjm, mjd)
   idx = mujoco_flex_contacts(mjd)
   assert compare_contacts(mjd, idx, fd)[0]

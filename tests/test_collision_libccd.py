@@ -1,4 +1,4 @@
-"""MuJoCo's libccd convex collider (`<flag nativeccd="disable"/>`, engine/collision_libccd.py)
+"""MuJoCo's libccd convex collider (`<flag nativeccd="disable"/>`, engine/collision/libccd.py)
 against MuJoCo 4.0's mj_collision: every general convex pair (primitives, a 14-vertex mesh
 searched by hill-climbing and a 6-vertex one searched exhaustively), in random poses, with
 and without margin and multiccd; contact by contact (same pairs and order, dist, pos, frame
@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from numjoco.engine.collision_driver import collision
+from numjoco.engine.collision.driver import collision
 from tests.test_mesh_collision import _ASSETS, _SHAPES
 
 _FLAG = '<flag nativeccd="disable"/>'

@@ -1,4 +1,4 @@
-"""Analytic narrowphase (engine.collision_primitive) against MuJoCo's mj_collision.
+"""Analytic narrowphase (engine.collision.primitive) against MuJoCo's mj_collision.
 
 Each scene has two geoms: the lower-type one on a mocap body, the other on a free body. Random
 poses are set, MuJoCo runs mj_forward, and our pair function is called with MuJoCo's own
@@ -10,7 +10,7 @@ import mujoco
 import numpy as np
 import pytest
 
-from numjoco.engine import collision_primitive as cp
+from numjoco.engine.collision import primitive as cp
 
 TOL = 1e-9
 _TYPES = {"plane": 0, "sphere": 2, "capsule": 3, "cylinder": 5, "box": 6}

@@ -1,4 +1,4 @@
-"""Flex collisions in the step (engine.collision_driver calling engine.collision_flex, contact
+"""Flex collisions in the step (engine.collision.driver calling engine.collision.flex, contact
 rows from engine.flex_contact) against MuJoCo 4.0.
 
 Teacher-forced: at states along 4.0's own trajectory with contacts on, our contacts (ids and

@@ -35,7 +35,7 @@ _SHAPES = {
 }
 # MuJoCo 4.0 replaces the GJK/EPA contact by up to 4 (box-mesh, mesh-mesh, cylinder-mesh:
 # polygon clipping of aligned faces or of an edge on a face) or 2 (a capsule's segment on a
-# mesh polygon) clipped contacts where flat features meet (engine/collision_convex.py,
+# mesh polygon) clipped contacts where flat features meet (engine/collision/convex.py,
 # `_multicontact`, read from 4.0's binary). Every pose's whole contact list equals 4.0's here
 # since the compiler's eig3 (mesh frames, so polygon normals) and the cylinder and capsule
 # branches follow 4.0 bit for bit; before, 2-11 poses in 90 per pair differed in the order or
@@ -130,7 +130,7 @@ def test_multiccd_disabled(a, b):
 def test_plane_mesh(mesh):
   """Plane-mesh in 200 random poses: the whole contact list (count, order, dist, pos, frame)
   equals MuJoCo 4.0's in every pose. 4.0 rewrote this collider after our reference source;
-  engine/collision_convex.py's plane_mesh follows its structure as MuJoCo Warp 4.0 ports it
+  engine/collision/convex.py's plane_mesh follows its structure as MuJoCo Warp 4.0 ports it
   (the rule inferred before from 4.0's output matched 557 of 600 poses)."""
   full, first, touching, _, _ = _run("plane", mesh, ntrial=200, lenient=True)
   assert touching >= 100, "too few contacts: the scene misses the pair"
@@ -307,8 +307,8 @@ def test_mesh_support_as_mujoco(path, geom):
   called from its library) bit for bit, in a sequence of directions (generic, and within
   1e-17..1e-8 of a face normal, where vertices nearly tie): small meshes search every vertex
   in mesh order starting from the previous support vertex, larger ones climb the hull graph."""
-  from numjoco.engine import collision_convex as cvx
-  from numjoco.engine import gjk
+  from numjoco.engine.collision import convex as cvx
+  from numjoco.engine.collision import support
   from tests.conformance import mjinternal
   full = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models", path)
   m, mjm = numjoco.load_model(full), mujoco.MjModel.from_xml_path(full)
@@ -324,14 +324,14 @@ def test_mesh_support_as_mujoco(path, geom):
     dirs.append(u / np.linalg.norm(u))
   ref = mjinternal.support(mjm, mjd, geom, dirs)
   vert, ext, graph = cvx.mesh_arrays(m.struct, geom)
-  from numjoco.engine.collision_work import work_sizes
+  from numjoco.engine.collision.work import work_sizes
   nfloat, nint = work_sizes(35, vert.shape[0])
   fbuf, ibuf = np.zeros(nfloat), np.zeros(nint, dtype=np.int64)
-  objs, objt = cvx._split_work(fbuf, ibuf, 35)[:2]
-  cvx._set_obj(objs, objt, 0, int(mjm.geom_type[geom]), mjm.geom_size[geom], mjd.geom_xpos[geom],
+  objs, objt = cvx.split_work(fbuf, ibuf, 35)[:2]
+  cvx.set_obj(objs, objt, 0, int(mjm.geom_type[geom]), mjm.geom_size[geom], mjd.geom_xpos[geom],
                mjd.geom_xmat[geom], 0.0)
-  cvx._set_mesh(objs, objt, 0, 2, 4, vert, ext, graph)
-  differ = [i for i, u in enumerate(dirs) if gjk.support(objs, objt, 0, *u)[:3] != ref[i][0]]
+  cvx.set_mesh(objs, objt, 0, 2, 4, vert, ext, graph)
+  differ = [i for i, u in enumerate(dirs) if support.support(objs, objt, 0, *u)[:3] != ref[i][0]]
   assert not differ, f"{len(differ)} of {len(dirs)} support points differ, the first at {differ[0]}"
 
 
@@ -351,7 +351,7 @@ def test_plane_mesh_flat_ties_with_mujocos_arrays(n):
   depends on the hill climb's start (the mesh_extrema seed of the direction's cell, as
   4.0.1's mjc_PlaneConvex) and on the hull vertex order (the compiler's, equal to MuJoCo's,
   is tested in tests/test_mesh_hull_order.py, with Fetch's torso lying flat)."""
-  from numjoco.engine import collision_convex as cvx
+  from numjoco.engine.collision import plane
   rng = np.random.default_rng(n)
   verts = " ".join("%.5f" % x for x in _prism(n, rng).ravel())
   xml = f"""<mujoco><asset><mesh name="p" vertex="{verts}"/></asset><worldbody>
@@ -376,7 +376,7 @@ def test_plane_mesh_flat_ties_with_mujocos_arrays(n):
     q = np.array([0.0, c, s, 0.0]) if trial % 2 else np.array([c, 0.0, 0.0, s])   # flipped
     mjd.qpos[:] = np.r_[rng.uniform(-.1, .1, 2), rng.uniform(-0.08, 0.05), q]
     mujoco.mj_forward(mjm, mjd)
-    k = cvx.plane_mesh(mjd.geom_xpos[0], mjd.geom_xmat[0], mjd.geom_xpos[1], mjd.geom_xmat[1],
+    k = plane.plane_mesh(mjd.geom_xpos[0], mjd.geom_xmat[0], mjd.geom_xpos[1], mjd.geom_xmat[1],
                        vert, ext, graph, poly, 0.001, dist, pos, frame)
     assert k == mjd.ncon, f"trial {trial}: {k} contacts, MuJoCo {mjd.ncon}"
     np.testing.assert_allclose(dist[:k], mjd.contact.dist, rtol=0, atol=1e-12)

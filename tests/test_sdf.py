@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from numjoco.engine import collision_sdf as sdf
+from numjoco.engine.collision import sdf as sdf
 from numjoco.engine import interop
 from numjoco.engine.forward import fwd_position
 from numjoco.engine.mjcf import MjcfError

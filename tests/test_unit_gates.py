@@ -49,8 +49,8 @@ CASES = {
     "tendon_fluid": _model([('type="sphere" size=".1"', 0.09)], extra=_TENDON,
                            option='density="1.2" integrator="implicitfast"'),
 }
-GATED = {"collide_convex": "numjoco.engine.collision_driver.collide_convex",
-         "collide_mesh": "numjoco.engine.collision_driver.collide_mesh",
+GATED = {"collide_convex": "numjoco.engine.collision.driver.collide_convex",
+         "collide_mesh": "numjoco.engine.collision.driver.collide_mesh",
          "tendon": "numjoco.engine.smooth.tendon",
          "fluid": "numjoco.engine.fluid.fluid",
          "fluid_vel": "numjoco.engine.derivative.fluid_vel"}

@@ -4,7 +4,7 @@ Follows MuJoCo's mjCFlex::Compile (edges, flaps, shells, element layers, node gr
 size; elasticity coefficients in engine/mjcf/_flexelastic.py) with 4.0's model layout
 (per-element flex_matid, 24 stiffness numbers per tetrahedron, flex_cellnum/vertcell, ...);
 <flexcomp> is expanded into bodies and a flex spec by engine/mjcf/_flexcomp.py. The flex
-physics is engine/flex.py, engine/collision_flex.py and engine/flex_contact.py;
+physics is engine/flex.py, engine/collision/flex.py and engine/flex_contact.py;
 `check_simulated` refuses what it does not simulate yet, naming the element (the compiler's
 tests compile every flex model: preview.Compiled(simulated=False)).
 

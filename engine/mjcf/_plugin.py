@@ -6,7 +6,7 @@ into named instances (config strings kept as written, as MuJoCo's `plugin_attr`)
 each SDF kind what the compiler needs: its attributes with the plugin's defaults, its bounding
 box (the plugin's `sdf_aabb`) and its distance function in numpy (`sdf_staticdistance`, for
 the marching-cubes mesh of a `<mesh><plugin/></mesh>`). The run-time distance and gradient
-are engine/collision_sdf.py's (compiled), selected by the kind stored in `plugin_kind`. The
+are engine/collision/sdf.py's (compiled), selected by the kind stored in `plugin_kind`. The
 touch grid (plugin/sensor/touch_grid.cc, a `<sensor><plugin>`) keeps its checked parameters
 in `plugin_param` for engine/sensor.py. `mujoco.pid` (plugin/actuator/pid.cc) serves
 `<actuator><plugin>` and is computed by engine/actuation.py from `actuator_pluginprm`

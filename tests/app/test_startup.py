@@ -268,7 +268,7 @@ print(callable(numjoco.forward) and numjoco.forward is api.forward,
                                    ["numjoco.engine.step"],
                                    ["numjoco.engine.inverse"], ["numjoco.engine.smooth"],
                                    ["numjoco.engine.api"], ["numjoco.engine.lengthrange"],
-                                   ["numjoco.engine.collision_convex"], ["numjoco.engine.sensor"],
+                                   ["numjoco.engine.collision.convex"], ["numjoco.engine.sensor"],
                                    ["numjoco.engine.mjcf", "numjoco.engine.io"]])
 def test_engine_imports_in_any_order(first):
   """`import numjoco` loads no numba; whichever engine module is imported first, the imports

@@ -101,7 +101,8 @@ def _stage_kernels():
   if _STAGES is None:
     import numba
 
-    from numjoco.engine import collision_driver, constraint, island, solver, solver_pgs
+    from numjoco.engine import constraint, island, solver, solver_pgs
+    from numjoco.engine.collision import driver as collision_driver
     from numjoco.engine import forward as fwd
 
     def loop(stage):

@@ -6,7 +6,7 @@ random states of MuJoCo's models (tests.models.random_state, scale 0.05, as
 tests/test_mujoco_models.py). A pair matches when its contact count and every contact's dist,
 pos and normal are within 1e-6; mismatches are counted by kind: "order" (the same contacts in
 another order), "ncon" (another count) or the size of the largest difference. Only the
-narrowphase is compiled, so a change to engine/collision_convex.py is measured in minutes
+narrowphase is compiled, so a change to engine/collision/convex.py is measured in minutes
 instead of the whole engine's rebuild.
 
     python -m tests.conformance.contact_match [--models a.xml,b.xml] [--seeds 10] [-v]
@@ -22,17 +22,17 @@ import warnings
 
 import numpy as np
 
-_HFIELD, _MESH = 1, 7
+_MESH = 7
 
 
 def _collide(m, d, mjd, g1, g2):
   """Our contacts of geoms g1, g2 (MuJoCo's order, type1 <= type2) at MuJoCo's geom poses: the
   driver's own narrowphase of that pair, alone. Returns (count, dist, pos, frame)."""
-  from numjoco.engine.collision_driver import _narrowphase, _work_views
+  from numjoco.engine.collision.driver import _narrowphase, work_views
   d.geom_xpos[:] = mjd.geom_xpos
   d.geom_xmat[:] = mjd.geom_xmat
   d.ncon = 0
-  _narrowphase(m.struct, d.struct, g1, g2, -1, _work_views(m.struct, d.struct))
+  _narrowphase(m.struct, d.struct, g1, g2, -1, work_views(m.struct, d.struct))
   n = d.ncon
   return n, d.contact_dist[:n], d.contact_pos[:n], d.contact_frame[:n]
 
@@ -44,7 +44,7 @@ def _worst(dist, pos, frame, j, c, i):
 
 def compare_state(m, d, mjd, tol=1e-6):
   """{(g1, g2): None (match) or the kind of mismatch} for MuJoCo's convex contact pairs."""
-  from numjoco.engine.collision_driver import _analytic
+  from numjoco.engine.collision import table
   c = mjd.contact
   groups = collections.OrderedDict()
   for i in range(mjd.ncon):
@@ -53,7 +53,7 @@ def compare_state(m, d, mjd, tol=1e-6):
   out = {}
   for (g1, g2), idx in groups.items():
     t1, t2 = m.geom_type[g1], m.geom_type[g2]
-    if t1 == _HFIELD or t2 > _MESH or _analytic(t1, t2):
+    if table.COLLIDER[t1, t2] not in (table.CONVEX, table.MESH) or t2 > _MESH:
       continue
     n, dist, pos, frame = _collide(m, d, mjd, g1, g2)
     if n != len(idx):

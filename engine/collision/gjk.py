@@ -1,9 +1,7 @@
-"""GJK and EPA (MuJoCo's engine_collision_gjk.c): the support functions of the convex geoms
-(sphere, capsule, ellipsoid, cylinder, box, mesh hulls with MuJoCo's hill climbing, height-field
-prisms, flex elements), `gjk` (the distance, or a simplex enclosing the origin), `polytope` (the
-EPA start: polytope2/3/4 and their hand-offs) and `epa` (the penetration depth and witness
-points). A geom is one row of `objs` and `objt` (engine/collision_work.py names the columns);
-engine/collision_convex.py drives these for every pair.
+"""GJK and EPA (MuJoCo's engine_collision_gjk.c): `gjk` (the distance, or a simplex enclosing the
+origin), `polytope` (the EPA start: polytope2/3/4 and their hand-offs) and `epa` (the
+penetration depth and witness points), on objects of collision/work.py's layout whose support
+points collision/support.py gives. collision/convex.py drives these for every pair.
 
 They follow MuJoCo 4.0's compiled library, which differs from the last published source in
 many small ways (tests/conformance/mjinternal.py calls its static functions, and
@@ -14,245 +12,12 @@ import math
 from numjoco.engine import math as mm
 from numjoco.engine._jit import inline as _inline
 from numjoco.engine._jit import jit
-from numjoco.engine.collision_work import (
-    FLEX as _FLEX, GADR as _GADR, GHINT as _GHINT, MARGIN as _MARGIN, MAT as _MAT,
-    MODE_GEOM as _MODE_GEOM, MODE_LINE as _MODE_LINE, MODE_POINT as _MODE_POINT,
-    NEXTREMA as _NEXTREMA, POS as _POS, SIZE as _SIZE, VADR as _VADR, VNUM as _VNUM)
+from numjoco.engine.collision.support import cross3, det3, dot3, is_discrete, row3, support_pair
 from numjoco.engine.types import MINVAL as _MINVAL
-from numjoco.engine.types import mjtGeom
 
-_SPHERE, _CAPSULE, _ELLIPSOID = int(mjtGeom.SPHERE), int(mjtGeom.CAPSULE), int(mjtGeom.ELLIPSOID)
-_CYLINDER, _BOX, _MESH = int(mjtGeom.CYLINDER), int(mjtGeom.BOX), int(mjtGeom.MESH)
-_HFIELD = int(mjtGeom.HFIELD)   # a height-field prism: six vertices searched like a small mesh
 _MINVAL2 = _MINVAL * _MINVAL
 _MAX_LIMIT = 1.7976931348623157e308  # DBL_MAX
 _MINEPATOL = _MINVAL
-
-
-# ----------------------------------- small vector helpers --------------------------------------
-
-@_inline
-def dot3(a0, a1, a2, b0, b1, b2):
-  """3D dot product."""
-  return a0 * b0 + a1 * b1 + a2 * b2
-
-
-@_inline
-def cross3(a0, a1, a2, b0, b1, b2):
-  """3D cross product a x b."""
-  return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
-
-
-@_inline
-def _det3(a0, a1, a2, b0, b1, b2, c0, c1, c2):
-  """Determinant of the 3x3 matrix with columns a, b, c: a . (b x c)."""
-  return (a0 * (b1 * c2 - b2 * c1)
-          + a1 * (b2 * c0 - b0 * c2)
-          + a2 * (b0 * c1 - b1 * c0))
-
-
-@_inline
-def normalize3(v0, v1, v2):
-  """MuJoCo's mju_normalize3: unit vector and the norm; (1,0,0) below mjMINVAL."""
-  norm = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-  if norm < _MINVAL:
-    return 1.0, 0.0, 0.0, norm
-  inv = 1.0 / norm
-  return v0 * inv, v1 * inv, v2 * inv, norm
-
-
-@_inline
-def _row(a, i):
-  """Row i, columns 0:3, of a 2D array as a tuple."""
-  return a[i, 0], a[i, 1], a[i, 2]
-
-
-# --------------------------------------- support ------------------------------------------------
-
-@_inline
-def _flat(objt, i):
-  """Int i of `objt` read as a flat array."""
-  return objt[i >> 1, i & 1]
-
-
-@jit
-def support(objs, objt, k, d0, d1, d2):
-  """Support point of object k in unit direction d (MuJoCo's mjc_*Support), and its vertex
-  index: a box's corner, a mesh's vertex, a cylinder's cap (0 the top, 1 the bottom, as 4.0's
-  mjc_cylinderSupport), else -1."""
-  typ = objt[k, 0]
-  mode = objt[k, 1]
-  p0, p1, p2 = objs[k, _POS], objs[k, _POS + 1], objs[k, _POS + 2]
-  m = _MAT
-  if mode == _MODE_POINT:
-    return p0, p1, p2, -1
-  if mode == _MODE_LINE:
-    length = objs[k, _SIZE + 1]
-    dot = objs[k, m + 2] * d0 + objs[k, m + 5] * d1 + objs[k, m + 8] * d2
-    scl = length if dot >= 0 else -length
-    return (objs[k, m + 2] * scl + p0, objs[k, m + 5] * scl + p1,
-            objs[k, m + 8] * scl + p2, -1)
-  s0, s1, s2 = objs[k, _SIZE], objs[k, _SIZE + 1], objs[k, _SIZE + 2]
-  if typ == _SPHERE:
-    return s0 * d0 + p0, s0 * d1 + p1, s0 * d2 + p2, -1
-  if typ == _FLEX:
-    # farthest element vertex, first on ties, plus the radius (mjc_flexSupport)
-    base = int(objs[k, _VADR])
-    best = objs[base, 0] * d0 + objs[base, 1] * d1 + objs[base, 2] * d2
-    q0, q1, q2 = objs[base, 0], objs[base, 1], objs[base, 2]
-    for i in range(1, int(objs[k, _VNUM])):
-      r = base + i // 6
-      c = (i % 6) * 3
-      v = objs[r, c] * d0 + objs[r, c + 1] * d1 + objs[r, c + 2] * d2
-      if v > best:
-        best = v
-        q0, q1, q2 = objs[r, c], objs[r, c + 1], objs[r, c + 2]
-    return q0 + s0 * d0, q1 + s0 * d1, q2 + s0 * d2, -1
-
-  # direction in the geom frame
-  l0 = objs[k, m + 0] * d0 + objs[k, m + 3] * d1 + objs[k, m + 6] * d2
-  l1 = objs[k, m + 1] * d0 + objs[k, m + 4] * d1 + objs[k, m + 7] * d2
-  l2 = objs[k, m + 2] * d0 + objs[k, m + 5] * d1 + objs[k, m + 8] * d2
-  vindex = -1
-  if typ == _CAPSULE:
-    q0 = l0 * s0
-    q1 = l1 * s0
-    q2 = l2 * s0
-    q2 += s1 if l2 >= 0 else -s1
-  elif typ == _ELLIPSOID:
-    q0 = l0 * s0
-    q1 = l1 * s1
-    q2 = l2 * s2
-    norm2 = q0 * q0 + q1 * q1 + q2 * q2
-    if norm2 < _MINVAL2:
-      return (objs[k, m + 0] * s0 + p0, objs[k, m + 3] * s0 + p1,
-              objs[k, m + 6] * s0 + p2, -1)
-    inv = 1 / math.sqrt(norm2)
-    q0 *= inv * s0
-    q1 *= inv * s1
-    q2 *= inv * s2
-  elif typ == _CYLINDER:
-    n2 = l0 * l0 + l1 * l1
-    scl = s0 / math.sqrt(n2) if n2 >= _MINVAL2 else 0.0
-    q0 = scl * l0
-    q1 = scl * l1
-    q2 = s1 if l2 >= 0 else -s1
-    vindex = 0 if l2 >= 0 else 1
-  elif typ == _MESH or typ == _HFIELD:
-    base = int(objs[k, _VADR])
-    nv = int(objs[k, _VNUM])
-    gadr = int(objs[k, _GADR])
-    if gadr >= 0:
-      # hill climbing over the hull graph (mjc_hillclimbSupport): from the mesh_extrema seed
-      # of the direction's cell in the 3x3x3 grid, or the last support vertex if not worse
-      cx = (1 if l0 > 0.4 else 0) - (1 if l0 < -0.4 else 0) + 1
-      cy = (1 if l1 > 0.4 else 0) - (1 if l1 < -0.4 else 0) + 1
-      cz = (1 if l2 > 0.4 else 0) - (1 if l2 < -0.4 else 0) + 1
-      vindex = _flat(objt, gadr - _NEXTREMA + cx * 9 + cy * 3 + cz)
-      r = base + vindex // 6
-      c = (vindex % 6) * 3
-      best = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
-      prev = int(objs[k, _GHINT])
-      if prev >= 0:
-        r = base + prev // 6
-        c = (prev % 6) * 3
-        v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
-        if not best > v:
-          vindex, best = prev, v
-      prev = -1
-      while vindex != prev:
-        prev = vindex
-        e = gadr + nv + _flat(objt, gadr + prev)
-        while True:
-          sub = _flat(objt, e)
-          if sub < 0:
-            break
-          r = base + sub // 6
-          c = (sub % 6) * 3
-          v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
-          if v > best:
-            best = v
-            vindex = sub
-          e += 1
-      objs[k, _GHINT] = vindex
-    else:
-      # best vertex (MuJoCo 4.0's exhaustive mjc_meshSupport: every mesh vertex in mesh order,
-      # starting from the previous support vertex, which keeps it on ties)
-      vindex = int(objs[k, _GHINT]) if typ == _MESH else -1
-      if vindex >= 0:
-        r = base + vindex // 6
-        c = (vindex % 6) * 3
-        best = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
-      else:
-        best = -3.4028234663852886e38 if typ == _MESH else -_MAX_LIMIT   # -FLT_MAX
-        vindex = 0
-      for i in range(nv):
-        r = base + i // 6
-        c = (i % 6) * 3
-        v = l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
-        if v > best:
-          best = v
-          vindex = i
-      if typ == _MESH:
-        objs[k, _GHINT] = vindex
-    r = base + vindex // 6
-    c = (vindex % 6) * 3
-    q0, q1, q2 = objs[r, c], objs[r, c + 1], objs[r, c + 2]
-    if typ == _HFIELD:
-      vindex = -1   # MuJoCo's prism support leaves the vertex index unset (-1)
-  else:  # box
-    q0 = s0 if l0 >= 0 else -s0
-    q1 = s1 if l1 >= 0 else -s1
-    q2 = s2 if l2 >= 0 else -s2
-    vindex = (1 if q0 > 0 else 0) | (2 if q1 > 0 else 0) | (4 if q2 > 0 else 0)
-
-  r0 = objs[k, m + 0] * q0 + objs[k, m + 1] * q1 + objs[k, m + 2] * q2
-  r1 = objs[k, m + 3] * q0 + objs[k, m + 4] * q1 + objs[k, m + 5] * q2
-  r2 = objs[k, m + 6] * q0 + objs[k, m + 7] * q1 + objs[k, m + 8] * q2
-  return r0 + p0, r1 + p1, r2 + p2, vindex
-
-
-@jit
-def _support_pair(verts, vidx, row, objs, objt, d0, d1, d2, n0, n1, n2):
-  """Minkowski-difference support vertex S1(d) - S2(dneg), stored in verts[row] as
-  (vert, vert1, vert2) with vertex indices in vidx[row]."""
-  a0, a1, a2, i1 = support(objs, objt, 0, d0, d1, d2)
-  if objs[0, _MARGIN] > 0:
-    half = 0.5 * objs[0, _MARGIN]
-    a0 += d0 * half
-    a1 += d1 * half
-    a2 += d2 * half
-  b0, b1, b2, i2 = support(objs, objt, 1, n0, n1, n2)
-  if objs[1, _MARGIN] > 0:
-    half = 0.5 * objs[1, _MARGIN]
-    b0 += n0 * half
-    b1 += n1 * half
-    b2 += n2 * half
-  verts[row, 0] = a0 - b0
-  verts[row, 1] = a1 - b1
-  verts[row, 2] = a2 - b2
-  verts[row, 3] = a0
-  verts[row, 4] = a1
-  verts[row, 5] = a2
-  verts[row, 6] = b0
-  verts[row, 7] = b1
-  verts[row, 8] = b2
-  vidx[row, 0] = i1
-  vidx[row, 1] = i2
-
-
-@jit
-def _discrete(objs, objt):
-  """True when both objects are polytopes without margin (finite GJK/EPA convergence): boxes,
-  meshes, height fields, and (MuJoCo 4.0, read from its binary) the point and segment that GJK
-  shrinks spheres and capsules to."""
-  if objs[0, _MARGIN] != 0 or objs[1, _MARGIN] != 0:
-    return False
-  for k in range(2):
-    t = objt[k, 0]
-    if objt[k, 1] == _MODE_GEOM and t != _BOX and t != _MESH and t != _HFIELD:
-      return False
-  return True
 
 
 # ------------------------------------ GJK sub-distance ------------------------------------------
@@ -274,37 +39,31 @@ def _project_origin_plane(a, b, c):
   d31 = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
   d32 = (c[0] - b[0], c[1] - b[1], c[2] - b[2])
 
-  n = cross3(d32[0], d32[1], d32[2], d21[0], d21[1], d21[2])
-  nv = dot3(n[0], n[1], n[2], b[0], b[1], b[2])
-  nn = dot3(n[0], n[1], n[2], n[0], n[1], n[2])
-  if nn == 0:
-    return 1, 0.0, 0.0, 0.0
-  if nv != 0 and nn > _MINVAL:
-    s = nv / nn
-    return 0, n[0] * s, n[1] * s, n[2] * s
-
-  n = cross3(d21[0], d21[1], d21[2], d31[0], d31[1], d31[2])
-  nv = dot3(n[0], n[1], n[2], a[0], a[1], a[2])
-  nn = dot3(n[0], n[1], n[2], n[0], n[1], n[2])
-  if nn == 0:
-    return 1, 0.0, 0.0, 0.0
-  if nv != 0 and nn > _MINVAL:
-    s = nv / nn
-    return 0, n[0] * s, n[1] * s, n[2] * s
-
-  n = cross3(d31[0], d31[1], d31[2], d32[0], d32[1], d32[2])
-  nv = dot3(n[0], n[1], n[2], c[0], c[1], c[2])
-  nn = dot3(n[0], n[1], n[2], n[0], n[1], n[2])
-  if nn == 0:   # (MuJoCo 4.0; the reference source divided by zero here)
-    return 1, 0.0, 0.0, 0.0
-  s = nv / nn
-  return 0, n[0] * s, n[1] * s, n[2] * s
+  # the normal of one pair of edges after another, in MuJoCo's order, until one is well
+  # conditioned (n.p nonzero, n.n above mjMINVAL); the third is taken as it is; a zero normal
+  # gives up
+  for k in range(3):
+    if k == 0:
+      e, f, p = d32, d21, b
+    elif k == 1:
+      e, f, p = d21, d31, a
+    else:
+      e, f, p = d31, d32, c
+    n = cross3(e[0], e[1], e[2], f[0], f[1], f[2])
+    nv = dot3(n[0], n[1], n[2], p[0], p[1], p[2])
+    nn = dot3(n[0], n[1], n[2], n[0], n[1], n[2])
+    if nn == 0:
+      return 1, 0.0, 0.0, 0.0
+    if k == 2 or (nv != 0 and nn > _MINVAL):
+      s = nv / nn
+      return 0, n[0] * s, n[1] * s, n[2] * s
+  return 1, 0.0, 0.0, 0.0
 
 
 @jit
 def s1d(s1, s2):
   """Barycentric coordinates of the point of segment s1s2 closest to the origin (MuJoCo 4.0's
-  S1D, bit for bit: read from its binary and checked against it through ctypes): (0, 1) for
+  S1D, checked against it bit for bit through ctypes): (0, 1) for
   a segment shorter than 1e-15 or when the projection is beyond s2, (1, 0) beyond s1."""
   d0, d1, d2 = s2[0] - s1[0], s2[1] - s1[1], s2[2] - s1[2]
   nn = d0 * d0 + d1 * d1 + d2 * d2
@@ -356,7 +115,7 @@ def _norm2_comb3(l0, l1, l2, a, b, c):
 @jit
 def s2d(s1, s2, s3):
   """Barycentric coordinates of the point of triangle s1s2s3 closest to the origin (MuJoCo
-  4.0's S2D, bit for bit: read from its binary and checked against it through ctypes). The
+  4.0's S2D, checked against it bit for bit through ctypes). The
   origin projected on the plane, in the coordinate plane where the triangle's shadow is
   largest (its edge cross product's largest component M); inside when the three signed areas
   have M's sign, and then normalized by their sum; else the closest of the edges whose area
@@ -413,10 +172,10 @@ def s2d(s1, s2, s3):
 @jit
 def _s3d(s1, s2, s3, s4):
   """Barycentric coordinates of the point of tetrahedron s1..s4 closest to the origin."""
-  c41 = -_det3(s2[0], s2[1], s2[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
-  c42 = _det3(s1[0], s1[1], s1[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
-  c43 = -_det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s4[0], s4[1], s4[2])
-  c44 = _det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s3[0], s3[1], s3[2])
+  c41 = -det3(s2[0], s2[1], s2[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
+  c42 = det3(s1[0], s1[1], s1[2], s3[0], s3[1], s3[2], s4[0], s4[1], s4[2])
+  c43 = -det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s4[0], s4[1], s4[2])
+  c44 = det3(s1[0], s1[1], s1[2], s2[0], s2[1], s2[2], s3[0], s3[1], s3[2])
   m_det = c41 + c42 + c43 + c44
 
   comp1 = _same_sign(m_det, c41)
@@ -456,12 +215,12 @@ def _s3d(s1, s2, s3, s4):
 def _subdistance(sx, n):
   """Barycentric coordinates (4) of the point of the n-simplex sx closest to the origin."""
   if n == 4:
-    return _s3d(_row(sx, 0), _row(sx, 1), _row(sx, 2), _row(sx, 3))
+    return _s3d(row3(sx, 0), row3(sx, 1), row3(sx, 2), row3(sx, 3))
   if n == 3:
-    a, b, c = s2d(_row(sx, 0), _row(sx, 1), _row(sx, 2))
+    a, b, c = s2d(row3(sx, 0), row3(sx, 1), row3(sx, 2))
     return a, b, c, 0.0
   if n == 2:
-    a, b = s1d(_row(sx, 0), _row(sx, 1))
+    a, b = s1d(row3(sx, 0), row3(sx, 1))
     return a, b, 0.0, 0.0
   return 1.0, 0.0, 0.0, 0.0
 
@@ -492,8 +251,7 @@ def _lincomb(sx, col, n, l0, l1, l2, l3):
 
 @jit
 def _closest_point(sx, n, l0, l1, l2, l3):
-  """The simplex's point closest to the origin, x_k, as MuJoCo 4.0 computes it (read from its
-  binary): for a segment or a triangle the origin projected on its line or plane (the
+  """The simplex's point closest to the origin, x_k, as MuJoCo 4.0 computes it: for a segment or a triangle the origin projected on its line or plane (the
   barycentric combination only where that projection is degenerate), else the combination."""
   if n == 2:
     d0, d1, d2 = sx[1, 0] - sx[0, 0], sx[1, 1] - sx[0, 1], sx[1, 2] - sx[0, 2]
@@ -502,7 +260,7 @@ def _closest_point(sx, n, l0, l1, l2, l3):
       t = -dot3(sx[1, 0], sx[1, 1], sx[1, 2], d0, d1, d2) / nn
       return t * d0 + sx[1, 0], t * d1 + sx[1, 1], t * d2 + sx[1, 2]
   elif n == 3:
-    ret, p0, p1, p2 = _project_origin_plane(_row(sx, 0), _row(sx, 1), _row(sx, 2))
+    ret, p0, p1, p2 = _project_origin_plane(row3(sx, 0), row3(sx, 1), row3(sx, 2))
     if not ret:
       return p0, p1, p2
   return _lincomb(sx, 0, n, l0, l1, l2, l3)
@@ -513,13 +271,12 @@ def _gjk_support(sx, si, row, objs, objt, x0, x1, x2, x_norm):
   """Support vertex in direction -x_k (MuJoCo's gjkSupport)."""
   inv = 1 / x_norm
   n0, n1, n2 = x0 * inv, x1 * inv, x2 * inv
-  _support_pair(sx, si, row, objs, objt, -n0, -n1, -n2, n0, n1, n2)
+  support_pair(sx, si, row, objs, objt, -n0, -n1, -n2, n0, n1, n2)
 
 
 @jit
 def gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
-  """MuJoCo 4.0's gjk (its control flow read from the binary, which differs from our
-  reference source): returns (dist, nsimplex, separated, nx).
+  """MuJoCo 4.0's gjk (its control flow differs from the published source): returns (dist, nsimplex, separated, nx).
 
   xw[0:3], xw[3:6] hold the initial and then the witness points of geom 1 and 2; the
   final simplex is in sx/si."""
@@ -527,7 +284,7 @@ def gjk(sx, si, tx, ti, xw, objs, objt, tolerance, kmax, dist_cutoff):
   n = 0
   k = 0
   tol2 = tolerance * tolerance
-  discrete = _discrete(objs, objt)
+  discrete = is_discrete(objs, objt)
   epsilon = 0.0 if discrete else 0.5 * tol2
   min_norm = _MINVAL if discrete else tolerance
   separated = 0
@@ -628,7 +385,7 @@ def _epa_support(pv, pvi, cnt, objs, objt, d0, d1, d2, dnorm):
     u0, u1, u2 = d0 / dnorm, d1 / dnorm, d2 / dnorm
   n = cnt[0]
   cnt[0] += 1
-  _support_pair(pv, pvi, n, objs, objt, u0, u1, u2, -u0, -u1, -u2)
+  support_pair(pv, pvi, n, objs, objt, u0, u1, u2, -u0, -u1, -u2)
   return n
 
 
@@ -652,7 +409,7 @@ def _attach_face(pv, fv, fd2, fvert, fadj, findex, cnt, ctr, v1, v2, v3, a1, a2,
   cnt[1] += 1
   fvert[f, 0], fvert[f, 1], fvert[f, 2] = v1, v2, v3
   fadj[f, 0], fadj[f, 1], fadj[f, 2] = a1, a2, a3
-  ret, p0, p1, p2 = _project_origin_plane(_row(pv, v3), _row(pv, v2), _row(pv, v1))
+  ret, p0, p1, p2 = _project_origin_plane(row3(pv, v3), row3(pv, v2), row3(pv, v1))
   if ret:
     return 0.0
 
@@ -710,7 +467,7 @@ def _test_tetra(p0, p1, p2, p3):
 @jit
 def _tri_coords(a, b, c, p):
   """Barycentric coordinates of point p (in the plane of triangle abc) as MuJoCo 4.0 takes
-  them (triPointIntersect, EPA's witness points; read from its binary): the three sub-areas
+  them (triPointIntersect, EPA's witness points): the three sub-areas
   about p in the coordinate plane where the triangle's shadow is largest, over their sum."""
   e0, e1, e2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
   g0, g1, g2 = c[0] - a[0], c[1] - a[1], c[2] - a[2]
@@ -753,9 +510,9 @@ def _ray_volumes(v1, v2, v3, v4, v5):
   d13 = (v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2])
   d14 = (v4[0] - v1[0], v4[1] - v1[1], v4[2] - v1[2])
   d15 = (v5[0] - v1[0], v5[1] - v1[1], v5[2] - v1[2])
-  return (_det3(d13[0], d13[1], d13[2], d14[0], d14[1], d14[2], d12[0], d12[1], d12[2]),
-          _det3(d14[0], d14[1], d14[2], d15[0], d15[1], d15[2], d12[0], d12[1], d12[2]),
-          _det3(d15[0], d15[1], d15[2], d13[0], d13[1], d13[2], d12[0], d12[1], d12[2]))
+  return (det3(d13[0], d13[1], d13[2], d14[0], d14[1], d14[2], d12[0], d12[1], d12[2]),
+          det3(d14[0], d14[1], d14[2], d15[0], d15[1], d15[2], d12[0], d12[1], d12[2]),
+          det3(d15[0], d15[1], d15[2], d13[0], d13[1], d13[2], d12[0], d12[1], d12[2]))
 
 
 @jit
@@ -824,7 +581,7 @@ def _replace_best_simplex3(pv, pvi, cnt, sx, si, a, b, c, d):
   """MuJoCo 4.0's replaceBestSimplex3: after face (a or b, c, d) of the segment's hexahedron
   came out degenerate, restart from triangle (a, c, d) or (b, d, c): the non-degenerate one,
   else the one nearer the origin (ties: (a, c, d))."""
-  pa, pb, pc, pd = _row(pv, a), _row(pv, b), _row(pv, c), _row(pv, d)
+  pa, pb, pc, pd = row3(pv, a), row3(pv, b), row3(pv, c), row3(pv, d)
   nnb = _normal2(pb, pd, pc)
   nna = _normal2(pa, pc, pd)
   if nna < _MINVAL and nnb >= _MINVAL:
@@ -856,8 +613,8 @@ _TO_P3_EDGE = -3  # polytope4 reduced it to a triangle: polytope3 next, with the
 
 @jit
 def _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, allow_edge):
-  """Initial polytope from a triangle simplex, as MuJoCo 4.0's polytope3 (read from its binary
-  and checked against it bit for bit): the triangle with the supports along both normals; when
+  """Initial polytope from a triangle simplex, as MuJoCo 4.0's polytope3 (checked
+  against it bit for bit): the triangle with the supports along both normals; when
   the segment between those misses the triangle, the hexahedron relabelled around an edge
   (`_recover_hexa`) or a tetrahedron; a degenerate face with the origin on an edge of the
   triangle hands over to polytope2 (`_TO_P2`, when allow_edge). 0 on success."""
@@ -866,7 +623,7 @@ def _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, allow_edge):
   v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
   v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
   v3i = _insert_vertex(pv, pvi, cnt, sx, si, 2)
-  v1, v2, v3 = _row(pv, v1i), _row(pv, v2i), _row(pv, v3i)
+  v1, v2, v3 = row3(pv, v1i), row3(pv, v2i), row3(pv, v3i)
   n0, n1, n2 = cross3(v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2],
                       v3[0] - v1[0], v3[1] - v1[1], v3[2] - v1[2])
   n_norm = math.sqrt(dot3(n0, n1, n2, n0, n1, n2))
@@ -874,7 +631,7 @@ def _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, allow_edge):
     return 4  # mjEPA_P3_BAD_NORMAL
   v5i = _epa_support(pv, pvi, cnt, objs, objt, -n0, -n1, -n2, n_norm)
   v4i = _epa_support(pv, pvi, cnt, objs, objt, n0, n1, n2, n_norm)
-  v4, v5 = _row(pv, v4i), _row(pv, v5i)
+  v4, v5 = row3(pv, v4i), row3(pv, v5i)
   if _tri_point_intersect(v1, v2, v3, v4):
     return 5  # mjEPA_P3_INVALID_V4
   if _tri_point_intersect(v1, v2, v3, v5):
@@ -912,11 +669,11 @@ def _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, allow_edge):
       or f5 < _MINVAL2):
     if not allow_edge:
       return 8  # mjEPA_P3_ORIGIN_ON_FACE
-    if _origin_on_edge(_row(pv, n), _row(pv, n + 1)):
+    if _origin_on_edge(row3(pv, n), row3(pv, n + 1)):
       _replace_simplex(pv, pvi, cnt, sx, si, 2, n, n + 1, 0)
-    elif _origin_on_edge(_row(pv, n + 1), _row(pv, n + 2)):
+    elif _origin_on_edge(row3(pv, n + 1), row3(pv, n + 2)):
       _replace_simplex(pv, pvi, cnt, sx, si, 2, n + 1, n + 2, 0)
-    elif _origin_on_edge(_row(pv, n + 2), _row(pv, n)):
+    elif _origin_on_edge(row3(pv, n + 2), row3(pv, n)):
       _replace_simplex(pv, pvi, cnt, sx, si, 2, n + 2, n, 0)
     else:
       return 8
@@ -924,7 +681,7 @@ def _polytope3(pt, cnt, ctr, sx, si, objs, objt, tolerance, allow_edge):
 
   # each face: the origin on the inner side, or the face within the tolerance
   tol2 = tolerance * tolerance
-  pa, pb, pc, pd, pe = _row(pv, a), _row(pv, b), _row(pv, c), _row(pv, d), _row(pv, e)
+  pa, pb, pc, pd, pe = row3(pv, a), row3(pv, b), row3(pv, c), row3(pv, d), row3(pv, e)
   if hexa:
     if ((not _same_side(pd, pa, pb, pc) and f0 >= tol2)
         or (not _same_side(pd, pc, pa, pb) and f1 >= tol2)
@@ -956,15 +713,15 @@ def _rotmat120(a0, a1, a2):
 
 @jit
 def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
-  """Initial hexahedron from a segment simplex, as MuJoCo 4.0's polytope2 (read from its binary
-  and checked against it bit for bit): the segment's ends and three supports at 120 degrees
+  """Initial hexahedron from a segment simplex, as MuJoCo 4.0's polytope2 (checked
+  against it bit for bit): the segment's ends and three supports at 120 degrees
   about it; when the segment misses their triangle by more than a tolerance, one support is
   swapped for one in a tilted direction; a degenerate face hands over to polytope3 on the
   better of its two triangles (`_TO_P3`). 0 on success."""
   pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
   v1i = _insert_vertex(pv, pvi, cnt, sx, si, 0)
   v2i = _insert_vertex(pv, pvi, cnt, sx, si, 1)
-  v1, v2 = _row(pv, v1i), _row(pv, v2i)
+  v1, v2 = row3(pv, v1i), row3(pv, v2i)
   diff = (v2[0] - v1[0], v2[1] - v1[1], v2[2] - v1[2])
 
   # coordinate axis most orthogonal to the segment
@@ -992,7 +749,7 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
   dd = dot3(diff[0], diff[1], diff[2], diff[0], diff[1], diff[2])
   dn = math.sqrt(dd)
   tol = (dd * _MINVAL) * dn
-  r0, r1, r2 = _ray_volumes(v1, v2, _row(pv, v3i), _row(pv, v4i), _row(pv, v5i))
+  r0, r1, r2 = _ray_volumes(v1, v2, row3(pv, v3i), row3(pv, v4i), row3(pv, v5i))
   if not _crossed(r0, r1, r2, tol):
     if r0 <= r1 and r0 <= r2:
       vs, vt, vu = v3i, v4i, v5i
@@ -1000,7 +757,7 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
       vs, vt, vu = v4i, v5i, v3i
     else:
       vs, vt, vu = v5i, v3i, v4i
-    ps, pt_, pu = _row(pv, vs), _row(pv, vt), _row(pv, vu)
+    ps, pt_, pu = row3(pv, vs), row3(pv, vt), row3(pv, vu)
     g0, g1, g2 = pt_[0] - ps[0], pt_[1] - ps[1], pt_[2] - ps[2]
     dot_u = dot3(diff[0], diff[1], diff[2], pu[0] - v1[0], pu[1] - v1[1], pu[2] - v1[2])
     sgn = 0.001 if dd * 0.5 <= dot_u else -0.001
@@ -1010,7 +767,7 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
     w = _epa_support(pv, pvi, cnt, objs, objt, c0, c1, c2,
                      math.sqrt(dot3(c0, c1, c2, c0, c1, c2)))
     cnt[0] -= 1   # the tilted support is only a candidate
-    pw = _row(pv, w)
+    pw = row3(pv, w)
     target = -1
     q0, q1, q2 = _ray_volumes(v1, v2, pw, pt_, pu)
     if _crossed(q0, q1, q2, tol):
@@ -1039,7 +796,7 @@ def _polytope2(pt, cnt, ctr, sx, si, objs, objt):
       _replace_best_simplex3(pv, pvi, cnt, sx, si, v1i, v2i, f[6], f[7])
       return _TO_P3
 
-  if not _ray_triangle(v1, v2, _row(pv, v3i), _row(pv, v4i), _row(pv, v5i)):
+  if not _ray_triangle(v1, v2, row3(pv, v3i), row3(pv, v4i), row3(pv, v5i)):
     return 2  # mjEPA_P2_NONCONVEX
   _fill_map(fmap, findex, cnt, 6)
   return 0
@@ -1067,7 +824,7 @@ def _polytope4(pt, cnt, ctr, sx, si, objs, objt):
       _replace_simplex(pv, pvi, cnt, sx, si, 3, f[0], f[1], f[2])
       return _TO_P3_EDGE
 
-  if not _test_tetra(_row(pv, v1), _row(pv, v2), _row(pv, v3), _row(pv, v4)):
+  if not _test_tetra(row3(pv, v1), row3(pv, v2), row3(pv, v3), row3(pv, v4)):
     return 9  # mjEPA_P4_MISSING_ORIGIN
   _fill_map(fmap, findex, cnt, 4)
   return 0
@@ -1116,7 +873,7 @@ def _get_edge(fvert, f, vertex):
 @_inline
 def _visible(fv, fd2, f, w0, w1, w2):
   """True when face f is visible from point w: w beyond its plane by more than
-  max(1e-15 |v|, 1e-15) (MuJoCo 4.0; the reference source: 1e-15)."""
+  max(1e-15 |v|, 1e-15) (MuJoCo 4.0; the published source: 1e-15)."""
   thr = math.sqrt(fd2[f]) * _MINVAL
   if not thr > _MINVAL:
     thr = _MINVAL
@@ -1180,8 +937,8 @@ def _horizon(pt, cnt, f, w0, w1, w2):
 
 @jit
 def epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
-  """Expand the polytope towards the penetration depth, as MuJoCo 4.0's epa (read from its
-  binary, checked against it bit for bit); returns (dist, nx, nocontact): nocontact when the
+  """Expand the polytope towards the penetration depth, as MuJoCo 4.0's epa (checked against
+  it bit for bit); returns (dist, nx, nocontact): nocontact when the
   first support already shows the geoms apart (4.0's epa_status -1)."""
   pv, pvi, fv, fd2, fvert, fadj, findex, fmap = pt[:8]
   hz_idx, hz_edge = pt[8], pt[9]
@@ -1192,7 +949,7 @@ def epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
   upper = _MAX_LIMIT
   upper2 = _MAX_LIMIT
   face = -1
-  discrete = _discrete(objs, objt)
+  discrete = is_discrete(objs, objt)
   tol = _MINEPATOL if discrete else tolerance
   kmax = max_iterations if max_iterations < 1000 else 1000
   k = 0
@@ -1278,7 +1035,7 @@ def epa(pt, cnt, ctr, xw, objs, objt, tolerance, max_iterations):
 
   # witness points from the face's barycentric coordinates of the origin's projection
   a, b, c = fvert[face, 0], fvert[face, 1], fvert[face, 2]
-  l0, l1, l2 = _tri_coords(_row(pv, a), _row(pv, b), _row(pv, c), _row(fv, face))
+  l0, l1, l2 = _tri_coords(row3(pv, a), row3(pv, b), row3(pv, c), row3(fv, face))
   for j in range(3):
     xw[j] = l0 * pv[a, 3 + j] + l1 * pv[b, 3 + j] + l2 * pv[c, 3 + j]
     xw[3 + j] = l0 * pv[a, 6 + j] + l1 * pv[b, 6 + j] + l2 * pv[c, 6 + j]

@@ -44,10 +44,10 @@ import math
 import numpy as np
 
 from numjoco.engine import constraint as cn
-from numjoco.engine import collision_convex as cvx
-from numjoco.engine import collision_hfield as hf
-from numjoco.engine import collision_libccd as ccdlib
-from numjoco.engine import collision_primitive as prim
+from numjoco.engine.collision import convex as cvx
+from numjoco.engine.collision import hfield as hf
+from numjoco.engine.collision import libccd as ccdlib
+from numjoco.engine.collision import primitive as prim
 from numjoco.engine import math as mm
 from numjoco.engine.flex_contact import _closest_triangle, _row3, contact_weights   # noqa: F401
 from numjoco.engine.smooth import jit

@@ -6,7 +6,7 @@ and its penetration depth, direction and point (ccdMPRPenetration), then mjc_fix
 replaces the normal by the analytic one of spheres, capsules, ellipsoids and cylinder walls,
 and multiccd adds up to four contacts found by re-running MPR with both geoms turned by
 +-1e-3 rad about the contact point (mjc_Convex's perturbation loop). Height fields
-(mjc_ConvexHField, driven by collision_hfield) use the same MPR per prism.
+(mjc_ConvexHField, driven by collision.hfield) use the same MPR per prism.
 
 MPR's result is not continuous in the poses: where its path changes, the penetration it
 stops at jumps (MuJoCo's own contact depth moves by 1e-5 in some poses when qpos moves by
@@ -16,7 +16,7 @@ same order on the same inputs.
 
 Written from libccd's src/mpr.c and vec3.c and MuJoCo's engine_collision_convex.c
 (mjccd_support, mjc_center, _libccd_wrapper, mjc_fixNormal, mjc_Convex, mjc_ConvexHField);
-MuJoCo 4.0's height-field margin rule was measured against it (see collision_hfield).
+Height-field prisms take MuJoCo 4.0's margin rule (see collision.hfield).
 
 Geoms are rows 0 and 1 of `ob` (float64, 4 x 16 columns: size[0:3], pos[3:6], mat[6:15],
 margin[15]; rows 2 and 3 keep their unturned world poses for the normal fix), their types
@@ -27,7 +27,7 @@ portal is `P` (5 x 9: rows 0-3 the portal's support points, row 4 the candidate;
 import math
 
 
-from numjoco.engine.collision_convex import _cross, _dot   # ccdVec3Cross/Dot: the same arithmetic
+from numjoco.engine.collision.support import cross3 as _cross, dot3 as _dot   # ccdVec3Cross/Dot
 from numjoco.engine.math import axis_angle_quat, mat_vec, normalize3, quat2mat
 from numjoco.engine.types import mjtGeom
 
@@ -139,7 +139,7 @@ def _support(ob, oi, k, vert, graph, d0, d1, d2):
   typ = oi[k, 0]
   if typ == _HFIELD:
     # mjc_prism_support: best of the bottom or top triangle; MuJoCo 4.0 inflates the prism
-    # by half the margin as well (measured: a sphere at gap g < margin gets dist g)
+    # by half the margin as well (a sphere at gap g < margin gets dist g)
     start = 0 if d2 < 0 else 3
     ibest = start
     best = vert[start, 0] * d0 + vert[start, 1] * d1 + vert[start, 2] * d2
@@ -708,7 +708,7 @@ def collide_libccd(type1, size1, pos1, mat1, vert1, graph1, rbound1, type2, size
   vert/graph: a mesh geom's float32 vertices (n, 3) and mesh_graph block (empty without a
   hull), empty arrays for primitives; rbound: the geoms' bounding radii (multiccd's distinct-
   contact tolerance); flags: m.opt.disableflags (MULTICCD). Writes dist, pos and the normal
-  in frame[i, 0:3] (zero tangents) as `collision_convex.collide_convex`; uses fbuf[0:118]
+  in frame[i, 0:3] (zero tangents) as `collision.convex.collide_convex`; uses fbuf[0:118]
   and ibuf[0:4] as scratch."""
   P = fbuf[0:45].reshape((5, 9))
   ob = fbuf[45:109].reshape((4, 16))

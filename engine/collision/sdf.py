@@ -15,6 +15,7 @@ import math
 
 import numpy as np
 
+from numjoco.engine.collision.support import normalize3 as _normalize3
 from numjoco.engine import math as mm
 from numjoco.engine.smooth import jit
 from numjoco.engine import types as t
@@ -215,8 +216,8 @@ def oct_distance(m, mid, x, y, z):
 @jit
 def oct_gradient(m, mid, x, y, z):
   """oct_gradient: inside the root box the derivative of the trilinear interpolant (4.0 divides
-  by the leaf's edge lengths, the reference source does not: measured, 4.0's SDF contacts
-  agree with the derivative in space), outside forward differences (step 1e-8) of
+  by the leaf's edge lengths, the published source does not; 4.0's SDF contacts agree with
+  the derivative in space), outside forward differences (step 1e-8) of
   oct_distance."""
   adr = m.mesh_octadr[mid]
   _, _, _, box = _box_projection(m.oct_aabb[adr], x, y, z)
@@ -262,14 +263,6 @@ def _norm3(x, y, z):
   return math.sqrt(x * x + y * y + z * z)
 
 
-@jit
-def _normalize3(x, y, z):
-  """mju_normalize3: (unit vector, norm); (1, 0, 0) below mjMINVAL."""
-  n = math.sqrt(x * x + y * y + z * z)
-  if n < _MINVAL:
-    return 1.0, 0.0, 0.0, n
-  inv = 1 / n
-  return x * inv, y * inv, z * inv, n
 
 
 @jit
@@ -332,7 +325,7 @@ def geom_gradient(m, gtype, s, kind, a, mid, x, y, z):
     b0, b1, b2 = max(a0, 0.0), max(a1, 0.0), max(a2, 0.0)
     c = b0 * b0 + b1 * b1 + b2 * b2
     if c == 0:
-      # on the surface (4.0; not in the 3.x source): the normals of the faces the point lies
+      # on the surface (4.0; not in the published source): the normals of the faces the point lies
       # on, signed as its coordinates (+1 at 0), normalized
       f0 = (-1.0 if x < 0 else 1.0) if a0 == 0 else 0.0
       f1 = (-1.0 if y < 0 else 1.0) if a1 == 0 else 0.0
@@ -526,7 +519,7 @@ def _step_gradient(m, ga, gb, rel, mode, x, niter):
       dist = pair_distance(m, ga, gb, rel, mode, x[0], x[1], x[2])
       if not (alpha > 1e-4 and dist - dist0 > wolfe):
         break
-    if dist0 < dist:   # no improvement: 4.0 goes back to the last point (3.x stayed)
+    if dist0 < dist:   # no improvement: back to the last point (MuJoCo 4.0)
       x[0], x[1], x[2] = x0, x1, x2
       return dist0
   return dist
@@ -549,7 +542,7 @@ def _add_contact(m, ga, gb, rel, mode, x, dist, pos2, q2, points, cnt, out_dist,
   n0, n1, n2 = mm.quat_rot(q2[0], q2[1], q2[2], q2[3], -g0, -g1, -g2)
   p0, p1, p2 = mm.quat_rot(q2[0], q2[1], q2[2], q2[3], x[0], x[1], x[2])
   out_dist[cnt] = dist
-  # 4.0 moves the point half the distance along the normal (the 3.x source: against it)
+  # the point moves half the distance along the normal (MuJoCo 4.0)
   out_pos[cnt, 0] = p0 + pos2[0] + n0 * (0.5 * dist)
   out_pos[cnt, 1] = p1 + pos2[1] + n1 * (0.5 * dist)
   out_pos[cnt, 2] = p2 + pos2[2] + n2 * (0.5 * dist)

@@ -3,13 +3,13 @@
 A height field is a union of triangular prisms, two per grid cell, from the base (-size[3]) up
 to the elevation (data * size[2]). A geom is tested against the prisms of the sub-grid under
 its bounding box (computed with its support function in the height field's frame), one
-GJK/EPA penetration per prism (libccd's MPR with native CCD disabled: collision_libccd), at most
+GJK/EPA penetration per prism (libccd's MPR with native CCD disabled: collision.libccd), at most
 mjMAXCONPAIR (50) contacts. With a margin, MuJoCo 4.0 inflates both the prism and the geom by
-half of it and reports the distance (its 3.x source raised the prism tops by the margin and
-reported the penetration of the raised prism): measured against 4.0, a sphere at gap g < margin
-above a flat top or beside a side wall gets dist = g, its point midway.
+half of it and reports the distance (the published source raises the prism tops by the margin
+instead): a sphere at gap g < margin above a flat top or beside a side wall gets dist = g, its
+point midway (tests/test_hfield.py).
 
-The prism is a six-vertex polytope for the convex solver of `collision_convex` (its support
+The prism is a six-vertex polytope for the convex solver of `collision.convex` (its support
 is MuJoCo's: the best of the top three vertices when the direction points up, else of the
 bottom three; the vertices are stored top first so ties pick the top as MuJoCo's does).
 """
@@ -17,14 +17,16 @@ import math
 
 import numpy as np
 
-from numjoco.engine import collision_convex as cvx
-from numjoco.engine import gjk
-from numjoco.engine import collision_libccd as ccd
-
+from numjoco.engine.collision import convex as cvx
+from numjoco.engine.collision import support
+from numjoco.engine.collision import libccd as ccd
+from numjoco.engine.collision import work as wk
 from numjoco.engine._jit import jit
+from numjoco.engine.types import MAXCONPAIR, mjtDisableBit, mjtGeom
 
-MAXCONPAIR = 50
-_DSBL_NATIVECCD = 1 << 17
+_DSBL_NATIVECCD = int(mjtDisableBit.NATIVECCD)
+_MESH = int(mjtGeom.MESH)
+_HFIELD = int(mjtGeom.HFIELD)
 
 
 @jit
@@ -54,9 +56,9 @@ def _load_prism(objs, prism, row):
   c0 *= 1.0 / 6.0
   c1 *= 1.0 / 6.0
   c2 *= 1.0 / 6.0
-  objs[0, cvx._POS] = c0
-  objs[0, cvx._POS + 1] = c1
-  objs[0, cvx._POS + 2] = c2
+  objs[0, wk.POS] = c0
+  objs[0, wk.POS + 1] = c1
+  objs[0, wk.POS + 2] = c2
   for j in range(6):
     v = j + 3 if j < 3 else j - 3
     objs[row, 3 * j] = prism[v, 0] - c0
@@ -85,24 +87,24 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
       or s2 < lp2 - radius or -s3 > lp2 + radius):
     return 0
 
-  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = cvx._split_work(fbuf, ibuf, ccd_iterations)
+  w = cvx.split_work(fbuf, ibuf, ccd_iterations)
+  objs, objt = w.objs, w.objt
   # geom 2 with its local rotation mat1^T mat2 (margin 0 for its bounding box)
-  cvx._set_obj(objs, objt, 1, type2, size2, pos2, mat2, 0.0)
+  cvx.set_obj(objs, objt, 1, type2, size2, pos2, mat2, 0.0)
   for a in range(3):
     for b in range(3):
-      objs[1, cvx._MAT + 3 * a + b] = (mat1[a] * mat2[b] + mat1[3 + a] * mat2[3 + b]
+      objs[1, wk.MAT + 3 * a + b] = (mat1[a] * mat2[b] + mat1[3 + a] * mat2[3 + b]
                                        + mat1[6 + a] * mat2[6 + b])
-  objs[1, cvx._POS] = lp0
-  objs[1, cvx._POS + 1] = lp1
-  objs[1, cvx._POS + 2] = lp2
-  if type2 == cvx._MESH:
-    cvx._set_mesh(objs, objt, 1, 3, 4, vert2, ext2, graph2)
+  objs[1, wk.POS] = lp0
+  objs[1, wk.POS + 1] = lp1
+  objs[1, wk.POS + 2] = lp2
+  if type2 == _MESH:
+    cvx.set_mesh(objs, objt, 1, 3, 4, vert2, ext2, graph2)
   libccd = flags & _DSBL_NATIVECCD
   if libccd:
     ccd.hfield_begin(objs[1], type2, pos2, mat2, margin, fbuf, ibuf)
   return _prisms(hsize, nrow, ncol, data, pos1, mat1, vert2, graph2, margin, ccd_iterations,
-                 ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf, objs, objt, sx, si, tx,
-                 ti, xw, ctr, cnt, pt)
+                 ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf, w)
 
 
 @jit
@@ -110,11 +112,12 @@ def collide_hfield_elem(hsize, nrow, ncol, data, pos1, mat1, x, vid2, n2, r2, ce
                         margin, ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
   """Contacts of height field geom 1 with a flex element (rows vid2[0:n2] of x, radius r2,
   center2 its box center; MuJoCo's mjc_HFieldElem): the element in the height field's frame
-  against the prisms under it, as `collide_hfield` (4.0's margin too: measured, a cloth at gap
-  g < margin above a flat top gets dist = g). Native CCD only."""
-  objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = cvx._split_work(fbuf, ibuf, ccd_iterations)
+  against the prisms under it, as `collide_hfield` (4.0's margin too: a cloth at gap g < margin
+  above a flat top gets dist = g). Native CCD only."""
+  w = cvx.split_work(fbuf, ibuf, ccd_iterations)
+  objs, objt = w.objs, w.objt
   # the element, then its vertices moved into the height field's frame
-  cvx._set_flex_obj(objs, objt, 1, 3, x, vid2, n2, r2, margin)
+  cvx.set_flex_obj(objs, objt, 1, 3, x, vid2, n2, r2, margin)
   for i in range(n2):
     d0 = objs[3, 3 * i] - pos1[0]
     d1 = objs[3, 3 * i + 1] - pos1[1]
@@ -124,31 +127,30 @@ def collide_hfield_elem(hsize, nrow, ncol, data, pos1, mat1, x, vid2, n2, r2, ce
     objs[3, 3 * i + 2] = mat1[2] * d0 + mat1[5] * d1 + mat1[8] * d2
   # its center: the global box center moved into the frame (MuJoCo moves flexelem_aabb's)
   d0, d1, d2 = center2[0] - pos1[0], center2[1] - pos1[1], center2[2] - pos1[2]
-  objs[1, cvx._POS] = mat1[0] * d0 + mat1[3] * d1 + mat1[6] * d2
-  objs[1, cvx._POS + 1] = mat1[1] * d0 + mat1[4] * d1 + mat1[7] * d2
-  objs[1, cvx._POS + 2] = mat1[2] * d0 + mat1[5] * d1 + mat1[8] * d2
+  objs[1, wk.POS] = mat1[0] * d0 + mat1[3] * d1 + mat1[6] * d2
+  objs[1, wk.POS + 1] = mat1[1] * d0 + mat1[4] * d1 + mat1[7] * d2
+  objs[1, wk.POS + 2] = mat1[2] * d0 + mat1[5] * d1 + mat1[8] * d2
   # (the empty mesh arrays only fill the libccd arguments, unused here)
   return _prisms(hsize, nrow, ncol, data, pos1, mat1, x[0:0], vid2[0:0], margin,
-                 ccd_iterations, ccd_tolerance, 0, dist, pos, frame, fbuf, ibuf, objs, objt,
-                 sx, si, tx, ti, xw, ctr, cnt, pt)
+                 ccd_iterations, ccd_tolerance, 0, dist, pos, frame, fbuf, ibuf, w)
 
 
 @jit
 def _prisms(hsize, nrow, ncol, data, pos1, mat1, vert2, graph2, margin, ccd_iterations,
-            ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf, objs, objt, sx, si, tx, ti, xw,
-            ctr, cnt, pt):
+            ccd_tolerance, libccd, dist, pos, frame, fbuf, ibuf, w):
   """The prisms of the sub-grid under object 1 (set in the height field's frame, margin
   `margin`) against it, at most MAXCONPAIR contacts in world coordinates; libccd: MPR with
-  the state `ccd.hfield_begin` set (a geom only). objs..pt: the caller's views of the work
-  buffers (`cvx._split_work`)."""
+  the state `ccd.hfield_begin` set (a geom only). w: the caller's views of the work buffers
+  (`cvx.split_work`)."""
+  objs, objt = w.objs, w.objt
   s0, s1, s2, s3 = hsize[0], hsize[1], hsize[2], hsize[3]
   # bounding box of object 1 from its support function
-  xmax = gjk.support(objs, objt, 1, 1.0, 0.0, 0.0)[0]
-  xmin = gjk.support(objs, objt, 1, -1.0, 0.0, 0.0)[0]
-  ymax = gjk.support(objs, objt, 1, 0.0, 1.0, 0.0)[1]
-  ymin = gjk.support(objs, objt, 1, 0.0, -1.0, 0.0)[1]
-  zmax = gjk.support(objs, objt, 1, 0.0, 0.0, 1.0)[2]
-  zmin = gjk.support(objs, objt, 1, 0.0, 0.0, -1.0)[2]
+  xmax = support.support(objs, objt, 1, 1.0, 0.0, 0.0)[0]
+  xmin = support.support(objs, objt, 1, -1.0, 0.0, 0.0)[0]
+  ymax = support.support(objs, objt, 1, 0.0, 1.0, 0.0)[1]
+  ymin = support.support(objs, objt, 1, 0.0, -1.0, 0.0)[1]
+  zmax = support.support(objs, objt, 1, 0.0, 0.0, 1.0)[2]
+  zmin = support.support(objs, objt, 1, 0.0, 0.0, -1.0)[2]
   if (xmin - margin > s0 or xmax + margin < -s0 or ymin - margin > s1
       or ymax + margin < -s1 or zmin - margin > s2 or zmax + margin < -s3):
     return 0
@@ -166,16 +168,16 @@ def _prisms(hsize, nrow, ncol, data, pos1, mat1, vert2, graph2, margin, ccd_iter
 
   # object 0: the prism, a six-vertex polytope at its centroid (set per prism); both objects
   # inflated by half the margin (MuJoCo 4.0, see the module docstring)
-  objt[0, 0] = cvx._HFIELD   # searched like a mesh; its support reports no vertex index
-  objt[0, 1] = cvx._MODE_GEOM
-  for k in range(cvx._OBJ_COLS):
+  objt[0, 0] = _HFIELD   # searched like a mesh; its support reports no vertex index
+  objt[0, 1] = wk.MODE_GEOM
+  for k in range(wk.OBJ_COLS):
     objs[0, k] = 0.0
-  objs[0, cvx._MAT] = objs[0, cvx._MAT + 4] = objs[0, cvx._MAT + 8] = 1.0
-  objs[0, cvx._VADR] = 2
-  objs[0, cvx._VNUM] = 6
-  objs[0, cvx._GADR] = -1.0   # no hull graph: exhaustive support
-  objs[0, cvx._MARGIN] = margin
-  objs[1, cvx._MARGIN] = margin
+  objs[0, wk.MAT] = objs[0, wk.MAT + 4] = objs[0, wk.MAT + 8] = 1.0
+  objs[0, wk.VADR] = 2
+  objs[0, wk.VNUM] = 6
+  objs[0, wk.GADR] = -1.0   # no hull graph: exhaustive support
+  objs[0, wk.MARGIN] = margin
+  objs[1, wk.MARGIN] = margin
   prism = np.zeros((6, 3))
 
   dx = (2.0 * s0) / (ncol - 1)
@@ -199,8 +201,7 @@ def _prisms(hsize, nrow, ncol, data, pos1, mat1, vert2, graph2, margin, ccd_iter
             return ncon
           continue
         _load_prism(objs, prism, 2)
-        if cvx._penetration(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt, ccd_tolerance,
-                            ccd_iterations, margin, ncon, dist, pos, frame):
+        if cvx.penetration(w, ccd_tolerance, ccd_iterations, margin, ncon, dist, pos, frame):
           # back to the world frame
           ccd.contact_to_world(frame, pos, ncon, mat1, pos1)
           ncon += 1

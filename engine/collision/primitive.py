@@ -17,6 +17,7 @@ Rows at and beyond the returned count are scratch: box_box keeps its work vector
 import math
 
 
+from numjoco.engine.collision.support import normalize3 as _normalize3
 from numjoco.engine import math as mm
 from numjoco.engine.smooth import jit
 
@@ -26,8 +27,8 @@ from numjoco.engine.types import MINVAL as _MINVAL
 from numjoco.engine.types import MAXVAL as _MAXVAL
 
 _MAXCONPAIR = 50    # mjMAXCONPAIR
-# capsule-capsule: sin^2 of the axis angle below which the axes count as parallel (MuJoCo 4.0,
-# measured: the mirrored source tests |det| < mjMINVAL instead)
+# capsule-capsule: sin^2 of the axis angle below which the axes count as parallel (MuJoCo 4.0;
+# the published source tests |det| < mjMINVAL instead)
 _CAPCAP_PARALLEL = 1e-8
 
 # mjtGeom values handled here
@@ -52,14 +53,6 @@ _S_FACE0, _S_FACE1 = 45, 44      # frame rows: face stage vectors
 
 #------------------------------------ small helpers ---------------------------------------------
 
-@_inline
-def _normalize3(x, y, z):
-  """Unit vector and norm as mju_normalize3: (1, 0, 0) when the norm is below mjMINVAL."""
-  n = math.sqrt(x * x + y * y + z * z)
-  if n < _MINVAL:
-    return 1.0, 0.0, 0.0, n
-  inv = 1.0 / n
-  return x * inv, y * inv, z * inv, n
 
 
 @_inline

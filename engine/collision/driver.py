@@ -7,18 +7,20 @@ in signature order with world-aligned boxes, so contacts come out in MuJoCo's or
 by signature, explicit <pair>s merged in by signature, geoms in id order within a body pair.
 Flexes take part as MuJoCo's "bodyflex" ids nbody + f: a body : flex pair sorts after the
 body's body pairs, flex : flex pairs after all of them, and each flex's self-collision comes
-last (engine/collision_flex.py collides them).
+last (engine/collision/flex.py collides them).
 """
 
 import numpy as np
 
-from numjoco.engine import collision_convex as cvx
-from numjoco.engine import collision_flex as cf
-from numjoco.engine import collision_hfield as hf
-from numjoco.engine import collision_libccd as ccd
+from numjoco.engine.collision import convex as cvx
+from numjoco.engine.collision import flex as cf
+from numjoco.engine.collision import hfield as hf
+from numjoco.engine.collision import libccd as ccd
 from numjoco.engine import constraint as cn
-from numjoco.engine import collision_primitive as prim
-from numjoco.engine import collision_sdf as sdf
+from numjoco.engine.collision import plane
+from numjoco.engine.collision import primitive as prim
+from numjoco.engine.collision import table
+from numjoco.engine.collision import sdf as sdf
 from numjoco.engine import sleep as sl
 from numjoco.engine.smooth import inline, jit
 from numjoco.engine import types as t
@@ -42,44 +44,6 @@ _BOX = int(t.mjtGeom.BOX)
 _MESH = int(t.mjtGeom.MESH)
 _SDF = int(t.mjtGeom.SDF)
 _CONTACTFULL = int(t.mjtWarning.CONTACTFULL)
-
-
-@jit
-def _analytic(type1, type2):
-  """True where MuJoCo's collision table holds an analytic (primitive) function."""
-  if type1 == _PLANE:
-    return type2 != _ELLIPSOID and type2 != _MESH and type2 != _SDF
-  if type1 == _SPHERE:
-    return type2 != _ELLIPSOID and type2 != _MESH and type2 != _SDF
-  if type1 == _CAPSULE:
-    return type2 == _CAPSULE or type2 == _BOX
-  return type1 == _BOX and type2 == _BOX
-
-
-@jit
-def max_contact(m, type1, type2):
-  """Most contacts one geom pair may produce (MuJoCo's mj_maxContact)."""
-  if type1 == _SDF or type2 == _SDF:
-    return min(m.opt_sdf_initpoints[0], 50)   # 50: the col_* buffers (mjMAXCONPAIR)
-  if type1 == _HFIELD:
-    return hf.MAXCONPAIR
-  if type1 == _SPHERE or type1 == _ELLIPSOID or type2 == _SPHERE or type2 == _ELLIPSOID:
-    return 1
-  if type1 == _BOX and type2 == _BOX:
-    return 8
-  if type1 == _CAPSULE and type2 == _CAPSULE:
-    return 2
-  if type1 == _CAPSULE and type2 == _BOX:
-    return 4
-  if type1 == _PLANE:
-    if type2 == _CAPSULE:
-      return 2
-    if type2 == _CYLINDER or type2 == _BOX:
-      return 4
-    return 4 if type2 == _MESH else 0
-  if m.opt_disableflags[0] & _DSBL_MULTICCD:
-    return 1
-  return 5
 
 
 @inline
@@ -136,11 +100,7 @@ def _keep_pair(m, d, g1, g2, ipair, merged, start, stop):
       return False
   if _filter_sphere(m, d, g1, g2, _margin(m, g1, g2, ipair) + _gap(m, g1, g2, ipair)):
     return False
-  t1 = min(m.geom_type[g1], m.geom_type[g2])
-  t2 = max(m.geom_type[g1], m.geom_type[g2])
-  if t1 == _HFIELD or t2 == _HFIELD:   # MuJoCo has no plane-hfield or hfield-hfield collider
-    return t1 == _HFIELD and t2 != _HFIELD and t2 <= _MESH   # hfield-sdf: none, as 4.0
-  return t2 <= _SDF
+  return table.collider(m.geom_type[g1], m.geom_type[g2]) != table.NONE
 
 
 @jit
@@ -148,7 +108,7 @@ def _contact_param(m, g1, g2, ipair, out):
   """condim and mixed parameters of a geom pair (mj_contactParam), into out[0:15]:
   friction[5], solref[2], solreffriction[2], solimp[5], adhesion; returns condim.
   Adhesion: the pair's, else the higher-priority geom's, else the sum of both (the mixing is
-  collision_flex.contact_param's, which also mixes flex sides)."""
+  collision.flex.contact_param's, which also mixes flex sides)."""
   for i in range(15):
     out[i] = 0.0
   if ipair >= 0:
@@ -166,11 +126,11 @@ def _contact_param(m, g1, g2, ipair, out):
 @unit((M, D, i8, i8, f8, WORK), i8, needs=NEEDS_MESH)
 def collide_mesh(m, d, g1, g2, margin, w):
   """Narrowphase of a pair whose geom 2 is a mesh, or an SDF geom's mesh under a plane
-  (mjc_PlaneConvex / mjc_Convex); w: the work buffers' views (`_work_views`)."""
+  (mjc_PlaneConvex / mjc_Convex); w: the work buffers' views (`work_views`)."""
   vert2, ext2, graph2 = cvx.mesh_arrays(m, g2)
   poly2 = cvx.mesh_polys(m, g2)
   if m.geom_type[g1] == _PLANE:
-    return cvx.plane_mesh(d.geom_xpos[g1], d.geom_xmat[g1], d.geom_xpos[g2], d.geom_xmat[g2],
+    return plane.plane_mesh(d.geom_xpos[g1], d.geom_xmat[g1], d.geom_xpos[g2], d.geom_xmat[g2],
                           vert2, ext2, graph2, poly2, margin, d.col_dist, d.col_pos, d.col_frame)
   vert1, ext1, graph1 = cvx.mesh_arrays(m, g1)
   return cvx.collide_mesh_views(
@@ -181,14 +141,14 @@ def collide_mesh(m, d, g1, g2, margin, w):
 
 
 @jit
-def _work_views(m, d):
-  """The narrowphase's views of d's work buffers (`cvx._split_work`), made once per collision
+def work_views(m, d):
+  """The narrowphase's views of d's work buffers (`cvx.split_work`), made once per collision
   pass: making them costs about 1 us, as much as a quarter of a mesh pair's GJK/EPA."""
-  return cvx._split_work(d.col_fbuf, d.col_ibuf, min(m.opt_ccd_iterations[0], m.nccd), False)
+  return cvx.split_work(d.col_fbuf, d.col_ibuf, min(m.opt_ccd_iterations[0], m.nccd), False)
 
 
 @unit((M, D, i8, i8, f8), i8, needs=NEEDS_HFIELD)
-def _collide_hfield(m, d, g1, g2, margin):
+def collide_hfield(m, d, g1, g2, margin):
   """Narrowphase of height field g1 with any convex geom g2 (mjc_ConvexHField)."""
   h = m.geom_dataid[g1]
   adr = m.hfield_adr[h]
@@ -239,7 +199,7 @@ def _obb_separated(m, d, g1, g2, margin):
 def collide_convex(m, d, g1, g2, margin, w):
   """Narrowphase of two convex primitives without an analytic collider, one of them an
   ellipsoid or a cylinder (GJK/EPA and multicontact, mjc_Convex); w: the work buffers' views
-  (`_work_views`). A unit apart from `collide_mesh`: a model without meshes compiles only this
+  (`work_views`). A unit apart from `collide_mesh`: a model without meshes compiles only this
   one, a model of spheres, capsules and boxes neither."""
   return cvx.collide_convex_views(m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1],
                                   d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2],
@@ -250,40 +210,48 @@ def collide_convex(m, d, g1, g2, margin, w):
 
 
 @jit
+def _collide(m, d, g1, g2, kind, margin, w):
+  """Run the collider `kind` (collision/table.py) on geoms g1, g2 (g1 of the lower type) with
+  the margin (pair margin plus gap); contacts into d.col_*, returns their count."""
+  type1, type2 = m.geom_type[g1], m.geom_type[g2]
+  if kind == table.PRIMITIVE:
+    return prim.collide_primitive(type1, type2, m.geom_size[g1], d.geom_xpos[g1],
+                                  d.geom_xmat[g1], m.geom_size[g2], d.geom_xpos[g2],
+                                  d.geom_xmat[g2], margin, d.col_dist, d.col_pos, d.col_frame)
+  if kind == table.HFIELD:
+    return collide_hfield(m, d, g1, g2, margin)
+  if kind == table.MESH_SDF:
+    return sdf.collide_mesh_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
+  if kind == table.SDF:
+    return sdf.collide_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
+  if type1 != _PLANE and m.opt_disableflags[0] & _DSBL_NATIVECCD:
+    return ccd.collide(m, d, g1, g2, margin)   # libccd's MPR (nativeccd disabled)
+  if kind == table.MESH:
+    return collide_mesh(m, d, g1, g2, margin, w)   # an sdf geom under a plane: its mesh
+  return collide_convex(m, d, g1, g2, margin, w)
+
+
+@jit
 def _narrowphase(m, d, g1, g2, ipair, w):
   """Collide one geom pair (g1 has the lower type) and append its contacts to d.contact_*;
-  w: the work buffers' views (`_work_views`)."""
+  w: the work buffers' views (`work_views`)."""
   margin = _margin(m, g1, g2, ipair)
   gap = _gap(m, g1, g2, ipair)
   type1, type2 = m.geom_type[g1], m.geom_type[g2]
-  # the general convex collider is costly: skip pairs whose oriented boxes are apart (they
-  # cannot have points within margin + gap, so no contact is lost)
-  if not _analytic(type1, type2) and _obb_separated(m, d, g1, g2, margin + gap):
+  kind = table.collider(type1, type2)
+  if kind == table.NONE:
     return
-  for i in range(max_contact(m, type1, type2)):   # tangents default to zero
+  # the general colliders are costly: skip pairs whose oriented boxes are apart (they cannot
+  # have points within margin + gap, so no contact is lost)
+  if kind != table.PRIMITIVE and _obb_separated(m, d, g1, g2, margin + gap):
+    return
+  for i in range(table.max_contact(m, type1, type2)):   # tangents default to zero
     for k in range(3, 9):
       d.col_frame[i, k] = 0.0
-  if _analytic(type1, type2):
-    n = prim.collide_primitive(type1, type2, m.geom_size[g1], d.geom_xpos[g1], d.geom_xmat[g1],
-                               m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], margin + gap,
-                               d.col_dist, d.col_pos, d.col_frame)
-  elif type1 == _HFIELD:
-    n = _collide_hfield(m, d, g1, g2, margin + gap)
-  elif type2 == _SDF and type1 == _PLANE:
-    n = collide_mesh(m, d, g1, g2, margin + gap, w)   # mjc_PlaneConvex on the sdf's mesh
-  elif type2 == _SDF and type1 == _MESH:
-    n = sdf.collide_mesh_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
-  elif type2 == _SDF:
-    n = sdf.collide_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
-  elif type1 != _PLANE and m.opt_disableflags[0] & _DSBL_NATIVECCD:
-    n = ccd.collide(m, d, g1, g2, margin + gap)   # libccd's MPR (nativeccd disabled)
-  elif type2 == _MESH:
-    n = collide_mesh(m, d, g1, g2, margin + gap, w)
-  else:
-    n = collide_convex(m, d, g1, g2, margin + gap, w)
+  n = _collide(m, d, g1, g2, kind, margin + gap, w)
   if n <= 0:
     return
-  n = min(n, max_contact(m, type1, type2))
+  n = min(n, table.max_contact(m, type1, type2))
   nconmax = d.contact_dist.shape[0]
   if d.ncon[0] + n > nconmax:
     d.warning_number[_CONTACTFULL] += 1
@@ -641,7 +609,7 @@ def collision(m, d):
         m.body_dofnum[m.body_weldid[b]] == 0 and _has_plane(m, b))) else 0.0
   sleeping = (m.opt_enableflags[0] & _ENBL_SLEEP) != 0 and d.nbody_awake[0] < m.nbody
   sig, ns = _candidate_pairs(m, d, box, always, filterparent, sleeping)
-  w = _work_views(m, d)
+  w = work_views(m, d)
   pairadr = 0
   for i in range(ns):
     signature = sig[i]

@@ -1,7 +1,24 @@
 """The narrowphase's flat work buffers (Data's ccd work arrays): the column layout of a GJK
 object row and its support modes, the multicontact scratch rows and int scratch, and
-`work_sizes`, which sizes the buffers for a model (engine/types.contact_capacity). Plain
-Python: the kernels in engine/gjk.py and engine/collision_convex.py read these as constants."""
+`work_sizes`, which sizes the buffers for a model (engine/types.contact_capacity); and the two
+named tuples of views into them that the general colliders pass around (`Work`, `Polytope`,
+made by collision/convex.split_work). Plain Python: the kernels in collision/gjk.py and
+collision/convex.py read these as constants."""
+import collections
+
+# The views of the work buffers: the GJK objects (float rows, int rows: type and support mode),
+# GJK's simplex and its trial simplex (Minkowski point and both witnesses per row, the support
+# vertex ids), the witness points of geom 1 [0:3] and geom 2 [3:6], the polytope's center, the
+# counters (polytope vertices, faces, map size, horizon; the EPA face and GJK simplex size for
+# multicontact; the meshes the buffers hold), and the EPA polytope.
+Work = collections.namedtuple(
+    "Work", "objs objt simplex simplex_id trial trial_id witness center counts polytope")
+# EPA's polytope: vertices (Minkowski point and both witnesses) and their support ids, face
+# projections of the origin, their squared norms, face vertices, face neighbours, face indices,
+# the face map, the horizon (faces, edges), the recursion stack, and the multicontact scratch
+Polytope = collections.namedtuple(
+    "Polytope", "verts vert_ids face_proj face_dist2 face_verts face_adj face_index face_map "
+                "horizon_face horizon_edge stack multicontact")
 
 # a GJK object: one float row of OBJ_COLS columns: size[0:3], pos[3:6], mat[6:15], margin[15],
 # and for meshes the first row and count of its vertices[16:18], where its hull adjacency starts
