@@ -23,7 +23,8 @@ from numjoco.engine import passive as ps
 from numjoco.engine import ray as rays
 from numjoco.engine import sleep as sleepmod
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit, subtree_vel
+from numjoco.engine._jit import jit
+from numjoco.engine.smooth import subtree_vel
 from numjoco.engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
                           mjtObj, mjtSensor, mjtStage, mjtTrn, mjtWrap)
 from numjoco.engine._sig import unit, M, D, b1, i8, f8, f8v, NEEDS_SENSOR

@@ -22,7 +22,7 @@ from numjoco.engine.collision import primitive as prim
 from numjoco.engine.collision import table
 from numjoco.engine.collision import sdf as sdf
 from numjoco.engine import sleep as sl
-from numjoco.engine.smooth import inline, jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine import types as t
 from numjoco.engine._sig import unit, M, D, i8, f8, NEEDS_CONVEX, NEEDS_HFIELD, NEEDS_MESH, WORK
 

@@ -19,14 +19,14 @@ import math
 
 from numjoco.engine.collision.support import normalize3 as _normalize3
 from numjoco.engine import math as mm
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 
 from numjoco.engine._jit import inline as _inline
 from numjoco.engine._sig import unit, i4, i8, f8, f8v, f8m
 from numjoco.engine.types import MINVAL as _MINVAL
 from numjoco.engine.types import MAXVAL as _MAXVAL
 
-_MAXCONPAIR = 50    # mjMAXCONPAIR
+from numjoco.engine.types import MAXCONPAIR as _MAXCONPAIR
 # capsule-capsule: sin^2 of the axis angle below which the axes count as parallel (MuJoCo 4.0;
 # the published source tests |det| < mjMINVAL instead)
 _CAPCAP_PARALLEL = 1e-8

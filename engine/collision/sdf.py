@@ -17,7 +17,7 @@ import numpy as np
 
 from numjoco.engine.collision.support import normalize3 as _normalize3
 from numjoco.engine import math as mm
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine import types as t
 from numjoco.engine._sig import unit, M, D, i8, f8v, f8m, NEEDS_SDF
 from numjoco.engine.types import MINVAL as _MINVAL
@@ -34,7 +34,7 @@ _ELLIPSOID = int(t.mjtGeom.ELLIPSOID)
 _CYLINDER = int(t.mjtGeom.CYLINDER)
 _BOX = int(t.mjtGeom.BOX)
 _SDF = int(t.mjtGeom.SDF)
-_MAXCONPAIR = 50
+from numjoco.engine.types import MAXCONPAIR as _MAXCONPAIR
 # objective of the descent (mjtSDFType)
 _SINGLE, _INTERSECTION, _MIDSURFACE, _COLLISION = 0, 1, 2, 3
 
