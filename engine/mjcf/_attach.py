@@ -36,7 +36,7 @@ the child wrote, "error" refuses values both wrote differently. The rest of the 
 import math
 import os
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
 from numjoco.engine.mjcf import _node, _replicate, _schema
 from numjoco.engine.mjcf._node import Node, floats
 from numjoco.engine.mjcf._schema import ACTUATOR_TAGS, ATTRS, attr_key
@@ -412,7 +412,7 @@ def _angle_converter(parent, child):
     if "euler" in a:
       vals = floats(node, "euler", 3, attrib=a)
       if ps["eulerseq"] != cs["eulerseq"]:
-        q = mm.orientation("euler", vals, cdeg, cs["eulerseq"])
+        q = rotation.orientation("euler", vals, cdeg, cs["eulerseq"])
         if isinstance(q, str):
           raise node.error(f"attribute 'euler': {q}")
         del a["euler"]

@@ -18,9 +18,9 @@ import math
 
 import numpy as np
 
+from numjoco.engine import rotation
 from numjoco.engine.mjcf import _flexcomp
 from numjoco.engine.mjcf import _flexelastic as _elastic
-from numjoco.engine.mjcf import _math as mm
 from numjoco.engine.mjcf._node import Obj, floats
 from numjoco.engine.mjcf._flexread import (default_flex, ints as _ints, kw as _kw,
                                            read_common as _read_common, vec as _vec)
@@ -135,7 +135,7 @@ def _body_frames(c):
       xpos[0], xquat[0] = [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
       continue
     p = b.parent.id
-    xpos[b.id], xquat[b.id] = mm.frameaccum(xpos[p], xquat[p], b.pos, b.quat)
+    xpos[b.id], xquat[b.id] = rotation.frameaccum(xpos[p], xquat[p], b.pos, b.quat)
   return xpos, xquat
 
 
@@ -149,7 +149,7 @@ def compile_flex(c, f, bodyid, xpos, xquat):
     for e in range(nelem):
       v = elem[4 * e:4 * e + 4]
       v01, v02, v03 = (list(vx[v[k]] - vx[v[0]]) for k in (1, 2, 3))
-      nrm = mm.cross(v01, v02)
+      nrm = rotation.cross(v01, v02)
       if nrm[0] * v03[0] + nrm[1] * v03[1] + nrm[2] * v03[2] > 0:
         elem[4 * e + 1], elem[4 * e + 2] = elem[4 * e + 2], elem[4 * e + 1]
   if not r["etex"] and r["tex"]:   # 4.0 copies the elements after the reorientation
@@ -289,7 +289,7 @@ def _positions(f, r, xpos, xquat):
     b = vbid[0] if r["rigid"] else vbid[i]
     p = list(xpos[b])
     if not r["centered"] or r["interp"]:
-      off = mm.rot_vec_quat(vert[3 * i:3 * i + 3], xquat[b])
+      off = rotation.rot_vec_quat(vert[3 * i:3 * i + 3], xquat[b])
       p = [p[k] + off[k] for k in range(3)]
     vx[i] = p
   if not r["interp"]:
@@ -300,7 +300,7 @@ def _positions(f, r, xpos, xquat):
   for i, b in enumerate(r["nbid"]):
     p = list(xpos[b])
     if not r["centered"]:
-      off = mm.rot_vec_quat(node[3 * i:3 * i + 3], xquat[b])
+      off = rotation.rot_vec_quat(node[3 * i:3 * i + 3], xquat[b])
       p = [p[k] + off[k] for k in range(3)]
     nx[i] = p
   empty = f.get("cell_empty")
@@ -358,7 +358,7 @@ def _unrotated(n, nx, cells, order, empty):
   R0 = []
   for corner in (g(order, 0, 0), g(0, order, 0), g(0, 0, order)):
     row = list(nx[corner] - nx[g(0, 0, 0)])
-    mm.normvec(row)
+    rotation.normvec(row)
     R0 += row
   for a in range(3):
     for b in range(a, 3):

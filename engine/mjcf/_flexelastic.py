@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
 
 # tetrahedron faces and the two faces not adjacent to each edge (Stencil3D)
 _TET_FACE = ((2, 1, 0), (0, 1, 3), (1, 2, 3), (2, 0, 3))
@@ -80,7 +80,7 @@ def stiffness2d(vx, v, young, poisson, thickness):
     el = _sub(x[fl[0]], x[fl[1]])
     er = _sub(x[fr[1]], x[fr[0]])
     normal = _cross(er, el)
-    mm.normvec(normal)
+    rotation.normvec(normal)
     bl, br = _cross(normal, el), _cross(er, normal)
     basis.append([(bl[i] * br[j] + br[i] * bl[j]) / (8 * volume * volume)
                   for i in range(3) for j in range(3)])

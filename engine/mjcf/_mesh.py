@@ -15,11 +15,12 @@ import struct
 
 import numpy as np
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
+from numjoco.engine.mjcf import _inertia
 from numjoco.engine.mjcf import _qhull
+from numjoco.engine.rotation import EPS
 from numjoco.engine.types import MINVAL
 
-_POLYNORMAL_EPS = 1e-14   # mjEPS of MuJoCo's user code
 INERTIA = {"convex": 0, "exact": 1, "legacy": 2, "shell": 3}
 _CONVEX, _EXACT, _LEGACY, _SHELL = 0, 1, 2, 3
 
@@ -460,8 +461,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     dv = dv - np.asarray(refpos, np.float64)
   q = [float(x) for x in refquat]
   if q != [1, 0, 0, 0]:
-    mm.normvec(q)
-    dv = _rotate_rows(dv, mm.quat2mat(q), transpose=True)
+    rotation.normvec(q)
+    dv = _rotate_rows(dv, rotation.quat2mat(q), transpose=True)
   if any(x != 1 for x in scale):
     dv = dv * np.asarray(scale, np.float64)
   f64 = face.astype(np.int64)
@@ -509,7 +510,7 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     P.append(_seqsum(w / C * s))
   full = [P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]]
   m9 = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  eigval, quat = mm.eig3(m9, 1e-7)   # MuJoCo 4.0's mesh compiler's tolerance
+  eigval, quat = _inertia.eig3(m9, 1e-7)   # MuJoCo 4.0's mesh compiler's tolerance
   if eigval[2] <= 0:
     raise MeshError("eigenvalue of mesh inertia must be positive")
   tol = lambda x: x * (1.0 - 1e-6) - 1e-9
@@ -523,7 +524,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
            0.5 * math.sqrt(max(0.0, 6 * (eigval[0] + eigval[1] - eigval[2]) / vol))]
   if reorient:
     # R^T (v - com): coordinates in the principal frame (mjCMesh::Rotate)
-    dv = _rotate_rows(vc, mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]]), transpose=False)
+    inv = rotation.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
+    dv = _rotate_rows(vc, inv, transpose=False)
   else:
     com, quat = np.zeros(3), [1.0, 0.0, 0.0, 0.0]
   aamm = np.concatenate([dv.min(axis=0), dv.max(axis=0)])
@@ -569,7 +571,6 @@ def fit_geom(cm, gtype, size, fitaabb, fitscale):
 # rounds to float32 where MuJoCo's does, in MuJoCo's order, so that the cancellations of
 # MakeNormal's sharp-edge rule (a cube corner loses all its faces) come out as in MuJoCo.
 
-EPS = 1e-14          # mjEPS
 SHARP_COS = 0.8      # MakeNormal drops faces whose normal is further than this from the vertex's
 
 F32 = np.float32
@@ -672,15 +673,15 @@ def compile_normals(vert, face, normal, facenormal, smooth, scale, refquat, quat
   n = normal
   q = [float(x) for x in refquat]
   if q != [1, 0, 0, 0]:
-    mm.normvec(q)
-    n = _rotate_rows(n.astype(np.float64), mm.quat2mat(q), transpose=True).astype(F32)
+    rotation.normvec(q)
+    n = _rotate_rows(n.astype(np.float64), rotation.quat2mat(q), transpose=True).astype(F32)
   if any(x != 1 for x in scale):
     n = (n.astype(np.float64) / np.asarray(scale, np.float64)).astype(F32)
   sq = n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2]
   ok = sq.astype(np.float64) > MINVAL
   scl = F32(1) / np.sqrt(np.where(ok, sq, F32(1)))
   n = np.where(ok[:, None], n * scl[:, None], np.array([0, 0, 1], F32)).astype(F32)
-  mat = mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
+  mat = rotation.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
   n = _rotate_rows(n.astype(np.float64), mat, transpose=False).astype(F32)
   return n, facenormal.astype(np.int32)
 
@@ -1072,5 +1073,5 @@ def make_polygons(raw, graph, dvert, righthand=True):
                   _seqsum((a[:, 2] - b[:, 2]) * (a[:, 0] + b[:, 0])),
                   _seqsum((a[:, 0] - b[:, 0]) * (a[:, 1] + b[:, 1]))])
     norm = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
-    normals[i] = n / norm if norm >= _POLYNORMAL_EPS else (1.0, 0.0, 0.0)
+    normals[i] = n / norm if norm >= EPS else (1.0, 0.0, 0.0)
   return polys, normals
