@@ -25,7 +25,7 @@ from numjoco.engine import flex_contact as fc
 from numjoco.engine import math as mm
 from numjoco.engine import sleep as sleepmod
 from numjoco.engine import smooth
-from numjoco.engine.smooth import inline, jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
                           mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning,
                           mjtWrap)

@@ -20,7 +20,7 @@ from numjoco.engine import muscle
 from numjoco.engine import passive as ps
 from numjoco.engine import smooth
 from numjoco.engine import math as mm
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtInput,
                           mjtIntegrator, mjtTrn)
 from numjoco.engine._sig import unit, M, D, b1, i8, f8v, f8x2, NEEDS_DERIVATIVE, NEEDS_IMPLICIT

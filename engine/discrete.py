@@ -19,7 +19,7 @@ from numjoco.engine import derivative
 from numjoco.engine import passive as ps
 from numjoco.engine import smooth
 from numjoco.engine import solver
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit, mjtJoint, mjtSolver, mjtTrn
 from numjoco.engine._sig import unit, M, D, NEEDS_DISCRETE
 

@@ -10,7 +10,7 @@ the discrete integrator.
 import numpy as np
 
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit
 from numjoco.engine._sig import unit, M, D, NEEDS_FLEX
 

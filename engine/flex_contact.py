@@ -5,7 +5,7 @@ It imports only engine.smooth's jit, so constraint.py, sensor.py and sleep.py ca
 without cycles; collision_flex.py re-exports contact_weights."""
 import numpy as np
 
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 

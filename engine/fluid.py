@@ -7,7 +7,7 @@ import math
 
 from numjoco.engine import math as mm
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtGeom
 from numjoco.engine._sig import unit, M, D, NEEDS_FLUID
 from numjoco.engine.types import MINVAL as _MINVAL

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 ZOH, LINEAR, CUBIC = 0, 1, 2   # interp values (MJCF: zoh, linear, cubic)

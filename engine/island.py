@@ -11,7 +11,7 @@ island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc and the islan
 data iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, as MuJoCo does. Work: island_int
 (union-find parents, counters), solver_int[0] (tree of each row).
 """
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtConstraint, mjtDisableBit, mjtEq, mjtObj
 from numjoco.engine._sig import unit, M, D
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from numjoco.engine import collision_sdf as sdf
 from numjoco.engine import math as mm
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtGeom
 from numjoco.engine.types import MINVAL as _MINVAL
 

@@ -7,12 +7,11 @@ from numjoco.engine import io
 from numjoco.engine import math as mm
 from numjoco.engine import preview
 from numjoco.engine import smooth
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
 
-_jit = smooth.jit
 
-
-@_jit
+@jit
 def _set_m0(m, d, out):
   """dof_M0: diagonal of M at qpos0 without simple-dof shortcuts (mj_setM0)."""
   smooth.composite_inertia(m, d)
@@ -23,14 +22,14 @@ def _set_m0(m, d, out):
         smooth.mm.dot6(d.cdof[i], buf)
 
 
-@_jit
+@jit
 def _position_stages(m, d):
   smooth.kinematics(m, d)
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
 
 
-@_jit
+@jit
 def _inertia_stages(m, d):
   if m.ntendon:
     smooth.tendon(m, d)
@@ -39,7 +38,7 @@ def _inertia_stages(m, d):
   smooth.transmission(m, d)
 
 
-@_jit
+@jit
 def _spring_lengths(m, d):
   if m.ntendon:
     smooth.tendon(m, d)

@@ -22,7 +22,7 @@ actuator_force) are recomputed where MuJoCo keeps their last values.
 import math
 
 from numjoco.engine import flex_contact as fc
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtEnableBit, mjtEq, mjtObj, mjtSensor, mjtTrn
 
 _ENBL_SLEEP = int(mjtEnableBit.SLEEP)

@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND
 from numjoco.engine.cholesky import (SPARSE_NV as _SPARSE_NV, chol_factor, chol_factor_sp,
                                      chol_solve, chol_solve_sp, chol_update, chol_update_sp)

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from numjoco.engine.cholesky import chol_factor, chol_solve
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.solver import (ARINV as _ARINV, DSQRT as _DSQRT, FMOM as _FMOM,
                                    FPREV as _FPREV, TMP as _TMP, dot as _dot, metric as _metric,
                                    save_stats as _save_stats, stat_scale)

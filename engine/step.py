@@ -15,7 +15,7 @@ from numjoco.engine import perturb
 from numjoco.engine import sensor
 from numjoco.engine import sleep
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtJoint
 from numjoco.engine._sig import unit, M, D, b1, i8, f8v, NEEDS_IMPLICIT, NEEDS_RK4
 
