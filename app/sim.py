@@ -163,7 +163,7 @@ def key_snippet(m, d, name="saved"):
   return " ".join(parts) + "/>"
 
 
-# fields MuJoCo 4.0 reads only when the model had some nonzero value when it was compiled
+# fields MuJoCo reads only when the model had some nonzero value when it was compiled
 # (mjModel.flg_adhesion / flg_surfacevel): a run-time edit of a model without any is ignored there
 _FLAGGED = {"geom_adhesion": ("adhesion", ("geom_adhesion", "pair_adhesion")),
             "geom_surfacevel": ("surfacevel", ("geom_surfacevel",))}

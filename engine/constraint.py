@@ -113,7 +113,8 @@ def _normalize3(v0, v1, v2):
 @jit
 def _mul_quat_axis(q0, q1, q2, q3, a0, a1, a2):
   """Quaternion q times the pure quaternion (0, a) (mju_mulQuatAxis), the terms added in
-  MuJoCo 4.0's compiled order (by axis component) so that it agrees bit for bit."""
+  the order of MuJoCo's compiled mju_mulQuatAxis (by axis component), so that it agrees bit for
+  bit."""
   return ((-q1 * a0 - q2 * a1) - q3 * a2,
           (q0 * a0 - q3 * a1) + q2 * a2,
           (q3 * a0 + q0 * a1) - q1 * a2,
@@ -668,7 +669,7 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
 @jit
 def _flex_contact_jac(m, d, i, jd, chain, mark, body, weight, vert):
   """Rows 0-5 of contact i's Jacobian difference (side 1 minus side 0) when a side is a flex:
-  each side's bodies weighted as 4.0 weighs them (flex_contact.side_bodies; MuJoCo's
+  each side's bodies weighted as MuJoCo weighs them (flex_contact.side_bodies; MuJoCo's
   mj_jacSum), on the union of their dof chains, into jd's columns chain[:n] (descending).
   Returns n. mark: int scratch of nv."""
   nb = 0

@@ -94,7 +94,7 @@ def _mark_clamped_dofs(m, d, dof_clamped):
   for j in range(m.njnt):
     if not m.jnt_actfrclimited[j]:
       continue
-    # as MuJoCo 4.0: the joint's first dof (hinge and slide joints carry the limit)
+    # as MuJoCo: the joint's first dof (hinge and slide joints carry the limit)
     dof = m.jnt_dofadr[j]
     f = d.qfrc_actuator[dof]
     if f <= m.jnt_actfrcrange[j, 0] or f >= m.jnt_actfrcrange[j, 1]:
@@ -110,8 +110,8 @@ def _tendon_saturated(m, d, t):
   for k in range(m.nactuator):
     if m.actuator_trntype[k] == _TRN_TENDON and m.actuator_trnid[k, 0] == t:
       total += d.actuator_force[m.actuator_outadr[k]]
-  # MuJoCo 4.0 compares with a relative tolerance of 1e-10 of the bound (measured: the clamp
-  # rescales the forces, so their sum lands on the bound only to rounding), and a total of 0 at
+  # MuJoCo compares with a relative tolerance of 1e-10 of the bound (the clamp rescales the
+  # forces, so their sum lands on the bound only to rounding), and a total of 0 at
   # a bound of 0 counts as saturated
   lo, hi = m.tendon_actfrcrange[t, 0], m.tendon_actfrcrange[t, 1]
   return total <= lo + 1e-10 * abs(lo) or total >= hi - 1e-10 * abs(hi)
@@ -200,8 +200,8 @@ def actuator_slopes(m, d, i):
     bias_vel += _dcmotor_vel(m, d, i)
   if gain_vel != 0.0 or gain_len != 0.0:
     if m.actuator_dyntype[i] == _DYN_NONE:
-      # MuJoCo 4.0 uses the control after ctrlrange clamping (the mirror's older source
-      # multiplies by raw ctrl; the installed 4.0 agrees with the clamped one)
+      # MuJoCo 4.0 uses the control after ctrlrange clamping (its published source multiplies
+      # by the raw ctrl)
       u = d.ctrl_clamped[m.actuator_ctrladr[i]]
     else:
       adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
@@ -218,7 +218,7 @@ def actuator_vel(m, d):
   """qDeriv += d qfrc_actuator / d qvel for affine, PID, DC-motor, SO3 and muscle actuators
   (mjd_actuator_vel).
 
-  Forces that a clamp holds constant contribute nothing, as in MuJoCo 4.0 (actuator_slopes),
+  Forces that a clamp holds constant contribute nothing, as in MuJoCo (actuator_slopes),
   nor do the qDeriv rows of dofs whose qfrc_actuator is at jnt_actfrcrange.
   """
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
@@ -383,8 +383,8 @@ def _dscale_cols(D, s0, s1, s2):
 def _ellipsoid_B(density, viscosity, s, coef, lv, B, drag_only):
   """B (6x6 flat) = d(local torque, force)/d(local rot, lin velocity) of an ellipsoid geom;
   `drag_only`: its dissipative part alone, the viscous, blunt, slender and angular drag (the
-  discrete integrator's metric: 4.0 leaves the Kutta and Magnus lift and the added mass out,
-  measured)."""
+  discrete integrator's metric: MuJoCo leaves the Kutta and Magnus lift and the added mass
+  out)."""
   s0, s1, s2 = s[0], s[1], s[2]
   blunt, slender, ang_drag, kutta, magnus = coef[1], coef[2], coef[3], coef[4], coef[5]
   if drag_only:
@@ -401,9 +401,10 @@ def _ellipsoid_B(density, viscosity, s, coef, lv, B, drag_only):
   _quad_add(B, 3, 3, db)
 
   # Kutta lift and viscous drag (mjd_kutta_lift, mjd_viscous_drag). Both are homogeneous, of
-  # degree 2 in the semi-axes and 1 in the speed: as MuJoCo 4.0 (and our forward), evaluate them
-  # for semi-axes scaled by d_max and a unit velocity, then scale back; the raw products (up to
-  # size^40 v^8) fall below mjMINVAL for small geoms and were clamped, as in MuJoCo 3.
+  # degree 2 in the semi-axes and 1 in the speed: as MuJoCo 4.0 (and engine/fluid.py), evaluate
+  # them for semi-axes scaled by d_max and a unit velocity, then scale back; the raw products
+  # (up to size^40 v^8) would fall below mjMINVAL for small geoms and be clamped (as MuJoCo 3
+  # clamps them).
   d_max = max(max(s0, s1), s2)
   d_min = min(min(s0, s1), s2)
   d_mid = s0 + s1 + s2 - d_max - d_min
@@ -869,9 +870,8 @@ def solve_lu_sparse(x, lu, m):
 def is_free_body(m, body):
   """True for a body with a single free joint whose tree has no other dofs (mj_isFreeBody).
   Welded descendants are allowed: MuJoCo 4.0 gives such a body the free-body solve with the
-  subtree's composite inertia (measured on a massless free root with two welded boxes, and on
-  a box with a welded box: 4.0's step equals (M + h dbias/dqvel)^-1 qfrc_smooth with the
-  whole tree's bias derivative; the Aug-2026 source still required a childless body)."""
+  subtree's composite inertia (its step equals (M + h dbias/dqvel)^-1 qfrc_smooth with the
+  whole tree's bias derivative; its published source requires a childless body)."""
   if m.body_jntnum[body] != 1 or m.jnt_type[m.body_jntadr[body]] != _FREE:
     return False
   adr = m.jnt_dofadr[m.body_jntadr[body]]

@@ -224,7 +224,7 @@ def _check_interp(interp):
 
 
 def _init(buf, n, dim, times, values, user, what):
-  """MuJoCo 4.0's history initialisation: given `times` (strictly increasing) start a fresh
+  """MuJoCo's history initialisation: given `times` (strictly increasing) start a fresh
   ring, newest sample last; without them keep the ring's times and cursor and write `values`
   (oldest first) into its slots in time order. The user slot becomes `user`."""
   fresh = times is not None

@@ -252,9 +252,9 @@ def set_const(m):
     m.light_pos0[i] = d.light_xpos[i] - d.xpos[b]
     m.light_poscom0[i] = d.light_xpos[i] - d.subtree_com[t if t >= 0 else b]
     m.light_dir0[i] = d.light_xdir[i]
-  # position-like actuators given a damping ratio (biasprm[2] > 0): damping from MuJoCo 4's
+  # position-like actuators given a damping ratio (biasprm[2] > 0): damping from MuJoCo's
   # reflected inertia, the operational-space inertia (J M^-1 J')^-1 at qpos0 (several force
-  # outputs: the inverse of their mean J M^-1 J', measured on 4.0's SO3 servo); a PID keeps kp
+  # outputs: the inverse of their mean J M^-1 J', as for MuJoCo's SO3 servo); a PID keeps kp
   # only in biasprm[1]
   for i in range(m.nactuator):
     g, b = m.actuator_gainprm[i], m.actuator_biasprm[i]
@@ -274,7 +274,7 @@ def set_const(m):
 
 
 def set_flex_edge_constants(m):
-  """flexedge_length0 and flexedge_invweight0 at qpos0, as 4.0's mj_setConst computes them
+  """flexedge_length0 and flexedge_invweight0 at qpos0, as MuJoCo's mj_setConst computes them
   (after set_const filled M and the kinematics), written into the Model's
   arrays; the rows' sparsity is the compiler's (_edge_sparsity)."""
   if not m.nflex:
@@ -289,7 +289,7 @@ def set_flex_edge_constants(m):
   invw = np.zeros(m.nflexedge)
   for f in range(m.nflex):
     va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
-    if m.flex_interp[f]:    # 4.0 leaves interpolated flexes' edge constants at 0
+    if m.flex_interp[f]:    # MuJoCo leaves interpolated flexes' edge constants at 0
       continue
     vb = m.flex_vertbodyid[va:va + m.flex_vertnum[f]]
     vloc = m.flex_vert[va:va + m.flex_vertnum[f]]

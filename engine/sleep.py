@@ -197,7 +197,7 @@ def wake_island(tree_asleep, ntree, i, wakeval):
 
 @jit
 def wake(m, d):
-  """Wake sleeping trees the user changed: a pose that no longer matches (flagged by
+  """Wake sleeping trees the user changed: a pose that does not match the sleeping one (flagged by
   kinematics in tree_awake) or an applied force; with sleep disabled, every tree (mj_wake)."""
   ntree = m.ntree
   if not enabled(m):

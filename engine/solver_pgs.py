@@ -514,7 +514,7 @@ def _dual_state_change(d, ne, nf, nefc, rows):
 @jit
 def _island_scale(m, d, island):
   """1 / trace of M over an island's dofs (all dofs for island < 0): the dual solvers'
-  statistics scale in MuJoCo 4.0."""
+  statistics scale in MuJoCo."""
   if island < 0:
     return stat_scale(m, d)
   s = 0.0

@@ -1,4 +1,4 @@
-"""Flexes (MuJoCo's <flex>/<flexcomp> deformables) drawn as MuJoCo 4.0's renderer draws them.
+"""Flexes (MuJoCo's <flex>/<flexcomp> deformables) drawn as MuJoCo's renderer draws them.
 
 Each frame reads the world vertex positions (Data's `flexvert_xpos`, copied into the
 snapshot) and builds, per flex, what mjv_updateActiveFlex puts into mjvScene:
@@ -60,7 +60,7 @@ class FlexModel:
                                    i("flex_shellnum"))
     edge = i("flex_edge").reshape(-1, 2)
     tex = np.asarray(getattr(m, "flex_texcoord", np.zeros((0, 2))), np.float32).reshape(-1, 2)
-    # 4.0 has a material per element; MJCF gives one per flex (the first element's here)
+    # MuJoCo has a material per element; MJCF gives one per flex (the first element's here)
     matid = i("flex_matid")
     self.matid = np.array([matid[a] if n else -1 for a, n in zip(self.elemadr, self.elemnum)])
     self.elem, self.elemtex, self.layer, self.shell, self.edge, self.tex = [], [], [], [], [], []

@@ -58,7 +58,7 @@ def geom_textures(m):
   has = matid >= 0
   out[has] = texid[matid[has], 1 if texid.shape[1] > 1 else 0]
   # MuJoCo's OpenGL renderer skips 1-channel textures ("classic renderer can't upload
-  # 1-channel data, skipping"; e.g. the raw bytes 4.0 keeps for a KTX file): the geom keeps
+  # 1-channel data, skipping"; e.g. the raw bytes MuJoCo keeps for a KTX file): the geom keeps
   # its material colour
   one = np.asarray(m.tex_nchannel).reshape(-1) == 1
   out[(out >= 0) & one[np.maximum(out, 0)]] = -1

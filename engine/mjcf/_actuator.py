@@ -114,7 +114,7 @@ def set_orientation(rd, a, inherit):
 
 
 def set_dcmotor(rd, a, inherit):
-  """The dcmotor shortcut (mjs_setToDCMotor with 4.0's parameter checks): R, K and the
+  """The dcmotor shortcut (mjs_setToDCMotor with MuJoCo's parameter checks): R, K and the
   controller gains in gainprm, electrical/thermal/LuGre/controller constants in dynprm,
   cogging and LuGre friction in biasprm; saturation sets forcerange."""
   n = rd.node

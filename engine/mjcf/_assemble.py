@@ -889,9 +889,9 @@ def _sleep(c, A, sizes):
         raise c.tendons[i].node.error(
             f"tendon {why}: the trees it connects cannot sleep (a root body's sleep policy "
             f"is '{'allowed' if policy[tr] == 4 else 'init'}')")
-  # flexes held by neither edge equality nor elasticity: their trees never sleep (4.0 allows
-  # elastic flexes without equality, unlike the Aug-2026 source: measured on trampoline,
-  # floppy and jelly)
+  # flexes held by neither edge equality nor elasticity: their trees never sleep (MuJoCo 4.0
+  # allows elastic flexes without equality, as in trampoline, floppy and jelly; its published
+  # source does not)
   stiffness = np.asarray(A.get("flex_stiffness", np.zeros(0)))
   for f in range(int(sizes.get("nflex", A.get("nflex", 0)))):
     sadr = int(A["flex_stiffnessadr"][f])

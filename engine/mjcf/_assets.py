@@ -64,7 +64,7 @@ class AssetCompiler:
         hflip, vflip = rd.kw("hflip", _BOOL, False), rd.kw("vflip", _BOOL, False)
         ctype = rd.str("content_type")
         if file is not None and _is_ktx(file, ctype):
-          # MuJoCo 4.0 keeps a KTX file's bytes as they are (for renderers that read KTX:
+          # MuJoCo keeps a KTX file's bytes as they are (for renderers that read KTX:
           # a 1 x filesize, 1-channel 2d texture, linear unless said otherwise)
           if kind != _texture.TYPES["2d"]:
             raise n.error("cube and skybox textures loaded from files must have 3 channels")

@@ -595,7 +595,7 @@ for _k in ("iterations", "ls_iterations", "noslip_iterations", "ccd_iterations",
 for _k in ("gravity", "wind", "magnetic", "density", "viscosity", "integrator", "cone",
            "jacobian", "solver", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction"):
   _MERGE[("option", None, _k)] = "error"
-# njmax / nconmax are not in MuJoCo's table but measured: 4.0 keeps the larger
+# njmax / nconmax are not in MuJoCo's table; MuJoCo keeps the larger
 for _k in ("memory", "nkey", "nuserdata", "njmax", "nconmax", "nuser_body", "nuser_jnt",
            "nuser_geom", "nuser_site", "nuser_cam", "nuser_tendon", "nuser_actuator",
            "nuser_sensor"):

@@ -1,7 +1,7 @@
 """MJCF <flexcomp>: the points, elements and bodies of a flex component (mjCFlexcomp::Make).
 
 Each generator (grid, box, cylinder, ellipsoid, square, disc, circle, mesh, gmsh, direct) makes
-points and elements as MuJoCo 4.0 does; the free points become bodies with slide joints (or,
+points and elements as MuJoCo does; the free points become bodies with slide joints (or,
 for trilinear/quadratic flexes, the node grid does), written as ordinary MJCF nodes spliced
 into the tree where the flexcomp was. The flex spec it fills is compiled by engine/mjcf/_flex.py.
 """
@@ -19,7 +19,8 @@ _EPS = 1e-6          # mjEPS
 _TYPES = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "mesh", "gmsh",
           "direct")
 _DOFS = ("full", "radial", "trilinear", "quadratic", "2d")
-_EDGE_EQ = {"false": 0, "true": 1, "strain": 3}   # 4.0 has no "vert" (the source does)
+# MuJoCo 4.0 has no "vert" (its published source does)
+_EDGE_EQ = {"false": 0, "true": 1, "strain": 3}
 _BOOL = {"false": 0, "true": 1}
 
 
@@ -31,7 +32,7 @@ def expand_in(c, node, bodyname, flexes, body=None, frame=None):
   for ch in node.children:
     if ch.tag == "flexcomp":
       made = _flexcomp(c, ch, body, bodyname, flexes, frame)
-      if frame is not None:   # 4.0 poses the points by the frame, not the bodies
+      if frame is not None:   # MuJoCo poses the points by the frame, not the bodies
         _undo_frame(made, frame)
       kids += made
       continue
@@ -48,7 +49,7 @@ def expand_in(c, node, bodyname, flexes, body=None, frame=None):
 
 def _undo_frame(bodies, frame):
   """Generated bodies spliced into a <frame>: their poses written in the frame's coordinates,
-  so that the compiler's frame accumulation leaves them where 4.0 puts them (parent frame,
+  so that the compiler's frame accumulation leaves them where MuJoCo puts them (parent frame,
   unrotated)."""
   pos, quat = frame
   inv = [quat[0], -quat[1], -quat[2], -quat[3]]
@@ -161,8 +162,8 @@ def _read(c, n, bodyname):
   fc["pos"], fc["quat"] = c._pose(Reader(n, None), n)
   if interp and (fc["type"] not in ("grid", "box") or fc["quat"] != [1.0, 0.0, 0.0, 0.0]
                  or f["elastic2d"] or f["equality"]):
-    # 4.0 weighs node masses and cell stiffness by the mesh content of each cell, which we
-    # have not derived; a full, axis-aligned grid or box fills its cells, where they agree
+    # MuJoCo weighs node masses and cell stiffness by the mesh content of each cell, which is
+    # not derived here; a full, axis-aligned grid or box fills its cells, where they agree
     raise n.error(f"flexcomp dof='{fc['dof']}' is supported only for an unrotated grid or box "
                   "without elastic2d or edge equality (interpolated flexes are not compiled "
                   "in general yet)")
@@ -311,7 +312,7 @@ def _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, cellcount, o
           nodebody.append(bodyname)
           idx += 1
           continue
-        m = 1.0    # each cell's share: 4.0 lumps per cell (trilinear 1/8, Simpson weights)
+        m = 1.0    # each cell's share: MuJoCo lumps per cell (trilinear 1/8, Simpson weights)
         for g, ng in ((gi, nx), (gj, ny), (gk, nz)):
           loc = g % order
           m *= weights[loc] * (2 if 0 < g < ng - 1 and loc == 0 else 1)
@@ -656,7 +657,7 @@ def _make_mesh(c, n, dim, origin):
 
 
 def _obj_lines(data):
-  """An OBJ's polylines (`l` records) as 4.0's decoder keeps them: one degenerate triangle
+  """An OBJ's polylines (`l` records) as MuJoCo's decoder keeps them: one degenerate triangle
   (a, b, b) per segment; None without any."""
   face = []
   for line in data.decode("latin-1").splitlines():

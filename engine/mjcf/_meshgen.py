@@ -17,13 +17,13 @@ from numjoco.engine.rotation import EPS
 F32 = np.float32
 TYPES = ("sphere", "hemisphere", "cone", "supersphere", "supertorus", "wedge", "plate",
          "grid", "box", "cylinder", "ellipsoid", "square", "disc")
-FLEX = ("grid", "box", "cylinder", "ellipsoid", "square", "disc")   # MuJoCo 4's flexcomp shapes
+FLEX = ("grid", "box", "cylinder", "ellipsoid", "square", "disc")   # MuJoCo's flexcomp shapes
 
 
 def make(builtin, params):
   """(vert float32 (n,3), face int32 (m,3) or None, shell) of a builtin mesh; `shell` is
   True where MuJoCo switches the mesh's inertia to 'shell' (the flat plate), "legacy" where it
-  switches only a legacy inertia (4.0's flat flexcomp shapes). Raises
+  switches only a legacy inertia (MuJoCo's flat flexcomp shapes). Raises
   MeshError for bad parameters, with MuJoCo's rules."""
   p = [float(x) for x in params]
   if not all(math.isfinite(x) for x in p):
@@ -269,7 +269,7 @@ def _plate(res):
 # ------------------------------------------------- MuJoCo 4's flexcomp shapes as meshes
 # The points (and, for surfaces, the triangles) that flexcomp's MakeGrid / MakeSquare /
 # MakeBox generate; volumetric (dim 3) shapes keep only their points, so that the mesh's
-# faces are its convex hull's, as 4.0 compiles them.
+# faces are its convex hull's, as MuJoCo compiles them.
 
 def _flex(builtin, p):
   """Parameters count[3], spacing[3], [dim] of grid/box/cylinder/ellipsoid/square/disc."""

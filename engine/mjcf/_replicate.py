@@ -8,7 +8,7 @@ sections (tendons, actuators, sensors, equalities, contact pairs/excludes) that 
 inside the replicated tree are removed from where they stood and re-appended at the end of their
 section once per replica, referring to that replica's names. Keyframes are not replicated.
 
-As MuJoCo 4.0 (which attaches one replica after the other), sensors that refer to nothing
+As MuJoCo (which attaches one replica after the other), sensors that refer to nothing
 (e.g. `clock`) are copied once per replica too, the copies made for earlier replicas included:
 a clock `clk` under count 3 becomes clk, clk0, clk1, clk01, clk2, clk02, clk12, clk012.
 """
@@ -70,7 +70,7 @@ def _compiler(root):
 
 
 def _flexcomp_outside_body(node):
-  """MuJoCo 4.0 builds a replica in an unnamed body: a flexcomp not inside a body of the
+  """MuJoCo builds a replica in an unnamed body: a flexcomp not inside a body of the
   replicate (frames do not count) has no named parent."""
   for k in node.children:
     if k.tag == "flexcomp":
@@ -95,7 +95,7 @@ def expand(root):
         continue
       walk(c)   # inner replicates first
       for key in c.attrib:
-        if key == "prefix":   # not in MuJoCo's schema; MuJoCo 4.0 ignores it (names keep `sep`)
+        if key == "prefix":   # not in MuJoCo's schema; MuJoCo ignores it (names keep `sep`)
           warn(c, "attribute 'prefix' is ignored, as MuJoCo ignores it (use 'sep')")
         elif key not in ("count", "offset", "euler", "sep", "childclass"):
           raise c.error(f"unknown attribute '{key}'")
@@ -130,7 +130,7 @@ def expand(root):
       node.children[i:i + 1] = frames
       i += len(frames)
       # referring elements of the other sections: one copy per replica, at the section's end;
-      # and, as MuJoCo 4.0 attaches each replica, a copy of every sensor that refers to
+      # and, as MuJoCo attaches each replica, a copy of every sensor that refers to
       # nothing (a clock), the copies made for earlier replicas included (clk, clk0, clk1,
       # clk01, ...)
       for sec in sections:   # document order: tendons replicated here rename actuators' refs

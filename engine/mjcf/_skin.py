@@ -1,7 +1,7 @@
 """MJCF <skin> (in <asset> or <deformable>): skinned meshes, drawing data only (mjCSkin).
 
 A skin is read from its inline attributes and <bone> children or from a binary SKN file
-(meshdir, as meshes), checked as MuJoCo 4.0's compiler checks it, and laid out as mjModel's
+(meshdir, as meshes), checked as MuJoCo's compiler checks it, and laid out as mjModel's
 skin_* arrays. Those are Python-side Model attributes, as the textures are (see
 engine/mjcf/_assemble.py DRAW_FIELDS): no kernel reads them; render/skin.py moves the
 vertices with the bones each frame.

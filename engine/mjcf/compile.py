@@ -44,7 +44,7 @@ _SOLREF = [0.02, 1.0]
 _SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
 _ORIENT = ("axisangle", "xyaxes", "zaxis", "euler")
 _ORIENT_N = {"axisangle": 4, "xyaxes": 6, "zaxis": 3, "euler": 3}
-# <visual> flags MuJoCo reads as keywords (stored as ints 0/1 in mjVisual, as 4.0 does)
+# <visual> flags MuJoCo reads as keywords (stored as ints 0/1 in mjVisual, as MuJoCo does)
 _VIS_BOOL = {("global", "orthographic"), ("global", "ellipsoidinertia"), ("global", "bvactive")}
 _HEADLIGHT_ACTIVE = {"false": 0, "true": 1, "auto": 2}   # or an integer
 
