@@ -1,4 +1,6 @@
 """Quaternion, rotation and spatial-algebra helpers (@njit, scalar locals, no allocation).
+Code that runs as plain Python (the MJCF compiler, the preview, the viewer) uses
+engine/rotation.py instead.
 
 Spatial vectors are MuJoCo's (rot:lin) 6-vectors; cinert is MuJoCo's 10-number layout
 (I00 I11 I22 I01 I02 I12, m*com[3], m).
