@@ -965,13 +965,13 @@ def _pos_dim(m, d, i):
 
 @jit
 def _discrete_row(m, d, r, replace, dampratio, imp, h, stage):
-  """Row r under the discrete integrator (MuJoCo 4.0, measured): its spring-damper acts at the
+  """Row r under the discrete integrator (as MuJoCo 4.0 builds it): its spring-damper acts at the
   end of the step, which divides R (and aref, reference_constraint) by c = 1 + h b + h^2 k imp;
   a contact or limit row stiffer than the step can resolve (k > 1 / (imp h^2)) becomes that
   spring, with b = 2 dampratio sqrt(k) held to an impedance of at most MAXIMP; diagA is scaled
   by the ratio of the row's inverse inertias through the metric's backbone and through M; R is
   kept at or above MAXIMP's. The diagonal of a dof in the metric (dof_mhat) includes the
-  couplings' diagonal entries (measured: a tendon's and an actuator's)."""
+  couplings' diagonal entries (a tendon's and an actuator's, as in MuJoCo)."""
   KBIP = d.efc_KBIP
   k, b = KBIP[r, 0], KBIP[r, 1]
   if replace and k > 0 and k * imp * h * h > 1:
@@ -1290,7 +1290,7 @@ def reference_constraint(m, d):
     d.efc_aref[i] = -kb[1] * v - kb[0] * kb[2] * r
   _jdotv(m, d)
   if disc:
-    # ... and the reference, Jdot qvel included but not the adhesion bias (measured), is
+    # ... and the reference, Jdot qvel included but not the adhesion bias (as in MuJoCo), is
     # divided by c = 1 + h b + h^2 k imp
     for i in range(nefc):
       kb = d.efc_KBIP[i]

@@ -119,7 +119,7 @@ def _tendon_saturated(m, d, t):
 
 @jit
 def _dcmotor_vel(m, d, i):
-  """d force / d velocity of a DC motor (MuJoCo 4.0, measured): back-EMF and the current
+  """d force / d velocity of a DC motor (as MuJoCo 4.0 computes it): back-EMF and the current
   state's one-step response (unless its rate is clipped) over the temperature-adjusted R, the controller's kd through the
   nominal R/K with the back-EMF compensation (none while Vmax clips the drive voltage), and
   LuGre's sigma1."""
@@ -146,7 +146,7 @@ def _dcmotor_vel(m, d, i):
       tau = g[4] * (pos - d.actuator_length[oadr]) + g[6] * (vref - vel) + g[5] * x_i + ff
       if abs(R / K * tau + K * vel) > g[7]:
         dvdw = 0.0
-  # the current's one-step response; none while (di/dt)max clips its rate (4.0, measured)
+  # the current's one-step response; none while (di/dt)max clips its rate (as MuJoCo 4.0)
   last = first + m.actuator_actnum[i] - 1
   if te > 0 and not (dyn[1] > 0 and abs(d.act_dot[last]) >= dyn[1]):
     res += K * (dvdw - K) * (1 - math.exp(-m.opt_timestep[0] / te)) / rt

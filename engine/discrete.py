@@ -256,7 +256,7 @@ def inverse_mul(m, d, out):
 
 @jit
 def _touches(m, d, i, dof_clamped):
-  """True if actuator i drives a joint whose dof is clamped (4.0, measured: only joint
+  """True if actuator i drives a joint whose dof is clamped (as MuJoCo 4.0: only joint
   transmissions are dropped; site and tendon ones keep their term)."""
   trn = m.actuator_trntype[i]
   if trn != _TRN_JOINT and trn != _TRN_JOINTINPARENT:

@@ -28,7 +28,7 @@ file and meshdir/texturedir, and the other settings that change how values are r
 
 The child's global attributes (`<option>` and its flags, `<size>`, `<visual><map znear/zfar>`,
 `<visual><global realtime>`) meet the parent's as the parent's `<compiler conflict=>` says
-(`_merge_globals`, MuJoCo 4.0's attribute merging, measured against 4.0): "warning" keeps the
+(`_merge_globals`, as MuJoCo 4.0 merges attributes): "warning" keeps the
 parent's values, "merge" takes the minimum / maximum / union per field and adopts values only
 the child wrote, "error" refuses values both wrote differently. The rest of the child's
 `<visual>` and its `<statistic>` are ignored, as in MuJoCo.

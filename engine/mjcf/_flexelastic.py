@@ -51,7 +51,7 @@ def stiffness3d(vx, v, young, poisson):
   stores 24 per element, the last 3 zero)."""
   x = [list(vx[i]) for i in v]
   volume = _dot(_cross(_sub(x[1], x[0]), _sub(x[2], x[0])), _sub(x[3], x[0])) / 6
-  # Lame coefficients times the volume; 4.0's la is half the source's (fitted to 4.0)
+  # Lame coefficients times the volume; MuJoCo 4.0's la is half its published source's
   mu = young / (2 * (1 + poisson)) * abs(volume)
   la = young * poisson / ((1 + poisson) * (1 - 2 * poisson)) * abs(volume) / 2
   basis = []
@@ -164,7 +164,7 @@ def linear_stiffness(pos, young, poisson, order):
   ext = pos[nn - 1] - pos[0]
   detj = ext[0] * ext[1] * ext[2]
   invj = 1.0 / ext
-  # 4.0: lambda tr(e)^2 + 2 mu e:e (the source has mu e:e; fitted to 4.0)
+  # MuJoCo 4.0: lambda tr(e)^2 + 2 mu e:e (its published source has mu e:e)
   la = young * poisson / (1 + poisson) / (1 - 2 * poisson)
   mu = young / (1 + poisson)
   K = np.zeros((3 * nn, 3 * nn))
