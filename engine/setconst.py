@@ -8,7 +8,7 @@ from numjoco.engine import math as mm
 from numjoco.engine import preview
 from numjoco.engine import smooth
 from numjoco.engine._jit import jit
-from numjoco.engine.types import mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
+from numjoco.engine.types import MINVAL, mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
 
 
 @jit
@@ -160,9 +160,9 @@ def _auto_spring_damper(m):
       continue
     adr = m.jnt_dofadr[j]
     ndim = {mjtJoint.FREE: 6, mjtJoint.BALL: 3}.get(int(m.jnt_type[j]), 1)
-    inertia = ndim / max(1e-15, float(np.sum(m.dof_invweight0[adr:adr + ndim])))
-    m.jnt_stiffness[j] = inertia / max(1e-15, tc * tc * dr * dr)
-    m.dof_damping[adr:adr + ndim] = 2 * inertia / max(1e-15, tc)
+    inertia = ndim / max(MINVAL, float(np.sum(m.dof_invweight0[adr:adr + ndim])))
+    m.jnt_stiffness[j] = inertia / max(MINVAL, tc * tc * dr * dr)
+    m.dof_damping[adr:adr + ndim] = 2 * inertia / max(MINVAL, tc)
 
 
 def set_const(m):
@@ -207,7 +207,7 @@ def set_const(m):
     if m.body_dofnum[m.body_weldid[i]] == 0:
       m.body_invweight0[i] = 0
     elif m.body_simple[i] == 2:
-      m.body_invweight0[i] = (1 / max(1e-15, m.body_mass[i]), 0)
+      m.body_invweight0[i] = (1 / max(MINVAL, m.body_mass[i]), 0)
     elif nv:
       jp, jr = jac(m, d, d.xipos[i], i)
       j6 = np.vstack([jp, jr])
@@ -216,7 +216,7 @@ def set_const(m):
   for j in range(m.njnt):
     dof = m.jnt_dofadr[j]
     if m.body_simple[m.jnt_bodyid[j]] == 2:
-      m.dof_invweight0[dof] = 1 / max(1e-15, m.body_mass[m.jnt_bodyid[j]])
+      m.dof_invweight0[dof] = 1 / max(MINVAL, m.body_mass[m.jnt_bodyid[j]])
       continue
     n = {mjtJoint.FREE: 6, mjtJoint.BALL: 3}.get(int(m.jnt_type[j]), 1)
     e = np.zeros((n, nv))
@@ -268,7 +268,7 @@ def set_const(m):
       a, n = d.moment_rowadr[o], d.moment_rownnz[o]
       np.add.at(row, d.moment_colind[a:a + n], d.actuator_moment[a:a + n])
       inv += row @ _solve_m(m, d, row[None])[0] if nv else 0.0
-    mass = len(outs) / inv if inv > 1e-15 else 0.0
+    mass = len(outs) / inv if inv > MINVAL else 0.0
     b[2] = -b[2] * 2 * np.sqrt((-b[1] if pid else g[0]) * mass)
   return m
 
@@ -303,7 +303,7 @@ def set_flex_edge_constants(m):
       b1, b2 = int(vb[v1]), int(vb[v2])
       j1, _ = jac(m, d, pos[v1], b1)
       j2, _ = jac(m, d, pos[v2], b2)
-      jrows[e] = (vec / max(length0[e], 1e-15)) @ (j2 - j1)
+      jrows[e] = (vec / max(length0[e], MINVAL)) @ (j2 - j1)
   if m.nv:
     for f in range(m.nflex):
       va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
