@@ -184,30 +184,28 @@ def vertex_positions(m, xpos, xmat):
   return out
 
 
-# ---------------------------------------------------------------------------------- drawing
+# ------------------------------------------------------------------------------------ scene
 
-class FlexDraw:
-  """GL buffers and per-frame drawing of a model's flexes (owned by a Renderer): faces as one
-  unindexed world-space triangle list per flex, drawn through the lit (or textured) geom
-  programs with an identity instance; vertex spheres and edge cylinders as instances of the
-  renderer's primitive meshes (they are lit, shadowed and blended as geoms)."""
+class FlexScene:
+  """What mjv_updateScene adds for a model's flexes (numpy; FlexDraw draws it): per flex its
+  colour, material and texture mapping (setMaterial); per frame the visible flexes, the
+  triangles of their faces or skin (world space), an identity instance row each, and their
+  vertex spheres and edge cylinders as instances of the primitive meshes."""
 
-  def __init__(self, ctx):
-    self.ctx = ctx
-    self._gl = []
+  def __init__(self):
     self.model = FlexModel(None)
     self.visible = np.zeros(0, bool)
     self.nface = np.zeros(0, np.int64)
+    self.version = 0          # counts the frames whose triangles changed
 
-  def set_model(self, m, renderer):
-    """Per-flex colour, material and texture (setMaterial), and the GL buffers."""
-    self.release()
-    self.r = renderer
+  def set_model(self, m):
+    """Per-flex colour, material and texture (setMaterial)."""
     self.model = fm = FlexModel(m)
     n = fm.nflex
     self.visible = np.zeros(n, bool)
     self.nface = np.zeros(n, np.int64)
     self._key = None
+    self.version += 1
     if not n:
       return
     self.rgba = np.asarray(m.flex_rgba, float).reshape(n, 4).copy()
@@ -235,6 +233,116 @@ class FlexDraw:
         size = (fm.radius[f], 0.1)
         scl = scl * np.where(np.asarray(size) > 0, size, 1.0)
       self.mapping[f] = (scl[0], scl[1], 0.0, 0.0)
+    self.tris = [None] * n
+    self.inst = np.zeros((n, 28), np.float32)
+
+  def update(self, snap, opts, vis, batch_o, batch_t, kinds, highlight=-1):
+    """This frame's visible flexes: their triangles (made again only when a vertex moved or
+    what is drawn changed; then `version` grows) and instance rows; their vertex spheres and
+    edge cylinders into the opaque or transparent geom batch (`kinds`: the SPHERE and
+    CYLINDER mesh kinds). `highlight`: the selected flex, which glows (markselected)."""
+    fm = self.model
+    if not fm.nflex:
+      return
+    alpha = self.rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False) else 1.0)
+    self.alpha = alpha
+    self.visible = fm.visible(opts) & (alpha > 0)
+    if not self.visible.any():
+      self.nface[:] = 0
+      self._key = None
+      return
+    xall = np.asarray(snap.flexvert_xpos, np.float64)
+    face, skin = bool(getattr(opts, "flex_faces", False)), bool(getattr(opts, "flex_skin", True))
+    layer = int(getattr(opts, "flex_layer", 0))
+    key = (xall.tobytes(), self.visible.tobytes(), face, skin, layer)
+    if key != self._key:       # a vertex moved, or what is drawn changed: faces again
+      self._key = key
+      self._faces(xall, face, skin, layer)
+      self.version += 1
+    sphere, cylinder = kinds
+    for f in np.nonzero(self.visible)[0]:
+      mat = self.mat[f].copy()
+      if f == highlight:    # markselected: emission + glow
+        mat[0] += vis.global_.glow
+      inst = self.inst[f]
+      inst[:] = 0.0
+      inst[3:12] = np.eye(3).ravel()
+      inst[12:15] = 1.0
+      inst[16:20] = (*self.rgba[f, :3], alpha[f])
+      inst[20:24] = mat
+      inst[24:28] = self.mapping[f]
+      # vertex spheres and edge cylinders (render_gl3): radius > 0, and not under a skin
+      r = float(fm.radius[f])
+      if r <= 0 or (skin and self.nface[f]):
+        continue
+      a, n = int(fm.vertadr[f]), int(fm.vertnum[f])
+      x32 = xall[a:a + n].astype(np.float32).astype(np.float64)   # scn->flexvert is float
+      rgba = (*self.rgba[f, :3], alpha[f])
+      b = batch_o if alpha[f] >= 1.0 else batch_t
+      if getattr(opts, "flex_vertices", False):
+        b.add(sphere, x32, np.eye(3).ravel(), (r, r, r, 0.0), rgba, mat)
+      if getattr(opts, "flex_edges", True) and len(fm.edge[f]):
+        e = fm.edge[f]
+        b.connectors(cylinder, x32[e[:, 0]], x32[e[:, 1]], r, rgba, mat)
+
+  def _faces(self, xall, face, skin, layer):
+    """Every visible flex's triangles (`tris`: positions and normals (n, 6), uvs or None);
+    their counts and bounding boxes."""
+    fm = self.model
+    self.nface[:] = 0
+    self._rows = []
+    for f in np.nonzero(self.visible)[0]:
+      a, n = int(fm.vertadr[f]), int(fm.vertnum[f])
+      tris = fm.faces(f, xall[a:a + n], face, skin, layer)
+      if tris is None or not len(tris[0]):
+        continue
+      pos, normal, uv = tris
+      self.nface[f] = len(pos) // 3
+      self.tris[f] = (np.ascontiguousarray(np.concatenate([pos, normal], 1)), uv)
+      lo, hi = pos.min(0), pos.max(0)
+      row = np.zeros(28, np.float32)
+      row[0:3], row[3:12], row[12:15] = 0.5 * (lo + hi), np.eye(3).ravel(), 0.5 * (hi - lo)
+      self._rows.append(row)
+
+  def any_transparent(self):
+    """Whether a visible flex draws blended faces this frame."""
+    return bool(self.model.nflex and (self.visible & (self.nface > 0) & (self.alpha < 1)).any())
+
+  def count(self):
+    """Flexes in the scene this frame (each is one geom of MuJoCo's scene)."""
+    return int(self.visible.sum())
+
+  def casters(self):
+    """A bounding-box instance row per face set (for fitting the shadow map) and the bytes
+    that change when one moves."""
+    if not self.model.nflex or not self.nface.any():
+      return np.zeros((0, 28), np.float32), b""
+    rows = np.array(self._rows, np.float32).reshape(-1, 28)
+    return rows, rows.tobytes()
+
+
+# ---------------------------------------------------------------------------------- drawing
+
+class FlexDraw:
+  """GL buffers and drawing of a model's flexes (owned by a Renderer) from a FlexScene: faces
+  as one unindexed world-space triangle list per flex, drawn through the lit (or textured)
+  geom programs with an identity instance (the vertex spheres and edge cylinders are drawn
+  with the geoms)."""
+
+  def __init__(self, ctx):
+    self.ctx = ctx
+    self._gl = []
+    self.s = FlexScene()
+
+  def set_model(self, flexes, renderer):
+    """The instance buffers of the FlexScene `flexes` (vertex buffers come with the faces)."""
+    self.release()
+    self.r = renderer
+    self.s = flexes
+    self._version = None
+    n = flexes.model.nflex
+    if not n:
+      return
     self._bufs = [None] * n
     self._inst = [self.ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
     self._vaos = {}
@@ -257,90 +365,21 @@ class FlexDraw:
       self._gl.extend(b)
     return b
 
-  def update(self, snap, opts, batch_o, batch_t, kinds):
-    """This frame's visible flexes: their faces into the GL buffers, their vertex spheres and
-    edge cylinders into the opaque or transparent geom batch (`kinds`: the renderer's SPHERE
-    and CYLINDER mesh kinds)."""
-    fm = self.model
-    if not fm.nflex:
+  def upload(self):
+    """This frame's triangles (when they changed) and instances into the GL buffers."""
+    s = self.s
+    if not s.model.nflex or not s.visible.any():
       return
-    alpha = self.rgba[:, 3] * (self.r.vis.map.alpha if getattr(opts, "transparency", False)
-                               else 1.0)
-    self.alpha = alpha
-    self.visible = fm.visible(opts) & (alpha > 0)
-    if not self.visible.any():
-      self.nface[:] = 0
-      self._key = None
-      return
-    xall = np.asarray(snap.flexvert_xpos, np.float64)
-    face, skin = bool(getattr(opts, "flex_faces", False)), bool(getattr(opts, "flex_skin", True))
-    layer = int(getattr(opts, "flex_layer", 0))
-    key = (xall.tobytes(), self.visible.tobytes(), face, skin, layer)
-    if key != self._key:       # a vertex moved, or what is drawn changed: faces again
-      self._key = key
-      self._faces(xall, face, skin, layer)
-    sphere, cylinder = kinds
-    for f in np.nonzero(self.visible)[0]:
-      mat = self.mat[f].copy()
-      if f == getattr(self.r, "highlight_flex", -1):    # markselected: emission + glow
-        mat[0] += self.r.vis.global_.glow
-      inst = np.zeros(28, np.float32)
-      inst[3:12] = np.eye(3).ravel()
-      inst[12:15] = 1.0
-      inst[16:20] = (*self.rgba[f, :3], alpha[f])
-      inst[20:24] = mat
-      inst[24:28] = self.mapping[f]
-      self._inst[f].write(inst.tobytes())
-      # vertex spheres and edge cylinders (render_gl3): radius > 0, and not under a skin
-      r = float(fm.radius[f])
-      if r <= 0 or (skin and self.nface[f]):
-        continue
-      a, n = int(fm.vertadr[f]), int(fm.vertnum[f])
-      x32 = xall[a:a + n].astype(np.float32).astype(np.float64)   # scn->flexvert is float
-      rgba = (*self.rgba[f, :3], alpha[f])
-      b = batch_o if alpha[f] >= 1.0 else batch_t
-      if getattr(opts, "flex_vertices", False):
-        b.add(sphere, x32, np.eye(3).ravel(), (r, r, r, 0.0), rgba, mat)
-      if getattr(opts, "flex_edges", True) and len(fm.edge[f]):
-        e = fm.edge[f]
-        b.connectors(cylinder, x32[e[:, 0]], x32[e[:, 1]], r, rgba, mat)
-
-  def _faces(self, xall, face, skin, layer):
-    """Every visible flex's triangles into its GL buffers; their counts and bounding boxes."""
-    fm = self.model
-    self.nface[:] = 0
-    self._rows = []
-    for f in np.nonzero(self.visible)[0]:
-      a, n = int(fm.vertadr[f]), int(fm.vertnum[f])
-      tris = fm.faces(f, xall[a:a + n], face, skin, layer)
-      if tris is None or not len(tris[0]):
-        continue
-      pos, normal, uv = tris
-      self.nface[f] = len(pos) // 3
-      vb, ub = self._buffers(f, len(pos))
-      vb.write(np.ascontiguousarray(np.concatenate([pos, normal], 1)).tobytes())
-      if uv is not None:
-        ub.write(np.ascontiguousarray(uv).tobytes())
-      lo, hi = pos.min(0), pos.max(0)
-      row = np.zeros(28, np.float32)
-      row[0:3], row[3:12], row[12:15] = 0.5 * (lo + hi), np.eye(3).ravel(), 0.5 * (hi - lo)
-      self._rows.append(row)
-
-  def any_transparent(self):
-    """Whether a visible flex draws blended faces this frame."""
-    return bool(self.model.nflex and (self.visible & (self.nface > 0) & (self.alpha < 1)).any())
-
-  def count(self):
-    """Flexes in the scene this frame (each is one geom of MuJoCo's scene)."""
-    return int(self.visible.sum())
-
-  def casters(self):
-    """A bounding-box instance row per face set (for fitting the shadow map) and the bytes
-    that change when one moves."""
-    if not self.model.nflex or not self.nface.any():
-      return np.zeros((0, 28), np.float32), b""
-    rows = np.array(self._rows, np.float32).reshape(-1, 28)
-    return rows, rows.tobytes()
+    if s.version != self._version:
+      self._version = s.version
+      for f in np.nonzero(s.nface)[0]:
+        verts, uv = s.tris[f]
+        vb, ub = self._buffers(f, len(verts))
+        vb.write(verts.tobytes())
+        if uv is not None:
+          ub.write(np.ascontiguousarray(uv).tobytes())
+    for f in np.nonzero(s.visible)[0]:
+      self._inst[f].write(s.inst[f].tobytes())
 
   def _vao(self, f, prog, key):
     vao = self._vaos.get((f, key))
@@ -352,19 +391,20 @@ class FlexDraw:
 
   def draw_depth(self, depth_prog):
     """The visible faces into the bound shadow map."""
-    for f in np.nonzero(self.nface)[0] if self.model.nflex else ():
-      self._vao(f, depth_prog, "d").render(vertices=3 * int(self.nface[f]))
+    for f in np.nonzero(self.s.nface)[0] if self.s.model.nflex else ():
+      self._vao(f, depth_prog, "d").render(vertices=3 * int(self.s.nface[f]))
 
   def draw(self, sh, set_uniforms, transparent):
     """The visible faces, opaque or blended ones, with the lit geom programs (`sh`: the
     variant that reads the shadow map). Back faces culled as MuJoCo's renderer does (a 2D
     flex has a triangle for each side)."""
-    if not self.model.nflex:
+    s = self.s
+    if not s.model.nflex:
       return
-    items = ((f, _TEX_2D if self.texid[f] >= 0 else _TEX_NONE, self.texid[f])
-             for f in surfaces.selected(self.nface > 0, self.alpha, transparent))
+    items = ((f, _TEX_2D if s.texid[f] >= 0 else _TEX_NONE, s.texid[f])
+             for f in surfaces.selected(s.nface > 0, s.alpha, transparent))
     surfaces.draw_lit(self.r, self.ctx, sh, set_uniforms, items, lambda f, prog, key: self._vao(
-        f, prog, key).render(vertices=3 * int(self.nface[f])))
+        f, prog, key).render(vertices=3 * int(s.nface[f])))
 
   def release(self):
     """Free the GL objects of the current model."""
