@@ -11,15 +11,13 @@ snapshot) and builds, per flex, what mjv_updateActiveFlex puts into mjvScene:
 and, as render_gl3's mjGEOM_FLEX branch, a sphere per vertex (mjVIS_FLEXVERT) and a cylinder
 per edge (mjVIS_FLEXEDGE) of the flex radius, untextured, unless the skin is drawn. 1D flexes
 have no faces: their edges are what shows. Colour and material as setMaterial (flex_rgba
-unless the material's and the default); a texture only with texture coordinates.
+unless the material's and the default); a texture only with texture coordinates. FlexScene
+holds them for the scene (numpy); render/surfaces.py's FlexDraw draws them.
 """
 import numpy as np
 
-from numjoco.render import surfaces
-
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-_TEX_NONE, _TEX_2D = surfaces.TEX_NONE, surfaces.TEX_2D
 
 
 def _normalize(v):
@@ -319,98 +317,3 @@ class FlexScene:
       return np.zeros((0, 28), np.float32), b""
     rows = np.array(self._rows, np.float32).reshape(-1, 28)
     return rows, rows.tobytes()
-
-
-# ---------------------------------------------------------------------------------- drawing
-
-class FlexDraw:
-  """GL buffers and drawing of a model's flexes (owned by a Renderer) from a FlexScene: faces
-  as one unindexed world-space triangle list per flex, drawn through the lit (or textured)
-  geom programs with an identity instance (the vertex spheres and edge cylinders are drawn
-  with the geoms)."""
-
-  def __init__(self, ctx):
-    self.ctx = ctx
-    self._gl = []
-    self.s = FlexScene()
-
-  def set_model(self, flexes, renderer):
-    """The instance buffers of the FlexScene `flexes` (vertex buffers come with the faces)."""
-    self.release()
-    self.r = renderer
-    self.s = flexes
-    self._version = None
-    n = flexes.model.nflex
-    if not n:
-      return
-    self._bufs = [None] * n
-    self._inst = [self.ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
-    self._vaos = {}
-    self._gl = list(self._inst)
-
-  def _buffers(self, f, nvert):
-    """The vertex (position, normal) and texture-coordinate buffers of flex f, grown to hold
-    `nvert` triangle vertices (their VAOs made again when they grow)."""
-    b = self._bufs[f]
-    if b is None or b[0].size < nvert * 24:
-      if b is not None:
-        for o in b:
-          o.release()
-          self._gl.remove(o)
-        for key in [k for k in self._vaos if k[0] == f]:
-          self._vaos.pop(key).release()
-      cap = max(nvert, 3)
-      b = self._bufs[f] = (self.ctx.buffer(reserve=cap * 24, dynamic=True),
-                           self.ctx.buffer(reserve=cap * 8, dynamic=True))
-      self._gl.extend(b)
-    return b
-
-  def upload(self):
-    """This frame's triangles (when they changed) and instances into the GL buffers."""
-    s = self.s
-    if not s.model.nflex or not s.visible.any():
-      return
-    if s.version != self._version:
-      self._version = s.version
-      for f in np.nonzero(s.nface)[0]:
-        verts, uv = s.tris[f]
-        vb, ub = self._buffers(f, len(verts))
-        vb.write(verts.tobytes())
-        if uv is not None:
-          ub.write(np.ascontiguousarray(uv).tobytes())
-    for f in np.nonzero(s.visible)[0]:
-      self._inst[f].write(s.inst[f].tobytes())
-
-  def _vao(self, f, prog, key):
-    vao = self._vaos.get((f, key))
-    if vao is None:
-      vb, ub = self._bufs[f]
-      vao = self._vaos[f, key] = surfaces.vertex_array(self.ctx, prog, key, vb, ub,
-                                                       self._inst[f])
-    return vao
-
-  def draw_depth(self, depth_prog):
-    """The visible faces into the bound shadow map."""
-    for f in np.nonzero(self.s.nface)[0] if self.s.model.nflex else ():
-      self._vao(f, depth_prog, "d").render(vertices=3 * int(self.s.nface[f]))
-
-  def draw(self, sh, set_uniforms, transparent):
-    """The visible faces, opaque or blended ones, with the lit geom programs (`sh`: the
-    variant that reads the shadow map). Back faces culled as MuJoCo's renderer does (a 2D
-    flex has a triangle for each side)."""
-    s = self.s
-    if not s.model.nflex:
-      return
-    items = ((f, _TEX_2D if s.texid[f] >= 0 else _TEX_NONE, s.texid[f])
-             for f in surfaces.selected(s.nface > 0, s.alpha, transparent))
-    surfaces.draw_lit(self.r, self.ctx, sh, set_uniforms, items, lambda f, prog, key: self._vao(
-        f, prog, key).render(vertices=3 * int(s.nface[f])))
-
-  def release(self):
-    """Free the GL objects of the current model."""
-    for o in list(self._vaos.values()) if hasattr(self, "_vaos") else ():
-      o.release()
-    for o in self._gl:
-      o.release()
-    self._gl = []
-    self._vaos = {}

@@ -16,8 +16,7 @@ import numpy as np
 
 from numjoco.render import meshes
 from numjoco.render import shaders
-from numjoco.render import flex
-from numjoco.render import skin
+from numjoco.render import surfaces
 from numjoco.render import textures
 from numjoco.render.scene import (  # noqa: F401 - VisOptions, LABELS, kinds: the public names
     BALL, BOX, CAPSULE, CONE, CYLINDER, KINDS, LABELS, QUAD, ROD, SPHERE, TIP, Batch,
@@ -108,8 +107,8 @@ class Renderer:
     self._mesh_gl = []        # GL objects of the current model's mesh assets
     self._opaque_order = _OPAQUE_ORDER
     self._textured = textures.TexturedGeoms(ctx)
-    self._skins = skin.SkinDraw(ctx)
-    self._flexes = flex.FlexDraw(ctx)
+    self._skins = surfaces.SkinDraw(ctx)
+    self._flexes = surfaces.FlexDraw(ctx)
     if m is not None:
       self.set_model(m)
 

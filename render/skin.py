@@ -5,11 +5,12 @@ xquat * bindquat^-1, translation xpos - R bindpos); a vertex is the weighted sum
 positions (weights normalised by the compiler, engine/mjcf/_skin.py). Normals are the
 area-weighted sums of the face normals, normalised; `inflate` then moves each vertex along
 its normal. Arithmetic follows MuJoCo's: bone transforms and moved positions in float64, the
-weighted sum and the normals stored in float32.
+weighted sum and the normals stored in float32. SkinScene holds a model's skins for the
+scene (colours, materials, this frame's vertices); render/surfaces.py's SkinDraw draws them.
 """
 import numpy as np
 
-from numjoco.render import surfaces
+from numjoco.render.texmap import TEX_2D, TEX_CUBE, TEX_NONE
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 
@@ -198,10 +199,9 @@ def _rounds(vertex):
   return out
 
 
-# ---------------------------------------------------------------------------------- drawing
+# ------------------------------------------------------------------------------------ scene
 
 _DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-_TEX_NONE, _TEX_2D, _TEX_CUBE = surfaces.TEX_NONE, surfaces.TEX_2D, surfaces.TEX_CUBE
 
 
 class SkinScene:
@@ -227,7 +227,7 @@ class SkinScene:
     self.rgba = np.zeros((n, 4))
     self.mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
     self.texid = np.full(n, -1)
-    self.textype = np.full(n, _TEX_NONE)
+    self.textype = np.full(n, TEX_NONE)
     self.mapping = np.zeros((n, 4))
     self.texgen = np.zeros(n, bool)      # a 2d texture without texture coordinates: world x, y
     texids = getattr(m, "mat_texid", None)
@@ -251,14 +251,14 @@ class SkinScene:
       uniform = bool(m.mat_texuniform[k])
       size = 0.1        # an mjvGeom's size when mjv_initGeom gets none, as a skin's
       if int(m.tex_type[t]) != 0:
-        self.textype[i] = _TEX_CUBE
+        self.textype[i] = TEX_CUBE
         self.mapping[i, :3] = size if uniform else 1.0
       elif int(m.skin_texcoordadr[i]) >= 0:
-        self.textype[i] = _TEX_2D
+        self.textype[i] = TEX_2D
         scl = np.where(rep > 0, rep, 1.0) * (size if uniform else 1.0)
         self.mapping[i] = (scl[0], scl[1], 0.0, 0.0)
       else:
-        self.textype[i] = _TEX_2D
+        self.textype[i] = TEX_2D
         self.texgen[i] = True
         scl = rep * (size if uniform else 1.0)
         self.mapping[i] = (0.5 * scl[0], -0.5 * scl[1], -0.5, -0.5)
@@ -327,81 +327,3 @@ class SkinScene:
       row[12:15] = 0.5 * (hi - lo)
       rows.append(row)
     return (np.array(rows, np.float32).reshape(-1, 28), self._key if rows else b"")
-
-
-class SkinDraw:
-  """GL buffers and drawing of a model's skins (owned by a Renderer) from a SkinScene: each
-  skin is one indexed triangle mesh in world coordinates, lit and textured by the geom
-  programs through a single identity instance, as MuJoCo's renderer draws an mjGEOM_SKIN."""
-
-  def __init__(self, ctx):
-    self.ctx = ctx
-    self._gl = []
-    self.s = SkinScene()
-
-  def set_model(self, skins, renderer):
-    """The GL buffers of the SkinScene `skins`: world positions and normals (rewritten when
-    they change), texture coordinates, faces, the instances."""
-    self.release()
-    self.r = renderer
-    self.s = skins
-    self._version = None
-    sk = skins.model
-    n = sk.nskin
-    if not n:
-      return
-    ctx = self.ctx
-    self._vbuf = ctx.buffer(reserve=max(sk.nvert, 1) * 24, dynamic=True)   # position, normal
-    self._uvbuf = ctx.buffer(skins.uv.tobytes(), dynamic=True)
-    self._ibufs = []
-    for i in range(n):
-      a, c = int(sk.faceadr[i]), int(sk.facenum[i])
-      self._ibufs.append(ctx.buffer(np.ascontiguousarray(sk.face[a:a + c], np.int32).tobytes()))
-    self._inst = [ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
-    self._vaos = {}
-    self._gl = [self._vbuf, self._uvbuf] + self._ibufs + self._inst
-
-  def upload(self):
-    """This frame's vertices (when they changed) and instances into the GL buffers."""
-    s = self.s
-    if not s.model.nskin or not s.visible.any():
-      return
-    if s.version != self._version:
-      self._version = s.version
-      self._vbuf.write(np.ascontiguousarray(np.concatenate([s.vert, s.normal], 1)).tobytes())
-      if s.texgen.any():
-        self._uvbuf.write(s.uv.tobytes())
-    for i in np.nonzero(s.visible)[0]:
-      self._inst[i].write(s.inst[i].tobytes())
-
-  def _vao(self, i, prog, key):
-    vao = self._vaos.get((i, key))
-    if vao is None:
-      vao = self._vaos[i, key] = surfaces.vertex_array(
-          self.ctx, prog, key, self._vbuf, self._uvbuf, self._inst[i], self._ibufs[i])
-      self._gl.append(vao)
-    return vao
-
-  def draw_depth(self, depth_prog):
-    """The visible skins into the bound shadow map."""
-    for i in np.nonzero(self.s.visible)[0] if self.s.model.nskin else ():
-      self._vao(i, depth_prog, "d").render()
-
-  def draw(self, sh, set_uniforms, transparent):
-    """The visible skins, opaque or blended ones, with the lit geom programs (`sh`: the
-    variant that reads the shadow map); `set_uniforms(prog)` gives a program this frame's
-    camera and lights. Back faces culled: skins are one-sided, as in MuJoCo."""
-    s = self.s
-    if not s.model.nskin:
-      return
-    items = ((i, int(s.textype[i]), s.texid[i])
-             for i in surfaces.selected(s.visible, s.alpha, transparent))
-    surfaces.draw_lit(self.r, self.ctx, sh, set_uniforms, items,
-                      lambda i, prog, key: self._vao(i, prog, key).render())
-
-  def release(self):
-    """Free the GL objects of the current model."""
-    for o in self._gl:
-      o.release()
-    self._gl = []
-    self._vaos = {}

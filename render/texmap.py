@@ -4,7 +4,7 @@ textured geoms' instances grouped by (shape kind, texture). See render/textures.
 mappings (2d coordinates, cube and skybox lookups)."""
 import numpy as np
 
-TEX_2D, TEX_CUBE = 1, 2
+TEX_NONE, TEX_2D, TEX_CUBE = 0, 1, 2     # texture kinds (the geom programs' variants)
 
 
 def is_plain_checker(img):

@@ -10,7 +10,8 @@ engine/mjcf/_texture.py) as GL textures, mapped as MuJoCo 4's renderer maps them
   times the size with texuniform) picks the face and texel, as a GL cube map.
 - the skybox: the first skybox texture, looked up along each pixel's view ray as (x, z, -y).
 The texel multiplies the lit colour (fixed-function GL_MODULATE). Textured geoms are drawn
-instanced too: one draw call per (shape, texture) pair; they also cast shadows.
+instanced too: one draw call per (shape, texture) pair; they also cast shadows. Which geoms are
+textured, their mappings and each frame's instances: render/texmap.py (numpy, for the scene).
 """
 import numpy as np
 import moderngl
