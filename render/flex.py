@@ -16,8 +16,9 @@ holds them for the scene (numpy); render/surfaces.py's FlexDraw draws them.
 """
 import numpy as np
 
+from numjoco.render.texmap import material_texture, materials, surface_rows
+
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
-_DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
 
 
 def _normalize(v):
@@ -206,23 +207,14 @@ class FlexScene:
     self.version += 1
     if not n:
       return
-    self.rgba = np.asarray(m.flex_rgba, float).reshape(n, 4).copy()
-    self.mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
+    self.rgba, self.mat = materials(m, m.flex_rgba, fm.matid)
     self.texid = np.full(n, -1)
     self.mapping = np.zeros((n, 4))
-    texids = getattr(m, "mat_texid", None)
     for f in range(n):
       k = int(fm.matid[f])
-      if k < 0:
-        continue
-      self.mat[f, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
-      if np.allclose(self.rgba[f], _DEFAULT_RGBA):
-        self.rgba[f] = m.mat_rgba[k]
-      if fm.texcoordadr[f] < 0 or texids is None or not int(getattr(m, "ntex", 0) or 0):
-        continue          # addFlexGeoms: no texture without texture coordinates
-      row = np.asarray(texids).reshape(int(m.nmat), -1)[k]
-      t = int(row[1 if len(row) > 1 else 0])
-      if t < 0 or int(m.tex_nchannel[t]) == 1:
+      # addFlexGeoms: no texture without texture coordinates
+      t = material_texture(m, k) if fm.texcoordadr[f] >= 0 else -1
+      if t < 0:
         continue
       self.texid[f] = t
       rep = np.asarray(m.mat_texrepeat[k], float)
@@ -242,8 +234,8 @@ class FlexScene:
     fm = self.model
     if not fm.nflex:
       return
-    alpha = self.rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False) else 1.0)
-    self.alpha = alpha
+    self.alpha = alpha = self.rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False)
+                                                     else 1.0)
     self.visible = fm.visible(opts) & (alpha > 0)
     if not self.visible.any():
       self.nface[:] = 0
@@ -257,18 +249,12 @@ class FlexScene:
       self._key = key
       self._faces(xall, face, skin, layer)
       self.version += 1
+    surface_rows(self.inst, self.visible, self.rgba, alpha, self.mat, self.mapping, highlight,
+                 vis.global_.glow)
     sphere, cylinder = kinds
     for f in np.nonzero(self.visible)[0]:
       mat = self.mat[f].copy()
-      if f == highlight:    # markselected: emission + glow
-        mat[0] += vis.global_.glow
-      inst = self.inst[f]
-      inst[:] = 0.0
-      inst[3:12] = np.eye(3).ravel()
-      inst[12:15] = 1.0
-      inst[16:20] = (*self.rgba[f, :3], alpha[f])
-      inst[20:24] = mat
-      inst[24:28] = self.mapping[f]
+      mat[0] += vis.global_.glow if f == highlight else 0.0    # markselected, as its faces
       # vertex spheres and edge cylinders (render_gl3): radius > 0, and not under a skin
       r = float(fm.radius[f])
       if r <= 0 or (skin and self.nface[f]):

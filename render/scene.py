@@ -16,7 +16,7 @@ import numpy as np
 from numjoco.render import meshes
 from numjoco.render.flex import FlexScene
 from numjoco.render.skin import SkinScene
-from numjoco.render.texmap import GeomTextures
+from numjoco.render.texmap import GeomTextures, materials
 from numjoco.render.visual import visual_for
 
 # primitive meshes, in draw order
@@ -102,6 +102,18 @@ def _rot_z_to(v):
   return R.reshape(n, 9)
 
 
+def _segments(p0, p1, width, rgba):
+  """The segments p0 -> p1 (arrays (n, 3)) longer than 1e-12: (start, vector, length, width,
+  rgba) of each, widths and colours broadcast per segment; None when there is none."""
+  v = p1 - p0
+  length = np.linalg.norm(v, axis=1)
+  ok = length > 1e-12
+  if not ok.any():
+    return None
+  return (p0[ok], v[ok], length[ok], np.broadcast_to(width, (len(ok),))[ok],
+          np.broadcast_to(rgba, (len(ok), 4))[ok])
+
+
 class Batch:
   """Instances collected for one frame, per mesh kind."""
 
@@ -127,14 +139,10 @@ class Batch:
 
   def connectors(self, kind, p0, p1, width, rgba, mat=None):
     """Cylinders (or capsules) of radius `width` from p0 to p1 (arrays (n, 3))."""
-    v = p1 - p0
-    length = np.linalg.norm(v, axis=1)
-    ok = length > 1e-12
-    if not ok.any():
+    seg = _segments(p0, p1, width, rgba)
+    if seg is None:
       return
-    p0, v, length = p0[ok], v[ok], length[ok]
-    rgba = np.broadcast_to(rgba, (len(ok), 4))[ok]
-    width = np.broadcast_to(width, (len(ok),))[ok]
+    p0, v, length, width, rgba = seg
     rot = _rot_z_to(v / length[:, None])
     half = length / 2
     size = np.stack([width, width, half if kind in (CYLINDER, ROD) else width,
@@ -146,14 +154,10 @@ class Batch:
     at p1 (head 3 widths long); MuJoCo's "arrow" (shaft to L/3, head to L/2, 1.75 widths wide),
     "arrow1" (the same, head as wide as the shaft) and "arrow2" (centred at p0, heads at
     +-L/2) as its renderer draws mjGEOM_ARROW/ARROW1/ARROW2. `low`: low-resolution meshes."""
-    v = p1 - p0
-    length = np.linalg.norm(v, axis=1)
-    ok = length > 1e-12
-    if not ok.any():
+    seg = _segments(p0, p1, width, rgba)
+    if seg is None:
       return
-    p0, v, length = p0[ok], v[ok], length[ok]
-    rgba = np.broadcast_to(rgba, (len(ok), 4))[ok]
-    width = np.broadcast_to(width, (len(ok),))[ok]
+    p0, v, length, width, rgba = seg
     u = v / length[:, None]
     if style == "plain":
       head, hw = np.minimum(3 * width, 0.4 * length), 2 * width
@@ -217,19 +221,6 @@ def _size4(gtype, size):
   return s
 
 
-def _materials(m, rgba, matid):
-  """Colour and material (emission, specular, shininess, 0) as MuJoCo's setMaterial: the
-  material's rgba unless the element's own differs from the default (0.5, 0.5, 0.5, 1)."""
-  rgba = np.array(rgba, np.float64)
-  mat = np.tile([0.0, 0.5, 0.5, 0.0], (len(rgba), 1))
-  for g in np.nonzero(np.asarray(matid) >= 0)[0]:
-    k = matid[g]
-    if np.allclose(rgba[g], (0.5, 0.5, 0.5, 1.0)):
-      rgba[g] = m.mat_rgba[k]
-    mat[g, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
-  return rgba, mat
-
-
 class SceneBuilder:
   """Builds the Scene of a model's snapshots (mjv_updateScene): per-model constants once
   (`set_model`), then a Scene per frame (`build`)."""
@@ -289,7 +280,7 @@ class SceneBuilder:
               1.0, spacing)
     self.geom_size4 = s
     matid = np.asarray(m.geom_matid)
-    rgba, mat = _materials(m, m.geom_rgba, matid)
+    rgba, mat = materials(m, m.geom_rgba, matid)
     rgba2 = np.zeros((n, 4))
     mat_names = getattr(m, "names", {}).get(14, [])     # mjtObj.MATERIAL
     for g in self.plane_ids:
@@ -313,7 +304,7 @@ class SceneBuilder:
     stype = np.asarray(m.site_type)
     self.site_kind = _GEOM_KIND[stype]
     self.site_size4 = _size4(stype, np.asarray(m.site_size, float))
-    self.site_rgba, self.site_mat = _materials(m, m.site_rgba, np.asarray(m.site_matid))
+    self.site_rgba, self.site_mat = materials(m, m.site_rgba, np.asarray(m.site_matid))
     self.site_bodyid = np.asarray(m.site_bodyid)
     self.site_group = np.clip(np.asarray(m.site_group), 0, 5)
     # inertia boxes (MuJoCo's equivalent-inertia box)

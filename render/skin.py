@@ -10,7 +10,8 @@ scene (colours, materials, this frame's vertices); render/surfaces.py's SkinDraw
 """
 import numpy as np
 
-from numjoco.render.texmap import TEX_2D, TEX_CUBE, TEX_NONE
+from numjoco.render.texmap import (TEX_2D, TEX_CUBE, TEX_NONE, material_texture, materials,
+                                    surface_rows)
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 
@@ -201,9 +202,6 @@ def _rounds(vertex):
 
 # ------------------------------------------------------------------------------------ scene
 
-_DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-
-
 class SkinScene:
   """What mjv_updateScene adds for a model's skins (numpy; SkinDraw draws it): per skin its
   colour, material, texture and mapping (MuJoCo's setMaterial and settexture); per frame the
@@ -224,27 +222,15 @@ class SkinScene:
     self.version += 1
     if not n:
       return
-    self.rgba = np.zeros((n, 4))
-    self.mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
+    self.rgba, self.mat = materials(m, m.skin_rgba, np.asarray(m.skin_matid)[:n])
     self.texid = np.full(n, -1)
     self.textype = np.full(n, TEX_NONE)
     self.mapping = np.zeros((n, 4))
     self.texgen = np.zeros(n, bool)      # a 2d texture without texture coordinates: world x, y
-    texids = getattr(m, "mat_texid", None)
     for i in range(n):
       k = int(m.skin_matid[i])
-      rgba = np.asarray(m.skin_rgba[i], float)
-      self.rgba[i] = rgba
-      if k < 0:
-        continue
-      self.mat[i, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
-      if np.allclose(rgba, _DEFAULT_RGBA):
-        self.rgba[i] = m.mat_rgba[k]
-      t = -1
-      if texids is not None and int(getattr(m, "ntex", 0) or 0):
-        row = np.asarray(texids).reshape(int(m.nmat), -1)[k]
-        t = int(row[1 if len(row) > 1 else 0])
-      if t < 0 or int(m.tex_nchannel[t]) == 1:     # as render/texmap.py geom_textures
+      t = material_texture(m, k)
+      if t < 0:
         continue
       self.texid[i] = t
       rep = np.asarray(m.mat_texrepeat[k], float)
@@ -278,8 +264,8 @@ class SkinScene:
     sk = self.model
     if not sk.nskin:
       return
-    alpha = self.rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False) else 1.0)
-    self.alpha = alpha
+    self.alpha = alpha = self.rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False)
+                                                     else 1.0)
     self.visible = sk.visible(opts) & (alpha > 0)
     if not self.visible.any():
       return
@@ -292,16 +278,8 @@ class SkinScene:
         on = self.texgen[sk.skin_of_vert]
         self.uv[on] = self.vert[on, :2]
       self.version += 1
-    for i in np.nonzero(self.visible)[0]:
-      inst = self.inst[i]
-      inst[:] = 0.0
-      inst[3:12] = np.eye(3).ravel()
-      inst[12:15] = 1.0
-      inst[16:20] = (*self.rgba[i, :3], alpha[i])
-      inst[20:24] = self.mat[i]
-      if i == highlight:
-        inst[20] += vis.global_.glow
-      inst[24:28] = self.mapping[i]
+    surface_rows(self.inst, self.visible, self.rgba, alpha, self.mat, self.mapping, highlight,
+                 vis.global_.glow)
 
   def any_transparent(self):
     """Whether a visible skin is drawn blended this frame."""

@@ -55,23 +55,51 @@ def selected(mask, alpha, transparent):
   return np.nonzero(mask & ((alpha < 1.0) == transparent))[0]
 
 
-class SkinDraw:
+class _SurfaceDraw:
+  """What SkinDraw and FlexDraw share: the scene part they draw (`s`, a SkinScene or
+  FlexScene), an instance buffer per surface, a frame's upload and the release."""
+
+  def __init__(self, ctx, scene):
+    self.ctx = ctx
+    self._gl, self._vaos = [], {}
+    self.s = scene
+
+  def _adopt(self, scene, renderer):
+    """Drop the previous model's GL objects; draw `scene` with `renderer`'s programs."""
+    self.release()
+    self.r, self.s, self._version = renderer, scene, None
+
+  def upload(self):
+    """This frame's vertices (when they changed: the scene's `version`) and instances into the
+    GL buffers."""
+    s = self.s
+    if not s.visible.any():
+      return
+    if s.version != self._version:
+      self._version = s.version
+      self._write_vertices(s)
+    for i in np.nonzero(s.visible)[0]:
+      self._inst[i].write(s.inst[i].tobytes())
+
+  def release(self):
+    """Free the GL objects of the current model."""
+    for o in list(self._vaos.values()) + self._gl:
+      o.release()
+    self._gl, self._vaos = [], {}
+
+
+class SkinDraw(_SurfaceDraw):
   """GL buffers and drawing of a model's skins (owned by a Renderer) from a SkinScene: each
   skin is one indexed triangle mesh in world coordinates, lit and textured by the geom
   programs through a single identity instance, as MuJoCo's renderer draws an mjGEOM_SKIN."""
 
   def __init__(self, ctx):
-    self.ctx = ctx
-    self._gl = []
-    self.s = SkinScene()
+    super().__init__(ctx, SkinScene())
 
   def set_model(self, skins, renderer):
     """The GL buffers of the SkinScene `skins`: world positions and normals (rewritten when
     they change), texture coordinates, faces, the instances."""
-    self.release()
-    self.r = renderer
-    self.s = skins
-    self._version = None
+    self._adopt(skins, renderer)
     sk = skins.model
     n = sk.nskin
     if not n:
@@ -84,28 +112,18 @@ class SkinDraw:
       a, c = int(sk.faceadr[i]), int(sk.facenum[i])
       self._ibufs.append(ctx.buffer(np.ascontiguousarray(sk.face[a:a + c], np.int32).tobytes()))
     self._inst = [ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
-    self._vaos = {}
     self._gl = [self._vbuf, self._uvbuf] + self._ibufs + self._inst
 
-  def upload(self):
-    """This frame's vertices (when they changed) and instances into the GL buffers."""
-    s = self.s
-    if not s.model.nskin or not s.visible.any():
-      return
-    if s.version != self._version:
-      self._version = s.version
-      self._vbuf.write(np.ascontiguousarray(np.concatenate([s.vert, s.normal], 1)).tobytes())
-      if s.texgen.any():
-        self._uvbuf.write(s.uv.tobytes())
-    for i in np.nonzero(s.visible)[0]:
-      self._inst[i].write(s.inst[i].tobytes())
+  def _write_vertices(self, s):
+    self._vbuf.write(np.ascontiguousarray(np.concatenate([s.vert, s.normal], 1)).tobytes())
+    if s.texgen.any():
+      self._uvbuf.write(s.uv.tobytes())
 
   def _vao(self, i, prog, key):
     vao = self._vaos.get((i, key))
     if vao is None:
       vao = self._vaos[i, key] = vertex_array(
           self.ctx, prog, key, self._vbuf, self._uvbuf, self._inst[i], self._ibufs[i])
-      self._gl.append(vao)
     return vao
 
   def draw_depth(self, depth_prog):
@@ -125,37 +143,24 @@ class SkinDraw:
     draw_lit(self.r, self.ctx, sh, set_uniforms, items,
                       lambda i, prog, key: self._vao(i, prog, key).render())
 
-  def release(self):
-    """Free the GL objects of the current model."""
-    for o in self._gl:
-      o.release()
-    self._gl = []
-    self._vaos = {}
 
-
-class FlexDraw:
+class FlexDraw(_SurfaceDraw):
   """GL buffers and drawing of a model's flexes (owned by a Renderer) from a FlexScene: faces
   as one unindexed world-space triangle list per flex, drawn through the lit (or textured)
   geom programs with an identity instance (the vertex spheres and edge cylinders are drawn
   with the geoms)."""
 
   def __init__(self, ctx):
-    self.ctx = ctx
-    self._gl = []
-    self.s = FlexScene()
+    super().__init__(ctx, FlexScene())
 
   def set_model(self, flexes, renderer):
     """The instance buffers of the FlexScene `flexes` (vertex buffers come with the faces)."""
-    self.release()
-    self.r = renderer
-    self.s = flexes
-    self._version = None
+    self._adopt(flexes, renderer)
     n = flexes.model.nflex
     if not n:
       return
     self._bufs = [None] * n
     self._inst = [self.ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
-    self._vaos = {}
     self._gl = list(self._inst)
 
   def _buffers(self, f, nvert):
@@ -175,28 +180,19 @@ class FlexDraw:
       self._gl.extend(b)
     return b
 
-  def upload(self):
-    """This frame's triangles (when they changed) and instances into the GL buffers."""
-    s = self.s
-    if not s.model.nflex or not s.visible.any():
-      return
-    if s.version != self._version:
-      self._version = s.version
-      for f in np.nonzero(s.nface)[0]:
-        verts, uv = s.tris[f]
-        vb, ub = self._buffers(f, len(verts))
-        vb.write(verts.tobytes())
-        if uv is not None:
-          ub.write(np.ascontiguousarray(uv).tobytes())
-    for f in np.nonzero(s.visible)[0]:
-      self._inst[f].write(s.inst[f].tobytes())
+  def _write_vertices(self, s):
+    for f in np.nonzero(s.nface)[0]:
+      verts, uv = s.tris[f]
+      vb, ub = self._buffers(f, len(verts))
+      vb.write(verts.tobytes())
+      if uv is not None:
+        ub.write(np.ascontiguousarray(uv).tobytes())
 
   def _vao(self, f, prog, key):
     vao = self._vaos.get((f, key))
     if vao is None:
       vb, ub = self._bufs[f]
-      vao = self._vaos[f, key] = vertex_array(self.ctx, prog, key, vb, ub,
-                                                       self._inst[f])
+      vao = self._vaos[f, key] = vertex_array(self.ctx, prog, key, vb, ub, self._inst[f])
     return vao
 
   def draw_depth(self, depth_prog):
@@ -215,12 +211,3 @@ class FlexDraw:
              for f in selected(s.nface > 0, s.alpha, transparent))
     draw_lit(self.r, self.ctx, sh, set_uniforms, items, lambda f, prog, key: self._vao(
         f, prog, key).render(vertices=3 * int(s.nface[f])))
-
-  def release(self):
-    """Free the GL objects of the current model."""
-    for o in list(self._vaos.values()) if hasattr(self, "_vaos") else ():
-      o.release()
-    for o in self._gl:
-      o.release()
-    self._gl = []
-    self._vaos = {}

@@ -7,6 +7,45 @@ import numpy as np
 TEX_NONE, TEX_2D, TEX_CUBE = 0, 1, 2     # texture kinds (the geom programs' variants)
 
 
+def materials(m, rgba, matid):
+  """Colour and material (emission, specular, shininess, 0) of elements with colours `rgba`
+  and materials `matid` (-1: none), as MuJoCo's setMaterial: the material's rgba unless the
+  element's own differs from the default (0.5, 0.5, 0.5, 1)."""
+  rgba = np.array(rgba, np.float64).reshape(-1, 4)
+  matid = np.asarray(matid)
+  mat = np.tile([0.0, 0.5, 0.5, 0.0], (len(rgba), 1))
+  for g in np.nonzero(matid >= 0)[0]:
+    k = matid[g]
+    if np.allclose(rgba[g], (0.5, 0.5, 0.5, 1.0)):
+      rgba[g] = m.mat_rgba[k]
+    mat[g, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
+  return rgba, mat
+
+
+def material_texture(m, k):
+  """The rgb texture of material `k`, or -1 (none, or a 1-channel one: see geom_textures)."""
+  texids = getattr(m, "mat_texid", None)
+  if k < 0 or texids is None or not int(getattr(m, "ntex", 0) or 0):
+    return -1
+  row = np.asarray(texids).reshape(int(m.nmat), -1)[k]
+  t = int(row[1 if len(row) > 1 else 0])
+  return -1 if t < 0 or int(m.tex_nchannel[t]) == 1 else t
+
+
+def surface_rows(rows, visible, rgba, alpha, mat, mapping, highlight, glow):
+  """The instance rows of the visible surfaces (skins, flexes: one identity instance each, in
+  world coordinates): colour with this frame's alpha, material (the selected one's emission
+  plus `glow`, as mjv_updateScene's markselected), texture mapping."""
+  for i in np.nonzero(visible)[0]:
+    row = rows[i]
+    row[:] = 0.0
+    row[3:12] = np.eye(3).ravel()
+    row[12:15] = 1.0
+    row[16:20] = (*rgba[i, :3], alpha[i])
+    row[20:24] = mat[i] + (glow if i == highlight else 0.0) * np.eye(4)[0]
+    row[24:28] = mapping[i]
+
+
 def is_plain_checker(img):
   """Whether a texture image is exactly a 2x2 checker of two colours (MuJoCo's builtin
   checker without marks): the renderer draws those procedurally."""
@@ -70,12 +109,8 @@ class GeomTextures:
     on = texid >= 0
     self.geom_textype[on] = np.where(ttype[texid[on]] == 0, TEX_2D, TEX_CUBE)
     # colours: MuJoCo's material rgba (the renderer may have put a checker colour there)
-    rgba = np.array(m.geom_rgba, np.float64)
     matid = np.asarray(m.geom_matid)
-    for g in np.nonzero(texid >= 0)[0]:
-      if np.allclose(rgba[g], (0.5, 0.5, 0.5, 1.0)):
-        rgba[g] = m.mat_rgba[matid[g]]
-    self.geom_rgba = rgba
+    self.geom_rgba = materials(m, m.geom_rgba, np.where(texid >= 0, matid, -1))[0]
     self.geom_map = self._mappings(m, r, texid, matid)
     sky = [t for t in range(ntex) if int(m.tex_type[t]) == 2]
     self.sky = sky[0] if sky else None
