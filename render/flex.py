@@ -16,7 +16,7 @@ holds them for the scene (numpy); render/surfaces.py's FlexDraw draws them.
 """
 import numpy as np
 
-from numjoco.render.texmap import material_texture, materials, surface_rows
+from numjoco.render.texmap import material_texture, materials, surface_alpha, surface_rows
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 
@@ -234,8 +234,7 @@ class FlexScene:
     fm = self.model
     if not fm.nflex:
       return
-    self.alpha = alpha = self.rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False)
-                                                     else 1.0)
+    self.alpha = alpha = surface_alpha(self.rgba, opts, vis)
     self.visible = fm.visible(opts) & (alpha > 0)
     if not self.visible.any():
       self.nface[:] = 0

@@ -11,7 +11,7 @@ scene (colours, materials, this frame's vertices); render/surfaces.py's SkinDraw
 import numpy as np
 
 from numjoco.render.texmap import (TEX_2D, TEX_CUBE, TEX_NONE, material_texture, materials,
-                                    surface_rows)
+                                    surface_alpha, surface_rows)
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 
@@ -264,8 +264,7 @@ class SkinScene:
     sk = self.model
     if not sk.nskin:
       return
-    self.alpha = alpha = self.rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False)
-                                                     else 1.0)
+    self.alpha = alpha = surface_alpha(self.rgba, opts, vis)
     self.visible = sk.visible(opts) & (alpha > 0)
     if not self.visible.any():
       return

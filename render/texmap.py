@@ -32,6 +32,12 @@ def material_texture(m, k):
   return -1 if t < 0 or int(m.tex_nchannel[t]) == 1 else t
 
 
+def surface_alpha(rgba, opts, vis):
+  """The surfaces' (skins', flexes') alpha this frame: rgba's, times map.alpha in the
+  transparent mode (mjVIS_TRANSPARENT)."""
+  return rgba[:, 3] * (vis.map.alpha if getattr(opts, "transparency", False) else 1.0)
+
+
 def surface_rows(rows, visible, rgba, alpha, mat, mapping, highlight, glow):
   """The instance rows of the visible surfaces (skins, flexes: one identity instance each, in
   world coordinates): colour with this frame's alpha, material (the selected one's emission
