@@ -18,12 +18,11 @@ from numjoco.render import meshes
 from numjoco.render import shaders
 from numjoco.render import surfaces
 from numjoco.render import textures
-from numjoco.render.scene import (  # noqa: F401 - VisOptions, LABELS, kinds: the public names
-    BALL, BOX, CAPSULE, CONE, CYLINDER, KINDS, LABELS, QUAD, ROD, SPHERE, TIP, Batch,
-    SceneBuilder, VisOptions, _ray_sensors)
+# VisOptions, LABELS and _ray_sensors are importable from here too (tests import them so)
+from numjoco.render.scene import (  # noqa: F401
+    BALL, BOX, CAPSULE, CONE, CYLINDER, KINDS, LABELS, QUAD, ROD, SPHERE, TIP, SceneBuilder,
+    VisOptions, _ray_sensors)
 from numjoco.render.scene import FLOATS as _FLOATS
-
-_Batch = Batch
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP, QUAD)   # the floor last
@@ -220,7 +219,6 @@ class Renderer:
   highlight_flex = property(lambda self: self.builder.highlight_flex,
                             lambda self, v: setattr(self.builder, "highlight_flex", v),
                             doc="selected flex: it glows (pert.flexselect)")
-  names = property(lambda self: self.builder.names, doc="the model's names per mjtObj")
 
   # ------------------------------------------------------------------------------ frame
 
@@ -363,21 +361,7 @@ class Renderer:
                                                    + [c.tobytes() for c in casters])
     if shadow_mat is not None and key != self._shadow_key:
       self._shadow_key = key
-      self._shadow_fbo.use()
-      self._shadow_fbo.clear(depth=1.0)
-      ctx.enable(moderngl.CULL_FACE)
-      self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
-      ctx.polygon_offset = (4.0, 8.0)     # slope-scaled depth bias against shadow acne
-      for kind in range(self._nkinds):
-        if kind != QUAD and len(geoms[kind]):
-          self._vaos["d", kind].render(instances=len(geoms[kind]))
-        if len(tgeoms[kind]):
-          self._upload(("s", kind), tgeoms[kind])
-          self._vaos["ds", kind].render(instances=len(tgeoms[kind]))
-      self._textured.draw_depth(self._depth_prog)
-      self._skins.draw_depth(self._depth_prog)
-      self._flexes.draw_depth(self._depth_prog)
-      ctx.polygon_offset = (0.0, 0.0)
+      self._draw_shadow_map(shadow_mat, geoms, tgeoms)
     fbo.use()
     ctx.viewport = (0, 0, width, height)
     fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
@@ -456,6 +440,26 @@ class Renderer:
     ctx.wireframe = False
     ctx.depth_func = "<"
     ctx.disable(moderngl.CULL_FACE | moderngl.DEPTH_TEST)   # leave the state as imgui expects
+
+  def _draw_shadow_map(self, shadow_mat, geoms, tgeoms):
+    """The casters' depth from the shadow light (`shadow_mat`): the opaque geoms (their
+    instances lead the opaque buffers), the transparent ones, textured geoms, skins, flexes."""
+    ctx = self.ctx
+    self._shadow_fbo.use()
+    self._shadow_fbo.clear(depth=1.0)
+    ctx.enable(moderngl.CULL_FACE)
+    self._depth_prog["u_viewproj"].write(_gl(shadow_mat))
+    ctx.polygon_offset = (4.0, 8.0)     # slope-scaled depth bias against shadow acne
+    for kind in range(self._nkinds):
+      if kind != QUAD and len(geoms[kind]):
+        self._vaos["d", kind].render(instances=len(geoms[kind]))
+      if len(tgeoms[kind]):
+        self._upload(("s", kind), tgeoms[kind])
+        self._vaos["ds", kind].render(instances=len(tgeoms[kind]))
+    self._textured.draw_depth(self._depth_prog)
+    self._skins.draw_depth(self._depth_prog)
+    self._flexes.draw_depth(self._depth_prog)
+    ctx.polygon_offset = (0.0, 0.0)
 
   def _twoside(self, on):
     """u_twoside of every geom program: planes (drawn without culling) turn their normal to
