@@ -7,7 +7,6 @@ recording and frame rate, and what the panels remember between frames), the newe
 (`cmd.send(name, *args)`, the viewer's Viewer.execute: its own commands, or the Simulation
 worker's, which applies them between chunks). They know nothing of the Viewer.
 """
-
 import numpy as np
 
 from numjoco.app import keys
@@ -45,6 +44,7 @@ class UiState:
     self.fps = 0.0
     self.scene_full = False
     self.max_geom = 0
+    # remembered
     self.show_panels = True
     self.show_help = False
     self.key = -1                   # selected keyframe (-1: none)
