@@ -368,13 +368,13 @@ flex_rgba f4 nflex 4               # color without a material
 flex_texcoord f4 nflextexcoord 2   # texture coordinates of the vertices
 # meshes (ours: the builtin wedge and plate meshes have three mesh_normal rows per vertex,
 # normal and two tangents; polygons are numbered by their first hull triangle)
-mesh_vertadr i4 nmesh              # first vertex address
+mesh_vertadr i4 nmesh              # first row in mesh_vert
 mesh_vertnum i4 nmesh              # number of vertices
-mesh_faceadr i4 nmesh              # first face address
-mesh_facenum i4 nmesh              # number of faces
-mesh_octadr i4 nmesh               # first octree node address
+mesh_faceadr i4 nmesh              # first row in mesh_face
+mesh_facenum i4 nmesh              # number of triangles
+mesh_octadr i4 nmesh               # first octree node (oct_* row)
 mesh_octnum i4 nmesh               # number of octree nodes
-mesh_normaladr i4 nmesh            # first normal address
+mesh_normaladr i4 nmesh            # first row in mesh_normal
 mesh_normalnum i4 nmesh            # number of normals
 mesh_graphadr i4 nmesh             # address of the hull graph in mesh_graph; -1: none
 mesh_extrema i4 nmesh 27           # hull vertex furthest along each of the 3x3x3 grid directions
