@@ -572,8 +572,8 @@ solver_nupdate i4 4000             # Cholesky updates in each line search
 solver_niter i4 20                 # iterations of each island's solve
 solver_fwdinv f8 2                 # forward-inverse mismatch: qfrc, efc (fwdinv flag)
 # warnings (MuJoCo's mjWarningStat array, one field each, indexed by mjtWarning)
-warning_lastinfo i4 8              # info of the warning's last occurrence
-warning_number i4 8                # times the warning was raised
+warning_lastinfo i4 7              # info of the warning's last occurrence
+warning_number i4 7                # times the warning was raised
 # variable sizes (1-element arrays here so compiled code can write them; Data shows numbers)
 ncon i4 1                          # number of contacts
 ne i4 1                            # number of equality constraint rows
@@ -600,7 +600,7 @@ qacc_warmstart f8 nv               # acceleration the next solve starts from
 ctrl f8 nu                         # controls
 qfrc_applied f8 nv                 # applied generalized force
 xfrc_applied f8 nbody 6            # applied world force and torque at each body's com
-eq_active u1 neq                   # equality constraint is on
+eq_active b1 neq                   # equality constraint is on
 # mocap bodies
 mocap_pos f8 nmocap 3              # world positions
 mocap_quat f8 nmocap 4             # world orientations
