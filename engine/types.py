@@ -163,7 +163,7 @@ body_pos f8 nbody 3                # position in the parent body frame
 body_quat f8 nbody 4               # orientation in the parent body frame (w, x, y, z)
 body_ipos f8 nbody 3               # center of mass in the body frame
 body_iquat f8 nbody 4              # orientation of the principal inertia axes in the body frame
-body_mass f8 nbody                 # mass
+body_mass f8 nbody                 # mass of the body
 body_subtreemass f8 nbody          # mass of the body and all its descendants
 body_inertia f8 nbody 3            # principal moments of inertia (in the ipos/iquat frame)
 body_invweight0 f8 nbody 2         # mean inverse inertia at qpos0: translation, rotation
@@ -403,9 +403,9 @@ hfield_data f4 nhfielddata         # elevations, scaled to [0, 1]
 # materials
 mat_emission f4 nmat               # emission, as a multiple of the color
 mat_specular f4 nmat               # specular reflection, as a multiple of white
-mat_shininess f4 nmat              # shininess
+mat_shininess f4 nmat              # shininess, 0 to 1
 mat_reflectance f4 nmat            # reflectance; 0: none
-mat_rgba f4 nmat 4                 # color
+mat_rgba f4 nmat 4                 # color and transparency
 # predefined geom pairs
 pair_dim i4 npair                  # contact dimension: 1, 3, 4 or 6
 pair_geom1 i4 npair                # first geom id
@@ -529,13 +529,13 @@ plugin_statenum i4 nplugin         # number of plugin state values
 plugin_attr u1 npluginattr         # configuration attributes of all instances (text)
 plugin_attradr i4 nplugin          # first address of the instance's attributes
 # keyframes
-key_time f8 nkey                   # time
+key_time f8 nkey                   # simulation time
 key_qpos f8 nkey nq                # joint positions
 key_qvel f8 nkey nv                # joint velocities
-key_act f8 nkey na                 # activations
+key_act f8 nkey na                 # actuator activations
 key_mpos f8 nkey nmocap*3          # mocap body positions
 key_mquat f8 nkey nmocap*4         # mocap body orientations
-key_ctrl f8 nkey nu                # controls
+key_ctrl f8 nkey nu                # controls of the keyframe
 key_plastic f8 nkey nplastic       # plastic state
 # sparse structures (rows of the body-dof, reduced inertia and full dof-dof patterns)
 B_rownnz i4 nbody                  # body-dof: nonzeros of each body's row
@@ -597,7 +597,7 @@ history f8 nhistory                # ring buffers of delayed controls and sensor
 plastic f8 nplastic                # plastic state: spring references of joints, tendons, flexes
 qacc_warmstart f8 nv               # acceleration the next solve starts from
 # control
-ctrl f8 nu                         # controls
+ctrl f8 nu                         # controls of the actuators
 qfrc_applied f8 nv                 # applied generalized force
 xfrc_applied f8 nbody 6            # applied world force and torque at each body's com
 eq_active b1 neq                   # equality constraint is on
@@ -700,7 +700,7 @@ contact_includemargin f8 nconmax   # distance below which the contact exerts for
 contact_friction f8 nconmax 5      # friction: two tangents, torsion, two rolling
 contact_solref f8 nconmax 2        # solref along the normal
 contact_solreffriction f8 nconmax 2 # solref along the friction directions
-contact_solimp f8 nconmax 5        # solimp
+contact_solimp f8 nconmax 5        # solimp of the contact
 contact_adhesion f8 nconmax        # adhesion force along the normal
 contact_surfacevel f8 nconmax 3    # relative surface velocity: two tangents, spin
 contact_mu f8 nconmax              # friction of the regularized cone
