@@ -905,9 +905,10 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=Non
   the option can be raised at run time; beyond nccd the driver caps the iterations).
 
   MuJoCo grows an arena; we preallocate. -1 (MuJoCo's default) picks room for about 12
-  contacts per geom and 2 per flex vertex and element; rows cover pyramidal condim-4 contacts plus every equality (a flex
-  equality's row per edge included), friction and limit row the model can produce. A full buffer drops the extra contacts/rows and
-  counts a CONTACTFULL/CNSTRFULL warning, as MuJoCo does.
+  contacts per geom and 2 per flex vertex and element; rows cover pyramidal condim-4 contacts
+  plus every equality (a flex equality's row per edge included), friction and limit row the
+  model can produce. A full buffer drops the extra contacts/rows and counts a
+  CONTACTFULL/CNSTRFULL warning, as MuJoCo does.
   """
   if nconmax < 0:
     nconmax = max(256, 12 * sizes.get("ngeom", 0)
