@@ -154,65 +154,40 @@ _XML = """
         nuser_tendon="1" nuser_actuator="1" nuser_sensor="1"/>
   <asset>
     <mesh name="tet" vertex="0 0 0  .1 0 0  0 .1 0  0 0 .1"/>
-    <hfield name="hf" nrow="3" ncol="4" size="1 1 .1 .05"
-            elevation="0 1 0 1  1 0 1 0  0 1 0 1"/>
+    <hfield name="hf" nrow="3" ncol="4" size="1 1 .1 .05" elevation="0 1 0 1 1 0 1 0 0 1 0 1"/>
     <material name="mat" rgba=".5 .5 .5 1"/>
   </asset>
   <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <camera name="fixed" pos="0 -2 1" xyaxes="1 0 0 0 .5 1"/>
+    <light pos="0 0 3" dir="0 0 -1"/> <camera name="fixed" pos="0 -2 1" xyaxes="1 0 0 0 .5 1"/>
     <geom name="floor" type="plane" size="2 2 .1" material="mat"/>
     <geom type="hfield" hfield="hf" pos="5 0 0"/>
-    <body name="torso" pos="0 0 .11">
-      <freejoint/>
+    <body name="torso" pos="0 0 .11"> <freejoint/>
       <geom name="torso" type="capsule" size=".1" fromto="0 0 0 0 0 .3" user="1"/>
       <site name="s0" pos="0 0 .3" user="1"/>
       <camera name="track" mode="trackcom" pos="0 -1 0" user="1"/>
-      <body name="arm" pos=".2 0 .2">
-        <joint name="shoulder" type="ball" range="0 60"/>
+      <body name="arm" pos=".2 0 .2"> <joint name="shoulder" type="ball" range="0 60"/>
         <geom type="box" size=".05 .05 .1"/>
-        <body name="forearm" pos="0 0 -.2">
-          <joint name="elbow" axis="0 1 0" range="-90 90" damping=".1" stiffness="1"
-                 user="1 2"/>
-          <geom type="mesh" mesh="tet"/>
-          <site name="s1" pos="0 0 -.1"/>
-        </body>
-      </body>
-      <body name="leg" pos="0 0 -.05">
+        <body name="forearm" pos="0 0 -.2"> <geom type="mesh" mesh="tet"/>
+          <joint name="elbow" axis="0 1 0" range="-90 90" damping=".1" stiffness="1" user="1 2"/>
+          <site name="s1" pos="0 0 -.1"/> </body> </body>
+      <body name="leg" pos="0 0 -.05"> <geom type="ellipsoid" size=".05 .06 .07"/>
         <joint name="hip" type="slide" axis="0 0 1" range="-.1 .1" frictionloss=".1"/>
-        <geom type="ellipsoid" size=".05 .06 .07"/>
-        <geom type="cylinder" size=".04 .1" pos=".1 0 0"/>
-      </body>
-    </body>
+        <geom type="cylinder" size=".04 .1" pos=".1 0 0"/> </body> </body>
     <body name="target" mocap="true" pos="1 1 1">
-      <geom type="sphere" size=".05" contype="0" conaffinity="0"/>
-    </body>
+      <geom type="sphere" size=".05" contype="0" conaffinity="0"/> </body>
   </worldbody>
-  <contact>
-    <pair geom1="floor" geom2="torso"/>
-    <exclude body1="torso" body2="arm"/>
-  </contact>
-  <equality>
-    <connect body1="target" body2="torso" anchor="0 0 0" active="false"/>
-    <joint joint1="hip" joint2="elbow"/>
-  </equality>
+  <contact> <pair geom1="floor" geom2="torso"/> <exclude body1="torso" body2="arm"/> </contact>
+  <equality> <connect body1="target" body2="torso" anchor="0 0 0" active="false"/>
+    <joint joint1="hip" joint2="elbow"/> </equality>
   <tendon>
-    <fixed name="fixed"><joint joint="elbow" coef="1"/><joint joint="hip" coef="-1"/></fixed>
-    <spatial name="spatial" range="0 1"><site site="s0"/><site site="s1"/></spatial>
+    <fixed name="fixed"> <joint joint="elbow" coef="1"/> <joint joint="hip" coef="-1"/> </fixed>
+    <spatial name="spatial" range="0 1"> <site site="s0"/> <site site="s1"/> </spatial>
   </tendon>
-  <actuator>
-    <motor joint="elbow" ctrlrange="-1 1" user="1"/>
-    <position joint="hip" kp="10"/>
-    <general tendon="fixed" dyntype="filter" dynprm=".1"/>
-  </actuator>
-  <sensor>
-    <jointpos joint="elbow" user="1"/>
-    <accelerometer site="s0"/>
-    <touch site="s1"/>
-    <framequat objtype="body" objname="arm"/>
-    <tendonpos tendon="spatial"/>
-  </sensor>
-  <keyframe><key time="1"/></keyframe>
+  <actuator> <motor joint="elbow" ctrlrange="-1 1" user="1"/> <position joint="hip" kp="10"/>
+    <general tendon="fixed" dyntype="filter" dynprm=".1"/> </actuator>
+  <sensor> <jointpos joint="elbow" user="1"/> <accelerometer site="s0"/> <touch site="s1"/>
+    <framequat objtype="body" objname="arm"/> <tendonpos tendon="spatial"/> </sensor>
+  <keyframe> <key time="1"/> </keyframe>
 </mujoco>
 """
 
