@@ -108,12 +108,14 @@ def test_generator_writes_every_field():
 @pytest.mark.parametrize("table, docs", [(t.MODEL_TABLE, t.MODEL_DOCS),
                                          (t.DATA_TABLE, t.DATA_DOCS)], ids=["Model", "Data"])
 def test_every_row_has_a_doc(table, docs):
+  """Every row of the table carries a doc after its `#`."""
   assert [name for name, _, _ in table] == list(docs)
   missing = [name for name, doc in docs.items() if not doc]
   assert missing == []
 
 
 def test_docs_are_read_from_the_rows():
+  """Group lines are skipped; a row's doc is what follows its `#`."""
   assert t.table_docs("a f8 1  # the a\n# a group\nb i4 nv # b's doc", "x_") == {
       "x_a": "the a", "x_b": "b's doc"}
   assert t.parse_table("a f8 1  # the a\n# a group\nb i4 nv 3") == [
@@ -132,6 +134,7 @@ def test_mujoco_fields_first_in_mujocos_order(table, struct):
 
 
 def test_sizes_in_mujocos_order():
+  """MODEL_SIZES: MuJoCo's sizes in mjModel's order, then ours."""
   order = _order("mjModel")
   shared = [n for n in t.MODEL_SIZES if n in order]
   assert shared == sorted(shared, key=order.get)
@@ -229,6 +232,7 @@ def _compare(ours, theirs, struct):
 
 
 def test_model_fields_are_mujocos(both):
+  """Sizes, shapes and dtypes of the Model fields MuJoCo has equal MuJoCo's."""
   m, _, mjm, _ = both
   assert m.ntendon == 2 and m.nmesh == m.nhfield == m.nmocap == m.nkey == 1
   # nconmax and njmax: MuJoCo's are -1 unless the model sets them; ours hold the room allocated
@@ -240,6 +244,8 @@ def test_model_fields_are_mujocos(both):
 
 
 def test_data_fields_are_mujocos(both):
+  """Shapes and dtypes of the Data fields MuJoCo has equal MuJoCo's (arena arrays: room
+  for at least MuJoCo's rows)."""
   _, d, _, mjd = both
   assert mjd.ncon > 0 and mjd.nefc > 0
   bad, seen = _compare({n: d._arrays[n] for n, _, _ in t.DATA_TABLE}, mjd, "mjData")
@@ -248,6 +254,7 @@ def test_data_fields_are_mujocos(both):
 
 
 def test_comparison_finds_a_wrong_shape_and_dtype(both):
+  """The comparison above reports a reshaped field and a field of another dtype."""
   _, d, _, mjd = both
   ours = {n: d._arrays[n] for n, _, _ in t.DATA_TABLE}
   ours["xpos"] = ours["xpos"].reshape(-1)
