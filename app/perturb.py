@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from numjoco.engine.rotation import axis_angle, conj, quat_mul, rotvec
 from numjoco.engine.types import mjtGeom
 
 
@@ -60,36 +61,6 @@ def convert2d(action, dx, dy, forward):
   n = math.hypot(yx, yy)
   yx, yy = (yx / n, yy / n) if n > 1e-10 else (0.0, 0.0)
   return np.array([vec[0] * yy + vec[1] * yx, -vec[0] * yx + vec[1] * yy, vec[2]])
-
-
-def quat_mul(a, b):
-  """Quaternion product a * b (w, x, y, z)."""
-  return np.array([a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-                   a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-                   a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-                   a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]])
-
-
-def conj(q):
-  """Conjugate (the inverse of a unit quaternion)."""
-  return np.asarray(q, float) * [1, -1, -1, -1]
-
-
-def axis_angle(axis, angle):
-  """Unit quaternion of a rotation by `angle` about unit `axis`."""
-  return np.concatenate([[math.cos(angle / 2)], math.sin(angle / 2) * np.asarray(axis, float)])
-
-
-def rotvec(q):
-  """Rotation vector (axis * angle) of a unit quaternion: mju_quat2Vel with dt = 1."""
-  q = np.asarray(q, float)
-  s = float(np.linalg.norm(q[1:]))
-  if s == 0:
-    return np.zeros(3)
-  ang = 2 * math.atan2(s, q[0])
-  if ang > math.pi:
-    ang -= 2 * math.pi
-  return q[1:] / s * ang
 
 
 def ray_geom(p, u, gtype, size, pos, mat):

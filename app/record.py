@@ -161,6 +161,17 @@ class Progress:
       self.stream.flush()
 
 
+def _fresh_data(m, key):
+  """New Data of `m` reset to keyframe `key` (None: the model's defaults)."""
+  import numjoco
+  d = numjoco.make_data(m)
+  try:
+    numjoco.reset_data(m, d, key)
+  except ValueError as e:
+    raise RecordError(str(e)) from None
+  return d
+
+
 def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=None, key=None,
            ctrl=None, opts=None, samples=None, png_dir=None, progress=None, on_frame=None,
            writer_options=None):
@@ -206,11 +217,7 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     raise RecordError("nothing to write: give a video path, a PNG folder, or both")
   nframes = max(1, int(round(seconds * fps)))
   if d is None:
-    d = numjoco.make_data(m)
-    try:
-      numjoco.reset_data(m, d, key)
-    except ValueError as e:
-      raise RecordError(str(e)) from None
+    d = _fresh_data(m, key)
   if ctrl is not None:
     d.ctrl[:] = parse_ctrl(ctrl, m)
   cam = camera if isinstance(camera, Camera) else make_camera(m, camera)
@@ -277,11 +284,7 @@ def screenshot(m, path, size=(1280, 720), camera=None, *, d=None, key=None, opts
   from numjoco.render.snapshot import Snapshot
   w, h = parse_size(size) if isinstance(size, str) else (int(v) for v in size)
   if d is None:
-    d = numjoco.make_data(m)
-    try:
-      numjoco.reset_data(m, d, key)
-    except ValueError as e:
-      raise RecordError(str(e)) from None
+    d = _fresh_data(m, key)
   numjoco.forward(m, d)
   cam = camera if isinstance(camera, Camera) else make_camera(m, camera)
   renderer = HeadlessRenderer(m, w, h, samples=_samples(m, samples))

@@ -30,13 +30,12 @@ import numjoco
 from numjoco import engine
 from numjoco.app.panels.common import SPEEDS  # noqa: F401  (re-exported; defined where the UI needs it)
 from numjoco.engine.mjcf._flex import option_error
-from numjoco.engine.types import NSOLVER, mjtWarning
+from numjoco.engine.types import MAXVAL, NSOLVER, mjtWarning
 
 CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less); paced
                      # chunks are shorter: the steps that catch up with wall time x speed
 MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs instead of catching up
 PUBLISH_MIN = 0.01   # wall seconds between snapshots when running as fast as possible
-MAX_QACC = 1e10      # MuJoCo's mjMAXVAL: |qacc| beyond it counts as divergence
 SHOWN_WAIT = 2.0     # seconds the worker waits for the UI's first frame (wait_shown)
 RECORD_QUEUE = 8     # recorded snapshots waiting for the UI before the worker waits for it
 
@@ -164,7 +163,7 @@ def key_snippet(m, d, name="saved"):
   return " ".join(parts) + "/>"
 
 
-# fields MuJoCo 4.0 reads only when the model had some nonzero value when it was compiled
+# fields MuJoCo reads only when the model had some nonzero value when it was compiled
 # (mjModel.flg_adhesion / flg_surfacevel): a run-time edit of a model without any is ignored there
 _FLAGGED = {"geom_adhesion": ("adhesion", ("geom_adhesion", "pair_adhesion")),
             "geom_surfacevel": ("surfacevel", ("geom_surfacevel",))}
@@ -579,7 +578,7 @@ class Simulation:
     elif name == "perturb_ref":     # (shift, turn): the mouse's move since perturb_start
       if not d.pert_active[0]:
         return
-      from numjoco.app.perturb import quat_mul
+      from numjoco.engine.rotation import quat_mul
       shift, turn = np.asarray(args[0], float), np.asarray(args[1], float)
       pos0, selpos0, quat0 = self._pert0   # mjv_movePerturb: both points shift, quat turns
       d.pert_refpos[:] = pos0 + shift
@@ -689,7 +688,7 @@ class Simulation:
             return done
     if done < n:
       self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
-    elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAX_QACC):
+    elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAXVAL):
       self._diverged(f"huge or NaN qacc at t={d.time:.4g} s: reset")
       numjoco.reset_data(m, d)
       numjoco.forward(m, d)

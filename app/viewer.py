@@ -10,6 +10,7 @@ Screenshots (Ctrl+P) and recordings (Ctrl+R) render the 3D view into an offscree
 samples at k / fps of simulated time (app/sim.py), encoded by render/video.py's VideoWriter on
 its own thread, so the video plays at true speed whatever the display rate or slow motion.
 """
+import math
 import os
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import time
 
 import numpy as np
 
-from numjoco.app import warmup
+from numjoco.app import keys, warmup
 
 UI_WAIT = 10.0         # seconds after which the panels come up even without a model on screen
 LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothing moves yet)
@@ -105,11 +106,12 @@ class Viewer:
     from numjoco.app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
+    self.commands = panels.CommandSink(self.execute)   # the panels' commands, run here
     self.clock = FrameClock()
     self.closed = False
     self.renderer = None
     self.camera = None
-    from numjoco.render.renderer import VisOptions
+    from numjoco.render.scene import VisOptions
     self.opts = VisOptions()
     self.frame_mode = 0
     self.selected = -1             # body picked by double-click (-1: none)
@@ -425,13 +427,23 @@ class Viewer:
       dl.add_text((ww * 0.5 - 80, 8), imgui.IM_COL32(255, 255, 120, 255),
                   f"selected: {name or 'body'} ({self.selected})")
     if self._warm is not None:
-      panels.compile_progress(self)
+      panels.compile_progress(self._warm_log, self._warm_t0)
     elif st is not None and st.physics:
-      panels.draw(self, st, info)
+      panels.draw(self._ui_state(), self.commands, st, info)
     elif st is not None:
-      panels.draw_loading(self, st)
+      panels.draw_loading(self.ui, self.commands, st)
     imgui.render()
     self.impl.render(imgui.get_draw_data())
+
+  def _ui_state(self):
+    """The UiState with what the panels show this frame: the viewer's options, camera,
+    recording, frame rate and scene."""
+    ui, r = self.ui, self.renderer
+    ui.opts, ui.camera, ui.fps = self.opts, self.camera, self.clock.fps
+    ui.recording_frames = self.recording[0].frames if self.recording is not None else None
+    ui.scene_full = r is not None and r.scene_full
+    ui.max_geom = r.max_geom if r is not None else 0
+    return ui
 
   def screenshot(self, ui=False):
     """The window's content as an (h, w, 3) uint8 image, top row first; the 3D view only unless
@@ -568,53 +580,125 @@ class Viewer:
     return io.want_capture_mouse if what == "mouse" else io.want_text_input
 
   def on_key_press(self, symbol, modifiers):
-    """MuJoCo's keyboard shortcuts (app/keys.py lists them), unless imgui is taking text."""
+    """MuJoCo's keyboard shortcuts: the command app/keys.py binds the key to (the table the help
+    panel lists), unless imgui is taking text."""
     self._input_at = time.perf_counter()
     from pyglet.window import key
     if self._ui_wants("keyboard") or self.sim is None:
       return
-    st = self.sim.status()
-    ctrl = modifiers & key.MOD_CTRL
-    o = self.opts
-    if symbol == key.SPACE:
-      self.sim.send("pause", not st.paused)
-    elif symbol == key.RIGHT and st.paused:
+    hit = keys.find(_key_name(symbol), bool(modifiers & key.MOD_CTRL),
+                    bool(modifiers & key.MOD_SHIFT))
+    if hit is not None:
+      self.execute(hit[0], *hit[1])
+    return True   # handled (pyglet would close the window on Escape)
+
+  # ------------------------------------------------------------------ commands
+  def execute(self, name, *args):
+    """The command sink of the key bindings and the panels: run the viewer's own command
+    `name` (a `_cmd_<name>` method), or send it to the simulation worker (pause, step, reset,
+    speed, opt, model, ctrl, qpos, zero_ctrl, call, clear_error)."""
+    own = getattr(self, "_cmd_" + name, None)
+    if own is not None:
+      return own(*args)
+    self.sim.send(name, *args)
+
+  def _cmd_toggle_pause(self):
+    self.sim.send("pause", not self.sim.status().paused)
+
+  def _cmd_step_paused(self):
+    if self.sim.status().paused:
       self.sim.send("step", 1)
-    elif symbol == key.BACKSPACE:
-      self.sim.send("reset", self.ui.key if self.ui.key >= 0 else None)
-    elif symbol == key.L and ctrl:
-      self.reload()
-    elif symbol == key.P and ctrl:
-      self.save_screenshot(ui=bool(modifiers & key.MOD_SHIFT))   # Shift: with the panels
-    elif symbol == key.R and ctrl:
-      self.toggle_recording()
-    elif symbol in (key.MINUS, key.EQUAL):
-      self.ui.change_speed(self, -1 if symbol == key.MINUS else 1)
-    elif symbol in (key.BRACKETLEFT, key.BRACKETRIGHT):
-      self.ui.cycle_camera(self, -1 if symbol == key.BRACKETLEFT else 1)
-    elif symbol == key.ESCAPE:
-      from numjoco.render.camera import CameraType
-      if self.camera is not None:
-        self.camera.type = CameraType.FREE
-      return True   # pyglet closes the window on Escape by default
-    elif symbol == key.TAB:
-      self.ui.show_panels = not self.ui.show_panels
-    elif symbol == key.F1:
-      self.ui.show_help = not self.ui.show_help
-    elif symbol == key.F6:
-      self.frame_mode = (self.frame_mode + 1) % len(FRAMES)
-      o.body_frames = FRAMES[self.frame_mode] == "body"
-      o.contact_frames = FRAMES[self.frame_mode] == "contact"
-    elif symbol == key.F7:
-      from numjoco.render.renderer import LABELS
-      o.labels = LABELS[(LABELS.index(o.labels) + 1) % len(LABELS)]
-    elif not ctrl and symbol in _toggles():
-      name = _toggles()[symbol]
-      setattr(o, name, not getattr(o, name))
-    elif not ctrl and key._0 <= symbol <= key._5:
-      g = symbol - key._0
-      o.geom_groups[g] = not o.geom_groups[g]
-    return True
+
+  def _cmd_reset_to_key(self):
+    self.sim.send("reset", self.ui.key if self.ui.key >= 0 else None)
+
+  def _cmd_reload(self):
+    self.reload()
+
+  def _cmd_open(self, path):
+    self.open(path)
+
+  def _cmd_screenshot(self, ui=False):
+    self.save_screenshot(ui=bool(ui))
+
+  def _cmd_toggle_recording(self):
+    self.toggle_recording()
+
+  def _cmd_speed_step(self, direction):
+    """One step slower (-1) or faster (+1) along the panels' SPEEDS."""
+    from numjoco.app.panels.common import SPEEDS
+    st = self.sim.status()
+    i = min(range(len(SPEEDS)), key=lambda k: abs(math.log(SPEEDS[k]) - math.log(st.speed))
+            if math.isfinite(SPEEDS[k]) and math.isfinite(st.speed) else
+            (0 if SPEEDS[k] == st.speed else 99))
+    i = max(0, min(len(SPEEDS) - 1, i + direction))
+    self.sim.send("speed", SPEEDS[i])
+
+  def _cmd_camera_step(self, direction):
+    """Next (+1) or previous (-1) camera of the model."""
+    from numjoco.render.camera import CameraType
+    cam, m = self.camera, self.ui.m
+    if cam is None or m is None or m.ncam == 0:
+      return
+    if cam.type != CameraType.FIXED:
+      cam.fixedcamid = 0 if direction > 0 else m.ncam - 1
+    else:
+      cam.fixedcamid = (cam.fixedcamid + direction) % m.ncam
+    cam.type = CameraType.FIXED
+
+  def _cmd_free_camera(self):
+    from numjoco.render.camera import CameraType
+    if self.camera is not None:
+      self.camera.type = CameraType.FREE
+
+  def _cmd_reset_view(self):
+    from numjoco.render.camera import Camera
+    if self.ui.m is not None:
+      self.camera = Camera.default_for(self.ui.m)
+
+  def _cmd_copy_mjcf_diff(self):
+    """The edits so far as an MJCF diff, to the clipboard (the Simulation panel copies it)."""
+    from numjoco.app import export
+    sim, ui = self.sim, self.ui
+
+    def diff(mm, d):
+      ui.clipboard = export.mjcf_diff(mm, dict(sim.edits), dict(sim.opt_edits), sim.opt0)
+    sim.send("call", diff)
+
+  def _cmd_save_copy(self, path):
+    """The model with the edits so far saved as MJCF at `path`."""
+    from numjoco.app import export
+    sim, ui = self.sim, self.ui
+
+    def save(mm, d):
+      try:
+        skipped = export.save_copy(mm, dict(sim.edits), dict(sim.opt_edits), path, sim.opt0)
+        ui.message = f"saved {path}" + (f"; notes: {'; '.join(skipped)}" if skipped else "")
+      except (ValueError, OSError) as e:
+        ui.error = f"cannot save a copy: {e}"
+    sim.send("call", save)
+
+  def _cmd_toggle_panels(self):
+    self.ui.show_panels = not self.ui.show_panels
+
+  def _cmd_toggle_help(self):
+    self.ui.show_help = not self.ui.show_help
+
+  def _cmd_cycle_frames(self):
+    self.frame_mode = (self.frame_mode + 1) % len(FRAMES)
+    self.opts.body_frames = FRAMES[self.frame_mode] == "body"
+    self.opts.contact_frames = FRAMES[self.frame_mode] == "contact"
+
+  def _cmd_cycle_labels(self):
+    from numjoco.render.scene import LABELS
+    o = self.opts
+    o.labels = LABELS[(LABELS.index(o.labels) + 1) % len(LABELS)]
+
+  def _cmd_toggle_option(self, name):
+    setattr(self.opts, name, not getattr(self.opts, name))
+
+  def _cmd_toggle_geom_group(self, g):
+    self.opts.geom_groups[g] = not self.opts.geom_groups[g]
 
   def pick(self, x, y):
     """Body, world point and skin (-1: none) under window pixel (x, y) (pyglet coordinates),
@@ -752,9 +836,12 @@ class Viewer:
     return True
 
 
-def _toggles():
-  from pyglet.window import key
-  return {key.C: "contact_points", key.F: "contact_forces", key.J: "joints",
-          key.E: "constraints", key.I: "inertia", key.M: "com", key.T: "transparency",
-          key.W: "wireframe", key.S: "shadows", key.V: "tendons", key.Y: "rangefinder",
-          key.SEMICOLON: "skins"}   # MuJoCo's mjVIS_SKIN key
+def _key_name(symbol):
+  """The app/keys.py name (pyglet.window.key.<name>) of a key symbol, or None if unbound."""
+  if not _KEY_NAMES:
+    from pyglet.window import key
+    _KEY_NAMES.update({getattr(key, n): n for b in keys.BINDINGS for n in b.keys})
+  return _KEY_NAMES.get(symbol)
+
+
+_KEY_NAMES = {}     # key symbol -> name, of the bound keys

@@ -6,5 +6,5 @@ numjoco.engine.api and numjoco.engine.io). The modules follow MuJoCo's engine fi
 narrow phase), constraint (the constraint builder), solver, passive, sensor, derivative,
 inverse, ...; mjcf compiles MJCF and URDF into a Model. Kernels are compiled per unit and cached
 by content (_jit.py, _sig.py, build.py). Importing this package imports nothing else; the
-parser and compiler (mjcf), types, visual and preview need no Numba.
+parser and compiler (mjcf), types, visual, rotation and preview need no Numba.
 """

@@ -3,13 +3,16 @@
 Kernels are cached one file per function under a key of their own content (engine/_jit.py).
 This module answers the viewer's first question, "can the engine start without compiling?",
 from a marker a finished build leaves (`warm-<what>-<stamp>`): the stamp hashes the engine's kernel
-sources, numba's and Python's versions and the flags. `engine/mjcf/` is left out: it is the
-model compiler, plain Python that no kernel reaches (`test_cache_key` keeps that true).
+sources, numba's and Python's versions and the flags. `engine/mjcf/` (the model compiler) and
+`engine/rotation.py` (its quaternions and frames) are left out: plain Python that no kernel
+reaches (`test_cache_key` keeps that true).
 """
 import hashlib
 import os
 import pathlib
 import sys
+
+PLAIN_MODULES = ("rotation.py",)   # engine modules outside mjcf/ left out of the stamp
 
 
 def cache_dir():
@@ -29,7 +32,7 @@ def stamp(numba_version=None):
   h = hashlib.sha256()
   here = pathlib.Path(__file__).parent
   for p in sorted(here.rglob("*.py")):
-    if p.parent.name == "mjcf":
+    if p.parent.name == "mjcf" or p.relative_to(here).as_posix() in PLAIN_MODULES:
       continue
     h.update(p.relative_to(here).as_posix().encode())
     h.update(p.read_bytes())

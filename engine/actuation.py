@@ -10,7 +10,7 @@ import math
 from numjoco.engine import history
 from numjoco.engine import math as mm
 from numjoco.engine import muscle
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
                           mjtTrn)
 from numjoco.engine._sig import unit, M, D

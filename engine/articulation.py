@@ -8,6 +8,7 @@ frame.
 """
 import numpy as np
 
+from numjoco.engine import rotation
 from numjoco.engine import smooth
 from numjoco.engine.types import mjtJoint
 
@@ -29,35 +30,9 @@ def joint_qd_start(m):
   return np.append(np.asarray(m.jnt_dofadr, dtype=np.int64), m.nv)
 
 
-def _qmul(a, b):
-  w1, x1, y1, z1 = a
-  w2, x2, y2, z2 = b
-  return np.array([w1 * w2 - x1 * x2 - y1 * y2 - z1 * z2, w1 * x2 + x1 * w2 + y1 * z2 - z1 * y2,
-                   w1 * y2 - x1 * z2 + y1 * w2 + z1 * x2, w1 * z2 + x1 * y2 - y1 * x2 + z1 * w2])
-
-
-def _qconj(q):
-  return np.array([q[0], -q[1], -q[2], -q[3]])
-
-
-def _qrot(q, v):
-  return _qmul(_qmul(q, np.array([0.0, v[0], v[1], v[2]])), _qconj(q))[1:]
-
-
-def _axisangle(axis, angle):
-  s = np.sin(0.5 * angle)
-  return np.array([np.cos(0.5 * angle), axis[0] * s, axis[1] * s, axis[2] * s])
-
-
-def _qlog(q):
-  """Rotation vector of unit quaternion q (shortest way)."""
-  if q[0] < 0:
-    q = -q
-  v = q[1:]
-  n = np.linalg.norm(v)
-  if n < 1e-15:
-    return 2.0 * v
-  return 2.0 * np.arctan2(n, q[0]) * v / n
+def _rotate(v, q):
+  """v rotated by unit quaternion q, as an array."""
+  return np.array(rotation.rot_vec_quat(v, q))
 
 
 def _body_fk(m, b, ppos, pquat, qpos):
@@ -67,21 +42,21 @@ def _body_fk(m, b, ppos, pquat, qpos):
     a = m.jnt_qposadr[jadr]
     q = qpos[a + 3:a + 7]
     return qpos[a:a + 3].copy(), q / np.linalg.norm(q)
-  pos = ppos + _qrot(pquat, m.body_pos[b])
-  quat = _qmul(pquat, m.body_quat[b])
+  pos = ppos + _rotate(m.body_pos[b], pquat)
+  quat = rotation.quat_mul(pquat, m.body_quat[b])
   for j in range(jadr, jadr + jnum):
     jt, a = m.jnt_type[j], m.jnt_qposadr[j]
     if jt == _SLIDE:
-      pos = pos + _qrot(quat, m.jnt_axis[j]) * (qpos[a] - m.qpos0[a])
+      pos = pos + _rotate(m.jnt_axis[j], quat) * (qpos[a] - m.qpos0[a])
       continue
-    anchor = pos + _qrot(quat, m.jnt_pos[j])
+    anchor = pos + _rotate(m.jnt_pos[j], quat)
     if jt == _BALL:
       r = qpos[a:a + 4] / np.linalg.norm(qpos[a:a + 4])
     else:
-      r = _axisangle(m.jnt_axis[j], qpos[a] - m.qpos0[a])
-    quat = _qmul(quat, r)
+      r = rotation.axis_angle(m.jnt_axis[j], qpos[a] - m.qpos0[a])
+    quat = rotation.quat_mul(quat, r)
     quat /= np.linalg.norm(quat)
-    pos = anchor - _qrot(quat, m.jnt_pos[j])
+    pos = anchor - _rotate(m.jnt_pos[j], quat)
   return pos, quat
 
 
@@ -123,7 +98,8 @@ def _solve_body(m, b, ppos, pquat, tpos, tquat, qpos):
 
   def err(q):
     pos, quat = _body_fk(m, b, ppos, pquat, q)
-    return np.concatenate([pos - tpos, _qlog(_qmul(_qconj(quat), tquat))])
+    turn = rotation.quat_mul(rotation.conj(quat), tquat)
+    return np.concatenate([pos - tpos, rotation.rotvec(turn)])
 
   best, best_e = None, np.inf
   for start in (qpos.copy(), m.qpos0.copy()):
@@ -174,9 +150,9 @@ def eval_ik(m, d, body_pose, body_vel):
       qpos[a:a + 3] = tpos
       qpos[a + 3:a + 7] = tquat
       continue
-    fpos = ppos + _qrot(pquat, m.body_pos[b])
-    fquat = _qmul(pquat, m.body_quat[b])
-    rel = _qmul(_qconj(fquat), tquat)   # joint rotation in the body's frame
+    fpos = ppos + _rotate(m.body_pos[b], pquat)
+    fquat = rotation.quat_mul(pquat, m.body_quat[b])
+    rel = rotation.quat_mul(rotation.conj(fquat), tquat)   # joint rotation in the body's frame
     if jnum == 1 and jt == _BALL:
       qpos[a:a + 4] = rel
     elif jnum == 1 and jt == _HINGE:
@@ -184,7 +160,7 @@ def eval_ik(m, d, body_pose, body_vel):
       qpos[a] = m.qpos0[a] + 2.0 * np.arctan2(rel[1:] @ ax, rel[0])
     elif jnum == 1 and jt == _SLIDE:
       ax = m.jnt_axis[jadr] / np.linalg.norm(m.jnt_axis[jadr])
-      qpos[a] = m.qpos0[a] + _qrot(_qconj(fquat), tpos - fpos) @ ax
+      qpos[a] = m.qpos0[a] + _rotate(tpos - fpos, rotation.conj(fquat)) @ ax
     else:
       vals, idx = _solve_body(m, b, ppos, pquat, tpos, tquat, qpos)
       qpos[idx] = vals

@@ -4,7 +4,7 @@ lower triangle of a row-major n x n array. The Newton solver factors its Hessian
 (engine/solver.py)."""
 import math
 
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 # ---------------------------------------------------------------------------------------------

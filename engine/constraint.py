@@ -25,7 +25,7 @@ from numjoco.engine import flex_contact as fc
 from numjoco.engine import math as mm
 from numjoco.engine import sleep as sleepmod
 from numjoco.engine import smooth
-from numjoco.engine.smooth import inline, jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
                           mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning,
                           mjtWrap)
@@ -113,7 +113,8 @@ def _normalize3(v0, v1, v2):
 @jit
 def _mul_quat_axis(q0, q1, q2, q3, a0, a1, a2):
   """Quaternion q times the pure quaternion (0, a) (mju_mulQuatAxis), the terms added in
-  MuJoCo 4.0's compiled order (by axis component) so that it agrees bit for bit."""
+  the order of MuJoCo's compiled mju_mulQuatAxis (by axis component), so that it agrees bit for
+  bit."""
   return ((-q1 * a0 - q2 * a1) - q3 * a2,
           (q0 * a0 - q3 * a1) + q2 * a2,
           (q3 * a0 + q0 * a1) - q1 * a2,
@@ -668,7 +669,7 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
 @jit
 def _flex_contact_jac(m, d, i, jd, chain, mark, body, weight, vert):
   """Rows 0-5 of contact i's Jacobian difference (side 1 minus side 0) when a side is a flex:
-  each side's bodies weighted as 4.0 weighs them (flex_contact.side_bodies; MuJoCo's
+  each side's bodies weighted as MuJoCo weighs them (flex_contact.side_bodies; MuJoCo's
   mj_jacSum), on the union of their dof chains, into jd's columns chain[:n] (descending).
   Returns n. mark: int scratch of nv."""
   nb = 0
@@ -964,13 +965,13 @@ def _pos_dim(m, d, i):
 
 @jit
 def _discrete_row(m, d, r, replace, dampratio, imp, h, stage):
-  """Row r under the discrete integrator (MuJoCo 4.0, measured): its spring-damper acts at the
+  """Row r under the discrete integrator (as MuJoCo 4.0 builds it): its spring-damper acts at the
   end of the step, which divides R (and aref, reference_constraint) by c = 1 + h b + h^2 k imp;
   a contact or limit row stiffer than the step can resolve (k > 1 / (imp h^2)) becomes that
   spring, with b = 2 dampratio sqrt(k) held to an impedance of at most MAXIMP; diagA is scaled
   by the ratio of the row's inverse inertias through the metric's backbone and through M; R is
   kept at or above MAXIMP's. The diagonal of a dof in the metric (dof_mhat) includes the
-  couplings' diagonal entries (measured: a tendon's and an actuator's)."""
+  couplings' diagonal entries (a tendon's and an actuator's, as in MuJoCo)."""
   KBIP = d.efc_KBIP
   k, b = KBIP[r, 0], KBIP[r, 1]
   if replace and k > 0 and k * imp * h * h > 1:
@@ -1289,7 +1290,7 @@ def reference_constraint(m, d):
     d.efc_aref[i] = -kb[1] * v - kb[0] * kb[2] * r
   _jdotv(m, d)
   if disc:
-    # ... and the reference, Jdot qvel included but not the adhesion bias (measured), is
+    # ... and the reference, Jdot qvel included but not the adhesion bias (as in MuJoCo), is
     # divided by c = 1 + h b + h^2 k imp
     for i in range(nefc):
       kb = d.efc_KBIP[i]

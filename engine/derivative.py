@@ -20,7 +20,7 @@ from numjoco.engine import muscle
 from numjoco.engine import passive as ps
 from numjoco.engine import smooth
 from numjoco.engine import math as mm
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import (mjtJoint, mjtDyn, mjtGain, mjtBias, mjtDisableBit, mjtInput,
                           mjtIntegrator, mjtTrn)
 from numjoco.engine._sig import unit, M, D, b1, i8, f8v, f8x2, NEEDS_DERIVATIVE, NEEDS_IMPLICIT
@@ -94,7 +94,7 @@ def _mark_clamped_dofs(m, d, dof_clamped):
   for j in range(m.njnt):
     if not m.jnt_actfrclimited[j]:
       continue
-    # as MuJoCo 4.0: the joint's first dof (hinge and slide joints carry the limit)
+    # as MuJoCo: the joint's first dof (hinge and slide joints carry the limit)
     dof = m.jnt_dofadr[j]
     f = d.qfrc_actuator[dof]
     if f <= m.jnt_actfrcrange[j, 0] or f >= m.jnt_actfrcrange[j, 1]:
@@ -110,8 +110,8 @@ def _tendon_saturated(m, d, t):
   for k in range(m.nactuator):
     if m.actuator_trntype[k] == _TRN_TENDON and m.actuator_trnid[k, 0] == t:
       total += d.actuator_force[m.actuator_outadr[k]]
-  # MuJoCo 4.0 compares with a relative tolerance of 1e-10 of the bound (measured: the clamp
-  # rescales the forces, so their sum lands on the bound only to rounding), and a total of 0 at
+  # MuJoCo compares with a relative tolerance of 1e-10 of the bound (the clamp rescales the
+  # forces, so their sum lands on the bound only to rounding), and a total of 0 at
   # a bound of 0 counts as saturated
   lo, hi = m.tendon_actfrcrange[t, 0], m.tendon_actfrcrange[t, 1]
   return total <= lo + 1e-10 * abs(lo) or total >= hi - 1e-10 * abs(hi)
@@ -119,7 +119,7 @@ def _tendon_saturated(m, d, t):
 
 @jit
 def _dcmotor_vel(m, d, i):
-  """d force / d velocity of a DC motor (MuJoCo 4.0, measured): back-EMF and the current
+  """d force / d velocity of a DC motor (as MuJoCo 4.0 computes it): back-EMF and the current
   state's one-step response (unless its rate is clipped) over the temperature-adjusted R, the controller's kd through the
   nominal R/K with the back-EMF compensation (none while Vmax clips the drive voltage), and
   LuGre's sigma1."""
@@ -146,7 +146,7 @@ def _dcmotor_vel(m, d, i):
       tau = g[4] * (pos - d.actuator_length[oadr]) + g[6] * (vref - vel) + g[5] * x_i + ff
       if abs(R / K * tau + K * vel) > g[7]:
         dvdw = 0.0
-  # the current's one-step response; none while (di/dt)max clips its rate (4.0, measured)
+  # the current's one-step response; none while (di/dt)max clips its rate (as MuJoCo 4.0)
   last = first + m.actuator_actnum[i] - 1
   if te > 0 and not (dyn[1] > 0 and abs(d.act_dot[last]) >= dyn[1]):
     res += K * (dvdw - K) * (1 - math.exp(-m.opt_timestep[0] / te)) / rt
@@ -200,8 +200,8 @@ def actuator_slopes(m, d, i):
     bias_vel += _dcmotor_vel(m, d, i)
   if gain_vel != 0.0 or gain_len != 0.0:
     if m.actuator_dyntype[i] == _DYN_NONE:
-      # MuJoCo 4.0 uses the control after ctrlrange clamping (the mirror's older source
-      # multiplies by raw ctrl; the installed 4.0 agrees with the clamped one)
+      # MuJoCo 4.0 uses the control after ctrlrange clamping (its published source multiplies
+      # by the raw ctrl)
       u = d.ctrl_clamped[m.actuator_ctrladr[i]]
     else:
       adr = m.actuator_actadr[i] + m.actuator_actnum[i] - 1
@@ -218,7 +218,7 @@ def actuator_vel(m, d):
   """qDeriv += d qfrc_actuator / d qvel for affine, PID, DC-motor, SO3 and muscle actuators
   (mjd_actuator_vel).
 
-  Forces that a clamp holds constant contribute nothing, as in MuJoCo 4.0 (actuator_slopes),
+  Forces that a clamp holds constant contribute nothing, as in MuJoCo (actuator_slopes),
   nor do the qDeriv rows of dofs whose qfrc_actuator is at jnt_actfrcrange.
   """
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
@@ -383,8 +383,8 @@ def _dscale_cols(D, s0, s1, s2):
 def _ellipsoid_B(density, viscosity, s, coef, lv, B, drag_only):
   """B (6x6 flat) = d(local torque, force)/d(local rot, lin velocity) of an ellipsoid geom;
   `drag_only`: its dissipative part alone, the viscous, blunt, slender and angular drag (the
-  discrete integrator's metric: 4.0 leaves the Kutta and Magnus lift and the added mass out,
-  measured)."""
+  discrete integrator's metric: MuJoCo leaves the Kutta and Magnus lift and the added mass
+  out)."""
   s0, s1, s2 = s[0], s[1], s[2]
   blunt, slender, ang_drag, kutta, magnus = coef[1], coef[2], coef[3], coef[4], coef[5]
   if drag_only:
@@ -401,9 +401,10 @@ def _ellipsoid_B(density, viscosity, s, coef, lv, B, drag_only):
   _quad_add(B, 3, 3, db)
 
   # Kutta lift and viscous drag (mjd_kutta_lift, mjd_viscous_drag). Both are homogeneous, of
-  # degree 2 in the semi-axes and 1 in the speed: as MuJoCo 4.0 (and our forward), evaluate them
-  # for semi-axes scaled by d_max and a unit velocity, then scale back; the raw products (up to
-  # size^40 v^8) fall below mjMINVAL for small geoms and were clamped, as in MuJoCo 3.
+  # degree 2 in the semi-axes and 1 in the speed: as MuJoCo 4.0 (and engine/fluid.py), evaluate
+  # them for semi-axes scaled by d_max and a unit velocity, then scale back; the raw products
+  # (up to size^40 v^8) would fall below mjMINVAL for small geoms and be clamped (as MuJoCo 3
+  # clamps them).
   d_max = max(max(s0, s1), s2)
   d_min = min(min(s0, s1), s2)
   d_mid = s0 + s1 + s2 - d_max - d_min
@@ -869,9 +870,8 @@ def solve_lu_sparse(x, lu, m):
 def is_free_body(m, body):
   """True for a body with a single free joint whose tree has no other dofs (mj_isFreeBody).
   Welded descendants are allowed: MuJoCo 4.0 gives such a body the free-body solve with the
-  subtree's composite inertia (measured on a massless free root with two welded boxes, and on
-  a box with a welded box: 4.0's step equals (M + h dbias/dqvel)^-1 qfrc_smooth with the
-  whole tree's bias derivative; the Aug-2026 source still required a childless body)."""
+  subtree's composite inertia (its step equals (M + h dbias/dqvel)^-1 qfrc_smooth with the
+  whole tree's bias derivative; its published source requires a childless body)."""
   if m.body_jntnum[body] != 1 or m.jnt_type[m.body_jntadr[body]] != _FREE:
     return False
   adr = m.jnt_dofadr[m.body_jntadr[body]]

@@ -1,4 +1,4 @@
-"""MuJoCo 4.0's `discrete` integrator (mjINT_DISCRETE): the constraint solve and the implicit
+"""MuJoCo's `discrete` integrator (mjINT_DISCRETE): the constraint solve and the implicit
 update are one step.
 
 Forward dynamics solves Gauss's principle in the effective metric Mhat = M + h D + h^2 K, where
@@ -11,15 +11,15 @@ so `qacc` is the step map (v+ - v) / h. The backbone of Mhat (joint damping and 
 M's diagonal) joins M's tree factorisation (qMhat, qLDhat); tendon and actuator terms are
 couplings w g g' applied matrix-free by the primal solvers (under PGS they are left out of the
 metric and integrate explicitly). The constraint rows are treated implicitly too
-(engine/constraint.py). No MuJoCo source of this integrator was available: every rule here was
-measured on the installed MuJoCo 4.0 (tests/test_discrete.py compares against it).
+(engine/constraint.py). MuJoCo's published source has no such integrator: every rule here follows
+what MuJoCo 4.0 computes (tests/test_discrete.py compares against it).
 """
 from numjoco.engine import actuation
 from numjoco.engine import derivative
 from numjoco.engine import passive as ps
 from numjoco.engine import smooth
 from numjoco.engine import solver
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit, mjtJoint, mjtSolver, mjtTrn
 from numjoco.engine._sig import unit, M, D, NEEDS_DISCRETE
 
@@ -217,8 +217,8 @@ def _free_block(m, d, j, touched, A):
 @unit((M, D), needs=NEEDS_DISCRETE)
 def free_bodies(m, d):
   """qacc of standalone free bodies that no constraint row touches, solved with their exact
-  gyroscopic derivative (a 6x6 LU of the backbone block + h d bias/d qvel), as MuJoCo 4.0 does
-  (measured: a body in contact keeps the symmetric solve)."""
+  gyroscopic derivative (a 6x6 LU of the backbone block + h d bias/d qvel), as MuJoCo does (a
+  body in contact keeps the symmetric solve)."""
   touched = d.ivec_nv[0]
   if _mark_touched(m, d, touched) == 0:
     return
@@ -256,7 +256,7 @@ def inverse_mul(m, d, out):
 
 @jit
 def _touches(m, d, i, dof_clamped):
-  """True if actuator i drives a joint whose dof is clamped (4.0, measured: only joint
+  """True if actuator i drives a joint whose dof is clamped (as MuJoCo 4.0: only joint
   transmissions are dropped; site and tendon ones keep their term)."""
   trn = m.actuator_trntype[i]
   if trn != _TRN_JOINT and trn != _TRN_JOINTINPARENT:

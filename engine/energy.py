@@ -2,7 +2,8 @@
 from numjoco.engine import math as mm
 from numjoco.engine.passive import tendon_spring_range
 from numjoco.engine import sleep as sleepmod
-from numjoco.engine.smooth import jit, mul_m
+from numjoco.engine._jit import jit
+from numjoco.engine.smooth import mul_m
 from numjoco.engine.types import mjtDisableBit, mjtJoint
 from numjoco.engine._sig import unit, M, D, NEEDS_ENERGY
 

@@ -2,7 +2,7 @@
 velocities (mj_flex, mj_fwdVelocity), and their passive forces (mj_passive's flex part): edge
 spring-dampers, the elasticity of 2D flexes (stretch and bending) and of 3D flexes (stretch).
 
-Every formula was checked against MuJoCo 4.0's mjData (tests/test_flex.py). What is not
+Every formula agrees with MuJoCo's mjData (tests/test_flex.py compares them). What is not
 simulated yet is refused when the model loads (engine/mjcf/_flex.py check_simulated):
 collisions with mesh, height field and SDF geoms, interpolated flexes, 1D (rod) elasticity,
 the discrete integrator.
@@ -10,7 +10,7 @@ the discrete integrator.
 import numpy as np
 
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit
 from numjoco.engine._sig import unit, M, D, NEEDS_FLEX
 
@@ -176,13 +176,13 @@ def _add_vertex_force(m, d, b, fx, fy, fz, px, py, pz, qfrc):
 
 @jit
 def _stretch(m, d, f, enbl_spring, enbl_damper):
-  """Elastic stretch of a 2D flex's triangles or a 3D flex's tetrahedra (MuJoCo 4.0's Saint
+  """Elastic stretch of a 2D flex's triangles or a 3D flex's tetrahedra (MuJoCo's Saint
   Venant-Kirchhoff stretch, mj_flexPassiveStretch): each element's squared edge elongations
   through its packed edge metric (flex_stiffness: 21 numbers per triangle, 24 per tetrahedron),
   pulled back along each edge. The spring part (elongation from flexedge_length0) goes to
   qfrc_spring; the Rayleigh damping part (Kharevych et al.: the squared length's change over the
-  last step, times flex_damping / h) to qfrc_damper, each gated by its disable flag as 4.0 does
-  (measured; the Aug-2026 source folds both into qfrc_spring)."""
+  last step, times flex_damping / h) to qfrc_damper, each gated by its disable flag as MuJoCo 4.0
+  does (its published source folds both into qfrc_spring)."""
   sadr = m.flex_stiffnessadr[f]
   if sadr < 0 or m.flex_stiffness[sadr] == 0.0:
     return

@@ -1,11 +1,11 @@
-"""The two sides of a flex contact: which bodies a side moves and with what weights, as 4.0's
+"""The two sides of a flex contact: which bodies a side moves and with what weights, as MuJoCo's
 contact Jacobian, mj_diagApprox and mj_flexBody see them. A side is a geom (contact_geom >= 0),
 a flex vertex (contact_vert >= 0) or a flex element (contact_elem >= 0) of contact_flex.
-It imports only engine.smooth's jit, so constraint.py, sensor.py and sleep.py can use it
-without cycles; collision/flex.py re-exports contact_weights."""
+It imports only engine._jit and engine.types, so constraint.py, sensor.py and sleep.py can use
+it without cycles; collision/flex.py re-exports contact_weights."""
 import numpy as np
 
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 
@@ -142,8 +142,8 @@ def _closest_tetra(p, x, i0, i1, i2, i3, w):
 
 @jit
 def contact_weights(m, d, c, side, vert, weight):
-  """Flex vertices (global ids into vert) and weights of side `side` of contact c, as 4.0's
-  contact Jacobian distributes it (changelog 4.0 item 22): 1 on a vertex contact's vertex;
+  """Flex vertices (global ids into vert) and weights of side `side` of contact c, as MuJoCo's
+  contact Jacobian distributes it (MuJoCo 4.0 changelog, item 22): 1 on a vertex contact's vertex;
   for an element, the barycentric coordinates of the element point closest to contact_pos.
   Returns the count (0 when that side is a geom)."""
   f = d.contact_flex[c, side]

@@ -7,7 +7,7 @@ import math
 
 from numjoco.engine import math as mm
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtGeom
 from numjoco.engine._sig import unit, M, D, NEEDS_FLUID
 from numjoco.engine.types import MINVAL as _MINVAL
@@ -124,9 +124,9 @@ def viscous(density, viscosity, s0, s1, s2, coef, w0, w1, w2, v0, v1, v2):
   ms = magnus * density * volume
   mg0, mg1, mg2 = mg0 * ms, mg1 * ms, mg2 * ms
 
-  # Projected area along v and Kutta lift. MuJoCo 4.0 evaluates these with semi-axes scaled by
-  # d_max and a unit velocity: the raw products (~size^8 v^2) fall below mjMINVAL for small
-  # geoms or slow motion and were clamped, breaking the v^2 scaling of the lift.
+  # Projected area along v and Kutta lift. MuJoCo evaluates these with semi-axes scaled by
+  # d_max and a unit velocity: the raw products (~size^8 v^2) would fall below mjMINVAL for
+  # small geoms or slow motion and be clamped, breaking the v^2 scaling of the lift.
   speed = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
   u0 = u1 = u2 = 0.0
   if speed > 0.0:

@@ -15,7 +15,7 @@ from numjoco.engine import smooth
 from numjoco.engine import island
 from numjoco.engine import solver
 from numjoco.engine import solver_pgs
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import NISLAND, mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtSolver
 from numjoco.engine._sig import unit, M, D, b1
 

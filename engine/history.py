@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 ZOH, LINEAR, CUBIC = 0, 1, 2   # interp values (MJCF: zoh, linear, cubic)
@@ -224,7 +224,7 @@ def _check_interp(interp):
 
 
 def _init(buf, n, dim, times, values, user, what):
-  """MuJoCo 4.0's history initialisation: given `times` (strictly increasing) start a fresh
+  """MuJoCo's history initialisation: given `times` (strictly increasing) start a fresh
   ring, newest sample last; without them keep the ring's times and cursor and write `values`
   (oldest first) into its slots in time order. The user slot becomes `user`."""
   fresh = times is not None

@@ -12,7 +12,7 @@ from numjoco.engine import passive as ps
 from numjoco.engine import sensor
 from numjoco.engine import smooth
 from numjoco.engine import solver
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator
 from numjoco.engine._sig import unit, M, D, f8v, NEEDS_DISCRETE, NEEDS_FWDINV
 

@@ -169,7 +169,7 @@ def reset_data(m, d, key=None):
 def _reset_sleep(m, d):
   """Every tree awake; with the sleep flag, trees whose root body has sleep="init" are put to
   sleep (mj_resetData). When one cannot sleep (it moves at qpos0, or its island holds a tree
-  that may not sleep), every tree stays awake and a warning names the first, as 4.0 does."""
+  that may not sleep), every tree stays awake and a warning names the first, as MuJoCo does."""
   from numjoco.engine import sleep   # lazy: it defines kernels (see engine/__init__.py)
   sleep.reset_state(m.struct, d.struct)
   init = np.nonzero(m.tree_sleep_policy == sleep.POLICY_INIT)[0]
@@ -184,7 +184,7 @@ def _reset_sleep(m, d):
     warnings.warn(f"{len(init)} trees were marked as sleep='init' but only {n} could be "
                   f"slept. Body '{name}' (id={root}) is the root of the first tree that could "
                   "not be slept.", stacklevel=3)
-    d.tree_asleep[init] = sleep.AWAKE_VALUE   # (measured on 4.0: the other trees keep theirs)
+    d.tree_asleep[init] = sleep.AWAKE_VALUE   # (as in MuJoCo, the other trees keep theirs)
     d.tree_asleep[d.tree_asleep >= 0] = sleep.AWAKE_VALUE
     sleep.update(m.struct, d.struct)
 

@@ -11,7 +11,7 @@ island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc and the islan
 data iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, as MuJoCo does. Work: island_int
 (union-find parents, counters), solver_int[0] (tree of each row).
 """
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtConstraint, mjtDisableBit, mjtEq, mjtObj
 from numjoco.engine._sig import unit, M, D
 
@@ -123,8 +123,8 @@ def _union_row(m, d, parent, i):
 def _union_flex_stiffness(m, d, parent):
   """A stiff flex couples all its vertices (nodes, when interpolated) with no constraint row
   for the coupling: the awake trees of each flex with stretch stiffness or bending (dim >= 2,
-  not rigid) join one island, a star around its first tree (mj_island's unionConstraintTrees;
-  4.0 solves an elastic flex touched by one contact as one island of all its dofs, measured on
+  not rigid) join one island, a star around its first tree (mj_island's unionConstraintTrees:
+  MuJoCo solves an elastic flex touched by one contact as one island of all its dofs, e.g. in
   jelly.xml). A flex with a single awake tree adds nothing."""
   for f in range(m.nflex):
     if m.flex_rigid[f] or m.flex_dim[f] < 2:

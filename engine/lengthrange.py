@@ -8,13 +8,13 @@ from numjoco.engine import forward as _fwd
 from numjoco.engine import step as _step
 from numjoco.engine import io
 from numjoco.engine import smooth
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtBias, mjtDisableBit, mjtGain, mjtIntegrator, mjtTrn
 
-_jit = smooth.jit
 _MODE_NONE, _MODE_MUSCLE, _MODE_MUSCLEUSER = 0, 1, 2
 
 
-@_jit
+@jit
 def _simulate(m, d, index, side, accel, maxforce, timeconst, inttotal, interval):
   """Drive actuator output `index` towards one end of its range (evalAct loop); returns
   (ok, lmin, lmax) over the last `interval` seconds."""

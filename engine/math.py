@@ -1,4 +1,6 @@
 """Quaternion, rotation and spatial-algebra helpers (@njit, scalar locals, no allocation).
+Code that runs as plain Python (the MJCF compiler, the preview, the viewer) uses
+engine/rotation.py instead.
 
 Spatial vectors are MuJoCo's (rot:lin) 6-vectors; cinert is MuJoCo's 10-number layout
 (I00 I11 I22 I01 I02 I12, m*com[3], m).
@@ -13,7 +15,7 @@ from numjoco.engine._jit import inline as _jit, jit
 def quat_mul(a0, a1, a2, a3, b0, b1, b2, b3):
   """Hamilton product a*b of two quaternions (w, x, y, z).
 
-  The sums are grouped as MuJoCo 4.0's compiled mju_mulQuat adds them (pairs, then the
+  The sums are grouped as MuJoCo's compiled mju_mulQuat adds them (pairs, then the
   pairs), so the product agrees with MuJoCo's bit for bit.
   """
   return ((a0 * b0 - a1 * b1) + ((-a2) * b2 + (-a3) * b3),
@@ -24,7 +26,7 @@ def quat_mul(a0, a1, a2, a3, b0, b1, b2, b3):
 
 @_jit
 def quat_normalize(q0, q1, q2, q3):
-  """Unit quaternion as MuJoCo 4.0's mju_normalize4, bit for bit.
+  """Unit quaternion as MuJoCo's mju_normalize4, bit for bit.
 
   (1,0,0,0) when the norm is below mjMINVAL; q times 1/norm when the norm is more than
   mjMINVAL away from 1; q unchanged otherwise.
@@ -63,7 +65,7 @@ def quat2mat(out, q0, q1, q2, q3):
   q00 = q0 * q0; q01 = q0 * q1; q02 = q0 * q2; q03 = q0 * q3
   q11 = q1 * q1; q12 = q1 * q2; q13 = q1 * q3
   q22 = q2 * q2; q23 = q2 * q3; q33 = q3 * q3
-  # the diagonal grouped as MuJoCo 4.0's compiled mju_quat2Mat (bit for bit)
+  # the diagonal grouped as MuJoCo's compiled mju_quat2Mat (bit for bit)
   out[0] = (q00 - q22) + (q11 - q33)
   out[4] = (q00 + q22) - (q11 + q33)
   out[8] = (q00 - q22) - (q11 - q33)

@@ -6,7 +6,8 @@ from numjoco.engine import flex as flexmod
 from numjoco.engine import flex_contact as fc
 from numjoco.engine import fluid
 from numjoco.engine import math as mm
-from numjoco.engine.smooth import apply_ft, jit
+from numjoco.engine._jit import jit
+from numjoco.engine.smooth import apply_ft
 from numjoco.engine.types import mjtJoint, mjtTrn, mjtDisableBit
 from numjoco.engine._sig import unit, M, D
 

@@ -14,7 +14,7 @@ from numjoco.engine import constraint
 from numjoco.engine import math as mm
 from numjoco.engine import sensor
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL, mjtJoint, mjtObj
 
 TRANSLATE = 1   # mjPERT_TRANSLATE

@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from numjoco.engine import rotation
 from numjoco.engine import types as t
 from numjoco.engine.visual import Statistic, Visual
 
@@ -134,65 +135,17 @@ def reset(m, d, key=None):
 
 # ---------------------------------------------------------------------------- kinematics
 
-def _qmul(a0, a1, a2, a3, b0, b1, b2, b3):
-  return (a0 * b0 - a1 * b1 - a2 * b2 - a3 * b3,
-          a0 * b1 + a1 * b0 + a2 * b3 - a3 * b2,
-          a0 * b2 - a1 * b3 + a2 * b0 + a3 * b1,
-          a0 * b3 + a1 * b2 - a2 * b1 + a3 * b0)
-
-
-def _qnormalize(q0, q1, q2, q3):
-  n = math.sqrt(q0 * q0 + q1 * q1 + q2 * q2 + q3 * q3)
-  if n < 1e-15:
-    return 1.0, 0.0, 0.0, 0.0
-  return q0 / n, q1 / n, q2 / n, q3 / n
-
-
-def _qrot(q0, q1, q2, q3, v0, v1, v2):
-  """mju_rotVecQuat."""
-  if v0 == 0.0 and v1 == 0.0 and v2 == 0.0:
-    return 0.0, 0.0, 0.0
-  t0 = q0 * v0 + q2 * v2 - q3 * v1
-  t1 = q0 * v1 + q3 * v0 - q1 * v2
-  t2 = q0 * v2 + q1 * v1 - q2 * v0
-  return (v0 + 2.0 * (q2 * t2 - q3 * t1), v1 + 2.0 * (q3 * t0 - q1 * t2),
-          v2 + 2.0 * (q1 * t1 - q2 * t0))
-
-
-def _quat2mat(q):
-  """Row-major rotation matrices (n, 9) of unit quaternions q (n, 4), as mju_quat2Mat."""
-  q0, q1, q2, q3 = q[:, 0], q[:, 1], q[:, 2], q[:, 3]
-  q00, q01, q02, q03 = q0 * q0, q0 * q1, q0 * q2, q0 * q3
-  q11, q12, q13 = q1 * q1, q1 * q2, q1 * q3
-  q22, q23, q33 = q2 * q2, q2 * q3, q3 * q3
-  return np.stack([q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02),
-                   2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01),
-                   2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33], 1)
-
-
-def _qmul_n(a, b):
-  """Row-wise quaternion products (n, 4)."""
-  return np.stack(_qmul(a[:, 0], a[:, 1], a[:, 2], a[:, 3], b[:, 0], b[:, 1], b[:, 2], b[:, 3]), 1)
-
-
-def _mat_vec_n(mat, v):
-  """Row-wise (n, 9) row-major matrices times (n, 3) vectors, summed as mju_mulMatVec3."""
-  return np.stack([mat[:, 0] * v[:, 0] + mat[:, 1] * v[:, 1] + mat[:, 2] * v[:, 2],
-                   mat[:, 3] * v[:, 0] + mat[:, 4] * v[:, 1] + mat[:, 5] * v[:, 2],
-                   mat[:, 6] * v[:, 0] + mat[:, 7] * v[:, 1] + mat[:, 8] * v[:, 2]], 1)
-
-
 def _local_to_global(d, body, pos, quat, sameframe, xpos_out, xquat_out, xmat_out):
   """Frames of objects attached to `body` at (pos, quat) (mj_local2Global, vectorised)."""
   if len(body) == 0:
     return
   sf = np.asarray(sameframe)
-  xpos = _mat_vec_n(d.xmat[body], pos) + d.xpos[body]
+  xpos = np.stack(rotation.mulmatvec(d.xmat[body].T, pos.T), 1) + d.xpos[body]
   on_body, on_inertia = sf == _SF_BODY, sf == _SF_INERTIA
   xpos[on_body] = d.xpos[body[on_body]]
   xpos[on_inertia] = d.xipos[body[on_inertia]]
-  xquat = _qmul_n(d.xquat[body], quat)
-  xmat = _quat2mat(xquat)
+  xquat = rotation.quat_mul(d.xquat[body].T, quat.T).T
+  xmat = rotation.quat2mat_rows(xquat)
   rot_body = on_body | (sf == _SF_BODYROT)
   rot_inertia = on_inertia | (sf == _SF_INERTIAROT)
   xquat[rot_body], xmat[rot_body] = d.xquat[body[rot_body]], d.xmat[body[rot_body]]
@@ -213,14 +166,14 @@ def _bodies(m, d):
     if jntnum == 1 and m.jnt_type[jntadr] == _FREE:
       a = int(m.jnt_qposadr[jntadr])
       x = tuple(float(v) for v in qpos[a:a + 3])
-      q = _qnormalize(*(float(v) for v in qpos[a + 3:a + 7]))
+      q = rotation.normalize_quat([float(v) for v in qpos[a + 3:a + 7]])
       d.xanchor[jntadr] = x
       d.xaxis[jntadr] = m.jnt_axis[jntadr]
     else:
       pid, mocap = int(m.body_parentid[i]), int(m.body_mocapid[i])
       if mocap >= 0:
         b = tuple(float(v) for v in d.mocap_pos[mocap])
-        r = _qnormalize(*(float(v) for v in d.mocap_quat[mocap]))
+        r = rotation.normalize_quat([float(v) for v in d.mocap_quat[mocap]])
       else:
         b = tuple(float(v) for v in m.body_pos[i])
         r = tuple(float(v) for v in m.body_quat[i])
@@ -229,34 +182,34 @@ def _bodies(m, d):
         x = (pm[0] * b[0] + pm[1] * b[1] + pm[2] * b[2] + xpos[pid, 0],
              pm[3] * b[0] + pm[4] * b[1] + pm[5] * b[2] + xpos[pid, 1],
              pm[6] * b[0] + pm[7] * b[1] + pm[8] * b[2] + xpos[pid, 2])
-        q = _qmul(*(float(v) for v in xquat[pid]), *r)
+        q = rotation.quat_mul([float(v) for v in xquat[pid]], r)
       else:
         x, q = b, r
       for j in range(jntadr, jntadr + jntnum):
         a, jt = int(m.jnt_qposadr[j]), int(m.jnt_type[j])
         ja = tuple(float(v) for v in m.jnt_axis[j])
         jp = tuple(float(v) for v in m.jnt_pos[j])
-        ax = _qrot(*q, *ja)
-        an = _qrot(*q, *jp)
+        ax = rotation.rot_vec_quat(ja, q)
+        an = rotation.rot_vec_quat(jp, q)
         an = (an[0] + x[0], an[1] + x[1], an[2] + x[2])
         if jt == _SLIDE:
           s = float(qpos[a] - qpos0[a])
           x = (x[0] + ax[0] * s, x[1] + ax[1] * s, x[2] + ax[2] * s)
         else:
           if jt == _BALL:
-            rq = _qnormalize(*(float(v) for v in qpos[a:a + 4]))
+            rq = rotation.normalize_quat([float(v) for v in qpos[a:a + 4]])
           else:
             h = 0.5 * float(qpos[a] - qpos0[a])
             s = math.sin(h)
             rq = (math.cos(h), ja[0] * s, ja[1] * s, ja[2] * s)
-          q = _qmul(*q, *rq)
-          v = _qrot(*q, *jp)
+          q = rotation.quat_mul(q, rq)
+          v = rotation.rot_vec_quat(jp, q)
           x = (an[0] - v[0], an[1] - v[1], an[2] - v[2])
         d.xanchor[j] = an
         d.xaxis[j] = ax
-    xquat[i] = _qnormalize(*q)
+    xquat[i] = rotation.normalize_quat(q)
     xpos[i] = x
-    d.xmat[i] = _quat2mat(xquat[i:i + 1])[0]   # children read it
+    d.xmat[i] = rotation.quat2mat_rows(xquat[i:i + 1])[0]   # children read it
   d.xmat[0] = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 
 
@@ -269,7 +222,7 @@ def _subtree_com(m, d):
     p = m.body_parentid[i]
     sub[p] += sub[i]
     com[p] += com[i]
-  small = sub < 1e-15
+  small = sub < t.MINVAL
   com[~small] *= (1.0 / sub[~small])[:, None]
   com[small] = d.xipos[small]
   d.subtree_com[:] = com
@@ -281,7 +234,7 @@ def _camlight(m, d, ref):
   for i in range(m.ncam):
     b, tb = int(m.cam_bodyid[i]), int(m.cam_targetbodyid[i])
     pos = d.xmat[b].reshape(3, 3) @ m.cam_pos[i] + d.xpos[b]
-    mat = _quat2mat(_qmul_n(d.xquat[b][None], m.cam_quat[i][None]))[0]
+    mat = rotation.quat2mat_rows(rotation.quat_mul(d.xquat[b], m.cam_quat[i])[None])[0]
     mode = int(m.cam_mode[i]) if ref is not None else 0
     if mode in (_TRACK, _TRACKCOM):
       mat = ref["cam_mat0"][i]
@@ -297,7 +250,7 @@ def _camlight(m, d, ref):
   for i in range(m.nlight):
     b, tb = int(m.light_bodyid[i]), int(m.light_targetbodyid[i])
     pos = d.xmat[b].reshape(3, 3) @ m.light_pos[i] + d.xpos[b]
-    dirn = np.array(_qrot(*(float(v) for v in d.xquat[b]), *(float(v) for v in m.light_dir[i])))
+    dirn = np.array(rotation.rot_vec_quat(m.light_dir[i], d.xquat[b]))
     mode = int(m.light_mode[i]) if ref is not None else 0
     if mode in (_TRACK, _TRACKCOM):
       dirn = ref["light_dir0"][i]
@@ -330,7 +283,7 @@ def _tendon_paths(m, d):
 
 def _unit(v):
   n = math.sqrt(float(v @ v))
-  return v / n if n > 1e-15 else np.asarray(v, float)
+  return v / n if n > t.MINVAL else np.asarray(v, float)
 
 
 def kinematics(m, d, ref=None):
@@ -382,7 +335,7 @@ def set_stat(m, d):
   setStat (meaninertia needs the mass matrix: left to the engine). The caller applies the
   values given in <statistic> (m.stat.apply_user)."""
   pts = [d.xpos[1:], d.xipos[1:], d.xanchor[:m.njnt], d.site_xpos[:m.nsite]]
-  lo, hi = np.full(3, 1e10), np.full(3, -1e10)
+  lo, hi = np.full(3, t.MAXVAL), np.full(3, -t.MAXVAL)
   for p in pts:
     if len(p):
       lo, hi = np.minimum(lo, p.min(0)), np.maximum(hi, p.max(0))

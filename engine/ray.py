@@ -11,7 +11,7 @@ import numpy as np
 
 from numjoco.engine.collision import sdf as sdf
 from numjoco.engine import math as mm
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtGeom
 from numjoco.engine.types import MINVAL as _MINVAL
 
@@ -433,7 +433,7 @@ def ray_hfield(m, d, g, pnt, vec, want):
 def ray_sdf(m, d, g, pnt, vec, want):
   """(distance, normal) along the ray to sdf geom g (mj_raySdf): up to 40 ray-marching steps
   of the plugin's (or the mesh octree's) distance in the geom frame inside the geom's box; the
-  distance scaled by 1 / |vec| as 4.0 does."""
+  distance scaled by 1 / |vec| as MuJoCo does."""
   pos, mat = _t3(d.geom_xpos[g]), d.geom_xmat[g]
   if _ray_box(pos, mat, _t3(m.geom_size[g]), pnt, vec)[0] < 0:
     return _MISS

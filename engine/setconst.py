@@ -7,12 +7,11 @@ from numjoco.engine import io
 from numjoco.engine import math as mm
 from numjoco.engine import preview
 from numjoco.engine import smooth
-from numjoco.engine.types import mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
+from numjoco.engine._jit import jit
+from numjoco.engine.types import MINVAL, mjtEq, mjtGain, mjtGeom, mjtJoint, mjtObj, mjtTrn, mjtWrap
 
-_jit = smooth.jit
 
-
-@_jit
+@jit
 def _set_m0(m, d, out):
   """dof_M0: diagonal of M at qpos0 without simple-dof shortcuts (mj_setM0)."""
   smooth.composite_inertia(m, d)
@@ -23,14 +22,14 @@ def _set_m0(m, d, out):
         smooth.mm.dot6(d.cdof[i], buf)
 
 
-@_jit
+@jit
 def _position_stages(m, d):
   smooth.kinematics(m, d)
   smooth.com_pos(m, d)
   smooth.camlight(m, d)
 
 
-@_jit
+@jit
 def _inertia_stages(m, d):
   if m.ntendon:
     smooth.tendon(m, d)
@@ -39,7 +38,7 @@ def _inertia_stages(m, d):
   smooth.transmission(m, d)
 
 
-@_jit
+@jit
 def _spring_lengths(m, d):
   if m.ntendon:
     smooth.tendon(m, d)
@@ -161,9 +160,9 @@ def _auto_spring_damper(m):
       continue
     adr = m.jnt_dofadr[j]
     ndim = {mjtJoint.FREE: 6, mjtJoint.BALL: 3}.get(int(m.jnt_type[j]), 1)
-    inertia = ndim / max(1e-15, float(np.sum(m.dof_invweight0[adr:adr + ndim])))
-    m.jnt_stiffness[j] = inertia / max(1e-15, tc * tc * dr * dr)
-    m.dof_damping[adr:adr + ndim] = 2 * inertia / max(1e-15, tc)
+    inertia = ndim / max(MINVAL, float(np.sum(m.dof_invweight0[adr:adr + ndim])))
+    m.jnt_stiffness[j] = inertia / max(MINVAL, tc * tc * dr * dr)
+    m.dof_damping[adr:adr + ndim] = 2 * inertia / max(MINVAL, tc)
 
 
 def set_const(m):
@@ -208,7 +207,7 @@ def set_const(m):
     if m.body_dofnum[m.body_weldid[i]] == 0:
       m.body_invweight0[i] = 0
     elif m.body_simple[i] == 2:
-      m.body_invweight0[i] = (1 / max(1e-15, m.body_mass[i]), 0)
+      m.body_invweight0[i] = (1 / max(MINVAL, m.body_mass[i]), 0)
     elif nv:
       jp, jr = jac(m, d, d.xipos[i], i)
       j6 = np.vstack([jp, jr])
@@ -217,7 +216,7 @@ def set_const(m):
   for j in range(m.njnt):
     dof = m.jnt_dofadr[j]
     if m.body_simple[m.jnt_bodyid[j]] == 2:
-      m.dof_invweight0[dof] = 1 / max(1e-15, m.body_mass[m.jnt_bodyid[j]])
+      m.dof_invweight0[dof] = 1 / max(MINVAL, m.body_mass[m.jnt_bodyid[j]])
       continue
     n = {mjtJoint.FREE: 6, mjtJoint.BALL: 3}.get(int(m.jnt_type[j]), 1)
     e = np.zeros((n, nv))
@@ -253,9 +252,9 @@ def set_const(m):
     m.light_pos0[i] = d.light_xpos[i] - d.xpos[b]
     m.light_poscom0[i] = d.light_xpos[i] - d.subtree_com[t if t >= 0 else b]
     m.light_dir0[i] = d.light_xdir[i]
-  # position-like actuators given a damping ratio (biasprm[2] > 0): damping from MuJoCo 4's
+  # position-like actuators given a damping ratio (biasprm[2] > 0): damping from MuJoCo's
   # reflected inertia, the operational-space inertia (J M^-1 J')^-1 at qpos0 (several force
-  # outputs: the inverse of their mean J M^-1 J', measured on 4.0's SO3 servo); a PID keeps kp
+  # outputs: the inverse of their mean J M^-1 J', as for MuJoCo's SO3 servo); a PID keeps kp
   # only in biasprm[1]
   for i in range(m.nactuator):
     g, b = m.actuator_gainprm[i], m.actuator_biasprm[i]
@@ -269,13 +268,13 @@ def set_const(m):
       a, n = d.moment_rowadr[o], d.moment_rownnz[o]
       np.add.at(row, d.moment_colind[a:a + n], d.actuator_moment[a:a + n])
       inv += row @ _solve_m(m, d, row[None])[0] if nv else 0.0
-    mass = len(outs) / inv if inv > 1e-15 else 0.0
+    mass = len(outs) / inv if inv > MINVAL else 0.0
     b[2] = -b[2] * 2 * np.sqrt((-b[1] if pid else g[0]) * mass)
   return m
 
 
 def set_flex_edge_constants(m):
-  """flexedge_length0 and flexedge_invweight0 at qpos0, as 4.0's mj_setConst computes them
+  """flexedge_length0 and flexedge_invweight0 at qpos0, as MuJoCo's mj_setConst computes them
   (after set_const filled M and the kinematics), written into the Model's
   arrays; the rows' sparsity is the compiler's (_edge_sparsity)."""
   if not m.nflex:
@@ -290,7 +289,7 @@ def set_flex_edge_constants(m):
   invw = np.zeros(m.nflexedge)
   for f in range(m.nflex):
     va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]
-    if m.flex_interp[f]:    # 4.0 leaves interpolated flexes' edge constants at 0
+    if m.flex_interp[f]:    # MuJoCo leaves interpolated flexes' edge constants at 0
       continue
     vb = m.flex_vertbodyid[va:va + m.flex_vertnum[f]]
     vloc = m.flex_vert[va:va + m.flex_vertnum[f]]
@@ -304,7 +303,7 @@ def set_flex_edge_constants(m):
       b1, b2 = int(vb[v1]), int(vb[v2])
       j1, _ = jac(m, d, pos[v1], b1)
       j2, _ = jac(m, d, pos[v2], b2)
-      jrows[e] = (vec / max(length0[e], 1e-15)) @ (j2 - j1)
+      jrows[e] = (vec / max(length0[e], MINVAL)) @ (j2 - j1)
   if m.nv:
     for f in range(m.nflex):
       va, ea = m.flex_vertadr[f], m.flex_edgeadr[f]

@@ -22,7 +22,7 @@ actuator_force) are recomputed where MuJoCo keeps their last values.
 import math
 
 from numjoco.engine import flex_contact as fc
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtEnableBit, mjtEq, mjtObj, mjtSensor, mjtTrn
 
 _ENBL_SLEEP = int(mjtEnableBit.SLEEP)
@@ -197,7 +197,7 @@ def wake_island(tree_asleep, ntree, i, wakeval):
 
 @jit
 def wake(m, d):
-  """Wake sleeping trees the user changed: a pose that no longer matches (flagged by
+  """Wake sleeping trees the user changed: a pose that does not match the sleeping one (flagged by
   kinematics in tree_awake) or an applied force; with sleep disabled, every tree (mj_wake)."""
   ntree = m.ntree
   if not enabled(m):

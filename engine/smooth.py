@@ -701,8 +701,8 @@ def _so3_moment(m, d, i, out, adr):
       d.moment_colind[adr + k] = m.jnt_dofadr[ident] + k
       d.actuator_moment[adr + k] = 1.0
     return 3
-  # world orientations of both sites (MuJoCo 4.0; the mirror's older source multiplies the other
-  # way round)
+  # world orientations of both sites (MuJoCo 4.0; its published source multiplies the other way
+  # round)
   b, br = m.site_bodyid[ident], m.site_bodyid[ref]
   sq, bq = m.site_quat[ident], d.xquat[b]
   q0, q1, q2, q3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], sq[0], sq[1], sq[2], sq[3])
@@ -898,7 +898,7 @@ def crb(m, d):
 def factor_i(mat, diaginv, rownnz, rowadr, colind, nv):
   """In-place sparse L'DL factorisation of an inertia-like matrix in M's layout (mj_factorI).
 
-  A pivot below mjMINVAL (a singular or indefinite matrix) is clamped to mjMINVAL, as MuJoCo 4.0
+  A pivot below mjMINVAL (a singular or indefinite matrix) is clamped to mjMINVAL, as MuJoCo
   does. Returns (number of pivots clamped, lowest dof clamped or -1), for warn_inertia."""
   nbad, bad = 0, -1
   for k in range(nv - 1, -1, -1):

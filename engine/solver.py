@@ -1,7 +1,7 @@
 """The primal constraint solvers of MuJoCo's engine_solver.c (CG and Newton: mj_solPrimal) and
 what every solver shares: the J products, the constraint update (mj_constraintUpdate), the
 solve metric and the statistics. The constraint stage that runs them, island by island as
-MuJoCo 4.0 does by default (own dense Hessian of island size, own termination, statistics at
+MuJoCo does by default (own dense Hessian of island size, own termination, statistics at
 island * mjNSOLVER in solver_*, iterations in solver_niter[island]), is
 engine/forward.fwd_constraint; the dual solvers (PGS, no-slip) are engine/solver_pgs.py and the
 Cholesky factorizations engine/cholesky.py.
@@ -13,7 +13,7 @@ Everything follows MuJoCo's algorithms step by step (warmstart choice, exact lin
 Hessian factor updates, Hager-Zhang CG, PGS with shuffled blocks and Nesterov momentum), so
 that iteration counts and per-iteration statistics agree with MuJoCo's.
 
-Choices (see also the report in the commit history):
+Choices:
 - Primal solvers run on a `Primal` context (views of all rows/dofs, or of one island's
   gathered rows iefc_* / iefc_J and dofs iacc etc.); PGS and no-slip run over a list of rows
   (map_iefc2efc: an island's, or the identity) on the global arrays, as MuJoCo's efclist.
@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND
 from numjoco.engine.cholesky import (SPARSE_NV as _SPARSE_NV, chol_factor, chol_factor_sp,
                                      chol_solve, chol_solve_sp, chol_update, chol_update_sp)
@@ -195,7 +195,7 @@ def _hessian_symbolic(m, d, c):
   L."""
   n, nefc = c.nv, c.nefc
   # the adjacency (in the context's dof order) is built in one of two buffers and compared
-  # with the other's, which holds the adjacency of the pattern now stored: when it has no
+  # with the other's, which holds the adjacency of the stored pattern: when it has no
   # entry the stored one lacks (the same contacts as at the last analysis, or fewer, e.g. a
   # resting pile) the stored pattern and order are kept: a pattern of more entries only
   # holds some exact zeros. solver_Lnnz[4] holds (n of the stored pattern or 0, its buffer).
@@ -238,7 +238,7 @@ def _hessian_symbolic(m, d, c):
   state[1] = 1 - state[1]
   _tree_order(m, d, c)
   # neighbour lists in the new order (row i: its neighbours k < i, each once, at nbr[i*n:]);
-  # `old` (no longer needed) marks the edges in the new order
+  # `old` (free at this point) marks the edges in the new order
   seen = old
   for t in range(n * n):
     seen[t] = 0
@@ -338,7 +338,7 @@ def _norm(a, n):
 @jit
 def stat_scale(m, d):
   """Scale of the improvement and gradient statistics: 1 / trace(M) at the current state
-  (MuJoCo 4.0 uses this for the monolithic solve too, not 1 / (meaninertia nv))."""
+  (MuJoCo uses this for the monolithic solve too, not 1 / (meaninertia nv))."""
   s = 0.0
   for i in range(m.nv):
     s += d.M[m.M_rowadr[i] + m.M_rownnz[i] - 1]

@@ -6,7 +6,7 @@ import math
 import numpy as np
 
 from numjoco.engine.cholesky import chol_factor, chol_solve
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.solver import (ARINV as _ARINV, DSQRT as _DSQRT, FMOM as _FMOM,
                                    FPREV as _FPREV, TMP as _TMP, dot as _dot, metric as _metric,
                                    save_stats as _save_stats, stat_scale)
@@ -514,7 +514,7 @@ def _dual_state_change(d, ne, nf, nefc, rows):
 @jit
 def _island_scale(m, d, island):
   """1 / trace of M over an island's dofs (all dofs for island < 0): the dual solvers'
-  statistics scale in MuJoCo 4.0."""
+  statistics scale in MuJoCo."""
   if island < 0:
     return stat_scale(m, d)
   s = 0.0

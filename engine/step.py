@@ -15,7 +15,7 @@ from numjoco.engine import perturb
 from numjoco.engine import sensor
 from numjoco.engine import sleep
 from numjoco.engine import smooth
-from numjoco.engine.smooth import jit
+from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtJoint
 from numjoco.engine._sig import unit, M, D, b1, i8, f8v, NEEDS_IMPLICIT, NEEDS_RK4
 
@@ -93,7 +93,7 @@ def _sensor_due(m, d, i):
 def presample_history(m, d):
   """d.history_sensordata = the values of the delayed sensors due this step, at the current
   state: RK4 calls it before its stages, whose forward passes overwrite what sensors read
-  (MuJoCo 4.0's buffers hold the values of the step's start state)."""
+  (MuJoCo's buffers hold the values of the step's start state)."""
   for i in range(m.nsensor):
     if m.sensor_history[i, 0] > 0 and m.sensor_delay[i] > 0 and _sensor_due(m, d, i):
       adr = m.sensor_adr[i]
@@ -242,12 +242,12 @@ def rk4(m, d):
   for k in range(na):
     x0a[k] = d.act[k]
     actd[0, k] = d.act_dot[k]
-  # the activation update sees the initial state's actuator lengths and velocities (MuJoCo
-  # 4.0: a DC motor's LuGre state is integrated with them)
+  # the activation update sees the initial state's actuator lengths and velocities (as in
+  # MuJoCo: a DC motor's LuGre state is integrated with them)
   for k in range(m.nout):
     d.rk4_actstate[0, k] = d.actuator_length[k]
     d.rk4_actstate[1, k] = d.actuator_velocity[k]
-  # and the plastic tendons' update sees the initial tendon lengths and Jacobian (MuJoCo 4.0
+  # and the plastic tendons' update sees the initial tendon lengths and Jacobian (MuJoCo
   # leaves them as they were before the stages)
   for k in range(m.ntendon):
     d.rk4_ten_length[k] = d.ten_length[k]
@@ -303,9 +303,9 @@ def rk4(m, d):
   for k in range(d.ten_J.shape[0]):
     d.ten_J[k] = d.rk4_ten_J[k]
   advance(m, d, dact, dqacc, dq, True, True)
-  # 4.0 leaves the step's combined acceleration in qacc, (qvel' - qvel) / h, while
-  # qacc_warmstart (saved by advance) and act_dot keep the last stage's (measured; the
-  # Aug-2026 source left the last stage's qacc)
+  # MuJoCo 4.0 leaves the step's combined acceleration in qacc, (qvel' - qvel) / h, while
+  # qacc_warmstart (saved by advance) and act_dot keep the last stage's (its published source
+  # leaves the last stage's qacc)
   for k in range(nv):
     d.qacc[k] = dqacc[k]
 

@@ -2,10 +2,10 @@
 
 Pure geometry on plain values: the wrap is solved in a 2D plane (the plane through the geom
 centre and both endpoints for a sphere, the cylinder's cross-section for a cylinder), then
-mapped back to 3D. The arithmetic follows MuJoCo 4.0.1's mju_wrap as read from its binary
-(libmujoco.so.4.0.1; its inside and side-site wraps differ from the published source): with a
-side site outside the geom, the tendon takes the tangent pair turning the way the polyline
-endpoint -> side site (projected onto the circle) -> endpoint winds; with one inside, it passes
+mapped back to 3D. The arithmetic follows mju_wrap as MuJoCo 4.0.1's library computes it (its
+inside and side-site wraps differ from the published source): with a side site outside the
+geom, the tendon takes the tangent pair turning the way the polyline endpoint -> side site
+(projected onto the circle) -> endpoint winds; with one inside, it passes
 through one point on the circle found by Newton's method on an angle.
 """
 import math
@@ -39,8 +39,8 @@ def _normalize3(x, y, z):
 
 @jit
 def _is_intersect(a0, a1, b0, b1, c0, c1, e0, e1):
-  """Whether 2D segments (a, b) and (c, e) intersect, as MuJoCo 4.0.1's mju_wrap tests it (read
-  from its binary): the four intersection parameters compared by sign, without division; the
+  """Whether 2D segments (a, b) and (c, e) intersect, as MuJoCo 4.0.1's mju_wrap tests it: the
+  four intersection parameters compared by sign, without division; the
   far ends exclusive."""
   det = (e1 - c1) * (b0 - a0) - (e0 - c0) * (b1 - a1)
   if abs(det) < MINVAL:
@@ -57,7 +57,7 @@ def _is_intersect(a0, a1, b0, b1, c0, c1, e0, e1):
 def _length_circle(p0, p1, q0, q1, ind, radius):
   """Arc length from p to q on the circle, the short way, or the long way when the turn from p
   to q is counter-clockwise and ind, or clockwise and not ind; arcs up to 1e-6 rad never flip
-  (length_circle as MuJoCo 4.0.1 computes it, read from its binary: the angle by atan2)."""
+  (length_circle as MuJoCo 4.0.1 computes it: the angle by atan2)."""
   cross = p1 * q0 - p0 * q1
   angle = math.atan2(abs(cross), (p0 * q0 + p1 * q1) + 0.0)
   if angle > 1e-6 and ((cross > 0 and ind) or (cross < 0 and not ind)):
@@ -78,7 +78,7 @@ def _tangent_points(e0, e1, e2, e3, sgn, sqrad, radius, sqlen0, sqlen1, q0, q1):
 @jit
 def _wrap_circle_any(e0, e1, e2, e3, s0, s1, has_side, radius):
   """2D wrap of the segment (e0,e1)-(e2,e3) around a circle at the origin (wrap_circle as in
-  MuJoCo 4.0.1's mju_wrap, read from its binary). (length or -1, tangent points t0 (2), t1 (2)).
+  MuJoCo 4.0.1's mju_wrap). (length or -1, tangent points t0 (2), t1 (2)).
 
   No wrap when an endpoint is inside the circle, the endpoints coincide, or the segment misses
   the circle and (with a side point s on the circle) the winding angle theta of the polyline
@@ -156,7 +156,7 @@ def _inside_f(t, A, B, G):
 @jit
 def _wrap_inside(e0, e1, e2, e3, radius):
   """2D inside wrap (side site inside the geom): the one point on the circle the tendon passes
-  through, as MuJoCo 4.0.1's mju_wrap computes it (read from its binary). (0 or -1, point (2),
+  through, as MuJoCo 4.0.1's mju_wrap computes it. (0 or -1, point (2),
   point (2)).
 
   No wrap when an endpoint is inside the circle or the segment crosses it. Otherwise Newton's

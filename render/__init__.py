@@ -1,14 +1,31 @@
 """numjoco's renderer: draws a Model and a Snapshot of its Data with moderngl (OpenGL 3.3 core),
 in a window (the app) or headless through EGL (tests, screenshots, video).
 
-Modules: snapshot (what is drawn, filled on the physics thread), camera (mjvCamera), renderer
-(Renderer, VisOptions), headless (HeadlessRenderer, save_png), visual (mjVisual/mjStatistic and
-builtin textures read from the MJCF), meshes (unit primitives), shaders (GLSL).
+Modules: snapshot (what is drawn, filled on the physics thread), camera (mjvCamera), scene
+(SceneBuilder, Scene, VisOptions: what to draw, numpy only, as mjv_updateScene), renderer
+(Renderer: draws a Scene with GL, as mjr_render), headless (HeadlessRenderer, save_png), visual
+(mjVisual/mjStatistic and builtin textures read from the MJCF), meshes (unit primitives),
+texmap/textures, skin, flex (each a numpy half for the scene and a GL half), shaders (GLSL).
+The names below are imported on first use: the numpy modules load without GL.
 """
-from numjoco.render.camera import Camera, CameraType, Mouse
-from numjoco.render.headless import HeadlessRenderer, save_png
-from numjoco.render.renderer import Renderer, VisOptions
-from numjoco.render.snapshot import Snapshot
+import importlib
 
-__all__ = ["Camera", "CameraType", "Mouse", "HeadlessRenderer", "save_png", "Renderer",
-           "VisOptions", "Snapshot"]
+_API = {"Camera": "camera", "CameraType": "camera", "Mouse": "camera",
+        "HeadlessRenderer": "headless", "save_png": "headless", "Renderer": "renderer",
+        "VisOptions": "scene", "Scene": "scene", "SceneBuilder": "scene", "Snapshot": "snapshot"}
+
+__all__ = sorted(_API)
+
+
+def __getattr__(name):
+  """A public class or function, imported on first use."""
+  module = _API.get(name)
+  if module is None:
+    raise AttributeError(f"module 'numjoco.render' has no attribute {name!r}")
+  value = getattr(importlib.import_module("numjoco.render." + module), name)
+  globals()[name] = value
+  return value
+
+
+def __dir__():
+  return sorted(set(globals()) | set(_API))

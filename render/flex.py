@@ -1,4 +1,4 @@
-"""Flexes (MuJoCo's <flex>/<flexcomp> deformables) drawn as MuJoCo 4.0's renderer draws them.
+"""Flexes (MuJoCo's <flex>/<flexcomp> deformables) drawn as MuJoCo's renderer draws them.
 
 Each frame reads the world vertex positions (Data's `flexvert_xpos`, copied into the
 snapshot) and builds, per flex, what mjv_updateActiveFlex puts into mjvScene:
@@ -11,15 +11,14 @@ snapshot) and builds, per flex, what mjv_updateActiveFlex puts into mjvScene:
 and, as render_gl3's mjGEOM_FLEX branch, a sphere per vertex (mjVIS_FLEXVERT) and a cylinder
 per edge (mjVIS_FLEXEDGE) of the flex radius, untextured, unless the skin is drawn. 1D flexes
 have no faces: their edges are what shows. Colour and material as setMaterial (flex_rgba
-unless the material's and the default); a texture only with texture coordinates.
+unless the material's and the default); a texture only with texture coordinates. FlexScene
+holds them for the scene (numpy); render/surfaces.py's FlexDraw draws them.
 """
 import numpy as np
 
-from numjoco.render import surfaces
+from numjoco.render.texmap import material_texture, materials, surface_alpha, surface_rows
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
-_DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-_TEX_NONE, _TEX_2D = surfaces.TEX_NONE, surfaces.TEX_2D
 
 
 def _normalize(v):
@@ -60,7 +59,7 @@ class FlexModel:
                                    i("flex_shellnum"))
     edge = i("flex_edge").reshape(-1, 2)
     tex = np.asarray(getattr(m, "flex_texcoord", np.zeros((0, 2))), np.float32).reshape(-1, 2)
-    # 4.0 has a material per element; MJCF gives one per flex (the first element's here)
+    # MuJoCo has a material per element; MJCF gives one per flex (the first element's here)
     matid = i("flex_matid")
     self.matid = np.array([matid[a] if n else -1 for a, n in zip(self.elemadr, self.elemnum)])
     self.elem, self.elemtex, self.layer, self.shell, self.edge, self.tex = [], [], [], [], [], []
@@ -184,49 +183,38 @@ def vertex_positions(m, xpos, xmat):
   return out
 
 
-# ---------------------------------------------------------------------------------- drawing
+# ------------------------------------------------------------------------------------ scene
 
-class FlexDraw:
-  """GL buffers and per-frame drawing of a model's flexes (owned by a Renderer): faces as one
-  unindexed world-space triangle list per flex, drawn through the lit (or textured) geom
-  programs with an identity instance; vertex spheres and edge cylinders as instances of the
-  renderer's primitive meshes (they are lit, shadowed and blended as geoms)."""
+class FlexScene:
+  """What mjv_updateScene adds for a model's flexes (numpy; FlexDraw draws it): per flex its
+  colour, material and texture mapping (setMaterial); per frame the visible flexes, the
+  triangles of their faces or skin (world space), an identity instance row each, and their
+  vertex spheres and edge cylinders as instances of the primitive meshes."""
 
-  def __init__(self, ctx):
-    self.ctx = ctx
-    self._gl = []
+  def __init__(self):
     self.model = FlexModel(None)
     self.visible = np.zeros(0, bool)
     self.nface = np.zeros(0, np.int64)
+    self.version = 0          # counts the frames whose triangles changed
 
-  def set_model(self, m, renderer):
-    """Per-flex colour, material and texture (setMaterial), and the GL buffers."""
-    self.release()
-    self.r = renderer
+  def set_model(self, m):
+    """Per-flex colour, material and texture (setMaterial)."""
     self.model = fm = FlexModel(m)
     n = fm.nflex
     self.visible = np.zeros(n, bool)
     self.nface = np.zeros(n, np.int64)
     self._key = None
+    self.version += 1
     if not n:
       return
-    self.rgba = np.asarray(m.flex_rgba, float).reshape(n, 4).copy()
-    self.mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
+    self.rgba, self.mat = materials(m, m.flex_rgba, fm.matid)
     self.texid = np.full(n, -1)
     self.mapping = np.zeros((n, 4))
-    texids = getattr(m, "mat_texid", None)
     for f in range(n):
       k = int(fm.matid[f])
-      if k < 0:
-        continue
-      self.mat[f, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
-      if np.allclose(self.rgba[f], _DEFAULT_RGBA):
-        self.rgba[f] = m.mat_rgba[k]
-      if fm.texcoordadr[f] < 0 or texids is None or not int(getattr(m, "ntex", 0) or 0):
-        continue          # addFlexGeoms: no texture without texture coordinates
-      row = np.asarray(texids).reshape(int(m.nmat), -1)[k]
-      t = int(row[1 if len(row) > 1 else 0])
-      if t < 0 or int(m.tex_nchannel[t]) == 1:
+      # addFlexGeoms: no texture without texture coordinates
+      t = material_texture(m, k) if fm.texcoordadr[f] >= 0 else -1
+      if t < 0:
         continue
       self.texid[f] = t
       rep = np.asarray(m.mat_texrepeat[k], float)
@@ -235,38 +223,18 @@ class FlexDraw:
         size = (fm.radius[f], 0.1)
         scl = scl * np.where(np.asarray(size) > 0, size, 1.0)
       self.mapping[f] = (scl[0], scl[1], 0.0, 0.0)
-    self._bufs = [None] * n
-    self._inst = [self.ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
-    self._vaos = {}
-    self._gl = list(self._inst)
+    self.tris = [None] * n
+    self.inst = np.zeros((n, 28), np.float32)
 
-  def _buffers(self, f, nvert):
-    """The vertex (position, normal) and texture-coordinate buffers of flex f, grown to hold
-    `nvert` triangle vertices (their VAOs made again when they grow)."""
-    b = self._bufs[f]
-    if b is None or b[0].size < nvert * 24:
-      if b is not None:
-        for o in b:
-          o.release()
-          self._gl.remove(o)
-        for key in [k for k in self._vaos if k[0] == f]:
-          self._vaos.pop(key).release()
-      cap = max(nvert, 3)
-      b = self._bufs[f] = (self.ctx.buffer(reserve=cap * 24, dynamic=True),
-                           self.ctx.buffer(reserve=cap * 8, dynamic=True))
-      self._gl.extend(b)
-    return b
-
-  def update(self, snap, opts, batch_o, batch_t, kinds):
-    """This frame's visible flexes: their faces into the GL buffers, their vertex spheres and
-    edge cylinders into the opaque or transparent geom batch (`kinds`: the renderer's SPHERE
-    and CYLINDER mesh kinds)."""
+  def update(self, snap, opts, vis, batch_o, batch_t, kinds, highlight=-1):
+    """This frame's visible flexes: their triangles (made again only when a vertex moved or
+    what is drawn changed; then `version` grows) and instance rows; their vertex spheres and
+    edge cylinders into the opaque or transparent geom batch (`kinds`: the SPHERE and
+    CYLINDER mesh kinds). `highlight`: the selected flex, which glows (markselected)."""
     fm = self.model
     if not fm.nflex:
       return
-    alpha = self.rgba[:, 3] * (self.r.vis.map.alpha if getattr(opts, "transparency", False)
-                               else 1.0)
-    self.alpha = alpha
+    self.alpha = alpha = surface_alpha(self.rgba, opts, vis)
     self.visible = fm.visible(opts) & (alpha > 0)
     if not self.visible.any():
       self.nface[:] = 0
@@ -279,18 +247,13 @@ class FlexDraw:
     if key != self._key:       # a vertex moved, or what is drawn changed: faces again
       self._key = key
       self._faces(xall, face, skin, layer)
+      self.version += 1
+    surface_rows(self.inst, self.visible, self.rgba, alpha, self.mat, self.mapping, highlight,
+                 vis.global_.glow)
     sphere, cylinder = kinds
     for f in np.nonzero(self.visible)[0]:
       mat = self.mat[f].copy()
-      if f == getattr(self.r, "highlight_flex", -1):    # markselected: emission + glow
-        mat[0] += self.r.vis.global_.glow
-      inst = np.zeros(28, np.float32)
-      inst[3:12] = np.eye(3).ravel()
-      inst[12:15] = 1.0
-      inst[16:20] = (*self.rgba[f, :3], alpha[f])
-      inst[20:24] = mat
-      inst[24:28] = self.mapping[f]
-      self._inst[f].write(inst.tobytes())
+      mat[0] += vis.global_.glow if f == highlight else 0.0    # markselected, as its faces
       # vertex spheres and edge cylinders (render_gl3): radius > 0, and not under a skin
       r = float(fm.radius[f])
       if r <= 0 or (skin and self.nface[f]):
@@ -306,7 +269,8 @@ class FlexDraw:
         b.connectors(cylinder, x32[e[:, 0]], x32[e[:, 1]], r, rgba, mat)
 
   def _faces(self, xall, face, skin, layer):
-    """Every visible flex's triangles into its GL buffers; their counts and bounding boxes."""
+    """Every visible flex's triangles (`tris`: positions and normals (n, 6), uvs or None);
+    their counts and bounding boxes."""
     fm = self.model
     self.nface[:] = 0
     self._rows = []
@@ -317,10 +281,7 @@ class FlexDraw:
         continue
       pos, normal, uv = tris
       self.nface[f] = len(pos) // 3
-      vb, ub = self._buffers(f, len(pos))
-      vb.write(np.ascontiguousarray(np.concatenate([pos, normal], 1)).tobytes())
-      if uv is not None:
-        ub.write(np.ascontiguousarray(uv).tobytes())
+      self.tris[f] = (np.ascontiguousarray(np.concatenate([pos, normal], 1)), uv)
       lo, hi = pos.min(0), pos.max(0)
       row = np.zeros(28, np.float32)
       row[0:3], row[3:12], row[12:15] = 0.5 * (lo + hi), np.eye(3).ravel(), 0.5 * (hi - lo)
@@ -341,36 +302,3 @@ class FlexDraw:
       return np.zeros((0, 28), np.float32), b""
     rows = np.array(self._rows, np.float32).reshape(-1, 28)
     return rows, rows.tobytes()
-
-  def _vao(self, f, prog, key):
-    vao = self._vaos.get((f, key))
-    if vao is None:
-      vb, ub = self._bufs[f]
-      vao = self._vaos[f, key] = surfaces.vertex_array(self.ctx, prog, key, vb, ub,
-                                                       self._inst[f])
-    return vao
-
-  def draw_depth(self, depth_prog):
-    """The visible faces into the bound shadow map."""
-    for f in np.nonzero(self.nface)[0] if self.model.nflex else ():
-      self._vao(f, depth_prog, "d").render(vertices=3 * int(self.nface[f]))
-
-  def draw(self, sh, set_uniforms, transparent):
-    """The visible faces, opaque or blended ones, with the lit geom programs (`sh`: the
-    variant that reads the shadow map). Back faces culled as MuJoCo's renderer does (a 2D
-    flex has a triangle for each side)."""
-    if not self.model.nflex:
-      return
-    items = ((f, _TEX_2D if self.texid[f] >= 0 else _TEX_NONE, self.texid[f])
-             for f in surfaces.selected(self.nface > 0, self.alpha, transparent))
-    surfaces.draw_lit(self.r, self.ctx, sh, set_uniforms, items, lambda f, prog, key: self._vao(
-        f, prog, key).render(vertices=3 * int(self.nface[f])))
-
-  def release(self):
-    """Free the GL objects of the current model."""
-    for o in list(self._vaos.values()) if hasattr(self, "_vaos") else ():
-      o.release()
-    for o in self._gl:
-      o.release()
-    self._gl = []
-    self._vaos = {}

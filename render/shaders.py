@@ -11,7 +11,7 @@ and rgba2, a plane's builtin checker material; a plane without one is one colour
 it) and rgba2.
 """
 
-MAX_LIGHTS = 8
+from numjoco.render.scene import MAX_LIGHTS  # noqa: F401 - the uniform arrays hold these
 
 _LIGHT_UNIFORMS = """
 #define MAX_LIGHTS %d

@@ -5,11 +5,13 @@ xquat * bindquat^-1, translation xpos - R bindpos); a vertex is the weighted sum
 positions (weights normalised by the compiler, engine/mjcf/_skin.py). Normals are the
 area-weighted sums of the face normals, normalised; `inflate` then moves each vertex along
 its normal. Arithmetic follows MuJoCo's: bone transforms and moved positions in float64, the
-weighted sum and the normals stored in float32.
+weighted sum and the normals stored in float32. SkinScene holds a model's skins for the
+scene (colours, materials, this frame's vertices); render/surfaces.py's SkinDraw draws them.
 """
 import numpy as np
 
-from numjoco.render import surfaces
+from numjoco.render.texmap import (TEX_2D, TEX_CUBE, TEX_NONE, material_texture, materials,
+                                    surface_alpha, surface_rows)
 
 _MINVAL = 1e-15     # mjMINVAL (engine.types has it; the window side imports no engine)
 
@@ -198,101 +200,71 @@ def _rounds(vertex):
   return out
 
 
-# ---------------------------------------------------------------------------------- drawing
+# ------------------------------------------------------------------------------------ scene
 
-_DEFAULT_RGBA = (0.5, 0.5, 0.5, 1.0)
-_TEX_NONE, _TEX_2D, _TEX_CUBE = surfaces.TEX_NONE, surfaces.TEX_2D, surfaces.TEX_CUBE
+class SkinScene:
+  """What mjv_updateScene adds for a model's skins (numpy; SkinDraw draws it): per skin its
+  colour, material, texture and mapping (MuJoCo's setMaterial and settexture); per frame the
+  visible skins (mjVIS_SKIN and skin groups), their world vertices and normals, and an
+  identity instance row each (colour, material, mapping)."""
 
-
-class SkinDraw:
-  """GL buffers and per-frame drawing of a model's skins (owned by a Renderer): each skin is
-  one indexed triangle mesh in world coordinates, lit and textured by the geom programs
-  through a single identity instance, as MuJoCo's renderer draws an mjGEOM_SKIN."""
-
-  def __init__(self, ctx):
-    self.ctx = ctx
-    self._gl = []
+  def __init__(self):
     self.model = SkinModel(None)
     self.visible = np.zeros(0, bool)
+    self.version = 0          # counts the frames whose vertices (or uvs) changed
 
-  def set_model(self, m, renderer):
-    """Per-skin colour, material, texture and mapping (MuJoCo's setMaterial and settexture),
-    and the GL buffers: world positions and normals (rewritten each frame), texture
-    coordinates, faces, the instance."""
-    self.release()
-    self.r = renderer
+  def set_model(self, m):
+    """Per-skin colour, material, texture and mapping, and the texture coordinates."""
     self.model = sk = SkinModel(m)
     n = sk.nskin
     self.visible = np.zeros(n, bool)
     self._key = None
+    self.version += 1
     if not n:
       return
-    self.rgba = np.zeros((n, 4))
-    self.mat = np.tile([0.0, 0.5, 0.5, 0.0], (n, 1))
+    self.rgba, self.mat = materials(m, m.skin_rgba, np.asarray(m.skin_matid)[:n])
     self.texid = np.full(n, -1)
-    self.textype = np.full(n, _TEX_NONE)
+    self.textype = np.full(n, TEX_NONE)
     self.mapping = np.zeros((n, 4))
     self.texgen = np.zeros(n, bool)      # a 2d texture without texture coordinates: world x, y
-    texids = getattr(m, "mat_texid", None)
     for i in range(n):
       k = int(m.skin_matid[i])
-      rgba = np.asarray(m.skin_rgba[i], float)
-      self.rgba[i] = rgba
-      if k < 0:
-        continue
-      self.mat[i, :3] = (m.mat_emission[k], m.mat_specular[k], m.mat_shininess[k])
-      if np.allclose(rgba, _DEFAULT_RGBA):
-        self.rgba[i] = m.mat_rgba[k]
-      t = -1
-      if texids is not None and int(getattr(m, "ntex", 0) or 0):
-        row = np.asarray(texids).reshape(int(m.nmat), -1)[k]
-        t = int(row[1 if len(row) > 1 else 0])
-      if t < 0 or int(m.tex_nchannel[t]) == 1:     # as render/textures.py geom_textures
+      t = material_texture(m, k)
+      if t < 0:
         continue
       self.texid[i] = t
       rep = np.asarray(m.mat_texrepeat[k], float)
       uniform = bool(m.mat_texuniform[k])
       size = 0.1        # an mjvGeom's size when mjv_initGeom gets none, as a skin's
       if int(m.tex_type[t]) != 0:
-        self.textype[i] = _TEX_CUBE
+        self.textype[i] = TEX_CUBE
         self.mapping[i, :3] = size if uniform else 1.0
       elif int(m.skin_texcoordadr[i]) >= 0:
-        self.textype[i] = _TEX_2D
+        self.textype[i] = TEX_2D
         scl = np.where(rep > 0, rep, 1.0) * (size if uniform else 1.0)
         self.mapping[i] = (scl[0], scl[1], 0.0, 0.0)
       else:
-        self.textype[i] = _TEX_2D
+        self.textype[i] = TEX_2D
         self.texgen[i] = True
         scl = rep * (size if uniform else 1.0)
         self.mapping[i] = (0.5 * scl[0], -0.5 * scl[1], -0.5, -0.5)
-    ctx = self.ctx
-    nv = sk.nvert
-    self._vbuf = ctx.buffer(reserve=max(nv, 1) * 24, dynamic=True)       # position, normal
-    uv = np.zeros((max(nv, 1), 2), np.float32)
+    uv = np.zeros((max(sk.nvert, 1), 2), np.float32)
     for i in range(n):
       a, c, ta = int(sk.vertadr[i]), int(sk.vertnum[i]), int(m.skin_texcoordadr[i])
       if ta >= 0:
         uv[a:a + c] = np.asarray(m.skin_texcoord, np.float32).reshape(-1, 2)[ta:ta + c]
-    self._uv = uv
-    self._uvbuf = ctx.buffer(uv.tobytes(), dynamic=True)
-    self._ibufs = []
-    for i in range(n):
-      a, c = int(sk.faceadr[i]), int(sk.facenum[i])
-      self._ibufs.append(ctx.buffer(np.ascontiguousarray(sk.face[a:a + c], np.int32).tobytes()))
-    self._inst = [ctx.buffer(reserve=28 * 4, dynamic=True) for _ in range(n)]
-    self._vaos = {}
-    self._gl = [self._vbuf, self._uvbuf] + self._ibufs + self._inst
+    self.uv = uv
+    self.inst = np.zeros((n, 28), np.float32)
 
-  def update(self, snap, opts):
-    """This frame's visible skins (MuJoCo's mjVIS_SKIN and skin groups) and their instances;
-    their vertices from the snapshot's body poses, recomputed only when a bone moved or the
-    visible set changed."""
+  def update(self, snap, opts, vis, highlight=-1):
+    """This frame's visible skins and their instance rows; their vertices from the snapshot's
+    body poses, recomputed only when a bone moved or the visible set changed (then `version`
+    grows). `highlight`: the selected skin, which glows (mjv_updateScene's markselected:
+    emission + vis.global.glow)."""
     sk = self.model
     if not sk.nskin:
       return
-    alpha = self.rgba[:, 3] * (self.r.vis.map.alpha if getattr(opts, "transparency", False)
-                               else 1.0)
-    self.alpha = alpha
+    self.alpha = alpha = surface_alpha(self.rgba, opts, vis)
     self.visible = sk.visible(opts) & (alpha > 0)
     if not self.visible.any():
       return
@@ -300,23 +272,13 @@ class SkinDraw:
     key = (snap.xpos[b].tobytes() + snap.xquat[b].tobytes() + self.visible.tobytes())
     if key != self._key:       # a bone moved, or the visible set changed
       self._key = key
-      vert, normal = sk.update(snap.xpos, snap.xquat, self.visible)
-      self.vert = vert
-      self._vbuf.write(np.ascontiguousarray(np.concatenate([vert, normal], 1)).tobytes())
+      self.vert, self.normal = sk.update(snap.xpos, snap.xquat, self.visible)
       if self.texgen.any():
         on = self.texgen[sk.skin_of_vert]
-        self._uv[on] = vert[on, :2]
-        self._uvbuf.write(self._uv.tobytes())
-    for i in np.nonzero(self.visible)[0]:
-      inst = np.zeros(28, np.float32)
-      inst[3:12] = np.eye(3).ravel()
-      inst[12:15] = 1.0
-      inst[16:20] = (*self.rgba[i, :3], alpha[i])
-      inst[20:24] = self.mat[i]
-      if i == self.r.highlight_skin:   # the selected skin glows, as mjv_updateScene's
-        inst[20] += self.r.vis.global_.glow     # markselected: emission + vis.global.glow
-      inst[24:28] = self.mapping[i]
-      self._inst[i].write(inst.tobytes())
+        self.uv[on] = self.vert[on, :2]
+      self.version += 1
+    surface_rows(self.inst, self.visible, self.rgba, alpha, self.mat, self.mapping, highlight,
+                 vis.global_.glow)
 
   def any_transparent(self):
     """Whether a visible skin is drawn blended this frame."""
@@ -327,7 +289,7 @@ class SkinDraw:
     return int(self.visible.sum())
 
   def casters(self):
-    """Per visible skin a bounding-sphere instance row (28 floats: centre, identity, half
+    """Per visible skin a bounding-box instance row (28 floats: centre, identity, half
     extents) for fitting the shadow map, and the bytes that change when one moves. Blended
     skins cast shadows too: MuJoCo's shadow pass draws every geom but decorations."""
     rows = []
@@ -342,34 +304,3 @@ class SkinDraw:
       row[12:15] = 0.5 * (hi - lo)
       rows.append(row)
     return (np.array(rows, np.float32).reshape(-1, 28), self._key if rows else b"")
-
-  def _vao(self, i, prog, key):
-    vao = self._vaos.get((i, key))
-    if vao is None:
-      vao = self._vaos[i, key] = surfaces.vertex_array(
-          self.ctx, prog, key, self._vbuf, self._uvbuf, self._inst[i], self._ibufs[i])
-      self._gl.append(vao)
-    return vao
-
-  def draw_depth(self, depth_prog):
-    """The visible skins into the bound shadow map."""
-    for i in np.nonzero(self.visible)[0] if self.model.nskin else ():
-      self._vao(i, depth_prog, "d").render()
-
-  def draw(self, sh, set_uniforms, transparent):
-    """The visible skins, opaque or blended ones, with the lit geom programs (`sh`: the
-    variant that reads the shadow map); `set_uniforms(prog)` gives a program this frame's
-    camera and lights. Back faces culled: skins are one-sided, as in MuJoCo."""
-    if not self.model.nskin:
-      return
-    items = ((i, int(self.textype[i]), self.texid[i])
-             for i in surfaces.selected(self.visible, self.alpha, transparent))
-    surfaces.draw_lit(self.r, self.ctx, sh, set_uniforms, items,
-                      lambda i, prog, key: self._vao(i, prog, key).render())
-
-  def release(self):
-    """Free the GL objects of the current model."""
-    for o in self._gl:
-      o.release()
-    self._gl = []
-    self._vaos = {}

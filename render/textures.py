@@ -10,59 +10,19 @@ engine/mjcf/_texture.py) as GL textures, mapped as MuJoCo 4's renderer maps them
   times the size with texuniform) picks the face and texel, as a GL cube map.
 - the skybox: the first skybox texture, looked up along each pixel's view ray as (x, z, -y).
 The texel multiplies the lit colour (fixed-function GL_MODULATE). Textured geoms are drawn
-instanced too: one draw call per (shape, texture) pair; they also cast shadows.
+instanced too: one draw call per (shape, texture) pair; they also cast shadows. Which geoms are
+textured, their mappings and each frame's instances: render/texmap.py (numpy, for the scene).
 """
 import numpy as np
 import moderngl
 
 from numjoco.render import meshes
 from numjoco.render import shaders
-
-TEX_2D, TEX_CUBE = 1, 2
+from numjoco.render.texmap import TEX_2D, TEX_CUBE, texture_image
 _FMT = "3f 3f 1f 2f"
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _SRGB8, _SRGB8_ALPHA8 = 0x8C41, 0x8C43
-
-
-def is_plain_checker(img):
-  """Whether a texture image is exactly a 2x2 checker of two colours (MuJoCo's builtin
-  checker without marks): the renderer draws those procedurally."""
-  h, w = img.shape[:2]
-  if h < 2 or w < 2:
-    return False
-  c1, c2 = img[0, 0], img[0, w - 1]
-  ref = np.empty_like(img)
-  ref[:] = c2
-  ref[:h // 2, :w // 2] = c1
-  ref[h // 2:, w // 2:] = c1
-  return bool(np.array_equal(img, ref))
-
-
-def texture_image(m, t):
-  """Pixels (rows, width, nchannel) uint8 of texture `t` of model `m`."""
-  a = int(m.tex_adr[t])
-  h, w, c = int(m.tex_height[t]), int(m.tex_width[t]), int(m.tex_nchannel[t])
-  return np.asarray(m.tex_data[a:a + h * w * c], np.uint8).reshape(h, w, c)
-
-
-def geom_textures(m):
-  """Per geom: the id of its material's rgb texture, or -1."""
-  n = m.ngeom
-  out = np.full(n, -1, np.int64)
-  texid = getattr(m, "mat_texid", None)
-  if texid is None or not getattr(m, "ntex", 0) or not m.nmat:
-    return out
-  texid = np.asarray(texid).reshape(int(m.nmat), -1)
-  matid = np.asarray(m.geom_matid)
-  has = matid >= 0
-  out[has] = texid[matid[has], 1 if texid.shape[1] > 1 else 0]
-  # MuJoCo's OpenGL renderer skips 1-channel textures ("classic renderer can't upload
-  # 1-channel data, skipping"; e.g. the raw bytes 4.0 keeps for a KTX file): the geom keeps
-  # its material colour
-  one = np.asarray(m.tex_nchannel).reshape(-1) == 1
-  out[(out >= 0) & one[np.maximum(out, 0)]] = -1
-  return out
 
 
 class TexturedGeoms:
@@ -87,90 +47,18 @@ class TexturedGeoms:
     self._shapes = {}         # kind -> (vbo, ibo or None)
     self._inst = {}           # (kind, texid) -> instance buffer
     self._vaos = {}           # (kind, texid, key) -> vao; key: (npos, shadow) or "d"
-    self.groups = []          # this frame: [(kind, texid, instances, transparent)]
+    self.groups = []          # this frame's (kind, texid, instances, transparent): the scene's
     self.sky = None
-    self.geom_texid = np.zeros(0, np.int64)
     self._sky_mips = None     # the sky's texture while its mipmaps wait for the second frame
 
   # ------------------------------------------------------------------------------ model
 
-  def set_model(self, m, r):
-    """Which geoms of `m` are textured (the Renderer `r` has computed its per-geom arrays), and
-    the skybox; GL textures are made on first use."""
+  def set_model(self, m, geom_textures):
+    """A new model: its GL textures are made on first use; `geom_textures` (a
+    render.texmap.GeomTextures) says which geoms are textured and which texture is the sky."""
     self._reset()
-    self.m, self.r = m, r
-    ntex = int(getattr(m, "ntex", 0) or 0)
-    texid = geom_textures(m)
-    ttype = np.asarray(getattr(m, "tex_type", np.zeros(0)), np.int64)
-    for g in np.nonzero(texid >= 0)[0]:
-      if r.geom_mat[g, 3] == 2.0 and is_plain_checker(texture_image(m, texid[g])):
-        texid[g] = -1        # a plane's plain checker: drawn procedurally by the renderer
-    self.geom_texid = texid
-    self.geom_textype = np.zeros(m.ngeom, np.int64)
-    on = texid >= 0
-    self.geom_textype[on] = np.where(ttype[texid[on]] == 0, TEX_2D, TEX_CUBE)
-    # colours: MuJoCo's material rgba (the renderer may have put a checker colour there)
-    rgba = np.array(m.geom_rgba, np.float64)
-    matid = np.asarray(m.geom_matid)
-    for g in np.nonzero(texid >= 0)[0]:
-      if np.allclose(rgba[g], (0.5, 0.5, 0.5, 1.0)):
-        rgba[g] = m.mat_rgba[matid[g]]
-    self.geom_rgba = rgba
-    self.geom_map = self._mappings(m, r, texid, matid)
-    sky = [t for t in range(ntex) if int(m.tex_type[t]) == 2]
-    self.sky = sky[0] if sky else None
-
-  def _mappings(self, m, r, texid, matid):
-    """Per geom (n, 4): the texture mapping in i_color2 (2d: uv scale, offset; cube: object
-    scale), before the per-frame plane offset."""
-    n = m.ngeom
-    out = np.zeros((n, 4))
-    gtype = np.asarray(m.geom_type)
-    size = np.asarray(m.geom_size, float)
-    for g in np.nonzero(texid >= 0)[0]:
-      k = matid[g]
-      rep = np.asarray(m.mat_texrepeat[k], float)
-      uniform = bool(m.mat_texuniform[k])
-      if self.geom_textype[g] == TEX_CUBE:
-        s = r.geom_size4[g, :3].copy()
-        if gtype[g] == 3:              # capsule: (radius, radius, half-length)
-          s[2] = r.geom_size4[g, 3]
-        if gtype[g] == 7:              # mesh: the unit-ball vertices back to object space
-          out[g, :3] = r.geom_size4[g, :3] * (size[g, :3] if uniform else 1.0)
-        else:
-          out[g, :3] = s if uniform else 1.0
-        continue
-      if gtype[g] == 0:                # plane: (u, v) is the unit quad's (x, y)
-        scl = np.where(rep > 0, rep, 1.0)
-        sx, sy = size[g, 0], size[g, 1]
-        if uniform:
-          scl = scl * np.where(size[g, :2] > 0, size[g, :2], 1.0)
-        zx, zy = r.geom_size4[g, 0], r.geom_size4[g, 1]
-        out[g, 0], out[g, 2] = ((0.5 * scl[0], 0.5 * scl[0]) if sx > 0
-                                else (0.5 * scl[0] * zx, -0.5))
-        out[g, 1], out[g, 3] = ((-0.5 * scl[1], 0.5 * scl[1]) if sy > 0
-                                else (-0.5 * scl[1] * zy, -0.5))
-      elif gtype[g] in (1, 7) and not self._has_uv(m, g):
-        # object-linear (texgen), divided by the size for height fields and meshes
-        unit = r.geom_size4[g, :2] if gtype[g] == 7 else np.ones(2)
-        sz = (np.asarray(m.hfield_size[m.geom_dataid[g], :2], float) if gtype[g] == 1
-              else size[g, :2])
-        scl = rep / np.maximum(np.where(sz > 0, sz, 1.0), 1e-15)
-        if uniform:
-          scl = scl * np.where(sz > 0, sz, 1.0)
-        out[g] = (0.5 * scl[0] * unit[0], -0.5 * scl[1] * unit[1], -0.5, -0.5)
-      else:                            # explicit coordinates: primitives, meshes with uv
-        scl = np.where(rep > 0, rep, 1.0)
-        if uniform and gtype[g] != 7:
-          scl = scl * np.where(size[g, :2] > 0, r.geom_size4[g, :2], 1.0)
-        out[g] = (scl[0], scl[1], 0.0, 0.0)
-    return out
-
-  @staticmethod
-  def _has_uv(m, g):
-    if int(m.geom_type[g]) != 7 or not hasattr(m, "mesh_texcoordadr"):
-      return False
-    return int(m.mesh_texcoordadr[m.geom_dataid[g]]) >= 0
+    self.m = m
+    self.sky = geom_textures.sky
 
   def _texture(self, t):
     """The GL texture of model texture `t` (made once)."""
@@ -250,51 +138,6 @@ class TexturedGeoms:
     return got
 
   # ------------------------------------------------------------------------------ frame
-
-  def collect(self, snap, sel, pos, rot, size, mat, alpha):
-    """This frame's instances of the visible textured geoms `sel` (bool per geom), grouped by
-    (shape kind, texture); `pos`/`size` as the renderer draws them (planes re-centred),
-    `alpha` its per-geom opacity (transparency mode applied)."""
-    self.groups = []
-    if not sel.any():
-      return
-    r = self.r
-    rgba = self.geom_rgba.copy()
-    rgba[:, 3] = alpha
-    idx = np.nonzero(sel)[0]
-    maps = self.geom_map[idx].copy()
-    for j, g in enumerate(idx):       # an infinite plane moved with the camera: shift its uv
-      if r.geom_kind[g] == 0 and self.geom_textype[g] == TEX_2D:
-        R = np.asarray(rot[g], float).reshape(3, 3)
-        d = np.asarray(pos[g], float) - np.asarray(snap.geom_xpos[g], float)
-        sz = self.m.geom_size[g]
-        if sz[0] <= 0:
-          maps[j, 2] += maps[j, 0] / max(size[g, 0], 1e-12) * float(d @ R[:, 0])
-        if sz[1] <= 0:
-          maps[j, 3] += maps[j, 1] / max(size[g, 1], 1e-12) * float(d @ R[:, 1])
-    a = np.empty((len(idx), 28), np.float32)
-    a[:, 0:3] = pos[idx]
-    a[:, 3:12] = rot[idx]
-    a[:, 12:16] = size[idx]
-    a[:, 16:20] = rgba[idx]
-    a[:, 20:24] = mat[idx]
-    a[:, 23] = 0.0                     # no procedural checker
-    a[:, 24:28] = maps
-    keys = np.stack([r.geom_kind[idx], self.geom_texid[idx]], 1)
-    # sorted as np.unique(keys, axis=0) sorts them; np.unique imports numpy.ma (36 ms of the
-    # first frame under load)
-    for key in np.array(sorted(set(map(tuple, keys.tolist()))), np.int64).reshape(-1, 2):
-      on = (keys == key).all(1)
-      kind, t = int(key[0]), int(key[1])
-      for trans in (False, True):
-        part = a[on & ((rgba[idx, 3] < 1.0) == trans)]
-        if len(part):
-          self.groups.append((kind, t, part, trans))
-
-  def casters(self):
-    """This frame's textured instances that cast shadows (not planes; transparent ones too,
-    as in MuJoCo's shadow pass), as arrays."""
-    return [part for kind, _, part, _ in self.groups if kind != 0]
 
   def _instances(self, kind, t, part):
     buf = self._inst.get((kind, t))

@@ -1,9 +1,7 @@
-"""The model's visual settings: MuJoCo's mjVisual defaults, the MJCF `<visual>` and `<statistic>`
-sections, and mjStatistic (center, extent, meansize, meanmass) computed as mj_setConst does.
-
-The engine compiles `<visual>` and `<statistic>` into m.vis and m.stat (MuJoCo's names); this
-module copies what drawing needs into typed groups, and reads builtin textures (checker floors,
-skybox gradients) from the model's source file: the renderer draws plain checker floors
+"""The model's visual settings as drawing reads them: m.vis and m.stat (the MJCF `<visual>` and
+`<statistic>` over MuJoCo's mjv_defaultVisual defaults, which engine/visual.py holds; mjStatistic
+as mj_setConst computes it) copied into typed groups, and the builtin textures (checker floors,
+skybox gradients) read from the model's source file: the renderer draws plain checker floors
 procedurally from them, and the gradient when a model has no compiled skybox texture. Every
 other texture is drawn from the compiled pixels (m.tex_*) by render/textures.py.
 """
@@ -16,103 +14,99 @@ import numpy as np
 @dataclasses.dataclass
 class Global:
   """mjVisual.global: free camera defaults."""
-  fovy: float = 45.0
-  ipd: float = 0.068
-  azimuth: float = 90.0
-  elevation: float = -45.0
-  linewidth: float = 1.0
-  glow: float = 0.3
-  orthographic: int = 0
-  ellipsoidinertia: int = 0
+  fovy: float
+  ipd: float
+  azimuth: float
+  elevation: float
+  linewidth: float
+  glow: float
+  orthographic: int
+  ellipsoidinertia: int
 
 
 @dataclasses.dataclass
 class Headlight:
   """mjVisual.headlight: the light attached to the free camera."""
-  ambient: tuple = (0.1, 0.1, 0.1)
-  diffuse: tuple = (0.4, 0.4, 0.4)
-  specular: tuple = (0.5, 0.5, 0.5)
-  active: int = 1
+  ambient: tuple
+  diffuse: tuple
+  specular: tuple
+  active: int
 
 
 @dataclasses.dataclass
 class Map:
   """mjVisual.map: scale factors (clip planes in units of extent, force arrows, alpha)."""
-  stiffness: float = 100.0
-  stiffnessrot: float = 500.0
-  force: float = 0.005
-  torque: float = 0.1
-  alpha: float = 0.3
-  znear: float = 0.01
-  zfar: float = 50.0
-  haze: float = 0.3
-  shadowclip: float = 1.0
-  shadowscale: float = 0.6
+  stiffness: float
+  stiffnessrot: float
+  force: float
+  torque: float
+  alpha: float
+  znear: float
+  zfar: float
+  haze: float
+  shadowclip: float
+  shadowscale: float
 
 
 @dataclasses.dataclass
 class Quality:
   """mjVisual.quality: tessellation of the builtin shapes MuJoCo's renderer draws."""
-  numslices: int = 28
+  numslices: int
 
 
 @dataclasses.dataclass
 class Scale:
   """mjVisual.scale: sizes of decorations, in units of stat.meansize."""
-  forcewidth: float = 0.1
-  contactwidth: float = 0.3
-  contactheight: float = 0.1
-  connect: float = 0.2
-  com: float = 0.4
-  selectpoint: float = 0.2
-  jointlength: float = 1.0
-  jointwidth: float = 0.1
-  framelength: float = 1.0
-  framewidth: float = 0.1
-  constraint: float = 0.1
-
-
-def _rgba(*v):
-  return dataclasses.field(default=tuple(float(x) for x in v))
+  forcewidth: float
+  contactwidth: float
+  contactheight: float
+  connect: float
+  com: float
+  selectpoint: float
+  jointlength: float
+  jointwidth: float
+  framelength: float
+  framewidth: float
+  constraint: float
 
 
 @dataclasses.dataclass
 class Rgba:
   """mjVisual.rgba: colours of decorations."""
-  force: tuple = _rgba(1, .5, .5, 1)
-  inertia: tuple = _rgba(.8, .2, .2, .6)
-  joint: tuple = _rgba(.2, .6, .8, 1)
-  com: tuple = _rgba(.9, .9, .9, 1)
-  selectpoint: tuple = _rgba(.9, .9, .1, 1)
-  connect: tuple = _rgba(.2, .2, .8, 1)
-  contactpoint: tuple = _rgba(.9, .6, .2, 1)
-  contactforce: tuple = _rgba(.7, .9, .9, 1)
-  contactfriction: tuple = _rgba(.9, .8, .4, 1)
-  contactgap: tuple = _rgba(.5, .8, .9, 1)
-  constraint: tuple = _rgba(.9, 0, 0, 1)
-  rangefinder: tuple = _rgba(1, 1, .1, 1)
-  haze: tuple = _rgba(1, 1, 1, 1)
+  force: tuple
+  inertia: tuple
+  joint: tuple
+  com: tuple
+  selectpoint: tuple
+  connect: tuple
+  contactpoint: tuple
+  contactforce: tuple
+  contactfriction: tuple
+  contactgap: tuple
+  constraint: tuple
+  rangefinder: tuple
+  haze: tuple
 
 
 @dataclasses.dataclass
 class Statistic:
   """mjStatistic: model size statistics that scale the camera and the decorations."""
-  center: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(3))
-  extent: float = 2.0
-  meansize: float = 0.2
-  meanmass: float = 1.0
+  center: np.ndarray
+  extent: float
+  meansize: float
+  meanmass: float
 
 
 @dataclasses.dataclass
 class Visual:
   """Everything the renderer and camera read from mjVisual + mjStatistic."""
-  global_: Global = dataclasses.field(default_factory=Global)
-  headlight: Headlight = dataclasses.field(default_factory=Headlight)
-  map: Map = dataclasses.field(default_factory=Map)
-  quality: Quality = dataclasses.field(default_factory=Quality)
-  scale: Scale = dataclasses.field(default_factory=Scale)
-  rgba: Rgba = dataclasses.field(default_factory=Rgba)
-  stat: Statistic = dataclasses.field(default_factory=Statistic)
+  global_: Global
+  headlight: Headlight
+  map: Map
+  quality: Quality
+  scale: Scale
+  rgba: Rgba
+  stat: Statistic
   # from <asset>: material name -> {"builtin", "rgb1", "rgb2", "mark", "markrgb", "texrepeat",
   # "texuniform"} for materials with a builtin 2D texture; the skybox's (rgb1, rgb2) or None
   materials: dict = dataclasses.field(default_factory=dict)
@@ -120,6 +114,15 @@ class Visual:
 
 
 _CACHE = weakref.WeakKeyDictionary()
+_GROUPS = {"global_": Global, "headlight": Headlight, "map": Map, "quality": Quality,
+           "scale": Scale, "rgba": Rgba}
+
+
+def _group(cls, src):
+  """A `cls` holding the values of its fields in `src` (a group of m.vis: the model's
+  <visual> over mjv_defaultVisual's defaults, engine/visual.py)."""
+  return cls(**{f.name: tuple(float(x) for x in getattr(src, f.name)) if f.type is tuple
+                else f.type(getattr(src, f.name)) for f in dataclasses.fields(cls)})
 
 
 def visual_for(m):
@@ -129,16 +132,10 @@ def visual_for(m):
     return _CACHE[m]
   except (KeyError, TypeError):
     pass
-  vis = Visual()
-  for group in (vis.global_, vis.headlight, vis.map, vis.quality, vis.scale, vis.rgba):
-    name = type(group).__name__.lower()
-    src = getattr(m.vis, "global_" if name == "global" else name)
-    for f in dataclasses.fields(group):
-      v = getattr(src, f.name)
-      cur = getattr(group, f.name)
-      setattr(group, f.name, tuple(float(x) for x in v) if isinstance(cur, tuple) else type(cur)(v))
-  vis.stat = Statistic(center=np.array(m.stat.center, dtype=float), extent=float(m.stat.extent),
-                       meansize=float(m.stat.meansize), meanmass=float(m.stat.meanmass))
+  groups = {name: _group(cls, getattr(m.vis, name)) for name, cls in _GROUPS.items()}
+  stat = Statistic(center=np.array(m.stat.center, dtype=float), extent=float(m.stat.extent),
+                   meansize=float(m.stat.meansize), meanmass=float(m.stat.meanmass))
+  vis = Visual(**groups, stat=stat)
   _apply_assets(vis, _read_sections(getattr(m, "source", None)))
   try:
     _CACHE[m] = vis

@@ -1,7 +1,8 @@
 """The kernel cache (engine/_jit.py, engine/_cache.py): keys by content, shared between
 checkouts, and an edit rebuilds exactly the units that reach the edited code.
 
-engine/mjcf/ is left out of the warm stamp; that is only safe while no kernel can reach it.
+engine/mjcf/ and engine/rotation.py are left out of the warm stamp; that is only safe while no
+kernel can reach them.
 """
 import ast
 import importlib.util
@@ -22,8 +23,14 @@ def _load_cache_module(root):
   return mod
 
 
+def _plain_modules():
+  """engine/mjcf/ and the engine modules _cache.stamp leaves out."""
+  plain = _load_cache_module(ENGINE).PLAIN_MODULES
+  return sorted((ENGINE / "mjcf").rglob("*.py")) + [ENGINE / name for name in plain]
+
+
 def test_mjcf_has_no_compiled_code():
-  for p in (ENGINE / "mjcf").rglob("*.py"):
+  for p in _plain_modules():
     text = p.read_text()
     assert "numba" not in text and "jit" not in text, p
 
@@ -47,8 +54,9 @@ def test_warm_stamp_ignores_mjcf_but_not_kernels(tmp_path):
   shutil.copytree(ENGINE, root, ignore=shutil.ignore_patterns("__pycache__"))
   mod = _load_cache_module(root)
   key = mod.stamp("0")
-  with open(root / "mjcf" / "parse.py", "a") as f:
-    f.write("\n# edited\n")
+  for name in ("mjcf/parse.py",) + mod.PLAIN_MODULES:
+    with open(root / name, "a") as f:
+      f.write("\n# edited\n")
   assert mod.stamp("0") == key
   with open(root / "smooth.py", "a") as f:
     f.write("\n# edited\n")

@@ -139,3 +139,25 @@ def test_files_and_functions_stay_short():
             long_functions.append(f"{rel}:{node.lineno} {node.name}")
   assert long_files == _LONG_FILES
   assert not long_functions
+
+
+def test_the_scene_builder_imports_no_gl():
+  """render/scene.py (what to draw) and every package module it imports, directly or through
+  others, import no GL, window or GUI library; importing it loads none."""
+  import subprocess
+  import sys
+  graph, seen, todo = _graph(), set(), ["numjoco.render.scene"]
+  while todo:
+    mod = todo.pop()
+    if mod not in seen:
+      seen.add(mod)
+      todo.extend(graph[mod])
+  mods = _modules()
+  bad = [f"{mods[mod].relative_to(ROOT)}:{line}: {imp}" for mod in sorted(seen)
+         for line, imp in _imports(mods[mod]) if _under(imp, GUI)]
+  assert "numjoco.render.skin" in seen and not bad, "\n".join(bad)
+  code = ("import sys, numjoco.render.scene; "
+          f"print(sorted(m for m in sys.modules if m.split('.')[0] in {GUI!r}))")
+  out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       cwd=ROOT, check=True)
+  assert out.stdout.strip() == "[]"

@@ -418,12 +418,12 @@ def test_eig3_as_mujoco(tol):
   inertias with 4e-15) equals 4.0's compiled mjuu_eig3, called from its library, bit for
   bit: eigenvalues and quaternion. Mesh frames, and so every mesh vertex and polygon normal,
   and body_iquat are built from it."""
-  from numjoco.engine.mjcf import _math as mm
+  from numjoco.engine.mjcf import _inertia
   from tests.conformance import mjinternal
   rng = np.random.default_rng(5)
   n = 0
   for mat in _eig3_cases(rng):
-    ev, quat = mm.eig3(mat.tolist(), tol)
+    ev, quat = _inertia.eig3(mat.tolist(), tol)
     ref_ev, ref_quat, _, _ = mjinternal.eig3(mat, tol)
     assert ev == ref_ev and quat == ref_quat, f"{mat.tolist()}: {ev} {quat} vs {ref_ev} {ref_quat}"
     n += 1

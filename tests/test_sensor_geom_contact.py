@@ -101,7 +101,7 @@ def _compare(m, mjm, d, mjd, where, tol=1e-9):
   """Sensor by sensor, absolute and relative tol; acc-stage sensors (contact forces) 1e-6, as
   tests/conformance/test_sensor.py (the solver's efc_force agrees to ~1e-8). Exception: GJK on an ellipsoid,
   cylinder or mesh stops within MuJoCo's ccd_tolerance (1e-6) at an iteration that differs by
-  one or two from 4.0's (collision_convex._gjk's stopping test): distances still agree to
+  one or two from 4.0's (collision.gjk.gjk's stopping test): distances still agree to
   ~1e-8, the witness points (fromto) to ~1e-6 and the normal of a close pair to ~1e-5."""
   for i in range(mjm.nsensor):
     a, n = mjm.sensor_adr[i], mjm.sensor_dim[i]

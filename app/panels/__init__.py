@@ -1,24 +1,50 @@
 """The viewer's imgui panels: Simulation, Physics, Controls, Info (with implot plots), Rendering,
 and the F1 help overlay.
 
-Panels read the newest snapshot's `extra` dict and the Model's constants, and change anything
-only by sending commands to the Simulation worker (which applies them between chunks).
+Panels draw a UiState (what they display: the Model, the viewer's VisOptions and Camera, its
+recording and frame rate, and what the panels remember between frames), the newest snapshot's
+`extra` dict and the worker's Status; they change anything only through a command sink
+(`cmd.send(name, *args)`, the viewer's Viewer.execute: its own commands, or the Simulation
+worker's, which applies them between chunks). They know nothing of the Viewer.
 """
-import math
-
 import numpy as np
 
 from numjoco.app import keys
 from numjoco.app.panels import controls, physics, rendering, simulation
 from numjoco.app.panels import info as info_panel
-from numjoco.app.panels.common import RED, SPEEDS
+from numjoco.app.panels.common import RED
 from numjoco.app.panels.controls import set_ctrl  # noqa: F401  (the slider's command path, for tests)
 
 
+class CommandSink:
+  """Where the panels' commands go: `send(name, *args)` calls `run(name, *args)` (the viewer's
+  execute), or keeps them in `sent` when there is no `run`."""
+
+  def __init__(self, run=None):
+    self.run = run
+    self.sent = []
+
+  def send(self, name, *args):
+    if self.run is None:
+      self.sent.append((name, *args))
+    else:
+      self.run(name, *args)
+
+
 class UiState:
-  """What the panels remember between frames."""
+  """What the panels display and remember between frames (the viewer fills the display part
+  before each frame)."""
 
   def __init__(self):
+    # shown, set by the viewer: its VisOptions and Camera (edited in place by the panels), the
+    # frames of the recording under way (None: not recording), the display rate, the scene
+    self.opts = None
+    self.camera = None
+    self.recording_frames = None
+    self.fps = 0.0
+    self.scene_full = False
+    self.max_geom = 0
+    # remembered
     self.show_panels = True
     self.show_help = False
     self.key = -1                   # selected keyframe (-1: none)
@@ -91,34 +117,14 @@ class UiState:
     names = self.names.get(kind, [])
     return names[i] if i < len(names) and names[i] else f"{kind} {i}"
 
-  def change_speed(self, viewer, direction):
-    """One step slower (-1) or faster (+1) along SPEEDS (keys - and =)."""
-    st = viewer.sim.status()
-    i = min(range(len(SPEEDS)), key=lambda k: abs(math.log(SPEEDS[k]) - math.log(st.speed))
-            if math.isfinite(SPEEDS[k]) and math.isfinite(st.speed) else
-            (0 if SPEEDS[k] == st.speed else 99))
-    i = max(0, min(len(SPEEDS) - 1, i + direction))
-    viewer.sim.send("speed", SPEEDS[i])
 
-  def cycle_camera(self, viewer, direction):
-    """Next (+1) or previous (-1) camera of the model (keys ] and [)."""
-    from numjoco.render.camera import CameraType
-    cam, m = viewer.camera, self.m
-    if cam is None or m is None or m.ncam == 0:
-      return
-    if cam.type != CameraType.FIXED:
-      cam.fixedcamid = 0 if direction > 0 else m.ncam - 1
-    else:
-      cam.fixedcamid = (cam.fixedcamid + direction) % m.ncam
-    cam.type = CameraType.FIXED
-
-
-def compile_progress(viewer):
-  """The first-start screen: the engine compiles in a subprocess while the window stays live."""
+def compile_progress(log, t0):
+  """The first-start screen: the engine compiles in a subprocess while the window stays live
+  (`log`: its output lines so far, `t0`: when it started, time.perf_counter)."""
   from imgui_bundle import imgui
   import time
   from numjoco.app import warmup
-  done, expect = warmup.progress(viewer._warm_log)
+  done, expect = warmup.progress(log)
   io = imgui.get_io()
   imgui.set_next_window_pos((io.display_size.x * 0.5, io.display_size.y * 0.5),
                             imgui.Cond_.always, (0.5, 0.5))
@@ -126,16 +132,15 @@ def compile_progress(viewer):
   imgui.text("First start: compiling the physics engine (cached for the next starts)")
   frac = min(done / expect, 0.99) if expect else 0.0
   imgui.progress_bar(frac, (420, 0), f"{done} of {expect} units" if expect else "starting")
-  imgui.text(f"{time.perf_counter() - viewer._warm_t0:.0f} s")
-  if viewer._warm_log:
-    imgui.text_disabled(viewer._warm_log[-1][:80])
+  imgui.text(f"{time.perf_counter() - t0:.0f} s")
+  if log:
+    imgui.text_disabled(log[-1][:80])
   imgui.end()
 
 
-def draw(viewer, st, info):
+def draw(ui, cmd, st, info):
   """All panels for one frame (`st`: worker Status, `info`: newest snapshot.extra or None)."""
   from imgui_bundle import imgui
-  ui = viewer.ui
   if info is not None:
     info_panel.record(ui, st, info)
   if st.compiling and not ui.show_panels:   # the Simulation panel shows it otherwise
@@ -147,30 +152,30 @@ def draw(viewer, st, info):
     imgui.set_next_window_size((380, min(680, imgui.get_io().display_size.y - 16)),
                                imgui.Cond_.first_use_ever)
     imgui.begin("numjoco")
-    simulation.draw(imgui, viewer, st, info)
+    simulation.draw(imgui, ui, cmd, st, info)
     if ui.m is not None:
       if _header(imgui, ui, "Physics"):
-        physics.draw(imgui, viewer)
+        physics.draw(imgui, ui, cmd)
       if _header(imgui, ui, "Controls"):
-        controls.draw(imgui, viewer, st, info)
+        controls.draw(imgui, ui, cmd, st, info)
       if _header(imgui, ui, "Info", imgui.TreeNodeFlags_.default_open):
-        info_panel.draw(imgui, viewer, st, info)
+        info_panel.draw(imgui, ui, cmd, st, info)
       if _header(imgui, ui, "Rendering"):
-        rendering.draw(imgui, viewer)
+        rendering.draw(imgui, ui, cmd)
     imgui.end()
-  _errors(imgui, viewer, st)
+  _errors(imgui, ui, cmd, st)
   if ui.show_help:
     _help(imgui)
 
 
-def draw_loading(viewer, st):
+def draw_loading(ui, cmd, st):
   """While the model on screen is its preview and the engine still loads: a status line (the
   panels need the engine's Model), and any load error."""
   from imgui_bundle import imgui
   if not (st.load_error or st.error):
     text = st.compile_note[-90:] if st.compiling else "loading physics..."
     imgui.get_background_draw_list().add_text((10, 8), imgui.IM_COL32(255, 255, 255, 220), text)
-  _errors(imgui, viewer, st)
+  _errors(imgui, ui, cmd, st)
 
 
 def _header(imgui, ui, name, flags=0):
@@ -181,9 +186,8 @@ def _header(imgui, ui, name, flags=0):
   return imgui.collapsing_header(name, flags)
 
 
-def _errors(imgui, viewer, st):
+def _errors(imgui, ui, cmd, st):
   """Worker exceptions, load failures and divergences: always visible until dismissed."""
-  ui = viewer.ui
   msgs = []
   if st is not None:
     if st.error:
@@ -203,13 +207,13 @@ def _errors(imgui, viewer, st):
     imgui.text_wrapped(text.strip()[-1500:])
     if kind == "error":
       if imgui.button("Resume"):
-        viewer.sim.send("clear_error")
-        viewer.sim.send("pause", False)
+        cmd.send("clear_error")
+        cmd.send("pause", False)
       imgui.same_line()
       if imgui.button("Reset and resume"):
-        viewer.sim.send("clear_error")
-        viewer.sim.send("reset")
-        viewer.sim.send("pause", False)
+        cmd.send("clear_error")
+        cmd.send("reset")
+        cmd.send("pause", False)
     elif kind == "ui" and imgui.button("Dismiss"):
       ui.error = ""
     imgui.separator()

@@ -29,16 +29,16 @@ def ctrl_disabled(m):
   return out
 
 
-def set_group(viewer, group, enabled):
+def set_group(ui, cmd, group, enabled):
   """What a group checkbox does: set or clear the group's bit of opt.disableactuator."""
-  bits = int(viewer.ui.m.opt.disableactuator)
+  bits = int(ui.m.opt.disableactuator)
   bits = (bits & ~(1 << group)) if enabled else (bits | (1 << group))
-  viewer.sim.send("opt", "disableactuator", bits)
+  cmd.send("opt", "disableactuator", bits)
 
 
-def draw(imgui, viewer, st, info):
+def draw(imgui, ui, cmd, st, info):
   """The Controls section."""
-  ui, m, sim = viewer.ui, viewer.ui.m, viewer.sim
+  m = ui.m
   if m.nu:
     imgui.text("Actuator groups enabled")
     bits = int(m.opt.disableactuator)
@@ -48,10 +48,10 @@ def draw(imgui, viewer, st, info):
       changed, on = imgui.checkbox(f"{g}##actgroup{g}", not bits >> g & 1)
       rect(imgui, ui, f"actgroup{g}")
       if changed:
-        set_group(viewer, g, on)
+        set_group(ui, cmd, g, on)
     if imgui.button("Zero all"):
       ui.ctrl[:] = ui.neutral_ctrl()
-      sim.send("zero_ctrl")
+      cmd.send("zero_ctrl")
     off = ctrl_disabled(m)
     for i in range(m.nu):
       lo, hi = m.actuator_ctrlrange[i] if m.actuator_ctrllimited[i] else (-1.0, 1.0)
@@ -61,7 +61,7 @@ def draw(imgui, viewer, st, info):
       imgui.end_disabled()
       rect(imgui, ui, f"ctrl{i}")
       if changed:
-        set_ctrl(viewer, i, v)
+        set_ctrl(ui, cmd, i, v)
   else:
     imgui.text_disabled("no actuators")
   imgui.separator()
@@ -81,11 +81,11 @@ def draw(imgui, viewer, st, info):
     changed, v = imgui.slider_float(ui.name("joint", j) + f"##q{j}", float(info["qpos"][adr]),
                                     float(lo), float(hi))
     if changed:
-      sim.send("qpos", adr, v)
+      cmd.send("qpos", adr, v)
   imgui.end_disabled()
 
 
-def set_ctrl(viewer, i, value):
+def set_ctrl(ui, cmd, i, value):
   """What the actuator slider does: remember the value and send it to the worker."""
-  viewer.ui.ctrl[i] = value
-  viewer.sim.send("ctrl", i, value)
+  ui.ctrl[i] = value
+  cmd.send("ctrl", i, value)

@@ -31,10 +31,9 @@ def record(ui, st, info):
       del v[0]
 
 
-def draw(imgui, viewer, st, info):
+def draw(imgui, ui, cmd, st, info):
   """The Info section."""
   from imgui_bundle import implot
-  ui = viewer.ui
   if info is None:
     imgui.text("waiting for the first snapshot")
     return
@@ -49,8 +48,8 @@ def draw(imgui, viewer, st, info):
   flags = int(ui.m.opt.enableflags)
   changed, on = imgui.checkbox("energy", bool(flags & mjtEnableBit.ENERGY))
   if changed:   # the engine fills d.energy (mj_energyPos/Vel) while the flag is set
-    viewer.sim.send("opt", "enableflags",
-                    flags | mjtEnableBit.ENERGY if on else flags & ~mjtEnableBit.ENERGY)
+    cmd.send("opt", "enableflags",
+             flags | mjtEnableBit.ENERGY if on else flags & ~mjtEnableBit.ENERGY)
   e = info["energy"]
   imgui.same_line()
   if on:

@@ -40,18 +40,18 @@ _PER_OUTPUT = ("actuator_gear", "actuator_ctrlrange")
 PLASTIC = {"jnt_springyield": "jnt_plasticadr", "tendon_springyield": "tendon_plasticadr"}
 
 
-def _opt_float(imgui, viewer, m, name, label=None, fmt="%.6g"):
+def _opt_float(imgui, cmd, m, name, label=None, fmt="%.6g"):
   v = float(getattr(m.opt, name))
   changed, new = imgui.input_float(label or name, v, 0.0, 0.0, fmt,
                                    imgui.InputTextFlags_.enter_returns_true)
   if changed and new != v:
-    viewer.sim.send("opt", name, new)
+    cmd.send("opt", name, new)
 
 
-def _opt_vec(imgui, viewer, m, name):
+def _opt_vec(imgui, cmd, m, name):
   new = vec_input(imgui, name, getattr(m.opt, name))
   if new is not None:
-    viewer.sim.send("opt", name, new)
+    cmd.send("opt", name, new)
 
 
 def _tree(imgui, ui, name):
@@ -62,7 +62,7 @@ def _tree(imgui, ui, name):
   return imgui.tree_node(name)
 
 
-def _poly_input(imgui, ui, sim, m, lab, field):
+def _poly_input(imgui, ui, cmd, m, lab, field):
   """One "a b c" field for a linear coefficient and its polynomial terms (1 to 3 numbers typed,
   the missing ones 0, as MJCF reads them); sends an edit of each part that changed."""
   i, poly = ui.elem_id, POLY[field]
@@ -72,47 +72,48 @@ def _poly_input(imgui, ui, sim, m, lab, field):
   if new is None:
     return
   if new[0] != cur[0]:
-    sim.send("model", field, i, new[0])
+    cmd.send("model", field, i, new[0])
   if np.any(new[1:] != cur[1:]):
-    sim.send("model", poly, i, new[1:])
+    cmd.send("model", poly, i, new[1:])
 
 
-def draw(imgui, viewer):
-  """The Physics section: every edit is a command to the worker (applied at the next step)."""
+def draw(imgui, ui, cmd):
+  """The Physics section: every edit is a command (`cmd.send`) to the worker (applied at the
+  next step)."""
   from numjoco.engine.types import mjtDisableBit, mjtEnableBit
-  ui, m, sim = viewer.ui, viewer.ui.m, viewer.sim
-  _opt_float(imgui, viewer, m, "timestep")
+  m = ui.m
+  _opt_float(imgui, cmd, m, "timestep")
   for name, items in (("integrator", INTEGRATORS), ("solver", SOLVERS), ("cone", CONES)):
     cur = int(getattr(m.opt, name))
     changed, i = imgui.combo(name, cur, list(items))
     if changed:
-      sim.send("opt", name, i)
+      cmd.send("opt", name, i)
   changed, it = imgui.input_int("iterations", int(m.opt.iterations))
   if changed and it >= 1:
-    sim.send("opt", "iterations", it)
+    cmd.send("opt", "iterations", it)
   for name in ("tolerance", "impratio", "density", "viscosity", "sleep_tolerance"):
-    _opt_float(imgui, viewer, m, name)
+    _opt_float(imgui, cmd, m, name)
   for name in ("gravity", "wind"):
-    _opt_vec(imgui, viewer, m, name)
+    _opt_vec(imgui, cmd, m, name)
   if imgui.tree_node("Disable flags"):
     flags = int(m.opt.disableflags)
     for bit in mjtDisableBit:
       changed, on = imgui.checkbox(bit.name.lower(), bool(flags & bit))
       if changed:
-        sim.send("opt", "disableflags", (flags | bit) if on else (flags & ~bit))
+        cmd.send("opt", "disableflags", (flags | bit) if on else (flags & ~bit))
     imgui.tree_pop()
   if imgui.tree_node("Enable flags"):
     flags = int(m.opt.enableflags)
     for bit in mjtEnableBit:
       changed, on = imgui.checkbox(bit.name.lower() + "##en", bool(flags & bit))
       if changed:
-        sim.send("opt", "enableflags", (flags | bit) if on else (flags & ~bit))
+        cmd.send("opt", "enableflags", (flags | bit) if on else (flags & ~bit))
     imgui.tree_pop()
   if imgui.tree_node("Contact override"):
     imgui.text_disabled("used when the 'override' enable flag is on")
-    _opt_float(imgui, viewer, m, "o_margin")
-    _opt_vec(imgui, viewer, m, "o_solref")
-    _opt_vec(imgui, viewer, m, "o_solimp")
+    _opt_float(imgui, cmd, m, "o_margin")
+    _opt_vec(imgui, cmd, m, "o_solref")
+    _opt_vec(imgui, cmd, m, "o_solimp")
     imgui.tree_pop()
   if _tree(imgui, ui, "Elements"):
     kinds = list(ELEMENTS)
@@ -143,32 +144,20 @@ def draw(imgui, viewer):
           if field == "jnt_springyield" and int(m.jnt_type[ui.elem_id]) in (1, 3):
             lab += " (rad)"   # the Model's unit; the export writes the XML's
         if field in POLY:
-          _poly_input(imgui, ui, sim, m, lab, field)
+          _poly_input(imgui, ui, cmd, m, lab, field)
           continue
         new = vec_input(imgui, f"{lab}##{field}", getattr(m, field)[ui.elem_id])
         rect(imgui, ui, f"elem_{field}")
         if new is not None:
-          sim.send("model", field, ui.elem_id, new if new.size > 1 else new[0])
+          cmd.send("model", field, ui.elem_id, new if new.size > 1 else new[0])
     else:
       imgui.text_disabled(f"the model has no {kind}")
     imgui.tree_pop()
   if imgui.tree_node("Export edits"):
-    from numjoco.app import export   # imports engine.types: only once the panel is open
     if imgui.button("Copy MJCF diff to clipboard"):
-      def diff(mm, d):
-        ui.clipboard = export.mjcf_diff(mm, dict(sim.edits), dict(sim.opt_edits), sim.opt0)
-      sim.send("call", diff)
+      cmd.send("copy_mjcf_diff")
     _, ui.save_path = imgui.input_text("##save", ui.save_path or "edited.xml")
     imgui.same_line()
     if imgui.button("Save copy"):
-      path = ui.save_path
-
-      def save(mm, d):
-        try:
-          skipped = export.save_copy(mm, dict(sim.edits), dict(sim.opt_edits), path, sim.opt0)
-          ui.message = f"saved {path}" + (f"; notes: {'; '.join(skipped)}"
-                                          if skipped else "")
-        except (ValueError, OSError) as e:
-          ui.error = f"cannot save a copy: {e}"
-      sim.send("call", save)
+      cmd.send("save_copy", ui.save_path)
     imgui.tree_pop()

@@ -2,23 +2,23 @@
 MuJoCo's mjVIS_FLEX* with its defaults), geom, skin and flex groups, labels, cameras."""
 
 
-def draw(imgui, viewer):
-  """The Rendering section (edits viewer.opts and viewer.camera directly: UI-side state)."""
+def draw(imgui, ui, cmd):
+  """The Rendering section (edits ui.opts and ui.camera, the viewer's VisOptions and Camera,
+  directly: UI-side state)."""
   import dataclasses
   from numjoco.app.panels.common import rect
   from numjoco.render.camera import CameraType
-  from numjoco.render.renderer import LABELS
-  ui, o, cam, m = viewer.ui, viewer.opts, viewer.camera, viewer.ui.m
+  from numjoco.render.scene import LABELS
+  o, cam, m = ui.opts, ui.camera, ui.m
   for f in dataclasses.fields(o):
     v = getattr(o, f.name)
     if isinstance(v, bool):
       _, nv = imgui.checkbox(f.name.replace("_", " "), v)
       rect(imgui, ui, f.name)
       setattr(o, f.name, nv)
-  r = getattr(viewer, "renderer", None)
-  if r is not None and r.scene_full:   # simulate's "Increase maxgeom" warning
+  if ui.scene_full:   # simulate's "Increase maxgeom" warning
     from numjoco.app.panels.common import YELLOW
-    imgui.text_colored(YELLOW, f"scene full ({r.max_geom} geoms): some rangefinder markers "
+    imgui.text_colored(YELLOW, f"scene full ({ui.max_geom} geoms): some rangefinder markers "
                                "are not drawn")
   imgui.text("geom groups")
   for g in range(len(o.geom_groups)):
@@ -62,5 +62,4 @@ def draw(imgui, viewer):
                        [ui.name("body", b) for b in range(m.nbody)])
     cam.trackbodyid = b
   if imgui.button("Reset view"):
-    from numjoco.render.camera import Camera
-    viewer.camera = Camera.default_for(m)
+    cmd.send("reset_view")

@@ -3,9 +3,8 @@ rates, open."""
 from numjoco.app.panels.common import SPEEDS, YELLOW, has_dialog, rect, speed_label
 
 
-def draw(imgui, viewer, st, info):
+def draw(imgui, ui, cmd, st, info):
   """The Simulation section (always open, at the top of the panel)."""
-  ui, sim = viewer.ui, viewer.sim
   imgui.text(st.path if len(st.path) < 48 else "..." + st.path[-45:])
   if st.loading:
     imgui.same_line()
@@ -15,34 +14,34 @@ def draw(imgui, viewer, st, info):
   clicked = imgui.button("Run" if st.paused else "Pause")
   rect(imgui, ui, "run")
   if clicked:
-    sim.send("pause", not st.paused)
+    cmd.send("pause", not st.paused)
   imgui.same_line()
   if imgui.button("Step"):
-    sim.send("step", 1)
+    cmd.send("step", 1)
   imgui.same_line()
   if imgui.button("Reset"):
-    sim.send("reset", ui.key if ui.key >= 0 else None)
+    cmd.send("reset", ui.key if ui.key >= 0 else None)
   imgui.same_line()
   if imgui.button("Reload"):
-    viewer.reload()
+    cmd.send("reload")
   clicked = imgui.button("Screenshot")
   rect(imgui, ui, "screenshot")
   if clicked:
-    viewer.save_screenshot(ui=ui.shot_panels)
+    cmd.send("screenshot", ui.shot_panels)
   imgui.same_line()
   _, ui.shot_panels = imgui.checkbox("with panels", ui.shot_panels)
   imgui.same_line()
-  clicked = imgui.button("Stop recording" if viewer.recording is not None else "Record")
+  clicked = imgui.button("Stop recording" if ui.recording_frames is not None else "Record")
   rect(imgui, ui, "record")
   if clicked:
-    viewer.toggle_recording()
-  if viewer.recording is not None:
+    cmd.send("toggle_recording")
+  if ui.recording_frames is not None:
     imgui.same_line()
-    imgui.text_colored(YELLOW, f"REC {viewer.recording[0].frames} frames")
+    imgui.text_colored(YELLOW, f"REC {ui.recording_frames} frames")
   speeds = SPEEDS if st.speed in SPEEDS else tuple(sorted(SPEEDS + (st.speed,)))
   changed, i = imgui.combo("speed", speeds.index(st.speed), [speed_label(x) for x in speeds])
   if changed:
-    sim.send("speed", speeds[i])
+    cmd.send("speed", speeds[i])
   m = ui.m
   if m is not None and m.nkey:
     keys = ["(none)"] + [ui.name("key", k) for k in range(m.nkey)]
@@ -51,19 +50,19 @@ def draw(imgui, viewer, st, info):
       ui.key = i - 1
     imgui.same_line()
     if imgui.button("Load") and ui.key >= 0:
-      sim.send("reset", ui.key)
+      cmd.send("reset", ui.key)
   if m is not None and imgui.button("Copy state as <key>"):
     def copy(mm, d):
       from numjoco.app.sim import key_snippet   # the engine is loaded by now
       ui.clipboard = key_snippet(mm, d)
-    sim.send("call", copy)
+    cmd.send("call", copy)
   clip = getattr(ui, "clipboard", None)
   if clip:
     imgui.set_clipboard_text(clip)
     ui.message = "copied: " + clip[:60] + "..."
     ui.clipboard = None
   t = info["time"] if info else 0.0
-  imgui.text(f"time {t:.3f} s   real-time factor {st.rtf:.2f}   FPS {viewer.clock.fps:.0f}")
+  imgui.text(f"time {t:.3f} s   real-time factor {st.rtf:.2f}   FPS {ui.fps:.0f}")
   imgui.text(f"steps/s {st.steps_per_s:.0f}   " + ("PAUSED" if st.paused else "running"))
   if st.divergences:
     imgui.text_colored(YELLOW, f"diverged {st.divergences}x: {st.last_divergence}")
@@ -74,7 +73,7 @@ def draw(imgui, viewer, st, info):
   _, ui.open_path = imgui.input_text("##open", ui.open_path)
   imgui.same_line()
   if imgui.button("Open model") and ui.open_path.strip():
-    viewer.open(ui.open_path.strip())
+    cmd.send("open", ui.open_path.strip())
   if has_dialog():
     imgui.same_line()
     if imgui.button("Browse"):
@@ -85,4 +84,4 @@ def draw(imgui, viewer, st, info):
     res = dlg.result()
     ui.dialog = None
     if res:
-      viewer.open(res[0])
+      cmd.send("open", res[0])

@@ -5,11 +5,11 @@ per-input control ranges of mjCActuator::Compile)."""
 import math
 
 from numjoco.engine import types as t
-from numjoco.engine.mjcf import _math as mm
 from numjoco.engine.mjcf._node import BOOL as _BOOL, LIMITED as _LIMITED
 from numjoco.engine.mjcf._node import Obj as _Obj, Reader as _Reader, user_values as _user
 from numjoco.engine.mjcf._sensor import INTERP, check_history as _check_history
-from numjoco.engine.types import mjtChart, mjtDyn, mjtGain, mjtBias, mjtInput, mjtJoint, mjtTrn
+from numjoco.engine.types import (MINVAL, mjtChart, mjtDyn, mjtGain, mjtBias, mjtInput, mjtJoint,
+                                  mjtTrn)
 
 _POS, _VEL, _FF, _VOLT, _NONE, _PRESS = (int(mjtInput.POS), int(mjtInput.VEL), int(mjtInput.FF),
                                          int(mjtInput.VOLTAGE), int(mjtInput.NONE),
@@ -114,7 +114,7 @@ def set_orientation(rd, a, inherit):
 
 
 def set_dcmotor(rd, a, inherit):
-  """The dcmotor shortcut (mjs_setToDCMotor with 4.0's parameter checks): R, K and the
+  """The dcmotor shortcut (mjs_setToDCMotor with MuJoCo's parameter checks): R, K and the
   controller gains in gainprm, electrical/thermal/LuGre/controller constants in dynprm,
   cogging and LuGre friction in biasprm; saturation sets forcerange."""
   n = rd.node
@@ -338,7 +338,7 @@ ACT_TAGS = ("general", "motor", "position", "velocity", "intvelocity", "damper",
 def has_mass(b):
   """Body b, or one of the bodies welded to it (children without joints, recursively), has
   mass and every principal inertia >= mjMINVAL (mjCModel::CheckBodyMassInertia)."""
-  if b.mass >= mm.MINVAL and min(b.inertia) >= mm.MINVAL:
+  if b.mass >= MINVAL and min(b.inertia) >= MINVAL:
     return True
   return any(has_mass(c) for c in b.children if not c.joints)
 

@@ -2,7 +2,8 @@
 import numpy as np
 
 from numjoco.engine import types as t
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
+from numjoco.engine.types import MINVAL
 from numjoco.engine.mjcf import _mesh
 from numjoco.engine.mjcf import _octree
 from numjoco.engine.mjcf import _plugin
@@ -17,13 +18,13 @@ _NV = {0: 6, 1: 3, 2: 1, 3: 1}
 
 def _sameframe(pos, quat, ipos, iquat):
   null = [1.0, 0.0, 0.0, 0.0]
-  if mm.is_same_vec(pos, [0.0] * 3) and mm.is_same_quat(quat, null):
+  if rotation.is_same_vec(pos, [0.0] * 3) and rotation.is_same_quat(quat, null):
     return 1
-  if mm.is_same_quat(quat, null):
+  if rotation.is_same_quat(quat, null):
     return 3
-  if mm.is_same_vec(pos, ipos) and mm.is_same_quat(quat, iquat):
+  if rotation.is_same_vec(pos, ipos) and rotation.is_same_quat(quat, iquat):
     return 2
-  if mm.is_same_quat(quat, iquat):
+  if rotation.is_same_quat(quat, iquat):
     return 4
   return 0
 
@@ -99,8 +100,9 @@ def _tree(c, A, sizes):
       j.qposadr, j.dofadr = qadr, dadr
       jqadr.append(qadr)
       jdadr.append(dadr)
-      aligned = sum(abs(x) > mm.EPS for x in j.axis) == 1
-      if rotfound or not mm.is_same_vec(j.pos, [0.0] * 3) or (j.type in (2, 3) and not aligned):
+      aligned = sum(abs(x) > rotation.EPS for x in j.axis) == 1
+      if (rotfound or not rotation.is_same_vec(j.pos, [0.0] * 3)
+          or (j.type in (2, 3) and not aligned)):
         simple[i] = 0
       if j.type in (1, 3):
         rotfound = True
@@ -524,7 +526,7 @@ def _keys(c, A, sizes):
         a = A["jnt_plasticadr"][jid]
         if j.type == 1 and a >= 0:
           q = list(A["key_plastic"][i, a:a + 4])
-          mm.normvec(q)
+          rotation.normvec(q)
           A["key_plastic"][i, a:a + 4] = q
     if hasattr(n, "fill_key"):   # a keyframe of an attached model (mjcf/_attach.py)
       n.fill_key(c, A, i)
@@ -532,11 +534,11 @@ def _keys(c, A, sizes):
       if j.type in (0, 1):
         a = j.qposadr + (3 if j.type == 0 else 0)
         q = list(A["key_qpos"][i, a:a + 4])
-        mm.normvec(q)
+        rotation.normvec(q)
         A["key_qpos"][i, a:a + 4] = q
     for m in range(nmocap):
       q = list(A["key_mquat"][i, 4 * m:4 * m + 4])
-      mm.normvec(q)
+      rotation.normvec(q)
       A["key_mquat"][i, 4 * m:4 * m + 4] = q
 
 
@@ -887,9 +889,9 @@ def _sleep(c, A, sizes):
         raise c.tendons[i].node.error(
             f"tendon {why}: the trees it connects cannot sleep (a root body's sleep policy "
             f"is '{'allowed' if policy[tr] == 4 else 'init'}')")
-  # flexes held by neither edge equality nor elasticity: their trees never sleep (4.0 allows
-  # elastic flexes without equality, unlike the Aug-2026 source: measured on trampoline,
-  # floppy and jelly)
+  # flexes held by neither edge equality nor elasticity: their trees never sleep (MuJoCo 4.0
+  # allows elastic flexes without equality, as in trampoline, floppy and jelly; its published
+  # source does not)
   stiffness = np.asarray(A.get("flex_stiffness", np.zeros(0)))
   for f in range(int(sizes.get("nflex", A.get("nflex", 0)))):
     sadr = int(A["flex_stiffnessadr"][f])
@@ -945,7 +947,7 @@ def assemble(c):
     total = 0.0
     for x in A["body_mass"][1:].tolist():   # mj_getTotalmass: summed in body order
       total += x
-    scale = max(mm.MINVAL, c.settotalmass / max(mm.MINVAL, total))
+    scale = max(MINVAL, c.settotalmass / max(MINVAL, total))
     A["body_mass"][1:] *= scale
     A["body_inertia"][1:] *= scale
     _subtreemass(A, sizes["nbody"])

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
 from numjoco.engine.mjcf import _mesh
 from numjoco.engine.mjcf import _meshgen
 from numjoco.engine.mjcf import _plugin
@@ -64,7 +64,7 @@ class AssetCompiler:
         hflip, vflip = rd.kw("hflip", _BOOL, False), rd.kw("vflip", _BOOL, False)
         ctype = rd.str("content_type")
         if file is not None and _is_ktx(file, ctype):
-          # MuJoCo 4.0 keeps a KTX file's bytes as they are (for renderers that read KTX:
+          # MuJoCo keeps a KTX file's bytes as they are (for renderers that read KTX:
           # a 1 x filesize, 1-channel 2d texture, linear unless said otherwise)
           if kind != _texture.TYPES["2d"]:
             raise n.error("cube and skybox textures loaded from files must have 3 channels")
@@ -314,7 +314,7 @@ class AssetCompiler:
     data = np.ascontiguousarray(data, np.float32).reshape(-1)
     lo, hi = data.min(), data.max()
     data = data - lo
-    if float(hi) - float(lo) > mm.EPS:
+    if float(hi) - float(lo) > rotation.EPS:
       data = data / (hi - lo)
     self.hfields.append(_Obj(node=n, name=name, size=size, nrow=nrow, ncol=ncol, data=data))
 
@@ -390,8 +390,8 @@ class AssetCompiler:
     g.size, center = _mesh.fit_geom(cm, g.type, g.size, self.fitaabb, rd.num("fitscale", 1.0))
     if rd.str("material") is None and me.node.get("material") is not None:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
-    meshpos = [a + b for a, b in zip(mm.rot_vec_quat(center, cm["quat"]), cm["pos"])]
-    g.pos, g.quat = mm.frameaccum(g.pos, g.quat, meshpos, cm["quat"])
+    meshpos = [a + b for a, b in zip(rotation.rot_vec_quat(center, cm["quat"]), cm["pos"])]
+    g.pos, g.quat = rotation.frameaccum(g.pos, g.quat, meshpos, cm["quat"])
     _surfacevel_to_mesh_frame(g, meshpos, cm["quat"])
 
   def _geom_plugin(self, n, g):
@@ -422,7 +422,7 @@ class AssetCompiler:
     g.dataid = g.meshid = i
     if rd.str("material") is None and me.node.get("material") is not None:
       g.matid = self._matid(_Reader(me.node, None), me.node)   # the mesh's material
-    g.pos, g.quat = mm.frameaccum(g.pos, g.quat, cm["pos"], cm["quat"])
+    g.pos, g.quat = rotation.frameaccum(g.pos, g.quat, cm["pos"], cm["quat"])
     _surfacevel_to_mesh_frame(g, cm["pos"], cm["quat"])
     a = cm["aamm"]
     g.size = [max(abs(a[k]), abs(a[k + 3])) for k in range(3)]
@@ -462,4 +462,4 @@ def _surfacevel_to_mesh_frame(g, meshpos, mquat):
   v = [sv[0] + w[1] * meshpos[2] - w[2] * meshpos[1], sv[1] + w[2] * meshpos[0] - w[0] * meshpos[2],
        sv[2] + w[0] * meshpos[1] - w[1] * meshpos[0]]
   inv = [mquat[0], -mquat[1], -mquat[2], -mquat[3]]
-  g.surfacevel = list(mm.rot_vec_quat(v, inv)) + list(mm.rot_vec_quat(w, inv))
+  g.surfacevel = list(rotation.rot_vec_quat(v, inv)) + list(rotation.rot_vec_quat(w, inv))

@@ -28,7 +28,7 @@ file and meshdir/texturedir, and the other settings that change how values are r
 
 The child's global attributes (`<option>` and its flags, `<size>`, `<visual><map znear/zfar>`,
 `<visual><global realtime>`) meet the parent's as the parent's `<compiler conflict=>` says
-(`_merge_globals`, MuJoCo 4.0's attribute merging, measured against 4.0): "warning" keeps the
+(`_merge_globals`, as MuJoCo 4.0 merges attributes): "warning" keeps the
 parent's values, "merge" takes the minimum / maximum / union per field and adopts values only
 the child wrote, "error" refuses values both wrote differently. The rest of the child's
 `<visual>` and its `<statistic>` are ignored, as in MuJoCo.
@@ -36,7 +36,7 @@ the child wrote, "error" refuses values both wrote differently. The rest of the 
 import math
 import os
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
 from numjoco.engine.mjcf import _node, _replicate, _schema
 from numjoco.engine.mjcf._node import Node, floats
 from numjoco.engine.mjcf._schema import ACTUATOR_TAGS, ATTRS, attr_key
@@ -412,7 +412,7 @@ def _angle_converter(parent, child):
     if "euler" in a:
       vals = floats(node, "euler", 3, attrib=a)
       if ps["eulerseq"] != cs["eulerseq"]:
-        q = mm.orientation("euler", vals, cdeg, cs["eulerseq"])
+        q = rotation.orientation("euler", vals, cdeg, cs["eulerseq"])
         if isinstance(q, str):
           raise node.error(f"attribute 'euler': {q}")
         del a["euler"]
@@ -595,7 +595,7 @@ for _k in ("iterations", "ls_iterations", "noslip_iterations", "ccd_iterations",
 for _k in ("gravity", "wind", "magnetic", "density", "viscosity", "integrator", "cone",
            "jacobian", "solver", "impratio", "o_margin", "o_solref", "o_solimp", "o_friction"):
   _MERGE[("option", None, _k)] = "error"
-# njmax / nconmax are not in MuJoCo's table but measured: 4.0 keeps the larger
+# njmax / nconmax are not in MuJoCo's table; MuJoCo keeps the larger
 for _k in ("memory", "nkey", "nuserdata", "njmax", "nconmax", "nuser_body", "nuser_jnt",
            "nuser_geom", "nuser_site", "nuser_cam", "nuser_tendon", "nuser_actuator",
            "nuser_sensor"):

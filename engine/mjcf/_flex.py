@@ -1,14 +1,14 @@
-"""MJCF flex: <deformable><flex> and <flexcomp>, compiled into MuJoCo 4.0's flex_* fields.
+"""MJCF flex: <deformable><flex> and <flexcomp>, compiled into MuJoCo's flex_* fields.
 
 Follows MuJoCo's mjCFlex::Compile (edges, flaps, shells, element layers, node grids, vert0,
-size; elasticity coefficients in engine/mjcf/_flexelastic.py) with 4.0's model layout
+size; elasticity coefficients in engine/mjcf/_flexelastic.py) with MuJoCo 4.0's model layout
 (per-element flex_matid, 24 stiffness numbers per tetrahedron, flex_cellnum/vertcell, ...);
 <flexcomp> is expanded into bodies and a flex spec by engine/mjcf/_flexcomp.py. The flex
 physics is engine/flex.py, engine/collision/flex.py and engine/flex_contact.py;
 `check_simulated` refuses what it does not simulate yet, naming the element (the compiler's
 tests compile every flex model: preview.Compiled(simulated=False)).
 
-Shapes of the flex arrays (4.0's, field tables in engine/types.py): per flex
+Shapes of the flex arrays (MuJoCo 4.0's, field tables in engine/types.py): per flex
 (nflex,) or (nflex, k); per vertex (nflexvert, 3) flex_vert/vert0, flex_vertbodyid; per edge
 (nflexedge, 2) flex_edge/edgeflap, flexedge_*; per element flex_elem (nflexelemdata,),
 flex_elemedge (nflexelemedge,), flex_elemlayer/matid (nflexelem,); flex_stiffness
@@ -18,15 +18,15 @@ import math
 
 import numpy as np
 
+from numjoco.engine import rotation
 from numjoco.engine.mjcf import _flexcomp
 from numjoco.engine.mjcf import _flexelastic as _elastic
-from numjoco.engine.mjcf import _math as mm
 from numjoco.engine.mjcf._node import Obj, floats
 from numjoco.engine.mjcf._flexread import (default_flex, ints as _ints, kw as _kw,
                                            read_common as _read_common, vec as _vec)
 from numjoco.engine.types import MINVAL as _MINVAL
 
-# mjModel's flex sizes and fields, by MuJoCo 4.0's names
+# mjModel's flex sizes and fields, by MuJoCo's names
 SIZES = ("nflex", "nflexnode", "nflexvert", "nflexedge", "nflexelem", "nflexelemdata",
          "nflexelemedge", "nflexshelldata", "nflexstiffness", "nflexbending", "nflextexcoord",
          "nJfe")
@@ -135,7 +135,7 @@ def _body_frames(c):
       xpos[0], xquat[0] = [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
       continue
     p = b.parent.id
-    xpos[b.id], xquat[b.id] = mm.frameaccum(xpos[p], xquat[p], b.pos, b.quat)
+    xpos[b.id], xquat[b.id] = rotation.frameaccum(xpos[p], xquat[p], b.pos, b.quat)
   return xpos, xquat
 
 
@@ -149,10 +149,10 @@ def compile_flex(c, f, bodyid, xpos, xquat):
     for e in range(nelem):
       v = elem[4 * e:4 * e + 4]
       v01, v02, v03 = (list(vx[v[k]] - vx[v[0]]) for k in (1, 2, 3))
-      nrm = mm.cross(v01, v02)
+      nrm = rotation.cross(v01, v02)
       if nrm[0] * v03[0] + nrm[1] * v03[1] + nrm[2] * v03[2] > 0:
         elem[4 * e + 1], elem[4 * e + 2] = elem[4 * e + 2], elem[4 * e + 1]
-  if not r["etex"] and r["tex"]:   # 4.0 copies the elements after the reorientation
+  if not r["etex"] and r["tex"]:   # MuJoCo copies the elements after the reorientation
     r["etex"] = list(elem)
   edges, edgeidx, index = [], [], {}
   for e in range(nelem):
@@ -289,7 +289,7 @@ def _positions(f, r, xpos, xquat):
     b = vbid[0] if r["rigid"] else vbid[i]
     p = list(xpos[b])
     if not r["centered"] or r["interp"]:
-      off = mm.rot_vec_quat(vert[3 * i:3 * i + 3], xquat[b])
+      off = rotation.rot_vec_quat(vert[3 * i:3 * i + 3], xquat[b])
       p = [p[k] + off[k] for k in range(3)]
     vx[i] = p
   if not r["interp"]:
@@ -300,7 +300,7 @@ def _positions(f, r, xpos, xquat):
   for i, b in enumerate(r["nbid"]):
     p = list(xpos[b])
     if not r["centered"]:
-      off = mm.rot_vec_quat(node[3 * i:3 * i + 3], xquat[b])
+      off = rotation.rot_vec_quat(node[3 * i:3 * i + 3], xquat[b])
       p = [p[k] + off[k] for k in range(3)]
     nx[i] = p
   empty = f.get("cell_empty")
@@ -320,7 +320,7 @@ def _elasticity(n, f, r, vx, nlocal, empty, edges, flaps):
     return stiffness, bending
   if r["interp"]:
     if not f.get("filled"):
-      raise n.error("elasticity of an interpolated <flex> (4.0 weighs each cell's stiffness "
+      raise n.error("elasticity of an interpolated <flex> (MuJoCo weighs each cell's stiffness "
                     "by its mesh content) is not supported yet")
     if f["elastic2d"]:
       raise n.error("interpolated shells (dof trilinear/quadratic with elastic2d) are not "
@@ -335,11 +335,11 @@ def _elasticity(n, f, r, vx, nlocal, empty, edges, flaps):
   elif dim == 2 and f["elastic2d"] >= 2 and f["thickness"] > 0:
     stiffness = [_elastic.stiffness2d(vx, elem[3 * e:3 * e + 3], young, poisson,
                                       f["thickness"]) for e in range(nelem)]
-  else:   # 4.0 keeps 21 zeros per element when it computes no stiffness
+  else:   # MuJoCo keeps 21 zeros per element when it computes no stiffness
     stiffness = [np.zeros(21)] * nelem
   if dim == 2 and f["elastic2d"] in (1, 3):
-    # 4.0: the flap's edge vertices in the edge's (sorted) order, and the plate bending
-    # modulus E t^3 / (12 (1 - nu^2)) over the flap area (measured against 4.0)
+    # as MuJoCo: the flap's edge vertices in the edge's (sorted) order, and the plate bending
+    # modulus E t^3 / (12 (1 - nu^2)) over the flap area
     modulus = young * f["thickness"] ** 3 / (12 * (1 - poisson ** 2))
     bending = [_elastic.bending(vx, list(edges[k]) + fl[2:], modulus)
                for k, fl in enumerate(flaps)]
@@ -358,7 +358,7 @@ def _unrotated(n, nx, cells, order, empty):
   R0 = []
   for corner in (g(order, 0, 0), g(0, order, 0), g(0, 0, order)):
     row = list(nx[corner] - nx[g(0, 0, 0)])
-    mm.normvec(row)
+    rotation.normvec(row)
     R0 += row
   for a in range(3):
     for b in range(a, 3):
@@ -371,7 +371,7 @@ def _unrotated(n, nx, cells, order, empty):
 
 
 def _check_integrator(c, flexes):
-  """The integrator checks 4.0 makes of a model with flexes (measured: 4.0 names no element;
+  """The integrator checks MuJoCo makes of a model with flexes (MuJoCo names no element;
   these name the flex's)."""
   integ = int(np.asarray(c.opt["integrator"]).ravel()[0])
   for f in flexes:    # passive contact of surfaces and volumes needs the effective metric
@@ -475,7 +475,7 @@ def _shells(elem, nelem, dim):
 # ------------------------------------------------------------------------------------ assemble
 
 def _vertcell(f):
-  """4.0's flex_vertcell: the node-grid cell of each vertex of an interpolated flex (as
+  """MuJoCo's flex_vertcell: the node-grid cell of each vertex of an interpolated flex (as
   mju_cellLookup finds it from vert0), -1 otherwise."""
   if not f["interp"]:
     return [-1] * f["nvert"]
@@ -490,13 +490,13 @@ def _vertcell(f):
 
 def equality(c, f, fid):
   """The equality a flexcomp's <edge equality=...> adds (after the model's own equalities,
-  as 4.0 orders them)."""
+  as MuJoCo orders them)."""
   if not f["equality"] or f["equality"] == 3:
     return None
   e = Obj(node=f["node"], name="")
   e.type = 4 if f["equality"] == 1 else 5
   e.active = True
-  # MuJoCo's built-in equality defaults: 4.0 applies no default class here (measured)
+  # MuJoCo's built-in equality defaults: MuJoCo applies no default class here
   e.solref = _vec_over(f["eq_solref"], None, [0.02, 1.0])
   e.solimp = _vec_over(f["eq_solimp"], None, [0.9, 0.95, 0.001, 0.5, 2.0])
   e.objtype, e.obj1id, e.obj2id = 0, fid, -1
@@ -508,7 +508,7 @@ def equality(c, f, fid):
 
 def flex_equality(c, n, e):
   """<equality><flex flex=...> (all edges of a flex at their rest lengths) and <flexstrain>
-  (interpolated flexes only, not compiled yet): the flex's id and 4.0's object fields."""
+  (interpolated flexes only, not compiled yet): the flex's id and MuJoCo's object fields."""
   name = n.get("flex")
   if name is None:
     raise n.error("missing attribute 'flex'")
@@ -544,7 +544,7 @@ def assemble(c, A, sizes):
     for f in flexes:
       compile_flex(c, f, bodyid, xpos, xquat)
   _check_integrator(c, flexes)
-  for f in flexes:   # 4.0: vertex bodies move by the flex's own damping only
+  for f in flexes:   # as MuJoCo: vertex bodies move by the flex's own damping only
     if f["rigid"]:
       continue
     for b in sorted(set(f["nodebodyid"] if f["interp"] else f["vertbodyid"])):
@@ -589,7 +589,7 @@ def assemble(c, A, sizes):
   A["flex_plasticmode"] = I([0] * nf)
   A["flex_yield"] = np.zeros((nf, 2))
   A["flex_bvhnum"] = I(col("nbvh"))
-  # 4.0 numbers the BVH nodes of bodies (their collidable geoms), meshes (their faces), then
+  # MuJoCo numbers the BVH nodes of bodies (their collidable geoms), meshes (their faces), then
   # flexes; a tree over n leaves has 2n - 1 nodes
   tree = lambda nleaf: 2 * nleaf - 1 if nleaf else 0
   static = 0
@@ -692,7 +692,7 @@ def _dof_chain(A, body):
 
 
 def _edge_sparsity(flexes, A, sizes):
-  """flexedge_J_rownnz/rowadr/colind and nJfe, as 4.0 lays them out: nJfe counts the merged
+  """flexedge_J_rownnz/rowadr/colind and nJfe, as MuJoCo lays them out: nJfe counts the merged
   dof chains of every edge of a non-rigid, non-interpolated flex, but only flexes with a
   built-in edge force or constraint get rows (the others' rownnz are 0; colind is padded)."""
   rownnz, colind, njfe = [], [], 0
@@ -763,11 +763,11 @@ def check_simulated(c, A):
       raise node.error("1D flex (rod) elasticity (young > 0) is not simulated yet; edge "
                        "stiffness, damping and equality are")
     if f["passive"]:
-      raise node.error('passive flex contact (<contact passive="true">: 4.0 turns the flex\'s '
+      raise node.error('passive flex contact (<contact passive="true">: MuJoCo turns the flex\'s '
                        "contacts into passive forces) is not simulated yet")
     elastic = f["young"] > 0 and not (f["dim"] == 2 and not f["elastic2d"])
     if A["opt_integrator"][0] == 4 and elastic:
-      raise node.error("flex elasticity under the discrete integrator is not simulated yet (4.0 "
+      raise node.error("flex elasticity under the discrete integrator is not simulated yet (MuJoCo "
                        "moves an elastic flex differently there); flexes with edge equality, "
                        "rigid flexes and their contacts are")
 
@@ -794,7 +794,7 @@ def libccd_refusal(i, dims, selfcollide, contype, conaffinity, gtype, gct, gca):
 
 
 def option_error(m):
-  """What of `check_simulated`'s refusals the options now in m.opt bring about, as a message
+  """What of `check_simulated`'s refusals the options currently in m.opt bring about, as a message
   ('' when none): flex collisions that need GJK while nativeccd is disabled, and elastic flexes
   under the discrete integrator. The viewer checks an option edit with it (the model was
   loaded under other options)."""

@@ -1,7 +1,7 @@
 """MJCF <flexcomp>: the points, elements and bodies of a flex component (mjCFlexcomp::Make).
 
 Each generator (grid, box, cylinder, ellipsoid, square, disc, circle, mesh, gmsh, direct) makes
-points and elements as MuJoCo 4.0 does; the free points become bodies with slide joints (or,
+points and elements as MuJoCo does; the free points become bodies with slide joints (or,
 for trilinear/quadratic flexes, the node grid does), written as ordinary MJCF nodes spliced
 into the tree where the flexcomp was. The flex spec it fills is compiled by engine/mjcf/_flex.py.
 """
@@ -10,8 +10,8 @@ import os
 
 import numpy as np
 
+from numjoco.engine import rotation
 from numjoco.engine.mjcf import _flexread as fr
-from numjoco.engine.mjcf import _math as mm
 from numjoco.engine.mjcf._node import Node, Reader, floats
 from numjoco.engine.types import MINVAL as _MINVAL
 
@@ -19,7 +19,8 @@ _EPS = 1e-6          # mjEPS
 _TYPES = ("grid", "box", "cylinder", "ellipsoid", "square", "disc", "circle", "mesh", "gmsh",
           "direct")
 _DOFS = ("full", "radial", "trilinear", "quadratic", "2d")
-_EDGE_EQ = {"false": 0, "true": 1, "strain": 3}   # 4.0 has no "vert" (the source does)
+# MuJoCo 4.0 has no "vert" (its published source does)
+_EDGE_EQ = {"false": 0, "true": 1, "strain": 3}
 _BOOL = {"false": 0, "true": 1}
 
 
@@ -31,7 +32,7 @@ def expand_in(c, node, bodyname, flexes, body=None, frame=None):
   for ch in node.children:
     if ch.tag == "flexcomp":
       made = _flexcomp(c, ch, body, bodyname, flexes, frame)
-      if frame is not None:   # 4.0 poses the points by the frame, not the bodies
+      if frame is not None:   # MuJoCo poses the points by the frame, not the bodies
         _undo_frame(made, frame)
       kids += made
       continue
@@ -40,7 +41,7 @@ def expand_in(c, node, bodyname, flexes, body=None, frame=None):
     elif ch.tag == "frame":
       pose = c._pose(Reader(ch, None), ch)
       if frame is not None:
-        pose = mm.frameaccum(frame[0], frame[1], *pose)
+        pose = rotation.frameaccum(frame[0], frame[1], *pose)
       expand_in(c, ch, bodyname, flexes, body, pose)
     kids.append(ch)
   node.children = kids
@@ -48,13 +49,13 @@ def expand_in(c, node, bodyname, flexes, body=None, frame=None):
 
 def _undo_frame(bodies, frame):
   """Generated bodies spliced into a <frame>: their poses written in the frame's coordinates,
-  so that the compiler's frame accumulation leaves them where 4.0 puts them (parent frame,
+  so that the compiler's frame accumulation leaves them where MuJoCo puts them (parent frame,
   unrotated)."""
   pos, quat = frame
   inv = [quat[0], -quat[1], -quat[2], -quat[3]]
   for b in bodies:
     p = [float(x) for x in b.attrib["pos"].split()]
-    local = mm.rot_vec_quat([p[k] - pos[k] for k in range(3)], inv)
+    local = rotation.rot_vec_quat([p[k] - pos[k] for k in range(3)], inv)
     b.attrib["pos"] = _fmt(local)
     b.attrib["quat"] = _fmt(inv)
 
@@ -64,7 +65,7 @@ def _flexcomp(c, n, parent, bodyname, flexes, frame=None):
   nodes it adds to its parent."""
   f, fc = _read(c, n, bodyname)
   if frame is not None:
-    fc["pos"], fc["quat"] = mm.frameaccum(frame[0], frame[1], fc["pos"], fc["quat"])
+    fc["pos"], fc["quat"] = rotation.frameaccum(frame[0], frame[1], fc["pos"], fc["quat"])
     if fc["dof"] in ("trilinear", "quadratic") and fc["quat"] != [1.0, 0.0, 0.0, 0.0]:
       raise n.error(f"flexcomp dof='{fc['dof']}' is supported only for an unrotated grid or "
                     "box (interpolated flexes are not compiled in general yet)")
@@ -80,7 +81,7 @@ def _flexcomp(c, n, parent, bodyname, flexes, frame=None):
         point[3 * i + k] *= fc["scale"][k]
   pos, quat = fc["pos"], fc["quat"]
   for i in range(npnt):
-    p = mm.rot_vec_quat(point[3 * i:3 * i + 3], quat)
+    p = rotation.rot_vec_quat(point[3 * i:3 * i + 3], quat)
     point[3 * i:3 * i + 3] = [pos[0] + p[0], pos[1] + p[1], pos[2] + p[2]]
   pts = np.array(point).reshape(-1, 3)
   minmax = list(pts.min(axis=0)) + list(pts.max(axis=0))
@@ -161,8 +162,8 @@ def _read(c, n, bodyname):
   fc["pos"], fc["quat"] = c._pose(Reader(n, None), n)
   if interp and (fc["type"] not in ("grid", "box") or fc["quat"] != [1.0, 0.0, 0.0, 0.0]
                  or f["elastic2d"] or f["equality"]):
-    # 4.0 weighs node masses and cell stiffness by the mesh content of each cell, which we
-    # have not derived; a full, axis-aligned grid or box fills its cells, where they agree
+    # MuJoCo weighs node masses and cell stiffness by the mesh content of each cell, which is
+    # not derived here; a full, axis-aligned grid or box fills its cells, where they agree
     raise n.error(f"flexcomp dof='{fc['dof']}' is supported only for an unrotated grid or box "
                   "without elastic2d or edge equality (interpolated flexes are not compiled "
                   "in general yet)")
@@ -252,7 +253,7 @@ def _vertex_bodies(n, f, fc, parent, bodyname, point, pinned, centered):
                    bodyinertia)
     if fc["dof"] == "radial":
       axis = point[3 * i:3 * i + 3]
-      mm.normvec(axis)
+      rotation.normvec(axis)
       _joint_node(b, axis)
     else:
       for j in range(2 if fc["dof"] == "2d" else 3):
@@ -311,7 +312,7 @@ def _nodes(n, f, parent, bodyname, point, pinned, centered, minmax, cellcount, o
           nodebody.append(bodyname)
           idx += 1
           continue
-        m = 1.0    # each cell's share: 4.0 lumps per cell (trilinear 1/8, Simpson weights)
+        m = 1.0    # each cell's share: MuJoCo lumps per cell (trilinear 1/8, Simpson weights)
         for g, ng in ((gi, nx), (gj, ny), (gk, nz)):
           loc = g % order
           m *= weights[loc] * (2 if 0 < g < ng - 1 and loc == 0 else 1)
@@ -509,7 +510,7 @@ def _disc_project(point, count, sp):
   for i in range(len(point) // 3):
     p = point[3 * i:3 * i + 2]
     l0 = max(abs(p[0]), abs(p[1]))
-    mm.normvec(p)
+    rotation.normvec(p)
     point[3 * i] = p[0] * size[0] * l0
     point[3 * i + 1] = p[1] * size[1] * l0
 
@@ -525,9 +526,9 @@ def _box_project(g, ix, iy, iz):
   if g["type"] == "cylinder":
     l0 = max(abs(pos[0]), abs(pos[1]))
     xy = pos[:2]
-    mm.normvec(xy)
+    rotation.normvec(xy)
     return [xy[0] * size[0] * l0, xy[1] * size[1] * l0, pos[2] * size[2]]
-  mm.normvec(pos)
+  rotation.normvec(pos)
   return [pos[k] * size[k] for k in range(3)]
 
 
@@ -648,7 +649,7 @@ def _make_mesh(c, n, dim, origin):
   for i in range(0, len(face), 3):
     tet = [face[i] + 1, face[i + 1] + 1, face[i + 2] + 1]
     e = [[point[3 * t + k] - origin[k] for k in range(3)] for t in tet]
-    nrm = mm.cross(e[0], e[1])
+    nrm = rotation.cross(e[0], e[1])
     if nrm[0] * e[2][0] + nrm[1] * e[2][1] + nrm[2] * e[2][2] < _MINVAL:
       continue
     element += [0] + tet
@@ -656,7 +657,7 @@ def _make_mesh(c, n, dim, origin):
 
 
 def _obj_lines(data):
-  """An OBJ's polylines (`l` records) as 4.0's decoder keeps them: one degenerate triangle
+  """An OBJ's polylines (`l` records) as MuJoCo's decoder keeps them: one degenerate triangle
   (a, b, b) per segment; None without any."""
   face = []
   for line in data.decode("latin-1").splitlines():

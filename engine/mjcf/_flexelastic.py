@@ -3,13 +3,13 @@
 Per triangle or tetrahedron the metric of edge-strain inner products (mjCFlex's
 ComputeStiffness: 21 numbers, 24 per tetrahedron in 4.0), per interior edge the bending
 stencil (17 numbers), per cell of an interpolated flex the linear-elastic stiffness matrix.
-Where 4.0 differs from MuJoCo's source the rule was fitted to 4.0 (noted at each).
+Where MuJoCo 4.0 differs from its published source, the rule is 4.0's (noted at each).
 """
 import math
 
 import numpy as np
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
 
 # tetrahedron faces and the two faces not adjacent to each edge (Stencil3D)
 _TET_FACE = ((2, 1, 0), (0, 1, 3), (1, 2, 3), (2, 0, 3))
@@ -48,10 +48,10 @@ def _metric(basis, mu, la, nedge):
 
 def stiffness3d(vx, v, young, poisson):
   """ComputeStiffness<Stencil3D>: the 21 metric coefficients of one tetrahedron (MuJoCo 4.0
-  stores 24 per element, the last 3 zero in every model measured)."""
+  stores 24 per element, the last 3 zero)."""
   x = [list(vx[i]) for i in v]
   volume = _dot(_cross(_sub(x[1], x[0]), _sub(x[2], x[0])), _sub(x[3], x[0])) / 6
-  # Lame coefficients times the volume; 4.0's la is half the source's (fitted to 4.0)
+  # Lame coefficients times the volume; MuJoCo 4.0's la is half its published source's
   mu = young / (2 * (1 + poisson)) * abs(volume)
   la = young * poisson / ((1 + poisson) * (1 - 2 * poisson)) * abs(volume) / 2
   basis = []
@@ -70,8 +70,8 @@ def stiffness2d(vx, v, young, poisson, thickness):
   x = [list(vx[i]) for i in v]
   nrm = _cross(_sub(x[1], x[0]), _sub(x[2], x[0]))
   volume = math.sqrt(_dot(nrm, nrm)) / 2
-  # 4.0: shear modulus and half the plane-stress la, times area and thickness (fitted to
-  # 4.0; the source has both 3D coefficients over a quarter of the area)
+  # MuJoCo 4.0: shear modulus and half the plane-stress la, times area and thickness (its
+  # published source has both 3D coefficients over a quarter of the area)
   mu = young / (2 * (1 + poisson)) * volume * thickness
   la = young * poisson / (1 - poisson * poisson) * volume * thickness / 2
   basis = []
@@ -80,7 +80,7 @@ def stiffness2d(vx, v, young, poisson, thickness):
     el = _sub(x[fl[0]], x[fl[1]])
     er = _sub(x[fr[1]], x[fr[0]])
     normal = _cross(er, el)
-    mm.normvec(normal)
+    rotation.normvec(normal)
     bl, br = _cross(normal, el), _cross(er, normal)
     basis.append([(bl[i] * br[j] + br[i] * bl[j]) / (8 * volume * volume)
                   for i in range(3) for j in range(3)])
@@ -124,7 +124,7 @@ def bending(vx, v, modulus):
   for i in range(4):
     for j in range(4):
       out[4 * i + j] += c[i] * c[j] * cos_theta * stiffness
-  # 4.0's curved-reference coefficient (fitted to 4.0; the source's Garg et al. term
+  # MuJoCo 4.0's curved-reference coefficient (the Garg et al. term of its published source
   # differs): -stiffness det(e0, e1, e2) |e0|^4 / (|e0 x e1|^2 |e0 x e2|^2)
   n1, n2 = _cross(e0, e1), _cross(e0, e2)
   out[16] = -stiffness * _dot(n1, e2) * sqr * sqr / (_dot(n1, n1) * _dot(n2, n2))
@@ -132,8 +132,8 @@ def bending(vx, v, modulus):
 
 
 def _gauss(npt):
-  """Gauss-Legendre points and weights on [0, 1] (2 or 3 points; 4.0 has the 3-point nodes at
-  +-sqrt(3/5), where the source divides by it)."""
+  """Gauss-Legendre points and weights on [0, 1] (2 or 3 points; MuJoCo 4.0 has the 3-point nodes
+  at +-sqrt(3/5), where its published source divides by it)."""
   p0, h = 0.5, 0.5
   if npt == 2:
     return [-h / math.sqrt(3) + p0, h / math.sqrt(3) + p0], [h, h]
@@ -164,7 +164,7 @@ def linear_stiffness(pos, young, poisson, order):
   ext = pos[nn - 1] - pos[0]
   detj = ext[0] * ext[1] * ext[2]
   invj = 1.0 / ext
-  # 4.0: lambda tr(e)^2 + 2 mu e:e (the source has mu e:e; fitted to 4.0)
+  # MuJoCo 4.0: lambda tr(e)^2 + 2 mu e:e (its published source has mu e:e)
   la = young * poisson / (1 + poisson) / (1 - 2 * poisson)
   mu = young / (1 + poisson)
   K = np.zeros((3 * nn, 3 * nn))

@@ -1,6 +1,6 @@
 """GMSH mesh files (.msh, format 2.2 or 4.1, ASCII or binary) for <flexcomp type="gmsh">.
 
-Read as MuJoCo 4.0's flexcomp reader reads them (mjCFlexcomp::LoadGMSH): one block of nodes
+Read as MuJoCo's flexcomp reader reads them (mjCFlexcomp::LoadGMSH): one block of nodes
 and one block of elements (lines, triangles or tetrahedra), node tags turned into 0-based ids.
 Returns (points (n*3 floats), elements (ints), dim).
 """

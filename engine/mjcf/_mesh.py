@@ -15,11 +15,12 @@ import struct
 
 import numpy as np
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
+from numjoco.engine.mjcf import _inertia
 from numjoco.engine.mjcf import _qhull
+from numjoco.engine.rotation import EPS
 from numjoco.engine.types import MINVAL
 
-_POLYNORMAL_EPS = 1e-14   # mjEPS of MuJoCo's user code
 INERTIA = {"convex": 0, "exact": 1, "legacy": 2, "shell": 3}
 _CONVEX, _EXACT, _LEGACY, _SHELL = 0, 1, 2, 3
 
@@ -162,8 +163,8 @@ def _read_obj(path, data):
   return np.array(verts, np.float32), face, uv, faceuv, normal, facenormal
 
 
-_OBJ_MAXPOLY = 100   # MuJoCo 4.0.1 keeps no triangle of an OBJ face with more corners (found by
-                     # black-box tests: 100 corners triangulated, 101 and more dropped)
+_OBJ_MAXPOLY = 100   # MuJoCo 4.0.1 keeps no triangle of an OBJ face with more corners (100
+                     # corners are triangulated, 101 and more dropped)
 
 
 def _split_polygons(verts, polys):
@@ -330,7 +331,7 @@ def make_graph(v, maxhullvert, righthand=True):
   """MuJoCo's mesh_graph of the convex hull of v (float64 (n,3), the vertices as read):
   [numvert, numface, vert_edgeadr, vert_globalid, edge_localid (-1 separated), face_globalid].
   A mirroring scale (`righthand` False) turns each hull face round (its last two corners
-  swapped), as MuJoCo 4.0.1 writes the graph of a mirrored mesh.
+  swapped), as MuJoCo writes the graph of a mirrored mesh.
 
   As mjCMesh::MakeGraph: with libqhull_r (engine/mjcf/_qhull.py) the vertices, edges and
   faces come in Qhull's internal orders, as MuJoCo writes them; without it, from scipy's hull
@@ -460,8 +461,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     dv = dv - np.asarray(refpos, np.float64)
   q = [float(x) for x in refquat]
   if q != [1, 0, 0, 0]:
-    mm.normvec(q)
-    dv = _rotate_rows(dv, mm.quat2mat(q), transpose=True)
+    rotation.normvec(q)
+    dv = _rotate_rows(dv, rotation.quat2mat(q), transpose=True)
   if any(x != 1 for x in scale):
     dv = dv * np.asarray(scale, np.float64)
   f64 = face.astype(np.int64)
@@ -509,7 +510,7 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
     P.append(_seqsum(w / C * s))
   full = [P[1] + P[2], P[0] + P[2], P[0] + P[1], -P[3], -P[4], -P[5]]
   m9 = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
-  eigval, quat = mm.eig3(m9, 1e-7)   # MuJoCo 4.0's mesh compiler's tolerance
+  eigval, quat = _inertia.eig3(m9, 1e-7)   # MuJoCo's mesh compiler's tolerance
   if eigval[2] <= 0:
     raise MeshError("eigenvalue of mesh inertia must be positive")
   tol = lambda x: x * (1.0 - 1e-6) - 1e-9
@@ -523,7 +524,8 @@ def compile_mesh(vert, face, scale, refpos, refquat, inertia, maxhullvert, needh
            0.5 * math.sqrt(max(0.0, 6 * (eigval[0] + eigval[1] - eigval[2]) / vol))]
   if reorient:
     # R^T (v - com): coordinates in the principal frame (mjCMesh::Rotate)
-    dv = _rotate_rows(vc, mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]]), transpose=False)
+    inv = rotation.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
+    dv = _rotate_rows(vc, inv, transpose=False)
   else:
     com, quat = np.zeros(3), [1.0, 0.0, 0.0, 0.0]
   aamm = np.concatenate([dv.min(axis=0), dv.max(axis=0)])
@@ -569,7 +571,6 @@ def fit_geom(cm, gtype, size, fitaabb, fitscale):
 # rounds to float32 where MuJoCo's does, in MuJoCo's order, so that the cancellations of
 # MakeNormal's sharp-edge rule (a cube corner loses all its faces) come out as in MuJoCo.
 
-EPS = 1e-14          # mjEPS
 SHARP_COS = 0.8      # MakeNormal drops faces whose normal is further than this from the vertex's
 
 F32 = np.float32
@@ -672,15 +673,15 @@ def compile_normals(vert, face, normal, facenormal, smooth, scale, refquat, quat
   n = normal
   q = [float(x) for x in refquat]
   if q != [1, 0, 0, 0]:
-    mm.normvec(q)
-    n = _rotate_rows(n.astype(np.float64), mm.quat2mat(q), transpose=True).astype(F32)
+    rotation.normvec(q)
+    n = _rotate_rows(n.astype(np.float64), rotation.quat2mat(q), transpose=True).astype(F32)
   if any(x != 1 for x in scale):
     n = (n.astype(np.float64) / np.asarray(scale, np.float64)).astype(F32)
   sq = n[:, 0] * n[:, 0] + n[:, 1] * n[:, 1] + n[:, 2] * n[:, 2]
   ok = sq.astype(np.float64) > MINVAL
   scl = F32(1) / np.sqrt(np.where(ok, sq, F32(1)))
   n = np.where(ok[:, None], n * scl[:, None], np.array([0, 0, 1], F32)).astype(F32)
-  mat = mm.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
+  mat = rotation.quat2mat([quat[0], -quat[1], -quat[2], -quat[3]])
   n = _rotate_rows(n.astype(np.float64), mat, transpose=False).astype(F32)
   return n, facenormal.astype(np.int32)
 
@@ -865,7 +866,7 @@ def _round_half_away(x):
 
 def _polygon_key(a, b, c):
   """MeshPolygonKey: the rounded azimuth and polar angle of triangle abc's normal (a pair of
-  floats, as 4.0's map key), or None for a degenerate triangle."""
+  floats, as MuJoCo's map key), or None for a degenerate triangle."""
   e = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
   g = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
   n = (e[1] * g[2] - e[2] * g[1], e[2] * g[0] - e[0] * g[2], e[0] * g[1] - e[1] * g[0])
@@ -920,8 +921,8 @@ class _Polygon:
 
   def paths(self):
     """MeshPolygon::Paths: one vertex cycle per island (MuJoCo 4.0 traces a polygon of three
-    edges as any other: the 3.x shortcut listed its edges' first vertices, which reverses a
-    triangle merged from three; measured on the Stanford bunny)."""
+    edges as any other; MuJoCo 3's shortcut lists its edges' first vertices, which reverses a
+    triangle merged from three)."""
     out = []
     for i in range(self.nisland):
       start = next((j for j, k in enumerate(self.islands) if k == i), None)
@@ -951,9 +952,9 @@ _U64 = (1 << 64) - 1
 
 
 def _key_hash(key):
-  """The hash of an angle key in 4.0's MakePolygons map: boost's hash_combine of the two
-  doubles' hashes (measured: it alone reproduces 4.0's polygon order on all 116 hull meshes of
-  MuJoCo's test models; the Aug-2026 source's XOR of the two matches 8)."""
+  """The hash of an angle key in MuJoCo 4.0's MakePolygons map: boost's hash_combine of the
+  two doubles' hashes (it gives MuJoCo 4.0's polygon order on all 116 hull meshes of MuJoCo's
+  test models; the XOR of the two in its published source gives it on 8)."""
   seed = _double_hash(key[0])
   return seed ^ ((_double_hash(key[1]) + 0x9e3779b9 + ((seed << 6) & _U64) + (seed >> 2)) & _U64)
 
@@ -1036,17 +1037,17 @@ def _unordered_order(keys, hashf):
 
 
 def make_polygons(raw, graph, dvert, righthand=True):
-  """MuJoCo 4.0's mesh polygons (mjCMesh::MakePolygons): the hull's triangles grouped by
+  """MuJoCo's mesh polygons (mjCMesh::MakePolygons): the hull's triangles grouped by
   their normal's azimuth and polar angle rounded to 0.01 rad in the mesh file's frame (`raw`:
   the float32 vertices as read, before refpos/refquat/scale, as float64), merged edge by edge
   in hull order; each connected group is one polygon, its vertices (mesh vertex ids) in
-  MuJoCo's cycle order, the polygons numbered in the iteration order of 4.0's hash map of
-  the angle keys (`_unordered_order`). Normals by Newell's method on `dvert` (the compiled
-  float64 vertices), as 4.0's mesh_polynormal (measured). A mirroring scale (`righthand`
-  False) turns each cycle round after its first vertex, as 4.0 does (measured:
-  flipped_torus.xml). A normal shorter than 1e-14 (user code's mjEPS, as mjuu_makenormal; a
-  sliver hull triangle) is written (1, 0, 0) (measured: 4.0.1 switches between 9.94e-15 and
-  1.007e-14). Returns (list of vertex-id lists, float64 (n, 3) normals).
+  MuJoCo's cycle order, the polygons numbered in the iteration order of MuJoCo's hash map
+  of the angle keys (`_unordered_order`). Normals by Newell's method on `dvert` (the compiled
+  float64 vertices), as MuJoCo's mesh_polynormal. A mirroring scale (`righthand` False) turns
+  each cycle round after its first vertex, as MuJoCo does (e.g. flipped_torus.xml). A normal
+  shorter than 1e-14 (user code's mjEPS, as mjuu_makenormal; a sliver hull triangle) is
+  written (1, 0, 0) (MuJoCo 4.0.1 switches between 9.94e-15 and 1.007e-14). Returns (list of
+  vertex-id lists, float64 (n, 3) normals).
   """
   raw = np.asarray(raw, np.float64).tolist()
   faces = graph_faces(graph)
@@ -1072,5 +1073,5 @@ def make_polygons(raw, graph, dvert, righthand=True):
                   _seqsum((a[:, 2] - b[:, 2]) * (a[:, 0] + b[:, 0])),
                   _seqsum((a[:, 0] - b[:, 0]) * (a[:, 1] + b[:, 1]))])
     norm = math.sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2])
-    normals[i] = n / norm if norm >= _POLYNORMAL_EPS else (1.0, 0.0, 0.0)
+    normals[i] = n / norm if norm >= EPS else (1.0, 0.0, 0.0)
   return polys, normals

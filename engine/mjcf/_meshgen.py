@@ -10,19 +10,20 @@ import math
 
 import numpy as np
 
+from numjoco.engine import rotation
 from numjoco.engine.mjcf._mesh import MeshError
+from numjoco.engine.rotation import EPS
 
 F32 = np.float32
 TYPES = ("sphere", "hemisphere", "cone", "supersphere", "supertorus", "wedge", "plate",
          "grid", "box", "cylinder", "ellipsoid", "square", "disc")
-FLEX = ("grid", "box", "cylinder", "ellipsoid", "square", "disc")   # MuJoCo 4's flexcomp shapes
-EPS = 1e-14   # mjEPS
+FLEX = ("grid", "box", "cylinder", "ellipsoid", "square", "disc")   # MuJoCo's flexcomp shapes
 
 
 def make(builtin, params):
   """(vert float32 (n,3), face int32 (m,3) or None, shell) of a builtin mesh; `shell` is
   True where MuJoCo switches the mesh's inertia to 'shell' (the flat plate), "legacy" where it
-  switches only a legacy inertia (4.0's flat flexcomp shapes). Raises
+  switches only a legacy inertia (MuJoCo's flat flexcomp shapes). Raises
   MeshError for bad parameters, with MuJoCo's rules."""
   p = [float(x) for x in params]
   if not all(math.isfinite(x) for x in p):
@@ -240,8 +241,8 @@ def normals(builtin, params):
     for a, e in _wedge_angles([int(p[0]), int(p[1])], p[2:4], p[4]):
       ta = [math.cos(e) * math.cos(a), 0.0, math.cos(e) * math.sin(a)]
       te = [-math.sin(e) * math.sin(a), math.cos(e), math.sin(e) * math.cos(a)]
-      _normvec(ta, 3)
-      _normvec(te, 3)
+      rotation.normvec(ta, 3)
+      rotation.normvec(te, 3)
       n = [te[1] * ta[2] - te[2] * ta[1], te[2] * ta[0] - te[0] * ta[2],
            te[0] * ta[1] - te[1] * ta[0]]
       out += [n, ta, te]
@@ -268,7 +269,7 @@ def _plate(res):
 # ------------------------------------------------- MuJoCo 4's flexcomp shapes as meshes
 # The points (and, for surfaces, the triangles) that flexcomp's MakeGrid / MakeSquare /
 # MakeBox generate; volumetric (dim 3) shapes keep only their points, so that the mesh's
-# faces are its convex hull's, as 4.0 compiles them.
+# faces are its convex hull's, as MuJoCo compiles them.
 
 def _flex(builtin, p):
   """Parameters count[3], spacing[3], [dim] of grid/box/cylinder/ellipsoid/square/disc."""
@@ -295,7 +296,7 @@ def _flex(builtin, p):
       size = [0.5 * spacing[0] * (count[0] - 1), 0.5 * spacing[1] * (count[1] - 1)]
       for v in vert:
         l0 = max(abs(v[0]), abs(v[1]))
-        _normvec(v, 2)
+        rotation.normvec(v, 2)
         v[0] *= size[0] * l0
         v[1] *= size[1] * l0
   else:
@@ -304,19 +305,6 @@ def _flex(builtin, p):
     vert, face = _box(builtin, count, spacing, dim)
   return _f32(vert), (np.array(face, np.int32).reshape(-1, 3) if dim == 2 else None), (
       "legacy" if dim == 2 else False)
-
-
-def _normvec(v, n):
-  """mjuu_normvec: normalise the first n entries unless tiny or already unit."""
-  nrm = 0.0
-  for i in range(n):
-    nrm += v[i] * v[i]
-  if nrm < EPS:
-    return
-  nrm = math.sqrt(nrm)
-  if abs(nrm - 1) > EPS:
-    for i in range(n):
-      v[i] /= nrm
 
 
 def _grid(count, spacing, dim, disc):
@@ -359,9 +347,9 @@ def _box(kind, count, spacing, dim):
       return [pos[k] * size[k] for k in range(3)]
     if kind == "cylinder":
       l0 = max(abs(pos[0]), abs(pos[1]))
-      _normvec(pos, 2)
+      rotation.normvec(pos, 2)
       return [pos[0] * (size[0] * l0), pos[1] * (size[1] * l0), pos[2] * size[2]]
-    _normvec(pos, 3)
+    rotation.normvec(pos, 3)
     return [pos[k] * size[k] for k in range(3)]
 
   vert = [[0.0, 0.0, 0.0]] if dim == 3 else []

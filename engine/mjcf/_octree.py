@@ -10,7 +10,7 @@ distance to the mesh (the closest triangle; the side from its normal, or where t
 at the closest edge or corner disagree, from the winding number). Nodes are kept in integer
 coordinates (cells of 2^-depth of the root per axis), so neighbour queries are array
 look-ups; node order, boxes and every floating-point operation follow MuJoCo's, so the fields
-equal 4.0's.
+equal MuJoCo's.
 """
 import numpy as np
 
@@ -146,8 +146,8 @@ def _signed_distance(points, tri):
     np.logical_or.at(below, pi[tie][~side], True)
   dist = np.sqrt(best)
   outside = _side(points, tri[face], bu, bv)
-  # the closest point on an edge or corner whose faces disagree on the side: 4.0 gives the
-  # true side there (measured: every corner of a tetrahedron's octree, where the reference
+  # the closest point on an edge or corner whose faces disagree on the side: MuJoCo 4.0 gives
+  # the true side there (at every corner of a tetrahedron's octree, where its published
   # source's first-face rule errs at 1 in 140), so the winding number decides
   split = above & below
   outside[split] = _winding(points[split], tri) < 0.5

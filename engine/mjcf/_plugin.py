@@ -347,7 +347,7 @@ def pid_params(node, inst, dyntype, actdim):
 
 
 def plugin_arrays(plugin, plugin_attr, plugin_attradr):
-  """(plugin_kind, plugin_param) from MuJoCo 4.0's compiled plugin fields (the wheel's slot
+  """(plugin_kind, plugin_param) from MuJoCo's compiled plugin fields (the wheel's slot
   numbers and NUL-terminated config strings), for a Model built from a mujoco.MjModel."""
   names = {slot: name for name, slot in SLOT_40.items()}
   n = len(plugin)

@@ -8,11 +8,11 @@ sections (tendons, actuators, sensors, equalities, contact pairs/excludes) that 
 inside the replicated tree are removed from where they stood and re-appended at the end of their
 section once per replica, referring to that replica's names. Keyframes are not replicated.
 
-As MuJoCo 4.0 (which attaches one replica after the other), sensors that refer to nothing
+As MuJoCo (which attaches one replica after the other), sensors that refer to nothing
 (e.g. `clock`) are copied once per replica too, the copies made for earlier replicas included:
 a clock `clk` under count 3 becomes clk, clk0, clk1, clk01, clk2, clk02, clk12, clk012.
 """
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
 
 # attributes that name another element (tendon path children included)
 _REF_KEYS = ("joint", "joint1", "joint2", "jointinparent", "tendon", "tendon1", "tendon2",
@@ -70,7 +70,7 @@ def _compiler(root):
 
 
 def _flexcomp_outside_body(node):
-  """MuJoCo 4.0 builds a replica in an unnamed body: a flexcomp not inside a body of the
+  """MuJoCo builds a replica in an unnamed body: a flexcomp not inside a body of the
   replicate (frames do not count) has no named parent."""
   for k in node.children:
     if k.tag == "flexcomp":
@@ -95,7 +95,7 @@ def expand(root):
         continue
       walk(c)   # inner replicates first
       for key in c.attrib:
-        if key == "prefix":   # not in MuJoCo's schema; MuJoCo 4.0 ignores it (names keep `sep`)
+        if key == "prefix":   # not in MuJoCo's schema; MuJoCo ignores it (names keep `sep`)
           warn(c, "attribute 'prefix' is ignored, as MuJoCo ignores it (use 'sep')")
         elif key not in ("count", "offset", "euler", "sep", "childclass"):
           raise c.error(f"unknown attribute '{key}'")
@@ -111,14 +111,14 @@ def expand(root):
       offset = floats(c, "offset", 3) or [0.0, 0.0, 0.0]
       euler = floats(c, "euler", 3) or [0.0, 0.0, 0.0]
       sep = c.get("sep", "")
-      rotation = mm.orientation("euler", euler, degree, seq)
+      step = rotation.orientation("euler", euler, degree, seq)
       names = set()
       for k in c.children:
         _names(k, names)
       digits = len(str(count))   # as MuJoCo: count 10 names b00 ... b09
       pos, frames = [0.0, 0.0, 0.0], []
       for r in range(count):
-        q = mm.orientation("euler", [r * e for e in euler], degree, seq)
+        q = rotation.orientation("euler", [r * e for e in euler], degree, seq)
         suffix = sep + str(r).zfill(digits)
         attrib = {"pos": " ".join(repr(x) for x in pos), "quat": " ".join(repr(x) for x in q)}
         if c.get("childclass"):
@@ -126,11 +126,11 @@ def expand(root):
         f = Node("frame", attrib, c.file, c.line, node)
         f.children = [_copy(k, f, suffix, names) for k in c.children]
         frames.append(f)
-        pos, _ = mm.frameaccum(pos, q, offset, rotation)   # (4.0: from the resolved q)
+        pos, _ = rotation.frameaccum(pos, q, offset, step)   # offset turned by this replica's q
       node.children[i:i + 1] = frames
       i += len(frames)
       # referring elements of the other sections: one copy per replica, at the section's end;
-      # and, as MuJoCo 4.0 attaches each replica, a copy of every sensor that refers to
+      # and, as MuJoCo attaches each replica, a copy of every sensor that refers to
       # nothing (a clock), the copies made for earlier replicas included (clk, clk0, clk1,
       # clk01, ...)
       for sec in sections:   # document order: tendons replicated here rename actuators' refs

@@ -15,8 +15,8 @@ _MAXSAMPLE = 1 << 24   # MuJoCo stores a buffer's cursor as an mjtNum
 
 
 def check_history(n, nsample, delay):
-  """MuJoCo 4's checks of a history buffer (actuators and sensors); a negative nsample, which
-  4.0 accepts but then indexes a buffer that does not exist, is refused here."""
+  """MuJoCo's checks of a history buffer (actuators and sensors); a negative nsample, which
+  MuJoCo 4.0 accepts but then indexes a buffer that does not exist, is refused here."""
   if nsample < 0:
     raise n.error(f"nsample cannot be negative, got {nsample}")
   if delay > 0 and nsample <= 0:
@@ -90,7 +90,7 @@ _ACC = {S.TOUCH, S.ACCELEROMETER, S.FORCE, S.TORQUE, S.ACTUATORFRC, S.JOINTACTFR
         S.TENDONACTFRC, S.JOINTLIMITFRC, S.TENDONLIMITFRC, S.FRAMELINACC, S.FRAMEANGACC}
 _VEL = {S.VELOCIMETER, S.GYRO, S.JOINTVEL, S.TENDONVEL, S.ACTUATORVEL, S.BALLANGVEL,
         S.JOINTLIMITVEL, S.TENDONLIMITVEL, S.FRAMELINVEL, S.FRAMEANGVEL, S.SUBTREELINVEL,
-        S.SUBTREEANGMOM, S.TACTILE}   # tactile: velocity in 4.0 (the older source said acc)
+        S.SUBTREEANGMOM, S.TACTILE}   # tactile: velocity in MuJoCo 4.0 (acc in MuJoCo 3)
 _DIM3 = {S.ACCELEROMETER, S.VELOCIMETER, S.GYRO, S.FORCE, S.TORQUE, S.MAGNETOMETER,
          S.BALLANGVEL, S.FRAMEPOS, S.FRAMEXAXIS, S.FRAMEYAXIS, S.FRAMEZAXIS, S.FRAMELINVEL,
          S.FRAMEANGVEL, S.FRAMELINACC, S.FRAMEANGACC, S.SUBTREECOM, S.SUBTREELINVEL,

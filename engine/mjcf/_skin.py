@@ -1,7 +1,7 @@
 """MJCF <skin> (in <asset> or <deformable>): skinned meshes, drawing data only (mjCSkin).
 
 A skin is read from its inline attributes and <bone> children or from a binary SKN file
-(meshdir, as meshes), checked as MuJoCo 4.0's compiler checks it, and laid out as mjModel's
+(meshdir, as meshes), checked as MuJoCo's compiler checks it, and laid out as mjModel's
 skin_* arrays. Those are Python-side Model attributes, as the textures are (see
 engine/mjcf/_assemble.py DRAW_FIELDS): no kernel reads them; render/skin.py moves the
 vertices with the bones each frame.
@@ -10,8 +10,8 @@ import os
 
 import numpy as np
 
-from numjoco.engine.mjcf import _math as mm
 from numjoco.engine.mjcf._node import SKIN_PREFIX, floats, number
+from numjoco.engine.types import MINVAL
 
 # mjModel's skin fields (DRAW_FIELDS) and sizes (DRAW_SIZES), by MuJoCo's names
 SIZES = ("nskin", "nskinvert", "nskintexvert", "nskinface", "nskinbone", "nskinbonevert")
@@ -164,7 +164,7 @@ def resolve(c, skin):
     if out.any():
       raise where.error(f"vertid {int(vid[out][0])} out of range in skin (0 to {nvert - 1})")
     np.add.at(total, vid, vw)                      # float32, sequential: MuJoCo's sums
-  low = np.nonzero(total <= mm.MINVAL)[0]
+  low = np.nonzero(total <= MINVAL)[0]
   if len(low):
     raise n.error(f"vertex {int(low[0])} must have positive total weight in skin")
   weights = [np.asarray(vw / total[vid], np.float32) for _, _, _, vid, vw, _ in skin["bones"]]
@@ -172,7 +172,7 @@ def resolve(c, skin):
   for _, _, q, _, _, _ in skin["bones"]:
     q = np.asarray(q, np.float64)
     nrm = np.linalg.norm(q)
-    quats.append((q / nrm if nrm >= mm.MINVAL else np.array([1.0, 0, 0, 0])).astype(np.float32))
+    quats.append((q / nrm if nrm >= MINVAL else np.array([1.0, 0, 0, 0])).astype(np.float32))
   matid = -1
   if skin["material"]:
     names = [m.name for m in c.mats]

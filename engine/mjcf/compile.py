@@ -9,9 +9,10 @@ import os
 
 import numpy as np
 
+from numjoco.engine import rotation
 from numjoco.engine import types as t
 from numjoco.engine.mjcf import _flex
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine.mjcf import _inertia
 from numjoco.engine.mjcf import _plugin
 from numjoco.engine.mjcf import _sensor as _sensors
 from numjoco.engine.mjcf import _skin
@@ -24,6 +25,7 @@ from numjoco.engine.mjcf._assets import AssetCompiler, mesh_geom_inertia as _mes
 from numjoco.engine.mjcf._node import BOOL as _BOOL, LIMITED as _LIMITED, floats, keyword
 from numjoco.engine.mjcf._node import user_values as _user
 from numjoco.engine.mjcf._node import Obj as _Obj, Reader as _Reader
+from numjoco.engine.types import MAXVAL, MINVAL
 from numjoco.engine.visual import VISUAL_DEFAULTS
 
 _GEOM_TYPES = {"plane": 0, "hfield": 1, "sphere": 2, "capsule": 3, "ellipsoid": 4,
@@ -42,7 +44,7 @@ _SOLREF = [0.02, 1.0]
 _SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
 _ORIENT = ("axisangle", "xyaxes", "zaxis", "euler")
 _ORIENT_N = {"axisangle": 4, "xyaxes": 6, "zaxis": 3, "euler": 3}
-# <visual> flags MuJoCo reads as keywords (stored as ints 0/1 in mjVisual, as 4.0 does)
+# <visual> flags MuJoCo reads as keywords (stored as ints 0/1 in mjVisual, as MuJoCo does)
 _VIS_BOOL = {("global", "orthographic"), ("global", "ellipsoidinertia"), ("global", "bvactive")}
 _HEADLIGHT_ACTIVE = {"false": 0, "true": 1, "auto": 2}   # or an integer
 
@@ -377,7 +379,7 @@ class Compiler(AssetCompiler):
           raise c.error(f"unknown default class '{cc}'")
         pos, quat = self._pose(_Reader(c, None), c)
         if frame is not None:
-          pos, quat = mm.frameaccum(frame[0], frame[1], pos, quat)
+          pos, quat = rotation.frameaccum(frame[0], frame[1], pos, quat)
         self._body_children(c, body, cc, (pos, quat))
       elif tag == "inertial":
         body.inertial = c
@@ -416,13 +418,13 @@ class Compiler(AssetCompiler):
       for k in _ORIENT:
         if k in src:
           vals = floats(n, k, _ORIENT_N[k], attrib=src)
-          q = mm.orientation(k, vals, self.degree, self.eulerseq)
+          q = rotation.orientation(k, vals, self.degree, self.eulerseq)
           if isinstance(q, str):
             raise n.error(f"attribute '{k}': {q}")
           return q
       if "quat" in src:
         q = floats(n, "quat", 4, attrib=src)
-        mm.normvec(q)
+        rotation.normvec(q)
         return q
     return list(quat_default)
 
@@ -475,7 +477,7 @@ class Compiler(AssetCompiler):
           raise ni.error("fullinertia and inertial orientation cannot both be specified")
         if "diaginertia" in ni.attrib:
           raise ni.error("fullinertia and diagonal inertia cannot both be specified")
-        res = mm.full_inertia(ri.exact("fullinertia", [0.0] * 6, 6))
+        res = _inertia.full_inertia(ri.exact("fullinertia", [0.0] * 6, 6))
         if res is None:
           raise ni.error("fullinertia must have positive eigenvalues")
         iquat, inertia = res
@@ -498,7 +500,7 @@ class Compiler(AssetCompiler):
           raise n.error("inertia must satisfy A + B >= C; use 'balanceinertia' to fix")
         inertia = [(inertia[0] + inertia[1] + inertia[2]) / 3.0] * 3
     if b.frame is not None:
-      b.pos, b.quat = mm.frameaccum(b.frame[0], b.frame[1], b.pos, b.quat)
+      b.pos, b.quat = rotation.frameaccum(b.frame[0], b.frame[1], b.pos, b.quat)
     b.ipos, b.iquat, b.mass, b.inertia = ipos, iquat, mass, inertia
     b.contype = b.conaffinity = 0
     b.margin = 0.0
@@ -532,15 +534,15 @@ class Compiler(AssetCompiler):
   def _align_free(self, b):
     """Free-joint alignment (mjCBody::Compile): a free body without children moves its frame
     onto its inertial frame; geoms, sites, cameras and lights keep their world poses."""
-    b.pos, b.quat = mm.frameaccum(b.pos, b.quat, b.ipos, b.iquat)
+    b.pos, b.quat = rotation.frameaccum(b.pos, b.quat, b.ipos, b.iquat)
     qinv = [b.iquat[0], -b.iquat[1], -b.iquat[2], -b.iquat[3]]
-    pinv = [-v for v in mm.mulmatvec(mm.quat2mat(qinv), b.ipos)]
+    pinv = [-v for v in rotation.mulmatvec(rotation.quat2mat(qinv), b.ipos)]
     b.ipos, b.iquat = [0.0, 0.0, 0.0], [1.0, 0.0, 0.0, 0.0]
     for o in b.geoms + b.sites + b.cams:
-      o.pos, o.quat = mm.frameaccum(pinv, qinv, o.pos, o.quat)
+      o.pos, o.quat = rotation.frameaccum(pinv, qinv, o.pos, o.quat)
     for x in b.lights:
-      x.pos, _ = mm.frameaccum(pinv, qinv, x.pos, [1.0, 0.0, 0.0, 0.0])
-      x.dir = mm.rot_vec_quat(x.dir, qinv)
+      x.pos, _ = rotation.frameaccum(pinv, qinv, x.pos, [1.0, 0.0, 0.0, 0.0])
+      x.dir = rotation.rot_vec_quat(x.dir, qinv)
 
   # ------------------------------------------------------------------------- discardvisual
 
@@ -606,25 +608,25 @@ class Compiler(AssetCompiler):
               or b.node.get("fuse") == "false"
               or b.node.get("sleep", "auto") != "auto"
               or any(s.name and s.name in ft_sites for s in b.sites)
-              or (b.mass >= mm.MINVAL and (b.gravcomp != par.gravcomp or fluid)))
+              or (b.mass >= MINVAL and (b.gravcomp != par.gravcomp or fluid)))
       if keep:
         i += 1
         continue
-      if par.id != 0 and b.mass >= mm.MINVAL:
+      if par.id != 0 and b.mass >= MINVAL:
         self._accumulate_inertia(par, b)
       for c in b.children:
-        c.pos, c.quat = mm.frameaccum(b.pos, b.quat, c.pos, c.quat)
+        c.pos, c.quat = rotation.frameaccum(b.pos, b.quat, c.pos, c.quat)
         c.parent = par
       k = par.children.index(b)
       par.children[k:k + 1] = b.children
       for lst, dst in ((b.geoms, par.geoms), (b.sites, par.sites), (b.cams, par.cams)):
         for o in lst:
-          o.pos, o.quat = mm.frameaccum(b.pos, b.quat, o.pos, o.quat)
+          o.pos, o.quat = rotation.frameaccum(b.pos, b.quat, o.pos, o.quat)
           o.body = par
           dst.append(o)
       for x in b.lights:
-        x.pos = mm.frameaccum(b.pos, b.quat, x.pos, [1.0, 0.0, 0.0, 0.0])[0]
-        x.dir = mm.rot_vec_quat(x.dir, b.quat)
+        x.pos = rotation.frameaccum(b.pos, b.quat, x.pos, [1.0, 0.0, 0.0, 0.0])[0]
+        x.dir = rotation.rot_vec_quat(x.dir, b.quat)
         x.body = par
         par.lights.append(x)
       del self.bodies[i]   # the first child (if any) now sits at i: check it next
@@ -644,23 +646,23 @@ class Compiler(AssetCompiler):
 
   def _accumulate_inertia(self, par, b):
     """Add body `b`'s mass and inertia (given in its parent's frame) to `par`'s, as MuJoCo."""
-    opos, oquat = mm.frameaccum(b.pos, b.quat, b.ipos, b.iquat)
+    opos, oquat = rotation.frameaccum(b.pos, b.quat, b.ipos, b.iquat)
     masses, iposes = [par.mass, b.mass], [par.ipos, opos]
     inertias, iquats = [par.inertia, b.inertia], [par.iquat, oquat]
     mass = masses[0] + masses[1]
     com = [masses[0] * iposes[0][k] + masses[1] * iposes[1][k] for k in range(3)]
-    if mass < mm.MINVAL:
+    if mass < MINVAL:
       par.mass, par.inertia, par.ipos, par.iquat = 0.0, [0.0] * 3, [0.0] * 3, [1.0, 0, 0, 0]
       return
     com = [x / mass for x in com]
     tot = [0.0] * 6
     for j in range(2):
       dpos = [iposes[j][k] - com[k] for k in range(3)]
-      a = mm.global_inertia(inertias[j], iquats[j])
-      o = mm.offcenter(masses[j], dpos)
+      a = _inertia.global_inertia(inertias[j], iquats[j])
+      o = _inertia.offcenter(masses[j], dpos)
       for k in range(6):
         tot[k] += a[k] + o[k]
-    res = mm.full_inertia(tot)
+    res = _inertia.full_inertia(tot)
     if res is None:
       raise b.node.error("error in fusing static body inertias (not positive definite)")
     par.mass, par.ipos = mass, com
@@ -668,7 +670,7 @@ class Compiler(AssetCompiler):
 
   def _inertia_from_geoms(self, b):
     lo, hi = self.inertiagrouprange
-    sel = [g for g in b.geoms if lo <= g.group <= hi and g.mass > mm.EPS]
+    sel = [g for g in b.geoms if lo <= g.group <= hi and g.mass > rotation.EPS]
     if len(sel) == 1:
       g = sel[0]
       return list(g.pos), list(g.quat), g.mass, list(g.inertia)
@@ -680,16 +682,16 @@ class Compiler(AssetCompiler):
       mass += g.mass
       for k in range(3):
         com[k] += g.mass * g.pos[k]
-    if mass < mm.EPS:
+    if mass < rotation.EPS:
       raise b.node.error("body mass is too small, cannot compute center of mass")
     ipos = [com[k] / mass for k in range(3)]
     toti = [0.0] * 6
     for g in sel:
-      i0 = mm.global_inertia(g.inertia, g.quat)
-      i1 = mm.offcenter(g.mass, [g.pos[k] - ipos[k] for k in range(3)])
+      i0 = _inertia.global_inertia(g.inertia, g.quat)
+      i1 = _inertia.offcenter(g.mass, [g.pos[k] - ipos[k] for k in range(3)])
       for k in range(6):
         toti[k] = toti[k] + i0[k] + i1[k]
-    res = mm.full_inertia(toti)
+    res = _inertia.full_inertia(toti)
     if res is None:
       raise b.node.error("inertia must have positive eigenvalues")
     return ipos, res[0], mass, res[1]
@@ -756,13 +758,13 @@ class Compiler(AssetCompiler):
     if j.type in (0, 1):
       j.axis = [0.0, 0.0, 1.0]
     elif j.frame is not None:
-      j.axis = mm.rot_vec_quat(j.axis, j.frame[1])
-    if mm.normvec(j.axis) < mm.EPS:
+      j.axis = rotation.rot_vec_quat(j.axis, j.frame[1])
+    if rotation.normvec(j.axis) < rotation.EPS:
       raise n.error("axis too small in joint")
     if j.type == 0:
       j.pos = [0.0] * 3
     elif j.frame is not None:
-      j.pos, _ = mm.frameaccum(j.frame[0], j.frame[1], j.pos, [1.0, 0, 0, 0])
+      j.pos, _ = rotation.frameaccum(j.frame[0], j.frame[1], j.pos, [1.0, 0, 0, 0])
     if j.type == 3 and self.degree:
       j.ref *= math.pi / 180.0
       j.springref *= math.pi / 180.0
@@ -827,13 +829,13 @@ class Compiler(AssetCompiler):
       mass, density = rd.str("mass"), rd.num("density", 1000.0)
       itype = 6 if g.type == 1 else g.type   # a height field's inertia is its box's
       volume = ((lambda: mesh["volume"]) if g.type in (7, 8)
-                else (lambda: mm.geom_volume(itype, g.size, shell)))
+                else (lambda: _inertia.geom_volume(itype, g.size, shell)))
       inertia = ((lambda: _mesh_geom_inertia(mesh["boxsz"], g.mass)) if g.type in (7, 8)
-                 else (lambda: mm.geom_inertia(itype, g.size, g.mass, shell)))
+                 else (lambda: _inertia.geom_inertia(itype, g.size, g.mass, shell)))
       if mass is not None:
         mass = rd.num("mass", 0.0)
         vol = volume()
-        if mass != 0 and vol > mm.EPS:
+        if mass != 0 and vol > rotation.EPS:
           g.mass, density = mass, mass / vol
           g.inertia = inertia()
       elif density != 0:
@@ -841,10 +843,10 @@ class Compiler(AssetCompiler):
         g.inertia = inertia()
       if g.mass < 0 or min(g.inertia) < 0 or density < 0:
         raise n.error("mass, inertia or density are negative in geom")
-    g.fluid = (mm.fluid_params(g.type, g.size, fluidcoef) if fluid_ellipsoid
+    g.fluid = (_inertia.fluid_params(g.type, g.size, fluidcoef) if fluid_ellipsoid
                else [0.0] * t.NFLUID)
     if g.frame is not None:
-      g.pos, g.quat = mm.frameaccum(g.frame[0], g.frame[1], g.pos, g.quat)
+      g.pos, g.quat = rotation.frameaccum(g.frame[0], g.frame[1], g.pos, g.quat)
 
   def _weld_mocap(self, b):
     w = b
@@ -871,13 +873,13 @@ class Compiler(AssetCompiler):
       if pos[0] or pos[1] or pos[2]:
         raise n.error("both pos and fromto defined")
       vec = [ft[0] - ft[3], ft[1] - ft[4], ft[2] - ft[5]]
-      g.size[1] = mm.normvec(vec) / 2
-      if g.size[1] < mm.EPS:
+      g.size[1] = rotation.normvec(vec) / 2
+      if g.size[1] < rotation.EPS:
         raise n.error("fromto points too close")
       if g.type in (4, 6):
         g.size[2] = g.size[1]
         g.size[1] = g.size[0]
-      return ([(ft[0] + ft[3]) / 2, (ft[1] + ft[4]) / 2, (ft[2] + ft[5]) / 2], mm.z2quat(vec))
+      return ([(ft[0] + ft[3]) / 2, (ft[1] + ft[4]) / 2, (ft[2] + ft[5]) / 2], rotation.z2quat(vec))
     return self._pose(rd, n)
 
   def _compile_site(self, s):
@@ -893,8 +895,8 @@ class Compiler(AssetCompiler):
     s.matid = self._matid(rd, n)
     s.pos, s.quat = self._fromto(rd, n, s)
     if s.frame is not None:
-      s.pos, s.quat = mm.frameaccum(s.frame[0], s.frame[1], s.pos, s.quat)
-    mm.normvec(s.quat)
+      s.pos, s.quat = rotation.frameaccum(s.frame[0], s.frame[1], s.pos, s.quat)
+    rotation.normvec(s.quat)
     nsize = _GEOM_NSIZE[s.type]
     if any(s.size[i] <= 0 for i in range(nsize)):
       raise n.error(f"size must have {nsize} positive value(s) for this site type")
@@ -915,8 +917,8 @@ class Compiler(AssetCompiler):
     c.user = _user(n, rd.str("user"))
     c.pos, c.quat = self._pose(rd, n)
     if c.frame is not None:
-      c.pos, c.quat = mm.frameaccum(c.frame[0], c.frame[1], c.pos, c.quat)
-    mm.normvec(c.quat)
+      c.pos, c.quat = rotation.frameaccum(c.frame[0], c.frame[1], c.pos, c.quat)
+    rotation.normvec(c.quat)
     c.targetbodyid = self._target(rd, n)   # none with a target mode: MuJoCo keeps it fixed
     c.projection = rd.kw("projection", _PROJECTION, 0)
     c.fovy = rd.num("fovy", 45.0)
@@ -964,9 +966,9 @@ class Compiler(AssetCompiler):
     x.pos = rd.exact("pos", [0.0] * 3, 3)
     x.dir = rd.exact("dir", [0.0, 0.0, -1.0], 3)
     if x.frame is not None:
-      x.pos, _ = mm.frameaccum(x.frame[0], x.frame[1], x.pos, [1.0, 0, 0, 0])
-      x.dir = mm.rot_vec_quat(x.dir, x.frame[1])
-    if mm.normvec(x.dir) < mm.EPS:
+      x.pos, _ = rotation.frameaccum(x.frame[0], x.frame[1], x.pos, [1.0, 0, 0, 0])
+      x.dir = rotation.rot_vec_quat(x.dir, x.frame[1])
+    if rotation.normvec(x.dir) < rotation.EPS:
       raise n.error("zero direction in light")
     x.attenuation = rd.exact("attenuation", [1.0, 0.0, 0.0], 3)
     x.cutoff = rd.num("cutoff", 45.0)
@@ -1288,8 +1290,8 @@ def _geom_aabb(gtype, size):
     hi = [size[0], size[0], size[1]]
     lo = [-x for x in hi]
   elif gtype == 0:
-    lo = [-1e10] * 3   # mjMAXVAL
-    hi = [1e10, 1e10, 0.0]
+    lo = [-MAXVAL] * 3
+    hi = [MAXVAL, MAXVAL, 0.0]
   else:
     hi = list(size)
     lo = [-x for x in size]

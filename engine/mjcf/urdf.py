@@ -13,7 +13,8 @@ the URDF source.
 """
 import os
 
-from numjoco.engine.mjcf import _math as mm
+from numjoco.engine import rotation
+from numjoco.engine.mjcf import _inertia
 from numjoco.engine.mjcf._node import MjcfError, Node, floats
 
 _JOINT_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "planar",
@@ -61,7 +62,7 @@ def _origin(node):
     pos = _attr(o, "xyz", 3, pos)
     rpy = _attr(o, "rpy", 3)
     if rpy is not None:
-      quat = mm.orientation("euler", rpy, False, "XYZ")
+      quat = rotation.orientation("euler", rpy, False, "XYZ")
   return pos, quat
 
 
@@ -178,11 +179,11 @@ class _Builder:
               for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")]
       attrib = {"pos": _vec(pos), "mass": _num(mass)}
       if any(v != 0 for v in full):
-        res = mm.full_inertia(full)
+        res = _inertia.full_inertia(full)
         if res is None:
           raise inode.error("URDF inertia is not positive definite")
         lquat, diag = res
-        attrib["quat"] = _vec(mm.mulquat(quat, lquat))
+        attrib["quat"] = _vec(rotation.mulquat(quat, lquat))
         attrib["diaginertia"] = _vec(diag)
       else:
         attrib["quat"] = _vec(quat)
@@ -277,7 +278,7 @@ class _Builder:
     elif kind == "floating":
       made.append({"name": name, "type": "free"})
     else:   # planar: slides along the frame's x and y, hinge about the axis
-      mat = mm.quat2mat(mm.z2quat(axis))
+      mat = rotation.quat2mat(rotation.z2quat(axis))
       made.append({"name": name + "_TX", "type": "slide", "pos": "0 0 0",
                    "axis": _vec([mat[0], mat[3], mat[6]])})
       made.append({"name": name + "_TY", "type": "slide", "pos": "0 0 0",

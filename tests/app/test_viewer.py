@@ -137,7 +137,7 @@ def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
   in actuator space, MuJoCo's convention) and the joint torque qfrc_actuator = gear * ctrl."""
   from numjoco.app import panels
   v = open_viewer(_write(tmp_path, "arm.xml", ARM))
-  panels.set_ctrl(v, 0, 0.5)
+  panels.set_ctrl(v.ui, v.commands, 0, 0.5)
   v.sim.sync()
   run_until(v, lambda: v.sim.snapshot().__enter__().extra["actuator_force"][0] != 0,
             "actuator force stayed zero")
@@ -148,7 +148,7 @@ def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
   v.sim.sync()
   assert v.sim.d.qfrc_actuator[0] == pytest.approx(3 * 0.5)
   v.sim.send("pause", False)
-  panels.set_ctrl(v, 0, -0.25)
+  panels.set_ctrl(v.ui, v.commands, 0, -0.25)
   v.sim.sync()
   run_until(v, lambda: v.sim.snapshot().__enter__().extra["ctrl"][0] == -0.25, "ctrl not applied")
   v.frame()

@@ -175,12 +175,12 @@ def test_move_camera_matches_mujoco(models, action, dx, dy):
 
 def test_ray_goes_through_projected_point():
   """ray(x, y) through the pixel where `project` puts a world point passes through that point."""
-  from numjoco.render.renderer import Renderer
+  from numjoco.render.scene import SceneBuilder
   m, _ = _both("demo")
   cam = Camera.default_for(m)
   cam.azimuth, cam.elevation = 33, -25
   w, h = 640, 480
-  proj = Renderer.project.__get__(type("R", (), {"m": m})())   # project needs no GL
+  proj = SceneBuilder(m).project      # the scene builder's: no GL
   pts = np.array([[0.3, -0.2, 0.1], [-1.0, 0.5, -1.2], cam.lookat])
   xy = proj(pts, cam, w, h)
   for p, (x, y) in zip(pts, xy):

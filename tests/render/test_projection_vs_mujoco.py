@@ -168,13 +168,14 @@ def test_principal_point_and_sensor_size(tmp_path, w, h):
 
 
 def test_orthographic_ray_and_projection_agree(tmp_path):
-  """Camera.ray through the pixel where Renderer.project puts a point passes through it, for an
-  orthographic free camera (parallel rays along the view) and the off-centre camera; the
-  perturbation scale follows mjv_frustumHeight (the view's height when orthographic)."""
-  from numjoco.render.renderer import Renderer
+  """Camera.ray through the pixel where the scene builder's project (the Renderer's) puts a point
+  passes through it, for an orthographic free camera (parallel rays along the view) and the
+  off-centre camera; the perturbation scale follows mjv_frustumHeight (the view's height when
+  orthographic)."""
+  from numjoco.render.scene import SceneBuilder
   _, m = _model(tmp_path, "true", "1.5")
   snap = Snapshot(m)
-  proj = Renderer.project.__get__(type("R", (), {"m": m})())
+  proj = SceneBuilder(m).project
   w, h = 400, 300
   pts = np.array([[0.3, -0.2, 0.1], [-0.5, 0.4, 0.3], [0.0, 0.0, 0.2]])
   for setup in ("ortho", "principal"):

@@ -128,18 +128,14 @@ def test_camera_rangefinder_lines_end_at_the_sensed_points(tmp_path):
   focal, principalpixel) camera rangefinder ends at the hit point the engine reports in the
   `point` field (MuJoCo's values: tests/test_sensor_rangefinder.py), so the drawn rays follow
   mju_camPixelRay; its sphere sits there too."""
-  from numjoco.render.renderer import BALL, Renderer, _Batch, _ray_sensors
+  from numjoco.render.scene import BALL, Batch, SceneBuilder
   path = tmp_path / "cams.xml"
   path.write_text(CAMERAS)
   m = numjoco.load_model(str(path))
   d = numjoco.make_data(m)
   numjoco.forward(m, d)
-  r = Renderer.__new__(Renderer)       # the ray geometry needs no GL
-  r.m, r._rays = m, _ray_sensors(m)
-  from numjoco.render.visual import visual_for
-  r.vis = visual_for(m)
-  r.meansize = r.vis.stat.meansize
-  batch = _Batch()
+  r = SceneBuilder(m)       # the ray geometry needs no GL
+  batch = Batch(r.nkinds)
   lines = r._ray_instances(Snapshot(m, d), batch)
   expect = []
   for i in range(3):

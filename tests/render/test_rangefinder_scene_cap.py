@@ -7,7 +7,7 @@ import pytest
 import numjoco
 from numjoco.render.camera import Camera
 from numjoco.render.headless import HeadlessRenderer
-from numjoco.render.renderer import BALL, TIP, VisOptions, _Batch
+from numjoco.render.scene import BALL, TIP, Batch, VisOptions
 from numjoco.render.snapshot import Snapshot
 from tests.render.bench_fps import RANGEFINDER64
 
@@ -42,8 +42,8 @@ def test_markers_of_a_64x64_rangefinder_are_mujocos(maxgeom):
   hr = HeadlessRenderer(m, 64, 48)
   try:
     r = hr.renderer
-    batch = _Batch(r._nkinds)
-    lines = r._ray_instances(snap, batch, maxgeom - before)
+    batch = Batch(r.builder.nkinds)
+    lines = r.builder._ray_instances(snap, batch, maxgeom - before)
     spheres = sum(len(a) for a in batch.parts[BALL])
     arrows = sum(len(a) for a in batch.parts[TIP])
     assert (len(lines), spheres, arrows) == want
@@ -51,7 +51,7 @@ def test_markers_of_a_64x64_rangefinder_are_mujocos(maxgeom):
     # the same through a frame: the scene's own geoms counted before the rays
     r.max_geom = maxgeom
     hr.render(snap, Camera.default_for(m), VisOptions(shadows=False))
-    assert len(r._wide_lines) == want[0] and r.scene_full == (sum(want) < 3 * 3840)
+    assert len(r.scene.wide_lines) == want[0] and r.scene_full == (sum(want) < 3 * 3840)
   finally:
     hr.release()
 

@@ -1,182 +1,16 @@
-"""Small-vector math for the MJCF compiler, following MuJoCo's compile-time utilities.
-
-The operations are written to evaluate in the same order as MuJoCo's compiler so that compiled
-numbers agree to the last few ulps (tests compare with rtol 1e-9); that is why plain Python
-floats are used instead of numpy for the 3- and 4-vectors.
+"""Inertias for the MJCF compiler: the principal frame of a full inertia (eig3, as MuJoCo's
+compiler diagonalises body and mesh inertias), the volume and inertia of primitive geoms, and
+the ellipsoid fluid model's coefficients (geom_fluid), each following MuJoCo's compiler (its
+function named in each docstring) in its order of operations.
 """
 import math
-from numjoco.engine.types import MINVAL
 
-EPS = 1e-14        # mjEPS
-FRAME_EPS = 1e-6   # frames closer than this are considered equal (sameframe detection)
+from numjoco.engine.rotation import EPS, quat2mat, quat_mul
 
 
-def normvec(v):
-  """Normalize `v` in place unless its norm is tiny or within EPS of 1; return the norm."""
-  nrm = 0.0
-  for x in v:
-    nrm += x * x
-  if nrm < EPS:
-    return 0.0
-  nrm = math.sqrt(nrm)
-  if abs(nrm - 1) > EPS:
-    for i in range(len(v)):
-      v[i] /= nrm
-  return nrm
-
-
-def quat2mat(q):
-  """Row-major 3x3 rotation matrix of unit quaternion `q`."""
-  if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
-    return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-  q00, q01, q02, q03 = q[0] * q[0], q[0] * q[1], q[0] * q[2], q[0] * q[3]
-  q11, q12, q13 = q[1] * q[1], q[1] * q[2], q[1] * q[3]
-  q22, q23, q33 = q[2] * q[2], q[2] * q[3], q[3] * q[3]
-  return [q00 + q11 - q22 - q33, 2 * (q12 - q03), 2 * (q13 + q02),
-          2 * (q12 + q03), q00 - q11 + q22 - q33, 2 * (q23 - q01),
-          2 * (q13 - q02), 2 * (q23 + q01), q00 - q11 - q22 + q33]
-
-
-def mulquat(a, b):
-  """Quaternion product a*b, normalized as MuJoCo's compiler does."""
-  r = [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-       a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-       a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-       a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]]
-  normvec(r)
-  return r
-
-
-def mulmatvec(mat, v):
-  """mat @ v for a row-major 3x3 matrix."""
-  return [mat[0] * v[0] + mat[1] * v[1] + mat[2] * v[2],
-          mat[3] * v[0] + mat[4] * v[1] + mat[5] * v[2],
-          mat[6] * v[0] + mat[7] * v[1] + mat[8] * v[2]]
-
-
-def mulmat(a, b):
-  """Product of two row-major 3x3 matrices."""
-  return [sum(a[3 * i + k] * b[3 * k + j] for k in range(3)) for i in range(3) for j in range(3)]
-
-
-def transpose(m):
-  """Transpose of a row-major 3x3 matrix."""
-  return [m[0], m[3], m[6], m[1], m[4], m[7], m[2], m[5], m[8]]
-
-
-def cross(b, c):
-  """Cross product b x c."""
-  return [b[1] * c[2] - b[2] * c[1], b[2] * c[0] - b[0] * c[2], b[0] * c[1] - b[1] * c[0]]
-
-
-def rot_vec_quat(v, q):
-  """Rotate vector `v` by quaternion `q`."""
-  if v[0] == 0 and v[1] == 0 and v[2] == 0:
-    return [0.0, 0.0, 0.0]
-  if q[0] == 1 and q[1] == 0 and q[2] == 0 and q[3] == 0:
-    return list(v)
-  t = [q[0] * v[0] + q[2] * v[2] - q[3] * v[1],
-       q[0] * v[1] + q[3] * v[0] - q[1] * v[2],
-       q[0] * v[2] + q[1] * v[1] - q[2] * v[0]]
-  return [v[0] + 2 * (q[2] * t[2] - q[3] * t[1]),
-          v[1] + 2 * (q[3] * t[0] - q[1] * t[2]),
-          v[2] + 2 * (q[1] * t[1] - q[2] * t[0])]
-
-
-def frameaccum(pos, quat, cpos, cquat):
-  """Compose frame (pos, quat) with child frame (cpos, cquat); returns the new (pos, quat)."""
-  vec = mulmatvec(quat2mat(quat), cpos)
-  return [pos[0] + vec[0], pos[1] + vec[1], pos[2] + vec[2]], mulquat(quat, cquat)
-
-
-def z2quat(vec):
-  """Quaternion rotating the z axis onto `vec`."""
-  axis = cross([0.0, 0.0, 1.0], vec)
-  s = normvec(axis)
-  if s < 1e-10:
-    axis = [1.0, 0.0, 0.0]
-  ang = math.atan2(s, vec[2])
-  sn = math.sin(ang / 2)
-  return [math.cos(ang / 2), axis[0] * sn, axis[1] * sn, axis[2] * sn]
-
-
-def frame2quat(x, y, z):
-  """Quaternion of the frame with axes x, y, z (matrix columns)."""
-  m = (x, y, z)
-  q = [0.0] * 4
-  if m[0][0] + m[1][1] + m[2][2] > 0:
-    q[0] = 0.5 * math.sqrt(1 + m[0][0] + m[1][1] + m[2][2])
-    q[1] = 0.25 * (m[1][2] - m[2][1]) / q[0]
-    q[2] = 0.25 * (m[2][0] - m[0][2]) / q[0]
-    q[3] = 0.25 * (m[0][1] - m[1][0]) / q[0]
-  elif m[0][0] > m[1][1] and m[0][0] > m[2][2]:
-    q[1] = 0.5 * math.sqrt(1 + m[0][0] - m[1][1] - m[2][2])
-    q[0] = 0.25 * (m[1][2] - m[2][1]) / q[1]
-    q[2] = 0.25 * (m[1][0] + m[0][1]) / q[1]
-    q[3] = 0.25 * (m[2][0] + m[0][2]) / q[1]
-  elif m[1][1] > m[2][2]:
-    q[2] = 0.5 * math.sqrt(1 - m[0][0] + m[1][1] - m[2][2])
-    q[0] = 0.25 * (m[2][0] - m[0][2]) / q[2]
-    q[1] = 0.25 * (m[1][0] + m[0][1]) / q[2]
-    q[3] = 0.25 * (m[2][1] + m[1][2]) / q[2]
-  else:
-    q[3] = 0.5 * math.sqrt(1 - m[0][0] - m[1][1] + m[2][2])
-    q[0] = 0.25 * (m[0][1] - m[1][0]) / q[3]
-    q[1] = 0.25 * (m[2][0] + m[0][2]) / q[3]
-    q[2] = 0.25 * (m[2][1] + m[1][2]) / q[3]
-  normvec(q)
-  return q
-
-
-def orientation(kind, vals, degree, seq):
-  """Quaternion from an alternative orientation (axisangle/xyaxes/zaxis/euler); error str or q."""
-  vals = [float(v) for v in vals]
-  if kind == "axisangle":
-    if degree:
-      vals[3] = vals[3] / 180.0 * math.pi
-    axis = vals[:3]
-    if normvec(axis) < EPS:
-      return "axisangle too small"
-    a2 = vals[3] / 2
-    return [math.cos(a2), math.sin(a2) * axis[0], math.sin(a2) * axis[1], math.sin(a2) * axis[2]]
-  if kind == "xyaxes":
-    x, y = vals[:3], vals[3:]
-    if normvec(x) < EPS:
-      return "xaxis too small"
-    d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
-    y = [y[0] - x[0] * d, y[1] - x[1] * d, y[2] - x[2] * d]
-    if normvec(y) < EPS:
-      return "yaxis too small"
-    z = cross(x, y)
-    if normvec(z) < EPS:
-      return "cross(xaxis, yaxis) too small"
-    return frame2quat(x, y, z)
-  if kind == "zaxis":
-    if normvec(vals) < EPS:
-      return "zaxis too small"
-    return z2quat(vals)
-  # euler: lowercase letters rotate about moving axes, uppercase about fixed axes
-  if degree:
-    vals = [v / 180.0 * math.pi for v in vals]
-  q = [1.0, 0.0, 0.0, 0.0]
-  for i in range(3):
-    rot = [math.cos(vals[i] / 2), 0.0, 0.0, 0.0]
-    rot["xyz".index(seq[i].lower()) + 1] = math.sin(vals[i] / 2)
-    q = mulquat(q, rot) if seq[i].islower() else mulquat(rot, q)
-  normvec(q)
-  return q
-
-
-def _mulquat_raw(a, b):
-  return [a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
-          a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
-          a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
-          a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0]]
-
-
-def _normvec4_40(r):
-  """The compiler's inlined mjuu_normvec(q, 4) as 4.0 compiles it: the squared norm summed
-  from 0, nothing done below 1e-14 or when the norm is within 1e-14 of 1, else divided."""
+def _normvec4(r):
+  """mjuu_normvec(q, 4) as mjuu_eig3 evaluates it inline: the squared norm summed from 0,
+  nothing done below 1e-14 or when the norm is within 1e-14 of 1, else divided."""
   nrm = (((0.0 + r[0] * r[0]) + r[1] * r[1]) + r[2] * r[2]) + r[3] * r[3]
   if not nrm < 1e-14:
     s = math.sqrt(nrm)
@@ -186,10 +20,10 @@ def _normvec4_40(r):
 
 
 def eig3(mat, tol):
-  """Jacobi eigen-decomposition of a symmetric 3x3 matrix as MuJoCo 4.0's compiler does it
-  (mjuu_eig3, read from libmujoco 4.0's binary; equal to it bit for bit,
-  tests/test_mjcf_compile.py test_eig3_as_mujoco): (eigenvalues in decreasing order, quat
-  of the principal frame). 4.0 calls it with tol 1e-7 for meshes, 4e-15 for body inertias.
+  """Jacobi eigen-decomposition of a symmetric 3x3 matrix as MuJoCo's compiler does it
+  (mjuu_eig3, bit for bit: tests/test_mjcf_compile.py test_eig3_as_mujoco): (eigenvalues in
+  decreasing order, quat of the principal frame). The compiler calls it with tol 1e-7 for
+  meshes, 4e-15 for body inertias.
 
   It stops when the largest off-diagonal of the rotated matrix is at most
   max(4e-15, tol) * max|mat| (all nine entries of the input), or after 500 rotations. Each
@@ -228,7 +62,7 @@ def eig3(mat, tol):
       h = -h
     rot = [ch, 0.0, 0.0, 0.0]
     rot[rotk + 1] = h * ch
-    quat = _normvec4_40(_normvec4_40(_mulquat_raw(quat, rot)))
+    quat = _normvec4(_normvec4(quat_mul(quat, rot).tolist()))
   # sort in decreasing order (pairs 0-1, 1-2, 0-1), turning the frame 90 degrees per swap
   eps = (1e-12 if 1e-12 > tol else tol) * maxabs
   for j in range(3):
@@ -237,13 +71,13 @@ def eig3(mat, tol):
       eigval[j1], eigval[j1 + 1] = eigval[j1 + 1], eigval[j1]
       rot = [0.707106781186548, 0.0, 0.0, 0.0]
       rot[(j1 + 2) % 3 + 1] = rot[0]
-      quat = _normvec4_40(_normvec4_40(_mulquat_raw(quat, rot)))
+      quat = _normvec4(_normvec4(quat_mul(quat, rot).tolist()))
   return eigval, quat
 
 
 def full_inertia(full):
   """(quat, diag inertia) of a full inertia [xx yy zz xy xz yz]; None if not positive.
-  Diagonalised as MuJoCo 4.0's body inertias are (eig3 with tol 4e-15)."""
+  Diagonalised as MuJoCo's compiler diagonalises body inertias (eig3 with tol 4e-15)."""
   m = [full[0], full[3], full[4], full[3], full[1], full[5], full[4], full[5], full[2]]
   eigval, quat = eig3(m, 4e-15)
   if eigval[2] < EPS:
@@ -271,17 +105,6 @@ def offcenter(mass, v):
           mass * (v[0] * v[0] + v[1] * v[1]), -mass * v[0] * v[1], -mass * v[0] * v[2],
           -mass * v[1] * v[2]]
 
-
-def is_same_vec(a, b):
-  return all(abs(a[i] - b[i]) < FRAME_EPS for i in range(3))
-
-
-def is_same_quat(a, b):
-  return (all(abs(a[i] - b[i]) < FRAME_EPS for i in range(4))
-          or all(abs(a[i] + b[i]) < FRAME_EPS for i in range(4)))
-
-
-# ---------------------------------------------------------------- geom volume / inertia / fluid
 
 SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 2, 3, 4, 5, 6
 
