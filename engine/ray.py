@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from numjoco.engine.collision import sdf as sdf
+from numjoco.engine.collision.support import normalize3
 from numjoco.engine import math as mm
 from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtGeom
@@ -26,7 +27,7 @@ from numjoco.engine._jit import inline as _inline
 
 
 @_inline
-def _t3(a):
+def tuple3(a):
   """A 3-array as a tuple."""
   return a[0], a[1], a[2]
 
@@ -241,7 +242,7 @@ def ray_geom_normal(pos, mat, size, pnt, vec, gtype, want):
 @jit
 def ray_geom(pos, mat, size, pnt, vec, gtype):
   """Distance along ray pnt + x vec to a primitive geom (arrays), -1 if missed."""
-  return ray_geom_normal(_t3(pos), mat, _t3(size), _t3(pnt), _t3(vec), gtype, False)[0]
+  return ray_geom_normal(tuple3(pos), mat, tuple3(size), tuple3(pnt), tuple3(vec), gtype, False)[0]
 
 
 @jit
@@ -322,8 +323,8 @@ def _vert(m, i):
 def ray_mesh(m, d, g, pnt, vec, want):
   """(distance, normal) along the ray to mesh geom g: its bounding box, then every face
   (mj_rayMesh; MuJoCo walks a BVH, which selects the same nearest face)."""
-  pos, mat = _t3(d.geom_xpos[g]), d.geom_xmat[g]
-  if _ray_box(pos, mat, _t3(m.geom_size[g]), pnt, vec)[0] < 0:
+  pos, mat = tuple3(d.geom_xpos[g]), d.geom_xmat[g]
+  if _ray_box(pos, mat, tuple3(m.geom_size[g]), pnt, vec)[0] < 0:
     return _MISS
   mid = m.geom_dataid[g]
   lp, lv = _local(pos, mat, pnt, vec)
@@ -375,7 +376,7 @@ def ray_hfield(m, d, g, pnt, vec, want):
     n0, n1, n2 = mm.mat_vec(xmat, c0, c1, c2)
     return x, n0, n1, n2
   allx = top[3:]
-  lp, lv = _local(_t3(xpos), xmat, pnt, vec)
+  lp, lv = _local(tuple3(xpos), xmat, pnt, vec)
   b0, b1 = _ray_basis(lv)
   seg0, seg1 = 0.0, top[0]
   for i in range(6):
@@ -434,12 +435,12 @@ def ray_sdf(m, d, g, pnt, vec, want):
   """(distance, normal) along the ray to sdf geom g (mj_raySdf): up to 40 ray-marching steps
   of the plugin's (or the mesh octree's) distance in the geom frame inside the geom's box; the
   distance scaled by 1 / |vec| as MuJoCo does."""
-  pos, mat = _t3(d.geom_xpos[g]), d.geom_xmat[g]
-  if _ray_box(pos, mat, _t3(m.geom_size[g]), pnt, vec)[0] < 0:
+  pos, mat = tuple3(d.geom_xpos[g]), d.geom_xmat[g]
+  if _ray_box(pos, mat, tuple3(m.geom_size[g]), pnt, vec)[0] < 0:
     return _MISS
-  _, _, kind, a, mid = sdf._side(m, g)
+  _, _, kind, a, mid = sdf.geom_side(m, g)
   lp, lv = _local(pos, mat, pnt, vec)
-  v0, v1, v2, norm = sdf._normalize3(lv[0], lv[1], lv[2])
+  v0, v1, v2, norm = normalize3(lv[0], lv[1], lv[2])
   total = 0.0
   for _ in range(40):
     dist = abs(sdf.sdf_distance(m, kind, a, mid, lp[0] + v0 * total, lp[1] + v1 * total,
@@ -450,7 +451,7 @@ def ray_sdf(m, d, g, pnt, vec, want):
         return total / norm, 0.0, 0.0, 0.0
       g0, g1, g2 = sdf.sdf_gradient(m, kind, a, mid, lp[0] + v0 * total, lp[1] + v1 * total,
                                     lp[2] + v2 * total)
-      g0, g1, g2, _ = sdf._normalize3(g0, g1, g2)
+      g0, g1, g2, _ = normalize3(g0, g1, g2)
       n0, n1, n2 = mm.mat_vec(mat, g0, g1, g2)
       return total / norm, n0, n1, n2
     if dist > 1e6:
@@ -477,7 +478,7 @@ def ray(m, d, pnt, vec, bodyexclude, want):
     elif gt == _MESH:
       x, n0, n1, n2 = ray_mesh(m, d, g, pnt, vec, want)
     elif gt <= _BOX:
-      x, n0, n1, n2 = ray_geom_normal(_t3(d.geom_xpos[g]), d.geom_xmat[g], _t3(m.geom_size[g]),
+      x, n0, n1, n2 = ray_geom_normal(tuple3(d.geom_xpos[g]), d.geom_xmat[g], tuple3(m.geom_size[g]),
                                       pnt, vec, gt, want)
     else:
       x, n0, n1, n2 = ray_sdf(m, d, g, pnt, vec, want)

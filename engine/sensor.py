@@ -751,7 +751,7 @@ def _touch(m, d, site):
   contact point, passes through the site's volume."""
   b = m.site_bodyid[site]
   total = 0.0
-  pos, mat, size = rays._t3(d.site_xpos[site]), d.site_xmat[site], rays._t3(m.site_size[site])
+  pos, mat, size = rays.tuple3(d.site_xpos[site]), d.site_xmat[site], rays.tuple3(m.site_size[site])
   for j in range(d.ncon[0]):
     b1 = fc.contact_body(m, d, j, 0)   # mj_flexBody on a flex side, as 4.0's touch
     b2 = fc.contact_body(m, d, j, 1)
@@ -769,7 +769,7 @@ def _touch(m, d, site):
       r0, r1, r2 = r0 / n, r1 / n, r2 / n
     if b == b2:
       r0, r1, r2 = -r0, -r1, -r2
-    x, _, _, _ = rays.ray_geom_normal(pos, mat, size, rays._t3(d.contact_pos[j]), (r0, r1, r2),
+    x, _, _, _ = rays.ray_geom_normal(pos, mat, size, rays.tuple3(d.contact_pos[j]), (r0, r1, r2),
                                       m.site_type[site], False)
     if x >= 0:
       total += fn
@@ -928,12 +928,12 @@ def _rangefinder(m, d, i, out):
   want = (spec & _RD_NORMAL) != 0
   if m.sensor_objtype[i] == _SITE:
     xm = d.site_xmat[oid]
-    org, vec = rays._t3(d.site_xpos[oid]), (xm[2], xm[5], xm[8])
+    org, vec = rays.tuple3(d.site_xpos[oid]), (xm[2], xm[5], xm[8])
     dist, _, n0, n1, n2 = rays.ray(m, d, org, vec, m.site_bodyid[oid], want)
     _fill_raydata(out, 0, spec, dist, org, vec, n0, n1, n2, False, org, vec)
     return
   cmat = d.cam_xmat[oid]
-  cpos, cz = rays._t3(d.cam_xpos[oid]), (cmat[2], cmat[5], cmat[8])
+  cpos, cz = rays.tuple3(d.cam_xpos[oid]), (cmat[2], cmat[5], cmat[8])
   fx, fy, cx, cy, extent = cam_intrinsics(m, oid)
   body = m.cam_bodyid[oid]
   o = 0
@@ -1179,7 +1179,7 @@ def _sdf_distance(m, d, g, x):
   in the geom frame."""
   p, c = d.geom_xpos[g], d.geom_xmat[g]
   l0, l1, l2 = mm.mat_t_vec(c, x[0] - p[0], x[1] - p[1], x[2] - p[2])
-  gtype, size, kind, a, mesh = sdf._side(m, g)
+  gtype, size, kind, a, mesh = sdf.geom_side(m, g)
   pl = m.geom_plugin[g]
   if pl < 0:
     return sdf.geom_distance(m, gtype, size, kind, a, mesh, l0, l1, l2)

@@ -250,7 +250,7 @@ def sphere_triangle(margin, s0, s1, s2, rs, x, i1, i2, i3, rt, dist, pos, frame,
     return 0
   dd = dst - rs - rt
   h = rs + dd / 2
-  prim._put(dist, pos, frame, k, dd, s0 + h * ux, s1 + h * uy, s2 + h * uz, ux, uy, uz)
+  prim.put_contact(dist, pos, frame, k, dd, s0 + h * ux, s1 + h * uy, s2 + h * uz, ux, uy, uz)
   return 1
 
 
@@ -285,7 +285,7 @@ def box_triangle(margin, bpos, bmat, bsize, x, i1, i2, i3, rt, dist, pos, frame)
       nx, ny, nz = bmat[maxaxis] * sg, bmat[3 + maxaxis] * sg, bmat[6 + maxaxis] * sg
       dd = maxval - rt
       off = rt + dd * 0.5
-      prim._put(dist, pos, frame, cnt, dd, x[i, 0] - off * nx, x[i, 1] - off * ny,
+      prim.put_contact(dist, pos, frame, cnt, dd, x[i, 0] - off * nx, x[i, 1] - off * ny,
            x[i, 2] - off * nz, nx, ny, nz)
       cnt += 1
   for i in range(8):
@@ -324,7 +324,7 @@ def capsule_triangle(margin, cpos, cmat, csize, x, i1, i2, i3, rt, dist, pos, fr
     if dd > radius + rt + margin:
       continue
     s = radius - rt
-    prim._put(dist, pos, frame, cnt, dd - radius - rt, 0.5 * (q0 + x[i, 0] + s * ux),
+    prim.put_contact(dist, pos, frame, cnt, dd - radius - rt, 0.5 * (q0 + x[i, 0] + s * ux),
          0.5 * (q1 + x[i, 1] + s * uy), 0.5 * (q2 + x[i, 2] + s * uz), ux, uy, uz)
     cnt += 1
   return cnt
@@ -484,7 +484,7 @@ def round_tetra(margin, p, q, rs, x, i0, i1, i2, i3, rt, dist, pos, frame):
     return 0
   cd = dd - rs - rt
   h = rs + cd / 2
-  prim._put(dist, pos, frame, 0, cd, c1[0] + h * nx, c1[1] + h * ny, c1[2] + h * nz, nx, ny, nz)
+  prim.put_contact(dist, pos, frame, 0, cd, c1[0] + h * nx, c1[1] + h * ny, c1[2] + h * nz, nx, ny, nz)
   return 1
 
 
@@ -821,7 +821,7 @@ def plane_flex(m, d, g, f):
       continue
     cd = dd - radius
     s = -cd * 0.5 - radius
-    prim._put(d.col_dist, d.col_pos, d.col_frame, 0, cd, x[v, 0] + s * n0, x[v, 1] + s * n1,
+    prim.put_contact(d.col_dist, d.col_pos, d.col_frame, 0, cd, x[v, 0] + s * n0, x[v, 1] + s * n1,
          x[v, 2] + s * n2, n0, n1, n2)
     if not _append(d, 1, g, -1, -1, f, -1, -1, -1, i):
       break

@@ -86,7 +86,7 @@ def _pick(v0, v1, v2, i):
 
 
 @_inline
-def _put(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
+def put_contact(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
   """Write contact k: distance, position, normal; zero tangent."""
   dist[k] = d
   pos[k, 0] = px
@@ -130,7 +130,7 @@ def _plane_sphere_raw(margin, n0, n1, n2, q0, q1, q2, s0, s1, s2, radius, dist, 
     return 0
   d = cdist - radius
   scl = -d / 2 - radius
-  _put(dist, pos, frame, k, d, s0 + n0 * scl, s1 + n1 * scl, s2 + n2 * scl, n0, n1, n2)
+  put_contact(dist, pos, frame, k, d, s0 + n0 * scl, s1 + n1 * scl, s2 + n2 * scl, n0, n1, n2)
   return 1
 
 
@@ -152,7 +152,7 @@ def _sphere_sphere_raw(margin, a0, a1, a2, mat1, r1, b0, b1, b2, mat2, r2, dist,
     n0, n1, n2, _ = _normalize3(z11 * z22 - z12 * z21, z12 * z20 - z10 * z22,
                                 z10 * z21 - z11 * z20)
   scl = r1 + d / 2
-  _put(dist, pos, frame, k, d, n0 * scl + a0, n1 * scl + a1, n2 * scl + a2, n0, n1, n2)
+  put_contact(dist, pos, frame, k, d, n0 * scl + a0, n1 * scl + a1, n2 * scl + a2, n0, n1, n2)
   return 1
 
 
@@ -190,7 +190,7 @@ def _sphere_box_raw(margin, s0, s1, s2, radius, pos2, mat2, size2, dist, pos, fr
     p0, p1, p2 = k0 * 0.5 + e0 * 0.5, k1 * 0.5 + e1 * 0.5, k2 * 0.5 + e2 * 0.5
     n0, n1, n2 = mm.mat_vec(mat2, t0, t1, t2)
   w0, w1, w2 = mm.mat_vec(mat2, p0, p1, p2)
-  _put(dist, pos, frame, k, d - radius, w0 + pos2[0], w1 + pos2[1], w2 + pos2[2], n0, n1, n2)
+  put_contact(dist, pos, frame, k, d - radius, w0 + pos2[0], w1 + pos2[1], w2 + pos2[2], n0, n1, n2)
   return 1
 
 
@@ -254,13 +254,13 @@ def plane_cylinder(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, fram
   d = dist0 + prjaxis + prjvec
   if d > margin:
     return 0
-  _put(dist, pos, frame, 0, d, pos2[0] + v0 + a0 - n0 * d * 0.5, pos2[1] + v1 + a1 - n1 * d * 0.5,
+  put_contact(dist, pos, frame, 0, d, pos2[0] + v0 + a0 - n0 * d * 0.5, pos2[1] + v1 + a1 - n1 * d * 0.5,
        pos2[2] + v2 + a2 - n2 * d * 0.5, n0, n1, n2)
   cnt = 1
 
   d = dist0 - prjaxis + prjvec
   if d <= margin:
-    _put(dist, pos, frame, cnt, d, pos2[0] + v0 - a0 - n0 * d * 0.5,
+    put_contact(dist, pos, frame, cnt, d, pos2[0] + v0 - a0 - n0 * d * 0.5,
          pos2[1] + v1 - a1 - n1 * d * 0.5, pos2[2] + v2 - a2 - n2 * d * 0.5, n0, n1, n2)
     cnt += 1
 
@@ -272,7 +272,7 @@ def plane_cylinder(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, fram
     scl = radius * math.sqrt(3.0) / 2
     s0, s1, s2 = s0 * scl, s1 * scl, s2 * scl
     for sgn in (1.0, -1.0):
-      _put(dist, pos, frame, cnt, d,
+      put_contact(dist, pos, frame, cnt, d,
            pos2[0] + sgn * s0 + a0 + v0 * -0.5 + n0 * (-d * 0.5),
            pos2[1] + sgn * s1 + a1 + v1 * -0.5 + n1 * (-d * 0.5),
            pos2[2] + sgn * s2 + a2 + v2 * -0.5 + n2 * (-d * 0.5), n0, n1, n2)
@@ -296,7 +296,7 @@ def plane_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
       continue
     d = dist0 + ldist
     scl = -d / 2
-    _put(dist, pos, frame, cnt, d, c0 + pos2[0] + n0 * scl, c1 + pos2[1] + n1 * scl,
+    put_contact(dist, pos, frame, cnt, d, c0 + pos2[0] + n0 * scl, c1 + pos2[1] + n1 * scl,
          c2 + pos2[2] + n2 * scl, n0, n1, n2)
     cnt += 1
     if cnt >= 4:
@@ -778,7 +778,7 @@ def _box_box_edge(code, size1, pos1, mat1, size2, septol, dist, pos, frame):
     return 0
   m0, m1, m2 = mm.mat_vec(mat1, 0.5 * (w10 + w20), 0.5 * (w11 + w21), 0.5 * (w12 + w22))
   n0, n1, n2 = mm.mat_vec(mat1, a0, a1, a2)
-  _put(dist, pos, frame, 0, d, m0 + pos1[0], m1 + pos1[1], m2 + pos1[2], n0, n1, n2)
+  put_contact(dist, pos, frame, 0, d, m0 + pos1[0], m1 + pos1[1], m2 + pos1[2], n0, n1, n2)
   return 1
 
 
@@ -863,7 +863,7 @@ def _box_box_face(code, size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos,
     pc[ay] = vy
     pc[a] = sgn * (sizeref[a] + 0.5 * vz)
     w0, w1, w2 = mm.mat_vec(matref, pc[0], pc[1], pc[2])
-    _put(dist, pos, frame, k, vz, w0 + posref[0], w1 + posref[1], w2 + posref[2], n0, n1, n2)
+    put_contact(dist, pos, frame, k, vz, w0 + posref[0], w1 + posref[1], w2 + posref[2], n0, n1, n2)
   return naccept
 
 

@@ -373,7 +373,7 @@ def geom_gradient(m, gtype, s, kind, a, mid, x, y, z):
 # ------------------------------------------------------------------ the pair's objective
 
 @jit
-def _side(m, g):
+def geom_side(m, g):
   """(type, size, sdf kind, plugin attributes, mesh id) of geom g for the distance
   functions: an sdf geom without a plugin is its mesh's octree."""
   p = m.geom_plugin[g]
@@ -402,11 +402,11 @@ def _back(rel, x, y, z):
 @jit
 def pair_distance(m, ga, gb, rel, mode, x, y, z):
   """mjc_distance of the two-geom objective `mode` (geom ga at x, geom gb at rel(x))."""
-  ta, sa, ka, aa, ma = _side(m, ga)
+  ta, sa, ka, aa, ma = geom_side(m, ga)
   da = geom_distance(m, ta, sa, ka, aa, ma, x, y, z)
   if mode == _SINGLE:
     return da
-  tb, sb, kb, ab, mb = _side(m, gb)
+  tb, sb, kb, ab, mb = geom_side(m, gb)
   y0, y1, y2 = _to_other(rel, x, y, z)
   db = geom_distance(m, tb, sb, kb, ab, mb, y0, y1, y2)
   if mode == _INTERSECTION:
@@ -419,10 +419,10 @@ def pair_distance(m, ga, gb, rel, mode, x, y, z):
 @jit
 def pair_gradient(m, ga, gb, rel, mode, x, y, z):
   """mjc_gradient of the objective `mode`."""
-  ta, sa, ka, aa, ma = _side(m, ga)
+  ta, sa, ka, aa, ma = geom_side(m, ga)
   if mode == _SINGLE:
     return geom_gradient(m, ta, sa, ka, aa, ma, x, y, z)
-  tb, sb, kb, ab, mb = _side(m, gb)
+  tb, sb, kb, ab, mb = geom_side(m, gb)
   y0, y1, y2 = _to_other(rel, x, y, z)
   if mode == _INTERSECTION:
     if (geom_distance(m, ta, sa, ka, aa, ma, x, y, z)
