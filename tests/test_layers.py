@@ -161,3 +161,37 @@ def test_the_scene_builder_imports_no_gl():
   out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                        cwd=ROOT, check=True)
   assert out.stdout.strip() == "[]"
+
+
+def _private_uses(path, mods):
+  """(line, text) of each use in `path` of another module's private name: `from pkg.mod import
+  _name` or `mod._name` where `_name` is a function, class or constant (a private module, such
+  as engine/_jit.py or engine/mjcf/_mesh.py, may be imported by its package)."""
+  tree = ast.parse(path.read_text(), str(path))
+  aliases = {}
+  for node in ast.walk(tree):
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("numjoco"):
+      for a in node.names:
+        full = f"{node.module}.{a.name}"
+        if full in mods:
+          aliases[a.asname or a.name] = full
+        elif a.name.startswith("_"):
+          yield node.lineno, f"from {node.module} import {a.name}"
+    elif isinstance(node, ast.Import):
+      for a in node.names:
+        if a.name in mods and a.asname:
+          aliases[a.asname] = a.name
+  for node in ast.walk(tree):
+    if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+        and node.value.id in aliases and node.attr.startswith("_")
+        and not node.attr.startswith("__") and f"{aliases[node.value.id]}.{node.attr}" not in mods):
+      yield node.lineno, f"{node.value.id}.{node.attr}"
+
+
+def test_no_module_reaches_into_another_modules_private_names():
+  """What one module uses of another is public: a leading underscore means the name is the
+  module's own business."""
+  mods = _modules()
+  bad = [f"{p.relative_to(ROOT)}:{line}: {text}" for p in sorted(set(mods.values()))
+         for line, text in _private_uses(p, mods)]
+  assert not bad, "\n".join(bad)
