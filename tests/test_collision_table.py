@@ -31,17 +31,24 @@ def _geom(typ, name, pos, quat="1 0 0 0"):
 
 def _xml(t1, t2):
   """Geom 1 fixed at the origin, geom 2 on a free body overlapping it, turned so that no face is
-  parallel to another; a distance sensor between them."""
+  parallel to another; a distance sensor between them (none for a height field: MuJoCo refuses
+  it)."""
+  sensor = ('<sensor><distance geom1="g1" geom2="g2" cutoff="1"/></sensor>' if t1 != "hfield"
+            else "")
   return f"""<mujoco><option><flag gravity="disable"/></option>{_ASSETS}<worldbody>
     {_geom(t1, "g1", "0 0 0")}
     <body pos="0.02 -0.01 0.08"><freejoint/>
       {_geom(t2, "g2", "0 0 0", ".96 .2 .15 .1")}</body>
   </worldbody>
-  <sensor><distance geom1="g1" geom2="g2" cutoff="1"/></sensor></mujoco>"""
+  {sensor}</mujoco>"""
 
 
-PAIRS = [(a, b) for a, b in itertools.combinations_with_replacement(TYPES, 2)
-         if b not in ("plane", "hfield")]   # geom 2 moves: MuJoCo makes planes and height fields static
+# geom 2 moves: MuJoCo makes planes and height fields static. mesh-sdf is mjc_MeshSDF, whose
+# contacts differ from MuJoCo's (README: octree SDF contacts with meshes)
+PAIRS = [pytest.param(a, b, marks=pytest.mark.xfail(strict=True, reason="mjc_MeshSDF differs"))
+         if (a, b) == ("mesh", "sdf") else (a, b)
+         for a, b in itertools.combinations_with_replacement(TYPES, 2)
+         if b not in ("plane", "hfield")]
 
 
 @pytest.mark.parametrize("t1,t2", PAIRS)
@@ -56,7 +63,7 @@ def test_type_pair_contacts_as_mujoco(t1, t2):
   for i in range(mjd.ncon):
     np.testing.assert_allclose(d.contact_dist[i], mjd.contact.dist[i], atol=1e-9, err_msg=f"{t1}-{t2}")
     np.testing.assert_allclose(d.contact_pos[i], mjd.contact.pos[i], atol=1e-9, err_msg=f"{t1}-{t2}")
-  if t2 != "sdf" and kind != table.NONE:   # the distance query has no sdf collider
+  if t2 != "sdf" and t1 != "hfield" and kind != table.NONE:   # (no sdf collider in the query)
     np.testing.assert_allclose(d.sensordata, mjd.sensordata, atol=1e-9, err_msg=f"{t1}-{t2}")
 
 
