@@ -42,17 +42,35 @@ def models_and_data(source, quiet=False):
   return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
 
 
+ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
+MUJOCO_MODELS = os.path.join(ASSETS, "mujoco_models")   # MuJoCo's own models (its README)
+
+
+def models_named(name, quiet=True):
+  """(ours, MuJoCo's) models of a dm_control suite model ("humanoid") or of a file under
+  tests/assets/mujoco_models (MuJoCo's own models, "model/car/car.xml") or tests/assets."""
+  import warnings
+
+  import mujoco
+  import numjoco
+  if "/" in name or name.endswith(".xml"):
+    path = os.path.join(MUJOCO_MODELS, name)
+    return models_of(path if os.path.exists(path) else os.path.join(ASSETS, name), quiet)
+  src, assets = suite_source(name)
+  if not assets:
+    return models_of(src, quiet)
+  with warnings.catch_warnings():
+    if quiet:
+      warnings.simplefilter("ignore")
+    m = numjoco.load_model(src, assets=assets)
+  return m, mujoco.MjModel.from_xml_string(src, assets)
+
+
 def load_both(name, disable_constraint=True):
   """(ours, mujoco's) compiled models of a suite model, constraints disabled on both."""
   import mujoco
   import numjoco
-  src, assets = suite_source(name)
-  if assets:
-    mjm = mujoco.MjModel.from_xml_string(src, assets)
-    m = numjoco.load_model(src, assets=assets)
-  else:
-    mjm = mujoco.MjModel.from_xml_path(src)
-    m = numjoco.load_model(src)
+  m, mjm = models_named(name, quiet=False)
   if disable_constraint:
     mjm.opt.disableflags |= int(mujoco.mjtDisableBit.mjDSBL_CONSTRAINT)
     m.opt.disableflags = m.opt.disableflags | int(numjoco.mjtDisableBit.CONSTRAINT)
