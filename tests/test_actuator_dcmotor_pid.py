@@ -17,7 +17,7 @@ import pytest
 import numjoco
 from numjoco.engine.mjcf import MjcfError
 from numjoco.engine import types as t
-from tests.models import assert_close
+from tests.models import assert_close, models_of
 
 _ARM = """
 <mujoco>
@@ -138,7 +138,7 @@ def _load(scene, integrator="Euler"):
     # torque's norm rounds below the bound (measured: ~1 step in 6, by the last bit), a coin
     # flip no other implementation can follow; the clamp is covered by the other integrators
     xml = xml.replace(' forcerange="0 0.2"', "")
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return models_of(xml)
 
 
 @pytest.mark.parametrize("scene", list(SCENES))

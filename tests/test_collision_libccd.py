@@ -15,6 +15,7 @@ import pytest
 
 import numjoco
 from numjoco.engine.collision_driver import collision
+from tests.models import terrain_pose
 from tests.test_mesh_collision import _ASSETS, _SHAPES
 
 _FLAG = '<flag nativeccd="disable"/>'
@@ -139,12 +140,7 @@ def test_libccd_hfield(shape, margin):
   rng = np.random.default_rng(len(shape))
   touching = 0
   for trial in range(40):
-    mujoco.mj_resetData(mjm, mjd)
-    xy = rng.uniform(-0.7, 0.7, 2) * [1.0, 0.8]
-    mjd.qpos[0:3] = [xy[0], xy[1], rng.uniform(0.0, 0.35)]
-    mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    terrain_pose(mjm, mjd, rng)
     _compare(m, d, mjm, mjd, f"{shape} trial {trial}")
     touching += mjd.ncon > 0
   assert touching >= 20, "too few poses touch the terrain"

@@ -3,14 +3,13 @@ metric Mhat = M + h D + h^2 K and the implicit constraint rows, compared with th
 MuJoCo 4.0 field by field (no source of this integrator was available: the rules were measured
 on it, so these comparisons are the specification)."""
 import os
-import warnings
 
 import mujoco
 import numpy as np
 import pytest
 
 import numjoco
-from tests.models import load_both, suite_source
+from tests.models import models_named
 
 _DISCRETE = 4
 
@@ -193,15 +192,7 @@ def _teacher_forced(m, mjm, nstep, seed, ctrl_scale=1.0):
                                   "humanoid", "swimmer", "finger", "manipulator"])
 def test_suite_teacher_forced(name):
   """Forward under discrete along 4.0's trajectory: qacc within the contact tests' tolerance."""
-  if name in ("finger", "manipulator"):
-    from dm_control import suite
-    path = os.path.join(os.path.dirname(suite.__file__), name + ".xml")
-    mjm = mujoco.MjModel.from_xml_path(path)
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")
-      m = numjoco.load_model(path)
-  else:
-    m, mjm = load_both(name, disable_constraint=False)
+  m, mjm = models_named(name)
   mjm.opt.integrator = _DISCRETE
   m.opt.integrator = _DISCRETE
   assert _teacher_forced(m, mjm, 150, 0) < 1e-6

@@ -10,6 +10,7 @@ import pytest
 import numjoco
 from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.conformance.test_contact import _compare
+from tests.models import terrain_pose
 from tests.test_mjcf_compile import assert_same
 
 _RNG = np.random.default_rng(5)
@@ -83,12 +84,7 @@ def _run(shape, margin="0", ntrial=40, seed=0, lenient=False):
   rng = np.random.default_rng(seed + len(shape))
   touching = full = 0
   for trial in range(ntrial):
-    mujoco.mj_resetData(mjm, mjd)
-    xy = rng.uniform(-0.7, 0.7, 2) * [1.0, 0.8]
-    mjd.qpos[0:3] = [xy[0], xy[1], rng.uniform(0.0, 0.35)]
-    mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    terrain_pose(mjm, mjd, rng)
     touching += mjd.ncon > 0
     if not lenient:
       _compare(m, d, mjm, mjd, f"{shape} trial {trial}")

@@ -12,6 +12,7 @@ import pytest
 
 import numjoco
 from tests.conformance.test_contact import _compare
+from tests.models import pair_pose
 
 # a convex, irregular 14-vertex polyhedron (hill-climbing path in MuJoCo: >= 10 vertices)
 _RNG = np.random.default_rng(11)
@@ -71,17 +72,7 @@ def _run(a, b, ntrial=40, seed=0, lenient=False, flags=""):
   total = 0
   full = first = touching = single = single_ok = 0
   for trial in range(ntrial):
-    mujoco.mj_resetData(mjm, mjd)
-    if a != "plane":
-      mjd.qpos[3:7] = rng.normal(size=4)
-      mjd.qpos[0:3] = [0, 0, 0.3]
-      mjd.qpos[7:10] = [0, 0, 0.3] + rng.uniform(-0.12, 0.12, 3)
-      mjd.qpos[10:14] = rng.normal(size=4)
-    else:
-      mjd.qpos[0:3] = [0, 0, rng.uniform(-0.02, 0.12)]
-      mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    pair_pose(mjm, mjd, rng, a == "plane", top=0.12)
     if not lenient:
       total += _compare(m, d, mjm, mjd, f"trial {trial}")
       continue

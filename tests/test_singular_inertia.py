@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import numjoco
+from tests.models import models_and_data
 
 _XML = """
 <mujoco>
@@ -34,12 +35,7 @@ _INERTIA = int(mujoco.mjtWarning.mjWARN_INERTIA)
 
 
 def _both(integrator="Euler", damping=0.0):
-  xml = _XML.format(integrator=integrator, damping=damping)
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    m = numjoco.load_model(xml)
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
+  return models_and_data(_XML.format(integrator=integrator, damping=damping), quiet=True)
 
 
 def test_forward_clamps_the_pivot_and_warns_as_mujoco():

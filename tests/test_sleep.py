@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import numjoco
+from tests.models import models_and_data
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 _SLEEP = "test/engine/testdata/sleep/"
@@ -39,14 +40,7 @@ NEVER_SLEEPS = {_SLEEP + "mocap.xml"}
 
 
 def _load(path):
-  full = os.path.join(_DIR, path)
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    m = numjoco.load_model(full)
-    d = numjoco.make_data(m)
-  mjm = mujoco.MjModel.from_xml_path(full)
-  mjd = mujoco.MjData(mjm)
-  return m, d, mjm, mjd
+  return models_and_data(os.path.join(_DIR, path), quiet=True)
 
 
 def _n(x):

@@ -11,7 +11,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
-from tests.models import assert_close
+from tests.models import assert_close, models_of
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
 
@@ -93,12 +93,10 @@ ADHESION = """
 
 def _load(name):
   if name == "features":
-    return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+    return models_of(XML)
   if name.startswith("adhesion"):
-    xml = ADHESION.replace("CONE", name.split("_")[1])
-    return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  path = os.path.join(ASSETS, name + ".xml")
-  return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return models_of(ADHESION.replace("CONE", name.split("_")[1]))
+  return models_of(os.path.join(ASSETS, name + ".xml"))
 
 
 def _dense_moment(nu, nv, rownnz, rowadr, colind, moment):

@@ -14,7 +14,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from numjoco.engine.forward import fwd_position
-from tests.models import suite_source
+from tests.models import pair_pose, suite_source
 
 _POS_TOL = 1e-6
 
@@ -93,18 +93,7 @@ def test_pair_scene(a, b):
   d = numjoco.make_data(m)
   total = 0
   for trial in range(40):
-    mujoco.mj_resetData(mjm, mjd)
-    # random relative pose near touching: B above A, random orientations, small offsets
-    if a != "plane":
-      mjd.qpos[3:7] = rng.normal(size=4)
-      mjd.qpos[0:3] = [0, 0, 0.3]
-      mjd.qpos[7:10] = [0, 0, 0.3] + rng.uniform(-0.12, 0.12, 3)
-      mjd.qpos[10:14] = rng.normal(size=4)
-    else:
-      mjd.qpos[0:3] = [0, 0, rng.uniform(-0.02, 0.15)]
-      mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    pair_pose(mjm, mjd, rng, a == "plane")
     total += _compare(m, d, mjm, mjd, f"trial {trial}")
   assert total >= 5, f"only {total} contacts in 40 poses: the scene misses the pair"
 

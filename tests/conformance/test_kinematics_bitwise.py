@@ -7,7 +7,6 @@ needs the quaternion and rotation helpers to add their terms in the order 4.0's 
 does (engine/math.py). Here: mj_kinematics against ours on the same state, every pose field
 compared with ==; and the helpers against their mju_* twins on random input."""
 import os
-import warnings
 
 import mujoco
 import numpy as np
@@ -15,7 +14,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop, smooth
-from tests.models import random_state, suite_source
+from tests.models import models_named, random_state
 
 _DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "assets", "mujoco_models")
 POSE_FIELDS = ["xpos", "xquat", "xmat", "xanchor", "xaxis", "xipos", "ximat", "geom_xpos",
@@ -34,21 +33,9 @@ MODELS = ["cartpole", "acrobot", "swimmer", "fish", "cheetah", "walker", "humano
           "model/humanoid/100_humanoids.xml"]
 
 
-def _load(name):
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    if "/" in name:
-      path = os.path.join(_DIR, name)
-      return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
-    src, assets = suite_source(name)
-    if assets:
-      return numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
-    return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
-
-
 @pytest.mark.parametrize("name", MODELS)
 def test_kinematics_bit_for_bit(name):
-  m, mjm = _load(name)
+  m, mjm = models_named(name)
   for f in _FRAME_INPUTS:
     ours, theirs = getattr(m, f), getattr(mjm, f)
     assert (ours.reshape(theirs.shape) == theirs).all(), f"{name}: compiled {f} differs"

@@ -10,7 +10,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
-from tests.models import assert_close
+from tests.models import assert_close, models_named, models_of
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
 MODELS = ["tendon_wrap_sphere", "tendon_wrap_cylinder", "ten_J0", "ten_J1", "ten_J2", "ten_J3"]
@@ -70,13 +70,10 @@ XML = """
 
 def _load(name):
   if name == "features":
-    return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+    return models_of(XML)
   if name == "ball_in_cup":
-    from dm_control import suite
-    path = os.path.join(os.path.dirname(suite.__file__), "ball_in_cup.xml")
-  else:
-    path = os.path.join(ASSETS, name + ".xml")
-  return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return models_named(name, quiet=False)
+  return models_of(os.path.join(ASSETS, name + ".xml"))
 
 
 def _random_qpos(mjm, mjd, rng, scale):

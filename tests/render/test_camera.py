@@ -11,7 +11,7 @@ from numjoco.assets import DEMO_MODEL
 from numjoco.render.camera import Camera, CameraType, Mouse
 from numjoco.render.snapshot import Snapshot
 from numjoco.render.visual import visual_for
-from tests.models import suite_source
+from tests.models import models_named, suite_source
 
 CAMERA_XML = """
 <mujoco>
@@ -38,8 +38,7 @@ def _both(which):
     with os.fdopen(fd, "w") as f:
       f.write(CAMERA_XML)
     return numjoco.load_model(path), mujoco.MjModel.from_xml_string(CAMERA_XML)
-  src, _ = suite_source(which)
-  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
+  return models_named(which, quiet=False)
 
 
 MODELS = ["demo", "camera_xml", "humanoid", "cartpole", "cheetah"]
