@@ -1,5 +1,5 @@
 """MuJoCo's libccd convex collider (`<flag nativeccd="disable"/>`, engine/collision_libccd.py)
-against MuJoCo 4.0's mj_collision: every general convex pair (primitives, a 14-vertex mesh
+against MuJoCo's mj_collision: every general convex pair (primitives, a 14-vertex mesh
 searched by hill-climbing and a 6-vertex one searched exhaustively), in random poses, with
 and without margin and multiccd; contact by contact (same pairs and order, dist, pos, frame
 within 1e-6) through our collision driver.
@@ -7,7 +7,7 @@ within 1e-6) through our collision driver.
 The driver gets MuJoCo's own geom poses: MPR's result is not continuous in the poses (the
 portal it stops at depends on the path, so MuJoCo's own contact depth moves by 1e-5 in some
 poses when qpos moves by 1e-15), so only identical inputs give comparable contacts. With
-them ours equal 4.0's to 1e-14.
+them ours equal MuJoCo's to 1e-14.
 """
 import mujoco
 import numpy as np
@@ -58,7 +58,7 @@ def _run(a, b, margin=0.0, flags=_FLAG, ntrial=40, seed=0):
   with contacts, poses with several contacts)."""
   xml = _scene(a, b, margin, flags)
   m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  # our compiled mesh (the wedge's principal frame) equals 4.0's bit for bit: MPR's jumps
+  # our compiled mesh (the wedge's principal frame) equals MuJoCo's bit for bit: MPR's jumps
   # would turn a 1e-7 difference into 1e-6 contact errors
   np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)

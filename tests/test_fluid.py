@@ -202,7 +202,7 @@ _SMALL = """
 @pytest.mark.parametrize("vel_scale", [1e-6, 1e-3, 1.0])
 @pytest.mark.parametrize("wind", [True, False])
 def test_small_geoms_slow_motion(vel_scale, wind):
-  """mm-sized and thin geoms at low speed: MuJoCo 4.0 keeps the Kutta lift's v^2 scaling."""
+  """mm-sized and thin geoms at low speed: MuJoCo keeps the Kutta lift's v^2 scaling."""
   mjm = mujoco.MjModel.from_xml_string(_SMALL)
   if not wind:
     mjm.opt.wind[:] = 0.0

@@ -1,4 +1,4 @@
-"""Height fields vs MuJoCo 4.0: compiled fields (inline elevation, PNG, binary file) and
+"""Height fields vs MuJoCo: compiled fields (inline elevation, PNG, binary file) and
 contacts from our driver against mj_collision for every geom type on a random terrain."""
 import io
 import os
@@ -109,9 +109,9 @@ def test_hfield_contacts(shape):
 @pytest.mark.parametrize("shape", ["cylinder", "box", "mesh"])
 def test_hfield_contacts_polytopes(shape):
   """Cylinders, boxes and meshes: the contact count always equals MuJoCo's, and the whole
-  contact list in most poses. In the rest (measured 6 of 36, 6 of 36, 3 of 32 touching
-  poses) a contact differs: MuJoCo 4.0 changed the numerics of its native CCD after our
-  reference source (changelog 4.0, item 27), which our GJK/EPA follows."""
+  contact list in most poses. In the rest (6 of 36, 6 of 36, 3 of 32 touching poses) a
+  contact differs: our GJK/EPA follows a reference source whose native-CCD numerics MuJoCo
+  has changed since (its changelog for 4.0, item 27)."""
   touching, full = _run(shape, lenient=True)
   assert touching >= 20, "too few poses touch the terrain"
   assert full >= 0.75 * touching, f"{full} of {touching} poses match fully"
@@ -119,7 +119,7 @@ def test_hfield_contacts_polytopes(shape):
 
 @pytest.mark.parametrize("shape", ["sphere", "capsule", "box"])
 def test_hfield_contacts_with_margin(shape):
-  """With margin 0.004: MuJoCo 4.0 inflates prism and geom by half the margin each, reports
+  """With margin 0.004: MuJoCo inflates prism and geom by half the margin each, reports
   the distance (positive within the margin) and searches the prisms under the geom's box
   grown by the margin; the same contacts as MuJoCo in every pose. (The ellipsoid also matches
   in all 40 poses given MuJoCo's geom poses, but through our kinematics one deep EPA contact

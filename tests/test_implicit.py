@@ -210,7 +210,7 @@ def test_qderiv_matters():
 
 
 # ------------------------------------------------------------------------------------------------
-# actuators whose force is clamped contribute no velocity derivative (MuJoCo 4.0)
+# actuators whose force is clamped contribute no velocity derivative (MuJoCo)
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -442,7 +442,7 @@ def test_tumbling_thin_object(integrator, seed):
   _check_step(mjm, mjd, d)
 
 
-# free joints whose tree has no other dof but welded descendants: 4.0 gives them the free-body
+# free joints whose tree has no other dof but welded descendants: MuJoCo gives them the free-body
 # 6x6 solve with the whole rigid assembly's gyroscopic derivative (composite inertia); the
 # Aug-2026 source required a childless body. A box with an offset welded box, a massless root
 # carrying two welded plates, a welded chain with free-joint damping, inertia-box fluid.
@@ -492,7 +492,7 @@ def test_free_body_with_welded_children(integrator, fluid, seed):
 
 
 def test_free_body_with_welded_children_matters():
-  """Under implicitfast the welded assemblies' step is not the symmetric solve's: 4.0's dv/h
+  """Under implicitfast the welded assemblies' step is not the symmetric solve's: MuJoCo's dv/h
   differs from its qacc (nothing else in these scenes depends on qvel), so a solve without the
   composite gyroscopic block fails the test above."""
   mjm, mjd, _, _, _ = _setup(mujoco.MjModel.from_xml_string(

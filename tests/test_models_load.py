@@ -50,14 +50,14 @@ def test_springdamper(path):
 
 # the jaco arm's qpos0 puts joints 2 and 3 outside their ranges ([0.82, 5.46], [0.33, 5.95]):
 # the arm is folded into itself with links 15 cm deep in each other, where libccd's MPR (the
-# arm disables native CCD) is chaotic: MuJoCo 4.0's own qacc moves by up to 4% when qpos moves
+# arm disables native CCD) is chaotic: MuJoCo's own qacc moves by up to 4% when qpos moves
 # by 1e-12. Its full-forward states are taken near in-range poses where links touch instead
 # (4 contacts each, found by sampling the joint ranges: link 2 with ring 4, link 4, link 5 and
 # ring 5; link 2 with link 5 and the wrist ring), still as random_state draws velocities and
 # forces. (Not every draw near them is well posed either: the first pose with seed 1's draw
 # moves MuJoCo's qacc by 1e-3 under a 1e-12 change of qpos.)
 # Poses where the base touches are left out: the base mesh's principal frame differs from
-# 4.0's by 7e-7 rad (mesh_quat; a near-axisymmetric inertia, eigenvalues 5e-4 apart), which
+# MuJoCo's by 7e-7 rad (mesh_quat; a near-axisymmetric inertia, eigenvalues 5e-4 apart), which
 # moves its contacts by up to 1e-6 and qacc by up to 2e-5 of its scale.
 _FORWARD_POSES = {"third_party/kinova/jaco_arm.xml": (
     [1.028, 5.285, 0.348, -1.094, -1.593, 1.729], [-0.259, 3.202, 0.453, -0.671, 2.663, 1.134])}

@@ -225,7 +225,7 @@ def test_poly_rollout(integrator):
     mujoco.mj_step(mjm, mjd)
     numjoco.step(m, d)
   assert np.abs(mjd.plastic).max() > 1e-3, "no joint yielded: springyield untested"
-  # RK4's d.energy is not compared: 4.0 reports neither the first stage's energy nor the end
+  # RK4's d.energy is not compared: MuJoCo reports neither the first stage's energy nor the end
   # state's (a known difference of the RK4 pipeline, not of the polynomial terms)
   fields = ("qpos", "qvel", "plastic") + (("energy",) if integrator != "RK4" else ())
   for f in fields:

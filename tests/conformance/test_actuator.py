@@ -1,4 +1,4 @@
-"""Conformance of transmissions and actuator types with MuJoCo 4.0: site (with and without
+"""Conformance of transmissions and actuator types with MuJoCo: site (with and without
 refsite, 6D gear), slider-crank, ball/free joints with joint and jointinparent, and tendon
 transmissions (actuator_length, the sparse actuator_moment as a dense matrix, nJmom,
 actuator_length0); cylinder and muscle actuators (actuator_force, act_dot, qfrc_actuator), the
@@ -64,7 +64,7 @@ XML = """
 
 
 # adhesion: body transmission over active contacts (pyramidal and elliptic, condim 1 and 3),
-# including contacts within the gap (MuJoCo 4.0 keeps them active: contact.exclude is 0)
+# including contacts within the gap (MuJoCo keeps them active: contact.exclude is 0)
 ADHESION = """
 <mujoco>
   <option cone="CONE"/>
@@ -198,7 +198,7 @@ def test_rollout(name, integrator):
 
 
 def test_lengthrange_error_matches_mujoco():
-  """arm26 with its pre-4.0 side sites: MuJoCo 4.0's length-range simulation does not settle
+  """arm26 with a side site moved (x0 at (0, -0.15, 0)): MuJoCo's length-range simulation does not settle
   for actuator 1; ours fails the same way, with the same lengths in the message."""
   xml = open(os.path.join(ASSETS, "arm26.xml")).read()
   xml = xml.replace('name="x0" pos="0.106066 -0.106066 0"', 'name="x0" pos="0 -0.15 0"')

@@ -85,7 +85,7 @@ def test_forward(models, seed):
 def test_rollout(models, integrator):
   """200 steps from the keyframe with smooth controls, each integrator: qpos, act <= 1e-8.
 
-  Known gap: under implicit/implicitfast, MuJoCo 4.0 treats the velocity derivative of
+  Known gap: under implicit/implicitfast, MuJoCo treats the velocity derivative of
   actuators on a tendon with actuatorfrcrange in a way we have not matched yet, so those two
   integrators run the model without that tendon force limit (forward covers the limit)."""
   m, mjm = models

@@ -1,5 +1,5 @@
 """Conformance of constraint islands (engine.island, per-island solving in engine.solver)
-against MuJoCo 4.0 with its default settings (islands on).
+against MuJoCo with its default settings (islands on).
 
 Two levels: teacher-forced solves at sampled states (MuJoCo's rows copied into ours, see
 test_solver.solve_both) for every solver, and the full pipeline teacher-forced along MuJoCo's

@@ -73,6 +73,7 @@ MODELS = ["humanoid", "walker", "cheetah", "hopper", "manipulator", "stacker", "
 _NEWTON_TOL = {}
 
 
+@pytest.mark.slow   # 2000-step trajectories
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 @pytest.mark.parametrize("name", MODELS)
 def test_newton_teacher_forced(name, cone):
@@ -82,6 +83,7 @@ def test_newton_teacher_forced(name, cone):
   assert worst["qacc"] <= tol and worst["efc_force"] <= tol, worst
 
 
+@pytest.mark.slow   # 2000-step trajectories
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 @pytest.mark.parametrize("solver", ["CG", "PGS"])
 @pytest.mark.parametrize("name", MODELS)
@@ -115,6 +117,7 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
   return worst, nrows, big
 
 
+@pytest.mark.slow   # a 1500-step trajectory of 64 bodies
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 @pytest.mark.parametrize("solver", ["Newton", "CG", "PGS"])
 def test_pile64_solver_teacher_forced(solver, cone):

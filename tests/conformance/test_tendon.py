@@ -1,4 +1,4 @@
-"""Conformance of spatial tendons with MuJoCo 4.0: compiled path and sparsity fields, then
+"""Conformance of spatial tendons with MuJoCo: compiled path and sparsity fields, then
 lengths, Jacobians and path points (mj_tendon) at random configurations on MuJoCo's own test
 models (incl. wraps that switch sides or unwrap), and the forces that go through the tendon
 code paths (springs, dampers, friction loss, limits) via qfrc_passive and qacc."""
@@ -173,7 +173,7 @@ def test_armature(name):
   200-step rollout.
 
   Known gap, not a tendon effect: on ten_armature_3/4 (ball joints with joint armature) our M
-  and qfrc_bias differ from MuJoCo 4.0's by up to ~2e-6 also with the tendon armature at 0."""
+  and qfrc_bias differ from MuJoCo's by up to ~2e-6 also with the tendon armature at 0."""
   m, mjm = _load(name)
   exact = name in ("ten_armature_1", "ten_armature_offtree")
   mjd = mujoco.MjData(mjm)
