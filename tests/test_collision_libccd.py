@@ -15,7 +15,7 @@ import pytest
 
 import numjoco
 from numjoco.engine.collision_driver import collision
-from tests.models import terrain_pose
+from tests.models import models_of, terrain_pose
 from tests.test_mesh_collision import _ASSETS, _SHAPES
 
 _FLAG = '<flag nativeccd="disable"/>'
@@ -57,7 +57,7 @@ def _run(a, b, margin=0.0, flags=_FLAG, ntrial=40, seed=0):
   """Compare the contact lists in `ntrial` random poses (asserting each); returns (poses
   with contacts, poses with several contacts)."""
   xml = _scene(a, b, margin, flags)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   # our compiled mesh (the wedge's principal frame) equals MuJoCo's bit for bit: MPR's jumps
   # would turn a 1e-7 difference into 1e-6 contact errors
   np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
@@ -134,7 +134,7 @@ def test_libccd_hfield(shape, margin):
   from tests.test_hfield import _scene as hfield_scene
   xml = hfield_scene(shape, f'margin="{margin}"').replace(
       '<option timestep="0.005"/>', f"<option>{_FLAG}</option>")
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(len(shape))

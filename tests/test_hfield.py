@@ -10,7 +10,7 @@ import pytest
 import numjoco
 from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.conformance.test_contact import _compare
-from tests.models import terrain_pose
+from tests.models import models_of, terrain_pose
 from tests.test_mjcf_compile import assert_same
 
 _RNG = np.random.default_rng(5)
@@ -79,7 +79,7 @@ def _run(shape, margin="0", ntrial=40, seed=0, lenient=False):
   """Compare contacts in `ntrial` random poses over the terrain; returns (poses touching,
   poses whose contact list matches fully). Without `lenient`, every pose must match."""
   xml = _scene(shape, f'margin="{margin}"')
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(seed + len(shape))
   touching = full = 0
@@ -139,7 +139,7 @@ def test_hfield_margin_gap():
         elevation="{elev}"/></asset><worldbody><geom type="hfield" hfield="t"/>
         <body pos="{pos}"><freejoint/><geom type="sphere" size=".1" margin=".004"/></body>
         </worldbody></mujoco>"""
-      m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+      m, mjm = models_of(xml)
       d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
       mujoco.mj_forward(mjm, mjd)
       n = _compare(m, d, mjm, mjd, f"wall={wall} gap {g}")
@@ -155,7 +155,7 @@ def test_quadruped_on_rough_terrain():
   from tests.conformance.test_contact import _trajectory_check
   from tests.models import suite_source
   src, _ = suite_source("quadruped")
-  m, mjm = numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
+  m, mjm = models_of(src)
   n = int(mjm.hfield_nrow[0])
   x = np.linspace(-1, 1, n)
   bumps = (0.01 + 0.01 * np.sin(40 * x)[:, None] * np.cos(33 * x)[None, :]).astype(np.float32)

@@ -13,7 +13,7 @@ import pytest
 import numjoco
 from tests.conformance import test_contact as contact_scenes
 from tests.conformance.test_contact import _compare
-from tests.models import pair_pose
+from tests.models import models_of, pair_pose
 
 # a convex, irregular 14-vertex polyhedron (hill-climbing path in MuJoCo: >= 10 vertices)
 _RNG = np.random.default_rng(11)
@@ -60,7 +60,7 @@ def _run(a, b, ntrial=40, seed=0, lenient=False, flags=""):
   fully, trials whose first contact matches, trials with contacts, trials where MuJoCo gives
   one contact, those of them we match fully) instead of asserting."""
   xml = _scene(a, b, flags)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   rng = np.random.default_rng(seed + len(a) * 7 + len(b))
   mjd = mujoco.MjData(mjm)
   d = numjoco.make_data(m)
@@ -135,7 +135,7 @@ def test_plane_mesh_flat_faces():
     <geom type="plane" size="2 2 .1"/>
     <body pos="0 0 .2"><freejoint/><geom type="mesh" mesh="box"/></body>
     <body pos="1 0 .2"><freejoint/><geom type="mesh" mesh="hex"/></body></worldbody></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(5)
   four = 0
@@ -197,7 +197,7 @@ def test_mujoco_meshes_pile():
   from numjoco.engine import interop
   from numjoco.engine.forward import fwd_position
   xml = _pile_xml()
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   mjd = mujoco.MjData(mjm)
   d = numjoco.make_data(m)
   nplane = full = meshmesh = mm_full = 0
@@ -239,7 +239,7 @@ def test_sphere_mesh_comes_to_rest():
     <asset><mesh name="sphere" file="sphere.obj" scale=".1 .1 .1"/></asset>
     <worldbody><geom type="plane" size="2 2 .1"/><body pos="0 0 .3" euler="10 20 30">
     <freejoint/><geom type="mesh" mesh="sphere"/></body></worldbody></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   numjoco.step(m, d, 1000)
   mujoco.mj_step(mjm, mjd, 1000)
@@ -274,7 +274,7 @@ def test_mesh_polygons():
   xml = f"""<mujoco><compiler meshdir="{_ASSET_DIR}"/>
     {_ASSETS.replace('</asset>', _POLY_MESHES + '</asset>')}<worldbody>
     {''.join(f'<geom type="mesh" mesh="{n}"/>' for n in names)}</worldbody></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   for f in _POLY_FIELDS:
     np.testing.assert_array_equal(getattr(m, f), getattr(mjm, f), err_msg=f)
   np.testing.assert_allclose(m.mesh_polynormal, mjm.mesh_polynormal, rtol=0, atol=1e-12)
@@ -295,7 +295,7 @@ def test_mesh_support_as_mujoco(path, geom):
   from numjoco.engine import gjk
   from tests.conformance import mjinternal
   full = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models", path)
-  m, mjm = numjoco.load_model(full), mujoco.MjModel.from_xml_path(full)
+  m, mjm = models_of(full)
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
   rng = np.random.default_rng(0)

@@ -91,7 +91,7 @@ def test_rollout(models, integrator):
   m, mjm = models
   if integrator in (2, 3):
     xml = XML.replace('actuatorfrcrange="-0.5 0.5"', "")
-    m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    m, mjm = models_of(xml)
   mjm.opt.integrator = integrator
   m.opt.integrator = integrator
   mjd = mujoco.MjData(mjm)

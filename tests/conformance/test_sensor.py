@@ -131,7 +131,7 @@ def test_energy_sensor_only_kinetic():
   """An e_kinetic sensor alone: sensordata holds the kinetic energy, d.energy stays zero."""
   xml = """<mujoco><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody>
     <sensor><e_kinetic/></sensor></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   mjd.qvel[:] = [1, 2, 3, 0.5, -1, 2]
   interop.data_from_mujoco(mjd, d)
