@@ -121,21 +121,25 @@ for vis in c["variants"]:
   for k, v in vis.items():
     if k == "flexgroup":
       opt.flexgroup[:] = v
+    elif k == "frame":
+      opt.frame = int(getattr(mujoco.mjtFrame, v))
     else:
       opt.flags[getattr(mujoco.mjtVisFlag, k)] = v
   r.update_scene(d, cam, opt)
   for k, v in c["rnd"].items():
     r.scene.flags[getattr(mujoco.mjtRndFlag, k)] = v
   imgs.append(r.render())
-np.savez(out, images=np.array(imgs), qpos=d.qpos, qvel=d.qvel, act=d.act, time=d.time)
+np.savez(out, images=np.array(imgs), qpos=d.qpos, qvel=d.qvel, act=d.act, time=d.time,
+         sensordata=d.sensordata)
 """
 
 
 def mujoco_stepped(path, nstep, cam, width, height, variants, rnd=None):
   """MuJoCo's pictures of the MJCF file `path` after `nstep` steps from its initial state,
   one per entry of `variants` (dicts of mjtVisFlag names to values; "flexgroup": the six
-  flex group flags), from the free camera `cam`; and that state: (images (k, h, w, 3),
-  dict(qpos, qvel, act, time))."""
+  flex group flags; "frame": an mjtFrame name), from the free camera `cam` (as
+  `mujoco_image`); and that state: (images (k, h, w, 3), dict(qpos, qvel, act, time,
+  sensordata))."""
   c = dict(cam=_camera(cam), width=width, height=height, nstep=int(nstep),
            variants=list(variants), rnd=rnd or {})
   with tempfile.TemporaryDirectory() as tmp:
@@ -144,4 +148,4 @@ def mujoco_stepped(path, nstep, cam, width, height, variants, rnd=None):
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     z = np.load(out)
-    return z["images"], {k: z[k] for k in ("qpos", "qvel", "act", "time")}
+    return z["images"], {k: z[k] for k in ("qpos", "qvel", "act", "time", "sensordata")}
