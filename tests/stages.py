@@ -1,4 +1,5 @@
-"""One pipeline stage of ours against MuJoCo's, on MuJoCo's inputs (tests/conformance/test_stages.py).
+"""One pipeline stage of ours against MuJoCo's same stage, on MuJoCo's inputs
+(tests/conformance/test_stages.py).
 
 `run_stage` puts a random state into MuJoCo, runs mj_forward (every stage's inputs are then
 MuJoCo's: a stage's inputs are the outputs of the stages before it, which later stages do not

@@ -198,7 +198,7 @@ def test_rollout(name, integrator):
 
 
 def test_lengthrange_error_matches_mujoco():
-  """arm26 with a side site moved (x0 at (0, -0.15, 0)): MuJoCo's length-range simulation does not settle
+  """arm26 with its side sites x0, x1 moved: MuJoCo's length-range simulation does not settle
   for actuator 1; ours fails the same way, with the same lengths in the message."""
   xml = open(os.path.join(ASSETS, "arm26.xml")).read()
   xml = xml.replace('name="x0" pos="0.106066 -0.106066 0"', 'name="x0" pos="0 -0.15 0"')
