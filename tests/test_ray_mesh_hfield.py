@@ -5,6 +5,7 @@ import mujoco
 import numpy as np
 
 import numjoco
+from tests.models import models_of
 
 _ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
 _RNG = np.random.default_rng(3)
@@ -27,7 +28,7 @@ def _model(nray):
 def test_rangefinders_hit_meshes_and_hfield():
   nray = 24
   xml = _model(nray)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(0)
   hits = 0

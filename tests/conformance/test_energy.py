@@ -7,7 +7,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from tests.conformance.test_features import XML as FEATURES_XML
-from tests.models import assert_close, load_both
+from tests.models import assert_close, load_both, models_of
 
 _ENERGY_FLAG = '<option timestep="0.004" gravity="0 0.5 -9.81"><flag constraint="disable" energy="enable"/>'
 
@@ -16,7 +16,7 @@ def _features():
   xml = FEATURES_XML.replace(
       '<option timestep="0.004" gravity="0 0.5 -9.81"><flag constraint="disable"/>', _ENERGY_FLAG)
   assert xml != FEATURES_XML
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return models_of(xml)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])

@@ -6,6 +6,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
+from tests.models import models_of
 
 XML = """<mujoco>
   <option timestep="0.002"/>
@@ -24,7 +25,7 @@ XML = """<mujoco>
 
 @pytest.fixture(scope="module")
 def models():
-  return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+  return models_of(XML)
 
 
 def _both(models, seed):

@@ -1,11 +1,8 @@
-"""File and builtin textures drawn as MuJoCo 4's renderer draws them: our image of small scenes
+"""File and builtin textures drawn as MuJoCo's renderer draws them: our image of small scenes
 against mujoco.Renderer's (EGL, in a subprocess) from the same camera. PNGs are written here with
 Pillow, in colours that show orientation; the comparisons are per-pixel colour agreement where
 both draw the textured object, so ignoring a texture (or mirroring it) fails."""
 import os
-import subprocess
-import sys
-import tempfile
 
 import numpy as np
 import pytest
@@ -13,30 +10,10 @@ from PIL import Image
 
 import numjoco
 from numjoco import engine
-from numjoco.render.camera import Camera
-from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
-from numjoco.render.snapshot import Snapshot
+from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
 
 W, H = 320, 240
-
-_MUJOCO = """
-import os, sys
-os.environ["MUJOCO_GL"] = "egl"
-import mujoco, numpy as np
-path, out, az, el, dist = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), \\
-    float(sys.argv[5])
-lookat = [float(x) for x in sys.argv[6].split(",")]
-m = mujoco.MjModel.from_xml_path(path)
-d = mujoco.MjData(m)
-mujoco.mj_forward(m, d)
-r = mujoco.Renderer(m, %d, %d)
-cam = mujoco.MjvCamera()
-mujoco.mjv_defaultFreeCamera(m, cam)
-cam.azimuth, cam.elevation, cam.distance, cam.lookat[:] = az, el, dist, lookat
-r.update_scene(d, cam)
-np.save(out, r.render())
-""" % (H, W)
 
 QUADRANTS = [(230, 30, 30), (30, 200, 40), (40, 60, 230), (240, 220, 30)]
 
@@ -75,23 +52,11 @@ def _render_both(tmp_path, xml, az, el, dist, lookat, tag, options=None, path=No
   if path is None:
     path = tmp_path / "scene.xml"
     path.write_text(xml)
-  ref_file = tmp_path / "ref.npy"
-  res = subprocess.run([sys.executable, "-c", _MUJOCO, str(path), str(ref_file), str(az),
-                        str(el), str(dist), ",".join(str(x) for x in lookat)],
-                       capture_output=True, text=True, timeout=120)
-  assert res.returncode == 0, res.stderr[-2000:]
-  ref = np.load(ref_file)
-  m = numjoco.load_model(str(path))
-  hr = HeadlessRenderer(m, W, H)
-  cam = Camera.default_for(m)
-  cam.azimuth, cam.elevation, cam.distance = az, el, dist
-  cam.lookat[:] = lookat
-  img = hr.render(Snapshot(m), cam, options or VisOptions(shadows=False))
-  hr.release()
-  out = os.path.join(tempfile.gettempdir(), "render-tests")
-  os.makedirs(out, exist_ok=True)
-  save_png(os.path.join(out, f"textures_{tag}.png"), np.concatenate([ref, img], 1))
-  return ref.astype(int), img.astype(int), m
+  cam = dict(azimuth=az, elevation=el, distance=dist, lookat=lookat)
+  ref = mujoco_image(path, cam, W, H)
+  img = our_image(path, cam, W, H, options or VisOptions(shadows=False))
+  save_pair(f"textures_{tag}.png", ref, img)
+  return ref.astype(int), img.astype(int), numjoco.load_model(str(path))
 
 
 def _agree(ref, img, mask, tol=40):
