@@ -629,10 +629,10 @@ def _contact_chain(m, b1, b2, chain, side):
 @jit
 def _add_point_jac(jd, k, cd, p, com, sign):
   """Column k of the 6-row point Jacobian (translation, rotation), times sign, into jd."""
-  o0, o1, o2 = p[0] - com[0], p[1] - com[1], p[2] - com[2]
-  jd[0, k] += sign * (cd[3] + (cd[1] * o2 - cd[2] * o1))
-  jd[1, k] += sign * (cd[4] + (cd[2] * o0 - cd[0] * o2))
-  jd[2, k] += sign * (cd[5] + (cd[0] * o1 - cd[1] * o0))
+  j0, j1, j2 = smooth.point_jac_col(cd, p[0] - com[0], p[1] - com[1], p[2] - com[2])
+  jd[0, k] += sign * j0
+  jd[1, k] += sign * j1
+  jd[2, k] += sign * j2
   jd[3, k] += sign * cd[0]
   jd[4, k] += sign * cd[1]
   jd[5, k] += sign * cd[2]
