@@ -11,16 +11,15 @@ island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc and the islan
 data iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, as MuJoCo does. Work: island_int
 (union-find parents, counters), solver_int[0] (tree of each row).
 """
+from numjoco.engine.constraint import (ELLIPTIC as _CONTACT_ELLIPTIC, EQUALITY as _EQUALITY,
+                                       FRICTION_DOF as _FRICTION_DOF,
+                                       FRICTION_TENDON as _FRICTION_TENDON,
+                                       FRICTIONLESS as _CONTACT_FRICTIONLESS,
+                                       LIMIT_JOINT as _LIMIT_JOINT)
 from numjoco.engine.smooth import jit
-from numjoco.engine.types import mjtConstraint, mjtDisableBit, mjtEq, mjtObj
+from numjoco.engine.types import mjtDisableBit, mjtEq, mjtObj
 from numjoco.engine._sig import unit, M, D
 
-_EQUALITY = int(mjtConstraint.EQUALITY)
-_FRICTION_DOF = int(mjtConstraint.FRICTION_DOF)
-_FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
-_LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
-_CONTACT_FRICTIONLESS = int(mjtConstraint.CONTACT_FRICTIONLESS)
-_CONTACT_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _EQ_CONNECT, _EQ_WELD, _EQ_FLEX = int(mjtEq.CONNECT), int(mjtEq.WELD), int(mjtEq.FLEX)
 _OBJ_SITE = int(mjtObj.SITE)
 _DSBL_ISLAND = int(mjtDisableBit.ISLAND)
