@@ -61,19 +61,19 @@ def chol_solve(res, mat, vec, n):
 
 
 @inline
-def _update_pivot(mat, x, k, plus):
-  """Step k of mju_cholUpdate: writes the new diagonal mat[k, k] and returns (deficient: the
-  pivot was clamped to _MINVAL, c, 1/c, s) of the rotation applied to column k and x."""
+def _update_pivot(mat, x, k, plus, rank):
+  """Step k of mju_cholUpdate: writes the new diagonal mat[k, k] and returns (rank, one less
+  when the pivot was clamped to _MINVAL; c, 1/c, s of the rotation applied to column k and x)."""
   lkk = mat[k, k]
   tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
-  deficient = tmp < _MINVAL
-  if deficient:
+  if tmp < _MINVAL:
     tmp = _MINVAL
+    rank -= 1
   r = math.sqrt(tmp)
   c = r / lkk
   s = x[k] / lkk
   mat[k, k] = r
-  return deficient, c, 1.0 / c, s
+  return rank, c, 1.0 / c, s
 
 
 @jit
@@ -82,9 +82,7 @@ def chol_update(mat, x, n, plus):
   rank = n
   for k in range(n):
     if x[k] != 0.0:
-      deficient, c, cinv, s = _update_pivot(mat, x, k, plus)
-      if deficient:
-        rank -= 1
+      rank, c, cinv, s = _update_pivot(mat, x, k, plus, rank)
       if plus:
         for i in range(k + 1, n):
           mat[i, k] = (mat[i, k] + s * x[i]) * cinv
@@ -159,9 +157,7 @@ def chol_update_sp(mat, x, n, plus, colpat, colnnz):
   rank = n
   for k in range(n):
     if x[k] != 0.0:
-      deficient, c, cinv, s = _update_pivot(mat, x, k, plus)
-      if deficient:
-        rank -= 1
+      rank, c, cinv, s = _update_pivot(mat, x, k, plus, rank)
       b = k * n
       if plus:
         for t in range(b, b + colnnz[k]):

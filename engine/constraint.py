@@ -31,15 +31,15 @@ from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint
                           mjtWrap)
 from numjoco.engine._sig import unit, M, D
 
-EQUALITY = int(mjtConstraint.EQUALITY)
+# the row types (mjtConstraint), read by the solvers and the islands too
+EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = (
+    int(mjtConstraint.EQUALITY), int(mjtConstraint.FRICTION_DOF),
+    int(mjtConstraint.FRICTION_TENDON), int(mjtConstraint.LIMIT_JOINT),
+    int(mjtConstraint.LIMIT_TENDON))
+FRICTIONLESS, PYRAMIDAL, ELLIPTIC = (int(mjtConstraint.CONTACT_FRICTIONLESS),
+                                     int(mjtConstraint.CONTACT_PYRAMIDAL),
+                                     int(mjtConstraint.CONTACT_ELLIPTIC))
 _WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.JOINT), int(mjtWrap.PULLEY)
-FRICTION_DOF = int(mjtConstraint.FRICTION_DOF)
-FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
-LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
-LIMIT_TENDON = int(mjtConstraint.LIMIT_TENDON)
-FRICTIONLESS = int(mjtConstraint.CONTACT_FRICTIONLESS)
-PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
-ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _EQ_CONNECT, _EQ_WELD, _EQ_JOINT, _EQ_TENDON = (int(mjtEq.CONNECT), int(mjtEq.WELD),
                                                 int(mjtEq.JOINT), int(mjtEq.TENDON))
 _EQ_FLEX = int(mjtEq.FLEX)
@@ -203,6 +203,13 @@ def jac_dot(m, d, out, p0, p1, p2, body):
 
 
 @inline
+def _chain_next(m, da, da1, da2):
+  """Both chains past dof da, the larger of their current dofs (a step of mj_mergeChain)."""
+  return (m.dof_parentid[da1] if da1 == da else da1,
+          m.dof_parentid[da2] if da2 == da else da2)
+
+
+@inline
 def _chain_count(m, b1, b2, skipcommon):
   """Number of dofs in MuJoCo's merged sparse dof chain of two bodies (mj_mergeChain and
   mj_mergeChainSimple as mj_jacDifPair picks them); only decides which rows exist."""
@@ -221,10 +228,7 @@ def _chain_count(m, b1, b2, skipcommon):
     da = max(da1, da2)
     if skipcommon and da1 == da and da2 == da:
       break
-    if da1 == da:
-      da1 = m.dof_parentid[da1]
-    if da2 == da:
-      da2 = m.dof_parentid[da2]
+    da1, da2 = _chain_next(m, da, da1, da2)
     n += 1
   return n
 
@@ -618,10 +622,7 @@ def _contact_chain(m, b1, b2, chain, side):
     da = max(da1, da2)
     chain[n] = da
     side[n] = (1 if da1 == da else 0) | (2 if da2 == da else 0)
-    if da1 == da:
-      da1 = m.dof_parentid[da1]
-    if da2 == da:
-      da2 = m.dof_parentid[da2]
+    da1, da2 = _chain_next(m, da, da1, da2)
     n += 1
   return n
 

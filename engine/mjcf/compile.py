@@ -161,32 +161,23 @@ class Compiler(AssetCompiler):
       self._fuse_static()
     if self.discardvisual:
       self._discard_visual()
-    for sec in _children(r, "tendon"):
-      for n in sec.children:
-        self._tendon(n)
-    for sec in _children(r, "actuator"):
-      for n in sec.children:
-        self._actuator(n)
-    for sec in _children(r, "equality"):
-      for n in sec.children:
-        self._equality(n)
+    for tag, read in (("tendon", self._tendon), ("actuator", self._actuator),
+                      ("equality", self._equality)):
+      for n in _elements(r, tag):
+        read(n)
     for i, f in enumerate(self.flexes):   # flexcomp <edge equality>: after the model's own
       e = _flex.equality(self, f, i)
       if e is not None:
         self.eqs.append(e)
-    for sec in _children(r, "contact"):
-      for n in sec.children:
-        self._contact(n)
-    for sec in _children(r, "sensor"):
-      for n in sec.children:
-        self._sensor(n)
+    for tag, read in (("contact", self._contact), ("sensor", self._sensor)):
+      for n in _elements(r, tag):
+        read(n)
     self._check_unique("tendon", self.tendons)
     self._check_unique("actuator", self.actuators)
     self._check_unique("equality", self.eqs)
     self._check_unique("sensor", [_Obj(s) for s in self.sensors])
-    for sec in _children(r, "keyframe"):
-      for n in sec.children:
-        self.keys.append(_Obj(node=n, name=n.get("name", "")))
+    for n in _elements(r, "keyframe"):
+      self.keys.append(_Obj(node=n, name=n.get("name", "")))
     self._check_unique("key", self.keys)
     from numjoco.engine.mjcf._node import Node
     while len(self.keys) < getattr(self, "nkey", 0):   # <size nkey>: default keyframes
@@ -1264,6 +1255,11 @@ def _geom_refs(n, out):
 
 def _children(n, tag):
   return [c for c in n.children if c.tag == tag]
+
+
+def _elements(n, tag):
+  """The elements of every <tag> section of n, in document order."""
+  return [c for sec in _children(n, tag) for c in sec.children]
 
 
 def _default_option():
