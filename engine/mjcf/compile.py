@@ -491,12 +491,7 @@ class Compiler(AssetCompiler):
     if b.frame is not None:
       b.pos, b.quat = mm.frameaccum(b.frame[0], b.frame[1], b.pos, b.quat)
     b.ipos, b.iquat, b.mass, b.inertia = ipos, iquat, mass, inertia
-    b.contype = b.conaffinity = 0
-    b.margin = 0.0
-    for g in b.geoms:
-      b.contype |= g.contype
-      b.conaffinity |= g.conaffinity
-      b.margin = max(b.margin, g.margin + g.gap)
+    _body_collision(b)
     b.dofnum = sum(self._compile_joint(j) for j in b.joints)
     if b.dofnum > 6:
       raise n.error("more than 6 dofs in body")
@@ -623,12 +618,7 @@ class Compiler(AssetCompiler):
       b.id = k
       if k:
         b.weldid = k if (b.joints or b.mocap) else b.parent.weldid
-      b.contype = b.conaffinity = 0
-      b.margin = 0.0
-      for g in b.geoms:
-        b.contype |= g.contype
-        b.conaffinity |= g.conaffinity
-        b.margin = max(b.margin, g.margin + g.gap)
+      _body_collision(b)
     for x in [c for b in self.bodies for c in b.cams + b.lights]:
       if x.targetbodyid >= 0:
         x.targetbodyid = old_ids[x.targetbodyid].id
@@ -1255,6 +1245,17 @@ def _geom_refs(n, out):
 
 def _children(n, tag):
   return [c for c in n.children if c.tag == tag]
+
+
+def _body_collision(b):
+  """A body's contype and conaffinity (the union of its geoms') and margin (its geoms' largest
+  margin + gap)."""
+  b.contype = b.conaffinity = 0
+  b.margin = 0.0
+  for g in b.geoms:
+    b.contype |= g.contype
+    b.conaffinity |= g.conaffinity
+    b.margin = max(b.margin, g.margin + g.gap)
 
 
 def _elements(n, tag):
