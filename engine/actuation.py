@@ -10,7 +10,7 @@ import math
 from numjoco.engine import history
 from numjoco.engine import math as mm
 from numjoco.engine import muscle
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
                           mjtTrn)
 from numjoco.engine._sig import unit, M, D
@@ -41,27 +41,23 @@ def _round(x):
   return math.copysign(math.floor(abs(x) + 0.5), x)
 
 
+@inline
+def _slot(present, k):
+  """(offset of a state, next free offset): (k, k + 1) when the state is present, else (-1, k)."""
+  if present:
+    return k, k + 1
+  return -1, k
+
+
 @jit
 def dcmotor_slots(dynprm, gainprm):
   """Offsets of a DC motor's states in its activation block (-1: absent), in the order slew,
   integral, temperature, bristle, current, and their count (mj_dcmotorSlots)."""
-  k = 0
-  slew = integral = temp = bristle = current = -1
-  if dynprm[7] > 0:
-    slew = k
-    k += 1
-  if gainprm[5] > 0:
-    integral = k
-    k += 1
-  if dynprm[2] > 0:
-    temp = k
-    k += 1
-  if dynprm[5] > 0:
-    bristle = k
-    k += 1
-  if dynprm[0] > 0:
-    current = k
-    k += 1
+  slew, k = _slot(dynprm[7] > 0, 0)
+  integral, k = _slot(gainprm[5] > 0, k)
+  temp, k = _slot(dynprm[2] > 0, k)
+  bristle, k = _slot(dynprm[5] > 0, k)
+  current, k = _slot(dynprm[0] > 0, k)
   return slew, integral, temp, bristle, current, k
 
 

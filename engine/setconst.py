@@ -30,18 +30,17 @@ def _position_stages(m, d):
 
 
 @jit
-def _inertia_stages(m, d):
-  if m.ntendon:
-    smooth.tendon(m, d)
-  smooth.crb(m, d)
-  smooth.factor_m(m, d)
-  smooth.transmission(m, d)
-
-
-@jit
 def _spring_lengths(m, d):
   if m.ntendon:
     smooth.tendon(m, d)
+
+
+@jit
+def _inertia_stages(m, d):
+  _spring_lengths(m, d)
+  smooth.crb(m, d)
+  smooth.factor_m(m, d)
+  smooth.transmission(m, d)
 
 
 def dof_chain(m, body):
