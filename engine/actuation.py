@@ -149,7 +149,7 @@ def _slew_limit(u, u_prev, slew, h, period):
 
 
 @jit
-def _servo_inputs(ctrl, uadr, spec):
+def servo_inputs(ctrl, uadr, spec):
   """(pos, vel, ff, voltage) of a control block in canonical order; absent inputs are 0."""
   k = uadr
   pos = vel = ff = volt = 0.0
@@ -171,7 +171,7 @@ def _servo_inputs(ctrl, uadr, spec):
 def _dcmotor_voltage(ctrl, uadr, spec, length, vel, x_i, g):
   """Terminal voltage of a DC motor: its torque-space PID driven through R/K with back-EMF
   compensation and clamped to Vmax, plus the raw voltage input (dcmotorVoltage)."""
-  pos, vref, ff, volt = _servo_inputs(ctrl, uadr, spec)
+  pos, vref, ff, volt = servo_inputs(ctrl, uadr, spec)
   v = 0.0
   if spec & (_IN_POS | _IN_VEL | _IN_FF):
     torque = g[4] * (pos - length) + g[6] * (vref - vel) + g[5] * x_i + ff
@@ -446,7 +446,7 @@ def _siso_force(m, d, i, ctrl):
   length = d.actuator_length[oadr]
   if gt == _GAIN_PID:
     b = m.actuator_biasprm[i]
-    qref, vref, ff, _ = _servo_inputs(ctrl, uadr, m.actuator_ctrlspec[i])
+    qref, vref, ff, _ = servo_inputs(ctrl, uadr, m.actuator_ctrlspec[i])
     period = wrap_period(m, i)
     if period > 0:
       qref = wrap_setpoint(qref, length, period)

@@ -387,7 +387,7 @@ def _equality_anchors(m, d, i):
 
 
 @jit
-def _weld_quats(m, d, i, b1, b2):
+def weld_quats(m, d, i, b1, b2):
   """(q0 * relpose or site frame 1, neg(q1) or neg(site frame 2)) of a weld."""
   o1, o2 = m.eq_obj1id[i], m.eq_obj2id[i]
   p = d.xquat[b1]
@@ -423,7 +423,7 @@ def _connect_weld(m, d, i):
   if m.eq_type[i] == _EQ_CONNECT:
     return 3, nvs
   ts = m.eq_data[i, 10]
-  a0, a1, a2, a3, n0, n1, n2, n3 = _weld_quats(m, d, i, b1, b2)
+  a0, a1, a2, a3, n0, n1, n2, n3 = weld_quats(m, d, i, b1, b2)
   e0, e1, e2, e3 = mm.quat_mul(n0, n1, n2, n3, a0, a1, a2, a3)
   cpos[3], cpos[4], cpos[5] = e1 * ts, e2 * ts, e3 * ts
   for k in range(nv):
@@ -1190,7 +1190,7 @@ def _jdotv(m, d):
     row += 3
     if typ == _EQ_WELD:
       ts = m.eq_data[eq, 10]
-      a0, a1, a2, a3, n0, n1, n2, n3 = _weld_quats(m, d, eq, b1, b2)
+      a0, a1, a2, a3, n0, n1, n2, n3 = weld_quats(m, d, eq, b1, b2)
       w1, w2 = d.cvel[b1], d.cvel[b2]
       dw0, dw1, dw2 = w1[0] - w2[0], w1[1] - w2[1], w1[2] - w2[2]
       o1, o2 = m.eq_obj1id[eq], m.eq_obj2id[eq]
@@ -1344,8 +1344,8 @@ def tendon_dot(m, d, t):
     else:
       u0, u1, u2 = u0 / norm, u1 / norm, u2 / norm
     # relative velocity of the endpoints and its part normal to the segment, over the length
-    smooth._jac_rows(m, d, J, 0, b0, p0)
-    smooth._jac_rows(m, d, J, 6, b1, p1)
+    smooth.jac_rows(m, d, J, 0, b0, p0)
+    smooth.jac_rows(m, d, J, 6, b1, p1)
     w0 = w1 = w2 = 0.0
     for k in range(nv):
       w0 += (J[6, k] - J[0, k]) * qv[k]

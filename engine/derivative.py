@@ -32,6 +32,7 @@ _DYN_NONE = int(mjtDyn.NONE)
 _TRN_TENDON = int(mjtTrn.TENDON)
 _GAIN_AFFINE, _GAIN_DCMOTOR, _GAIN_SO3 = (int(mjtGain.AFFINE), int(mjtGain.DCMOTOR),
                                            int(mjtGain.SO3))
+_GAIN_MUSCLE = int(mjtGain.MUSCLE)
 _BIAS_AFFINE, _BIAS_SO3 = int(mjtBias.AFFINE), int(mjtBias.SO3)
 _SERVO_INPUTS = int(mjtInput.POS | mjtInput.VEL | mjtInput.FF)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
@@ -86,7 +87,7 @@ def _add_jtbj_row_skip(m, d, vals, cols, adr, nnz, b, skip):
 
 
 @jit
-def _mark_clamped_dofs(m, d, dof_clamped):
+def mark_clamped_dofs(m, d, dof_clamped):
   """dof_clamped[dof] = 1 where jnt_actfrcrange clamps qfrc_actuator; True if any is."""
   for k in range(m.nv):
     dof_clamped[k] = 0
@@ -141,7 +142,7 @@ def _dcmotor_vel(m, d, i):
     if g[7] > 0:
       oadr = m.actuator_outadr[i]
       vel = d.actuator_velocity[oadr]
-      pos, vref, ff, _ = actuation._servo_inputs(d.ctrl_clamped, m.actuator_ctrladr[i], spec)
+      pos, vref, ff, _ = actuation.servo_inputs(d.ctrl_clamped, m.actuator_ctrladr[i], spec)
       x_i = d.act[first + slots[1]] if slots[1] >= 0 else 0.0
       tau = g[4] * (pos - d.actuator_length[oadr]) + g[6] * (vref - vel) + g[5] * x_i + ff
       if abs(R / K * tau + K * vel) > g[7]:
@@ -191,7 +192,7 @@ def actuator_slopes(m, d, i):
   if gt == _GAIN_AFFINE:
     gain_vel = m.actuator_gainprm[i, 2]
     gain_len = m.actuator_gainprm[i, 1]
-  elif gt == actuation._GAIN_MUSCLE:
+  elif gt == _GAIN_MUSCLE:
     gain_vel = muscle.gain_vel(
         d.actuator_length[oadr], d.actuator_velocity[oadr], m.actuator_lengthrange[oadr, 0],
         m.actuator_lengthrange[oadr, 1], m.actuator_acc0[oadr], m.actuator_gainprm[i])
@@ -224,7 +225,7 @@ def actuator_vel(m, d):
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
     return
   dof_clamped = d.ivec_nv[0]
-  any_dof_clamped = _mark_clamped_dofs(m, d, dof_clamped)
+  any_dof_clamped = mark_clamped_dofs(m, d, dof_clamped)
   for i in range(m.nactuator):
     if actuation.actuator_disabled(m, i):
       continue

@@ -125,7 +125,7 @@ def inverse_skip(m, d, skipstage, skipsensor, jar, qacc_save, work, A):
     discrete_acc(m, d, work, A)
   inv_constraint(m, d, jar)
   smooth.rne(m, d, False, d.qfrc_inverse)
-  fwd._tendon_bias(m, d)
+  fwd.tendon_bias(m, d)
   if not skipsensor:
     sensor.sensor_acc(m, d)
   if disc_int:

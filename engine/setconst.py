@@ -18,7 +18,7 @@ def _set_m0(m, d, out):
   buf = d.scratch_nbody[0, 0]
   for i in range(m.nv):
     smooth.mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])
-    out[i] = m.dof_armature[i] + smooth._actuator_armature(m, m.dof_jntid[i], False) + \
+    out[i] = m.dof_armature[i] + smooth.actuator_armature(m, m.dof_jntid[i], False) + \
         smooth.mm.dot6(d.cdof[i], buf)
 
 

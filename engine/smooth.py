@@ -510,7 +510,7 @@ def tendon(m, d):
 
 
 @jit
-def _jac_rows(m, d, out, r, body, p):
+def jac_rows(m, d, out, r, body, p):
   """out[r:r+3] = translational, out[r+3:r+6] = rotational dense Jacobian of world point p
   on `body` (mj_jac)."""
   for k in range(6):
@@ -563,7 +563,7 @@ def _site_moment(m, d, i, gear):
   ref = m.actuator_trnid[i, 1]
   for j in range(nv):
     row[j] = 0.0
-  _jac_rows(m, d, J, 0, m.site_bodyid[sid], d.site_xpos[sid])
+  jac_rows(m, d, J, 0, m.site_bodyid[sid], d.site_xpos[sid])
   length = 0.0
   if ref < 0:
     xm = d.site_xmat[sid]
@@ -574,7 +574,7 @@ def _site_moment(m, d, i, gear):
                 + J[3, j] * w3 + J[4, j] * w4 + J[5, j] * w5)
     return length
   common = _common_dof(m, m.body_weldid[m.site_bodyid[sid]], m.body_weldid[m.site_bodyid[ref]])
-  _jac_rows(m, d, J, 6, m.site_bodyid[ref], d.site_xpos[ref])
+  jac_rows(m, d, J, 6, m.site_bodyid[ref], d.site_xpos[ref])
   xr = d.site_xmat[ref]
   for part in range(2):
     g0, g1, g2 = gear[3 * part], gear[3 * part + 1], gear[3 * part + 2]
@@ -630,8 +630,8 @@ def _slidercrank_moment(m, d, i, gear):
     f = 1 - av / sdet
     lv0, lv1, lv2 = ax0 * f + v0 / sdet, ax1 * f + v1 / sdet, ax2 * f + v2 / sdet
     la0, la1, la2 = v0 * f, v1 * f, v2 * f
-  _jac_rows(m, d, J, 0, m.site_bodyid[sl], d.site_xpos[sl])       # slider point and axis
-  _jac_rows(m, d, J, 6, m.site_bodyid[cid], d.site_xpos[cid])     # crank point
+  jac_rows(m, d, J, 0, m.site_bodyid[sl], d.site_xpos[sl])       # slider point and axis
+  jac_rows(m, d, J, 6, m.site_bodyid[cid], d.site_xpos[cid])     # crank point
   for j in range(nv):
     # jacA = cross(jacr column, axis); jac = crank point - slider point
     ja0 = J[4, j] * ax2 - J[5, j] * ax1
@@ -678,8 +678,8 @@ def _body_moment(m, d, i):
     elif ex == 1:
       counter += 1
       p = d.contact_pos[c]
-      _jac_rows(m, d, J, 0, b1, p)
-      _jac_rows(m, d, J, 6, b2, p)
+      jac_rows(m, d, J, 0, b1, p)
+      jac_rows(m, d, J, 6, b2, p)
       fr = d.contact_frame[c]
       for j in range(nv):
         row[j] += (fr[0] * (J[6, j] - J[0, j]) + fr[1] * (J[7, j] - J[1, j])
@@ -718,8 +718,8 @@ def _so3_moment(m, d, i, out, adr):
   v = mm.sub_quat4(q0, q1, q2, q3, r0, r1, r2, r3)
   J = d.trn_jac
   nv = m.nv
-  _jac_rows(m, d, J, 0, b, d.site_xpos[ident])
-  _jac_rows(m, d, J, 6, br, d.site_xpos[ref])
+  jac_rows(m, d, J, 0, b, d.site_xpos[ident])
+  jac_rows(m, d, J, 6, br, d.site_xpos[ref])
   for r in range(3):
     for j in range(nv):
       J[3 + r, j] -= J[9 + r, j]
@@ -837,7 +837,7 @@ def actuator_drives(m, k, jnt_or_tendon, is_tendon):
 
 
 @jit
-def _actuator_armature(m, jnt_or_tendon, is_tendon):
+def actuator_armature(m, jnt_or_tendon, is_tendon):
   """Armature an actuator passes on to the joint/tendon it drives (mj_actuatorArmature)."""
   aid = m.tendon_actuatorid[jnt_or_tendon] if is_tendon else m.jnt_actuatorid[jnt_or_tendon]
   if aid == -1:
@@ -882,7 +882,7 @@ def crb(m, d):
       M[adr] = m.dof_M0[i]
       continue
     madr = adr + m.M_rownnz[i] - 1
-    M[madr] = m.dof_armature[i] + _actuator_armature(m, m.dof_jntid[i], False)
+    M[madr] = m.dof_armature[i] + actuator_armature(m, m.dof_jntid[i], False)
     mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])
     j = i
     while j >= 0:
@@ -890,7 +890,7 @@ def crb(m, d):
       madr -= 1
       j = m.dof_parentid[j]
   for t in range(m.ntendon):
-    arm = m.tendon_armature[t] + _actuator_armature(m, t, True)
+    arm = m.tendon_armature[t] + actuator_armature(m, t, True)
     if arm == 0.0:
       continue
     ja, jn = m.ten_J_rowadr[t], m.ten_J_rownnz[t]

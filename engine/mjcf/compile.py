@@ -39,7 +39,7 @@ _INTEGRATOR = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3, "discrete
 _CONE = {"pyramidal": 0, "elliptic": 1}
 _JACOBIAN = {"dense": 0, "sparse": 1, "auto": 2}
 _SOLVER = {"PGS": 0, "CG": 1, "Newton": 2}
-_ENABLE = {"override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact"}
+ENABLE_FLAGS = {"override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact"}
 _SOLREF = [0.02, 1.0]
 _SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
 _ORIENT = ("axisangle", "xyaxes", "zaxis", "euler")
@@ -88,7 +88,7 @@ class Compiler(AssetCompiler):
     self.cams, self.lights, self.mats, self.tendons = [], [], [], []
     self.actuators, self.eqs, self.keys = [], [], []
     self.pairs, self.excludes, self.sensors = [], [], []
-    self.opt = _default_option()
+    self.opt = default_option()
     self.visual, self.statistic = {}, {}
     self.meshes, self.meshdir, self.strippath = [], "", False
     self.fitaabb = False
@@ -279,7 +279,7 @@ class Compiler(AssetCompiler):
     for f in _children(n, "flag"):
       for key in f.attrib:
         on = keyword(f, key, {"enable": True, "disable": False})
-        if key in _ENABLE:
+        if key in ENABLE_FLAGS:
           bit, field, setbit = t.mjtEnableBit[key.upper()], "enableflags", on
         else:
           bit, field, setbit = t.mjtDisableBit[key.upper()], "disableflags", not on
@@ -1265,7 +1265,7 @@ def _elements(n, tag):
   return [c for sec in _children(n, tag) for c in sec.children]
 
 
-def _default_option():
+def default_option():
   return {"timestep": [0.002], "impratio": [1.0], "tolerance": [1e-8], "ls_tolerance": [0.01],
           "noslip_tolerance": [1e-6], "ccd_tolerance": [1e-6], "sleep_tolerance": [1e-3], "density": [0.0],
           "viscosity": [0.0], "o_margin": [0.0], "gravity": [0.0, 0.0, -9.81],
