@@ -69,7 +69,7 @@ def test_actuator_unknown_target(tmp_path, target):
     ('<geom class="missing" size=".1"/>', "<geom>", "unknown default class 'missing'"),
     ('<geom type="mesh" mesh="m"/>', "<geom>", "unknown mesh 'm'"),
     ('<joint type="hing"/>', "<joint>", "'hing'"),
-])
+], ids=["unknown_default_class", "unknown_mesh", "invalid_keyword"])
 def test_bad_element_in_a_body(tmp_path, elem, start, fragment):
   """One bad element inside a body on line 4: the message names line 4, the element and the
   fault."""
