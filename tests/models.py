@@ -78,13 +78,53 @@ def load_both(name, disable_constraint=True):
   return m, mjm
 
 
-def random_state(mjm, mjd, seed, scale=0.3):
-  """Put a random but valid state (normalised quaternions) and random controls into mjd."""
+def quat_adrs(mjm):
+  """qpos addresses of every quaternion of a MuJoCo model: each ball joint's and each free
+  joint's (after its 3 position numbers)."""
   import mujoco
-  rng = np.random.default_rng(seed)
+  adrs = []
+  for j in range(mjm.njnt):
+    if mjm.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+      adrs.append(mjm.jnt_qposadr[j] + 3)
+    elif mjm.jnt_type[j] == mujoco.mjtJoint.mjJNT_BALL:
+      adrs.append(mjm.jnt_qposadr[j])
+  return adrs
+
+
+def arm_chain(h1="", in_b3=""):
+  """MJCF of a three-link arm hanging from (0, 0, 1), indented for a worldbody: body b1 on
+  hinge h1 and b2 on hinge h2 (y axis, capsules 0.3 long of the default geom class), then b3
+  on slide s3 (x axis) with a small box; `h1` adds attributes to joint h1, `in_b3` is MJCF put
+  inside b3 after its box."""
+  return f"""    <body name="b1" pos="0 0 1">
+      <joint name="h1" type="hinge" axis="0 1 0" damping="0.05"{h1}/>
+      <geom fromto="0 0 0 0.3 0 0"/>
+      <body name="b2" pos="0.3 0 0">
+        <joint name="h2" type="hinge" axis="0 1 0" damping="0.05"/>
+        <geom fromto="0 0 0 0.3 0 0"/>
+        <body name="b3" pos="0.3 0 0">
+          <joint name="s3" type="slide" axis="1 0 0" damping="0.5"/>
+          <geom type="box" size="0.04 0.03 0.03"/>
+{in_b3}
+        </body>
+      </body>
+    </body>
+"""
+
+
+def random_pos_vel(mjm, mjd, rng, scale):
+  """Draw from `rng` a random qpos (qpos0 plus normal noise times `scale`, quaternions then
+  normalised) and a standard-normal qvel into mjd."""
+  import mujoco
   mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * scale
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)
   mjd.qvel[:] = rng.normal(size=mjm.nv)
+
+
+def random_state(mjm, mjd, seed, scale=0.3):
+  """Put a random but valid state (normalised quaternions) and random controls into mjd."""
+  rng = np.random.default_rng(seed)
+  random_pos_vel(mjm, mjd, rng, scale)
   lo, hi = mjm.actuator_ctrlrange.T if mjm.nu else (np.zeros(0), np.zeros(0))
   mjd.ctrl[:] = rng.uniform(-1, 1, size=mjm.nu)
   mjd.act[:] = rng.uniform(0, 1, size=mjm.na)
@@ -138,6 +178,32 @@ def pair_pose(mjm, mjd, rng, plane, top=0.15):
     mjd.qpos[3:7] = rng.normal(size=4)
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)
   mujoco.mj_forward(mjm, mjd)
+
+
+def free_pose_forward(m, d, mjm, mjd, rng, half, height):
+  """Put the first free joint (qpos[0:7]) of mjd at x, y uniform in (-half, half), z uniform in
+  `height` (lo, hi), turned at random; run mj_forward, copy qpos into our Data d and run
+  numjoco.forward."""
+  import mujoco
+
+  import numjoco
+  mjd.qpos[0:3] = [rng.uniform(-half, half), rng.uniform(-half, half), rng.uniform(*height)]
+  mjd.qpos[3:7] = rng.normal(size=4)
+  mujoco.mj_normalizeQuat(mjm, mjd.qpos)
+  mujoco.mj_forward(mjm, mjd)
+  d.qpos[:] = mjd.qpos
+  numjoco.forward(m, d)
+
+
+def assert_mjcf_error(xml, match, where):
+  """Compiling the MJCF string `xml` raises MjcfError matching `match`, its message naming
+  `where` (line and element, such as ":2: <hfield")."""
+  import pytest
+
+  from numjoco.engine.mjcf import MjcfError, compile_model
+  with pytest.raises(MjcfError, match=match) as e:
+    compile_model(xml)
+  assert where in str(e.value)
 
 
 def terrain_pose(mjm, mjd, rng):

@@ -17,7 +17,7 @@ import pytest
 import numjoco
 from numjoco.engine.mjcf import MjcfError
 from numjoco.engine import types as t
-from tests.models import assert_close, models_of
+from tests.models import arm_chain, assert_close, models_of
 
 _ARM = """
 <mujoco>
@@ -25,23 +25,12 @@ _ARM = """
   <default><geom type="capsule" size="0.03"/></default>
   <worldbody>
     <site name="ref" pos="0 0 1" euler="10 20 30"/>
-    <body name="b1" pos="0 0 1">
-      <joint name="h1" type="hinge" axis="0 1 0" damping="0.05" range="-2 2"/>
-      <geom fromto="0 0 0 0.3 0 0"/>
-      <body name="b2" pos="0.3 0 0">
-        <joint name="h2" type="hinge" axis="0 1 0" damping="0.05"/>
-        <geom fromto="0 0 0 0.3 0 0"/>
-        <body name="b3" pos="0.3 0 0">
-          <joint name="s3" type="slide" axis="1 0 0" damping="0.5"/>
-          <geom type="box" size="0.04 0.03 0.03"/>
+""" + arm_chain(h1=' range="-2 2"', in_b3="""\
           <body name="b4" pos="0.05 0 0">
             <joint name="ball" type="ball" damping="0.02"/>
             <geom fromto="0 0 0 0 0 -0.2"/>
             <site name="tip" pos="0 0.02 -0.2" euler="5 -10 15"/>
-          </body>
-        </body>
-      </body>
-    </body>
+          </body>""") + """\
   </worldbody>
   <tendon><fixed name="t"><joint joint="h1" coef="0.5"/><joint joint="h2" coef="-0.3"/></fixed>
   </tendon>

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from tests.models import load_both, models_of
+from tests.models import load_both, models_of, quat_adrs
 
 JOINTS_XML = """
 <mujoco>
@@ -50,12 +50,7 @@ def _random(mjm, seed):
 def _quat_sign(mjm, q):
   """qpos with every free/ball quaternion on the w >= 0 hemisphere."""
   q = np.array(q)
-  for j in range(mjm.njnt):
-    a = mjm.jnt_qposadr[j]
-    if mjm.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-      a += 3
-    elif mjm.jnt_type[j] != mujoco.mjtJoint.mjJNT_BALL:
-      continue
+  for a in quat_adrs(mjm):
     if q[a] < 0:
       q[a:a + 4] *= -1
   return q

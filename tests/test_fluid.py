@@ -5,7 +5,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop, io
-from tests.models import suite_mjmodel
+from tests.models import quat_adrs, suite_mjmodel
 
 RTOL, ATOL = 1e-9, 1e-10
 
@@ -104,12 +104,7 @@ def _load(name):
 def _random_state(mjm, mjd, rng, vel_scale):
   """Random configuration (unit quaternions) and velocity, also for mocap bodies."""
   mjd.qpos[:] = mjm.qpos0 + 0.3 * rng.standard_normal(mjm.nq)
-  for j in range(mjm.njnt):
-    adr = mjm.jnt_qposadr[j]
-    if mjm.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-      adr += 3
-    elif mjm.jnt_type[j] != mujoco.mjtJoint.mjJNT_BALL:
-      continue
+  for adr in quat_adrs(mjm):
     q = mjd.qpos[adr:adr + 4]
     mujoco.mju_normalize4(q)
   mjd.qvel[:] = vel_scale * rng.standard_normal(mjm.nv)

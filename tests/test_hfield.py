@@ -10,7 +10,7 @@ import pytest
 import numjoco
 from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.conformance.test_contact import _compare
-from tests.models import models_of, terrain_pose
+from tests.models import assert_mjcf_error, free_pose_forward, models_of, terrain_pose
 from tests.test_mjcf_compile import assert_same
 
 _RNG = np.random.default_rng(5)
@@ -170,12 +170,7 @@ def test_quadruped_on_rough_terrain():
   hits = 0
   for _ in range(20):
     mjd.qpos[:] = mjm.qpos0
-    mjd.qpos[0:3] = [rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(0.3, 1.5)]
-    mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
-    d.qpos[:] = mjd.qpos
-    numjoco.forward(m, d)
+    free_pose_forward(m, d, mjm, mjd, rng, 3, (0.3, 1.5))
     adr = mjm.sensor_adr[rf]
     np.testing.assert_allclose(d.sensordata[adr], mjd.sensordata[adr], rtol=1e-9, atol=1e-9)
     hits += int((mjd.sensordata[adr] > 0).sum())
@@ -192,10 +187,7 @@ def test_errors():
       ('<hfield name="h" file="nope.png" size="1 1 1 1"/>', "nope.png"),
   ]
   for asset, msg in bad:
-    xml = f'<mujoco><asset>\n{asset}</asset><worldbody><geom type="hfield" hfield="h"/>' \
-          f'</worldbody></mujoco>'
-    with pytest.raises(MjcfError, match=msg) as e:
-      compile_model(xml)
-    assert ":2: <hfield" in str(e.value)
+    assert_mjcf_error(f'<mujoco><asset>\n{asset}</asset><worldbody><geom type="hfield" '
+                      f'hfield="h"/></worldbody></mujoco>', msg, ":2: <hfield")
   with pytest.raises(MjcfError, match="unknown hfield"):
     compile_model('<mujoco><worldbody><geom type="hfield" hfield="x"/></worldbody></mujoco>')

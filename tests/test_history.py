@@ -22,7 +22,7 @@ import pytest
 import numjoco
 from numjoco.engine import history
 from numjoco.engine.mjcf import MjcfError
-from tests.models import assert_close, models_of
+from tests.models import arm_chain, assert_close, models_of
 
 _DELAY_XML = "/tmp/lead/mjtree/test/testdata/delay.xml"
 _DELAY_INLINE = """
@@ -53,19 +53,7 @@ ARM = """
     <default class="late"><motor nsample="3" delay="0.0035" interp="cubic"/></default>
   </default>
   <worldbody>
-    <body name="b1" pos="0 0 1">
-      <joint name="h1" type="hinge" axis="0 1 0" damping="0.05"/>
-      <geom fromto="0 0 0 0.3 0 0"/>
-      <body name="b2" pos="0.3 0 0">
-        <joint name="h2" type="hinge" axis="0 1 0" damping="0.05"/>
-        <geom fromto="0 0 0 0.3 0 0"/>
-        <body name="b3" pos="0.3 0 0">
-          <joint name="s3" type="slide" axis="1 0 0" damping="0.5"/>
-          <geom type="box" size="0.04 0.03 0.03"/>
-          <site name="tip" pos="0.05 0.01 0"/>
-        </body>
-      </body>
-    </body>
+""" + arm_chain(in_b3='          <site name="tip" pos="0.05 0.01 0"/>') + """\
   </worldbody>
   <actuator>
     <motor name="a0" joint="h1" gear="2" nsample="3" delay="0.006"/>

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from tests.models import assert_close, forward_both, models_of
+from tests.models import assert_close, forward_both, models_of, random_pos_vel
 from tests.conformance.test_forward import SMOOTH_FIELDS
 
 XML = """
@@ -71,9 +71,7 @@ def test_forward(models, seed):
   m, mjm = models
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(seed)
-  mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.3
-  mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-  mjd.qvel[:] = rng.normal(size=mjm.nv)
+  random_pos_vel(mjm, mjd, rng, 0.3)
   mjd.ctrl[:] = rng.uniform(-1, 1, size=mjm.nu)
   mjd.act[:] = rng.uniform(-1, 1, size=mjm.na)
   d = forward_both(m, mjm, mjd)

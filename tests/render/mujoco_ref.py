@@ -134,6 +134,15 @@ np.savez(out, images=np.array(imgs), qpos=d.qpos, qvel=d.qvel, act=d.act, time=d
 """
 
 
+def assert_mask_iou(theirs, ours, least, iou_min, what):
+  """MuJoCo's pixel mask `theirs` holds more than `least` pixels and ours overlaps it with an
+  IoU over `iou_min` (`what` names the masks in the messages). Returns the pixels both hold."""
+  assert theirs.sum() > least, f"MuJoCo's {what} covers only {theirs.sum()} pixels"
+  iou = (theirs & ours).sum() / (theirs | ours).sum()
+  assert iou > iou_min, f"{what} IoU {iou:.3f}"
+  return theirs & ours
+
+
 def mujoco_stepped(path, nstep, cam, width, height, variants, rnd=None):
   """MuJoCo's pictures of the MJCF file `path` after `nstep` steps from its initial state,
   one per entry of `variants` (dicts of mjtVisFlag names to values; "flexgroup": the six

@@ -38,6 +38,20 @@ def _render_both(tmp_path, path, azimuth, elevation, name, distance=0.0):
   return ref, img
 
 
+def assert_sdf_geoms_as_mujoco(tmp_path, xml, name):
+  """Write `xml` (two sdf geoms coloured COLOURS[0] and COLOURS[1]) to `name`.xml and draw it in
+  both engines from azimuth 60, elevation -30 (_render_both): each colour shows in MuJoCo's
+  picture (over 100 pixels) and our pixels of it cover MuJoCo's (IoU > 0.9)."""
+  path = tmp_path / f"{name}.xml"
+  path.write_text(xml)
+  ref, img = _render_both(tmp_path, path, 60, -30, f"{name}_vs_mujoco")
+  for col in COLOURS[:2]:
+    a, b = _mask(ref, col), _mask(img, col)
+    assert a.sum() > 100, f"colour {col} not in view"
+    iou = (a & b).sum() / (a | b).sum()
+    assert iou > 0.9, f"sdf geom of colour {col}: IoU {iou:.3f}"
+
+
 @pytest.mark.parametrize("azimuth,elevation", [(60, -30), (-120, -60), (10, -5)])
 def test_mesh_geoms_match_mujoco(tmp_path, azimuth, elevation):
   """Each mesh geom (convex blob, non-convex L, scaled, rotated) covers MuJoCo's pixels for it

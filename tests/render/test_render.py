@@ -8,7 +8,7 @@ import pytest
 
 import numjoco
 from numjoco.render.camera import Camera
-from numjoco.render.headless import HeadlessRenderer, create_context, save_png
+from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
 from numjoco.render.snapshot import Snapshot
 
@@ -34,11 +34,6 @@ SCENE = """
   </worldbody>
 </mujoco>
 """
-
-
-@pytest.fixture(scope="module")
-def ctx():
-  return create_context()
 
 
 def _model(xml):

@@ -82,6 +82,18 @@ def _colour_share(img, colour, mask, tol=0.2):
   return (np.abs(x - c).max(1) <= tol).mean()
 
 
+def _assert_colour_shares(ref, img, colours, least, count):
+  """Over MuJoCo's lit pixels (channel sum over 60): at least `count` of `colours` each take
+  more than `least` of them in MuJoCo's picture, and every colour's share in ours is within
+  0.05 of MuJoCo's. Returns the mask of lit pixels."""
+  mask = ref.sum(2) > 60
+  shares = [_colour_share(ref, c, mask) for c in colours]
+  assert sum(s > least for s in shares) >= count
+  for c, s in zip(colours, shares):
+    assert abs(s - _colour_share(img, c, mask)) < 0.05
+  return mask
+
+
 LIGHT = '<light pos="0 0 3" dir="0 0 -1" directional="true" castshadow="false" diffuse=".6 .6 .6"/>'
 
 
@@ -141,11 +153,7 @@ def test_cube_texture_from_six_files_on_a_box(tmp_path):
   </worldbody></mujoco>"""
   for az, el in ((45, -30), (225, 30)):
     ref, img, _ = _render_both(tmp_path, xml, az, el, 1.8, (0.2, 0, 0), f"cube_{az}")
-    mask = ref.sum(2) > 60
-    shares = [_colour_share(ref, c, mask) for c in FACE_COLOURS]
-    assert sum(s > 0.05 for s in shares) >= 3
-    for c, s in zip(FACE_COLOURS, shares):
-      assert abs(s - _colour_share(img, c, mask)) < 0.05
+    mask = _assert_colour_shares(ref, img, FACE_COLOURS, 0.05, 3)
     assert _agree(ref, img, mask) > 0.85
 
 
@@ -227,11 +235,7 @@ def test_textured_obj_mesh(tmp_path):
   for az, el in ((45, -30), (225, 40)):
     ref, img, m = _render_both(tmp_path, xml, az, el, 1.5, (0, 0, 0), f"obj_{az}")
     assert m.mesh_texcoordadr[0] == 0 and m.mesh_texcoordnum[0] == 16
-    mask = ref.sum(2) > 60
-    shares = [_colour_share(ref, c, mask) for c in QUADRANTS]
-    assert sum(s > 0.1 for s in shares) >= 2
-    for c, s in zip(QUADRANTS, shares):
-      assert abs(s - _colour_share(img, c, mask)) < 0.05
+    mask = _assert_colour_shares(ref, img, QUADRANTS, 0.1, 2)
     # MuJoCo smooths this cube's vertex normals, we keep its creases: compare hues
     assert _hue_agree(ref, img, mask) > 0.9
 
