@@ -10,7 +10,7 @@ import math
 from numjoco.engine import history
 from numjoco.engine import math as mm
 from numjoco.engine import muscle
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
                           mjtTrn)
 from numjoco.engine._sig import unit, M, D
@@ -41,27 +41,23 @@ def _round(x):
   return math.copysign(math.floor(abs(x) + 0.5), x)
 
 
+@inline
+def _slot(present, k):
+  """(offset of a state, next free offset): (k, k + 1) when the state is present, else (-1, k)."""
+  if present:
+    return k, k + 1
+  return -1, k
+
+
 @jit
 def dcmotor_slots(dynprm, gainprm):
   """Offsets of a DC motor's states in its activation block (-1: absent), in the order slew,
   integral, temperature, bristle, current, and their count (mj_dcmotorSlots)."""
-  k = 0
-  slew = integral = temp = bristle = current = -1
-  if dynprm[7] > 0:
-    slew = k
-    k += 1
-  if gainprm[5] > 0:
-    integral = k
-    k += 1
-  if dynprm[2] > 0:
-    temp = k
-    k += 1
-  if dynprm[5] > 0:
-    bristle = k
-    k += 1
-  if dynprm[0] > 0:
-    current = k
-    k += 1
+  slew, k = _slot(dynprm[7] > 0, 0)
+  integral, k = _slot(gainprm[5] > 0, k)
+  temp, k = _slot(dynprm[2] > 0, k)
+  bristle, k = _slot(dynprm[5] > 0, k)
+  current, k = _slot(dynprm[0] > 0, k)
   return slew, integral, temp, bristle, current, k
 
 
@@ -153,7 +149,7 @@ def _slew_limit(u, u_prev, slew, h, period):
 
 
 @jit
-def _servo_inputs(ctrl, uadr, spec):
+def servo_inputs(ctrl, uadr, spec):
   """(pos, vel, ff, voltage) of a control block in canonical order; absent inputs are 0."""
   k = uadr
   pos = vel = ff = volt = 0.0
@@ -175,7 +171,7 @@ def _servo_inputs(ctrl, uadr, spec):
 def _dcmotor_voltage(ctrl, uadr, spec, length, vel, x_i, g):
   """Terminal voltage of a DC motor: its torque-space PID driven through R/K with back-EMF
   compensation and clamped to Vmax, plus the raw voltage input (dcmotorVoltage)."""
-  pos, vref, ff, volt = _servo_inputs(ctrl, uadr, spec)
+  pos, vref, ff, volt = servo_inputs(ctrl, uadr, spec)
   v = 0.0
   if spec & (_IN_POS | _IN_VEL | _IN_FF):
     torque = g[4] * (pos - length) + g[6] * (vref - vel) + g[5] * x_i + ff
@@ -450,7 +446,7 @@ def _siso_force(m, d, i, ctrl):
   length = d.actuator_length[oadr]
   if gt == _GAIN_PID:
     b = m.actuator_biasprm[i]
-    qref, vref, ff, _ = _servo_inputs(ctrl, uadr, m.actuator_ctrlspec[i])
+    qref, vref, ff, _ = servo_inputs(ctrl, uadr, m.actuator_ctrlspec[i])
     period = wrap_period(m, i)
     if period > 0:
       qref = wrap_setpoint(qref, length, period)

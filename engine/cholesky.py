@@ -4,11 +4,22 @@ lower triangle of a row-major n x n array. The Newton solver factors its Hessian
 (engine/solver.py)."""
 import math
 
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 # ---------------------------------------------------------------------------------------------
 # small dense linear algebra (MuJoCo's engine_util_solve.c, lower triangles of row-major n x n)
+
+@inline
+def _factor_pivot(mat, j, tmp, mindiag):
+  """mat[j, j] = sqrt(tmp), tmp clamped to mindiag (mju_cholFactor); whether it was clamped
+  (column j below the diagonal is then zero)."""
+  deficient = tmp < mindiag
+  if deficient:
+    tmp = mindiag
+  mat[j, j] = math.sqrt(tmp)
+  return deficient
+
 
 @jit
 def chol_factor(mat, n, mindiag):
@@ -18,12 +29,8 @@ def chol_factor(mat, n, mindiag):
     tmp = mat[j, j]
     for k in range(j):
       tmp -= mat[j, k] * mat[j, k]
-    deficient = tmp < mindiag
-    if deficient:
-      tmp = mindiag
+    if _factor_pivot(mat, j, tmp, mindiag):
       rank -= 1
-    mat[j, j] = math.sqrt(tmp)
-    if deficient:
       for i in range(j + 1, n):
         mat[i, j] = 0.0
     else:
@@ -53,22 +60,29 @@ def chol_solve(res, mat, vec, n):
     res[i] = s / mat[i, i]
 
 
+@inline
+def _update_pivot(mat, x, k, plus, rank):
+  """Step k of mju_cholUpdate: writes the new diagonal mat[k, k] and returns (rank, one less
+  when the pivot was clamped to _MINVAL; c, 1/c, s of the rotation applied to column k and x)."""
+  lkk = mat[k, k]
+  tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
+  if tmp < _MINVAL:
+    tmp = _MINVAL
+    rank -= 1
+  r = math.sqrt(tmp)
+  c = r / lkk
+  s = x[k] / lkk
+  mat[k, k] = r
+  return rank, c, 1.0 / c, s
+
+
 @jit
 def chol_update(mat, x, n, plus):
   """Rank-one update L L' +/- x x' of a Cholesky factor; x is overwritten (mju_cholUpdate)."""
   rank = n
   for k in range(n):
     if x[k] != 0.0:
-      lkk = mat[k, k]
-      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
-      if tmp < _MINVAL:
-        tmp = _MINVAL
-        rank -= 1
-      r = math.sqrt(tmp)
-      c = r / lkk
-      cinv = 1.0 / c
-      s = x[k] / lkk
-      mat[k, k] = r
+      rank, c, cinv, s = _update_pivot(mat, x, k, plus, rank)
       if plus:
         for i in range(k + 1, n):
           mat[i, k] = (mat[i, k] + s * x[i]) * cinv
@@ -101,12 +115,8 @@ def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
     for t in range(bj, bj + rownnz[j]):
       k = rowpat[t]
       tmp -= mat[j, k] * mat[j, k]
-    deficient = tmp < mindiag
-    if deficient:
-      tmp = mindiag
+    if _factor_pivot(mat, j, tmp, mindiag):
       rank -= 1
-    mat[j, j] = math.sqrt(tmp)
-    if deficient:
       for t in range(bj, bj + colnnz[j]):
         mat[colpat[t], j] = 0.0
     else:
@@ -147,16 +157,7 @@ def chol_update_sp(mat, x, n, plus, colpat, colnnz):
   rank = n
   for k in range(n):
     if x[k] != 0.0:
-      lkk = mat[k, k]
-      tmp = lkk * lkk + (x[k] * x[k] if plus else -x[k] * x[k])
-      if tmp < _MINVAL:
-        tmp = _MINVAL
-        rank -= 1
-      r = math.sqrt(tmp)
-      c = r / lkk
-      cinv = 1.0 / c
-      s = x[k] / lkk
-      mat[k, k] = r
+      rank, c, cinv, s = _update_pivot(mat, x, k, plus, rank)
       b = k * n
       if plus:
         for t in range(b, b + colnnz[k]):

@@ -31,15 +31,15 @@ from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint
                           mjtWrap)
 from numjoco.engine._sig import unit, M, D
 
-_EQUALITY = int(mjtConstraint.EQUALITY)
+# the row types (mjtConstraint), read by the solvers and the islands too
+EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = (
+    int(mjtConstraint.EQUALITY), int(mjtConstraint.FRICTION_DOF),
+    int(mjtConstraint.FRICTION_TENDON), int(mjtConstraint.LIMIT_JOINT),
+    int(mjtConstraint.LIMIT_TENDON))
+FRICTIONLESS, PYRAMIDAL, ELLIPTIC = (int(mjtConstraint.CONTACT_FRICTIONLESS),
+                                     int(mjtConstraint.CONTACT_PYRAMIDAL),
+                                     int(mjtConstraint.CONTACT_ELLIPTIC))
 _WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.JOINT), int(mjtWrap.PULLEY)
-_FRICTION_DOF = int(mjtConstraint.FRICTION_DOF)
-_FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
-_LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
-_LIMIT_TENDON = int(mjtConstraint.LIMIT_TENDON)
-_FRICTIONLESS = int(mjtConstraint.CONTACT_FRICTIONLESS)
-_PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
-_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _EQ_CONNECT, _EQ_WELD, _EQ_JOINT, _EQ_TENDON = (int(mjtEq.CONNECT), int(mjtEq.WELD),
                                                 int(mjtEq.JOINT), int(mjtEq.TENDON))
 _EQ_FLEX = int(mjtEq.FLEX)
@@ -204,6 +204,13 @@ def jac_dot(m, d, out, p0, p1, p2, body):
 
 
 @inline
+def _chain_next(m, da, da1, da2):
+  """Both chains past dof da, the larger of their current dofs (a step of mj_mergeChain)."""
+  return (m.dof_parentid[da1] if da1 == da else da1,
+          m.dof_parentid[da2] if da2 == da else da2)
+
+
+@inline
 def _chain_count(m, b1, b2, skipcommon):
   """Number of dofs in MuJoCo's merged sparse dof chain of two bodies (mj_mergeChain and
   mj_mergeChainSimple as mj_jacDifPair picks them); only decides which rows exist."""
@@ -222,10 +229,7 @@ def _chain_count(m, b1, b2, skipcommon):
     da = max(da1, da2)
     if skipcommon and da1 == da and da2 == da:
       break
-    if da1 == da:
-      da1 = m.dof_parentid[da1]
-    if da2 == da:
-      da2 = m.dof_parentid[da2]
+    da1, da2 = _chain_next(m, da, da1, da2)
     n += 1
   return n
 
@@ -246,7 +250,7 @@ def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
   that are all zero (dense) or have no dofs (sparse: nvsparse == 0) are skipped, as MuJoCo
   does. Returns False when the rows do not fit in njmax."""
   nv = m.nv
-  contact = typ == _FRICTIONLESS or typ == _PYRAMIDAL or typ == _ELLIPTIC
+  contact = typ == FRICTIONLESS or typ == PYRAMIDAL or typ == ELLIPTIC
   if not contact:
     if is_sparse(m):
       if nvsparse <= 0:
@@ -290,7 +294,7 @@ def _set_row(d, row, r, has_pos, frictionloss, typ, oid):
   """efc_pos/margin (from cnstr_row's column r), frictionloss, type and id of one new row."""
   d.efc_pos[row] = d.cnstr_row[0, r] if has_pos else 0.0
   # equality rows have no margin (cnstr_row[1] may hold a previous call's values)
-  d.efc_margin[row] = d.cnstr_row[1, r] if has_pos and typ != _EQUALITY else 0.0
+  d.efc_margin[row] = d.cnstr_row[1, r] if has_pos and typ != EQUALITY else 0.0
   d.efc_frictionloss[row] = frictionloss
   d.efc_type[row] = typ
   d.efc_id[row] = oid
@@ -300,11 +304,11 @@ def _set_row(d, row, r, has_pos, frictionloss, typ, oid):
 def _count_rows(d, typ, size):
   """nefc and the ne/nf/nl counts after `size` rows of type `typ` were added."""
   d.nefc[0] += size
-  if typ == _EQUALITY:
+  if typ == EQUALITY:
     d.ne[0] += size
-  elif typ == _FRICTION_DOF or typ == _FRICTION_TENDON:
+  elif typ == FRICTION_DOF or typ == FRICTION_TENDON:
     d.nf[0] += size
-  elif typ == _LIMIT_JOINT or typ == _LIMIT_TENDON:
+  elif typ == LIMIT_JOINT or typ == LIMIT_TENDON:
     d.nl[0] += size
 
 
@@ -383,7 +387,7 @@ def _equality_anchors(m, d, i):
 
 
 @jit
-def _weld_quats(m, d, i, b1, b2):
+def weld_quats(m, d, i, b1, b2):
   """(q0 * relpose or site frame 1, neg(q1) or neg(site frame 2)) of a weld."""
   o1, o2 = m.eq_obj1id[i], m.eq_obj2id[i]
   p = d.xquat[b1]
@@ -419,7 +423,7 @@ def _connect_weld(m, d, i):
   if m.eq_type[i] == _EQ_CONNECT:
     return 3, nvs
   ts = m.eq_data[i, 10]
-  a0, a1, a2, a3, n0, n1, n2, n3 = _weld_quats(m, d, i, b1, b2)
+  a0, a1, a2, a3, n0, n1, n2, n3 = weld_quats(m, d, i, b1, b2)
   e0, e1, e2, e3 = mm.quat_mul(n0, n1, n2, n3, a0, a1, a2, a3)
   cpos[3], cpos[4], cpos[5] = e1 * ts, e2 * ts, e3 * ts
   for k in range(nv):
@@ -492,7 +496,7 @@ def _flex_equality(m, d, i):
       cols[j] = m.flexedge_J_colind[a + j]
       vals[j] = d.flexedge_J[a + j]
     d.cnstr_row[0, 0] = d.flexedge_length[e] - m.flexedge_length0[e]
-    if not _add_sparse_row(m, d, cols, vals, n, True, 0.0, _EQUALITY, i, n):
+    if not _add_sparse_row(m, d, cols, vals, n, True, 0.0, EQUALITY, i, n):
       return False
   return True
 
@@ -519,7 +523,7 @@ def instantiate_equality(m, d):
       continue
     else:
       continue
-    if not _add_rows(m, d, d.cnstr_jac[2], size, True, 0.0, _EQUALITY, i, nvs):
+    if not _add_rows(m, d, d.cnstr_jac[2], size, True, 0.0, EQUALITY, i, nvs):
       return False
   return True
 
@@ -539,12 +543,12 @@ def instantiate_friction(m, d):
     if sleeping and d.body_awake[m.dof_bodyid[i]] == sleepmod.ASLEEP:
       continue
     cols[0], vals[0] = i, 1.0
-    if not _add_sparse_row(m, d, cols, vals, 1, False, m.dof_frictionloss[i], _FRICTION_DOF,
+    if not _add_sparse_row(m, d, cols, vals, 1, False, m.dof_frictionloss[i], FRICTION_DOF,
                            i, 1):
       return False
   for i in range(m.ntendon):
     if m.tendon_frictionloss[i] > 0:
-      if not _add_tendon_row(m, d, i, 1.0, False, m.tendon_frictionloss[i], _FRICTION_TENDON):
+      if not _add_tendon_row(m, d, i, 1.0, False, m.tendon_frictionloss[i], FRICTION_TENDON):
         return False
   return True
 
@@ -571,7 +575,7 @@ def instantiate_limit(m, d):
         if dist < margin:
           cols[0], vals[0] = m.jnt_dofadr[i], -float(side)
           pm[0, 0], pm[1, 0] = dist, margin
-          if not _add_sparse_row(m, d, cols, vals, 1, True, 0.0, _LIMIT_JOINT, i, 1):
+          if not _add_sparse_row(m, d, cols, vals, 1, True, 0.0, LIMIT_JOINT, i, 1):
             return False
     elif jt == _BALL:
       a = m.jnt_qposadr[i]
@@ -589,7 +593,7 @@ def instantiate_limit(m, d):
         cols[0], cols[1], cols[2] = adr, adr + 1, adr + 2
         vals[0], vals[1], vals[2] = -x0, -x1, -x2
         pm[0, 0], pm[1, 0] = dist, margin
-        if not _add_sparse_row(m, d, cols, vals, 3, True, 0.0, _LIMIT_JOINT, i, 3):
+        if not _add_sparse_row(m, d, cols, vals, 3, True, 0.0, LIMIT_JOINT, i, 3):
           return False
   for i in range(m.ntendon):
     if not m.tendon_limited[i]:
@@ -600,7 +604,7 @@ def instantiate_limit(m, d):
       dist = side * (m.tendon_range[i, (side + 1) // 2] - value)
       if dist < margin:
         pm[0, 0], pm[1, 0] = dist, margin
-        if not _add_tendon_row(m, d, i, -float(side), True, 0.0, _LIMIT_TENDON):
+        if not _add_tendon_row(m, d, i, -float(side), True, 0.0, LIMIT_TENDON):
           return False
   return True
 
@@ -619,10 +623,7 @@ def _contact_chain(m, b1, b2, chain, side):
     da = max(da1, da2)
     chain[n] = da
     side[n] = (1 if da1 == da else 0) | (2 if da2 == da else 0)
-    if da1 == da:
-      da1 = m.dof_parentid[da1]
-    if da2 == da:
-      da2 = m.dof_parentid[da2]
+    da1, da2 = _chain_next(m, da, da1, da2)
     n += 1
   return n
 
@@ -630,10 +631,10 @@ def _contact_chain(m, b1, b2, chain, side):
 @jit
 def _add_point_jac(jd, k, cd, p, com, sign):
   """Column k of the 6-row point Jacobian (translation, rotation), times sign, into jd."""
-  o0, o1, o2 = p[0] - com[0], p[1] - com[1], p[2] - com[2]
-  jd[0, k] += sign * (cd[3] + (cd[1] * o2 - cd[2] * o1))
-  jd[1, k] += sign * (cd[4] + (cd[2] * o0 - cd[0] * o2))
-  jd[2, k] += sign * (cd[5] + (cd[0] * o1 - cd[1] * o0))
+  j0, j1, j2 = smooth.point_jac_col(cd, p[0] - com[0], p[1] - com[1], p[2] - com[2])
+  jd[0, k] += sign * j0
+  jd[1, k] += sign * j1
+  jd[2, k] += sign * j2
   jd[3, k] += sign * cd[0]
   jd[4, k] += sign * cd[1]
   jd[5, k] += sign * cd[2]
@@ -761,7 +762,7 @@ def instantiate_contact(m, d):
     dist, imargin = d.contact_dist[i], d.contact_includemargin[i]
     if dim == 1:
       pm[0, 0], pm[1, 0] = dist, imargin
-      if not _add_contact_rows(m, d, jf, 1, _FRICTIONLESS, i, chain, n):
+      if not _add_contact_rows(m, d, jf, 1, FRICTIONLESS, i, chain, n):
         return False
     elif pyramid:
       pm[0, 0], pm[0, 1], pm[1, 0], pm[1, 1] = dist, dist, imargin, imargin
@@ -771,13 +772,13 @@ def instantiate_contact(m, d):
           k = chain[c]
           jd[0, k] = jf[0, k] + jf[j, k] * fr
           jd[1, k] = jf[0, k] + jf[j, k] * -fr
-        if not _add_contact_rows(m, d, jd, 2, _PYRAMIDAL, i, chain, n):
+        if not _add_contact_rows(m, d, jd, 2, PYRAMIDAL, i, chain, n):
           return False
     else:
       for r in range(dim):
         pm[0, r], pm[1, r] = 0.0, 0.0
       pm[0, 0], pm[1, 0] = dist, imargin
-      if not _add_contact_rows(m, d, jf, dim, _ELLIPTIC, i, chain, n):
+      if not _add_contact_rows(m, d, jf, dim, ELLIPTIC, i, chain, n):
         return False
   return True
 
@@ -798,7 +799,7 @@ def diag_approx(m, d):
   while i < nefc:
     oid = d.efc_id[i]
     typ = d.efc_type[i]
-    if typ == _EQUALITY:
+    if typ == EQUALITY:
       et = m.eq_type[oid]
       if et == _EQ_CONNECT or et == _EQ_WELD:
         b1, b2 = m.eq_obj1id[oid], m.eq_obj2id[oid]
@@ -826,11 +827,11 @@ def diag_approx(m, d):
           dA[i] = m.tendon_invweight0[o1]
           if o2 >= 0:
             dA[i] += m.tendon_invweight0[o2]
-    elif typ == _FRICTION_DOF:
+    elif typ == FRICTION_DOF:
       dA[i] = m.dof_invweight0[oid]
-    elif typ == _LIMIT_JOINT:
+    elif typ == LIMIT_JOINT:
       dA[i] = m.dof_invweight0[m.jnt_dofadr[oid]]
-    elif typ == _FRICTION_TENDON or typ == _LIMIT_TENDON:
+    elif typ == FRICTION_TENDON or typ == LIMIT_TENDON:
       dA[i] = m.tendon_invweight0[oid]
     else:
       dim = d.contact_dim[oid]
@@ -847,9 +848,9 @@ def diag_approx(m, d):
           for j in range(nb):
             tran += m.body_invweight0[fbody[j], 0] * fweight[j]
             rot += m.body_invweight0[fbody[j], 1] * fweight[j]
-      if typ == _FRICTIONLESS:
+      if typ == FRICTIONLESS:
         dA[i] = tran
-      elif typ == _ELLIPTIC:
+      elif typ == ELLIPTIC:
         for j in range(dim):
           dA[i + j] = tran if j < 3 else rot
         i += dim - 1
@@ -871,15 +872,15 @@ def _sol_params(m, d, i, ref, reff, imp):
   typ = d.efc_type[i]
   reff[0] = 0.0
   reff[1] = 0.0
-  if typ == _EQUALITY:
+  if typ == EQUALITY:
     src_ref, src_imp = m.eq_solref[oid], m.eq_solimp[oid]
-  elif typ == _LIMIT_JOINT:
+  elif typ == LIMIT_JOINT:
     src_ref, src_imp = m.jnt_solref[oid], m.jnt_solimp[oid]
-  elif typ == _FRICTION_DOF:
+  elif typ == FRICTION_DOF:
     src_ref, src_imp = m.dof_solref[oid], m.dof_solimp[oid]
-  elif typ == _LIMIT_TENDON:
+  elif typ == LIMIT_TENDON:
     src_ref, src_imp = m.tendon_solref_lim[oid], m.tendon_solimp_lim[oid]
-  elif typ == _FRICTION_TENDON:
+  elif typ == FRICTION_TENDON:
     src_ref, src_imp = m.tendon_solref_fri[oid], m.tendon_solimp_fri[oid]
   else:
     src_ref, src_imp = d.contact_solref[oid], d.contact_solimp[oid]
@@ -949,11 +950,11 @@ def _pos_dim(m, d, i):
   """(violation, rows) of the constraint starting at row i (getposdim)."""
   oid = d.efc_id[i]
   typ = d.efc_type[i]
-  if typ == _ELLIPTIC:
+  if typ == ELLIPTIC:
     return d.efc_pos[i], d.contact_dim[oid]
-  if typ == _PYRAMIDAL:
+  if typ == PYRAMIDAL:
     return d.efc_pos[i], 2 * (d.contact_dim[oid] - 1)
-  if typ == _EQUALITY:
+  if typ == EQUALITY:
     n = 6 if m.eq_type[oid] == _EQ_WELD else (3 if m.eq_type[oid] == _EQ_CONNECT else 1)
     if n > 1:
       s = 0.0
@@ -1042,11 +1043,11 @@ def impedance_rows(m, d, disc_stage):
     for j in range(dim):
       R[i + j] = max(MINVAL, (1 - imp) * d.efc_diagA[i + j] / imp)
       tp = d.efc_type[i + j]
-      ell_fri = tp == _ELLIPTIC and j > 0
+      ell_fri = tp == ELLIPTIC and j > 0
       use_f = ell_fri and (reff[0] != 0.0 or reff[1] != 0.0)
       r0 = reff[0] if use_f else ref[0]
       r1 = reff[1] if use_f else ref[1]
-      if tp == _FRICTION_DOF or tp == _FRICTION_TENDON or ell_fri:
+      if tp == FRICTION_DOF or tp == FRICTION_TENDON or ell_fri:
         KBIP[i + j, 0] = 0.0
       elif r0 > 0:
         KBIP[i + j, 0] = 1 / max(MINVAL, imp5[1] * imp5[1] * r0 * r0 * r1 * r1)
@@ -1059,21 +1060,21 @@ def impedance_rows(m, d, disc_stage):
       KBIP[i + j, 2] = imp
       KBIP[i + j, 3] = impp
       if disc:
-        _discrete_row(m, d, i + j, refsafe and r0 > 0 and tp != _EQUALITY, r1, imp, h,
+        _discrete_row(m, d, i + j, refsafe and r0 > 0 and tp != EQUALITY, r1, imp, h,
                       disc_stage)
     i += dim
   # frictional contacts: R[1] = R[0]/impratio, regularised cone mu, friction-matched R
   i = d.ne[0] + d.nf[0]
   while i < nefc:
     tp = d.efc_type[i]
-    if tp == _PYRAMIDAL or tp == _ELLIPTIC:
+    if tp == PYRAMIDAL or tp == ELLIPTIC:
       oid = d.efc_id[i]
       dim = d.contact_dim[oid]
       fr = d.contact_friction[oid]
       R[i + 1] = R[i] / max(MINVAL, m.opt_impratio[0])
       mu = fr[0] * math.sqrt(R[i + 1] / R[i])
       d.contact_mu[oid] = mu
-      if tp == _ELLIPTIC:
+      if tp == ELLIPTIC:
         for j in range(1, dim - 1):
           R[i + j + 1] = R[i + 1] * fr[0] * fr[0] / (fr[j] * fr[j])
         i += dim - 1
@@ -1189,7 +1190,7 @@ def _jdotv(m, d):
     row += 3
     if typ == _EQ_WELD:
       ts = m.eq_data[eq, 10]
-      a0, a1, a2, a3, n0, n1, n2, n3 = _weld_quats(m, d, eq, b1, b2)
+      a0, a1, a2, a3, n0, n1, n2, n3 = weld_quats(m, d, eq, b1, b2)
       w1, w2 = d.cvel[b1], d.cvel[b2]
       dw0, dw1, dw2 = w1[0] - w2[0], w1[1] - w2[1], w1[2] - w2[2]
       o1, o2 = m.eq_obj1id[eq], m.eq_obj2id[eq]
@@ -1343,8 +1344,8 @@ def tendon_dot(m, d, t):
     else:
       u0, u1, u2 = u0 / norm, u1 / norm, u2 / norm
     # relative velocity of the endpoints and its part normal to the segment, over the length
-    smooth._jac_rows(m, d, J, 0, b0, p0)
-    smooth._jac_rows(m, d, J, 6, b1, p1)
+    smooth.jac_rows(m, d, J, 0, b0, p0)
+    smooth.jac_rows(m, d, J, 6, b1, p1)
     w0 = w1 = w2 = 0.0
     for k in range(nv):
       w0 += (J[6, k] - J[0, k]) * qv[k]

@@ -32,6 +32,7 @@ _DYN_NONE = int(mjtDyn.NONE)
 _TRN_TENDON = int(mjtTrn.TENDON)
 _GAIN_AFFINE, _GAIN_DCMOTOR, _GAIN_SO3 = (int(mjtGain.AFFINE), int(mjtGain.DCMOTOR),
                                            int(mjtGain.SO3))
+_GAIN_MUSCLE = int(mjtGain.MUSCLE)
 _BIAS_AFFINE, _BIAS_SO3 = int(mjtBias.AFFINE), int(mjtBias.SO3)
 _SERVO_INPUTS = int(mjtInput.POS | mjtInput.VEL | mjtInput.FF)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
@@ -86,7 +87,7 @@ def _add_jtbj_row_skip(m, d, vals, cols, adr, nnz, b, skip):
 
 
 @jit
-def _mark_clamped_dofs(m, d, dof_clamped):
+def mark_clamped_dofs(m, d, dof_clamped):
   """dof_clamped[dof] = 1 where jnt_actfrcrange clamps qfrc_actuator; True if any is."""
   for k in range(m.nv):
     dof_clamped[k] = 0
@@ -141,7 +142,7 @@ def _dcmotor_vel(m, d, i):
     if g[7] > 0:
       oadr = m.actuator_outadr[i]
       vel = d.actuator_velocity[oadr]
-      pos, vref, ff, _ = actuation._servo_inputs(d.ctrl_clamped, m.actuator_ctrladr[i], spec)
+      pos, vref, ff, _ = actuation.servo_inputs(d.ctrl_clamped, m.actuator_ctrladr[i], spec)
       x_i = d.act[first + slots[1]] if slots[1] >= 0 else 0.0
       tau = g[4] * (pos - d.actuator_length[oadr]) + g[6] * (vref - vel) + g[5] * x_i + ff
       if abs(R / K * tau + K * vel) > g[7]:
@@ -191,7 +192,7 @@ def actuator_slopes(m, d, i):
   if gt == _GAIN_AFFINE:
     gain_vel = m.actuator_gainprm[i, 2]
     gain_len = m.actuator_gainprm[i, 1]
-  elif gt == actuation._GAIN_MUSCLE:
+  elif gt == _GAIN_MUSCLE:
     gain_vel = muscle.gain_vel(
         d.actuator_length[oadr], d.actuator_velocity[oadr], m.actuator_lengthrange[oadr, 0],
         m.actuator_lengthrange[oadr, 1], m.actuator_acc0[oadr], m.actuator_gainprm[i])
@@ -224,7 +225,7 @@ def actuator_vel(m, d):
   if m.opt_disableflags[0] & _DSBL_ACTUATION:
     return
   dof_clamped = d.ivec_nv[0]
-  any_dof_clamped = _mark_clamped_dofs(m, d, dof_clamped)
+  any_dof_clamped = mark_clamped_dofs(m, d, dof_clamped)
   for i in range(m.nactuator):
     if actuation.actuator_disabled(m, i):
       continue
@@ -266,52 +267,24 @@ def _body_chain(m, body, chain):
 def _local_jac_row(m, d, body, r, chain, n, out):
   """Row r (rot 0-2, lin 3-5) of the com Jacobian of `body` in its inertial frame, on chain."""
   rot = d.ximat[body]
-  root = m.body_rootid[body]
-  o0 = d.xipos[body, 0] - d.subtree_com[root, 0]
-  o1 = d.xipos[body, 1] - d.subtree_com[root, 1]
-  o2 = d.xipos[body, 2] - d.subtree_com[root, 2]
+  o0, o1, o2 = smooth.com_offset(m, d, body, d.xipos[body, 0], d.xipos[body, 1], d.xipos[body, 2])
   axis = r % 3
   for p in range(n):
     c = d.cdof[chain[p]]
     if r < 3:
       j0, j1, j2 = c[0], c[1], c[2]
     else:
-      t0, t1, t2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
-      j0, j1, j2 = c[3] + t0, c[4] + t1, c[5] + t2
+      j0, j1, j2 = smooth.point_jac_col(c, o0, o1, o2)
     # ximat' * J, summed over world axes in MuJoCo's order (mju_mulMatTMat)
     out[p] = ((0.0 + rot[axis] * j0) + rot[3 + axis] * j1) + rot[6 + axis] * j2
-
-
-@jit
-def _com_local_velocity(m, d, body):
-  """6D velocity of body's inertial frame in that frame, minus the wind (as mj_fluid sees it)."""
-  rot = d.ximat[body]
-  w0 = w1 = w2 = v0 = v1 = v2 = 0.0
-  # dof-less (static or mocap) bodies do not move: mj_objectVelocity returns zero
-  if m.body_dofnum[m.body_weldid[body]] != 0:
-    c = d.cvel[body]
-    r = m.body_rootid[body]
-    # cvel's linear part is at the subtree com; shift it to xipos: v - (xipos - com) x w
-    x0, x1, x2 = mm.cross(d.xipos[body, 0] - d.subtree_com[r, 0],
-                          d.xipos[body, 1] - d.subtree_com[r, 1],
-                          d.xipos[body, 2] - d.subtree_com[r, 2], c[0], c[1], c[2])
-    w0, w1, w2 = mm.mat_t_vec(rot, c[0], c[1], c[2])
-    v0, v1, v2 = mm.mat_t_vec(rot, c[3] - x0, c[4] - x1, c[5] - x2)
-  wind = m.opt_wind
-  l0, l1, l2 = mm.mat_t_vec(rot, wind[0], wind[1], wind[2])
-  return w0, w1, w2, v0 - l0, v1 - l1, v2 - l2
 
 
 @jit
 def _fluid_box_vel(m, d, i, chain, jrow):
   """qDeriv += derivative of the inertia-box fluid force on body i (mjd_inertiaBoxFluid)."""
   density, viscosity = m.opt_density[0], m.opt_viscosity[0]
-  mass = m.body_mass[i]
-  inertia = m.body_inertia[i]
-  b0 = math.sqrt(max(_MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0)
-  b1 = math.sqrt(max(_MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0)
-  b2 = math.sqrt(max(_MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
-  lv = _com_local_velocity(m, d, i)
+  b0, b1, b2 = fluid.box_sides(m, i)
+  lv = fluid.local_velocity(m, d, i, d.xipos[i, 0], d.xipos[i, 1], d.xipos[i, 2], d.ximat[i])
   n = _body_chain(m, i, chain)
   # per local row: viscous (Stokes) coefficient, then quadratic-drag coefficient
   if viscosity > 0:
@@ -343,14 +316,11 @@ def _fluid_box_vel(m, d, i, chain, jrow):
 def _geom_local_jac(m, d, g, body, chain, n, J):
   """Rows 0-5 (rot, lin) of the Jacobian of geom g's frame on chain, in the geom's frame."""
   rot = d.geom_xmat[g]
-  root = m.body_rootid[body]
-  o0 = d.geom_xpos[g, 0] - d.subtree_com[root, 0]
-  o1 = d.geom_xpos[g, 1] - d.subtree_com[root, 1]
-  o2 = d.geom_xpos[g, 2] - d.subtree_com[root, 2]
+  o0, o1, o2 = smooth.com_offset(m, d, body, d.geom_xpos[g, 0], d.geom_xpos[g, 1],
+                                 d.geom_xpos[g, 2])
   for p in range(n):
     c = d.cdof[chain[p]]
-    t0, t1, t2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
-    l0, l1, l2 = c[3] + t0, c[4] + t1, c[5] + t2
+    l0, l1, l2 = smooth.point_jac_col(c, o0, o1, o2)
     for axis in range(3):
       J[axis, p] = ((0.0 + rot[axis] * c[0]) + rot[3 + axis] * c[1]) + rot[6 + axis] * c[2]
       J[3 + axis, p] = ((0.0 + rot[axis] * l0) + rot[3 + axis] * l1) + rot[6 + axis] * l2

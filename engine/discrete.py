@@ -129,7 +129,7 @@ def build(m, d):
     if not (m.opt_disableflags[0] & _DSBL_ACTUATION):
       # a dof whose actuator force is at its jnt_actfrcrange does not move with the actuators
       dof_clamped = d.ivec_nv[0]
-      any_clamped = derivative._mark_clamped_dofs(m, d, dof_clamped)
+      any_clamped = derivative.mark_clamped_dofs(m, d, dof_clamped)
       for i in range(m.nactuator):
         if actuation.actuator_disabled(m, i) or (any_clamped and _touches(m, d, i, dof_clamped)):
           continue

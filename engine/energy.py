@@ -1,6 +1,6 @@
 """Potential and kinetic energy when the ENERGY enable flag is set (mj_energyPos, mj_energyVel)."""
 from numjoco.engine import math as mm
-from numjoco.engine.passive import tendon_spring_range
+from numjoco.engine.passive import free_offset, spring_ref, tendon_spring_range
 from numjoco.engine import sleep as sleepmod
 from numjoco.engine._jit import jit
 from numjoco.engine.smooth import mul_m
@@ -47,15 +47,10 @@ def energy_pos(m, d):
         continue
       padr = m.jnt_qposadr[j]
       jt = m.jnt_type[j]
-      ref, radr = m.qpos_spring, padr   # the plastic reference of a yielding joint
-      if m.jnt_plasticadr[j] >= 0:
-        ref, radr = d.plastic, m.jnt_plasticadr[j]
+      ref, radr = spring_ref(m, d, j, padr)
       if jt == _FREE or jt == _BALL:
         if jt == _FREE:
-          dx0 = d.qpos[padr] - m.qpos_spring[padr]
-          dx1 = d.qpos[padr + 1] - m.qpos_spring[padr + 1]
-          dx2 = d.qpos[padr + 2] - m.qpos_spring[padr + 2]
-          e += poly_potential(k, sp, (dx0 * dx0 + dx1 * dx1 + dx2 * dx2) ** 0.5)
+          e += poly_potential(k, sp, free_offset(m, d, padr)[3])
           padr += 3
           radr += 3
         # MuJoCo takes the quaternion difference of the stored (unnormalised) qpos.

@@ -66,18 +66,9 @@ def element_boxes(m, d):
 def _point_jac_add(m, d, acc, p0, p1, p2, body, sign):
   """acc[dof] += sign * (translational Jacobian column of world point p on `body`), over the
   dofs that move the body."""
-  v = smooth.chain_end(m, body)
-  if v < 0:
-    return
-  r = m.body_rootid[body]
-  o0 = p0 - d.subtree_com[r, 0]
-  o1 = p1 - d.subtree_com[r, 1]
-  o2 = p2 - d.subtree_com[r, 2]
+  v, o0, o1, o2 = smooth.point_chain(m, d, body, p0, p1, p2)
   while v >= 0:
-    c = d.cdof[v]
-    j0 = c[3] + (c[1] * o2 - c[2] * o1)
-    j1 = c[4] + (c[2] * o0 - c[0] * o2)
-    j2 = c[5] + (c[0] * o1 - c[1] * o0)
+    j0, j1, j2 = smooth.point_jac_col(d.cdof[v], o0, o1, o2)
     acc[v, 0] += sign * j0
     acc[v, 1] += sign * j1
     acc[v, 2] += sign * j2

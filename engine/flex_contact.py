@@ -54,7 +54,7 @@ def _closest_segment(px, py, pz, ax, ay, az, bx, by, bz):
 
 
 @jit
-def _closest_triangle(p, a, b, c):
+def closest_triangle(p, a, b, c):
   """Barycentric (wa, wb, wc) of the point of triangle abc closest to p (Ericson's regions);
   p, a, b, c are 3-tuples."""
   ab = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
@@ -95,7 +95,7 @@ def _closest_triangle(p, a, b, c):
 
 
 @jit
-def _row3(x, i):
+def row3(x, i):
   return (x[i, 0], x[i, 1], x[i, 2])
 
 
@@ -103,7 +103,7 @@ def _row3(x, i):
 def _closest_tetra(p, x, i0, i1, i2, i3, w):
   """Barycentric weights w[0:4] of the point of tetrahedron (i0..i3 rows of x) closest to p:
   p's own coordinates inside, else the closest point on the nearest face."""
-  a, b, c, e = _row3(x, i0), _row3(x, i1), _row3(x, i2), _row3(x, i3)
+  a, b, c, e = row3(x, i0), row3(x, i1), row3(x, i2), row3(x, i3)
   # solve [b-a, c-a, e-a] l = p - a
   m00, m10, m20 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
   m01, m11, m21 = c[0] - a[0], c[1] - a[1], c[2] - a[2]
@@ -129,7 +129,7 @@ def _closest_tetra(p, x, i0, i1, i2, i3, w):
     j0, j1, j2 = (1, 2, 3) if face == 0 else ((0, 2, 3) if face == 1 else
                                               ((0, 1, 3) if face == 2 else (0, 1, 2)))
     q0, q1, q2 = pts[j0], pts[j1], pts[j2]
-    u0, u1, u2 = _closest_triangle(p, q0, q1, q2)
+    u0, u1, u2 = closest_triangle(p, q0, q1, q2)
     cx = u0 * q0[0] + u1 * q1[0] + u2 * q2[0]
     cy = u0 * q0[1] + u1 * q1[1] + u2 * q2[1]
     cz = u0 * q0[2] + u1 * q1[2] + u2 * q2[2]
@@ -162,12 +162,12 @@ def contact_weights(m, d, c, side, vert, weight):
   x = d.flexvert_xpos
   p = (d.contact_pos[c, 0], d.contact_pos[c, 1], d.contact_pos[c, 2])
   if dim == 1:
-    a, b = _row3(x, vert[0]), _row3(x, vert[1])
+    a, b = row3(x, vert[0]), row3(x, vert[1])
     weight[0], weight[1] = _closest_segment(p[0], p[1], p[2], a[0], a[1], a[2], b[0], b[1],
                                             b[2])
   elif dim == 2:
-    weight[0], weight[1], weight[2] = _closest_triangle(p, _row3(x, vert[0]),
-                                                        _row3(x, vert[1]), _row3(x, vert[2]))
+    weight[0], weight[1], weight[2] = closest_triangle(p, row3(x, vert[0]),
+                                                        row3(x, vert[1]), row3(x, vert[2]))
   else:
     _closest_tetra(p, x, vert[0], vert[1], vert[2], vert[3], weight)
   return dim + 1

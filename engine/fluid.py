@@ -7,7 +7,7 @@ import math
 
 from numjoco.engine import math as mm
 from numjoco.engine import smooth
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import mjtGeom
 from numjoco.engine._sig import unit, M, D, NEEDS_FLUID
 from numjoco.engine.types import MINVAL as _MINVAL
@@ -43,16 +43,21 @@ def _apply_local(m, d, body, rot, p0, p1, p2, t0, t1, t2, f0, f1, f2):
   smooth.apply_ft(m, d, wf0, wf1, wf2, wt0, wt1, wt2, p0, p1, p2, body, d.qfrc_fluid)
 
 
+@inline
+def box_sides(m, i):
+  """Sides of the uniform box with body i's mass and principal inertia."""
+  mass = m.body_mass[i]
+  inertia = m.body_inertia[i]
+  return (math.sqrt(max(_MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0),
+          math.sqrt(max(_MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0),
+          math.sqrt(max(_MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0))
+
+
 @jit
 def inertia_box(m, d, i):
   """Drag on body i modelled as its equivalent inertia box (mj_inertiaBoxFluidModel)."""
   density, viscosity = m.opt_density[0], m.opt_viscosity[0]
-  mass = m.body_mass[i]
-  inertia = m.body_inertia[i]
-  # sides of the uniform box with the body's mass and principal inertia
-  b0 = math.sqrt(max(_MINVAL, inertia[1] + inertia[2] - inertia[0]) / mass * 6.0)
-  b1 = math.sqrt(max(_MINVAL, inertia[0] + inertia[2] - inertia[1]) / mass * 6.0)
-  b2 = math.sqrt(max(_MINVAL, inertia[0] + inertia[1] - inertia[2]) / mass * 6.0)
+  b0, b1, b2 = box_sides(m, i)
   rot = d.ximat[i]
   p0, p1, p2 = d.xipos[i, 0], d.xipos[i, 1], d.xipos[i, 2]
   w0, w1, w2, v0, v1, v2 = local_velocity(m, d, i, p0, p1, p2, rot)

@@ -73,15 +73,15 @@ def fwd_velocity(m, d):
   ps.passive(m, d)
   constraint.reference_constraint(m, d)
   smooth.rne(m, d, False, d.qfrc_bias)
-  _tendon_bias(m, d)
+  tendon_bias(m, d)
 
 
 @jit
-def _tendon_bias(m, d):
+def tendon_bias(m, d):
   """Bias force of tendon armature: qfrc_bias += ten_J' * armature * (dJ/dt qvel)
   (mj_tendonBias)."""
   for t in range(m.ntendon):
-    arm = m.tendon_armature[t] + smooth._actuator_armature(m, t, True)
+    arm = m.tendon_armature[t] + smooth.actuator_armature(m, t, True)
     if arm == 0.0:
       continue
     coef = arm * constraint.tendon_dot(m, d, t)

@@ -21,7 +21,7 @@ import warnings
 
 import numpy as np
 
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 ZOH, LINEAR, CUBIC = 0, 1, 2   # interp values (MJCF: zoh, linear, cubic)
@@ -139,37 +139,34 @@ def read(buf, n, dim, t, interp, out):
     out[k] = buf[vals + src * dim + k]
 
 
+@inline
+def _read_into(d, hist, histadr, dim, t, interp, src, srcadr, out):
+  """out[:dim] = src[srcadr:srcadr + dim] for an object without a buffer (hist[0] <= 0), else
+  its buffer at histadr read at time t (interp < 0: the object's own, hist[1])."""
+  n = hist[0]
+  if n <= 0:
+    for k in range(dim):
+      out[k] = src[srcadr + k]
+    return
+  if interp < 0:
+    interp = hist[1]
+  read(d.history[histadr:histadr + size(n, dim)], n, dim, t, interp, out)
+
+
 @jit
 def read_ctrl_into(m, d, i, time, interp, out):
   """out[:actuator_ctrlnum[i]] = actuator i's controls at `time` (mj_readCtrl): d.ctrl without
   a buffer, else the buffer read at time - actuator_delay[i]; interp < 0: the actuator's own."""
-  uadr, dim = m.actuator_ctrladr[i], m.actuator_ctrlnum[i]
-  n = m.actuator_history[i, 0]
-  if n <= 0:
-    for k in range(dim):
-      out[k] = d.ctrl[uadr + k]
-    return
-  if interp < 0:
-    interp = m.actuator_history[i, 1]
-  adr = m.actuator_historyadr[i]
-  read(d.history[adr:adr + size(n, dim)], n, dim, time - m.actuator_delay[i], interp, out)
+  _read_into(d, m.actuator_history[i], m.actuator_historyadr[i], m.actuator_ctrlnum[i],
+             time - m.actuator_delay[i], interp, d.ctrl, m.actuator_ctrladr[i], out)
 
 
 @jit
 def read_sensor_into(m, d, i, time, interp, out):
   """out[:sensor_dim[i]] = sensor i's value at `time` (mj_readSensor): its sensordata without
   a buffer, else the buffer read at time - sensor_delay[i]; interp < 0: the sensor's own."""
-  dim = m.sensor_dim[i]
-  n = m.sensor_history[i, 0]
-  if n <= 0:
-    adr = m.sensor_adr[i]
-    for k in range(dim):
-      out[k] = d.sensordata[adr + k]
-    return
-  if interp < 0:
-    interp = m.sensor_history[i, 1]
-  adr = m.sensor_historyadr[i]
-  read(d.history[adr:adr + size(n, dim)], n, dim, time - m.sensor_delay[i], interp, out)
+  _read_into(d, m.sensor_history[i], m.sensor_historyadr[i], m.sensor_dim[i],
+             time - m.sensor_delay[i], interp, d.sensordata, m.sensor_adr[i], out)
 
 
 # ------------------------------------------------------------------ Python-level helpers

@@ -78,16 +78,7 @@ def discrete_acc(m, d, qfrc, A):
     derivative.smooth_vel(m, d, False)
     for k in range(m.nC):
       d.qH[k] = d.M[k] - h * d.qDeriv[m.mapD2M[k]]
-    for i in range(nv):
-      qfrc[i] = 0.0
-    for i in range(nv):
-      adr = m.M_rowadr[i]
-      n = m.M_rownnz[i]
-      qfrc[i] += d.qH[adr + n - 1] * qacc[i]
-      for a in range(adr, adr + n - 1):
-        c = m.M_colind[a]
-        qfrc[i] += d.qH[a] * qacc[c]
-        qfrc[c] += d.qH[a] * qacc[i]
+    smooth.mul_sym(m, d.qH, qfrc, qacc)
     for j in range(m.njnt):
       if not derivative.free_mhat(m, d, j, h, A):
         continue
@@ -134,7 +125,7 @@ def inverse_skip(m, d, skipstage, skipsensor, jar, qacc_save, work, A):
     discrete_acc(m, d, work, A)
   inv_constraint(m, d, jar)
   smooth.rne(m, d, False, d.qfrc_inverse)
-  fwd._tendon_bias(m, d)
+  fwd.tendon_bias(m, d)
   if not skipsensor:
     sensor.sensor_acc(m, d)
   if disc_int:

@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from numjoco.engine import _jit, _sig, _structs
+from numjoco.engine import preview
 from numjoco.engine import types as t
 from numjoco.engine.visual import Statistic, Visual
 
@@ -156,14 +157,8 @@ def reset_data(m, d, key=None):
   if not 0 <= k < m.nkey:
     raise ValueError(f"keyframe {key!r} does not exist (model has {m.nkey})")
   d.time = m.key_time[k]
-  d.qpos[:] = m.key_qpos[k]
-  d.qvel[:] = m.key_qvel[k]
-  d.act[:] = m.key_act[k]
-  d.ctrl[:] = m.key_ctrl[k]
+  preview.set_key(m, d, k)
   d.plastic[:] = m.key_plastic[k]
-  if m.nmocap:
-    d.mocap_pos[:] = m.key_mpos[k].reshape(-1, 3)
-    d.mocap_quat[:] = m.key_mquat[k].reshape(-1, 4)
 
 
 def _reset_sleep(m, d):

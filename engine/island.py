@@ -11,16 +11,15 @@ island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc and the islan
 data iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, as MuJoCo does. Work: island_int
 (union-find parents, counters), solver_int[0] (tree of each row).
 """
-from numjoco.engine._jit import jit
-from numjoco.engine.types import mjtConstraint, mjtDisableBit, mjtEq, mjtObj
+from numjoco.engine.constraint import (ELLIPTIC as _CONTACT_ELLIPTIC, EQUALITY as _EQUALITY,
+                                       FRICTION_DOF as _FRICTION_DOF,
+                                       FRICTION_TENDON as _FRICTION_TENDON,
+                                       FRICTIONLESS as _CONTACT_FRICTIONLESS,
+                                       LIMIT_JOINT as _LIMIT_JOINT)
+from numjoco.engine._jit import inline, jit
+from numjoco.engine.types import mjtDisableBit, mjtEq, mjtObj
 from numjoco.engine._sig import unit, M, D
 
-_EQUALITY = int(mjtConstraint.EQUALITY)
-_FRICTION_DOF = int(mjtConstraint.FRICTION_DOF)
-_FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
-_LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
-_CONTACT_FRICTIONLESS = int(mjtConstraint.CONTACT_FRICTIONLESS)
-_CONTACT_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
 _EQ_CONNECT, _EQ_WELD, _EQ_FLEX = int(mjtEq.CONNECT), int(mjtEq.WELD), int(mjtEq.FLEX)
 _OBJ_SITE = int(mjtObj.SITE)
 _DSBL_ISLAND = int(mjtDisableBit.ISLAND)
@@ -147,6 +146,16 @@ def _union_flex_stiffness(m, d, parent):
         dsu_merge(parent, tree1, tree2)
 
 
+@inline
+def _starts(adr, num, count, n):
+  """adr[:n] = where each island's block starts (the running sum of num), count[:n] = 0."""
+  adr[0] = 0
+  for k in range(1, n):
+    adr[k] = adr[k - 1] + num[k - 1]
+  for k in range(n):
+    count[k] = 0
+
+
 @unit((M, D))
 def island(m, d):
   """Discover the constraint islands of the current rows (mj_island); nisland = 0 when there
@@ -201,12 +210,8 @@ def island(m, d):
   for t in range(ntree):
     if tree_island[t] >= 0:
       d.island_ntree[tree_island[t]] += 1
-  d.island_itreeadr[0] = 0
-  for k in range(1, nisland):
-    d.island_itreeadr[k] = d.island_itreeadr[k - 1] + d.island_ntree[k - 1]
+  _starts(d.island_itreeadr, d.island_ntree, count, nisland)
   last = d.island_itreeadr[nisland - 1] + d.island_ntree[nisland - 1]
-  for k in range(nisland):
-    count[k] = 0
   nfree = 0
   for t in range(ntree):
     k = tree_island[t]
@@ -225,11 +230,7 @@ def island(m, d):
     d.dof_island[i] = k
     if k >= 0:
       d.island_nv[k] += 1
-  d.island_idofadr[0] = 0
-  for k in range(1, nisland):
-    d.island_idofadr[k] = d.island_idofadr[k - 1] + d.island_nv[k - 1]
-  for k in range(nisland):
-    count[k] = 0
+  _starts(d.island_idofadr, d.island_nv, count, nisland)
   nfree = 0
   for dof in range(nv):
     k = d.dof_island[dof]
@@ -257,11 +258,7 @@ def island(m, d):
       d.island_ne[k] += 1
     elif d.efc_type[i] == _FRICTION_DOF or d.efc_type[i] == _FRICTION_TENDON:
       d.island_nf[k] += 1
-  d.island_iefcadr[0] = 0
-  for k in range(1, nisland):
-    d.island_iefcadr[k] = d.island_iefcadr[k - 1] + d.island_nefc[k - 1]
-  for k in range(nisland):
-    count[k] = 0
+  _starts(d.island_iefcadr, d.island_nefc, count, nisland)
   for c in range(nefc):
     k = d.efc_island[c]
     ic = d.island_iefcadr[k] + count[k]

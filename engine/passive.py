@@ -6,14 +6,12 @@ from numjoco.engine import flex as flexmod
 from numjoco.engine import flex_contact as fc
 from numjoco.engine import fluid
 from numjoco.engine import math as mm
-from numjoco.engine._jit import jit
-from numjoco.engine.smooth import apply_ft
-from numjoco.engine.types import mjtJoint, mjtTrn, mjtDisableBit
+from numjoco.engine._jit import inline, jit
+from numjoco.engine.smooth import actuator_drives, apply_ft
+from numjoco.engine.types import mjtJoint, mjtDisableBit
 from numjoco.engine._sig import unit, M, D
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
-_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON = (int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT),
-                                               int(mjtTrn.TENDON))
 _DSBL_SPRING = int(mjtDisableBit.SPRING)
 _DSBL_DAMPER = int(mjtDisableBit.DAMPER)
 _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
@@ -21,30 +19,47 @@ _DSBL_CONTACT = int(mjtDisableBit.CONTACT)
 NPOLY = 2
 
 
-@jit
-def poly_force(linear, poly, x, flg_odd):
-  """Stiffness/damping coefficient with polynomial terms: force = -x * poly_force(...)."""
+@inline
+def _poly(linear, poly, x, flg_odd, deriv):
+  """linear + sum_i poly[i] |x|^(i+1) (|x| when flg_odd), each term times (i + 2) when deriv."""
   if flg_odd:
     x = abs(x)
   res = linear
   xp = 1.0
   for i in range(poly.shape[0]):
     xp *= x
-    res += poly[i] * xp
+    res += ((i + 2) * poly[i] if deriv else poly[i]) * xp
   return res
+
+
+@jit
+def poly_force(linear, poly, x, flg_odd):
+  """Stiffness/damping coefficient with polynomial terms: force = -x * poly_force(...)."""
+  return _poly(linear, poly, x, flg_odd, False)
 
 
 @jit
 def d_xpoly_force(linear, poly, x, flg_odd):
   """Derivative of x * poly_force(x) with respect to x."""
-  if flg_odd:
-    x = abs(x)
-  res = linear
-  xp = 1.0
-  for i in range(poly.shape[0]):
-    xp *= x
-    res += (i + 2) * poly[i] * xp
-  return res
+  return _poly(linear, poly, x, flg_odd, True)
+
+
+@inline
+def spring_ref(m, d, j, padr):
+  """(array, address) of joint j's spring reference: the plastic state when the joint yields,
+  else qpos_spring at padr."""
+  if m.jnt_plasticadr[j] >= 0:
+    return d.plastic, m.jnt_plasticadr[j]
+  return m.qpos_spring, padr
+
+
+@inline
+def free_offset(m, d, padr):
+  """Translation (x, y, z, length) of the free joint at qpos address padr from qpos_spring."""
+  dx0 = d.qpos[padr] - m.qpos_spring[padr]
+  dx1 = d.qpos[padr + 1] - m.qpos_spring[padr + 1]
+  dx2 = d.qpos[padr + 2] - m.qpos_spring[padr + 2]
+  return dx0, dx1, dx2, (dx0 * dx0 + dx1 * dx1 + dx2 * dx2) ** 0.5
 
 
 @jit
@@ -57,14 +72,8 @@ def actuator_damping(m, ident, is_tendon, poly):
   for k in range(m.nactuator):
     if aid >= 0 and k != aid:
       continue
-    if aid < -1:
-      if m.actuator_trnid[k, 0] != ident:
-        continue
-      trn = m.actuator_trntype[k]
-      if is_tendon and trn != _TRN_TENDON:
-        continue
-      if not is_tendon and trn != _TRN_JOINT and trn != _TRN_JOINTINPARENT:
-        continue
+    if aid < -1 and not actuator_drives(m, k, ident, is_tendon):
+      continue
     g = m.actuator_gear[m.actuator_outadr[k], 0]
     damping += m.actuator_damping[k] * g * g
     for j in range(NPOLY):
@@ -153,16 +162,10 @@ def _spring_damper(m, d, poly):
       padr = m.jnt_qposadr[j]
       dadr = m.jnt_dofadr[j]
       jt = m.jnt_type[j]
-      # the spring's reference: the plastic state when the joint yields, else qpos_spring
-      ref, radr = m.qpos_spring, padr
-      if m.jnt_plasticadr[j] >= 0:
-        ref, radr = d.plastic, m.jnt_plasticadr[j]
+      ref, radr = spring_ref(m, d, j, padr)
       if jt == _FREE or jt == _BALL:
         if jt == _FREE:
-          dx0 = d.qpos[padr] - m.qpos_spring[padr]
-          dx1 = d.qpos[padr + 1] - m.qpos_spring[padr + 1]
-          dx2 = d.qpos[padr + 2] - m.qpos_spring[padr + 2]
-          r = (dx0 * dx0 + dx1 * dx1 + dx2 * dx2) ** 0.5
+          dx0, dx1, dx2, r = free_offset(m, d, padr)
           kk = poly_force(k, sp, r, False)
           d.qfrc_spring[dadr] -= kk * dx0
           d.qfrc_spring[dadr + 1] -= kk * dx1

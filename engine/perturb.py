@@ -14,7 +14,7 @@ from numjoco.engine import constraint
 from numjoco.engine import math as mm
 from numjoco.engine import sensor
 from numjoco.engine import smooth
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import MINVAL, mjtJoint, mjtObj
 
 TRANSLATE = 1   # mjPERT_TRANSLATE
@@ -116,6 +116,16 @@ def clear_perturb_force(m, d):
         d.xfrc_perturb[b, k] = 0.0
 
 
+@inline
+def _axis(x0, x1, x2):
+  """(|x|, x / |x|), the x axis when |x| < MINVAL (mju_normalize3, as mju_quat2Vel uses it)."""
+  n = math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
+  if n < MINVAL:
+    return n, 1.0, 0.0, 0.0
+  inv = 1.0 / n
+  return n, x0 * inv, x1 * inv, x2 * inv
+
+
 @jit
 def apply_perturb_force(m, d):
   """Spring-damper wrench at the selected body into d.xfrc_perturb (mjv_applyPerturbForce,
@@ -149,12 +159,7 @@ def apply_perturb_force(m, d):
     f[2] = -k * lm * df2 + damp * sv2
     f[3], f[4], f[5] = mm.cross(a0, a1, a2, f[0], f[1], f[2])
     kr = m.vis_map_stiffnessrot[0]
-    n = math.sqrt(df0 * df0 + df1 * df1 + df2 * df2)
-    if n < MINVAL:
-      df0, df1, df2 = 1.0, 0.0, 0.0
-    else:
-      inv = 1.0 / n
-      df0, df1, df2 = df0 * inv, df1 * inv, df2 * inv
+    n, df0, df1, df2 = _axis(df0, df1, df2)
     t = -math.sqrt(kr) * inertia * (df0 * w0 + df1 * w1 + df2 * w2)
     f[3] += t * df0
     f[4] += t * df1
@@ -167,12 +172,7 @@ def apply_perturb_force(m, d):
     r = d.pert_refquat
     q0, q1, q2, q3 = mm.quat_mul(r[0], r[1], r[2], r[3], x0, -x1, -x2, -x3)
     # mju_quat2Vel with dt = 1 / (stiffness * inertia)
-    s = math.sqrt(q1 * q1 + q2 * q2 + q3 * q3)
-    if s < MINVAL:
-      ax0, ax1, ax2 = 1.0, 0.0, 0.0
-    else:
-      inv = 1.0 / s
-      ax0, ax1, ax2 = q1 * inv, q2 * inv, q3 * inv
+    s, ax0, ax1, ax2 = _axis(q1, q2, q3)
     speed = 2.0 * math.atan2(s, q0)
     if speed > math.pi:
       speed -= 2.0 * math.pi

@@ -124,6 +124,12 @@ def reset(m, d, key=None):
   if not 0 <= k < m.nkey:
     raise ValueError(f"keyframe {key!r} does not exist (model has {m.nkey})")
   d._arrays["time"][0] = m.key_time[k]
+  set_key(m, d, k)
+
+
+def set_key(m, d, k):
+  """qpos, qvel, act, ctrl and the mocap poses of keyframe k (mj_resetDataKeyframe sets these,
+  and time and the plastic state, which the callers set on their kind of Data)."""
   d.qpos[:] = m.key_qpos[k]
   d.qvel[:] = m.key_qvel[k]
   d.act[:] = m.key_act[k]
@@ -228,18 +234,27 @@ def _subtree_com(m, d):
   d.subtree_com[:] = com
 
 
+def _camlight_pos(d, b, pos, mode, ref, kind, i):
+  """World position of camera or light i (kind "cam" or "light") on body b at local pos; in
+  the tracking modes body b's xpos plus ref's {kind}_pos0, or its subtree_com plus
+  {kind}_poscom0."""
+  if mode == _TRACK:
+    return d.xpos[b] + ref[kind + "_pos0"][i]
+  if mode == _TRACKCOM:
+    return d.subtree_com[b] + ref[kind + "_poscom0"][i]
+  return d.xmat[b].reshape(3, 3) @ pos + d.xpos[b]
+
+
 def _camlight(m, d, ref):
   """Camera and light frames with their modes (mj_camlight); `ref` holds the offsets that
   mj_setConst records at qpos0 (None: this is that pass, modes read as fixed)."""
   for i in range(m.ncam):
     b, tb = int(m.cam_bodyid[i]), int(m.cam_targetbodyid[i])
-    pos = d.xmat[b].reshape(3, 3) @ m.cam_pos[i] + d.xpos[b]
-    mat = rotation.quat2mat_rows(rotation.quat_mul(d.xquat[b], m.cam_quat[i])[None])[0]
     mode = int(m.cam_mode[i]) if ref is not None else 0
+    pos = _camlight_pos(d, b, m.cam_pos[i], mode, ref, "cam", i)
+    mat = rotation.quat2mat_rows(rotation.quat_mul(d.xquat[b], m.cam_quat[i])[None])[0]
     if mode in (_TRACK, _TRACKCOM):
       mat = ref["cam_mat0"][i]
-      pos = (d.xpos[b] + ref["cam_pos0"][i] if mode == _TRACK
-             else d.subtree_com[b] + ref["cam_poscom0"][i])
     elif mode in (_TARGETBODY, _TARGETBODYCOM) and tb >= 0:
       src = d.xpos if mode == _TARGETBODY else d.subtree_com
       z = _unit(pos - src[tb])
@@ -249,13 +264,11 @@ def _camlight(m, d, ref):
     d.cam_xpos[i], d.cam_xmat[i] = pos, mat
   for i in range(m.nlight):
     b, tb = int(m.light_bodyid[i]), int(m.light_targetbodyid[i])
-    pos = d.xmat[b].reshape(3, 3) @ m.light_pos[i] + d.xpos[b]
-    dirn = np.array(rotation.rot_vec_quat(m.light_dir[i], d.xquat[b]))
     mode = int(m.light_mode[i]) if ref is not None else 0
+    pos = _camlight_pos(d, b, m.light_pos[i], mode, ref, "light", i)
+    dirn = np.array(rotation.rot_vec_quat(m.light_dir[i], d.xquat[b]))
     if mode in (_TRACK, _TRACKCOM):
       dirn = ref["light_dir0"][i]
-      pos = (d.xpos[b] + ref["light_pos0"][i] if mode == _TRACK
-             else d.subtree_com[b] + ref["light_poscom0"][i])
     elif mode in (_TARGETBODY, _TARGETBODYCOM) and tb >= 0:
       dirn = (d.xpos if mode == _TARGETBODY else d.subtree_com)[tb] - pos
     d.light_xpos[i], d.light_xdir[i] = pos, _unit(dirn)

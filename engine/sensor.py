@@ -280,7 +280,7 @@ def _weld_torque(m, d, eid, r0, r1, r2):
   0.5 ts R1 (s r + v x r)."""
   o1, o2 = m.eq_obj1id[eid], m.eq_obj2id[eid]
   b1, b2 = (o1, o2) if m.eq_objtype[eid] == _BODY else (m.site_bodyid[o1], m.site_bodyid[o2])
-  a0, a1, a2, a3, n0, n1, n2, n3 = constraint._weld_quats(m, d, eid, b1, b2)
+  a0, a1, a2, a3, n0, n1, n2, n3 = constraint.weld_quats(m, d, eid, b1, b2)
   s, v0, v1, v2 = mm.quat_mul(n0, n1, n2, n3, a0, a1, a2, a3)
   c0, c1, c2 = mm.cross(v0, v1, v2, r0, r1, r2)
   h = 0.5 * m.eq_data[eid, 10]
@@ -367,7 +367,7 @@ def _tendon_force(m, d, t):
           x = d.ten_length[t] - m.tendon_length0[t]
           deriv = data[1] + 2 * data[2] * x + 3 * data[3] * x * x + 4 * data[4] * x * x * x
           f -= deriv * d.efc_force[i]
-  arm = m.tendon_armature[t] + smooth._actuator_armature(m, t, True)
+  arm = m.tendon_armature[t] + smooth.actuator_armature(m, t, True)
   if arm != 0.0:
     a = m.ten_J_rowadr[t]
     jq = 0.0

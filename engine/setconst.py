@@ -18,7 +18,7 @@ def _set_m0(m, d, out):
   buf = d.scratch_nbody[0, 0]
   for i in range(m.nv):
     smooth.mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])
-    out[i] = m.dof_armature[i] + smooth._actuator_armature(m, m.dof_jntid[i], False) + \
+    out[i] = m.dof_armature[i] + smooth.actuator_armature(m, m.dof_jntid[i], False) + \
         smooth.mm.dot6(d.cdof[i], buf)
 
 
@@ -30,18 +30,17 @@ def _position_stages(m, d):
 
 
 @jit
-def _inertia_stages(m, d):
-  if m.ntendon:
-    smooth.tendon(m, d)
-  smooth.crb(m, d)
-  smooth.factor_m(m, d)
-  smooth.transmission(m, d)
-
-
-@jit
 def _spring_lengths(m, d):
   if m.ntendon:
     smooth.tendon(m, d)
+
+
+@jit
+def _inertia_stages(m, d):
+  _spring_lengths(m, d)
+  smooth.crb(m, d)
+  smooth.factor_m(m, d)
+  smooth.transmission(m, d)
 
 
 def dof_chain(m, body):

@@ -237,45 +237,54 @@ def com_pos(m, d):
         _dof_com(d.cdof, da, d.xaxis[j, 0], d.xaxis[j, 1], d.xaxis[j, 2], o0, o1, o2, True)
 
 
+@inline
+def _unit3(x0, x1, x2):
+  """x / |x|, or x itself when |x| <= 1e-15."""
+  n = (x0 * x0 + x1 * x1 + x2 * x2) ** 0.5
+  if n > 1e-15:
+    x0 /= n; x1 /= n; x2 /= n
+  return x0, x1, x2
+
+
+@inline
+def _camlight_pos(d, xpos, b, pos, pos0, poscom0, mode):
+  """World position of a camera or light on body b at local pos; in the tracking modes the body's
+  xpos plus pos0 (mjCAMLIGHT_TRACK) or its subtree_com plus poscom0 (mjCAMLIGHT_TRACKCOM)."""
+  p0, p1, p2 = mm.mat_vec(d.xmat[b], pos[0], pos[1], pos[2])
+  xpos[0] = p0 + d.xpos[b, 0]
+  xpos[1] = p1 + d.xpos[b, 1]
+  xpos[2] = p2 + d.xpos[b, 2]
+  if mode == _CL_TRACK or mode == _CL_TRACKCOM:
+    for k in range(3):
+      if mode == _CL_TRACK:
+        xpos[k] = d.xpos[b, k] + pos0[k]
+      else:
+        xpos[k] = d.subtree_com[b, k] + poscom0[k]
+
+
 @jit
 def camlight(m, d):
   """Camera and light poses, with their tracking / targeting modes (mj_camlight)."""
   for i in range(m.ncam):
     b = m.cam_bodyid[i]
     t = m.cam_targetbodyid[i]
-    p0, p1, p2 = mm.mat_vec(d.xmat[b], m.cam_pos[i, 0], m.cam_pos[i, 1], m.cam_pos[i, 2])
-    d.cam_xpos[i, 0] = p0 + d.xpos[b, 0]
-    d.cam_xpos[i, 1] = p1 + d.xpos[b, 1]
-    d.cam_xpos[i, 2] = p2 + d.xpos[b, 2]
+    mode = m.cam_mode[i]
+    _camlight_pos(d, d.cam_xpos[i], b, m.cam_pos[i], m.cam_pos0[i], m.cam_poscom0[i], mode)
     bq = d.xquat[b]
     cq = m.cam_quat[i]
     q0, q1, q2, q3 = mm.quat_mul(bq[0], bq[1], bq[2], bq[3], cq[0], cq[1], cq[2], cq[3])
     mm.quat2mat(d.cam_xmat[i], q0, q1, q2, q3)
-    mode = m.cam_mode[i]
     if mode == _CL_TRACK or mode == _CL_TRACKCOM:
       for k in range(9):
         d.cam_xmat[i, k] = m.cam_mat0[i, k]
-      for k in range(3):
-        if mode == _CL_TRACK:
-          d.cam_xpos[i, k] = d.xpos[b, k] + m.cam_pos0[i, k]
-        else:
-          d.cam_xpos[i, k] = d.subtree_com[b, k] + m.cam_poscom0[i, k]
     elif (mode == _CL_TARGETBODY or mode == _CL_TARGETBODYCOM) and t >= 0:
       src = d.xpos if mode == _CL_TARGETBODY else d.subtree_com
-      z0 = d.cam_xpos[i, 0] - src[t, 0]
-      z1 = d.cam_xpos[i, 1] - src[t, 1]
-      z2 = d.cam_xpos[i, 2] - src[t, 2]
-      n = (z0 * z0 + z1 * z1 + z2 * z2) ** 0.5
-      if n > 1e-15:
-        z0 /= n; z1 /= n; z2 /= n
+      z0, z1, z2 = _unit3(d.cam_xpos[i, 0] - src[t, 0], d.cam_xpos[i, 1] - src[t, 1],
+                          d.cam_xpos[i, 2] - src[t, 2])
       x0, x1, x2 = mm.cross(0.0, 0.0, 1.0, z0, z1, z2)
-      n = (x0 * x0 + x1 * x1 + x2 * x2) ** 0.5
-      if n > 1e-15:
-        x0 /= n; x1 /= n; x2 /= n
+      x0, x1, x2 = _unit3(x0, x1, x2)
       y0, y1, y2 = mm.cross(z0, z1, z2, x0, x1, x2)
-      n = (y0 * y0 + y1 * y1 + y2 * y2) ** 0.5
-      if n > 1e-15:
-        y0 /= n; y1 /= n; y2 /= n
+      y0, y1, y2 = _unit3(y0, y1, y2)
       c = d.cam_xmat[i]
       c[0], c[3], c[6] = x0, x1, x2
       c[1], c[4], c[7] = y0, y1, y2
@@ -283,29 +292,20 @@ def camlight(m, d):
   for i in range(m.nlight):
     b = m.light_bodyid[i]
     t = m.light_targetbodyid[i]
-    p0, p1, p2 = mm.mat_vec(d.xmat[b], m.light_pos[i, 0], m.light_pos[i, 1], m.light_pos[i, 2])
-    d.light_xpos[i, 0] = p0 + d.xpos[b, 0]
-    d.light_xpos[i, 1] = p1 + d.xpos[b, 1]
-    d.light_xpos[i, 2] = p2 + d.xpos[b, 2]
+    mode = m.light_mode[i]
+    _camlight_pos(d, d.light_xpos[i], b, m.light_pos[i], m.light_pos0[i], m.light_poscom0[i],
+                  mode)
     bq = d.xquat[b]
     d0, d1, d2 = mm.quat_rot(bq[0], bq[1], bq[2], bq[3], m.light_dir[i, 0], m.light_dir[i, 1],
                              m.light_dir[i, 2])
-    mode = m.light_mode[i]
     if mode == _CL_TRACK or mode == _CL_TRACKCOM:
       d0, d1, d2 = m.light_dir0[i, 0], m.light_dir0[i, 1], m.light_dir0[i, 2]
-      for k in range(3):
-        if mode == _CL_TRACK:
-          d.light_xpos[i, k] = d.xpos[b, k] + m.light_pos0[i, k]
-        else:
-          d.light_xpos[i, k] = d.subtree_com[b, k] + m.light_poscom0[i, k]
     elif (mode == _CL_TARGETBODY or mode == _CL_TARGETBODYCOM) and t >= 0:
       src = d.xpos if mode == _CL_TARGETBODY else d.subtree_com
       d0 = src[t, 0] - d.light_xpos[i, 0]
       d1 = src[t, 1] - d.light_xpos[i, 1]
       d2 = src[t, 2] - d.light_xpos[i, 2]
-    n = (d0 * d0 + d1 * d1 + d2 * d2) ** 0.5
-    if n > 1e-15:
-      d0 /= n; d1 /= n; d2 /= n
+    d0, d1, d2 = _unit3(d0, d1, d2)
     d.light_xdir[i, 0], d.light_xdir[i, 1], d.light_xdir[i, 2] = d0, d1, d2
 
 
@@ -330,41 +330,48 @@ def chain_end(m, body):
   return m.body_dofadr[b] + m.body_dofnum[b] - 1
 
 
+@inline
+def com_offset(m, d, body, p0, p1, p2):
+  """p - subtree_com of body's root: the lever arm of world point p in its translational
+  Jacobian columns (cdof lin + cdof ang x offset)."""
+  r = m.body_rootid[body]
+  return p0 - d.subtree_com[r, 0], p1 - d.subtree_com[r, 1], p2 - d.subtree_com[r, 2]
+
+
+@inline
+def point_jac_col(c, o0, o1, o2):
+  """Translational Jacobian column of a point at offset o (com_offset) for the dof whose cdof
+  is c: lin + ang x o."""
+  return (c[3] + (c[1] * o2 - c[2] * o1), c[4] + (c[2] * o0 - c[0] * o2),
+          c[5] + (c[0] * o1 - c[1] * o0))
+
+
+@inline
+def point_chain(m, d, body, p0, p1, p2):
+  """(first dof of the chain of world point p on `body`, -1 when welded to the world; the
+  point's com_offset): walk the chain with dof_parentid, columns from point_jac_col."""
+  o0, o1, o2 = com_offset(m, d, body, p0, p1, p2)
+  return chain_end(m, body), o0, o1, o2
+
+
 @jit
 def apply_ft(m, d, f0, f1, f2, t0, t1, t2, p0, p1, p2, body, qfrc):
   """qfrc += J' [f; t] for a force f and torque t applied at world point p on `body`
   (mj_applyFT)."""
-  v = chain_end(m, body)
-  if v < 0:
-    return
-  r = m.body_rootid[body]
-  o0 = p0 - d.subtree_com[r, 0]
-  o1 = p1 - d.subtree_com[r, 1]
-  o2 = p2 - d.subtree_com[r, 2]
+  v, o0, o1, o2 = point_chain(m, d, body, p0, p1, p2)
   while v >= 0:
     c = d.cdof[v]
-    # translational Jacobian column: lin + ang x offset
-    l0, l1, l2 = mm.cross(c[0], c[1], c[2], o0, o1, o2)
-    qfrc[v] += (f0 * (c[3] + l0) + f1 * (c[4] + l1) + f2 * (c[5] + l2)
-                + t0 * c[0] + t1 * c[1] + t2 * c[2])
+    j0, j1, j2 = point_jac_col(c, o0, o1, o2)
+    qfrc[v] += f0 * j0 + f1 * j1 + f2 * j2 + t0 * c[0] + t1 * c[1] + t2 * c[2]
     v = m.dof_parentid[v]
 
 
 @jit
 def _ten_point_jac(m, d, i, body, p0, p1, p2, u0, u1, u2, scale):
   """ten_J[i] += scale * u' * jacp(point p on body), walking the body's dof chain."""
-  v = chain_end(m, body)
-  if v < 0:
-    return
-  root = m.body_rootid[body]
-  o0 = p0 - d.subtree_com[root, 0]
-  o1 = p1 - d.subtree_com[root, 1]
-  o2 = p2 - d.subtree_com[root, 2]
+  v, o0, o1, o2 = point_chain(m, d, body, p0, p1, p2)
   while v >= 0:
-    c = d.cdof[v]
-    j0 = c[3] + (c[1] * o2 - c[2] * o1)
-    j1 = c[4] + (c[2] * o0 - c[0] * o2)
-    j2 = c[5] + (c[0] * o1 - c[1] * o0)
+    j0, j1, j2 = point_jac_col(d.cdof[v], o0, o1, o2)
     _ten_add(m, d, i, v, scale * (u0 * j0 + u1 * j1 + u2 * j2))
     v = m.dof_parentid[v]
 
@@ -503,7 +510,7 @@ def tendon(m, d):
 
 
 @jit
-def _jac_rows(m, d, out, r, body, p):
+def jac_rows(m, d, out, r, body, p):
   """out[r:r+3] = translational, out[r+3:r+6] = rotational dense Jacobian of world point p
   on `body` (mj_jac)."""
   for k in range(6):
@@ -556,7 +563,7 @@ def _site_moment(m, d, i, gear):
   ref = m.actuator_trnid[i, 1]
   for j in range(nv):
     row[j] = 0.0
-  _jac_rows(m, d, J, 0, m.site_bodyid[sid], d.site_xpos[sid])
+  jac_rows(m, d, J, 0, m.site_bodyid[sid], d.site_xpos[sid])
   length = 0.0
   if ref < 0:
     xm = d.site_xmat[sid]
@@ -567,7 +574,7 @@ def _site_moment(m, d, i, gear):
                 + J[3, j] * w3 + J[4, j] * w4 + J[5, j] * w5)
     return length
   common = _common_dof(m, m.body_weldid[m.site_bodyid[sid]], m.body_weldid[m.site_bodyid[ref]])
-  _jac_rows(m, d, J, 6, m.site_bodyid[ref], d.site_xpos[ref])
+  jac_rows(m, d, J, 6, m.site_bodyid[ref], d.site_xpos[ref])
   xr = d.site_xmat[ref]
   for part in range(2):
     g0, g1, g2 = gear[3 * part], gear[3 * part + 1], gear[3 * part + 2]
@@ -623,8 +630,8 @@ def _slidercrank_moment(m, d, i, gear):
     f = 1 - av / sdet
     lv0, lv1, lv2 = ax0 * f + v0 / sdet, ax1 * f + v1 / sdet, ax2 * f + v2 / sdet
     la0, la1, la2 = v0 * f, v1 * f, v2 * f
-  _jac_rows(m, d, J, 0, m.site_bodyid[sl], d.site_xpos[sl])       # slider point and axis
-  _jac_rows(m, d, J, 6, m.site_bodyid[cid], d.site_xpos[cid])     # crank point
+  jac_rows(m, d, J, 0, m.site_bodyid[sl], d.site_xpos[sl])       # slider point and axis
+  jac_rows(m, d, J, 6, m.site_bodyid[cid], d.site_xpos[cid])     # crank point
   for j in range(nv):
     # jacA = cross(jacr column, axis); jac = crank point - slider point
     ja0 = J[4, j] * ax2 - J[5, j] * ax1
@@ -671,8 +678,8 @@ def _body_moment(m, d, i):
     elif ex == 1:
       counter += 1
       p = d.contact_pos[c]
-      _jac_rows(m, d, J, 0, b1, p)
-      _jac_rows(m, d, J, 6, b2, p)
+      jac_rows(m, d, J, 0, b1, p)
+      jac_rows(m, d, J, 6, b2, p)
       fr = d.contact_frame[c]
       for j in range(nv):
         row[j] += (fr[0] * (J[6, j] - J[0, j]) + fr[1] * (J[7, j] - J[1, j])
@@ -711,8 +718,8 @@ def _so3_moment(m, d, i, out, adr):
   v = mm.sub_quat4(q0, q1, q2, q3, r0, r1, r2, r3)
   J = d.trn_jac
   nv = m.nv
-  _jac_rows(m, d, J, 0, b, d.site_xpos[ident])
-  _jac_rows(m, d, J, 6, br, d.site_xpos[ref])
+  jac_rows(m, d, J, 0, b, d.site_xpos[ident])
+  jac_rows(m, d, J, 6, br, d.site_xpos[ref])
   for r in range(3):
     for j in range(nv):
       J[3 + r, j] -= J[9 + r, j]
@@ -817,8 +824,20 @@ def transmission(m, d):
     adr += nnz
 
 
+@inline
+def actuator_drives(m, k, jnt_or_tendon, is_tendon):
+  """Whether actuator k transmits to the joint or tendon jnt_or_tendon (the scan MuJoCo's
+  mj_actuatorArmature / mj_actuatorDamping make when several actuators may drive it)."""
+  if m.actuator_trnid[k, 0] != jnt_or_tendon:
+    return False
+  trn = m.actuator_trntype[k]
+  if is_tendon:
+    return trn == _TRN_TENDON
+  return trn == _TRN_JOINT or trn == _TRN_JOINTINPARENT
+
+
 @jit
-def _actuator_armature(m, jnt_or_tendon, is_tendon):
+def actuator_armature(m, jnt_or_tendon, is_tendon):
   """Armature an actuator passes on to the joint/tendon it drives (mj_actuatorArmature)."""
   aid = m.tendon_actuatorid[jnt_or_tendon] if is_tendon else m.jnt_actuatorid[jnt_or_tendon]
   if aid == -1:
@@ -828,12 +847,7 @@ def _actuator_armature(m, jnt_or_tendon, is_tendon):
     return m.actuator_armature[aid] * g * g
   total = 0.0
   for k in range(m.nactuator):
-    if m.actuator_trnid[k, 0] != jnt_or_tendon:
-      continue
-    trn = m.actuator_trntype[k]
-    if is_tendon and trn != _TRN_TENDON:
-      continue
-    if not is_tendon and trn != _TRN_JOINT and trn != _TRN_JOINTINPARENT:
+    if not actuator_drives(m, k, jnt_or_tendon, is_tendon):
       continue
     g = m.actuator_gear[m.actuator_outadr[k], 0]
     total += m.actuator_armature[k] * g * g
@@ -868,7 +882,7 @@ def crb(m, d):
       M[adr] = m.dof_M0[i]
       continue
     madr = adr + m.M_rownnz[i] - 1
-    M[madr] = m.dof_armature[i] + _actuator_armature(m, m.dof_jntid[i], False)
+    M[madr] = m.dof_armature[i] + actuator_armature(m, m.dof_jntid[i], False)
     mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])
     j = i
     while j >= 0:
@@ -876,7 +890,7 @@ def crb(m, d):
       madr -= 1
       j = m.dof_parentid[j]
   for t in range(m.ntendon):
-    arm = m.tendon_armature[t] + _actuator_armature(m, t, True)
+    arm = m.tendon_armature[t] + actuator_armature(m, t, True)
     if arm == 0.0:
       continue
     ja, jn = m.ten_J_rowadr[t], m.ten_J_rownnz[t]
@@ -970,18 +984,25 @@ def solve_m(m, d, x, y):
 
 
 @jit
-def mul_m(m, d, res, vec):
-  """res = M vec using the sparse lower triangle of M (mj_mulM)."""
+def mul_sym(m, mat, res, vec):
+  """res = mat vec for a symmetric matrix stored as its lower triangle in M's sparse layout
+  (M_rowadr, M_rownnz, M_colind; the diagonal last in each row), as mj_mulM."""
   for i in range(m.nv):
     res[i] = 0.0
   for i in range(m.nv):
     adr = m.M_rowadr[i]
     n = m.M_rownnz[i]
-    res[i] += d.M[adr + n - 1] * vec[i]
+    res[i] += mat[adr + n - 1] * vec[i]
     for a in range(adr, adr + n - 1):
       c = m.M_colind[a]
-      res[i] += d.M[a] * vec[c]
-      res[c] += d.M[a] * vec[i]
+      res[i] += mat[a] * vec[c]
+      res[c] += mat[a] * vec[i]
+
+
+@jit
+def mul_m(m, d, res, vec):
+  """res = M vec using the sparse lower triangle of M (mj_mulM)."""
+  mul_sym(m, d.M, res, vec)
 
 
 @jit

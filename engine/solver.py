@@ -41,6 +41,7 @@ import math
 import numpy as np
 
 from numjoco.engine import smooth
+from numjoco.engine.constraint import ELLIPTIC as _ELLIPTIC
 from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND
 from numjoco.engine.cholesky import (SPARSE_NV as _SPARSE_NV, chol_factor, chol_factor_sp,
@@ -52,17 +53,15 @@ _inline = smooth.inline
 # otherwise costs a compare and select per access and keeps sparse gathers from pipelining
 # (a 17-row sparse J product: 113 -> 48 ns)
 _u = np.uintp
-from numjoco.engine.types import (mjtConstraint, mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone,
+from numjoco.engine.types import (mjtConstraintState, mjtDisableBit, mjtSolver, mjtCone,
                           mjtIntegrator)
 from numjoco.engine._sig import unit, M, D, b1, i8
 
-_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
-_PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
-_SATISFIED = int(mjtConstraintState.SATISFIED)
-_QUADRATIC = int(mjtConstraintState.QUADRATIC)
-_LINEARNEG = int(mjtConstraintState.LINEARNEG)
-_LINEARPOS = int(mjtConstraintState.LINEARPOS)
-_CONE = int(mjtConstraintState.CONE)
+SATISFIED = int(mjtConstraintState.SATISFIED)
+QUADRATIC = int(mjtConstraintState.QUADRATIC)
+LINEARNEG = int(mjtConstraintState.LINEARNEG)
+LINEARPOS = int(mjtConstraintState.LINEARPOS)
+CONE = int(mjtConstraintState.CONE)
 _PGS, _CG, _NEWTON = int(mjtSolver.PGS), int(mjtSolver.CG), int(mjtSolver.NEWTON)
 _CONE_ELLIPTIC = int(mjtCone.ELLIPTIC)
 _DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
@@ -374,28 +373,28 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
       continue
     if i < ne:
       s += 0.5 * D[i] * jar[i] * jar[i]
-      state[i] = _QUADRATIC
+      state[i] = QUADRATIC
       continue
     if i < ne + nf:
       if jar[i] <= -R[i] * floss[i]:
         s += -0.5 * R[i] * floss[i] * floss[i] - floss[i] * jar[i]
         force[i] = floss[i]
-        state[i] = _LINEARNEG
+        state[i] = LINEARNEG
       elif jar[i] >= R[i] * floss[i]:
         s += -0.5 * R[i] * floss[i] * floss[i] + floss[i] * jar[i]
         force[i] = -floss[i]
-        state[i] = _LINEARPOS
+        state[i] = LINEARPOS
       else:
         s += 0.5 * D[i] * jar[i] * jar[i]
-        state[i] = _QUADRATIC
+        state[i] = QUADRATIC
       continue
     if efc_type[i] != _ELLIPTIC:
       if jar[i] >= 0:
         force[i] = 0.0
-        state[i] = _SATISFIED
+        state[i] = SATISFIED
       else:
         s += 0.5 * D[i] * jar[i] * jar[i]
-        state[i] = _QUADRATIC
+        state[i] = QUADRATIC
       continue
     # elliptic cone contact: rows i .. i+dim-1
     con = efc_id[i]
@@ -413,11 +412,11 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
     if N >= mu * T or (T <= 0 and N >= 0):
       for j in range(dim):
         force[i + j] = 0.0
-      st = _SATISFIED
+      st = SATISFIED
     elif mu * N + T <= 0 or (T <= 0 and N < 0):
       for j in range(dim):
         s += 0.5 * D[i + j] * jar[i + j] * jar[i + j]
-      st = _QUADRATIC
+      st = QUADRATIC
     else:
       Dm = D[i] / (mu * mu * (1 + mu * mu))
       NmT = N - mu * T
@@ -425,7 +424,7 @@ def constraint_update_rows(d, ne, nf, nefc, D, R, floss, efc_type, efc_id, force
       force[i] = -Dm * NmT * mu
       for j in range(1, dim):
         force[i + j] = -force[i] / T * U[j] * fr[j - 1]
-      st = _CONE
+      st = CONE
       if flg_cone_hessian:
         H = d.contact_H[con]
         scl = -mu / T
@@ -612,17 +611,22 @@ def _mul_j(J, adr, nnz, col, nefc, res, vec):
     res[i] = s
 
 
+@_inline
+def add_row_t(res, J, adr, nnz, col, i, fi):
+  """res += fi * (sparse row i of J)' (nothing when fi is zero)."""
+  if fi != 0.0:
+    a0 = _u(adr[i])
+    for a in range(a0, a0 + _u(nnz[i])):
+      res[_u(col[a])] += J[a] * fi
+
+
 @jit
 def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
   """res = J' f for sparse rows."""
   for k in range(nv):
     res[k] = 0.0
   for i in range(nefc):
-    fi = f[i]
-    if fi != 0.0:
-      a0 = _u(adr[i])
-      for a in range(a0, a0 + _u(nnz[i])):
-        res[_u(col[a])] += J[a] * fi
+    add_row_t(res, J, adr, nnz, col, i, f[i])
 
 
 @jit
@@ -689,9 +693,9 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   nactive = 0
   ncone = 0
   for i in range(nefc):
-    if state[i] != _SATISFIED:
+    if state[i] != SATISFIED:
       nactive += 1
-    if state[i] == _CONE:
+    if state[i] == CONE:
       ncone += 1
   gauss = 0.0
   for i in range(nv):
@@ -1064,7 +1068,7 @@ def _hessian_cone(m, d, c):
   nupdate = 0
   i = 0
   while i < nefc:
-    if c.state[i] != _CONE:
+    if c.state[i] != CONE:
       i += 1
       continue
     con = c.eid[i]
@@ -1125,7 +1129,7 @@ def _factorize_hessian(m, d, c, ncone):
   L, D, state = c.L, c.D, c.state
   Dh = d.solver_efc[DH]
   for i in range(nefc):
-    Dh[i] = D[i] if state[i] == _QUADRATIC else 0.0
+    Dh[i] = D[i] if state[i] == QUADRATIC else 0.0
   for r in range(nv):
     for k in range(nv):
       L[r, k] = 0.0
@@ -1203,8 +1207,8 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   state, D, J, Jadr, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jadr, c.Jnnz, c.Jcol, c.L
   nupdate = 0
   for i in range(nefc):
-    old_q = oldstate[i] == _QUADRATIC
-    new_q = state[i] == _QUADRATIC
+    old_q = oldstate[i] == QUADRATIC
+    new_q = state[i] == QUADRATIC
     if old_q == new_q:
       continue
     sq = math.sqrt(D[i])

@@ -7,20 +7,16 @@ import numpy as np
 
 from numjoco.engine.cholesky import chol_factor, chol_solve
 from numjoco.engine._jit import jit
-from numjoco.engine.solver import (ARINV as _ARINV, DSQRT as _DSQRT, FMOM as _FMOM,
-                                   FPREV as _FPREV, TMP as _TMP, dot as _dot, metric as _metric,
-                                   save_stats as _save_stats, stat_scale)
+from numjoco.engine.constraint import ELLIPTIC as _ELLIPTIC, PYRAMIDAL as _PYRAMIDAL
+from numjoco.engine.solver import (ARINV as _ARINV, CONE as _CONE, DSQRT as _DSQRT, FMOM as _FMOM,
+                                   FPREV as _FPREV, LINEARNEG as _LINEARNEG,
+                                   LINEARPOS as _LINEARPOS, QUADRATIC as _QUADRATIC,
+                                   SATISFIED as _SATISFIED, TMP as _TMP, add_row_t as _add_row_t,
+                                   dot as _dot, metric as _metric, save_stats as _save_stats,
+                                   stat_scale)
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND as _NISLAND
-from numjoco.engine.types import mjtConstraint, mjtConstraintState
 from numjoco.engine._sig import unit, M, D, i4, i8, i4v, NEEDS_NOSLIP, NEEDS_PGS
 
-_ELLIPTIC = int(mjtConstraint.CONTACT_ELLIPTIC)
-_PYRAMIDAL = int(mjtConstraint.CONTACT_PYRAMIDAL)
-_SATISFIED = int(mjtConstraintState.SATISFIED)
-_QUADRATIC = int(mjtConstraintState.QUADRATIC)
-_LINEARNEG = int(mjtConstraintState.LINEARNEG)
-_LINEARPOS = int(mjtConstraintState.LINEARPOS)
-_CONE = int(mjtConstraintState.CONE)
 _u = np.uintp   # an index known to be >= 0 (engine/solver.py)
 
 
@@ -118,11 +114,7 @@ def _yt_f(d, w, f, nefc, rows, nv):
   Y, adr, nnz, col = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   for c in range(nefc):
     i = c if rows is None else rows[c]
-    fi = f[i]
-    if fi != 0.0:
-      a0 = _u(adr[i])
-      for a in range(a0, a0 + _u(nnz[i])):
-        w[_u(col[a])] += Y[a] * fi
+    _add_row_t(w, Y, adr, nnz, col, i, f[i])
 
 
 @jit

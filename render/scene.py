@@ -319,7 +319,7 @@ class SceneBuilder:
     self.root_bodies = np.nonzero((np.asarray(m.body_rootid) == np.arange(m.nbody))
                                   & (np.arange(m.nbody) > 0))[0]
     self.names = {k: list(v) for k, v in getattr(m, "names", {}).items()}
-    self._rays = _ray_sensors(m)
+    self._rays = ray_sensors(m)
     self.textures.set_model(m, self)
     self.skins.set_model(m)
     self.flexes.set_model(m)
@@ -743,7 +743,7 @@ _SENS_RANGEFINDER, _SENS_GEOMFROMTO = 7, 41     # mjtSensor
 _OBJ_SITE, _OBJ_CAMERA = 6, 7                   # mjtObj
 
 
-def _ray_sensors(m):
+def ray_sensors(m):
   """The sensors drawn as rays: (kind "site"/"camera"/"fromto", object id, sensordata address,
   data spec, values per ray, offset of each mjRAYDATA field, camera rays in the camera frame)."""
   out = []

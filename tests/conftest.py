@@ -3,6 +3,8 @@
 starts its workers), so no test pays for a compile and the workers load finished kernels."""
 import os
 
+import pytest
+
 
 def pytest_sessionstart(session):
   if os.environ.get("PYTEST_XDIST_WORKER"):
@@ -15,3 +17,10 @@ def pytest_sessionstart(session):
   jobs = int(os.environ.get("NUMJOCO_COMPILE_JOBS", os.cpu_count() or 1))
   build.build(None, jobs=jobs, out=sys.stderr)
   _cache.mark_warm("units")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+  """A headless (EGL) GL context, one per test module, for the tests that draw pictures."""
+  from numjoco.render.headless import create_context
+  return create_context()

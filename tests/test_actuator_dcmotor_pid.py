@@ -1,4 +1,4 @@
-"""MuJoCo 4's multi-input actuators against the installed MuJoCo 4.0: the `pid` servo (slew
+"""MuJoCo's multi-input actuators against the installed MuJoCo: the `pid` servo (slew
 limit, integral with imax anti-windup, feedforward, every input subset), the `dcmotor` (every
 input mode, thermal, LuGre, current state, saturation, cogging, nominal point), the SO3
 transmission with its `orientation` servo (expmap and quat charts, ball joint and site with
@@ -17,7 +17,7 @@ import pytest
 import numjoco
 from numjoco.engine.mjcf import MjcfError
 from numjoco.engine import types as t
-from tests.models import assert_close
+from tests.models import arm_chain, assert_close, models_of
 
 _ARM = """
 <mujoco>
@@ -25,23 +25,12 @@ _ARM = """
   <default><geom type="capsule" size="0.03"/></default>
   <worldbody>
     <site name="ref" pos="0 0 1" euler="10 20 30"/>
-    <body name="b1" pos="0 0 1">
-      <joint name="h1" type="hinge" axis="0 1 0" damping="0.05" range="-2 2"/>
-      <geom fromto="0 0 0 0.3 0 0"/>
-      <body name="b2" pos="0.3 0 0">
-        <joint name="h2" type="hinge" axis="0 1 0" damping="0.05"/>
-        <geom fromto="0 0 0 0.3 0 0"/>
-        <body name="b3" pos="0.3 0 0">
-          <joint name="s3" type="slide" axis="1 0 0" damping="0.5"/>
-          <geom type="box" size="0.04 0.03 0.03"/>
+""" + arm_chain(h1=' range="-2 2"', in_b3="""\
           <body name="b4" pos="0.05 0 0">
             <joint name="ball" type="ball" damping="0.02"/>
             <geom fromto="0 0 0 0 0 -0.2"/>
             <site name="tip" pos="0 0.02 -0.2" euler="5 -10 15"/>
-          </body>
-        </body>
-      </body>
-    </body>
+          </body>""") + """\
   </worldbody>
   <tendon><fixed name="t"><joint joint="h1" coef="0.5"/><joint joint="h2" coef="-0.3"/></fixed>
   </tendon>
@@ -134,16 +123,16 @@ def _xml(scene, integrator="Euler"):
 def _load(scene, integrator="Euler"):
   xml = _xml(scene, integrator)
   if scene == "so3" and integrator == "implicitfast":
-    # at the SO3 norm clamp MuJoCo 4.0 keeps the kv term in qDeriv exactly when the clamped
+    # at the SO3 norm clamp MuJoCo keeps the kv term in qDeriv exactly when the clamped
     # torque's norm rounds below the bound (measured: ~1 step in 6, by the last bit), a coin
     # flip no other implementation can follow; the clamp is covered by the other integrators
     xml = xml.replace(' forcerange="0 0.2"', "")
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return models_of(xml)
 
 
 @pytest.mark.parametrize("scene", list(SCENES))
 def test_compiled_fields(scene):
-  """Sizes and every actuator_* field equal MuJoCo 4.0's (incl. dampratio -> kv, acc0)."""
+  """Sizes and every actuator_* field equal MuJoCo's (incl. dampratio -> kv, acc0)."""
   m, mjm = _load(scene)
   for k in ("nu", "nactuator", "nout", "na", "nJmom", "nsensordata"):
     assert getattr(m, k) == getattr(mjm, k), k
@@ -255,7 +244,7 @@ BAD = [
 
 @pytest.mark.parametrize("act,msg", BAD)
 def test_bad_attributes(act, msg):
-  """Each is rejected by MuJoCo 4.0 too; ours names the element and its line."""
+  """Each is rejected by MuJoCo too; ours names the element and its line."""
   xml = _ARM.format(integrator="Euler", actuators="\n" + act, sensors="", extension=PLUGIN_EXT)
   with pytest.raises(ValueError):
     mujoco.MjData(mujoco.MjModel.from_xml_string(xml))   # the PID plugin checks at MjData
@@ -269,7 +258,7 @@ def test_bad_attributes(act, msg):
 
 
 def test_enums_match_mujoco():
-  """The new enum members take MuJoCo 4.0's values."""
+  """The new enum members take MuJoCo's values."""
   assert t.mjtTrn.SO3 == mujoco.mjtTrn.mjTRN_SO3
   assert t.mjtDyn.DCMOTOR == mujoco.mjtDyn.mjDYN_DCMOTOR
   assert t.mjtDyn.PID == mujoco.mjtDyn.mjDYN_PID

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from tests.models import load_both, models_of
+from tests.models import load_both, models_of, quat_adrs
 
 JOINTS_XML = """
 <mujoco>
@@ -50,25 +50,27 @@ def _random(mjm, seed):
 def _quat_sign(mjm, q):
   """qpos with every free/ball quaternion on the w >= 0 hemisphere."""
   q = np.array(q)
-  for j in range(mjm.njnt):
-    a = mjm.jnt_qposadr[j]
-    if mjm.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-      a += 3
-    elif mjm.jnt_type[j] != mujoco.mjtJoint.mjJNT_BALL:
-      continue
+  for a in quat_adrs(mjm):
     if q[a] < 0:
       q[a:a + 4] *= -1
   return q
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_eval_fk_matches_mujoco(seed):
-  """Poses are MuJoCo's xpos/xquat; twists are cvel moved to the body origin."""
+def _fk(seed):
+  """(m, mjm, mjd, d, pose, vel): JOINTS_XML at the random state `_random(mjm, seed)`, our
+  Data at it and eval_fk's poses and twists."""
   m, mjm = models_of(JOINTS_XML)
   mjd = _random(mjm, seed)
   d = numjoco.make_data(m)
   d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
   pose, vel = numjoco.eval_fk(m, d)
+  return m, mjm, mjd, d, pose, vel
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_eval_fk_matches_mujoco(seed):
+  """Poses are MuJoCo's xpos/xquat; twists are cvel moved to the body origin."""
+  m, mjm, mjd, d, pose, vel = _fk(seed)
   mujoco.mj_kinematics(mjm, mjd)
   mujoco.mj_comPos(mjm, mjd)
   mujoco.mj_comVel(mjm, mjd)
@@ -85,11 +87,7 @@ def test_eval_fk_matches_mujoco(seed):
 
 def test_twist_is_the_time_derivative_of_the_pose():
   """Finite difference of the pose along qvel gives the twist (analytic definition)."""
-  m, mjm = models_of(JOINTS_XML)
-  mjd = _random(mjm, 4)
-  d = numjoco.make_data(m)
-  d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-  pose0, vel = numjoco.eval_fk(m, d)
+  m, mjm, mjd, d, pose0, vel = _fk(4)
   h = 1e-7
   q = mjd.qpos.copy()
   mujoco.mj_integratePos(mjm, q, mjd.qvel, h)
@@ -107,11 +105,7 @@ def test_twist_is_the_time_derivative_of_the_pose():
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_round_trip_every_joint_type(seed):
   """qpos, qvel -> eval_fk -> eval_ik (from qpos0, zero qvel) -> the same qpos, qvel."""
-  m, mjm = models_of(JOINTS_XML)
-  mjd = _random(mjm, seed)
-  d = numjoco.make_data(m)
-  d.qpos[:], d.qvel[:] = mjd.qpos, mjd.qvel
-  pose, vel = numjoco.eval_fk(m, d)
+  m, mjm, mjd, d, pose, vel = _fk(seed)
   d2 = numjoco.make_data(m)
   numjoco.eval_ik(m, d2, pose, vel)
   np.testing.assert_allclose(_quat_sign(mjm, d2.qpos), _quat_sign(mjm, mjd.qpos), atol=1e-9)

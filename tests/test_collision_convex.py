@@ -59,8 +59,9 @@ def _random_qpos(rng, nq):
   return qpos
 
 
-def _compare(type1, type2, margin=0.0, multiccd=True, ncase=40, seed=0):
-  """Per-case contact counts and max errors against MuJoCo: (ours, theirs, err) lists."""
+def _cases(type1, type2, margin, multiccd, ncase, seed):
+  """Random poses of the pair (`_random_qpos`), MuJoCo's mj_forward and our collide_convex
+  at each: yields (MuJoCo's data, our contact count, dist, pos, frame)."""
   m = _model(type1, type2, margin, multiccd)
   d = mujoco.MjData(m)
   rng = np.random.default_rng(seed)
@@ -68,7 +69,6 @@ def _compare(type1, type2, margin=0.0, multiccd=True, ncase=40, seed=0):
   dist = np.zeros(50)
   pos = np.zeros((50, 3))
   frame = np.zeros((50, 9))
-  out = []
   for _ in range(ncase):
     d.qpos[:] = _random_qpos(rng, m.nq)
     mujoco.mj_forward(m, d)
@@ -77,6 +77,13 @@ def _compare(type1, type2, margin=0.0, multiccd=True, ncase=40, seed=0):
                        m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
                        pair_margin, m.opt.ccd_iterations, m.opt.ccd_tolerance,
                        m.opt.disableflags, dist, pos, frame)
+    yield d, n, dist, pos, frame
+
+
+def _compare(type1, type2, margin=0.0, multiccd=True, ncase=40, seed=0):
+  """Per-case contact counts and max errors against MuJoCo: (ours, theirs, err) lists."""
+  out = []
+  for d, n, dist, pos, frame in _cases(type1, type2, margin, multiccd, ncase, seed):
     err = 0.0
     for i in range(min(n, d.ncon)):
       c = d.contact[i]
@@ -173,21 +180,8 @@ def test_gjk_as_mujoco_bit_for_bit(type1, type2, margin):
 
 def _multi_stats(type1, type2, margin, ncase, seed):
   """Count agreement and per-case accuracy of multi-contact results against MuJoCo."""
-  m = _model(type1, type2, margin)
-  d = mujoco.MjData(m)
-  rng = np.random.default_rng(seed)
-  pair_margin = float(m.geom_margin[0] + m.geom_margin[1])
-  dist = np.zeros(50)
-  pos = np.zeros((50, 3))
-  frame = np.zeros((50, 9))
   cases = count_ok = multi = exact = as_set = 0
-  for _ in range(ncase):
-    d.qpos[:] = _random_qpos(rng, m.nq)
-    mujoco.mj_forward(m, d)
-    n = collide_convex(m.geom_type[0], m.geom_size[0], d.geom_xpos[0], d.geom_xmat[0],
-                       m.geom_type[1], m.geom_size[1], d.geom_xpos[1], d.geom_xmat[1],
-                       pair_margin, m.opt.ccd_iterations, m.opt.ccd_tolerance,
-                       m.opt.disableflags, dist, pos, frame)
+  for d, n, dist, pos, frame in _cases(type1, type2, margin, True, ncase, seed):
     if n == 0 and d.ncon == 0:
       continue
     cases += 1

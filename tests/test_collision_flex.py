@@ -143,8 +143,18 @@ def _trajectory(rel, steps, sleep=False, disable=0):
     mjm.opt.disableflags = flags
 
 
-@pytest.mark.parametrize("rel,steps", TRAJECTORIES, ids=[os.path.basename(r) for r, _ in
-                                                         TRAJECTORIES])
+# trajectories that take minutes (rigid_flex: two flexes whose every element pair our
+# collision checks): marked slow
+_SLOW = {"test/user/testdata/rigid_flex.xml"}
+
+
+def _params(rows):
+  """pytest params (model, steps), named by the file, the _SLOW ones marked slow."""
+  return [pytest.param(r, s, id=os.path.basename(r),
+                       marks=[pytest.mark.slow] if r in _SLOW else []) for r, s in rows]
+
+
+@pytest.mark.parametrize("rel,steps", _params(TRAJECTORIES))
 def test_trajectory_contacts(rel, steps):
   """Every flex contact of 4.0 at these states, in its order, to 1e-9."""
   total = 0
@@ -265,7 +275,7 @@ WEIGHTS = [
   ("model/flex/flag.xml", (900,)), ("test/user/testdata/rigid_flex.xml", (300,))]
 
 
-@pytest.mark.parametrize("rel,steps", WEIGHTS, ids=[os.path.basename(r) for r, _ in WEIGHTS])
+@pytest.mark.parametrize("rel,steps", _params(WEIGHTS))
 def test_contact_weights_match_efc_j(rel, steps):
   """4.0 distributes an element contact with the barycentric coordinates of the closest
   element point (segment, triangle, tetrahedron; both sides of element : element contacts):

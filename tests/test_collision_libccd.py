@@ -1,5 +1,5 @@
 """MuJoCo's libccd convex collider (`<flag nativeccd="disable"/>`, engine/collision/libccd.py)
-against MuJoCo 4.0's mj_collision: every general convex pair (primitives, a 14-vertex mesh
+against MuJoCo's mj_collision: every general convex pair (primitives, a 14-vertex mesh
 searched by hill-climbing and a 6-vertex one searched exhaustively), in random poses, with
 and without margin and multiccd; contact by contact (same pairs and order, dist, pos, frame
 within 1e-6) through our collision driver.
@@ -7,7 +7,7 @@ within 1e-6) through our collision driver.
 The driver gets MuJoCo's own geom poses: MPR's result is not continuous in the poses (the
 portal it stops at depends on the path, so MuJoCo's own contact depth moves by 1e-5 in some
 poses when qpos moves by 1e-15), so only identical inputs give comparable contacts. With
-them ours equal 4.0's to 1e-14.
+them ours equal MuJoCo's to 1e-14.
 """
 import mujoco
 import numpy as np
@@ -15,6 +15,7 @@ import pytest
 
 import numjoco
 from numjoco.engine.collision.driver import collision
+from tests.models import models_of, terrain_pose
 from tests.test_mesh_collision import _ASSETS, _SHAPES
 
 _FLAG = '<flag nativeccd="disable"/>'
@@ -56,8 +57,8 @@ def _run(a, b, margin=0.0, flags=_FLAG, ntrial=40, seed=0):
   """Compare the contact lists in `ntrial` random poses (asserting each); returns (poses
   with contacts, poses with several contacts)."""
   xml = _scene(a, b, margin, flags)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  # our compiled mesh (the wedge's principal frame) equals 4.0's bit for bit: MPR's jumps
+  m, mjm = models_of(xml)
+  # our compiled mesh (the wedge's principal frame) equals MuJoCo's bit for bit: MPR's jumps
   # would turn a 1e-7 difference into 1e-6 contact errors
   np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
@@ -133,18 +134,13 @@ def test_libccd_hfield(shape, margin):
   from tests.test_hfield import _scene as hfield_scene
   xml = hfield_scene(shape, f'margin="{margin}"').replace(
       '<option timestep="0.005"/>', f"<option>{_FLAG}</option>")
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   np.testing.assert_array_equal(m.mesh_vert, mjm.mesh_vert)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(len(shape))
   touching = 0
   for trial in range(40):
-    mujoco.mj_resetData(mjm, mjd)
-    xy = rng.uniform(-0.7, 0.7, 2) * [1.0, 0.8]
-    mjd.qpos[0:3] = [xy[0], xy[1], rng.uniform(0.0, 0.35)]
-    mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    terrain_pose(mjm, mjd, rng)
     _compare(m, d, mjm, mjd, f"{shape} trial {trial}")
     touching += mjd.ncon > 0
   assert touching >= 20, "too few poses touch the terrain"

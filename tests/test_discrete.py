@@ -1,16 +1,15 @@
-"""MuJoCo 4.0's `discrete` integrator (engine/discrete.py): the constraint solve in the effective
+"""MuJoCo's `discrete` integrator (engine/discrete.py): the constraint solve in the effective
 metric Mhat = M + h D + h^2 K and the implicit constraint rows, compared with the installed
-MuJoCo 4.0 field by field (no source of this integrator was available: the rules were measured
+MuJoCo field by field (no source of this integrator was available: the rules were measured
 on it, so these comparisons are the specification)."""
 import os
-import warnings
 
 import mujoco
 import numpy as np
 import pytest
 
 import numjoco
-from tests.models import load_both, suite_source
+from tests.models import models_named
 
 _DISCRETE = 4
 
@@ -192,23 +191,15 @@ def _teacher_forced(m, mjm, nstep, seed, ctrl_scale=1.0):
 @pytest.mark.parametrize("name", ["cartpole", "acrobot", "reacher", "cheetah", "walker", "hopper",
                                   "humanoid", "swimmer", "finger", "manipulator"])
 def test_suite_teacher_forced(name):
-  """Forward under discrete along 4.0's trajectory: qacc within the contact tests' tolerance."""
-  if name in ("finger", "manipulator"):
-    from dm_control import suite
-    path = os.path.join(os.path.dirname(suite.__file__), name + ".xml")
-    mjm = mujoco.MjModel.from_xml_path(path)
-    with warnings.catch_warnings():
-      warnings.simplefilter("ignore")
-      m = numjoco.load_model(path)
-  else:
-    m, mjm = load_both(name, disable_constraint=False)
+  """Forward under discrete along MuJoCo's trajectory: qacc within the contact tests' tolerance."""
+  m, mjm = models_named(name)
   mjm.opt.integrator = _DISCRETE
   m.opt.integrator = _DISCRETE
   assert _teacher_forced(m, mjm, 150, 0) < 1e-6
 
 
 def test_rollout_matches(tmp_path):
-  """A free-running rollout (no teacher forcing) of the contact scene stays with 4.0's."""
+  """A free-running rollout (no teacher forcing) of the contact scene stays with MuJoCo's."""
   xml = CONTACT.format(cone="elliptic", solref="0.005 1", solimp="0.9 0.95 0.001", damping="5")
   m, mjm = _both(xml, tmp_path)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
@@ -222,7 +213,7 @@ def test_rollout_matches(tmp_path):
 
 @pytest.mark.parametrize("which", ["chain", "contact", "free"])
 def test_inverse(tmp_path, which):
-  """mj_inverse inverts the step map: 4.0's qfrc_inverse and constraint forces, which reproduce
+  """mj_inverse inverts the step map: MuJoCo's qfrc_inverse and constraint forces, which reproduce
   the applied and actuator forces forward used (and FWDINV's statistics near 0)."""
   xml = {"chain": CHAIN,
          "contact": CONTACT.format(cone="elliptic", solref="0.005 1", solimp="0.9 0.95 0.001",
@@ -243,7 +234,7 @@ def test_inverse(tmp_path, which):
   expected = mjd.qfrc_applied + mjd.qfrc_actuator
   mujoco.mj_inverse(mjm, mjd)
   numjoco.inverse(m, d)
-  _close(mjd.qfrc_inverse, expected, "4.0's own consistency", rtol=1e-7, atol=1e-7)
+  _close(mjd.qfrc_inverse, expected, "MuJoCo's own consistency", rtol=1e-7, atol=1e-7)
   _close(d.qfrc_inverse, mjd.qfrc_inverse, "qfrc_inverse", rtol=1e-7, atol=1e-7)
   _close(d.efc_force[:d.nefc], mjd.efc_force[:mjd.nefc], "efc_force", rtol=1e-7, atol=1e-7)
   m.opt.enableflags = m.opt.enableflags | int(numjoco.mjtEnableBit.FWDINV)
@@ -270,12 +261,12 @@ COUPLED = """<mujoco><option integrator="discrete" timestep="0.005" solver="{sol
 @pytest.mark.parametrize("fluid", ["", 'density="1000" viscosity="0.5"'])
 def test_couplings(tmp_path, solver, fluid):
   """Tendon and actuator terms are couplings of the metric (left out under PGS), fluid drag
-  blocks join the backbone: qacc_smooth, qacc and a rollout as 4.0's."""
+  blocks join the backbone: qacc_smooth, qacc and a rollout as MuJoCo's."""
   xml = COUPLED.format(solver=solver).replace('timestep="0.005"', f'timestep="0.005" {fluid}')
   m, mjm = _both(xml, tmp_path)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(5)
-  # CG stops on its tolerance on a different path: 4.0 solves the coupled trees as islands, we
+  # CG stops on its tolerance on a different path: MuJoCo solves the coupled trees as islands, we
   # as one system (measured: within 2e-4)
   tol = {"Newton": 1e-7, "CG": 1e-3, "PGS": 1e-4}[solver]
   for _ in range(60):
@@ -321,6 +312,7 @@ def _mujoco_models():
   return out
 
 
+@pytest.mark.slow   # a sweep over every model of MODELS.txt
 @pytest.mark.parametrize("path", _mujoco_models())
 def test_mujoco_models_discrete(path):
   from tests.models import assert_forward_as_mujoco, random_state

@@ -19,7 +19,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from numjoco.engine.mjcf import MjcfError                                      # noqa: E402
 from numjoco.engine.mjcf._flex import FIELDS, SIZES           # noqa: E402
-from tests.models import load_flex_model                   # noqa: E402
+from tests.models import load_flex_model, models_of        # noqa: E402
 
 ROOT = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 
@@ -430,7 +430,7 @@ def test_load_model_names_what_it_cannot_simulate():
   import numjoco
   for name in ("flag", "jelly"):
     path = os.path.join(ROOT, f"model/flex/{name}.xml")
-    assert mismatches(numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)) == []
+    assert mismatches(*models_of(path)) == []
   rod = ('<mujoco><worldbody>\n<flexcomp name="rod" type="grid" dim="1" count="5 1 1" '
          'spacing=".1 .1 .1" radius=".01"><elasticity young="1e4"/></flexcomp></worldbody>'
          '</mujoco>')

@@ -5,6 +5,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop, io
+from tests.models import quat_adrs, suite_mjmodel
 
 RTOL, ATOL = 1e-9, 1e-10
 
@@ -76,12 +77,6 @@ MODELS = {
 }
 
 
-def _swimmer():
-  from dm_control.suite import swimmer
-  xml, assets = swimmer.get_model_and_assets(6)
-  return mujoco.MjModel.from_xml_string(xml, assets)
-
-
 def _fish(ellipsoid=False):
   """dm_control's fish (inertia box, density 5000); optionally with ellipsoid fluid on every geom."""
   import os
@@ -98,7 +93,7 @@ def _fish(ellipsoid=False):
 
 def _load(name):
   if name == "swimmer":
-    return _swimmer()
+    return suite_mjmodel("swimmer")
   if name == "fish":
     return _fish()
   if name == "fish_ellipsoid":
@@ -109,12 +104,7 @@ def _load(name):
 def _random_state(mjm, mjd, rng, vel_scale):
   """Random configuration (unit quaternions) and velocity, also for mocap bodies."""
   mjd.qpos[:] = mjm.qpos0 + 0.3 * rng.standard_normal(mjm.nq)
-  for j in range(mjm.njnt):
-    adr = mjm.jnt_qposadr[j]
-    if mjm.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
-      adr += 3
-    elif mjm.jnt_type[j] != mujoco.mjtJoint.mjJNT_BALL:
-      continue
+  for adr in quat_adrs(mjm):
     q = mjd.qpos[adr:adr + 4]
     mujoco.mju_normalize4(q)
   mjd.qvel[:] = vel_scale * rng.standard_normal(mjm.nv)
@@ -207,7 +197,7 @@ _SMALL = """
 @pytest.mark.parametrize("vel_scale", [1e-6, 1e-3, 1.0])
 @pytest.mark.parametrize("wind", [True, False])
 def test_small_geoms_slow_motion(vel_scale, wind):
-  """mm-sized and thin geoms at low speed: MuJoCo 4.0 keeps the Kutta lift's v^2 scaling."""
+  """mm-sized and thin geoms at low speed: MuJoCo keeps the Kutta lift's v^2 scaling."""
   mjm = mujoco.MjModel.from_xml_string(_SMALL)
   if not wind:
     mjm.opt.wind[:] = 0.0

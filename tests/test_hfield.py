@@ -1,4 +1,4 @@
-"""Height fields vs MuJoCo 4.0: compiled fields (inline elevation, PNG, binary file) and
+"""Height fields vs MuJoCo: compiled fields (inline elevation, PNG, binary file) and
 contacts from our driver against mj_collision for every geom type on a random terrain."""
 import io
 import os
@@ -10,6 +10,7 @@ import pytest
 import numjoco
 from numjoco.engine.mjcf import MjcfError, compile_model
 from tests.conformance.test_contact import _compare
+from tests.models import assert_mjcf_error, free_pose_forward, models_of, terrain_pose
 from tests.test_mjcf_compile import assert_same
 
 _RNG = np.random.default_rng(5)
@@ -78,17 +79,12 @@ def _run(shape, margin="0", ntrial=40, seed=0, lenient=False):
   """Compare contacts in `ntrial` random poses over the terrain; returns (poses touching,
   poses whose contact list matches fully). Without `lenient`, every pose must match."""
   xml = _scene(shape, f'margin="{margin}"')
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(seed + len(shape))
   touching = full = 0
   for trial in range(ntrial):
-    mujoco.mj_resetData(mjm, mjd)
-    xy = rng.uniform(-0.7, 0.7, 2) * [1.0, 0.8]
-    mjd.qpos[0:3] = [xy[0], xy[1], rng.uniform(0.0, 0.35)]
-    mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    terrain_pose(mjm, mjd, rng)
     touching += mjd.ncon > 0
     if not lenient:
       _compare(m, d, mjm, mjd, f"{shape} trial {trial}")
@@ -113,9 +109,9 @@ def test_hfield_contacts(shape):
 @pytest.mark.parametrize("shape", ["cylinder", "box", "mesh"])
 def test_hfield_contacts_polytopes(shape):
   """Cylinders, boxes and meshes: the contact count always equals MuJoCo's, and the whole
-  contact list in most poses. In the rest (measured 6 of 36, 6 of 36, 3 of 32 touching
-  poses) a contact differs: MuJoCo 4.0 changed the numerics of its native CCD after our
-  reference source (changelog 4.0, item 27), which our GJK/EPA follows."""
+  contact list in most poses. In the rest (6 of 36, 6 of 36, 3 of 32 touching poses) a
+  contact differs: our GJK/EPA follows a reference source whose native-CCD numerics MuJoCo
+  has changed since (its changelog for 4.0, item 27)."""
   touching, full = _run(shape, lenient=True)
   assert touching >= 20, "too few poses touch the terrain"
   assert full >= 0.75 * touching, f"{full} of {touching} poses match fully"
@@ -123,7 +119,7 @@ def test_hfield_contacts_polytopes(shape):
 
 @pytest.mark.parametrize("shape", ["sphere", "capsule", "box"])
 def test_hfield_contacts_with_margin(shape):
-  """With margin 0.004: MuJoCo 4.0 inflates prism and geom by half the margin each, reports
+  """With margin 0.004: MuJoCo inflates prism and geom by half the margin each, reports
   the distance (positive within the margin) and searches the prisms under the geom's box
   grown by the margin; the same contacts as MuJoCo in every pose. (The ellipsoid also matches
   in all 40 poses given MuJoCo's geom poses, but through our kinematics one deep EPA contact
@@ -143,7 +139,7 @@ def test_hfield_margin_gap():
         elevation="{elev}"/></asset><worldbody><geom type="hfield" hfield="t"/>
         <body pos="{pos}"><freejoint/><geom type="sphere" size=".1" margin=".004"/></body>
         </worldbody></mujoco>"""
-      m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+      m, mjm = models_of(xml)
       d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
       mujoco.mj_forward(mjm, mjd)
       n = _compare(m, d, mjm, mjd, f"wall={wall} gap {g}")
@@ -159,7 +155,7 @@ def test_quadruped_on_rough_terrain():
   from tests.conformance.test_contact import _trajectory_check
   from tests.models import suite_source
   src, _ = suite_source("quadruped")
-  m, mjm = numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
+  m, mjm = models_of(src)
   n = int(mjm.hfield_nrow[0])
   x = np.linspace(-1, 1, n)
   bumps = (0.01 + 0.01 * np.sin(40 * x)[:, None] * np.cos(33 * x)[None, :]).astype(np.float32)
@@ -174,12 +170,7 @@ def test_quadruped_on_rough_terrain():
   hits = 0
   for _ in range(20):
     mjd.qpos[:] = mjm.qpos0
-    mjd.qpos[0:3] = [rng.uniform(-3, 3), rng.uniform(-3, 3), rng.uniform(0.3, 1.5)]
-    mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
-    d.qpos[:] = mjd.qpos
-    numjoco.forward(m, d)
+    free_pose_forward(m, d, mjm, mjd, rng, 3, (0.3, 1.5))
     adr = mjm.sensor_adr[rf]
     np.testing.assert_allclose(d.sensordata[adr], mjd.sensordata[adr], rtol=1e-9, atol=1e-9)
     hits += int((mjd.sensordata[adr] > 0).sum())
@@ -196,10 +187,7 @@ def test_errors():
       ('<hfield name="h" file="nope.png" size="1 1 1 1"/>', "nope.png"),
   ]
   for asset, msg in bad:
-    xml = f'<mujoco><asset>\n{asset}</asset><worldbody><geom type="hfield" hfield="h"/>' \
-          f'</worldbody></mujoco>'
-    with pytest.raises(MjcfError, match=msg) as e:
-      compile_model(xml)
-    assert ":2: <hfield" in str(e.value)
+    assert_mjcf_error(f'<mujoco><asset>\n{asset}</asset><worldbody><geom type="hfield" '
+                      f'hfield="h"/></worldbody></mujoco>', msg, ":2: <hfield")
   with pytest.raises(MjcfError, match="unknown hfield"):
     compile_model('<mujoco><worldbody><geom type="hfield" hfield="x"/></worldbody></mujoco>')

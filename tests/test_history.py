@@ -22,7 +22,7 @@ import pytest
 import numjoco
 from numjoco.engine import history
 from numjoco.engine.mjcf import MjcfError
-from tests.models import assert_close
+from tests.models import arm_chain, assert_close, models_of
 
 _DELAY_XML = "/tmp/lead/mjtree/test/testdata/delay.xml"
 _DELAY_INLINE = """
@@ -53,19 +53,7 @@ ARM = """
     <default class="late"><motor nsample="3" delay="0.0035" interp="cubic"/></default>
   </default>
   <worldbody>
-    <body name="b1" pos="0 0 1">
-      <joint name="h1" type="hinge" axis="0 1 0" damping="0.05"/>
-      <geom fromto="0 0 0 0.3 0 0"/>
-      <body name="b2" pos="0.3 0 0">
-        <joint name="h2" type="hinge" axis="0 1 0" damping="0.05"/>
-        <geom fromto="0 0 0 0.3 0 0"/>
-        <body name="b3" pos="0.3 0 0">
-          <joint name="s3" type="slide" axis="1 0 0" damping="0.5"/>
-          <geom type="box" size="0.04 0.03 0.03"/>
-          <site name="tip" pos="0.05 0.01 0"/>
-        </body>
-      </body>
-    </body>
+""" + arm_chain(in_b3='          <site name="tip" pos="0.05 0.01 0"/>') + """\
   </worldbody>
   <actuator>
     <motor name="a0" joint="h1" gear="2" nsample="3" delay="0.006"/>
@@ -103,12 +91,12 @@ _MODEL_FIELDS = ("actuator_history", "actuator_historyadr", "actuator_delay", "s
 
 def _arm(integrator="Euler"):
   xml = ARM.format(integrator=integrator)
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return models_of(xml)
 
 
 def _delay_model():
   xml = open(_DELAY_XML).read() if os.path.exists(_DELAY_XML) else _DELAY_INLINE
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return models_of(xml)
 
 
 def _check_fields(m, mjm):
@@ -374,7 +362,7 @@ def test_accepted_like_mujoco(case):
   kw = dict(ts="0.01", act="", sen="")
   kw.update(case)
   xml = _BASE.format(**kw)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   _check_fields(m, mjm)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   for s in range(30):
@@ -427,7 +415,7 @@ def test_rollout_contact(integrator):
   torque (interval with phase), framequat, subtreelinvel, e_potential and joint-limit force
   sensors, delayed muscle and DC-motor controls; 200 steps follow MuJoCo 4.0."""
   xml = CONTACT.format(integrator=integrator)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   _check_fields(m, mjm)
   ours, theirs = _rollout(m, mjm, 200, seed=7, teacher=False)
   for k in ours[0]:

@@ -8,6 +8,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop, io
+from tests.models import suite_mjmodel
 
 INTEGRATORS = {"implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
                "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST}
@@ -123,17 +124,6 @@ FLUID_XML = """
 """
 
 
-def _suite_model(name):
-  """A dm_control suite model by name, as compiled by MuJoCo."""
-  import dm_control.suite
-  if name == "swimmer":
-    from dm_control.suite import swimmer
-    xml, assets = swimmer.get_model_and_assets(6)
-    return mujoco.MjModel.from_xml_string(xml, assets)
-  path = os.path.join(os.path.dirname(dm_control.suite.__file__), name + ".xml")
-  return mujoco.MjModel.from_xml_path(path)
-
-
 def _setup(mjm, integrator, seed=0, qvel_scale=1.0):
   """MuJoCo model/data with constraints off and a random state; our copies of both."""
   mjm.opt.disableflags |= mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
@@ -192,7 +182,7 @@ CUSTOM = {"actuated": ACTUATED_XML, "free": FREE_XML, "fluid": FLUID_XML}
 @pytest.mark.parametrize("integrator", list(INTEGRATORS))
 @pytest.mark.parametrize("name", SUITE + list(CUSTOM))
 def test_one_step(name, integrator):
-  mjm = (mujoco.MjModel.from_xml_string(CUSTOM[name]) if name in CUSTOM else _suite_model(name))
+  mjm = (mujoco.MjModel.from_xml_string(CUSTOM[name]) if name in CUSTOM else suite_mjmodel(name))
   mjm, mjd, m, d = _one_step(mjm, integrator, qvel_scale=3.0)
   _check_step(mjm, mjd, d)
 
@@ -200,7 +190,7 @@ def test_one_step(name, integrator):
 @pytest.mark.parametrize("integrator", list(INTEGRATORS))
 @pytest.mark.parametrize("name", SUITE + list(CUSTOM))
 def test_rollout(name, integrator):
-  mjm = (mujoco.MjModel.from_xml_string(CUSTOM[name]) if name in CUSTOM else _suite_model(name))
+  mjm = (mujoco.MjModel.from_xml_string(CUSTOM[name]) if name in CUSTOM else suite_mjmodel(name))
   err_q, err_v = _rollout(mjm, integrator)
   assert err_q <= ROLLOUT_TOL, (name, integrator, err_q, err_v)
 
@@ -220,7 +210,7 @@ def test_qderiv_matters():
 
 
 # ------------------------------------------------------------------------------------------------
-# actuators whose force is clamped contribute no velocity derivative (MuJoCo 4.0)
+# actuators whose force is clamped contribute no velocity derivative (MuJoCo)
 
 DATA = os.path.join(os.path.dirname(__file__), "data")
 
@@ -452,7 +442,7 @@ def test_tumbling_thin_object(integrator, seed):
   _check_step(mjm, mjd, d)
 
 
-# free joints whose tree has no other dof but welded descendants: 4.0 gives them the free-body
+# free joints whose tree has no other dof but welded descendants: MuJoCo gives them the free-body
 # 6x6 solve with the whole rigid assembly's gyroscopic derivative (composite inertia); the
 # Aug-2026 source required a childless body. A box with an offset welded box, a massless root
 # carrying two welded plates, a welded chain with free-joint damping, inertia-box fluid.
@@ -502,7 +492,7 @@ def test_free_body_with_welded_children(integrator, fluid, seed):
 
 
 def test_free_body_with_welded_children_matters():
-  """Under implicitfast the welded assemblies' step is not the symmetric solve's: 4.0's dv/h
+  """Under implicitfast the welded assemblies' step is not the symmetric solve's: MuJoCo's dv/h
   differs from its qacc (nothing else in these scenes depends on qvel), so a solve without the
   composite gyroscopic block fails the test above."""
   mjm, mjd, _, _, _ = _setup(mujoco.MjModel.from_xml_string(

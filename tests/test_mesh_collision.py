@@ -1,4 +1,4 @@
-"""Mesh contacts from our collision driver vs MuJoCo 4.0's mj_collision: plane-mesh
+"""Mesh contacts from our collision driver vs MuJoCo's mj_collision: plane-mesh
 (mjc_PlaneConvex: deepest vertex plus hull neighbours) and every primitive-mesh and mesh-mesh
 pair through GJK/EPA and multicontact on mesh polygons, in random poses, contact by contact
 (same pairs and order, dist, pos, frame within 1e-6); the compiled mesh polygons against
@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 import numjoco
+from tests.conformance import test_contact as contact_scenes
 from tests.conformance.test_contact import _compare
+from tests.models import models_of, pair_pose
 
 # a convex, irregular 14-vertex polyhedron (hill-climbing path in MuJoCo: >= 10 vertices)
 _RNG = np.random.default_rng(11)
@@ -24,23 +26,17 @@ _ASSETS = f"""<asset><mesh name="blob" vertex="{_BLOB_V}"/>
   <mesh name="wedge" vertex="{_WEDGE_V}"/></asset>"""
 
 _SHAPES = {
-    "plane": 'type="plane" size="3 3 .1"',
-    "sphere": 'type="sphere" size=".1"',
-    "capsule": 'type="capsule" size=".07 .12"',
-    "ellipsoid": 'type="ellipsoid" size=".12 .08 .06"',
-    "cylinder": 'type="cylinder" size=".09 .1"',
-    "box": 'type="box" size=".1 .07 .05"',
+    **contact_scenes._SHAPES,
     "blob": 'type="mesh" mesh="blob"',
     "wedge": 'type="mesh" mesh="wedge"',
 }
-# MuJoCo 4.0 replaces the GJK/EPA contact by up to 4 (box-mesh, mesh-mesh, cylinder-mesh:
+# MuJoCo replaces the GJK/EPA contact by up to 4 (box-mesh, mesh-mesh, cylinder-mesh:
 # polygon clipping of aligned faces or of an edge on a face) or 2 (a capsule's segment on a
-# mesh polygon) clipped contacts where flat features meet (engine/collision/convex.py,
-# `_multicontact`, read from 4.0's binary). Every pose's whole contact list equals 4.0's here
-# since the compiler's eig3 (mesh frames, so polygon normals) and the cylinder and capsule
-# branches follow 4.0 bit for bit; before, 2-11 poses in 90 per pair differed in the order or
-# the choice of clipped points, decided by round-off (test_multicontact_poses measured e.g.
-# box-blob 79/90, blob-blob 83/91, cylinder-blob 87/95).
+# mesh polygon) clipped contacts where flat features meet (engine/collision/multicontact.py,
+# `multicontact`). Every pose's whole contact list must equal MuJoCo's: the order and the
+# choice of clipped points are decided by round-off, so this needs the compiler's eig3 (mesh
+# frames, so polygon normals) and the cylinder and capsule branches to follow MuJoCo bit for
+# bit.
 MULTI_PAIRS = [("box", "blob"), ("box", "wedge"), ("blob", "blob"), ("blob", "wedge"),
                ("wedge", "wedge"), ("capsule", "blob"), ("capsule", "wedge"),
                ("cylinder", "blob"), ("cylinder", "wedge")]
@@ -64,24 +60,14 @@ def _run(a, b, ntrial=40, seed=0, lenient=False, flags=""):
   fully, trials whose first contact matches, trials with contacts, trials where MuJoCo gives
   one contact, those of them we match fully) instead of asserting."""
   xml = _scene(a, b, flags)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   rng = np.random.default_rng(seed + len(a) * 7 + len(b))
   mjd = mujoco.MjData(mjm)
   d = numjoco.make_data(m)
   total = 0
   full = first = touching = single = single_ok = 0
   for trial in range(ntrial):
-    mujoco.mj_resetData(mjm, mjd)
-    if a != "plane":
-      mjd.qpos[3:7] = rng.normal(size=4)
-      mjd.qpos[0:3] = [0, 0, 0.3]
-      mjd.qpos[7:10] = [0, 0, 0.3] + rng.uniform(-0.12, 0.12, 3)
-      mjd.qpos[10:14] = rng.normal(size=4)
-    else:
-      mjd.qpos[0:3] = [0, 0, rng.uniform(-0.02, 0.12)]
-      mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    pair_pose(mjm, mjd, rng, a == "plane", top=0.12)
     if not lenient:
       total += _compare(m, d, mjm, mjd, f"trial {trial}")
       continue
@@ -107,7 +93,7 @@ def test_mesh_pair(a, b):
 
 @pytest.mark.parametrize("a,b", [pytest.param(a, b, id=f"{a}-{b}") for a, b in MULTI_PAIRS])
 def test_multicontact_poses(a, b):
-  """Pairs where MuJoCo 4.0 may give several contacts: in 95 random poses, the whole contact
+  """Pairs where MuJoCo may give several contacts: in 95 random poses, the whole contact
   list (count, order, dist, pos, frame within 1e-6) matches in every touching pose, and the
   scene has enough poses with several contacts."""
   full, first, touching, single, single_ok = _run(a, b, ntrial=95, lenient=True)
@@ -129,9 +115,8 @@ def test_multiccd_disabled(a, b):
 @pytest.mark.parametrize("mesh", ["blob", "wedge"])
 def test_plane_mesh(mesh):
   """Plane-mesh in 200 random poses: the whole contact list (count, order, dist, pos, frame)
-  equals MuJoCo 4.0's in every pose. 4.0 rewrote this collider after our reference source;
-  engine/collision/convex.py's plane_mesh follows its structure as MuJoCo Warp 4.0 ports it
-  (the rule inferred before from 4.0's output matched 557 of 600 poses)."""
+  equals MuJoCo's in every pose (engine/collision/plane.py's plane_mesh follows MuJoCo's
+  collider as MuJoCo Warp ports it)."""
   full, first, touching, _, _ = _run("plane", mesh, ntrial=200, lenient=True)
   assert touching >= 100, "too few contacts: the scene misses the pair"
   assert first == touching
@@ -139,9 +124,9 @@ def test_plane_mesh(mesh):
 
 
 def test_plane_mesh_flat_faces():
-  """Meshes lying on a face (a box, and a hexagonal prism whose six-sided face 4.0 prunes to
+  """Meshes lying on a face (a box, and a hexagonal prism whose six-sided face MuJoCo prunes to
   four vertices spanning the largest quadrilateral from the deepest one), slightly tilted:
-  the contact lists equal MuJoCo 4.0's, four contacts each where the face is flat."""
+  the contact lists equal MuJoCo's, four contacts each where the face is flat."""
   hexv = " ".join(f"{math.cos(k * math.pi / 3):.6f} {math.sin(k * math.pi / 3):.6f} {z}"
                   for z in (0, .3) for k in range(6))
   xml = f"""<mujoco><asset><mesh name="box" scale=".1 .07 .05"
@@ -150,7 +135,7 @@ def test_plane_mesh_flat_faces():
     <geom type="plane" size="2 2 .1"/>
     <body pos="0 0 .2"><freejoint/><geom type="mesh" mesh="box"/></body>
     <body pos="1 0 .2"><freejoint/><geom type="mesh" mesh="hex"/></body></worldbody></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   rng = np.random.default_rng(5)
   four = 0
@@ -169,7 +154,7 @@ def test_plane_mesh_flat_faces():
 @pytest.mark.parametrize("a,b", [pytest.param(a, b, id=f"{a}-{b}") for a, b in PAIRS
                                  if (a, b) in MULTI_PAIRS])
 def test_single_contact_poses(a, b):
-  """Pairs where 4.0 may use multicontact: in every pose where MuJoCo gives one contact, our
+  """Pairs where MuJoCo may use multicontact: in every pose where MuJoCo gives one contact, our
   contact list equals it (dist, pos, frame within 1e-6)."""
   full, first, touching, single, single_ok = _run(a, b, ntrial=60, lenient=True)
   assert single >= 10, "too few single-contact poses: the scene misses the pair"
@@ -206,14 +191,13 @@ def _by_pair(geom1, geom2, n):
 
 def test_mujoco_meshes_pile():
   """Teacher-forced along MuJoCo's trajectory of the pile (every 10th of 500 steps): the same
-  geom pairs collide, and every pair's contact list equals MuJoCo 4.0's (count, order, dist,
+  geom pairs collide, and every pair's contact list equals MuJoCo's (count, order, dist,
   pos, frame within 1e-6): 298 plane-mesh pairs (3 of them with 4 contacts) and 14 mesh-mesh
-  pairs, all multicontact in 4.0 (3-4 contacts; 2 of the 14 matched while our polygons were
-  rebuilt at run time, before they followed 4.0's compiler)."""
+  pairs, all multicontact (3-4 contacts, from the polygons MuJoCo's compiler builds)."""
   from numjoco.engine import interop
   from numjoco.engine.forward import fwd_position
   xml = _pile_xml()
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   mjd = mujoco.MjData(mjm)
   d = numjoco.make_data(m)
   nplane = full = meshmesh = mm_full = 0
@@ -255,7 +239,7 @@ def test_sphere_mesh_comes_to_rest():
     <asset><mesh name="sphere" file="sphere.obj" scale=".1 .1 .1"/></asset>
     <worldbody><geom type="plane" size="2 2 .1"/><body pos="0 0 .3" euler="10 20 30">
     <freejoint/><geom type="mesh" mesh="sphere"/></body></worldbody></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   numjoco.step(m, d, 1000)
   mujoco.mj_step(mjm, mjd, 1000)
@@ -281,8 +265,8 @@ _POLY_FIELDS = ("mesh_polynum", "mesh_polyadr", "mesh_polyvertadr", "mesh_polyve
 
 def test_mesh_polygons():
   """The compiled hull polygons (mesh_poly*, which multicontact and plane-mesh collisions
-  clip) equal MuJoCo 4.0's field by field: the same polygons (grouped by their normal's
-  angles in the mesh file's frame), vertex cycles (starting vertex included), numbering (4.0's
+  clip) equal MuJoCo's field by field: the same polygons (grouped by their normal's
+  angles in the mesh file's frame), vertex cycles (starting vertex included), numbering (MuJoCo's
   hash-map order) and vertex-to-polygon map, normals to 1e-12; for small meshes (the cube's
   and the prism's quads are merged triangles), sphere.obj's 4971 polygons and cone.obj's, its
   500-gon base included."""
@@ -290,7 +274,7 @@ def test_mesh_polygons():
   xml = f"""<mujoco><compiler meshdir="{_ASSET_DIR}"/>
     {_ASSETS.replace('</asset>', _POLY_MESHES + '</asset>')}<worldbody>
     {''.join(f'<geom type="mesh" mesh="{n}"/>' for n in names)}</worldbody></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   for f in _POLY_FIELDS:
     np.testing.assert_array_equal(getattr(m, f), getattr(mjm, f), err_msg=f)
   np.testing.assert_allclose(m.mesh_polynormal, mjm.mesh_polynormal, rtol=0, atol=1e-12)
@@ -303,7 +287,7 @@ def test_mesh_polygons():
     ("test/engine/testdata/collision_convex/stacked_boxes.xml", 4),   # 8 vertices: exhaustive
     ("model/replicate/bunnies.xml", 6)])                             # hull graph: hill climb
 def test_mesh_support_as_mujoco(path, geom):
-  """A mesh's support points in GJK/EPA equal MuJoCo 4.0's own (its mjCCDObj support function,
+  """A mesh's support points in GJK/EPA equal MuJoCo's own (its mjCCDObj support function,
   called from its library) bit for bit, in a sequence of directions (generic, and within
   1e-17..1e-8 of a face normal, where vertices nearly tie): small meshes search every vertex
   in mesh order starting from the previous support vertex, larger ones climb the hull graph."""
@@ -311,7 +295,7 @@ def test_mesh_support_as_mujoco(path, geom):
   from numjoco.engine.collision import support
   from tests.conformance import mjinternal
   full = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models", path)
-  m, mjm = numjoco.load_model(full), mujoco.MjModel.from_xml_path(full)
+  m, mjm = models_of(full)
   mjd = mujoco.MjData(mjm)
   mujoco.mj_forward(mjm, mjd)
   rng = np.random.default_rng(0)

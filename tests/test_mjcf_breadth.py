@@ -1,8 +1,7 @@
 """MJCF breadth found by sweeping MuJoCo's own models: `user` parameters, <visual> keyword flags,
 attributes MuJoCo accepts with fewer values than their length, and other corners, each compared
-with MuJoCo 4.0 (compiled fields, and forward qacc/sensordata where physics is involved)."""
+with MuJoCo (compiled fields, and forward qacc/sensordata where physics is involved)."""
 import os
-import warnings
 
 import numpy as np
 import pytest
@@ -39,12 +38,8 @@ def _both_reject(xml, match):
 def _forward_same(path, seeds=2, scale=0.05):
   """qacc and sensordata of both engines at random states (tests/test_models_load's check)."""
   import numjoco
-  from tests.models import random_state
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    m = load_model(path)
-  mjm = mujoco.MjModel.from_xml_path(path)
-  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
+  from tests.models import models_and_data, random_state
+  m, d, mjm, mjd = models_and_data(path, quiet=True)
   for seed in range(seeds):
     random_state(mjm, mjd, seed, scale=scale)
     mujoco.mj_forward(mjm, mjd)
@@ -237,7 +232,7 @@ def test_ten_armature_model_forward_as_mujoco():
 # ------------------------------------------------------------------------- other corners
 
 def test_replicate_prefix_is_ignored_as_mujoco_does():
-  """`prefix` is not in MuJoCo's replicate schema and 4.0 ignores it (collision_primitive/
+  """`prefix` is not in MuJoCo's replicate schema and MuJoCo ignores it (collision_primitive/
   spheres_cylinders.xml uses it): a warning here, names from `sep` only."""
   xml = """<mujoco><worldbody><replicate count="3" offset=".3 0 0" prefix="A" sep="-">
     <body name="b"><freejoint/><geom name="g" size=".1"/></body></replicate></worldbody>
@@ -248,7 +243,7 @@ def test_replicate_prefix_is_ignored_as_mujoco_does():
 
 
 def test_target_camera_without_target_as_mujoco():
-  """mode targetbody(com) without a target loads in 4.0 (mjx pendula.xml) and acts as fixed."""
+  """mode targetbody(com) without a target loads in MuJoCo (mjx pendula.xml) and acts as fixed."""
   import numjoco
   xml = """<mujoco><worldbody><body name="a" pos="1 0 0"><joint axis="0 1 0"/>
     <geom size=".1" pos="0 0 -.5"/><camera mode="targetbodycom" pos="0 0 1"/>

@@ -65,10 +65,16 @@ def test_actuator_unknown_target(tmp_path, target):
   assert msg.startswith("model.xml:9: <motor name=\"m\">") and "'nope'" in msg
 
 
-def test_unknown_default_class(tmp_path):
-  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<geom class="missing" size=".1"/>\n'
-               '</body>\n</worldbody>\n</mujoco>')
-  assert msg.startswith("model.xml:4: <geom>") and "unknown default class 'missing'" in msg
+@pytest.mark.parametrize("elem, start, fragment", [
+    ('<geom class="missing" size=".1"/>', "<geom>", "unknown default class 'missing'"),
+    ('<geom type="mesh" mesh="m"/>', "<geom>", "unknown mesh 'm'"),
+    ('<joint type="hing"/>', "<joint>", "'hing'"),
+], ids=["unknown_default_class", "unknown_mesh", "invalid_keyword"])
+def test_bad_element_in_a_body(tmp_path, elem, start, fragment):
+  """One bad element inside a body on line 4: the message names line 4, the element and the
+  fault."""
+  msg = _error(tmp_path, f'<mujoco>\n<worldbody>\n<body>\n{elem}\n</body>\n</worldbody>\n</mujoco>')
+  assert msg.startswith(f"model.xml:4: {start}") and fragment in msg
 
 
 def test_duplicate_names(tmp_path):
@@ -76,18 +82,6 @@ def test_duplicate_names(tmp_path):
                '<body name="a"><geom size=".1"/></body>\n</worldbody>\n</mujoco>')
   assert msg.startswith("model.xml:4: <body name=\"a\">") and "duplicate body name" in msg
   assert "model.xml:3" in msg
-
-
-def test_mesh_geom_unknown_mesh(tmp_path):
-  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<geom type="mesh" mesh="m"/>\n'
-               '</body>\n</worldbody>\n</mujoco>')
-  assert msg.startswith("model.xml:4: <geom>") and "unknown mesh 'm'" in msg
-
-
-def test_invalid_keyword(tmp_path):
-  msg = _error(tmp_path, '<mujoco>\n<worldbody>\n<body>\n<joint type="hing"/>\n'
-               '</body>\n</worldbody>\n</mujoco>')
-  assert msg.startswith("model.xml:4: <joint>") and "'hing'" in msg
 
 
 def test_string_source_reports_line():

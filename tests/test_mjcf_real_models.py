@@ -10,9 +10,8 @@ import mujoco
 import numpy as np
 import pytest
 
-import numjoco
 from numjoco.engine.mjcf import MjcfError, MjcfWarning, compile_model
-from tests.models import assert_compiles_as_mujoco, assert_teacher_forced
+from tests.models import assert_compiles_as_mujoco, assert_teacher_forced, models_of
 
 _BOX_OBJ = "\n".join(
     [f"v {x} {y} {z}" for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)] +
@@ -28,9 +27,7 @@ def _files(root, files):
 
 
 def _load_both(path):
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore", MjcfWarning)
-    return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+  return models_of(path, quiet=True)
 
 
 # ------------------------------------------------------------------------------- includes

@@ -50,14 +50,14 @@ def test_springdamper(path):
 
 # the jaco arm's qpos0 puts joints 2 and 3 outside their ranges ([0.82, 5.46], [0.33, 5.95]):
 # the arm is folded into itself with links 15 cm deep in each other, where libccd's MPR (the
-# arm disables native CCD) is chaotic: MuJoCo 4.0's own qacc moves by up to 4% when qpos moves
+# arm disables native CCD) is chaotic: MuJoCo's own qacc moves by up to 4% when qpos moves
 # by 1e-12. Its full-forward states are taken near in-range poses where links touch instead
 # (4 contacts each, found by sampling the joint ranges: link 2 with ring 4, link 4, link 5 and
 # ring 5; link 2 with link 5 and the wrist ring), still as random_state draws velocities and
 # forces. (Not every draw near them is well posed either: the first pose with seed 1's draw
 # moves MuJoCo's qacc by 1e-3 under a 1e-12 change of qpos.)
 # Poses where the base touches are left out: the base mesh's principal frame differs from
-# 4.0's by 7e-7 rad (mesh_quat; a near-axisymmetric inertia, eigenvalues 5e-4 apart), which
+# MuJoCo's by 7e-7 rad (mesh_quat; a near-axisymmetric inertia, eigenvalues 5e-4 apart), which
 # moves its contacts by up to 1e-6 and qacc by up to 2e-5 of its scale.
 _FORWARD_POSES = {"third_party/kinova/jaco_arm.xml": (
     [1.028, 5.285, 0.348, -1.094, -1.593, 1.729], [-0.259, 3.202, 0.453, -0.671, 2.663, 1.134])}
@@ -129,6 +129,20 @@ def _with_floor(path, tmp_path):
   return str(out)
 
 
+def _assert_dynamics(d, mjd, where, keep=slice(None)):
+  """qacc and efc_force within 1e-6 of their largest entry (or of 1), sensordata[keep] within
+  1e-6."""
+  scale = max(1.0, np.abs(mjd.qacc).max())
+  np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale,
+                             err_msg=f"{where}: qacc")
+  if d.nefc:
+    fscale = max(1.0, np.abs(mjd.efc_force).max())
+    np.testing.assert_allclose(d.efc_force[:d.nefc], mjd.efc_force, rtol=0,
+                               atol=1e-6 * fscale, err_msg=f"{where}: efc_force")
+  np.testing.assert_allclose(d.sensordata[keep], mjd.sensordata[keep], rtol=1e-6, atol=1e-6,
+                             err_msg=f"{where}: sensordata")
+
+
 @pytest.mark.parametrize("path", _WALKERS, ids=_name)
 def test_walker_teacher_forced(path, tmp_path):
   """Along MuJoCo's 800-step trajectory with random controls (falling onto a floor), our
@@ -165,15 +179,7 @@ def test_walker_teacher_forced(path, tmp_path):
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     ncon += d.ncon
     nrows += d.nefc
-    scale = max(1.0, np.abs(mjd.qacc).max())
-    np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale,
-                               err_msg=f"step {i}: qacc")
-    if d.nefc:
-      fscale = max(1.0, np.abs(mjd.efc_force).max())
-      np.testing.assert_allclose(d.efc_force[:d.nefc], mjd.efc_force, rtol=0,
-                                 atol=1e-6 * fscale, err_msg=f"step {i}: efc_force")
-    np.testing.assert_allclose(d.sensordata[keep], mjd.sensordata[keep], rtol=1e-6,
-                               atol=1e-6, err_msg=f"step {i}: sensordata")
+    _assert_dynamics(d, mjd, f"step {i}", keep)
   # the rodent lands on its side and keeps ~1 floor contact (36 rows in all); the fixed jaco
   # hand has no contacts but 252 joint-limit rows; the others see hundreds to thousands
   assert nrows > 30, "the rollout has (almost) no constraints: test is vacuous"
@@ -218,14 +224,6 @@ def test_jaco_arm_teacher_forced(tmp_path):
       ours = getattr(d, "contact_" + name)[:n]
       np.testing.assert_allclose(ours, np.asarray(getattr(c, name)).reshape(ours.shape), rtol=0,
                                  atol=1e-6, err_msg=f"step {i}: contact {name}")
-    scale = max(1.0, np.abs(mjd.qacc).max())
-    np.testing.assert_allclose(d.qacc, mjd.qacc, rtol=0, atol=1e-6 * scale,
-                               err_msg=f"step {i}: qacc")
-    if d.nefc:
-      fscale = max(1.0, np.abs(mjd.efc_force).max())
-      np.testing.assert_allclose(d.efc_force[:d.nefc], mjd.efc_force, rtol=0,
-                                 atol=1e-6 * fscale, err_msg=f"step {i}: efc_force")
-    np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-6, atol=1e-6,
-                               err_msg=f"step {i}: sensordata")
+    _assert_dynamics(d, mjd, f"step {i}")
   # 114 contacts over 33 of the 80 compared steps (mesh-mesh and cylinder-mesh with multiccd)
   assert ncon >= 60, "the rollout has too few contacts: test is vacuous"

@@ -14,6 +14,7 @@ from tests.models import assert_compiles_as_mujoco, assert_forward_as_mujoco, ra
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 MODELS = open(os.path.join(_DIR, "MODELS.txt")).read().split()
+pytestmark = pytest.mark.slow   # sweeps over every model of MODELS.txt
 # fields mj_setConst fills after compiling (damping from dampratio, connect/weld anchors and
 # relative poses, spring-damper stiffness): compared on the loaded model below
 _SETCONST = ("actuator_biasprm", "eq_data", "jnt_stiffness", "dof_damping", "dof_length")

@@ -13,7 +13,8 @@ import numjoco
 from numjoco.engine import interop
 from numjoco.engine.mjcf import MjcfError
 from tests.conformance.test_teacher_forced import record_errors
-from tests.models import assert_close
+from tests.models import assert_close, inverse_both, models_of
+from tests.models import teacher_forced as teacher_forced_states
 
 _ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
 _SOLVERS = ("Newton", "CG", "PGS")
@@ -22,10 +23,7 @@ _CONES = ("pyramidal", "elliptic")
 
 def _both(xml):
   """(ours, MuJoCo's) models of an MJCF string or a file in tests/assets/mujoco."""
-  if xml.endswith(".xml"):
-    path = os.path.join(_ASSETS, xml)
-    return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return models_of(os.path.join(_ASSETS, xml) if xml.endswith(".xml") else xml)
 
 
 def _set_solver(m, mjm, solver, cone):
@@ -62,21 +60,9 @@ def teacher_forced(m, mjm, solver, cone, nstep, every=1, key=None, seed=0, check
   mjd = mujoco.MjData(mjm)
   if key is not None:
     mujoco.mj_resetDataKeyframe(mjm, mjd, key)
-  d = numjoco.make_data(m)
-  rng = np.random.default_rng(seed)
   worst = {"qacc": 0.0, "efc_force": 0.0, "cost": -np.inf}
   ncon = 0
-  for i in range(nstep):
-    if mjm.nu:
-      mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
-    if check is not None:
-      check(mjd, i)
-    mujoco.mj_step(mjm, mjd)
-    if i % every:
-      continue
-    interop.data_from_mujoco(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    numjoco.forward(m, d)
+  for i, d, mjd in teacher_forced_states(m, mjm, nstep, every, seed, mjd, before_step=check):
     _compare_contacts(d, mjd, f"step {i}")
     ncon += d.ncon
     record_errors(worst, solver, mjm, mjd, d)
@@ -239,7 +225,7 @@ def test_poly_rollout(integrator):
     mujoco.mj_step(mjm, mjd)
     numjoco.step(m, d)
   assert np.abs(mjd.plastic).max() > 1e-3, "no joint yielded: springyield untested"
-  # RK4's d.energy is not compared: 4.0 reports neither the first stage's energy nor the end
+  # RK4's d.energy is not compared: MuJoCo reports neither the first stage's energy nor the end
   # state's (a known difference of the RK4 pipeline, not of the polynomial terms)
   fields = ("qpos", "qvel", "plastic") + (("energy",) if integrator != "RK4" else ())
   for f in fields:
@@ -544,11 +530,7 @@ def test_inverse(scene, cone):
     mjd.qpos[:] = mjm.qpos0
     mjd.qvel[:] = rng.normal(size=mjm.nv) * .3
   mjd.qacc[:] = rng.normal(size=mjm.nv) * 3
-  d = numjoco.make_data(m)
-  interop.data_from_mujoco(mjd, d)
-  d.qacc[:] = mjd.qacc
-  numjoco.inverse(m, d)
-  mujoco.mj_inverse(mjm, mjd)
+  d = inverse_both(m, mjm, mjd)
   assert d.nefc == mjd.nefc
   if scene != "poly":
     assert mjd.nefc > 0

@@ -5,6 +5,7 @@ import mujoco
 import numpy as np
 
 import numjoco
+from tests.models import free_pose_forward, models_of
 
 _ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
 _RNG = np.random.default_rng(3)
@@ -27,7 +28,7 @@ def _model(nray):
 def test_rangefinders_hit_meshes_and_hfield():
   nray = 24
   xml = _model(nray)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   d, mjd = numjoco.make_data(m), mujoco.MjData(mjm)
   rng = np.random.default_rng(0)
   hits = 0
@@ -42,12 +43,7 @@ def test_rangefinders_hit_meshes_and_hfield():
       mjm.site_pos[i] = rng.uniform(-0.6, 0.6, 3)
       m.site_pos[i] = mjm.site_pos[i]
     mjd.qpos[:] = 0
-    mjd.qpos[0:3] = [rng.uniform(-0.8, 0.8), rng.uniform(-0.8, 0.8), rng.uniform(0.2, 1.0)]
-    mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
-    d.qpos[:] = mjd.qpos
-    numjoco.forward(m, d)
+    free_pose_forward(m, d, mjm, mjd, rng, 0.8, (0.2, 1.0))
     np.testing.assert_allclose(d.sensordata, mjd.sensordata, rtol=1e-9, atol=1e-9,
                                err_msg=f"trial {trial}")
     hits += int((mjd.sensordata > 0).sum())

@@ -9,6 +9,7 @@ mujoco = pytest.importorskip("mujoco")
 
 import numjoco
 from numjoco.engine.mjcf import MjcfError, compile_model
+from tests.models import assert_mjcf_error
 from tests.test_mjcf_compile import assert_same
 
 ASSETS = os.path.join(os.path.dirname(__file__), "assets", "replicate")
@@ -93,11 +94,8 @@ def test_replicate_errors():
       '': "missing attribute 'count'",
   }
   for attrs, msg in bad.items():
-    xml = f"<mujoco><worldbody>\n<replicate {attrs}><geom size='1'/></replicate>" \
-          f"</worldbody></mujoco>"
-    with pytest.raises(MjcfError, match=msg) as e:
-      compile_model(xml)
-    assert ":2: <replicate>" in str(e.value)
+    assert_mjcf_error(f"<mujoco><worldbody>\n<replicate {attrs}><geom size='1'/></replicate>"
+                      f"</worldbody></mujoco>", msg, ":2: <replicate>")
   with pytest.raises(MjcfError, match="direct child"):
     compile_model("<mujoco><worldbody><body><replicate count='2'><joint/></replicate>"
                   "</body></worldbody></mujoco>")

@@ -421,8 +421,8 @@ def test_sdf_geoms_draw_their_meshes(tmp_path):
   """A torus and a gear sdf geom are drawn with the meshes made from them: each covers the
   pixels MuJoCo 4.0's renderer gives it (IoU > 0.9); side by side in
   $TMPDIR/render-tests/sdf_vs_mujoco.png."""
-  from tests.render.test_mesh_render import _render_both
-  from tests.render.test_vs_mujoco import COLOURS, _mask
+  from tests.render.test_mesh_render import assert_sdf_geoms_as_mujoco
+  from tests.render.test_vs_mujoco import COLOURS
   xml = f"""<mujoco><extension><plugin plugin="mujoco.sdf.torus"><instance name="torus"/>
   </plugin><plugin plugin="mujoco.sdf.gear"><instance name="gear">
   <config key="diameter" value="0.6"/><config key="teeth" value="12"/></instance></plugin>
@@ -434,11 +434,4 @@ def test_sdf_geoms_draw_their_meshes(tmp_path):
     <plugin instance="torus"/></geom></body>
   <body pos=".6 .3 .1" euler="0 30 10"><geom type="sdf" mesh="gear" rgba="{' '.join(map(str, COLOURS[1]))} 1">
     <plugin instance="gear"/></geom></body></worldbody></mujoco>"""
-  path = tmp_path / "sdf.xml"
-  path.write_text(xml)
-  ref, img = _render_both(tmp_path, path, 60, -30, "sdf_vs_mujoco")
-  for col in COLOURS[:2]:
-    a, b = _mask(ref, col), _mask(img, col)
-    assert a.sum() > 100, f"colour {col} not in view"
-    iou = (a & b).sum() / (a | b).sum()
-    assert iou > 0.9, f"sdf geom of colour {col}: IoU {iou:.3f}"
+  assert_sdf_geoms_as_mujoco(tmp_path, xml, "sdf")

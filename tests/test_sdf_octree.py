@@ -201,8 +201,8 @@ def test_octree_sdf_geoms_draw_their_meshes(tmp_path):
   """The U and the icosahedron sdf geoms (no plugin) are drawn with their meshes: each covers
   the pixels MuJoCo 4.0's renderer gives it (IoU > 0.9); side by side in
   $TMPDIR/render-tests/sdf_octree_vs_mujoco.png."""
-  from tests.render.test_mesh_render import _render_both
-  from tests.render.test_vs_mujoco import COLOURS, _mask
+  from tests.render.test_mesh_render import assert_sdf_geoms_as_mujoco
+  from tests.render.test_vs_mujoco import COLOURS
   rgba = [" ".join(map(str, COLOURS[i])) + " 1" for i in range(2)]
   xml = f"""<mujoco><asset>{_ICO}{_u_mesh()}</asset><worldbody>
   <light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false"
@@ -210,11 +210,4 @@ def test_octree_sdf_geoms_draw_their_meshes(tmp_path):
   <body euler="40 20 0"><geom type="sdf" mesh="u" rgba="{rgba[0]}"/></body>
   <body pos=".2 .1 0" euler="0 30 10"><geom type="sdf" mesh="ico" rgba="{rgba[1]}"/></body>
   </worldbody></mujoco>"""
-  path = tmp_path / "sdf_octree.xml"
-  path.write_text(xml)
-  ref, img = _render_both(tmp_path, path, 60, -30, "sdf_octree_vs_mujoco")
-  for col in COLOURS[:2]:
-    a, b = _mask(ref, col), _mask(img, col)
-    assert a.sum() > 100, f"colour {col} not in view"
-    iou = (a & b).sum() / (a | b).sum()
-    assert iou > 0.9, f"sdf geom of colour {col}: IoU {iou:.3f}"
+  assert_sdf_geoms_as_mujoco(tmp_path, xml, "sdf_octree")

@@ -429,7 +429,7 @@ def test_mujoco_sensor_testdata(name):
   fromto_*): compiled fields, then 300 steps of MuJoCo's rollout with random controls,
   teacher-forced."""
   path = os.path.join(_TESTDATA, name + ".xml")
-  m, mjm = numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+  m, mjm = models_of(path)
   _assert_fields(m, mjm)
   # our mesh compile differs from 4.0's by ~1e-7 (known, issue #6): sense MuJoCo's meshes
   for f in ("mesh_vert", "mesh_quat", "geom_quat", "geom_pos"):

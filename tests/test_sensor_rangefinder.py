@@ -213,7 +213,7 @@ def test_rfcamera_model():
   a height field, a supersphere mesh and primitives): fields and sensordata after a step,
   and for moved mocap bodies."""
   path = os.path.join(_DATA, "rfcamera.xml")
-  m, mjm = numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+  m, mjm = models_of(path)
   _check_fields(m, mjm)
   assert list(mjm.sensor_dim) == [112, 112]
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)

@@ -1,7 +1,7 @@
 """A singular mass matrix (MuJoCo's own mjx test model general_dyntype.xml: four slide joints
-on one body, the fourth along x+y): MuJoCo 4.0 clamps the factor's non-positive pivots to
+on one body, the fourth along x+y): MuJoCo clamps the factor's non-positive pivots to
 mjMINVAL with an mjWARN_INERTIA warning instead of dividing by zero. Ours must load, warn and
-move as 4.0 does, under every integrator that factors M or M - hD."""
+move as MuJoCo does, under every integrator that factors M or M - hD."""
 import warnings
 
 import mujoco
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import numjoco
+from tests.models import models_and_data
 
 _XML = """
 <mujoco>
@@ -34,12 +35,7 @@ _INERTIA = int(mujoco.mjtWarning.mjWARN_INERTIA)
 
 
 def _both(integrator="Euler", damping=0.0):
-  xml = _XML.format(integrator=integrator, damping=damping)
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    m = numjoco.load_model(xml)
-  mjm = mujoco.MjModel.from_xml_string(xml)
-  return m, numjoco.make_data(m), mjm, mujoco.MjData(mjm)
+  return models_and_data(_XML.format(integrator=integrator, damping=damping), quiet=True)
 
 
 def test_forward_clamps_the_pivot_and_warns_as_mujoco():
@@ -61,7 +57,7 @@ def test_forward_clamps_the_pivot_and_warns_as_mujoco():
 @pytest.mark.parametrize("integrator", ["Euler", "implicitfast", "implicit"])
 def test_rollout_without_force_along_the_singular_direction(integrator):
   """Only gravity (along slide3, independent of the others): the clamped pivots leave the motion
-  finite, and every step warns as 4.0's does (damped Euler and the implicit integrators factor
+  finite, and every step warns as MuJoCo's does (damped Euler and the implicit integrators factor
   their modified inertia too)."""
   m, d, mjm, mjd = _both(integrator, damping=0.5)
   with warnings.catch_warnings():

@@ -1,4 +1,4 @@
-"""Sleeping trees (`<flag sleep="enable"/>`, engine/sleep.py) against MuJoCo 4.0: the sleep
+"""Sleeping trees (`<flag sleep="enable"/>`, engine/sleep.py) against MuJoCo: the sleep
 state of every tree step by step (tree_asleep, counting and cycles included), the state, the
 contacts and the sensors along rollouts of MuJoCo's own sleep models; waking by contact, by a
 written qpos, by an applied force, by disabling the flag; sleep="init"."""
@@ -10,10 +10,11 @@ import numpy as np
 import pytest
 
 import numjoco
+from tests.models import models_and_data
 
 _DIR = os.path.join(os.path.dirname(__file__), "assets", "mujoco_models")
 _SLEEP = "test/engine/testdata/sleep/"
-# (model, steps): each covers its trees falling asleep, and the wakes 4.0 shows in that span
+# (model, steps): each covers its trees falling asleep, and the wakes MuJoCo shows in that span
 ROLLOUTS = [
     (_SLEEP + "contact.xml", 600),        # 5 trees: sleep at step 35, 4 wakes by contact
     (_SLEEP + "contactpair.xml", 400),    # an explicit <pair>
@@ -34,19 +35,12 @@ TOL = 1e-8
 # steps (qvel 6e-6, qacc 1e-4 relative, measured), decaying back to 1e-14 by step 261; the
 # sleep states stay equal throughout
 LOOSE = {_SLEEP + "equality.xml": 1e3}
-# mocap.xml: the mocap body touching the tree keeps it awake (4.0 never puts it to sleep)
+# mocap.xml: the mocap body touching the tree keeps it awake (MuJoCo never puts it to sleep)
 NEVER_SLEEPS = {_SLEEP + "mocap.xml"}
 
 
 def _load(path):
-  full = os.path.join(_DIR, path)
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    m = numjoco.load_model(full)
-    d = numjoco.make_data(m)
-  mjm = mujoco.MjModel.from_xml_path(full)
-  mjd = mujoco.MjData(mjm)
-  return m, d, mjm, mjd
+  return models_and_data(os.path.join(_DIR, path), quiet=True)
 
 
 def _n(x):
@@ -104,7 +98,7 @@ def test_sleep_rollout_as_mujoco(path, nstep):
 
 
 def test_sleep_rollouts_cover_wakes():
-  """The rollouts above see 4.0 wake trees (contact, tendon, init) as well as put them to
+  """The rollouts above see MuJoCo wake trees (contact, tendon, init) as well as put them to
   sleep: counted here on MuJoCo alone so the comparison cannot pass on a model that never
   changes state."""
   wakes = 0

@@ -3,11 +3,10 @@ d.wrap_xpos (around the wrapping geom) and nothing towards a pulley's placeholde
 import os
 
 import numpy as np
-import pytest
 
 import numjoco
 from numjoco.render.camera import Camera
-from numjoco.render.headless import HeadlessRenderer, create_context, save_png
+from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
 from numjoco.render.snapshot import Snapshot
 
@@ -36,11 +35,6 @@ XML = """
   </tendon>
 </mujoco>
 """
-
-
-@pytest.fixture(scope="module")
-def ctx():
-  return create_context()
 
 
 def _dist_to_segments(p, a, b):

@@ -8,6 +8,7 @@ mujoco = pytest.importorskip("mujoco")
 
 import numjoco
 from numjoco.engine.mjcf import MjcfError, compile_model
+from tests.models import models_and_data
 from tests.test_mjcf_compile import assert_same
 
 ARM = os.path.join(os.path.dirname(__file__), "assets", "urdf", "arm.urdf")
@@ -34,12 +35,7 @@ def _check(urdf, skip=()):
 
 def _dynamics_agree(urdf_or_path, seed=0):
   """qacc, xpos and xquat at a random state agree with MuJoCo's forward."""
-  if urdf_or_path.lstrip().startswith("<"):
-    mjm = mujoco.MjModel.from_xml_string(urdf_or_path)
-  else:
-    mjm = mujoco.MjModel.from_xml_path(urdf_or_path)
-  m = numjoco.load_model(urdf_or_path)
-  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
+  m, d, mjm, mjd = models_and_data(urdf_or_path)
   rng = np.random.default_rng(seed)
   mjd.qpos[:] = mjm.qpos0 + 0.3 * rng.normal(size=mjm.nq)
   mujoco.mj_normalizeQuat(mjm, mjd.qpos)

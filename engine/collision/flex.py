@@ -49,7 +49,7 @@ from numjoco.engine.collision import hfield as hf
 from numjoco.engine.collision import libccd as ccdlib
 from numjoco.engine.collision import primitive as prim
 from numjoco.engine import math as mm
-from numjoco.engine.flex_contact import _closest_triangle, _row3, contact_weights   # noqa: F401
+from numjoco.engine.flex_contact import closest_triangle, row3, contact_weights   # noqa: F401
 from numjoco.engine.smooth import jit
 from numjoco.engine.types import mjtWarning
 from numjoco.engine._sig import unit, M, D, i8, NEEDS_FLEX
@@ -387,7 +387,7 @@ def _seg_seg(p1, q1, p2, q2):
 @jit
 def _point_tri(p, a, b, c):
   """Point of triangle abc closest to p and the squared distance."""
-  wa, wb, wc = _closest_triangle(p, a, b, c)
+  wa, wb, wc = closest_triangle(p, a, b, c)
   q = (wa * a[0] + wb * b[0] + wc * c[0], wa * a[1] + wb * b[1] + wc * c[1],
        wa * a[2] + wb * b[2] + wc * c[2])
   w = _sub(p, q)
@@ -476,7 +476,7 @@ def round_tetra(margin, p, q, rs, x, i0, i1, i2, i3, rt, dist, pos, frame):
   with radius rt, from the closest points of the core and the solid tetrahedron (4.0's
   analytic sphere/capsule : 3D element, changelog item 26); normal from the geom to the
   element. Returns 0 or 1, or -1 when the core meets the tetrahedron."""
-  c1, c2, d2 = _segment_tetra(p, q, _row3(x, i0), _row3(x, i1), _row3(x, i2), _row3(x, i3))
+  c1, c2, d2 = _segment_tetra(p, q, row3(x, i0), row3(x, i1), row3(x, i2), row3(x, i3))
   if d2 < 0:
     return -1
   nx, ny, nz, dd = _norm3(c2[0] - c1[0], c2[1] - c1[1], c2[2] - c1[2])

@@ -620,7 +620,7 @@ def _written(root, sec, elem, key):
 
 
 def _global_default(sec, elem, key):
-  from numjoco.engine.mjcf.compile import _default_option
+  from numjoco.engine.mjcf.compile import default_option
   from numjoco.engine.visual import VISUAL_DEFAULTS
   if sec == "visual":
     return str(VISUAL_DEFAULTS[elem][key])
@@ -630,7 +630,7 @@ def _global_default(sec, elem, key):
            "integrator": "Euler", "cone": "pyramidal", "jacobian": "auto", "solver": "Newton"}
   if key in extra:
     return extra[key]
-  return " ".join(f"{v:g}" for v in _default_option()[key])
+  return " ".join(f"{v:g}" for v in default_option()[key])
 
 
 def _as_values(text):
@@ -673,8 +673,8 @@ def _flags(root):
 
 def _flag_set(key, value):
   """A flag is "set" when it differs from its default (disable flags default to enable)."""
-  from numjoco.engine.mjcf.compile import _ENABLE
-  return value == ("enable" if key in _ENABLE else "disable")
+  from numjoco.engine.mjcf.compile import ENABLE_FLAGS
+  return value == ("enable" if key in ENABLE_FLAGS else "disable")
 
 
 def _groups(text):

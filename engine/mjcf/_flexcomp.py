@@ -628,7 +628,7 @@ def _make_mesh(c, n, dim, origin):
     raise n.error(str(e)) from None
   if face is None and os.path.splitext(file)[1].lower() == ".obj":
     face = _obj_lines(data)
-  vert, face = _mesh._dedup(vert, face)
+  vert, face = _mesh.dedup(vert, face)
   if not len(vert) or face is None or not len(face):
     raise n.error("Vertex and face data required")
   point = [float(x) for x in np.asarray(vert, np.float64).ravel()]

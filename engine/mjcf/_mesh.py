@@ -101,7 +101,7 @@ def _read_stl(path, data):
     raise MeshError(f"STL file '{path}': not a binary STL (size {len(data)} does not match "
                     f"its triangle count) nor an ASCII STL")
   face = np.arange(len(vert), dtype=np.int32).reshape(-1, 3)
-  return _dedup(vert, face)   # MuJoCo's STL decoder merges the repeated corners
+  return dedup(vert, face)   # MuJoCo's STL decoder merges the repeated corners
 
 
 def _read_obj(path, data):
@@ -276,7 +276,7 @@ def _pnpoly3(vx, vy, tx, ty):
 
 # ----------------------------------------------------------------------------------- compile
 
-def _dedup(vert, face):
+def dedup(vert, face):
   """Merge bit-identical float32 vertices, first occurrence order."""
   _, first, inv = np.unique(vert, axis=0, return_index=True, return_inverse=True)
   inv = inv.ravel()

@@ -153,29 +153,30 @@ def _config(node, name):
   return config
 
 
+def _element(n, tag, parent, attr):
+  """n's attribute `attr` (None when absent); an error unless n is a <tag> (in <parent>) whose
+  only attribute is `attr`."""
+  if n.tag != tag:
+    raise n.error(f"unknown element <{n.tag}> in <{parent}>")
+  for key in n.attrib:
+    if key != attr:
+      raise n.error(f"unknown attribute '{key}'")
+  return n.get(attr)
+
+
 def read_extension(root):
   """(instances by name in order, names of the declared plugins) of every `<extension>` of
   the model tree `root`."""
   out, declared = {}, set()
   for ext in (c for c in root.children if c.tag == "extension"):
     for p in ext.children:
-      if p.tag != "plugin":
-        raise p.error(f"unknown element <{p.tag}> in <extension>")
-      for key in p.attrib:
-        if key != "plugin":
-          raise p.error(f"unknown attribute '{key}'")
-      name = p.get("plugin")
+      name = _element(p, "plugin", "extension", "plugin")
       if not name:
         raise p.error("plugin needs the 'plugin' attribute (the plugin's name)")
       check_plugin_name(p, name)
       declared.add(name)
       for inst in p.children:
-        if inst.tag != "instance":
-          raise inst.error(f"unknown element <{inst.tag}> in <plugin>")
-        for key in inst.attrib:
-          if key != "name":
-            raise inst.error(f"unknown attribute '{key}'")
-        iname = inst.get("name")
+        iname = _element(inst, "instance", "plugin", "name")
         if not iname:
           raise inst.error("plugin instance needs a name")
         if iname in out:

@@ -39,7 +39,7 @@ _INTEGRATOR = {"Euler": 0, "RK4": 1, "implicit": 2, "implicitfast": 3, "discrete
 _CONE = {"pyramidal": 0, "elliptic": 1}
 _JACOBIAN = {"dense": 0, "sparse": 1, "auto": 2}
 _SOLVER = {"PGS": 0, "CG": 1, "Newton": 2}
-_ENABLE = {"override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact"}
+ENABLE_FLAGS = {"override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexact"}
 _SOLREF = [0.02, 1.0]
 _SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
 _ORIENT = ("axisangle", "xyaxes", "zaxis", "euler")
@@ -88,7 +88,7 @@ class Compiler(AssetCompiler):
     self.cams, self.lights, self.mats, self.tendons = [], [], [], []
     self.actuators, self.eqs, self.keys = [], [], []
     self.pairs, self.excludes, self.sensors = [], [], []
-    self.opt = _default_option()
+    self.opt = default_option()
     self.visual, self.statistic = {}, {}
     self.meshes, self.meshdir, self.strippath = [], "", False
     self.fitaabb = False
@@ -163,32 +163,23 @@ class Compiler(AssetCompiler):
       self._fuse_static()
     if self.discardvisual:
       self._discard_visual()
-    for sec in _children(r, "tendon"):
-      for n in sec.children:
-        self._tendon(n)
-    for sec in _children(r, "actuator"):
-      for n in sec.children:
-        self._actuator(n)
-    for sec in _children(r, "equality"):
-      for n in sec.children:
-        self._equality(n)
+    for tag, read in (("tendon", self._tendon), ("actuator", self._actuator),
+                      ("equality", self._equality)):
+      for n in _elements(r, tag):
+        read(n)
     for i, f in enumerate(self.flexes):   # flexcomp <edge equality>: after the model's own
       e = _flex.equality(self, f, i)
       if e is not None:
         self.eqs.append(e)
-    for sec in _children(r, "contact"):
-      for n in sec.children:
-        self._contact(n)
-    for sec in _children(r, "sensor"):
-      for n in sec.children:
-        self._sensor(n)
+    for tag, read in (("contact", self._contact), ("sensor", self._sensor)):
+      for n in _elements(r, tag):
+        read(n)
     self._check_unique("tendon", self.tendons)
     self._check_unique("actuator", self.actuators)
     self._check_unique("equality", self.eqs)
     self._check_unique("sensor", [_Obj(s) for s in self.sensors])
-    for sec in _children(r, "keyframe"):
-      for n in sec.children:
-        self.keys.append(_Obj(node=n, name=n.get("name", "")))
+    for n in _elements(r, "keyframe"):
+      self.keys.append(_Obj(node=n, name=n.get("name", "")))
     self._check_unique("key", self.keys)
     from numjoco.engine.mjcf._node import Node
     while len(self.keys) < getattr(self, "nkey", 0):   # <size nkey>: default keyframes
@@ -288,7 +279,7 @@ class Compiler(AssetCompiler):
     for f in _children(n, "flag"):
       for key in f.attrib:
         on = keyword(f, key, {"enable": True, "disable": False})
-        if key in _ENABLE:
+        if key in ENABLE_FLAGS:
           bit, field, setbit = t.mjtEnableBit[key.upper()], "enableflags", on
         else:
           bit, field, setbit = t.mjtDisableBit[key.upper()], "disableflags", not on
@@ -502,12 +493,7 @@ class Compiler(AssetCompiler):
     if b.frame is not None:
       b.pos, b.quat = rotation.frameaccum(b.frame[0], b.frame[1], b.pos, b.quat)
     b.ipos, b.iquat, b.mass, b.inertia = ipos, iquat, mass, inertia
-    b.contype = b.conaffinity = 0
-    b.margin = 0.0
-    for g in b.geoms:
-      b.contype |= g.contype
-      b.conaffinity |= g.conaffinity
-      b.margin = max(b.margin, g.margin + g.gap)
+    _body_collision(b)
     b.dofnum = sum(self._compile_joint(j) for j in b.joints)
     if b.dofnum > 6:
       raise n.error("more than 6 dofs in body")
@@ -634,12 +620,7 @@ class Compiler(AssetCompiler):
       b.id = k
       if k:
         b.weldid = k if (b.joints or b.mocap) else b.parent.weldid
-      b.contype = b.conaffinity = 0
-      b.margin = 0.0
-      for g in b.geoms:
-        b.contype |= g.contype
-        b.conaffinity |= g.conaffinity
-        b.margin = max(b.margin, g.margin + g.gap)
+      _body_collision(b)
     for x in [c for b in self.bodies for c in b.cams + b.lights]:
       if x.targetbodyid >= 0:
         x.targetbodyid = old_ids[x.targetbodyid].id
@@ -1268,7 +1249,23 @@ def _children(n, tag):
   return [c for c in n.children if c.tag == tag]
 
 
-def _default_option():
+def _body_collision(b):
+  """A body's contype and conaffinity (the union of its geoms') and margin (its geoms' largest
+  margin + gap)."""
+  b.contype = b.conaffinity = 0
+  b.margin = 0.0
+  for g in b.geoms:
+    b.contype |= g.contype
+    b.conaffinity |= g.conaffinity
+    b.margin = max(b.margin, g.margin + g.gap)
+
+
+def _elements(n, tag):
+  """The elements of every <tag> section of n, in document order."""
+  return [c for sec in _children(n, tag) for c in sec.children]
+
+
+def default_option():
   return {"timestep": [0.002], "impratio": [1.0], "tolerance": [1e-8], "ls_tolerance": [0.01],
           "noslip_tolerance": [1e-6], "ccd_tolerance": [1e-6], "sleep_tolerance": [1e-3], "density": [0.0],
           "viscosity": [0.0], "o_margin": [0.0], "gravity": [0.0, 0.0, -9.81],

@@ -1,4 +1,5 @@
 """The simulation worker without a window: pacing, the snapshot hand-over, command semantics."""
+import contextlib
 import time
 
 import numpy as np
@@ -13,6 +14,16 @@ PENDULUM = """<mujoco><worldbody><body pos="0 0 1"><joint name="j" type="hinge" 
   <actuator><motor joint="j" ctrlrange="-1 1"/></actuator></mujoco>"""
 
 
+@contextlib.contextmanager
+def running(model=None, **kw):
+  """A started Simulation(model, **kw), stopped when the block ends (also when it fails)."""
+  s = Simulation(model, **kw).start()
+  try:
+    yield s
+  finally:
+    s.stop()
+
+
 @pytest.fixture
 def model():
   """The small actuated pendulum."""
@@ -22,8 +33,7 @@ def model():
 def test_slow_motion_never_runs_ahead_of_wall_time(model):
   """At speed 1/10 simulated time stays within wall time / 10 (plus one step): pacing holds
   the worker back however fast it could go; it also advances (the worker runs)."""
-  s = Simulation(model, speed=0.1).start()
-  try:
+  with running(model, speed=0.1) as s:
     s.sync()    # loaded, first snapshot published (loading the kernels may take a while)
     t0 = time.perf_counter()
     with s.snapshot() as snap:
@@ -33,14 +43,11 @@ def test_slow_motion_never_runs_ahead_of_wall_time(model):
       t_sim = snap.time - start
     wall = time.perf_counter() - t0
     assert 0 < t_sim <= 0.1 * wall + 2 * model.opt.timestep
-  finally:
-    s.stop()
 
 
 def test_as_fast_as_possible_outruns_real_time_pacing(model):
   """Speed inf steps without pacing: more simulated time than at 1x in the same wall time."""
-  s = Simulation(model, speed=float("inf")).start()
-  try:
+  with running(model, speed=float("inf")) as s:
     s.wait_until(lambda st: st.model_version > 0)
     s.sync()
     t0 = time.perf_counter()
@@ -48,14 +55,11 @@ def test_as_fast_as_possible_outruns_real_time_pacing(model):
     time.sleep(0.5)
     advanced = s.snapshot().__enter__().time - start
     assert advanced > time.perf_counter() - t0   # the pendulum is far cheaper than real time
-  finally:
-    s.stop()
 
 
 def test_commands_apply_in_order_between_chunks(model):
   """ctrl, zero_ctrl, qpos and opt edits reach Data/Model in the order sent."""
-  s = Simulation(model, paused=True).start()
-  try:
+  with running(model, paused=True) as s:
     s.send("ctrl", 0, 0.7)
     s.send("qpos", 0, 0.3)
     s.send("opt", "timestep", 0.001)
@@ -66,8 +70,6 @@ def test_commands_apply_in_order_between_chunks(model):
     s.sync()
     assert s.d.ctrl[0] == 0.0 and s.d.time == pytest.approx(0.01)
     assert s.opt_edits["timestep"] == 0.001
-  finally:
-    s.stop()
 
 
 def test_snapshot_being_read_is_never_rewritten():
@@ -106,8 +108,7 @@ def test_option_edit_refused_where_loading_would_be(field, value, why):
   refused as a live edit too, with an error naming the option, which keeps its value; a
   harmless edit of the same option goes through."""
   m = numjoco.load_model(FLEX_BLOCK)
-  s = Simulation(m, paused=True).start()
-  try:
+  with running(m, paused=True) as s:
     before = int(getattr(m.opt, field))
     s.send("opt", field, value)
     st = s.wait_until(lambda st: st.error != "")
@@ -119,14 +120,11 @@ def test_option_edit_refused_where_loading_would_be(field, value, why):
     s.send("opt", field, harmless)
     s.sync()
     assert s.status().error == "" and int(getattr(s.m.opt, field)) == harmless
-  finally:
-    s.stop()
 
 
 def test_unknown_command_is_an_error_shown_in_status(model):
   """A bad command names itself in status.error and pauses the worker (never swallowed)."""
-  s = Simulation(model).start()
-  try:
+  with running(model) as s:
     s.send("frobnicate")
     st = s.wait_until(lambda st: st.error != "")
     assert "frobnicate" in st.error and st.paused
@@ -134,14 +132,11 @@ def test_unknown_command_is_an_error_shown_in_status(model):
     s.send("pause", False)
     st = s.wait_until(lambda st: st.error == "" and not st.paused)
     assert st.error == ""
-  finally:
-    s.stop()
 
 
 def test_divergence_in_a_step_command_is_counted_and_reset(model):
   """A blown-up state inside a chunk is counted once in status, Data is reset and finite."""
-  s = Simulation(model, paused=True).start()
-  try:
+  with running(model, paused=True) as s:
     s.sync()
 
     def poison(m, d):
@@ -152,8 +147,6 @@ def test_divergence_in_a_step_command_is_counted_and_reset(model):
     assert st.divergences == 1 and "diverged" in st.last_divergence
     s.sync()
     assert np.isfinite(s.d.qpos).all() and s.d.qvel[0] == 0
-  finally:
-    s.stop()
 
 
 def test_recording_samples_at_fixed_simulation_times(model):
@@ -163,8 +156,7 @@ def test_recording_samples_at_fixed_simulation_times(model):
   end marker follows the last frame and record_span counts them."""
   from numjoco.app.record import frame_step
   fps = 25.0
-  sim = Simulation(model, paused=True, speed=float("inf")).start()
-  try:
+  with running(model, paused=True, speed=float("inf")) as sim:
     sim.send("ctrl", 0, 0.5)
     sim.send("record_start", fps)
     sim.send("pause", False)
@@ -196,8 +188,6 @@ def test_recording_samples_at_fixed_simulation_times(model):
       assert t == pytest.approx(k / fps, abs=1e-9)
       np.testing.assert_array_equal(qpos, d.qpos)
       np.testing.assert_allclose(xpos, d.xpos, atol=1e-12)
-  finally:
-    sim.stop()
 
 
 MULTI_INPUT = """<mujoco><worldbody>
@@ -227,14 +217,11 @@ def test_multi_input_controls_labels_and_neutral_values():
   assert [ui.ctrl_label(i) for i in range(m.nu)] == ["m", "p[0]", "p[1]", "o[0]", "o[1]",
                                                      "o[2]", "o[3]"]
   np.testing.assert_array_equal(ui.neutral_ctrl(), mjd.ctrl)
-  s = Simulation(m, paused=True).start()
-  try:
+  with running(m, paused=True) as s:
     s.send("ctrl", 3, 0.5)
     s.send("zero_ctrl")
     s.sync()
     np.testing.assert_array_equal(s.d.ctrl, mjd.ctrl)
-  finally:
-    s.stop()
 
 
 # MuJoCo 4's plastic springs (hinge, ball, fixed tendon) and motors in three actuator groups,
@@ -285,8 +272,7 @@ def test_springyield_edit_mid_run_follows_mujoco():
   mujoco, mm, md = _mj_plastic()
   m = numjoco.load_model(PLASTIC)
   ctrl = np.array([1.5, 1.0, 0.0, 0.5])
-  s = Simulation(m, paused=True).start()
-  try:
+  with running(m, paused=True) as s:
     for i, u in enumerate(ctrl):
       s.send("ctrl", i, u)
     s.send("step", 150)
@@ -312,8 +298,6 @@ def test_springyield_edit_mid_run_follows_mujoco():
     mujoco.mj_step(mm2, md2, 400)
     assert np.abs(md2.plastic - md.plastic).max() > 1e-3
     assert np.abs(plastic_mid - md.plastic).max() > 1e-3   # it kept flowing after the edit
-  finally:
-    s.stop()
 
 
 @pytest.mark.parametrize("field,index,value,why", [
@@ -323,13 +307,10 @@ def test_springyield_edit_mid_run_follows_mujoco():
 def test_springyield_edit_refused_where_mujoco_would_ignore_it(field, index, value, why):
   """springyield on an elastic joint (no d.plastic entry: MuJoCo ignores it) or a negative one is
   an error naming the field, not a silent no-op."""
-  s = Simulation(numjoco.load_model(PLASTIC), paused=True).start()
-  try:
+  with running(numjoco.load_model(PLASTIC), paused=True) as s:
     s.send("model", field, index, value)
     st = s.wait_until(lambda st: st.error != "")
     assert field in st.error and why in st.error
-  finally:
-    s.stop()
 
 
 @pytest.mark.parametrize("groups", [(1,), (0, 2), (0, 1, 2)])
@@ -341,8 +322,7 @@ def test_disabled_actuator_groups_give_mujoco_qacc(groups):
   m = numjoco.load_model(PLASTIC)
   ctrl = np.array([1.5, 1.0, 0.7, 0.5])
   bits = sum(1 << g for g in groups)
-  s = Simulation(m, paused=True).start()
-  try:
+  with running(m, paused=True) as s:
     for i, u in enumerate(ctrl):
       s.send("ctrl", i, u)
     s.send("step", 50)
@@ -361,8 +341,6 @@ def test_disabled_actuator_groups_give_mujoco_qacc(groups):
     np.testing.assert_allclose(d.actuator_force, md.actuator_force, rtol=1e-8, atol=1e-10)
     off = [a for a in range(m.nu) if m.actuator_group[a] in groups]
     assert np.all(d.actuator_force[off] == 0) and np.all(enabled_force[off] != 0)
-  finally:
-    s.stop()
 
 
 BELT = """
@@ -389,8 +367,7 @@ def test_adhesion_and_surfacevel_edits_follow_mujoco(tmp_path):
   path = tmp_path / "belt.xml"
   path.write_text(BELT)
   m = numjoco.load_model(str(path))
-  s = Simulation(m, paused=True).start()
-  try:
+  with running(m, paused=True) as s:
     s.send("step", 100)
     s.send("model", "geom_surfacevel", 0, np.array([0.4, 0, 0, 0, 0, 0.5]))
     s.send("model", "geom_adhesion", 0, 2.0)
@@ -412,19 +389,14 @@ def test_adhesion_and_surfacevel_edits_follow_mujoco(tmp_path):
     s.send("model", "geom_surfacevel", 2, np.ones(6))   # geom 2: the tetrahedron
     st = s.wait_until(lambda st: st.error != "")
     assert "is a mesh" in st.error
-  finally:
-    s.stop()
   plain = BELT.replace(' surfacevel=".01 0 0 0 0 0" adhesion=".01"', "")
   for field, value in (("geom_adhesion", 2.0), ("geom_surfacevel", np.ones(6))):
     mp = mujoco.MjModel.from_xml_string(plain)
     assert not getattr(mp, "flg_" + field[5:])    # what makes 4.0 ignore the edit
-    s = Simulation(numjoco.load_model(plain), paused=True).start()
-    try:
+    with running(numjoco.load_model(plain), paused=True) as s:
       s.send("model", field, 0, value)
       st = s.wait_until(lambda st: st.error != "")
       assert "loaded without any" in st.error and field in st.error
-    finally:
-      s.stop()
 
 
 POLY = """
@@ -472,8 +444,7 @@ def test_polynomial_stiffness_and_damping_edits_follow_mujoco(tmp_path, integrat
   md = mujoco.MjData(mm)
   plain = mujoco.MjData(mm)
   m = numjoco.load_model(str(path))
-  s = Simulation(m, paused=True).start()
-  try:
+  with running(m, paused=True) as s:
     s.send("qpos", 0, 0.8)
     s.send("qpos", 1, 0.2)
     s.send("step", 100)
@@ -505,8 +476,6 @@ def test_polynomial_stiffness_and_damping_edits_follow_mujoco(tmp_path, integrat
     diff = export.mjcf_diff(m, dict(s.edits), dict(s.opt_edits), s.opt0)
     assert '<joint name="hinge" stiffness="1 2 3"/>' in diff
     assert '<tendon name="t" stiffness="0.2 0.4 0.1" damping="0.3 0.2 0.1"/>' in diff
-  finally:
-    s.stop()
 
 
 def test_polynomial_field_in_the_editor_sends_each_changed_part():
@@ -559,14 +528,11 @@ def test_polynomial_edit_of_wrong_shape_is_a_clear_error(field, index, value, wh
   is refused with a message naming the field (the Model is left as it was)."""
   m = numjoco.load_model(POLY)
   before = getattr(m, field).copy()
-  s = Simulation(m, paused=True).start()
-  try:
+  with running(m, paused=True) as s:
     s.send("model", field, index, value)
     st = s.wait_until(lambda st: st.error != "")
     assert field in st.error and why in st.error
     np.testing.assert_array_equal(getattr(m, field), before)
-  finally:
-    s.stop()
 
 
 _OPTION_COMPILE = r"""

@@ -1,4 +1,4 @@
-"""How many geom pairs' contact lists equal MuJoCo 4.0's: a diagnostic, not a test.
+"""How many geom pairs' contact lists equal MuJoCo's: a diagnostic, not a test.
 
 The collision driver's narrowphase (GJK/EPA, multicontact, plane-mesh) runs pair by pair on
 MuJoCo's own geom poses (no kinematics of ours in between), for the pairs MuJoCo reports in contact, in
@@ -13,12 +13,11 @@ instead of the whole engine's rebuild.
 
 Models are paths under tests/assets/mujoco_models; the default is those of
 tests/test_mujoco_models.py _PAIRS_MATCHING (the mesh-heavy models, and those whose forward
-dynamics differ from 4.0's).
+dynamics differ from MuJoCo's).
 """
 import argparse
 import collections
 import os
-import warnings
 
 import numpy as np
 
@@ -76,14 +75,9 @@ def compare_state(m, d, mjd, tol=1e-6):
 def run(path, seeds, verbose=False):
   import mujoco
 
-  import numjoco
-  from tests.models import random_state
+  from tests.models import models_and_data, random_state
   from tests.test_mujoco_models import _DIR
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    m = numjoco.load_model(os.path.join(_DIR, path))
-  mjm = mujoco.MjModel.from_xml_path(os.path.join(_DIR, path))
-  mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
+  m, d, mjm, mjd = models_and_data(os.path.join(_DIR, path), quiet=True)
   kinds = collections.Counter()
   for seed in range(seeds):
     random_state(mjm, mjd, seed, scale=0.05)

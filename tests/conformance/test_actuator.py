@@ -1,4 +1,4 @@
-"""Conformance of transmissions and actuator types with MuJoCo 4.0: site (with and without
+"""Conformance of transmissions and actuator types with MuJoCo: site (with and without
 refsite, 6D gear), slider-crank, ball/free joints with joint and jointinparent, and tendon
 transmissions (actuator_length, the sparse actuator_moment as a dense matrix, nJmom,
 actuator_length0); cylinder and muscle actuators (actuator_force, act_dot, qfrc_actuator), the
@@ -11,7 +11,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
-from tests.models import assert_close
+from tests.models import assert_close, models_of
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
 
@@ -64,7 +64,7 @@ XML = """
 
 
 # adhesion: body transmission over active contacts (pyramidal and elliptic, condim 1 and 3),
-# including contacts within the gap (MuJoCo 4.0 keeps them active: contact.exclude is 0)
+# including contacts within the gap (MuJoCo keeps them active: contact.exclude is 0)
 ADHESION = """
 <mujoco>
   <option cone="CONE"/>
@@ -93,12 +93,10 @@ ADHESION = """
 
 def _load(name):
   if name == "features":
-    return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+    return models_of(XML)
   if name.startswith("adhesion"):
-    xml = ADHESION.replace("CONE", name.split("_")[1])
-    return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
-  path = os.path.join(ASSETS, name + ".xml")
-  return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return models_of(ADHESION.replace("CONE", name.split("_")[1]))
+  return models_of(os.path.join(ASSETS, name + ".xml"))
 
 
 def _dense_moment(nu, nv, rownnz, rowadr, colind, moment):
@@ -200,7 +198,7 @@ def test_rollout(name, integrator):
 
 
 def test_lengthrange_error_matches_mujoco():
-  """arm26 with its pre-4.0 side sites: MuJoCo 4.0's length-range simulation does not settle
+  """arm26 with its side sites x0, x1 moved: MuJoCo's length-range simulation does not settle
   for actuator 1; ours fails the same way, with the same lengths in the message."""
   xml = open(os.path.join(ASSETS, "arm26.xml")).read()
   xml = xml.replace('name="x0" pos="0.106066 -0.106066 0"', 'name="x0" pos="0 -0.15 0"')

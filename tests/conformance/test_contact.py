@@ -14,7 +14,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from numjoco.engine.forward import fwd_position
-from tests.models import suite_source
+from tests.models import models_of, pair_pose, suite_source
 
 _POS_TOL = 1e-6
 
@@ -87,24 +87,13 @@ def _pair_scene(a, b):
 @pytest.mark.parametrize("a,b", _PAIR_PARAMS)
 def test_pair_scene(a, b):
   xml = _pair_scene(a, b)
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   rng = np.random.default_rng(len(a) * 7 + len(b))
   mjd = mujoco.MjData(mjm)
   d = numjoco.make_data(m)
   total = 0
   for trial in range(40):
-    mujoco.mj_resetData(mjm, mjd)
-    # random relative pose near touching: B above A, random orientations, small offsets
-    if a != "plane":
-      mjd.qpos[3:7] = rng.normal(size=4)
-      mjd.qpos[0:3] = [0, 0, 0.3]
-      mjd.qpos[7:10] = [0, 0, 0.3] + rng.uniform(-0.12, 0.12, 3)
-      mjd.qpos[10:14] = rng.normal(size=4)
-    else:
-      mjd.qpos[0:3] = [0, 0, rng.uniform(-0.02, 0.15)]
-      mjd.qpos[3:7] = rng.normal(size=4)
-    mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-    mujoco.mj_forward(mjm, mjd)
+    pair_pose(mjm, mjd, rng, a == "plane")
     total += _compare(m, d, mjm, mjd, f"trial {trial}")
   assert total >= 5, f"only {total} contacts in 40 poses: the scene misses the pair"
 
@@ -120,7 +109,7 @@ def test_pile_of_mixed_bodies():
                   f'<freejoint/><geom {_SHAPES[kinds[i % 5]]}/></body>')
   xml = f"""<mujoco><option timestep="0.004"/><worldbody>
     <geom type="plane" size="3 3 .1"/>{''.join(bodies)}</worldbody></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   _trajectory_check(m, mjm, nstep=500, every=25, seed=0, min_contacts=30)
 
 
@@ -129,7 +118,7 @@ def test_many_bodies_broadphase():
   and onto each other; the sweep over body boxes keeps MuJoCo's contact list, in its order."""
   path = os.path.join(os.path.dirname(os.path.dirname(__file__)), "assets", "mujoco_models",
                       "model", "humanoid", "22_humanoids.xml")
-  m, mjm = numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+  m, mjm = models_of(path)
   _trajectory_check(m, mjm, nstep=300, every=30, seed=0, ctrl_scale=0.3, min_contacts=300)
 
 
@@ -150,7 +139,7 @@ def test_pairs_excludes_and_filters():
     <pair geom1="gb" geom2="floor" solref=".01 .5" friction="1 1 .01 .001 .001" gap=".01"/>
     <exclude body1="c" body2="a"/>
   </contact></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   _trajectory_check(m, mjm, nstep=400, every=10, seed=1, min_contacts=20)
 
 
@@ -193,7 +182,7 @@ def _random_pose_check(m, mjm, nsample, seed, min_contacts):
 def test_finger_random_poses():
   """finger: the fingertip and the spinner's capsules touch only in some poses."""
   src, _ = suite_source("finger")
-  _random_pose_check(numjoco.load_model(src), mujoco.MjModel.from_xml_path(src), 400, 4, 20)
+  _random_pose_check(*models_of(src), 400, 4, 20)
 
 
 @pytest.mark.parametrize("name", SUITE)

@@ -7,7 +7,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from tests.conformance.test_features import XML as FEATURES_XML
-from tests.models import assert_close, load_both
+from tests.models import assert_close, forward_both, load_both, models_of
 
 _ENERGY_FLAG = '<option timestep="0.004" gravity="0 0.5 -9.81"><flag constraint="disable" energy="enable"/>'
 
@@ -16,7 +16,7 @@ def _features():
   xml = FEATURES_XML.replace(
       '<option timestep="0.004" gravity="0 0.5 -9.81"><flag constraint="disable"/>', _ENERGY_FLAG)
   assert xml != FEATURES_XML
-  return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  return models_of(xml)
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -28,10 +28,7 @@ def test_energy_features(seed):
   mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.4
   mjd.qpos[7:11] *= 1.3   # the ball quaternion left unnormalised, as MuJoCo allows
   mjd.qvel[:] = rng.normal(size=mjm.nv)
-  d = numjoco.make_data(m)
-  interop.data_from_mujoco(mjd, d)
-  numjoco.forward(m, d)
-  mujoco.mj_forward(mjm, mjd)
+  d = forward_both(m, mjm, mjd)
   assert abs(mjd.energy[0]) > 0.1 and mjd.energy[1] > 0.1
   assert_close(d.energy, mjd.energy, "energy", rtol=1e-10, atol=1e-12)
 

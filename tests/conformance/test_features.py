@@ -8,8 +8,7 @@ import numpy as np
 import pytest
 
 import numjoco
-from numjoco.engine import interop
-from tests.models import assert_close
+from tests.models import assert_close, forward_both, models_of, random_pos_vel
 from tests.conformance.test_forward import SMOOTH_FIELDS
 
 XML = """
@@ -63,7 +62,7 @@ XML = """
 
 @pytest.fixture(scope="module")
 def models():
-  return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+  return models_of(XML)
 
 
 @pytest.mark.parametrize("seed", [0, 1])
@@ -72,16 +71,10 @@ def test_forward(models, seed):
   m, mjm = models
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(seed)
-  mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.3
-  mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-  mjd.qvel[:] = rng.normal(size=mjm.nv)
+  random_pos_vel(mjm, mjd, rng, 0.3)
   mjd.ctrl[:] = rng.uniform(-1, 1, size=mjm.nu)
   mjd.act[:] = rng.uniform(-1, 1, size=mjm.na)
-  d = numjoco.make_data(m)
-  interop.data_from_mujoco(mjd, d)
-  d.act[:] = mjd.act
-  numjoco.forward(m, d)
-  mujoco.mj_forward(mjm, mjd)
+  d = forward_both(m, mjm, mjd)
   for f in SMOOTH_FIELDS:
     assert_close(getattr(d, f), getattr(mjd, f), f)
 
@@ -90,13 +83,13 @@ def test_forward(models, seed):
 def test_rollout(models, integrator):
   """200 steps from the keyframe with smooth controls, each integrator: qpos, act <= 1e-8.
 
-  Known gap: under implicit/implicitfast, MuJoCo 4.0 treats the velocity derivative of
+  Known gap: under implicit/implicitfast, MuJoCo treats the velocity derivative of
   actuators on a tendon with actuatorfrcrange in a way we have not matched yet, so those two
   integrators run the model without that tendon force limit (forward covers the limit)."""
   m, mjm = models
   if integrator in (2, 3):
     xml = XML.replace('actuatorfrcrange="-0.5 0.5"', "")
-    m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    m, mjm = models_of(xml)
   mjm.opt.integrator = integrator
   m.opt.integrator = integrator
   mjd = mujoco.MjData(mjm)

@@ -9,7 +9,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
-from tests.models import SUITE_MODELS, assert_close, load_both, random_state
+from tests.models import SUITE_MODELS, assert_close, forward_both, load_both, random_state
 
 SMOOTH_FIELDS = [
     "xpos", "xquat", "xmat", "xipos", "xiquat", "ximat", "xanchor", "xaxis", "geom_xpos",
@@ -46,11 +46,7 @@ def test_forward_fields(models, seed):
   m, mjm = models
   mjd = mujoco.MjData(mjm)
   random_state(mjm, mjd, seed)
-  d = numjoco.make_data(m)
-  interop.data_from_mujoco(mjd, d)
-  d.act[:] = mjd.act
-  numjoco.forward(m, d)
-  mujoco.mj_forward(mjm, mjd)
+  d = forward_both(m, mjm, mjd)
   for f in SMOOTH_FIELDS:
     assert_close(getattr(d, f), getattr(mjd, f), f)
 

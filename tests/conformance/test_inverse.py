@@ -10,7 +10,7 @@ import pytest
 import numjoco
 from numjoco.engine import interop
 from tests.conformance.test_constraint import CONNECT_WELD, CONTACT_XML, EQUALITY_XML
-from tests.models import assert_close, load_both, random_state
+from tests.models import assert_close, inverse_both, load_both, random_state
 
 TOL = 1e-8
 
@@ -19,12 +19,7 @@ def _inverse_both(m, mjm, mjd, seed):
   """Random qacc into mjd, then mj_inverse and numjoco.inverse from the same state."""
   rng = np.random.default_rng(seed + 100)
   mjd.qacc[:] = rng.normal(size=mjm.nv) * 3
-  d = numjoco.make_data(m)
-  interop.data_from_mujoco(mjd, d)
-  d.qacc[:] = mjd.qacc
-  numjoco.inverse(m, d)
-  mujoco.mj_inverse(mjm, mjd)
-  return d
+  return inverse_both(m, mjm, mjd)
 
 
 def _assert_inverse_match(d, mjd):

@@ -1,5 +1,5 @@
 """Conformance of constraint islands (engine.island, per-island solving in engine.solver)
-against MuJoCo 4.0 with its default settings (islands on).
+against MuJoCo with its default settings (islands on).
 
 Two levels: teacher-forced solves at sampled states (MuJoCo's rows copied into ours, see
 test_solver.solve_both) for every solver, and the full pipeline teacher-forced along MuJoCo's
@@ -11,11 +11,11 @@ import mujoco
 import numpy as np
 import pytest
 
-import numjoco
-from numjoco.engine import forward, interop
+from numjoco.engine import forward
 from tests.conformance import test_teacher_forced as tf
 from tests.conformance.test_solver import (CG, DSBL_ISLAND, ELLIPTIC, NEWTON, PGS, PYRAMIDAL,
-                                           SCENES, rel_err, solve_both, states)
+                                           rel_err, solve_both, states)
+from tests.models import models_of, teacher_forced
 
 NSOLVER = 200
 
@@ -142,7 +142,7 @@ def test_island_comparison_can_fail():
 
 def _load(name):
   if name == "stacks":
-    return numjoco.load_model(STACKS), mujoco.MjModel.from_xml_string(STACKS)
+    return models_of(STACKS)
   return tf._load(name)
 
 
@@ -181,24 +181,13 @@ def teacher_forced_islands(name, cone, nstep, every=1, seed=0):
   m, mjm = _load(name)
   mjm.opt.solver = m.opt.solver = NEWTON
   mjm.opt.cone = m.opt.cone = cone
-  mjd = mujoco.MjData(mjm)
-  d = numjoco.make_data(m)
-  rng = np.random.default_rng(seed)
   worst = {"qacc": 0.0, "efc_force": 0.0}
   nisland = 0
   # our rows differ from MuJoCo's at round-off (own collision): a line search may take one
   # evaluation more or less, so neval is not compared here (it is in the solve tests)
   fields = ("improvement", "gradient", "nactive", "nchange")
   reordered = 0
-  for i in range(nstep):
-    if mjm.nu:
-      mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
-    mujoco.mj_step(mjm, mjd)
-    if i % every:
-      continue
-    interop.data_from_mujoco(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    numjoco.forward(m, d)
+  for i, d, mjd in teacher_forced(m, mjm, nstep, every, seed):
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     p = row_match(d, mjd)
     reordered += not np.array_equal(p, np.arange(mjd.nefc))

@@ -1,13 +1,12 @@
-"""Kinematics equal to MuJoCo 4.0's bit for bit (not within a tolerance).
+"""Kinematics equal to MuJoCo's bit for bit (not within a tolerance).
 
-GJK on smooth or nearly parallel shapes branches on the last bits of the geom poses: 4.0's own
+GJK on smooth or nearly parallel shapes branches on the last bits of the geom poses: MuJoCo's own
 mjc_ccd moves a capsule-cylinder contact by 1e-6..1e-5 when one entry of a geom_xmat changes by
-one ulp. Following 4.0's contacts in forward dynamics therefore needs its poses exactly, which
-needs the quaternion and rotation helpers to add their terms in the order 4.0's compiled code
+one ulp. Following MuJoCo's contacts in forward dynamics therefore needs its poses exactly, which
+needs the quaternion and rotation helpers to add their terms in the order MuJoCo's compiled code
 does (engine/math.py). Here: mj_kinematics against ours on the same state, every pose field
 compared with ==; and the helpers against their mju_* twins on random input."""
 import os
-import warnings
 
 import mujoco
 import numpy as np
@@ -15,13 +14,13 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop, smooth
-from tests.models import random_state, suite_source
+from tests.models import models_named, random_state
 
 _DIR = os.path.join(os.path.dirname(os.path.dirname(__file__)), "assets", "mujoco_models")
 POSE_FIELDS = ["xpos", "xquat", "xmat", "xanchor", "xaxis", "xipos", "ximat", "geom_xpos",
                "geom_xmat", "site_xpos", "site_xmat"]
 # compiled frames the kinematics start from; those from an eigen-decomposition (body_iquat,
-# mesh geoms' frames) are bit for bit since the compiler's eig3 follows 4.0's binary
+# mesh geoms' frames) are bit for bit since the compiler's eig3 follows MuJoCo's binary
 _FRAME_INPUTS = ["body_pos", "body_quat", "body_ipos", "body_iquat", "geom_pos", "geom_quat",
                  "site_pos", "site_quat"]
 MODELS = ["cartpole", "acrobot", "swimmer", "fish", "cheetah", "walker", "humanoid",
@@ -29,26 +28,14 @@ MODELS = ["cartpole", "acrobot", "swimmer", "fish", "cheetah", "walker", "humano
           "test/user/testdata/robot_arm.xml",
           "test/engine/testdata/collision_convex/perf/mixed.xml",
           "model/humanoid/22_humanoids.xml",
-          # <replicate>: frames as 4.0 accumulates them (engine/mjcf/_replicate.py)
+          # <replicate>: frames as MuJoCo accumulates them (engine/mjcf/_replicate.py)
           "model/replicate/leaves.xml", "model/replicate/helix.xml",
           "model/humanoid/100_humanoids.xml"]
 
 
-def _load(name):
-  with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    if "/" in name:
-      path = os.path.join(_DIR, name)
-      return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
-    src, assets = suite_source(name)
-    if assets:
-      return numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
-    return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
-
-
 @pytest.mark.parametrize("name", MODELS)
 def test_kinematics_bit_for_bit(name):
-  m, mjm = _load(name)
+  m, mjm = models_named(name)
   for f in _FRAME_INPUTS:
     ours, theirs = getattr(m, f), getattr(mjm, f)
     assert (ours.reshape(theirs.shape) == theirs).all(), f"{name}: compiled {f} differs"
@@ -120,7 +107,7 @@ def test_math_helpers_bit_for_bit():
 
 def test_the_comparison_can_fail():
   """The old term order (the reference source's a0*b0 - a1*b1 - a2*b2 - a3*b3) differs from
-  4.0's in most random products: == is a real test here."""
+  MuJoCo's in most random products: == is a real test here."""
   rng = np.random.default_rng(1)
   qa, qb = _random_quats(rng, 200), _random_quats(rng, 200)
   differ = 0

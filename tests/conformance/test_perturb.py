@@ -6,6 +6,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
+from tests.models import models_of, random_pos_vel
 
 XML = """<mujoco>
   <option timestep="0.002"/>
@@ -24,16 +25,14 @@ XML = """<mujoco>
 
 @pytest.fixture(scope="module")
 def models():
-  return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+  return models_of(XML)
 
 
 def _both(models, seed):
   m, mjm = models
   mjd = mujoco.MjData(mjm)
   rng = np.random.default_rng(seed)
-  mjd.qpos[:] = mjm.qpos0 + rng.normal(size=mjm.nq) * 0.2
-  mujoco.mj_normalizeQuat(mjm, mjd.qpos)
-  mjd.qvel[:] = rng.normal(size=mjm.nv)
+  random_pos_vel(mjm, mjd, rng, 0.2)
   mujoco.mj_forward(mjm, mjd)
   d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)

@@ -79,7 +79,23 @@ def test_deep_penetration_contacts(body):
 
 # ------------------------------------------------------------------- tendon wrapping
 
-_ARM = """<mujoco>
+def _wrapped_tendon(name, insert, head_side=None, elbow_side=None):
+  """MJCF of a spatial tendon of _ARM from site origin around geom head, through site mid,
+  around geom condyle to site `insert`; each wrap on the side of its side site when one is
+  given."""
+  head = f' sidesite="{head_side}"' if head_side else ""
+  elbow = f' sidesite="{elbow_side}"' if elbow_side else ""
+  return f"""    <spatial name="{name}" width=".003">
+      <site site="origin"/>
+      <geom geom="head"{head}/>
+      <site site="mid"/>
+      <geom geom="condyle"{elbow}/>
+      <site site="{insert}"/>
+    </spatial>
+"""
+
+
+_ARM = f"""<mujoco>
   <option timestep="0.002"/>
   <worldbody>
     <site name="origin" pos="0 -.02 .1"/>
@@ -103,27 +119,9 @@ _ARM = """<mujoco>
     </body>
   </worldbody>
   <tendon>
-    <spatial name="outside" width=".003">
-      <site site="origin"/>
-      <geom geom="head" sidesite="side_out"/>
-      <site site="mid"/>
-      <geom geom="condyle" sidesite="elbow_side"/>
-      <site site="insert"/>
-    </spatial>
-    <spatial name="inside" width=".003">
-      <site site="origin"/>
-      <geom geom="head" sidesite="side_in"/>
-      <site site="mid"/>
-      <geom geom="condyle" sidesite="elbow_in"/>
-      <site site="insert2"/>
-    </spatial>
-    <spatial name="free" width=".003">
-      <site site="origin"/>
-      <geom geom="head"/>
-      <site site="mid"/>
-      <geom geom="condyle"/>
-      <site site="insert2"/>
-    </spatial>
+{_wrapped_tendon("outside", "insert", "side_out", "elbow_side")}\
+{_wrapped_tendon("inside", "insert2", "side_in", "elbow_in")}\
+{_wrapped_tendon("free", "insert2")}\
   </tendon>
   <actuator>
     <muscle name="m_out" tendon="outside" force="100" lengthrange=".25 .7"/>

@@ -12,7 +12,7 @@ from numjoco.engine import interop
 from numjoco.engine import types as t
 from numjoco.engine.mjcf import MjcfError
 from tests.conformance.test_contact import _quadruped_without_terrain
-from tests.models import random_state, suite_source
+from tests.models import models_named, models_of, random_state
 
 _XML_PATH = os.path.join(os.path.dirname(__file__), "sensor_model.xml")
 _ACC = int(mujoco.mjtStage.mjSTAGE_ACC)
@@ -27,15 +27,11 @@ def _model_xml():
 def _load(name):
   """(ours, MuJoCo's) for the hand-written model or a suite model, constraints enabled."""
   if name == "sensors":
-    xml = _model_xml()
-    return numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+    return models_of(_model_xml())
   if name == "quadruped":
     xml, assets = _quadruped_without_terrain()
-    return numjoco.load_model(xml, assets=assets), mujoco.MjModel.from_xml_string(xml, assets)
-  src, assets = suite_source(name)
-  if assets:
-    return numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
-  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
+    return models_of(xml, assets=assets)
+  return models_named(name, quiet=False)
 
 
 def _compare(m, mjm, d, mjd, where, rtol_acc=1e-6, atol_acc=1e-6):
@@ -135,7 +131,7 @@ def test_energy_sensor_only_kinetic():
   """An e_kinetic sensor alone: sensordata holds the kinetic energy, d.energy stays zero."""
   xml = """<mujoco><worldbody><body><freejoint/><geom size="0.1"/></body></worldbody>
     <sensor><e_kinetic/></sensor></mujoco>"""
-  m, mjm = numjoco.load_model(xml), mujoco.MjModel.from_xml_string(xml)
+  m, mjm = models_of(xml)
   mjd, d = mujoco.MjData(mjm), numjoco.make_data(m)
   mjd.qvel[:] = [1, 2, 3, 0.5, -1, 2]
   interop.data_from_mujoco(mjd, d)

@@ -18,7 +18,7 @@ import pytest
 import numjoco
 from numjoco import engine
 from numjoco.engine import forward, interop, solver
-from tests.models import load_both
+from tests.models import load_both, models_of
 
 NEWTON, CG, PGS = int(mujoco.mjtSolver.mjSOL_NEWTON), int(mujoco.mjtSolver.mjSOL_CG), int(
     mujoco.mjtSolver.mjSOL_PGS)
@@ -127,14 +127,10 @@ NSAMPLE = 4
 def models(name):
   """(ours, MuJoCo's) model, constraints enabled; both compiled from the MJCF."""
   if name in SCENES:
-    mjm = mujoco.MjModel.from_xml_string(SCENES[name])
-    m = numjoco.load_model(SCENES[name])
-  elif name == "pile64":
-    mjm = mujoco.MjModel.from_xml_path(_PILE64)
-    m = numjoco.load_model(_PILE64)
-  else:
-    m, mjm = load_both(name, disable_constraint=False)
-  return m, mjm
+    return models_of(SCENES[name])
+  if name == "pile64":
+    return models_of(_PILE64)
+  return load_both(name, disable_constraint=False)
 
 
 @functools.lru_cache(maxsize=None)

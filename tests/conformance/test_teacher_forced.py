@@ -15,22 +15,19 @@ from numjoco.engine import interop
 from numjoco.engine import forward as forward_mod
 from tests.conformance.test_contact import _quadruped_without_terrain
 from tests.conformance.test_solver import dual_cost, primal_cost
-from tests.models import suite_source
+from tests.models import models_named, models_of
+from tests.models import teacher_forced as teacher_forced_states
 
 _ASSETS = engine.__file__.rsplit("/", 2)[0] + "/assets"
 
 
 def _load(name):
   if name == "pile64":
-    path = _ASSETS + "/pile64.xml"
-    return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return models_of(_ASSETS + "/pile64.xml")
   if name == "quadruped":
     xml, assets = _quadruped_without_terrain()
-    return numjoco.load_model(xml, assets=assets), mujoco.MjModel.from_xml_string(xml, assets)
-  src, assets = suite_source(name)
-  if assets:
-    return numjoco.load_model(src, assets=assets), mujoco.MjModel.from_xml_string(src, assets)
-  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
+    return models_of(xml, assets=assets)
+  return models_named(name, quiet=False)
 
 
 def _rel_err(ours, ref):
@@ -62,20 +59,9 @@ def teacher_forced(name, solver, cone, nstep, seed=0, every=1):
   mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
   mjm.opt.cone = int(getattr(mujoco.mjtCone, "mjCONE_" + cone.upper()))
   m.opt.solver, m.opt.cone = mjm.opt.solver, mjm.opt.cone
-  mjd = mujoco.MjData(mjm)
-  d = numjoco.make_data(m)
-  rng = np.random.default_rng(seed)
   worst = {"qacc": 0.0, "efc_force": 0.0, "cost": -np.inf}
   ncontacts = 0
-  for i in range(nstep):
-    if mjm.nu:
-      mjd.ctrl[:] = rng.uniform(-1, 1, mjm.nu)
-    mujoco.mj_step(mjm, mjd)
-    if i % every:
-      continue
-    interop.data_from_mujoco(mjd, d)
-    mujoco.mj_forward(mjm, mjd)
-    numjoco.forward(m, d)
+  for i, d, mjd in teacher_forced_states(m, mjm, nstep, every, seed):
     assert (d.ncon, d.nefc) == (mjd.ncon, mjd.nefc), f"step {i}: contacts/rows differ"
     np.testing.assert_array_equal(d.efc_type[:d.nefc], mjd.efc_type, err_msg=f"step {i}")
     ncontacts += d.ncon
@@ -87,6 +73,7 @@ MODELS = ["humanoid", "walker", "cheetah", "hopper", "manipulator", "stacker", "
 _NEWTON_TOL = {}
 
 
+@pytest.mark.slow   # 2000-step trajectories
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 @pytest.mark.parametrize("name", MODELS)
 def test_newton_teacher_forced(name, cone):
@@ -96,6 +83,7 @@ def test_newton_teacher_forced(name, cone):
   assert worst["qacc"] <= tol and worst["efc_force"] <= tol, worst
 
 
+@pytest.mark.slow   # 2000-step trajectories
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 @pytest.mark.parametrize("solver", ["CG", "PGS"])
 @pytest.mark.parametrize("name", MODELS)
@@ -116,17 +104,10 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
   mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
   mjm.opt.cone = int(getattr(mujoco.mjtCone, "mjCONE_" + cone.upper()))
   m.opt.solver, m.opt.cone = mjm.opt.solver, mjm.opt.cone
-  mjd = mujoco.MjData(mjm)
-  d = numjoco.make_data(m)
   worst = {"qacc": 0.0, "efc_force": 0.0, "cost": -np.inf}
   nrows = big = 0
-  for i in range(nstep):
-    mujoco.mj_step(mjm, mjd)
-    if i % every:
-      continue
-    mujoco.mj_forward(mjm, mjd)
-    interop.data_from_mujoco(mjd, d)
-    numjoco.forward(m, d)               # M, qacc_smooth, ... of this state
+  # M, qacc_smooth, ... of each state from our forward; then MuJoCo's rows
+  for i, d, mjd in teacher_forced_states(m, mjm, nstep, every, ctrl=None):
     interop.efc_from_mujoco(mjm, mjd, d)
     d.qacc_warmstart[:] = mjd.qacc_warmstart
     forward_mod.fwd_constraint(m.struct, d.struct)
@@ -136,6 +117,7 @@ def solver_teacher_forced(name, solver, cone, nstep, every):
   return worst, nrows, big
 
 
+@pytest.mark.slow   # a 1500-step trajectory of 64 bodies
 @pytest.mark.parametrize("cone", ["pyramidal", "elliptic"])
 @pytest.mark.parametrize("solver", ["Newton", "CG", "PGS"])
 def test_pile64_solver_teacher_forced(solver, cone):

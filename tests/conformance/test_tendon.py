@@ -1,4 +1,4 @@
-"""Conformance of spatial tendons with MuJoCo 4.0: compiled path and sparsity fields, then
+"""Conformance of spatial tendons with MuJoCo: compiled path and sparsity fields, then
 lengths, Jacobians and path points (mj_tendon) at random configurations on MuJoCo's own test
 models (incl. wraps that switch sides or unwrap), and the forces that go through the tendon
 code paths (springs, dampers, friction loss, limits) via qfrc_passive and qacc."""
@@ -10,7 +10,7 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
-from tests.models import assert_close
+from tests.models import assert_close, models_named, models_of
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
 MODELS = ["tendon_wrap_sphere", "tendon_wrap_cylinder", "ten_J0", "ten_J1", "ten_J2", "ten_J3"]
@@ -70,13 +70,10 @@ XML = """
 
 def _load(name):
   if name == "features":
-    return numjoco.load_model(XML), mujoco.MjModel.from_xml_string(XML)
+    return models_of(XML)
   if name == "ball_in_cup":
-    from dm_control import suite
-    path = os.path.join(os.path.dirname(suite.__file__), "ball_in_cup.xml")
-  else:
-    path = os.path.join(ASSETS, name + ".xml")
-  return numjoco.load_model(path), mujoco.MjModel.from_xml_path(path)
+    return models_named(name, quiet=False)
+  return models_of(os.path.join(ASSETS, name + ".xml"))
 
 
 def _random_qpos(mjm, mjd, rng, scale):
@@ -176,7 +173,7 @@ def test_armature(name):
   200-step rollout.
 
   Known gap, not a tendon effect: on ten_armature_3/4 (ball joints with joint armature) our M
-  and qfrc_bias differ from MuJoCo 4.0's by up to ~2e-6 also with the tendon armature at 0."""
+  and qfrc_bias differ from MuJoCo's by up to ~2e-6 also with the tendon armature at 0."""
   m, mjm = _load(name)
   exact = name in ("ten_armature_1", "ten_armature_offtree")
   mjd = mujoco.MjData(mjm)

@@ -1,12 +1,11 @@
 """m.vis (<visual>) and m.stat (<statistic> and mj_setConst's setStat) against MuJoCo."""
-import mujoco
 import numpy as np
 import pytest
 
 import numjoco
 from numjoco.engine.mjcf._node import MjcfError
 from numjoco.engine.visual import STATISTIC_DEFAULTS, VISUAL_DEFAULTS
-from tests.models import load_both
+from tests.models import load_both, models_of
 
 VISUAL_XML = """<mujoco>
   <visual>
@@ -43,7 +42,7 @@ def _same_stat(m, mjm, rtol=1e-12):
 
 
 def test_visual_and_statistic_given():
-  m, mjm = numjoco.load_model(VISUAL_XML), mujoco.MjModel.from_xml_string(VISUAL_XML)
+  m, mjm = models_of(VISUAL_XML)
   _same_visual(m, mjm)
   _same_stat(m, mjm)
   assert m.vis.map.stiffness == 250 and m.vis.global_.fovy == 60
@@ -61,7 +60,7 @@ def test_suite_models(name):
 def test_pile_statistics():
   import os
   path = os.path.join(os.path.dirname(__file__), "..", "..", "assets", "pile64.xml")
-  _same_stat(numjoco.load_model(path), mujoco.MjModel.from_xml_path(path))
+  _same_stat(*models_of(path))
 
 
 def test_stiffness_edit_reaches_model_array():

@@ -9,19 +9,29 @@ import tempfile
 
 import numpy as np
 
-_SCRIPT = """
+# the model after c["nstep"] steps and mj_forward, a renderer and the free camera with c["cam"]'s
+# fields (the others mjv_defaultFreeCamera's)
+_SETUP = """
 import os, sys, json
 os.environ["MUJOCO_GL"] = "egl"
 import mujoco, numpy as np
 path, out, c = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 m = mujoco.MjModel.from_xml_path(path)
 d = mujoco.MjData(m)
+if c["nstep"]:
+  mujoco.mj_step(m, d, c["nstep"])
 mujoco.mj_forward(m, d)
 r = mujoco.Renderer(m, c["height"], c["width"])
 cam = mujoco.MjvCamera()
 mujoco.mjv_defaultFreeCamera(m, cam)
-cam.lookat[:], cam.distance = c["lookat"], c["distance"]
-cam.azimuth, cam.elevation = c["azimuth"], c["elevation"]
+for k, v in c["cam"].items():
+  if k == "lookat":
+    cam.lookat[:] = v
+  else:
+    setattr(cam, k, v)
+"""
+
+_SCRIPT = _SETUP + """
 opt = mujoco.MjvOption()
 for k, v in c["vis"].items():
   opt.flags[getattr(mujoco.mjtVisFlag, k)] = v
@@ -38,13 +48,19 @@ np.save(out, r.render())
 """
 
 
+def _camera(cam):
+  """The free camera's fields as JSON values (lookat a list of floats)."""
+  return {k: ([float(x) for x in v] if k == "lookat" else float(v)) for k, v in cam.items()}
+
+
 def mujoco_image(path, cam, width, height, vis=None, rnd=None, pert=None):
   """MuJoCo's picture (height, width, 3) uint8 of the MJCF file `path` after mj_forward, from a
-  free camera `cam` = dict(lookat, distance, azimuth, elevation); `vis` and `rnd` set mjtVisFlag
-  and mjtRndFlag entries by name (e.g. {"mjRND_HAZE": 0}); `pert` sets mjvPerturb fields by name
-  (e.g. {"select": 3, "skinselect": 0}: the selection MuJoCo's scene highlights)."""
-  c = dict(cam, lookat=[float(x) for x in cam["lookat"]], width=width, height=height,
-           vis=vis or {}, rnd=rnd or {}, pert=pert or {})
+  free camera with the fields of `cam` (some of lookat, distance, azimuth, elevation; the others
+  MuJoCo's default free camera's); `vis` and `rnd` set mjtVisFlag and mjtRndFlag entries by
+  name (e.g. {"mjRND_HAZE": 0}); `pert` sets mjvPerturb fields by name (e.g. {"select": 3,
+  "skinselect": 0}: the selection MuJoCo's scene highlights)."""
+  c = dict(cam=_camera(cam), nstep=0, width=width, height=height, vis=vis or {}, rnd=rnd or {},
+           pert=pert or {})
   with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "ref.npy")
     res = subprocess.run([sys.executable, "-c", _SCRIPT, str(path), out, json.dumps(c)],
@@ -53,11 +69,20 @@ def mujoco_image(path, cam, width, height, vis=None, rnd=None, pert=None):
     return np.load(out)
 
 
-def our_image(path, cam, width, height, opts=None, **renderer_attrs):
-  """Our picture of the same file from the same free camera, with VisOptions `opts`;
-  `renderer_attrs` set Renderer attributes first (e.g. highlight_body=3)."""
-  import numjoco
+def our_camera(m, cam):
+  """Our default free camera of model `m` with the fields of `cam` (as `mujoco_image`)."""
   from numjoco.render.camera import Camera
+  c = Camera.default_for(m)
+  for k, v in cam.items():
+    setattr(c, k, np.asarray(v, float) if k == "lookat" else v)
+  return c
+
+
+def our_image(path, cam, width, height, opts=None, **renderer_attrs):
+  """Our picture of the same file from the same free camera (`cam`'s fields set on our default
+  one), with VisOptions `opts`; `renderer_attrs` set Renderer attributes first (e.g.
+  highlight_body=3)."""
+  import numjoco
   from numjoco.render.headless import HeadlessRenderer
   from numjoco.render.renderer import VisOptions
   from numjoco.render.snapshot import Snapshot
@@ -66,10 +91,7 @@ def our_image(path, cam, width, height, opts=None, **renderer_attrs):
   for k, v in renderer_attrs.items():
     setattr(hr.renderer, k, v)
   try:
-    c = Camera.default_for(m)
-    c.lookat = np.asarray(cam["lookat"], float)
-    c.distance, c.azimuth, c.elevation = cam["distance"], cam["azimuth"], cam["elevation"]
-    return hr.render(Snapshot(m), c, opts or VisOptions())
+    return hr.render(Snapshot(m), our_camera(m, cam), opts or VisOptions())
   finally:
     hr.release()
 
@@ -92,47 +114,47 @@ def save_pair(name, ref, img):
   save_png(os.path.join(out, name), np.concatenate([ref, img], 1))
 
 
-_STEPPED = """
-import os, sys, json
-os.environ["MUJOCO_GL"] = "egl"
-import mujoco, numpy as np
-path, out, c = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-m = mujoco.MjModel.from_xml_path(path)
-d = mujoco.MjData(m)
-mujoco.mj_step(m, d, c["nstep"])
-mujoco.mj_forward(m, d)
-r = mujoco.Renderer(m, c["height"], c["width"])
-cam = mujoco.MjvCamera()
-mujoco.mjv_defaultFreeCamera(m, cam)
-cam.lookat[:], cam.distance = c["lookat"], c["distance"]
-cam.azimuth, cam.elevation = c["azimuth"], c["elevation"]
+_STEPPED = _SETUP + """
 imgs = []
 for vis in c["variants"]:
   opt = mujoco.MjvOption()
   for k, v in vis.items():
     if k == "flexgroup":
       opt.flexgroup[:] = v
+    elif k == "frame":
+      opt.frame = int(getattr(mujoco.mjtFrame, v))
     else:
       opt.flags[getattr(mujoco.mjtVisFlag, k)] = v
   r.update_scene(d, cam, opt)
   for k, v in c["rnd"].items():
     r.scene.flags[getattr(mujoco.mjtRndFlag, k)] = v
   imgs.append(r.render())
-np.savez(out, images=np.array(imgs), qpos=d.qpos, qvel=d.qvel, act=d.act, time=d.time)
+np.savez(out, images=np.array(imgs), qpos=d.qpos, qvel=d.qvel, act=d.act, time=d.time,
+         sensordata=d.sensordata)
 """
+
+
+def assert_mask_iou(theirs, ours, least, iou_min, what):
+  """MuJoCo's pixel mask `theirs` holds more than `least` pixels and ours overlaps it with an
+  IoU over `iou_min` (`what` names the masks in the messages). Returns the pixels both hold."""
+  assert theirs.sum() > least, f"MuJoCo's {what} covers only {theirs.sum()} pixels"
+  iou = (theirs & ours).sum() / (theirs | ours).sum()
+  assert iou > iou_min, f"{what} IoU {iou:.3f}"
+  return theirs & ours
 
 
 def mujoco_stepped(path, nstep, cam, width, height, variants, rnd=None):
   """MuJoCo's pictures of the MJCF file `path` after `nstep` steps from its initial state,
   one per entry of `variants` (dicts of mjtVisFlag names to values; "flexgroup": the six
-  flex group flags), from the free camera `cam`; and that state: (images (k, h, w, 3),
-  dict(qpos, qvel, act, time))."""
-  c = dict(cam, lookat=[float(x) for x in cam["lookat"]], width=width, height=height,
-           nstep=int(nstep), variants=list(variants), rnd=rnd or {})
+  flex group flags; "frame": an mjtFrame name), from the free camera `cam` (as
+  `mujoco_image`); and that state: (images (k, h, w, 3), dict(qpos, qvel, act, time,
+  sensordata))."""
+  c = dict(cam=_camera(cam), width=width, height=height, nstep=int(nstep),
+           variants=list(variants), rnd=rnd or {})
   with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "ref.npz")
     res = subprocess.run([sys.executable, "-c", _STEPPED, str(path), out, json.dumps(c)],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     z = np.load(out)
-    return z["images"], {k: z[k] for k in ("qpos", "qvel", "act", "time")}
+    return z["images"], {k: z[k] for k in ("qpos", "qvel", "act", "time", "sensordata")}

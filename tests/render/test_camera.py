@@ -11,7 +11,7 @@ from numjoco.assets import DEMO_MODEL
 from numjoco.render.camera import Camera, CameraType, Mouse
 from numjoco.render.snapshot import Snapshot
 from numjoco.render.visual import visual_for
-from tests.models import suite_source
+from tests.models import models_named, models_of, suite_source
 
 CAMERA_XML = """
 <mujoco>
@@ -38,8 +38,7 @@ def _both(which):
     with os.fdopen(fd, "w") as f:
       f.write(CAMERA_XML)
     return numjoco.load_model(path), mujoco.MjModel.from_xml_string(CAMERA_XML)
-  src, _ = suite_source(which)
-  return numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
+  return models_named(which, quiet=False)
 
 
 MODELS = ["demo", "camera_xml", "humanoid", "cartpole", "cheetah"]
@@ -209,7 +208,7 @@ def test_builtin_textures_read_like_mujoco():
   """The floor's checker colours and repeat, and the skybox gradient, are MuJoCo's: the colours
   appear in MuJoCo's baked texture pixels, texrepeat/texuniform equal its material's."""
   src, _ = suite_source("humanoid")
-  m, mjm = numjoco.load_model(src), mujoco.MjModel.from_xml_path(src)
+  m, mjm = models_of(src)
   vis = visual_for(m)
   for name, tex in vis.materials.items():
     k = mujoco.mj_name2id(mjm, mujoco.mjtObj.mjOBJ_MATERIAL, name)

@@ -12,7 +12,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
-from tests.render.mujoco_ref import mujoco_stepped, save_pair            # noqa: E402
+from tests.render.mujoco_ref import mujoco_stepped, our_camera, save_pair  # noqa: E402
 
 W, H = 320, 240
 ROOT = "tests/assets/mujoco_models/model/flex/"
@@ -70,7 +70,6 @@ def mujoco_data(path, state):
 def our_pictures(path, state, cam, variants, **renderer_attrs):
   """Our pictures of the file at MuJoCo's `state`, one per VisOptions keyword dict."""
   from tests.models import load_flex_model
-  from numjoco.render.camera import Camera
   from numjoco.render.headless import HeadlessRenderer
   from numjoco.render.renderer import VisOptions
   from numjoco.render.snapshot import Snapshot
@@ -80,9 +79,7 @@ def our_pictures(path, state, cam, variants, **renderer_attrs):
   for k, v in renderer_attrs.items():
     setattr(hr.renderer, k, v)
   try:
-    c = Camera.default_for(m)
-    c.lookat = np.asarray(cam["lookat"], float)
-    c.distance, c.azimuth, c.elevation = cam["distance"], cam["azimuth"], cam["elevation"]
+    c = our_camera(m, cam)
     return [hr.render(snap, c, VisOptions(**{"shadows": False, **kw})) for kw in variants]
   finally:
     hr.release()

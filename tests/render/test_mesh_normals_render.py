@@ -29,18 +29,26 @@ def _faceted_sphere_obj():
 
 _CUBE_V = " ".join("%d %d %d" % (x, y, z) for x in (-1, 1) for y in (-1, 1) for z in (-1, 1))
 _CUBE_F = ("0 1 3  0 3 2  4 6 7  4 7 5  0 4 5  0 5 1  2 3 7  2 7 6  0 2 6  0 6 4  1 5 7  1 7 3")
-SCENE = f"""<mujoco><asset>
-<mesh name="ball" builtin="sphere" params="2" smoothnormal="true" scale=".25 .25 .25"/>
-<mesh name="facets" file="facets.obj" scale=".25 .25 .25"/>
-<mesh name="cube" vertex="{_CUBE_V}" face="{_CUBE_F}" scale=".15 .15 .15"/></asset>
+def _scene(assets, geoms):
+  """MJCF of the meshes `assets` and the geoms `geoms` (text inside <asset> and after the
+  light) under the lighting every test here uses: a dim headlight and one directional light
+  without shadows, neither with specular light."""
+  return f"""<mujoco><asset>{assets}</asset>
 <visual><headlight ambient=".1 .1 .1" diffuse=".4 .4 .4" specular="0 0 0"/></visual>
 <worldbody>
 <light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false" diffuse=".6 .6 .6"
        specular="0 0 0"/>
+{geoms}
+</worldbody></mujoco>"""
+
+
+SCENE = _scene(f"""
+<mesh name="ball" builtin="sphere" params="2" smoothnormal="true" scale=".25 .25 .25"/>
+<mesh name="facets" file="facets.obj" scale=".25 .25 .25"/>
+<mesh name="cube" vertex="{_CUBE_V}" face="{_CUBE_F}" scale=".15 .15 .15"/>""", """\
 <geom type="mesh" mesh="ball" pos="0 -0.6 0" rgba="1 0 0 1"/>
 <geom type="mesh" mesh="facets" pos="0 0 0" rgba="0 1 0 1"/>
-<geom type="mesh" mesh="cube" pos="0 0.6 0" euler="10 20 30" rgba="0 0 1 1"/>
-</worldbody></mujoco>"""
+<geom type="mesh" mesh="cube" pos="0 0.6 0" euler="10 20 30" rgba="0 0 1 1"/>""")
 
 
 def _erode(mask, k=3):
@@ -137,17 +145,12 @@ def test_mesh_with_texcoords_uses_its_normals_as_given(tmp_path):
   (tmp_path / "uvcube.obj").write_text(_cube_obj(uv=True))
   (tmp_path / "cube.obj").write_text(_cube_obj(uv=False))
   path = tmp_path / "scene.xml"
-  path.write_text(f"""<mujoco><asset>
+  path.write_text(_scene("""
 <mesh name="uv" file="uvcube.obj" smoothnormal="true" scale=".2 .2 .2"/>
 <mesh name="flat" file="cube.obj" smoothnormal="true" scale=".2 .2 .2"/>
-</asset>
-<visual><headlight ambient=".1 .1 .1" diffuse=".4 .4 .4" specular="0 0 0"/></visual>
-<worldbody>
-<light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false" diffuse=".6 .6 .6"
-       specular="0 0 0"/>
+""", """\
 <geom type="mesh" mesh="uv" pos="0 -0.35 0" euler="10 20 30" rgba="1 0 0 1"/>
-<geom type="mesh" mesh="flat" pos="0 0.35 0" euler="10 20 30" rgba="0 0 1 1"/>
-</worldbody></mujoco>""")
+<geom type="mesh" mesh="flat" pos="0 0.35 0" euler="10 20 30" rgba="0 0 1 1"/>"""))
   ref, img = _render_both(tmp_path, path, 180, -25, "mesh_normals_texcoord", distance=1.6)
   for col, ch in ((RED, 0), (BLUE, 2)):
     a, b = _mask(ref, col), _mask(img, col)
@@ -175,14 +178,9 @@ def test_smooth_normals_facing_away_are_kept(tmp_path, azimuth, elevation):
   shader did, gave a mean of 15-25 and up to 119)."""
   (tmp_path / "uvcube.obj").write_text(_cube_obj(uv=True))
   path = tmp_path / "scene.xml"
-  path.write_text("""<mujoco><asset>
-<mesh name="uv" file="uvcube.obj" smoothnormal="true" scale=".2 .2 .2"/></asset>
-<visual><headlight ambient=".1 .1 .1" diffuse=".4 .4 .4" specular="0 0 0"/></visual>
-<worldbody>
-<light pos="1 -1 3" dir="-0.3 0.3 -1" directional="true" castshadow="false" diffuse=".6 .6 .6"
-       specular="0 0 0"/>
-<geom type="mesh" mesh="uv" euler="10 20 30" rgba="1 0 0 1"/>
-</worldbody></mujoco>""")
+  path.write_text(_scene("""
+<mesh name="uv" file="uvcube.obj" smoothnormal="true" scale=".2 .2 .2"/>""",
+                         '<geom type="mesh" mesh="uv" euler="10 20 30" rgba="1 0 0 1"/>'))
   ref, img = _render_both(tmp_path, path, azimuth, elevation,
                           f"mesh_normals_away_{azimuth}_{elevation}", distance=1.0)
   a, b = _mask(ref, RED), _mask(img, RED)

@@ -2,18 +2,12 @@
 in a subprocess, as tests/render/test_vs_mujoco.py does): each mesh geom covers the pixels
 MuJoCo gives it."""
 import os
-import subprocess
-import sys
-import tempfile
 
 import numpy as np
 import pytest
 
-import numjoco
-from numjoco.render.camera import Camera
-from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
-from numjoco.render.snapshot import Snapshot
+from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
 from tests.render.test_vs_mujoco import COLOURS, _mask
 
 W, H = 320, 240
@@ -33,44 +27,29 @@ SCENE = f"""<mujoco><asset><mesh name="blob" vertex="{_BLOB}"/>
 <body pos="-0.2 -0.4 0.0"><freejoint/><geom type="mesh" mesh="blob" euler="30 0 10" rgba="1 1 0 1"/></body>
 </worldbody></mujoco>"""
 
-_MUJOCO_RENDER = """
-import os, sys
-os.environ["MUJOCO_GL"] = "egl"
-import mujoco, numpy as np
-path, out, az, el, dist = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5])
-m = mujoco.MjModel.from_xml_path(path)
-d = mujoco.MjData(m)
-mujoco.mj_forward(m, d)
-r = mujoco.Renderer(m, %d, %d)
-cam = mujoco.MjvCamera()
-mujoco.mjv_defaultFreeCamera(m, cam)
-cam.azimuth, cam.elevation = az, el
-if dist > 0:
-  cam.distance = dist
-r.update_scene(d, cam, mujoco.MjvOption())
-np.save(out, r.render())
-""" % (H, W)
-
-
 def _render_both(tmp_path, path, azimuth, elevation, name, distance=0.0):
-  ref_file = tmp_path / "ref.npy"
-  res = subprocess.run([sys.executable, "-c", _MUJOCO_RENDER, str(path), str(ref_file),
-                        str(azimuth), str(elevation), str(distance)],
-                       capture_output=True, text=True, timeout=120)
-  assert res.returncode == 0, res.stderr[-2000:]
-  ref = np.load(ref_file)
-  m = numjoco.load_model(str(path))
-  hr = HeadlessRenderer(m, W, H)
-  cam = Camera.default_for(m)
-  cam.azimuth, cam.elevation = azimuth, elevation
-  if distance > 0:
-    cam.distance = distance
-  img = hr.render(Snapshot(m), cam, VisOptions(shadows=False, background=(0, 0, 0)))
-  hr.release()
-  out = os.path.join(tempfile.gettempdir(), "render-tests")
-  os.makedirs(out, exist_ok=True)
-  save_png(os.path.join(out, f"{name}.png"), np.concatenate([ref, img], 1))
+  """MuJoCo's picture and ours of the file `path` from the default free camera turned to
+  `azimuth`, `elevation` (and moved to `distance` when positive); saved side by side."""
+  cam = dict(azimuth=azimuth, elevation=elevation, **({"distance": distance} if distance > 0
+                                                      else {}))
+  ref = mujoco_image(path, cam, W, H)
+  img = our_image(path, cam, W, H, VisOptions(shadows=False, background=(0, 0, 0)))
+  save_pair(f"{name}.png", ref, img)
   return ref, img
+
+
+def assert_sdf_geoms_as_mujoco(tmp_path, xml, name):
+  """Write `xml` (two sdf geoms coloured COLOURS[0] and COLOURS[1]) to `name`.xml and draw it in
+  both engines from azimuth 60, elevation -30 (_render_both): each colour shows in MuJoCo's
+  picture (over 100 pixels) and our pixels of it cover MuJoCo's (IoU > 0.9)."""
+  path = tmp_path / f"{name}.xml"
+  path.write_text(xml)
+  ref, img = _render_both(tmp_path, path, 60, -30, f"{name}_vs_mujoco")
+  for col in COLOURS[:2]:
+    a, b = _mask(ref, col), _mask(img, col)
+    assert a.sum() > 100, f"colour {col} not in view"
+    iou = (a & b).sum() / (a | b).sum()
+    assert iou > 0.9, f"sdf geom of colour {col}: IoU {iou:.3f}"
 
 
 @pytest.mark.parametrize("azimuth,elevation", [(60, -30), (-120, -60), (10, -5)])

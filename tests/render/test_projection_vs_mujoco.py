@@ -121,17 +121,23 @@ def _model(folder, orthographic="false", fovy="45"):
   return str(path), m
 
 
+def _assert_fixed_camera_as_mujoco(folder, camera, w, h, name):
+  """The scene's fixed camera `camera` drawn w x h by MuJoCo and by us (saved as `name`): geoms
+  cover the same pixels (IoU > 0.9) and colours agree (mean difference under 8)."""
+  path, m = _model(folder)
+  view = {"fixed": camera}
+  ref = mujoco_images(path, {name: view}, w, h)[name]
+  iou, diff = compare(ref, our_image(m, view, w, h), name)
+  assert iou > 0.9, f"IoU {iou:.3f}"
+  assert diff < 8, f"mean colour difference {diff:.1f}"
+
+
 @pytest.mark.parametrize("w,h", [(320, 240), (240, 240)])
 def test_orthographic_model_camera(tmp_path, w, h):
   """projection="orthographic": parallel projection, fovy 1.2 = the view's height in metres,
   the width from the aspect ratio (the old perspective drawing, a 1.2 degree field of view,
   covers none of MuJoCo's geom pixels)."""
-  path, m = _model(tmp_path)
-  views = {"ortho": {"fixed": 0}}
-  ref = mujoco_images(path, views, w, h)["ortho"]
-  iou, diff = compare(ref, our_image(m, views["ortho"], w, h), f"ortho_camera_{w}x{h}")
-  assert iou > 0.9, f"IoU {iou:.3f}"
-  assert diff < 8, f"mean colour difference {diff:.1f}"
+  _assert_fixed_camera_as_mujoco(tmp_path, 0, w, h, f"ortho_camera_{w}x{h}")
 
 
 def test_orthographic_free_camera_and_toggle(tmp_path):
@@ -159,12 +165,7 @@ def test_principal_point_and_sensor_size(tmp_path, w, h):
   """sensorsize + focal + principalpixel (40, -30): MuJoCo's off-centre frustum of fixed width
   (a 320x180 image is squeezed vertically); drawn symmetric, as before, the geoms sit 40 px
   off (IoU well under 0.9)."""
-  path, m = _model(tmp_path)
-  views = {"principal": {"fixed": 1}}
-  ref = mujoco_images(path, views, w, h)["principal"]
-  iou, diff = compare(ref, our_image(m, views["principal"], w, h), f"principal_{w}x{h}")
-  assert iou > 0.9, f"IoU {iou:.3f}"
-  assert diff < 8, f"mean colour difference {diff:.1f}"
+  _assert_fixed_camera_as_mujoco(tmp_path, 1, w, h, f"principal_{w}x{h}")
 
 
 def test_orthographic_ray_and_projection_agree(tmp_path):

@@ -4,18 +4,16 @@ sphere at the `point` field, an arrow along the `normal` field, one line per pix
 rangefinder, and a line for a geom `fromto` sensor; compared with mujoco.Renderer's picture (EGL,
 in a subprocess) by the pixels the flag adds."""
 import os
-import subprocess
-import sys
 import tempfile
 
 import numpy as np
 import pytest
 
 import numjoco
-from numjoco.render.camera import Camera
 from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
 from numjoco.render.snapshot import Snapshot
+from tests.render.mujoco_ref import mujoco_stepped, our_camera
 
 pytest.importorskip("mujoco")
 
@@ -44,27 +42,6 @@ SCENE = """<mujoco>
 <fromto geom1="a" geom2="b" cutoff="2"/>
 </sensor></mujoco>"""
 
-_MUJOCO = """
-import os, sys
-os.environ["MUJOCO_GL"] = "egl"
-import mujoco, numpy as np
-m = mujoco.MjModel.from_xml_path(sys.argv[1])
-d = mujoco.MjData(m)
-mujoco.mj_forward(m, d)
-r = mujoco.Renderer(m, %d, %d)
-cam = mujoco.MjvCamera()
-mujoco.mjv_defaultFreeCamera(m, cam)
-cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = (0, 0.1, 0.3), 2.2, 60, -30
-imgs = {}
-for flag in (0, 1):
-  opt = mujoco.MjvOption()
-  opt.flags[mujoco.mjtVisFlag.mjVIS_RANGEFINDER] = flag
-  r.update_scene(d, cam, opt)
-  imgs["on" if flag else "off"] = r.render().copy()
-np.savez(sys.argv[2], sensordata=d.sensordata, **imgs)
-""" % (H, W)
-
-
 def test_rangefinder_rays_match_mujoco(tmp_path):
   """The pixels the rangefinder flag adds (rays from two sites, a camera's 12 pixel rays, the
   slanted ray's hit point and normal arrow, the fromto line; the missing ray draws nothing)
@@ -72,19 +49,17 @@ def test_rangefinder_rays_match_mujoco(tmp_path):
   10/255); with the flag off nothing is drawn."""
   path = tmp_path / "rays.xml"
   path.write_text(SCENE)
-  ref_file = tmp_path / "ref.npz"
-  res = subprocess.run([sys.executable, "-c", _MUJOCO, str(path), str(ref_file)],
-                       capture_output=True, text=True, timeout=120)
-  assert res.returncode == 0, res.stderr[-2000:]
-  ref = np.load(ref_file)
+  view = dict(lookat=(0, 0.1, 0.3), distance=2.2, azimuth=60, elevation=-30)
+  imgs, state = mujoco_stepped(path, 0, view, W, H,
+                               [{"mjVIS_RANGEFINDER": 0}, {"mjVIS_RANGEFINDER": 1}])
+  ref = {"off": imgs[0], "on": imgs[1], "sensordata": state["sensordata"]}
   m = numjoco.load_model(str(path))
   d = numjoco.make_data(m)
   numjoco.forward(m, d)
   np.testing.assert_allclose(d.sensordata, ref["sensordata"], atol=1e-6)
   assert d.sensordata[m.sensor_adr[2]] == -1     # the ray that misses
   hr = HeadlessRenderer(m, W, H)
-  cam = Camera.default_for(m)
-  cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = (0, 0.1, 0.3), 2.2, 60, -30
+  cam = our_camera(m, view)
   snap = Snapshot(m, d)
   off = hr.render(snap, cam, VisOptions(shadows=False, rangefinder=False,
                                           background=(0, 0, 0)))

@@ -8,7 +8,7 @@ import pytest
 
 import numjoco
 from numjoco.render.camera import Camera
-from numjoco.render.headless import HeadlessRenderer, create_context, save_png
+from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
 from numjoco.render.snapshot import Snapshot
 
@@ -36,11 +36,6 @@ SCENE = """
 """
 
 
-@pytest.fixture(scope="module")
-def ctx():
-  return create_context()
-
-
 def _model(xml):
   fd, path = tempfile.mkstemp(suffix=".xml")
   with os.fdopen(fd, "w") as f:
@@ -48,14 +43,19 @@ def _model(xml):
   return numjoco.load_model(path)
 
 
-@pytest.fixture(scope="module")
-def scene(ctx):
-  m = _model(SCENE)
+def _posed(xml, ctx):
+  """(m, d, snapshot, renderer) of the MJCF `xml` after forward at its initial state."""
+  m = _model(xml)
   d = numjoco.make_data(m)
   numjoco.forward(m, d)
   snap = Snapshot(m)
   snap.capture(m, d)
-  hr = HeadlessRenderer(m, W, H, ctx=ctx)
+  return m, d, snap, HeadlessRenderer(m, W, H, ctx=ctx)
+
+
+@pytest.fixture(scope="module")
+def scene(ctx):
+  m, d, snap, hr = _posed(SCENE, ctx)
   cam = Camera.default_for(m)
   cam.lookat[:] = (0, 0, 0.3)
   cam.distance, cam.azimuth, cam.elevation = 3.0, 90, -30
@@ -115,14 +115,9 @@ def test_moving_body_moves_its_pixels(scene):
 
 def test_contact_markers_only_with_toggle(ctx):
   """Contact points are drawn, at the contacts, only when the toggle is on."""
-  m = _model(SCENE.replace('pos="0.8 0.6 0.1"', 'pos="0 0 0.095"').replace(
-      'pos="0 0 0.6"', 'pos="5 5 5"'))
-  d = numjoco.make_data(m)
-  numjoco.forward(m, d)
+  m, d, snap, hr = _posed(SCENE.replace('pos="0.8 0.6 0.1"', 'pos="0 0 0.095"').replace(
+      'pos="0 0 0.6"', 'pos="5 5 5"'), ctx)
   assert d.ncon == 4
-  snap = Snapshot(m)
-  snap.capture(m, d)
-  hr = HeadlessRenderer(m, W, H, ctx=ctx)
   cam = Camera.default_for(m)
   cam.lookat[:] = (0, 0, 0)
   cam.distance, cam.azimuth, cam.elevation = 1.0, 60, -35
@@ -205,12 +200,7 @@ def test_equality_anchors(ctx):
     <body name="b" pos="0.5 0 1"><freejoint/><geom size=".1"/></body>
   </worldbody>
   <equality><connect body1="a" body2="b" anchor="0.25 0 0"/></equality></mujoco>"""
-  m = _model(xml)
-  d = numjoco.make_data(m)
-  numjoco.forward(m, d)
-  snap = Snapshot(m)
-  snap.capture(m, d)
-  hr = HeadlessRenderer(m, W, H, ctx=ctx)
+  m, d, snap, hr = _posed(xml, ctx)
   cam = Camera.default_for(m)
   base = hr.render(snap, cam, VisOptions())
   img = hr.render(snap, cam, VisOptions(constraints=True))
@@ -281,12 +271,7 @@ LIGHTS = """
 
 
 def _lights_scene(ctx, head):
-  m = _model(LIGHTS.format(head=head))
-  d = numjoco.make_data(m)
-  numjoco.forward(m, d)
-  snap = Snapshot(m)
-  snap.capture(m, d)
-  hr = HeadlessRenderer(m, W, H, ctx=ctx)
+  m, d, snap, hr = _posed(LIGHTS.format(head=head), ctx)
   cam = Camera(m)
   cam.lookat[:] = (0, 0.5, 0)
   cam.distance, cam.azimuth, cam.elevation = 4.0, 90, -50

@@ -9,7 +9,7 @@ import pytest
 
 import numjoco
 from numjoco.render.camera import Camera
-from numjoco.render.headless import HeadlessRenderer, create_context
+from numjoco.render.headless import HeadlessRenderer
 from numjoco.render.renderer import VisOptions
 from numjoco.render.snapshot import Snapshot
 
@@ -35,11 +35,6 @@ SCENE = """
 LIGHTS = (("0 0 -1", 'directional="true"', "3 3 .25"),
           ("0.4 0.3 -1", 'directional="true"', "0 0 .25"),
           ("-0.1 0.05 -1", 'cutoff="25"', "0 0 .25"))
-
-
-@pytest.fixture(scope="module")
-def ctx():
-  return create_context()
 
 
 def _setup(ctx, light, extra=None):

@@ -7,7 +7,8 @@ import os
 import numpy as np
 import pytest
 
-from tests.render.mujoco_ref import mujoco_image, our_image, save_pair, skin_pictures
+from tests.render.mujoco_ref import (assert_mask_iou, mujoco_image, our_image, save_pair,
+                                     skin_pictures)
 
 W, H = 320, 240
 _NO_REFLECTION = {"mjRND_REFLECTION": 0}     # we draw no reflections
@@ -35,10 +36,7 @@ def test_dog_casts_its_shadow_on_the_floor_as_mujoco(azimuth, elevation):
   ref, ref_off, img, img_off = skin_pictures(path, cam, W, H, rnd=_NO_REFLECTION)
   save_pair(f"dog_shadow_{azimuth}_{elevation}.png", ref, img)
   theirs, ours = _floor_shadow(ref, ref_off), _floor_shadow(img, img_off)
-  assert theirs.sum() > 400, "MuJoCo's picture should show the dog's shadow"
-  iou = (theirs & ours).sum() / (theirs | ours).sum()
-  assert iou > 0.75, f"shadow IoU {iou:.3f}"
-  both = theirs & ours
+  both = assert_mask_iou(theirs, ours, 400, 0.75, "dog's shadow")
   ratio_theirs = (ref[both].sum(-1) / ref_off[both].sum(-1)).mean()
   ratio_ours = (img[both].sum(-1) / img_off[both].sum(-1)).mean()
   assert abs(ratio_theirs - ratio_ours) < 0.05, (ratio_theirs, ratio_ours)

@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from tests.render.mujoco_ref import mujoco_image, our_image, save_pair, skin_pictures
+from tests.render.mujoco_ref import (assert_mask_iou, mujoco_image, our_image, save_pair,
+                                     skin_pictures)
 
 W, H = 320, 240
 # shadows and MuJoCo's floor reflection off (we draw no reflections): the skin's pixels are
@@ -45,10 +46,7 @@ def test_skin_as_mujoco_draws_it(model, azimuth, elevation):
                                              background=black)
   save_pair(f"skin_{model}_{azimuth}_{elevation}.png", ref, img)
   theirs, ours = _skin_mask(ref, ref_off), _skin_mask(img, img_off)
-  assert theirs.sum() > 2000, "the skin should fill a good part of the picture"
-  iou = (theirs & ours).sum() / (theirs | ours).sum()
-  assert iou > 0.9, f"skin IoU {iou:.3f}"
-  both = theirs & ours
+  both = assert_mask_iou(theirs, ours, 2000, 0.9, "skin")
   diff = np.abs(ref[both].astype(float) - img[both].astype(float)).mean(0)
   assert (diff < 12).all(), f"mean colour difference {diff}"
 

@@ -1,11 +1,8 @@
-"""File and builtin textures drawn as MuJoCo 4's renderer draws them: our image of small scenes
+"""File and builtin textures drawn as MuJoCo's renderer draws them: our image of small scenes
 against mujoco.Renderer's (EGL, in a subprocess) from the same camera. PNGs are written here with
 Pillow, in colours that show orientation; the comparisons are per-pixel colour agreement where
 both draw the textured object, so ignoring a texture (or mirroring it) fails."""
 import os
-import subprocess
-import sys
-import tempfile
 
 import numpy as np
 import pytest
@@ -13,30 +10,10 @@ from PIL import Image
 
 import numjoco
 from numjoco import engine
-from numjoco.render.camera import Camera
-from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
-from numjoco.render.snapshot import Snapshot
+from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
 
 W, H = 320, 240
-
-_MUJOCO = """
-import os, sys
-os.environ["MUJOCO_GL"] = "egl"
-import mujoco, numpy as np
-path, out, az, el, dist = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4]), \\
-    float(sys.argv[5])
-lookat = [float(x) for x in sys.argv[6].split(",")]
-m = mujoco.MjModel.from_xml_path(path)
-d = mujoco.MjData(m)
-mujoco.mj_forward(m, d)
-r = mujoco.Renderer(m, %d, %d)
-cam = mujoco.MjvCamera()
-mujoco.mjv_defaultFreeCamera(m, cam)
-cam.azimuth, cam.elevation, cam.distance, cam.lookat[:] = az, el, dist, lookat
-r.update_scene(d, cam)
-np.save(out, r.render())
-""" % (H, W)
 
 QUADRANTS = [(230, 30, 30), (30, 200, 40), (40, 60, 230), (240, 220, 30)]
 
@@ -75,23 +52,11 @@ def _render_both(tmp_path, xml, az, el, dist, lookat, tag, options=None, path=No
   if path is None:
     path = tmp_path / "scene.xml"
     path.write_text(xml)
-  ref_file = tmp_path / "ref.npy"
-  res = subprocess.run([sys.executable, "-c", _MUJOCO, str(path), str(ref_file), str(az),
-                        str(el), str(dist), ",".join(str(x) for x in lookat)],
-                       capture_output=True, text=True, timeout=120)
-  assert res.returncode == 0, res.stderr[-2000:]
-  ref = np.load(ref_file)
-  m = numjoco.load_model(str(path))
-  hr = HeadlessRenderer(m, W, H)
-  cam = Camera.default_for(m)
-  cam.azimuth, cam.elevation, cam.distance = az, el, dist
-  cam.lookat[:] = lookat
-  img = hr.render(Snapshot(m), cam, options or VisOptions(shadows=False))
-  hr.release()
-  out = os.path.join(tempfile.gettempdir(), "render-tests")
-  os.makedirs(out, exist_ok=True)
-  save_png(os.path.join(out, f"textures_{tag}.png"), np.concatenate([ref, img], 1))
-  return ref.astype(int), img.astype(int), m
+  cam = dict(azimuth=az, elevation=el, distance=dist, lookat=lookat)
+  ref = mujoco_image(path, cam, W, H)
+  img = our_image(path, cam, W, H, options or VisOptions(shadows=False))
+  save_pair(f"textures_{tag}.png", ref, img)
+  return ref.astype(int), img.astype(int), numjoco.load_model(str(path))
 
 
 def _agree(ref, img, mask, tol=40):
@@ -115,6 +80,18 @@ def _colour_share(img, colour, mask, tol=0.2):
   x /= np.maximum(x.max(1, keepdims=True), 1)
   c = np.asarray(colour, float) / max(colour)
   return (np.abs(x - c).max(1) <= tol).mean()
+
+
+def _assert_colour_shares(ref, img, colours, least, count):
+  """Over MuJoCo's lit pixels (channel sum over 60): at least `count` of `colours` each take
+  more than `least` of them in MuJoCo's picture, and every colour's share in ours is within
+  0.05 of MuJoCo's. Returns the mask of lit pixels."""
+  mask = ref.sum(2) > 60
+  shares = [_colour_share(ref, c, mask) for c in colours]
+  assert sum(s > least for s in shares) >= count
+  for c, s in zip(colours, shares):
+    assert abs(s - _colour_share(img, c, mask)) < 0.05
+  return mask
 
 
 LIGHT = '<light pos="0 0 3" dir="0 0 -1" directional="true" castshadow="false" diffuse=".6 .6 .6"/>'
@@ -176,11 +153,7 @@ def test_cube_texture_from_six_files_on_a_box(tmp_path):
   </worldbody></mujoco>"""
   for az, el in ((45, -30), (225, 30)):
     ref, img, _ = _render_both(tmp_path, xml, az, el, 1.8, (0.2, 0, 0), f"cube_{az}")
-    mask = ref.sum(2) > 60
-    shares = [_colour_share(ref, c, mask) for c in FACE_COLOURS]
-    assert sum(s > 0.05 for s in shares) >= 3
-    for c, s in zip(FACE_COLOURS, shares):
-      assert abs(s - _colour_share(img, c, mask)) < 0.05
+    mask = _assert_colour_shares(ref, img, FACE_COLOURS, 0.05, 3)
     assert _agree(ref, img, mask) > 0.85
 
 
@@ -262,11 +235,7 @@ def test_textured_obj_mesh(tmp_path):
   for az, el in ((45, -30), (225, 40)):
     ref, img, m = _render_both(tmp_path, xml, az, el, 1.5, (0, 0, 0), f"obj_{az}")
     assert m.mesh_texcoordadr[0] == 0 and m.mesh_texcoordnum[0] == 16
-    mask = ref.sum(2) > 60
-    shares = [_colour_share(ref, c, mask) for c in QUADRANTS]
-    assert sum(s > 0.1 for s in shares) >= 2
-    for c, s in zip(QUADRANTS, shares):
-      assert abs(s - _colour_share(img, c, mask)) < 0.05
+    mask = _assert_colour_shares(ref, img, QUADRANTS, 0.1, 2)
     # MuJoCo smooths this cube's vertex normals, we keep its creases: compare hues
     assert _hue_agree(ref, img, mask) > 0.9
 

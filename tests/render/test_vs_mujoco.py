@@ -13,6 +13,7 @@ from numjoco.render.camera import Camera
 from numjoco.render.headless import HeadlessRenderer, save_png
 from numjoco.render.renderer import VisOptions
 from numjoco.render.snapshot import Snapshot
+from tests.render.mujoco_ref import mujoco_image, mujoco_stepped, our_camera, our_image, save_pair
 
 W, H = 320, 240
 SCENE = """<mujoco><worldbody>
@@ -23,24 +24,6 @@ SCENE = """<mujoco><worldbody>
 <body pos="-0.2 -0.3 0.0"><freejoint/><geom type="ellipsoid" size=".15 .08 .05" euler="30 0 10" rgba="1 1 0 1"/></body>
 <body pos="0.3 -0.3 0.3"><freejoint/><geom type="sphere" size=".1" rgba="0 1 1 1"/></body>
 </worldbody></mujoco>"""
-
-_MUJOCO_RENDER = """
-import os, sys
-os.environ["MUJOCO_GL"] = "egl"
-import mujoco, numpy as np
-path, out, az, el = sys.argv[1], sys.argv[2], float(sys.argv[3]), float(sys.argv[4])
-opt = mujoco.MjvOption()
-opt.flags[mujoco.mjtVisFlag.mjVIS_TRANSPARENT] = int(sys.argv[5])
-m = mujoco.MjModel.from_xml_path(path)
-d = mujoco.MjData(m)
-mujoco.mj_forward(m, d)
-r = mujoco.Renderer(m, %d, %d)
-cam = mujoco.MjvCamera()
-mujoco.mjv_defaultFreeCamera(m, cam)
-cam.azimuth, cam.elevation = az, el
-r.update_scene(d, cam, opt)
-np.save(out, r.render())
-""" % (H, W)
 
 COLOURS = [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 0), (0, 1, 1)]
 
@@ -59,24 +42,11 @@ def test_same_picture_as_mujoco(tmp_path, azimuth, elevation, transparent):
   lighting (mean difference under 8 of 255 where both draw it), also in transparent mode."""
   path = tmp_path / "scene.xml"
   path.write_text(SCENE)
-  ref_file = tmp_path / "ref.npy"
-  res = subprocess.run([sys.executable, "-c", _MUJOCO_RENDER, str(path), str(ref_file),
-                        str(azimuth), str(elevation), str(int(transparent))],
-                       capture_output=True, text=True,
-                       timeout=120)
-  assert res.returncode == 0, res.stderr[-2000:]
-  ref = np.load(ref_file)
-  m = numjoco.load_model(str(path))
-  hr = HeadlessRenderer(m, W, H)
-  cam = Camera.default_for(m)
-  cam.azimuth, cam.elevation = azimuth, elevation
-  img = hr.render(Snapshot(m), cam, VisOptions(shadows=False, background=(0, 0, 0),
-                                               transparency=transparent))
-  hr.release()
-  out = os.path.join(tempfile.gettempdir(), "render-tests")
-  os.makedirs(out, exist_ok=True)
-  save_png(os.path.join(out, f"vs_mujoco_{azimuth}_{elevation}_{int(transparent)}.png"),
-           np.concatenate([ref, img], 1))
+  cam = dict(azimuth=azimuth, elevation=elevation)
+  ref = mujoco_image(path, cam, W, H, vis={"mjVIS_TRANSPARENT": int(transparent)})
+  img = our_image(path, cam, W, H, VisOptions(shadows=False, background=(0, 0, 0),
+                                              transparency=transparent))
+  save_pair(f"vs_mujoco_{azimuth}_{elevation}_{int(transparent)}.png", ref, img)
   for col in COLOURS:
     a, b = _mask(ref, col), _mask(img, col)
     if a.sum() < 30:       # hidden behind another geom from this side
@@ -106,50 +76,22 @@ DECOR = {"contact_points": "mjVIS_CONTACTPOINT", "contact_forces": "mjVIS_CONTAC
          "constraints": "mjVIS_CONSTRAINT", "body_frames": ("frame", "mjFRAME_BODY"),
          "contact_frames": ("frame", "mjFRAME_CONTACT")}
 
-_MUJOCO_DECOR = """
-import os, sys, json
-os.environ["MUJOCO_GL"] = "egl"
-import mujoco, numpy as np
-path, out, decor = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-m = mujoco.MjModel.from_xml_path(path)
-d = mujoco.MjData(m)
-mujoco.mj_forward(m, d)
-r = mujoco.Renderer(m, %d, %d)
-cam = mujoco.MjvCamera()
-mujoco.mjv_defaultFreeCamera(m, cam)
-cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = (0, 0.15, 0.15), 1.2, 60, -35
-imgs = {}
-for name, flag in [("none", None)] + list(decor.items()):
-  opt = mujoco.MjvOption()
-  if isinstance(flag, list):
-    opt.frame = int(getattr(mujoco.mjtFrame, flag[1]))
-  elif flag:
-    opt.flags[int(getattr(mujoco.mjtVisFlag, flag))] = 1
-  r.update_scene(d, cam, opt)
-  imgs[name] = r.render().copy()
-np.savez(out, **imgs)
-""" % (H, W)
-
-
 def test_decorations_match_mujoco(tmp_path):
   """Each decoration toggle adds the pixels MuJoCo's renderer adds for the same flag: contact
   points and forces, joint arrows, centre of mass, inertia boxes, equality anchors, body and
   contact frames (IoU of the changed pixels > 0.8, mean colour within 20/255)."""
-  import json
   path = tmp_path / "decor.xml"
   path.write_text(DECOR_SCENE)
-  ref_file = tmp_path / "ref.npz"
-  res = subprocess.run([sys.executable, "-c", _MUJOCO_DECOR, str(path), str(ref_file),
-                        json.dumps(DECOR)], capture_output=True, text=True, timeout=120)
-  assert res.returncode == 0, res.stderr[-2000:]
-  ref = np.load(ref_file)
+  view = dict(lookat=(0, 0.15, 0.15), distance=1.2, azimuth=60, elevation=-35)
+  variants = [{}] + [{"frame": f[1]} if isinstance(f, tuple) else {f: 1} for f in DECOR.values()]
+  imgs, _ = mujoco_stepped(path, 0, view, W, H, variants)
+  ref = dict(zip(["none"] + list(DECOR), imgs))
   m = numjoco.load_model(str(path))
   d = numjoco.make_data(m)
   numjoco.forward(m, d)
   assert d.ncon == 4
   hr = HeadlessRenderer(m, W, H)
-  cam = Camera.default_for(m)
-  cam.lookat[:], cam.distance, cam.azimuth, cam.elevation = (0, 0.15, 0.15), 1.2, 60, -35
+  cam = our_camera(m, view)
   snap = Snapshot(m, d)
   base = hr.render(snap, cam, VisOptions(shadows=False))
   os.makedirs(os.path.join(tempfile.gettempdir(), "render-tests"), exist_ok=True)
