@@ -49,19 +49,23 @@ def boxes_apart(m, d, f1, e1, f2, e2, margin):
 
 
 @jit
+def _half_extent(m, d, f, k):
+  """Half the extent along axis k of the box around flex f's active element boxes."""
+  a, b = np.inf, -np.inf
+  for e in range(m.flex_elemnum[f]):
+    if elem_active(m, f, e):
+      lo, hi = elem_range(m, d, f, e, k)
+      a = min(a, lo)
+      b = max(b, hi)
+  return 0.5 * (b - a)
+
+
+@jit
 def longest_axis(m, d, f):
-  """Axis (0, 1, 2) along which the boxes of flex f's active elements spread the most (first
-  of equals last, as mj_collideFlexSAP picks from the flex's root box)."""
-  ext = np.empty(3)
-  for k in range(3):
-    a, b = np.inf, -np.inf
-    for e in range(m.flex_elemnum[f]):
-      if elem_active(m, f, e):
-        lo, hi = elem_range(m, d, f, e, k)
-        a = min(a, lo)
-        b = max(b, hi)
-    ext[k] = 0.5 * (b - a)
-  return 0 if (ext[0] > ext[1] and ext[0] > ext[2]) else (1 if ext[1] > ext[2] else 2)
+  """Axis (0, 1, 2) along which the box around flex f's active element boxes is longest, as
+  mj_collideFlexSAP picks it from the flex's root box (ties go to the later axis)."""
+  x, y, z = _half_extent(m, d, f, 0), _half_extent(m, d, f, 1), _half_extent(m, d, f, 2)
+  return 0 if (x > y and x > z) else (1 if y > z else 2)
 
 
 @jit
