@@ -48,6 +48,7 @@ from numjoco.engine.collision import convex as cvx
 from numjoco.engine.collision import hfield as hf
 from numjoco.engine.collision import libccd as ccdlib
 from numjoco.engine.collision import primitive as prim
+from numjoco.engine.collision import flex_mid as mid
 from numjoco.engine import math as mm
 from numjoco.engine.flex_contact import closest_triangle, row3, contact_weights   # noqa: F401
 from numjoco.engine.smooth import jit
@@ -652,30 +653,10 @@ def elem_elem(m, d, f1, e1, f2, e2, margin, dist, pos, frame, ws):
 
 
 @jit
-def _elem_box_apart(m, d, f1, e1, f2, e2, margin):
-  """filterBox on the two elements' axis-aligned boxes (vertices grown by flex_radius)."""
-  for k in range(3):
-    lo1, hi1 = _elem_range(m, d, f1, e1, k)
-    lo2, hi2 = _elem_range(m, d, f2, e2, k)
-    if hi1 + margin < lo2 or hi2 + margin < lo1:
-      return True
-  return False
-
-
-@jit
-def _elem_range(m, d, f, e, k):
-  """Extent of element e of flex f along axis k, grown by flex_radius: d.flexelem_aabb's
-  center -/+ half size, as filterBox compares them (mj_flex fills it before collision)."""
-  g = m.flex_elemadr[f] + e
-  c, h = d.flexelem_aabb[g, k], d.flexelem_aabb[g, 3 + k]
-  return c - h, c + h
-
-
-@jit
 def _sphere_elem_apart(m, d, f, e, p, r):
-  """True when the ball (p, r) misses element e's box (_elem_range) along some axis."""
+  """True when the ball (p, r) misses element e's box (mid.elem_range) along some axis."""
   for k in range(3):
-    lo, hi = _elem_range(m, d, f, e, k)
+    lo, hi = mid.elem_range(m, d, f, e, k)
     if p[k] + r < lo or p[k] - r > hi:
       return True
   return False
@@ -849,15 +830,21 @@ def collide_geom_elem(m, d, g, f, e, ws):
 
 
 @jit
+def _elems_margin_gap(m, f1, f2):
+  """Margin and gap of an element pair of flexes f1, f2 (mj_collideElems: both zero in
+  self-collision, so that neighbouring elements are not in permanent contact)."""
+  if f1 == f2:
+    return 0.0, 0.0
+  return (cn.assign_margin(m, m.flex_margin[f1] + m.flex_margin[f2]),
+          m.flex_gap[f1] + m.flex_gap[f2])
+
+
+@jit
 def collide_elems(m, d, f1, e1, f2, e2, ws):
   """Element e1 of flex f1 against element e2 of flex f2 (mj_collideElems; margin and gap are
   ignored in self-collision). Returns -1 for a pair type not handled here, else the count."""
-  margin = cn.assign_margin(m, m.flex_margin[f1] + m.flex_margin[f2])
-  gap = m.flex_gap[f1] + m.flex_gap[f2]
-  if f1 == f2:
-    margin = 0.0
-    gap = 0.0
-  if _elem_box_apart(m, d, f1, e1, f2, e2, margin + gap):
+  margin, gap = _elems_margin_gap(m, f1, f2)
+  if mid.boxes_apart(m, d, f1, e1, f2, e2, margin + gap):
     return 0
   n = elem_elem(m, d, f1, e1, f2, e2, margin + gap, d.col_dist, d.col_pos, d.col_frame, ws)
   if n <= 0:
@@ -875,7 +862,7 @@ def collide_elems(m, d, f1, e1, f2, e2, ws):
 def collide_body_flex(m, d, b, f):
   """Body b against flex f (a bodyflex pair of MuJoCo's broadphase): plane geoms against the
   vertices, other geoms (passing the geom-flex bitmask) against every active element
-  (`_elem_active`: all of 1D/2D flexes, 3D ones below flex_activelayers). As 4.0's midphase
+  (`mid.elem_active`: all of 1D/2D flexes, 3D ones below flex_activelayers). As 4.0's midphase
   path (the default): planes only on bodies without dofs, contacts sorted by (geom, element
   or vertex); with midphase disabled: planes of any body, generation order. No per-pair limit: 4.0 keeps them all
   (measured: 81 plane : vertex contacts on pancake, 119 cylinder : tetrahedron on floppy). Returns the number of
@@ -907,7 +894,7 @@ def collide_body_flex(m, d, b, f):
     gp = d.geom_xpos[g]
     for e in range(m.flex_elemnum[f]):
       # 4.0's flex BVH holds only the active elements (measured on floppy and jelly)
-      if not _elem_active(m, f, e) or _sphere_elem_apart(m, d, f, e, gp, reach):
+      if not mid.elem_active(m, f, e) or _sphere_elem_apart(m, d, f, e, gp, reach):
         continue
       if collide_geom_elem(m, d, g, f, e, ws) < 0:
         missing += 1
@@ -918,53 +905,78 @@ def collide_body_flex(m, d, b, f):
 
 @unit((M, D, i8, i8), i8, needs=NEEDS_FLEX)
 def collide_flex_flex(m, d, f1, f2):
-  """Every active element of flex f1 against every active element of flex f2 (f1 < f2),
-  sorted as a midphase bodyflex pair (unless midphase is disabled). Returns the number of element pairs not handled here."""
+  """Active elements of flex f1 against active elements of flex f2 (f1 < f2). As MuJoCo: with
+  the midphase (both flexes have a BVH, midphase not disabled) the pairs whose boxes overlap
+  (`_collide_near`; mj_collideTree) and the contacts sorted as a midphase bodyflex pair;
+  with midphase disabled every pair, in generation order (`_collide_all`). Returns the number
+  of element pairs not handled here."""
   start = d.ncon[0]
   ws = scratch(m)
+  if (not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and m.flex_bvhadr[f1] >= 0
+      and m.flex_bvhadr[f2] >= 0):
+    missing = _collide_near(m, d, f1, f2, ws)
+    sort_pair_contacts(d, start)
+    return missing
+  return _collide_all(m, d, f1, f2, ws)
+
+
+@jit
+def _collide_all(m, d, f1, f2, ws):
+  """Every pair of active elements e1 of flex f1 and e2 of flex f2 (e1 < e2 when f1 == f2),
+  e1 then e2 ascending: MuJoCo's direct loops (no midphase). Returns the number of pairs not
+  handled here."""
   missing = 0
   for e1 in range(m.flex_elemnum[f1]):
-    if not _elem_active(m, f1, e1):
+    if not mid.elem_active(m, f1, e1):
       continue
-    for e2 in range(m.flex_elemnum[f2]):
-      if _elem_active(m, f2, e2) and collide_elems(m, d, f1, e1, f2, e2, ws) < 0:
+    for e2 in range(e1 + 1 if f1 == f2 else 0, m.flex_elemnum[f2]):
+      if mid.elem_active(m, f2, e2) and collide_elems(m, d, f1, e1, f2, e2, ws) < 0:
         missing += 1
-  if not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and m.flex_bvhadr[f1] >= 0:
-    sort_pair_contacts(d, start)
   return missing
 
 
 @jit
-def _elem_active(m, f, e):
-  """mj_isElemActive: every 1D/2D element; 3D elements below flex_activelayers."""
-  if m.flex_dim[f] < 3:
-    return True
-  return m.flex_elemlayer[m.flex_elemadr[f] + e] < m.flex_activelayers[f]
+def _collide_near(m, d, f1, f2, ws):
+  """The pairs of `_collide_all` whose element boxes, grown by the pair's margin + gap, overlap
+  (engine/collision.flex_mid.py), in the same order: the same contacts, without testing the
+  pairs filterBox rejects. Returns the number of pairs not handled here."""
+  margin, gap = _elems_margin_gap(m, f1, f2)
+  ne = m.flex_elemnum[f2]
+  order, slo, smax = np.empty(ne, np.int64), np.empty(ne), np.empty(ne)
+  near = np.empty(ne, np.int64)
+  ax = mid.longest_axis(m, d, f2)
+  n = mid.sweep_index(m, d, f2, ax, order, slo, smax)
+  missing = 0
+  for e1 in range(m.flex_elemnum[f1]):
+    if not mid.elem_active(m, f1, e1):
+      continue
+    k = mid.overlaps(m, d, f1, e1, f2, ax, order, slo, smax, n, margin + gap,
+                     e1 if f1 == f2 else -1, near)
+    for i in range(k):
+      if collide_elems(m, d, f1, e1, f2, near[i], ws) < 0:
+        missing += 1
+  return missing
 
 
 @jit
-def _sap_pairs(m, d, f):
-  """Active element pairs of flex f as MuJoCo's mj_collideFlexSAP finds them: sweep and prune
-  along the longest axis of the flex's box on float32 bounds (stable sort), each pair as
-  (element met first, element met second); shape (npair, 2)."""
+def _collide_sap(m, d, f, ws):
+  """Self-collision of the active elements of flex f in MuJoCo's mj_collideFlexSAP order: sweep
+  and prune along the longest axis of the flex's box on float32 bounds (stable sort), each
+  pair collided as (element met first, element met second) when the sweep meets it. Returns
+  the number of pairs not handled here."""
   ne = m.flex_elemnum[f]
   elid = np.empty(ne, np.int64)
   n = 0
   for e in range(ne):
-    if _elem_active(m, f, e):
+    if mid.elem_active(m, f, e):
       elid[n] = e
       n += 1
   lo = np.empty((3, n))
   hi = np.empty((3, n))
-  ext = np.empty(3)
   for k in range(3):
-    a, b = np.inf, -np.inf
     for i in range(n):
-      lo[k, i], hi[k, i] = _elem_range(m, d, f, elid[i], k)
-      a = min(a, lo[k, i])
-      b = max(b, hi[k, i])
-    ext[k] = 0.5 * (b - a)
-  ax = 0 if (ext[0] > ext[1] and ext[0] > ext[2]) else (1 if ext[1] > ext[2] else 2)
+      lo[k, i], hi[k, i] = mid.elem_range(m, d, f, elid[i], k)
+  ax = mid.longest_axis(m, d, f)
   ay, az = (1, 2) if ax == 0 else ((0, 2) if ax == 1 else (0, 1))
   vals = np.empty(2 * n, np.float32)
   for i in range(n):
@@ -973,8 +985,7 @@ def _sap_pairs(m, d, f):
   order = np.argsort(vals, kind="mergesort")
   active = np.empty(n, np.int64)
   cnt = 0
-  out = np.empty((max(n * (n - 1) // 2, 1), 2), np.int64)
-  npair = 0
+  missing = 0
   for s in range(2 * n):
     i = order[s] // 2
     if order[s] % 2 == 0:
@@ -983,9 +994,8 @@ def _sap_pairs(m, d, f):
         if (lo[ay, a] > hi[ay, i] or lo[ay, i] > hi[ay, a] or lo[az, a] > hi[az, i]
             or lo[az, i] > hi[az, a]):
           continue
-        out[npair, 0] = elid[a]
-        out[npair, 1] = elid[i]
-        npair += 1
+        if collide_elems(m, d, f, elid[a], f, elid[i], ws) < 0:
+          missing += 1
       active[cnt] = i
       cnt += 1
     else:
@@ -995,36 +1005,27 @@ def _sap_pairs(m, d, f):
             active[k] = active[k + 1]
           cnt -= 1
           break
-  return out[:npair]
+  return missing
 
 
 @unit((M, D, i8), i8, needs=NEEDS_FLEX)
 def collide_flex_self(m, d, f):
   """Self-collision of flex f (non-rigid, contype & conaffinity, selfcollide not none):
-  pairs of active elements sharing no body. With selfcollide sap (or auto on a 1D/2D flex)
-  in MuJoCo's SAP order and orientation; otherwise every pair e1 < e2 (4.0's BVH traversal
-  finds the same set in another order). Returns the number of element pairs not handled
-  here."""
+  pairs of active elements sharing no body, by MuJoCo's modes. With the midphase (not
+  disabled, the flex has a BVH, selfcollide not narrow): sap, or auto on a 1D/2D flex, in
+  mj_collideFlexSAP's order and orientation (`_collide_sap`); bvh, or auto on a 3D flex, the
+  pairs e1 < e2 whose boxes overlap (`_collide_near`: the set MuJoCo's BVH traversal finds,
+  in the order of the all-pairs loop). Otherwise every pair e1 < e2 (`_collide_all`). Returns
+  the number of element pairs not handled here."""
   if m.flex_rigid[f] or not (m.flex_contype[f] & m.flex_conaffinity[f]):
     return 0
   mode = m.flex_selfcollide[f]
   if mode == _FLEXSELF_NONE:
     return 0
   ws = scratch(m)
-  missing = 0
-  if (not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and mode != _FLEXSELF_NARROW
-      and (mode == _FLEXSELF_SAP or (mode == _FLEXSELF_AUTO and m.flex_dim[f] < 3))):
-    pairs = _sap_pairs(m, d, f)
-    for i in range(pairs.shape[0]):
-      if collide_elems(m, d, f, pairs[i, 0], f, pairs[i, 1], ws) < 0:
-        missing += 1
-    return missing
-  ne = m.flex_elemnum[f]
-  for e1 in range(ne):
-    if not _elem_active(m, f, e1):
-      continue
-    for e2 in range(e1 + 1, ne):
-      if _elem_active(m, f, e2):
-        if collide_elems(m, d, f, e1, f, e2, ws) < 0:
-          missing += 1
-  return missing
+  if (m.opt_disableflags[0] & _DSBL_MIDPHASE or mode == _FLEXSELF_NARROW
+      or m.flex_bvhadr[f] < 0):
+    return _collide_all(m, d, f, f, ws)
+  if mode == _FLEXSELF_BVH or (mode == _FLEXSELF_AUTO and m.flex_dim[f] == 3):
+    return _collide_near(m, d, f, f, ws)
+  return _collide_sap(m, d, f, ws)
