@@ -13,5 +13,6 @@
 - `multicontact`: the single-shot multicontact of box, cylinder and mesh faces.
 - `plane`: mjc_PlaneConvex for ellipsoids, cylinders and meshes.
 - `libccd`: libccd's MPR, used when native CCD is disabled and for height-field prisms.
-- `hfield`: mjc_ConvexHField; `sdf`: SDF plugins and mjc_SDF; `flex`: flex collisions.
+- `hfield`: mjc_ConvexHField; `sdf`: SDF plugins and mjc_SDF; `flex`: flex collisions, with
+  `flex_mid` the midphase of their element pairs.
 """
