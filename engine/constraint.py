@@ -26,6 +26,7 @@ from numjoco.engine import math as mm
 from numjoco.engine import sleep as sleepmod
 from numjoco.engine import smooth
 from numjoco.engine._jit import inline, jit
+from numjoco.engine.collision.support import normalize3 as _normalize3
 from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
                           mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning,
                           mjtWrap)
@@ -98,16 +99,6 @@ def assign_friction(m, target, source):
 def assign_margin(m, source):
   """Contact margin, or opt.o_margin under the override flag (mj_assignMargin)."""
   return m.opt_o_margin[0] if m.opt_enableflags[0] & _ENBL_OVERRIDE else source
-
-
-@jit
-def _normalize3(v0, v1, v2):
-  """(unit vector, norm); (1, 0, 0) below mjMINVAL, as mju_normalize3."""
-  n = math.sqrt(v0 * v0 + v1 * v1 + v2 * v2)
-  if n < MINVAL:
-    return 1.0, 0.0, 0.0, n
-  inv = 1.0 / n
-  return v0 * inv, v1 * inv, v2 * inv, n
 
 
 @jit

@@ -5,7 +5,7 @@ It imports only engine._jit and engine.types, so constraint.py, sensor.py and sl
 it without cycles; collision/flex.py re-exports contact_weights."""
 import numpy as np
 
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
 
@@ -53,29 +53,31 @@ def _closest_segment(px, py, pz, ax, ay, az, bx, by, bz):
   return 1.0 - t, t
 
 
+@inline
+def _edge_dots(ab, ac, p, q):
+  """(ab . (p - q), ac . (p - q)) of 3-tuples."""
+  qp = (p[0] - q[0], p[1] - q[1], p[2] - q[2])
+  return (ab[0] * qp[0] + ab[1] * qp[1] + ab[2] * qp[2],
+          ac[0] * qp[0] + ac[1] * qp[1] + ac[2] * qp[2])
+
+
 @jit
 def closest_triangle(p, a, b, c):
   """Barycentric (wa, wb, wc) of the point of triangle abc closest to p (Ericson's regions);
   p, a, b, c are 3-tuples."""
   ab = (b[0] - a[0], b[1] - a[1], b[2] - a[2])
   ac = (c[0] - a[0], c[1] - a[1], c[2] - a[2])
-  ap = (p[0] - a[0], p[1] - a[1], p[2] - a[2])
-  d1 = ab[0] * ap[0] + ab[1] * ap[1] + ab[2] * ap[2]
-  d2 = ac[0] * ap[0] + ac[1] * ap[1] + ac[2] * ap[2]
+  d1, d2 = _edge_dots(ab, ac, p, a)
   if d1 <= 0 and d2 <= 0:
     return 1.0, 0.0, 0.0
-  bp = (p[0] - b[0], p[1] - b[1], p[2] - b[2])
-  d3 = ab[0] * bp[0] + ab[1] * bp[1] + ab[2] * bp[2]
-  d4 = ac[0] * bp[0] + ac[1] * bp[1] + ac[2] * bp[2]
+  d3, d4 = _edge_dots(ab, ac, p, b)
   if d3 >= 0 and d4 <= d3:
     return 0.0, 1.0, 0.0
   vc = d1 * d4 - d3 * d2
   if vc <= 0 and d1 >= 0 and d3 <= 0:
     v = d1 / (d1 - d3)
     return 1.0 - v, v, 0.0
-  cp = (p[0] - c[0], p[1] - c[1], p[2] - c[2])
-  d5 = ab[0] * cp[0] + ab[1] * cp[1] + ab[2] * cp[2]
-  d6 = ac[0] * cp[0] + ac[1] * cp[1] + ac[2] * cp[2]
+  d5, d6 = _edge_dots(ab, ac, p, c)
   if d6 >= 0 and d5 <= d6:
     return 0.0, 0.0, 1.0
   vb = d5 * d2 - d1 * d6

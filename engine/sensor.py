@@ -23,7 +23,7 @@ from numjoco.engine import passive as ps
 from numjoco.engine import ray as rays
 from numjoco.engine import sleep as sleepmod
 from numjoco.engine import smooth
-from numjoco.engine._jit import jit
+from numjoco.engine._jit import inline, jit
 from numjoco.engine.smooth import subtree_vel
 from numjoco.engine.types import (mjtConstraint, mjtCone, mjtDataType, mjtDisableBit, mjtEq, mjtGeom,
                           mjtObj, mjtSensor, mjtStage, mjtTrn, mjtWrap)
@@ -512,6 +512,18 @@ def _compute_or_read(m, d, i, out):
   return True
 
 
+@inline
+def _stage_sensors(m, d, stage, plugins):
+  """The awake sensors of `stage` (a sleeping sensor keeps its value), computed or read from
+  their history (`_compute_or_read`); plugin sensors too when `plugins`."""
+  sleeping = sleepmod.filtering_bodies(m, d)
+  for i in range(m.nsensor):
+    if sleeping and sleepmod.sensor_state(m, d, i) == sleepmod.ASLEEP:
+      continue
+    if m.sensor_needstage[i] == stage and (plugins or m.sensor_type[i] != _PLUGIN):
+      _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
+
+
 @unit((M, D), b1)
 def sensor_pos(m, d):
   """Position-stage sensors; returns True when it computed energy[0] (e_potential)."""
@@ -617,12 +629,7 @@ def sensor_vel(m, d):
       need_subtree = True
   if need_subtree:
     subtree_vel(m, d)
-  sleeping = sleepmod.filtering_bodies(m, d)
-  for i in range(m.nsensor):
-    if sleeping and sleepmod.sensor_state(m, d, i) == sleepmod.ASLEEP:
-      continue
-    if m.sensor_needstage[i] == _VEL:
-      _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
+  _stage_sensors(m, d, _VEL, True)
 
 
 @unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
@@ -690,12 +697,7 @@ def sensor_acc(m, d):
       need_rne = True
   if need_rne:
     rne_post_constraint(m, d)
-  sleeping = sleepmod.filtering_bodies(m, d)
-  for i in range(m.nsensor):
-    if sleeping and sleepmod.sensor_state(m, d, i) == sleepmod.ASLEEP:
-      continue
-    if m.sensor_needstage[i] == _ACC and m.sensor_type[i] != _PLUGIN:
-      _compute_or_read(m, d, i, d.sensordata[m.sensor_adr[i]:m.sensor_adr[i] + m.sensor_dim[i]])
+  _stage_sensors(m, d, _ACC, False)
   _plugin_sensors(m, d)
 
 

@@ -15,8 +15,9 @@ returns the named views (collision/work.py's Work) of the two flat work buffers.
 """
 import numpy as np
 
+from numjoco.engine._jit import inline as _inline
 from numjoco.engine._jit import jit
-from numjoco.engine.collision.support import normalize3 as _normalize
+from numjoco.engine.collision.support import normalize3 as _normalize, put_geom
 from numjoco.engine.collision.gjk import epa as _epa, gjk as _gjk
 from numjoco.engine.collision.gjk import polytope as _polytope
 from numjoco.engine.collision.multicontact import multicontact
@@ -39,16 +40,28 @@ _DSBL_MULTICCD = int(mjtDisableBit.MULTICCD)
 
 # ------------------------------------------ CCD -------------------------------------------------
 
-@jit
-def _work_sizes(n):
-  """Numba twin of `work_sizes`."""
+@_inline
+def _polytope_rows(n):
+  """(vertex rows, face rows) of the EPA polytope for `n` CCD iterations (at least one)."""
   if n < 1:
     n = 1
-  nv = 5 + n
-  nf = 6 * n
+  return 5 + n, 6 * n
+
+
+@jit
+def _objt_offset(n):
+  """Offset of the object ints (`objt`, read flat) in the int work buffer (`split_work`)."""
+  nv, nf = _polytope_rows(n)
+  return 24 + nv * 2 + nf * 3 + nf * 3 + nf * 4 + nf * 3
+
+
+@jit
+def _work_sizes(n):
+  """Numba twin of `work_sizes` without mesh rows: the ints end with the two objects' rows
+  and the multicontact scratch."""
+  nv, nf = _polytope_rows(n)
   nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
-  nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
-  return nfloat, nint + _PS_SIZE   # (multicontact scratch)
+  return nfloat, _objt_offset(n) + 4 + _PS_SIZE
 
 
 @jit
@@ -57,10 +70,7 @@ def split_work(fbuf, ibuf, n, forget=True):
   1 us: the reshapes; the collision driver makes them once per pass). `forget`: mark the
   buffers as holding no mesh (cnt[6:8], see `collide_mesh_views`), for callers that write
   over the mesh rows."""
-  if n < 1:
-    n = 1
-  nv = 5 + n
-  nf = 6 * n
+  nv, nf = _polytope_rows(n)
   o = 0
   sx = fbuf[o:o + 36].reshape((4, 9)); o += 36
   tx = fbuf[o:o + 36].reshape((4, 9)); o += 36
@@ -92,6 +102,21 @@ def split_work(fbuf, ibuf, n, forget=True):
   return Work(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt)
 
 
+@_inline
+def _shrink_to_core(objs, objt, k, core, t, margin):
+  """Object k made its core for GJK (a sphere a point, a capsule a segment; `core`: it is
+  either) without margin; returns how far the core lies inside the object (radius and half
+  the margin)."""
+  full = 0.0
+  if core:
+    full = objs[k, _SIZE] + 0.5 * margin
+    objt[k, 1] = _MODE_POINT if t == _SPHERE else _MODE_LINE
+  elif margin > 0:
+    full = 0.5 * margin
+  objs[k, _MARGIN] = 0.0
+  return full
+
+
 @jit
 def ccd(w, tolerance, max_iterations, cutoff):
   """MuJoCo's mjc_ccd for one contact between objects 0 and 1 of the work `w` (`split_work`)
@@ -111,20 +136,8 @@ def ccd(w, tolerance, max_iterations, cutoff):
   core2 = t2 == _SPHERE or t2 == _CAPSULE
   if core1 or core2 or margin1 > 0 or margin2 > 0:
     # shrink spheres to points, capsules to segments and drop margins: distance of the cores
-    full1 = 0.0
-    full2 = 0.0
-    if core1:
-      full1 = objs[0, _SIZE] + 0.5 * margin1
-      objt[0, 1] = _MODE_POINT if t1 == _SPHERE else _MODE_LINE
-    elif margin1 > 0:
-      full1 = 0.5 * margin1
-    objs[0, _MARGIN] = 0.0
-    if core2:
-      full2 = objs[1, _SIZE] + 0.5 * margin2
-      objt[1, 1] = _MODE_POINT if t2 == _SPHERE else _MODE_LINE
-    elif margin2 > 0:
-      full2 = 0.5 * margin2
-    objs[1, _MARGIN] = 0.0
+    full1 = _shrink_to_core(objs, objt, 0, core1, t1, margin1)
+    full2 = _shrink_to_core(objs, objt, 1, core2, t2, margin2)
     dist, nsimplex, separated, nx = _gjk(sx, si, tx, ti, xw, objs, objt, tolerance,
                                          max_iterations, cutoff + full1 + full2)
     cnt[5] = nsimplex
@@ -190,12 +203,7 @@ def set_obj(objs, objt, k, typ, size, pos, mat, margin):
   """Load geom k's type, size, pose and margin into the object arrays."""
   objt[k, 0] = typ
   objt[k, 1] = _MODE_GEOM
-  for j in range(3):
-    objs[k, _SIZE + j] = size[j]
-    objs[k, _POS + j] = pos[j]
-  for j in range(9):
-    objs[k, _MAT + j] = mat[j]
-  objs[k, _MARGIN] = margin
+  put_geom(objs, k, size, pos, mat, margin)
   objs[k, _VADR] = 0.0
   objs[k, _VNUM] = 0.0
   objs[k, _GADR] = -1.0
@@ -418,16 +426,6 @@ def mesh_polys(m, g):
           m.mesh_polynormal[a:a + n], m.mesh_polymapadr[va:va + vn],
           m.mesh_polymapnum[va:va + vn], m.mesh_polymap)
 
-
-
-@jit
-def _objt_offset(n):
-  """Offset of the object ints (`objt`, read flat) in the int work buffer."""
-  if n < 1:
-    n = 1
-  nv = 5 + n
-  nf = 6 * n
-  return 24 + nv * 2 + nf * 3 + nf * 3 + nf * 4 + nf * 3
 
 
 @jit

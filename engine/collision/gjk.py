@@ -112,6 +112,30 @@ def _norm2_comb3(l0, l1, l2, a, b, c):
   return x0 * x0 + x1 * x1 + x2 * x2
 
 
+@_inline
+def _shadow_areas(a, b, c, p):
+  """Triangle abc and point p in its plane, projected on the coordinate plane (x, y) where the
+  triangle's shadow is largest (the largest |component| of (b - a) x (c - a)): (that signed
+  component, then the signed double areas of the shadows of (p, b, c), (p, c, a), (p, a, b)),
+  as MuJoCo 4.0's S2D and triPointIntersect compute them."""
+  e0, e1, e2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
+  g0, g1, g2 = c[0] - a[0], c[1] - a[1], c[2] - a[2]
+  m0 = e1 * g2 - e2 * g1
+  m1 = e0 * g2 - e2 * g0
+  m2 = e0 * g1 - e1 * g0
+  u0, u1, u2 = abs(m0), abs(m1), abs(m2)
+  if u1 <= u0 and u2 <= u0:
+    m, x, y = m0, 1, 2
+  elif u1 >= u2:
+    m, x, y = m1, 0, 2
+  else:
+    m, x, y = m2, 0, 1
+  ax, ay = a[x] - p[x], a[y] - p[y]
+  bx, by = b[x] - p[x], b[y] - p[y]
+  cx, cy = c[x] - p[x], c[y] - p[y]
+  return m, bx * cy - by * cx, cx * ay - cy * ax, ax * by - ay * bx
+
+
 @jit
 def s2d(s1, s2, s3):
   """Barycentric coordinates of the point of triangle s1s2s3 closest to the origin (MuJoCo
@@ -123,25 +147,7 @@ def s2d(s1, s2, s3):
   ret, p0, p1, p2 = _project_origin_plane(s1, s2, s3)
   comp1 = comp2 = comp3 = False
   if not ret:
-    e0, e1, e2 = s2[0] - s1[0], s2[1] - s1[1], s2[2] - s1[2]
-    f0, f1, f2 = s3[0] - s1[0], s3[1] - s1[1], s3[2] - s1[2]
-    m14 = f2 * e1 - e2 * f1
-    m24 = f2 * e0 - e2 * f0
-    m34 = f1 * e0 - e1 * f0
-    mu1, mu2, mu3 = abs(m14), abs(m24), abs(m34)
-    if mu1 >= mu2 and mu1 >= mu3:
-      m_max, x, y = m14, 1, 2
-    elif mu2 >= mu3:
-      m_max, x, y = m24, 0, 2
-    else:
-      m_max, x, y = m34, 0, 1
-    p = (p0, p1, p2)
-    ax, ay = s1[x] - p[x], s1[y] - p[y]
-    bx, by = s2[x] - p[x], s2[y] - p[y]
-    cx, cy = s3[x] - p[x], s3[y] - p[y]
-    c31 = cy * bx - cx * by
-    c32 = cx * ay - ax * cy
-    c33 = ax * by - bx * ay
+    m_max, c31, c32, c33 = _shadow_areas(s1, s2, s3, (p0, p1, p2))
     comp1 = _same_sign(m_max, c31) != 0
     comp2 = _same_sign(m_max, c32) != 0
     comp3 = _same_sign(m_max, c33) != 0
@@ -469,23 +475,7 @@ def _tri_coords(a, b, c, p):
   """Barycentric coordinates of point p (in the plane of triangle abc) as MuJoCo 4.0 takes
   them (triPointIntersect, EPA's witness points): the three sub-areas
   about p in the coordinate plane where the triangle's shadow is largest, over their sum."""
-  e0, e1, e2 = b[0] - a[0], b[1] - a[1], b[2] - a[2]
-  g0, g1, g2 = c[0] - a[0], c[1] - a[1], c[2] - a[2]
-  m0 = abs(e1 * g2 - e2 * g1)
-  m1 = abs(e0 * g2 - e2 * g0)
-  m2 = abs(e0 * g1 - e1 * g0)
-  if m1 <= m0 and m2 <= m0:
-    x, y = 1, 2
-  elif m1 >= m2:
-    x, y = 0, 2
-  else:
-    x, y = 0, 1
-  ax, ay = a[x] - p[x], a[y] - p[y]
-  bx, by = b[x] - p[x], b[y] - p[y]
-  cx, cy = c[x] - p[x], c[y] - p[y]
-  s0 = bx * cy - by * cx
-  s1 = cx * ay - cy * ax
-  s2 = ax * by - ay * bx
+  _, s0, s1, s2 = _shadow_areas(a, b, c, p)
   det = (s0 + s1) + s2
   return s0 / det, s1 / det, s2 / det
 

@@ -28,6 +28,8 @@ import math
 
 
 from numjoco.engine.collision.support import cross3 as _cross, dot3 as _dot   # ccdVec3Cross/Dot
+from numjoco.engine.collision.support import put_geom
+from numjoco.engine.collision.work import MARGIN as _MARGIN, MAT as _MAT, POS as _POS, SIZE as _SIZE
 from numjoco.engine.math import axis_angle_quat, mat_vec, normalize3, quat2mat
 from numjoco.engine.types import mjtGeom
 
@@ -43,7 +45,6 @@ _BOX, _MESH, _HFIELD = int(mjtGeom.BOX), int(mjtGeom.MESH), int(mjtGeom.HFIELD)
 _EPS = 2.220446049250313e-16   # CCD_EPS: DBL_EPSILON (libccd built in double precision)
 _HILLCLIMB_MIN = 10            # mjMESH_HILLCLIMB_MIN
 _DSBL_MULTICCD = 1 << 19
-_SIZE, _POS, _MAT, _MARGIN = 0, 3, 6, 15
 _MAX_REFINE = 100000           # libccd's refinement loop has no bound; ours stops far beyond
 
 
@@ -88,6 +89,15 @@ def _vec(P, i, c):
 def _copy_row(P, dst, src):
   for k in range(9):
     P[dst, k] = P[src, k]
+
+
+@_inline
+def _origin_outside(P, i, j):
+  """True when the origin is strictly outside the portal face (v_i, v0, v_j) of the rows of P:
+  (v_i x v_j) . v0 < 0 and not zero (libccd's discoverPortal)."""
+  x0, x1, x2 = _cross(P[i, 0], P[i, 1], P[i, 2], P[j, 0], P[j, 1], P[j, 2])
+  dot = _dot(x0, x1, x2, P[0, 0], P[0, 1], P[0, 2])
+  return dot < 0.0 and not _is_zero(dot)
 
 
 # ------------------------------------- support functions ----------------------------------------
@@ -292,21 +302,11 @@ def _discover(P, ob, oi, vert1, graph1, vert2, graph2):
     dot = _dot(P[3, 0], P[3, 1], P[3, 2], d0, d1, d2)
     if _is_zero(dot) or dot < 0.0:
       return -1
-    cont = False
-    # origin outside (v1, v0, v3): v3 replaces v2
-    x0, x1, x2 = _cross(P[1, 0], P[1, 1], P[1, 2], P[3, 0], P[3, 1], P[3, 2])
-    dot = _dot(x0, x1, x2, P[0, 0], P[0, 1], P[0, 2])
-    if dot < 0.0 and not _is_zero(dot):
+    if _origin_outside(P, 1, 3):     # outside (v1, v0, v3): v3 replaces v2
       _copy_row(P, 2, 3)
-      cont = True
-    if not cont:
-      # origin outside (v3, v0, v2): v3 replaces v1
-      x0, x1, x2 = _cross(P[3, 0], P[3, 1], P[3, 2], P[2, 0], P[2, 1], P[2, 2])
-      dot = _dot(x0, x1, x2, P[0, 0], P[0, 1], P[0, 2])
-      if dot < 0.0 and not _is_zero(dot):
-        _copy_row(P, 1, 3)
-        cont = True
-    if not cont:
+    elif _origin_outside(P, 3, 2):   # outside (v3, v0, v2): v3 replaces v1
+      _copy_row(P, 1, 3)
+    else:
       return 0
     d0, d1, d2 = _cross(P[1, 0] - P[0, 0], P[1, 1] - P[0, 1], P[1, 2] - P[0, 2],
                         P[2, 0] - P[0, 0], P[2, 1] - P[0, 1], P[2, 2] - P[0, 2])
@@ -599,13 +599,8 @@ def _set_geom(ob, oi, k, typ, size, pos, mat, margin):
   """Rows k (working copy) and k + 2 (kept) of ob := the geom's size, pose and margin."""
   oi[k, 0] = typ
   oi[k, 1] = -1
-  for r in (k, k + 2):
-    for j in range(3):
-      ob[r, _SIZE + j] = size[j]
-      ob[r, _POS + j] = pos[j]
-    for j in range(9):
-      ob[r, _MAT + j] = mat[j]
-    ob[r, _MARGIN] = margin
+  put_geom(ob, k, size, pos, mat, margin)
+  put_geom(ob, k + 2, size, pos, mat, margin)
 
 
 @jit

@@ -169,6 +169,32 @@ def _area4(mc, a, b, c, d):
   return 0.5 * math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
 
 
+@_inline
+def _grow_step(mc, poly, npoly, a, b, c, d, m, k):
+  """One step of polygonQuad's search: vertex k (1: b, 2: c, 3: d) moved to the next polygon
+  vertex; (True, area, b, c, d) when that grows the area m, else (False, m, b, c, d)."""
+  bn, cn, dn = b, c, d
+  if k == 1:
+    bn = b + 1 if b < npoly - 1 else 0
+  elif k == 2:
+    cn = c + 1 if c < npoly - 1 else 0
+  else:
+    dn = d + 1 if d < npoly - 1 else 0
+  mn = _area4(mc, poly + a, poly + bn, poly + cn, poly + dn)
+  if mn <= m:
+    return False, m, b, c, d
+  return True, mn, bn, cn, dn
+
+
+@_inline
+def _grow(mc, poly, npoly, a, b, c, d, m, k):
+  """Vertex k (1: b, 2: c) moved on while the area grows; (area, b, c, d)."""
+  while True:
+    grown, m, b, c, d = _grow_step(mc, poly, npoly, a, b, c, d, m, k)
+    if not grown:
+      return m, b, c, d
+
+
 @jit
 def _polygon_quad(mc, poly, npoly):
   """Four vertices (offsets from row poly) of a polygon spanning a large quadrilateral:
@@ -179,29 +205,12 @@ def _polygon_quad(mc, poly, npoly):
   m = _area4(mc, poly + a, poly + b, poly + c, poly + d)
   for a in range(npoly):
     while True:
-      dn = d + 1 if d < npoly - 1 else 0
-      mn = _area4(mc, poly + a, poly + b, poly + c, poly + dn)
-      if mn <= m:
+      grown, m, b, c, d = _grow_step(mc, poly, npoly, a, b, c, d, m, 3)
+      if not grown:
         break
-      m = mn
-      d = dn
+      m, b, c, d = _grow(mc, poly, npoly, a, b, c, d, m, 2)
+      m, b, c, d = _grow(mc, poly, npoly, a, b, c, d, m, 1)
       r0, r1, r2, r3 = a, b, c, d
-      while True:
-        cn = c + 1 if c < npoly - 1 else 0
-        mn = _area4(mc, poly + a, poly + b, poly + cn, poly + d)
-        if mn <= m:
-          break
-        m = mn
-        c = cn
-        r0, r1, r2, r3 = a, b, c, d
-      while True:
-        bn = b + 1 if b < npoly - 1 else 0
-        mn = _area4(mc, poly + a, poly + bn, poly + c, poly + d)
-        if mn <= m:
-          break
-        m = mn
-        b = bn
-        r0, r1, r2, r3 = a, b, c, d
     if b == a:
       b = b + 1 if b < npoly - 1 else 0
       if c == b:

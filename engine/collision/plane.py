@@ -116,6 +116,33 @@ def _area4_local(vert, path, a, b, c, d):
   return 0.5 * math.sqrt(x0 * x0 + x1 * x1 + x2 * x2)
 
 
+@_inline
+def _hull_step(vert, path, a, b, c, d, m, k):
+  """One step of hull4f's search: vertex k (1: b, 2: c, 3: d) moved to the next one of the
+  cycle `path`; (True, area, b, c, d) when that grows the area m, else (False, m, b, c, d)."""
+  npath = path.shape[0]
+  bn, cn, dn = b, c, d
+  if k == 1:
+    bn = (b + 1) % npath
+  elif k == 2:
+    cn = (c + 1) % npath
+  else:
+    dn = (d + 1) % npath
+  mn = _area4_local(vert, path, a, bn, cn, dn)
+  if mn <= m:
+    return False, m, b, c, d
+  return True, mn, bn, cn, dn
+
+
+@_inline
+def _hull_grow(vert, path, a, b, c, d, m, k):
+  """Vertex k (1: b, 2: c) moved on while the area grows; (area, b, c, d)."""
+  while True:
+    grown, m, b, c, d = _hull_step(vert, path, a, b, c, d, m, k)
+    if not grown:
+      return m, b, c, d
+
+
 @jit
 def _hull4(vert, path, a):
   """At most four vertices (offsets into the polygon's vertex cycle `path`) spanning a large
@@ -128,29 +155,13 @@ def _hull4(vert, path, a):
   if npath <= 4:
     return npath, a, b, c, d
   m = _area4_local(vert, path, a, b, c, d)
-  r1, r2, r3 = b, c, d
   while True:
-    dn = (d + 1) % npath
-    mn = _area4_local(vert, path, a, b, c, dn)
-    if mn <= m:
+    grown, m, b, c, d = _hull_step(vert, path, a, b, c, d, m, 3)
+    if not grown:
       break
-    d, m = dn, mn
-    r1, r2, r3 = b, c, d
-    while True:
-      cn = (c + 1) % npath
-      mn = _area4_local(vert, path, a, b, cn, d)
-      if mn <= m:
-        break
-      c, m = cn, mn
-      r1, r2, r3 = b, c, d
-    while True:
-      bn = (b + 1) % npath
-      mn = _area4_local(vert, path, a, bn, c, d)
-      if mn <= m:
-        break
-      b, m = bn, mn
-      r1, r2, r3 = b, c, d
-  return 4, a, r1, r2, r3
+    m, b, c, d = _hull_grow(vert, path, a, b, c, d, m, 2)
+    m, b, c, d = _hull_grow(vert, path, a, b, c, d, m, 1)
+  return 4, a, b, c, d
 
 
 @jit

@@ -56,6 +56,18 @@ def normalize3(v0, v1, v2):
 
 
 @_inline
+def put_geom(objs, r, size, pos, mat, margin):
+  """Row r of an object array (work.py's columns SIZE, POS, MAT, MARGIN, which libccd's rows
+  share) := a geom's size, pose and margin."""
+  for j in range(3):
+    objs[r, _SIZE + j] = size[j]
+    objs[r, _POS + j] = pos[j]
+  for j in range(9):
+    objs[r, _MAT + j] = mat[j]
+  objs[r, _MARGIN] = margin
+
+
+@_inline
 def _vert_dot(objs, base, i, l0, l1, l2):
   """Direction (l0, l1, l2) dotted with vertex i of the vertex rows from `base` (six a row)."""
   r = base + i // 6
@@ -204,22 +216,25 @@ def support(objs, objt, k, d0, d1, d2):
   return r0 + p0, r1 + p1, r2 + p2, vindex
 
 
+@_inline
+def _support_margin(objs, objt, k, d0, d1, d2):
+  """Support point of object k in direction d moved out by half its margin along d, and its
+  vertex index."""
+  a0, a1, a2, i = support(objs, objt, k, d0, d1, d2)
+  if objs[k, _MARGIN] > 0:
+    half = 0.5 * objs[k, _MARGIN]
+    a0 += d0 * half
+    a1 += d1 * half
+    a2 += d2 * half
+  return a0, a1, a2, i
+
+
 @jit
 def support_pair(verts, vidx, row, objs, objt, d0, d1, d2, n0, n1, n2):
   """Minkowski-difference support vertex S1(d) - S2(dneg), stored in verts[row] as
   (vert, vert1, vert2) with vertex indices in vidx[row]."""
-  a0, a1, a2, i1 = support(objs, objt, 0, d0, d1, d2)
-  if objs[0, _MARGIN] > 0:
-    half = 0.5 * objs[0, _MARGIN]
-    a0 += d0 * half
-    a1 += d1 * half
-    a2 += d2 * half
-  b0, b1, b2, i2 = support(objs, objt, 1, n0, n1, n2)
-  if objs[1, _MARGIN] > 0:
-    half = 0.5 * objs[1, _MARGIN]
-    b0 += n0 * half
-    b1 += n1 * half
-    b2 += n2 * half
+  a0, a1, a2, i1 = _support_margin(objs, objt, 0, d0, d1, d2)
+  b0, b1, b2, i2 = _support_margin(objs, objt, 1, n0, n1, n2)
   verts[row, 0] = a0 - b0
   verts[row, 1] = a1 - b1
   verts[row, 2] = a2 - b2
