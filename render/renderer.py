@@ -18,10 +18,10 @@ from numjoco.render import meshes
 from numjoco.render import shaders
 from numjoco.render import surfaces
 from numjoco.render import textures
-# VisOptions, LABELS and ray_sensors are importable from here too (tests import them so)
+# VisOptions and LABELS are importable from here too (the viewer and the tests import them so)
 from numjoco.render.scene import (  # noqa: F401
     BALL, BOX, CAPSULE, CONE, CYLINDER, KINDS, LABELS, QUAD, ROD, SPHERE, TIP, SceneBuilder,
-    VisOptions, ray_sensors)
+    VisOptions)
 from numjoco.render.scene import FLOATS as _FLOATS
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")

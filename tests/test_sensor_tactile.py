@@ -372,12 +372,12 @@ def test_viewer_draws_the_models(path):
   are MuJoCo's decorations) and lists no rays for these sensors."""
   from numjoco.render.camera import Camera
   from numjoco.render.headless import HeadlessRenderer
-  from numjoco.render.renderer import VisOptions, _ray_sensors
+  from numjoco.render.scene import VisOptions, ray_sensors
   from numjoco.render.snapshot import Snapshot
   m = numjoco.load_model(path)
   d = numjoco.make_data(m)
   numjoco.step(m, d, 50)
-  assert _ray_sensors(m) == []
+  assert ray_sensors(m) == []
   hr = HeadlessRenderer(m, 64, 48)
   img = hr.render(Snapshot(m, d), Camera.default_for(m), VisOptions(shadows=False))
   hr.release()
