@@ -193,7 +193,7 @@ class Viewer:
   def _start_sim(self):
     try:
       from numjoco.app.sim import Simulation
-      sys.setswitchinterval(0.001)   # DESIGN section 4: the worker must get the GIL back quickly
+      sys.setswitchinterval(0.001)   # the simulation worker must get the GIL back quickly between frames
       sim = Simulation(path=self.path, wait_shown=True, preview=True, **self._start)
       sim.start()
       self.sim = sim
