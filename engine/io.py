@@ -83,6 +83,10 @@ class Model:
     on the Euler integrator not RK4's), again after an option they depend on changed."""
     key = _sig.OPTION_KEY(self)
     if self._linked != key:
+      # every unit is defined once the pipeline's modules are imported (step reaches all
+      # stages and integrators, inverse the inverse pass): a unit defined after linking would
+      # stay a trap
+      from numjoco.engine import inverse, step  # noqa: F401
       _jit.link_for(self)
       self.__dict__["_linked"] = key
     return self.unlinked_struct()

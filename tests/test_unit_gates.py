@@ -84,3 +84,31 @@ def test_an_option_edit_links_the_units_it_needs(tmp_path):
   assert GATED["fluid"] in out["linked"] and out["linked"] == out["needed"]
   assert GATED["fluid_vel"] not in out["linked"]   # Euler: no velocity derivatives
   assert out["qfrc_fluid"] > 0
+
+
+_FROM_MUJOCO = r"""
+import mujoco, numpy as np
+from numjoco.engine import interop, io
+mjm = mujoco.MjModel.from_xml_string('''<mujoco><option integrator="implicit"/><worldbody>
+  <body><joint type="hinge" damping=".3"/><geom size=".1" pos="0 0 -.5"/></body>
+  </worldbody></mujoco>''')
+mjd = mujoco.MjData(mjm)
+mjd.qvel[0] = 1.0
+m = interop.model_from_mujoco(mjm)
+d = io.make_data(m)
+interop.data_from_mujoco(mjd, d)
+m.struct                    # links before anything imported the integrators' modules
+import numjoco
+numjoco.step(m, d)
+mujoco.mj_step(mjm, mjd)
+print(abs(d.qvel[0] - mjd.qvel[0]))
+"""
+
+
+def test_a_model_built_before_the_pipeline_is_imported_links_every_unit_it_needs():
+  """A Model made through engine.io (no numjoco.load_model, which imports the whole pipeline)
+  and linked before the implicit integrator's module was imported still steps: linking
+  defines every unit first, so none is left a trap."""
+  out = subprocess.run([sys.executable, "-c", _FROM_MUJOCO], capture_output=True, text=True)
+  assert out.returncode == 0, out.stderr[-2000:]
+  assert float(out.stdout.split()[-1]) < 1e-12
