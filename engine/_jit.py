@@ -20,10 +20,10 @@ unit's code is ever linked into another's:
   from Python links itself and the ungated units.
 - Small helpers stay `@jit`/`@inline` and are linked into each unit that calls them.
 
-The cache. Every jitted function is cached under a key of its own bytecode and of everything
-it reaches without going through a unit: the helpers it calls (recursively), the constants and
-enums it reads, a called unit's declared signature; plus numba/llvmlite/Python versions, the
-flags and the CPU target. The key does not depend on the checkout's path, so two clones of
+The cache. Every jitted function is cached under a key of its own bytecode (its docstring left
+out: rewording one recompiles nothing) and of everything it reaches without going through a
+unit: the helpers it calls (recursively), the constants and enums it reads, a called unit's
+declared signature; plus numba/llvmlite/Python versions, the flags and the CPU target. The key does not depend on the checkout's path, so two clones of
 one commit share one cache, and editing a file rebuilds only the functions whose key it
 changes. Files live in `engine._cache.cache_dir()`; each function keeps its few newest
 versions there (older ones are deleted when a new one is written).
@@ -53,7 +53,7 @@ from numjoco.engine._cache import cache_dir as cache_root
 _OPTIONS = dict(nogil=True, error_model="numpy")
 # Part of every kernel's key: raise it when a change here alters compiled code (the lowering of
 # unit calls, the cache format), so that kernels compiled before are not reused.
-_ABI = 1
+_ABI = 2
 
 
 def _use_portable_target():
@@ -112,11 +112,15 @@ def _code_names(code):
   return names, consts
 
 
-def _code_bytes(code):
-  """Bytecode of a function and its nested code objects, without file names or line numbers."""
+def _code_bytes(code, doc=None):
+  """Bytecode of a function and its nested code objects, without file names or line numbers,
+  and without the docstring `doc` (a function's first constant): editing a docstring
+  recompiles nothing."""
   parts = [code.co_code, repr(code.co_names).encode(), repr(code.co_varnames).encode(),
            repr(code.co_freevars).encode(), repr(code.co_cellvars).encode()]
-  for c in code.co_consts:
+  for i, c in enumerate(code.co_consts):
+    if i == 0 and doc is not None and c is doc:
+      continue
     parts.append(_code_bytes(c) if isinstance(c, pytypes.CodeType) else repr(c).encode())
   return b"\1".join(parts)
 
@@ -171,7 +175,7 @@ def _own_key(fn):
     return got
   h, deps = hashlib.sha256(), []
   h.update(f"{fn.__module__}.{fn.__qualname__}\0".encode())
-  h.update(_code_bytes(fn.__code__))
+  h.update(_code_bytes(fn.__code__, fn.__doc__))
   names, consts = _code_names(fn.__code__)
   g = fn.__globals__
   for n in sorted(names):

@@ -175,3 +175,19 @@ def test_a_portable_cache_compiles_and_loads_for_the_cpu_it_names(tmp_path):
   assert first["cpu"] == PORTABLE_CPU and first["features"] == ""
   assert first["magic"][1] == PORTABLE_CPU and native["magic"][1] != PORTABLE_CPU
   assert first["hits"] == 0 and second["hits"] == 1
+
+
+def test_editing_a_docstring_changes_no_key(tmp_path):
+  """A kernel's docstring is not part of its key: rewording `wrap.wrap`'s docstring keeps
+  every unit's key (and so every compiled kernel), while a change of its code does not (the
+  test above)."""
+  a = _checkout(tmp_path, "a")
+  keys_a = _run(a, _KEYS, cache=tmp_path / "cache")
+  path = a / "engine" / "wrap.py"
+  text = path.read_text()
+  fn = next(n for n in ast.parse(text).body if isinstance(n, ast.FunctionDef) and n.name == "wrap")
+  doc = ast.get_docstring(fn, clean=False)
+  assert doc and text.count(doc) == 1
+  path.write_text(text.replace(doc, doc + " (reworded)"))
+  keys_b = _run(a, _KEYS, cache=tmp_path / "cache")
+  assert keys_b == keys_a

@@ -1,7 +1,7 @@
 """Flex collision detection, as MuJoCo 4.0's flex parts of engine_collision_driver.c and
 engine_collision_flex.c: plane : vertex, geom : element, element : element (other flex and
-self-collision) and 4.0's barycentric contact weights. Unlike the Aug-2026 source, 4.0 keeps
-every flex contact of a pair (no filterFlexContacts limit of mjMAXCONPAIR; measured).
+self-collision) and 4.0's barycentric contact weights. Unlike the published source, MuJoCo 4.0
+keeps every flex contact of a pair (no filterFlexContacts limit of mjMAXCONPAIR).
 
 How the driver calls it (`m`, `d` are anything with MuJoCo's field names as attributes: the
 engine's Model/Data structrefs, or the namedtuples of tests/test_collision_flex.py):
@@ -864,8 +864,8 @@ def collide_body_flex(m, d, b, f):
   vertices, other geoms (passing the geom-flex bitmask) against every active element
   (`mid.elem_active`: all of 1D/2D flexes, 3D ones below flex_activelayers). As 4.0's midphase
   path (the default): planes only on bodies without dofs, contacts sorted by (geom, element
-  or vertex); with midphase disabled: planes of any body, generation order. No per-pair limit: 4.0 keeps them all
-  (measured: 81 plane : vertex contacts on pancake, 119 cylinder : tetrahedron on floppy). Returns the number of
+  or vertex); with midphase disabled: planes of any body, generation order. No per-pair limit: MuJoCo 4.0 keeps them
+  all (e.g. 81 plane : vertex contacts on pancake, 119 cylinder : tetrahedron on floppy). Returns the number of
   geom : element tests of a type not handled here (0 when complete)."""
   start = d.ncon[0]
   ws = scratch(m)
@@ -893,7 +893,7 @@ def collide_body_flex(m, d, b, f):
              + m.geom_gap[g] + m.flex_gap[f])
     gp = d.geom_xpos[g]
     for e in range(m.flex_elemnum[f]):
-      # 4.0's flex BVH holds only the active elements (measured on floppy and jelly)
+      # MuJoCo 4.0's flex BVH holds only the active elements
       if not mid.elem_active(m, f, e) or _sphere_elem_apart(m, d, f, e, gp, reach):
         continue
       if collide_geom_elem(m, d, g, f, e, ws) < 0:
