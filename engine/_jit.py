@@ -23,9 +23,9 @@ unit's code is ever linked into another's:
 The cache. Every jitted function is cached under a key of its own bytecode (its docstring left
 out: rewording one recompiles nothing) and of everything it reaches without going through a
 unit: the helpers it calls (recursively), the constants and enums it reads, a called unit's
-declared signature; plus numba/llvmlite/Python versions, the flags and the CPU target. The key does not depend on the checkout's path, so two clones of
-one commit share one cache, and editing a file rebuilds only the functions whose key it
-changes. Files live in `engine._cache.cache_dir()`; each function keeps its few newest
+declared signature; plus numba/llvmlite/Python versions, the flags and the CPU target. The
+key does not depend on the checkout's path, so two clones of one commit share one cache, and
+editing a file rebuilds only the functions whose key it changes. Files live in `engine._cache.cache_dir()`; each function keeps its few newest
 versions there (older ones are deleted when a new one is written).
 """
 import ctypes
