@@ -25,8 +25,9 @@ out: rewording one recompiles nothing) and of everything it reaches without goin
 unit: the helpers it calls (recursively), the constants and enums it reads, a called unit's
 declared signature; plus numba/llvmlite/Python versions, the flags and the CPU target. The
 key does not depend on the checkout's path, so two clones of one commit share one cache, and
-editing a file rebuilds only the functions whose key it changes. Files live in `engine._cache.cache_dir()`; each function keeps its few newest
-versions there (older ones are deleted when a new one is written).
+editing a file rebuilds only the functions whose key it changes. Files live in
+`engine._cache.cache_dir()`; each function keeps its few newest versions there (older ones are
+deleted when a new one is written).
 """
 import ctypes
 import enum
