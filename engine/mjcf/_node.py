@@ -369,3 +369,8 @@ class Obj(dict):
 
   def __setattr__(self, k, v):
     self[k] = v
+
+
+# MuJoCo's default solref and solimp (mjDEFAULT_SOLREF / mjDEFAULT_SOLIMP)
+SOLREF = [0.02, 1.0]
+SOLIMP = [0.9, 0.95, 0.001, 0.5, 2.0]
