@@ -37,9 +37,11 @@ def pytest_configure(config):
 
 
 def pytest_collection_modifyitems(config, items):
-  """Window tests first: a GL context made through EGL earlier in the same process (headless
-  rendering, e.g. video recording) leaves moderngl unable to attach to a pyglet/GLX window."""
-  items.sort(key=lambda it: 0 if "test_viewer" in it.nodeid else 1)
+  """Window tests first (those that open a viewer, and test_viewer.py): a GL context made through
+  EGL earlier in the same process (headless rendering, e.g. video recording) leaves moderngl
+  unable to attach to a pyglet/GLX window."""
+  items.sort(key=lambda it: 0 if ("test_viewer" in it.nodeid
+                                  or "open_viewer" in getattr(it, "fixturenames", ())) else 1)
 
 
 def pytest_unconfigure(config):
