@@ -11,7 +11,7 @@ from numjoco.engine.constraint import ELLIPTIC as _ELLIPTIC, PYRAMIDAL as _PYRAM
 from numjoco.engine.solver import (ARINV as _ARINV, CONE as _CONE, DSQRT as _DSQRT, FMOM as _FMOM,
                                    FPREV as _FPREV, LINEARNEG as _LINEARNEG,
                                    LINEARPOS as _LINEARPOS, QUADRATIC as _QUADRATIC,
-                                   SATISFIED as _SATISFIED, TMP as _TMP, add_row_t as _add_row_t,
+                                   SATISFIED as _SATISFIED, TMP as _TMP,
                                    dot as _dot, metric as _metric, save_stats as _save_stats,
                                    stat_scale)
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND as _NISLAND
@@ -114,7 +114,11 @@ def _yt_f(d, w, f, nefc, rows, nv):
   Y, adr, nnz, col = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
   for c in range(nefc):
     i = c if rows is None else rows[c]
-    _add_row_t(w, Y, adr, nnz, col, i, f[i])
+    fi = f[i]
+    if fi != 0.0:
+      a0 = _u(adr[i])
+      for a in range(a0, a0 + _u(nnz[i])):
+        w[_u(col[a])] += Y[a] * fi
 
 
 @jit
