@@ -616,8 +616,8 @@ def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
   """res = J' f for sparse rows."""
   for k in range(nv):
     res[k] = 0.0
-  # the row loop written out here and in solver_pgs._yt_f: an inlined helper for the inner loop
-  # doubled the product's time (tests.bench.contact --stages, efc_b + warmstart on pile64)
+  # the row loop is written out here and in solver_pgs._yt_f: numba's IR inlining of a shared
+  # helper for it runs at half this speed (tests.bench.contact --stages: efc_b + warmstart)
   for i in range(nefc):
     fi = f[i]
     if fi != 0.0:

@@ -7,6 +7,7 @@ import mujoco
 import numpy as np
 import pytest
 
+import numjoco
 from numjoco.engine.collision import table
 from tests.models import models_and_data
 
@@ -54,7 +55,6 @@ PAIRS = [pytest.param(a, b, marks=pytest.mark.xfail(strict=True, reason="mjc_Mes
 @pytest.mark.parametrize("t1,t2", PAIRS)
 def test_type_pair_contacts_as_mujoco(t1, t2):
   m, d, mjm, mjd = models_and_data(_xml(t1, t2), quiet=True)
-  import numjoco
   mujoco.mj_forward(mjm, mjd)
   numjoco.forward(m, d)
   kind = table.COLLIDER[TYPES.index(t1), TYPES.index(t2)]

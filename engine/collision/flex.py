@@ -55,9 +55,8 @@ from numjoco.engine.smooth import jit
 from numjoco.engine.types import mjtWarning
 from numjoco.engine._sig import unit, M, D, i8, NEEDS_FLEX
 from numjoco.engine.types import MINVAL as _MINVAL
-from numjoco.engine.types import MAXVAL as _MAXVAL
+from numjoco.engine.types import MAXCONPAIR as _MAXCONPAIR
 
-_MAXCONPAIR = 50
 _CONTACTFULL = int(mjtWarning.CONTACTFULL)
 _PLANE, _HFIELD, _SPHERE, _CAPSULE, _BOX, _MESH, _SDF = 0, 1, 2, 3, 6, 7, 8
 _DSBL_NATIVECCD = 1 << 17
