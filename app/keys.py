@@ -80,3 +80,22 @@ def find(name, ctrl=False, shift=False):
     if name in b.keys and _mods_match(b.mods, ctrl, shift):
       return b.command, b.args[b.keys.index(name)]
   return None
+
+
+# GLFW's key codes (what mujoco.viewer's key_callback receives) of pyglet's non-character keys
+_GLFW_SPECIAL = {
+    "ESCAPE": 256, "ENTER": 257, "RETURN": 257, "TAB": 258, "BACKSPACE": 259, "INSERT": 260,
+    "DELETE": 261, "RIGHT": 262, "LEFT": 263, "DOWN": 264, "UP": 265, "PAGEUP": 266,
+    "PAGEDOWN": 267, "HOME": 268, "END": 269, "CAPSLOCK": 280, "SCROLLLOCK": 281,
+    "NUMLOCK": 282, "PRINT": 283, "PAUSE": 284, "LSHIFT": 340, "LCTRL": 341, "LALT": 342,
+    "RSHIFT": 344, "RCTRL": 345, "RALT": 346, "MENU": 348,
+    **{f"F{k}": 289 + k for k in range(1, 26)}}
+
+
+def glfw_code(symbol):
+  """GLFW's key code of pyglet key `symbol` (printable keys: their ASCII code, letters upper
+  case, as GLFW_KEY_A = 65), or None for a key GLFW has no code for."""
+  if 32 <= symbol < 127:
+    return ord(chr(symbol).upper())
+  from pyglet.window import key
+  return _GLFW_SPECIAL.get(key.symbol_string(symbol))

@@ -277,6 +277,8 @@ class Simulation:
     record_start(fps) | record_stop()
   """
 
+  record_forward = True    # a recording sample brings the kinematics up to date first
+
   def __init__(self, model=None, *, path=None, speed=1.0, paused=False, key=None,
                snapshot_factory=None, wait_shown=False, preview=False):
     """With `wait_shown`, the worker publishes the first model's snapshot, then waits (at most
@@ -394,11 +396,10 @@ class Simulation:
     self._record_stop()   # a recording does not survive a model change
     d = numjoco.make_data(m)
     numjoco.forward(m, d)   # loads a smaller kernel than step: the model is on screen sooner
-    cls = self._snap_cls or snapshot_class()
     with self._lock:
       self.m, self.d = m, d
       self._model_ref = m
-      self._bufs = _Buffers(_snapshot_maker(cls, m, d))
+      self._bufs = self._new_buffers(m, d)
       if not previewed:   # else its preview is on screen under this version already
         self._status.model_version += 1
       self._status.physics = True
@@ -419,6 +420,10 @@ class Simulation:
       numjoco.reset_data(m, d, key)
       numjoco.forward(m, d)
     self._publish()
+
+  def _new_buffers(self, m, d):
+    """The triple buffer of snapshots of (m, d) the UI reads."""
+    return _Buffers(_snapshot_maker(self._snap_cls or snapshot_class(), m, d))
 
   def _compile_missing(self, m):
     """Compile the engine units `m` needs with its current options that are not in the cache
@@ -633,7 +638,8 @@ class Simulation:
     """Queue a snapshot of the current state as the recording's next frame (kinematics brought
     up to date first, as `numjoco record` does); waits while the UI is RECORD_QUEUE behind."""
     m, d = self.m, self.d
-    numjoco.forward(m, d)   # after a step, Data's kinematics lag qpos by one step
+    if self.record_forward:
+      numjoco.forward(m, d)   # after a step, Data's kinematics lag qpos by one step
     try:
       snap = self._rec_free.get_nowait()
     except queue.Empty:

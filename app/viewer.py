@@ -57,9 +57,16 @@ class Viewer:
 
   def __init__(self, path=None, *, width=1280, height=720, visible=True, speed=1.0,
                paused=False, key=None, max_fps=60.0, ui=True, title="numjoco", out_dir=None,
-               record_fps=30):
+               record_fps=30, sim=None, key_callback=None, overlay=None, show_left_ui=True,
+               show_right_ui=True):
     """Open the window. `out_dir` is where screenshots and videos go (default: the current
-    folder); `record_fps` the frames per simulated second of recordings."""
+    folder); `record_fps` the frames per simulated second of recordings.
+
+    A script's viewer (app/passive.py) gives its own `sim` (the model is then loaded already:
+    no compile step, no boot thread), `key_callback(keycode)` called with GLFW's key code of
+    every key pressed (as mujoco.viewer's), and `overlay` (app.passive.ScriptOverlay: its user
+    geoms, texts and figures). `show_left_ui` / `show_right_ui`: the panel on the left (the
+    simulation, physics, info and rendering sections) and on the right (the controls)."""
     from numjoco.assets import DEMO_MODEL
     self.out_dir = os.fspath(out_dir) if out_dir is not None else os.getcwd()
     self.record_fps = record_fps
@@ -67,14 +74,17 @@ class Viewer:
     self.last_saved = ""           # path of the last screenshot or video
     self.path = str(path or DEMO_MODEL)
     self.max_fps = max_fps
-    self.sim = None
+    self.sim = sim
+    self.key_callback = key_callback
+    self._posted = []              # (fn, Future) to run on the window's thread (post)
+    self.overlay = overlay
     self._warm = None
     self._start = dict(speed=speed, paused=paused, key=key)
     self.t_created = time.perf_counter()
     self._boot = None
     self._boot_error = ""
     self._printed = ""
-    if warmup.is_warm():   # import the engine and load the model while the window opens
+    if sim is None and warmup.is_warm():   # import the engine and load the model meanwhile
       self._boot = threading.Thread(target=self._start_sim, name="numjoco-boot", daemon=True)
       self._boot.start()
     import pyglet
@@ -106,6 +116,7 @@ class Viewer:
     from numjoco.app import panels
     self.ui = panels.UiState()
     self.ui.show_panels = ui
+    self.ui.show_left, self.ui.show_right = bool(show_left_ui), bool(show_right_ui)
     self.commands = panels.CommandSink(self.execute)   # the panels' commands, run here
     self.clock = FrameClock()
     self.closed = False
@@ -124,7 +135,7 @@ class Viewer:
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
     from numjoco.render.renderer import Renderer
     self._gl_ready = Renderer(self.ctx, None)   # programs and buffers while the model loads
-    if self._boot is None:
+    if self._boot is None and sim is None:
       model = [str(self.path)] if self.path and os.path.isfile(str(self.path)) else []
       self._warm = subprocess.Popen(
           [sys.executable, "-m", "numjoco.app.warmup", *model], stdout=subprocess.PIPE,
@@ -268,6 +279,22 @@ class Viewer:
     self.sim.send("load", str(path))
 
   # ------------------------------------------------------------------ loop
+  def post(self, fn):
+    """Run fn(viewer) on the window's thread before its next frame (from any thread); returns a
+    concurrent.futures.Future of the result."""
+    from concurrent.futures import Future
+    fut = Future()
+    self._posted.append((fn, fut))
+    return fut
+
+  def _run_posted(self):
+    while self._posted:
+      fn, fut = self._posted.pop(0)
+      try:
+        fut.set_result(fn(self))
+      except Exception as e:  # noqa: BLE001 - the caller gets it from the Future
+        fut.set_exception(e)
+
   def frame(self):
     """One iteration: events, draw, flip."""
     import pyglet
@@ -275,6 +302,7 @@ class Viewer:
     self.window.dispatch_events()
     if self.closed:
       return False
+    self._run_posted()
     if self._loading_idle():
       self._yield_to_boot()
       return not self.closed
@@ -394,6 +422,7 @@ class Viewer:
           # the spring (grab point to reference) and the force it applies, scaled as MuJoCo
           # scales force arrows (vis.map.force / stat.meanmass)
           self.renderer.lines, self.renderer.arrows = [], []
+          self._take_user_geoms()
           if show:
             vis, stat = self.renderer.m.vis, self.renderer.m.stat
             tip = pert[1] + pert[3] * (vis.map.force / max(stat.meanmass, 1e-10))
@@ -443,6 +472,9 @@ class Viewer:
     ui.recording_frames = self.recording[0].frames if self.recording is not None else None
     ui.scene_full = r is not None and r.scene_full
     ui.max_geom = r.max_geom if r is not None else 0
+    if self.overlay is not None:
+      with self.overlay.lock:
+        ui.user_texts, ui.user_figures = list(self.overlay.texts), list(self.overlay.figures)
     return ui
 
   def screenshot(self, ui=False):
@@ -465,7 +497,14 @@ class Viewer:
       self.ctx.screen.use()
     return img
 
+  def _take_user_geoms(self):
+    """The script's user geoms (launch_passive's user_scn) for the renderer's next scenes."""
+    if self.overlay is not None:
+      with self.overlay.lock:
+        self.renderer.user_geoms = list(self.overlay.user_scn.geoms)
+
   def _render_to(self, fbo, snap, w, h):
+    self._take_user_geoms()
     fbo.use()
     self.ctx.viewport = (0, 0, w, h)
     self.renderer.render(snap, self.camera, self.opts, w, h, fbo=fbo)
@@ -586,6 +625,14 @@ class Viewer:
     from pyglet.window import key
     if self._ui_wants("keyboard") or self.sim is None:
       return
+    if self.key_callback is not None:
+      code = keys.glfw_code(symbol)
+      if code is not None:
+        try:
+          self.key_callback(code)
+        except Exception:  # noqa: BLE001 - the script's bug is shown, the window goes on
+          import traceback
+          self.ui.error = "key_callback raised:\n" + traceback.format_exc()
     hit = keys.find(_key_name(symbol), bool(modifiers & key.MOD_CTRL),
                     bool(modifiers & key.MOD_SHIFT))
     if hit is not None:

@@ -45,6 +45,7 @@ class Renderer:
     self.shadow_size = int(shadow_size)
     self.lines = []          # (p0, p1, rgba) drawn as GL lines each frame (app hook)
     self.arrows = []         # (p0, p1, rgba[, width]) drawn as arrows each frame (app hook)
+    self.user_geoms = []     # a script's geoms (app.passive.UserGeom) drawn each frame
     self.builder = SceneBuilder()
     self.scene = None        # the last Scene drawn
     self._shadow_ortho = True
@@ -305,7 +306,7 @@ class Renderer:
     opts = opts or VisOptions()
     eye, forward, _ = camera.pose(snapshot, self.m)
     scene = self.builder.build(snapshot, opts, eye, forward, camera.clip()[1], self.lines,
-                               self.arrows)
+                               self.arrows, self.user_geoms)
     self.draw(scene, camera.view_matrix(snapshot, self.m), camera.projection, opts, width,
               height, fbo)
 

@@ -221,6 +221,45 @@ def _size4(gtype, size):
   return s
 
 
+# mjtGeom -> mesh kind and the MuJoCo size columns of its instance size (as _size4)
+_USER_KIND = {2: (SPHERE, (0, 0, 0)), 3: (CAPSULE, (0, 0, 0)), 4: (SPHERE, (0, 1, 2)),
+              5: (CYLINDER, (0, 0, 1)), 6: (BOX, (0, 1, 2))}
+_ARROW_STYLE = {100: "arrow", 101: "arrow1", 102: "arrow2"}
+
+
+def user_instances(geoms, batch_o, batch_t):
+  """A script's geoms (mjvScene geoms added by mjv_initGeom / mjv_connector: objects with
+  type, size, pos, mat, rgba, and `ends` (p0, p1) and `width` for connectors) into the opaque
+  or transparent decoration batch; returns the lines among them as (p0, p1, rgba)."""
+  lines = []
+  for g in geoms:
+    batch = batch_o if g.rgba[3] >= 1.0 else batch_t
+    if g.type == 103:                                   # mjGEOM_LINE
+      lines.append((g.ends[0], g.ends[1], tuple(g.rgba)))
+    elif g.type in _ARROW_STYLE:
+      batch.arrows(g.ends[0][None], g.ends[1][None], g.width, g.rgba, _ARROW_STYLE[g.type])
+    elif g.ends is not None:                            # a capsule, cylinder or box connector
+      kind = _USER_KIND[g.type][0]
+      if kind == BOX:
+        p0, p1 = g.ends
+        v = p1 - p0
+        half = np.linalg.norm(v) / 2
+        if half > 1e-12:
+          batch.add(BOX, ((p0 + p1) / 2)[None], _rot_z_to((v / (2 * half))[None]),
+                    np.array([[g.width, g.width, half, 0.0]]), g.rgba[None])
+      else:
+        batch.connectors(kind, g.ends[0][None], g.ends[1][None], g.width, g.rgba)
+    else:
+      kind, cols = _USER_KIND[g.type]
+      size = np.zeros((1, 4))
+      size[0, :3] = np.asarray(g.size, float)[list(cols)]
+      if g.type == 3:
+        size[0, 3] = g.size[1]
+      batch.add(kind, np.asarray(g.pos, float)[None], np.asarray(g.mat, float).reshape(1, 9),
+                size, np.asarray(g.rgba, float)[None])
+  return lines
+
+
 class SceneBuilder:
   """Builds the Scene of a model's snapshots (mjv_updateScene): per-model constants once
   (`set_model`), then a Scene per frame (`build`)."""
@@ -345,10 +384,11 @@ class SceneBuilder:
     self.nkinds = len(KINDS) + nmesh + nhfield
     return scales
 
-  def build(self, snap, opts, eye, forward, far=None, lines=(), arrows=()):
+  def build(self, snap, opts, eye, forward, far=None, lines=(), arrows=(), user=()):
     """The Scene of `snap` under VisOptions `opts` seen from `eye` along unit `forward`
     (`far`: the camera's far clip distance, for the haze band); `lines` and `arrows` (p0, p1,
-    rgba[, width]) are the app's extra markers (the perturbation spring)."""
+    rgba[, width]) are the app's extra markers (the perturbation spring), `user` a script's
+    geoms (app.passive.UserGeom: mjtGeom type, size, pos, mat, rgba, connector ends)."""
     nk = self.nkinds
     # opaque geoms, transparent geoms, opaque decorations, transparent decorations
     bo, bg, bd, bt = Batch(nk), Batch(nk), Batch(nk), Batch(nk)
@@ -358,11 +398,12 @@ class SceneBuilder:
     self.flexes.update(snap, opts, self.vis, bo, bg, (SPHERE, CYLINDER), self.highlight_flex)
     self._scene_ngeom += self.flexes.count()
     wide = self._decor_instances(snap, opts, bd, bt, arrows)
+    lines = list(lines) + user_instances(user, bd, bt)
     haze = (self.haze_triangles(snap, opts, eye, far)
             if opts.haze and far is not None else None)
     return Scene(geoms=bo.arrays(), tgeoms=bg.arrays(), decor=bd.arrays(), tdecor=bt.arrays(),
                  textured=textured, skins=self.skins, flexes=self.flexes,
-                 lights=self._lights(snap, forward, eye), wide_lines=wide, lines=list(lines),
+                 lights=self._lights(snap, forward, eye), wide_lines=wide, lines=lines,
                  haze=haze, ngeom=self._scene_ngeom + bd.count() + bt.count(),
                  full=self.scene_full, eye=np.asarray(eye, float),
                  forward=np.asarray(forward, float))

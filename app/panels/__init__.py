@@ -46,6 +46,10 @@ class UiState:
     self.max_geom = 0
     # remembered
     self.show_panels = True
+    self.show_left = True           # the Simulation and Info sections (MuJoCo's left UI)
+    self.show_right = True          # the Physics, Controls, Rendering sections (its right UI)
+    self.user_texts = []            # a script's texts (gridpos, text1, text2), app/passive.py
+    self.user_figures = []          # a script's figures (title, {label: (x, y)})
     self.show_help = False
     self.key = -1                   # selected keyframe (-1: none)
     self.error = ""                 # UI-side error (compile failure, export failure)
@@ -147,25 +151,69 @@ def draw(ui, cmd, st, info):
     h = imgui.get_io().display_size.y
     imgui.get_background_draw_list().add_text(
         (10, h - 24), imgui.IM_COL32(255, 255, 120, 255), st.compile_note[-90:])
-  if ui.show_panels:
+  size = imgui.get_io().display_size
+  view = [0.0, size.x]       # the 3D view's columns right of the panel
+  # MuJoCo's left UI (simulation, info) and right UI (physics, controls, rendering) are the
+  # two groups of sections of one panel here
+  if ui.show_panels and (ui.show_left or ui.show_right):
     imgui.set_next_window_pos((8, 8), imgui.Cond_.first_use_ever)
-    imgui.set_next_window_size((380, min(680, imgui.get_io().display_size.y - 16)),
-                               imgui.Cond_.first_use_ever)
+    imgui.set_next_window_size((380, min(680, size.y - 16)), imgui.Cond_.first_use_ever)
     imgui.begin("numjoco")
-    simulation.draw(imgui, ui, cmd, st, info)
+    if ui.show_left:
+      simulation.draw(imgui, ui, cmd, st, info)
     if ui.m is not None:
-      if _header(imgui, ui, "Physics"):
+      if ui.show_right and _header(imgui, ui, "Physics"):
         physics.draw(imgui, ui, cmd)
-      if _header(imgui, ui, "Controls"):
+      if ui.show_right and _header(imgui, ui, "Controls"):
         controls.draw(imgui, ui, cmd, st, info)
-      if _header(imgui, ui, "Info", imgui.TreeNodeFlags_.default_open):
+      if ui.show_left and _header(imgui, ui, "Info", imgui.TreeNodeFlags_.default_open):
         info_panel.draw(imgui, ui, cmd, st, info)
-      if _header(imgui, ui, "Rendering"):
+      if ui.show_right and _header(imgui, ui, "Rendering"):
         rendering.draw(imgui, ui, cmd)
+    view[0] = imgui.get_window_pos().x + imgui.get_window_size().x
     imgui.end()
+  _script_overlay(imgui, ui, view)
   _errors(imgui, ui, cmd, st)
   if ui.show_help:
     _help(imgui)
+
+
+def _script_overlay(imgui, ui, view):
+  """A script's texts at their grid positions in the 3D view beside the panel (`view`: its
+  left and right column; two columns of text, as mjr_overlay) and its figures, one plot each,
+  in a window at the bottom right."""
+  size = imgui.get_io().display_size
+  x0, x1 = view
+  dl = imgui.get_foreground_draw_list()      # over the panels, as mjr_overlay over the view
+  col = imgui.IM_COL32(255, 255, 255, 235)
+  for pos, text1, text2 in ui.user_texts:
+    rows1, rows2 = text1.split("\n"), text2.split("\n")
+    w1 = max(imgui.calc_text_size(r).x for r in rows1)
+    w2 = max(imgui.calc_text_size(r).x for r in rows2) if text2 else 0.0
+    lh = imgui.get_text_line_height_with_spacing()
+    w, h = w1 + (w2 + 16 if text2 else 0), lh * max(len(rows1), len(rows2))
+    x = {"left": x0 + 8, "right": x1 - w - 8}.get(pos.replace("top", "").replace("bottom", ""),
+                                                  (x0 + x1 - w) / 2)
+    y = (8 if pos.startswith("top") else size.y - h - 8 if pos.startswith("bottom")
+         else (size.y - h) / 2)
+    dl.add_rect_filled((x - 4, y - 4), (x + w + 4, y + h + 4), imgui.IM_COL32(0, 0, 0, 140))
+    for k, r in enumerate(rows1):
+      dl.add_text((x, y + k * lh), col, r)
+    for k, r in enumerate(rows2 if text2 else ()):
+      dl.add_text((x + w1 + 16, y + k * lh), col, r)
+  if not ui.user_figures:
+    return
+  from imgui_bundle import implot
+  imgui.set_next_window_pos((size.x - 8, size.y - 8), imgui.Cond_.first_use_ever, (1.0, 1.0))
+  imgui.set_next_window_size((420, 220 * len(ui.user_figures) + 40), imgui.Cond_.first_use_ever)
+  imgui.begin("Figures")
+  for title, series in ui.user_figures:
+    if implot.begin_plot(title, (-1, 200)):
+      implot.setup_axes("", "", implot.AxisFlags_.auto_fit, implot.AxisFlags_.auto_fit)
+      for label, (x, y) in series.items():
+        implot.plot_line(label, np.ascontiguousarray(x), np.ascontiguousarray(y))
+      implot.end_plot()
+  imgui.end()
 
 
 def draw_loading(ui, cmd, st):
