@@ -23,7 +23,10 @@ class Binding:
 
 BINDINGS = (
     Binding(("SPACE",), "", "toggle_pause", ((),), "Space", "pause / run"),
-    Binding(("RIGHT",), "", "step_paused", ((),), "Right arrow", "step once (paused)"),
+    Binding(("RIGHT",), "", "step_paused", ((),), "Right arrow",
+            "step once (paused); forward through the history after going back"),
+    Binding(("LEFT",), "", "history_back", ((),), "Left arrow",
+            "one step back in the history (paused)"),
     Binding(("BACKSPACE",), "", "reset_to_key", ((),), "Backspace",
             "reset (to the selected keyframe, if any)"),
     Binding(("L",), "ctrl", "reload", ((),), "Ctrl+L", "reload from disk"),

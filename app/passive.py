@@ -21,7 +21,7 @@ from numjoco.app.sim import Simulation
 
 # commands the window may send that belong to the script in passive mode: stepping, pacing,
 # replacing the model
-SCRIPT_OWNS = ("pause", "step", "speed", "load", "reload")
+SCRIPT_OWNS = ("pause", "step", "speed", "load", "reload", "history")
 # mjtGeom codes of the shapes a user scene draws, and MuJoCo's decoration types
 SPHERE, CAPSULE, ELLIPSOID, CYLINDER, BOX = 2, 3, 4, 5, 6
 ARROW, ARROW1, ARROW2, LINE = 100, 101, 102, 103
@@ -178,6 +178,7 @@ class PassiveSimulation(Simulation):
   window's commands are queued and applied in `sync_script()`, on the script's thread."""
 
   record_forward = False    # samples draw the script's Data as it is (no forward of its own)
+  keep_history = False      # the script steps: its own states are its business
 
   def __init__(self, m, d, path=""):
     super().__init__(path=path)

@@ -38,6 +38,8 @@ MAX_LAG = 0.1        # wall seconds behind real time before pacing resyncs inste
 PUBLISH_MIN = 0.01   # wall seconds between snapshots when running as fast as possible
 SHOWN_WAIT = 2.0     # seconds the worker waits for the UI's first frame (wait_shown)
 RECORD_QUEUE = 8     # recorded snapshots waiting for the UI before the worker waits for it
+HISTORY_STEPS = 2000       # states the history keeps at most (as MuJoCo's simulate) ...
+HISTORY_BYTES = 100 << 20  # ... and bytes (simulate: 1e8)
 
 # Model fields the Physics panel may edit, and whether an edit needs mj_setConst again.
 EDITABLE = {
@@ -82,6 +84,8 @@ class Status:
   model_version: int = 0      # bumped whenever a new Model replaces the old one
   physics: bool = True        # False while the model on screen is its preview (engine/preview.py)
                               # and the worker still loads the engine
+  history: int = 0            # states kept in the history (the newest is the live one)
+  history_back: int = 0       # how many steps back from the newest the Data is (0: live)
 
 
 class BasicSnapshot:
@@ -266,11 +270,53 @@ class _Held:
     return False
 
 
+class History:
+  """The last states of the simulation, one per step (simulate's history: mjSTATE_INTEGRATION
+  states, at most HISTORY_STEPS of them and HISTORY_BYTES in all), in a ring of rows the step
+  loop writes itself (numjoco.engine.api.step_record)."""
+
+  def __init__(self, m):
+    from numjoco.engine.state import state_size
+    n = state_size(m)
+    self.rows = np.zeros((max(2, min(HISTORY_STEPS, HISTORY_BYTES // (8 * max(n, 1)))), n))
+    self.head = 0       # the row the next step writes
+    self.count = 0      # rows that hold states
+    self.back = 0       # steps back from the newest the Data was set to (0: live)
+
+  def clear(self, m, d):
+    """Forget every state; the current one is the first."""
+    self.head = self.count = self.back = 0
+    self.push(m, d)
+
+  def push(self, m, d):
+    """Add the current state as the newest."""
+    from numjoco.engine.state import get_state
+    get_state(m, d, out=self.rows[self.head])
+    self.stepped(1)
+
+  def stepped(self, n):
+    """`n` steps were written from `head` on."""
+    self.head = (self.head + n) % len(self.rows)
+    self.count = min(self.count + n, len(self.rows))
+
+  def row(self, back):
+    """The state `back` steps before the newest."""
+    return self.rows[(self.head - 1 - back) % len(self.rows)]
+
+  def truncate(self):
+    """Continue from the state on display: the states after it are dropped."""
+    self.head = (self.head - self.back) % len(self.rows)
+    self.count -= self.back
+    self.back = 0
+
+
 class Simulation:
   """Worker thread stepping a model in real time x `speed`; all access goes through commands.
 
   Commands (`send(name, *args)`), applied in order between chunks:
     pause(flag) | step(n) | reset(key=None) | speed(factor) | ctrl(i, value) | zero_ctrl()
+    history(back)  (paused: show the state `back` steps before the newest; stepping or
+                    running from there drops the states after it)
     qpos(i, value) | opt(name, value) | model(field, index, value) | eq_active(i, flag)
     load(path) | reload() | clear_error() | call(fn)  (fn(m, d) runs on the worker)
     perturb_start(body, localpos, active) | perturb_ref(refselpos, refquat) | perturb_stop()
@@ -278,6 +324,7 @@ class Simulation:
   """
 
   record_forward = True    # a recording sample brings the kinematics up to date first
+  keep_history = True      # keep the last states (History); a script's viewer does not
 
   def __init__(self, model=None, *, path=None, speed=1.0, paused=False, key=None,
                snapshot_factory=None, wait_shown=False, preview=False):
@@ -313,6 +360,7 @@ class Simulation:
     self.record_span = None         # (t_start, t_stop, frames) of the last finished recording
     self._key = key                 # keyframe to start from (first model only)
     self._compile_proc = None       # `python -m numjoco.engine.build` while units compile (worker)
+    self.history = None             # History of the current model (worker)
 
   # ---------------------------------------------------------------- UI side
   def start(self):
@@ -419,6 +467,8 @@ class Simulation:
       key, self._key = self._key, None
       numjoco.reset_data(m, d, key)
       numjoco.forward(m, d)
+    self.history = History(m) if self.keep_history else None
+    self._history_restart()
     self._publish()
 
   def _new_buffers(self, m, d):
@@ -527,13 +577,19 @@ class Simulation:
   def _apply(self, name, args):
     m, d = self.m, self.d
     if name == "pause":
+      if not args[0]:
+        self._history_continue()
       self._set(paused=bool(args[0]))
     elif name == "step":
+      self._history_continue()
       self._chunk(int(args[0]) if args else 1)
     elif name == "reset":
       numjoco.reset_data(m, d, args[0] if args and args[0] is not None else None)
       numjoco.forward(m, d)
       self._record_reanchor()
+      self._history_restart()
+    elif name == "history":
+      self._history_seek(int(args[0]))
     elif name == "speed":
       self._set(speed=float(args[0]))
     elif name == "ctrl":
@@ -678,13 +734,13 @@ class Simulation:
     t = d.time
     rec = self._rec
     if rec is None:
-      done = numjoco.step(m, d, n)  # resets Data itself on NaN/huge values (and warns)
+      done = self._step(n)  # resets Data itself on NaN/huge values (and warns)
     else:
       clock = rec["clock"]
       done = 0
       while done < n:
         want = max(1, min(n - done, clock.steps_to_next(d.time, m.opt.timestep)))
-        k = numjoco.step(m, d, want)
+        k = self._step(want)
         done += k
         if k < want:   # diverged (Data was reset): the caller reports it
           break
@@ -694,10 +750,12 @@ class Simulation:
             return done
     if done < n:
       self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
+      self._history_restart()
     elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAXVAL):
       self._diverged(f"huge or NaN qacc at t={d.time:.4g} s: reset")
       numjoco.reset_data(m, d)
       numjoco.forward(m, d)
+      self._history_restart()
     w = d.warning_number
     if (w != self._warn0).any():
       new = []
@@ -709,6 +767,43 @@ class Simulation:
     if done < n or d.time < t:
       self._record_reanchor()
     return done
+
+  def _step(self, n):
+    """`n` steps (numjoco.step), each step's state into the history when there is one."""
+    hist = self.history
+    if hist is None:
+      return numjoco.step(self.m, self.d, n)
+    from numjoco.engine.api import step_record
+    done = step_record(self.m, self.d, n, hist.rows, hist.head)
+    hist.stepped(done)
+    self._set(history=hist.count)
+    return done
+
+  def _history_restart(self):
+    """The history starts again from the current state (a load, reset or keyframe)."""
+    if self.history is not None:
+      self.history.clear(self.m, self.d)
+      self._set(history=self.history.count, history_back=0)
+
+  def _history_seek(self, back):
+    """Set Data to the state `back` steps before the newest (paused only)."""
+    hist = self.history
+    if hist is None or not self.status().paused:
+      raise ValueError("history: pause first (and the script's viewer keeps none)")
+    if not 0 <= back < hist.count:
+      raise ValueError(f"history: {back} steps back, {hist.count - 1} kept")
+    from numjoco.engine.state import set_state
+    set_state(self.m, self.d, hist.row(back))
+    numjoco.forward(self.m, self.d)
+    hist.back = back
+    self._set(history_back=back)
+    self._record_reanchor()
+
+  def _history_continue(self):
+    """Stepping or running from a past state drops the states after it."""
+    if self.history is not None and self.history.back:
+      self.history.truncate()
+      self._set(history=self.history.count, history_back=0)
 
   def _run(self):
     try:

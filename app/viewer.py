@@ -55,6 +55,8 @@ class FrameClock:
 class Viewer:
   """A window showing one Simulation. `path=None` opens the bundled demo."""
 
+  on_open = []    # callables fn(viewer) run when a viewer's window is up (tools, tests)
+
   def __init__(self, path=None, *, width=1280, height=720, visible=True, speed=1.0,
                paused=False, key=None, max_fps=60.0, ui=True, title="numjoco", out_dir=None,
                record_fps=30, sim=None, key_callback=None, overlay=None, show_left_ui=True,
@@ -145,6 +147,8 @@ class Viewer:
       self._warm_log = []
       os.set_blocking(self._warm.stdout.fileno(), False)
       self._init_ui()   # the compile screen is an imgui window
+    for fn in list(Viewer.on_open):
+      fn(self)
 
   # ------------------------------------------------------------------ panels (imgui)
   @property
@@ -653,8 +657,16 @@ class Viewer:
     self.sim.send("pause", not self.sim.status().paused)
 
   def _cmd_step_paused(self):
-    if self.sim.status().paused:
-      self.sim.send("step", 1)
+    """Paused: one step forward through the history after going back, else one new step."""
+    st = self.sim.status()
+    if st.paused:
+      self.sim.send(*(("history", st.history_back - 1) if st.history_back else ("step", 1)))
+
+  def _cmd_history_back(self):
+    """Paused: show the state one step before the one on display (the history's)."""
+    st = self.sim.status()
+    if st.paused and st.history_back + 1 < st.history:
+      self.sim.send("history", st.history_back + 1)
 
   def _cmd_reset_to_key(self):
     self.sim.send("reset", self.ui.key if self.ui.key >= 0 else None)

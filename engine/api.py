@@ -68,14 +68,28 @@ def step(m, d, nstep=1):
   """Advance `nstep` steps in one compiled call. On divergence (NaN/huge qvel or qacc) warns
   and resets Data, as MuJoCo's autoreset does; returns the number of steps taken."""
   before = d.warning_number.copy()
-  n = _step.step(m.struct, d.struct, int(nstep))
+  return _stepped(m, d, _step.step(m.struct, d.struct, int(nstep)), nstep, before)
+
+
+def step_record(m, d, nstep, rows, start):
+  """`step`, writing the INTEGRATION state (engine/state.py's layout) after step s into row
+  (start + s) % len(rows) of the float64 array `rows`: the viewer's history of recent states.
+  Returns the number of steps taken."""
+  before = d.warning_number.copy()
+  n = _step.step_record(m.struct, d.struct, int(nstep), rows, int(start))
+  return _stepped(m, d, n, nstep, before)
+
+
+def _stepped(m, d, n, nstep, before):
+  """After `n` of `nstep` steps: warn of full buffers; on divergence warn and reset Data, as
+  MuJoCo's autoreset does."""
   _warn_full(m, d, before)
   if n < nstep or not np.isfinite(d.qpos).all():
     t = d.time
     if not (m.opt.disableflags & mjtDisableBit.AUTORESET):
       io.reset_data(m, d)
     warnings.warn(f"simulation diverged at time {t:.6g} (step {n + 1} of {nstep}): "
-                  "state reset", RuntimeWarning, stacklevel=2)
+                  "state reset", RuntimeWarning, stacklevel=3)
   return n
 
 

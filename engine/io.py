@@ -125,6 +125,11 @@ class Data:
       return _DATA_SCALARS[name](self._arrays[name][0])
     raise AttributeError(f"Data has no field {name!r}")
 
+  def array(self, name):
+    """The array of field `name` itself, a scalar's (time, ncon, ...) as a 1-element array
+    (writing it writes Data)."""
+    return self._arrays[name]
+
   def __setattr__(self, name, value):
     arr = self._arrays.get(name)
     if arr is None:

@@ -15,9 +15,10 @@ from numjoco.engine import perturb
 from numjoco.engine import sensor
 from numjoco.engine import sleep
 from numjoco.engine import smooth
+from numjoco.engine import state
 from numjoco.engine._jit import jit
 from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtJoint
-from numjoco.engine._sig import unit, M, D, b1, i8, f8v, NEEDS_IMPLICIT, NEEDS_RK4
+from numjoco.engine._sig import unit, M, D, b1, i8, f8v, f8m, NEEDS_IMPLICIT, NEEDS_RK4
 
 _FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
@@ -337,21 +338,40 @@ def step_once(m, d):
     euler(m, d)
 
 
+@jit
+def _step_checked(m, d):
+  """One step with the viewer's mouse spring; False when the state went bad (NaN/inf or
+  huge qvel or qacc)."""
+  if d.pert_active[0]:
+    # the viewer's mouse spring, recomputed every substep (MuJoCo's simulate applies it
+    # before each mj_step, from the previous step's kinematics)
+    perturb.apply_perturb_pose(m, d, False)
+    perturb.apply_perturb_force(m, d)
+  else:
+    perturb.clear_perturb_force(m, d)
+  step_once(m, d)
+  for i in range(m.nv):
+    if not (abs(d.qvel[i]) < 1e10) or not (abs(d.qacc[i]) < 1e10):
+      return False
+  return True
+
+
 @unit((M, D, i8), i8)
 def step(m, d, nstep):
   """`nstep` physics steps in one compiled call; returns the number of steps taken before the
   state went bad (NaN/inf or huge), which is nstep when all is well."""
   for s in range(nstep):
-    if d.pert_active[0]:
-      # the viewer's mouse spring, recomputed every substep (MuJoCo's simulate applies it
-      # before each mj_step, from the previous step's kinematics)
-      perturb.apply_perturb_pose(m, d, False)
-      perturb.apply_perturb_force(m, d)
-    else:
-      perturb.clear_perturb_force(m, d)
-    step_once(m, d)
-    for i in range(m.nv):
-      v = d.qvel[i]
-      if not (abs(v) < 1e10) or not (abs(d.qacc[i]) < 1e10):
-        return s
+    if not _step_checked(m, d):
+      return s
+  return nstep
+
+
+@unit((M, D, i8, f8m, i8), i8)
+def step_record(m, d, nstep, rows, start):
+  """`step`, writing the INTEGRATION state (engine/state.py's layout) after step s into row
+  (start + s) % len(rows): the viewer's history of recent states."""
+  for s in range(nstep):
+    if not _step_checked(m, d):
+      return s
+    state.write_state(m, d, rows[(start + s) % rows.shape[0]])
   return nstep

@@ -21,7 +21,6 @@ import sys
 import threading
 import time
 
-import numpy as np
 
 FPS = 60.0     # frames per second of a passive viewer's window
 
@@ -30,6 +29,7 @@ def launch(m=None, d=None, *, path=None, **viewer_options):
   """Open the viewer and run it until its window closes (blocking, as mujoco.viewer.launch).
   `m`: a Model to show (its state from `d` when given), else the model file `path`, else the
   bundled demo. `viewer_options` go to app.viewer.Viewer (width, height, paused, ...)."""
+  import numjoco
   from numjoco.app.viewer import Viewer
   if m is None:
     if d is not None:
@@ -39,24 +39,11 @@ def launch(m=None, d=None, *, path=None, **viewer_options):
   from numjoco.app.sim import Simulation
   sim = Simulation(m, path=path or "")
   if d is not None:
-    state = {k: np.copy(getattr(d, k)) for k in _STATE}
-    sim.send("call", lambda mm, dd: _set_state(mm, dd, state))
+    from numjoco.engine.state import get_state, set_state
+    state = get_state(m, d)
+    sim.send("call", lambda mm, dd: (set_state(mm, dd, state), numjoco.forward(mm, dd)))
   sim.start()
   Viewer(path or "numjoco", sim=sim, **viewer_options).run()
-
-
-_STATE = ("time", "qpos", "qvel", "act", "ctrl", "qacc_warmstart", "qfrc_applied",
-          "xfrc_applied", "mocap_pos", "mocap_quat", "eq_active", "userdata")
-
-
-def _set_state(m, d, state):
-  import numjoco
-  for k, v in state.items():
-    if k == "time":
-      d.time = float(v)
-    else:
-      getattr(d, k)[...] = v
-  numjoco.forward(m, d)
 
 
 def launch_passive(m, d, key_callback=None, show_left_ui=True, show_right_ui=True,

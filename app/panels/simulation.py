@@ -61,6 +61,12 @@ def draw(imgui, ui, cmd, st, info):
     imgui.set_clipboard_text(clip)
     ui.message = "copied: " + clip[:60] + "..."
     ui.clipboard = None
+  if st.paused and st.history > 1:     # steps back through the last states (simulate's)
+    changed, back = imgui.slider_int("history", -st.history_back, 1 - st.history, 0,
+                                     "%d steps")
+    rect(imgui, ui, "history")
+    if changed:
+      cmd.send("history", -back)
   t = info["time"] if info else 0.0
   imgui.text(f"time {t:.3f} s   real-time factor {st.rtf:.2f}   FPS {ui.fps:.0f}")
   imgui.text(f"steps/s {st.steps_per_s:.0f}   " + ("PAUSED" if st.paused else "running"))

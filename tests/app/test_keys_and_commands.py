@@ -114,10 +114,9 @@ class _Imgui:
 def test_a_panel_action_reaches_the_command_sink():
   """The Simulation panel's buttons and the Controls panel's slider send their commands to
   the sink they are given, with what the UiState holds (the selected keyframe, the control)."""
-  from types import SimpleNamespace
-
   import numjoco
   from numjoco.app import panels
+  from numjoco.app.sim import Status
   from numjoco.app.panels import controls, simulation
   from tests.app.test_viewer import ARM
   m = numjoco.load_model(ARM)
@@ -125,8 +124,7 @@ def test_a_panel_action_reaches_the_command_sink():
   ui.on_model(m)
   ui.key = 0
   cmd = panels.CommandSink()
-  st = SimpleNamespace(path="arm.xml", loading=False, compiling=False, paused=True, speed=1.0,
-                       rtf=1.0, steps_per_s=0.0, divergences=0, warnings=[])
+  st = Status(path="arm.xml", paused=True, rtf=1.0)
   simulation.draw(_Imgui(press=("Reset", "Reload", "Record", "Screenshot")), ui, cmd, st, None)
   assert cmd.sent == [("reset", 0), ("reload",), ("screenshot", False), ("toggle_recording",)]
   cmd.sent.clear()

@@ -167,3 +167,31 @@ def test_close_from_the_script():
     assert h.is_running()
     h.sync()
   assert not h.is_running() and not h._thread.is_alive()
+
+
+def test_launch_runs_the_viewer_from_the_given_state():
+  """numjoco.viewer.launch(m, d) blocks while its own worker steps the model from d's state
+  (time and qpos carried over), and returns when the window closes."""
+  import threading
+  from numjoco.app.viewer import Viewer
+  m = numjoco.load_model(FLOAT)
+  d = numjoco.make_data(m)
+  d.qpos[2], d.qvel[2], d.time = 0.4, 0.5, 3.0
+  seen = []
+
+  def opened(v):
+    def check(v):
+      seen.append((v.sim.status().model_version, v.sim.d.time, v.sim.d.qpos[2]))
+      v.on_close()
+    threading.Thread(target=lambda: (v.sim.sync(), v.post(check)), daemon=True).start()
+  Viewer.on_open.append(opened)
+  try:
+    done = threading.Event()
+    t = threading.Thread(target=lambda: (numjoco.viewer.launch(m, d, width=320, height=240),
+                                         done.set()), daemon=True)
+    t.start()
+    assert done.wait(120), "launch did not return after the window closed"
+  finally:
+    Viewer.on_open.remove(opened)
+  (_, t_sim, z), = seen
+  assert t_sim >= 3.0 and z > 0.4 - 1e-9      # from d's state, rising at 0.5 m/s (no gravity)
