@@ -338,31 +338,23 @@ def step_once(m, d):
     euler(m, d)
 
 
-@jit
-def _step_checked(m, d):
-  """One step with the viewer's mouse spring; False when the state went bad (NaN/inf or
-  huge qvel or qacc)."""
-  if d.pert_active[0]:
-    # the viewer's mouse spring, recomputed every substep (MuJoCo's simulate applies it
-    # before each mj_step, from the previous step's kinematics)
-    perturb.apply_perturb_pose(m, d, False)
-    perturb.apply_perturb_force(m, d)
-  else:
-    perturb.clear_perturb_force(m, d)
-  step_once(m, d)
-  for i in range(m.nv):
-    if not (abs(d.qvel[i]) < 1e10) or not (abs(d.qacc[i]) < 1e10):
-      return False
-  return True
-
-
 @unit((M, D, i8), i8)
 def step(m, d, nstep):
   """`nstep` physics steps in one compiled call; returns the number of steps taken before the
   state went bad (NaN/inf or huge), which is nstep when all is well."""
   for s in range(nstep):
-    if not _step_checked(m, d):
-      return s
+    if d.pert_active[0]:
+      # the viewer's mouse spring, recomputed every substep (MuJoCo's simulate applies it
+      # before each mj_step, from the previous step's kinematics)
+      perturb.apply_perturb_pose(m, d, False)
+      perturb.apply_perturb_force(m, d)
+    else:
+      perturb.clear_perturb_force(m, d)
+    step_once(m, d)
+    for i in range(m.nv):
+      v = d.qvel[i]
+      if not (abs(v) < 1e10) or not (abs(d.qacc[i]) < 1e10):
+        return s
   return nstep
 
 
@@ -371,7 +363,7 @@ def step_record(m, d, nstep, rows, start):
   """`step`, writing the INTEGRATION state (engine/state.py's layout) after step s into row
   (start + s) % len(rows): the viewer's history of recent states."""
   for s in range(nstep):
-    if not _step_checked(m, d):
+    if step(m, d, 1) < 1:
       return s
     state.write_state(m, d, rows[(start + s) % rows.shape[0]])
   return nstep
