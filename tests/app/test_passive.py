@@ -195,3 +195,33 @@ def test_launch_runs_the_viewer_from_the_given_state():
     Viewer.on_open.remove(opened)
   (_, t_sim, z), = seen
   assert t_sim >= 3.0 and z > 0.4 - 1e-9      # from d's state, rising at 0.5 m/s (no gravity)
+
+
+def test_module_form_opens_a_model_file(tmp_path):
+  """`python -m numjoco.viewer --mjcf=FILE` (as python -m mujoco.viewer): the window comes up on
+  that file and runs its model (the viewer prints nothing; the run is checked through a hook
+  that closes it after the physics has stepped)."""
+  import subprocess
+  import sys
+  path = tmp_path / "float.xml"
+  path.write_text(FLOAT)
+  code = (
+      "import sys, threading, numjoco.viewer\n"
+      "from numjoco.app.viewer import Viewer\n"
+      "def opened(v):\n"
+      "  def check(v):\n"
+      "    print('MODEL', v.sim.status().path, v.sim.d.time > 0, flush=True)\n"
+      "    v.on_close()\n"
+      "  def wait():\n"
+      "    v.sim.wait_until(lambda s: s.physics and s.rtf > 0, 120)\n"
+      "    v.post(check)\n"
+      "  threading.Thread(target=wait, daemon=True).start()\n"
+      "Viewer.on_open.append(opened)\n"
+      "sys.argv = ['numjoco.viewer', '--mjcf=' + sys.argv[1]]\n"
+      "import runpy; runpy.run_module('numjoco.viewer', run_name='__main__')\n")
+  out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True,
+                       timeout=300)
+  assert f"MODEL {path} True" in out.stdout, out.stderr[-2000:]
+  help_out = subprocess.run([sys.executable, "-m", "numjoco.viewer", "--help"],
+                            capture_output=True, text=True, timeout=120)
+  assert help_out.returncode == 0 and "--mjcf" in help_out.stdout
