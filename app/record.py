@@ -2,7 +2,8 @@
 
 Frames are sampled at fixed *simulation* time intervals: frame k shows the state at
 t0 + k / fps (the nearest step), so the video plays at true speed whatever the rendering cost.
-Rendering uses EGL (no X server); encoding runs on render.video's background thread. The file
+Rendering uses numjoco.Renderer through EGL (no X server); encoding runs on render.video's
+background thread. The file
 is always finalised, also on Ctrl+C (exit status 130). `record()` is the reusable part.
 """
 import argparse
@@ -29,8 +30,8 @@ class RecordStats:
   steps: int = 0              # physics steps taken
   sim_seconds: float = 0.0    # simulated time covered by the frames, frames / fps
   wall: float = 0.0           # total wall time, from the first frame to the finalised file
-  physics: float = 0.0        # numjoco.step + numjoco.forward + Snapshot.capture
-  render: float = 0.0         # drawing and reading back the image
+  physics: float = 0.0        # numjoco.step + numjoco.forward
+  render: float = 0.0         # the scene (Renderer.update_scene), drawing, reading back
   encode: float = 0.0         # the encoder thread's busy time (overlaps the others)
   wait: float = 0.0           # blocked handing frames to the encoder, writing PNGs, finalising
   interrupted: bool = False   # stopped by KeyboardInterrupt (the file is still complete)
@@ -79,14 +80,6 @@ def make_camera(m, name=None):
                       f"{', '.join(names) if names else 'none'}; or 'free')")
   cam.type, cam.fixedcamid = CameraType.FIXED, i
   return cam
-
-
-def _samples(m, samples):
-  """MSAA samples for HeadlessRenderer: `samples`, or the model's offsamples when None."""
-  if samples is None:
-    vis = getattr(m, "vis", None)
-    samples = int(vis.quality.offsamples) if vis is not None else 4
-  return int(samples) if samples > 1 else 0
 
 
 def frame_step(k, fps, timestep):
@@ -200,8 +193,7 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
   """
   import numjoco
   from numjoco.render.camera import Camera
-  from numjoco.render.headless import HeadlessRenderer, save_png
-  from numjoco.render.snapshot import Snapshot
+  from numjoco.render.headless import save_png
   from numjoco.render.video import VideoWriter
 
   if isinstance(size, str):
@@ -228,8 +220,7 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
   targets = frame_steps(nframes, fps, m.opt.timestep)
   t_start = time.perf_counter()
   numjoco.forward(m, d)
-  snap = Snapshot(m, d)
-  renderer = HeadlessRenderer(m, w, h, samples=_samples(m, samples))
+  renderer = numjoco.Renderer(m, h, w, samples=samples, check_size=False)
   writer = None
   try:
     if path is not None:
@@ -241,9 +232,9 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
         stats.steps += numjoco.step(m, d, int(targets[k] - done))
         done = int(targets[k])
         numjoco.forward(m, d)     # after a step, Data's kinematics lag qpos by one step
-        snap.capture(m, d)
       t1 = time.perf_counter()
-      image = renderer.render(snap, cam, opts)
+      renderer.update_scene(d, cam, opts)
+      image = renderer.render()
       t2 = time.perf_counter()
       if writer is not None:
         writer.write(image)
@@ -263,7 +254,7 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     e.stats = stats
     raise
   finally:
-    renderer.release()
+    renderer.close()
     if writer is not None:
       t = time.perf_counter()
       writer.close()           # also on errors and Ctrl+C: the file is always playable
@@ -280,18 +271,15 @@ def screenshot(m, path, size=(1280, 720), camera=None, *, d=None, key=None, opts
   (height, width, 3) image. Nothing is stepped."""
   import numjoco
   from numjoco.render.camera import Camera
-  from numjoco.render.headless import HeadlessRenderer, save_png
-  from numjoco.render.snapshot import Snapshot
+  from numjoco.render.headless import save_png
   w, h = parse_size(size) if isinstance(size, str) else (int(v) for v in size)
   if d is None:
     d = _fresh_data(m, key)
   numjoco.forward(m, d)
   cam = camera if isinstance(camera, Camera) else make_camera(m, camera)
-  renderer = HeadlessRenderer(m, w, h, samples=_samples(m, samples))
-  try:
-    image = renderer.render(Snapshot(m, d), cam, opts)
-  finally:
-    renderer.release()
+  with numjoco.Renderer(m, h, w, samples=samples, check_size=False) as renderer:
+    renderer.update_scene(d, cam, opts)
+    image = renderer.render()
   save_png(path, image)
   return image
 

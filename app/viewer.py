@@ -135,8 +135,8 @@ class Viewer:
     self._model_version = 0
     self._keep_camera = False
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
-    from numjoco.render.renderer import Renderer
-    self._gl_ready = Renderer(self.ctx, None)   # programs and buffers while the model loads
+    from numjoco.render.renderer import SceneRenderer
+    self._gl_ready = SceneRenderer(self.ctx, None)   # programs and buffers while the model loads
     if self._boot is None and sim is None:
       model = [str(self.path)] if self.path and os.path.isfile(str(self.path)) else []
       self._warm = subprocess.Popen(
@@ -243,9 +243,9 @@ class Viewer:
     if m is None:
       return st
     from numjoco.render.camera import Camera
-    from numjoco.render.renderer import Renderer
+    from numjoco.render.renderer import SceneRenderer
     if self.renderer is None:
-      self.renderer, self._gl_ready = self._gl_ready or Renderer(self.ctx, None), None
+      self.renderer, self._gl_ready = self._gl_ready or SceneRenderer(self.ctx, None), None
       self.renderer.max_geom = 100000    # the scene of MuJoCo's simulate (kMaxGeom)
     self.renderer.set_model(m)
     if self.camera is None or not self._keep_camera:

@@ -7,7 +7,8 @@
 
 The functions take MuJoCo's names and arguments (mj_step -> numjoco.step, mj_forward ->
 numjoco.forward, mj_name2id -> numjoco.name2id, ...); Model and Data hold MuJoCo's fields
-under MuJoCo's names. The packages under this one:
+under MuJoCo's names; numjoco.Renderer is mujoco.Renderer's offscreen renderer. The packages
+under this one:
 
 - numjoco.engine: the physics (numpy, Numba, lxml for MJCF), MuJoCo's pipeline stage by stage;
 - numjoco.render: drawing with moderngl (window and headless EGL contexts, video);
@@ -38,6 +39,7 @@ _API.update({name: "numjoco.engine.types" for name in (
     "mjtEnableBit", "mjtEq", "mjtGain", "mjtGeom", "mjtIntegrator", "mjtJoint", "mjtObj",
     "mjtSolver", "mjtTrn", "mjtWarning")})
 _API["MjcfError"] = "numjoco.engine.mjcf.parse"
+_API["Renderer"] = "numjoco.render.offscreen"
 
 __all__ = sorted(_API)
 

@@ -191,6 +191,8 @@ class FlexScene:
   triangles of their faces or skin (world space), an identity instance row each, and their
   vertex spheres and edge cylinders as instances of the primitive meshes."""
 
+  OBJTYPE = 9     # mjOBJ_FLEX: the object a flex's faces, vertices and edges draw
+
   def __init__(self):
     self.model = FlexModel(None)
     self.visible = np.zeros(0, bool)
@@ -263,10 +265,12 @@ class FlexScene:
       rgba = (*self.rgba[f, :3], alpha[f])
       b = batch_o if alpha[f] >= 1.0 else batch_t
       if getattr(opts, "flex_vertices", False):
-        b.add(sphere, x32, np.eye(3).ravel(), (r, r, r, 0.0), rgba, mat)
+        b.add(sphere, x32, np.eye(3).ravel(), (r, r, r, 0.0), rgba, mat,
+              objtype=self.OBJTYPE, objid=f)
       if getattr(opts, "flex_edges", True) and len(fm.edge[f]):
         e = fm.edge[f]
-        b.connectors(cylinder, x32[e[:, 0]], x32[e[:, 1]], r, rgba, mat)
+        b.connectors(cylinder, x32[e[:, 0]], x32[e[:, 1]], r, rgba, mat, objtype=self.OBJTYPE,
+                     objid=f)
 
   def _faces(self, xall, face, skin, layer):
     """Every visible flex's triangles (`tris`: positions and normals (n, 6), uvs or None);

@@ -1,6 +1,6 @@
 """Draw a Scene (render/scene.py: what to draw, as MuJoCo's mjv_updateScene) with moderngl
 (OpenGL 3.3 core), as MuJoCo's mjr_render: geoms and decorations, lights, one shadow map,
-transparency, the skybox and haze.
+transparency, the skybox and haze; or flat, as segmentation and depth (render/segment.py).
 
 Every shape is drawn instanced: one draw call per mesh kind and pass, whatever the number of
 geoms. Mesh geoms are drawn with their triangles: one vertex buffer per mesh asset (a draw "kind"
@@ -15,6 +15,7 @@ import moderngl
 import numpy as np
 
 from numjoco.render import meshes
+from numjoco.render import segment
 from numjoco.render import shaders
 from numjoco.render import surfaces
 from numjoco.render import textures
@@ -28,9 +29,9 @@ _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat"
 _OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP, QUAD)   # the floor last
 
 
-class Renderer:
+class SceneRenderer:
   """Draws snapshots of one model into the current (or a given) framebuffer of `ctx`: its
-  SceneBuilder (`builder`) makes each frame's Scene, `draw` draws it."""
+  SceneBuilder (`builder`) makes each frame's Scene (`update_scene`), `draw` draws it."""
 
   # how much of the shadow-casting light a shadow takes away: all of it in MuJoCo, whose
   # shadow pass adds the light only where the shadow map says lit (map.shadowscale is not
@@ -82,7 +83,7 @@ class Renderer:
                                                        "in_color")])
     self._wide_prog = ctx.program(vertex_shader=shaders.WIDELINE_VS,
                                   fragment_shader=shaders.LINE_FS)
-    self._wide_corners = ctx.buffer(np.array([0, -1, 0, 1, 1, -1, 1, 1], np.float32).tobytes())
+    self._wide_corners = ctx.buffer(segment.WIDE_CORNERS.tobytes())
     self._wide_buf = ctx.buffer(reserve=64 * 10 * 4, dynamic=True)
     self._wide_vao = ctx.vertex_array(self._wide_prog, [
         (self._wide_corners, "2f", "in_corner"),
@@ -109,20 +110,24 @@ class Renderer:
     self._textured = textures.TexturedGeoms(ctx)
     self._skins = surfaces.SkinDraw(ctx)
     self._flexes = surfaces.FlexDraw(ctx)
+    self._ids = segment.IdPass(ctx)
     if m is not None:
       self.set_model(m)
 
   # ------------------------------------------------------------------------------- model
 
+  def _mesh_buffers(self, kind):
+    """(vertex buffer, index buffer or None) of a mesh kind: a primitive's indexed triangles or
+    a mesh asset's (or height field's) unindexed ones."""
+    if kind >= len(KINDS):
+      return self._mesh_vbos[kind - len(KINDS)], None
+    return self._vbos[2 * kind], self._ibos[2 * kind]
+
   def _geom_vao(self, prog, kind, p):
-    if kind >= len(KINDS):      # a mesh asset: unindexed triangles
-      return self.ctx.vertex_array(prog, [(self._mesh_vbos[kind - len(KINDS)], "3f 3f 1f",
-                                           "in_pos", "in_normal", "in_cap"),
-                                          (self._inst[p, kind], _INSTANCE_FMT, *_INSTANCE_ATTRS)])
-    return self.ctx.vertex_array(prog, [(self._vbos[2 * kind], "3f 3f 1f", "in_pos", "in_normal",
-                                         "in_cap"),
+    vbo, ibo = self._mesh_buffers(kind)
+    return self.ctx.vertex_array(prog, [(vbo, "3f 3f 1f", "in_pos", "in_normal", "in_cap"),
                                         (self._inst[p, kind], _INSTANCE_FMT, *_INSTANCE_ATTRS)],
-                                 self._ibos[2 * kind])
+                                 ibo)
 
   def _depth_vaos(self, kind, vbo, ibo=None):
     """The shadow pass's VAOs of a mesh kind: "d" over the opaque geoms' instances (the first
@@ -161,6 +166,7 @@ class Renderer:
       self._mesh_gl.append(self._inst["s", k])
       self._mesh_gl.extend(self._depth_vaos(k, vbo))
     self._nkinds = len(KINDS) + len(mesh_verts)
+    self._ids.forget(len(KINDS))
     mesh_kinds = tuple(range(len(KINDS), self._nkinds))
     self._opaque_order = _OPAQUE_ORDER[:-1] + mesh_kinds + _OPAQUE_ORDER[-1:]
 
@@ -300,15 +306,35 @@ class Renderer:
 
   # ------------------------------------------------------------------------------ render
 
-  def render(self, snapshot, camera, opts=None, width=None, height=None, fbo=None):
-    """Draw `snapshot` seen by `camera` into `fbo` (or the bound framebuffer), size w x h: the
-    builder's Scene of it (mjv_updateScene), then `draw` (mjr_render)."""
-    opts = opts or VisOptions()
+  def update_scene(self, snapshot, camera, opts=None):
+    """The Scene of `snapshot` seen by `camera` under VisOptions `opts` (mjv_updateScene), with
+    the app's `lines` and `arrows`."""
     eye, forward, _ = camera.pose(snapshot, self.m)
-    scene = self.builder.build(snapshot, opts, eye, forward, camera.clip()[1], self.lines,
-                               self.arrows, self.user_geoms)
-    self.draw(scene, camera.view_matrix(snapshot, self.m), camera.projection, opts, width,
-              height, fbo)
+    return self.builder.build(snapshot, opts or VisOptions(), eye, forward, camera.clip()[1],
+                              self.lines, self.arrows, self.user_geoms)
+
+  def render(self, snapshot, camera, opts=None, width=None, height=None, fbo=None):
+    """Draw `snapshot` seen by `camera` into `fbo` (or the bound framebuffer), size w x h:
+    `update_scene` (mjv_updateScene), then `draw` (mjr_render)."""
+    opts = opts or VisOptions()
+    self.draw(self.update_scene(snapshot, camera, opts), camera.view_matrix(snapshot, self.m),
+              camera.projection, opts, width, height, fbo)
+
+  def draw_ids(self, scene, view, projection, width, height, fbo):
+    """Draw a Scene flat into `fbo` (colour attachments: RGBA8, R32F) as segmentation and
+    depth (render/segment.py; mjr_render with mjRND_SEGMENT and mjRND_IDCOLOR), size w x h,
+    with the 4x4 `view` matrix and `projection(aspect)`. Returns the frame's objects: (n, 2)
+    int32 [objid, objtype]; the pixels of row k are coloured k + 1 (0: nothing drawn), and
+    the float attachment holds the distance along the view axis."""
+    self._skins.upload()
+    self._flexes.upload()
+    fbo.use()
+    self.ctx.viewport = (0, 0, width, height)
+    fbo.clear(0.0, 0.0, 0.0, 0.0, depth=1.0, viewport=(0, 0, width, height))
+    view = np.asarray(view, float)
+    return self._ids.draw(scene, projection(width / height) @ view, -view[2], (width, height),
+                          3.0 * float(self.vis.global_.linewidth), self._mesh_buffers,
+                          (self._flexes, self._skins))
 
   def draw(self, scene, view, projection, opts=None, width=None, height=None, fbo=None):
     """Draw a Scene into `fbo` (or the bound framebuffer), size w x h, with the 4x4 `view`
@@ -657,6 +683,7 @@ class Renderer:
     self._textured.release()
     self._skins.release()
     self._flexes.release()
+    self._ids.release()
     self._vaos, self._inst, self._vbos, self._ibos = {}, {}, [], []
 
 

@@ -3,6 +3,8 @@ a Model, a Snapshot of its Data and the VisOptions, a Scene of instances per dra
 primitive meshes, then the model's mesh assets and height fields), each instance a row of
 position, rotation, size, rgba, material and a second rgba (checker colour or texture
 mapping); plus the textured geoms, skins, flexes, lights, rangefinder lines and haze band.
+Every instance also carries the MuJoCo object it draws (SceneObjects: mjvGeom's objid and
+objtype, what segmentation images report).
 
 Sizes and colours follow mjv_updateScene (mjVisual scale/rgba times stat.meansize). Decorations
 (contacts, frames, joints, inertia, com, sites, tendons, equality anchors, rangefinder rays) are
@@ -29,6 +31,9 @@ FLOATS = 28           # per instance: pos 3, rotation rows 9, size 4, rgba 4, ma
 _EYE9 = np.eye(3).ravel()
 MAX_LIGHTS = 8        # lights drawn: the headlight and the first active model lights
 LABELS = ("none", "body", "geom", "site", "joint")
+# mjtObj: what the instances draw (engine.types is not imported here: this module loads alone)
+(_OBJ_BODY, _OBJ_JOINT, _OBJ_GEOM, _OBJ_SITE, _OBJ_CAMERA, _OBJ_EQUALITY, _OBJ_TENDON,
+ _OBJ_SENSOR) = (1, 3, 5, 6, 7, 17, 18, 20)
 
 
 @dataclasses.dataclass
@@ -102,29 +107,35 @@ def _rot_z_to(v):
   return R.reshape(n, 9)
 
 
-def _segments(p0, p1, width, rgba):
+def _segments(p0, p1, width, rgba, objid=-1):
   """The segments p0 -> p1 (arrays (n, 3)) longer than 1e-12: (start, vector, length, width,
-  rgba) of each, widths and colours broadcast per segment; None when there is none."""
+  rgba, object id) of each, widths, colours and ids broadcast per segment; None when there is
+  none."""
   v = p1 - p0
   length = np.linalg.norm(v, axis=1)
   ok = length > 1e-12
   if not ok.any():
     return None
-  return (p0[ok], v[ok], length[ok], np.broadcast_to(width, (len(ok),))[ok],
-          np.broadcast_to(rgba, (len(ok), 4))[ok])
+  n = len(ok)
+  return (p0[ok], v[ok], length[ok], np.broadcast_to(width, (n,))[ok],
+          np.broadcast_to(rgba, (n, 4))[ok], np.broadcast_to(objid, (n,))[ok])
 
 
 class Batch:
-  """Instances collected for one frame, per mesh kind."""
+  """Instances collected for one frame, per mesh kind, and the MuJoCo object each one draws
+  (mjvGeom's objid and objtype: what segmentation images report)."""
 
   def __init__(self, nkinds=len(KINDS)):
     self.parts = [[] for _ in range(nkinds)]
+    self.objs = [[] for _ in range(nkinds)]
 
   def count(self):
     """Instances collected so far (an arrow counts its shaft and its head)."""
     return sum(len(a) for part in self.parts for a in part)
 
-  def add(self, kind, pos, rot, size, rgba, mat=None, rgba2=0.0):
+  def add(self, kind, pos, rot, size, rgba, mat=None, rgba2=0.0, objtype=0, objid=-1):
+    """Instances of mesh `kind` showing object(s) `objid` (one, or one per instance) of mjtObj
+    `objtype` (0, mjOBJ_UNKNOWN: decorations such as contacts and frames)."""
     n = len(pos)
     if n == 0:
       return
@@ -136,28 +147,31 @@ class Batch:
     a[:, 20:24] = (0.0, 0.5, 0.5, 0.0) if mat is None else mat
     a[:, 24:28] = rgba2
     self.parts[kind].append(a)
+    ids = np.empty((n, 2), np.int32)
+    ids[:, 0], ids[:, 1] = objid, objtype
+    self.objs[kind].append(ids)
 
-  def connectors(self, kind, p0, p1, width, rgba, mat=None):
+  def connectors(self, kind, p0, p1, width, rgba, mat=None, objtype=0, objid=-1):
     """Cylinders (or capsules) of radius `width` from p0 to p1 (arrays (n, 3))."""
-    seg = _segments(p0, p1, width, rgba)
+    seg = _segments(p0, p1, width, rgba, objid)
     if seg is None:
       return
-    p0, v, length, width, rgba = seg
+    p0, v, length, width, rgba, objid = seg
     rot = _rot_z_to(v / length[:, None])
     half = length / 2
     size = np.stack([width, width, half if kind in (CYLINDER, ROD) else width,
                      half if kind == CAPSULE else 0 * half], 1)
-    self.add(kind, p0 + v / 2, rot, size, rgba, mat)
+    self.add(kind, p0 + v / 2, rot, size, rgba, mat, objtype=objtype, objid=objid)
 
-  def arrows(self, p0, p1, width, rgba, style="plain", low=False):
+  def arrows(self, p0, p1, width, rgba, style="plain", low=False, objtype=0, objid=-1):
     """Arrows from p0 along p1 - p0 = L: a cylinder shaft and cone heads. Styles: "plain" ends
     at p1 (head 3 widths long); MuJoCo's "arrow" (shaft to L/3, head to L/2, 1.75 widths wide),
     "arrow1" (the same, head as wide as the shaft) and "arrow2" (centred at p0, heads at
     +-L/2) as its renderer draws mjGEOM_ARROW/ARROW1/ARROW2. `low`: low-resolution meshes."""
-    seg = _segments(p0, p1, width, rgba)
+    seg = _segments(p0, p1, width, rgba, objid)
     if seg is None:
       return
-    p0, v, length, width, rgba = seg
+    p0, v, length, width, rgba, objid = seg
     u = v / length[:, None]
     if style == "plain":
       head, hw = np.minimum(3 * width, 0.4 * length), 2 * width
@@ -167,24 +181,42 @@ class Batch:
       s0 = p0 - v / 3 if style == "arrow2" else p0
       s1 = p0 + v / 3
     shaft, cone = (ROD, TIP) if low else (CYLINDER, CONE)
-    self.connectors(shaft, s0, s1, width, rgba)
+    obj = dict(objtype=objtype, objid=objid)
+    self.connectors(shaft, s0, s1, width, rgba, **obj)
     size = np.stack([hw * np.ones_like(head), hw * np.ones_like(head), head, 0 * head], 1)
-    self.add(cone, s1, _rot_z_to(u), size, rgba)
+    self.add(cone, s1, _rot_z_to(u), size, rgba, **obj)
     if style == "arrow2":
-      self.add(cone, s0, _rot_z_to(-u), size, rgba)
+      self.add(cone, s0, _rot_z_to(-u), size, rgba, **obj)
 
-  def frames(self, pos, rot, length, width):
-    """RGB axes (x red, y green, z blue) of the frames (pos (n,3), rot (n,9) rows)."""
+  def frames(self, pos, rot, length, width, objid=-1):
+    """RGB axes (x red, y green, z blue) of the frames (pos (n,3), rot (n,9) rows), each
+    drawing mjOBJ_UNKNOWN object `objid` (one, or one per frame) as MuJoCo's addFrame."""
     R = rot.reshape(-1, 3, 3)
     for j in range(3):
       rgba = np.zeros(4)
       rgba[j], rgba[3] = 0.9, 1.0
-      self.connectors(CYLINDER, pos, pos + R[:, :, j] * length, width, rgba)
+      self.connectors(CYLINDER, pos, pos + R[:, :, j] * length, width, rgba, objid=objid)
 
   def arrays(self):
+    """The instance rows (n, FLOATS) float32 of each mesh kind."""
     return [np.concatenate(p) if p else np.zeros((0, FLOATS), np.float32) for p in self.parts]
 
+  def obj_arrays(self):
+    """The objects of those rows: (n, 2) int32 [objid, objtype] per mesh kind."""
+    return [np.concatenate(p) if p else np.zeros((0, 2), np.int32) for p in self.objs]
 
+
+@dataclasses.dataclass
+class SceneObjects:
+  """The MuJoCo object each instance of a Scene draws, as mjvGeom's objid and objtype: (n, 2)
+  int32 rows [objid, objtype] parallel to the Scene's instance arrays. Skins and flex faces are
+  one object each (mjOBJ_SKIN, mjOBJ_FLEX: their index)."""
+  geoms: list            # per kind, as Scene.geoms
+  tgeoms: list           # per kind, as Scene.tgeoms
+  decor: list            # per kind, as Scene.decor
+  tdecor: list           # per kind, as Scene.tdecor
+  textured: list         # per group of Scene.textured
+  wide_lines: np.ndarray  # per row of Scene.wide_lines
 
 
 @dataclasses.dataclass
@@ -206,6 +238,7 @@ class Scene:
   full: bool             # markers were left out for want of room (mjWARN_VGEOMFULL)
   eye: np.ndarray        # the camera's position
   forward: np.ndarray    # the camera's unit viewing direction
+  objs: SceneObjects     # the object of every instance (segmentation)
 
 
 def _size4(gtype, size):
@@ -397,16 +430,21 @@ class SceneBuilder:
     self._scene_ngeom += self.skins.count()    # skins come first in mjvScene
     self.flexes.update(snap, opts, self.vis, bo, bg, (SPHERE, CYLINDER), self.highlight_flex)
     self._scene_ngeom += self.flexes.count()
-    wide = self._decor_instances(snap, opts, bd, bt, arrows)
+    wide, wide_objs = self._decor_instances(snap, opts, bd, bt, arrows)
     lines = list(lines) + user_instances(user, bd, bt)
     haze = (self.haze_triangles(snap, opts, eye, far)
             if opts.haze and far is not None else None)
+    objs = SceneObjects(
+        geoms=bo.obj_arrays(), tgeoms=bg.obj_arrays(), decor=bd.obj_arrays(),
+        tdecor=bt.obj_arrays(), wide_lines=wide_objs,
+        textured=[np.stack([g, np.full(len(g), _OBJ_GEOM)], 1).astype(np.int32)
+                  for g in self.textures.group_geoms])
     return Scene(geoms=bo.arrays(), tgeoms=bg.arrays(), decor=bd.arrays(), tdecor=bt.arrays(),
                  textured=textured, skins=self.skins, flexes=self.flexes,
                  lights=self._lights(snap, forward, eye), wide_lines=wide, lines=lines,
                  haze=haze, ngeom=self._scene_ngeom + bd.count() + bt.count(),
                  full=self.scene_full, eye=np.asarray(eye, float),
-                 forward=np.asarray(forward, float))
+                 forward=np.asarray(forward, float), objs=objs)
 
   def _geom_instances(self, snap, opts, eye, batch_o, batch_t):
     """The model's geoms into the opaque and transparent batches, by mesh kind; returns the
@@ -447,7 +485,8 @@ class SceneBuilder:
       trans = sel & (rgba[:, 3] < 1.0)
       for b, s in ((batch_o, opaque), (batch_t, trans)):
         if s.any():
-          b.add(kind, pos[s], rot[s], size[s], rgba[s], mat[s], self.geom_rgba2[s])
+          b.add(kind, pos[s], rot[s], size[s], rgba[s], mat[s], self.geom_rgba2[s],
+                objtype=_OBJ_GEOM, objid=np.nonzero(s)[0])
     return textured
 
   def _recenter_planes(self, pos, size, rot, eye):
@@ -464,7 +503,8 @@ class SceneBuilder:
 
   def _decor_instances(self, snap, opts, batch_o, batch_t, arrows=()):
     """Decorations (mjv_updateScene's mjCAT_DECOR) into the batches; returns the rangefinder
-    lines ((n, 10) float32) or None. `arrows`: extra (p0, p1, rgba[, width]) from the app."""
+    lines ((n, 10) float32) or None, and their objects ((n, 2) int32, see _ray_instances).
+    `arrows`: extra (p0, p1, rgba[, width]) from the app."""
     m, vis, scl = self.m, self.vis, self.meansize
     sc, col = vis.scale, vis.rgba
     n = snap.ncon
@@ -478,10 +518,11 @@ class SceneBuilder:
         size = np.stack([np.full(n, w), np.full(n, w), h, np.zeros(n)], 1)
         rgba = np.where((snap.contact_efc_address[:n] >= 0)[:, None], col.contactpoint,
                         col.contactgap)
-        batch_o.add(CYLINDER, cpos, rot, size, rgba)
+        batch_o.add(CYLINDER, cpos, rot, size, rgba, objid=np.arange(n))
       if opts.contact_frames:
         rot = np.transpose(frame, (0, 2, 1)).reshape(n, 9)
-        batch_o.frames(cpos, rot, sc.framelength * scl / 2, sc.framewidth * scl / 2)
+        batch_o.frames(cpos, rot, sc.framelength * scl / 2, sc.framewidth * scl / 2,
+                       np.arange(n))
       if opts.contact_forces:
         active = snap.contact_efc_address[:n] >= 0
         frc = snap.contact_force[:n, :3].copy()
@@ -498,29 +539,30 @@ class SceneBuilder:
         both = ok & (b1 > 0) & (b2 > 0)
         one = ok & ~both
         w = sc.forcewidth * scl
-        batch_o.arrows(cpos[one], cpos[one] + vec[one], w, col.contactforce, "arrow")
-        batch_o.arrows(cpos[both], cpos[both] + vec[both], w, col.contactforce, "arrow2")
+        for sel, style in ((one, "arrow"), (both, "arrow2")):
+          batch_o.arrows(cpos[sel], cpos[sel] + vec[sel], w, col.contactforce, style,
+                         objid=np.nonzero(sel)[0])
     if opts.constraints and m.neq:
       self._equality_instances(snap, batch_o)
     if opts.joints and m.njnt:
       self._joint_instances(snap, opts, batch_o)
     if opts.body_frames and m.nbody > 1:
-      if opts.inertia:
-        batch_o.frames(snap.xipos[1:], snap.ximat[1:], sc.framelength * scl, sc.framewidth * scl)
-      else:
-        batch_o.frames(snap.xpos[1:], snap.xmat[1:], sc.framelength * scl, sc.framewidth * scl)
+      pos, rot = (snap.xipos, snap.ximat) if opts.inertia else (snap.xpos, snap.xmat)
+      batch_o.frames(pos[1:], rot[1:], sc.framelength * scl, sc.framewidth * scl,
+                     np.arange(1, m.nbody))
     if opts.com and len(self.root_bodies):
       r = sc.com * scl
       b = self.root_bodies
       batch_o.add(SPHERE, snap.subtree_com[b], np.tile(_EYE9, (len(b), 1)), (r, r, r, 0),
-                  col.com)
+                  col.com, objid=b)
     if opts.inertia and len(self.inertia_bodies):
       b = self.inertia_bodies
       size = np.concatenate([self.inertia_size, np.zeros((len(b), 1))], 1)
       tgt = batch_t if col.inertia[3] < 1 else batch_o
       mat = np.tile([0.0, 0.5, 0.5, 0.0], (len(b), 1))
       mat[b == self.highlight_body, 0] += vis.global_.glow     # the selected body's glows
-      tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia, mat)
+      tgt.add(BOX, snap.xipos[b], snap.ximat[b], size, col.inertia, mat, objtype=_OBJ_BODY,
+              objid=b)
     if opts.sites and m.nsite:
       groups = _groups(opts.site_groups, "site_groups")
       show = groups[self.site_group] & (self.site_rgba[:, 3] > 0)
@@ -536,12 +578,12 @@ class SceneBuilder:
           for b, s in ((batch_o, op), (batch_t, tr)):
             if s.any():
               b.add(kind, snap.site_xpos[s], snap.site_xmat[s], self.site_size4[s],
-                    self.site_rgba[s], smat[s])
+                    self.site_rgba[s], smat[s], objtype=_OBJ_SITE, objid=np.nonzero(s)[0])
     self._tendon_instances(snap, opts, batch_o, batch_t)
     used = self._scene_ngeom + batch_o.count() + batch_t.count()
     self.scene_full = False
     wide = (self._ray_instances(snap, batch_o, self.max_geom - used)
-            if opts.rangefinder else None)
+            if opts.rangefinder else (None, np.zeros((0, 2), np.int32)))
     for a in arrows:
       w = a[3] if len(a) > 3 else sc.forcewidth * scl
       batch_o.arrows(np.asarray(a[0], float)[None], np.asarray(a[1], float)[None], w,
@@ -555,22 +597,26 @@ class SceneBuilder:
     sensors as a line. Every ray is drawn, in MuJoCo's order (sensor, row-major pixel, then
     line, sphere, arrow), while the scene has `room` (default: max_geom) for its markers; those
     beyond are left out and `scene_full` set, as mjv_updateScene does when the scene is full.
-    Returns the lines, (n, 10) float32 (p0, p1, rgba), or None."""
+    Returns the lines, (n, 10) float32 (p0, p1, rgba), or None; and their objects, (n, 2)
+    int32 [sensor id, mjOBJ_SENSOR] (the markers' too)."""
     data = getattr(snap, "sensordata", None)
+    none = np.zeros((0, 2), np.int32)
     if data is None or not self._rays:
-      return None
+      return None, none
     vis, scl = self.vis, self.meansize
     rgba = np.asarray(vis.rgba.rangefinder, float)
     fw, fl = vis.scale.framewidth * scl, vis.scale.framelength * scl
-    p0s, p1s = [], []
+    p0s, p1s, sensors = [], [], []
     room = max(int(self.max_geom if room is None else room), 0)
-    for kind, obj, adr, spec, stride, off, local in self._rays:
+    for kind, obj, adr, spec, stride, off, local, sensor in self._rays:
+      ids = dict(objtype=_OBJ_SENSOR, objid=sensor)
       if kind == "fromto":
         ft = data[adr:adr + 6]
         if ft.any():
           if room:
             p0s.append(ft[None, :3])
             p1s.append(ft[None, 3:])
+            sensors.append([sensor])
             room -= 1
           else:
             self.scene_full = True
@@ -600,21 +646,24 @@ class SceneBuilder:
       self.scene_full |= n > room
       room = max(room - n, 0)
       p0s.append(org[line_ok])
+      sensors.append(np.full(len(p0s[-1]), sensor))
       p1s.append(end[line_ok])
       if dot_ok.any():
         r = (1.5 if kind == "site" else 1.3) * fw
         # a camera sensor's markers come by the thousand, a few pixels each: low resolution
         batch.add(SPHERE if kind == "site" else BALL, point[dot_ok],
-                  np.tile(_EYE9, (int(dot_ok.sum()), 1)), (r, r, r, 0), rgba)
+                  np.tile(_EYE9, (int(dot_ok.sum()), 1)), (r, r, r, 0), rgba, **ids)
       if arrow_ok.any():
         tip = point[arrow_ok] + ray[arrow_ok, off[4]:off[4] + 3] * 2 * fl
-        batch.arrows(point[arrow_ok], tip, fw, rgba, "arrow1", low=kind != "site")
+        batch.arrows(point[arrow_ok], tip, fw, rgba, "arrow1", low=kind != "site", **ids)
     n = sum(len(p) for p in p0s)
     if not n:
-      return None
+      return None, none
     out = np.empty((n, 10), np.float32)
     out[:, 0:3], out[:, 3:6], out[:, 6:10] = np.concatenate(p0s), np.concatenate(p1s), rgba
-    return out
+    objs = np.full((n, 2), _OBJ_SENSOR, np.int32)
+    objs[:, 0] = np.concatenate(sensors)
+    return out, objs
 
   def _tendon_instances(self, snap, opts, batch_o, batch_t):
     """Spatial tendons as capsules of the tendon's width along d.wrap_xpos, as MuJoCo draws
@@ -632,7 +681,8 @@ class SceneBuilder:
         continue
       rgba = np.asarray(m.tendon_rgba[t], np.float32)
       batch = batch_o if rgba[3] >= 1 else batch_t
-      batch.connectors(CAPSULE, wx[j], wx[j + 1], float(m.tendon_width[t]), rgba)
+      batch.connectors(CAPSULE, wx[j], wx[j + 1], float(m.tendon_width[t]), rgba,
+                       objtype=_OBJ_TENDON, objid=t)
 
   def _equality_instances(self, snap, batch):
     m, scl = self.m, self.meansize
@@ -651,8 +701,9 @@ class SceneBuilder:
         p1 = snap.xmat[j].reshape(3, 3) @ m.eq_data[i, 3 * weld:3 * weld + 3] + snap.xpos[j]
         p2 = (snap.xmat[k].reshape(3, 3) @ m.eq_data[i, 3 * (1 - weld):3 * (1 - weld) + 3]
               + snap.xpos[k])
-      batch.add(SPHERE, p1[None], _EYE9[None], (r, r, r, 0), self.vis.rgba.connect)
-      batch.add(SPHERE, p2[None], _EYE9[None], (r, r, r, 0), self.vis.rgba.constraint)
+      for p, rgba in ((p1, self.vis.rgba.connect), (p2, self.vis.rgba.constraint)):
+        batch.add(SPHERE, p[None], _EYE9[None], (r, r, r, 0), rgba, objtype=_OBJ_EQUALITY,
+                  objid=i)
 
   def _joint_instances(self, snap, opts, batch):
     m, scl, vis = self.m, self.meansize, self.vis
@@ -673,13 +724,15 @@ class SceneBuilder:
       ax = show & (jt == t)
       if ax.any():
         p0 = snap.xanchor[ax]
-        batch.arrows(p0, p0 + snap.xaxis[ax] * length, width, rgba[ax], style)
+        batch.arrows(p0, p0 + snap.xaxis[ax] * length, width, rgba[ax], style,
+                     objtype=_OBJ_JOINT, objid=np.nonzero(ax)[0])
     for t, kind in ((0, BOX), (1, SPHERE)):
       sel = show & (jt == t)
       if sel.any():
         b = np.asarray(m.jnt_bodyid)[sel]
         h = 0.3 * length
-        batch.add(kind, snap.xanchor[sel], snap.xmat[b], (h, h, h, 0), rgba[sel])
+        batch.add(kind, snap.xanchor[sel], snap.xmat[b], (h, h, h, 0), rgba[sel],
+                  objtype=_OBJ_JOINT, objid=np.nonzero(sel)[0])
 
   # ------------------------------------------------------------------------------ lights
 
@@ -781,12 +834,12 @@ class SceneBuilder:
 
 _RAYDATA_SIZE = (1, 3, 3, 3, 3, 1)   # mjRAYDATA fields: dist, dir, origin, point, normal, depth
 _SENS_RANGEFINDER, _SENS_GEOMFROMTO = 7, 41     # mjtSensor
-_OBJ_SITE, _OBJ_CAMERA = 6, 7                   # mjtObj
 
 
 def ray_sensors(m):
   """The sensors drawn as rays: (kind "site"/"camera"/"fromto", object id, sensordata address,
-  data spec, values per ray, offset of each mjRAYDATA field, camera rays in the camera frame)."""
+  data spec, values per ray, offset of each mjRAYDATA field, camera rays in the camera frame,
+  sensor id)."""
   out = []
   nsensor = int(getattr(m, "nsensor", 0))
   if not nsensor or not hasattr(m, "sensor_intprm"):
@@ -794,7 +847,7 @@ def ray_sensors(m):
   for i in range(nsensor):
     st, adr = int(m.sensor_type[i]), int(m.sensor_adr[i])
     if st == _SENS_GEOMFROMTO:
-      out.append(("fromto", -1, adr, 0, 6, (), None))
+      out.append(("fromto", -1, adr, 0, 6, (), None, i))
       continue
     if st != _SENS_RANGEFINDER:
       continue
@@ -804,9 +857,9 @@ def ray_sensors(m):
       off.append(stride)
       stride += size if spec & (1 << j) else 0
     if ot == _OBJ_SITE:
-      out.append(("site", obj, adr, spec, stride, tuple(off), None))
+      out.append(("site", obj, adr, spec, stride, tuple(off), None, i))
     elif ot == _OBJ_CAMERA:
-      out.append(("camera", obj, adr, spec, stride, tuple(off), _camera_rays(m, obj)))
+      out.append(("camera", obj, adr, spec, stride, tuple(off), _camera_rays(m, obj), i))
   return out
 
 

@@ -224,16 +224,28 @@ def geom_program(npos=0, shadow=True, tex=0, positional=True):
           GEOM_FS % (plane, npos, npos if positional else 0, int(bool(shadow)), int(tex)))
 
 
-DEPTH_VS = """
+# the shadow map's depth-only instances; with ID 1, the id pass's (render/segment.py): i_color.x
+# holds the instance's segmentation index, u_view_z the view matrix row of the distance along
+# the view axis (mujoco.Renderer's depth image)
+_DEPTH_VS = """
 #version 330
+#define ID %d
 in vec3 in_pos; in float in_cap;
 in vec3 i_pos; in vec3 i_r0; in vec3 i_r1; in vec3 i_r2; in vec4 i_size;
 uniform mat4 u_viewproj;
+#if ID == 1
+in vec4 i_color; uniform vec4 u_view_z; flat out float v_segid; out float v_depth;
+#endif
 void main() {
   vec3 local = in_pos * i_size.xyz + vec3(0.0, 0.0, in_cap * i_size.w);
-  gl_Position = u_viewproj * vec4(transpose(mat3(i_r0, i_r1, i_r2)) * local + i_pos, 1.0);
+  vec4 world = vec4(transpose(mat3(i_r0, i_r1, i_r2)) * local + i_pos, 1.0);
+#if ID == 1
+  v_segid = i_color.x; v_depth = dot(u_view_z, world);
+#endif
+  gl_Position = u_viewproj * world;
 }
 """
+DEPTH_VS, ID_VS = _DEPTH_VS % 0, _DEPTH_VS % 1
 
 DEPTH_FS = """
 #version 330
@@ -258,26 +270,61 @@ void main() { f_color = v_color; }
 # wide lines (MuJoCo's mjGEOM_LINE, e.g. rangefinder rays: glLineWidth(3)) as instanced quads:
 # core-profile GL may refuse line widths above 1. Like GL's aliased wide lines, the quad is
 # `u_width` pixels across along the screen's minor axis of the segment.
-WIDELINE_VS = """
+# (with ID 1, the id pass's: as _DEPTH_VS)
+_WIDELINE_VS = """
 #version 330
+#define ID %d
 in vec2 in_corner;                   // x: 0 at p0, 1 at p1; y: -1 or +1, the side
 in vec3 i_p0; in vec3 i_p1; in vec4 i_color;
 uniform mat4 u_viewproj;
 uniform vec2 u_viewport;             // pixels
 uniform float u_width;               // pixels
+uniform vec4 u_view_z;
+#if ID == 1
+flat out float v_segid; out float v_depth;
+#else
 out vec4 v_color;
+#endif
 void main() {
   vec4 a = u_viewproj * vec4(i_p0, 1.0), b = u_viewproj * vec4(i_p1, 1.0);
   const float eps = 1e-6;
-  v_color = i_color;
+  // (distances along the view axis at both ends, cut with them)
+  vec2 z = vec2(dot(u_view_z, vec4(i_p0, 1.0)), dot(u_view_z, vec4(i_p1, 1.0)));
   if (a.w < eps && b.w < eps) { gl_Position = vec4(0.0, 0.0, 2.0, 1.0); return; }  // behind
-  if (a.w < eps) a = mix(a, b, (eps - a.w) / (b.w - a.w));     // cut at the eye plane
-  if (b.w < eps) b = mix(b, a, (eps - b.w) / (a.w - b.w));
+  if (a.w < eps) {                      // cut at the eye plane
+    float t = (eps - a.w) / (b.w - a.w);
+    a = mix(a, b, t); z.x = mix(z.x, z.y, t);
+  }
+  if (b.w < eps) {
+    float t = (eps - b.w) / (a.w - b.w);
+    b = mix(b, a, t); z.y = mix(z.y, z.x, t);
+  }
   vec2 d = (b.xy / b.w - a.xy / a.w) * u_viewport;
   vec2 off = abs(d.x) >= abs(d.y) ? vec2(0.0, 1.0) : vec2(1.0, 0.0);
   vec4 p = in_corner.x < 0.5 ? a : b;
   p.xy += off * in_corner.y * (u_width / u_viewport) * p.w;
+#if ID == 1
+  v_segid = i_color.x; v_depth = in_corner.x < 0.5 ? z.x : z.y;
+#else
+  v_color = i_color;
+#endif
   gl_Position = p;
+}
+"""
+WIDELINE_VS, ID_WIDELINE_VS = _WIDELINE_VS % 0, _WIDELINE_VS % 1
+
+# the id pass's colour: segmentation index k as the bytes (k & 255, k >> 8 & 255, k >> 16 & 255)
+# of an RGBA8 attachment (MuJoCo's mjRND_IDCOLOR encoding); the distance along the view axis in
+# a float one
+ID_FS = """
+#version 330
+flat in float v_segid; in float v_depth;
+layout(location = 0) out vec4 f_id;
+layout(location = 1) out float f_depth;
+void main() {
+  int k = int(v_segid);
+  f_id = vec4(float(k & 255), float((k >> 8) & 255), float((k >> 16) & 255), 255.0) / 255.0;
+  f_depth = v_depth;
 }
 """
 

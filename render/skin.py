@@ -208,6 +208,8 @@ class SkinScene:
   visible skins (mjVIS_SKIN and skin groups), their world vertices and normals, and an
   identity instance row each (colour, material, mapping)."""
 
+  OBJTYPE = 11    # mjOBJ_SKIN: the object a skin draws
+
   def __init__(self):
     self.model = SkinModel(None)
     self.visible = np.zeros(0, bool)

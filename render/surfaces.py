@@ -16,10 +16,13 @@ INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat",
 
 def vertex_array(ctx, prog, key, vbuf, uvbuf, inst, ibuf=None):
   """A vertex array of one surface for `prog`: key "d" (the shadow map's depth program) reads
-  positions and the instance pose; any other key reads positions, normals, the whole instance
-  row and, where the program samples a texture, the uvs."""
+  positions and the instance pose; key "id" (the id pass's program, render/segment.py) also
+  the instance colour; any other key reads positions, normals, the whole instance row and,
+  where the program samples a texture, the uvs."""
   if key == "d":
     attrs = [(vbuf, "3f 12x", "in_pos"), (inst, "3f 3f 3f 3f 4f 48x/i", *INSTANCE_ATTRS[:5])]
+  elif key == "id":
+    attrs = [(vbuf, "3f 12x", "in_pos"), (inst, "3f 3f 3f 3f 4f 4f 32x/i", *INSTANCE_ATTRS[:6])]
   else:
     attrs = [(vbuf, "3f 3f", "in_pos", "in_normal"), (inst, INSTANCE_FMT, *INSTANCE_ATTRS)]
     if "in_uv" in prog:
@@ -81,6 +84,23 @@ class _SurfaceDraw:
     for i in np.nonzero(s.visible)[0]:
       self._inst[i].write(s.inst[i].tobytes())
 
+  def draw_depth(self, depth_prog):
+    """The drawn surfaces into the bound shadow map."""
+    for i in self._shown():
+      self._render(i, depth_prog, "d")
+
+  def draw_ids(self, prog, first):
+    """The drawn surfaces with the id pass's program `prog` (render/segment.py), the j-th of
+    them with segmentation index first + j; returns their objects, (n, 2) int32 [objid,
+    objtype]. Their instance rows carry the index until the next `upload`."""
+    shown = self._shown()
+    for j, i in enumerate(shown):
+      row = self.s.inst[i].copy()
+      row[16] = first + j
+      self._inst[i].write(row.tobytes())
+      self._render(i, prog, "id")
+    return np.stack([shown, np.full(len(shown), self.s.OBJTYPE)], 1).astype(np.int32)
+
   def release(self):
     """Free the GL objects of the current model."""
     for o in list(self._vaos.values()) + self._gl:
@@ -126,10 +146,12 @@ class SkinDraw(_SurfaceDraw):
           self.ctx, prog, key, self._vbuf, self._uvbuf, self._inst[i], self._ibufs[i])
     return vao
 
-  def draw_depth(self, depth_prog):
-    """The visible skins into the bound shadow map."""
-    for i in np.nonzero(self.s.visible)[0] if self.s.model.nskin else ():
-      self._vao(i, depth_prog, "d").render()
+  def _shown(self):
+    """The skins drawn this frame: the visible ones."""
+    return np.nonzero(self.s.visible)[0] if self.s.model.nskin else np.zeros(0, np.int64)
+
+  def _render(self, i, prog, key):
+    self._vao(i, prog, key).render()
 
   def draw(self, sh, set_uniforms, transparent):
     """The visible skins, opaque or blended ones, with the lit geom programs (`sh`: the
@@ -140,8 +162,7 @@ class SkinDraw(_SurfaceDraw):
       return
     items = ((i, int(s.textype[i]), s.texid[i])
              for i in selected(s.visible, s.alpha, transparent))
-    draw_lit(self.r, self.ctx, sh, set_uniforms, items,
-                      lambda i, prog, key: self._vao(i, prog, key).render())
+    draw_lit(self.r, self.ctx, sh, set_uniforms, items, self._render)
 
 
 class FlexDraw(_SurfaceDraw):
@@ -195,10 +216,12 @@ class FlexDraw(_SurfaceDraw):
       vao = self._vaos[f, key] = vertex_array(self.ctx, prog, key, vb, ub, self._inst[f])
     return vao
 
-  def draw_depth(self, depth_prog):
-    """The visible faces into the bound shadow map."""
-    for f in np.nonzero(self.s.nface)[0] if self.s.model.nflex else ():
-      self._vao(f, depth_prog, "d").render(vertices=3 * int(self.s.nface[f]))
+  def _shown(self):
+    """The flexes whose faces are drawn this frame."""
+    return np.nonzero(self.s.nface)[0] if self.s.model.nflex else np.zeros(0, np.int64)
+
+  def _render(self, f, prog, key):
+    self._vao(f, prog, key).render(vertices=3 * int(self.s.nface[f]))
 
   def draw(self, sh, set_uniforms, transparent):
     """The visible faces, opaque or blended ones, with the lit geom programs (`sh`: the
@@ -209,5 +232,4 @@ class FlexDraw(_SurfaceDraw):
       return
     items = ((f, TEX_2D if s.texid[f] >= 0 else TEX_NONE, s.texid[f])
              for f in selected(s.nface > 0, s.alpha, transparent))
-    draw_lit(self.r, self.ctx, sh, set_uniforms, items, lambda f, prog, key: self._vao(
-        f, prog, key).render(vertices=3 * int(s.nface[f])))
+    draw_lit(self.r, self.ctx, sh, set_uniforms, items, self._render)

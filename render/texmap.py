@@ -98,6 +98,7 @@ class GeomTextures:
   def __init__(self):
     self.geom_texid = np.zeros(0, np.int64)
     self.groups = []          # this frame: [(kind, texid, instances, transparent)]
+    self.group_geoms = []     # the geom of each of those instances, per group
     self.sky = None
 
   def set_model(self, m, r):
@@ -177,7 +178,7 @@ class GeomTextures:
     """This frame's instances of the visible textured geoms `sel` (bool per geom), grouped by
     (shape kind, texture); `pos`/`size` as the renderer draws them (planes re-centred),
     `alpha` its per-geom opacity (transparency mode applied)."""
-    self.groups = []
+    self.groups, self.group_geoms = [], []
     if not sel.any():
       return self.groups
     r = self.r
@@ -209,9 +210,10 @@ class GeomTextures:
       on = (keys == key).all(1)
       kind, t = int(key[0]), int(key[1])
       for trans in (False, True):
-        part = a[on & ((rgba[idx, 3] < 1.0) == trans)]
-        if len(part):
-          self.groups.append((kind, t, part, trans))
+        mine = on & ((rgba[idx, 3] < 1.0) == trans)
+        if mine.any():
+          self.groups.append((kind, t, a[mine], trans))
+          self.group_geoms.append(idx[mine])
     return self.groups
 
   def casters(self):

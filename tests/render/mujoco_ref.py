@@ -151,10 +151,48 @@ def mujoco_stepped(path, nstep, cam, width, height, variants, rnd=None):
   sensordata))."""
   c = dict(cam=_camera(cam), width=width, height=height, nstep=int(nstep),
            variants=list(variants), rnd=rnd or {})
+  z = _run(_STEPPED, path, c)
+  return z["images"], {k: z[k] for k in ("qpos", "qvel", "act", "time", "sensordata")}
+
+
+def _run(script, path, c):
+  """Run a script of this module (argv: the model file, an output .npz, the JSON of `c`) in a
+  subprocess; its saved arrays by name."""
   with tempfile.TemporaryDirectory() as tmp:
     out = os.path.join(tmp, "ref.npz")
-    res = subprocess.run([sys.executable, "-c", _STEPPED, str(path), out, json.dumps(c)],
+    res = subprocess.run([sys.executable, "-c", script, str(path), out, json.dumps(c)],
                          capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     z = np.load(out)
-    return z["images"], {k: z[k] for k in ("qpos", "qvel", "act", "time", "sensordata")}
+    return {k: z[k] for k in z.files}
+
+
+_MODES = _SETUP + """
+if c["camera"] is not None:       # a model camera by name, instead of the free camera
+  cam = c["camera"]
+opt = mujoco.MjvOption()
+for k, v in c["vis"].items():
+  opt.flags[getattr(mujoco.mjtVisFlag, k)] = v
+out_imgs = {}
+for mode in ("rgb", "depth", "seg"):
+  r.disable_depth_rendering()
+  r.disable_segmentation_rendering()
+  if mode == "depth":
+    r.enable_depth_rendering()
+  elif mode == "seg":
+    r.enable_segmentation_rendering()
+  r.update_scene(d, cam, opt)
+  out_imgs[mode] = r.render()
+np.savez(out, qpos=d.qpos, act=d.act, **out_imgs)
+"""
+
+
+def mujoco_renderer_images(path, cam, width, height, camera=None, nstep=0, vis=None):
+  """mujoco.Renderer's RGB, depth and segmentation images of the MJCF file `path` after `nstep`
+  steps and mj_forward, with the default scene option but for the mjtVisFlag entries `vis` sets
+  by name, from the free camera with the fields of `cam` (as `mujoco_image`) or, given
+  `camera`, from the model camera of that name; and the state drawn: dict(rgb, depth, seg, qpos,
+  act)."""
+  c = dict(cam=_camera(cam), nstep=int(nstep), width=width, height=height, camera=camera,
+           vis=vis or {})
+  return _run(_MODES, path, c)

@@ -111,7 +111,7 @@ def test_camera_rangefinder_lines_end_at_the_sensed_points(tmp_path):
   numjoco.forward(m, d)
   r = SceneBuilder(m)       # the ray geometry needs no GL
   batch = Batch(r.nkinds)
-  lines = r._ray_instances(Snapshot(m, d), batch)
+  lines, _ = r._ray_instances(Snapshot(m, d), batch)
   expect = []
   for i in range(3):
     w, h = m.cam_resolution[i]

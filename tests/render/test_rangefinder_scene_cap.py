@@ -43,7 +43,7 @@ def test_markers_of_a_64x64_rangefinder_are_mujocos(maxgeom):
   try:
     r = hr.renderer
     batch = Batch(r.builder.nkinds)
-    lines = r.builder._ray_instances(snap, batch, maxgeom - before)
+    lines, _ = r.builder._ray_instances(snap, batch, maxgeom - before)
     spheres = sum(len(a) for a in batch.parts[BALL])
     arrows = sum(len(a) for a in batch.parts[TIP])
     assert (len(lines), spheres, arrows) == want
