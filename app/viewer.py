@@ -72,7 +72,7 @@ class Viewer:
     from numjoco.assets import DEMO_MODEL
     self.out_dir = os.fspath(out_dir) if out_dir is not None else os.getcwd()
     self.record_fps = record_fps
-    self.recording = None          # (VideoWriter, framebuffer) while a recording is encoded
+    self.recording = None          # (VideoWriter, numjoco.Renderer, model version) meanwhile
     self.last_saved = ""           # path of the last screenshot or video
     self.path = str(path or DEMO_MODEL)
     self.max_fps = max_fps
@@ -556,7 +556,11 @@ class Viewer:
     except (OSError, ValueError) as e:
       self.ui.message = f"cannot record: {e}"
       return ""
-    self.recording = (writer, self.ctx.simple_framebuffer((w, h)), self._model_version)
+    import numjoco
+    # the recorder draws the worker's samples with its own numjoco.Renderer in this window's
+    # context (no multisampling, as the window)
+    rec = numjoco.Renderer(self.renderer.m, h, w, ctx=self.ctx, samples=0, check_size=False)
+    self.recording = (writer, rec, self._model_version)
     self.sim.send("record_start", fps)
     self.ui.message = f"recording to {path}"
     return path
@@ -578,17 +582,19 @@ class Viewer:
     """Render up to `limit` of the worker's recorded samples into the recording framebuffer and
     queue them for the encoder; True when there were any."""
     items = self.sim.recorded(limit)
-    writer, fbo, version = self.recording
-    w, h = fbo.size
+    writer, rec, version = self.recording
     for item in items:
       if item is None:
         self._finish_recording()
         break
       _, snap = item
       if snap.extra.get("model_version") == version == self._model_version:
-        self._render_to(fbo, snap, w, h)
+        self._take_user_geoms()
+        for name in ("lines", "arrows", "user_geoms"):   # the spring and the script's geoms
+          setattr(rec.scene_renderer, name, getattr(self.renderer, name))
+        rec.update_scene(snap, self.camera, self.opts)
         try:
-          writer.write(self._read(fbo, w, h))
+          writer.write(rec.render())
         except (OSError, ValueError) as e:
           self.ui.message = f"recording failed: {e}"
           self.sim.send("record_stop")
@@ -597,9 +603,9 @@ class Viewer:
     return bool(items)
 
   def _finish_recording(self):
-    writer, fbo, _ = self.recording
+    writer, rec, _ = self.recording
     self.recording = None
-    fbo.release()
+    rec.close()
     try:
       writer.close()
       self.last_saved = writer.path

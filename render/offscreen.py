@@ -48,6 +48,9 @@ class Renderer:
     self._segmentation_rendering = False
 
   model = property(lambda self: self._model, doc="the Model")
+  scene_renderer = property(lambda self: self._headless.renderer,
+                            doc="the render.renderer.SceneRenderer that draws (its lines, "
+                                "arrows and user_geoms hooks)")
   scene = property(lambda self: self._scene,
                    doc="the last update_scene's Scene (render.scene.Scene), or None")
   height = property(lambda self: self._height, doc="image height in pixels")
@@ -72,8 +75,8 @@ class Renderer:
     self._segmentation_rendering = False
 
   def update_scene(self, data, camera=-1, scene_option=None):
-    """Make the scene of `data` (Data of this model, after forward or step) as `render` will
-    draw it (mjv_updateScene). `camera`: -1 the model's default free camera
+    """Make the scene of `data` (Data of this model, after forward or step, or a
+    render.Snapshot of one) as `render` will draw it (mjv_updateScene). `camera`: -1 the model's default free camera
     (mjv_defaultFreeCamera), a model camera's id or name, or a render.Camera (a tracking camera
     moves its lookat, as MuJoCo's). `scene_option`: render.VisOptions (None: the defaults,
     as MuJoCo's mjvOption)."""
@@ -82,7 +85,9 @@ class Renderer:
       raise TypeError(f"scene_option must be a numjoco.render.VisOptions, got "
                       f"{type(scene_option).__name__}")
     cam = self._camera(camera)
-    if self._snapshot is None:
+    if isinstance(data, Snapshot):     # a snapshot taken already (the viewer's recorder)
+      self._snapshot = data
+    elif self._snapshot is None:
       self._snapshot = Snapshot(self._model, data)
     else:
       self._snapshot.capture(self._model, data)

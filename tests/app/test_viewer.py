@@ -519,6 +519,26 @@ def test_screenshot_key_and_button_save_pngs(open_viewer, tmp_path):
   assert _changed_pixels(with_ui, v.screenshot()) > 5000   # the panels cover part of the view
 
 
+def test_recorded_frame_is_the_window_picture(open_viewer, tmp_path):
+  """Paused, a recording's first frame (the current state, drawn by the recorder's own
+  numjoco.Renderer in the window's context) is the window's 3D view of that state, up to
+  the video's lossy coding."""
+  import av
+  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, paused=True, out_dir=tmp_path)
+  v.sim.sync()
+  v.frame()
+  shot = v.screenshot().astype(int)
+  path = v.start_recording()
+  v.sim.sync()
+  v.frame()
+  assert v.stop_recording() == path
+  with av.open(path) as f:
+    first = next(iter(f.decode(video=0))).to_ndarray(format="rgb24").astype(int)
+  h, w = shot.shape[:2]
+  assert np.abs(first[:h, :w] - shot).mean() < 3   # H.264 at the default quality
+  assert np.abs(first[:h, :w] - shot[::-1]).mean() > 3 * np.abs(first[:h, :w] - shot).mean()
+
+
 def test_recording_in_slow_motion_plays_at_true_speed(open_viewer, tmp_path):
   """Ctrl+R records while the simulation runs at 1/10 speed; the Record button stops it. The
   video has one frame per 1/fps of SIMULATED time (duration x fps, +-1), whatever the display
