@@ -55,6 +55,23 @@ def models_and_data(source, quiet=False):
 
 ASSETS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "assets")
 MUJOCO_MODELS = os.path.join(ASSETS, "mujoco_models")   # MuJoCo's own models (its README)
+MODELS = os.path.join(ASSETS, "models")                 # the tests' own models (its README)
+
+
+def model_xml(name, **fields):
+  """The MJCF text of tests/assets/models/`name`.xml ("implicit/actuated"); with `fields`, its
+  {placeholders} filled in (str.format)."""
+  with open(os.path.join(MODELS, name + ".xml"), encoding="utf-8") as f:
+    text = f.read()
+  return text.format(**fields) if fields else text
+
+
+def write_xml(folder, name, xml):
+  """Write the MJCF text `xml` to the file `name` in `folder` (a pathlib.Path); its path, a
+  str."""
+  path = folder / name
+  path.write_text(xml)
+  return str(path)
 
 
 def models_named(name, quiet=True):

@@ -19,6 +19,7 @@ mujoco = pytest.importorskip("mujoco")
 
 from tests.flex_collision_harness import (collide_all, compare_contacts, flex_data,  # noqa: E402
                                           flex_model, load_mujoco, mujoco_flex_contacts)
+from tests.models import model_xml                                                  # noqa: E402
 from tests.test_flex_compile import NO_INTERNAL                                     # noqa: E402
 
 GEO_TOL = 1e-9     # dist, pos, frame
@@ -48,63 +49,11 @@ TRAJECTORIES = [
   ("test/engine/testdata/sleep/flex_static.xml", (50, 200)),
 ]
 
-SNIPPET_1D = """<mujoco><worldbody>
-  <geom name="floor" type="plane" size="1 1 .1" pos="0 0 .085" priority="1"
-        friction=".7 .02 .003" solref=".03 1.1"/>
-  <flexcomp name="rod" type="grid" count="5 1 1" spacing=".1 .1 .1" dim="1" radius=".02"
-            pos="0 0 .1">
-    <contact condim="4" selfcollide="none" margin=".01" gap=".005" solmix="2"
-             friction=".5 .01 .001" solimp=".8 .9 .002 .4 3"/>
-  </flexcomp>
-  <flexcomp name="rod2" type="grid" count="4 1 1" spacing=".1 .1 .1" dim="1" radius=".02"
-            pos=".15 -.15 .135" euler="0 0 90">
-    <contact condim="1" selfcollide="none"/>
-  </flexcomp>
-  <body pos="-.2 0 .13"><freejoint/><geom type="sphere" size=".02" solmix=".5" margin=".002"/></body>
-  <body pos=".1 0.005 .13"><freejoint/><geom type="capsule" size=".015 .05" euler="0 80 10"
-                                             condim="6"/></body>
-  <body pos=".2 0.01 .135"><freejoint/><geom type="box" size=".02 .03 .02" euler="5 10 20"/></body>
-  <body pos=".3 0.01 .135"><freejoint/><geom type="sphere" size=".02" contype="2"
-                                             conaffinity="2"/></body>
-</worldbody></mujoco>"""
+SNIPPET_1D = model_xml("collision_flex/dim1")
+SNIPPET_2D = model_xml("collision_flex/dim2")
+SNIPPET_3D = model_xml("collision_flex/dim3")
+SNIPPET_2D_CONVEX = model_xml("collision_flex/dim2_convex")
 
-SNIPPET_2D = """<mujoco><worldbody>
-  <geom name="floor" type="plane" size="1 1 .1" pos="0 0 -.006"/>
-  <flexcomp name="cloth" type="grid" count="5 5 1" spacing=".1 .1 .1" dim="2" radius=".005">
-    <contact condim="3" selfcollide="none" margin=".003" gap=".001"/>
-    <pin id="0 4 20 24"/>
-  </flexcomp>
-  <body pos="-.07 -.08 .02"><freejoint/><geom type="sphere" size=".02"/></body>
-  <body pos=".05 .03 .015"><freejoint/><geom type="capsule" size=".012 .04" euler="0 85 20"/></body>
-  <body pos="-.1 .1 .02"><freejoint/><geom type="box" size=".02 .03 .02" euler="5 10 20"/></body>
-  <body pos=".12 -.13 .018"><freejoint/><geom type="box" size=".05 .05 .02" euler="3 4 5"/></body>
-</worldbody></mujoco>"""
-
-
-SNIPPET_3D = """<mujoco><worldbody>
-  <flexcomp name="jelly" type="grid" count="3 3 3" spacing=".1 .1 .1" dim="3" radius=".003" pos="0 0 .1">
-    <contact condim="3" selfcollide="none"/>
-    <pin id="0 2 6 8"/>
-  </flexcomp>
-  <body pos="-.07 -.06 .215"><freejoint/><geom type="sphere" size=".02"/></body>
-  <body pos=".05 .03 .212"><freejoint/><geom type="capsule" size=".012 .04" euler="0 85 20"/></body>
-  <body pos="-.08 .08 .21"><freejoint/><geom type="ellipsoid" size=".02 .03 .015" euler="5 10 20"/></body>
-  <body pos=".08 -.08 .21"><freejoint/><geom type="cylinder" size=".03 .012" euler="3 4 5"/></body>
-  <body pos="0 0 .218"><freejoint/><geom type="box" size=".02 .02 .02" euler="30 4 5"/></body>
-  <body pos=".2 0 .1"><freejoint/><geom type="capsule" size=".02 .05" euler="90 0 0"/></body>
-</worldbody></mujoco>"""
-
-SNIPPET_2D_CONVEX = """<mujoco><worldbody>
-  <flexcomp name="cloth" type="grid" count="4 4 1" spacing=".1 .1 .1" dim="2" radius=".004">
-    <contact condim="3" selfcollide="none"/>
-    <pin id="0 3 12 15"/>
-  </flexcomp>
-  <body pos="-.07 -.06 .01"><freejoint/><geom type="ellipsoid" size=".02 .03 .012" euler="5 10 20"/></body>
-  <body pos=".05 .03 .012"><freejoint/><geom type="cylinder" size=".03 .012" euler="3 4 5"/></body>
-  <flexcomp name="rod" type="grid" count="4 1 1" spacing=".06 .1 .1" dim="1" radius=".01" pos="-.05 .06 .012">
-    <contact condim="1" selfcollide="none"/>
-  </flexcomp>
-</worldbody></mujoco>"""
 
 def _ours(mjm, mjd):
   fm = flex_model(mjm)

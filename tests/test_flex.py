@@ -58,14 +58,9 @@ def _states(mjm, mjd, n=4, every=40, seed=0):
 
 def copy_state(d, mjd):
   """4.0's state into ours: qpos, qvel, act, ctrl, mocap poses, time, qacc_warmstart."""
-  d.qpos[:] = mjd.qpos
-  d.qvel[:] = mjd.qvel
-  d.act[:] = mjd.act
-  d.ctrl[:] = mjd.ctrl
-  d.mocap_pos[:] = mjd.mocap_pos
-  d.mocap_quat[:] = mjd.mocap_quat
+  for f in ("qpos", "qvel", "act", "ctrl", "mocap_pos", "mocap_quat", "qacc_warmstart"):
+    getattr(d, f)[:] = getattr(mjd, f)
   d.time = mjd.time
-  d.qacc_warmstart[:] = mjd.qacc_warmstart
 
 
 def _compare_stages(m, d, mjm, mjd, what, dynamics=True):

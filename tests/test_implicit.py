@@ -8,120 +8,16 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop, io
-from tests.models import suite_mjmodel
+from tests.models import model_xml, suite_mjmodel
 
 INTEGRATORS = {"implicit": mujoco.mjtIntegrator.mjINT_IMPLICIT,
                "implicitfast": mujoco.mjtIntegrator.mjINT_IMPLICITFAST}
 STEP_TOL = 1e-10
 ROLLOUT_TOL = 1e-6
 
-# velocity-dependent actuators, joint / dof / tendon damping (with polynomial terms and damping
-# inherited from actuators), filter dynamics with actearly, a clamped force range, a ball joint
-ACTUATED_XML = """
-<mujoco>
-  <option timestep="0.005"/>
-  <default><geom contype="0" conaffinity="0"/></default>
-  <worldbody>
-    <body name="base" pos="0 0 1">
-      <joint name="slide" type="slide" axis="1 0 0" damping="0.4"/>
-      <geom type="box" size=".2 .1 .1" mass="2"/>
-      <body name="arm" pos=".2 0 0">
-        <joint name="hinge1" axis="0 1 0" damping="0.2 0.3 0.1"/>
-        <geom type="capsule" fromto="0 0 0 .4 0 0" size=".04"/>
-        <body name="forearm" pos=".4 0 0">
-          <joint name="ball" type="ball" damping="0.05"/>
-          <geom type="ellipsoid" size=".3 .05 .08" pos=".3 0 0"/>
-          <body name="hand" pos=".6 0 0">
-            <joint name="hinge2" axis="0 0 1"/>
-            <geom type="box" size=".05 .08 .02" pos=".05 0 0"/>
-          </body>
-        </body>
-      </body>
-    </body>
-    <body name="pend" pos="1 0 1">
-      <joint name="hinge3" axis="1 0 0"/>
-      <geom type="capsule" fromto="0 0 0 0 0 -.5" size=".05"/>
-      <body pos="0 0 -.5">
-        <joint name="hinge4" axis="0 1 0" damping="0.1"/>
-        <geom type="capsule" fromto="0 0 0 0 .3 -.3" size=".04"/>
-      </body>
-    </body>
-  </worldbody>
-  <tendon>
-    <fixed name="ten" damping="0.3 0.2 0.05">
-      <joint joint="hinge1" coef="1"/>
-      <joint joint="hinge2" coef="-0.5"/>
-    </fixed>
-    <fixed name="ten2">
-      <joint joint="hinge3" coef="1"/>
-      <joint joint="hinge4" coef="0.7"/>
-    </fixed>
-  </tendon>
-  <actuator>
-    <position joint="slide" kp="20" kv="3" ctrlrange="-1 1"/>
-    <velocity joint="hinge1" kv="2" ctrlrange="-1 1"/>
-    <motor joint="hinge2" gear="2" ctrlrange="-1 1"/>
-    <position tendon="ten" kp="5" kv="1.5" ctrlrange="-1 1"/>
-    <velocity tendon="ten2" kv="0.8" ctrlrange="-1 1"/>
-    <general joint="hinge3" dyntype="filter" dynprm="0.05" gaintype="affine" gainprm="2 0 -0.7"
-             biastype="affine" biasprm="0 -1 -0.4" actearly="true" ctrlrange="-1 1"/>
-    <general joint="hinge4" dyntype="integrator" gaintype="affine" gainprm="1 0 0.3"
-             biastype="affine" biasprm="0 0 -0.5" ctrlrange="-1 1" actlimited="true"
-             actrange="-2 2"/>
-    <velocity joint="hinge4" kv="1" forcerange="-0.05 0.05" ctrlrange="-1 1"/>
-    <motor joint="hinge1" gear="1.5" damping="0.25 0.1" ctrlrange="-1 1"/>
-  </actuator>
-</mujoco>
-"""
-
-# standalone free bodies (local 6x6 solve in implicitfast, gyroscopic derivative) with offset
-# and rotated inertia, damping on the free joint, and a free body carrying a chain
-FREE_XML = """
-<mujoco>
-  <option timestep="0.01" gravity="0 0 -9.81"/>
-  <default><geom contype="0" conaffinity="0"/></default>
-  <worldbody>
-    <body name="spinner" pos="0 0 1">
-      <freejoint/>
-      <inertial pos=".05 -.02 .03" quat="0.9 0.2 0.3 0.1" mass="1.5" diaginertia=".3 .2 .15"/>
-      <geom type="box" size=".3 .1 .05"/>
-    </body>
-    <body name="damped" pos="1 0 1">
-      <joint type="free" damping="0.2"/>
-      <geom type="ellipsoid" size=".2 .1 .05" pos=".1 0 0"/>
-    </body>
-    <body name="tree" pos="2 0 1">
-      <freejoint/>
-      <geom type="box" size=".1 .1 .1"/>
-      <body pos=".2 0 0">
-        <joint axis="0 1 0" damping=".1"/>
-        <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
-      </body>
-    </body>
-  </worldbody>
-</mujoco>
-"""
-
-FLUID_XML = """
-<mujoco>
-  <option density="1000" viscosity="0.01" wind="0.3 -0.2 0.1"/>
-  <default><geom contype="0" conaffinity="0"/></default>
-  <worldbody>
-    <body pos="0 0 1">
-      <joint type="ball"/>
-      <geom type="box" size=".2 .1 .05"/>
-      <body pos=".3 0 0">
-        <joint axis="0 1 0" damping="0.1"/>
-        <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
-      </body>
-    </body>
-    <body pos="1 0 1">
-      <freejoint/>
-      <geom type="ellipsoid" size=".2 .1 .05"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+ACTUATED_XML = model_xml("implicit/actuated")
+FREE_XML = model_xml("implicit/free")
+FLUID_XML = model_xml("implicit/fluid")
 
 
 def _setup(mjm, integrator, seed=0, qvel_scale=1.0):
@@ -259,46 +155,7 @@ def test_joint_actfrcrange_derivative(integrator, state):
   assert abs(mjd.qDeriv[0] - (-0.01 + (0.0 if clamped else damper))) < 1e-12
 
 
-# fixed-tendon part of tendon_force_clamp.xml (its spatial tendons are loaded by the test below):
-# two limited tendons, one with two motors, and a motor on a hinge with forcerange; velocity
-# actuators make the derivative nonzero
-TENDON_CLAMP_XML = """
-<mujoco>
-  <option timestep="0.01"/>
-  <worldbody>
-    <body>
-      <joint name="joint0" type="hinge" axis="0 1 0"/>
-      <geom type="capsule" size="0.05 0.5" fromto="0 0 0 0.5 0 0"/>
-      <body pos="0.5 0 0">
-        <joint name="joint1" type="hinge" axis="0 1 0" actuatorfrcrange="-0.5 0.5"/>
-        <geom type="capsule" size="0.05 0.5" fromto="0 0 0 0.5 0 0"/>
-        <body pos="0.5 0 0">
-          <joint name="joint2" type="hinge" axis="0 1 0"/>
-          <geom type="capsule" size="0.05 0.5" fromto="0 0 0 0.5 0 0"/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-  <tendon>
-    <fixed name="fixed0" actuatorfrclimited="true" actuatorfrcrange="-1 1">
-      <joint joint="joint0" coef=".1"/>
-      <joint joint="joint1" coef=".2"/>
-      <joint joint="joint2" coef=".3"/>
-    </fixed>
-    <fixed name="fixed1" actuatorfrclimited="true" actuatorfrcrange="0 1">
-      <joint joint="joint0" coef=".1"/>
-      <joint joint="joint2" coef=".3"/>
-    </fixed>
-  </tendon>
-  <actuator>
-    <velocity tendon="fixed0" kv="20" ctrlrange="-1 1"/>
-    <motor tendon="fixed1" ctrlrange="-1 1"/>
-    <velocity tendon="fixed1" kv="5" ctrlrange="-1 1"/>
-    <velocity joint="joint2" kv="3" forcerange="-.2 .2" ctrlrange="-1 1"/>
-    <velocity joint="joint1" kv="2" ctrlrange="-1 1"/>
-  </actuator>
-</mujoco>
-"""
+TENDON_CLAMP_XML = model_xml("implicit/tendon_clamp")
 
 
 @pytest.mark.parametrize("integrator", list(INTEGRATORS))
@@ -347,27 +204,7 @@ def test_tendon_force_clamp_file(integrator):
     _check_step(mjm, mjd, d)
 
 
-TENDON_EDGE_XML = """
-<mujoco>
-  <worldbody>
-    <body><joint name="j0" axis="0 1 0"/><geom size=".1" mass="1"/></body>
-  </worldbody>
-  <tendon>
-    <fixed name="t" actuatorfrclimited="true" actuatorfrcrange="-2 1">
-      <joint joint="j0" coef="1"/>
-    </fixed>
-    <fixed name="t0" actuatorfrclimited="true" actuatorfrcrange="0 1">
-      <joint joint="j0" coef="1"/>
-    </fixed>
-  </tendon>
-  <actuator>
-    <motor tendon="t"/>
-    <motor tendon="t"/>
-    <velocity tendon="t" kv="1"/>
-    <velocity tendon="t0" kv="2"/>
-  </actuator>
-</mujoco>
-"""
+TENDON_EDGE_XML = model_xml("implicit/tendon_edge")
 
 
 @pytest.mark.parametrize("integrator", list(INTEGRATORS))
@@ -385,38 +222,7 @@ def test_tendon_actfrcrange_edges(integrator, ctrl):
 # ------------------------------------------------------------------------------------------------
 # the ellipsoid fluid model's velocity derivative (mjd_ellipsoidFluid)
 
-ELLIPSOID_FLUID_XML = """
-<mujoco>
-  <option density="{density}" viscosity="{viscosity}" wind="{wind}"/>
-  <default><geom contype="0" conaffinity="0" fluidshape="ellipsoid"/></default>
-  <worldbody>
-    <body pos="0 0 1">
-      <joint type="ball"/>
-      <geom type="box" size=".2 .1 .05" pos=".1 0 0"/>
-      <geom type="capsule" size=".02 .1" pos="0 .1 0" fluidcoef=".4 .3 1.2 .9 1.1"/>
-      <body pos=".3 0 0">
-        <joint axis="0 1 0" damping="0.1"/>
-        <joint type="slide" axis="1 0 0"/>
-        <geom type="cylinder" fromto="0 0 0 .3 0 0" size=".03"/>
-      </body>
-    </body>
-    <body pos="1 0 1">
-      <freejoint/>
-      <geom type="ellipsoid" size=".2 .1 .05" euler="10 20 30"/>
-    </body>
-    <body pos="2 0 1">
-      <freejoint/>
-      <geom type="sphere" size=".1" pos=".05 0 0"/>
-      <geom type="box" size=".003 .002 .0001" pos="0 .1 0"/>
-      <body pos="0 0 -.2">
-        <joint axis="1 0 0"/>
-        <geom type="ellipsoid" size=".01 .03 .002" fluidshape="none"/>
-        <geom type="ellipsoid" size=".01 .03 .002"/>
-      </body>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+ELLIPSOID_FLUID_XML = model_xml("implicit/ellipsoid_fluid")
 
 FLUID_OPTIONS = [(1000, 0.01, "0.3 -0.2 0.1"), (1.2, 1.8e-5, "0 0 1"), (1.2, 0, "0 0 0"),
                  (0, 0.5, "1 0 0")]
@@ -442,43 +248,7 @@ def test_tumbling_thin_object(integrator, seed):
   _check_step(mjm, mjd, d)
 
 
-# free joints whose tree has no other dof but welded descendants: MuJoCo gives them the free-body
-# 6x6 solve with the whole rigid assembly's gyroscopic derivative (composite inertia); the
-# Aug-2026 source required a childless body. A box with an offset welded box, a massless root
-# carrying two welded plates, a welded chain with free-joint damping, inertia-box fluid.
-WELDED_FREE_XML = """
-<mujoco>
-  <option density="{density}" viscosity="{viscosity}" wind="0.2 0 -0.1"/>
-  <worldbody>
-    <body pos="0 0 1" euler="10 -20 30">
-      <freejoint/>
-      <geom type="box" size=".1 .05 .02" mass="1"/>
-      <body pos=".2 .05 0" euler="10 20 30">
-        <geom type="box" size=".05 .1 .01" mass=".7"/>
-      </body>
-    </body>
-    <body pos="1 0 1">
-      <freejoint/>
-      <body>
-        <geom type="box" size=".025 .01 .001" pos=".025 0 0" euler="20 0 0" mass="1e-2"/>
-      </body>
-      <body>
-        <geom type="box" size=".025 .01 .001" pos="-.025 0 0" euler="-19 0 0" mass="1e-2"/>
-      </body>
-    </body>
-    <body pos="0 1 1">
-      <joint type="free" damping="0.3"/>
-      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".03"/>
-      <body pos=".3 0 0" euler="0 40 0">
-        <geom type="capsule" fromto="0 0 0 .2 .1 0" size=".03"/>
-        <body pos=".2 .1 0">
-          <geom type="sphere" size=".06" pos=".05 0 .02"/>
-        </body>
-      </body>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+WELDED_FREE_XML = model_xml("implicit/welded_free")
 
 
 @pytest.mark.parametrize("integrator", list(INTEGRATORS))

@@ -15,74 +15,11 @@ import pytest
 
 import numjoco
 from numjoco.engine.mjcf import MjcfError
-from tests.models import assert_close, models_of
+from tests.models import assert_close, model_xml, models_of
 
 _MIRROR = "/work/.mirror/google-deepmind+mujoco/repo"
 
-# hinge, slide and ball joints with plastic springs, a fixed tendon, a slack spatial tendon
-# (springlength "0 L") and a spatial tendon whose spring length is measured at qpos_spring;
-# motors drive the hinge, the slider and both spatial tendons past their yields
-PLASTIC = """
-<mujoco model="plastic springs">
-  <compiler angle="{angle}"/>
-  <option timestep="0.002" integrator="{integrator}"><flag energy="enable" {flags}/></option>
-  <default>
-    <joint damping="0.02"/>
-    <geom contype="0" conaffinity="0"/>
-    <default class="plastic">
-      <joint springyield="{yield_hinge}"/>
-    </default>
-  </default>
-  <worldbody>
-    <site name="anchor" pos="0 0 1.1"/>
-    <body name="arm" pos="0 0 1">
-      <joint name="hinge" class="plastic" axis="0 1 0" stiffness="3" springref="{springref}"/>
-      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03"/>
-      <site name="tip" pos="0.4 0 0"/>
-      <body name="slider" pos="0.4 0 0">
-        <joint name="slide" type="slide" axis="1 0 0" stiffness="40" springyield="0.01"
-               springref="0.05"/>
-        <geom type="box" size="0.04 0.04 0.04"/>
-        <body name="ball" pos="0 0 -0.05">
-          <joint name="ball" type="ball" class="plastic" stiffness="0.3" springyield="{yield_ball}"/>
-          <geom type="capsule" fromto="0 0 0 0 0.1 -0.25" size="0.02"/>
-          <site name="end" pos="0 0.1 -0.25"/>
-        </body>
-      </body>
-    </body>
-    <body name="free" pos="1 0 1">
-      <freejoint/>
-      <geom size="0.05"/>
-    </body>
-  </worldbody>
-  <tendon>
-    <fixed name="fixed" stiffness="20" springyield="0.01" springlength="0.05 0.1" damping="0.3">
-      <joint joint="hinge" coef="0.5"/>
-      <joint joint="slide" coef="1"/>
-    </fixed>
-    <spatial name="slack" stiffness="50" springyield="0.005" springlength="0 0.5">
-      <site site="anchor"/>
-      <site site="end"/>
-    </spatial>
-    <spatial name="measured" stiffness="30" springyield="0.01">
-      <site site="tip"/>
-      <site site="end"/>
-    </spatial>
-  </tendon>
-  <actuator>
-    <motor joint="hinge" ctrlrange="-3 3"/>
-    <motor joint="slide" ctrlrange="-5 5"/>
-    <motor tendon="slack" ctrlrange="-15 15"/>
-    <motor tendon="measured" ctrlrange="-8 8"/>
-    <motor joint="ball" gear="0 0 1" ctrlrange="-0.3 0.3"/>
-  </actuator>
-  <keyframe>
-    <key name="default"/>
-    <key name="bent" qpos="0.3 0.01 0.9 0.1 0.2 0.3 1 0 1 1 0 0 0"
-         plastic="0.2 0.05 2 0 0 1 0.1 0.2 0 0.5 0.3 0.3"/>
-  </keyframe>
-</mujoco>
-"""
+PLASTIC = model_xml("plasticity/plastic")
 
 _FIELDS = ("jnt_springyield", "jnt_plasticadr", "tendon_springyield", "tendon_plasticadr",
            "tendon_lengthspring", "qpos_spring", "key_plastic")
@@ -291,26 +228,7 @@ def test_default_class_free_joint_error():
 
 # ---------------------------------------------------------------- actuator group disabling
 
-GROUPS = """
-<mujoco>
-  <option timestep="0.002" integrator="{integrator}" {option}/>
-  <worldbody>
-    <body><joint name="h" damping="0.1"/><geom type="capsule" size=".05" fromto="0 0 0 .3 0 0"/></body>
-    <body pos="1 0 0"><joint name="s" type="slide" damping="0.2"/><geom size=".1"/></body>
-  </worldbody>
-  <actuator>
-    <motor name="m" joint="h" group="1"/>
-    <position joint="h" kp="10" kv="2" group="2"/>
-    <intvelocity joint="s" kp="5" group="2" actrange="-1 1"/>
-    <muscle joint="s" group="3" lengthrange="-1 1"/>
-    <general joint="s" group="-1" dyntype="filter" dynprm="0.05"/>
-    <general joint="s" group="31" gainprm="2"/>
-    <general joint="h" group="2" damping="3"/>
-    <general joint="h" group="4" forcerange="0.5 1" forcelimited="true"/>
-  </actuator>
-  <sensor><actuatorfrc actuator="m"/></sensor>
-</mujoco>
-"""
+GROUPS = model_xml("plasticity/groups")
 
 
 @pytest.mark.parametrize("option,bits", [("", 0), ('actuatorgroupdisable="1"', 2),

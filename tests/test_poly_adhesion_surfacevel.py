@@ -13,7 +13,7 @@ import numjoco
 from numjoco.engine import interop
 from numjoco.engine.mjcf import MjcfError
 from tests.conformance.test_teacher_forced import record_errors
-from tests.models import assert_close, inverse_both, models_of
+from tests.models import assert_close, inverse_both, model_xml, models_of
 from tests.models import teacher_forced as teacher_forced_states
 
 _ASSETS = os.path.join(os.path.dirname(__file__), "assets", "mujoco")
@@ -80,60 +80,7 @@ def _assert_solved(worst, solver):
 
 # ------------------------------------------------------------------ polynomial springs, dampers
 
-_POLY = """
-<mujoco>
-  <option timestep="0.002" integrator="{integrator}">
-    <flag energy="enable" contact="disable"/>
-  </option>
-  <default>
-    <joint stiffness="1 2 3" damping=".1 .2 .3"/>
-    <default class="lin"><joint stiffness="4" damping=".5"/></default>
-  </default>
-  <worldbody>
-    <body pos="0 0 1">
-      <joint name="h1" type="hinge" axis="0 1 0"/>
-      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".05"/>
-      <body pos=".3 0 0">
-        <joint name="s1" type="slide" axis="1 0 0" class="lin" springref=".1"/>
-        <geom type="box" size=".05 .05 .05"/>
-        <body pos=".1 0 0">
-          <joint name="b1" type="ball" stiffness="2 -1 5" damping=".3 .1 .2"/>
-          <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".04"/>
-        </body>
-      </body>
-    </body>
-    <body pos="1 0 1">
-      <joint type="free" stiffness="3 1 2" damping=".2 .4 .1"/>
-      <geom type="box" size=".1 .05 .03"/>
-      <site name="s" pos=".1 0 0"/>
-    </body>
-    <body pos="0 1 1">
-      <joint name="h2" type="hinge" axis="1 0 0" stiffness="0 0 0" damping="0 0 0"
-             springyield=".2"/>
-      <joint name="h3" type="hinge" axis="0 1 0" stiffness="3 -2 4" damping="0 .5"
-             springyield=".1"/>
-      <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".05"/>
-    </body>
-    <site name="a" pos="1 0 1.5"/>
-  </worldbody>
-  <tendon>
-    <fixed name="t1" stiffness="2 1 3" damping=".1 .3 .2" springlength=".05 .05">
-      <joint joint="h1" coef="1"/>
-      <joint joint="s1" coef="-.5"/>
-    </fixed>
-    <spatial name="t2" stiffness="5 -3 8" damping=".2 0 .4" springlength=".3 .3">
-      <site site="a"/>
-      <site site="s"/>
-    </spatial>
-  </tendon>
-  <actuator>
-    <motor joint="h2" gear="2" damping=".3 .2 .1"/>
-    <motor joint="h2" gear="-1" damping="0 .1"/>
-    <motor tendon="t1" gear="1.5" damping=".1 0 .4"/>
-    <position joint="h1" kp="3" damping="0 .2 0"/>
-  </actuator>
-</mujoco>
-"""
+_POLY = model_xml("poly_adhesion_surfacevel/poly")
 
 _POLY_FIELDS = ("jnt_stiffness", "jnt_stiffnesspoly", "dof_damping", "dof_dampingpoly",
                 "tendon_stiffness", "tendon_stiffnesspoly", "tendon_damping",
@@ -255,39 +202,7 @@ def test_poly_stiffness_model():
 
 # -------------------------------------------------------------------------------- adhesion
 
-_ADHESION = """
-<mujoco>
-  <option timestep="0.002"/>
-  <worldbody>
-    <geom name="floor" type="plane" size="3 3 .1" adhesion=".7"/>
-    <geom name="ceiling" type="box" size="3 3 .05" pos="0 0 1.05" adhesion="4" priority="1"
-          condim="4"/>
-    <body name="b1" pos="0 0 .1">
-      <freejoint/>
-      <geom name="box" type="box" size=".1 .1 .1" adhesion=".5" gap=".01" condim="3"/>
-    </body>
-    <body name="b2" pos=".5 0 .08">
-      <freejoint/>
-      <geom name="ball" type="sphere" size=".08" adhesion="2" gap=".02" condim="6"/>
-    </body>
-    <body name="b3" pos="-.5 0 .05">
-      <freejoint/>
-      <geom name="pill" type="capsule" size=".05 .1" euler="0 90 0" condim="1" gap=".005"/>
-    </body>
-    <body name="b4" pos="0 .5 .9">
-      <freejoint/>
-      <geom name="hanger" type="box" size=".05 .05 .05" mass=".5" condim="3"/>
-    </body>
-    <body name="b5" pos="-.5 .5 .1">
-      <freejoint/>
-      <geom name="paired" type="box" size=".1 .1 .1" adhesion="3"/>
-    </body>
-  </worldbody>
-  <contact>
-    <pair geom1="paired" geom2="floor" adhesion="1.25" condim="4" gap=".01"/>
-  </contact>
-</mujoco>
-"""
+_ADHESION = model_xml("poly_adhesion_surfacevel/adhesion")
 
 
 def test_adhesion_compiled_fields():
@@ -405,35 +320,7 @@ def test_sand_castle():
 
 # ------------------------------------------------------------------------ surface velocity
 
-_SURFACEVEL = """
-<mujoco>
-  <asset>
-    <mesh name="tet" vertex="0 0 0  .4 0 0  0 .5 0  0 0 .3"/>
-  </asset>
-  <worldbody>
-    <geom name="floor" type="plane" size="3 3 .1" surfacevel=".3 -.2 0  0 0 .5"/>
-    <geom name="belt" type="box" size="1 .3 .1" pos="0 1 .1" euler="0 0 30"
-          surfacevel="1 0 0" condim="4" friction="1 .02 .001"/>
-    <geom name="tetra" type="mesh" mesh="tet" pos="2 2 0" surfacevel=".2 .1 0 0 0 1"/>
-    <body pos="0 0 .1">
-      <freejoint/>
-      <geom type="box" size=".1 .1 .1" condim="6" friction="1 .01 .003"/>
-    </body>
-    <body pos=".5 0 .08">
-      <freejoint/>
-      <geom type="sphere" size=".08" condim="4" surfacevel="0 0 0  1 0 0"/>
-    </body>
-    <body pos="0 1 .28">
-      <freejoint/>
-      <geom type="capsule" size=".05 .1" euler="0 90 0" condim="3"/>
-    </body>
-    <body pos="-.5 0 .05">
-      <freejoint/>
-      <geom type="capsule" size=".05 .1" euler="0 90 0" condim="1"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+_SURFACEVEL = model_xml("poly_adhesion_surfacevel/surfacevel")
 
 
 def test_surfacevel_compiled_fields():

@@ -9,28 +9,9 @@ import numpy as np
 import pytest
 
 import numjoco
-from tests.models import models_and_data
+from tests.models import model_xml, models_and_data
 
-_XML = """
-<mujoco>
-  <option integrator="{integrator}"/>
-  <compiler autolimits="true"/>
-  <worldbody>
-    <body name="box">
-      <joint name="slide1" type="slide" axis="1 0 0" damping="{damping}"/>
-      <joint name="slide2" type="slide" axis="0 1 0" damping="{damping}"/>
-      <joint name="slide3" type="slide" axis="0 0 1" damping="{damping}"/>
-      <joint name="slide4" type="slide" axis="1 1 0" damping="{damping}"/>
-      <geom type="box" size=".05 .05 .05" mass="1"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <general joint="slide1" dynprm="0.1" gainprm="1.1"/>
-    <general joint="slide2" dyntype="integrator" dynprm="0.1" gainprm="1.1"/>
-    <general joint="slide3" dyntype="filter" dynprm="0.1" gainprm="1.1"/>
-    <general joint="slide4" dyntype="filterexact" dynprm="0.1" gainprm="1.1"/>
-  </actuator>
-</mujoco>"""
+_XML = model_xml("singular_inertia/general_dyntype")
 _INERTIA = int(mujoco.mjtWarning.mjWARN_INERTIA)
 
 

@@ -14,6 +14,7 @@ import pytest
 
 import numjoco
 from numjoco.app import record as rec
+from tests.models import model_xml, write_xml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DT, G, Z0, RADIUS = 0.004, 9.81, 0.5, 0.5
@@ -33,36 +34,8 @@ FALL = f"""
   </worldbody>
 </mujoco>
 """
-STATIC = """
-<mujoco>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <geom type="plane" size="2 2 .1" rgba=".5 .5 .5 1"/>
-    <geom type="box" pos="0 0 .2" size=".2 .2 .2" rgba="0 .8 0 1"/>
-  </worldbody>
-</mujoco>
-"""
-ARM = """
-<mujoco>
-  <option timestep="0.002"/>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1"/>
-    <camera name="top" pos="0 0 3"/>
-    <body name="arm" pos="0 0 1">
-      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom type="capsule" fromto="0 0 0 0.5 0 0" size=".05"/>
-    </body>
-  </worldbody>
-  <actuator><motor name="m" joint="hinge"/></actuator>
-  <keyframe><key name="tilted" time="1.5" qpos="0.7" ctrl="-3"/></keyframe>
-</mujoco>
-"""
-
-
-def _write(tmp_path, name, xml):
-  path = tmp_path / name
-  path.write_text(xml)
-  return str(path)
+STATIC = model_xml("app/record/static")
+ARM = model_xml("app/record/arm")
 
 
 def _decode(path):
@@ -81,7 +54,7 @@ def fall(tmp_path_factory):
   """Record 1 s of the falling ball at 30 fps, 320x240 from camera 'side'; keep each frame's
   state as recorded."""
   tmp = tmp_path_factory.mktemp("fall")
-  path = _write(tmp, "fall.xml", FALL)
+  path = write_xml(tmp, "fall.xml", FALL)
   m = numjoco.load_model(path)
   states = []
   out = tmp / "fall.mp4"
@@ -158,7 +131,7 @@ def test_moving_scene_frames_differ_static_scene_frames_do_not(fall, tmp_path):
   for k in range(10, len(frames)):
     diff = np.abs(frames[k].astype(int) - frames[k - 1].astype(int)).max(2)
     assert (diff > 60).sum() > 20, f"frames {k - 1} and {k} are the same"
-  m = numjoco.load_model(_write(tmp_path, "static.xml", STATIC))
+  m = numjoco.load_model(write_xml(tmp_path, "static.xml", STATIC))
   out = tmp_path / "static.mp4"
   rec.record(m, str(out), seconds=0.5, fps=20, size=(96, 64))
   frames, facts = _decode(out)
@@ -171,7 +144,7 @@ def test_moving_scene_frames_differ_static_scene_frames_do_not(fall, tmp_path):
 def test_key_ctrl_camera_and_pngs(tmp_path):
   """--key starts from the keyframe (its time is t0), --ctrl overrides the key's controls and
   holds them, --camera selects a model camera, --png writes every frame."""
-  path = _write(tmp_path, "arm.xml", ARM)
+  path = write_xml(tmp_path, "arm.xml", ARM)
   out, pngs = tmp_path / "arm.mp4", tmp_path / "pngs"
   rc = rec.main([path, "-o", str(out), "--seconds", "0.2", "--fps", "25", "--size", "64x48",
                  "--key", "tilted", "--ctrl", "0.25", "--camera", "top", "--png", str(pngs),
@@ -207,7 +180,7 @@ def test_key_ctrl_camera_and_pngs(tmp_path):
 ])
 def test_bad_arguments_give_clear_errors(tmp_path, capsys, args, message):
   """Each bad argument exits with status 2 and a one-line message naming it (no traceback)."""
-  path = _write(tmp_path, "fall.xml", FALL)
+  path = write_xml(tmp_path, "fall.xml", FALL)
   rc = rec.main([path, "-o", str(tmp_path / "x.mp4"), "--seconds", "0.1", "--size", "64x48",
                  "--quiet"] + args)
   err = capsys.readouterr().err
@@ -218,14 +191,14 @@ def test_bad_arguments_give_clear_errors(tmp_path, capsys, args, message):
 
 def test_bad_model_and_output(tmp_path, capsys):
   """A broken MJCF names its file, line and element; missing files and folders are named."""
-  bad = _write(tmp_path, "bad.xml", "<mujoco>\n  <worldbody>\n    <geom type=\"sphere\" "
+  bad = write_xml(tmp_path, "bad.xml", "<mujoco>\n  <worldbody>\n    <geom type=\"sphere\" "
                "size=\"abc\"/>\n  </worldbody>\n</mujoco>\n")
   assert rec.main([bad, "-o", str(tmp_path / "x.mp4")]) == 2
   err = capsys.readouterr().err
   assert "bad.xml:3:" in err and "<geom>" in err and "Traceback" not in err
   assert rec.main([str(tmp_path / "none.xml"), "-o", str(tmp_path / "x.mp4")]) == 2
   assert "no file" in capsys.readouterr().err
-  good = _write(tmp_path, "fall.xml", FALL)
+  good = write_xml(tmp_path, "fall.xml", FALL)
   assert rec.main([good, "-o", str(tmp_path / "no" / "x.mp4")]) == 2
   assert "no folder" in capsys.readouterr().err
   assert rec.main([good]) == 2
@@ -240,7 +213,7 @@ def test_bad_model_and_output(tmp_path, capsys):
 def test_ctrl_c_finalises_a_decodable_file(tmp_path):
   """SIGINT to `python -m numjoco.app.record` (no DISPLAY: EGL only) mid-recording: exit status 130, and
   the file decodes with exactly the frames it reports."""
-  path = _write(tmp_path, "fall.xml", FALL)
+  path = write_xml(tmp_path, "fall.xml", FALL)
   out = tmp_path / "cut.mp4"
   env = dict(os.environ)
   env.pop("DISPLAY", None)
@@ -279,7 +252,7 @@ def test_screenshot(tmp_path):
   from PIL import Image
   from numjoco.render.headless import HeadlessRenderer
   from numjoco.render.snapshot import Snapshot
-  m = numjoco.load_model(_write(tmp_path, "fall.xml", FALL))
+  m = numjoco.load_model(write_xml(tmp_path, "fall.xml", FALL))
   d = numjoco.make_data(m)
   d.qpos[2] = -3.0
   out = tmp_path / "shot.png"

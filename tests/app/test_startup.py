@@ -126,54 +126,6 @@ def test_warm_check_finds_the_engines_cache_without_numba(env):
 _ROOT = __import__("os").path.dirname(__import__("os").path.dirname(__import__("os").path.dirname(
     __import__("os").path.abspath(__file__))))
 
-# Every pose the preview computes: mocap and free bodies, ball, slide and hinge joints, a joint
-# offset from its body, sites and geoms in their own frames, a tracking and a targeting camera,
-# a targeting and a com-tracking light, a keyframe that moves all of them.
-_POSES_XML = """
-<mujoco>
-  <worldbody>
-    <light name="spot" pos="0 -1 3" mode="targetbody" target="arm"/>
-    <light name="follow" pos="1 1 2" dir="0 0 -1" mode="trackcom"/>
-    <camera name="look" pos="2 -2 1" mode="targetbodycom" target="arm"/>
-    <geom type="plane" size="3 3 0.1"/>
-    <body name="mocap" mocap="true" pos="0.3 0.2 1" quat="0.9 0.1 0.3 0.2">
-      <geom type="box" size=".05 .06 .07" pos=".1 0 0" euler="10 20 30"/>
-    </body>
-    <body name="free" pos="-.5 .5 1" euler="5 10 15">
-      <freejoint/>
-      <geom type="capsule" size=".05 .2" euler="0 90 0"/>
-      <camera name="chase" pos="0 -1 .3" mode="track"/>
-    </body>
-    <body name="arm" pos="0 0 1.2" euler="0 30 0">
-      <joint name="ball" type="ball" pos=".05 0 0"/>
-      <geom type="cylinder" size=".04 .2" fromto="0 0 0 .4 0 0"/>
-      <site name="tip" pos=".4 0 0" euler="0 0 45"/>
-      <body name="slider" pos=".4 0 0">
-        <joint name="slide" type="slide" axis="0 1 1" ref=".1"/>
-        <joint name="hinge" type="hinge" axis="1 0 0" pos="0 .05 0" ref="10"/>
-        <geom type="ellipsoid" size=".05 .08 .1" pos="0 .1 0" quat="1 2 3 4"/>
-        <inertial pos=".01 .02 .03" mass="1" diaginertia=".1 .2 .3" quat="1 0 1 0"/>
-        <site name="end" pos=".1 .2 .1"/>
-      </body>
-    </body>
-    <site name="anchor" pos="0 0 2"/>
-    <site name="anchor2" pos=".3 0 2"/>
-  </worldbody>
-  <tendon>
-    <spatial name="rope" width=".01"><site site="anchor"/><site site="tip"/><site site="end"/>
-    </spatial>
-    <spatial name="pulley" width=".01">
-      <site site="anchor2"/><site site="tip"/><pulley divisor="2"/><site site="anchor"/>
-      <site site="end"/>
-    </spatial>
-    <fixed name="fixed"><joint joint="slide" coef="1"/></fixed>
-  </tendon>
-  <keyframe>
-    <key name="moved" qpos="-.4 .6 1.5 .9 .1 .2 .3  .8 .2 .3 .4  .35  1.1"
-         mpos="0 .5 1.5" mquat="0 1 0 0"/>
-  </keyframe>
-</mujoco>
-"""
 _POSE_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "geom_xpos",
                 "geom_xmat", "site_xpos", "site_xmat", "subtree_com", "cam_xpos", "cam_xmat",
                 "light_xpos", "light_xdir", "ten_wrapadr", "ten_wrapnum", "wrap_obj",
@@ -182,8 +134,10 @@ _POSE_FIELDS = ("xpos", "xquat", "xmat", "xipos", "ximat", "xanchor", "xaxis", "
 
 def _pose_sources():
   import os
-  from tests.models import suite_source
-  return [("poses", _POSES_XML), ("demo", os.path.join(_ROOT, "assets", "demo.xml")),
+
+  from tests.models import model_xml, suite_source
+  return [("poses", model_xml("app/startup/poses")),
+          ("demo", os.path.join(_ROOT, "assets", "demo.xml")),
           ("humanoid", suite_source("humanoid")[0]), ("cartpole", suite_source("cartpole")[0])]
 
 
@@ -351,20 +305,6 @@ def test_first_frame_is_the_preview_then_physics_takes_over(model, key, tmp_path
   assert "loading" not in res["caption_after"]
 
 
-_MARKS_XML = """
-<mujoco>
-  <asset>
-    <texture name="stars" type="skybox" builtin="gradient" rgb1=".4 .6 .8" rgb2="0 0 0"
-             width="40" height="40" mark="random" markrgb="1 1 1" random="0.03"/>
-    <texture name="speckle" type="2d" builtin="flat" rgb1=".2 .3 .4" width="50" height="30"
-             mark="random" markrgb="1 0 0" random="0.2"/>
-    <material name="speckle" texture="speckle"/>
-  </asset>
-  <worldbody><geom type="plane" size="1 1 .1" material="speckle"/></worldbody>
-</mujoco>
-"""
-
-
 def test_random_marks_cached_equal_mujocos(tmp_path, monkeypatch):
   """The random marks' mask (MuJoCo's seeded generator) is computed once per (pixels,
   probability) and then read from the cache folder; cold, warm or from a damaged cache file
@@ -374,14 +314,16 @@ def test_random_marks_cached_equal_mujocos(tmp_path, monkeypatch):
 
   from numjoco.engine.mjcf import _texture
   from numjoco.engine.preview import Compiled
+  from tests.models import model_xml
   monkeypatch.setenv("NUMJOCO_CACHE_DIR", str(tmp_path))
-  want = mujoco.MjModel.from_xml_string(_MARKS_XML).tex_data
-  cold = Compiled(_MARKS_XML).arrays["tex_data"]
+  xml = model_xml("app/startup/marks")
+  want = mujoco.MjModel.from_xml_string(xml).tex_data
+  cold = Compiled(xml).arrays["tex_data"]
   files = sorted((tmp_path / "texture-marks").iterdir())
   assert len(files) == 2
-  warm = Compiled(_MARKS_XML).arrays["tex_data"]
+  warm = Compiled(xml).arrays["tex_data"]
   files[0].write_bytes(b"not a mask")
-  damaged = Compiled(_MARKS_XML).arrays["tex_data"]
+  damaged = Compiled(xml).arrays["tex_data"]
   for got in (cold, warm, damaged):
     np.testing.assert_array_equal(got, want)
   n = 40 * 40 * 6

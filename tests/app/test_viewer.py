@@ -5,56 +5,11 @@ import numpy as np
 import pytest
 
 from tests.app.conftest import run_until
+from tests.models import model_xml, write_xml
 
-BALL = """
-<mujoco>
-  <option timestep="0.002"/>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.4 0.4 0.4 1"/>
-    <body name="ball" pos="0 0 0.1">
-      <freejoint/>
-      <geom name="ball" type="sphere" size="0.1" rgba="0.9 0.2 0.2 1"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
-
-ARM = """
-<mujoco>
-  <option timestep="0.002"/>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <body name="arm" pos="0 0 1">
-      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.1"/>
-      <geom name="arm" type="capsule" fromto="0 0 0 0.5 0 0" size="0.05" rgba="0.2 0.6 0.9 1"/>
-    </body>
-  </worldbody>
-  <actuator><motor name="motor" joint="hinge" gear="3" ctrlrange="-1 1"/></actuator>
-  <keyframe><key name="tilted" qpos="0.7"/></keyframe>
-</mujoco>
-"""
-
-# A stiff spring integrated with a step far beyond its stability limit: qpos grows 10x per
-# step and the engine must detect the divergence.
-BLOWUP = """
-<mujoco>
-  <option timestep="0.05" integrator="Euler"/>
-  <worldbody>
-    <body name="b" pos="0 0 1">
-      <joint name="slide" type="slide" axis="1 0 0" stiffness="1e6"/>
-      <geom type="sphere" size="0.1"/>
-    </body>
-  </worldbody>
-  <keyframe><key qpos="0.1"/></keyframe>
-</mujoco>
-"""
-
-
-def _write(tmp_path, name, xml):
-  p = tmp_path / name
-  p.write_text(xml)
-  return str(p)
+BALL = model_xml("app/viewer/ball")
+ARM = model_xml("app/viewer/arm")
+BLOWUP = model_xml("app/viewer/blowup")
 
 
 def _key(v, symbol, modifiers=0):
@@ -109,7 +64,7 @@ def test_contact_overlays_toggle(open_viewer, tmp_path):
   are under or inside the ball, seen with transparency, key T: the arrow is m g x map.force /
   meanmass = 5 cm long)."""
   from pyglet.window import key
-  v = open_viewer(_write(tmp_path, "ball.xml", BALL))
+  v = open_viewer(write_xml(tmp_path, "ball.xml", BALL))
   run_until(v, lambda: v.sim.snapshot().__enter__().ncon > 0, "the ball never touched the floor")
   _key(v, key.SPACE)
   v.sim.sync()
@@ -136,7 +91,7 @@ def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
   """Moving the actuator slider (the panel's own path) changes the motor's actuator_force (= ctrl
   in actuator space, MuJoCo's convention) and the joint torque qfrc_actuator = gear * ctrl."""
   from numjoco.app import panels
-  v = open_viewer(_write(tmp_path, "arm.xml", ARM))
+  v = open_viewer(write_xml(tmp_path, "arm.xml", ARM))
   panels.set_ctrl(v.ui, v.commands, 0, 0.5)
   v.sim.sync()
   run_until(v, lambda: v.sim.snapshot().__enter__().extra["actuator_force"][0] != 0,
@@ -159,7 +114,7 @@ def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
 def test_integrator_change_while_running_matches_mujoco(open_viewer, tmp_path):
   """Switching to RK4 while running takes effect: 100 further steps equal MuJoCo's RK4 steps."""
   mujoco = pytest.importorskip("mujoco")
-  path = _write(tmp_path, "arm.xml", ARM)
+  path = write_xml(tmp_path, "arm.xml", ARM)
   v = open_viewer(path, key="tilted")
   run_until(v, lambda: v.sim.snapshot().__enter__().time > 0.1, "not running")
   v.sim.send("opt", "integrator", 1)   # what the Physics panel's combo sends
@@ -182,7 +137,7 @@ def test_integrator_change_while_running_matches_mujoco(open_viewer, tmp_path):
 def test_solref_change_while_running(open_viewer, tmp_path):
   """A softer contact solref sent while running sinks the resting ball to MuJoCo's depth."""
   mujoco = pytest.importorskip("mujoco")
-  path = _write(tmp_path, "ball.xml", BALL)
+  path = write_xml(tmp_path, "ball.xml", BALL)
   v = open_viewer(path, speed=float("inf"))
   run_until(v, lambda: v.sim.snapshot().__enter__().time > 1.0, "not running")
   with v.sim.snapshot() as snap:
@@ -212,7 +167,7 @@ def test_solref_change_while_running(open_viewer, tmp_path):
 def test_pause_step_reset_keys(open_viewer, tmp_path):
   """Space pauses (time stops), Right steps exactly one timestep, Backspace resets."""
   from pyglet.window import key
-  v = open_viewer(_write(tmp_path, "arm.xml", ARM), key="tilted")
+  v = open_viewer(write_xml(tmp_path, "arm.xml", ARM), key="tilted")
   run_until(v, lambda: v.sim.snapshot().__enter__().time > 0.05, "not running")
   _key(v, key.SPACE)
   v.sim.sync()
@@ -263,7 +218,7 @@ def test_mouse_moves_camera_like_mujoco(open_viewer):
 def test_reload_keeps_camera_and_reads_the_file_again(open_viewer, tmp_path):
   """Ctrl+L reloads the edited file without restarting and keeps the view."""
   from pyglet.window import key, mouse
-  path = _write(tmp_path, "ball.xml", BALL)
+  path = write_xml(tmp_path, "ball.xml", BALL)
   v = open_viewer(path)
   _send(v, "on_mouse_drag", 560, 200, 40, 10, mouse.LEFT, 0)
   pose = (v.camera.azimuth, v.camera.elevation, v.camera.distance)
@@ -280,13 +235,13 @@ def test_reload_keeps_camera_and_reads_the_file_again(open_viewer, tmp_path):
 def test_open_by_drop_and_bad_file(open_viewer, tmp_path):
   """Dropping a file opens it in the same window; a broken file reports and keeps the old model."""
   v = open_viewer()
-  arm = _write(tmp_path, "arm.xml", ARM)
+  arm = write_xml(tmp_path, "arm.xml", ARM)
   version = v.sim.status().model_version
   _send(v, "on_file_drop", 10, 10, [arm])
   run_until(v, lambda: v.sim.status().model_version > version, "dropped model not opened")
   v.frame()
   assert v.sim.model.nu == 1 and v.ui.m is v.sim.model
-  bad = _write(tmp_path, "bad.xml", "<mujoco><worldbody><geom type='sphere'/></worldbody>")
+  bad = write_xml(tmp_path, "bad.xml", "<mujoco><worldbody><geom type='sphere'/></worldbody>")
   v.open(bad)
   run_until(v, lambda: v.sim.status().load_error != "", "load error not reported")
   assert "bad.xml" in v.sim.status().load_error
@@ -296,7 +251,7 @@ def test_open_by_drop_and_bad_file(open_viewer, tmp_path):
 
 def test_divergence_is_detected_reported_and_recovered(open_viewer, tmp_path):
   """A model that blows up: the UI status counts the divergence, Data is reset, the run goes on."""
-  v = open_viewer(_write(tmp_path, "blowup.xml", BLOWUP), key=0)
+  v = open_viewer(write_xml(tmp_path, "blowup.xml", BLOWUP), key=0)
   run_until(v, lambda: v.sim.status().divergences > 0, "divergence not detected")
   st = v.sim.status()
   assert "diverged" in st.last_divergence and not st.paused and st.error == ""
@@ -345,16 +300,7 @@ def test_first_start_compiles_in_a_subprocess(tmp_path, monkeypatch):
     v.close()
 
 
-FLOAT = """
-<mujoco>
-  <option gravity="0 0 0"/>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <geom type="plane" size="2 2 0.1" pos="0 0 -1"/>
-    <body name="box" pos="0 0 0"><freejoint/><geom type="box" size="0.2 0.2 0.2"/></body>
-  </worldbody>
-</mujoco>
-"""
+FLOAT = model_xml("app/viewer/float")
 
 
 def _perturb_force(v):
@@ -368,7 +314,7 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   """Double-click picks the body under the pointer; Ctrl+right drag pulls it along the drag
   (camera-aligned), the spring is drawn, and releasing leaves xfrc_applied untouched."""
   from pyglet.window import key, mouse
-  v = open_viewer(_write(tmp_path, "float.xml", FLOAT))
+  v = open_viewer(write_xml(tmp_path, "float.xml", FLOAT))
   w, h = v.window.get_size()
   with v.sim.snapshot() as snap:
     x, y = v.renderer.project(snap.xpos[1], v.camera, w, h, snap)[0]
@@ -419,19 +365,7 @@ def test_double_click_selects_and_ctrl_drag_pulls(open_viewer, tmp_path):
   _send(v, "on_mouse_release", x, y, mouse.RIGHT, key.MOD_CTRL)
 
 
-HINGED = """
-<mujoco>
-  <option gravity="0 0 0"/>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <body name="arm" pos="-0.3 0 0">
-      <joint name="hinge" type="hinge" axis="0 1 0" damping="0.05"/>
-      <geom type="box" size="0.3 0.1 0.1" pos="0.3 0 0" rgba="0.2 0.6 0.9 1"/>
-    </body>
-    <body name="other" pos="0 0 -3"><freejoint/><geom type="sphere" size="0.05"/></body>
-  </worldbody>
-</mujoco>
-"""
+HINGED = model_xml("app/viewer/hinged")
 
 
 def test_ctrl_drag_turns_a_hinged_body_and_leaves_user_forces(open_viewer, tmp_path):
@@ -439,7 +373,7 @@ def test_ctrl_drag_turns_a_hinged_body_and_leaves_user_forces(open_viewer, tmp_p
   about its hinge while the drag is held; the user's xfrc_applied on another body is never
   changed; after release the perturbation is zero."""
   from pyglet.window import key, mouse
-  v = open_viewer(_write(tmp_path, "hinged.xml", HINGED))
+  v = open_viewer(write_xml(tmp_path, "hinged.xml", HINGED))
   user = np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.01])
   v.sim.send("call", lambda m, d: d.xfrc_applied.__setitem__(2, user))
   v.sim.sync()
@@ -476,19 +410,7 @@ def test_ctrl_drag_turns_a_hinged_body_and_leaves_user_forces(open_viewer, tmp_p
   np.testing.assert_array_equal(d.xfrc_applied[2], user)
 
 
-SWING = """
-<mujoco>
-  <option timestep="0.002"/>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <body name="arm" pos="0 0 0.5">
-      <joint name="hinge" type="hinge" axis="0 1 0"/>
-      <geom name="arm" type="capsule" fromto="0 0 0 0.5 0 0" size="0.06" rgba="0.2 0.6 0.9 1"/>
-    </body>
-  </worldbody>
-  <keyframe><key name="swinging" qpos="0.7" qvel="-4"/></keyframe>
-</mujoco>
-"""
+SWING = model_xml("app/viewer/swing")
 
 
 def test_screenshot_key_and_button_save_pngs(open_viewer, tmp_path):
@@ -496,7 +418,7 @@ def test_screenshot_key_and_button_save_pngs(open_viewer, tmp_path):
   Screenshot button saves another, to the viewer's output folder."""
   from PIL import Image
   from pyglet.window import key
-  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, paused=True, out_dir=tmp_path)
+  v = open_viewer(write_xml(tmp_path, "swing.xml", SWING), key=0, paused=True, out_dir=tmp_path)
   _key(v, key.P, key.MOD_CTRL)
   saved = v.last_saved
   assert saved and saved.endswith(".png") and saved.startswith(str(tmp_path))
@@ -546,7 +468,7 @@ def test_recording_in_slow_motion_plays_at_true_speed(open_viewer, tmp_path):
   differ."""
   import av
   from pyglet.window import key
-  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, speed=0.1, out_dir=tmp_path,
+  v = open_viewer(write_xml(tmp_path, "swing.xml", SWING), key=0, speed=0.1, out_dir=tmp_path,
                   record_fps=30)
   _key(v, key.R, key.MOD_CTRL)
   assert v.recording is not None
@@ -583,7 +505,7 @@ def _click(v, x, y, button=None):
 def test_panel_button_and_slider_by_mouse(open_viewer, tmp_path):
   """Clicking the panel's Pause button pauses; clicking at 3/4 of the actuator slider sets a
   positive ctrl that reaches Data (actuator_force = ctrl for a motor)."""
-  v = open_viewer(_write(tmp_path, "arm.xml", ARM))
+  v = open_viewer(write_xml(tmp_path, "arm.xml", ARM))
   v.ui.expand.add("Controls")
   v.frame()
   v.frame()
@@ -607,7 +529,7 @@ def test_camera_drags_match_mjv_moveCamera(open_viewer, tmp_path):
   """Every mouse binding moves the view exactly as simulate's calls of mjv_moveCamera do."""
   mujoco = pytest.importorskip("mujoco")
   from pyglet.window import key, mouse
-  path = _write(tmp_path, "ball.xml", BALL)
+  path = write_xml(tmp_path, "ball.xml", BALL)
   v = open_viewer(path, paused=True)
   mm = mujoco.MjModel.from_xml_path(path)
   cam = mujoco.MjvCamera()
@@ -657,7 +579,7 @@ def test_broken_model_opens_the_window_with_the_error(tmp_path, capsys):
   """`numjoco bad.xml`: the window opens, names the file and line of the error (and prints it),
   and a good model can then be opened in the same window."""
   from numjoco.app.viewer import Viewer
-  bad = _write(tmp_path, "bad.xml", "<mujoco>\n<worldbody>\n<joint rnage='1'/>\n</worldbody>"
+  bad = write_xml(tmp_path, "bad.xml", "<mujoco>\n<worldbody>\n<joint rnage='1'/>\n</worldbody>"
                "</mujoco>")
   v = Viewer(bad, width=480, height=320, max_fps=0)
   try:
@@ -670,7 +592,7 @@ def test_broken_model_opens_the_window_with_the_error(tmp_path, capsys):
     assert "bad.xml:3" in capsys.readouterr().err
     from imgui_bundle import imgui
     assert imgui.internal.find_window_by_name("Errors").active
-    v.open(_write(tmp_path, "ball.xml", BALL))
+    v.open(write_xml(tmp_path, "ball.xml", BALL))
     run_until(v, lambda: v.first_frame_at is not None, "the good model never appeared")
   finally:
     v.close()
@@ -679,7 +601,7 @@ def test_broken_model_opens_the_window_with_the_error(tmp_path, capsys):
 def test_closing_the_window_finalises_a_recording(open_viewer, tmp_path):
   """Closing the window while recording still writes every sampled frame into a playable file."""
   import av
-  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, out_dir=tmp_path)
+  v = open_viewer(write_xml(tmp_path, "swing.xml", SWING), key=0, out_dir=tmp_path)
   path = v.start_recording(fps=20)
   t0 = v.sim.snapshot().__enter__().time
   run_until(v, lambda: v.sim.snapshot().__enter__().time > t0 + 0.3, "not running")
@@ -699,7 +621,7 @@ def test_info_panel_plots_a_sensor(open_viewer, tmp_path):
   """The Info panel's sensor plot follows d.sensordata: the 'angle' (jointpos) entry is plotted,
   it swings, and it is the joint angle of the state before the last step (MuJoCo computes
   sensors in forward, before integrating)."""
-  v = open_viewer(_write(tmp_path, "sensed.xml", SENSED))
+  v = open_viewer(write_xml(tmp_path, "sensed.xml", SENSED))
   ui = v.ui
   assert ui.sensor_labels() == ["sensor 0", "angle"]
   ui.plot_sel.update(sensor=True)
@@ -724,7 +646,7 @@ def test_actuator_group_checkbox_disables_and_greys_its_controls(open_viewer, tm
   group 0's still works; qacc equals MuJoCo 4.0's for the same state and disabled group."""
   mujoco = pytest.importorskip("mujoco")
   from tests.app.test_sim import PLASTIC
-  path = _write(tmp_path, "plastic.xml", PLASTIC)
+  path = write_xml(tmp_path, "plastic.xml", PLASTIC)
   v = open_viewer(path, paused=True)
   v.ui.expand.add("Controls")
   v.frame()
@@ -763,7 +685,7 @@ def test_element_editor_offers_springyield_only_where_plastic(open_viewer, tmp_p
   the elastic hinge (MuJoCo gives it no plastic state: an edit would do nothing)."""
   from numjoco.app.panels import physics
   from tests.app.test_sim import PLASTIC
-  v = open_viewer(_write(tmp_path, "plastic.xml", PLASTIC), paused=True)
+  v = open_viewer(write_xml(tmp_path, "plastic.xml", PLASTIC), paused=True)
   v.ui.expand.update(("Physics", "Elements"))
   kinds = list(physics.ELEMENTS)
   shown = {}
@@ -778,22 +700,7 @@ def test_element_editor_offers_springyield_only_where_plastic(open_viewer, tmp_p
   assert shown["tendon", 0] == {"tendon_springyield"}
 
 
-RANGEFINDER = """
-<mujoco>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <geom name="floor" type="plane" size="2 2 0.1" rgba="0.4 0.4 0.4 1"/>
-    <body name="mast" pos="-0.3 0 0.6">   <!-- rays skip their own body's geoms -->
-      <site name="eye" zaxis="1 0.2 -1"/>
-    </body>
-    <body name="box" pos="0.3 0.3 0.2">
-      <freejoint/>
-      <geom type="box" size="0.1 0.1 0.1" rgba="0.2 0.6 0.9 1"/>
-    </body>
-  </worldbody>
-  <sensor><rangefinder site="eye"/></sensor>
-</mujoco>
-"""
+RANGEFINDER = model_xml("app/viewer/rangefinder")
 
 
 def test_rangefinder_key_and_orthographic_checkbox(open_viewer, tmp_path):
@@ -801,7 +708,7 @@ def test_rangefinder_key_and_orthographic_checkbox(open_viewer, tmp_path):
   mjVIS_RANGEFINDER); the Rendering panel's "orthographic" checkbox switches the free camera's
   projection (the view changes), and a second click restores the same picture."""
   from pyglet.window import key
-  v = open_viewer(_write(tmp_path, "ray.xml", RANGEFINDER), paused=True)
+  v = open_viewer(write_xml(tmp_path, "ray.xml", RANGEFINDER), paused=True)
   v.sim.sync()
   assert v.opts.rangefinder
   with v.sim.snapshot() as snap:

@@ -6,7 +6,8 @@ import os
 import numpy as np
 import pytest
 
-from tests.app.test_viewer import BALL, _changed_pixels, _click, _send, _write
+from tests.app.test_viewer import BALL, _changed_pixels, _click, _send
+from tests.models import write_xml
 
 ROOT = os.path.join(os.path.dirname(__file__), "..", "assets", "mujoco_models", "model", "flex")
 FLAGS = {"flex_vertices": False, "flex_edges": True, "flex_faces": False, "flex_skin": True}
@@ -55,7 +56,7 @@ def test_rendering_panel_flex_toggles(open_viewer, tmp_path):
   clicking its checkbox in the Rendering panel flips it and a second click flips it back. The
   viewer's options with the skin clicked off draw a flex model differently (its edges instead
   of its skin: over 2000 pixels change) and the same again once clicked back on."""
-  v = open_viewer(_write(tmp_path, "ball.xml", BALL), paused=True)
+  v = open_viewer(write_xml(tmp_path, "ball.xml", BALL), paused=True)
   for name, default in FLAGS.items():
     assert getattr(v.opts, name) is default, name
   v.ui.expand.add("Rendering")

@@ -11,84 +11,12 @@ import pytest
 
 import numjoco
 from numjoco.engine import interop
-from tests.models import assert_close, models_of
+from tests.models import assert_close, model_xml, models_of
 
 ASSETS = os.path.join(os.path.dirname(__file__), "..", "assets", "tendon")
 
-# cylinder, muscle on a limited joint (lengthrange from the limit), muscle on a spatial tendon
-# (lengthrange by simulation), site and jointinparent transmissions on ball and free joints
-XML = """
-<mujoco>
-  <option timestep="0.002"/>
-  <default><geom type="capsule" size="0.04"/></default>
-  <worldbody>
-    <site name="anchor" pos="0 0 1.2"/>
-    <body name="arm" pos="0 0 1">
-      <joint name="hinge" type="hinge" axis="0 1 0" limited="true" range="-60 60" damping="0.2"/>
-      <geom fromto="0 0 0 0.4 0 0"/>
-      <site name="ins" pos="0.3 0 0.05"/>
-      <site name="tip" pos="0.4 0 0" euler="0 30 10"/>
-      <body name="slider" pos="0.4 0 0">
-        <joint name="slide" type="slide" axis="1 0 0" limited="true" range="-0.1 0.2"/>
-        <geom type="box" size="0.05 0.03 0.03"/>
-        <body name="ballb" pos="0.1 0 0">
-          <joint name="ball" type="ball" damping="0.05"/>
-          <geom fromto="0 0 0 0 0 -0.2"/>
-          <site name="ballsite" pos="0 0.02 -0.2"/>
-        </body>
-      </body>
-    </body>
-    <body name="box" pos="1 0 1" euler="10 20 30">
-      <freejoint name="free"/>
-      <geom type="box" size="0.1 0.05 0.05"/>
-      <site name="boxsite" pos="0.1 0 0" euler="0 0 20"/>
-    </body>
-  </worldbody>
-  <tendon>
-    <spatial name="m"><site site="anchor"/><site site="ins"/></spatial>
-  </tendon>
-  <actuator>
-    <cylinder joint="slide" area="0.02" timeconst="0.05" bias="0.1 -2 -0.3" ctrlrange="0 1"/>
-    <cylinder joint="hinge" diameter="0.1"/>
-    <muscle joint="hinge" ctrlrange="0 1" tausmooth="0.2"/>
-    <muscle tendon="m" ctrlrange="0 1" force="30" timeconst="0.02 0.05"/>
-    <general site="ballsite" refsite="tip" gear="1 -0.5 0.2 0.3 0.1 -0.2"/>
-    <general site="boxsite" gear="0 0 1 0.5 0 0"/>
-    <motor joint="ball" gear="1 2 3"/>
-    <motor jointinparent="ball" gear="0.5 -1 2"/>
-    <motor joint="free" gear="1 0 0 0.2 0.3 0.4"/>
-    <motor jointinparent="free" gear="0 1 0 0.4 -0.3 0.2"/>
-  </actuator>
-</mujoco>
-"""
-
-
-# adhesion: body transmission over active contacts (pyramidal and elliptic, condim 1 and 3),
-# including contacts within the gap (MuJoCo keeps them active: contact.exclude is 0)
-ADHESION = """
-<mujoco>
-  <option cone="CONE"/>
-  <default><geom margin="0.01" gap="0.01"/></default>
-  <worldbody>
-    <geom type="plane" size="2 2 .1"/>
-    <body name="rest" pos="0 0 0.099">
-      <freejoint/><geom type="box" size="0.1 0.1 0.1"/>
-    </body>
-    <body name="hover" pos="0.5 0 0.105">
-      <freejoint/><geom type="box" size="0.1 0.1 0.1"/>
-    </body>
-    <body name="ball" pos="-0.5 0 0.099">
-      <joint type="slide" axis="0 0 1"/><joint type="slide" axis="1 0 0"/>
-      <geom type="sphere" size="0.1" condim="1"/>
-    </body>
-  </worldbody>
-  <actuator>
-    <adhesion body="rest" ctrlrange="0 1" gain="5"/>
-    <adhesion body="hover" ctrlrange="0 1" gain="3"/>
-    <adhesion body="ball" ctrlrange="0 2"/>
-  </actuator>
-</mujoco>
-"""
+XML = model_xml("conformance/actuator/features")
+ADHESION = model_xml("conformance/actuator/adhesion")
 
 
 def _load(name):

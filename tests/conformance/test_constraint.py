@@ -12,60 +12,13 @@ import numjoco
 from numjoco import engine
 from numjoco.engine import constraint as cn
 from numjoco.engine import interop
-from tests.models import load_both
+from tests.models import load_both, model_xml
 
 EFC_FIELDS = ["type", "id", "pos", "margin", "frictionloss", "diagA", "KBIP", "D", "R", "vel",
               "aref", "b"]
 TOL = 1e-8
 
-EQUALITY_XML = """
-<mujoco>
-  <option timestep="0.005"/>
-  <worldbody>
-    <geom type="plane" size="5 5 .1"/>
-    <body name="b1" pos="0 0 1">
-      <joint name="h1" axis="0 1 0" limited="true" range="-30 30" frictionloss="0.1" margin="0.01"/>
-      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".05"/>
-      <site name="s1" pos=".3 0 0" quat="0.9 0.1 0.3 0"/>
-      <body name="b2" pos=".3 0 0">
-        <joint name="sl" type="slide" axis="1 0 0" limited="true" range="-.1 .1"
-               solreflimit="-1000 -10" frictionloss="0.2"/>
-        <joint name="h2" axis="0 0 1"/>
-        <geom type="box" size=".1 .05 .05"/>
-        <site name="s2" pos=".1 0 0"/>
-      </body>
-    </body>
-    <body name="b3" pos="1 0 1">
-      <joint name="ball" type="ball" limited="true" range="0 40" solimplimit="0.8 0.95 0.01 0.3 3"/>
-      <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".04"/>
-      <body name="b4" pos="0 0 -.3">
-        <joint name="h4" axis="1 0 0" limited="true" range="-10 10" solreflimit="0.001 0.5"/>
-        <geom size=".05"/>
-      </body>
-    </body>
-    <body name="free" pos="0 1 1">
-      <freejoint/>
-      <geom type="box" size=".1 .1 .1"/>
-    </body>
-  </worldbody>
-  <tendon>
-    <fixed name="t1" limited="true" range="-0.02 0.02" frictionloss="0.05" margin="0.01">
-      <joint joint="h1" coef="1"/>
-      <joint joint="h4" coef="-0.5"/>
-    </fixed>
-    <fixed name="t2" limited="true" range="-0.5 0.3" solreflimit="-300 -5">
-      <joint joint="h2" coef="1"/>
-    </fixed>
-  </tendon>
-  <equality>
-    EQUALITIES
-    <joint joint1="h4" joint2="h2" polycoef="0.1 0.5 0.2 0.1 0.05"/>
-    <joint joint1="h1" polycoef="0.2 0 0 0 0" solref="0.001 2"/>
-    <tendon tendon1="t1" tendon2="t2" polycoef="0 1 0.3 0 0"/>
-    <tendon tendon1="t2" polycoef="0.1 0 0 0 0" active="false"/>
-  </equality>
-</mujoco>
-"""
+EQUALITY_XML = model_xml("conformance/constraint/equality")
 
 CONNECT_WELD = """
     <connect body1="b4" body2="free" anchor="0 0.1 0"/>
@@ -77,35 +30,7 @@ CONNECT_WELD = """
     <weld body1="b4" solimp="0.5 0.99 0.1 0.4 1"/>
 """
 
-CONTACT_XML = """
-<mujoco>
-  <option timestep="0.004" cone="elliptic" impratio="3"/>
-  <default><geom solref="0.01 0.8"/></default>
-  <worldbody>
-    <geom name="floor" type="plane" size="5 5 .1" condim="3"/>
-    <body pos="0 0 0.09"><freejoint/><geom type="sphere" size=".1" condim="1" priority="1"/></body>
-    <body pos="0.5 0 0.09"><freejoint/>
-      <geom type="box" size=".1 .1 .1" condim="3" friction="0.7 0.01 0.001"/></body>
-    <body pos="1 0 0.045"><freejoint/>
-      <geom type="capsule" size=".05" fromto="-.1 0 0 .1 0 0" condim="4" friction="0.9 0.02 0.003"/>
-    </body>
-    <body pos="1.5 0 0.095"><freejoint/>
-      <geom type="sphere" size=".1" condim="6" friction="1.1 0.05 0.01" solref="-2000 -30"
-            solimp="0.8 0.9 0.002 0.3 4"/></body>
-    <body pos="2 0 0.3">
-      <joint type="hinge" axis="0 1 0"/>
-      <joint type="slide" axis="0 0 1"/>
-      <geom type="capsule" fromto="0 0 0 0 0 -.27" size=".04" condim="6" friction="0.8 0.03 0.02"/>
-    </body>
-    <body pos="2.5 0 0.095"><freejoint/>
-      <geom name="c6b" type="box" size=".1 .1 .1" condim="6" margin="0.02" gap="0.005"/></body>
-  </worldbody>
-  <contact>
-    <pair geom1="floor" geom2="c6b" condim="4" solreffriction="0.03 1"
-          friction="0.5 0.5 0.01 0.002 0.002"/>
-  </contact>
-</mujoco>
-"""
+CONTACT_XML = model_xml("conformance/constraint/contact")
 
 _D = mujoco.mjtDisableBit
 _E = mujoco.mjtEnableBit

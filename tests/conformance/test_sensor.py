@@ -173,7 +173,7 @@ _ERR_XML = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/>
   </sensor></mujoco>"""
 
 
-@pytest.mark.parametrize("elem, message", [
+_ERRORS = [
     ('<camprojection site="s" camera="c"/>', "unknown camera 'c'"),
     ('<insidesite objtype="body" objname="b"/>', "missing attribute 'site'"),
     ('<distance geom1="g" geom2="h"/>', "unknown geom 'g'"),
@@ -192,7 +192,10 @@ _ERR_XML = """<mujoco><worldbody><body name="b"><joint name="j" type="hinge"/>
     ('<gyro site="s" delay="0.1"/>', "delay > 0 without a history buffer"),
     ('<rangefinder camera="c"/>', "unknown camera 'c'"),
     ('<clock name="a"/><clock name="a"/>', "duplicate sensor name 'a'"),
-])
+]
+
+
+@pytest.mark.parametrize("elem, message", _ERRORS)
 def test_sensor_errors(elem, message):
   """Unsupported or invalid sensors fail at load time naming file, line and element."""
   with pytest.raises(MjcfError, match=message) as e:

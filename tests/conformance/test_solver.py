@@ -18,7 +18,7 @@ import pytest
 import numjoco
 from numjoco import engine
 from numjoco.engine import forward, interop, solver
-from tests.models import load_both, models_of
+from tests.models import load_both, model_xml, models_of
 
 NEWTON, CG, PGS = int(mujoco.mjtSolver.mjSOL_NEWTON), int(mujoco.mjtSolver.mjSOL_CG), int(
     mujoco.mjtSolver.mjSOL_PGS)
@@ -27,87 +27,8 @@ DSBL_ISLAND = int(mujoco.mjtDisableBit.mjDSBL_ISLAND)
 DSBL_WARMSTART = int(mujoco.mjtDisableBit.mjDSBL_WARMSTART)
 CONE_STATE = int(mujoco.mjtConstraintState.mjCNSTRSTATE_CONE)
 
-SCENES = {
-    "box_plane": """
-<mujoco>
-  <worldbody>
-    <geom type="plane" size="5 5 .1"/>
-    <body pos="0 0 .09">
-      <freejoint/>
-      <geom type="box" size=".1 .15 .1" friction=".7 .02 .001"/>
-    </body>
-  </worldbody>
-</mujoco>""",
-    "stack": """
-<mujoco>
-  <option impratio="3"/>
-  <worldbody>
-    <geom type="plane" size="5 5 .1"/>
-    <body pos="0 0 .1"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
-    <body pos=".02 0 .3"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
-    <body pos="0 .03 .5"><freejoint/><geom type="box" size=".1 .1 .1" solref=".01 .8"/></body>
-    <body pos=".4 0 .1"><freejoint/><geom type="sphere" size=".1"/></body>
-    <body pos="-.4 0 .1"><freejoint/><geom type="capsule" size=".05 .1" euler="0 90 0"/></body>
-  </worldbody>
-</mujoco>""",
-    "condim": """
-<mujoco>
-  <worldbody>
-    <geom type="plane" size="5 5 .1" condim="1"/>
-    <body pos="0 0 .1"><freejoint/><geom type="box" size=".1 .1 .1" condim="1"/></body>
-    <body pos=".5 0 .1"><freejoint/>
-      <geom type="box" size=".1 .1 .1" condim="3" friction="1 .05 .01"/></body>
-    <body pos="1 0 .1"><freejoint/>
-      <geom type="box" size=".1 .1 .1" condim="4" friction=".8 .05 .01"/></body>
-    <body pos="1.5 0 .1"><freejoint/>
-      <geom type="sphere" size=".1" condim="6" friction=".9 .05 .02"/></body>
-    <body pos="2 0 .1"><freejoint/>
-      <geom type="capsule" size=".05 .1" euler="0 90 0" condim="6" friction=".5 .1 .05"/></body>
-  </worldbody>
-</mujoco>""",
-    "articulated": """
-<mujoco>
-  <worldbody>
-    <geom type="plane" size="5 5 .1"/>
-    <body name="a" pos="0 0 1">
-      <joint name="j0" type="hinge" axis="0 1 0" range="-30 30" frictionloss=".5"/>
-      <geom type="capsule" fromto="0 0 0 .3 0 0" size=".04"/>
-      <body name="b" pos=".3 0 0">
-        <joint name="j1" type="hinge" axis="0 1 0" range="-45 45" frictionloss=".3" damping=".1"/>
-        <geom type="capsule" fromto="0 0 0 .3 0 0" size=".04"/>
-        <body name="c" pos=".3 0 0">
-          <joint name="j2" type="hinge" axis="0 1 0" range="-60 10"/>
-          <joint name="j3" type="slide" axis="1 0 0" range="-.1 .1" frictionloss=".2"/>
-          <geom type="box" size=".05 .05 .05"/>
-        </body>
-      </body>
-    </body>
-    <body name="d" pos="0 .5 1">
-      <joint name="k0" type="ball" range="0 40"/>
-      <geom type="capsule" fromto="0 0 0 0 0 -.4" size=".04"/>
-      <body name="e" pos="0 0 -.4">
-        <joint name="k1" type="hinge" axis="1 0 0"/>
-        <geom type="capsule" fromto="0 0 0 0 0 -.4" size=".04"/>
-      </body>
-    </body>
-    <body name="f" pos="1 0 .3"><freejoint/><geom type="box" size=".1 .1 .1"/></body>
-    <body name="g" pos="1.5 0 .3"><freejoint/><geom type="sphere" size=".1"/></body>
-  </worldbody>
-  <tendon>
-    <fixed name="t0" limited="true" range="-.3 .3" frictionloss=".1">
-      <joint joint="j0" coef="1"/><joint joint="j1" coef="-1"/>
-    </fixed>
-  </tendon>
-  <equality>
-    <joint joint1="j2" joint2="j1" polycoef="0 .5 0 0 0"/>
-    <connect body1="e" body2="f" anchor="0 0 -.4"/>
-    <weld body1="g" relpose="0 0 0 1 0 0 0" solref=".05 1"/>
-  </equality>
-  <actuator>
-    <motor joint="j0" gear="5"/><motor joint="j1" gear="5"/><motor joint="k1" gear="3"/>
-  </actuator>
-</mujoco>""",
-}
+SCENES = {name: model_xml(f"conformance/solver/{name}")
+          for name in ("box_plane", "stack", "condim", "articulated")}
 
 _PILE = "\n".join(
     f'<body pos="{(i % 4) * .18 - .3:.2f} {((i // 4) % 3) * .18 - .2:.2f} '

@@ -12,6 +12,7 @@ import pytest
 
 mujoco = pytest.importorskip("mujoco")
 
+from tests.models import model_xml                                          # noqa: E402
 from tests.render.mujoco_ref import mujoco_stepped, our_camera, save_pair  # noqa: E402
 
 W, H = 320, 240
@@ -186,30 +187,7 @@ def test_each_flex_flag_changes_the_picture_as_mujoco(model):
     assert min(near_ours, near_theirs) > 0.9, (flag, near_ours, near_theirs)
 
 
-# a textured cloth (flexcomp texture coordinates, material texrepeat 2) and a half-transparent
-# one, pinned at two corners, hanging over a floor lit by a shadow-casting directional light
-_CLOTHS = """<mujoco>
-  <asset>
-    <texture name="grid" type="2d" builtin="checker" rgb1=".9 .2 .2" rgb2=".2 .2 .9"
-             width="64" height="64"/>
-    <material name="tex" texture="grid" texrepeat="2 2"/>
-  </asset>
-  <worldbody>
-    <light pos="0 0 3" dir="0.3 0.2 -1" directional="true"/>
-    <geom type="plane" size="2 2 .1" rgba=".8 .8 .8 1"/>
-    <flexcomp type="grid" count="9 9 1" spacing=".1 .1 .1" pos="-0.5 0 .6" radius=".01"
-              material="tex" name="cloth" dim="2" mass="1">
-      <edge equality="true"/>
-      <pin id="0 8"/>
-    </flexcomp>
-    <flexcomp type="grid" count="9 9 1" spacing=".1 .1 .1" pos="0.5 0 .6" radius=".01"
-              rgba=".2 .9 .3 .5" name="glass" dim="2" mass="1">
-      <edge equality="true"/>
-      <pin id="0 8"/>
-    </flexcomp>
-  </worldbody>
-</mujoco>
-"""
+_CLOTHS = model_xml("render/flex_render/cloths")
 _BLACK = (0.0, 0.0, 0.0)
 
 

@@ -6,25 +6,13 @@ import numpy as np
 import pytest
 
 from numjoco.render.renderer import VisOptions
+from tests.models import model_xml
 from tests.render.mujoco_ref import mujoco_image, our_image, save_pair
 
 pytest.importorskip("mujoco")
 
 W, H = 320, 240
-HAZE = """<mujoco>
-  <visual><map haze="{haze}"/><rgba haze="{rgb} 1"/></visual>
-  <asset>
-    <texture type="skybox" builtin="gradient" rgb1=".3 .5 .7" rgb2="0 0 0" width="64" height="64"/>
-    <texture name="grid" type="2d" builtin="checker" rgb1=".1 .2 .3" rgb2=".2 .3 .4" width="64"
-             height="64"/>
-    <material name="grid" texture="grid" texrepeat="1 1" texuniform="true"/>
-  </asset>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true" castshadow="false"/>
-    <geom name="floor" type="plane" size="0 0 .05" material="grid"/>
-    <geom type="box" size=".2 .2 .2" pos="0 0 .2" rgba=".8 .3 .3 1"/>
-  </worldbody>
-</mujoco>"""
+HAZE = model_xml("render/horizon_vs_mujoco/haze")
 
 
 @pytest.mark.parametrize("haze,rgb,elevation", [(0.3, "1 1 1", -3), (0.6, "1 .6 .2", -8)])
@@ -72,20 +60,7 @@ def test_no_haze_without_skybox_or_from_below(tmp_path, case):
                 ).max() == 0
 
 
-# (a one-colour checker: our plain planes get a two-tone grid MuJoCo does not draw)
-BELOW = """<mujoco>
-  <asset>
-    <texture name="green" type="2d" builtin="checker" rgb1=".2 .6 .3" rgb2=".2 .6 .3" width="8"
-             height="8"/>
-    <material name="green" texture="green"/>
-  </asset>
-  <worldbody>
-    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
-    <geom name="floor" type="plane" size="1 1 .05" material="green"/>
-    <geom type="box" size=".2 .2 .2" pos="0 0 .3" rgba=".8 .3 .3 1"/>
-    <geom type="sphere" size=".15" pos=".5 .5 -.4" rgba=".3 .3 .9 1"/>
-  </worldbody>
-</mujoco>"""
+BELOW = model_xml("render/horizon_vs_mujoco/below")
 
 
 @pytest.mark.parametrize("shadows,builtin", [(False, "checker"), (True, "checker"),

@@ -12,25 +12,10 @@ from numjoco.render.camera import Camera
 from numjoco.render.headless import HeadlessRenderer
 from numjoco.render.renderer import VisOptions
 from numjoco.render.snapshot import Snapshot
+from tests.models import model_xml
 
 W, H = 320, 240
-SCENE = """
-<mujoco>
-  <worldbody>
-    <light pos="0.3 -0.2 3" dir="{dir}" {kind}/>
-    <geom name="floor" type="plane" size="{floor}" rgba=".6 .6 .6 1"/>
-    <body name="ball" pos="0 0 0.6">
-      <freejoint/><geom name="ball" type="sphere" size=".15" rgba="1 0 0 1"/>
-    </body>
-    <body name="crate" pos="0.5 0.4 0.1">
-      <freejoint/><geom name="crate" type="box" size=".1 .15 .1" rgba="0 .8 0 1"/>
-    </body>
-    <body name="stick" pos="-0.4 0.1 0.3" euler="30 40 0">
-      <freejoint/><geom type="capsule" size=".04 .2" rgba=".9 .9 .2 1"/>
-    </body>
-  </worldbody>
-</mujoco>
-"""
+SCENE = model_xml("render/shadow_speed/scene")
 # directional straight down, directional slanted, spot light; finite and infinite floors
 LIGHTS = (("0 0 -1", 'directional="true"', "3 3 .25"),
           ("0.4 0.3 -1", 'directional="true"', "0 0 .25"),
