@@ -49,26 +49,22 @@ def test_back_100_steps_bit_for_bit_and_resume_replays():
   one a step-by-step run gives."""
   ref = _reference(200)
   sim = _sim()
-  try:
-    sim.send("step", 200)
+
+  def then(name, arg, kept, back, k):
+    """Send one command; the history then keeps `kept` states, Data is `back` steps back and
+    its state is the reference's after step k, bit for bit."""
+    sim.send(name, arg)
     sim.sync()
     st = sim.status()
-    assert st.history == 201 and st.history_back == 0
-    np.testing.assert_array_equal(_state(sim), ref[200])
-    sim.send("history", 100)
-    sim.sync()
-    assert sim.status().history_back == 100
-    np.testing.assert_array_equal(_state(sim), ref[100])
+    assert (st.history, st.history_back) == (kept, back)
+    np.testing.assert_array_equal(_state(sim), ref[k])
+  try:
+    then("step", 200, 201, 0, 200)
+    then("history", 100, 201, 100, 100)
     for k in range(1, 201):      # (the first is the state before the test set ctrl)
       np.testing.assert_array_equal(sim.history.row(200 - k), ref[k])
-    sim.send("step", 60)          # from step 100: steps 101..160 again, 161..200 dropped
-    sim.sync()
-    st = sim.status()
-    assert st.history == 161 and st.history_back == 0
-    np.testing.assert_array_equal(_state(sim), ref[160])
-    sim.send("step", 40)
-    sim.sync()
-    np.testing.assert_array_equal(_state(sim), ref[200])
+    then("step", 60, 161, 0, 160)     # from step 100: steps 101..160 again, 161..200 dropped
+    then("step", 40, 201, 0, 200)
     # running (not paused) from a past state drops the later ones too
     sim.send("history", 50)
     sim.send("pause", False)
