@@ -571,6 +571,8 @@ def test_panel_button_and_slider_by_mouse(open_viewer, tmp_path):
   _click(v, (x0 + x1) / 2, (y0 + y1) / 2)
   v.sim.sync()
   assert v.sim.status().paused
+  v.frame()   # paused, the Simulation section shows the history slider: the rows below move
+  v.frame()
   x0, y0, x1, y1 = v.ui.rects["ctrl0"]
   _click(v, x0 + 0.75 * (x1 - x0), (y0 + y1) / 2)
   v.sim.sync()
