@@ -20,6 +20,11 @@ ATTR = {
     "jnt_solref": ("joint", "solreflimit"), "jnt_solimp": ("joint", "solimplimit"),
     "jnt_stiffness": ("joint", "stiffness"), "jnt_springyield": ("joint", "springyield"),
     "eq_solref": ("equality", "solref"), "eq_solimp": ("equality", "solimp"),
+    "pair_solref": ("pair", "solref"), "pair_solimp": ("pair", "solimp"),
+    "dof_solref": ("joint", "solreffriction"), "dof_solimp": ("joint", "solimpfriction"),
+    "tendon_solref_lim": ("tendon", "solreflimit"), "tendon_solimp_lim": ("tendon", "solimplimit"),
+    "tendon_solref_fri": ("tendon", "solreffriction"),
+    "tendon_solimp_fri": ("tendon", "solimpfriction"),
     "dof_damping": ("joint", "damping"), "dof_frictionloss": ("joint", "frictionloss"),
     "dof_armature": ("joint", "armature"),
     "body_mass": ("body", "mass"), "body_gravcomp": ("body", "gravcomp"),
@@ -168,11 +173,12 @@ def mjcf_diff(m, edits, opt_edits, opt0=None):
         _value(m, field, index, degree is not False), _digits(field))
   if degree is None:
     lines.append("<!-- angles in degrees (compiler angle=\"degree\", MJCF's default) -->")
-  objtype = {"geom": "geom", "joint": "joint", "equality": "equality", "body": "body",
-             "actuator": "actuator", "tendon": "tendon"}
   for (kind, i), a in per.items():
-    name = id2name(m, objtype[kind], i)
+    name = id2name(m, kind, i)
     who = f'name="{name}"' if name else f"<!-- {kind} {i} (unnamed) -->"
+    if kind == "pair" and not name:   # a pair names its geoms (always named)
+      name = who = (f'geom1="{id2name(m, "geom", int(m.pair_geom1[i]))}" '
+                    f'geom2="{id2name(m, "geom", int(m.pair_geom2[i]))}"')
     tag = "inertial" if kind == "body" and "mass" in a else kind
     body = " ".join(f'{k}="{v}"' for k, v in a.items())
     lines.append(f"<{tag} {who} {body}/>" if name else f"{who}<{tag} {body}/>")
@@ -209,6 +215,23 @@ def _own(body, tags):
   return out
 
 
+def _pairs(m, root):
+  """The `<pair>` elements in the Model's pair order (the compiler sorts pairs by their bodies):
+  pair i is the element that names its two geoms, the k-th such when several do."""
+  from numjoco.engine.io import id2name
+  elems = [p for q in root.findall("contact") for p in q.findall("pair")]
+  out, used = [], set()
+  for i in range(int(m.npair)):
+    geoms = {id2name(m, "geom", int(m.pair_geom1[i])), id2name(m, "geom", int(m.pair_geom2[i]))}
+    hit = [k for k, p in enumerate(elems)
+           if k not in used and {p.get("geom1"), p.get("geom2")} == geoms]
+    if not hit:
+      break
+    used.add(hit[0])
+    out.append(elems[hit[0]])
+  return out
+
+
 def save_copy(m, edits, opt_edits, out_path, opt0=None):
   """Write the model's source file with the edits applied to `out_path`; returns notes: the
   edits that could not be written (with why), and written ones that read differently once
@@ -230,7 +253,8 @@ def save_copy(m, edits, opt_edits, out_path, opt0=None):
            "actuator": [a for q in root.findall("actuator") for a in q
                         if isinstance(a.tag, str) and a.tag in _ACTUATOR_TAGS],
            "tendon": [t for q in root.findall("tendon") for t in q
-                      if isinstance(t.tag, str) and t.tag in _TENDON_TAGS]}
+                      if isinstance(t.tag, str) and t.tag in _TENDON_TAGS],
+           "pair": _pairs(m, root)}
   degree = _degree_of(root)
   skipped = []
   for (field, index) in edits:

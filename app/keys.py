@@ -62,6 +62,7 @@ MOUSE = (
     ("Left drag", "rotate view"),
     ("Right drag", "move view (Shift: horizontal plane)"),
     ("Middle drag / scroll", "zoom"), ("Double-click", "select a body"),
+    ("Click a contact point", "inspect it (Constraints section; C shows the points)"),
     ("Ctrl + right drag", "pull the selected body (Shift: horizontal plane)"),
     ("Ctrl + left drag", "twist the selected body"),
     ("Drop a file", "open that model"),

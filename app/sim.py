@@ -48,7 +48,10 @@ EDITABLE = {
     "geom_surfacevel": False,
     "jnt_solref": False, "jnt_solimp": False, "jnt_stiffness": False, "jnt_range": False,
     "jnt_springyield": False, "jnt_stiffnesspoly": False,
-    "eq_solref": False, "eq_solimp": False,
+    "eq_solref": False, "eq_solimp": False, "pair_solref": False, "pair_solimp": False,
+    "dof_solref": False, "dof_solimp": False,
+    "tendon_solref_lim": False, "tendon_solimp_lim": False,
+    "tendon_solref_fri": False, "tendon_solimp_fri": False,
     "dof_damping": False, "dof_dampingpoly": False, "dof_frictionloss": False,
     "dof_armature": True,
     "body_mass": True, "body_gravcomp": False,
@@ -321,6 +324,8 @@ class Simulation:
     load(path) | reload() | clear_error() | call(fn)  (fn(m, d) runs on the worker)
     perturb_start(body, localpos, active) | perturb_ref(refselpos, refquat) | perturb_stop()
     record_start(fps) | record_stop()
+    inspect(flag)  (publish the constraint inspector's table, app/inspector.py, with each
+                    snapshot as extra["constraints"] while the flag is set)
   """
 
   record_forward = True    # a recording sample brings the kinematics up to date first
@@ -361,6 +366,7 @@ class Simulation:
     self._key = key                 # keyframe to start from (first model only)
     self._compile_proc = None       # `python -m numjoco.engine.build` while units compile (worker)
     self.history = None             # History of the current model (worker)
+    self.inspect = False            # publish the constraint inspector's table (command inspect)
 
   # ---------------------------------------------------------------- UI side
   def start(self):
@@ -560,6 +566,10 @@ class Simulation:
     ex = getattr(snap, "extra", None)
     if ex is None:
       ex = snap.extra = {}
+    ex.pop("constraints", None)   # snapshots are reused: only this publish's table
+    if self.inspect:
+      from numjoco.app import inspector
+      ex["constraints"] = inspector.build(m, d)
     ex.update(time=d.time, ncon=d.ncon, nefc=d.nefc, nisland=d.nisland,
               awake=(int(d.ntree_awake), m.ntree),
               niter=int(d.solver_niter[0]), residual=solver_error(d),
@@ -667,6 +677,8 @@ class Simulation:
       self._record_sample()
     elif name == "record_stop":
       self._record_stop()
+    elif name == "inspect":
+      self.inspect = bool(args[0])
     elif name == "eq_active":
       d.eq_active[int(args[0])] = bool(args[1])
     elif name == "load":

@@ -26,6 +26,7 @@ LOADING_SLEEP = 0.02   # seconds each frame yields while the model loads (nothin
 LOADING_REDRAW = 0.25  # seconds between the frames drawn while the model loads
 LOADING_INPUT = 0.5    # seconds after an input event during which the preview draws every frame
 FRAMES = ("none", "body", "contact")   # what F6 cycles through
+CONTACT_PICK = 8.0     # pixels from a contact point's projection that a click picks it
 RECORD_PER_FRAME = 2   # recorded samples rendered per displayed frame: when the recorder falls
                        # behind, the worker waits for it (the simulation slows, the video stays
                        # at true speed) instead of the window freezing
@@ -132,6 +133,7 @@ class Viewer:
     self.pert = None               # app.perturb.Perturb while a Ctrl+drag is active
     self._pert0 = None             # (refselpos, refquat) when the drag started
     self._last_press = (0.0, 0, 0, 0)
+    self._press_at = None          # (x, y, button, modifiers) of the press a release ends
     self._model_version = 0
     self._keep_camera = False
     self.first_frame_at = None     # perf_counter of the first frame that drew the model
@@ -800,16 +802,39 @@ class Viewer:
       self.renderer.highlight_body = body
       self.renderer.highlight_skin = skin if body > 0 else -1
 
+  def select_contact_at(self, x, y):
+    """A click on a drawn contact point (within CONTACT_PICK pixels of its projection) selects
+    that contact in the constraint inspector and opens its section; returns whether one was."""
+    from numjoco.app import inspector
+    if self.renderer is None or not (self.opts.contact_points or self.opts.contact_forces):
+      return False
+    w, h = self.window.get_size()
+    with self.sim.snapshot() as snap:
+      if snap is None or not snap.ncon:
+        return False
+      n = snap.ncon
+      xy = self.renderer.project(snap.contact_pos[:n], self.camera, w, h, snap)
+      xy[snap.contact_efc_address[:n] < 0] = np.nan    # in the margin's gap: no constraint
+      j = inspector.pick_contact(xy, (x, h - y), CONTACT_PICK)
+      if j < 0:
+        return False
+      g1, g2 = (int(g) for g in snap.contact_geom[j])
+      self.ui.inspector.select(("contact", g1, g2), snap.contact_pos[j].copy())
+    self.ui.expand.add("Constraints")
+    return True
+
   def on_mouse_press(self, x, y, button, modifiers):
     """Double-click selects; Ctrl+press on a selected body starts a perturbation."""
     self._input_at = time.perf_counter()
     import time as _t
     from pyglet.window import key, mouse
+    self._press_at = None
     if self._ui_wants("mouse") or self.camera is None or self.sim is None:
       return
     now = _t.perf_counter()
     t0, x0, y0, b0 = self._last_press
     self._last_press = (now, x, y, button)
+    self._press_at = (x, y, button, modifiers)
     if button == mouse.LEFT and b0 == button and now - t0 < 0.35 and abs(x - x0) + abs(y - y0) < 6:
       self.select_at(x, y)
       return
@@ -840,10 +865,16 @@ class Viewer:
     return np.array([w, x, y, z])
 
   def on_mouse_release(self, x, y, button, modifiers):
-    """End a perturbation."""
+    """End a perturbation; a left click that did not drag picks a contact point."""
+    from pyglet.window import key, mouse
+    press, self._press_at = self._press_at, None
     if self.pert is not None:
       self.pert = None
       self.sim.send("perturb_stop")
+    elif (press is not None and button == press[2] == mouse.LEFT
+          and not press[3] & (key.MOD_CTRL | key.MOD_SHIFT)
+          and abs(x - press[0]) + abs(y - press[1]) < 4):
+      self.select_contact_at(x, y)
 
   def on_mouse_drag(self, x, y, dx, dy, buttons, modifiers):
     """Move the perturbation reference, or the camera as simulate's bindings do."""

@@ -1,5 +1,5 @@
-"""The viewer's imgui panels: Simulation, Physics, Controls, Info (with implot plots), Rendering,
-and the F1 help overlay.
+"""The viewer's imgui panels: Simulation, Physics, Controls, Info (with implot plots), Constraints
+(the constraint inspector), Rendering, and the F1 help overlay.
 
 Panels draw a UiState (what they display: the Model, the viewer's VisOptions and Camera, its
 recording and frame rate, and what the panels remember between frames), the newest snapshot's
@@ -10,7 +10,7 @@ worker's, which applies them between chunks). They know nothing of the Viewer.
 import numpy as np
 
 from numjoco.app import keys
-from numjoco.app.panels import controls, physics, rendering, simulation
+from numjoco.app.panels import constraints, controls, physics, rendering, simulation
 from numjoco.app.panels import info as info_panel
 from numjoco.app.panels.common import RED
 from numjoco.app.panels.controls import set_ctrl  # noqa: F401  (the slider's command path, for tests)
@@ -70,6 +70,7 @@ class UiState:
     self.m = None
     self.expand = set()             # sections to open at the next frame
     self.rects = {}                 # widget name -> (x0, y0, x1, y1) in window pixels, top-left
+    self.inspector = constraints.InspectorState()   # the Constraints section's selection
 
   def on_model(self, m):
     """A new model was loaded: reset per-model state."""
@@ -81,6 +82,8 @@ class UiState:
     self.plot_t, self.plot = [], {}
     self.plot_joint = 0
     self.plot_sensor = 0
+    active, self.inspector = self.inspector.active, constraints.InspectorState()
+    self.inspector.active = active    # the worker's flag outlives the model
     self.names = {k: [m.names.get(mjtObj[k.upper()], [""] * 0) for _ in (0,)][0]
                   for k in ("body", "joint", "geom", "actuator", "equality", "camera", "key",
                             "sensor", "tendon")}
@@ -147,6 +150,7 @@ def draw(ui, cmd, st, info):
   from imgui_bundle import imgui
   if info is not None:
     info_panel.record(ui, st, info)
+    constraints.record(ui, info)
   if st.compiling and not ui.show_panels:   # the Simulation panel shows it otherwise
     h = imgui.get_io().display_size.y
     imgui.get_background_draw_list().add_text(
@@ -168,10 +172,18 @@ def draw(ui, cmd, st, info):
         controls.draw(imgui, ui, cmd, st, info)
       if ui.show_left and _header(imgui, ui, "Info", imgui.TreeNodeFlags_.default_open):
         info_panel.draw(imgui, ui, cmd, st, info)
+      inspecting = ui.show_left and _header(imgui, ui, "Constraints")
+      constraints.set_active(ui, cmd, inspecting)
+      if inspecting:
+        constraints.draw(imgui, ui, cmd, info)
       if ui.show_right and _header(imgui, ui, "Rendering"):
         rendering.draw(imgui, ui, cmd)
-    view[0] = imgui.get_window_pos().x + imgui.get_window_size().x
+    pos, wsize = imgui.get_window_pos(), imgui.get_window_size()
+    ui.rects["panels"] = (pos.x, pos.y, pos.x + wsize.x, pos.y + wsize.y)
+    view[0] = pos.x + wsize.x
     imgui.end()
+  else:
+    constraints.set_active(ui, cmd, False)   # nobody looks: the worker builds no table
   _script_overlay(imgui, ui, view)
   _errors(imgui, ui, cmd, st)
   if ui.show_help:
