@@ -446,7 +446,7 @@ def test_recorded_frame_is_the_window_picture(open_viewer, tmp_path):
   numjoco.Renderer in the window's context) is the window's 3D view of that state, up to
   the video's lossy coding."""
   import av
-  v = open_viewer(_write(tmp_path, "swing.xml", SWING), key=0, paused=True, out_dir=tmp_path)
+  v = open_viewer(write_xml(tmp_path, "swing.xml", SWING), key=0, paused=True, out_dir=tmp_path)
   v.sim.sync()
   v.frame()
   shot = v.screenshot().astype(int)
