@@ -32,7 +32,8 @@ class VideoWriter:
   """A video file written frame by frame; `write` returns as soon as the frame is queued.
 
   Frames are (height, width, 3) uint8 RGB arrays, rows top-down (HeadlessRenderer.render's
-  images). For yuv420p an odd width or height is padded by one column/row repeating the edge
+  images). MP4 files are fragmented at keyframes (one a second): a file whose writer was
+  killed still plays up to about a second before the kill. For yuv420p an odd width or height is padded by one column/row repeating the edge
   (`encoded_size` says what was encoded). An error on the encoder thread is raised by the next
   `write` or by `close`. Use as a context manager, or call `close()`: it drains the queue,
   flushes the encoder and finalises the file.
@@ -57,12 +58,23 @@ class VideoWriter:
     opts = {}
     if codec.startswith("libx264"):
       opts = {"preset": str(preset), "crf": str(crf)}
+    # a keyframe every second: an MP4 is written in fragments that start at keyframes
+    opts["g"] = str(max(1, round(float(self.fps))))
     opts.update({k: str(v) for k, v in (options or {}).items()})
     parent = os.path.dirname(os.path.abspath(self.path))
     if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
       raise OSError(f"cannot open {self.path!r} for writing: {parent!r} is not a writable folder")
+    # MP4 and MOV: fragmented (a moof per keyframe after an empty moov) and flushed packet by
+    # packet, so that a process killed mid-recording leaves a file that plays up to its last
+    # complete fragment (about a second before the kill); Matroska is written in clusters anyway
+    # (close() then rewrites it as a plain MP4, whose index gives players the frame count and
+    # duration: packets are copied, not encoded again)
+    fmt = {}
+    self._fragmented = os.path.splitext(self.path)[1].lower() in (".mp4", ".mov", ".m4v")
+    if self._fragmented:
+      fmt = {"movflags": "frag_keyframe+empty_moov+default_base_moof", "flush_packets": "1"}
     try:
-      self._container = av.open(self.path, mode="w")
+      self._container = av.open(self.path, mode="w", options=fmt)
     except (OSError, ValueError) as e:  # av's errors derive from OSError/ValueError
       raise OSError(f"cannot open {self.path!r} for writing: {e}") from None
     try:
@@ -185,5 +197,25 @@ class VideoWriter:
     finally:
       try:
         self._container.close()
+        if self._fragmented and self._error is None:
+          _defragment(self.path)
       except Exception as e:  # noqa: BLE001 - e.g. the disk filled up while writing the index
         self._error = self._error or e
+
+
+def _defragment(path):
+  """Rewrite a fragmented MP4 as a plain one (the same packets, one index at the end), in place:
+  written next to it, then renamed over it, so that the fragmented file stays whole until the
+  plain one is."""
+  import av
+  tmp = os.path.join(os.path.dirname(os.path.abspath(path)), "." + os.path.basename(path) + ".tmp")
+  fmt = "mov" if path.lower().endswith(".mov") else "mp4"
+  with av.open(path) as src, av.open(tmp, mode="w", format=fmt) as dst:
+    ins = src.streams.video[0]
+    out = dst.add_stream_from_template(ins)
+    for packet in src.demux(ins):
+      if packet.dts is None:      # the demuxer's end-of-stream marker
+        continue
+      packet.stream = out
+      dst.mux(packet)
+  os.replace(tmp, path)

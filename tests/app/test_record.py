@@ -246,6 +246,42 @@ def test_ctrl_c_finalises_a_decodable_file(tmp_path):
   assert facts["duration"] == pytest.approx(n / 30, abs=1e-3)
 
 
+def _playable_frames(path):
+  """How many frames of a video file being written decode now (0 while none)."""
+  try:
+    with av.open(str(path)) as c:
+      return sum(1 for _ in c.decode(video=0))
+  except (OSError, ValueError, av.error.FFmpegError):
+    return 0
+
+
+def test_sigkill_leaves_a_file_that_plays(tmp_path):
+  """`python -m numjoco.app.record` killed with SIGKILL (no chance to finalise): the MP4 plays
+  while it is written (fragments at keyframes, one a second) and, after the kill, at least as
+  far as it played before it; the frames are the recording's (the ball falls)."""
+  import time
+  path = write_xml(tmp_path, "fall.xml", FALL)
+  out = tmp_path / "killed.mp4"
+  env = dict(os.environ)
+  env.pop("DISPLAY", None)
+  p = subprocess.Popen([sys.executable, "-m", "numjoco.app.record", path, "-o", str(out),
+                        "--seconds", "600", "--size", "64x48", "--samples", "0", "--quiet"],
+                       cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+  try:
+    t_end = time.perf_counter() + 240
+    seen = 0
+    while seen < 90 and time.perf_counter() < t_end:   # three seconds of video
+      time.sleep(0.5)
+      seen = _playable_frames(out)
+    assert seen >= 90, f"only {seen} frames playable while recording"
+  finally:
+    p.send_signal(signal.SIGKILL)
+    p.wait(60)
+  frames, _ = _decode(out)
+  assert len(frames) >= seen
+  assert (np.abs(frames[0].astype(int) - frames[-1]).max(axis=2) > 30).sum() > 20
+
+
 def test_screenshot(tmp_path):
   """screenshot() writes the PNG of the current state: the ball at a set height is drawn where
   the camera projects it; nothing is stepped."""

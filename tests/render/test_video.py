@@ -138,3 +138,42 @@ def test_encoder_error_is_raised_not_swallowed(tmp_path):
   vw.write(np.zeros((48, 64, 3), np.uint8))
   with pytest.raises(RuntimeError, match="disk on fire"):
     vw.close()
+
+
+_KILLED = """
+import sys, time
+import numpy as np
+from numjoco.render.video import VideoWriter
+from tests.render.test_video import _bars
+vw = VideoWriter(sys.argv[1], 96, 64, 30)
+for k in range(150):
+  vw.write(_bars(k, 96, 64))
+while vw.pending:
+  time.sleep(0.01)
+time.sleep(0.5)
+print("written", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_killed_writer_leaves_a_file_that_plays(tmp_path):
+  """A process killed with SIGKILL while writing an MP4 (150 frames handed over, the file never
+  closed) leaves a file that decodes: the frames up to the last keyframe fragment, at most
+  about two seconds short, each the frame written."""
+  import os
+  import signal
+  import subprocess
+  import sys
+  path = tmp_path / "killed.mp4"
+  root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+  p = subprocess.Popen([sys.executable, "-c", _KILLED, str(path)], stdout=subprocess.PIPE,
+                       text=True, cwd=root)
+  try:
+    assert p.stdout.readline().strip() == "written"
+  finally:
+    p.send_signal(signal.SIGKILL)
+    p.wait(30)
+  frames, _ = _decode(path)
+  assert 150 - 2 * 30 <= len(frames) < 150
+  for k in (0, len(frames) // 2, len(frames) - 1):
+    assert np.abs(frames[k].astype(int) - _bars(k, 96, 64)).mean() < 4
