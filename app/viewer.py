@@ -80,6 +80,7 @@ class Viewer:
     self.sim = sim
     self.key_callback = key_callback
     self._posted = []              # (fn, Future) to run on the window's thread (post)
+    self._rec_renderer = None      # ((model version, w, h), numjoco.Renderer) of recordings
     self.overlay = overlay
     self._warm = None
     self._start = dict(speed=speed, paused=paused, key=key)
@@ -379,6 +380,9 @@ class Viewer:
     for r in (self.renderer, self._gl_ready):
       if r is not None:
         r.release()
+    if self._rec_renderer is not None:
+      self._rec_renderer[1].close()
+      self._rec_renderer = None
     self.renderer = self._gl_ready = None
     if self._ui_import is not None:
       self._ui_import.join(30)     # never leave a thread importing at interpreter exit
@@ -490,7 +494,8 @@ class Viewer:
     w, h = self.window.get_framebuffer_size()
     if ui:
       self._init_ui()
-    fbo = self.ctx.simple_framebuffer((w, h))
+    color, depth = self.ctx.renderbuffer((w, h), 4), self.ctx.depth_renderbuffer((w, h))
+    fbo = self.ctx.framebuffer([color], depth)
     try:
       if ui:
         self.draw(fbo=fbo)
@@ -499,7 +504,8 @@ class Viewer:
           self._render_to(fbo, snap, w, h)
       img = self._read(fbo, w, h)
     finally:
-      fbo.release()
+      for o in (fbo, color, depth):   # a framebuffer's release leaves its attachments
+        o.release()
       self.ctx.screen.use()
     return img
 
@@ -558,14 +564,23 @@ class Viewer:
     except (OSError, ValueError) as e:
       self.ui.message = f"cannot record: {e}"
       return ""
-    import numjoco
-    # the recorder draws the worker's samples with its own numjoco.Renderer in this window's
-    # context (no multisampling, as the window)
-    rec = numjoco.Renderer(self.renderer.m, h, w, ctx=self.ctx, samples=0, check_size=False)
-    self.recording = (writer, rec, self._model_version)
+    self.recording = (writer, self._recorder(w, h), self._model_version)
     self.sim.send("record_start", fps)
     self.ui.message = f"recording to {path}"
     return path
+
+  def _recorder(self, w, h):
+    """The numjoco.Renderer that draws recordings in this window's context (no multisampling,
+    as the window), kept for the next recording of the same model and size."""
+    import numjoco
+    key = (self._model_version, w, h)
+    if self._rec_renderer is not None and self._rec_renderer[0] != key:
+      self._rec_renderer[1].close()
+      self._rec_renderer = None
+    if self._rec_renderer is None:
+      self._rec_renderer = (key, numjoco.Renderer(self.renderer.m, h, w, ctx=self.ctx,
+                                                  samples=0, check_size=False))
+    return self._rec_renderer[1]
 
   def stop_recording(self, timeout=30.0):
     """Stop recording: encode the frames still queued and finalise the file; returns its path."""
@@ -605,9 +620,8 @@ class Viewer:
     return bool(items)
 
   def _finish_recording(self):
-    writer, rec, _ = self.recording
+    writer, _, _ = self.recording
     self.recording = None
-    rec.close()
     try:
       writer.close()
       self.last_saved = writer.path

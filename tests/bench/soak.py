@@ -1,0 +1,297 @@
+"""Soak test of the viewer: it runs (under Xvfb when DISPLAY is unset) for a given time while a
+seeded random user drags the camera and bodies, edits the physics panel (integrator, solver,
+solref/solimp, gravity), loads keyframes, goes back through the history, reloads, switches
+between five models, takes screenshots and starts and stops recordings. Afterwards:
+
+- no exception on the worker or in the UI, no crash (the window is still up);
+- resident memory after the warm-up (every model with every integrator and solver, then a
+  minute of the random user: the kernels, shaders and allocator pools in use) grows at most 5%;
+- no thread and no file descriptor left over;
+- frames per second on the demo model, measured the same way at the start and at the end.
+
+    python -m tests.bench.soak [--minutes 60] [--seed 1]
+
+prints one line per minute and a summary, and exits 1 when a criterion fails. The suite runs a
+short version (tests/app/test_soak.py); the one-hour figures are in the issue notes.
+"""
+import argparse
+import os
+import random
+import sys
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+FPS_SECONDS = 5.0       # seconds of frames for each FPS measurement
+RSS_GROWTH = 0.05       # allowed growth of resident memory after the warm-up
+
+
+def models():
+  """The five models switched between: the demo, two dm_control suite models, MuJoCo's car
+  and a flex model from MuJoCo's model folder (tests/assets)."""
+  from numjoco.assets import DEMO_MODEL
+  from tests.models import MUJOCO_MODELS, suite_source
+  return [str(DEMO_MODEL), suite_source("cheetah")[0], suite_source("humanoid")[0],
+          os.path.join(MUJOCO_MODELS, "model", "car", "car.xml"),
+          os.path.join(MUJOCO_MODELS, "model", "flex", "trampoline.xml")]
+
+
+def rss_bytes():
+  """Resident memory of this process (Linux /proc)."""
+  with open("/proc/self/statm") as f:
+    return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def fd_count():
+  return len(os.listdir("/proc/self/fd"))
+
+
+def measure_fps(v, seconds=FPS_SECONDS):
+  """Frames per second of viewer `v` drawing for `seconds` (physics as it is)."""
+  n, t0 = 0, time.perf_counter()
+  while time.perf_counter() - t0 < seconds:
+    v.frame()
+    n += 1
+  return n / (time.perf_counter() - t0)
+
+
+class User:
+  """Seeded random actions on a Viewer, through the same handlers and commands as a person."""
+
+  def __init__(self, v, paths, seed, out_dir):
+    self.v, self.paths, self.rng, self.out_dir = v, paths, random.Random(seed), out_dir
+    self.counts = {}
+
+  def act(self):
+    name = self.rng.choice([a for a in dir(self) if a.startswith("do_")])
+    self.counts[name] = self.counts.get(name, 0) + 1
+    getattr(self, name)()
+
+  def _frames(self, n):
+    for _ in range(n):
+      self.v.frame()
+
+  def do_camera_drag(self):
+    from pyglet.window import mouse
+    v, r = self.v, self.rng
+    w, h = v.window.get_size()
+    x, y = r.randrange(w // 3, w), r.randrange(h)
+    button = r.choice([mouse.LEFT, mouse.RIGHT, mouse.MIDDLE])
+    v.on_mouse_press(x, y, button, 0)
+    for _ in range(r.randrange(3, 12)):
+      v.on_mouse_drag(x, y, r.randint(-15, 15), r.randint(-15, 15), button, 0)
+      v.frame()
+    v.on_mouse_release(x, y, button, 0)
+
+  def do_perturb(self):
+    """Select the body under a random point of the model, then Ctrl+drag it."""
+    from pyglet.window import key, mouse
+    v, r = self.v, self.rng
+    w, h = v.window.get_size()
+    with v.sim.snapshot() as snap:
+      if snap is None or v.ui.m is None or v.ui.m.nbody < 2:
+        return
+      b = r.randrange(1, v.ui.m.nbody)
+      x, y = v.renderer.project(snap.xpos[b], v.camera, w, h, snap)[0]
+    if not (np.isfinite(x) and np.isfinite(y)):   # behind the camera
+      return
+    x, y = int(x), int(h - y)
+    for _ in range(2):
+      v.on_mouse_press(x, y, mouse.LEFT, 0)
+      v.on_mouse_release(x, y, mouse.LEFT, 0)
+    button = r.choice([mouse.LEFT, mouse.RIGHT])
+    v.on_mouse_press(x, y, button, key.MOD_CTRL)
+    for _ in range(r.randrange(5, 30)):
+      v.on_mouse_drag(x, y, r.randint(-10, 10), r.randint(-10, 10), button, key.MOD_CTRL)
+      v.frame()
+    v.on_mouse_release(x, y, button, key.MOD_CTRL)
+
+  def do_edit_options(self):
+    from numjoco.engine.types import mjtIntegrator, mjtSolver
+    r, v = self.rng, self.v
+    what = r.choice(["integrator", "solver", "gravity", "iterations"])
+    value = {"integrator": lambda: r.choice(list(mjtIntegrator)).value,
+             "solver": lambda: r.choice(list(mjtSolver)).value,
+             "gravity": lambda: np.array([0, 0, r.uniform(-20, 0)]),
+             "iterations": lambda: r.randrange(1, 100)}[what]()
+    v.execute("opt", what, value)
+    self._frames(3)
+
+  def do_edit_contacts(self):
+    r, v = self.rng, self.v
+    m = v.ui.m
+    if m is None or m.ngeom == 0:
+      return
+    g = r.randrange(m.ngeom)
+    if r.random() < 0.5:
+      v.execute("model", "geom_solref", g, np.array([r.uniform(0.005, 0.1), r.uniform(0.5, 2)]))
+    else:
+      v.execute("model", "geom_solimp", g,
+                np.array([r.uniform(0.5, 0.9), r.uniform(0.9, 0.99), r.uniform(0.0005, 0.01),
+                          0.5, 2.0]))
+    self._frames(3)
+
+  def do_keyframe_or_reset(self):
+    m = self.v.ui.m
+    key = self.rng.randrange(m.nkey) if m is not None and m.nkey else None
+    self.v.execute("reset", key)
+    self._frames(3)
+
+  def do_history(self):
+    v, r = self.v, self.rng
+    v.execute("pause", True)
+    v.sim.sync()
+    st = v.sim.status()
+    if st.history > 1:
+      v.execute("history", r.randrange(st.history))
+      self._frames(3)
+    v.execute("pause", False)
+
+  def do_reload(self):
+    self.v.reload()
+    self._wait_model()
+
+  def do_switch_model(self):
+    self.v.open(self.rng.choice(self.paths))
+    self._wait_model()
+
+  def _wait_model(self):
+    v = self.v
+    t_end = time.perf_counter() + 120
+    while time.perf_counter() < t_end:
+      v.frame()
+      if v.sim is None:        # the worker starts on the viewer's boot thread
+        continue
+      st = v.sim.status()
+      if st.load_error or (st.physics and not st.loading and v.ui.m is v.sim.model
+                           and st.model_version == v._model_version):
+        return
+    raise RuntimeError("a model did not load within 120 s")
+
+  def do_screenshot(self):
+    path = self.v.save_screenshot(os.path.join(self.out_dir, "shot.png"),
+                                  ui=self.rng.random() < 0.5)
+    if path:
+      os.remove(path)
+
+  def do_record(self):
+    v = self.v
+    path = v.start_recording(os.path.join(self.out_dir, "rec.mp4"))
+    self._frames(self.rng.randrange(10, 60))
+    v.stop_recording()
+    if path and os.path.exists(path):
+      os.remove(path)
+
+  def do_run_frames(self):
+    self._frames(self.rng.randrange(10, 60))
+
+
+def check(v):
+  """The worker's and the UI's errors, but for refusals: an edit the model cannot take is
+  refused with a ValueError that the worker shows (and pauses on), as a user would see it; the
+  user dismisses it and the run goes on."""
+  st = v.sim.status()
+  last = st.error.strip().splitlines()[-1] if st.error.strip() else ""
+  if last.startswith("ValueError:"):
+    v.sim.send("clear_error")
+    v.sim.send("pause", False)
+    return [e for e in (st.load_error, v.ui.error) if e]
+  return [e for e in (st.error, st.load_error, v.ui.error) if e]
+
+
+def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
+  """Run the soak for `seconds` after a warm-up (every model with every integrator and solver,
+  then `warm_seconds` of the random user); returns the figures and the failures."""
+  from numjoco.app.viewer import Viewer
+  paths = models()
+  out_dir = tempfile.mkdtemp(prefix="numjoco-soak-")
+  v = Viewer(paths[0], width=width, height=height, max_fps=0, out_dir=out_dir)
+  user = User(v, paths, seed, out_dir)
+  failures = []
+
+  def run(seconds):
+    """The random user for `seconds`: actions, errors checked after each."""
+    t0 = last = time.perf_counter()
+    while time.perf_counter() - t0 < seconds and not v.closed:
+      user.act()
+      errors = check(v)
+      if errors:
+        failures.append(f"after {sum(user.counts.values())} actions: {errors[0][-2000:]}")
+        v.sim.send("clear_error")
+        v.ui.error = ""
+      if time.perf_counter() - last > 60:
+        last = time.perf_counter()
+        log(f"{(last - t0) / 60:.0f} min: rss {rss_bytes() / 2**20:.0f} MB, "
+            f"{threading.active_count()} threads, {fd_count()} fds, "
+            f"{sum(user.counts.values())} actions")
+    if v.closed:
+      failures.append("the window closed")
+  try:
+    user._wait_model()
+    # warm-up: every model once with every integrator and solver (each loads its kernels),
+    # a recording and a screenshot, then the demo again
+    from numjoco.engine.types import mjtIntegrator, mjtSolver
+    for p in paths[1:] + paths[:1]:
+      v.open(p)
+      user._wait_model()
+      for integrator, solver in zip(list(mjtIntegrator), list(mjtSolver) * 2):
+        v.execute("opt", "integrator", integrator.value)
+        v.execute("opt", "solver", solver.value)
+        user._frames(10)
+      user.do_record()
+      user.do_screenshot()
+      user.do_reload()
+    run(warm_seconds)                       # and the random user for a while
+    v.open(paths[0])
+    user._wait_model()
+    fps0 = measure_fps(v)
+    rss0, threads0, fds0 = rss_bytes(), threading.active_count(), fd_count()
+    log(f"warm: rss {rss0 / 2**20:.0f} MB, {threads0} threads, {fds0} fds, {fps0:.1f} fps")
+    run(seconds)
+    v.execute("reset", None)
+    v.open(paths[0])
+    user._wait_model()
+    user._frames(30)
+    fps1 = measure_fps(v)
+    rss1, threads1, fds1 = rss_bytes(), threading.active_count(), fd_count()
+  finally:
+    v.close()
+  growth = rss1 / rss0 - 1
+  if growth > RSS_GROWTH:
+    failures.append(f"resident memory grew {100 * growth:.1f}% ({rss0 / 2**20:.0f} -> "
+                    f"{rss1 / 2**20:.0f} MB)")
+  if threads1 > threads0:
+    failures.append(f"threads: {threads0} -> {threads1}")
+  if fds1 > fds0:
+    failures.append(f"file descriptors: {fds0} -> {fds1}")
+  return dict(seconds=seconds, actions=dict(user.counts), rss=(rss0, rss1), threads=(threads0,
+              threads1), fds=(fds0, fds1), fps=(fps0, fps1)), failures
+
+
+def main(argv=None):
+  p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  p.add_argument("--minutes", type=float, default=60.0)
+  p.add_argument("--seed", type=int, default=1)
+  p.add_argument("--warm-minutes", type=float, default=1.0)
+  a = p.parse_args(argv)
+  if not os.environ.get("DISPLAY"):
+    from tests.app.conftest import _start_xvfb
+    _start_xvfb()
+  figures, failures = soak(a.minutes * 60, a.seed, a.warm_minutes * 60)
+  rss0, rss1 = figures["rss"]
+  fps0, fps1 = figures["fps"]
+  print(f"{a.minutes:g} min, {sum(figures['actions'].values())} actions "
+        f"({', '.join(f'{k[3:]} {n}' for k, n in sorted(figures['actions'].items()))})")
+  print(f"rss {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB ({100 * (rss1 / rss0 - 1):+.1f}%), "
+        f"threads {figures['threads'][0]} -> {figures['threads'][1]}, "
+        f"fds {figures['fds'][0]} -> {figures['fds'][1]}, "
+        f"fps {fps0:.1f} -> {fps1:.1f} ({100 * (fps1 / fps0 - 1):+.1f}%)")
+  for f in failures:
+    print("FAIL:", f)
+  return 1 if failures else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
