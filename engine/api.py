@@ -43,9 +43,9 @@ _FULL = {int(mjtWarning.CONTACTFULL): ("contacts", "nconmax"),
 
 
 def _warn_full(m, d, before):
-  """Warn once per call when contacts or constraint rows overflowed their preallocated room,
-  when the inertia matrix was singular (mjWARN_INERTIA: its pivot clamped to mjMINVAL), or when
-  a control was bad (mjWARN_BADCTRL: the controls taken as zero for that step, as MuJoCo does)."""
+  """Warn once per call when contacts or constraint rows overflowed their preallocated room or
+  when the inertia matrix was singular (mjWARN_INERTIA: its pivot clamped to mjMINVAL); warn when
+  a control is first found bad (mjWARN_BADCTRL: the controls taken as zero, as MuJoCo does)."""
   w = int(mjtWarning.INERTIA)
   if d.warning_number[w] > before[w]:
     warnings.warn(f"inertia matrix is singular or too close to it at dof "
@@ -59,10 +59,10 @@ def _warn_full(m, d, before):
                     f"{d.warning_number[w] - before[w]} time(s); raise <size {size}=...> in the "
                     "model", RuntimeWarning, stacklevel=3)
   w = check.BADCTRL
-  if d.warning_number[w] > before[w]:
+  if d.warning_number[w] > before[w] == 0:   # the first one only, as mj_warning prints it
     warnings.warn(f"mjWARN_BADCTRL at ctrl {d.warning_lastinfo[w]}, time {d.time:.6g}: NaN, inf "
-                  f"or huge control ({d.warning_number[w] - before[w]} time(s)); every control "
-                  "was taken as zero then, as MuJoCo does", RuntimeWarning, stacklevel=3)
+                  "or huge control; while it lasts every control is taken as zero, as MuJoCo "
+                  "does (d.warning_number counts the steps)", RuntimeWarning, stacklevel=3)
 
 
 def forward(m, d):

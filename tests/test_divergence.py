@@ -143,6 +143,8 @@ def test_injection_found_within_one_step_as_mujoco(site, value, integrator):
       assert _first_found(mjd) == [(name, index)]
       where = "qpos index" if name == "mjWARN_BADQPOS" else "ctrl" if "CTRL" in name else "dof"
       assert any(t.startswith(f"{name} at {where} {index}, time ") for t in texts), texts
+    elif name == "mjWARN_BADCTRL":
+      assert texts == [], "a bad control is warned of once (mj_warning prints the first)"
 
 
 @pytest.mark.parametrize("value", [np.nan, np.inf])
