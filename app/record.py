@@ -4,7 +4,11 @@ Frames are sampled at fixed *simulation* time intervals: frame k shows the state
 t0 + k / fps (the nearest step), so the video plays at true speed whatever the rendering cost.
 Rendering uses numjoco.Renderer through EGL (no X server); encoding runs on render.video's
 background thread. The file
-is always finalised, also on Ctrl+C (exit status 130). `record()` is the reusable part.
+is always finalised, also on Ctrl+C (exit status 130) and when the simulation diverges: a step
+meets a NaN, inf or huge qpos, qvel or qacc (MuJoCo's checks, warning mjWARN_BADQPOS, BADQVEL or
+BADQACC), and the recording stops before that state is drawn, names the warning, the index and
+the time, and exits with status 3. `record()` is the reusable part (it raises SimulationDiverged
+then).
 """
 import argparse
 import dataclasses
@@ -23,6 +27,20 @@ class RecordError(ValueError):
   """A bad argument to `record` (size, camera, ctrl, keyframe): the message names it."""
 
 
+class SimulationDiverged(RuntimeError):
+  """The simulation diverged while recording: `divergence` (numjoco.engine.api.Divergence:
+  MuJoCo's warning name, the bad index, the time) and the partial `stats`; the file holds the
+  frames before it and is finalised (it plays)."""
+
+  def __init__(self, divergence, stats):
+    super().__init__(f"simulation diverged: {divergence}; recording stopped after "
+                     f"{stats.frames} frame(s)")
+    self.divergence, self.stats = divergence, stats
+
+
+EXIT_DIVERGED = 3   # `numjoco record`'s exit status when the simulation diverged
+
+
 @dataclasses.dataclass
 class RecordStats:
   """What a recording did and where its wall time went (seconds)."""
@@ -35,6 +53,7 @@ class RecordStats:
   encode: float = 0.0         # the encoder thread's busy time (overlaps the others)
   wait: float = 0.0           # blocked handing frames to the encoder, writing PNGs, finalising
   interrupted: bool = False   # stopped by KeyboardInterrupt (the file is still complete)
+  diverged: bool = False      # stopped by a divergence (SimulationDiverged; the file is complete)
 
 
 def parse_size(text):
@@ -189,9 +208,12 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
 
   Returns:
     RecordStats. A KeyboardInterrupt stops the recording, finalises the file and re-raises
-    (the partial stats are on the exception as `.stats`).
+    (the partial stats are on the exception as `.stats`). A divergence (a step meets a bad
+    qpos, qvel or qacc; see numjoco.engine.api.Divergence) stops it before the bad or reset
+    state is drawn, finalises the file and raises SimulationDiverged (with `.stats`).
   """
   import numjoco
+  from numjoco.engine import api
   from numjoco.render.camera import Camera
   from numjoco.render.headless import save_png
   from numjoco.render.video import VideoWriter
@@ -229,7 +251,13 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     for k in range(nframes):
       t = time.perf_counter()
       if targets[k] > done:
-        stats.steps += numjoco.step(m, d, int(targets[k] - done))
+        n, div = api.step_checked(m, d, int(targets[k] - done))
+        if div is None and api.state_is_bad(d):
+          n1, div = api.step_checked(m, d, 1)   # the next step's check, now: never draw it
+          n += n1
+        stats.steps += n
+        if div is not None:
+          raise SimulationDiverged(div, stats)
         done = int(targets[k])
         numjoco.forward(m, d)     # after a step, Data's kinematics lag qpos by one step
       t1 = time.perf_counter()
@@ -252,6 +280,9 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
   except KeyboardInterrupt as e:
     stats.interrupted = True
     e.stats = stats
+    raise
+  except SimulationDiverged:
+    stats.diverged = True
     raise
   finally:
     renderer.close()
@@ -285,8 +316,12 @@ def screenshot(m, path, size=(1280, 720), camera=None, *, d=None, key=None, opts
 
 
 def _parse(argv):
-  p = argparse.ArgumentParser(prog="numjoco record", description=__doc__.splitlines()[0],
-                              usage=USAGE_EXAMPLE)
+  p = argparse.ArgumentParser(
+      prog="numjoco record", description=__doc__.splitlines()[0], usage=USAGE_EXAMPLE,
+      epilog="exit status: 0 done; 1 no EGL or the encoder failed; 2 bad input; 3 the simulation "
+             "diverged (a NaN, inf or huge qpos, qvel or qacc: the message names MuJoCo's warning, "
+             "the index and the time; the file holds the frames before it and plays); "
+             "130 Ctrl+C (the file plays)")
   p.add_argument("model", help="MJCF file")
   p.add_argument("-o", "--output", help="video file to write (.mp4, .mkv ...)")
   p.add_argument("--seconds", type=float, default=5.0, help="simulated time to record")
@@ -311,7 +346,8 @@ def _fail(msg):
 
 
 def main(argv=None):
-  """Entry point of `numjoco record`; returns the exit status (2: bad input, 130: Ctrl+C)."""
+  """Entry point of `numjoco record`; returns the exit status (1: no EGL or the encoder failed,
+  2: bad input, 3: the simulation diverged, 130: Ctrl+C)."""
   args = _parse(sys.argv[1:] if argv is None else argv)
   if args.output is None and args.png is None:
     return _fail("give an output file with -o OUT.mp4 (or --png DIR)")
@@ -354,6 +390,13 @@ def main(argv=None):
                    writer_options={"crf": args.crf})
   except (RecordError, ValueError) as e:    # bad arguments, or a container without H.264
     return _fail(str(e))
+  except SimulationDiverged as e:
+    if bar is not None:
+      bar.end()
+    n = e.stats.frames
+    print(f"numjoco record: the simulation diverged: {e.divergence}. Stopped after {n} frames "
+          f"({n / args.fps:.3f} s), written to {args.output or args.png}", file=sys.stderr)
+    return EXIT_DIVERGED
   except RuntimeError as e:     # no EGL, or the encoder failed
     print(f"numjoco record: {e}", file=sys.stderr)
     return 1

@@ -30,7 +30,7 @@ import numjoco
 from numjoco import engine
 from numjoco.app.panels.common import SPEEDS  # noqa: F401  (re-exported; defined where the UI needs it)
 from numjoco.engine.mjcf._flex import option_error
-from numjoco.engine.types import MAXVAL, NSOLVER, mjtWarning
+from numjoco.engine.types import NSOLVER, mjtWarning
 
 CHUNK_WALL = 0.008   # seconds of compute per chunk, at most (one frame's worth or less); paced
                      # chunks are shorter: the steps that catch up with wall time x speed
@@ -62,6 +62,10 @@ EDITABLE = {
     "tendon_stiffness": False, "tendon_stiffnesspoly": False, "tendon_damping": False,
     "tendon_dampingpoly": False, "tendon_frictionloss": False, "tendon_springyield": False,
 }
+# MuJoCo's checks of the state (reported as divergences, not as warnings), and what the other
+# warnings' info is
+_CHECKED = (int(mjtWarning.BADQPOS), int(mjtWarning.BADQVEL), int(mjtWarning.BADQACC))
+_WARNING_INFO = {int(mjtWarning.INERTIA): "dof", int(mjtWarning.BADCTRL): "ctrl"}
 # yield thresholds: editable only where the model has a plastic state for them (MuJoCo
 # allocates d.plastic at compile time for springyield > 0 only)
 _PLASTIC = {"jnt_springyield": ("jnt_plasticadr", "joint"),
@@ -209,6 +213,17 @@ def _check_entry(m, field, index, value):
   v = np.asarray(value, float)
   if v.size not in (1, np.size(arr[i])) or not np.all(np.isfinite(v)):
     raise ValueError(f"{field}[{i}]: expected {np.size(arr[i])} finite numbers, got {value!r}")
+
+
+def _check_option(field, value):
+  """An option edit gives finite numbers (a NaN or infinite option, e.g. the timestep, would make
+  every step diverge: MuJoCo's checks would reset Data at each one) and a positive timestep."""
+  v = np.asarray(value)
+  if v.dtype.kind not in "biuf" or not np.all(np.isfinite(v)):
+    raise ValueError(f"opt.{field}: expected finite numbers, got {value!r}; the option is left "
+                     "as it was")
+  if field == "timestep" and not np.all(v > 0):
+    raise ValueError(f"opt.timestep: must be positive, got {value!r}; the option is left as it was")
 
 
 class _Buffers:
@@ -610,6 +625,7 @@ class Simulation:
       d.qpos[int(args[0])] = float(args[1])
       numjoco.forward(m, d)
     elif name == "opt":
+      _check_option(args[0], args[1])
       old = np.copy(getattr(m.opt, args[0]))
       setattr(m.opt, args[0], args[1])
       refused = option_error(m)
@@ -734,62 +750,77 @@ class Simulation:
       self.record_span = (rec["t0"], self.d.time, rec["clock"].k)
       self._rec_put(None)
 
-  def _diverged(self, msg):
+  def _diverged(self, div):
+    """Report a divergence (numjoco.engine.api.Divergence: MuJoCo's warning name, the bad index,
+    the time) in the status; after an autoreset the history starts again from the new state."""
     with self._lock:
       self._status.divergences += 1
-      self._status.last_divergence = msg
+      self._status.last_divergence = str(div)
+    if div.reset:
+      self._history_restart()
+      self._warn0 = self.d.warning_number.copy()   # the reset cleared the counters
 
   def _chunk(self, n):
-    """Step n steps in one compiled call (split at the sample times while recording); detect
-    and recover from divergence."""
+    """Step n steps in one compiled call (split at the sample times while recording); a step
+    that meets a bad qpos, qvel or qacc (MuJoCo's checks) resets Data and ends the chunk."""
     m, d = self.m, self.d
     t = d.time
     rec = self._rec
     if rec is None:
-      done = self._step(n)  # resets Data itself on NaN/huge values (and warns)
+      done, div = self._step(n)
     else:
       clock = rec["clock"]
-      done = 0
+      done, div = 0, None
       while done < n:
         want = max(1, min(n - done, clock.steps_to_next(d.time, m.opt.timestep)))
-        k = self._step(want)
+        k, div = self._step(want)
         done += k
-        if k < want:   # diverged (Data was reset): the caller reports it
+        if div is not None and div.reset:
           break
         if clock.steps_to_next(d.time, m.opt.timestep) == 0:
           self._record_sample()
           if self._stop:
             return done
-    if done < n:
-      self._diverged(f"simulation diverged at t={t + done * m.opt.timestep:.4g} s: reset")
-      self._history_restart()
-    elif not (np.isfinite(d.qacc).all() and np.abs(d.qacc).max(initial=0) < MAXVAL):
-      self._diverged(f"huge or NaN qacc at t={d.time:.4g} s: reset")
-      numjoco.reset_data(m, d)
-      numjoco.forward(m, d)
-      self._history_restart()
+    from numjoco.engine.api import state_is_bad   # lazy: it loads the kernels
+    if div is None and self._autoreset() and state_is_bad(d):
+      # the last step left a bad qpos or qvel (e.g. its integration): the next step's check,
+      # taken now, so that no snapshot shows it
+      k, div = self._step(1)
+      done += k
+    if div is not None:
+      self._diverged(div)
     w = d.warning_number
     if (w != self._warn0).any():
       new = []
       for i in np.nonzero(w != self._warn0)[0]:
-        new.append(f"{mjtWarning(int(i)).name} x{int(w[i] - self._warn0[i])} at t={d.time:.3g}")
+        if int(i) in _CHECKED:   # reported as a divergence
+          continue
+        new.append(f"mjWARN_{mjtWarning(int(i)).name} x{int(w[i] - self._warn0[i])} "
+                   f"(last at {_WARNING_INFO.get(int(i), 'info')} {int(d.warning_lastinfo[i])}) "
+                   f"at t={d.time:.3g}")
       self._warn0 = w.copy()
-      with self._lock:
-        self._status.warnings = (self._status.warnings + tuple(new))[-5:]
-    if done < n or d.time < t:
+      if new:
+        with self._lock:
+          self._status.warnings = (self._status.warnings + tuple(new))[-5:]
+    if (div is not None and div.reset) or d.time < t:
       self._record_reanchor()
     return done
 
+  def _autoreset(self):
+    return not (self.m.opt.disableflags & numjoco.mjtDisableBit.AUTORESET)
+
   def _step(self, n):
-    """`n` steps (numjoco.step), each step's state into the history when there is one."""
+    """`n` steps (numjoco.engine.api.step_checked), each step's state into the history when
+    there is one; returns (steps taken, Divergence or None)."""
+    from numjoco.engine.api import step_checked   # lazy: it loads the kernels
     hist = self.history
     if hist is None:
-      return numjoco.step(self.m, self.d, n)
-    from numjoco.engine.api import step_record
-    done = step_record(self.m, self.d, n, hist.rows, hist.head)
-    hist.stepped(done)
-    self._set(history=hist.count)
-    return done
+      return step_checked(self.m, self.d, n)
+    done, div = step_checked(self.m, self.d, n, hist.rows, hist.head)
+    if div is None or not div.reset:
+      hist.stepped(done)
+      self._set(history=hist.count)
+    return done, div
 
   def _history_restart(self):
     """The history starts again from the current state (a load, reset or keyframe)."""

@@ -7,6 +7,7 @@ actuator_force[actuator_outadr[i] : +actuator_outnum[i]]; nu = sum(ctrlnum), nou
 """
 import math
 
+from numjoco.engine import check
 from numjoco.engine import history
 from numjoco.engine import math as mm
 from numjoco.engine import muscle
@@ -185,8 +186,10 @@ def _dcmotor_voltage(ctrl, uadr, spec, length, vel, x_i, g):
 @jit
 def _read_ctrl(m, d):
   """d.ctrl_clamped: the controls actuation uses, clamped by ctrlrange, all zero if any is bad
-  (mju_isBad). A delayed actuator's controls come from its history buffer at time - delay
-  (mj_readCtrl), the others' from d.ctrl. Every force, dynamics and derivative reads this."""
+  (mju_isBad; the first bad one counted as mjWARN_BADCTRL, as mj_fwdActuation does: d.ctrl
+  keeps its values and nothing is reset). A delayed actuator's controls come from its history
+  buffer at time - delay (mj_readCtrl), the others' from d.ctrl. Every force, dynamics and
+  derivative reads this."""
   ctrl = d.ctrl_clamped
   for i in range(m.nactuator):
     uadr = m.actuator_ctrladr[i]
@@ -195,17 +198,18 @@ def _read_ctrl(m, d):
     else:
       for k in range(uadr, uadr + m.actuator_ctrlnum[i]):
         ctrl[k] = d.ctrl[k]
-  bad = False
+  bad = -1
   clamp = not (m.opt_disableflags[0] & _DSBL_CLAMPCTRL)
   for k in range(m.nu):
     c = ctrl[k]
     if clamp and m.actuator_ctrllimited[k]:
       lo, hi = m.actuator_ctrlrange[k, 0], m.actuator_ctrlrange[k, 1]
       c = lo if c < lo else (hi if c > hi else c)
-    if not (abs(c) <= 1e10):
-      bad = True
+    if bad < 0 and check.is_bad(c):
+      bad = k
     ctrl[k] = c
-  if bad:
+  if bad >= 0:
+    check.warning(d, check.BADCTRL, bad)
     for k in range(m.nu):
       ctrl[k] = 0.0
 

@@ -1,8 +1,10 @@
 """Python entry points over the compiled kernels: load_model, forward, step."""
+import dataclasses
 import warnings
 
 import numpy as np
 
+from numjoco.engine import check
 from numjoco.engine import forward as _fwd
 from numjoco.engine import step as _step
 # imported here, before engine/__init__ binds the name numjoco.inverse to the function below
@@ -12,7 +14,7 @@ from numjoco.engine import lengthrange
 from numjoco.engine import perturb as _perturb
 from numjoco.engine import preview
 from numjoco.engine import setconst
-from numjoco.engine.types import mjtDisableBit, mjtWarning
+from numjoco.engine.types import MAXVAL, mjtWarning
 
 
 def load_model(path_or_xml, assets=None, prepare=None):
@@ -41,8 +43,9 @@ _FULL = {int(mjtWarning.CONTACTFULL): ("contacts", "nconmax"),
 
 
 def _warn_full(m, d, before):
-  """Warn once per call when contacts or constraint rows overflowed their preallocated room, or
-  when the inertia matrix was singular (mjWARN_INERTIA: its pivot clamped to mjMINVAL)."""
+  """Warn once per call when contacts or constraint rows overflowed their preallocated room or
+  when the inertia matrix was singular (mjWARN_INERTIA: its pivot clamped to mjMINVAL); warn when
+  a control is first found bad (mjWARN_BADCTRL: the controls taken as zero, as MuJoCo does)."""
   w = int(mjtWarning.INERTIA)
   if d.warning_number[w] > before[w]:
     warnings.warn(f"inertia matrix is singular or too close to it at dof "
@@ -55,6 +58,11 @@ def _warn_full(m, d, before):
       warnings.warn(f"too many {what}: room for {room} was exceeded "
                     f"{d.warning_number[w] - before[w]} time(s); raise <size {size}=...> in the "
                     "model", RuntimeWarning, stacklevel=3)
+  w = check.BADCTRL
+  if d.warning_number[w] > before[w] == 0:   # the first one only, as mj_warning prints it
+    warnings.warn(f"mjWARN_BADCTRL at ctrl {d.warning_lastinfo[w]}, time {d.time:.6g}: NaN, inf "
+                  "or huge control; while it lasts every control is taken as zero, as MuJoCo "
+                  "does (d.warning_number counts the steps)", RuntimeWarning, stacklevel=3)
 
 
 def forward(m, d):
@@ -64,33 +72,85 @@ def forward(m, d):
   _warn_full(m, d, before)
 
 
+# the checks of the state every step makes (engine/check.py): what they name by their index
+_CHECKS = {check.BADQPOS: ("mjWARN_BADQPOS", "qpos index", "qpos"),
+           check.BADQVEL: ("mjWARN_BADQVEL", "dof", "qvel"),
+           check.BADQACC: ("mjWARN_BADQACC", "dof", "qacc")}
+
+
+@dataclasses.dataclass(frozen=True)
+class Divergence:
+  """A step met a NaN, inf or huge value (MuJoCo's mj_checkPos, mj_checkVel, mj_checkAcc)."""
+  warning: str    # MuJoCo's name: mjWARN_BADQPOS, mjWARN_BADQVEL or mjWARN_BADQACC
+  index: int      # the bad value's index (d.warning_lastinfo): in qpos, or the dof
+  time: float     # d.time when the step met it
+  reset: bool     # Data was reset (autoreset); False under the AUTORESET disable flag
+  count: int = 1  # times it was met in the call (more than 1 only without autoreset)
+
+  def __str__(self):
+    where, field = next((w, f) for n, w, f in _CHECKS.values() if n == self.warning)
+    text = f"{self.warning} at {where} {self.index}, time {self.time:.6g}: NaN, inf or huge {field}"
+    if self.reset:
+      return text + "; state reset"
+    return text + f" ({self.count} time(s); autoreset disabled: the state is kept)"
+
+
 def step(m, d, nstep=1):
-  """Advance `nstep` steps in one compiled call. On divergence (NaN/huge qvel or qacc) warns
-  and resets Data, as MuJoCo's autoreset does; returns the number of steps taken."""
-  before = d.warning_number.copy()
-  return _stepped(m, d, _step.step(m.struct, d.struct, int(nstep)), nstep, before)
-
-
-def step_record(m, d, nstep, rows, start):
-  """`step`, writing the INTEGRATION state (engine/state.py's layout) after step s into row
-  (start + s) % len(rows) of the float64 array `rows`: the viewer's history of recent states.
-  Returns the number of steps taken."""
-  before = d.warning_number.copy()
-  n = _step.step_record(m.struct, d.struct, int(nstep), rows, int(start))
-  return _stepped(m, d, n, nstep, before)
-
-
-def _stepped(m, d, n, nstep, before):
-  """After `n` of `nstep` steps: warn of full buffers; on divergence warn and reset Data, as
-  MuJoCo's autoreset does."""
-  _warn_full(m, d, before)
-  if n < nstep or not np.isfinite(d.qpos).all():
-    t = d.time
-    if not (m.opt.disableflags & mjtDisableBit.AUTORESET):
-      io.reset_data(m, d)
-    warnings.warn(f"simulation diverged at time {t:.6g} (step {n + 1} of {nstep}): "
-                  "state reset", RuntimeWarning, stacklevel=3)
+  """Advance `nstep` steps (mj_step each) in one compiled call; returns the number taken. A step
+  that meets a NaN, inf or huge qpos, qvel or qacc warns (a RuntimeWarning naming MuJoCo's
+  warning, the index and the time; see Divergence) and resets Data as MuJoCo's autoreset does,
+  then finishes from the reset state as mj_step does; the call ends with that step."""
+  n, div = step_checked(m, d, nstep)
+  if div is not None:
+    warnings.warn(str(div), RuntimeWarning, stacklevel=2)
   return n
+
+
+def step_checked(m, d, nstep=1, rows=None, start=0):
+  """`step` that returns (steps taken, Divergence or None) instead of warning of a divergence,
+  for callers that report it themselves (the viewer, `numjoco record`). With `rows` (a float64
+  array), the INTEGRATION state (engine/state.py's layout) after step s goes into row
+  (start + s) % len(rows): the viewer's history of recent states; a step that diverged writes
+  none (the history starts again from its state)."""
+  before = d.warning_number.copy()
+  if rows is None:
+    n = _step.step(m.struct, d.struct, int(nstep))
+  else:
+    n = _step.step_record(m.struct, d.struct, int(nstep), rows, int(start))
+  _warn_full(m, d, before)
+  if n < nstep:
+    return n + 1, _finish_diverged(m, d, before)
+  seen = [w for w in _CHECKS if d.warning_number[w] > before[w]]
+  if seen:   # without autoreset: the checks counted them and the steps went on
+    w = seen[-1]
+    return n, Divergence(_CHECKS[w][0], int(d.warning_lastinfo[w]), float(d.time), False,
+                         int(d.warning_number[w] - before[w]))
+  return n, None
+
+
+def state_is_bad(d):
+  """Whether qpos or qvel holds a NaN, inf or huge value (mju_isBad), which the next step's
+  checks (mj_checkPos, mj_checkVel; a sleeping dof's qvel excepted) will find: a step's
+  integration can leave one, e.g. under a NaN timestep."""
+  return not ((np.abs(d.qpos) <= MAXVAL).all() and (np.abs(d.qvel) <= MAXVAL).all())
+
+
+def _finish_diverged(m, d, before):
+  """The compiled loop stopped at a failed check (autoreset on): reset Data (mj_resetData), count
+  the warning again as mj_step does after its reset, and finish the step from the reset state.
+  A model bad at the reset state too (a NaN parameter) fails the qacc check again and is reset
+  once more, as in mj_step. Returns the Divergence of the first check."""
+  w = next(w for w in _CHECKS if d.warning_number[w] > before[w])
+  first = None
+  while w >= 0:
+    info = int(d.warning_lastinfo[w])
+    if first is None:
+      first = Divergence(_CHECKS[w][0], info, float(d.time), True)
+    io.reset_data(m, d)
+    d.warning_number[w] += 1
+    d.warning_lastinfo[w] = info
+    w = _step.step_once(m.struct, d.struct, w)
+  return first
 
 
 def init_perturb(m, d):

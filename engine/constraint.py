@@ -886,12 +886,14 @@ def _sol_params(m, d, i, ref, reff, imp):
              and m.opt_integrator[0] != _INT_DISCRETE)
   if (ref[0] > 0) ^ (ref[1] > 0):
     ref[0], ref[1] = 0.02, 1.0  # mixed format: MuJoCo's default
+  # mju_max(a, b) = a >= b ? a : b: a NaN timestep gives a NaN time constant, as in MuJoCo
+  h2 = 2 * m.opt_timestep[0]
   if refsafe and ref[0] > 0:
-    ref[0] = max(ref[0], 2 * m.opt_timestep[0])
+    ref[0] = ref[0] if ref[0] >= h2 else h2
   if (reff[0] > 0) ^ (reff[1] > 0):
     reff[0], reff[1] = 0.0, 0.0
   if refsafe and reff[0] > 0:
-    reff[0] = max(reff[0], 2 * m.opt_timestep[0])
+    reff[0] = reff[0] if reff[0] >= h2 else h2
   imp[0] = min(MAXIMP, max(MINIMP, imp[0]))
   imp[1] = min(MAXIMP, max(MINIMP, imp[1]))
   imp[2] = max(0.0, imp[2])

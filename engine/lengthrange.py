@@ -50,7 +50,8 @@ def _simulate(m, d, index, side, accel, maxforce, timeconst, inttotal, interval)
       for k in range(nv):
         d.qfrc_applied[k] *= maxforce / max(1e-15, fn)
     length = d.actuator_length[index]
-    _step.step_once(m, d)
+    if _step.step_once(m, d, -1) >= 0:   # a bad value: MuJoCo's step would reset Data
+      return False, 0.0, 0.0
     for k in range(nv):
       if not (abs(d.qvel[k]) < 1e10 and abs(d.qacc[k]) < 1e10):
         return False, 0.0, 0.0

@@ -1,10 +1,11 @@
 """Integration and the physics step (MuJoCo's mj_step and its integrators in engine_forward.c):
 euler, rk4, implicit (and the discrete integrator's update), sensor history, the step itself
-and `step(m, d, nstep)`, the compiled loop behind numjoco.step. Forward dynamics is
-engine/forward.py; under the FWDINV flag the step compares it with inverse dynamics
-(engine/inverse.py) as mj_step does."""
+with MuJoCo's checks of the state (engine/check.py) and `step(m, d, nstep)`, the compiled loop
+behind numjoco.step. Forward dynamics is engine/forward.py; under the FWDINV flag the step
+compares it with inverse dynamics (engine/inverse.py) as mj_step does."""
 
 from numjoco.engine import actuation
+from numjoco.engine import check
 from numjoco.engine import derivative
 from numjoco.engine import forward as fwd
 from numjoco.engine import history
@@ -319,11 +320,22 @@ def implicit(m, d):
   advance(m, d, d.act_dot, qacc, qacc, False, False)
 
 
-@unit((M, D))
-def step_once(m, d):
-  """One physics step: forward, then the model's integrator (mj_step); under the FWDINV
-  enable flag, solver_fwdinv compares forward and inverse dynamics in between."""
+@unit((M, D, i8), i8)
+def step_once(m, d, resume):
+  """One physics step (mj_step): check qpos and qvel, forward, check qacc, then the model's
+  integrator; under the FWDINV enable flag, solver_fwdinv compares forward and inverse dynamics
+  before it. Returns -1 once the step is done. A check that finds a bad value with autoreset on
+  stops the step there and returns its warning (check.BADQPOS, BADQVEL or BADQACC): the caller
+  resets Data (mj_resetData) and calls again with `resume` = that warning, and the step goes on
+  where mj_step goes on after its reset (after BADQACC: forward again, qacc not checked)."""
+  if resume < 0 and check.check_pos(m, d) >= 0 and check.autoreset(m):
+    return check.BADQPOS
+  if resume != check.BADQVEL and resume != check.BADQACC:
+    if check.check_vel(m, d) >= 0 and check.autoreset(m):
+      return check.BADQVEL
   fwd.forward(m, d)
+  if resume != check.BADQACC and check.check_acc(m, d) >= 0 and check.autoreset(m):
+    return check.BADQACC
   if m.opt_enableflags[0] & _ENBL_FWDINV:
     inverse.fwd_inv_stats(m, d)
   integ = m.opt_integrator[0]
@@ -336,12 +348,14 @@ def step_once(m, d):
     advance(m, d, d.act_dot, d.qacc, d.qacc, False, False)
   else:
     euler(m, d)
+  return -1
 
 
 @unit((M, D, i8), i8)
 def step(m, d, nstep):
-  """`nstep` physics steps in one compiled call; returns the number of steps taken before the
-  state went bad (NaN/inf or huge), which is nstep when all is well."""
+  """`nstep` physics steps in one compiled call; returns the number of steps done, which is
+  nstep unless a check stopped step s (autoreset on): then s, with the check's warning counted
+  (see `step_once`; numjoco.engine.api resets Data and finishes that step)."""
   for s in range(nstep):
     if d.pert_active[0]:
       # the viewer's mouse spring, recomputed every substep (MuJoCo's simulate applies it
@@ -350,11 +364,8 @@ def step(m, d, nstep):
       perturb.apply_perturb_force(m, d)
     else:
       perturb.clear_perturb_force(m, d)
-    step_once(m, d)
-    for i in range(m.nv):
-      v = d.qvel[i]
-      if not (abs(v) < 1e10) or not (abs(d.qacc[i]) < 1e10):
-        return s
+    if step_once(m, d, -1) >= 0:
+      return s
   return nstep
 
 

@@ -1,7 +1,7 @@
 """`numjoco record` (app.record): the video decodes with the expected frames, duration, size and
 format; frames are sampled in simulation time (checked against independent runs and against the
-analytic free fall, in the pixels); Ctrl+C still finalises the file; bad input gives clear
-errors with exit status 2. Rendering is headless (EGL): no X server is used."""
+analytic free fall, in the pixels); Ctrl+C and a diverging simulation (exit status 3) still
+finalise the file; bad input gives clear errors with exit status 2. Rendering is headless (EGL): no X server is used."""
 import fractions
 import os
 import signal
@@ -321,3 +321,61 @@ def test_frame_clock_in_chunks_hits_the_frame_steps(fps, dt):
       taken.append(steps)
       clock.advance()
   assert taken == expect
+
+
+BLOWUP = model_xml("app/viewer/blowup")   # diverges at its 4th step (t = 0.15): BADQACC at dof 0
+
+
+def test_divergence_stops_the_cli_with_the_warning_and_the_file_plays(tmp_path, capsys):
+  """`numjoco record` of a model that blows up: exit status 3, a message naming MuJoCo's warning,
+  the dof and the time, and a finalised file holding the frames before it (frame k at step k)."""
+  from numjoco.app.__main__ import main
+  path = write_xml(tmp_path, "blowup.xml", BLOWUP)
+  out = tmp_path / "blowup.mp4"
+  rc = main(["record", path, "-o", str(out), "--key", "0", "--seconds", "2", "--fps", "20",
+             "--size", "64x48", "--quiet"])
+  err = capsys.readouterr().err
+  assert rc == rec.EXIT_DIVERGED == 3
+  assert ("numjoco record: the simulation diverged: mjWARN_BADQACC at dof 0, time 0.15: NaN, "
+          "inf or huge qacc; state reset. Stopped after 4 frames (0.200 s)") in err, err
+  assert "Traceback" not in err
+  frames, facts = _decode(out)
+  assert len(frames) == 4 and facts["nb_frames"] == 4
+  assert facts["duration"] == pytest.approx(4 / 20, abs=1e-3)
+
+
+def test_divergence_raises_from_record_after_the_last_good_frame(tmp_path):
+  """record() raises SimulationDiverged (the Divergence and the partial stats on it); the frames
+  drawn are the states before the divergence, the file plays."""
+  m = numjoco.load_model(BLOWUP)
+  out = tmp_path / "blowup.mp4"
+  seen = []
+  with pytest.raises(rec.SimulationDiverged, match="mjWARN_BADQACC at dof 0, time 0.15") as e:
+    rec.record(m, str(out), seconds=2, fps=20, size=(64, 48), key=0,
+               on_frame=lambda k, d, img: seen.append((d.time, np.abs(d.qpos).max())))
+  div, stats = e.value.divergence, e.value.stats
+  assert (div.warning, div.index, div.reset) == ("mjWARN_BADQACC", 0, True)
+  assert div.time == pytest.approx(0.15)
+  assert stats.diverged and not stats.interrupted and stats.frames == 4 and stats.steps == 4
+  assert [t for t, _ in seen] == pytest.approx([0.0, 0.05, 0.1, 0.15])
+  assert all(q < 1e10 for _, q in seen)
+  assert len(_decode(out)[0]) == 4
+
+
+def test_bad_state_left_by_a_step_is_never_drawn(tmp_path):
+  """A step whose integration leaves a bad qvel (MuJoCo finds it at the next step's velocity
+  check): the recording takes that check at once and stops with BADQVEL instead of drawing the
+  bad state."""
+  xml = """<mujoco><option timestep="0.05" gravity="0 0 0"/><worldbody><body>
+    <joint type="slide" axis="1 0 0"/><geom type="sphere" size=".1" mass="1"/></body>
+    </worldbody></mujoco>"""
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
+  d.qvel[0] = 9.9e9           # fine (below mjMAXVAL = 1e10) ...
+  d.qfrc_applied[0] = 9e9     # ... and so is qacc; qvel after the step is not: 1.035e10
+  with pytest.raises(rec.SimulationDiverged) as e:
+    rec.record(m, str(tmp_path / "v.mp4"), seconds=1, fps=20, size=(64, 48), d=d)
+  div, stats = e.value.divergence, e.value.stats
+  assert (div.warning, div.index) == ("mjWARN_BADQVEL", 0) and div.time == pytest.approx(0.05)
+  assert stats.frames == 1 and stats.steps == 2
+  assert len(_decode(tmp_path / "v.mp4")[0]) == 1
