@@ -472,6 +472,11 @@ class Viewer:
     elif st is not None:
       panels.draw_loading(self.ui, self.commands, st)
     imgui.render()
+    # imgui's renderer restores the program bound before it; the one our 3D pass left bound
+    # may have been released since (a model change while no frame of the new model was drawn
+    # yet), and restoring a deleted program is a GL error: leave none bound
+    from OpenGL import GL
+    GL.glUseProgram(0)
     self.impl.render(imgui.get_draw_data())
 
   def _ui_state(self):
