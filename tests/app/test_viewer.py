@@ -736,3 +736,26 @@ def test_rangefinder_key_and_orthographic_checkbox(open_viewer, tmp_path):
   _click(v, x0 + 8, (y0 + y1) / 2)
   assert not v.camera.orthographic
   assert _changed_pixels(shown, v.screenshot()) == 0
+
+
+def test_a_frame_after_the_bound_program_was_released(open_viewer):
+  """A frame whose 3D pass draws nothing (a model change not yet drawn) after the program left
+  bound was released: imgui's renderer restores the bound program, which must not be the
+  released one (a GL error ended the viewer's loop)."""
+  v = open_viewer()
+  ctx = v.ctx
+  prog = ctx.program(vertex_shader="#version 330\nin vec2 p;\nvoid main() { gl_Position = "
+                     "vec4(p, 0.0, 1.0); }",
+                     fragment_shader="#version 330\nout vec4 c;\nvoid main() { c = vec4(1.0); }")
+  buf = ctx.buffer(np.zeros(6, np.float32).tobytes())
+  vao = ctx.vertex_array(prog, [(buf, "2f", "p")])
+  renderer, v.renderer = v.renderer, None      # this frame draws no 3D view
+  try:
+    vao.render()                               # leaves `prog` bound
+    vao.release()
+    prog.release()
+    v.draw()
+  finally:
+    v.renderer = renderer
+    buf.release()
+  v.frame()
