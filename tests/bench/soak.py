@@ -5,7 +5,8 @@ between five models, takes screenshots and starts and stops recordings. Afterwar
 
 - no exception on the worker or in the UI, no crash (the window is still up);
 - resident memory after the warm-up (every model with every integrator and solver, then a
-  minute of the random user: the kernels, shaders and allocator pools in use) grows at most 5%;
+  minute of the random user: the kernels, shaders and allocator pools in use) grows at most 5%,
+  the median over the last minute against the median over the warm-up's second half;
 - no thread and no file descriptor left over;
 - frames per second on the demo model, measured the same way at the start and at the end.
 
@@ -212,10 +213,13 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
   failures = []
 
   def run(seconds):
-    """The random user for `seconds`: actions, errors checked after each."""
+    """The random user for `seconds`: actions, errors checked after each; returns the resident
+    memory after each action, (seconds since the start, bytes)."""
     t0 = last = time.perf_counter()
+    samples = []
     while time.perf_counter() - t0 < seconds and not v.closed:
       user.act()
+      samples.append((time.perf_counter() - t0, rss_bytes()))
       errors = check(v)
       if errors:
         failures.append(f"after {sum(user.counts.values())} actions: {errors[0][-2000:]}")
@@ -228,6 +232,12 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
             f"{sum(user.counts.values())} actions")
     if v.closed:
       failures.append("the window closed")
+    return np.array(samples).reshape(-1, 2)
+
+  def tail_median(samples, seconds):
+    """Median resident memory over the last `seconds` of a run's samples (memory rises and
+    falls by a few percent as models, recordings and allocator pools come and go)."""
+    return float(np.median(samples[samples[:, 0] >= samples[-1, 0] - seconds, 1]))
   try:
     user._wait_model()
     # warm-up: every model once with every integrator and solver (each loads its kernels),
@@ -243,19 +253,21 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
       user.do_record()
       user.do_screenshot()
       user.do_reload()
-    run(warm_seconds)                       # and the random user for a while
+    warm = run(warm_seconds)                # and the random user for a while
+    rss0 = tail_median(warm, warm_seconds / 2)
     v.open(paths[0])
     user._wait_model()
     fps0 = measure_fps(v)
-    rss0, threads0, fds0 = rss_bytes(), threading.active_count(), fd_count()
+    threads0, fds0 = threading.active_count(), fd_count()
     log(f"warm: rss {rss0 / 2**20:.0f} MB, {threads0} threads, {fds0} fds, {fps0:.1f} fps")
-    run(seconds)
+    main = run(seconds)
+    rss1 = tail_median(main, min(60.0, seconds / 4))
     v.execute("reset", None)
     v.open(paths[0])
     user._wait_model()
     user._frames(30)
     fps1 = measure_fps(v)
-    rss1, threads1, fds1 = rss_bytes(), threading.active_count(), fd_count()
+    threads1, fds1 = threading.active_count(), fd_count()
   finally:
     v.close()
   growth = rss1 / rss0 - 1
@@ -266,8 +278,9 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
     failures.append(f"threads: {threads0} -> {threads1}")
   if fds1 > fds0:
     failures.append(f"file descriptors: {fds0} -> {fds1}")
-  return dict(seconds=seconds, actions=dict(user.counts), rss=(rss0, rss1), threads=(threads0,
-              threads1), fds=(fds0, fds1), fps=(fps0, fps1)), failures
+  return dict(seconds=seconds, actions=dict(user.counts), rss=(rss0, rss1),
+              rss_max=float(main[:, 1].max()), threads=(threads0, threads1), fds=(fds0, fds1),
+              fps=(fps0, fps1)), failures
 
 
 def main(argv=None):
@@ -284,7 +297,8 @@ def main(argv=None):
   fps0, fps1 = figures["fps"]
   print(f"{a.minutes:g} min, {sum(figures['actions'].values())} actions "
         f"({', '.join(f'{k[3:]} {n}' for k, n in sorted(figures['actions'].items()))})")
-  print(f"rss {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB ({100 * (rss1 / rss0 - 1):+.1f}%), "
+  print(f"rss {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB ({100 * (rss1 / rss0 - 1):+.1f}%, "
+        f"max {figures['rss_max'] / 2**20:.0f} MB), "
         f"threads {figures['threads'][0]} -> {figures['threads'][1]}, "
         f"fds {figures['fds'][0]} -> {figures['fds'][1]}, "
         f"fps {fps0:.1f} -> {fps1:.1f} ({100 * (fps1 / fps0 - 1):+.1f}%)")
