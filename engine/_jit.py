@@ -82,7 +82,8 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 def _env_key():
   """What every kernel's key shares: tool versions, flags, this mechanism's `_ABI` and the
-  files that define the Model/Data types."""
+  files that define the Model/Data struct machinery (their field types, built from
+  engine/types.py's tables, are spelled in the signature of every kernel that takes them)."""
   h = hashlib.sha256()
   for part in (numba.__version__, llvmlite.__version__, sys.version, np.__version__,
                os.environ.get("NUMBA_BOUNDSCHECK", ""), os.environ.get("NUMBA_OPT", ""),

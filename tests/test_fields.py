@@ -97,12 +97,18 @@ def test_structs_module_is_current():
 
 
 def test_generator_writes_every_field():
-  """The generated part names every table field and size (so the check above means something)."""
+  """The generated setters fill every table field and size (so the check above means
+  something), and the struct types hold each array with its table's dtype and rank."""
+  from numjoco.engine import _structs
   generated = _gen.path().read_text().partition(_gen.MARKER)[2]
   for name, _, _ in t.MODEL_TABLE + t.DATA_TABLE:
-    assert f"('{name}', types.Array(" in generated, name
+    assert f"  s.{name} = borrowed({name})\n" in generated, name
   for name in t.MODEL_SIZES:
-    assert f"('{name}', types.int64)" in generated, name
+    assert f"  s.{name} = {name}\n" in generated, name
+  for struct, table in ((_structs.ModelType, t.MODEL_TABLE), (_structs.DataType, t.DATA_TABLE)):
+    for name, dtype, shape in table:
+      a = struct.field_dict[name]
+      assert (a.dtype.name, a.ndim, a.layout) == (np.dtype(dtype).name, len(shape), "C"), name
 
 
 @pytest.mark.parametrize("table, docs", [(t.MODEL_TABLE, t.MODEL_DOCS),
