@@ -12,28 +12,24 @@ from numjoco.engine import history
 from numjoco.engine import math as mm
 from numjoco.engine import muscle
 from numjoco.engine._jit import inline, jit
-from numjoco.engine.types import (mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain, mjtInput, mjtJoint,
-                          mjtTrn)
+from numjoco.engine.types import (ints, mjtBias, mjtChart, mjtDisableBit, mjtDyn, mjtGain,
+                                  mjtInput, mjtJoint, mjtTrn)
 from numjoco.engine._sig import unit, M, D
 from numjoco.engine.types import MINVAL as _MINVAL
 
-_FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
-_DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT = (
-    int(mjtDyn.NONE), int(mjtDyn.INTEGRATOR), int(mjtDyn.FILTER), int(mjtDyn.FILTEREXACT))
-_DYN_MUSCLE, _DYN_DCMOTOR, _DYN_PID = int(mjtDyn.MUSCLE), int(mjtDyn.DCMOTOR), int(mjtDyn.PID)
-_GAIN_FIXED, _GAIN_AFFINE, _GAIN_MUSCLE = (int(mjtGain.FIXED), int(mjtGain.AFFINE),
-                                           int(mjtGain.MUSCLE))
-_GAIN_DCMOTOR, _GAIN_SO3, _GAIN_PID = int(mjtGain.DCMOTOR), int(mjtGain.SO3), int(mjtGain.PID)
-_BIAS_NONE, _BIAS_AFFINE, _BIAS_MUSCLE = int(mjtBias.NONE), int(mjtBias.AFFINE), int(mjtBias.MUSCLE)
-_BIAS_DCMOTOR, _BIAS_SO3 = int(mjtBias.DCMOTOR), int(mjtBias.SO3)
-_TRN_JOINT, _TRN_JOINTINPARENT = int(mjtTrn.JOINT), int(mjtTrn.JOINTINPARENT)
-_TRN_TENDON, _TRN_SITE = int(mjtTrn.TENDON), int(mjtTrn.SITE)
-_IN_POS, _IN_VEL, _IN_FF, _IN_VOLT = (int(mjtInput.POS), int(mjtInput.VEL), int(mjtInput.FF),
-                                      int(mjtInput.VOLTAGE))
+_FREE, _BALL = ints(mjtJoint, "FREE BALL")
+_DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT, _DYN_MUSCLE, _DYN_DCMOTOR, _DYN_PID = (
+    ints(mjtDyn, "NONE INTEGRATOR FILTER FILTEREXACT MUSCLE DCMOTOR PID"))
+_GAIN_FIXED, _GAIN_AFFINE, _GAIN_MUSCLE, _GAIN_DCMOTOR, _GAIN_SO3, _GAIN_PID = (
+    ints(mjtGain, "FIXED AFFINE MUSCLE DCMOTOR SO3 PID"))
+_BIAS_NONE, _BIAS_AFFINE, _BIAS_MUSCLE, _BIAS_DCMOTOR, _BIAS_SO3 = (
+    ints(mjtBias, "NONE AFFINE MUSCLE DCMOTOR SO3"))
+_TRN_JOINT, _TRN_JOINTINPARENT, _TRN_TENDON, _TRN_SITE = (
+    ints(mjtTrn, "JOINT JOINTINPARENT TENDON SITE"))
+_IN_POS, _IN_VEL, _IN_FF, _IN_VOLT = ints(mjtInput, "POS VEL FF VOLTAGE")
 _CHART_QUAT = int(mjtChart.QUAT)
-_DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
-_DSBL_CLAMPCTRL = int(mjtDisableBit.CLAMPCTRL)
-_DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
+_DSBL_ACTUATION, _DSBL_CLAMPCTRL, _DSBL_GRAVITY = (
+    ints(mjtDisableBit, "ACTUATION CLAMPCTRL GRAVITY"))
 
 
 @jit

@@ -27,37 +27,25 @@ from numjoco.engine import sleep as sleepmod
 from numjoco.engine import smooth
 from numjoco.engine._jit import inline, jit
 from numjoco.engine.collision.support import normalize3 as _normalize3
-from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, mjtCone, mjtConstraint, mjtDisableBit,
-                          mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj, mjtWarning,
-                          mjtWrap)
+from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, ints, mjtCone, mjtConstraint,
+                                  mjtDisableBit, mjtEnableBit, mjtEq, mjtJacobian, mjtJoint, mjtObj,
+                                  mjtWarning, mjtWrap)
 from numjoco.engine._sig import unit, M, D
 
 # the row types (mjtConstraint), read by the solvers and the islands too
-EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON = (
-    int(mjtConstraint.EQUALITY), int(mjtConstraint.FRICTION_DOF),
-    int(mjtConstraint.FRICTION_TENDON), int(mjtConstraint.LIMIT_JOINT),
-    int(mjtConstraint.LIMIT_TENDON))
-FRICTIONLESS, PYRAMIDAL, ELLIPTIC = (int(mjtConstraint.CONTACT_FRICTIONLESS),
-                                     int(mjtConstraint.CONTACT_PYRAMIDAL),
-                                     int(mjtConstraint.CONTACT_ELLIPTIC))
-_WRAP_JOINT, _WRAP_PULLEY = int(mjtWrap.JOINT), int(mjtWrap.PULLEY)
-_EQ_CONNECT, _EQ_WELD, _EQ_JOINT, _EQ_TENDON = (int(mjtEq.CONNECT), int(mjtEq.WELD),
-                                                int(mjtEq.JOINT), int(mjtEq.TENDON))
-_EQ_FLEX = int(mjtEq.FLEX)
+(EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON, FRICTIONLESS, PYRAMIDAL,
+ ELLIPTIC) = ints(mjtConstraint, "EQUALITY FRICTION_DOF FRICTION_TENDON LIMIT_JOINT LIMIT_TENDON "
+                                 "CONTACT_FRICTIONLESS CONTACT_PYRAMIDAL CONTACT_ELLIPTIC")
+_WRAP_JOINT, _WRAP_PULLEY = ints(mjtWrap, "JOINT PULLEY")
+_EQ_CONNECT, _EQ_WELD, _EQ_JOINT, _EQ_TENDON, _EQ_FLEX = ints(mjtEq, "CONNECT WELD JOINT TENDON FLEX")
 _OBJ_BODY = int(mjtObj.BODY)
-_FREE, _BALL, _SLIDE, _HINGE = (int(mjtJoint.FREE), int(mjtJoint.BALL), int(mjtJoint.SLIDE),
-                                int(mjtJoint.HINGE))
-_DSBL_CONSTRAINT = int(mjtDisableBit.CONSTRAINT)
-_DSBL_EQUALITY = int(mjtDisableBit.EQUALITY)
-_DSBL_FRICTIONLOSS = int(mjtDisableBit.FRICTIONLOSS)
-_DSBL_LIMIT = int(mjtDisableBit.LIMIT)
-_DSBL_CONTACT = int(mjtDisableBit.CONTACT)
-_DSBL_REFSAFE = int(mjtDisableBit.REFSAFE)
+_FREE, _BALL, _SLIDE, _HINGE = ints(mjtJoint, "FREE BALL SLIDE HINGE")
+_DSBL_CONSTRAINT, _DSBL_EQUALITY, _DSBL_FRICTIONLOSS, _DSBL_LIMIT, _DSBL_CONTACT, _DSBL_REFSAFE = (
+    ints(mjtDisableBit, "CONSTRAINT EQUALITY FRICTIONLOSS LIMIT CONTACT REFSAFE"))
 _INT_DISCRETE = 4   # mjINT_DISCRETE
-_ENBL_OVERRIDE = int(mjtEnableBit.OVERRIDE)
-_ENBL_DIAGEXACT = int(mjtEnableBit.DIAGEXACT)
+_ENBL_OVERRIDE, _ENBL_DIAGEXACT = ints(mjtEnableBit, "OVERRIDE DIAGEXACT")
 _PYRAMID = int(mjtCone.PYRAMIDAL)
-_JAC_SPARSE, _JAC_AUTO = int(mjtJacobian.SPARSE), int(mjtJacobian.AUTO)
+_JAC_SPARSE, _JAC_AUTO = ints(mjtJacobian, "SPARSE AUTO")
 _WARN_CNSTRFULL = int(mjtWarning.CNSTRFULL)
 _MINMU = 1e-5  # mjMINMU
 

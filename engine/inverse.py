@@ -13,15 +13,13 @@ from numjoco.engine import sensor
 from numjoco.engine import smooth
 from numjoco.engine import solver
 from numjoco.engine._jit import jit
-from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator
+from numjoco.engine.types import ints, mjtDisableBit, mjtEnableBit, mjtIntegrator
 from numjoco.engine._sig import unit, M, D, f8v, NEEDS_DISCRETE, NEEDS_FWDINV
 
-_ENBL_ENERGY = int(mjtEnableBit.ENERGY)
-_ENBL_INVDISCRETE = int(mjtEnableBit.INVDISCRETE)
+_ENBL_ENERGY, _ENBL_INVDISCRETE = ints(mjtEnableBit, "ENERGY INVDISCRETE")
 _DSBL_EULERDAMP = int(mjtDisableBit.EULERDAMP)
-_INT_EULER, _INT_IMPLICIT, _INT_IMPLICITFAST = (
-    int(mjtIntegrator.EULER), int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST))
-_INT_DISCRETE = int(mjtIntegrator.DISCRETE)
+_INT_EULER, _INT_IMPLICIT, _INT_IMPLICITFAST, _INT_DISCRETE = (
+    ints(mjtIntegrator, "EULER IMPLICIT IMPLICITFAST DISCRETE"))
 
 # stages, as mjtStage
 STAGE_NONE, STAGE_POS, STAGE_VEL = 0, 1, 2

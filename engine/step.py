@@ -18,17 +18,14 @@ from numjoco.engine import sleep
 from numjoco.engine import smooth
 from numjoco.engine import state
 from numjoco.engine._jit import jit
-from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtJoint
+from numjoco.engine.types import ints, mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtJoint
 from numjoco.engine._sig import unit, M, D, b1, i8, f8v, f8m, NEEDS_IMPLICIT, NEEDS_RK4
 
-_FREE, _BALL = int(mjtJoint.FREE), int(mjtJoint.BALL)
-_DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
-_DSBL_EULERDAMP = int(mjtDisableBit.EULERDAMP)
-_DSBL_DAMPER = int(mjtDisableBit.DAMPER)
+_FREE, _BALL = ints(mjtJoint, "FREE BALL")
+_DSBL_ACTUATION, _DSBL_EULERDAMP, _DSBL_DAMPER = ints(mjtDisableBit, "ACTUATION EULERDAMP DAMPER")
 _ENBL_FWDINV = int(mjtEnableBit.FWDINV)
-_INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST = (
-    int(mjtIntegrator.RK4), int(mjtIntegrator.IMPLICIT), int(mjtIntegrator.IMPLICITFAST))
-_INT_DISCRETE = int(mjtIntegrator.DISCRETE)
+_INT_RK4, _INT_IMPLICIT, _INT_IMPLICITFAST, _INT_DISCRETE = (
+    ints(mjtIntegrator, "RK4 IMPLICIT IMPLICITFAST DISCRETE"))
 
 
 @jit

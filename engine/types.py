@@ -32,6 +32,12 @@ def _enum(name, members, doc=None, flag=False, start=0):
   return cls
 
 
+def ints(enum_, members):
+  """The values, as ints, of the space-separated `members` of an enum: the module-level
+  constants kernels compare with (numba folds them)."""
+  return tuple(int(enum_[name]) for name in members.split())
+
+
 mjtJoint = _enum("mjtJoint", "FREE BALL SLIDE HINGE")
 mjtGeom = _enum("mjtGeom", "PLANE HFIELD SPHERE CAPSULE ELLIPSOID CYLINDER BOX MESH SDF")
 mjtIntegrator = _enum("mjtIntegrator", "EULER RK4 IMPLICIT IMPLICITFAST DISCRETE")
