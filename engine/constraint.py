@@ -224,27 +224,27 @@ def _row_start(d, row):
 
 
 @jit
+def _skipped(m, nvsparse, rows):
+  """mj_addConstraint's rule for the rows of a non-contact constraint: none is added when they
+  have no dofs (sparse Jacobian: nvsparse <= 0) or are all zero (dense: the 2D `rows`)."""
+  if is_sparse(m):
+    return nvsparse <= 0
+  for r in range(rows.shape[0]):
+    for k in range(rows.shape[1]):
+      if rows[r, k] != 0.0:
+        return False
+  return True
+
+
+@jit
 def _add_rows(m, d, src, size, has_pos, frictionloss, typ, oid, nvsparse):
   """Append `size` rows src[0:size, :nv] (mj_addConstraint). Rows of a non-contact constraint
   that are all zero (dense) or have no dofs (sparse: nvsparse == 0) are skipped, as MuJoCo
   does. Returns False when the rows do not fit in njmax."""
   nv = m.nv
   contact = typ == FRICTIONLESS or typ == PYRAMIDAL or typ == ELLIPTIC
-  if not contact:
-    if is_sparse(m):
-      if nvsparse <= 0:
-        return True
-    else:
-      empty = True
-      for r in range(size):
-        for k in range(nv):
-          if src[r, k] != 0.0:
-            empty = False
-            break
-        if not empty:
-          break
-      if empty:
-        return True
+  if not contact and _skipped(m, nvsparse, src[:size, :nv]):
+    return True
   nefc = d.nefc[0]
   if nefc + size > d.efc_pos.shape[0]:
     return False
@@ -296,17 +296,8 @@ def _add_sparse_row(m, d, cols, vals, n, has_pos, frictionloss, typ, oid, nvspar
   """`_add_rows` for one non-contact row given by its entries vals[:n] at ascending columns
   cols[:n] (zero elsewhere): O(n), not O(nv), per row (joint limits and friction of models
   with many dofs). Same skipping rule, same zero-dropping storage."""
-  if is_sparse(m):
-    if nvsparse <= 0:
-      return True
-  else:
-    empty = True
-    for j in range(n):
-      if vals[j] != 0.0:
-        empty = False
-        break
-    if empty:
-      return True
+  if _skipped(m, nvsparse, vals[None, :n]):
+    return True
   row = d.nefc[0]
   if row + 1 > d.efc_pos.shape[0]:
     return False
@@ -415,6 +406,20 @@ def _connect_weld(m, d, i):
 
 
 @jit
+def _scalar_object(m, d, row, obj, is_joint):
+  """(position, reference position, NV) of joint or tendon `obj` of a scalar equality, its
+  dense Jacobian row into row[:nv]."""
+  if is_joint:
+    a = m.jnt_qposadr[obj]
+    for k in range(m.nv):
+      row[k] = 0.0
+    row[m.jnt_dofadr[obj]] = 1.0
+    return d.qpos[a], m.qpos0[a], 1
+  _tendon_row(m, d, row, obj, 1.0)
+  return d.ten_length[obj], m.tendon_length0[obj], m.ten_J_rownnz[obj]
+
+
+@jit
 def _scalar_equality(m, d, i):
   """Row of a joint or tendon coupling (cubic polycoef) into cnstr_jac[2][0]; returns NV."""
   nv = m.nv
@@ -422,33 +427,11 @@ def _scalar_equality(m, d, i):
   id0, id1 = m.eq_obj1id[i], m.eq_obj2id[i]
   row0, row1 = d.cnstr_jac[2, 0], d.cnstr_jac[1, 0]
   is_joint = m.eq_type[i] == _EQ_JOINT
-  nvs = 0
-  if is_joint:
-    pos0 = d.qpos[m.jnt_qposadr[id0]]
-    ref0 = m.qpos0[m.jnt_qposadr[id0]]
-    for k in range(nv):
-      row0[k] = 0.0
-    row0[m.jnt_dofadr[id0]] = 1.0
-    nvs = 1
-  else:
-    pos0 = d.ten_length[id0]
-    ref0 = m.tendon_length0[id0]
-    _tendon_row(m, d, row0, id0, 1.0)
-    nvs = m.ten_J_rownnz[id0]
+  pos0, ref0, nvs = _scalar_object(m, d, row0, id0, is_joint)
   cpos = d.cnstr_row[0]
   if id1 >= 0:
-    if is_joint:
-      pos1 = d.qpos[m.jnt_qposadr[id1]]
-      ref1 = m.qpos0[m.jnt_qposadr[id1]]
-      for k in range(nv):
-        row1[k] = 0.0
-      row1[m.jnt_dofadr[id1]] = 1.0
-      nvs += 1
-    else:
-      pos1 = d.ten_length[id1]
-      ref1 = m.tendon_length0[id1]
-      _tendon_row(m, d, row1, id1, 1.0)
-      nvs += m.ten_J_rownnz[id1]
+    pos1, ref1, nvs1 = _scalar_object(m, d, row1, id1, is_joint)
+    nvs += nvs1
     dif = pos1 - ref1
     cpos[0] = pos0 - ref0 - data[0] - (data[1] * dif + data[2] * dif * dif
                                        + data[3] * dif * dif * dif
@@ -481,15 +464,11 @@ def _flex_equality(m, d, i):
 
 
 @jit
-def instantiate_equality(m, d):
-  """Rows of the active connect, weld, joint and tendon equalities (mj_instantiateEquality)."""
-  if m.opt_disableflags[0] & _DSBL_EQUALITY:
-    return True
-  sleeping = sleepmod.filtering(m, d)
+def instantiate_equality(m, d, sleeping):
+  """Rows of the active connect, weld, joint and tendon equalities (mj_instantiateEquality);
+  with `sleeping` (sleep filtering), not those of sleeping equalities."""
   for i in range(m.neq):
-    if not d.eq_active[i]:
-      continue
-    if sleeping and sleepmod.equality_state(m, d, i) == sleepmod.ASLEEP:
+    if not d.eq_active[i] or (sleeping and sleepmod.equality_state(m, d, i) == sleepmod.ASLEEP):
       continue
     typ = m.eq_type[i]
     if typ == _EQ_CONNECT or typ == _EQ_WELD:
@@ -510,21 +489,16 @@ def instantiate_equality(m, d):
 # ---------------------------------------------------------------- friction loss, limits
 
 @jit
-def instantiate_friction(m, d):
-  """Friction-loss rows of dofs, then tendons (mj_instantiateFriction)."""
-  if m.opt_disableflags[0] & _DSBL_FRICTIONLOSS:
-    return True
+def instantiate_friction(m, d, sleeping):
+  """Friction-loss rows of dofs (with `sleeping`, of awake bodies), then tendons
+  (mj_instantiateFriction)."""
   cols, vals = d.ivec_nv[0], d.cnstr_vec
-  sleeping = sleepmod.filtering(m, d)
   for i in range(m.nv):
-    if m.dof_frictionloss[i] == 0.0:
-      continue
-    if sleeping and d.body_awake[m.dof_bodyid[i]] == sleepmod.ASLEEP:
-      continue
-    cols[0], vals[0] = i, 1.0
-    if not _add_sparse_row(m, d, cols, vals, 1, False, m.dof_frictionloss[i], FRICTION_DOF,
-                           i, 1):
-      return False
+    floss = m.dof_frictionloss[i]
+    if floss != 0.0 and not (sleeping and d.body_awake[m.dof_bodyid[i]] == sleepmod.ASLEEP):
+      cols[0], vals[0] = i, 1.0
+      if not _add_sparse_row(m, d, cols, vals, 1, False, floss, FRICTION_DOF, i, 1):
+        return False
   for i in range(m.ntendon):
     if m.tendon_frictionloss[i] > 0:
       if not _add_tendon_row(m, d, i, 1.0, False, m.tendon_frictionloss[i], FRICTION_TENDON):
@@ -533,17 +507,13 @@ def instantiate_friction(m, d):
 
 
 @jit
-def instantiate_limit(m, d):
-  """Rows of violated (dist < margin) joint limits, then tendon limits (mj_instantiateLimit)."""
-  if m.opt_disableflags[0] & _DSBL_LIMIT:
-    return True
+def instantiate_limit(m, d, sleeping):
+  """Rows of violated (dist < margin) joint limits (with `sleeping`, of awake bodies), then
+  tendon limits (mj_instantiateLimit)."""
   cols, vals = d.ivec_nv[0], d.cnstr_vec
   pm = d.cnstr_row
-  sleeping = sleepmod.filtering(m, d)
   for i in range(m.njnt):
-    if not m.jnt_limited[i]:
-      continue
-    if sleeping and d.body_awake[m.jnt_bodyid[i]] == sleepmod.ASLEEP:
+    if not m.jnt_limited[i] or (sleeping and d.body_awake[m.jnt_bodyid[i]] == sleepmod.ASLEEP):
       continue
     margin = m.jnt_margin[i]
     jt = m.jnt_type[i]
@@ -577,8 +547,7 @@ def instantiate_limit(m, d):
   for i in range(m.ntendon):
     if not m.tendon_limited[i]:
       continue
-    value = d.ten_length[i]
-    margin = m.tendon_margin[i]
+    value, margin = d.ten_length[i], m.tendon_margin[i]
     for side in (-1, 1):
       dist = side * (m.tendon_range[i, (side + 1) // 2] - value)
       if dist < margin:
@@ -1084,9 +1053,11 @@ def make_constraint(m, d):
   d.nefc[0] = 0
   if m.opt_disableflags[0] & _DSBL_CONSTRAINT:
     return
-  ok = instantiate_equality(m, d)
-  ok = ok and instantiate_friction(m, d)
-  ok = ok and instantiate_limit(m, d)
+  # each kind of row unless disabled, in MuJoCo's order
+  flags, sleeping = m.opt_disableflags[0], sleepmod.filtering(m, d)
+  ok = (flags & _DSBL_EQUALITY) != 0 or instantiate_equality(m, d, sleeping)
+  ok = ok and ((flags & _DSBL_FRICTIONLOSS) != 0 or instantiate_friction(m, d, sleeping))
+  ok = ok and ((flags & _DSBL_LIMIT) != 0 or instantiate_limit(m, d, sleeping))
   ok = ok and instantiate_contact(m, d)
   if not ok:
     d.warning_lastinfo[_WARN_CNSTRFULL] = d.efc_pos.shape[0]
