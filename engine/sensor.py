@@ -34,8 +34,9 @@ _DSBL_GRAVITY = int(mjtDisableBit.GRAVITY)
 _DSBL_NATIVECCD = int(mjtDisableBit.NATIVECCD)
 _POS, _VEL, _ACC = int(mjtStage.POS), int(mjtStage.VEL), int(mjtStage.ACC)
 _REAL, _POSITIVE = int(mjtDataType.REAL), int(mjtDataType.POSITIVE)
-_BODY, _XBODY, _GEOM, _SITE, _CAMERA = (int(mjtObj.BODY), int(mjtObj.XBODY), int(mjtObj.GEOM),
-                                         int(mjtObj.SITE), int(mjtObj.CAMERA))
+_BODY, _XBODY, _GEOM, _SITE = (int(mjtObj.BODY), int(mjtObj.XBODY), int(mjtObj.GEOM),
+                                int(mjtObj.SITE))
+_OBJ_JOINT, _OBJ_TENDON = int(mjtObj.JOINT), int(mjtObj.TENDON)
 _LIMIT_JOINT = int(mjtConstraint.LIMIT_JOINT)
 _LIMIT_TENDON = int(mjtConstraint.LIMIT_TENDON)
 _FRICTION_TENDON = int(mjtConstraint.FRICTION_TENDON)
@@ -96,32 +97,20 @@ def _frame(m, d, objtype, objid):
 
 
 @jit
-def _bodyid(m, objtype, objid):
-  """Body an object is attached to."""
-  if objtype == _GEOM:
-    return m.geom_bodyid[objid]
-  if objtype == _SITE:
-    return m.site_bodyid[objid]
-  if objtype == _CAMERA:
-    return m.cam_bodyid[objid]
-  return objid
-
-
-@jit
 def _xquat(m, d, objtype, objid):
   """Global orientation quaternion of an object (get_xquat)."""
   if objtype == _XBODY:
     q = d.xquat[objid]
     return q[0], q[1], q[2], q[3]
   if objtype == _BODY:
-    b, lq = objid, m.body_iquat[objid]
+    lq = m.body_iquat[objid]
   elif objtype == _GEOM:
-    b, lq = m.geom_bodyid[objid], m.geom_quat[objid]
+    lq = m.geom_quat[objid]
   elif objtype == _SITE:
-    b, lq = m.site_bodyid[objid], m.site_quat[objid]
+    lq = m.site_quat[objid]
   else:
-    b, lq = m.cam_bodyid[objid], m.cam_quat[objid]
-  q = d.xquat[b]
+    lq = m.cam_quat[objid]
+  q = d.xquat[sleepmod.object_body(m, objtype, objid)]
   return mm.quat_mul(q[0], q[1], q[2], q[3], lq[0], lq[1], lq[2], lq[3])
 
 
@@ -130,7 +119,7 @@ def _motion_at(m, d, vec, objtype, objid, local):
   """Spatial motion vector `vec` (com-based, of the object's body) moved to the object's
   origin, rotated into its frame when `local` (mju_transformSpatial on motion)."""
   xpos, xmat = _frame(m, d, objtype, objid)
-  b = _bodyid(m, objtype, objid)
+  b = sleepmod.object_body(m, objtype, objid)
   c = d.subtree_com[m.body_rootid[b]]
   p = xpos[objid]
   w0, w1, w2 = vec[0], vec[1], vec[2]
@@ -146,7 +135,7 @@ def _motion_at(m, d, vec, objtype, objid, local):
 def object_velocity(m, d, objtype, objid, local):
   """6D velocity (rot:lin) of an object at its origin, world or local orientation
   (mj_objectVelocity)."""
-  b = _bodyid(m, objtype, objid)
+  b = sleepmod.object_body(m, objtype, objid)
   if m.body_dofnum[m.body_weldid[b]] == 0:
     return 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
   return _motion_at(m, d, d.cvel[b], objtype, objid, local)
@@ -157,7 +146,7 @@ def object_acceleration(m, d, objtype, objid, local):
   """6D acceleration (rot:lin) of an object at its origin with the Coriolis correction
   (mj_objectAcceleration); needs cacc from rne_post_constraint. MuJoCo 4.0 has no shortcut for
   dof-less bodies here: a world-fixed frame reads -gravity, like an accelerometer."""
-  b = _bodyid(m, objtype, objid)
+  b = sleepmod.object_body(m, objtype, objid)
   a0, a1, a2, a3, a4, a5 = _motion_at(m, d, d.cacc[b], objtype, objid, local)
   v0, v1, v2, v3, v4, v5 = _motion_at(m, d, d.cvel[b], objtype, objid, local)
   c0, c1, c2 = mm.cross(v0, v1, v2, v3, v4, v5)
@@ -483,6 +472,35 @@ def _put3(out, a, b, c):
 
 
 @jit
+def _put_motion(out, v, lin):
+  """out = the linear (lin) or the angular half of the 6D motion v (rot:lin)."""
+  if lin:
+    _put3(out, v[3], v[4], v[5])
+  else:
+    _put3(out, v[0], v[1], v[2])
+
+
+@jit
+def _state_entries(m, d, i, stage, out):
+  """out = sensor i's object's entries of the stage's state array: qpos / qvel / qfrc_actuator
+  of a joint (from its qpos or dof address), ten_length / ten_velocity of a tendon,
+  actuator_length / actuator_velocity / actuator_force of an actuator (the jointpos,
+  tendonvel, ballangvel, actuatorfrc, ... sensors)."""
+  ot, oid = m.sensor_objtype[i], m.sensor_objid[i]
+  if ot == _OBJ_JOINT:
+    src = d.qpos if stage == _POS else (d.qvel if stage == _VEL else d.qfrc_actuator)
+    a = m.jnt_qposadr[oid] if stage == _POS else m.jnt_dofadr[oid]
+  elif ot == _OBJ_TENDON:
+    src, a = (d.ten_length if stage == _POS else d.ten_velocity), oid
+  else:
+    src = (d.actuator_length if stage == _POS else
+           (d.actuator_velocity if stage == _VEL else d.actuator_force))
+    a = m.actuator_outadr[oid]
+  for k in range(m.sensor_dim[i]):
+    out[k] = src[a + k]
+
+
+@jit
 def compute_sensor(m, d, i, out):
   """out = the value of sensor i at the current state, whatever its history (mj_computeSensor);
   the step also calls it to sample delayed sensors."""
@@ -510,6 +528,13 @@ def _compute_or_read(m, d, i, out):
       return False
   compute_sensor(m, d, i, out)
   return True
+
+
+# [stage, sensor type]: the types whose values need subtree_vel (velocity stage) or
+# rne_post_constraint (acceleration stage; 4.0 also runs it before the sensor plugins) first
+_NEEDS_PREP = np.zeros((_ACC + 1, max(S) + 1), np.bool_)
+_NEEDS_PREP[_VEL, [_SUBTREELINVEL, _SUBTREEANGMOM]] = True
+_NEEDS_PREP[_ACC, [_ACCELEROMETER, _FORCE, _TORQUE, _FRAMELINACC, _FRAMEANGACC, _PLUGIN]] = True
 
 
 @inline
@@ -559,13 +584,8 @@ def _value_pos(m, d, i, out):
     _cam_project(m, d, oid, rid, out)
   elif st == _RANGEFINDER:
     _rangefinder(m, d, i, out)
-  elif st == _JOINTPOS:
-    out[0] = d.qpos[m.jnt_qposadr[oid]]
-  elif st == _TENDONPOS:
-    out[0] = d.ten_length[oid]
-  elif st == _ACTUATORPOS:
-    for k in range(m.sensor_dim[i]):
-      out[k] = d.actuator_length[m.actuator_outadr[oid] + k]
+  elif st == _JOINTPOS or st == _TENDONPOS or st == _ACTUATORPOS:
+    _state_entries(m, d, i, _POS, out)
   elif st == _BALLQUAT:
     a = m.jnt_qposadr[oid]
     q0, q1, q2, q3 = d.qpos[a], d.qpos[a + 1], d.qpos[a + 2], d.qpos[a + 3]
@@ -617,19 +637,30 @@ def _value_pos(m, d, i, out):
   _cutoff(m, i, out)
 
 
-@unit((M, D))
-def sensor_vel(m, d):
-  """Velocity-stage sensors (subtree_vel first when a subtree sensor needs it)."""
+@jit
+def _sensor_stage(m, d, stage):
+  """The sensors of the velocity or acceleration stage (mj_sensorVel, mj_sensorAcc): first
+  subtree_vel or rne_post_constraint when a sensor needs it, then the built-in sensors (and the
+  plugin sensors, which the acceleration stage computes after them)."""
   if m.opt_disableflags[0] & _DSBL_SENSOR:
     return
-  need_subtree = False
+  prep = _NEEDS_PREP[stage]
   for i in range(m.nsensor):
-    st = m.sensor_type[i]
-    if st == _SUBTREELINVEL or st == _SUBTREEANGMOM:
-      need_subtree = True
-  if need_subtree:
-    subtree_vel(m, d)
-  _stage_sensors(m, d, _VEL, True)
+    if prep[m.sensor_type[i]]:
+      if stage == _VEL:
+        subtree_vel(m, d)
+      else:
+        rne_post_constraint(m, d)
+      break
+  _stage_sensors(m, d, stage, stage == _VEL)
+  if stage == _ACC:
+    _plugin_sensors(m, d)
+
+
+@unit((M, D))
+def sensor_vel(m, d):
+  """Velocity-stage sensors (mj_sensorVel)."""
+  _sensor_stage(m, d, _VEL)
 
 
 @unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
@@ -638,21 +669,9 @@ def _value_vel(m, d, i, out):
   st, oid = m.sensor_type[i], m.sensor_objid[i]
   ot, rt, rid = m.sensor_objtype[i], m.sensor_reftype[i], m.sensor_refid[i]
   if st == _VELOCIMETER or st == _GYRO:
-    w0, w1, w2, l0, l1, l2 = object_velocity(m, d, _SITE, oid, True)
-    if st == _VELOCIMETER:
-      _put3(out, l0, l1, l2)
-    else:
-      _put3(out, w0, w1, w2)
-  elif st == _JOINTVEL:
-    out[0] = d.qvel[m.jnt_dofadr[oid]]
-  elif st == _TENDONVEL:
-    out[0] = d.ten_velocity[oid]
-  elif st == _ACTUATORVEL:
-    for k in range(m.sensor_dim[i]):
-      out[k] = d.actuator_velocity[m.actuator_outadr[oid] + k]
-  elif st == _BALLANGVEL:
-    a = m.jnt_dofadr[oid]
-    _put3(out, d.qvel[a], d.qvel[a + 1], d.qvel[a + 2])
+    _put_motion(out, object_velocity(m, d, _SITE, oid, True), st == _VELOCIMETER)
+  elif st == _JOINTVEL or st == _TENDONVEL or st == _ACTUATORVEL or st == _BALLANGVEL:
+    _state_entries(m, d, i, _VEL, out)
   elif st == _JOINTLIMITVEL or st == _TENDONLIMITVEL:
     j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITVEL else _LIMIT_TENDON, oid)
     out[0] = d.efc_vel[j] if j >= 0 else 0.0
@@ -669,10 +688,7 @@ def _value_vel(m, d, i, out):
       l0, l1, l2 = l0 + c0, l1 + c1, l2 + c2
       w0, w1, w2 = mm.mat_t_vec(rmat[rid], w0, w1, w2)
       l0, l1, l2 = mm.mat_t_vec(rmat[rid], l0, l1, l2)
-    if st == _FRAMELINVEL:
-      _put3(out, l0, l1, l2)
-    else:
-      _put3(out, w0, w1, w2)
+    _put_motion(out, (w0, w1, w2, l0, l1, l2), st == _FRAMELINVEL)
   elif st == _CONTACT:
     _contact_sensor(m, d, i, out)
   elif st == _TACTILE:
@@ -686,19 +702,8 @@ def _value_vel(m, d, i, out):
 
 @unit((M, D))
 def sensor_acc(m, d):
-  """Acceleration-stage sensors (rne_post_constraint first when one needs it)."""
-  if m.opt_disableflags[0] & _DSBL_SENSOR:
-    return
-  need_rne = False
-  for i in range(m.nsensor):
-    st = m.sensor_type[i]
-    if (st == _ACCELEROMETER or st == _FORCE or st == _TORQUE or st == _FRAMELINACC
-        or st == _FRAMEANGACC or st == _PLUGIN):   # 4.0 runs it before the sensor plugins
-      need_rne = True
-  if need_rne:
-    rne_post_constraint(m, d)
-  _stage_sensors(m, d, _ACC, False)
-  _plugin_sensors(m, d)
+  """Acceleration-stage sensors (mj_sensorAcc)."""
+  _sensor_stage(m, d, _ACC)
 
 
 @unit((M, D, i8, f8v), needs=NEEDS_SENSOR)
@@ -710,8 +715,7 @@ def _value_acc(m, d, i, out):
   elif st == _CONTACT:
     _contact_sensor(m, d, i, out)
   elif st == _ACCELEROMETER:
-    _, _, _, a3, a4, a5 = object_acceleration(m, d, _SITE, oid, True)
-    _put3(out, a3, a4, a5)
+    _put_motion(out, object_acceleration(m, d, _SITE, oid, True), True)
   elif st == _FORCE or st == _TORQUE:
     b = m.site_bodyid[oid]
     c = d.subtree_com[m.body_rootid[b]]
@@ -724,11 +728,8 @@ def _value_acc(m, d, i, out):
     else:
       v0, v1, v2 = mm.mat_t_vec(d.site_xmat[oid], f[0] - x0, f[1] - x1, f[2] - x2)
       _put3(out, v0, v1, v2)
-  elif st == _ACTUATORFRC:
-    for k in range(m.sensor_dim[i]):
-      out[k] = d.actuator_force[m.actuator_outadr[oid] + k]
-  elif st == _JOINTACTFRC:
-    out[0] = d.qfrc_actuator[m.jnt_dofadr[oid]]
+  elif st == _ACTUATORFRC or st == _JOINTACTFRC:
+    _state_entries(m, d, i, _ACC, out)
   elif st == _TENDONACTFRC:
     s = 0.0
     for j in range(m.nactuator):
@@ -739,11 +740,7 @@ def _value_acc(m, d, i, out):
     j = _limit_row(d, _LIMIT_JOINT if st == _JOINTLIMITFRC else _LIMIT_TENDON, oid)
     out[0] = d.efc_force[j] if j >= 0 else 0.0
   elif st == _FRAMELINACC or st == _FRAMEANGACC:
-    a0, a1, a2, a3, a4, a5 = object_acceleration(m, d, ot, oid, False)
-    if st == _FRAMELINACC:
-      _put3(out, a3, a4, a5)
-    else:
-      _put3(out, a0, a1, a2)
+    _put_motion(out, object_acceleration(m, d, ot, oid, False), st == _FRAMELINACC)
   _cutoff(m, i, out)
 
 
@@ -1011,49 +1008,38 @@ def _point_velocity(m, d, b, p):
 
 
 @jit
+def _put_slot(out, spec, fields):
+  """The fields the data bits `spec` request, in their order, into out: fields[k] holds the
+  _CD_SIZE[k] values of field k (padded to 3)."""
+  o = 0
+  for k in range(9):
+    if spec & (1 << k):
+      for j in range(_CD_SIZE[k]):
+        out[o + j] = fields[k][j]
+      o += _CD_SIZE[k]
+
+
+@jit
 def _contact_slot(m, d, spec, out, c, flip, nfound):
   """One slot of a contact sensor: the requested fields of contact c (copySensorData); a
   flipped contact's frame turns 180 degrees about its second tangent."""
-  o = 0
-  fr = d.contact_frame[c]
+  fr, p = d.contact_frame[c], d.contact_pos[c]
   sgn = -1.0 if flip else 1.0
-  if spec & (1 << _CD_FOUND):
-    out[o] = nfound
-    o += 1
+  force = torque = linvel = angvel = (0.0, 0.0, 0.0)
   if spec & ((1 << _CD_FORCE) | (1 << _CD_TORQUE)):
     f0, f1, f2, f3, f4, f5 = contact_force(m, d, c)
-    if spec & (1 << _CD_FORCE):
-      _put3(out[o:o + 3], f0, f1, sgn * f2)
-      o += 3
-    if spec & (1 << _CD_TORQUE):
-      _put3(out[o:o + 3], f3, f4, sgn * f5)
-      o += 3
-  if spec & (1 << _CD_DIST):
-    out[o] = d.contact_dist[c]
-    o += 1
-  if spec & (1 << _CD_POS):
-    p = d.contact_pos[c]
-    _put3(out[o:o + 3], p[0], p[1], p[2])
-    o += 3
-  if spec & (1 << _CD_NORMAL):
-    _put3(out[o:o + 3], sgn * fr[0], sgn * fr[1], sgn * fr[2])
-    o += 3
-  if spec & (1 << _CD_TANGENT):
-    _put3(out[o:o + 3], sgn * fr[3], sgn * fr[4], sgn * fr[5])
-    o += 3
+    force, torque = (f0, f1, sgn * f2), (f3, f4, sgn * f5)
   if spec & ((1 << _CD_LINVEL) | (1 << _CD_ANGVEL)):
-    p = d.contact_pos[c]
     b1, b2 = fc.contact_body(m, d, c, 0), fc.contact_body(m, d, c, 1)
     w0, w1, w2, l0, l1, l2 = _point_velocity(m, d, b2, p)
     u0, u1, u2, k0, k1, k2 = _point_velocity(m, d, b1, p)
-    if spec & (1 << _CD_LINVEL):
-      v0, v1, v2 = mm.mat_vec(fr, l0 - k0, l1 - k1, l2 - k2)
-      _put3(out[o:o + 3], v0, v1, sgn * v2)
-      o += 3
-    if spec & (1 << _CD_ANGVEL):
-      v0, v1, v2 = mm.mat_vec(fr, w0 - u0, w1 - u1, w2 - u2)
-      _put3(out[o:o + 3], v0, v1, sgn * v2)
-      o += 3
+    v0, v1, v2 = mm.mat_vec(fr, l0 - k0, l1 - k1, l2 - k2)
+    linvel = (v0, v1, sgn * v2)
+    v0, v1, v2 = mm.mat_vec(fr, w0 - u0, w1 - u1, w2 - u2)
+    angvel = (v0, v1, sgn * v2)
+  _put_slot(out, spec, ((float(nfound), 0.0, 0.0), force, torque, (d.contact_dist[c], 0.0, 0.0),
+                        (p[0], p[1], p[2]), (sgn * fr[0], sgn * fr[1], sgn * fr[2]),
+                        (sgn * fr[3], sgn * fr[4], sgn * fr[5]), linvel, angvel))
 
 
 @jit
@@ -1087,27 +1073,9 @@ def _contact_netforce(m, d, spec, out, t1, id1, t2, id2, nmatch):
     T0, T1, T2 = T0 + q0, T1 + q1, T2 + q2
     x0, x1, x2 = mm.cross(p[0] - pt0, p[1] - pt1, p[2] - pt2, f0, f1, f2)
     T0, T1, T2 = T0 + x0, T1 + x1, T2 + x2
-  o = 0
-  if spec & (1 << _CD_FOUND):
-    out[o] = nmatch
-    o += 1
-  if spec & (1 << _CD_FORCE):
-    _put3(out[o:o + 3], F0, F1, F2)
-    o += 3
-  if spec & (1 << _CD_TORQUE):
-    _put3(out[o:o + 3], T0, T1, T2)
-    o += 3
-  if spec & (1 << _CD_DIST):
-    out[o] = 0.0
-    o += 1
-  if spec & (1 << _CD_POS):
-    _put3(out[o:o + 3], pt0, pt1, pt2)
-    o += 3
-  if spec & (1 << _CD_NORMAL):
-    out[o] = 1.0
-    o += 3
-  if spec & (1 << _CD_TANGENT):
-    out[o + 1] = 1.0
+  zero = (0.0, 0.0, 0.0)
+  _put_slot(out, spec, ((float(nmatch), 0.0, 0.0), (F0, F1, F2), (T0, T1, T2), zero,
+                        (pt0, pt1, pt2), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), zero, zero))
 
 
 @jit

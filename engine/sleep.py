@@ -396,25 +396,27 @@ def tendon_state(m, d, i):
 
 
 @jit
-def _simple_state(m, d, objtype, i):
-  """Sleep state of a body, joint, dof, geom, site, camera or light; AWAKE for others."""
+def object_body(m, objtype, i):
+  """The body object i of type `objtype` belongs to: itself for a body (or xbody), the body of
+  a joint, dof, geom, site, camera or light; -1 for other types."""
   if objtype == _OBJ_BODY or objtype == _OBJ_XBODY:
-    return d.body_awake[i]
-  if objtype == _OBJ_JOINT:
-    return d.body_awake[m.jnt_bodyid[i]]
-  if objtype == _OBJ_SITE:
-    return d.body_awake[m.site_bodyid[i]]
-  if objtype == _OBJ_DOF:
-    return d.body_awake[m.dof_bodyid[i]]
-  if objtype == _OBJ_GEOM:
-    return d.body_awake[m.geom_bodyid[i]]
-  if objtype == _OBJ_CAMERA:
-    return d.body_awake[m.cam_bodyid[i]]
-  if objtype == _OBJ_LIGHT:
-    return d.body_awake[m.light_bodyid[i]]
+    return i
+  for t, bodyid in ((_OBJ_JOINT, m.jnt_bodyid), (_OBJ_DOF, m.dof_bodyid),
+                    (_OBJ_GEOM, m.geom_bodyid), (_OBJ_SITE, m.site_bodyid),
+                    (_OBJ_CAMERA, m.cam_bodyid), (_OBJ_LIGHT, m.light_bodyid)):
+    if objtype == t:
+      return bodyid[i]
+  return -1
+
+
+@jit
+def _simple_state(m, d, objtype, i):
+  """Sleep state of a body, joint, dof, geom, site, camera or light (its body's), or of a
+  tendon; AWAKE for others."""
   if objtype == _OBJ_TENDON:
     return tendon_state(m, d, i)
-  return AWAKE
+  b = object_body(m, objtype, i)
+  return d.body_awake[b] if b >= 0 else AWAKE
 
 
 @jit
