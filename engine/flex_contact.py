@@ -61,6 +61,20 @@ def _edge_dots(ab, ac, p, q):
           ac[0] * qp[0] + ac[1] * qp[1] + ac[2] * qp[2])
 
 
+@inline
+def _corner_edge(d1, d2, e1, e2):
+  """Ericson's test of corner x (b or c) of triangle abc and of edge ax, from the dots (d1, d2)
+  of p - a and (e1, e2) of p - x with ax and with the other edge: (found, weights of a and x,
+  Ericson's barycentric area vc (x = b) or vb (x = c))."""
+  if e1 >= 0 and e2 <= e1:
+    return True, 0.0, 1.0, 0.0
+  area = d1 * e2 - e1 * d2
+  if area <= 0 and d1 >= 0 and e1 <= 0:
+    v = d1 / (d1 - e1)
+    return True, 1.0 - v, v, area
+  return False, 0.0, 0.0, area
+
+
 @jit
 def closest_triangle(p, a, b, c):
   """Barycentric (wa, wb, wc) of the point of triangle abc closest to p (Ericson's regions);
@@ -71,19 +85,13 @@ def closest_triangle(p, a, b, c):
   if d1 <= 0 and d2 <= 0:
     return 1.0, 0.0, 0.0
   d3, d4 = _edge_dots(ab, ac, p, b)
-  if d3 >= 0 and d4 <= d3:
-    return 0.0, 1.0, 0.0
-  vc = d1 * d4 - d3 * d2
-  if vc <= 0 and d1 >= 0 and d3 <= 0:
-    v = d1 / (d1 - d3)
-    return 1.0 - v, v, 0.0
+  found, wa, wb, vc = _corner_edge(d1, d2, d3, d4)
+  if found:
+    return wa, wb, 0.0
   d5, d6 = _edge_dots(ab, ac, p, c)
-  if d6 >= 0 and d5 <= d6:
-    return 0.0, 0.0, 1.0
-  vb = d5 * d2 - d1 * d6
-  if vb <= 0 and d2 >= 0 and d6 <= 0:
-    w = d2 / (d2 - d6)
-    return 1.0 - w, 0.0, w
+  found, wa, wc, vb = _corner_edge(d2, d1, d6, d5)
+  if found:
+    return wa, 0.0, wc
   va = d3 * d6 - d5 * d4
   if va <= 0 and (d4 - d3) >= 0 and (d5 - d6) >= 0:
     w = (d4 - d3) / ((d4 - d3) + (d5 - d6))

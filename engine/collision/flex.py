@@ -99,24 +99,25 @@ def can_collide_body_flex(m, b, f):
 
 
 @jit
+def _side_param(m, g, f):
+  """(priority, condim, solmix, adhesion, solref, solimp, friction) of one side of a contact:
+  flex f when f >= 0, else geom g. A flex has no adhesion."""
+  if f < 0:
+    return (m.geom_priority[g], m.geom_condim[g], m.geom_solmix[g], m.geom_adhesion[g],
+            m.geom_solref[g], m.geom_solimp[g], m.geom_friction[g])
+  return (m.flex_priority[f], m.flex_condim[f], m.flex_solmix[f], 0.0,
+          m.flex_solref[f], m.flex_solimp[f], m.flex_friction[f])
+
+
+@jit
 def contact_param(m, g1, g2, f1, f2, out):
   """mj_contactParam with flexes: side i is flex fi when fi >= 0, else geom gi. Writes
   friction[5], solref[2], solreffriction[2] (zero), solimp[5], adhesion into out[0:15] and
   returns condim. A flex has no adhesion."""
   for i in range(15):
     out[i] = 0.0
-  if f1 < 0:
-    p1, c1, s1, ad1 = m.geom_priority[g1], m.geom_condim[g1], m.geom_solmix[g1], m.geom_adhesion[g1]
-    sr1, si1, fr1 = m.geom_solref[g1], m.geom_solimp[g1], m.geom_friction[g1]
-  else:
-    p1, c1, s1, ad1 = m.flex_priority[f1], m.flex_condim[f1], m.flex_solmix[f1], 0.0
-    sr1, si1, fr1 = m.flex_solref[f1], m.flex_solimp[f1], m.flex_friction[f1]
-  if f2 < 0:
-    p2, c2, s2, ad2 = m.geom_priority[g2], m.geom_condim[g2], m.geom_solmix[g2], m.geom_adhesion[g2]
-    sr2, si2, fr2 = m.geom_solref[g2], m.geom_solimp[g2], m.geom_friction[g2]
-  else:
-    p2, c2, s2, ad2 = m.flex_priority[f2], m.flex_condim[f2], m.flex_solmix[f2], 0.0
-    sr2, si2, fr2 = m.flex_solref[f2], m.flex_solimp[f2], m.flex_friction[f2]
+  p1, c1, s1, ad1, sr1, si1, fr1 = _side_param(m, g1, f1)
+  p2, c2, s2, ad2, sr2, si2, fr2 = _side_param(m, g2, f2)
   if p1 != p2:
     hi = p1 > p2
     condim = c1 if hi else c2
@@ -692,32 +693,24 @@ def _append(d, n, g1, g2, f1, f2, el1, el2, v1, v2):
 
 
 @jit
+def _swap_rows(a, i, j):
+  """Swap rows i and j of the 2D array a."""
+  for k in range(a.shape[1]):
+    t = a[i, k]
+    a[i, k] = a[j, k]
+    a[j, k] = t
+
+
+@jit
 def _swap(d, i, j):
   """Swap contacts i and j (geometry and ids: parameters are set after filtering)."""
   t = d.contact_dist[i]
   d.contact_dist[i] = d.contact_dist[j]
   d.contact_dist[j] = t
-  for k in range(3):
-    t = d.contact_pos[i, k]
-    d.contact_pos[i, k] = d.contact_pos[j, k]
-    d.contact_pos[j, k] = t
-  for k in range(9):
-    t = d.contact_frame[i, k]
-    d.contact_frame[i, k] = d.contact_frame[j, k]
-    d.contact_frame[j, k] = t
-  for k in range(2):
-    a = d.contact_geom[i, k]
-    d.contact_geom[i, k] = d.contact_geom[j, k]
-    d.contact_geom[j, k] = a
-    a = d.contact_flex[i, k]
-    d.contact_flex[i, k] = d.contact_flex[j, k]
-    d.contact_flex[j, k] = a
-    a = d.contact_elem[i, k]
-    d.contact_elem[i, k] = d.contact_elem[j, k]
-    d.contact_elem[j, k] = a
-    a = d.contact_vert[i, k]
-    d.contact_vert[i, k] = d.contact_vert[j, k]
-    d.contact_vert[j, k] = a
+  for a in (d.contact_pos, d.contact_frame):
+    _swap_rows(a, i, j)
+  for a in (d.contact_geom, d.contact_flex, d.contact_elem, d.contact_vert):
+    _swap_rows(a, i, j)
 
 
 @jit

@@ -17,7 +17,7 @@ Rows at and beyond the returned count are scratch: box_box keeps its work vector
 import math
 
 
-from numjoco.engine.collision.support import normalize3 as _normalize3
+from numjoco.engine.collision.support import normalize3 as _normalize3, put3
 from numjoco.engine import math as mm
 from numjoco.engine._jit import jit
 
@@ -89,15 +89,9 @@ def _pick(v0, v1, v2, i):
 def put_contact(dist, pos, frame, k, d, px, py, pz, nx, ny, nz):
   """Write contact k: distance, position, normal; zero tangent."""
   dist[k] = d
-  pos[k, 0] = px
-  pos[k, 1] = py
-  pos[k, 2] = pz
-  frame[k, 0] = nx
-  frame[k, 1] = ny
-  frame[k, 2] = nz
-  frame[k, 3] = 0.0
-  frame[k, 4] = 0.0
-  frame[k, 5] = 0.0
+  put3(pos, k, 0, px, py, pz)
+  put3(frame, k, 0, nx, ny, nz)
+  put3(frame, k, 3, 0.0, 0.0, 0.0)
 
 
 @jit
@@ -216,9 +210,7 @@ def plane_capsule(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame
                          pos2[0] - g0, pos2[1] - g1, pos2[2] - g2, size2[0], dist, pos, frame,
                          c1)
   for k in range(c1 + c2):
-    frame[k, 3] = a0
-    frame[k, 4] = a1
-    frame[k, 5] = a2
+    put3(frame, k, 3, a0, a1, a2)
   return c1 + c2
 
 

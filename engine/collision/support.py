@@ -56,6 +56,14 @@ def normalize3(v0, v1, v2):
 
 
 @_inline
+def put3(a, row, col, x, y, z):
+  """a[row, col:col + 3] = (x, y, z)."""
+  a[row, col] = x
+  a[row, col + 1] = y
+  a[row, col + 2] = z
+
+
+@_inline
 def put_geom(objs, r, size, pos, mat, margin):
   """Row r of an object array (work.py's columns SIZE, POS, MAT, MARGIN, which libccd's rows
   share) := a geom's size, pose and margin."""
@@ -235,15 +243,9 @@ def support_pair(verts, vidx, row, objs, objt, d0, d1, d2, n0, n1, n2):
   (vert, vert1, vert2) with vertex indices in vidx[row]."""
   a0, a1, a2, i1 = _support_margin(objs, objt, 0, d0, d1, d2)
   b0, b1, b2, i2 = _support_margin(objs, objt, 1, n0, n1, n2)
-  verts[row, 0] = a0 - b0
-  verts[row, 1] = a1 - b1
-  verts[row, 2] = a2 - b2
-  verts[row, 3] = a0
-  verts[row, 4] = a1
-  verts[row, 5] = a2
-  verts[row, 6] = b0
-  verts[row, 7] = b1
-  verts[row, 8] = b2
+  put3(verts, row, 0, a0 - b0, a1 - b1, a2 - b2)
+  put3(verts, row, 3, a0, a1, a2)
+  put3(verts, row, 6, b0, b1, b2)
   vidx[row, 0] = i1
   vidx[row, 1] = i2
 
