@@ -316,7 +316,7 @@ def mul_jac(d, res, vec, nefc, nv):
 @jit
 def mul_jac_t(d, res, f, nefc, nv):
   """res = efc_J' f."""
-  _mul_jt(d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind, nefc, nv, res, f)
+  mul_jt(d.efc_J, d.efc_J_rowadr, d.efc_J_rownnz, d.efc_J_colind, nefc, None, nv, res, f)
 
 
 @jit
@@ -612,13 +612,14 @@ def _mul_j(J, adr, nnz, col, nefc, res, vec):
 
 
 @jit
-def _mul_jt(J, adr, nnz, col, nefc, nv, res, f):
-  """res = J' f for sparse rows."""
+def mul_jt(J, adr, nnz, col, nefc, rows, nv, res, f):
+  """res = J' f for sparse rows: rows[:nefc] (the first nefc rows when rows is None; the other
+  rows count as zero). One loop over whole rows: with a per-row helper inlined at numba IR level
+  it runs at half this speed (tests.bench.contact --stages: efc_b + warmstart)."""
   for k in range(nv):
     res[k] = 0.0
-  # the row loop is written out here and in solver_pgs._yt_f: numba's IR inlining of a shared
-  # helper for it runs at half this speed (tests.bench.contact --stages: efc_b + warmstart)
-  for i in range(nefc):
+  for c in range(nefc):
+    i = c if rows is None else rows[c]
     fi = f[i]
     if fi != 0.0:
       a0 = _u(adr[i])
@@ -685,7 +686,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
   Ma = d.solver_nv[MA]
   cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
                                 c.state, d.solver_efc[JAREF], flg_cone_hessian)
-  _mul_jt(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, nv, c.qfrc_constraint, c.force)
+  mul_jt(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, None, nv, c.qfrc_constraint, c.force)
   state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
   ncone = 0

@@ -12,8 +12,8 @@ from numjoco.engine.solver import (ARINV as _ARINV, CONE as _CONE, DSQRT as _DSQ
                                    FPREV as _FPREV, LINEARNEG as _LINEARNEG,
                                    LINEARPOS as _LINEARPOS, QUADRATIC as _QUADRATIC,
                                    SATISFIED as _SATISFIED, TMP as _TMP,
-                                   dot as _dot, metric as _metric, save_stats as _save_stats,
-                                   stat_scale)
+                                   dot as _dot, metric as _metric, mul_jt,
+                                   save_stats as _save_stats, stat_scale)
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND as _NISLAND
 from numjoco.engine._sig import unit, M, D, i4, i8, i4v, NEEDS_NOSLIP, NEEDS_PGS
 
@@ -109,16 +109,7 @@ def _ar_entry(d, a, b):
 @jit
 def _yt_f(d, w, f, nefc, rows, nv):
   """w = Y' f over rows[:nefc] (all rows when rows is None; other rows count as zero)."""
-  for k in range(nv):
-    w[k] = 0.0
-  Y, adr, nnz, col = d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol
-  for c in range(nefc):
-    i = c if rows is None else rows[c]
-    fi = f[i]
-    if fi != 0.0:
-      a0 = _u(adr[i])
-      for a in range(a0, a0 + _u(nnz[i])):
-        w[_u(col[a])] += Y[a] * fi
+  mul_jt(d.solver_Y, d.solver_Yadr, d.solver_Ynnz, d.solver_Ycol, nefc, rows, nv, w, f)
 
 
 @jit
@@ -200,8 +191,8 @@ def _project_ellipsoid(force, i0, normal, fr, dim, feasible):
 @jit
 def qcqp(res, A, b, dd, r, n, As, Ala, bs, tmp):
   """min 0.5 x'Ax + x'b s.t. sum (x_i/d_i)^2 <= r^2 by Newton on the multiplier; returns True
-  when the constraint is active (mju_QCQP2 / QCQP3 / QCQP, n <= 5). As, Ala (5x5), bs, tmp
-  (5) are work arrays."""
+  when the constraint is active (mju_QCQP2 / QCQP3 / QCQP, n <= 5: closed forms for n = 2
+  and 3, a Cholesky factor beyond). As, Ala (5x5), bs, tmp (5) are work arrays."""
   for i in range(n):
     bs[i] = b[i] * dd[i]
     for j in range(n):
@@ -231,10 +222,8 @@ def qcqp(res, A, b, dd, r, n, As, Ala, bs, tmp):
       if delta < 1e-10:
         break
       la += delta
-    res[0] = v1 * dd[0]
-    res[1] = v2 * dd[1]
-    return la != 0
-  if n == 3:
+    res[0], res[1] = v1, v2
+  elif n == 3:
     A11, A22, A33 = As[0, 0], As[1, 1], As[2, 2]
     A12, A13, A23 = As[0, 1], As[0, 2], As[1, 2]
     b1, b2, b3 = bs[0], bs[1], bs[2]
@@ -273,31 +262,30 @@ def qcqp(res, A, b, dd, r, n, As, Ala, bs, tmp):
       if delta < 1e-10:
         break
       la += delta
-    res[0] = v1 * dd[0]
-    res[1] = v2 * dd[1]
-    res[2] = v3 * dd[2]
-    return la != 0
-  for _ in range(20):
-    for i in range(n):
-      for j in range(n):
-        Ala[i, j] = As[i, j]
-      Ala[i, i] += la
-    if chol_factor(Ala, n, 1e-10) < n:
+    res[0], res[1], res[2] = v1, v2, v3
+  else:
+    for _ in range(20):
       for i in range(n):
-        res[i] = 0.0
-      return False
-    chol_solve(res, Ala, bs, n)
-    for i in range(n):
-      res[i] = -res[i]
-    val = _dot(res, res, n) - r * r
-    if val < 1e-10:
-      break
-    chol_solve(tmp, Ala, res, n)
-    deriv = -2.0 * _dot(res, tmp, n)
-    delta = -val / deriv
-    if delta < 1e-10:
-      break
-    la += delta
+        for j in range(n):
+          Ala[i, j] = As[i, j]
+        Ala[i, i] += la
+      if chol_factor(Ala, n, 1e-10) < n:
+        for i in range(n):
+          res[i] = 0.0
+        return False
+      chol_solve(res, Ala, bs, n)
+      for i in range(n):
+        res[i] = -res[i]
+      val = _dot(res, res, n) - r * r
+      if val < 1e-10:
+        break
+      chol_solve(tmp, Ala, res, n)
+      deriv = -2.0 * _dot(res, tmp, n)
+      delta = -val / deriv
+      if delta < 1e-10:
+        break
+      la += delta
+  # the solution in the caller's scaling, for every n
   for i in range(n):
     res[i] = res[i] * dd[i]
   return la != 0
