@@ -27,7 +27,7 @@ def check_history(n, nsample, delay):
 
 S, O = t.mjtSensor, t.mjtObj
 
-# tag -> (sensor type, attribute naming the object, object type); None: objtype/objname
+# targets: (attribute naming the object, object type); None: objtype/objname
 _SITE = ("site", O.SITE)
 _JOINT = ("joint", O.JOINT)
 _TENDON = ("tendon", O.TENDON)
@@ -37,34 +37,28 @@ _NONE = (None, O.UNKNOWN)
 _FRAME = None
 _PAIR = ("pair", O.GEOM)         # geom1|body1 and geom2|body2
 _CONTACT = ("contact", O.UNKNOWN)
-TAGS = {
-    "touch": (S.TOUCH, _SITE), "accelerometer": (S.ACCELEROMETER, _SITE),
-    "velocimeter": (S.VELOCIMETER, _SITE), "gyro": (S.GYRO, _SITE), "force": (S.FORCE, _SITE),
-    "torque": (S.TORQUE, _SITE), "magnetometer": (S.MAGNETOMETER, _SITE),
-    "jointpos": (S.JOINTPOS, _JOINT), "jointvel": (S.JOINTVEL, _JOINT),
-    "tendonpos": (S.TENDONPOS, _TENDON), "tendonvel": (S.TENDONVEL, _TENDON),
-    "actuatorpos": (S.ACTUATORPOS, _ACTUATOR), "actuatorvel": (S.ACTUATORVEL, _ACTUATOR),
-    "actuatorfrc": (S.ACTUATORFRC, _ACTUATOR), "jointactuatorfrc": (S.JOINTACTFRC, _JOINT),
-    "tendonactuatorfrc": (S.TENDONACTFRC, _TENDON),
-    "ballquat": (S.BALLQUAT, _JOINT), "ballangvel": (S.BALLANGVEL, _JOINT),
-    "jointlimitpos": (S.JOINTLIMITPOS, _JOINT), "jointlimitvel": (S.JOINTLIMITVEL, _JOINT),
-    "jointlimitfrc": (S.JOINTLIMITFRC, _JOINT), "tendonlimitpos": (S.TENDONLIMITPOS, _TENDON),
-    "tendonlimitvel": (S.TENDONLIMITVEL, _TENDON), "tendonlimitfrc": (S.TENDONLIMITFRC, _TENDON),
-    "framepos": (S.FRAMEPOS, _FRAME), "framequat": (S.FRAMEQUAT, _FRAME),
-    "framexaxis": (S.FRAMEXAXIS, _FRAME), "frameyaxis": (S.FRAMEYAXIS, _FRAME),
-    "framezaxis": (S.FRAMEZAXIS, _FRAME), "framelinvel": (S.FRAMELINVEL, _FRAME),
-    "frameangvel": (S.FRAMEANGVEL, _FRAME), "framelinacc": (S.FRAMELINACC, _FRAME),
-    "frameangacc": (S.FRAMEANGACC, _FRAME),
-    "subtreecom": (S.SUBTREECOM, _BODY), "subtreelinvel": (S.SUBTREELINVEL, _BODY),
-    "subtreeangmom": (S.SUBTREEANGMOM, _BODY),
-    "clock": (S.CLOCK, _NONE), "e_potential": (S.E_POTENTIAL, _NONE),
-    "e_kinetic": (S.E_KINETIC, _NONE), "rangefinder": (S.RANGEFINDER, _SITE),
-    "insidesite": (S.INSIDESITE, _FRAME),
-    "distance": (S.GEOMDIST, _PAIR), "normal": (S.GEOMNORMAL, _PAIR),
-    "fromto": (S.GEOMFROMTO, _PAIR), "contact": (S.CONTACT, _CONTACT),
-    "camprojection": (S.CAMPROJECTION, _SITE),
-    "tactile": (S.TACTILE, ("geom", O.GEOM)), "plugin": (S.PLUGIN, _NONE),
-}
+# target -> its sensors' tags; a tag's sensor type is the mjtSensor member named by the tag in
+# upper case, or by the name after its colon
+_TAGS_BY_TARGET = (
+    (_SITE, "touch accelerometer velocimeter gyro force torque magnetometer rangefinder "
+            "camprojection"),
+    (_JOINT, "jointpos jointvel jointactuatorfrc:JOINTACTFRC ballquat ballangvel jointlimitpos "
+             "jointlimitvel jointlimitfrc"),
+    (_TENDON, "tendonpos tendonvel tendonactuatorfrc:TENDONACTFRC tendonlimitpos tendonlimitvel "
+              "tendonlimitfrc"),
+    (_ACTUATOR, "actuatorpos actuatorvel actuatorfrc"),
+    (_BODY, "subtreecom subtreelinvel subtreeangmom"),
+    (_FRAME, "framepos framequat framexaxis frameyaxis framezaxis framelinvel frameangvel "
+             "framelinacc frameangacc insidesite"),
+    (_NONE, "clock e_potential e_kinetic plugin"),
+    (_PAIR, "distance:GEOMDIST normal:GEOMNORMAL fromto:GEOMFROMTO"),
+    (_CONTACT, "contact"),
+    (("geom", O.GEOM), "tactile"),
+)
+# tag -> (sensor type, target)
+TAGS = {tag: (S[(name or tag).upper()], target)
+        for target, tags in _TAGS_BY_TARGET
+        for tag, _, name in (w.partition(":") for w in tags.split())}
 # MuJoCo sensors this engine does not compute yet: a clear error, never a silent zero
 UNSUPPORTED = {"user"}
 
