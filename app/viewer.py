@@ -175,6 +175,7 @@ class Viewer:
       self._ui_import.join()
     from imgui_bundle import imgui, implot
     from imgui_bundle.python_backends.pyglet_backend import create_renderer
+    _clear_gl_errors()
     self._imgui_ctx = imgui.create_context()
     self._implot_ctx = implot.create_context()
     imgui.get_io().config_flags |= imgui.ConfigFlags_.nav_enable_keyboard
@@ -477,6 +478,7 @@ class Viewer:
     # yet), and restoring a deleted program is a GL error: leave none bound
     from OpenGL import GL
     GL.glUseProgram(0)
+    _clear_gl_errors()
     self.impl.render(imgui.get_draw_data())
 
   def _ui_state(self):
@@ -949,6 +951,16 @@ class Viewer:
     """The window was closed: stop the worker too."""
     self.close()
     return True
+
+
+def _clear_gl_errors():
+  """Take GL's pending error flags (moderngl does not read them; e.g. a draw into the window
+  before X has mapped it leaves GL_INVALID_FRAMEBUFFER_OPERATION): imgui's renderer goes through
+  PyOpenGL, which raises any flag it finds, whoever set it."""
+  from OpenGL import GL
+  for _ in range(16):
+    if GL.glGetError() == GL.GL_NO_ERROR:
+      return
 
 
 def _key_name(symbol):

@@ -12,8 +12,8 @@ between five models, takes screenshots and starts and stops recordings. Afterwar
 
     python -m tests.bench.soak [--minutes 60] [--seed 1]
 
-prints one line per minute and a summary, and exits 1 when a criterion fails. The suite runs a
-short version (tests/app/test_soak.py); the one-hour figures are in the issue notes.
+prints one line per minute and a summary, and exits 1 when a criterion fails. The one-hour
+figures are in the issue notes.
 """
 import argparse
 import os
