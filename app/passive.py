@@ -237,8 +237,7 @@ class PassiveSimulation(Simulation):
       self._rates()
       if self._rec is not None:
         clock = self._rec["clock"]
-        if self.d.time < clock.next_time - 1 / clock.fps:
-          self._record_reanchor()
+        self._record_reanchor()    # the script may have reset or set an earlier state
         while self._rec is not None and self.d.time >= clock.next_time - 1e-12:
           self._record_sample()
       self._publish()
