@@ -378,6 +378,7 @@ class Simulation:
     self._rec_frames = queue.Queue(RECORD_QUEUE)   # (k, snapshot) samples for the UI; None: end
     self._rec_free = queue.Queue()  # recorded snapshots the UI has drawn, for reuse
     self.record_span = None         # (t_start, t_stop, frames) of the last finished recording
+    self.record_stopped_by = ""     # why the worker ended the last recording ("": asked to)
     self._key = key                 # keyframe to start from (first model only)
     self._compile_proc = None       # `python -m numjoco.engine.build` while units compile (worker)
     self.history = None             # History of the current model (worker)
@@ -689,6 +690,7 @@ class Simulation:
         raise ValueError(f"record_start: fps must be a positive number, got {args[0]!r}")
       from numjoco.app.record import FrameClock
       self._record_stop()
+      self.record_stopped_by = ""
       self._rec = dict(clock=FrameClock(fps, d.time), t0=d.time)
       self._record_sample()
     elif name == "record_stop":
@@ -743,19 +745,24 @@ class Simulation:
         continue
     self._rec = None
 
-  def _record_stop(self):
-    """End the recording (if any): the UI gets an end marker after the last frame."""
+  def _record_stop(self, why="", t_stop=None):
+    """End the recording (if any) at `t_stop` (default: now): the UI gets an end marker after
+    the last frame; `why` (record_stopped_by) says why the worker ended it."""
     rec, self._rec = self._rec, None
     if rec is not None:
-      self.record_span = (rec["t0"], self.d.time, rec["clock"].k)
+      self.record_stopped_by = why
+      self.record_span = (rec["t0"], self.d.time if t_stop is None else t_stop,
+                          rec["clock"].k)
       self._rec_put(None)
 
   def _diverged(self, div):
     """Report a divergence (numjoco.engine.api.Divergence: MuJoCo's warning name, the bad index,
-    the time) in the status; after an autoreset the history starts again from the new state."""
+    the time) in the status; after an autoreset the history starts again from the new state.
+    A recording ends at the last good frame, as `numjoco record` stops there."""
     with self._lock:
       self._status.divergences += 1
       self._status.last_divergence = str(div)
+    self._record_stop(f"the simulation diverged: {div}", div.time)
     if div.reset:
       self._history_restart()
       self._warn0 = self.d.warning_number.copy()   # the reset cleared the counters

@@ -629,10 +629,12 @@ class Viewer:
   def _finish_recording(self):
     writer, _, _ = self.recording
     self.recording = None
+    why = self.sim.record_stopped_by if self.sim is not None else ""
     try:
       writer.close()
       self.last_saved = writer.path
-      self.ui.message = f"video saved: {writer.path} ({writer.frames} frames)"
+      self.ui.message = (f"{why}: recording stopped. " if why else "") + (
+          f"video saved: {writer.path} ({writer.frames} frames)")
     except (OSError, ValueError) as e:
       self.ui.message = f"recording failed: {e}"
 

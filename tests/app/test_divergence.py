@@ -146,3 +146,29 @@ def test_window_stays_up_and_the_panel_shows_the_divergence(open_viewer, tmp_pat
   run_until(v, lambda: v.sim.snapshot().__enter__().time > t + 0.05, "the simulation stopped")
   st = v.sim.status()
   assert st.error == "" and not st.paused and st.divergences == 1
+
+
+def test_a_divergence_ends_the_windows_recording_at_the_last_good_frame(open_viewer, tmp_path):
+  """Ctrl+R's recording, then a NaN qvel: the recording ends there, as `numjoco record` stops
+  (the worker sends its end marker before drawing the reset state), the message names the
+  warning and the saved file, and the video decodes to every frame the worker sampled, all of
+  them from before the divergence."""
+  import av
+  from tests.app.conftest import run_until
+  v = open_viewer(write_xml(tmp_path, "scene.xml", SCENE), out_dir=tmp_path, record_fps=30)
+  path = v.start_recording()
+  t0 = v.sim.snapshot().__enter__().time
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > t0 + 0.2, "not running")
+  v.sim.send("call", _set("qvel", 6, np.nan))
+  run_until(v, lambda: v.recording is None, "the divergence did not end the recording")
+  st = v.sim.status()
+  assert st.divergences == 1 and st.error == "" and v.last_saved == path
+  assert v.ui.message.startswith("the simulation diverged: mjWARN_BADQVEL at dof 6, time "), \
+      v.ui.message
+  assert f"recording stopped. video saved: {path}" in v.ui.message
+  start, stop, frames = v.sim.record_span
+  assert stop - start > 0.2 and abs(frames - (stop - start) * 30) <= 1   # none after `stop`
+  with av.open(path) as f:
+    assert sum(1 for _ in f.decode(video=0)) == frames
+  run_until(v, lambda: v.sim.snapshot().__enter__().time > stop + 0.05, "the simulation stopped")
+  assert v.recording is None and v.sim.status().error == ""
