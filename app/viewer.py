@@ -632,9 +632,12 @@ class Viewer:
     why = self.sim.record_stopped_by if self.sim is not None else ""
     try:
       writer.close()
-      self.last_saved = writer.path
-      self.ui.message = (f"{why}: recording stopped. " if why else "") + (
-          f"video saved: {writer.path} ({writer.frames} frames)")
+      if writer.frames == 0:   # e.g. stopped by a model change before its first frame was drawn
+        saved = "no frame was recorded: no video saved"
+      else:
+        self.last_saved = writer.path
+        saved = f"video saved: {writer.path} ({writer.frames} frames)"
+      self.ui.message = (f"{why}: recording stopped. " if why else "") + saved
     except (OSError, ValueError) as e:
       self.ui.message = f"recording failed: {e}"
 

@@ -18,14 +18,14 @@ under this one:
 `import numjoco` imports nothing else: each public name loads its module on first use
 (PEP 562), so a window can open and draw while Numba and the engine's kernels load.
 """
-import importlib
-import os
+import importlib as _importlib
+import os as _os
 
 # In a source checkout that is not installed (the repository on PYTHONPATH), the subpackages
 # are the top-level folders next to this one; an installed numjoco holds them itself.
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-if (not os.path.isdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "engine"))
-    and os.path.isfile(os.path.join(_ROOT, "engine", "__init__.py"))):
+_ROOT = _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+if (not _os.path.isdir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__)), "engine"))
+    and _os.path.isfile(_os.path.join(_ROOT, "engine", "__init__.py"))):
   __path__.append(_ROOT)
 
 _API = {name: "numjoco.engine.api" for name in (
@@ -49,10 +49,10 @@ def __getattr__(name):
   module = _API.get(name)
   if module is None:
     raise AttributeError(f"module 'numjoco' has no attribute {name!r}")
-  value = getattr(importlib.import_module(module), name)
+  value = getattr(_importlib.import_module(module), name)
   globals()[name] = value
   return value
 
 
 def __dir__():
-  return sorted(set(globals()) | set(_API))
+  return sorted({k for k in globals() if not k.startswith("_")} | set(_API))

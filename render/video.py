@@ -36,7 +36,8 @@ class VideoWriter:
   killed still plays up to about a second before the kill. For yuv420p an odd width or height is padded by one column/row repeating the edge
   (`encoded_size` says what was encoded). An error on the encoder thread is raised by the next
   `write` or by `close`. Use as a context manager, or call `close()`: it drains the queue,
-  flushes the encoder and finalises the file.
+  flushes the encoder and finalises the file; a writer closed before its first frame leaves no
+  file.
   """
 
   def __init__(self, path, width, height, fps=30, codec="libx264", pix_fmt="yuv420p",
@@ -197,7 +198,10 @@ class VideoWriter:
     finally:
       try:
         self._container.close()
-        if self._fragmented and self._error is None:
+        if pts == 0:       # no frame: nothing that plays (a fragmented MP4 has no header yet)
+          if os.path.exists(self.path):
+            os.remove(self.path)
+        elif self._fragmented and self._error is None:
           _defragment(self.path)
       except Exception as e:  # noqa: BLE001 - e.g. the disk filled up while writing the index
         self._error = self._error or e

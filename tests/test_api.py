@@ -159,3 +159,10 @@ def test_struct_keeps_its_arrays_alive():
   np.testing.assert_array_equal(qpos, want_qpos)
   np.testing.assert_array_equal(xpos, want_xpos)
   assert junk[0][0] == 7.0
+
+
+def test_the_package_namespace_is_the_public_api():
+  """dir(numjoco) lists the public API (loaded on first use), not the modules it imports."""
+  names = set(dir(numjoco))
+  assert set(numjoco.__all__) <= names and {"step", "Renderer", "MjcfError"} <= names
+  assert not {n for n in names if n.startswith("_")} and not {"os", "importlib"} & names

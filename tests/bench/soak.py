@@ -64,6 +64,7 @@ class User:
   def __init__(self, v, paths, seed, out_dir):
     self.v, self.paths, self.rng, self.out_dir = v, paths, random.Random(seed), out_dir
     self.counts = {}
+    self.notes = []        # what a user was told instead of the expected result
 
   def act(self):
     name = self.rng.choice([a for a in dir(self) if a.startswith("do_")])
@@ -182,6 +183,8 @@ class User:
     path = v.start_recording(os.path.join(self.out_dir, "rec.mp4"))
     self._frames(self.rng.randrange(10, 60))
     v.stop_recording()
+    if path and not v.ui.message.startswith("video saved"):   # e.g. no frame: said, not failed
+      self.notes.append(f"recording: {v.ui.message}")
     if path and os.path.exists(path):
       os.remove(path)
 
@@ -280,7 +283,7 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
     failures.append(f"file descriptors: {fds0} -> {fds1}")
   return dict(seconds=seconds, actions=dict(user.counts), rss=(rss0, rss1),
               rss_max=float(main[:, 1].max()), threads=(threads0, threads1), fds=(fds0, fds1),
-              fps=(fps0, fps1)), failures
+              fps=(fps0, fps1), notes=user.notes), failures
 
 
 def main(argv=None):
@@ -302,6 +305,8 @@ def main(argv=None):
         f"threads {figures['threads'][0]} -> {figures['threads'][1]}, "
         f"fds {figures['fds'][0]} -> {figures['fds'][1]}, "
         f"fps {fps0:.1f} -> {fps1:.1f} ({100 * (fps1 / fps0 - 1):+.1f}%)")
+  for n in figures["notes"]:
+    print("note:", n)
   for f in failures:
     print("FAIL:", f)
   return 1 if failures else 0

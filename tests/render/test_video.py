@@ -117,6 +117,15 @@ def test_bad_frames_and_arguments(tmp_path):
     VideoWriter(tmp_path / "no" / "dir" / "c.mp4", 64, 48, 30)
 
 
+@pytest.mark.parametrize("ext", ["mp4", "mkv"])
+def test_a_writer_closed_before_its_first_frame_leaves_no_file(tmp_path, ext):
+  """No frame, no file (an MP4 fragmented at keyframes has no header to rewrite yet), and no
+  error: the viewer stops a recording whose only frame belonged to a model it left."""
+  vw = VideoWriter(tmp_path / f"empty.{ext}", 64, 48, 30)
+  vw.close()
+  assert vw.frames == 0 and not (tmp_path / f"empty.{ext}").exists()
+
+
 def test_encoder_error_is_raised_not_swallowed(tmp_path):
   """An exception on the encoder thread comes back from the next write (or close)."""
   vw = VideoWriter(tmp_path / "e.mp4", 64, 48, 30)
