@@ -8,9 +8,30 @@ expands); compile.py's Compiler turns the tree into fields (bodies, joints, geom
 in _mesh.py, actuators in _actuator.py, sensors in _sensor.py, flexes in _flex*.py, plugins in
 _plugin.py, textures in _texture.py, ...) and _assemble.py lays them out as MuJoCo's arrays.
 """
+import contextlib
+import sys
+
 from numjoco.engine.mjcf import _flex, compile
-from numjoco.engine.mjcf._node import MjcfError, MjcfWarning
+from numjoco.engine.mjcf._node import MAX_DEPTH, MjcfError, MjcfWarning
 from numjoco.engine.mjcf.parse import parse
+
+# the compiler walks the element tree recursively, a few Python frames a level: room for
+# MuJoCo's deepest nesting (MAX_DEPTH levels)
+_RECURSION = 6 * MAX_DEPTH + 1000
+
+
+@contextlib.contextmanager
+def _deep_enough():
+  """Python's recursion limit raised to _RECURSION for the block (and put back after)."""
+  old = sys.getrecursionlimit()
+  if old >= _RECURSION:
+    yield
+    return
+  sys.setrecursionlimit(_RECURSION)
+  try:
+    yield
+  finally:
+    sys.setrecursionlimit(old)
 
 
 def compile_model(source, assets=None, flex=True, simulated=False):
@@ -18,7 +39,12 @@ def compile_model(source, assets=None, flex=True, simulated=False):
   compiled fields by name (engine/mjcf/parse.py reads the model, compile.Compiler compiles it).
   `simulated`: refuse flex features the engine does not simulate yet (_flex.check_simulated);
   `flex=False` refuses flex elements altogether."""
-  root = parse(source, assets, flex)
+  with _deep_enough():
+    return _compile(source, assets, flex, simulated)
+
+
+def _compile(source, assets, flex, simulated):
+  root = parse(source, assets, flex)   # its errors name their element
   try:
     c = compile.Compiler(root)
     c.assets = assets

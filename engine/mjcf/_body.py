@@ -11,7 +11,8 @@ from numjoco.engine import types as t
 from numjoco.engine.mjcf import _inertia
 from numjoco.engine.mjcf import _skin
 from numjoco.engine.mjcf._assets import mesh_geom_inertia as _mesh_geom_inertia
-from numjoco.engine.mjcf._node import BOOL as _BOOL, LIMITED as _LIMITED, SOLIMP, SOLREF, floats
+from numjoco.engine.mjcf._node import BOOL as _BOOL, LIMITED as _LIMITED, SOLIMP, SOLREF
+from numjoco.engine.mjcf._node import floats, ints
 from numjoco.engine.mjcf._node import Obj as _Obj, Reader as _Reader
 from numjoco.engine.mjcf._node import user_values as _user
 from numjoco.engine.types import MAXVAL, MINVAL
@@ -585,7 +586,7 @@ class BodyCompiler:
 
   def _matid(self, rd, n):
     name = rd.str("material")
-    if name is None:
+    if not name:      # absent or empty (MuJoCo: no material)
       return -1
     for i, m in enumerate(self.mats):
       if m.name == name:
@@ -660,10 +661,7 @@ class BodyCompiler:
     """resolution, sensorsize and intrinsic (focal length, principal point) of a camera, in
     float32 as mjCCamera::Compile; a sensor size sets fovy from the focal length."""
     f4 = np.float32
-    vals = rd.exact("resolution", [1.0, 1.0], 2)
-    if any(v != int(v) for v in vals):
-      raise n.error("attribute 'resolution': expected integers")
-    c.resolution = [int(v) for v in vals]
+    c.resolution = ints(n, "resolution", rd.exact("resolution", [1.0, 1.0], 2))
     size = [f4(v) for v in rd.exact("sensorsize", [0.0, 0.0], 2)]
     focal = [f4(v) for v in rd.exact("focal", [0.0, 0.0], 2)]
     focalpx = [f4(v) for v in rd.exact("focalpixel", [0.0, 0.0], 2)]

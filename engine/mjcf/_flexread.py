@@ -1,6 +1,7 @@
 """Attribute values of <flex> and <flexcomp> elements (and their contact, edge and elasticity
 children) as MuJoCo's XML reader reads them, and the flex spec they fill (`default_flex`,
 mjs_defaultFlex): shared by engine/mjcf/_flex.py and engine/mjcf/_flexcomp.py."""
+from numjoco.engine.mjcf import _node
 from numjoco.engine.mjcf._node import floats
 
 SELF = {"none": 0, "narrow": 1, "bvh": 2, "sap": 3, "auto": 4}
@@ -13,9 +14,7 @@ def ints(n, key):
   vals = floats(n, key)
   if vals is None:
     return None
-  if any(v != int(v) for v in vals):
-    raise n.error(f"attribute '{key}': expected integers")
-  return [int(v) for v in vals]
+  return _node.ints(n, key, vals)
 
 
 def num(n, key, default):

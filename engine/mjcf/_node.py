@@ -3,9 +3,15 @@ errors and warnings (``file.xml:LINE: <tag name="...">: message``), attribute va
 (`floats`, `number`, `keyword`, and `Reader` over a default class), and reading XML files with
 their includes (`read`), leniently where MuJoCo's parser is.
 """
+import math
 import os
 
 from lxml import etree
+
+# the deepest element MuJoCo's XML reader (tinyxml2) accepts, the root being at level 1
+MAX_DEPTH = 499
+# integer attributes are C ints in MuJoCo
+INT_MIN, INT_MAX = -2**31, 2**31 - 1
 
 
 class MjcfError(ValueError):
@@ -62,7 +68,10 @@ SKIN_PREFIX = "_attach_prefix"
 # ------------------------------------------------------------------------------------- reading
 
 def _read_xml(text, file):
-  parser = etree.XMLParser(remove_comments=True, remove_pis=True)
+  # as MuJoCo's parser: UTF-8 whatever the declaration says, nesting up to MAX_DEPTH (_convert
+  # checks it; libxml2 alone stops at 256 levels unless huge_tree)
+  parser = etree.XMLParser(remove_comments=True, remove_pis=True, huge_tree=True,
+                           encoding="utf-8")
   try:
     return etree.fromstring(text, parser)
   except etree.XMLSyntaxError as e:
@@ -171,10 +180,12 @@ class _Includes:
     self.seen = set()
 
 
-def _convert(elem, file, parent, assets, depth, includes=None):
+def _convert(elem, file, parent, assets, depth, includes=None, level=1):
   if includes is None:
     includes = _Includes(file)
   node = Node(elem.tag, elem.attrib, file, elem.sourceline, parent)
+  if level > MAX_DEPTH:
+    raise node.error(f"elements nested more than {MAX_DEPTH} deep (MuJoCo's limit)")
   for key, text in node.attrib.items():
     if key not in _NAME_KEYS and "nan" in text.lower() and _has_nan(text):
       warn(node, f"attribute '{key}': XML contains a 'NaN'. Please check it carefully.")
@@ -188,11 +199,13 @@ def _convert(elem, file, parent, assets, depth, includes=None):
           raise inc.error(f"unknown attribute '{key}'")
       if "file" not in inc.attrib:
         raise inc.error("missing attribute 'file'")
-      for sub in _load_include(inc, assets, depth, includes):
+      if any(isinstance(c.tag, str) for c in child):
+        raise inc.error("an <include> element cannot have children")
+      for sub in _load_include(inc, assets, depth, includes, level):
         sub.parent = node
         node.children.append(sub)
       continue
-    node.children.append(_convert(child, file, node, assets, depth, includes))
+    node.children.append(_convert(child, file, node, assets, depth, includes, level + 1))
   return node
 
 
@@ -219,7 +232,7 @@ def read_referenced(node, name, assets, what):
   return (text.encode() if isinstance(text, str) else text), path
 
 
-def _load_include(inc, assets, depth, includes):
+def _load_include(inc, assets, depth, includes, level):
   """Children of the root element of the file named by <include file=...>: the path is taken
   relative to the main model file's folder, else (an include inside an included file written
   relative to its own folder, which MuJoCo 4 also finds) relative to the including file's."""
@@ -240,7 +253,10 @@ def _load_include(inc, assets, depth, includes):
   if key in includes.seen:
     raise inc.error(f"file '{name}' already included")
   includes.seen.add(key)
-  sub = _convert(_read_xml(text, path), path, None, assets, depth + 1, includes)
+  # the included root stands for the including element: its children sit one level below
+  sub = _convert(_read_xml(text, path), path, None, assets, depth + 1, includes, level)
+  if not sub.children:
+    raise inc.error(f"empty include file '{name}'")
   return sub.children
 
 
@@ -275,8 +291,15 @@ def user_values(node, text):
   return [] if text is None else floats(node, "user", attrib={"user": text})
 
 
+# attributes that change only the drawing, or hold user data: a NaN or inf in them is kept
+# (MuJoCo warns of NaN, _convert too); elsewhere it would poison the simulation
+_DRAWN = frozenset(("rgba", "rgb1", "rgb2", "markrgb", "emission", "specular", "shininess",
+                    "reflectance", "metallic", "roughness", "user"))
+
+
 def floats(node, key, n=None, lo=None, attrib=None):
-  """Attribute `key` as a list of floats; exactly `n` values, or between `lo` and `n`."""
+  """Attribute `key` as a list of floats; exactly `n` values, or between `lo` and `n`. NaN and
+  inf are refused except in what only draws (_DRAWN, <visual>)."""
   text = (attrib if attrib is not None else node.attrib).get(key)
   if text is None:
     return None
@@ -284,7 +307,14 @@ def floats(node, key, n=None, lo=None, attrib=None):
   try:
     vals = [float(p) for p in parts]
   except ValueError:
-    raise node.error(f"attribute '{key}': non-numeric value '{text}'") from None
+    vals = [_strtod(node, key, text, p) for p in parts]
+  total = sum(vals)
+  if total - total != 0 and key not in _DRAWN and not (
+      node.parent is not None and node.parent.tag == "visual"):
+    bad = [p for p, v in zip(parts, vals) if not math.isfinite(v)]
+    if bad:
+      raise node.error(f"attribute '{key}': '{bad[0]}' is not a finite number (a model with it "
+                       "cannot be simulated)")
   if n is not None:
     lo = n if lo is None else lo
     if not lo <= len(vals) <= n:
@@ -293,16 +323,37 @@ def floats(node, key, n=None, lo=None, attrib=None):
   return vals
 
 
+def _strtod(node, key, text, part):
+  """One number as C's strtod reads it whole (MuJoCo's reader): decimal, or hexadecimal
+  (0x10, -0x1.8p3)."""
+  try:
+    return float(part)
+  except ValueError:
+    pass
+  if part.lstrip("+-")[:2].lower() == "0x":
+    try:
+      return float.fromhex(part)
+    except ValueError:
+      pass
+  raise node.error(f"attribute '{key}': non-numeric value '{text[:80]}'")
+
+
+def ints(node, key, vals):
+  """The numbers `vals` read from attribute `key` as ints: MuJoCo reads integer attributes as C
+  ints, so a value that is not whole, not finite or outside [INT_MIN, INT_MAX] is refused."""
+  for v in vals:
+    if not (math.isfinite(v) and v == int(v) and INT_MIN <= v <= INT_MAX):
+      raise node.error(f"attribute '{key}': expected an integer from {INT_MIN} to {INT_MAX}, "
+                       f"got '{v:g}'")
+  return [int(v) for v in vals]
+
+
 def number(node, key, default=None, attrib=None, integer=False):
-  """Scalar numeric attribute (int when `integer`), or `default` when absent."""
+  """Scalar numeric attribute (int when `integer`), or `default` when absent or empty."""
+  if not (attrib if attrib is not None else node.attrib).get(key, "").strip():
+    return default      # absent, or empty: as MuJoCo reads it
   vals = floats(node, key, 1, attrib=attrib)
-  if vals is None:
-    return default
-  if integer:
-    if vals[0] != int(vals[0]):
-      raise node.error(f"attribute '{key}': expected an integer, got '{vals[0]}'")
-    return int(vals[0])
-  return vals[0]
+  return ints(node, key, vals)[0] if integer else vals[0]
 
 
 def keyword(node, key, choices, default=None, attrib=None):
@@ -320,7 +371,8 @@ class Reader:
   """Reads one element's attributes on top of its default class, with MuJoCo's semantics.
 
   Vector attributes given with fewer values than their length override only the leading
-  entries, first from the default class and then from the element itself.
+  entries, first from the default class and then from the element itself; an empty one
+  (pos="") is left out, as MuJoCo reads it.
   """
 
   def __init__(self, node, dflt):
@@ -333,7 +385,7 @@ class Reader:
     out = list(base)
     n = len(out) if n is None else n
     for src in self.srcs:
-      if key in src:
+      if key in src and src[key].strip():
         vals = floats(self.node, key, n, lo, attrib=src)
         out[:len(vals)] = vals
     return out
@@ -345,10 +397,7 @@ class Reader:
     return self.exact(key, [base], 1)[0]
 
   def int(self, key, base):
-    v = self.num(key, base)
-    if v != int(v):
-      raise self.node.error(f"attribute '{key}': expected an integer")
-    return int(v)
+    return ints(self.node, key, [self.num(key, base)])[0]
 
   def kw(self, key, choices, base):
     out = base

@@ -58,7 +58,11 @@ class Instance:
     self.attr = []
     for key, default in zip(names, defaults):
       value = config.get(key, "")
-      self.attr.append(default if not value.strip() else float(value))
+      try:
+        self.attr.append(default if not value.strip() else float(value))
+      except ValueError:
+        raise node.error(f"plugin '{plugin}': config '{key}': expected a number, got "
+                         f"'{value[:40]}'") from None
 
   def attr_string(self):
     """The config values in the plugin's attribute order, each NUL-terminated (plugin_attr)."""

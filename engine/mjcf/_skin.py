@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from numjoco.engine.mjcf._node import SKIN_PREFIX, floats, number
+from numjoco.engine.mjcf._node import SKIN_PREFIX, floats, ints, number
 from numjoco.engine.types import MINVAL
 
 # mjModel's skin fields (DRAW_FIELDS) and sizes (DRAW_SIZES), by MuJoCo's names
@@ -82,9 +82,7 @@ def _inline(n):
     vals = floats(node, key)
     if vals is None:
       return None
-    if integer and any(v != int(v) for v in vals):
-      raise node.error(f"attribute '{key}': expected integers")
-    return np.array(vals, dtype)
+    return np.array(ints(node, key, vals) if integer else vals, dtype)
   vert, tex, face = (array(n, "vertex", np.float32), array(n, "texcoord", np.float32),
                      array(n, "face", np.int32, True))
   bones = []

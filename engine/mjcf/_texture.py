@@ -25,8 +25,12 @@ class TextureError(ValueError):
 
 
 def _byte(rgb):
-  """MuJoCo's (std::byte)(255 * c): truncation."""
-  return np.array([int(255 * float(c)) & 0xFF for c in rgb[:3]], np.uint8)
+  """MuJoCo's (std::byte)(255 * c): truncation (through a C int, as x86 converts: NaN, inf
+  and values beyond the int's range give 0)."""
+  def one(c):
+    v = 255 * float(c)
+    return int(v) & 0xFF if math.isfinite(v) and abs(v) < 2**31 else 0
+  return np.array([one(c) for c in rgb[:3]], np.uint8)
 
 
 def _interp(rgb1, rgb2, pos):
