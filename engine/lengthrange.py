@@ -76,6 +76,13 @@ def _needs(m, i, o):
   return not (o["useexisting"] and lr[0] < lr[1])
 
 
+def _error(o, i, msg):
+  """The error to raise for actuator `i`: the compiler's load error naming its element (file,
+  line) when the compiler passed the actuators' elements along, else a ValueError."""
+  nodes = o.get("actuators")
+  return nodes[i].error(msg) if nodes else ValueError(msg)
+
+
 def set_length_range(m):
   """Fill m.actuator_lengthrange as MuJoCo's compiler does (after set_const)."""
   o = getattr(m, "lropt", None)
@@ -116,14 +123,14 @@ def set_length_range(m):
                                            o["maxforce"], o["timeconst"], o["inttotal"],
                                            o["interval"])
         if not ok:
-          raise ValueError(f"unstable lengthrange simulation in actuator {i}")
+          raise _error(o, i, f"unstable lengthrange simulation in actuator {i}")
       rng = (lo[0], hi[1])
       dif = rng[1] - rng[0]
       if dif <= 0:
-        raise ValueError(f"invalid lengthrange ({rng[0]:g}, {rng[1]:g}) in actuator {i}")
+        raise _error(o, i, f"invalid lengthrange ({rng[0]:g}, {rng[1]:g}) in actuator {i}")
       for side in (0, 1):
         if hi[side] - lo[side] > o["tolrange"] * dif:
-          raise ValueError(
+          raise _error(o, i,
               f"lengthrange computation did not converge in actuator {i}: eval "
               f"({lo[side]:g}, {hi[side]:g}), range ({rng[0]:g}, {rng[1]:g}); set "
               "'lengthrange' on the actuator or adjust <compiler><lengthrange>")

@@ -9,6 +9,7 @@ from numjoco.engine.mjcf import _octree
 from numjoco.engine.mjcf import _plugin
 from numjoco.engine.mjcf import _sensor
 from numjoco.engine.mjcf import _flex
+from numjoco.engine.mjcf import _limits
 from numjoco.engine.mjcf import _skin
 from numjoco.engine.mjcf import _sparse
 
@@ -491,9 +492,12 @@ def _contacts(c, A, sizes):
 def _keys(c, A, sizes):
   nq, nv, na, nu, nmocap = (sizes[k] for k in ("nq", "nv", "na", "nu", "nmocap"))
   keys = c.keys
-  nk = len(keys)
+  nk = len(keys) + c.nkey_default
   sizes["nkey"] = nk
   mocap = [b for b in c.bodies if b.mocap]
+  _limits.check_bytes(c.size_node or c.root, f"{nk} keyframes",
+                      8 * nk * (1 + nq + nv + na + nu + 7 * nmocap + sizes["nplastic"]),
+                      "; lower <size nkey>")
   A["key_time"] = np.zeros(nk)
   A["key_qpos"] = np.tile(A["qpos0"], (nk, 1))
   A["key_qvel"] = np.zeros((nk, nv))
@@ -787,6 +791,8 @@ def _users(c, A, sizes):
     n = c.nuser[kind]
     if n == -1:
       n = max((len(u) for u in users), default=0)
+    _limits.check_bytes(c.size_node or c.root, f"nuser_{kind}={n} values of {len(lst)} "
+                        f"{what.get(kind, kind)}s", 8 * n * len(lst))
     arr = np.zeros((len(lst), n))
     for i, (o, u) in enumerate(zip(lst, users)):
       if len(u) > n:
@@ -909,6 +915,13 @@ def _sleep(c, A, sizes):
   A["tree_sleep_policy"] = policy
 
 
+def _detached(node):
+  """A childless copy of `node` that names it in errors (file, line, tag, name)."""
+  from numjoco.engine.mjcf._node import Node
+  name = node.get("name")
+  return Node(node.tag, {"name": name} if name else {}, node.file, node.line)
+
+
 def assemble(c):
   """(sizes, arrays, names) from a finished `Compiler`."""
   sizes, A = {}, {}
@@ -917,7 +930,9 @@ def assemble(c):
   A["vis_map_stiffness"] = np.array([c.visual.get("map", {}).get("stiffness", 100.0)])
   A["vis_map_stiffnessrot"] = np.array([c.visual.get("map", {}).get("stiffnessrot", 500.0)])
   A["_visual"], A["_statistic"] = c.visual, c.statistic  # Python-side, see engine/visual.py
-  A["_lengthrange"] = c.lropt   # Python-side, see engine/lengthrange.py
+  # Python-side, see engine/lengthrange.py; with the actuators' elements (detached from the
+  # tree) that its errors name
+  A["_lengthrange"] = dict(c.lropt, actuators=[_detached(a.node) for a in c.actuators])
   simple = _tree(c, A, sizes)
   c._simple = simple
   _tendons(c, A, sizes)
@@ -965,7 +980,7 @@ def assemble(c):
       t.mjtObj.EQUALITY: [e.name for e in c.eqs],
       t.mjtObj.TENDON: [te.name for te in c.tendons],
       t.mjtObj.ACTUATOR: [a.name for a in c.actuators],
-      t.mjtObj.KEY: [k.name for k in c.keys],
+      t.mjtObj.KEY: [k.name for k in c.keys] + [""] * c.nkey_default,
       t.mjtObj.PAIR: c.pair_names,
       t.mjtObj.EXCLUDE: c.exclude_names,
       t.mjtObj.SENSOR: [s["name"] for s in c.sensors],
@@ -980,8 +995,9 @@ def assemble(c):
   row_nnz = t.efc_row_nnz(sizes["nv"], A.get("tree_dofnum", empty), A.get("dof_treeid", empty),
                           A.get("ten_J_rowadr", empty), A.get("ten_J_rownnz", empty),
                           A.get("ten_J_colind", empty), sizes.get("nflex", 0))
-  sizes.update(t.contact_capacity(sizes, c.nconmax, c.njmax, int(A["opt_ccd_iterations"][0]),
-                                  row_nnz))
+  ccd = min(int(A["opt_ccd_iterations"][0]), _limits.MAX_CCD_ROOM)
+  sizes.update(t.contact_capacity(sizes, c.nconmax, c.njmax, ccd, row_nnz))
+  _limits.check_tables(c.size_node or c.root, sizes)
   for name, dtype, shape in t.MODEL_TABLE:
     if name in A:
       A[name] = np.asarray(A[name], dtype).reshape(t.resolve_shape(shape, sizes))

@@ -11,11 +11,12 @@ import os
 import numpy as np
 
 from numjoco.engine import rotation
+from numjoco.engine.mjcf import _limits
 from numjoco.engine.mjcf import _mesh
 from numjoco.engine.mjcf import _meshgen
 from numjoco.engine.mjcf import _plugin
 from numjoco.engine.mjcf import _texture
-from numjoco.engine.mjcf._node import BOOL as _BOOL, floats
+from numjoco.engine.mjcf._node import BOOL as _BOOL, floats, ints
 from numjoco.engine.mjcf._node import Obj as _Obj, Reader as _Reader
 
 
@@ -55,8 +56,12 @@ class AssetCompiler:
     srgb = False
     try:
       if builtin != "none":
+        width, height = rd.int("width", 0), rd.int("height", 0)
+        _limits.check_samples(n, f"builtin texture of {width} x {height} pixels"
+                              f"{'' if kind == _texture.TYPES['2d'] else ' x 6 faces'}",
+                              width * (height if kind == _texture.TYPES["2d"] else 6 * width))
         data = _texture.builtin(
-            kind, builtin, rd.int("width", 0), rd.int("height", 0), rgb1,
+            kind, builtin, width, height, rgb1,
             rd.exact("rgb2", [0.5, 0.5, 0.5], 3), rd.kw("mark", {k: k for k in _texture.MARKS},
                                                        "none"),
             rd.exact("markrgb", [0.0, 0.0, 0.0], 3), rd.num("random", 0.01))
@@ -80,7 +85,7 @@ class AssetCompiler:
           if kind == _texture.TYPES["2d"]:
             data = img
           else:
-            grid = [int(v) for v in rd.exact("gridsize", [1, 1], 2)]
+            grid = ints(n, "gridsize", rd.exact("gridsize", [1, 1], 2))
             data = _texture.cube_from_grid(img, grid, rd.str("gridlayout", ""), rgb1)
         else:
           keys = ("fileright", "fileleft", "fileup", "filedown", "filefront", "fileback")
@@ -130,9 +135,9 @@ class AssetCompiler:
     vert, face, uv, faceuv, nrm, facenrm = None, None, None, None, None, None
     if n.get("face") is not None:
       vals = floats(n, "face")
-      if len(vals) % 3 or any(v != int(v) for v in vals):
+      if len(vals) % 3:
         raise n.error("face data must be a multiple of 3 integers")
-      face = np.array(vals, np.int64).reshape(-1, 3).astype(np.int32)
+      face = np.array(ints(n, "face", vals), np.int32).reshape(-1, 3)
     shell = False
     plugin = [c for c in n.children if c.tag == "plugin"]
     if plugin:
@@ -303,6 +308,7 @@ class AssetCompiler:
     else:
       if nrow < 1 or ncol < 1:
         raise n.error("hfield not specified: give 'file', or 'nrow' and 'ncol'")
+      _limits.check_samples(n, f"hfield of {nrow} x {ncol}", nrow * ncol)
       data = np.zeros((nrow, ncol), np.float32)
       if rd.has("elevation"):
         vals = np.array(floats(n, "elevation"), np.float32)

@@ -12,6 +12,7 @@ import numpy as np
 
 from numjoco.engine import rotation
 from numjoco.engine.mjcf import _flexread as fr
+from numjoco.engine.mjcf import _limits
 from numjoco.engine.mjcf._node import Node, Reader, floats
 from numjoco.engine.types import MINVAL as _MINVAL
 
@@ -153,6 +154,8 @@ def _read(c, n, bodyname):
     raise n.error("attributes 'count' and 'cellcount' take 3 values")
   if any(x < 1 or (fc["dof"] == "radial" and x < 2 and f["dim"] == 3) for x in fc["count"]):
     raise n.error("Count too small")
+  _limits.check_samples(n, f"flexcomp count {' x '.join(map(str, fc['count']))}",
+                        math.prod(fc["count"]))
   if not fc["direct"] and min(fc["spacing"]) < 2 * f["radius"] + f["margin"]:
     raise n.error("Spacing must be larger than geometry size")
   if min(fc["scale"]) < _MINVAL:

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from numjoco.engine import rotation
+from numjoco.engine.mjcf import _limits
 from numjoco.engine.mjcf._mesh import MeshError
 from numjoco.engine.rotation import EPS
 
@@ -35,6 +36,14 @@ def make(builtin, params):
   if len(p) != need:
     raise MeshError(f"builtin '{builtin}' needs {need} parameter{'s' * (need > 1)} in "
                     f"'params', got {len(p)}")
+  # vertices made, about: the cone's edges, the wedge's and plate's two resolutions
+  # multiplied, the others' resolution squared
+  r0 = abs(int(p[0]))
+  r1 = abs(int(p[1])) if builtin in ("wedge", "plate") else r0
+  npoint = r0 if builtin == "cone" else r0 * r1
+  if npoint > _limits.MAX_SAMPLES:
+    raise MeshError(f"builtin '{builtin}' params {p[:2]}: about {npoint} vertices, more than "
+                    f"the {_limits.MAX_SAMPLES} numjoco generates")
   if builtin == "sphere":
     s = int(p[0])
     if not 0 <= s <= 4:
@@ -279,6 +288,9 @@ def _flex(builtin, p):
                     + ("" if flat else " [dim]") + f" (6{'' if flat else ' or 7'} values), got "
                     f"{len(p)}")
   count, spacing = [int(x) for x in p[:3]], p[3:6]
+  if math.prod(max(x, 1) for x in count) > _limits.MAX_SAMPLES:
+    raise MeshError(f"builtin '{builtin}' count {count}: more than the {_limits.MAX_SAMPLES} "
+                    "points numjoco generates")
   dim = int(p[6]) if len(p) == 7 else (2 if flat else 3)
   if dim not in (2, 3):
     raise MeshError(f"{builtin} dim must be 2 or 3")

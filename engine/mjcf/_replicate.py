@@ -12,7 +12,10 @@ As MuJoCo (which attaches one replica after the other), sensors that refer to no
 (e.g. `clock`) are copied once per replica too, the copies made for earlier replicas included:
 a clock `clk` under count 3 becomes clk, clk0, clk1, clk01, clk2, clk02, clk12, clk012.
 """
+import math
+
 from numjoco.engine import rotation
+from numjoco.engine.mjcf import _limits
 
 # attributes that name another element (tendon path children included)
 _REF_KEYS = ("joint", "joint1", "joint2", "jointinparent", "tendon", "tendon1", "tendon2",
@@ -39,6 +42,23 @@ def _copy(node, parent, suffix, names):
   c = Node(node.tag, attrib, node.file, node.line, parent)
   c.children = [_copy(k, c, suffix, names) for k in node.children]
   return c
+
+
+def _size(node):
+  return 1 + sum(_size(k) for k in node.children)
+
+
+class _Budget:
+  """Elements made so far by the expansion, refused past _limits.MAX_REPLICATED."""
+
+  def __init__(self):
+    self.made = 0
+
+  def spend(self, node, n):
+    self.made += n
+    if self.made > _limits.MAX_REPLICATED:
+      raise node.error(f"replicate would make more than {_limits.MAX_REPLICATED} elements "
+                       f"(count {node.get('count')}), more than numjoco expands")
 
 
 def _names(node, out):
@@ -84,6 +104,7 @@ def expand(root):
   from numjoco.engine.mjcf._node import Node, floats, number, warn
   degree, seq = _compiler(root)
   sections = [c for c in root.children if c.tag in _SECTIONS]
+  budget = _Budget()
 
   def walk(node):
     i = 0
@@ -116,9 +137,13 @@ def expand(root):
       for k in c.children:
         _names(k, names)
       digits = len(str(count))   # as MuJoCo: count 10 names b00 ... b09
+      budget.spend(c, count * (1 + sum(_size(k) for k in c.children)))
       pos, frames = [0.0, 0.0, 0.0], []
       for r in range(count):
-        q = rotation.orientation("euler", [r * e for e in euler], degree, seq)
+        turn = [r * e for e in euler]
+        if not all(math.isfinite(x) for x in turn + pos):
+          raise c.error(f"replica {r}'s frame is not finite (offset or euler too large)")
+        q = rotation.orientation("euler", turn, degree, seq)
         suffix = sep + str(r).zfill(digits)
         attrib = {"pos": " ".join(repr(x) for x in pos), "quat": " ".join(repr(x) for x in q)}
         if c.get("childclass"):
@@ -143,6 +168,8 @@ def expand(root):
         template = {id(k) for k in refs}
         for r in range(count):
           suffix = sep + str(r).zfill(digits)
+          budget.spend(c, sum(_size(k) for k in sec.children
+                              if id(k) in template or (loose and _refless(k))))
           sec.children.extend([_copy(k, sec, suffix, names) for k in sec.children
                                if id(k) in template or (loose and _refless(k))])
         sec.children = [k for k in sec.children if id(k) not in template]

@@ -9,6 +9,7 @@ Anything else is an error naming the element.
 import numpy as np
 
 from numjoco.engine import types as t
+from numjoco.engine.mjcf import _limits
 
 INTERP = {"zoh": 0, "linear": 1, "cubic": 2}   # history interpolation (actuators, sensors)
 _MAXSAMPLE = 1 << 24   # MuJoCo stores a buffer's cursor as an mjtNum
@@ -414,6 +415,7 @@ def assemble(c, A, sizes):
   for s in ss:
     s["adr"] = adr
     adr += s["dim"]
+    _limits.check_bytes(s["node"], f"sensordata of {adr} values", 8 * adr)
   sizes.update(nsensor=len(ss), nsensordata=adr)
   i4 = np.int32
   for k in ("type", "datatype", "needstage", "objtype", "objid", "reftype", "refid", "dim",

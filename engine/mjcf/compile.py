@@ -25,7 +25,7 @@ from numjoco.engine.mjcf._actuator import (ACT_TAGS as _ACT_TAGS, apply_actuator
 from numjoco.engine.mjcf._assets import AssetCompiler
 from numjoco.engine.mjcf._body import BodyCompiler, children
 from numjoco.engine.mjcf._elements import ElementCompiler
-from numjoco.engine.mjcf._node import BOOL as _BOOL, SOLIMP, SOLREF, floats, keyword
+from numjoco.engine.mjcf._node import BOOL as _BOOL, SOLIMP, SOLREF, floats, ints, keyword
 from numjoco.engine.mjcf._node import Obj as _Obj, Reader as _Reader
 from numjoco.engine.visual import VISUAL_DEFAULTS
 
@@ -52,6 +52,7 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
     self.alignfree = False
     self.inertiagrouprange = [0, 5]
     self.nconmax, self.njmax = -1, -1
+    self.size_node, self.nkey = None, 0   # the last <size>; its nkey
     self.defaults = {}   # class -> {tag: attrib dict}
     self.act_defaults = {}   # class -> actuator state
     self.default_parent = {}   # class -> its parent class ("main" has none)
@@ -94,9 +95,15 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
         self.statistic["center"] = rd.exact("center", [0.0] * 3, 3)
     for n in children(r, "size"):
       rd = _Reader(n, None)
+      self.size_node = n
       self.nconmax = rd.int("nconmax", self.nconmax)
       self.njmax = rd.int("njmax", self.njmax)
-      self.nkey = rd.int("nkey", getattr(self, "nkey", 0))
+      for k in ("nconmax", "njmax"):
+        if getattr(self, k) < -1:
+          raise n.error(f"{k} must be >= -1")
+      if rd.int("nstack", -1) < -1:    # MuJoCo's arena; numjoco preallocates instead
+        raise n.error("nstack must be >= -1")
+      self.nkey = rd.int("nkey", self.nkey)
       for k in _USER_KINDS:
         self.nuser[k] = rd.int("nuser_" + k, self.nuser[k])
         if self.nuser[k] < -1:
@@ -117,6 +124,9 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
       if sec.tag in ("asset", "deformable"):
         self.skins += [_skin.read_skin(self, n) for n in sec.children if n.tag == "skin"]
     self._check_unique("skin", [_Obj(s) for s in self.skins])
+    for what, lst in (("mesh", self.meshes), ("texture", self.textures),
+                      ("hfield", self.hfields)):
+      self._check_unique(what, lst, "repeated name '{name}' in {what}")   # MuJoCo's words
     self.flexes = _flex.expand(self, r)   # flexcomps become bodies (parse allowed them)
     world = _Obj(node=r, name="world", parent=None, id=0, childclass="main", frame=None,
                  joints=[], geoms=[], sites=[], cams=[], lights=[], children=[], mocap=False,
@@ -152,9 +162,8 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
     for n in _elements(r, "keyframe"):
       self.keys.append(_Obj(node=n, name=n.get("name", "")))
     self._check_unique("key", self.keys)
-    from numjoco.engine.mjcf._node import Node
-    while len(self.keys) < getattr(self, "nkey", 0):   # <size nkey>: default keyframes
-      self.keys.append(_Obj(node=Node("key", {}, r.file, r.line), name=""))
+    # <size nkey>: keyframes at the defaults after the model's own (_assemble._keys)
+    self.nkey_default = max(0, self.nkey - len(self.keys))
     if self.discardvisual:   # every material and texture goes (they only draw)
       self.mats, self.textures = [], []
     from numjoco.engine.mjcf import _assemble
@@ -188,8 +197,8 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
     self.boundinertia = rd.num("boundinertia", self.boundinertia)
     self.settotalmass = rd.num("settotalmass", self.settotalmass)
     self.balanceinertia = rd.kw("balanceinertia", _BOOL, self.balanceinertia)
-    self.inertiagrouprange = [int(v) for v in rd.exact("inertiagrouprange",
-                                                       self.inertiagrouprange, 2)]
+    self.inertiagrouprange = ints(n, "inertiagrouprange",
+                                  rd.exact("inertiagrouprange", self.inertiagrouprange, 2))
     self.discardvisual = rd.kw("discardvisual", _BOOL, self.discardvisual)
     self.fusestatic = rd.kw("fusestatic", _BOOL, self.fusestatic)
     self.meshdir = rd.str("meshdir", rd.str("assetdir", self.meshdir))
@@ -338,13 +347,14 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
                       ("material", self.mats)):
       self._check_unique(what, lst)
 
-  def _check_unique(self, what, lst):
+  def _check_unique(self, what, lst, text="duplicate {what} name '{name}'"):
+    """Refuse a name given twice among `lst` (`text`: the message's start)."""
     seen = {}
     for o in lst:
       if o.name:
         if o.name in seen:
           prev = seen[o.name]
-          raise o.node.error(f"duplicate {what} name '{o.name}' (first defined at "
+          raise o.node.error(text.format(what=what, name=o.name) + " (first defined at "
                              f"{os.path.basename(prev.file)}:{prev.line})")
         seen[o.name] = o.node
 
