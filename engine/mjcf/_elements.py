@@ -56,9 +56,10 @@ class ElementCompiler:
           if key not in c.attrib:
             raise c.error(f"missing attribute '{key}'")
         coef = floats(c, "coef", 1)
-        te.path.append((int(t.mjtWrap.JOINT),
-                        self.find("joint", c.attrib["joint"], c, "tendon joint"),
-                        coef[0] if coef else 1.0))
+        j = self.find("joint", c.attrib["joint"], c, "tendon joint")
+        if any(p[1] == j for p in te.path):
+          raise c.error(f"joint '{c.attrib['joint']}' is repeated in the tendon")
+        te.path.append((int(t.mjtWrap.JOINT), j, coef[0] if coef else 1.0))
     else:
       self._spatial_path(n, te)
     if not te.path:
@@ -212,9 +213,15 @@ class ElementCompiler:
       e.obj1id = self.find(kind, n.attrib[kind + "1"], n, f"equality {kind}1")
       e.obj2id = (self.find(kind, n.attrib[kind + "2"], n, f"equality {kind}2")
                   if kind + "2" in n.attrib else -1)
+      if kind == "joint":
+        for j in (e.obj1id, e.obj2id):
+          if j >= 0 and self.all_joints()[j].type not in (2, 3):
+            raise n.error("only hinge and slide joints allowed in a joint equality")
       pc = floats(n, "polycoef", 5, 1)
       if pc is not None:
         data[:len(pc)] = pc
+    if e.type in (0, 1, 2, 3) and e.obj1id == e.obj2id:
+      raise n.error("the same element is both ends of the equality (MuJoCo refuses it)")
     e.data = data
     self.eqs.append(e)
 

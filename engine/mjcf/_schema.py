@@ -180,6 +180,28 @@ def attr_key(node):
   return node.tag
 
 
+# the elements of the sections whose attributes the compiler checks (or ignores: <custom>)
+_FREE_CHILDREN = {"custom": {"numeric", "text", "tuple"}, "tuple": {"element"}}
+
+
+def _check_free(node):
+  """The elements of a free section, as far as MuJoCo's schema fixes them: <custom> holds
+  numeric, text and tuple (its elements); a sensor has no children but a plugin's config."""
+  if node.tag in _FREE_CHILDREN:
+    for child in node.children:
+      if child.tag not in _FREE_CHILDREN[node.tag]:
+        raise child.error(f"unknown element <{child.tag}> in <{node.tag}>")
+      _check_free(child)
+  elif node.tag == "sensor" and node.parent is not None and node.parent.tag == "mujoco":
+    for sensor in node.children:
+      for child in sensor.children:
+        if sensor.tag != "plugin":
+          raise child.error(f"unknown element <{child.tag}> in <{sensor.tag}>")
+  elif node.tag in ("numeric", "text", "element"):
+    for child in node.children:
+      raise child.error(f"unknown element <{child.tag}> in <{node.tag}>")
+
+
 def check(node, flex=False):
   """Validate element names and attribute names of the tree below `node` (recursively); flex
   elements are an error unless `flex` (engine/mjcf/_flex.py: compiled for tests only, until
@@ -207,6 +229,7 @@ def check(node, flex=False):
     what = " (flex: deformable bodies)" if node.tag == "flexcomp" else ""
     raise node.error(f"element <{node.tag}>{what} is not supported yet")
   if node.tag in _FREE_SECTIONS:
+    _check_free(node)
     return
   in_default = node.parent is not None and node.parent.tag == "default"
   if in_default and node.tag != "default":
