@@ -152,3 +152,59 @@ def test_actuator_delay_without_history_is_an_error(tmp_path):
     mujoco.MjModel.from_xml_string(xml)
   msg = _error(tmp_path, xml)
   assert msg.startswith("model.xml:9: <motor name=\"m\">") and "history buffer" in msg
+
+
+_BODY = '<mujoco>\n<worldbody>\n<body>\n<joint/>\n{}\n</body>\n</worldbody>\n</mujoco>'
+
+
+@pytest.mark.parametrize("model, fragment", [
+    # integer attributes are C ints (MuJoCo: "number is too large", "bad format")
+    (_BODY.format('<geom size=".1" conaffinity="4294967296"/>'), "expected an integer"),
+    (_BODY.format('<geom size=".1" priority="1e30"/>'), "expected an integer"),
+    (_BODY.format('<geom size=".1" condim="inf"/>'), "'inf' is not a finite number"),
+    # NaN and inf would poison the simulation
+    (_BODY.format('<geom size=".1" pos="0 inf 0"/>'), "'inf' is not a finite number"),
+    (_BODY.format('<geom size=".1" euler="0 -inf 0"/>'), "'-inf' is not a finite number"),
+    # absurd sizes: refused before they are allocated
+    ('<mujoco>\n<asset>\n<texture name="t" type="2d" builtin="checker" width="100000" '
+     'height="100000"/>\n</asset>\n</mujoco>', "more than the 67108864"),
+    ('<mujoco>\n<asset>\n<hfield name="h" nrow="2147483647" ncol="4" size="1 1 1 1"/>\n'
+     '</asset>\n</mujoco>', "more than the 67108864"),
+    ('<mujoco>\n<size nconmax="1000000000"/>\n<worldbody/>\n</mujoco>',
+     "lower <size nconmax/njmax>"),
+    ('<mujoco>\n<size nuser_body="300000000"/>\n<worldbody>\n<body/>\n</worldbody>\n'
+     '</mujoco>', "nuser_body=300000000"),
+    ('<mujoco>\n<worldbody>\n<replicate count="1000000">\n<geom size=".1"/>\n</replicate>\n'
+     '</worldbody>\n</mujoco>', "replicate would make more than"),
+    # MuJoCo's own checks
+    ('<mujoco>\n<worldbody>\n<body name="a">\n<joint/>\n<geom size=".1"/>\n</body>\n'
+     '</worldbody>\n<equality>\n<weld body1="a" body2="a"/>\n</equality>\n</mujoco>',
+     "the same element is both ends"),
+    ('<mujoco>\n<asset>\n<hfield name="h" nrow="2" ncol="2" size="1 1 1 1"/>\n'
+     '<hfield name="h" nrow="2" ncol="2" size="1 1 1 1"/>\n</asset>\n</mujoco>',
+     "repeated name 'h' in hfield"),
+])
+def test_what_would_break_the_engine_is_refused_with_its_element(tmp_path, model, fragment):
+  """Values that escaped as OverflowError, MemoryError or math errors, or would have made the
+  kernels read out of range, found by tests/fuzz: a load error naming the element's line."""
+  msg = _error(tmp_path, model)
+  assert fragment in msg and ": <" in msg.split(fragment)[0], msg
+
+
+def test_nesting_to_mujocos_depth(tmp_path):
+  """Elements nest up to 499 levels (MuJoCo's tinyxml2 limit; libxml2 alone stops at 256),
+  and the compiler's recursion follows; one level more is refused with its line."""
+  def chain(n):    # the geom in the innermost body is at level n + 3
+    return ("<mujoco><worldbody>" + "<body><geom size='.1'/>" * n + "</body>" * n
+            + "</worldbody></mujoco>")
+  assert compile_model(chain(496))[0]["nbody"] == 497
+  msg = _error(tmp_path, chain(497))
+  assert msg.startswith("model.xml:1: <geom>") and "nested more than 499" in msg
+
+
+def test_empty_attributes_and_hexadecimal_numbers_read_as_mujoco_reads_them():
+  """pos="" is no pos, condim="" the default, material="" no material; 0x10 is 16."""
+  sizes, arrays, _ = compile_model(_BODY.format(
+      '<geom size=".1" pos="" condim="" material=""/><geom size=".1" pos="0x10 0 0"/>'))
+  assert list(arrays["geom_condim"]) == [3, 3] and list(arrays["geom_matid"]) == [-1, -1]
+  assert arrays["geom_pos"][1][0] == 16 and not arrays["geom_pos"][0].any()
