@@ -203,8 +203,21 @@ def test_nesting_to_mujocos_depth(tmp_path):
 
 
 def test_empty_attributes_and_hexadecimal_numbers_read_as_mujoco_reads_them():
-  """pos="" is no pos, condim="" the default, material="" no material; 0x10 is 16."""
+  """pos="" is no pos, condim="" the default, material="" no material, zaxis="" no
+  orientation; 0x10 is 16."""
   sizes, arrays, _ = compile_model(_BODY.format(
-      '<geom size=".1" pos="" condim="" material=""/><geom size=".1" pos="0x10 0 0"/>'))
+      '<geom size=".1" pos="" condim="" material="" zaxis=""/><geom size=".1" pos="0x10 0 0"/>'))
   assert list(arrays["geom_condim"]) == [3, 3] and list(arrays["geom_matid"]) == [-1, -1]
   assert arrays["geom_pos"][1][0] == 16 and not arrays["geom_pos"][0].any()
+
+
+@pytest.mark.parametrize("model, fragment", [
+    ('<mujoco>\n<option>\n<flag/>\n<flag/>\n</option>\n</mujoco>',
+     ":4: <flag>: <flag> given twice"),
+    ('<mujoco>\n<default>\n<joint damping="1"/>\n<joint damping="2"/>\n</default>\n</mujoco>',
+     ":4: <joint>: <joint> given twice in <default>"),
+    ('<mujoco>\n<size nuserdata="-5"/>\n</mujoco>', ":2: <size>: nuserdata must be >= 0"),
+])
+def test_mujocos_schema_limits(tmp_path, model, fragment):
+  """What MuJoCo's schema and sizes refuse (found by tests/fuzz --compare)."""
+  assert fragment in _error(tmp_path, model)

@@ -173,19 +173,21 @@ class BodyCompiler:
     return pos, self._orient(rd, n, quat_default)
 
   def _orient(self, rd, n, quat_default=(1.0, 0.0, 0.0, 0.0)):
-    own = [k for k in ("quat",) + _ORIENT if k in n.attrib]
+    def given(src, k):   # an empty value is none (MuJoCo)
+      return src.get(k, "").strip() != ""
+    own = [k for k in ("quat",) + _ORIENT if given(n.attrib, k)]
     if len(own) > 1:
       raise n.error(f"multiple orientation specifiers: {', '.join(own)}")
     srcs = [n.attrib] if own else [s for s in rd.srcs[:1]]
     for src in srcs:
       for k in _ORIENT:
-        if k in src:
+        if given(src, k):
           vals = floats(n, k, _ORIENT_N[k], attrib=src)
           q = rotation.orientation(k, vals, self.degree, self.eulerseq)
           if isinstance(q, str):
             raise n.error(f"attribute '{k}': {q}")
           return q
-      if "quat" in src:
+      if given(src, "quat"):
         q = floats(n, "quat", 4, attrib=src)
         rotation.normvec(q)
         return q

@@ -180,6 +180,10 @@ def attr_key(node):
   return node.tag
 
 
+# children that may appear once (MuJoCo's schema: "unique element 'flag' found 2 times")
+_UNIQUE = {"option": {"flag"}, "compiler": {"lengthrange"}, "body": {"inertial"},
+           "visual": {"global", "quality", "headlight", "map", "scale", "rgba"},
+           "default": set(DEFAULT_ATTRS)}
 # the elements of the sections whose attributes the compiler checks (or ignores: <custom>)
 _FREE_CHILDREN = {"custom": {"numeric", "text", "tuple"}, "tuple": {"element"}}
 
@@ -240,7 +244,14 @@ def check(node, flex=False):
     if key not in allowed:
       raise node.error(f"unknown attribute '{key}'")
   kids = CHILDREN.get(node.tag, set())
+  once = _UNIQUE.get(node.tag, ())
+  seen = set()
   for child in node.children:
+    if child.tag in once:
+      if child.tag in seen:
+        raise child.error(f"<{child.tag}> given twice in <{node.tag}> (MuJoCo's schema allows "
+                          "one)")
+      seen.add(child.tag)
     if child.tag not in kids:
       if child.tag in _UNSUPPORTED:
         check(child, flex)   # its "not supported" error, or a flexcomp when allowed

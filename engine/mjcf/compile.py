@@ -103,6 +103,8 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
           raise n.error(f"{k} must be >= -1")
       if rd.int("nstack", -1) < -1:    # MuJoCo's arena; numjoco preallocates instead
         raise n.error("nstack must be >= -1")
+      if rd.int("nuserdata", 0) < 0:
+        raise n.error("nuserdata must be >= 0")
       self.nkey = rd.int("nkey", self.nkey)
       for k in _USER_KINDS:
         self.nuser[k] = rd.int("nuser_" + k, self.nuser[k])
