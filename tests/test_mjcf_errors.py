@@ -221,3 +221,12 @@ def test_empty_attributes_and_hexadecimal_numbers_read_as_mujoco_reads_them():
 def test_mujocos_schema_limits(tmp_path, model, fragment):
   """What MuJoCo's schema and sizes refuse (found by tests/fuzz --compare)."""
   assert fragment in _error(tmp_path, model)
+
+
+def test_an_asset_file_too_large_is_refused_before_it_is_read(tmp_path, monkeypatch):
+  """A mesh file over the limit (1 GiB; 100 bytes here) is refused by its size, unread."""
+  from numjoco.engine.mjcf import _limits
+  monkeypatch.setattr(_limits, "MAX_FILE_BYTES", 100)
+  (tmp_path / "m.stl").write_bytes(b"\0" * 200)
+  msg = _error(tmp_path, '<mujoco>\n<asset>\n<mesh file="m.stl"/>\n</asset>\n</mujoco>')
+  assert msg.startswith("model.xml:3: <mesh>: mesh file 'm.stl' is") and "numjoco reads" in msg

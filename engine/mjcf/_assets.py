@@ -255,6 +255,8 @@ class AssetCompiler:
                                            if root_file else os.getcwd(), rel))
       if not os.path.isfile(path):
         raise n.error(f"{what} file '{file}' not found (looked for {path})")
+      if why := _limits.file_too_big(path, f"{what} file"):
+        raise n.error(why)
       with open(path, "rb") as f:
         data = f.read()
     if isinstance(data, str):

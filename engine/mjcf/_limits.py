@@ -15,6 +15,20 @@ MAX_CCD_ROOM = 10_000
 # the most elements <replicate> may make (copies of copies included): beyond this a model
 # compiles for minutes (about 5,000 bodies a second) and could not be simulated interactively
 MAX_REPLICATED = 200_000
+# the largest file (model, include or asset) the compiler reads: parsed, its data take a few
+# times its size
+MAX_FILE_BYTES = 2**30
+
+
+def file_too_big(path, what):
+  """Why the file at `path` (`what`: what it is) is not read, when it is larger than
+  MAX_FILE_BYTES; else None."""
+  import os
+  size = os.path.getsize(path)
+  if size > MAX_FILE_BYTES:
+    return (f"{what} '{os.path.basename(path)}' is {_gib(size)}, more than the "
+            f"{_gib(MAX_FILE_BYTES)} numjoco reads")
+  return None
 
 
 def _gib(nbytes):

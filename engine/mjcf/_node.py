@@ -8,6 +8,8 @@ import os
 
 from lxml import etree
 
+from numjoco.engine.mjcf import _limits
+
 # the deepest element MuJoCo's XML reader (tinyxml2) accepts, the root being at level 1
 MAX_DEPTH = 499
 # integer attributes are C ints in MuJoCo
@@ -227,6 +229,8 @@ def read_referenced(node, name, assets, what):
   if text is None:
     if not os.path.isfile(path):
       raise node.error(f"{what} '{name}' not found (looked for {path})")
+    if why := _limits.file_too_big(path, what):
+      raise node.error(why)
     with open(path, "rb") as f:
       text = f.read()
   return (text.encode() if isinstance(text, str) else text), path
@@ -275,6 +279,8 @@ def read(source, assets=None):
     file = os.fspath(source)
     if not os.path.isfile(file):
       raise MjcfError(None, "file not found", file=file, line=0)
+    if why := _limits.file_too_big(file, "model file"):
+      raise MjcfError(None, why, file=file, line=0)
     with open(file, "rb") as f:
       text = f.read()
   return read_text(text, file, assets)
