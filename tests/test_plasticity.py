@@ -47,19 +47,22 @@ def test_compiled_fields(angle):
 
 def test_defaults_and_units():
   """springyield from default classes (joint and tendon), converted from degrees for hinge and
-  ball joints only (a fixed tendon's yield is not, even over hinges); a zero or NaN yield is
-  elastic (jnt_plasticadr -1), as 4.0 compiles them."""
+  ball joints only (a fixed tendon's yield is not, even over hinges); a zero yield is elastic
+  (jnt_plasticadr -1), as 4.0 compiles them. A NaN yield, which MuJoCo compiles as elastic, is
+  refused with its element, as NaN is in every attribute the simulation reads."""
   xml = """<mujoco><default><tendon springyield="0.3"/><joint springyield="2" springref="3"/>
     </default><worldbody>
     <body><joint name="c" type="slide"/><geom size=".1"/></body>
     <body pos="1 0 0"><joint name="h"/><geom size=".1"/></body>
     <body pos="2 0 0"><joint type="ball"/><geom size=".1"/></body>
-    <body pos="3 0 0"><joint springyield="0"/><joint springyield="nan" axis="1 0 0"/>
+    <body pos="3 0 0"><joint springyield="0"/><joint springyield="{}" axis="1 0 0"/>
       <geom size=".1"/></body>
     </worldbody><tendon><fixed><joint joint="c" coef="2"/><joint joint="h" coef="1"/></fixed>
     <fixed springyield="10"><joint joint="h" coef="1"/></fixed></tendon>
     <keyframe><key/></keyframe></mujoco>"""
-  m, mjm = models_of(xml)
+  with pytest.raises(MjcfError, match=r"<string>:6: <joint>: attribute 'springyield': 'nan'"):
+    numjoco.load_model(xml.format("nan"))
+  m, mjm = models_of(xml.format("0"))
   assert m.nplastic == mjm.nplastic == 10
   for f in _FIELDS:
     assert_close(getattr(m, f), getattr(mjm, f), f, 1e-12, 1e-12)

@@ -253,9 +253,7 @@ class AssetCompiler:
       root_file = self.root.file if self.root.file and not self.root.file.startswith("<") else ""
       path = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(root_file))
                                            if root_file else os.getcwd(), rel))
-      if not os.path.isfile(path):
-        raise n.error(f"{what} file '{file}' not found (looked for {path})")
-      if why := _limits.file_too_big(path, f"{what} file"):
+      if why := _limits.unreadable(path, f"{what} file '{file}'"):
         raise n.error(why)
       with open(path, "rb") as f:
         data = f.read()

@@ -20,14 +20,20 @@ MAX_REPLICATED = 200_000
 MAX_FILE_BYTES = 2**30
 
 
-def file_too_big(path, what):
-  """Why the file at `path` (`what`: what it is) is not read, when it is larger than
-  MAX_FILE_BYTES; else None."""
+def unreadable(path, what):
+  """Why the file at `path` (`what`: what it is, for the message) is not read, else None: it
+  is missing; it is not a regular file (a folder, a device such as /dev/zero, a FIFO: MuJoCo's
+  readers find no content in them either, and reading one could block or never end); or it is
+  larger than MAX_FILE_BYTES."""
   import os
+  if not os.path.exists(path):
+    return f"{what} not found (looked for {path})"
+  if not os.path.isfile(path):
+    return f"{what} is not a regular file ({path})"
   size = os.path.getsize(path)
   if size > MAX_FILE_BYTES:
-    return (f"{what} '{os.path.basename(path)}' is {_gib(size)}, more than the "
-            f"{_gib(MAX_FILE_BYTES)} numjoco reads")
+    return (f"{what} is {_gib(size)}, more than the {_gib(MAX_FILE_BYTES)} numjoco reads "
+            f"({path})")
   return None
 
 

@@ -227,9 +227,7 @@ def read_referenced(node, name, assets, what):
         if os.path.normpath(key) == os.path.normpath(name):
           text = val
   if text is None:
-    if not os.path.isfile(path):
-      raise node.error(f"{what} '{name}' not found (looked for {path})")
-    if why := _limits.file_too_big(path, what):
+    if why := _limits.unreadable(path, f"{what} '{name}'"):
       raise node.error(why)
     with open(path, "rb") as f:
       text = f.read()
@@ -277,9 +275,9 @@ def read(source, assets=None):
     file = "<string>"
   else:
     file = os.fspath(source)
-    if not os.path.isfile(file):
+    if not os.path.exists(file):
       raise MjcfError(None, "file not found", file=file, line=0)
-    if why := _limits.file_too_big(file, "model file"):
+    if why := _limits.unreadable(file, "model file"):
       raise MjcfError(None, why, file=file, line=0)
     with open(file, "rb") as f:
       text = f.read()
