@@ -4,9 +4,12 @@ solref/solimp, gravity), loads keyframes, goes back through the history, reloads
 between five models, takes screenshots and starts and stops recordings. Afterwards:
 
 - no exception on the worker or in the UI, no crash (the window is still up);
-- resident memory after the warm-up (every model with every integrator and solver, then a
-  minute of the random user: the kernels, shaders and allocator pools in use) grows at most 5%,
-  the median over the last minute against the median over the warm-up's second half;
+- resident memory grows at most 5% after the warm-up (every model with every integrator and
+  solver, then a minute of the random user: the kernels, shaders and pools in use). It is read
+  at checkpoints every CHECK_SECONDS, each at the same state whatever the user did (the demo
+  opened, reset and paused, garbage collected, glibc's free memory returned): the median of
+  the last three against the median of the first three. Read between actions instead, it
+  swings by 10-25% with the model on screen and the allocator's pools;
 - no thread and no file descriptor left over;
 - frames per second on the demo model, measured the same way at the start and at the end.
 
@@ -27,6 +30,7 @@ import numpy as np
 
 FPS_SECONDS = 5.0       # seconds of frames for each FPS measurement
 RSS_GROWTH = 0.05       # allowed growth of resident memory after the warm-up
+CHECK_SECONDS = 30.0    # the random user's time between memory checkpoints
 
 
 def models():
@@ -43,6 +47,15 @@ def rss_bytes():
   """Resident memory of this process (Linux /proc)."""
   with open("/proc/self/statm") as f:
     return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _malloc_trim():
+  """Return glibc's free heap memory to the system (no-op elsewhere)."""
+  import ctypes
+  try:
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+  except (OSError, AttributeError):
+    pass
 
 
 def fd_count():
@@ -172,6 +185,23 @@ class User:
         return
     raise RuntimeError("a model did not load within 120 s")
 
+  def checkpoint(self):
+    """Resident memory at a state that does not depend on what the user did: the demo opened
+    afresh, reset and paused, drawn, Python's garbage collected and glibc's free memory
+    returned; the user's run goes on afterwards."""
+    import gc
+    v = self.v
+    v.open(self.paths[0])
+    self._wait_model()
+    v.execute("reset", None)
+    v.execute("pause", True)
+    self._frames(10)
+    gc.collect()
+    _malloc_trim()
+    rss = rss_bytes()
+    v.execute("pause", False)
+    return rss
+
   def do_screenshot(self):
     path = self.v.save_screenshot(os.path.join(self.out_dir, "shot.png"),
                                   ui=self.rng.random() < 0.5)
@@ -216,13 +246,20 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
   failures = []
 
   def run(seconds):
-    """The random user for `seconds`: actions, errors checked after each; returns the resident
-    memory after each action, (seconds since the start, bytes)."""
+    """The random user for `seconds`, errors checked after each action; returns the memory
+    checkpoints (seconds since the start, bytes), one every CHECK_SECONDS and one at the end."""
     t0 = last = time.perf_counter()
+    checked = t0 - CHECK_SECONDS      # the first checkpoint at the start
     samples = []
-    while time.perf_counter() - t0 < seconds and not v.closed:
-      user.act()
-      samples.append((time.perf_counter() - t0, rss_bytes()))
+    while not v.closed:
+      now = time.perf_counter()
+      if now - checked >= CHECK_SECONDS or now - t0 >= seconds:
+        samples.append((now - t0, user.checkpoint()))
+        checked = time.perf_counter()
+        if now - t0 >= seconds:
+          break
+      else:
+        user.act()
       errors = check(v)
       if errors:
         failures.append(f"after {sum(user.counts.values())} actions: {errors[0][-2000:]}")
@@ -230,17 +267,14 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
         v.ui.error = ""
       if time.perf_counter() - last > 60:
         last = time.perf_counter()
-        log(f"{(last - t0) / 60:.0f} min: rss {rss_bytes() / 2**20:.0f} MB, "
+        log(f"{(last - t0) / 60:.0f} min: rss {rss_bytes() / 2**20:.0f} MB (checkpoint "
+            f"{samples[-1][1] / 2**20:.0f} MB), "
             f"{threading.active_count()} threads, {fd_count()} fds, "
             f"{sum(user.counts.values())} actions")
     if v.closed:
       failures.append("the window closed")
     return np.array(samples).reshape(-1, 2)
 
-  def tail_median(samples, seconds):
-    """Median resident memory over the last `seconds` of a run's samples (memory rises and
-    falls by a few percent as models, recordings and allocator pools come and go)."""
-    return float(np.median(samples[samples[:, 0] >= samples[-1, 0] - seconds, 1]))
   try:
     user._wait_model()
     # warm-up: every model once with every integrator and solver (each loads its kernels),
@@ -256,15 +290,16 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
       user.do_record()
       user.do_screenshot()
       user.do_reload()
-    warm = run(warm_seconds)                # and the random user for a while
-    rss0 = tail_median(warm, warm_seconds / 2)
+    run(warm_seconds)                       # and the random user for a while
     v.open(paths[0])
     user._wait_model()
     fps0 = measure_fps(v)
     threads0, fds0 = threading.active_count(), fd_count()
-    log(f"warm: rss {rss0 / 2**20:.0f} MB, {threads0} threads, {fds0} fds, {fps0:.1f} fps")
+    log(f"warm: {threads0} threads, {fds0} fds, {fps0:.1f} fps")
     main = run(seconds)
-    rss1 = tail_median(main, min(60.0, seconds / 4))
+    rss0, rss1 = (float(np.median(main[:3, 1])), float(np.median(main[-3:, 1])))
+    hours = (main[-1, 0] - main[0, 0]) / 3600
+    slope = np.polyfit(main[:, 0] / 3600, main[:, 1], 1)[0] if hours > 0 else 0.0
     v.execute("reset", None)
     v.open(paths[0])
     user._wait_model()
@@ -282,7 +317,8 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print):
   if fds1 > fds0:
     failures.append(f"file descriptors: {fds0} -> {fds1}")
   return dict(seconds=seconds, actions=dict(user.counts), rss=(rss0, rss1),
-              rss_max=float(main[:, 1].max()), threads=(threads0, threads1), fds=(fds0, fds1),
+              rss_max=float(main[:, 1].max()), rss_slope=float(slope), checkpoints=main,
+              threads=(threads0, threads1), fds=(fds0, fds1),
               fps=(fps0, fps1), notes=user.notes), failures
 
 
@@ -301,7 +337,9 @@ def main(argv=None):
   print(f"{a.minutes:g} min, {sum(figures['actions'].values())} actions "
         f"({', '.join(f'{k[3:]} {n}' for k, n in sorted(figures['actions'].items()))})")
   print(f"rss {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB ({100 * (rss1 / rss0 - 1):+.1f}%, "
-        f"max {figures['rss_max'] / 2**20:.0f} MB), "
+        f"max {figures['rss_max'] / 2**20:.0f} MB, trend "
+        f"{figures['rss_slope'] / 2**20:+.0f} MB/h over {len(figures['checkpoints'])} "
+        f"checkpoints), "
         f"threads {figures['threads'][0]} -> {figures['threads'][1]}, "
         f"fds {figures['fds'][0]} -> {figures['fds'][1]}, "
         f"fps {fps0:.1f} -> {fps1:.1f} ({100 * (fps1 / fps0 - 1):+.1f}%)")
