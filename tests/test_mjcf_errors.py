@@ -1,4 +1,5 @@
 """Bad MJCF input: every error names the file, the line and the element."""
+import mujoco
 import pytest
 
 from numjoco.engine.mjcf import MjcfError, compile_model
@@ -230,3 +231,47 @@ def test_an_asset_file_too_large_is_refused_before_it_is_read(tmp_path, monkeypa
   (tmp_path / "m.stl").write_bytes(b"\0" * 200)
   msg = _error(tmp_path, '<mujoco>\n<asset>\n<mesh file="m.stl"/>\n</asset>\n</mujoco>')
   assert msg.startswith("model.xml:3: <mesh>: mesh file 'm.stl' is") and "numjoco reads" in msg
+
+
+_CUSTOM = ('<mujoco>\n<worldbody>\n<body name="b">\n<geom name="g" size=".1"/>\n</body>\n'
+           '</worldbody>\n<custom>\n{}\n</custom>\n</mujoco>')
+
+
+@pytest.mark.parametrize("custom", [
+    '<numeric name="n"/>', '<numeric name="n" size="0"/>', '<numeric name="n" size="-2"/>',
+    '<numeric name="n" size="2" data="1 2 3"/>', '<numeric name="n" size="3" data="1"/>',
+    '<numeric data="1"/>', '<numeric name="n" data="1"/>\n<numeric name="n" data="2"/>',
+    '<numeric name="n" data="1" foo="2"/>', '<text name="t"/>', '<text name="t" data="x"/>',
+    '<tuple name="u">\n<element objtype="geom" objname="nope"/>\n</tuple>',
+    '<tuple name="u">\n<element objtype="geom" objname="g"/>\n</tuple>',
+    '<tuple name="u">\n<element objtype="body" objname="g"/>\n</tuple>',
+    '<tuple name="u">\n<element objtype="nonsense" objname="g"/>\n</tuple>',
+    '<tuple name="u">\n<element objtype="geom"/>\n</tuple>', '<tuple name="u"/>',
+    '<tuple name="u">\n<element objtype="numeric" objname="n"/>\n</tuple>\n'
+    '<numeric name="n" data="1"/>',
+])
+def test_custom_elements_are_checked_as_mujoco_checks_them(tmp_path, custom):
+  """<custom>'s numeric, text and tuple (found by tests/fuzz --compare): refused where MuJoCo
+  4.0.1 refuses them, with the element's line, and loaded where it loads them."""
+  xml = _CUSTOM.format(custom)
+  try:
+    mujoco.MjModel.from_xml_string(xml)
+    theirs = None
+  except ValueError as e:
+    theirs = str(e)
+  try:
+    compile_model(xml)
+  except MjcfError as e:
+    assert theirs is not None, f"MuJoCo loads it, we refuse: {e}"
+    assert str(e).startswith("<string>:") and ": <" in str(e), str(e)
+    line = int(str(e).split(":")[1])
+    assert line >= 8, str(e)            # the custom element's own line
+    return
+  assert theirs is None, f"MuJoCo refuses it ({theirs}), we load it"
+
+
+@pytest.mark.parametrize("section", ["sensor", "custom", "actuator"])
+def test_section_elements_take_no_attributes(tmp_path, section):
+  """As MuJoCo's schema ("unrecognized attribute")."""
+  msg = _error(tmp_path, f'<mujoco>\n<{section} gravity="0 0 1"/>\n</mujoco>')
+  assert msg.startswith(f"model.xml:2: <{section}>: unknown attribute 'gravity'"), msg

@@ -11,7 +11,7 @@ _plugin.py, textures in _texture.py, ...) and _assemble.py lays them out as MuJo
 import contextlib
 import sys
 
-from numjoco.engine.mjcf import _flex, compile
+from numjoco.engine.mjcf import _custom, _flex, compile
 from numjoco.engine.mjcf._node import MAX_DEPTH, MjcfError, MjcfWarning
 from numjoco.engine.mjcf.parse import parse
 
@@ -46,9 +46,11 @@ def compile_model(source, assets=None, flex=True, simulated=False):
 def _compile(source, assets, flex, simulated):
   root = parse(source, assets, flex)   # its errors name their element
   try:
+    custom = _custom.check(root)
     c = compile.Compiler(root)
     c.assets = assets
     out = c.run()
+    _custom.check_tuples(*custom, out[2])
     if simulated:
       _flex.check_simulated(c, out[1])
     return out

@@ -197,6 +197,8 @@ def _check_free(node):
         raise child.error(f"unknown element <{child.tag}> in <{node.tag}>")
       _check_free(child)
   elif node.tag == "sensor" and node.parent is not None and node.parent.tag == "mujoco":
+    for key in node.attrib:
+      raise node.error(f"unknown attribute '{key}'")
     for sensor in node.children:
       for child in sensor.children:
         if sensor.tag != "plugin":
