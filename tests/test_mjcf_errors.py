@@ -275,3 +275,24 @@ def test_section_elements_take_no_attributes(tmp_path, section):
   """As MuJoCo's schema ("unrecognized attribute")."""
   msg = _error(tmp_path, f'<mujoco>\n<{section} gravity="0 0 1"/>\n</mujoco>')
   assert msg.startswith(f"model.xml:2: <{section}>: unknown attribute 'gravity'"), msg
+
+
+@pytest.mark.parametrize("memory", ["-1", "1K", "16m", " 2G ", "18446744073709551615",
+                                    "1.5M", "1e6", "abc", "-5", "1KB", "1 M", "16E",
+                                    "99999999999999999999"])
+def test_size_memory_is_read_as_mujoco_reads_it(tmp_path, memory):
+  """<size memory>: an unsigned integer with an optional K..E suffix that fits in a size_t, else
+  MuJoCo's error, with the element; numjoco has no arena to size, so the value is not used
+  (MuJoCo also refuses 15E when it cannot allocate it; numjoco loads it)."""
+  xml = f'<mujoco>\n<size memory="{memory}"/>\n</mujoco>'
+  try:
+    mujoco.MjModel.from_xml_string(xml)
+    theirs = None
+  except ValueError as e:
+    theirs = str(e)
+  if theirs is None:
+    compile_model(xml)
+  else:
+    assert "unsigned integer with an optional suffix" in theirs
+    assert _error(tmp_path, xml).startswith(
+        "model.xml:2: <size>: unsigned integer with an optional suffix {K,M,G,T,P,E}")

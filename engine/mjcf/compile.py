@@ -11,6 +11,7 @@ lights), the other elements (`_elements`: tendons, actuators, equality, contact 
 sensors), with helpers in `_actuator`, `_sensor`, `_flex` and `_skin`.
 """
 import os
+import re
 
 import numpy as np
 
@@ -37,6 +38,23 @@ ENABLE_FLAGS = {"override", "energy", "fwdinv", "invdiscrete", "sleep", "diagexa
 # <visual> flags MuJoCo reads as keywords (stored as ints 0/1 in mjVisual, as MuJoCo does)
 _VIS_BOOL = {("global", "orthographic"), ("global", "ellipsoidinertia"), ("global", "bvactive")}
 _HEADLIGHT_ACTIVE = {"false": 0, "true": 1, "auto": 2}   # or an integer
+
+
+_MEMORY = re.compile(r"^\s*(\d+)([KMGTPE]?)\s*$", re.IGNORECASE)
+
+
+def _check_memory(n):
+  """<size memory>: -1 or an unsigned integer with an optional suffix K, M, G, T, P or E (powers
+  of 1024) that fits in a size_t, as MuJoCo reads it. numjoco preallocates Data and has no arena
+  to size, so the value is checked, not used."""
+  text = n.get("memory")
+  if text is None or text.strip() == "-1":
+    return
+  match = _MEMORY.match(text)
+  scale = 1024 ** ("KMGTPE".index(match[2].upper()) + 1) if match and match[2] else 1
+  if match is None or int(match[1]) * scale >= 2**64:
+    raise n.error("unsigned integer with an optional suffix {K,M,G,T,P,E} is expected in "
+                  "attribute 'memory' (or the size specified is too big)")
 
 
 class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
@@ -103,6 +121,7 @@ class Compiler(BodyCompiler, ElementCompiler, AssetCompiler):
           raise n.error(f"{k} must be >= -1")
       if rd.int("nstack", -1) < -1:    # MuJoCo's arena; numjoco preallocates instead
         raise n.error("nstack must be >= -1")
+      _check_memory(n)
       if rd.int("nuserdata", 0) < 0:
         raise n.error("nuserdata must be >= 0")
       self.nkey = rd.int("nkey", self.nkey)
