@@ -296,3 +296,25 @@ def test_size_memory_is_read_as_mujoco_reads_it(tmp_path, memory):
     assert "unsigned integer with an optional suffix" in theirs
     assert _error(tmp_path, xml).startswith(
         "model.xml:2: <size>: unsigned integer with an optional suffix {K,M,G,T,P,E}")
+
+
+@pytest.mark.parametrize("xml", [
+    '<mujoco>\n<worldbody>\n<geom size="1" rgba="{} 0 0 1"/>\n</worldbody>\n</mujoco>',
+    '<mujoco>\n<visual>\n<global fovy="{}"/>\n</visual>\n</mujoco>',
+    '<mujoco>\n<asset>\n<material name="m" specular="{}"/>\n</asset>\n</mujoco>',
+])
+@pytest.mark.parametrize("value", ["3.4e38", "3.5e38", "-1e300", "inf", "nan"])
+def test_float_attributes_beyond_flt_max_as_mujoco(tmp_path, xml, value):
+  """Attributes MuJoCo stores as float (colours, materials, <visual>): a finite value beyond
+  FLT_MAX is refused ("number is too large"), inf and NaN are kept, as MuJoCo 4.0.1 does."""
+  xml = xml.format(value)
+  try:
+    mujoco.MjModel.from_xml_string(xml)
+    theirs = None
+  except ValueError as e:
+    theirs = str(e)
+  if theirs is None:
+    compile_model(xml)
+  else:
+    assert "number is too large" in theirs
+    assert "number is too large in attribute" in _error(tmp_path, xml)

@@ -299,6 +299,9 @@ def user_values(node, text):
 # (MuJoCo warns of NaN, _convert too); elsewhere it would poison the simulation
 _DRAWN = frozenset(("rgba", "rgb1", "rgb2", "markrgb", "emission", "specular", "shininess",
                     "reflectance", "metallic", "roughness", "user"))
+# of those, the ones MuJoCo stores as float (as all of <visual>): beyond FLT_MAX it refuses them
+_FLOAT32 = _DRAWN - {"user"}
+_FLT_MAX = 3.4028234663852886e38
 
 
 def floats(node, key, n=None, lo=None, attrib=None):
@@ -313,12 +316,14 @@ def floats(node, key, n=None, lo=None, attrib=None):
   except ValueError:
     vals = [_strtod(node, key, text, p) for p in parts]
   total = sum(vals)
-  if total - total != 0 and key not in _DRAWN and not (
-      node.parent is not None and node.parent.tag == "visual"):
+  visual = node.parent is not None and node.parent.tag == "visual"
+  if total - total != 0 and key not in _DRAWN and not visual:
     bad = [p for p, v in zip(parts, vals) if not math.isfinite(v)]
     if bad:
       raise node.error(f"attribute '{key}': '{bad[0]}' is not a finite number (a model with it "
                        "cannot be simulated)")
+  if (visual or key in _FLOAT32) and any(_FLT_MAX < abs(v) < math.inf for v in vals):
+    raise node.error(f"number is too large in attribute '{key}' (a float)")
   if n is not None:
     lo = n if lo is None else lo
     if not lo <= len(vals) <= n:
