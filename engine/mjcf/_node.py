@@ -295,18 +295,23 @@ def user_values(node, text):
   return [] if text is None else floats(node, "user", attrib={"user": text})
 
 
-# attributes that change only the drawing, or hold user data: a NaN or inf in them is kept
-# (MuJoCo warns of NaN, _convert too); elsewhere it would poison the simulation
+# attributes that change only the drawing, or hold user data (as do all of <visual> and of a
+# <light>): a NaN or inf in them is kept (MuJoCo warns of NaN, _convert too); elsewhere it would
+# poison the simulation
 _DRAWN = frozenset(("rgba", "rgb1", "rgb2", "markrgb", "emission", "specular", "shininess",
-                    "reflectance", "metallic", "roughness", "user"))
-# of those, the ones MuJoCo stores as float (as all of <visual>): beyond FLT_MAX it refuses them
-_FLOAT32 = _DRAWN - {"user"}
+                    "reflectance", "metallic", "roughness", "texrepeat", "user"))
+# attributes MuJoCo stores as float (as all of <visual>): beyond FLT_MAX it refuses them
+_FLOAT32 = frozenset(("rgba", "emission", "specular", "shininess", "reflectance", "metallic",
+                      "roughness", "texrepeat"))
+_FLOAT32_LIGHT = frozenset(("attenuation", "cutoff", "exponent", "ambient", "diffuse",
+                            "bulbradius", "intensity", "range"))
 _FLT_MAX = 3.4028234663852886e38
 
 
 def floats(node, key, n=None, lo=None, attrib=None):
   """Attribute `key` as a list of floats; exactly `n` values, or between `lo` and `n`. NaN and
-  inf are refused except in what only draws (_DRAWN, <visual>)."""
+  inf are refused except in what only draws (_DRAWN, <visual>, <light>); a finite value beyond
+  FLT_MAX where MuJoCo keeps a float is refused as MuJoCo refuses it."""
   text = (attrib if attrib is not None else node.attrib).get(key)
   if text is None:
     return None
@@ -317,12 +322,13 @@ def floats(node, key, n=None, lo=None, attrib=None):
     vals = [_strtod(node, key, text, p) for p in parts]
   total = sum(vals)
   visual = node.parent is not None and node.parent.tag == "visual"
-  if total - total != 0 and key not in _DRAWN and not visual:
+  if total - total != 0 and key not in _DRAWN and not visual and node.tag != "light":
     bad = [p for p, v in zip(parts, vals) if not math.isfinite(v)]
     if bad:
       raise node.error(f"attribute '{key}': '{bad[0]}' is not a finite number (a model with it "
                        "cannot be simulated)")
-  if (visual or key in _FLOAT32) and any(_FLT_MAX < abs(v) < math.inf for v in vals):
+  if (visual or key in _FLOAT32 or (node.tag == "light" and key in _FLOAT32_LIGHT)) and any(
+      _FLT_MAX < abs(v) < math.inf for v in vals):
     raise node.error(f"number is too large in attribute '{key}' (a float)")
   if n is not None:
     lo = n if lo is None else lo
