@@ -308,11 +308,12 @@ def test_size_memory_is_read_as_mujoco_reads_it(tmp_path, memory):
     '<mujoco>\n<asset>\n<texture name="t" type="2d" builtin="flat" width="8" height="8" '
     'rgb1="{} 0 0"/>\n</asset>\n</mujoco>',                                # a double
 ])
-@pytest.mark.parametrize("value", ["3.4e38", "3.5e38", "-1e300", "inf", "nan"])
+@pytest.mark.parametrize("value", ["3.4e38", "3.5e38", "-1e300", "1e400", "inf", "nan"])
 def test_float_attributes_beyond_flt_max_as_mujoco(tmp_path, xml, value):
   """Attributes MuJoCo stores as float (colours, materials, lights, <visual>): a finite value
   beyond FLT_MAX is refused ("number is too large"), inf and NaN are kept, as MuJoCo 4.0.1
-  does; doubles (a light's pos, a texture's rgb1) take it, or refuse it as not finite."""
+  does; doubles (a light's pos, a texture's rgb1) take it, or refuse it as not finite. 1e400
+  overflows a double: "number is too large" wherever it is."""
   xml = xml.format(value)
   try:
     mujoco.MjModel.from_xml_string(xml)

@@ -306,6 +306,7 @@ _FLOAT32 = frozenset(("rgba", "emission", "specular", "shininess", "reflectance"
 _FLOAT32_LIGHT = frozenset(("attenuation", "cutoff", "exponent", "ambient", "diffuse",
                             "bulbradius", "intensity", "range"))
 _FLT_MAX = 3.4028234663852886e38
+_INF = ("inf", "infinity")
 
 
 def floats(node, key, n=None, lo=None, attrib=None):
@@ -321,6 +322,10 @@ def floats(node, key, n=None, lo=None, attrib=None):
   except ValueError:
     vals = [_strtod(node, key, text, p) for p in parts]
   total = sum(vals)
+  if total - total != 0 and any(math.isinf(v) and p.lstrip("+-").lower() not in _INF
+                                for p, v in zip(parts, vals)):
+    # a number beyond the double range (1e400): strtod's ERANGE, which MuJoCo refuses
+    raise node.error(f"number is too large in attribute '{key}'")
   visual = node.parent is not None and node.parent.tag == "visual"
   if total - total != 0 and key not in _DRAWN and not visual and node.tag != "light":
     bad = [p for p, v in zip(parts, vals) if not math.isfinite(v)]
