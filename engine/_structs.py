@@ -723,7 +723,7 @@ MODEL_SIZE_SETTER = _set_model_sizes
 
 
 @jit
-def _set_data_0(s, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_niter, solver_fwdinv, warning_lastinfo, warning_number, ncon, ne, nf, nl, nefc):
+def _set_data_0(s, solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_niter, solver_fwdinv, warning_lastinfo, warning_number, timer_duration, timer_number, ncon, ne, nf):
   s.solver_improvement = borrowed(solver_improvement)
   s.solver_gradient = borrowed(solver_gradient)
   s.solver_lineslope = borrowed(solver_lineslope)
@@ -735,16 +735,18 @@ def _set_data_0(s, solver_improvement, solver_gradient, solver_lineslope, solver
   s.solver_fwdinv = borrowed(solver_fwdinv)
   s.warning_lastinfo = borrowed(warning_lastinfo)
   s.warning_number = borrowed(warning_number)
+  s.timer_duration = borrowed(timer_duration)
+  s.timer_number = borrowed(timer_number)
   s.ncon = borrowed(ncon)
   s.ne = borrowed(ne)
   s.nf = borrowed(nf)
-  s.nl = borrowed(nl)
-  s.nefc = borrowed(nefc)
-  s.owners_0 = (solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_niter, solver_fwdinv, warning_lastinfo, warning_number, ncon, ne, nf, nl, nefc,)
+  s.owners_0 = (solver_improvement, solver_gradient, solver_lineslope, solver_nactive, solver_nchange, solver_neval, solver_nupdate, solver_niter, solver_fwdinv, warning_lastinfo, warning_number, timer_duration, timer_number, ncon, ne, nf,)
 
 
 @jit
-def _set_data_1(s, nisland, nidof, ntree_awake, nbody_awake, nparent_awake, nv_awake, time, energy, qpos, qvel, act, history, plastic, qacc_warmstart, ctrl, qfrc_applied):
+def _set_data_1(s, nl, nefc, nisland, nidof, ntree_awake, nbody_awake, nparent_awake, nv_awake, time, energy, qpos, qvel, act, history, plastic, qacc_warmstart):
+  s.nl = borrowed(nl)
+  s.nefc = borrowed(nefc)
   s.nisland = borrowed(nisland)
   s.nidof = borrowed(nidof)
   s.ntree_awake = borrowed(ntree_awake)
@@ -759,13 +761,13 @@ def _set_data_1(s, nisland, nidof, ntree_awake, nbody_awake, nparent_awake, nv_a
   s.history = borrowed(history)
   s.plastic = borrowed(plastic)
   s.qacc_warmstart = borrowed(qacc_warmstart)
-  s.ctrl = borrowed(ctrl)
-  s.qfrc_applied = borrowed(qfrc_applied)
-  s.owners_1 = (nisland, nidof, ntree_awake, nbody_awake, nparent_awake, nv_awake, time, energy, qpos, qvel, act, history, plastic, qacc_warmstart, ctrl, qfrc_applied,)
+  s.owners_1 = (nl, nefc, nisland, nidof, ntree_awake, nbody_awake, nparent_awake, nv_awake, time, energy, qpos, qvel, act, history, plastic, qacc_warmstart,)
 
 
 @jit
-def _set_data_2(s, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, tree_asleep, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis):
+def _set_data_2(s, ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, tree_asleep, xpos, xquat, xmat, xipos, xiquat, ximat):
+  s.ctrl = borrowed(ctrl)
+  s.qfrc_applied = borrowed(qfrc_applied)
   s.xfrc_applied = borrowed(xfrc_applied)
   s.eq_active = borrowed(eq_active)
   s.mocap_pos = borrowed(mocap_pos)
@@ -780,13 +782,13 @@ def _set_data_2(s, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot
   s.xipos = borrowed(xipos)
   s.xiquat = borrowed(xiquat)
   s.ximat = borrowed(ximat)
-  s.xanchor = borrowed(xanchor)
-  s.xaxis = borrowed(xaxis)
-  s.owners_2 = (xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, tree_asleep, xpos, xquat, xmat, xipos, xiquat, ximat, xanchor, xaxis,)
+  s.owners_2 = (ctrl, qfrc_applied, xfrc_applied, eq_active, mocap_pos, mocap_quat, qacc, act_dot, sensordata, tree_asleep, xpos, xquat, xmat, xipos, xiquat, ximat,)
 
 
 @jit
-def _set_data_3(s, geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, flexvert_xpos, flexelem_aabb, flexedge_J):
+def _set_data_3(s, xanchor, xaxis, geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, flexvert_xpos):
+  s.xanchor = borrowed(xanchor)
+  s.xaxis = borrowed(xaxis)
   s.geom_xpos = borrowed(geom_xpos)
   s.geom_xquat = borrowed(geom_xquat)
   s.geom_xmat = borrowed(geom_xmat)
@@ -801,13 +803,13 @@ def _set_data_3(s, geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site
   s.cdof = borrowed(cdof)
   s.cinert = borrowed(cinert)
   s.flexvert_xpos = borrowed(flexvert_xpos)
-  s.flexelem_aabb = borrowed(flexelem_aabb)
-  s.flexedge_J = borrowed(flexedge_J)
-  s.owners_3 = (geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, flexvert_xpos, flexelem_aabb, flexedge_J,)
+  s.owners_3 = (xanchor, xaxis, geom_xpos, geom_xquat, geom_xmat, site_xpos, site_xquat, site_xmat, cam_xpos, cam_xmat, light_xpos, light_xdir, subtree_com, cdof, cinert, flexvert_xpos,)
 
 
 @jit
-def _set_data_4(s, flexedge_length, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv):
+def _set_data_4(s, flexelem_aabb, flexedge_J, flexedge_length, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M):
+  s.flexelem_aabb = borrowed(flexelem_aabb)
+  s.flexedge_J = borrowed(flexedge_J)
   s.flexedge_length = borrowed(flexedge_length)
   s.ten_wrapadr = borrowed(ten_wrapadr)
   s.ten_wrapnum = borrowed(ten_wrapnum)
@@ -822,13 +824,13 @@ def _set_data_4(s, flexedge_length, ten_wrapadr, ten_wrapnum, ten_J, ten_length,
   s.actuator_moment = borrowed(actuator_moment)
   s.crb = borrowed(crb)
   s.M = borrowed(M)
-  s.qLD = borrowed(qLD)
-  s.qLDiagInv = borrowed(qLDiagInv)
-  s.owners_4 = (flexedge_length, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M, qLD, qLDiagInv,)
+  s.owners_4 = (flexelem_aabb, flexedge_J, flexedge_length, ten_wrapadr, ten_wrapnum, ten_J, ten_length, wrap_obj, wrap_xpos, actuator_length, moment_rownnz, moment_rowadr, moment_colind, actuator_moment, crb, M,)
 
 
 @jit
-def _set_data_5(s, tree_awake, body_awake, body_awake_ind, parent_awake_ind, dof_awake_ind, flexedge_velocity, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_adhesion):
+def _set_data_5(s, qLD, qLDiagInv, tree_awake, body_awake, body_awake_ind, parent_awake_ind, dof_awake_ind, flexedge_velocity, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp):
+  s.qLD = borrowed(qLD)
+  s.qLDiagInv = borrowed(qLDiagInv)
   s.tree_awake = borrowed(tree_awake)
   s.body_awake = borrowed(body_awake)
   s.body_awake_ind = borrowed(body_awake_ind)
@@ -843,13 +845,13 @@ def _set_data_5(s, tree_awake, body_awake, body_awake_ind, parent_awake_ind, dof
   s.qfrc_spring = borrowed(qfrc_spring)
   s.qfrc_damper = borrowed(qfrc_damper)
   s.qfrc_gravcomp = borrowed(qfrc_gravcomp)
-  s.qfrc_fluid = borrowed(qfrc_fluid)
-  s.qfrc_adhesion = borrowed(qfrc_adhesion)
-  s.owners_5 = (tree_awake, body_awake, body_awake_ind, parent_awake_ind, dof_awake_ind, flexedge_velocity, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp, qfrc_fluid, qfrc_adhesion,)
+  s.owners_5 = (qLD, qLDiagInv, tree_awake, body_awake, body_awake_ind, parent_awake_ind, dof_awake_ind, flexedge_velocity, ten_velocity, actuator_velocity, cvel, cdof_dot, qfrc_bias, qfrc_spring, qfrc_damper, qfrc_gravcomp,)
 
 
 @jit
-def _set_data_6(s, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int, cfrc_ext):
+def _set_data_6(s, qfrc_fluid, qfrc_adhesion, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc):
+  s.qfrc_fluid = borrowed(qfrc_fluid)
+  s.qfrc_adhesion = borrowed(qfrc_adhesion)
   s.qfrc_passive = borrowed(qfrc_passive)
   s.subtree_linvel = borrowed(subtree_linvel)
   s.subtree_angmom = borrowed(subtree_angmom)
@@ -864,13 +866,13 @@ def _set_data_6(s, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, 
   s.qfrc_constraint = borrowed(qfrc_constraint)
   s.qfrc_inverse = borrowed(qfrc_inverse)
   s.cacc = borrowed(cacc)
-  s.cfrc_int = borrowed(cfrc_int)
-  s.cfrc_ext = borrowed(cfrc_ext)
-  s.owners_6 = (qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc, cfrc_int, cfrc_ext,)
+  s.owners_6 = (qfrc_fluid, qfrc_adhesion, qfrc_passive, subtree_linvel, subtree_angmom, qH, qHDiagInv, qDeriv, qLU, actuator_force, qfrc_actuator, qfrc_smooth, qacc_smooth, qfrc_constraint, qfrc_inverse, cacc,)
 
 
 @jit
-def _set_data_7(s, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_adhesion, contact_surfacevel, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_geom):
+def _set_data_7(s, cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_adhesion, contact_surfacevel, contact_mu, contact_H, contact_dim, contact_geom1):
+  s.cfrc_int = borrowed(cfrc_int)
+  s.cfrc_ext = borrowed(cfrc_ext)
   s.contact_dist = borrowed(contact_dist)
   s.contact_pos = borrowed(contact_pos)
   s.contact_frame = borrowed(contact_frame)
@@ -885,13 +887,13 @@ def _set_data_7(s, contact_dist, contact_pos, contact_frame, contact_includemarg
   s.contact_H = borrowed(contact_H)
   s.contact_dim = borrowed(contact_dim)
   s.contact_geom1 = borrowed(contact_geom1)
-  s.contact_geom2 = borrowed(contact_geom2)
-  s.contact_geom = borrowed(contact_geom)
-  s.owners_7 = (contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_adhesion, contact_surfacevel, contact_mu, contact_H, contact_dim, contact_geom1, contact_geom2, contact_geom,)
+  s.owners_7 = (cfrc_int, cfrc_ext, contact_dist, contact_pos, contact_frame, contact_includemargin, contact_friction, contact_solref, contact_solreffriction, contact_solimp, contact_adhesion, contact_surfacevel, contact_mu, contact_H, contact_dim, contact_geom1,)
 
 
 @jit
-def _set_data_8(s, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP):
+def _set_data_8(s, contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss):
+  s.contact_geom2 = borrowed(contact_geom2)
+  s.contact_geom = borrowed(contact_geom)
   s.contact_flex = borrowed(contact_flex)
   s.contact_elem = borrowed(contact_elem)
   s.contact_vert = borrowed(contact_vert)
@@ -906,13 +908,13 @@ def _set_data_8(s, contact_flex, contact_elem, contact_vert, contact_exclude, co
   s.efc_pos = borrowed(efc_pos)
   s.efc_margin = borrowed(efc_margin)
   s.efc_frictionloss = borrowed(efc_frictionloss)
-  s.efc_diagA = borrowed(efc_diagA)
-  s.efc_KBIP = borrowed(efc_KBIP)
-  s.owners_8 = (contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss, efc_diagA, efc_KBIP,)
+  s.owners_8 = (contact_geom2, contact_geom, contact_flex, contact_elem, contact_vert, contact_exclude, contact_efc_address, efc_type, efc_id, efc_J_rownnz, efc_J_rowadr, efc_J_colind, efc_J, efc_pos, efc_margin, efc_frictionloss,)
 
 
 @jit
-def _set_data_9(s, efc_D, efc_R, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, ifrc_smooth, iacc_smooth, iacc, efc_island):
+def _set_data_9(s, efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, ifrc_smooth, iacc_smooth):
+  s.efc_diagA = borrowed(efc_diagA)
+  s.efc_KBIP = borrowed(efc_KBIP)
   s.efc_D = borrowed(efc_D)
   s.efc_R = borrowed(efc_R)
   s.tree_island = borrowed(tree_island)
@@ -927,13 +929,13 @@ def _set_data_9(s, efc_D, efc_R, tree_island, island_ntree, island_itreeadr, map
   s.map_idof2dof = borrowed(map_idof2dof)
   s.ifrc_smooth = borrowed(ifrc_smooth)
   s.iacc_smooth = borrowed(iacc_smooth)
-  s.iacc = borrowed(iacc)
-  s.efc_island = borrowed(efc_island)
-  s.owners_9 = (efc_D, efc_R, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, ifrc_smooth, iacc_smooth, iacc, efc_island,)
+  s.owners_9 = (efc_diagA, efc_KBIP, efc_D, efc_R, tree_island, island_ntree, island_itreeadr, map_itree2tree, dof_island, island_nv, island_idofadr, island_dofadr, map_dof2idof, map_idof2dof, ifrc_smooth, iacc_smooth,)
 
 
 @jit
-def _set_data_10(s, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, efc_vel, efc_aref, efc_b, iefc_aref, iefc_state):
+def _set_data_10(s, iacc, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, efc_vel, efc_aref, efc_b):
+  s.iacc = borrowed(iacc)
+  s.efc_island = borrowed(efc_island)
   s.island_ne = borrowed(island_ne)
   s.island_nf = borrowed(island_nf)
   s.island_nefc = borrowed(island_nefc)
@@ -948,13 +950,13 @@ def _set_data_10(s, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2i
   s.efc_vel = borrowed(efc_vel)
   s.efc_aref = borrowed(efc_aref)
   s.efc_b = borrowed(efc_b)
-  s.iefc_aref = borrowed(iefc_aref)
-  s.iefc_state = borrowed(iefc_state)
-  s.owners_10 = (island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, efc_vel, efc_aref, efc_b, iefc_aref, iefc_state,)
+  s.owners_10 = (iacc, efc_island, island_ne, island_nf, island_nefc, island_iefcadr, map_efc2iefc, map_iefc2efc, iefc_type, iefc_id, iefc_frictionloss, iefc_D, iefc_R, efc_vel, efc_aref, efc_b,)
 
 
 @jit
-def _set_data_11(s, iefc_force, efc_state, efc_force, ifrc_constraint, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos, pert_localmass, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel):
+def _set_data_11(s, iefc_aref, iefc_state, iefc_force, efc_state, efc_force, ifrc_constraint, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos, pert_localmass, rk4_qpos, rk4_qvel):
+  s.iefc_aref = borrowed(iefc_aref)
+  s.iefc_state = borrowed(iefc_state)
   s.iefc_force = borrowed(iefc_force)
   s.efc_state = borrowed(efc_state)
   s.efc_force = borrowed(efc_force)
@@ -969,13 +971,13 @@ def _set_data_11(s, iefc_force, efc_state, efc_force, ifrc_constraint, xfrc_pert
   s.pert_localmass = borrowed(pert_localmass)
   s.rk4_qpos = borrowed(rk4_qpos)
   s.rk4_qvel = borrowed(rk4_qvel)
-  s.rk4_act = borrowed(rk4_act)
-  s.rk4_dqvel = borrowed(rk4_dqvel)
-  s.owners_11 = (iefc_force, efc_state, efc_force, ifrc_constraint, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos, pert_localmass, rk4_qpos, rk4_qvel, rk4_act, rk4_dqvel,)
+  s.owners_11 = (iefc_aref, iefc_state, iefc_force, efc_state, efc_force, ifrc_constraint, xfrc_perturb, pert_select, pert_active, pert_localpos, pert_refpos, pert_refquat, pert_refselpos, pert_localmass, rk4_qpos, rk4_qvel,)
 
 
 @jit
-def _set_data_12(s, rk4_dqacc, rk4_dact, rk4_actstate, rk4_ten_length, rk4_ten_J, rk4_time, sleep_qacc, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat, history_sensordata):
+def _set_data_12(s, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_actstate, rk4_ten_length, rk4_ten_J, rk4_time, sleep_qacc, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled):
+  s.rk4_act = borrowed(rk4_act)
+  s.rk4_dqvel = borrowed(rk4_dqvel)
   s.rk4_dqacc = borrowed(rk4_dqacc)
   s.rk4_dact = borrowed(rk4_dact)
   s.rk4_actstate = borrowed(rk4_actstate)
@@ -990,13 +992,13 @@ def _set_data_12(s, rk4_dqacc, rk4_dact, rk4_actstate, rk4_ten_length, rk4_ten_J
   s.ten_mhat = borrowed(ten_mhat)
   s.actuator_mhat = borrowed(actuator_mhat)
   s.discrete_coupled = borrowed(discrete_coupled)
-  s.dof_mhat = borrowed(dof_mhat)
-  s.history_sensordata = borrowed(history_sensordata)
-  s.owners_12 = (rk4_dqacc, rk4_dact, rk4_actstate, rk4_ten_length, rk4_ten_J, rk4_time, sleep_qacc, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled, dof_mhat, history_sensordata,)
+  s.owners_12 = (rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_actstate, rk4_ten_length, rk4_ten_J, rk4_time, sleep_qacc, qMhat, qLDhat, qLDhatDiagInv, qfrc_hat, ten_mhat, actuator_mhat, discrete_coupled,)
 
 
 @jit
-def _set_data_13(s, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L):
+def _set_data_13(s, dof_mhat, history_sensordata, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec):
+  s.dof_mhat = borrowed(dof_mhat)
+  s.history_sensordata = borrowed(history_sensordata)
   s.scratch_nv = borrowed(scratch_nv)
   s.scratch_small = borrowed(scratch_small)
   s.ctrl_clamped = borrowed(ctrl_clamped)
@@ -1011,13 +1013,13 @@ def _set_data_13(s, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_
   s.col_ibuf = borrowed(col_ibuf)
   s.cnstr_jac = borrowed(cnstr_jac)
   s.cnstr_vec = borrowed(cnstr_vec)
-  s.cnstr_row = borrowed(cnstr_row)
-  s.solver_L = borrowed(solver_L)
-  s.owners_13 = (scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec, cnstr_row, solver_L,)
+  s.owners_13 = (dof_mhat, history_sensordata, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec,)
 
 
 @jit
-def _set_data_14(s, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr):
+def _set_data_14(s, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat):
+  s.cnstr_row = borrowed(cnstr_row)
+  s.solver_L = borrowed(solver_L)
   s.solver_Lcone = borrowed(solver_Lcone)
   s.solver_LTJ = borrowed(solver_LTJ)
   s.solver_nv = borrowed(solver_nv)
@@ -1032,13 +1034,13 @@ def _set_data_14(s, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad
   s.solver_Lnnz = borrowed(solver_Lnnz)
   s.solver_tadj = borrowed(solver_tadj)
   s.solver_Hpat = borrowed(solver_Hpat)
-  s.solver_Ynnz = borrowed(solver_Ynnz)
-  s.solver_Yadr = borrowed(solver_Yadr)
-  s.owners_14 = (solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr,)
+  s.owners_14 = (cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat,)
 
 
 @jit
-def _set_data_15(s, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce):
+def _set_data_15(s, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on):
+  s.solver_Ynnz = borrowed(solver_Ynnz)
+  s.solver_Yadr = borrowed(solver_Yadr)
   s.solver_Ycol = borrowed(solver_Ycol)
   s.iefc_J_rownnz = borrowed(iefc_J_rownnz)
   s.iefc_J_rowadr = borrowed(iefc_J_rowadr)
@@ -1047,7 +1049,8 @@ def _set_data_15(s, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, ie
   s.island_int = borrowed(island_int)
   s.flex_jacdif = borrowed(flex_jacdif)
   s.flex_vertforce = borrowed(flex_vertforce)
-  s.owners_15 = (solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce,)
+  s.timer_on = borrowed(timer_on)
+  s.owners_15 = (solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on,)
 
 
 DATA_SETTERS = setters(t.DATA_TABLE, (_set_data_0, _set_data_1, _set_data_2, _set_data_3, _set_data_4, _set_data_5, _set_data_6, _set_data_7, _set_data_8, _set_data_9, _set_data_10, _set_data_11, _set_data_12, _set_data_13, _set_data_14, _set_data_15,))

@@ -15,6 +15,7 @@ from numjoco.engine import smooth
 from numjoco.engine import island
 from numjoco.engine import solver
 from numjoco.engine import solver_pgs
+from numjoco.engine import timer as tm
 from numjoco.engine._jit import jit
 from numjoco.engine.types import NISLAND, mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtSolver
 from numjoco.engine._sig import unit, M, D, b1
@@ -29,7 +30,9 @@ _INT_DISCRETE = int(mjtIntegrator.DISCRETE)
 @unit((M, D))
 def fwd_position(m, d):
   """Position-dependent stages: kinematics, com_pos, camlight, flex, tendon, M and its factor,
-  collision, constraint rows, transmission."""
+  collision, constraint rows, transmission; timed as mj_fwdPosition (POSITION, and its parts
+  POS_KINEMATICS with the transmission, POS_INERTIA, POS_COLLISION, POS_MAKE, POS_PROJECT)."""
+  t0 = tm.start(d)
   smooth.kinematics(m, d)
   if sleep.wake(m, d):   # a sleeping tree moved or was pushed (or sleep was disabled)
     sleep.update(m, d)
@@ -40,17 +43,24 @@ def fwd_position(m, d):
     smooth.tendon(m, d)   # linked only then (_sig.NEEDS_TENDON)
   if sleep.wake_tendon(m, d):
     sleep.update(m, d)
+  t = tm.end(d, tm.POS_KINEMATICS, t0)
   smooth.crb(m, d)
   smooth.factor_m(m, d)
-  collision_driver.collision(m, d)
+  tm.end(d, tm.POS_INERTIA, t)
+  collision_driver.collision(m, d)    # timed inside (POS_COLLISION)
   if sleep.wake_collision(m, d):
     sleep.update(m, d)
     collision_driver.collision(m, d)
   if sleep.wake_equality(m, d):
     sleep.update(m, d)
+  t = tm.start(d)
   constraint.make_constraint(m, d)
+  t = tm.end(d, tm.POS_MAKE, t)
   constraint.project_constraint(m, d)
+  t = tm.end(d, tm.POS_PROJECT, t)
   smooth.transmission(m, d)
+  tm.add(d, tm.POS_KINEMATICS, t)
+  tm.end(d, tm.POSITION, t0)
 
 
 @unit((M, D))
@@ -265,7 +275,8 @@ def fwd_constraint(m, d):
 def forward_skip(m, d, skip_sensor):
   """Forward dynamics; `skip_sensor` leaves the sensors as they are (RK4's inner stages,
   mj_forwardSkip). The energy is computed either way, as MuJoCo does: after an RK4 step it is
-  the last stage's."""
+  the last stage's. Timed as FORWARD."""
+  t0 = tm.start(d)
   fwd_position(m, d)
   energypos = False   # an e_potential sensor computed it already
   if not skip_sensor:
@@ -276,20 +287,37 @@ def forward_skip(m, d, skip_sensor):
     else:
       d.energy[0] = 0.0
       d.energy[1] = 0.0
-  forward_from_velocity(m, d, skip_sensor)
+  _after_position(m, d, skip_sensor)
+  tm.end(d, tm.FORWARD, t0)
 
 
 @unit((M, D, b1))
 def forward_from_velocity(m, d, skip_sensor):
-  """The stages after the position stage (mj_forwardSkip from mjSTAGE_POS)."""
+  """The stages after the position stage (mj_forwardSkip from mjSTAGE_POS), timed as a whole
+  as FORWARD."""
+  t0 = tm.start(d)
+  _after_position(m, d, skip_sensor)
+  tm.end(d, tm.FORWARD, t0)
+
+
+@jit
+def _after_position(m, d, skip_sensor):
+  """The stages after the position stage, timed as MuJoCo times them (VELOCITY, ACTUATION,
+  CONSTRAINT)."""
+  t = tm.start(d)
   fwd_velocity(m, d)
+  tm.end(d, tm.VELOCITY, t)
   if not skip_sensor:
     sensor.sensor_vel(m, d)
   if m.opt_enableflags[0] & _ENBL_ENERGY:
     energy.energy_vel(m, d)
+  t = tm.start(d)
   fwd_actuation(m, d)
+  tm.end(d, tm.ACTUATION, t)
   fwd_acceleration(m, d)
+  t = tm.start(d)
   fwd_constraint(m, d)
+  tm.end(d, tm.CONSTRAINT, t)
   if not skip_sensor:
     sensor.sensor_acc(m, d)
 

@@ -146,9 +146,12 @@ def make_data(m):
 
 def reset_data(m, d, key=None):
   """Zero Data and set the state to qpos0 (or to keyframe `key`: index or name); history
-  buffers start with MuJoCo's timestamps before t = 0, also for a keyframe's time."""
+  buffers start with MuJoCo's timestamps before t = 0, also for a keyframe's time. The stage
+  timers are cleared but stay on if they were (MuJoCo's mjcb_time outlives a reset)."""
+  timing = bool(d.timer_on[0])
   for name, a in d._arrays.items():
     a[...] = 0
+  d.timer_on[0] = timing
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
   d.plastic[:] = initial_plastic(m)

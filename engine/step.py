@@ -14,6 +14,7 @@ from numjoco.engine import math as mm
 from numjoco.engine import passive as ps
 from numjoco.engine import perturb
 from numjoco.engine import sensor
+from numjoco.engine import timer as tm
 from numjoco.engine import sleep
 from numjoco.engine import smooth
 from numjoco.engine import state
@@ -324,7 +325,10 @@ def step_once(m, d, resume):
   before it. Returns -1 once the step is done. A check that finds a bad value with autoreset on
   stops the step there and returns its warning (check.BADQPOS, BADQVEL or BADQACC): the caller
   resets Data (mj_resetData) and calls again with `resume` = that warning, and the step goes on
-  where mj_step goes on after its reset (after BADQACC: forward again, qacc not checked)."""
+  where mj_step goes on after its reset (after BADQACC: forward again, qacc not checked).
+  Timed as STEP, the integrator as ADVANCE but for RK4 (as MuJoCo; a step stopped by a check is
+  not counted)."""
+  t0 = tm.start(d)
   if resume < 0 and check.check_pos(m, d) >= 0 and check.autoreset(m):
     return check.BADQPOS
   if resume != check.BADQVEL and resume != check.BADQACC:
@@ -336,6 +340,7 @@ def step_once(m, d, resume):
   if m.opt_enableflags[0] & _ENBL_FWDINV:
     inverse.fwd_inv_stats(m, d)
   integ = m.opt_integrator[0]
+  t = tm.start(d)
   if integ == _INT_RK4:
     rk4(m, d)
   elif integ == _INT_IMPLICIT or integ == _INT_IMPLICITFAST:
@@ -345,6 +350,9 @@ def step_once(m, d, resume):
     advance(m, d, d.act_dot, d.qacc, d.qacc, False, False)
   else:
     euler(m, d)
+  if integ != _INT_RK4:    # MuJoCo's mj_RungeKutta has no ADVANCE timer
+    tm.end(d, tm.ADVANCE, t)
+  tm.end(d, tm.STEP, t0)
   return -1
 
 

@@ -67,6 +67,10 @@ mjtConstraint = _enum(
     "CONTACT_FRICTIONLESS CONTACT_PYRAMIDAL CONTACT_ELLIPTIC")
 mjtConstraintState = _enum("mjtConstraintState", "SATISFIED QUADRATIC LINEARNEG LINEARPOS CONE")
 mjtWarning = _enum("mjtWarning", "INERTIA CONTACTFULL CNSTRFULL BADQPOS BADQVEL BADQACC BADCTRL")
+mjtTimer = _enum(
+    "mjtTimer", "STEP FORWARD INVERSE POSITION VELOCITY ACTUATION CONSTRAINT ADVANCE "
+    "POS_KINEMATICS POS_INERTIA POS_COLLISION POS_MAKE POS_PROJECT COL_BROAD COL_NARROW",
+    doc="Stage timers, as MuJoCo's mjtTimer (d.timer_duration, d.timer_number).")
 mjtObj = _enum(
     "mjtObj", "UNKNOWN BODY XBODY JOINT DOF GEOM SITE CAMERA LIGHT FLEX MESH SKIN HFIELD TEXTURE "
     "MATERIAL PAIR EXCLUDE EQUALITY TENDON ACTUATOR SENSOR NUMERIC TEXT TUPLE KEY",
@@ -580,6 +584,10 @@ solver_fwdinv f8 2                 # forward-inverse mismatch: qfrc, efc (fwdinv
 # warnings (MuJoCo's mjWarningStat array, one field each, indexed by mjtWarning)
 warning_lastinfo i4 7              # info of the warning's last occurrence
 warning_number i4 7                # times the warning was raised
+# stage timers (MuJoCo's mjTimerStat array, one field each, indexed by mjtTimer): kept while
+# timer_on is set (MuJoCo: while mjcb_time is), in CPU cycles (engine/timer.py converts them)
+timer_duration f8 15               # cycles spent in the stage
+timer_number i4 15                 # times the stage ran
 # variable sizes (1-element arrays here so compiled code can write them; Data shows numbers)
 ncon i4 1                          # number of contacts
 ne i4 1                            # number of equality constraint rows
@@ -847,6 +855,8 @@ island_int i4 2 ntree              # union-find parents and counters
 # ours only: flex work (engine/flex.py)
 flex_jacdif f8 nv 3                # difference of an edge's end-point Jacobians
 flex_vertforce f8 nflexvert 6      # per-vertex spring and damper forces
+# ours only: the stage timers' switch (MuJoCo's is mjcb_time)
+timer_on u1 1                      # 1: the stages time themselves (engine/timer.py)
 """
 
 

@@ -233,6 +233,15 @@ def test_an_asset_file_too_large_is_refused_before_it_is_read(tmp_path, monkeypa
   assert msg.startswith("model.xml:3: <mesh>: mesh file 'm.stl' is") and "numjoco reads" in msg
 
 
+def _mujoco_error(xml):
+  """MuJoCo 4.0.1's error for an XML string, None when it loads it."""
+  try:
+    mujoco.MjModel.from_xml_string(xml)
+  except ValueError as e:
+    return str(e)
+  return None
+
+
 _CUSTOM = ('<mujoco>\n<worldbody>\n<body name="b">\n<geom name="g" size=".1"/>\n</body>\n'
            '</worldbody>\n<custom>\n{}\n</custom>\n</mujoco>')
 
@@ -254,11 +263,7 @@ def test_custom_elements_are_checked_as_mujoco_checks_them(tmp_path, custom):
   """<custom>'s numeric, text and tuple (found by tests/fuzz --compare): refused where MuJoCo
   4.0.1 refuses them, with the element's line, and loaded where it loads them."""
   xml = _CUSTOM.format(custom)
-  try:
-    mujoco.MjModel.from_xml_string(xml)
-    theirs = None
-  except ValueError as e:
-    theirs = str(e)
+  theirs = _mujoco_error(xml)
   try:
     compile_model(xml)
   except MjcfError as e:
@@ -285,11 +290,7 @@ def test_size_memory_is_read_as_mujoco_reads_it(tmp_path, memory):
   MuJoCo's error, with the element; numjoco has no arena to size, so the value is not used
   (MuJoCo also refuses 15E when it cannot allocate it; numjoco loads it)."""
   xml = f'<mujoco>\n<size memory="{memory}"/>\n</mujoco>'
-  try:
-    mujoco.MjModel.from_xml_string(xml)
-    theirs = None
-  except ValueError as e:
-    theirs = str(e)
+  theirs = _mujoco_error(xml)
   if theirs is None:
     compile_model(xml)
   else:
@@ -315,11 +316,7 @@ def test_float_attributes_beyond_flt_max_as_mujoco(tmp_path, xml, value):
   does; doubles (a light's pos, a texture's rgb1) take it, or refuse it as not finite. 1e400
   overflows a double: "number is too large" wherever it is."""
   xml = xml.format(value)
-  try:
-    mujoco.MjModel.from_xml_string(xml)
-    theirs = None
-  except ValueError as e:
-    theirs = str(e)
+  theirs = _mujoco_error(xml)
   if theirs is None:
     compile_model(xml)
   else:

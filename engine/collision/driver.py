@@ -22,6 +22,7 @@ from numjoco.engine.collision import primitive as prim
 from numjoco.engine.collision import table
 from numjoco.engine.collision import sdf as sdf
 from numjoco.engine import sleep as sl
+from numjoco.engine import timer as tm
 from numjoco.engine._jit import inline, jit
 from numjoco.engine import types as t
 from numjoco.engine._sig import unit, M, D, i8, f8, NEEDS_CONVEX, NEEDS_HFIELD, NEEDS_MESH, WORK
@@ -595,10 +596,13 @@ def _flex_pairs(m, d, box, always, ids, nc, sig, ns, sleeping):
 
 @unit((M, D))
 def collision(m, d):
-  """Fill d.ncon and d.contact_* (MuJoCo's mj_collision for primitive geoms)."""
+  """Fill d.ncon and d.contact_* (MuJoCo's mj_collision for primitive geoms), timed as MuJoCo
+  times it (POS_COLLISION, its broad and narrow phases COL_BROAD, COL_NARROW)."""
+  t0 = tm.start(d)
   d.ncon[0] = 0
   dis = m.opt_disableflags[0]
   if (dis & _DSBL_CONSTRAINT) or (dis & _DSBL_CONTACT) or m.nbody + m.nflex < 2:
+    tm.end(d, tm.POS_COLLISION, t0)
     return
   filterparent = not (dis & _DSBL_FILTERPARENT)
   box = d.scratch_nbody[0]
@@ -609,6 +613,7 @@ def collision(m, d):
         m.body_dofnum[m.body_weldid[b]] == 0 and _has_plane(m, b))) else 0.0
   sleeping = (m.opt_enableflags[0] & _ENBL_SLEEP) != 0 and d.nbody_awake[0] < m.nbody
   sig, ns = _candidate_pairs(m, d, box, always, filterparent, sleeping)
+  t = tm.end(d, tm.COL_BROAD, t0)
   w = work_views(m, d)
   pairadr = 0
   for i in range(ns):
@@ -649,3 +654,5 @@ def collision(m, d):
   for f in range(m.nflex):   # self-collisions last
     if not sleeping or sl.flex_awake(m, d, f):
       cf.collide_flex_self(m, d, f)
+  tm.end(d, tm.COL_NARROW, t)
+  tm.end(d, tm.POS_COLLISION, t0)

@@ -132,10 +132,19 @@ def stages(name, settle, solver, n=500):
   import mujoco
 
   import numjoco
-  from numjoco.engine import interop
   m, mjm = _load(name)
   mjm.opt.solver = int(getattr(mujoco.mjtSolver, "mjSOL_" + solver.upper()))
   m.opt.solver = int(getattr(numjoco.mjtSolver, solver.upper()))
+  return stages_of(m, mjm, settle, n)
+
+
+def stages_of(m, mjm, settle, n=500, rounds=5):
+  """µs per call of each of our stages (compiled loops of `n` calls, best of `rounds`) at the
+  state MuJoCo's model `mjm` reaches after `settle` steps."""
+  import mujoco
+
+  import numjoco
+  from numjoco.engine import interop
   mjd = mujoco.MjData(mjm)
   mujoco.mj_step(mjm, mjd, settle)
   d = numjoco.make_data(m)
@@ -145,7 +154,7 @@ def stages(name, settle, solver, n=500):
   for label, run in _stage_kernels():
     run(m.struct, d.struct, 1)
     best = float("inf")
-    for _ in range(5):
+    for _ in range(rounds):
       t = time.perf_counter()
       run(m.struct, d.struct, n)
       best = min(best, (time.perf_counter() - t) / n * 1e6)

@@ -186,33 +186,32 @@ class User:
         return
     raise RuntimeError("a model did not load within 120 s")
 
+  def _fresh_demo(self, paused, frames):
+    """The demo opened afresh and reset, paused or running, then `frames` frames drawn."""
+    v = self.v
+    v.open(self.paths[0])
+    self._wait_model()
+    v.execute("reset", None)
+    v.execute("pause", paused)
+    self._frames(frames)
+
   def checkpoint(self):
     """Resident memory at a state that does not depend on what the user did: the demo opened
     afresh, reset and paused, drawn, Python's garbage collected and glibc's free memory
     returned; the user's run goes on afterwards."""
     import gc
-    v = self.v
-    v.open(self.paths[0])
-    self._wait_model()
-    v.execute("reset", None)
-    v.execute("pause", True)
-    self._frames(10)
+    self._fresh_demo(True, 10)
     gc.collect()
     _malloc_trim()
     rss = rss_bytes()
-    v.execute("pause", False)
+    self.v.execute("pause", False)
     return rss
 
   def demo_fps(self):
     """Frames per second on the demo opened afresh and reset, running from the same state for
     the same time (measure_fps): comparable at the start and the end of a run."""
-    v = self.v
-    v.open(self.paths[0])
-    self._wait_model()
-    v.execute("reset", None)
-    v.execute("pause", False)
-    self._frames(30)
-    return measure_fps(v)
+    self._fresh_demo(False, 30)
+    return measure_fps(self.v)
 
   def do_screenshot(self):
     path = self.v.save_screenshot(os.path.join(self.out_dir, "shot.png"),

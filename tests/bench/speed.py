@@ -12,11 +12,12 @@ model MuJoCo loads).
 
 Each model runs `--nstep` steps from mj_resetData's state ("reset": the falls and impacts a
 user sees first) and again from the state MuJoCo reaches after `--settle` steps ("settled"),
-both engines from the same state, `--repeats` rounds interleaved, best round each. MuJoCo's
-stage timers are read through mjcb_time set to a Numba cfunc that returns the CPU's cycle
-counter (no Python in the timed path); `--stages` also times ours stage by stage (compiled
-loops of each stage at the settled state, tests/bench/contact.py). Ratios are ours / MuJoCo
-from the same run: on a shared machine only they are comparable, not the absolute times.
+both engines from the same state, `--repeats` rounds interleaved, best round each. Stage
+timers on both sides, per step: MuJoCo's mjData.timer through mjcb_time set to a Numba cfunc
+that returns the CPU's cycle counter (no Python in the timed path), ours from engine/timer.py
+(the same stages, the same counter). `--stages` also times ours stage by stage in compiled
+loops at the settled state (tests/bench/contact.py). Ratios are ours / MuJoCo from the same
+run: on a shared machine only they are comparable, not the absolute times.
 """
 import argparse
 import csv
@@ -50,31 +51,18 @@ _CLOCK = None
 
 def cycle_clock():
   """(cfunc returning the CPU cycle counter as a double, cycles per second): MuJoCo's mjcb_time
-  without Python in the timed path (llvm.readcyclecounter)."""
+  on engine/timer.py's counter, without Python in the timed path."""
   global _CLOCK
   if _CLOCK is None:
     import numba
-    from llvmlite import ir
-    from numba import types
-    from numba.extending import intrinsic
 
-    @intrinsic
-    def _counter(typingctx):
-      def codegen(context, builder, sig, args):
-        fn = builder.module.declare_intrinsic("llvm.readcyclecounter",
-                                              fnty=ir.FunctionType(ir.IntType(64), []))
-        return builder.call(fn, [])
-      return types.int64(), codegen
+    from numjoco.engine import timer
 
     @numba.cfunc("float64()")
     def cycles():
-      return float(_counter())
+      return float(timer._cycles())
 
-    fn = cycles.ctypes
-    t0, c0 = time.perf_counter(), fn()
-    time.sleep(0.2)
-    t1, c1 = time.perf_counter(), fn()
-    _CLOCK = (cycles, (c1 - c0) / (t1 - t0))
+    _CLOCK = (cycles, timer.cycles_per_second())
   return _CLOCK
 
 
@@ -135,9 +123,11 @@ def time_model(m, mjm, nstep, repeats, settle):
 
   import numjoco
   from numjoco.engine import interop
+  from numjoco.engine import timer
   _, hz = cycle_clock()
   mjd = mujoco.MjData(mjm)
   d = numjoco.make_data(m)
+  timer.enable(d)
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     numjoco.step(m, d, 2)            # links the units (compiles what the cache lacks)
@@ -147,14 +137,17 @@ def time_model(m, mjm, nstep, repeats, settle):
   starts["settled"] = settled
   out = {}
   for label, start in starts.items():
-    best_ours, best_ref, timers = np.inf, np.inf, None
+    best_ours, best_ref, timers, ours_timers = np.inf, np.inf, None, None
     for _ in range(repeats):
       interop.data_from_mujoco(start, d)
+      timer.enable(d)
       with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
         numjoco.step(m, d, nstep)
-        best_ours = min(best_ours, time.perf_counter() - t)
+        elapsed = time.perf_counter() - t
+      if elapsed < best_ours:
+        best_ours, ours_timers = elapsed, timer.stage_us(d, per=nstep)
       mujoco.mj_copyData(mjd, mjm, start)
       _mj_timers(mjd, hz, 1)
       t = time.perf_counter()
@@ -163,7 +156,7 @@ def time_model(m, mjm, nstep, repeats, settle):
       tm = _mj_timers(mjd, hz, nstep)
       if elapsed < best_ref:
         best_ref, timers = elapsed, tm
-    out[label] = (best_ours / nstep * 1e6, best_ref / nstep * 1e6, timers)
+    out[label] = (best_ours / nstep * 1e6, best_ref / nstep * 1e6, timers, ours_timers)
   return out
 
 
@@ -189,8 +182,9 @@ def main(argv=None):
     if a.set in ("corpus", "all"):
       todo += corpus_models()
   rows, ratios = [], {"reset": [], "settled": []}
+  stage_ratios = {k: [] for k in SHOWN}
   print(f"{'model':34s} {'start':8s} {'ours µs':>9s} {'MuJoCo µs':>10s} {'ratio':>6s}   "
-        "MuJoCo's timers, µs/step: " + " ".join(SHOWN))
+        "stage timers, ours/MuJoCo µs per step: " + " ".join(SHOWN))
   for name, path in todo:
     try:
       m, mjm = load(name, path)
@@ -198,34 +192,25 @@ def main(argv=None):
     except Exception as e:  # noqa: BLE001 - a model we cannot time is reported, the run goes on
       print(f"{name[:34]:34s} skipped: {type(e).__name__}: {str(e)[:100]}")
       continue
-    for label, (ours, ref, tm) in res.items():
+    for label, (ours, ref, tm, otm) in res.items():
       ratios[label].append(ours / ref)
+      for k in SHOWN:
+        if tm[k] > 0:
+          stage_ratios[k].append(otm[k] / tm[k])
       rows.append(dict(model=name, start=label, ours_us=ours, mujoco_us=ref, ratio=ours / ref,
-                       **{f"mj_{k}": v for k, v in tm.items()}))
+                       **{f"mj_{k}": v for k, v in tm.items()},
+                       **{f"ours_{k}": v for k, v in otm.items()}))
       print(f"{name[:34]:34s} {label:8s} {ours:9.1f} {ref:10.1f} {ours / ref:6.2f}   "
-            + " ".join(f"{tm[k]:.1f}" for k in SHOWN), flush=True)
+            + " ".join(f"{otm[k]:.1f}/{tm[k]:.1f}" for k in SHOWN), flush=True)
     if a.stages:
-      from tests.bench.contact import _stage_kernels
-      from numjoco.engine import interop
-      import numjoco
-      mjd = mujoco.MjData(mjm)
-      mujoco.mj_step(mjm, mjd, a.settle)
-      d = numjoco.make_data(m)
-      interop.data_from_mujoco(mjd, d)
-      numjoco.forward(m, d)
-      parts = []
-      for label, run in _stage_kernels():
-        run(m.struct, d.struct, 1)
-        best = np.inf
-        for _ in range(3):
-          t = time.perf_counter()
-          run(m.struct, d.struct, 200)
-          best = min(best, (time.perf_counter() - t) / 200 * 1e6)
-        parts.append(f"{label.strip()} {best:.1f}")
+      from tests.bench.contact import stages_of
+      parts = [f"{label.strip()} {us:.1f}" for label, us in stages_of(m, mjm, a.settle, 200, 3)]
       print(f"{'':34s} ours at settled, µs per call: " + ", ".join(parts))
   for label, r in ratios.items():
     if r:
       print(f"{label}: {len(r)} models, median ratio {np.median(r):.2f}, worst {max(r):.2f}")
+  print("stages, ours/MuJoCo over all runs (median, worst): " + ", ".join(
+      f"{k} {np.median(v):.2f} {max(v):.2f}" for k, v in stage_ratios.items() if v))
   if a.csv and rows:
     with open(a.csv, "w", newline="") as f:
       w = csv.DictWriter(f, fieldnames=list(rows[0]))
