@@ -9,9 +9,11 @@ import hashlib
 import numba
 from numba.core import types
 from numba.experimental import structref
+from numba.extending import lower_getattr_generic, register_model
 
 from numjoco.engine import types as t
-from numjoco.engine._borrow import borrowed
+from numjoco.engine._borrow import (BorrowedArray, UncountedStructRefModel, borrowed, define_boxing,
+                                    invariant_getattr)
 from numjoco.engine._jit import jit
 
 
@@ -38,6 +40,11 @@ class _DataStructType(_ShortName):
   pass
 
 
+for _t in (_ModelStructType, _DataStructType):   # engine/_borrow.py
+  register_model(_t)(UncountedStructRefModel)
+  lower_getattr_generic(_t)(invariant_getattr)
+
+
 class ModelStruct(structref.StructRefProxy):
   """Python handle of a compiled-side Model (fields are reached through `numjoco.Model`)."""
 
@@ -46,8 +53,8 @@ class DataStruct(structref.StructRefProxy):
   """Python handle of a compiled-side Data (fields are reached through `numjoco.Data`)."""
 
 
-structref.define_boxing(_ModelStructType, ModelStruct)
-structref.define_boxing(_DataStructType, DataStruct)
+define_boxing(_ModelStructType, ModelStruct)
+define_boxing(_DataStructType, DataStruct)
 
 OWNER_GROUP = 16   # arrays per generated setter, and per `owners_k` tuple
 
@@ -58,7 +65,7 @@ def struct_fields(sizes, table):
   arrays alive (engine/_borrow.py), OWNER_GROUP arrays each as setter k fills them."""
   fields = [(name, types.int64) for name in sizes]
   arrays = [types.Array(numba.from_dtype(dtype), len(shape), "C") for _, dtype, shape in table]
-  fields += [(name, a) for (name, _, _), a in zip(table, arrays)]
+  fields += [(name, BorrowedArray(a.dtype, a.ndim, "C")) for (name, _, _), a in zip(table, arrays)]
   fields += [(f"owners_{k // OWNER_GROUP}", types.Tuple(tuple(arrays[k:k + OWNER_GROUP])))
              for k in range(0, len(arrays), OWNER_GROUP)]
   return fields

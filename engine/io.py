@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from numjoco.engine import _jit, _sig, _structs
+from numjoco.engine._borrow import release_allocation
 from numjoco.engine import preview
 from numjoco.engine import types as t
 from numjoco.engine.visual import Statistic, Visual
@@ -19,7 +20,7 @@ _DATA_SCALARS = {"time": float, "ncon": int, "ne": int, "nf": int, "nl": int, "n
 
 
 def _build(new, size_setter, setters, sizes, arrays):
-  s = new()
+  s = release_allocation(new())   # the handle's reference only (engine/_borrow.py)
   if size_setter is not None:
     size_setter(s, *[int(sizes[k]) for k in t.MODEL_SIZES])
   for fn, names in setters:

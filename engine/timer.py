@@ -10,7 +10,7 @@ from numba import types
 from numba.extending import intrinsic
 
 from numjoco.engine._jit import jit
-from numjoco.engine.types import mjtTimer
+from numjoco.engine.types import ints, mjtTimer
 
 
 @intrinsic
@@ -88,12 +88,7 @@ def stage_us(d, per=None):
 
 
 # the timers by name, for the stages (numba reads module-level ints as constants)
-STEP, FORWARD, POSITION, VELOCITY = (int(mjtTimer.STEP), int(mjtTimer.FORWARD),
-                                     int(mjtTimer.POSITION), int(mjtTimer.VELOCITY))
-ACTUATION, CONSTRAINT, ADVANCE = (int(mjtTimer.ACTUATION), int(mjtTimer.CONSTRAINT),
-                                  int(mjtTimer.ADVANCE))
-POS_KINEMATICS, POS_INERTIA, POS_COLLISION = (int(mjtTimer.POS_KINEMATICS),
-                                              int(mjtTimer.POS_INERTIA),
-                                              int(mjtTimer.POS_COLLISION))
-POS_MAKE, POS_PROJECT = int(mjtTimer.POS_MAKE), int(mjtTimer.POS_PROJECT)
-COL_BROAD, COL_NARROW = int(mjtTimer.COL_BROAD), int(mjtTimer.COL_NARROW)
+(STEP, FORWARD, POSITION, VELOCITY, ACTUATION, CONSTRAINT, ADVANCE, POS_KINEMATICS, POS_INERTIA,
+ POS_COLLISION, POS_MAKE, POS_PROJECT, COL_BROAD, COL_NARROW) = ints(
+    mjtTimer, "STEP FORWARD POSITION VELOCITY ACTUATION CONSTRAINT ADVANCE POS_KINEMATICS "
+    "POS_INERTIA POS_COLLISION POS_MAKE POS_PROJECT COL_BROAD COL_NARROW")

@@ -6,26 +6,24 @@ Not a test:
     perf record -F 4000 -o /tmp/perf.data python -m tests.bench.profile pile64 NEWTON 10
     perf report -i /tmp/perf.data --no-children --sort sym
 
-Every function LLVM kept out of line is named (read from the objects in Numba's cache);
-functions it inlined count as their caller. The runtime's reference counting stays separate.
+Each unit (engine/_jit.py) is named by its entry function, read from its object code in the
+kernel cache; the helpers compiled into a unit that LLVM kept out of line have no symbol there
+and count as `<unit>.<helpers>`; functions LLVM inlined count as their caller. The runtime's
+reference counting stays separate.
 """
-import importlib
 import os
 import sys
 import time
 
-import numba
 
-
-def _elf_functions(path):
-  """(name, offset, size) of the functions in the ELF object of a Numba cache file (.nbc)."""
+def _elf_functions(raw):
+  """(name, offset, size) of the functions in an ELF object (Numba's compiled object code)."""
   import struct
   import subprocess
   import tempfile
-  raw = open(path, "rb").read()
   i = raw.find(b"\x7fELF")
   if i < 0:
-    return []
+    return [], 0
   shoff, = struct.unpack_from("<Q", raw, i + 0x28)
   shentsize, shnum = struct.unpack_from("<HH", raw, i + 0x3A)
   with tempfile.NamedTemporaryFile(suffix=".o") as f:
@@ -33,12 +31,15 @@ def _elf_functions(path):
     f.flush()
     out = subprocess.run(["nm", "-S", "--defined-only", f.name], capture_output=True,
                          text=True).stdout
+    sections = subprocess.run(["size", "-A", f.name], capture_output=True, text=True).stdout
   res = []
   for line in out.splitlines():
     p = line.split()
     if len(p) == 4 and p[2] in "tT":
       res.append((p[3], int(p[0], 16), int(p[1], 16)))
-  return res
+  code = sum(int(p[1]) for p in (line.split() for line in sections.splitlines())
+             if len(p) == 3 and p[0] in (".text", ".ltext"))
+  return res, code
 
 
 def _demangle(name):
@@ -56,29 +57,44 @@ def _demangle(name):
 
 def _symbols():
   """(address, size, name) of every function of the engine's compiled code (each function
-  LLVM kept out of line, found in the objects of Numba's cache) and of the runtime's
-  refcounting."""
-  import glob
-
+  LLVM kept out of line, in the object code of every unit loaded in this process: helpers are
+  linked into their units, engine/_jit.py) and of the runtime's refcounting."""
   from numba.core.runtime import nrt
-  step = importlib.import_module("numjoco.engine.step")
-  jit_engine = next(iter(step.step.overloads.values())).library.codegen._engine
+  from numjoco.engine import _jit
   syms = set()
-  for path in glob.glob(os.path.join(numba.config.CACHE_DIR, "**", "*.nbc"), recursive=True):
-    funcs = _elf_functions(path)
-    base = None
-    for n, v, _ in funcs:
-      a = jit_engine.get_function_address(n)   # exported symbols of the loaded objects
-      if a:
-        base = a - v
-        break
-    if base is None:
-      continue   # not loaded in this process
-    for n, v, size in funcs:
-      if size and not n.startswith(("cpython.", "cfunc.", "_ZN7cpython")):
-        syms.add((base + v, size, _demangle(n)))
-  for fn in ("NRT_incref", "NRT_decref", "nrt_atomic_add", "nrt_atomic_sub"):
-    syms.add((nrt.rtsys.library.get_pointer_to_function(fn), 0x40, "numba.runtime." + fn))
+  for u in _jit.units().values():
+    for cres in list(u.disp.overloads.values()):
+      lib = cres.library
+      engine = lib.codegen._engine
+      try:   # the object code, as the kernel cache stored it (the loaded copy is consumed)
+        with open(u.disp._cache._path(u.sig, u.disp.targetctx.codegen()), "rb") as f:
+          funcs, code = _elf_functions(f.read())
+      except OSError:
+        print(f"profile: {u.symbol} not named (not in the kernel cache)", file=sys.stderr)
+        continue
+      base = None
+      for n, v, _ in funcs:
+        a = engine.get_function_address(n)   # exported symbols of the loaded object
+        if a:
+          base = a - v
+          break
+      if base is None:
+        continue
+      named = sorted((v, size, n) for n, v, size in funcs if size)
+      for v, size, n in named:
+        if not n.startswith(("cpython.", "cfunc.", "_ZN7cpython")):
+          syms.add((base + v, size, _demangle(n)))
+      at = 0   # the unnamed stretches between them: the unit's out-of-line helpers
+      for v, size, _ in named + [(code, 0, "")]:
+        if v > at:
+          syms.add((base + at, v - at, u.symbol + ".<helpers>"))
+        at = max(at, v + size)
+  # the runtime's functions sit 16 bytes apart
+  fns = sorted((nrt.rtsys.library.get_pointer_to_function(fn), fn)
+               for fn in ("NRT_incref", "NRT_decref", "nrt_atomic_add", "nrt_atomic_sub"))
+  for k, (a, fn) in enumerate(fns):
+    size = fns[k + 1][0] - a if k + 1 < len(fns) else 0x10
+    syms.add((a, size, "numba.runtime." + fn))
   return sorted(syms)
 
 
