@@ -35,7 +35,7 @@ FILES = {"pile64": os.path.join(_HERE, "..", "..", "assets", "pile64.xml"),
          "humanoids22": os.path.join(_MJ, "humanoid", "22_humanoids.xml"),
          "bunnies": os.path.join(_MJ, "replicate", "bunnies.xml"),
          "flex_trampoline": os.path.join(_MJ, "flex", "trampoline.xml"),
-         "flex_basket": os.path.join(_MJ, "flex", "basket.xml"),
+         "flex_floppy": os.path.join(_MJ, "flex", "floppy.xml"),
          "flex_pancake": os.path.join(_MJ, "flex", "pancake.xml")}
 CORE = SUITE + list(FILES)
 # MuJoCo's timers (mjtTimer without the prefix, lower case) and the ones printed
