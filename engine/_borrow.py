@@ -39,9 +39,9 @@ class BorrowedArray(types.Array):
     return f"Borrowed{super().__repr__()}"
 
 
-@register_model(BorrowedArray)
-class BorrowedArrayModel(models.ArrayModel):
-  """Numba's array layout; its meminfo is not shown to the reference counting."""
+class _Uncounted:
+  """A data model whose values Numba's reference counting never touches: it shows no member
+  and no meminfo to it (the layout, its base class's, is unchanged)."""
 
   def traverse(self, builder):
     return []
@@ -53,20 +53,16 @@ class BorrowedArrayModel(models.ArrayModel):
     return False
 
 
-class UncountedStructRefModel(models.StructRefModel):
+@register_model(BorrowedArray)
+class BorrowedArrayModel(_Uncounted, models.ArrayModel):
+  """Numba's array layout; its meminfo is not shown to the reference counting."""
+
+
+class UncountedStructRefModel(_Uncounted, models.StructRefModel):
   """Numba's structref layout (one meminfo pointer), hidden from the reference counting: the
   Model and Data structs live as long as their Python handles (numjoco.Model/Data), which
   every call into compiled code holds; compiled code holds no reference (see
   `define_boxing`)."""
-
-  def traverse(self, builder):
-    return []
-
-  def has_nrt_meminfo(self):
-    return False
-
-  def contains_nrt_meminfo(self):
-    return False
 
 
 @lower_cast(BorrowedArray, types.Array)
