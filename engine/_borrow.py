@@ -8,15 +8,11 @@ field reads LLVM may keep in registers.
   are plain arrays with the NULL meminfo (the counting functions return at once on NULL);
   anything allocated from one (`.copy()`, arithmetic) is a plain, counted array.
 - The structs themselves are not counted in compiled code either (`UncountedStructRefModel`):
-  Numba counted them at every inlined helper that takes `m` or `d`, an atomic add and subtract
-  per call, inside per-body and per-contact loops. Their Python handles own them
-  (`define_boxing`).
+  counted, each inlined helper that takes `m` or `d` costs an atomic add and subtract per call,
+  inside per-body and per-contact loops. Their Python handles own them (`define_boxing`).
 - A field is read with loads marked invariant (`invariant_getattr`): otherwise LLVM reloads a
   field's data pointer, shape and strides after every store into any array, and keeps none of
   them in registers across a loop.
-
-Together these made the step 1.2-1.4x faster on the benchmark models (python -m
-tests.bench.speed), and every stage of it faster.
 """
 from llvmlite import ir
 from numba.core import cgutils, imputils, types
@@ -114,10 +110,10 @@ def invariant_getattr(context, builder, typ, val, attr):
 
   Numba's structref reads a field with ordinary loads: the payload pointer from the meminfo,
   then the field (an array's data pointer, shape and strides). LLVM cannot tell that a store
-  into an array's data does not change them, so after every store each field is read again,
-  and no loop keeps them in registers: a loop over d.crb/d.cinert ran 2.3x slower through the
-  struct than through local variables. Within compiled engine code the fields never change
-  (only the setters of engine/_structs.py write them, from Python, between calls), so the
+  into an array's data does not change them, so after every store each field would be read
+  again and no loop would keep them in registers. Within compiled engine code the fields
+  never change (only the setters of engine/_structs.py write them, from Python, between calls),
+  so the
   loads are marked !invariant.load, and the payload pointer as non-null and dereferenceable
   over the whole payload, which lets LLVM hoist the loads out of loops and merge repeats."""
   payload_type = typ.get_data_type()
