@@ -4,6 +4,7 @@ anonymous to perf), including Numba's runtime reference counting (NRT_incref/NRT
 Not a test:
 
     perf record -F 4000 -o /tmp/perf.data python -m tests.bench.profile pile64 NEWTON 10
+    perf record ... python -m tests.bench.profile path/to/model.xml NEWTON 10
     perf report -i /tmp/perf.data --no-children --sort sym
 
 Each unit (engine/_jit.py) is named by its entry function, read from its object code in the
@@ -103,11 +104,11 @@ def main():
 
   import numjoco
   from numjoco.engine import interop
-  from tests.bench.contact import _load
+  from tests.bench.speed import load
   name = sys.argv[1] if len(sys.argv) > 1 else "pile64"
   solver = sys.argv[2] if len(sys.argv) > 2 else "NEWTON"
   seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 10.0
-  m, mjm = _load(name)
+  m, mjm = load(name, name if os.path.isfile(name) else None)
   m.opt.solver = int(getattr(numjoco.mjtSolver, solver))
   mjd = mujoco.MjData(mjm)
   mujoco.mj_step(mjm, mjd, 1000)
