@@ -934,8 +934,8 @@ def contact_capacity(sizes, nconmax=-1, njmax=-1, ccd_iterations=35, row_nnz=Non
              + 2 * sizes.get("njnt", 0) + 2 * sizes.get("ntendon", 0)
              + sizes.get("nflexedge", 0))   # flex edge equality: a row per edge
   nccd = max(100, int(ccd_iterations))
-  # room for two meshes' hulls, or a height field prism and a mesh
-  nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0) + 6)
+  # room for every mesh in the mesh cache
+  nccdf, nccdi = work_sizes(nccd, sizes.get("nmeshvert", 0), sizes.get("nmesh", 0))
   nv = int(sizes.get("nv", 0))
   row_nnz = nv if row_nnz is None else min(nv, int(row_nnz))
   return {"nconmax": int(nconmax), "njmax": int(njmax), "nJmax": int(njmax) * row_nnz,

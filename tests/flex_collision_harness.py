@@ -85,7 +85,7 @@ def flex_data(mjm, mjd, nconmax=20000):
   contacts and GJK/EPA work buffers with room for the model's meshes."""
   from numjoco.engine.collision.work import work_sizes
   n = nconmax
-  nf, ni = work_sizes(NCCD, mjm.nmeshvert + 6)
+  nf, ni = work_sizes(NCCD, mjm.nmeshvert, mjm.nmesh)
   return FlexData(
     flexvert_xpos=np.array(mjd.flexvert_xpos).reshape(-1, 3).copy(),
     flexelem_aabb=np.array(mjd.flexelem_aabb).reshape(-1, 6).copy(),

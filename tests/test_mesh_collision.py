@@ -314,7 +314,7 @@ def test_mesh_support_as_mujoco(path, geom):
   objs, objt = cvx.split_work(fbuf, ibuf, 35)[:2]
   cvx.set_obj(objs, objt, 0, int(mjm.geom_type[geom]), mjm.geom_size[geom], mjd.geom_xpos[geom],
                mjd.geom_xmat[geom], 0.0)
-  cvx.set_mesh(objs, objt, 0, 2, 4, vert, ext, graph)
+  cvx.set_mesh(objs, objt, 0, vert, ext, graph)
   differ = [i for i, u in enumerate(dirs) if support.support(objs, objt, 0, *u)[:3] != ref[i][0]]
   assert not differ, f"{len(differ)} of {len(dirs)} support points differ, the first at {differ[0]}"
 
@@ -367,3 +367,74 @@ def test_plane_mesh_flat_ties_with_mujocos_arrays(n):
     np.testing.assert_allclose(pos[:k], mjd.contact.pos, rtol=0, atol=1e-12)
     four += k == 4
   assert four >= 10, "the scene misses the flat face"
+
+
+def _three_meshes():
+  """(Model struct, per mesh (vert, ext, graph)) of three different meshes: the blob (hill
+  climb), the wedge (every vertex) and a 12-vertex prism (hill climb)."""
+  from numjoco.engine.collision import convex as cvx
+  prism = " ".join("%.5f" % x for x in _prism(6, np.random.default_rng(3)).ravel())
+  xml = f"""<mujoco><asset><mesh name="blob" vertex="{_BLOB_V}"/>
+    <mesh name="wedge" vertex="{_WEDGE_V}"/><mesh name="prism" vertex="{prism}"/></asset>
+    <worldbody><geom type="mesh" mesh="blob"/><geom type="mesh" mesh="wedge" pos="1 0 0"/>
+    <geom type="mesh" mesh="prism" pos="2 0 0"/></worldbody></mujoco>"""
+  m = numjoco.load_model(xml).struct
+  return m, [cvx.mesh_arrays(m, g) for g in range(3)]
+
+
+def _check_support(objs, objt, k, vert, rng, ndir=40):
+  """Object k's support points (mesh frame: identity pose) in random directions reach the
+  largest projection over every vertex of the mesh (a convex hull's support)."""
+  from numjoco.engine.collision import support
+  v = np.asarray(vert, dtype=float)
+  for _ in range(ndir):
+    u = rng.normal(size=3)
+    u /= np.linalg.norm(u)
+    p = support.support(objs, objt, k, *u)
+    assert np.dot(p[:3], u) == pytest.approx(np.max(v @ u), abs=1e-12)
+
+
+def test_mesh_cache_evicts_and_resets():
+  """The work buffers' mesh cache (engine/collision/convex.set_mesh): in buffers with room for
+  two meshes only, pairs of three meshes in turn empty it and refill it, and both objects of
+  every pair still see their own mesh; a mesh whose vertices changed in place is copied again;
+  buffers holding garbage (never emptied) give the same."""
+  from numjoco.engine.collision import convex as cvx
+  from numjoco.engine.collision.work import work_sizes
+  m, meshes = _three_meshes()
+  rng = np.random.default_rng(0)
+  # room for 4 rows of vertices (six each): the hulls of 9, 6 and 10 vertices take 2, 1 and 2
+  nfloat, nint = work_sizes(35, 0, 2)   # 2 rows
+  fbuf, ibuf = np.zeros(nfloat + 2 * 20), np.zeros(nint + 400, dtype=np.int64)
+  mesh_type = int(numjoco.mjtGeom.MESH)
+
+  def objects():
+    """The buffers' objects, both meshes at the origin, unrotated."""
+    objs, objt = cvx.split_work(fbuf, ibuf, 35, False)[:2]
+    for k in range(2):
+      cvx.set_obj(objs, objt, k, mesh_type, np.zeros(3), np.zeros(3), np.eye(3).ravel(), 0.0)
+    return objs, objt
+
+  emptied = 0
+  for a, b in [(0, 1), (1, 2), (2, 0), (0, 0), (1, 0), (2, 1), (0, 2)] * 2:
+    objs, objt = objects()
+    first = objt.ravel()[cvx._MESH_TABLE + 3]   # the key of the table's first entry
+    cvx.set_meshes(objs, objt, mesh_type, *meshes[a], *meshes[b])
+    emptied += objt.ravel()[cvx._MESH_TABLE + 3] != first
+    _check_support(objs, objt, 0, meshes[a][0], rng)
+    _check_support(objs, objt, 1, meshes[b][0], rng)
+  assert emptied >= 3   # the cache was emptied and refilled along the way
+
+  vert = meshes[2][0]
+  vert *= 1.5   # in place (the model's own mesh_vert)
+  objs, objt = objects()
+  cvx.set_mesh(objs, objt, 0, *meshes[2])
+  _check_support(objs, objt, 0, vert, rng)
+
+  ibuf[:] = rng.integers(-1000, 1000, ibuf.shape[0])
+  fbuf[:] = rng.normal(size=fbuf.shape[0])
+  objs, objt = objects()
+  objt.ravel()[cvx._MESH_TABLE] = 5   # a plausible entry count over garbage entries
+  cvx.set_meshes(objs, objt, mesh_type, *meshes[0], *meshes[1])
+  _check_support(objs, objt, 0, meshes[0][0], rng)
+  _check_support(objs, objt, 1, meshes[1][0], rng)

@@ -8,10 +8,12 @@ plane pairs in collision/plane.py.
 A geom "object" is one row of `objs` (float64, collision/work.py names the columns: size,
 pos, mat, margin, and for meshes the first row and count of its vertices, where its hull
 adjacency starts in `objt` and the last support vertex) and one row of `objt` (int: geom type,
-support mode). Rows 2.. of `objs` hold mesh hull vertices (local frame), six per row; ints 4..
-of `objt` (read flat) hold each hull's adjacency as MuJoCo's mesh_graph (vert_edgeadr,
-edge_localid), for the hill-climbing support of meshes with 10 or more vertices. `split_work`
-returns the named views (collision/work.py's Work) of the two flat work buffers.
+support mode). Rows 2 and 3 of `objs` hold the vertices of flex elements and height field
+prisms; the mesh cache (collision/work.py, `set_mesh`) holds the meshes' hull vertices (local
+frame, six per row, from row 4) and their adjacency as MuJoCo's mesh_graph (vert_edgeadr,
+edge_localid; `objt` read flat), for the hill-climbing support of meshes with 10 or more
+vertices. `split_work` returns the named views (collision/work.py's Work) of the two flat work
+buffers.
 """
 import numpy as np
 
@@ -25,7 +27,9 @@ from numjoco.engine.collision.plane import plane_convex
 from numjoco.engine.collision.work import Polytope, Work
 from numjoco.engine.collision.work import (
     FLEX as _FLEX, GADR as _GADR, GHINT as _GHINT, MARGIN as _MARGIN, MAT as _MAT,
-    MC_FLOATS as _MC_FLOATS, MC_ROWS as _MC_ROWS, MODE_GEOM as _MODE_GEOM, MODE_LINE as _MODE_LINE,
+    MC_FLOATS as _MC_FLOATS, MC_ROWS as _MC_ROWS, MESH_CAP as _MESH_CAP,
+    MESH_ENTRY as _MESH_ENTRY, MESH_INTS as _MESH_INTS, MESH_ROW as _MESH_ROW,
+    MESH_TABLE as _MESH_TABLE, MODE_GEOM as _MODE_GEOM, MODE_LINE as _MODE_LINE,
     MODE_POINT as _MODE_POINT, NEXTREMA as _NEXTREMA, OBJ_COLS as _OBJ_COLS, POS as _POS,
     PS_SIZE as _PS_SIZE, SIZE as _SIZE, VADR as _VADR, VNUM as _VNUM)
 from numjoco.engine.types import mjtDisableBit, mjtGeom
@@ -57,19 +61,19 @@ def _objt_offset(n):
 
 @jit
 def _work_sizes(n):
-  """Numba twin of `work_sizes` without mesh rows: the ints end with the two objects' rows
-  and the multicontact scratch."""
+  """Numba twin of `work_sizes` without mesh rows: the ints end with the two objects' rows,
+  the multicontact scratch and the (empty) mesh table."""
   nv, nf = _polytope_rows(n)
   nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
-  return nfloat, _objt_offset(n) + 4 + _PS_SIZE
+  return nfloat, _objt_offset(n) + _MESH_INTS
 
 
 @jit
 def split_work(fbuf, ibuf, n, forget=True):
   """Views into the flat work buffers: objects, simplices, witness points and polytope (about
-  1 us: the reshapes; the collision driver makes them once per pass). `forget`: mark the
-  buffers as holding no mesh (cnt[6:8], see `collide_mesh_views`), for callers that write
-  over the mesh rows."""
+  1 us: the reshapes; the collision driver makes them once per pass). `forget`: empty the
+  mesh cache (`set_mesh`), for buffers that may hold anything, e.g. fresh ones; Data's keep
+  their meshes from one step to the next."""
   nv, nf = _polytope_rows(n)
   o = 0
   sx = fbuf[o:o + 36].reshape((4, 9)); o += 36
@@ -86,8 +90,6 @@ def split_work(fbuf, ibuf, n, forget=True):
   si = ibuf[o:o + 8].reshape((4, 2)); o += 8
   ti = ibuf[o:o + 8].reshape((4, 2)); o += 8
   cnt = ibuf[o:o + 8]; o += 8
-  if forget:
-    cnt[6] = cnt[7] = -1   # the meshes collide_mesh_views left in the buffers: none known
   pvi = ibuf[o:o + nv * 2].reshape((nv, 2)); o += nv * 2
   fvert = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   fadj = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
@@ -98,6 +100,8 @@ def split_work(fbuf, ibuf, n, forget=True):
   stk = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
   nrow = (ibuf.shape[0] - o) // 2   # the rest: two objects, then hull adjacencies
   objt = ibuf[o:o + 2 * nrow].reshape((nrow, 2))
+  if forget:
+    ibuf[o + _MESH_TABLE] = 0
   pt = Polytope(pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk, mc)
   return Work(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt)
 
@@ -210,30 +214,61 @@ def set_obj(objs, objt, k, typ, size, pos, mat, margin):
   objs[k, _GHINT] = 0.0
 
 
+@_inline
+def _flat_get(objt, i):
+  return objt[i >> 1, i & 1]
+
+
+@_inline
+def _flat_set(objt, i, value):
+  objt[i >> 1, i & 1] = value
+
+
 @jit
-def set_mesh(objs, objt, k, row, iadr, vert, ext, graph, copy=True):
-  """Copy a mesh's support vertices into objs from `row` on, six per row: with a hull graph
-  and at least _HILLCLIMB_MIN vertices, the hull's (in hull order; support ids hull-local)
-  and its adjacency into flat `objt` from int `iadr` on, for the hill climb; else every
-  vertex in mesh order (support ids are mesh ids, objs[k, _GADR] -1), as MuJoCo 4.0 picks
-  mjc_hillclimbSupport or mjc_meshSupport. `ext`: the mesh's mesh_extrema row, stored just
-  before the adjacency (the hill climb's seeds). `copy` False: the buffers hold this mesh at
-  these rows already, only object k's header is set. Returns the next free row and int."""
+def set_mesh(objs, objt, k, vert, ext, graph):
+  """Object k's mesh: with a hull graph and at least _HILLCLIMB_MIN vertices, its hull's
+  vertices (in hull order; support ids hull-local) and adjacency, for the hill climb; else
+  every vertex in mesh order (support ids are mesh ids, objs[k, _GADR] -1), as MuJoCo 4.0
+  picks mjc_hillclimbSupport or mjc_meshSupport. `ext`: the mesh's mesh_extrema row, stored
+  just before the adjacency (the hill climb's seeds).
+
+  The mesh is looked up in the mesh cache (collision/work.py) by the address of its vertices
+  and their count, and copied in when missing: copying a hull of a few thousand vertices with
+  its graph costs several times GJK on it, and the driver's pairs meet the same meshes again
+  and again. An entry whose first vertex no longer equals the mesh's (the vertices were
+  changed) empties the cache. Returns True when the cache was emptied to make room (an
+  object set before may then point at rows now reused: `set_meshes` sets it again)."""
   nh = graph[0] if graph.shape[0] > 0 else 0
   if vert.shape[0] < _HILLCLIMB_MIN:
     nh = 0
   n = nh if nh > 0 else vert.shape[0]
-  objs[k, _VADR] = row
-  objs[k, _VNUM] = n
-  if nh > 0:
-    for i in range(_NEXTREMA):
-      j = iadr + i
-      objt[j >> 1, j & 1] = ext[i]
-    iadr += _NEXTREMA
-  objs[k, _GADR] = iadr if nh > 0 else -1
-  objs[k, _GHINT] = -1.0   # no previous support vertex yet
-  if not copy:
-    return row + (n + 5) // 6, (iadr + nh + nh + 3 * graph[1]) if nh > 0 else iadr
+  first = graph[2 + nh] if nh > 0 else 0
+  key = vert.ctypes.data
+  count = _flat_get(objt, _MESH_TABLE)
+  if count < 0 or count > _MESH_CAP:   # not a table (buffers never emptied): start one
+    count = 0
+  emptied = False
+  for s in range(count):
+    e = _MESH_TABLE + 3 + _MESH_ENTRY * s
+    if _flat_get(objt, e) == key and _flat_get(objt, e + 1) == vert.shape[0]:
+      row = _flat_get(objt, e + 2)
+      if (n == 0 or _MESH_ROW <= row < objs.shape[0] - (n - 1) // 6
+              and objs[row, 0] == vert[first, 0] and objs[row, 1] == vert[first, 1]
+              and objs[row, 2] == vert[first, 2]):
+        _mesh_header(objs, k, row, n, _flat_get(objt, e + 3))
+        return False
+      count = 0   # changed vertices: every entry may be stale
+      emptied = True
+      break
+  nedge = nh + 3 * graph[1] if nh > 0 else 0
+  nint = _NEXTREMA + nh + nedge if nh > 0 else 0
+  row, iadr = _MESH_ROW, _MESH_INTS
+  if count > 0:
+    row, iadr = _flat_get(objt, _MESH_TABLE + 1), _flat_get(objt, _MESH_TABLE + 2)
+  if (count == _MESH_CAP or row < _MESH_ROW or iadr < _MESH_INTS
+          or row + (n + 5) // 6 > objs.shape[0] or iadr + nint > 2 * objt.shape[0]):
+    count, row, iadr = 0, _MESH_ROW, _MESH_INTS
+    emptied = True
   for i in range(n):
     v = graph[2 + nh + i] if nh > 0 else i
     r = row + i // 6
@@ -241,16 +276,47 @@ def set_mesh(objs, objt, k, row, iadr, vert, ext, graph, copy=True):
     objs[r, c] = vert[v, 0]
     objs[r, c + 1] = vert[v, 1]
     objs[r, c + 2] = vert[v, 2]
+  gadr = -1
   if nh > 0:
-    nedge = nh + 3 * graph[1]
+    for i in range(_NEXTREMA):
+      _flat_set(objt, iadr + i, ext[i])
+    gadr = iadr + _NEXTREMA
     for i in range(nh):        # vert_edgeadr
-      j = iadr + i
-      objt[j >> 1, j & 1] = graph[2 + i]
+      _flat_set(objt, gadr + i, graph[2 + i])
     for i in range(nedge):     # edge_localid
-      j = iadr + nh + i
-      objt[j >> 1, j & 1] = graph[2 + 2 * nh + i]
-    iadr += nh + nedge
-  return row + (n + 5) // 6, iadr
+      _flat_set(objt, gadr + nh + i, graph[2 + 2 * nh + i])
+  e = _MESH_TABLE + 3 + _MESH_ENTRY * count
+  _flat_set(objt, e, key)
+  _flat_set(objt, e + 1, vert.shape[0])
+  _flat_set(objt, e + 2, row)
+  _flat_set(objt, e + 3, gadr)
+  _flat_set(objt, _MESH_TABLE, count + 1)
+  _flat_set(objt, _MESH_TABLE + 1, row + (n + 5) // 6)
+  _flat_set(objt, _MESH_TABLE + 2, iadr + nint)
+  _mesh_header(objs, k, row, n, gadr)
+  return emptied
+
+
+@_inline
+def _mesh_header(objs, k, row, n, gadr):
+  """Object k's vertices at objs rows from `row` on (n of them), its adjacency at flat int
+  `gadr` (-1: none), no previous support vertex yet."""
+  objs[k, _VADR] = row
+  objs[k, _VNUM] = n
+  objs[k, _GADR] = gadr
+  objs[k, _GHINT] = -1.0
+
+
+@jit
+def set_meshes(objs, objt, type1, vert1, ext1, graph1, vert2, ext2, graph2):
+  """Object 1's mesh, and object 0's when type1 is a mesh (`set_mesh`), both in the cache
+  at once."""
+  if type1 == _MESH:
+    set_mesh(objs, objt, 0, vert1, ext1, graph1)
+    if set_mesh(objs, objt, 1, vert2, ext2, graph2):
+      set_mesh(objs, objt, 0, vert1, ext1, graph1)
+  else:
+    set_mesh(objs, objt, 1, vert2, ext2, graph2)
 
 
 # a primitive's (empty) mesh arrays for `multicontact` (numba freezes global arrays into the
@@ -292,7 +358,6 @@ def collide_convex_views(type1, size1, pos1, mat1, type2, size2, pos2, mat2, mar
                or (type1 == _CAPSULE and type2 == _CYLINDER))):
     o = _objt_offset(ccd_iterations) + 4
     if ibuf.shape[0] - o >= _PS_SIZE:
-      cnt[6] = cnt[7] = -1   # its scratch is where collide_mesh_views keeps mesh adjacencies
       nmulti = multicontact(objs, objt, _NO_VERT, _NO_GRAPH, _NO_POLY, _NO_VERT, _NO_GRAPH,
                              _NO_POLY, xw, si, cnt, pt, ibuf[o:o + _PS_SIZE], margin, dist,
                              pos, frame)
@@ -383,12 +448,13 @@ def collide_mesh_flex_elem(size1, pos1, mat1, vert1, ext1, graph1, x, vid2, n2, 
                            ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
   """mjc_ConvexElem for mesh geom 1 (vert1/ext1/graph1 as `collide_mesh_work`'s) against flex
   element 2 (rows vid2[0:n2] of x, radius r2): one GJK/EPA contact, normal from the mesh to
-  the element, 0 or 1 returned. Work buffers with room for the mesh (`work_sizes`)."""
-  w = split_work(fbuf, ibuf, ccd_iterations)
+  the element, 0 or 1 returned. Work buffers with room for the mesh (`work_sizes`), whose
+  mesh cache is kept (Data's)."""
+  w = split_work(fbuf, ibuf, ccd_iterations, False)
   objs, objt = w.objs, w.objt
   set_obj(objs, objt, 0, _MESH, size1, pos1, mat1, margin)
-  row, _ = set_mesh(objs, objt, 0, 2, 4, vert1, ext1, graph1)
-  set_flex_obj(objs, objt, 1, row, x, vid2, n2, r2, margin)
+  set_mesh(objs, objt, 0, vert1, ext1, graph1)
+  set_flex_obj(objs, objt, 1, 2, x, vid2, n2, r2, margin)
   return penetration(w, ccd_tolerance, ccd_iterations, margin, 0, dist, pos, frame)
 
 
@@ -452,22 +518,11 @@ def collide_mesh_views(type1, size1, pos1, mat1, vert1, ext1, graph1, poly1, typ
   """`collide_mesh_work` on `split_work`'s views `w` of the work buffers (ibuf the int buffer
   they view)."""
   objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt = w
-  # the buffers still hold these meshes when the last call that used them was this one with
-  # the same meshes (`split_work` forgets them for any other, and so does the primitives'
-  # multicontact, whose scratch is there): copying a 642-vertex hull and its graph twice cost
-  # more than GJK on it
-  key1 = vert1.ctypes.data if type1 == _MESH else 0
-  key2 = vert2.ctypes.data
-  copy = cnt[6] != key1 or cnt[7] != key2
   set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
   set_obj(objs, objt, 1, type2, size2, pos2, mat2, margin)
-  row, iadr = 2, 4
-  if type1 == _MESH:
-    row, iadr = set_mesh(objs, objt, 0, row, iadr, vert1, ext1, graph1, copy)
-  row, iadr = set_mesh(objs, objt, 1, row, iadr, vert2, ext2, graph2, copy)
-  cnt[6], cnt[7] = key1, key2
+  set_meshes(objs, objt, type1, vert1, ext1, graph1, vert2, ext2, graph2)
   n = penetration(w, ccd_tolerance, ccd_iterations, margin, 0, dist, pos, frame)
-  o = _objt_offset(ccd_iterations) + iadr
+  o = _objt_offset(ccd_iterations) + 4
   if (n == 1 and not flags & (_DSBL_MULTICCD | _DSBL_NATIVECCD) and type2 == _MESH
       and ibuf.shape[0] - o >= _PS_SIZE):
     isc = ibuf[o:o + _PS_SIZE]

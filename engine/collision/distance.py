@@ -21,19 +21,18 @@ _PLANE, _BOX, _MESH, _SDF = int(mjtGeom.PLANE), int(mjtGeom.BOX), int(mjtGeom.ME
 def _distance_ccd(m, d, g1, g2, distmax, fromto):
   """mj_geomDistanceCCD: native CCD of geoms g1, g2 in the caller's order, without margins."""
   iters = min(m.opt_ccd_iterations[0], m.nccd)
-  w = cvx.split_work(d.col_fbuf, d.col_ibuf, iters)
+  w = cvx.split_work(d.col_fbuf, d.col_ibuf, iters, False)
   objs, objt, xw = w[0], w[1], w[6]
   cvx.set_obj(objs, objt, 0, m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1],
               d.geom_xmat[g1], 0.0)
   cvx.set_obj(objs, objt, 1, m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2],
               d.geom_xmat[g2], 0.0)
-  row, iadr = 2, 4
-  if m.geom_type[g1] == _MESH:
-    vert, ext, graph = cvx.mesh_arrays(m, g1)
-    row, iadr = cvx.set_mesh(objs, objt, 0, row, iadr, vert, ext, graph)
+  vert1, ext1, graph1 = cvx.mesh_arrays(m, g1)
+  vert2, ext2, graph2 = cvx.mesh_arrays(m, g2)
   if m.geom_type[g2] == _MESH:
-    vert, ext, graph = cvx.mesh_arrays(m, g2)
-    row, iadr = cvx.set_mesh(objs, objt, 1, row, iadr, vert, ext, graph)
+    cvx.set_meshes(objs, objt, m.geom_type[g1], vert1, ext1, graph1, vert2, ext2, graph2)
+  elif m.geom_type[g1] == _MESH:
+    cvx.set_mesh(objs, objt, 0, vert1, ext1, graph1)
   dist, nx = cvx.ccd(w, m.opt_ccd_tolerance[0], iters, distmax)
   if nx > 0:
     for k in range(6):

@@ -426,17 +426,24 @@ def _sort_contacts(d, start):
 @jit
 def _collide_body_pair(m, d, b1, b2, merged, start, stop, w):
   """All geom pairs of two bodies, in geom id order; multi-geom pairs then sorted as MuJoCo's
-  midphase leaves them."""
+  midphase leaves them. MuJoCo's midphase (mj_collideTree) also drops the pairs of
+  primitives whose oriented boxes are apart, as `_narrowphase` does for the general
+  colliders: no contact is lost (the boxes hold the geoms) and box-box or capsule-box
+  colliders are spared, the most of a robot's geom pairs that pass the bounding spheres."""
   c0 = d.ncon[0]
+  midphase = ((m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
+              and not (m.opt_disableflags[0] & _DSBL_MIDPHASE))
   for g1 in range(m.body_geomadr[b1], m.body_geomadr[b1] + m.body_geomnum[b1]):
     for g2 in range(m.body_geomadr[b2], m.body_geomadr[b2] + m.body_geomnum[b2]):
       if _keep_pair(m, d, g1, g2, -1, merged, start, stop):
+        if (midphase and table.collider(m.geom_type[g1], m.geom_type[g2]) == table.PRIMITIVE
+                and _obb_separated(m, d, g1, g2, _margin(m, g1, g2, -1) + _gap(m, g1, g2, -1))):
+          continue
         if m.geom_type[g1] > m.geom_type[g2]:
           _narrowphase(m, d, g2, g1, -1, w)
         else:
           _narrowphase(m, d, g1, g2, -1, w)
-  if ((m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
-      and not (m.opt_disableflags[0] & _DSBL_MIDPHASE)):
+  if midphase:
     _sort_contacts(d, c0)
 
 

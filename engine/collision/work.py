@@ -52,24 +52,38 @@ MC_START = MC_END + MC_FACEMAX   # the start of the edge that is clipped
 MC_ROWS = MC_START + 1
 MC_FLOATS = 3 * MC_ROWS
 
-# int scratch (after the hull adjacencies): candidate polygons of geoms 1 and 2, and those of
-# up to three vertices while they are intersected
+# int scratch (objt read flat, from int 4, after the two objects' rows): candidate polygons
+# of geoms 1 and 2, and those of up to three vertices while they are intersected
 PS_IDX1 = 0
 PS_IDX2 = PS_IDX1 + MC_FACEMAX
 PS_TMP = PS_IDX2 + MC_FACEMAX
 PS_SIZE = PS_TMP + 2 * MC_FACEMAX
 
+# The mesh cache: the meshes' support vertices (objs rows from MESH_ROW on, six per row) and
+# hull adjacencies with their hill-climb seeds (objt read flat, from MESH_INTS on) stay in the
+# buffers from one pair and one step to the next, so that a mesh is copied in once, not for
+# every pair it is in. Its table (objt read flat, from MESH_TABLE on): the entry count, the
+# next free row, the next free int, then per entry the mesh's key (the address of its first
+# vertex), its vertex count, its first row and the flat int where its adjacency starts (-1:
+# none). Rows 2 and 3 hold the vertices of flex elements and height field prisms.
+MESH_ROW = 4
+MESH_TABLE = 4 + PS_SIZE
+MESH_CAP = 128          # entries; a full table (or full buffers) starts over empty
+MESH_ENTRY = 4
+MESH_INTS = MESH_TABLE + 3 + MESH_CAP * MESH_ENTRY
 
-def work_sizes(ccd_iterations, nmeshvert=0):
+
+def work_sizes(ccd_iterations, nmeshvert=0, nmesh=2):
   """(float count, int count) of the work buffers for `collide_convex_work`, with room for
-  two meshes of `nmeshvert` vertices each (`collide_mesh_work`)."""
+  `nmesh` meshes of `nmeshvert` vertices in all in the mesh cache (`collide_mesh_work`)."""
   n = max(int(ccd_iterations), 1)
   nv = 5 + n
   nf = 6 * n
-  nfloat = (2 + 2 * ((int(nmeshvert) + 5) // 6)) * OBJ_COLS
+  nmeshvert, nmesh = int(nmeshvert), max(int(nmesh), 2)
+  nfloat = (MESH_ROW + (nmeshvert + 5 * nmesh) // 6 + 1) * OBJ_COLS
   nfloat += 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + MC_FLOATS
-  nint = 4 + 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
-  nint += 2 * 8 * int(nmeshvert) + 2 * NEXTREMA   # two hull adjacencies (nv + (nv + 3 nface)
-                                                   # < 8 nv) and their seeds
-  nint += PS_SIZE                 # multicontact scratch
+  nint = 2 * 4 * 2 + 8 + nv * 2 + nf * 3 + nf * 3 + nf + nf + nf + nf + nf * 3
+  # the objects' rows, the multicontact scratch, the mesh table, and each hull's adjacency
+  # (nv + (nv + 3 nface) < 8 nv) and seeds
+  nint += MESH_INTS + 8 * nmeshvert + NEXTREMA * nmesh
   return nfloat, nint
