@@ -3,6 +3,7 @@ gate whole families of units (a model without them never compiles those units)."
 import numpy as np
 from numba.core import types
 
+from numjoco.engine._borrow import BorrowedArray
 from numjoco.engine.collision.work import Polytope, Work
 from numjoco.engine._jit import unit  # noqa: F401  (stages import unit and the types from here)
 from numjoco.engine._structs import DataType as D, ModelType as M  # noqa: F401
@@ -11,11 +12,13 @@ from numjoco.engine.types import mjtDisableBit, mjtEnableBit, mjtGeom, mjtIntegr
 b1, i4, i8, f8 = types.boolean, types.int32, types.int64, types.float64
 f8v, f8m, i4v = types.float64[::1], types.float64[:, ::1], types.int32[::1]
 f8x2 = types.UniTuple(types.float64, 2)
-_i8m, _i8v = types.int64[:, ::1], types.int64[::1]
-# the narrowphase's views of the work buffers (collision/work.py's Work, Polytope)
-WORK = types.NamedTuple((f8m, _i8m, f8m, _i8m, f8m, _i8m, f8v, f8v, _i8v,
-                         types.NamedTuple((f8m, _i8m, f8m, f8v, _i8m, _i8m, _i8v, _i8v, _i8v,
-                                           _i8v, _i8m, f8m), Polytope)), Work)
+# the narrowphase's views of the work buffers (collision/work.py's Work, Polytope), borrowed
+# (collision/convex.borrow_work)
+_f8m, _f8v = BorrowedArray(types.float64, 2, "C"), BorrowedArray(types.float64, 1, "C")
+_i8m, _i8v = BorrowedArray(types.int64, 2, "C"), BorrowedArray(types.int64, 1, "C")
+WORK = types.NamedTuple((_f8m, _i8m, _f8m, _i8m, _f8m, _i8m, _f8v, _f8v, _i8v,
+                         types.NamedTuple((_f8m, _i8m, _f8m, _f8v, _i8m, _i8m, _i8v, _i8v, _i8v,
+                                           _i8v, _i8m, _f8m), Polytope)), Work)
 
 _SDF, _MESH = int(mjtGeom.SDF), int(mjtGeom.MESH)
 _GJK_ONLY = (int(mjtGeom.ELLIPSOID), int(mjtGeom.CYLINDER))

@@ -17,6 +17,7 @@ buffers.
 """
 import numpy as np
 
+from numjoco.engine._borrow import borrowed as _borrowed
 from numjoco.engine._jit import inline as _inline
 from numjoco.engine._jit import jit
 from numjoco.engine.collision.support import normalize3 as _normalize, put_geom
@@ -104,6 +105,22 @@ def split_work(fbuf, ibuf, n, forget=True):
     ibuf[o + _MESH_TABLE] = 0
   pt = Polytope(pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk, mc)
   return Work(objs, objt, sx, si, tx, ti, xw, ctr, cnt, pt)
+
+
+@jit
+def borrow_work(w):
+  """`split_work`'s views as borrowed arrays (engine/_borrow.py: never reference counted),
+  for work buffers that outlive every use of the views, Data's: GJK, EPA and multicontact
+  pass the views down through several calls, and counting each view at each call cost more
+  than GJK itself on a pair of flex elements (290 ns against 60 ns for `penetration`)."""
+  p = w.polytope
+  pt = Polytope(_borrowed(p.verts), _borrowed(p.vert_ids), _borrowed(p.face_proj),
+                _borrowed(p.face_dist2), _borrowed(p.face_verts), _borrowed(p.face_adj),
+                _borrowed(p.face_index), _borrowed(p.face_map), _borrowed(p.horizon_face),
+                _borrowed(p.horizon_edge), _borrowed(p.stack), _borrowed(p.multicontact))
+  return Work(_borrowed(w.objs), _borrowed(w.objt), _borrowed(w.simplex),
+              _borrowed(w.simplex_id), _borrowed(w.trial), _borrowed(w.trial_id),
+              _borrowed(w.witness), _borrowed(w.center), _borrowed(w.counts), pt)
 
 
 @_inline
@@ -390,13 +407,6 @@ def collide_convex(type1, size1, pos1, mat1, type2, size2, pos2, mat2, margin,
 # --------------------------------------- flex elements ------------------------------------------
 
 @jit
-def flex_work_sizes(ccd_iterations):
-  """(float count, int count) of the work buffers for `collide_flex_elem`."""
-  nfloat, nint = _work_sizes(ccd_iterations)
-  return nfloat + 2 * _OBJ_COLS, nint
-
-
-@jit
 def set_flex_obj(objs, objt, k, row, x, vid, n, radius, margin):
   """Load a flex element (rows vid[0:n] of x) with its radius and the pair margin as object
   k, its vertices at objs row `row` (n <= 6)."""
@@ -425,15 +435,15 @@ def set_flex_obj(objs, objt, k, row, x, vid, n, radius, margin):
       objs[row, 3 * i + j] = x[vid[i], j]
 
 
-@jit
+@_inline
 def collide_flex_elem(type1, size1, pos1, mat1, x, vid1, n1, r1, vid2, n2, r2, margin,
-                      ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
+                      ccd_iterations, ccd_tolerance, dist, pos, frame, w):
   """MuJoCo's mjc_ConvexElem (native CCD, one contact): geom 1 (type1 >= 0, size/pos/mat) or
   flex element 1 (type1 < 0: rows vid1[0:n1] of the flex vertex positions x, radius r1)
   against flex element 2 (rows vid2[0:n2] of x, radius r2); margin is the pair margin plus
-  gap. Normal from object 1 to 2 into frame[0, 0:3]; returns 0 or 1. Work buffers sized by
-  `flex_work_sizes`."""
-  w = split_work(fbuf, ibuf, ccd_iterations)
+  gap. Normal from object 1 to 2 into frame[0, 0:3]; returns 0 or 1. w: `split_work`'s
+  views of the work buffers (the elements' vertices go to rows 2 and 3), made once for
+  all the pairs of a pass."""
   objs, objt = w.objs, w.objt
   if type1 >= 0:
     set_obj(objs, objt, 0, type1, size1, pos1, mat1, margin)
@@ -445,12 +455,11 @@ def collide_flex_elem(type1, size1, pos1, mat1, x, vid1, n1, r1, vid2, n2, r2, m
 
 @jit
 def collide_mesh_flex_elem(size1, pos1, mat1, vert1, ext1, graph1, x, vid2, n2, r2, margin,
-                           ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
+                           ccd_iterations, ccd_tolerance, dist, pos, frame, w):
   """mjc_ConvexElem for mesh geom 1 (vert1/ext1/graph1 as `collide_mesh_work`'s) against flex
   element 2 (rows vid2[0:n2] of x, radius r2): one GJK/EPA contact, normal from the mesh to
-  the element, 0 or 1 returned. Work buffers with room for the mesh (`work_sizes`), whose
-  mesh cache is kept (Data's)."""
-  w = split_work(fbuf, ibuf, ccd_iterations, False)
+  the element, 0 or 1 returned. w: views of work buffers with room for the mesh in their
+  mesh cache (Data's, `work_sizes`)."""
   objs, objt = w.objs, w.objt
   set_obj(objs, objt, 0, _MESH, size1, pos1, mat1, margin)
   set_mesh(objs, objt, 0, vert1, ext1, graph1)

@@ -143,9 +143,11 @@ def collide_mesh(m, d, g1, g2, margin, w):
 
 @jit
 def work_views(m, d):
-  """The narrowphase's views of d's work buffers (`cvx.split_work`), made once per collision
-  pass: making them costs about 1 us, as much as a quarter of a mesh pair's GJK/EPA."""
-  return cvx.split_work(d.col_fbuf, d.col_ibuf, min(m.opt_ccd_iterations[0], m.nccd), False)
+  """The narrowphase's views of d's work buffers (`cvx.split_work`, borrowed:
+  `cvx.borrow_work`), made once per collision pass: making them costs about 1 us, as much as
+  a quarter of a mesh pair's GJK/EPA."""
+  return cvx.borrow_work(cvx.split_work(d.col_fbuf, d.col_ibuf,
+                                        min(m.opt_ccd_iterations[0], m.nccd), False))
 
 
 @unit((M, D, i8, i8, f8), i8, needs=NEEDS_HFIELD)

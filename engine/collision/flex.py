@@ -51,6 +51,7 @@ from numjoco.engine.collision import primitive as prim
 from numjoco.engine.collision import flex_mid as mid
 from numjoco.engine import math as mm
 from numjoco.engine.flex_contact import closest_triangle, row3, contact_weights   # noqa: F401
+from numjoco.engine._jit import inline
 from numjoco.engine.smooth import jit
 from numjoco.engine.types import mjtWarning
 from numjoco.engine._sig import unit, M, D, i8, NEEDS_FLEX
@@ -505,13 +506,16 @@ def _same_body(m, f, e, b):
 
 
 @jit
-def scratch(m):
-  """Work arrays of the pair functions: capsule pos (6,), mat (18,), size (6,) for two
-  elements, element vertex ids (8,), the convex collider's float and int buffers, and a geom
-  row (1, 16) for fix_normal."""
-  nfloat, nint = cvx.flex_work_sizes(m.opt_ccd_iterations[0])
-  return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64), np.empty(nfloat),
-          np.empty(nint, np.int64), np.zeros((1, 16)))
+def scratch(m, d):
+  """Work of the pair functions: capsule pos (6,), mat (18,), size (6,) for two elements,
+  element vertex ids (8,), the views of Data's GJK/EPA work buffers (`cvx.split_work`: the
+  elements' vertices in rows 2 and 3, meshes in its mesh cache), made once for all the
+  element pairs (making them per pair cost more than the pair's GJK; borrowed, as the
+  driver's), and a geom row (1, 16) for fix_normal."""
+  return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64),
+          cvx.borrow_work(cvx.split_work(d.col_fbuf, d.col_ibuf,
+                                         min(m.opt_ccd_iterations[0], m.nccd), False)),
+          np.zeros((1, 16)))
 
 
 @jit
@@ -524,14 +528,14 @@ def _elem_vids(m, f, e, vid, off):
   return dim + 1
 
 
-@jit
+@inline
 def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
   """General convex geom g (g >= 0) or element e1 of flex f1 against element e2 of flex f2
   (mjc_ConvexElem, GJK/EPA); -1 where that is not available here (height field and SDF
   geoms; libccd when native CCD is disabled)."""
   if m.opt_disableflags[0] & _DSBL_NATIVECCD:
     return -1
-  vid, fbuf, ibuf = ws[3], ws[4], ws[5]
+  vid, w = ws[3], ws[4]
   n2 = _elem_vids(m, f2, e2, vid, 4)
   if g >= 0:
     typ = m.geom_type[g]
@@ -543,15 +547,15 @@ def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
       return cvx.collide_mesh_flex_elem(
           m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g], vert, ext, graph, d.flexvert_xpos,
           vid[4:8], n2, m.flex_radius[f2], margin, min(m.opt_ccd_iterations[0], m.nccd),
-          m.opt_ccd_tolerance[0], dist, pos, frame, d.col_fbuf, d.col_ibuf)
+          m.opt_ccd_tolerance[0], dist, pos, frame, w)
     n = cvx.collide_flex_elem(typ, m.geom_size[g], d.geom_xpos[g], d.geom_xmat[g],
                               d.flexvert_xpos, vid[0:4], 0, 0.0, vid[4:8], n2,
-                              m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
-                              m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+                              m.flex_radius[f2], margin, min(m.opt_ccd_iterations[0], m.nccd),
+                              m.opt_ccd_tolerance[0], dist, pos, frame, w)
     if n > 0 and m.flex_dim[f2] == 2:
       # MuJoCo: on a 2D flex, the normal of a curved geom is its analytic surface normal
       # at the contact point (mjc_fixNormal on the geom side)
-      ob = ws[6]
+      ob = ws[5]
       for j in range(3):
         ob[0, j] = m.geom_size[g, j]
         ob[0, 3 + j] = d.geom_xpos[g, j]
@@ -562,11 +566,12 @@ def _convex(m, d, g, f1, e1, f2, e2, margin, dist, pos, frame, ws):
   n1 = _elem_vids(m, f1, e1, vid, 0)
   return cvx.collide_flex_elem(-1, m.flex_radius, d.flexvert_xpos[0], m.flex_radius,
                                d.flexvert_xpos, vid[0:4], n1, m.flex_radius[f1], vid[4:8], n2,
-                               m.flex_radius[f2], margin, m.opt_ccd_iterations[0],
-                               m.opt_ccd_tolerance[0], dist, pos, frame, fbuf, ibuf)
+                               m.flex_radius[f2], margin,
+                               min(m.opt_ccd_iterations[0], m.nccd), m.opt_ccd_tolerance[0],
+                               dist, pos, frame, w)
 
 
-@jit
+@inline
 def geom_elem(m, d, g, f, e, margin, dist, pos, frame, ws):
   """Pre-contacts of geom g against element e of flex f (mj_collideGeomElem's narrow phase)
   into dist/pos/frame, normal from geom to element; `margin` is margin + gap; ws from
@@ -630,7 +635,7 @@ def geom_elem(m, d, g, f, e, margin, dist, pos, frame, ws):
   return _convex(m, d, g, -1, -1, f, e, margin, dist, pos, frame, ws)
 
 
-@jit
+@inline
 def elem_elem(m, d, f1, e1, f2, e2, margin, dist, pos, frame, ws):
   """Pre-contacts of element e1 of flex f1 against element e2 of flex f2 (mj_collideElems'
   narrow phase, after its box filter), normal from e1 to e2; ws from `scratch`. Returns the
@@ -803,7 +808,7 @@ def plane_flex(m, d, g, f):
   _finish(m, d, start, d.ncon[0], margin, condim, par)
 
 
-@jit
+@inline
 def collide_geom_elem(m, d, g, f, e, ws):
   """Geom g against element e of flex f (mj_collideGeomElem): contacts appended with
   parameters. Returns -1 for a pair type not handled here, else the count."""
@@ -831,7 +836,7 @@ def _elems_margin_gap(m, f1, f2):
           m.flex_gap[f1] + m.flex_gap[f2])
 
 
-@jit
+@inline
 def collide_elems(m, d, f1, e1, f2, e2, ws):
   """Element e1 of flex f1 against element e2 of flex f2 (mj_collideElems; margin and gap are
   ignored in self-collision). Returns -1 for a pair type not handled here, else the count."""
@@ -860,7 +865,7 @@ def collide_body_flex(m, d, b, f):
   all (e.g. 81 plane : vertex contacts on pancake, 119 cylinder : tetrahedron on floppy). Returns the number of
   geom : element tests of a type not handled here (0 when complete)."""
   start = d.ncon[0]
-  ws = scratch(m)
+  ws = scratch(m, d)
   missing = 0
   g0, g1 = m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]
   # MuJoCo's midphase (BVH) path when enabled; it collides planes only on bodies without
@@ -903,7 +908,7 @@ def collide_flex_flex(m, d, f1, f2):
   with midphase disabled every pair, in generation order (`_collide_all`). Returns the number
   of element pairs not handled here."""
   start = d.ncon[0]
-  ws = scratch(m)
+  ws = scratch(m, d)
   if (not (m.opt_disableflags[0] & _DSBL_MIDPHASE) and m.flex_bvhadr[f1] >= 0
       and m.flex_bvhadr[f2] >= 0):
     missing = _collide_near(m, d, f1, f2, ws)
@@ -1014,7 +1019,7 @@ def collide_flex_self(m, d, f):
   mode = m.flex_selfcollide[f]
   if mode == _FLEXSELF_NONE:
     return 0
-  ws = scratch(m)
+  ws = scratch(m, d)
   if (m.opt_disableflags[0] & _DSBL_MIDPHASE or mode == _FLEXSELF_NARROW
       or m.flex_bvhadr[f] < 0):
     return _collide_all(m, d, f, f, ws)

@@ -87,7 +87,7 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
       or s2 < lp2 - radius or -s3 > lp2 + radius):
     return 0
 
-  w = cvx.split_work(fbuf, ibuf, ccd_iterations, False)
+  w = cvx.borrow_work(cvx.split_work(fbuf, ibuf, ccd_iterations, False))
   objs, objt = w.objs, w.objt
   # geom 2 with its local rotation mat1^T mat2 (margin 0 for its bounding box)
   cvx.set_obj(objs, objt, 1, type2, size2, pos2, mat2, 0.0)
@@ -114,7 +114,7 @@ def collide_hfield_elem(hsize, nrow, ncol, data, pos1, mat1, x, vid2, n2, r2, ce
   center2 its box center; MuJoCo's mjc_HFieldElem): the element in the height field's frame
   against the prisms under it, as `collide_hfield` (4.0's margin too: a cloth at gap g < margin
   above a flat top gets dist = g). Native CCD only."""
-  w = cvx.split_work(fbuf, ibuf, ccd_iterations, False)
+  w = cvx.borrow_work(cvx.split_work(fbuf, ibuf, ccd_iterations, False))
   objs, objt = w.objs, w.objt
   # the element, then its vertices moved into the height field's frame
   cvx.set_flex_obj(objs, objt, 1, 3, x, vid2, n2, r2, margin)

@@ -24,14 +24,32 @@ import numpy as np
 _MESH = 7
 
 
+_PAIR = None
+
+
+def _pair_kernel():
+  """A compiled call of the driver's narrowphase on one geom pair with d's work buffers (their
+  views are borrowed arrays, which stay in compiled code)."""
+  global _PAIR
+  if _PAIR is None:
+    from numjoco.engine._jit import jit
+    from numjoco.engine.collision.driver import _narrowphase, work_views
+
+    @jit
+    def pair(m, d, g1, g2):
+      _narrowphase(m, d, g1, g2, -1, work_views(m, d))
+
+    _PAIR = pair
+  return _PAIR
+
+
 def _collide(m, d, mjd, g1, g2):
   """Our contacts of geoms g1, g2 (MuJoCo's order, type1 <= type2) at MuJoCo's geom poses: the
   driver's own narrowphase of that pair, alone. Returns (count, dist, pos, frame)."""
-  from numjoco.engine.collision.driver import _narrowphase, work_views
   d.geom_xpos[:] = mjd.geom_xpos
   d.geom_xmat[:] = mjd.geom_xmat
   d.ncon = 0
-  _narrowphase(m.struct, d.struct, g1, g2, -1, work_views(m.struct, d.struct))
+  _pair_kernel()(m.struct, d.struct, g1, g2)
   n = d.ncon
   return n, d.contact_dist[:n], d.contact_pos[:n], d.contact_frame[:n]
 
