@@ -212,7 +212,7 @@ def collide_convex(m, d, g1, g2, margin, w):
                                   d.col_ibuf)
 
 
-@jit
+@inline
 def _collide(m, d, g1, g2, kind, margin, w):
   """Run the collider `kind` (collision/table.py) on geoms g1, g2 (g1 of the lower type) with
   the margin (pair margin plus gap); contacts into d.col_*, returns their count."""
@@ -234,7 +234,7 @@ def _collide(m, d, g1, g2, kind, margin, w):
   return collide_convex(m, d, g1, g2, margin, w)
 
 
-@jit
+@inline
 def _narrowphase(m, d, g1, g2, ipair, w):
   """Collide one geom pair (g1 has the lower type) and append its contacts to d.contact_*;
   w: the work buffers' views (`work_views`)."""
@@ -425,7 +425,7 @@ def _sort_contacts(d, start):
       j -= 1
 
 
-@jit
+@inline
 def _collide_body_pair(m, d, b1, b2, merged, start, stop, w):
   """All geom pairs of two bodies, in geom id order; multi-geom pairs then sorted as MuJoCo's
   midphase leaves them. MuJoCo's midphase (mj_collideTree) also drops the pairs of
@@ -449,7 +449,7 @@ def _collide_body_pair(m, d, b1, b2, merged, start, stop, w):
     _sort_contacts(d, c0)
 
 
-@jit
+@inline
 def _explicit_pair(m, d, k, w):
   g1, g2 = m.pair_geom1[k], m.pair_geom2[k]
   if _keep_pair(m, d, g1, g2, k, False, 0, 0):
