@@ -63,7 +63,7 @@ def geom_distance(m, d, geom1, geom2, distmax, fromto):
                                m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2], distmax,
                                d.col_dist, d.col_pos, d.col_frame)
   elif kind == table.HFIELD:
-    n = drv.collide_hfield(m, d, g1, g2, distmax)
+    n = drv.collide_hfield(m, d, g1, g2, distmax, drv.work_views(m, d))
   elif t1 != _PLANE:
     n = ccd.collide(m, d, g1, g2, distmax)
   elif kind == table.MESH:

@@ -150,9 +150,10 @@ def work_views(m, d):
                                         min(m.opt_ccd_iterations[0], m.nccd), False))
 
 
-@unit((M, D, i8, i8, f8), i8, needs=NEEDS_HFIELD)
-def collide_hfield(m, d, g1, g2, margin):
-  """Narrowphase of height field g1 with any convex geom g2 (mjc_ConvexHField)."""
+@unit((M, D, i8, i8, f8, WORK), i8, needs=NEEDS_HFIELD)
+def collide_hfield(m, d, g1, g2, margin, w):
+  """Narrowphase of height field g1 with any convex geom g2 (mjc_ConvexHField); w: the work
+  buffers' views (`work_views`)."""
   h = m.geom_dataid[g1]
   adr = m.hfield_adr[h]
   nrow, ncol = m.hfield_nrow[h], m.hfield_ncol[h]
@@ -162,7 +163,7 @@ def collide_hfield(m, d, g1, g2, margin):
       d.geom_xmat[g1], m.geom_type[g2], m.geom_size[g2], d.geom_xpos[g2], d.geom_xmat[g2],
       m.geom_rbound[g2], vert2, ext2, graph2, margin, min(m.opt_ccd_iterations[0], m.nccd),
       m.opt_ccd_tolerance[0], m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame,
-      d.col_fbuf, d.col_ibuf)
+      d.col_fbuf, d.col_ibuf, w)
 
 
 @jit
@@ -222,7 +223,7 @@ def _collide(m, d, g1, g2, kind, margin, w):
                                   d.geom_xmat[g1], m.geom_size[g2], d.geom_xpos[g2],
                                   d.geom_xmat[g2], margin, d.col_dist, d.col_pos, d.col_frame)
   if kind == table.HFIELD:
-    return collide_hfield(m, d, g1, g2, margin)
+    return collide_hfield(m, d, g1, g2, margin, w)
   if kind == table.MESH_SDF:
     return sdf.collide_mesh_sdf(m, d, g1, g2, d.col_dist, d.col_pos, d.col_frame)
   if kind == table.SDF:

@@ -606,7 +606,7 @@ def geom_elem(m, d, g, f, e, margin, dist, pos, frame, ws):
         m.hfield_size[h], nrow, ncol, m.hfield_data[adr:adr + nrow * ncol], gpos, gmat,
         d.flexvert_xpos, vid[0:4], n, m.flex_radius[f],
         d.flexelem_aabb[m.flex_elemadr[f] + e], margin, min(m.opt_ccd_iterations[0], m.nccd),
-        m.opt_ccd_tolerance[0], dist, pos, frame, d.col_fbuf, d.col_ibuf)
+        m.opt_ccd_tolerance[0], dist, pos, frame, d.col_fbuf, d.col_ibuf, ws[4])
   if dim == 2 and (typ == _SPHERE or typ == _CAPSULE or typ == _BOX):
     adr = m.flex_elemdataadr[f] + 3 * e
     va = m.flex_vertadr[f]

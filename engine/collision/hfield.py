@@ -69,11 +69,12 @@ def _load_prism(objs, prism, row):
 @jit
 def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2, rbound2,
                    vert2, ext2, graph2, margin, ccd_iterations, ccd_tolerance, flags, dist, pos,
-                   frame, fbuf, ibuf):
+                   frame, fbuf, ibuf, w):
   """Contacts of height field geom 1 (hsize (4,), data its nrow*ncol elevations) with geom 2
   (vert2/ext2/graph2: its mesh's vertices, mesh_extrema row and mesh_graph block, empty for a
-  primitive); returns
-  the count. flags: m.opt.disableflags (NATIVECCD picks libccd's MPR).
+  primitive); returns the count. flags: m.opt.disableflags (NATIVECCD picks libccd's MPR,
+  on fbuf/ibuf); w: `cvx.split_work`'s views of the same buffers, made once for every pair of
+  a collision pass (the prism goes to row 2, a mesh to the mesh cache).
 
   Writes dist, pos and the normal in frame[i, 0:3] (zero tangents) as `collide_convex`."""
   s0, s1, s2, s3 = hsize[0], hsize[1], hsize[2], hsize[3]
@@ -87,7 +88,6 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
       or s2 < lp2 - radius or -s3 > lp2 + radius):
     return 0
 
-  w = cvx.borrow_work(cvx.split_work(fbuf, ibuf, ccd_iterations, False))
   objs, objt = w.objs, w.objt
   # geom 2 with its local rotation mat1^T mat2 (margin 0 for its bounding box)
   cvx.set_obj(objs, objt, 1, type2, size2, pos2, mat2, 0.0)
@@ -109,12 +109,12 @@ def collide_hfield(hsize, nrow, ncol, data, pos1, mat1, type2, size2, pos2, mat2
 
 @jit
 def collide_hfield_elem(hsize, nrow, ncol, data, pos1, mat1, x, vid2, n2, r2, center2,
-                        margin, ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf):
+                        margin, ccd_iterations, ccd_tolerance, dist, pos, frame, fbuf, ibuf, w):
   """Contacts of height field geom 1 with a flex element (rows vid2[0:n2] of x, radius r2,
   center2 its box center; MuJoCo's mjc_HFieldElem): the element in the height field's frame
   against the prisms under it, as `collide_hfield` (4.0's margin too: a cloth at gap g < margin
-  above a flat top gets dist = g). Native CCD only."""
-  w = cvx.borrow_work(cvx.split_work(fbuf, ibuf, ccd_iterations, False))
+  above a flat top gets dist = g). Native CCD only; w as `collide_hfield`'s (the element goes
+  to row 3)."""
   objs, objt = w.objs, w.objt
   # the element, then its vertices moved into the height field's frame
   cvx.set_flex_obj(objs, objt, 1, 3, x, vid2, n2, r2, margin)
