@@ -4,6 +4,8 @@ lower triangle of a row-major n x n array. The Newton solver factors its Hessian
 (engine/solver.py)."""
 import math
 
+import numpy as np
+
 from numjoco.engine._jit import inline, jit
 from numjoco.engine.types import MINVAL as _MINVAL
 
@@ -104,28 +106,34 @@ def chol_update(mat, x, n, plus):
 
 SPARSE_NV = 60   # mj_isSparse's threshold, applied to the solved context's dofs
 
+# The pattern's indices (int32) are made unsigned (np.uintp): a signed index gets a
+# negative-index wraparound test at every access, which also keeps LLVM from combining the
+# loads (the Newton solve on humanoid_CMU spent most of its time in these three loops).
+_u = np.uintp
+
 
 @jit
 def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
   """chol_factor over the symbolic pattern of L."""
   rank = n
-  for j in range(n):
-    bj = j * n
+  nu = _u(n)
+  for j in range(nu):
+    bj = j * nu
     tmp = mat[j, j]
-    for t in range(bj, bj + rownnz[j]):
-      k = rowpat[t]
+    for t in range(bj, bj + _u(rownnz[j])):
+      k = _u(rowpat[t])
       tmp -= mat[j, k] * mat[j, k]
     if _factor_pivot(mat, j, tmp, mindiag):
       rank -= 1
-      for t in range(bj, bj + colnnz[j]):
-        mat[colpat[t], j] = 0.0
+      for t in range(bj, bj + _u(colnnz[j])):
+        mat[_u(colpat[t]), j] = 0.0
     else:
       inv = 1.0 / mat[j, j]
-      for u in range(bj, bj + colnnz[j]):
-        i = colpat[u]
+      for v in range(bj, bj + _u(colnnz[j])):
+        i = _u(colpat[v])
         s = mat[i, j]
-        for t in range(bj, bj + rownnz[j]):
-          k = rowpat[t]
+        for t in range(bj, bj + _u(rownnz[j])):
+          k = _u(rowpat[t])
           s -= mat[i, k] * mat[j, k]
         mat[i, j] = s * inv
   return rank
@@ -134,18 +142,20 @@ def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
 @jit
 def chol_solve_sp(res, mat, vec, n, rowpat, rownnz, colpat, colnnz):
   """chol_solve over the symbolic pattern of L."""
-  for i in range(n):
+  nu = _u(n)
+  for i in range(nu):
     res[i] = vec[i]
-  for i in range(n):
+  for i in range(nu):
     s = res[i]
-    for t in range(i * n, i * n + rownnz[i]):
-      k = rowpat[t]
+    for t in range(i * nu, i * nu + _u(rownnz[i])):
+      k = _u(rowpat[t])
       s -= mat[i, k] * res[k]
     res[i] = s / mat[i, i]
-  for i in range(n - 1, -1, -1):
+  for r in range(nu):
+    i = nu - _u(1) - r
     s = res[i]
-    for t in range(i * n, i * n + colnnz[i]):
-      j = colpat[t]
+    for t in range(i * nu, i * nu + _u(colnnz[i])):
+      j = _u(colpat[t])
       s -= mat[j, i] * res[j]
     res[i] = s / mat[i, i]
 
@@ -155,20 +165,20 @@ def chol_update_sp(mat, x, n, plus, colpat, colnnz):
   """chol_update over the symbolic pattern of L: x's nonzeros (a row of J, or a combination
   of one contact's rows, all inside the pattern) stay within column k's pattern at step k."""
   rank = n
-  for k in range(n):
+  nu = _u(n)
+  for k in range(nu):
     if x[k] != 0.0:
       rank, c, cinv, s = _update_pivot(mat, x, k, plus, rank)
-      b = k * n
+      b = k * nu
       if plus:
-        for t in range(b, b + colnnz[k]):
-          i = colpat[t]
+        for t in range(b, b + _u(colnnz[k])):
+          i = _u(colpat[t])
           mat[i, k] = (mat[i, k] + s * x[i]) * cinv
       else:
-        for t in range(b, b + colnnz[k]):
-          i = colpat[t]
+        for t in range(b, b + _u(colnnz[k])):
+          i = _u(colpat[t])
           mat[i, k] = (mat[i, k] - s * x[i]) * cinv
-      for t in range(b, b + colnnz[k]):
-        i = colpat[t]
+      for t in range(b, b + _u(colnnz[k])):
+        i = _u(colpat[t])
         x[i] = c * x[i] - s * mat[i, k]
   return rank
-
