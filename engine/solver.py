@@ -1110,12 +1110,12 @@ def _add_jtdj_rows(L, J, adr, nnz, col, Dh, i, j, iperm, sparse):
     di = Dh[k]
     if di == 0.0:
       continue
-    ak = adr[k]
-    for a in range(ak, ak + nnz[k]):
-      r = iperm[col[a]] if sparse else col[a]
+    ak = _u(adr[k])
+    for a in range(ak, ak + _u(nnz[k])):
+      r = _u(iperm[_u(col[a])]) if sparse else _u(col[a])
       jr = J[a] * di
-      for b in range(ak, a + 1):
-        _add_lower(L, r, iperm[col[b]] if sparse else col[b], jr * J[b])
+      for b in range(ak, a + _u(1)):
+        _add_lower(L, r, _u(iperm[_u(col[b])]) if sparse else _u(col[b]), jr * J[b])
 
 
 @jit
@@ -1179,11 +1179,12 @@ def _factorize_hessian(m, d, c, ncone):
   else:
     _add_jtdj_rows(L, J, adr, nnz, col, Dh, 0, nefc, iperm, False)
   for r in range(nv):
-    g = dofs[r]
-    pr = iperm[r] if sparse else r
-    for a in range(m.M_rowadr[g], m.M_rowadr[g] + m.M_rownnz[g]):
-      q = dof2idof[m.M_colind[a]] - off
-      _add_lower(L, pr, iperm[q] if sparse else q, M[a])
+    g = _u(dofs[r])
+    pr = _u(iperm[r]) if sparse else _u(r)
+    a0 = _u(m.M_rowadr[g])
+    for a in range(a0, a0 + _u(m.M_rownnz[g])):
+      q = _u(dof2idof[_u(m.M_colind[a])] - off)
+      _add_lower(L, pr, _u(iperm[q]) if sparse else q, M[a])
   if d.discrete_coupled[0]:
     _add_couplings(m, d, L)
   if sparse:
