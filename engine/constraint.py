@@ -32,6 +32,10 @@ from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, ints, mjtCone, mjtCons
                                   mjtWarning, mjtWrap)
 from numjoco.engine._sig import unit, M, D
 
+# dof ids read from int32 scratch (the contact's dof chain) index as unsigned: a signed index
+# gets a negative-index wraparound test at every access
+_u = np.uintp
+
 # the row types (mjtConstraint), read by the solvers and the islands too
 (EQUALITY, FRICTION_DOF, FRICTION_TENDON, LIMIT_JOINT, LIMIT_TENDON, FRICTIONLESS, PYRAMIDAL,
  ELLIPTIC) = ints(mjtConstraint, "EQUALITY FRICTION_DOF FRICTION_TENDON LIMIT_JOINT LIMIT_TENDON "
@@ -603,7 +607,7 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
     d.efc_J_rowadr[row] = adr
     cnt = 0
     for c in range(n - 1, -1, -1):   # chain is descending; columns ascend
-      k = chain[c]
+      k = _u(chain[c])
       v = src[r, k]
       if v != 0.0:
         d.efc_J[adr + cnt] = v
@@ -690,7 +694,7 @@ def instantiate_contact(m, d):
       p = d.contact_pos[i]
       r1, r2 = m.body_rootid[b1], m.body_rootid[b2]
       for c in range(n):
-        k = chain[c]
+        k = _u(chain[c])
         cd = d.cdof[k]
         for r in range(6):
           jd[r, k] = 0.0
@@ -702,7 +706,7 @@ def instantiate_contact(m, d):
     f = d.contact_frame[i]
     ntran = 3 if dim > 1 else 1
     for c in range(n):
-      k = chain[c]
+      k = _u(chain[c])
       for r in range(ntran):
         jf[r, k] = f[3 * r] * jd[0, k] + f[3 * r + 1] * jd[1, k] + f[3 * r + 2] * jd[2, k]
       for r in range(dim - 3):
@@ -717,7 +721,7 @@ def instantiate_contact(m, d):
       for j in range(1, dim):
         fr = d.contact_friction[i, j - 1]
         for c in range(n):
-          k = chain[c]
+          k = _u(chain[c])
           jd[0, k] = jf[0, k] + jf[j, k] * fr
           jd[1, k] = jf[0, k] + jf[j, k] * -fr
         if not _add_contact_rows(m, d, jd, 2, PYRAMIDAL, i, chain, n):
