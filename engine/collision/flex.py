@@ -51,6 +51,7 @@ from numjoco.engine.collision import primitive as prim
 from numjoco.engine.collision import flex_mid as mid
 from numjoco.engine import math as mm
 from numjoco.engine.flex_contact import closest_triangle, row3, contact_weights   # noqa: F401
+from numjoco.engine._borrow import borrowed as _b
 from numjoco.engine._jit import inline
 from numjoco.engine.smooth import jit
 from numjoco.engine.types import mjtWarning
@@ -751,17 +752,17 @@ def set_params(m, d, c, margin, condim, par):
   gap, normal-only there); the frame completed from its normal. For geom and flex contacts."""
   d.contact_dim[c] = condim
   d.contact_includemargin[c] = margin
-  cn.assign_friction(m, d.contact_friction[c], par[0:5])
-  cn.assign_ref(m, d.contact_solref[c], par[5:7])
-  cn.assign_ref(m, d.contact_solreffriction[c], par[7:9])
-  cn.assign_imp(m, d.contact_solimp[c], par[9:14])
+  cn.assign_friction(m, _b(d.contact_friction[c]), _b(par[0:5]))
+  cn.assign_ref(m, _b(d.contact_solref[c]), _b(par[5:7]))
+  cn.assign_ref(m, _b(d.contact_solreffriction[c]), _b(par[7:9]))
+  cn.assign_imp(m, _b(d.contact_solimp[c]), _b(par[9:14]))
   adhesion = par[14]
   d.contact_adhesion[c] = adhesion
   in_gap = d.contact_dist[c] >= margin
   d.contact_exclude[c] = 1 if in_gap and adhesion == 0.0 else 0
   if in_gap and adhesion != 0.0:
     d.contact_dim[c] = 1
-  prim.make_frame(d.contact_frame[c])
+  prim.make_frame(_b(d.contact_frame[c]))
 
 
 @jit

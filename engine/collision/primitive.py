@@ -19,6 +19,7 @@ import math
 
 from numjoco.engine.collision.support import normalize3 as _normalize3, put3
 from numjoco.engine import math as mm
+from numjoco.engine._borrow import borrowed as _b
 from numjoco.engine._jit import jit
 
 from numjoco.engine._jit import inline as _inline
@@ -952,7 +953,16 @@ def box_box(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
 @unit((i4, i4, f8v, f8v, f8v, f8v, f8v, f8v, f8, f8v, f8m, f8m), i8)
 def collide_primitive(type1, type2, size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos,
                       frame):
-  """Analytic collision of geom types (type1 <= type2); -1 when the pair is not analytic."""
+  """Analytic collision of geom types (type1 <= type2); -1 when the pair is not analytic.
+  The arrays are passed on borrowed (engine/_borrow.py: the caller holds them for the call),
+  so that the pair functions do not reference count them at every call."""
+  return _dispatch(type1, type2, _b(size1), _b(pos1), _b(mat1), _b(size2), _b(pos2), _b(mat2),
+                   margin, _b(dist), _b(pos), _b(frame))
+
+
+@_inline
+def _dispatch(type1, type2, size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame):
+  """collide_primitive's dispatch on the type pair."""
   if type1 == _PLANE:
     if type2 == _SPHERE:
       return plane_sphere(size1, pos1, mat1, size2, pos2, mat2, margin, dist, pos, frame)
