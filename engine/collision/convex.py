@@ -16,6 +16,11 @@ vertices. `split_work` returns the named views (collision/work.py's Work) of the
 buffers.
 """
 import numpy as np
+from llvmlite import ir as _ir
+from numba.core import cgutils as _cgutils, types as _types
+from numba.core.imputils import impl_ret_borrowed as _impl_ret_borrowed
+from numba.extending import intrinsic as _intrinsic
+from numba.np.arrayobj import populate_array as _populate_array
 
 from numjoco.engine._borrow import borrowed as _borrowed
 from numjoco.engine._jit import inline as _inline
@@ -69,6 +74,31 @@ def _work_sizes(n):
   return nfloat, _objt_offset(n) + _MESH_INTS
 
 
+@_intrinsic
+def _rows(typingctx, buf, start, nrow, ncol):
+  """buf[start:start + nrow * ncol].reshape((nrow, ncol)) for a contiguous 1D buffer: the same
+  view (sharing buf's meminfo and parent), built directly; Numba's reshape calls into its
+  runtime for every view, and split_work makes eleven."""
+  if not (isinstance(buf, _types.Array) and buf.ndim == 1 and buf.layout == "C"):
+    return None
+  out = _types.Array(buf.dtype, 2, "C", readonly=not buf.mutable)
+
+  def codegen(context, builder, sig, args):
+    intp = context.get_value_type(_types.intp)
+    src = context.make_array(sig.args[0])(context, builder, args[0])
+    st, nr, nc = (context.cast(builder, v, t, _types.intp) for v, t in zip(args[1:], sig.args[1:]))
+    res = context.make_array(out)(context, builder)
+    itemsize = src.itemsize
+    _populate_array(res, data=builder.gep(src.data, [st]),
+                    shape=_cgutils.pack_array(builder, [nr, nc], ty=intp),
+                    strides=_cgutils.pack_array(builder, [builder.mul(nc, itemsize), itemsize],
+                                                ty=intp),
+                    itemsize=itemsize, meminfo=src.meminfo, parent=src.parent)
+    return _impl_ret_borrowed(context, builder, out, res._getvalue())
+
+  return out(buf, start, nrow, ncol), codegen
+
+
 @jit
 def split_work(fbuf, ibuf, n, forget=True):
   """Views into the flat work buffers: objects, simplices, witness points and polytope (about
@@ -77,30 +107,30 @@ def split_work(fbuf, ibuf, n, forget=True):
   their meshes from one step to the next."""
   nv, nf = _polytope_rows(n)
   o = 0
-  sx = fbuf[o:o + 36].reshape((4, 9)); o += 36
-  tx = fbuf[o:o + 36].reshape((4, 9)); o += 36
+  sx = _rows(fbuf, o, 4, 9); o += 36
+  tx = _rows(fbuf, o, 4, 9); o += 36
   xw = fbuf[o:o + 6]; o += 6
   ctr = fbuf[o:o + 3]; o += 3
-  pv = fbuf[o:o + nv * 9].reshape((nv, 9)); o += nv * 9
-  fv = fbuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  pv = _rows(fbuf, o, nv, 9); o += nv * 9
+  fv = _rows(fbuf, o, nf, 3); o += nf * 3
   fd2 = fbuf[o:o + nf]; o += nf
-  mc = fbuf[o:o + 3 * _MC_ROWS].reshape((_MC_ROWS, 3)); o += 3 * _MC_ROWS
+  mc = _rows(fbuf, o, _MC_ROWS, 3); o += 3 * _MC_ROWS
   nrow = (fbuf.shape[0] - o) // _OBJ_COLS   # the rest: two objects, then mesh vertices
-  objs = fbuf[o:o + nrow * _OBJ_COLS].reshape((nrow, _OBJ_COLS))
+  objs = _rows(fbuf, o, nrow, _OBJ_COLS)
   o = 0
-  si = ibuf[o:o + 8].reshape((4, 2)); o += 8
-  ti = ibuf[o:o + 8].reshape((4, 2)); o += 8
+  si = _rows(ibuf, o, 4, 2); o += 8
+  ti = _rows(ibuf, o, 4, 2); o += 8
   cnt = ibuf[o:o + 8]; o += 8
-  pvi = ibuf[o:o + nv * 2].reshape((nv, 2)); o += nv * 2
-  fvert = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
-  fadj = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  pvi = _rows(ibuf, o, nv, 2); o += nv * 2
+  fvert = _rows(ibuf, o, nf, 3); o += nf * 3
+  fadj = _rows(ibuf, o, nf, 3); o += nf * 3
   findex = ibuf[o:o + nf]; o += nf
   fmap = ibuf[o:o + nf]; o += nf
   hz_idx = ibuf[o:o + nf]; o += nf
   hz_edge = ibuf[o:o + nf]; o += nf
-  stk = ibuf[o:o + nf * 3].reshape((nf, 3)); o += nf * 3
+  stk = _rows(ibuf, o, nf, 3); o += nf * 3
   nrow = (ibuf.shape[0] - o) // 2   # the rest: two objects, then hull adjacencies
-  objt = ibuf[o:o + 2 * nrow].reshape((nrow, 2))
+  objt = _rows(ibuf, o, nrow, 2)
   if forget:
     ibuf[o + _MESH_TABLE] = 0
   pt = Polytope(pv, pvi, fv, fd2, fvert, fadj, findex, fmap, hz_idx, hz_edge, stk, mc)
