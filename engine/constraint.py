@@ -619,6 +619,14 @@ def _add_contact_rows(m, d, src, size, typ, oid, chain, n):
   return True
 
 
+@inline
+def _flex_side_scratch(d):
+  """Scratch for a flex contact side's bodies (8 ids, 8 weights) and vertices (4 ids): the
+  start of the GJK work buffers, which hold nothing between collision passes (allocating them
+  at every make_constraint cost more than the stage's own work on small models)."""
+  return d.col_ibuf[0:8], d.col_fbuf[0:8], d.col_ibuf[8:12]
+
+
 @jit
 def _flex_contact_jac(m, d, i, jd, chain, mark, body, weight, vert):
   """Rows 0-5 of contact i's Jacobian difference (side 1 minus side 0) when a side is a flex:
@@ -669,9 +677,7 @@ def instantiate_contact(m, d):
   jd, jf = d.cnstr_jac[2], d.cnstr_jac[3]
   chain, side = d.ivec_nv[0], d.ivec_nv[1]
   pm = d.cnstr_row
-  fbody = np.empty(8, np.int64)
-  fweight = np.empty(8)
-  fvert = np.empty(4, np.int64)
+  fbody, fweight, fvert = _flex_side_scratch(d)
   for i in range(d.ncon[0]):
     if d.contact_exclude[i]:
       continue
@@ -742,9 +748,7 @@ def diag_approx(m, d):
   """efc_diagA: MuJoCo's approximation of diag(J M^-1 J') from the invweight0 constants
   (mj_diagApprox)."""
   dA = d.efc_diagA
-  fbody = np.empty(4, np.int64)
-  fweight = np.empty(4)
-  fvert = np.empty(4, np.int64)
+  fbody, fweight, fvert = _flex_side_scratch(d)
   weldcnt = 0
   i = 0
   nefc = d.nefc[0]
