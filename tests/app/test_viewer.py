@@ -105,9 +105,11 @@ def test_control_slider_sets_actuator_force(open_viewer, tmp_path):
   v.sim.send("pause", False)
   panels.set_ctrl(v.ui, v.commands, 0, -0.25)
   v.sim.sync()
-  run_until(v, lambda: v.sim.snapshot().__enter__().extra["ctrl"][0] == -0.25, "ctrl not applied")
-  v.frame()
+  # the snapshot shows the new ctrl at once and its actuator force after the next step
+  run_until(v, lambda: abs(v.sim.snapshot().__enter__().extra["actuator_force"][0] + 0.25)
+            < 1e-9, "actuator force did not follow the slider")
   with v.sim.snapshot() as snap:
+    assert snap.extra["ctrl"][0] == -0.25
     assert snap.extra["actuator_force"][0] == pytest.approx(-0.25)
 
 
