@@ -42,6 +42,7 @@ import numpy as np
 
 from numjoco.engine import smooth
 from numjoco.engine.constraint import ELLIPTIC as _ELLIPTIC
+from numjoco.engine._borrow import borrowed as _b
 from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND
 from numjoco.engine.cholesky import (SPARSE_NV as _SPARSE_NV, chol_factor, chol_factor_sp,
@@ -1368,13 +1369,15 @@ def context_all(m, d):
   for i in range(nv):
     d.map_dof2idof[i] = i
     d.map_idof2dof[i] = i
-  return Primal(nv, d.ne[0], d.nf[0], nefc, 0, d.map_idof2dof[:nv], d.efc_J,
-                d.efc_J_rowadr[:nefc], d.efc_J_rownnz[:nefc], d.efc_J_colind, d.efc_D[:nefc],
-                d.efc_R[:nefc],
-                d.efc_frictionloss[:nefc], d.efc_aref[:nefc], d.efc_type[:nefc],
-                d.efc_id[:nefc], d.efc_force[:nefc], d.efc_state[:nefc], d.qacc[:nv],
-                d.qacc_smooth[:nv], gauss_rhs(m, d)[:nv], d.qfrc_constraint[:nv],
-                _square(d.solver_L, nv), _square(d.solver_Lcone, nv))
+  # views borrowed (engine/_borrow.py): the context goes to every solver helper, and each
+  # plain view in it would be reference counted at each call
+  return Primal(nv, d.ne[0], d.nf[0], nefc, 0, _b(d.map_idof2dof[:nv]), _b(d.efc_J),
+                _b(d.efc_J_rowadr[:nefc]), _b(d.efc_J_rownnz[:nefc]), _b(d.efc_J_colind),
+                _b(d.efc_D[:nefc]), _b(d.efc_R[:nefc]), _b(d.efc_frictionloss[:nefc]),
+                _b(d.efc_aref[:nefc]), _b(d.efc_type[:nefc]), _b(d.efc_id[:nefc]),
+                _b(d.efc_force[:nefc]), _b(d.efc_state[:nefc]), _b(d.qacc[:nv]),
+                _b(d.qacc_smooth[:nv]), _b(gauss_rhs(m, d)[:nv]), _b(d.qfrc_constraint[:nv]),
+                _b(_square(d.solver_L, nv)), _b(_square(d.solver_Lcone, nv)))
 
 
 @jit
@@ -1399,14 +1402,15 @@ def context_island(m, d, k):
       col[q] = dof2idof[efc_col[a]] - na
       q += 1
     nnz[ea + r] = efc_nnz[i]
-  return Primal(n, d.island_ne[k], d.island_nf[k], nr, na, dofs, J, adr[ea:ea + nr],
-                nnz[ea:ea + nr], col,
-                d.iefc_D[ea:ea + nr], d.iefc_R[ea:ea + nr], d.iefc_frictionloss[ea:ea + nr],
-                d.iefc_aref[ea:ea + nr], d.iefc_type[ea:ea + nr], d.iefc_id[ea:ea + nr],
-                d.iefc_force[ea:ea + nr], d.iefc_state[ea:ea + nr], d.iacc[na:na + n],
-                d.iacc_smooth[na:na + n], d.ifrc_smooth[na:na + n],
-                d.ifrc_constraint[na:na + n], _square(d.solver_L, n),
-                _square(d.solver_Lcone, n))
+  return Primal(n, d.island_ne[k], d.island_nf[k], nr, na, _b(dofs), _b(J),
+                _b(adr[ea:ea + nr]), _b(nnz[ea:ea + nr]), _b(col), _b(d.iefc_D[ea:ea + nr]),
+                _b(d.iefc_R[ea:ea + nr]), _b(d.iefc_frictionloss[ea:ea + nr]),
+                _b(d.iefc_aref[ea:ea + nr]), _b(d.iefc_type[ea:ea + nr]),
+                _b(d.iefc_id[ea:ea + nr]), _b(d.iefc_force[ea:ea + nr]),
+                _b(d.iefc_state[ea:ea + nr]), _b(d.iacc[na:na + n]),
+                _b(d.iacc_smooth[na:na + n]), _b(d.ifrc_smooth[na:na + n]),
+                _b(d.ifrc_constraint[na:na + n]), _b(_square(d.solver_L, n)),
+                _b(_square(d.solver_Lcone, n)))
 
 
 @unit((M, D, b1))
