@@ -108,7 +108,7 @@ SPARSE_NV = 60   # mj_isSparse's threshold, applied to the solved context's dofs
 
 # The pattern's indices (int32) are made unsigned (np.uintp): a signed index gets a
 # negative-index wraparound test at every access, which also keeps LLVM from combining the
-# loads (the Newton solve on humanoid_CMU spent most of its time in these three loops).
+# loads in these loops, where the Newton solve of large contexts spends most of its time.
 _u = np.uintp
 
 

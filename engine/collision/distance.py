@@ -21,7 +21,7 @@ _PLANE, _BOX, _MESH, _SDF = int(mjtGeom.PLANE), int(mjtGeom.BOX), int(mjtGeom.ME
 def _distance_ccd(m, d, g1, g2, distmax, fromto):
   """mj_geomDistanceCCD: native CCD of geoms g1, g2 in the caller's order, without margins."""
   iters = min(m.opt_ccd_iterations[0], m.nccd)
-  w = cvx.borrow_work(cvx.split_work(d.col_fbuf, d.col_ibuf, iters, False))
+  w = cvx.work_views(m, d)
   objs, objt, xw = w[0], w[1], w[6]
   cvx.set_obj(objs, objt, 0, m.geom_type[g1], m.geom_size[g1], d.geom_xpos[g1],
               d.geom_xmat[g1], 0.0)

@@ -48,7 +48,7 @@ _SDF = int(t.mjtGeom.SDF)
 _CONTACTFULL = int(t.mjtWarning.CONTACTFULL)
 # Rows of Model/Data fields taken in the per-pair tests and passed to the colliders are
 # borrowed (`_b`, engine/_borrow.py): a plain view is reference counted (a runtime call, even
-# on its NULL meminfo) wherever it is bound or passed, thousands of times a step on 22 humanoids.
+# on its NULL meminfo) wherever it is bound or passed, and these run for every candidate pair.
 
 
 @inline
@@ -145,13 +145,7 @@ def collide_mesh(m, d, g1, g2, margin, w):
       m.opt_disableflags[0], d.col_dist, d.col_pos, d.col_frame, w, d.col_ibuf)
 
 
-@jit
-def work_views(m, d):
-  """The narrowphase's views of d's work buffers (`cvx.split_work`, borrowed:
-  `cvx.borrow_work`), made once per collision pass: making them costs about 1 us, as much as
-  a quarter of a mesh pair's GJK/EPA."""
-  return cvx.borrow_work(cvx.split_work(d.col_fbuf, d.col_ibuf,
-                                        min(m.opt_ccd_iterations[0], m.nccd), False))
+work_views = cvx.work_views
 
 
 @unit((M, D, i8, i8, f8, WORK), i8, needs=NEEDS_HFIELD)

@@ -511,11 +511,9 @@ def scratch(m, d):
   """Work of the pair functions: capsule pos (6,), mat (18,), size (6,) for two elements,
   element vertex ids (8,), the views of Data's GJK/EPA work buffers (`cvx.split_work`: the
   elements' vertices in rows 2 and 3, meshes in its mesh cache), made once for all the
-  element pairs (making them per pair cost more than the pair's GJK; borrowed, as the
-  driver's), and a geom row (1, 16) for fix_normal."""
-  return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64),
-          cvx.borrow_work(cvx.split_work(d.col_fbuf, d.col_ibuf,
-                                         min(m.opt_ccd_iterations[0], m.nccd), False)),
+  element pairs (making them per pair costs more than the pair's GJK; `cvx.work_views`, as
+  the driver's), and a geom row (1, 16) for fix_normal."""
+  return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64), cvx.work_views(m, d),
           np.zeros((1, 16)))
 
 

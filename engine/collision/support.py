@@ -92,7 +92,7 @@ def row3(a, i):
 # --------------------------------------- support ------------------------------------------------
 
 @_inline
-def _flat(objt, i):
+def flat(objt, i):
   """Int i of `objt` read as a flat array."""
   return objt[i >> 1, i & 1]
 
@@ -170,7 +170,7 @@ def support(objs, objt, k, d0, d1, d2):
       cx = (1 if l0 > 0.4 else 0) - (1 if l0 < -0.4 else 0) + 1
       cy = (1 if l1 > 0.4 else 0) - (1 if l1 < -0.4 else 0) + 1
       cz = (1 if l2 > 0.4 else 0) - (1 if l2 < -0.4 else 0) + 1
-      vindex = _flat(objt, gadr - _NEXTREMA + cx * 9 + cy * 3 + cz)
+      vindex = flat(objt, gadr - _NEXTREMA + cx * 9 + cy * 3 + cz)
       best = _vert_dot(objs, base, vindex, l0, l1, l2)
       prev = int(objs[k, _GHINT])
       if prev >= 0:
@@ -180,9 +180,9 @@ def support(objs, objt, k, d0, d1, d2):
       prev = -1
       while vindex != prev:
         prev = vindex
-        e = gadr + nv + _flat(objt, gadr + prev)
+        e = gadr + nv + flat(objt, gadr + prev)
         while True:
-          sub = _flat(objt, e)
+          sub = flat(objt, e)
           if sub < 0:
             break
           v = _vert_dot(objs, base, sub, l0, l1, l2)
