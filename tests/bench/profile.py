@@ -5,12 +5,14 @@ Not a test:
 
     perf record -F 4000 -o /tmp/perf.data python -m tests.bench.profile pile64 NEWTON 10
     perf record ... python -m tests.bench.profile path/to/model.xml NEWTON 10
+    perf record ... python -m tests.bench.profile dog NEWTON 10 --unit numjoco.engine.solver.primal
     perf report -i /tmp/perf.data --no-children --sort sym
 
 Each unit (engine/_jit.py) is named by its entry function, read from its object code in the
 kernel cache; the helpers compiled into a unit that LLVM kept out of line have no symbol there
 and count as `<unit>.<helpers>`; functions LLVM inlined count as their caller. The runtime's
-reference counting stays separate.
+reference counting stays separate. `--unit SYMBOL` (repeatable) compiles that unit again
+outside the cache and runs the new copy, whose out-of-line helpers all have names.
 """
 import os
 import sys
@@ -99,15 +101,50 @@ def _symbols():
   return sorted(syms)
 
 
+_KEEP = []   # the uncached copies of --unit units (their code must outlive the run)
+
+
+def _relink_uncached(symbol):
+  """Compile unit `symbol` again outside the kernel cache and point its table cell at the new
+  code, so that every helper LLVM kept out of line keeps its name; returns its (address,
+  size, name) entries. Sizes are the gaps to the next function (the JIT keeps no sizes)."""
+  import numba
+
+  from numjoco.engine import _jit
+  u = _jit.units()[symbol]
+  u.link()
+  disp = numba.njit(nogil=True, error_model="numpy")(u.disp.py_func)
+  disp.compile(u.sig)
+  cres = disp.overloads[u.sig.args]
+  lib = cres.library
+  u.cell.value = lib.get_pointer_to_function(cres.fndesc.llvm_func_name)
+  _KEEP.append(disp)
+  addrs = []
+  for f in lib._final_module.functions:
+    if not f.is_declaration:
+      a = lib.get_pointer_to_function(f.name)
+      if a:
+        addrs.append((a, _demangle(f.name)))
+  addrs.sort()
+  return [(a, min(addrs[k + 1][0] - a if k + 1 < len(addrs) else 0x1000, 0x100000), n)
+          for k, (a, n) in enumerate(addrs)]
+
+
 def main():
   import mujoco
 
   import numjoco
   from numjoco.engine import interop
   from tests.bench.speed import load
-  name = sys.argv[1] if len(sys.argv) > 1 else "pile64"
-  solver = sys.argv[2] if len(sys.argv) > 2 else "NEWTON"
-  seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 10.0
+  argv = sys.argv[1:]
+  relink = []
+  while "--unit" in argv:
+    k = argv.index("--unit")
+    relink.append(argv[k + 1])
+    del argv[k:k + 2]
+  name = argv[0] if len(argv) > 0 else "pile64"
+  solver = argv[1] if len(argv) > 1 else "NEWTON"
+  seconds = float(argv[2]) if len(argv) > 2 else 10.0
   m, mjm = load(name, name if os.path.isfile(name) else None)
   m.opt.solver = int(getattr(numjoco.mjtSolver, solver))
   mjd = mujoco.MjData(mjm)
@@ -116,6 +153,8 @@ def main():
   interop.data_from_mujoco(mjd, d)
   numjoco.step(m, d, 2)
   syms = _symbols()
+  for symbol in relink:
+    syms += _relink_uncached(symbol)
   with open(f"/tmp/perf-{os.getpid()}.map", "w") as f:
     for a, size, n in syms:
       f.write(f"{a:x} {size:x} {n}\n")
