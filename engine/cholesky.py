@@ -98,11 +98,13 @@ def chol_update(mat, x, n, plus):
 
 # ---------------------------------------------------------------------------------------------
 # sparse variants for the Newton Hessian of large contexts (n >= SPARSE_NV dofs): the factor
-# keeps its dense n x n storage, but every loop runs over the symbolic pattern of L (row i's
-# columns rowpat[i*n : i*n + rownnz[i]], ascending; column k's rows colpat[k*n : ...]). Entries
-# outside the pattern are exact zeros that the dense loops would only add, so each result is
-# the dense one bit for bit, at the cost of the pattern's nonzeros (MuJoCo's sparse path
-# factors in another order; ours stays the dense one's).
+# is stored transposed, U = L' in the upper triangle of a row-major n x n array (U[k, i] =
+# L[i, k], i >= k), so that column k of L, which the factorization, both triangular solves and
+# the rank-one update walk, is one row of memory. Every loop runs over the symbolic pattern
+# of L (column k's rows colpat[k*n : k*n + colnnz[k]], ascending). Each entry receives the
+# same products in the same order as in the dense functions above (a product with an entry
+# outside the pattern is an exact zero, which they add and these skip), so the results are
+# the dense ones, up to the sign of a zero (MuJoCo's sparse path factors in another order).
 
 SPARSE_NV = 60   # mj_isSparse's threshold, applied to the solved context's dofs
 
@@ -113,72 +115,81 @@ _u = np.uintp
 
 
 @jit
-def chol_factor_sp(mat, n, mindiag, rowpat, rownnz, colpat, colnnz):
-  """chol_factor over the symbolic pattern of L."""
+def chol_factor_sp(mat, n, mindiag, colpat, colnnz):
+  """chol_factor of the upper triangle (H[i, k] in mat[k, i], k <= i) into U = L' over the
+  symbolic pattern of L, right-looking: once column k is final, its outer product is taken
+  from the columns after it, so entry (i, j) loses L[i, k] L[j, k] for ascending k, as in the
+  dense function's dot products."""
   rank = n
   nu = _u(n)
-  for j in range(nu):
-    bj = j * nu
-    tmp = mat[j, j]
-    for t in range(bj, bj + _u(rownnz[j])):
-      k = _u(rowpat[t])
-      tmp -= mat[j, k] * mat[j, k]
-    if _factor_pivot(mat, j, tmp, mindiag):
+  for k in range(nu):
+    b = k * nu
+    e = b + _u(colnnz[k])
+    if _factor_pivot(mat, k, mat[k, k], mindiag):
       rank -= 1
-      for t in range(bj, bj + _u(colnnz[j])):
-        mat[_u(colpat[t]), j] = 0.0
-    else:
-      inv = 1.0 / mat[j, j]
-      for v in range(bj, bj + _u(colnnz[j])):
+      for t in range(b, e):
+        mat[k, _u(colpat[t])] = 0.0
+      continue
+    inv = 1.0 / mat[k, k]
+    for t in range(b, e):
+      i = _u(colpat[t])
+      mat[k, i] = mat[k, i] * inv
+    for t in range(b, e):
+      j = _u(colpat[t])
+      ljk = mat[k, j]
+      mat[j, j] -= ljk * ljk
+      for v in range(t + _u(1), e):
         i = _u(colpat[v])
-        s = mat[i, j]
-        for t in range(bj, bj + _u(rownnz[j])):
-          k = _u(rowpat[t])
-          s -= mat[i, k] * mat[j, k]
-        mat[i, j] = s * inv
+        mat[j, i] -= mat[k, i] * ljk
   return rank
 
 
 @jit
-def chol_solve_sp(res, mat, vec, n, rowpat, rownnz, colpat, colnnz):
-  """chol_solve over the symbolic pattern of L."""
+def chol_solve_sp(res, mat, vec, n, colpat, colnnz):
+  """chol_solve with a factor from chol_factor_sp (U = L'); res may be vec. The forward
+  substitution runs by columns: res[i] loses L[i, k] res[k] for ascending k, as in the dense
+  function's dot product."""
   nu = _u(n)
   for i in range(nu):
     res[i] = vec[i]
-  for i in range(nu):
-    s = res[i]
-    for t in range(i * nu, i * nu + _u(rownnz[i])):
-      k = _u(rowpat[t])
-      s -= mat[i, k] * res[k]
-    res[i] = s / mat[i, i]
+  for k in range(nu):
+    x = res[k] / mat[k, k]
+    res[k] = x
+    b = k * nu
+    for t in range(b, b + _u(colnnz[k])):
+      i = _u(colpat[t])
+      res[i] -= mat[k, i] * x
   for r in range(nu):
     i = nu - _u(1) - r
     s = res[i]
-    for t in range(i * nu, i * nu + _u(colnnz[i])):
+    b = i * nu
+    for t in range(b, b + _u(colnnz[i])):
       j = _u(colpat[t])
-      s -= mat[j, i] * res[j]
+      s -= mat[i, j] * res[j]
     res[i] = s / mat[i, i]
 
 
 @jit
 def chol_update_sp(mat, x, n, plus, colpat, colnnz):
-  """chol_update over the symbolic pattern of L: x's nonzeros (a row of J, or a combination
-  of one contact's rows, all inside the pattern) stay within column k's pattern at step k."""
+  """chol_update of a factor from chol_factor_sp (U = L'): x's nonzeros (a row of J, or a
+  combination of one contact's rows, all inside the pattern) stay within column k's pattern
+  at step k."""
   rank = n
   nu = _u(n)
   for k in range(nu):
     if x[k] != 0.0:
       rank, c, cinv, s = _update_pivot(mat, x, k, plus, rank)
       b = k * nu
+      e = b + _u(colnnz[k])
       if plus:
-        for t in range(b, b + _u(colnnz[k])):
+        for t in range(b, e):
           i = _u(colpat[t])
-          mat[i, k] = (mat[i, k] + s * x[i]) * cinv
+          mat[k, i] = (mat[k, i] + s * x[i]) * cinv
       else:
-        for t in range(b, b + _u(colnnz[k])):
+        for t in range(b, e):
           i = _u(colpat[t])
-          mat[i, k] = (mat[i, k] - s * x[i]) * cinv
-      for t in range(b, b + _u(colnnz[k])):
+          mat[k, i] = (mat[k, i] - s * x[i]) * cinv
+      for t in range(b, e):
         i = _u(colpat[t])
-        x[i] = c * x[i] - s * mat[i, k]
+        x[i] = c * x[i] - s * mat[k, i]
   return rank

@@ -28,7 +28,8 @@ Choices:
   AR f = Y Y' f + R f: a residual row costs its nonzeros and no (njmax x njmax) AR is ever
   formed (MuJoCo forms AR from the same half solve, mj_solveM2).
 
-Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones),
+Work buffers (Data, engine-only): solver_L / solver_Lcone (nv x nv Hessian factor, with cones;
+L in the lower triangle, or L' in the upper one for the sparse path),
 solver_LTJ (6 x nv), solver_nv (12 x nv vectors), solver_efc (8 x njmax rows), solver_quad
 (3 njmax line-search polynomials), solver_int (2 x njmax), solver_Y (nJmax nonzeros),
 solver_ARblk (njmax x 6 diagonal blocks of AR), solver_scratch / solver_mat (small vectors and
@@ -104,8 +105,11 @@ def _group_end(eid, typ, nefc, i):
 def _tree_order(m, d, c):
   """A fill-reducing order of the context's dofs (solver_Lnnz rows 5/6: perm new -> old,
   iperm old -> new): minimum degree over its kinematic trees, each tree's dofs kept together
-  in their order. A tree is coupled to the trees its constraints also touch; eliminating one
-  joins its neighbours into a clique. Identity when the context has one tree or more than
+  in reverse order. A tree is coupled to the trees its constraints also touch; eliminating one
+  joins its neighbours into a clique. Within a tree, a dof comes after every dof below it
+  (MuJoCo's reverse-order sparse Cholesky): M then factors without fill, as a dof's neighbours
+  left to eliminate are its ancestors, already a clique, where eliminating the root first
+  would join every dof. The whole context reversed when it has one tree or more than
   _NBLOCK."""
   n = c.nv
   perm, iperm, blk = d.solver_Lnnz[5], d.solver_Lnnz[6], d.solver_Lnnz[7]
@@ -119,8 +123,8 @@ def _tree_order(m, d, c):
     blk[i] = nb - 1
   if nb < 2 or nb > _NBLOCK:
     for i in range(n):
-      perm[i] = i
-      iperm[i] = i
+      perm[i] = n - 1 - i
+      iperm[n - 1 - i] = i
     return
   # adjacency bit sets: row b (words b*_NWORD ..) for each tree, then three scratch rows
   # (the trees of one constraint, the trees alive, the neighbours of the one eliminated)
@@ -170,27 +174,27 @@ def _tree_order(m, d, c):
       if (tadj[nbrs + (b >> 6)] >> np.uint64(b & 63)) & _ONE:
         for w in range(nw):
           tadj[b * _NWORD + w] |= tadj[nbrs + w]
-  # block starts (blk is ascending: trees are contiguous in the context)
-  start = d.solver_Lnnz[2]
-  for i in range(n - 1, -1, -1):
-    start[blk[i]] = i
+  # block ends (blk is ascending: trees are contiguous in the context)
+  last = d.solver_Lnnz[2]
+  for i in range(n):
+    last[blk[i]] = i
   q = 0
   for k in range(nb):
     b = bl[k]
-    i = start[b]
-    while i < n and blk[i] == b:
+    i = last[b]
+    while i >= 0 and blk[i] == b:
       perm[q] = i
       iperm[i] = q
       q += 1
-      i += 1
+      i -= 1
 
 
 @jit
 def _hessian_symbolic(m, d, c):
   """Symbolic Cholesky of H = M + J' D J over every row (whatever its state, so that rank-1
-  updates and cone updates stay inside), in the fill-reducing order of _tree_order: L's row
-  and column patterns from the elimination tree (row i's pattern = the tree paths from its
-  neighbours in H up to i). Each group of rows of one constraint (its union of columns) is
+  updates and cone updates stay inside), in the fill-reducing order of _tree_order: L's column
+  patterns from the elimination tree (row i's pattern = the tree paths from its neighbours in
+  H up to i). Each group of rows of one constraint (its union of columns) is
   entered as a star to its first column in the order, which makes the whole group a clique of
   L."""
   n, nefc = c.nv, c.nefc
@@ -202,9 +206,8 @@ def _hessian_symbolic(m, d, c):
   state = d.solver_Lnnz[4]
   old = d.solver_Hpat[state[1]]
   adj = d.solver_Hpat[1 - state[1]]
-  rowpat, colpat, nbr = d.solver_Lpat[0], d.solver_Lpat[1], d.solver_Lpat[2]
-  rownnz, colnnz, parent, mark = (d.solver_Lnnz[0], d.solver_Lnnz[1], d.solver_Lnnz[2],
-                                  d.solver_Lnnz[3])
+  colpat, nbr = d.solver_Lpat[1], d.solver_Lpat[2]
+  colnnz, parent, mark = d.solver_Lnnz[1], d.solver_Lnnz[2], d.solver_Lnnz[3]
   perm, iperm, nbrend = d.solver_Lnnz[5], d.solver_Lnnz[6], d.solver_Lnnz[7]
   for t in range(n * n):
     adj[t] = 0
@@ -272,32 +275,22 @@ def _hessian_symbolic(m, d, c):
           nbr[u * n + nbrend[u]] = gmin
           nbrend[u] += 1
     i = j
-  # elimination tree; column patterns come out ascending, row patterns are read off them
+  # elimination tree; column patterns come out ascending
   for i in range(n):
     colnnz[i] = 0
     parent[i] = -1
     mark[i] = -1
   for i in range(n):
     mark[i] = i
-    cnt = 0
     for e in range(i * n, i * n + nbrend[i]):
       j = nbr[e]
       while mark[j] != i:
         mark[j] = i
-        cnt += 1
         colpat[j * n + colnnz[j]] = i
         colnnz[j] += 1
         if parent[j] == -1:
           parent[j] = i
         j = parent[j]
-    rownnz[i] = cnt
-  for i in range(n):
-    mark[i] = 0
-  for j in range(n):
-    for t in range(j * n, j * n + colnnz[j]):
-      i = colpat[t]
-      rowpat[i * n + mark[i]] = j
-      mark[i] += 1
 
 
 @jit
@@ -721,8 +714,7 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
       v, perm = d.solver_nv[PERMV], d.solver_Lnnz[5]
       for i in range(c.nv):
         v[i] = grad[perm[i]]
-      chol_solve_sp(v, c.Lcone if ncone else c.L, v, c.nv, d.solver_Lpat[0],
-                    d.solver_Lnnz[0], d.solver_Lpat[1], d.solver_Lnnz[1])
+      chol_solve_sp(v, c.Lcone if ncone else c.L, v, c.nv, d.solver_Lpat[1], d.solver_Lnnz[1])
       for i in range(c.nv):
         Mgrad[perm[i]] = v[i]
     else:
@@ -1104,9 +1096,19 @@ def _add_lower(L, r, q, v):
 
 
 @_inline
+def _add_tri(L, r, q, v, upper):
+  """Adds v to entry (r, q) of a symmetric matrix kept in its upper triangle (the sparse
+  factor's storage, engine/cholesky.py) or its lower one."""
+  if (q >= r) == upper:
+    L[r, q] += v
+  else:
+    L[q, r] += v
+
+
+@_inline
 def _add_jtdj_rows(L, J, adr, nnz, col, Dh, i, j, iperm, sparse):
-  """L += J_k' Dh_k J_k for rows k in [i, j), lower triangle, columns through iperm when
-  sparse (in the symbolic analysis' order)."""
+  """L += J_k' Dh_k J_k for rows k in [i, j): the lower triangle, or when sparse the upper
+  one with columns through iperm (in the symbolic analysis' order)."""
   for k in range(i, j):
     di = Dh[k]
     if di == 0.0:
@@ -1116,7 +1118,7 @@ def _add_jtdj_rows(L, J, adr, nnz, col, Dh, i, j, iperm, sparse):
       r = _u(iperm[_u(col[a])]) if sparse else _u(col[a])
       jr = J[a] * di
       for b in range(ak, a + _u(1)):
-        _add_lower(L, r, _u(iperm[_u(col[b])]) if sparse else _u(col[b]), jr * J[b])
+        _add_tri(L, r, _u(iperm[_u(col[b])]) if sparse else _u(col[b]), jr * J[b], sparse)
 
 
 @jit
@@ -1172,7 +1174,7 @@ def _factorize_hessian(m, d, c, ncone):
         for a in range(nz):
           r = iperm[col[a0 + a]]
           for b in range(a + 1):
-            _add_lower(L, r, iperm[col[a0 + b]], blk[t])
+            _add_tri(L, r, iperm[col[a0 + b]], blk[t], True)
             t += 1
       else:
         _add_jtdj_rows(L, J, adr, nnz, col, Dh, i, j, iperm, True)
@@ -1185,12 +1187,11 @@ def _factorize_hessian(m, d, c, ncone):
     a0 = _u(m.M_rowadr[g])
     for a in range(a0, a0 + _u(m.M_rownnz[g])):
       q = _u(dof2idof[_u(m.M_colind[a])] - off)
-      _add_lower(L, pr, _u(iperm[q]) if sparse else q, M[a])
+      _add_tri(L, pr, _u(iperm[q]) if sparse else q, M[a], sparse)
   if d.discrete_coupled[0]:
     _add_couplings(m, d, L)
   if sparse:
-    chol_factor_sp(L, nv, _MINVAL, d.solver_Lpat[0], d.solver_Lnnz[0], d.solver_Lpat[1],
-                   d.solver_Lnnz[1])
+    chol_factor_sp(L, nv, _MINVAL, d.solver_Lpat[1], d.solver_Lnnz[1])
   else:
     chol_factor(L, nv, _MINVAL)
   if ncone:
