@@ -1003,7 +1003,7 @@ def _set_data_12(s, rk4_act, rk4_dqvel, rk4_dqacc, rk4_dact, rk4_actstate, rk4_t
 
 
 @jit
-def _set_data_13(s, dof_mhat, history_sensordata, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec):
+def _set_data_13(s, dof_mhat, history_sensordata, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, col_body, col_low):
   s.dof_mhat = borrowed(dof_mhat)
   s.history_sensordata = borrowed(history_sensordata)
   s.scratch_nv = borrowed(scratch_nv)
@@ -1018,13 +1018,16 @@ def _set_data_13(s, dof_mhat, history_sensordata, scratch_nv, scratch_small, ctr
   s.col_frame = borrowed(col_frame)
   s.col_fbuf = borrowed(col_fbuf)
   s.col_ibuf = borrowed(col_ibuf)
-  s.cnstr_jac = borrowed(cnstr_jac)
-  s.cnstr_vec = borrowed(cnstr_vec)
-  s.owners_13 = (dof_mhat, history_sensordata, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, cnstr_jac, cnstr_vec,)
+  s.col_body = borrowed(col_body)
+  s.col_low = borrowed(col_low)
+  s.owners_13 = (dof_mhat, history_sensordata, scratch_nv, scratch_small, ctrl_clamped, scratch_nbody, ten_wpnt, trn_jac, ivec_nv, col_dist, col_pos, col_frame, col_fbuf, col_ibuf, col_body, col_low,)
 
 
 @jit
-def _set_data_14(s, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat):
+def _set_data_14(s, col_pair, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat):
+  s.col_pair = borrowed(col_pair)
+  s.cnstr_jac = borrowed(cnstr_jac)
+  s.cnstr_vec = borrowed(cnstr_vec)
   s.cnstr_row = borrowed(cnstr_row)
   s.solver_L = borrowed(solver_L)
   s.solver_Lcone = borrowed(solver_Lcone)
@@ -1038,14 +1041,14 @@ def _set_data_14(s, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, so
   s.solver_scratch = borrowed(solver_scratch)
   s.solver_mat = borrowed(solver_mat)
   s.solver_Lpat = borrowed(solver_Lpat)
-  s.solver_Lnnz = borrowed(solver_Lnnz)
-  s.solver_tadj = borrowed(solver_tadj)
-  s.solver_Hpat = borrowed(solver_Hpat)
-  s.owners_14 = (cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat,)
+  s.owners_14 = (col_pair, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat,)
 
 
 @jit
-def _set_data_15(s, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on):
+def _set_data_15(s, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on):
+  s.solver_Lnnz = borrowed(solver_Lnnz)
+  s.solver_tadj = borrowed(solver_tadj)
+  s.solver_Hpat = borrowed(solver_Hpat)
   s.solver_Ynnz = borrowed(solver_Ynnz)
   s.solver_Yadr = borrowed(solver_Yadr)
   s.solver_Ycol = borrowed(solver_Ycol)
@@ -1057,7 +1060,7 @@ def _set_data_15(s, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J
   s.flex_jacdif = borrowed(flex_jacdif)
   s.flex_vertforce = borrowed(flex_vertforce)
   s.timer_on = borrowed(timer_on)
-  s.owners_15 = (solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on,)
+  s.owners_15 = (solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on,)
 
 
 DATA_SETTERS = setters(t.DATA_TABLE, (_set_data_0, _set_data_1, _set_data_2, _set_data_3, _set_data_4, _set_data_5, _set_data_6, _set_data_7, _set_data_8, _set_data_9, _set_data_10, _set_data_11, _set_data_12, _set_data_13, _set_data_14, _set_data_15,))

@@ -823,6 +823,9 @@ col_pos f8 50 3                    # positions of one geom pair's contacts
 col_frame f8 50 9                  # frames of one geom pair's contacts
 col_fbuf f8 nccdf                  # GJK/EPA float work (sized for nccd iterations)
 col_ibuf i8 nccdi                  # GJK/EPA integer work
+col_body i8 2 nbody                # broadphase: bodies that can collide, then their sweep order
+col_low f8 nbody                   # broadphase: each such body's box start on the sweep axis
+col_pair i8 4*nbody                # broadphase: candidate body pairs (a bigger copy when full)
 # ours only: constraint work (engine/constraint.py)
 cnstr_jac f8 4 6 nv                # Jacobian buffers of the row being made
 cnstr_vec f8 nv                    # values of a sparse row being made
