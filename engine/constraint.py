@@ -25,6 +25,7 @@ from numjoco.engine import flex_contact as fc
 from numjoco.engine import math as mm
 from numjoco.engine import sleep as sleepmod
 from numjoco.engine import smooth
+from numjoco.engine._borrow import borrowed as _b
 from numjoco.engine._jit import inline, jit
 from numjoco.engine.collision.support import normalize3 as _normalize3
 from numjoco.engine.types import (MAXIMP, MINIMP, MINVAL, ints, mjtCone, mjtConstraint,
@@ -624,7 +625,7 @@ def _flex_side_scratch(d):
   """Scratch for a flex contact side's bodies (8 ids, 8 weights) and vertices (4 ids): the
   start of the GJK work buffers, which hold nothing between collision passes (allocating them
   at every make_constraint cost more than the stage's own work on small models)."""
-  return d.col_ibuf[0:8], d.col_fbuf[0:8], d.col_ibuf[8:12]
+  return _b(d.col_ibuf[0:8]), _b(d.col_fbuf[0:8]), _b(d.col_ibuf[8:12])
 
 
 @jit
@@ -674,8 +675,8 @@ def instantiate_contact(m, d):
     return True
   pyramid = m.opt_cone[0] == _PYRAMID
   sparse = is_sparse(m)
-  jd, jf = d.cnstr_jac[2], d.cnstr_jac[3]
-  chain, side = d.ivec_nv[0], d.ivec_nv[1]
+  jd, jf = _b(d.cnstr_jac[2]), _b(d.cnstr_jac[3])
+  chain, side = _b(d.ivec_nv[0]), _b(d.ivec_nv[1])
   pm = d.cnstr_row
   fbody, fweight, fvert = _flex_side_scratch(d)
   for i in range(d.ncon[0]):
@@ -697,19 +698,20 @@ def instantiate_contact(m, d):
         d.contact_exclude[i] = 3
         continue
       n = _contact_chain(m, b1, b2, chain, side)
-      p = d.contact_pos[i]
+      p = _b(d.contact_pos[i])
       r1, r2 = m.body_rootid[b1], m.body_rootid[b2]
+      com1, com2 = _b(d.subtree_com[r1]), _b(d.subtree_com[r2])
       for c in range(n):
         k = _u(chain[c])
-        cd = d.cdof[k]
+        cd = _b(d.cdof[k])
         for r in range(6):
           jd[r, k] = 0.0
         if side[c] & 1:
-          _add_point_jac(jd, k, cd, p, d.subtree_com[r1], -1.0)
+          _add_point_jac(jd, k, cd, p, com1, -1.0)
         if side[c] & 2:
-          _add_point_jac(jd, k, cd, p, d.subtree_com[r2], 1.0)
+          _add_point_jac(jd, k, cd, p, com2, 1.0)
     # rotate to the contact frame: rows (normal, tangent1, tangent2) then angular rows
-    f = d.contact_frame[i]
+    f = _b(d.contact_frame[i])
     ntran = 3 if dim > 1 else 1
     for c in range(n):
       k = _u(chain[c])
@@ -829,17 +831,17 @@ def _sol_params(m, d, i, ref, reff, imp):
   reff[0] = 0.0
   reff[1] = 0.0
   if typ == EQUALITY:
-    src_ref, src_imp = m.eq_solref[oid], m.eq_solimp[oid]
+    src_ref, src_imp = _b(m.eq_solref[oid]), _b(m.eq_solimp[oid])
   elif typ == LIMIT_JOINT:
-    src_ref, src_imp = m.jnt_solref[oid], m.jnt_solimp[oid]
+    src_ref, src_imp = _b(m.jnt_solref[oid]), _b(m.jnt_solimp[oid])
   elif typ == FRICTION_DOF:
-    src_ref, src_imp = m.dof_solref[oid], m.dof_solimp[oid]
+    src_ref, src_imp = _b(m.dof_solref[oid]), _b(m.dof_solimp[oid])
   elif typ == LIMIT_TENDON:
-    src_ref, src_imp = m.tendon_solref_lim[oid], m.tendon_solimp_lim[oid]
+    src_ref, src_imp = _b(m.tendon_solref_lim[oid]), _b(m.tendon_solimp_lim[oid])
   elif typ == FRICTION_TENDON:
-    src_ref, src_imp = m.tendon_solref_fri[oid], m.tendon_solimp_fri[oid]
+    src_ref, src_imp = _b(m.tendon_solref_fri[oid]), _b(m.tendon_solimp_fri[oid])
   else:
-    src_ref, src_imp = d.contact_solref[oid], d.contact_solimp[oid]
+    src_ref, src_imp = _b(d.contact_solref[oid]), _b(d.contact_solimp[oid])
     reff[0] = d.contact_solreffriction[oid, 0]
     reff[1] = d.contact_solreffriction[oid, 1]
   ref[0], ref[1] = src_ref[0], src_ref[1]
@@ -987,9 +989,9 @@ def impedance_rows(m, d, disc_stage):
   exact diagonal, 2 final with the approximate one scaled by the metric."""
   nefc = d.nefc[0]
   R, KBIP = d.efc_R, d.efc_KBIP
-  ref = d.cnstr_row[0, 0:2]
-  reff = d.cnstr_row[0, 2:4]
-  imp5 = d.cnstr_row[1, 0:5]
+  ref = _b(d.cnstr_row[0, 0:2])
+  reff = _b(d.cnstr_row[0, 2:4])
+  imp5 = _b(d.cnstr_row[1, 0:5])
   disc = m.opt_integrator[0] == _INT_DISCRETE
   refsafe = not (m.opt_disableflags[0] & _DSBL_REFSAFE)
   h = m.opt_timestep[0]
