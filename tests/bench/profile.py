@@ -6,6 +6,8 @@ Not a test:
     perf record -F 4000 -o /tmp/perf.data python -m tests.bench.profile pile64 NEWTON 10
     perf record ... python -m tests.bench.profile path/to/model.xml NEWTON 10
     perf record ... python -m tests.bench.profile dog NEWTON 10 --unit numjoco.engine.solver.primal
+
+or attach `perf record -p PID` once it prints "profile: running (pid PID)".
     perf report -i /tmp/perf.data --no-children --sort sym
 
 Each unit (engine/_jit.py) is named by its entry function, read from its object code in the
@@ -58,7 +60,32 @@ def _demangle(name):
   return ".".join(parts) or name
 
 
-def _symbols():
+def _object_symbols(funcs, code, address, label):
+  """(address, size, name) of the functions of an object file (from _elf_functions) loaded
+  where `address` (function name -> loaded address, 0 if not exported) finds them; the
+  unnamed stretches between them are `label.<helpers>`."""
+  base = None
+  for n, v, _ in funcs:
+    a = address(n)
+    if a:
+      base = a - v
+      break
+  if base is None:
+    return []
+  out = []
+  named = sorted((v, size, n) for n, v, size in funcs if size)
+  for v, size, n in named:
+    if not n.startswith(("cpython.", "cfunc.", "_ZN7cpython")):
+      out.append((base + v, size, _demangle(n)))
+  at = 0   # the unnamed stretches between them: the unit's out-of-line helpers
+  for v, size, _ in named + [(code, 0, "")]:
+    if v > at:
+      out.append((base + at, v - at, label + ".<helpers>"))
+    at = max(at, v + size)
+  return out
+
+
+def _symbols(skip=()):
   """(address, size, name) of every function of the engine's compiled code (each function
   LLVM kept out of line, in the object code of every unit loaded in this process: helpers are
   linked into their units, engine/_jit.py) and of the runtime's refcounting."""
@@ -66,6 +93,8 @@ def _symbols():
   from numjoco.engine import _jit
   syms = set()
   for u in _jit.units().values():
+    if u.symbol in skip:   # run from an uncached copy (--unit)
+      continue
     for cres in list(u.disp.overloads.values()):
       lib = cres.library
       engine = lib.codegen._engine
@@ -75,23 +104,7 @@ def _symbols():
       except OSError:
         print(f"profile: {u.symbol} not named (not in the kernel cache)", file=sys.stderr)
         continue
-      base = None
-      for n, v, _ in funcs:
-        a = engine.get_function_address(n)   # exported symbols of the loaded object
-        if a:
-          base = a - v
-          break
-      if base is None:
-        continue
-      named = sorted((v, size, n) for n, v, size in funcs if size)
-      for v, size, n in named:
-        if not n.startswith(("cpython.", "cfunc.", "_ZN7cpython")):
-          syms.add((base + v, size, _demangle(n)))
-      at = 0   # the unnamed stretches between them: the unit's out-of-line helpers
-      for v, size, _ in named + [(code, 0, "")]:
-        if v > at:
-          syms.add((base + at, v - at, u.symbol + ".<helpers>"))
-        at = max(at, v + size)
+      syms.update(_object_symbols(funcs, code, engine.get_function_address, u.symbol))
   # the runtime's functions sit 16 bytes apart
   fns = sorted((nrt.rtsys.library.get_pointer_to_function(fn), fn)
                for fn in ("NRT_incref", "NRT_decref", "nrt_atomic_add", "nrt_atomic_sub"))
@@ -106,8 +119,8 @@ _KEEP = []   # the uncached copies of --unit units (their code must outlive the 
 
 def _relink_uncached(symbol):
   """Compile unit `symbol` again outside the kernel cache and point its table cell at the new
-  code, so that every helper LLVM kept out of line keeps its name; returns its (address,
-  size, name) entries. Sizes are the gaps to the next function (the JIT keeps no sizes)."""
+  code, so that the helpers LLVM kept out of line keep their names; returns their (address,
+  size, name) entries."""
   import numba
 
   from numjoco.engine import _jit
@@ -119,14 +132,16 @@ def _relink_uncached(symbol):
   lib = cres.library
   u.cell.value = lib.get_pointer_to_function(cres.fndesc.llvm_func_name)
   _KEEP.append(disp)
+  # the JIT places the module's functions one by one: each exported function is named up to
+  # the next one (LLVM's internal functions count as the function before them)
   addrs = []
   for f in lib._final_module.functions:
-    if not f.is_declaration:
+    if not f.is_declaration and not f.name.startswith(("cpython.", "cfunc.", "_ZN7cpython")):
       a = lib.get_pointer_to_function(f.name)
       if a:
         addrs.append((a, _demangle(f.name)))
   addrs.sort()
-  return [(a, min(addrs[k + 1][0] - a if k + 1 < len(addrs) else 0x1000, 0x100000), n)
+  return [(a, min(addrs[k + 1][0] - a if k + 1 < len(addrs) else 0x1000, 0x40000), n)
           for k, (a, n) in enumerate(addrs)]
 
 
@@ -152,12 +167,13 @@ def main():
   d = numjoco.make_data(m)
   interop.data_from_mujoco(mjd, d)
   numjoco.step(m, d, 2)
-  syms = _symbols()
+  syms = _symbols(relink)
   for symbol in relink:
     syms += _relink_uncached(symbol)
   with open(f"/tmp/perf-{os.getpid()}.map", "w") as f:
     for a, size, n in syms:
       f.write(f"{a:x} {size:x} {n}\n")
+  print(f"profile: running (pid {os.getpid()})", flush=True)
   t = time.time()
   n = 0
   while time.time() - t < seconds:
