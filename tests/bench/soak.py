@@ -353,10 +353,17 @@ def main(argv=None):
   a = p.parse_args(argv)
   if a.fps_drop < 0:
     a.fps_drop = None
+  xvfb = None
   if not os.environ.get("DISPLAY"):
-    from tests.app.conftest import _start_xvfb
-    _start_xvfb()
-  figures, failures = soak(a.minutes * 60, a.seed, a.warm_minutes * 60, fps_drop=a.fps_drop)
+    from tests.app import conftest
+    conftest._start_xvfb()
+    xvfb = conftest._XVFB
+  try:
+    figures, failures = soak(a.minutes * 60, a.seed, a.warm_minutes * 60, fps_drop=a.fps_drop)
+  finally:
+    if xvfb is not None:   # the X server this run started ends with it
+      xvfb.terminate()
+      xvfb.wait(5)
   rss0, rss1 = figures["rss"]
   fps0, fps1 = figures["fps"]
   print(f"{a.minutes:g} min, {sum(figures['actions'].values())} actions "
