@@ -34,6 +34,7 @@ import enum
 import hashlib
 import os
 import pickle
+import re
 import sys
 import threading
 import types as pytypes
@@ -53,8 +54,61 @@ from numjoco.engine._cache import cache_dir as cache_root
 
 _OPTIONS = dict(nogil=True, error_model="numpy")
 # Part of every kernel's key: raise it when a change here alters compiled code (the lowering of
-# unit calls, the cache format), so that kernels compiled before are not reused.
-_ABI = 2
+# unit calls, the cache format, _inline_refcounts), so that kernels compiled before are not
+# reused.
+_ABI = 3
+
+
+# NRT_incref/NRT_decref, which numba links into every module marked noinline, made inline once
+# numba's reference-count pruning has run: a view of a Model/Data field has a NULL meminfo
+# (engine/_borrow.py), and each call on it was a call that returned at once, with the
+# registers spilled around it (4-8% of a step on small models). Inline, the NULL test is one
+# predicted branch, or nothing where LLVM sees the NULL.
+_NRT_DEF = re.compile(r"^(define [^\n]*@NRT_(?:incref|decref)\([^)]*\)[^{#]*)(#\d+ *)?\{", re.M)
+
+
+def _inline_refcounts(module):
+  """`module` with NRT_incref/NRT_decref's definitions marked alwaysinline (a text round
+  trip: LLVM's C API offers no way to drop an attribute), or `module` itself."""
+  text = str(module)
+  text, n = _NRT_DEF.subn(lambda mo: mo.group(1).rstrip() + " alwaysinline {", text)
+  if not n:
+    return module
+  out = llb.parse_assembly(text)
+  out.verify()
+  return out
+
+
+def _optimize_final_module(self):
+  """numba's CPUCodeLibrary._optimize_final_module (cheap module passes, which end with the
+  reference-count pruning, then the full ones) with _inline_refcounts between the two."""
+  from numba.core import codegen as cg
+  from numba.core import config
+  mpm_cheap, mpb_cheap = self._codegen._module_pass_manager(
+      loop_vectorize=self._codegen._loopvect, slp_vectorize=False,
+      opt=self._codegen._opt_level, cost="cheap")
+  mpm_full, mpb_full = self._codegen._module_pass_manager()
+  mpm_cheap.run(self._final_module, mpb_cheap)
+  if not config.LLVM_REFPRUNE_PASS:
+    self._final_module = cg.remove_redundant_nrt_refct(self._final_module)
+  self._final_module = _inline_refcounts(self._final_module)
+  mpm_full.run(self._final_module, mpb_full)
+
+
+def _install_refcount_inlining():
+  """Put _optimize_final_module in place of numba's, for every library compiled in this
+  process (the change keeps each function's meaning), when numba's is the one it follows."""
+  from numba.core import codegen as cg
+  import inspect
+  try:
+    src = inspect.getsource(cg.CPUCodeLibrary._optimize_final_module)
+  except (OSError, TypeError):
+    return
+  if 'cost="cheap"' in src and "mpm_full.run" in src:
+    cg.CPUCodeLibrary._optimize_final_module = _optimize_final_module
+
+
+_install_refcount_inlining()
 
 
 def _use_portable_target():
