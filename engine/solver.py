@@ -677,9 +677,9 @@ def _solve_m(m, d, dofs, off, nv, x, y):
 def _primal_update_constraint(m, d, c, flg_cone_hessian):
   """Constraint update at the current qacc; returns (cost incl. Gauss, Gauss, nactive, ncone)."""
   nv, nefc = c.nv, c.nefc
-  Ma = d.solver_nv[MA]
+  Ma = _b(d.solver_nv[MA])
   cost = constraint_update_rows(d, c.ne, c.nf, nefc, c.D, c.R, c.floss, c.typ, c.eid, c.force,
-                                c.state, d.solver_efc[JAREF], flg_cone_hessian)
+                                c.state, _b(d.solver_efc[JAREF]), flg_cone_hessian)
   mul_jt(c.J, c.Jadr, c.Jnnz, c.Jcol, nefc, None, nv, c.qfrc_constraint, c.force)
   state, qfrc_smooth, qacc, qacc_smooth = c.state, c.qfrc_smooth, c.qacc, c.qacc_smooth
   nactive = 0
@@ -698,7 +698,7 @@ def _primal_update_constraint(m, d, c, flg_cone_hessian):
 @_inline
 def _primal_update_gradient(m, d, c, flg_newton, ncone):
   """grad = M qacc - qfrc_smooth - qfrc_constraint; Mgrad = H^-1 grad (Newton) or M^-1 grad."""
-  grad, Ma = d.solver_nv[GRAD], d.solver_nv[MA]
+  grad, Ma = _b(d.solver_nv[GRAD]), _b(d.solver_nv[MA])
   qfrc_smooth, qfrc_constraint = c.qfrc_smooth, c.qfrc_constraint
   for i in range(c.nv):
     grad[i] = Ma[i] - qfrc_smooth[i] - qfrc_constraint[i]
@@ -708,10 +708,10 @@ def _primal_update_gradient(m, d, c, flg_newton, ncone):
 @_inline
 def _primal_update_mgrad(m, d, c, flg_newton, ncone):
   """Mgrad = H^-1 grad (Newton, with cones when any) or M^-1 grad (CG preconditioner)."""
-  grad, Mgrad = d.solver_nv[GRAD], d.solver_nv[MGRAD]
+  grad, Mgrad = _b(d.solver_nv[GRAD]), _b(d.solver_nv[MGRAD])
   if flg_newton:
     if _sparse(d, c.nv):   # in the symbolic analysis' order
-      v, perm = d.solver_nv[PERMV], d.solver_Lnnz[5]
+      v, perm = _b(d.solver_nv[PERMV]), d.solver_Lnnz[5]
       for i in range(c.nv):
         v[i] = grad[perm[i]]
       chol_solve_sp(v, c.Lcone if ncone else c.L, v, c.nv, d.solver_Lpat[1], d.solver_Lnnz[1])
@@ -731,9 +731,9 @@ def _primal_update_mgrad(m, d, c, flg_newton, ncone):
 def _primal_prepare(m, d, c):
   """Line-search polynomials along `search`: Gauss (returned) and per row (solver_quad)."""
   nv, nefc = c.nv, c.nefc
-  v = d.solver_nv[SEARCH]
-  Ma, Mv = d.solver_nv[MA], d.solver_nv[MV]
-  Jv, Jaref = d.solver_efc[JV], d.solver_efc[JAREF]
+  v = _b(d.solver_nv[SEARCH])
+  Ma, Mv = _b(d.solver_nv[MA]), _b(d.solver_nv[MV])
+  Jv, Jaref = _b(d.solver_efc[JV]), _b(d.solver_efc[JAREF])
   D, typ, eid = c.D, c.typ, c.eid
   quad = d.solver_quad
   g1 = dot(v, Ma, nv) - dot(c.qfrc_smooth, v, nv)
@@ -860,7 +860,7 @@ def _elliptic_cost_dif(quad, q, alpha, mu, Dm):
 def _primal_eval(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, alpha, g1, g2):
   """(cost(alpha) - cost(0), first and second derivative) along the search (PrimalEval)."""
   quad = d.solver_quad
-  Jaref, Jv = d.solver_efc[JAREF], d.solver_efc[JV]
+  Jaref, Jv = _b(d.solver_efc[JAREF]), _b(d.solver_efc[JV])
   cost = 0.0
   d0 = 0.0
   d1 = 0.0
@@ -961,14 +961,14 @@ def _update_bracket(d, ne, nf, nefc, floss, Dv, Rv, typ, eid, g1, g2, p, c0, c1,
 def _primal_search(m, d, c, tolerance, ls_iterations, scale):
   """MuJoCo's exact line search (PrimalSearch); returns (alpha, improvement, neval, slope)."""
   nv = c.nv
-  search = d.solver_nv[SEARCH]
+  search = _b(d.solver_nv[SEARCH])
   snorm = _norm(search, nv)
   if snorm < _MINVAL:
     return 0.0, 0.0, 0, 1.0
   gtol = tolerance * snorm / scale
   slopescl = scale / snorm
-  _mul_m(m, d, c.dofs, c.adr, nv, d.solver_nv[MV], search)
-  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc, d.solver_efc[JV], search)
+  _mul_m(m, d, c.dofs, c.adr, nv, _b(d.solver_nv[MV]), search)
+  _mul_j(c.J, c.Jadr, c.Jnnz, c.Jcol, c.nefc, _b(d.solver_efc[JV]), search)
   g1, g2 = _primal_prepare(m, d, c)
   ne, nf, nefc = c.ne, c.nf, c.nefc
   floss, Dv, Rv, typ, eid = c.floss, c.D, c.R, c.typ, c.eid
@@ -1128,7 +1128,7 @@ def _factorize_hessian(m, d, c, ncone):
   nupdate."""
   nv, nefc = c.nv, c.nefc
   L, D, state = c.L, c.D, c.state
-  Dh = d.solver_efc[DH]
+  Dh = _b(d.solver_efc[DH])
   for i in range(nefc):
     Dh[i] = D[i] if state[i] == QUADRATIC else 0.0
   for r in range(nv):
@@ -1204,7 +1204,7 @@ def _hessian_incremental(m, d, c, oldstate, ncone):
   """Rank-1 updates of L for rows entering/leaving the quadratic state; refactor when the
   factor loses rank (HessianIncremental); returns nupdate."""
   nv, nefc = c.nv, c.nefc
-  cholupd = d.solver_nv[CHOLUPD]
+  cholupd = _b(d.solver_nv[CHOLUPD])
   state, D, J, Jadr, Jnnz, Jcol, L = c.state, c.D, c.J, c.Jadr, c.Jnnz, c.Jcol, c.L
   nupdate = 0
   for i in range(nefc):
@@ -1249,9 +1249,9 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
   `island` (0 for the one-system solve); returns iterations."""
   nv, nefc = c.nv, c.nefc
   ws = d.solver_nv
-  Ma, Mv, grad, Mgrad, search = ws[MA], ws[MV], ws[GRAD], ws[MGRAD], ws[SEARCH]
-  jaref, jv = d.solver_efc[JAREF], d.solver_efc[JV]
-  oldstate = d.solver_int[0]
+  Ma, Mv, grad, Mgrad, search = _b(ws[MA]), _b(ws[MV]), _b(ws[GRAD]), _b(ws[MGRAD]), _b(ws[SEARCH])
+  jaref, jv = _b(d.solver_efc[JAREF]), _b(d.solver_efc[JV])
+  oldstate = _b(d.solver_int[0])
   tol = m.opt_tolerance[0]
   cone_hessian = flg_newton and m.opt_cone[0] == _CONE_ELLIPTIC
   qacc, aref, state = c.qacc, c.aref, c.state
@@ -1332,8 +1332,8 @@ def sol_primal(m, d, c, island, maxiter, flg_newton):
 def _cg_direction(d, nv):
   """search = -Mgrad + beta search, Hager-Zhang beta with MuJoCo's truncation."""
   ws = d.solver_nv
-  grad, Mgrad, search = ws[GRAD], ws[MGRAD], ws[SEARCH]
-  graddif, Mgraddif = ws[GRADDIF], ws[MGRADDIF]
+  grad, Mgrad, search = _b(ws[GRAD]), _b(ws[MGRAD]), _b(ws[SEARCH])
+  graddif, Mgraddif = _b(ws[GRADDIF]), _b(ws[MGRADDIF])
   for i in range(nv):
     graddif[i] = grad[i] - ws[GRADOLD, i]
     Mgraddif[i] = Mgrad[i] - ws[MGRADOLD, i]

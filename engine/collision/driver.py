@@ -460,7 +460,7 @@ def _explicit_pair(m, d, k, w):
       _narrowphase(m, d, g1, g2, k, w)
 
 
-@jit
+@inline
 def _push(sig, ns, value):
   """Append `value` to the growing int64 buffer `sig` holding `ns` values; returns the buffer."""
   if ns == sig.shape[0]:

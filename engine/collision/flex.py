@@ -100,15 +100,15 @@ def can_collide_body_flex(m, b, f):
   return not _bitmask_filtered(t, a, m.flex_contype[f], m.flex_conaffinity[f])
 
 
-@jit
+@inline
 def _side_param(m, g, f):
   """(priority, condim, solmix, adhesion, solref, solimp, friction) of one side of a contact:
   flex f when f >= 0, else geom g. A flex has no adhesion."""
   if f < 0:
     return (m.geom_priority[g], m.geom_condim[g], m.geom_solmix[g], m.geom_adhesion[g],
-            m.geom_solref[g], m.geom_solimp[g], m.geom_friction[g])
+            _b(m.geom_solref[g]), _b(m.geom_solimp[g]), _b(m.geom_friction[g]))
   return (m.flex_priority[f], m.flex_condim[f], m.flex_solmix[f], 0.0,
-          m.flex_solref[f], m.flex_solimp[f], m.flex_friction[f])
+          _b(m.flex_solref[f]), _b(m.flex_solimp[f]), _b(m.flex_friction[f]))
 
 
 @jit
