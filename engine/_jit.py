@@ -61,9 +61,9 @@ _ABI = 3
 
 # NRT_incref/NRT_decref, which numba links into every module marked noinline, made inline once
 # numba's reference-count pruning has run: a view of a Model/Data field has a NULL meminfo
-# (engine/_borrow.py), and each call on it was a call that returned at once, with the
-# registers spilled around it (4-8% of a step on small models). Inline, the NULL test is one
-# predicted branch, or nothing where LLVM sees the NULL.
+# (engine/_borrow.py), so a count on it as a call only returns, after the registers were
+# spilled around it. Inline, the NULL test is one predicted branch, or nothing where LLVM
+# sees the NULL.
 _NRT_DEF = re.compile(r"^(define [^\n]*@NRT_(?:incref|decref)\([^)]*\)[^{#]*)(#\d+ *)?\{", re.M)
 
 
