@@ -190,78 +190,25 @@ def _tree_order(m, d, c):
 
 
 @jit
-def _hessian_symbolic(m, d, c):
-  """Symbolic Cholesky of H = M + J' D J over every row (whatever its state, so that rank-1
-  updates and cone updates stay inside), in the fill-reducing order of _tree_order: L's column
-  patterns from the elimination tree (row i's pattern = the tree paths from its neighbours in
-  H up to i). Each group of rows of one constraint (its union of columns) is
-  entered as a star to its first column in the order, which makes the whole group a clique of
-  L."""
+def _hessian_graph(m, d, c, g, iperm):
+  """g (n x n, row-major) = the graph of H = M + J' D J in the order iperm (context dof ->
+  place), edge (hi, lo) at g[hi * n + lo]: M's off-diagonal entries, and each group of rows of
+  one constraint as a star from its columns to the first of them in the order."""
   n, nefc = c.nv, c.nefc
-  # the adjacency (in the context's dof order) is built in one of two buffers and compared
-  # with the other's, which holds the adjacency of the stored pattern: when it has no
-  # entry the stored one lacks (the same contacts as at the last analysis, or fewer, e.g. a
-  # resting pile) the stored pattern and order are kept: a pattern of more entries only
-  # holds some exact zeros. solver_Lnnz[4] holds (n of the stored pattern or 0, its buffer).
-  state = d.solver_Lnnz[4]
-  old = d.solver_Hpat[state[1]]
-  adj = d.solver_Hpat[1 - state[1]]
-  colpat, nbr = d.solver_Lpat[1], d.solver_Lpat[2]
-  colnnz, parent, mark = d.solver_Lnnz[1], d.solver_Lnnz[2], d.solver_Lnnz[3]
-  perm, iperm, nbrend = d.solver_Lnnz[5], d.solver_Lnnz[6], d.solver_Lnnz[7]
   for t in range(n * n):
-    adj[t] = 0
+    g[t] = 0
   dof2idof, off = d.map_dof2idof, c.adr
   for i in range(n):
-    g = c.dofs[i]
-    adr = m.M_rowadr[g]
-    for a in range(adr, adr + m.M_rownnz[g] - 1):
-      adj[i * n + dof2idof[m.M_colind[a]] - off] = 1
-  J, Jadr, Jnnz, Jcol = c.J, c.Jadr, c.Jnnz, c.Jcol
-  i = 0
-  while i < nefc:
-    j = _group_end(c.eid, c.typ, c.nefc, i)
-    gmin = n
-    for r in range(i, j):
-      if Jnnz[r] > 0 and Jcol[Jadr[r]] < gmin:
-        gmin = Jcol[Jadr[r]]
-    for r in range(i, j):
-      for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
-        u = Jcol[a]
-        if u > gmin:
-          adj[u * n + gmin] = 1
-    i = j
-  if state[0] == n:
-    diff = 0
-    for t in range(n * n):
-      diff |= adj[t] & ~old[t]
-    if diff == 0:
-      return
-  state[0] = n
-  state[1] = 1 - state[1]
-  _tree_order(m, d, c)
-  # neighbour lists in the new order (row i: its neighbours k < i, each once, at nbr[i*n:]);
-  # `old` (free at this point) marks the edges in the new order
-  seen = old
-  for t in range(n * n):
-    seen[t] = 0
-  for i in range(n):
-    nbrend[i] = 0
-  for i in range(n):
-    g = c.dofs[i]
-    adr = m.M_rowadr[g]
+    gi = c.dofs[i]
+    adr = m.M_rowadr[gi]
     p = iperm[i]
-    for a in range(adr, adr + m.M_rownnz[g] - 1):
+    for a in range(adr, adr + m.M_rownnz[gi] - 1):
       q = iperm[dof2idof[m.M_colind[a]] - off]
-      hi, lo = max(p, q), min(p, q)
-      e = hi * n + lo
-      if seen[e] == 0:
-        seen[e] = 1
-        nbr[hi * n + nbrend[hi]] = lo
-        nbrend[hi] += 1
+      g[max(p, q) * n + min(p, q)] = 1
+  Jadr, Jnnz, Jcol = c.Jadr, c.Jnnz, c.Jcol
   i = 0
   while i < nefc:
-    j = _group_end(c.eid, c.typ, c.nefc, i)
+    j = _group_end(c.eid, c.typ, nefc, i)
     gmin = n
     for r in range(i, j):
       for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
@@ -269,12 +216,52 @@ def _hessian_symbolic(m, d, c):
     for r in range(i, j):
       for a in range(Jadr[r], Jadr[r] + Jnnz[r]):
         u = iperm[Jcol[a]]
-        e = u * n + gmin
-        if u > gmin and seen[e] == 0:
-          seen[e] = 1
-          nbr[u * n + nbrend[u]] = gmin
-          nbrend[u] += 1
+        if u > gmin:
+          g[u * n + gmin] = 1
     i = j
+
+
+@jit
+def _hessian_symbolic(m, d, c):
+  """Symbolic Cholesky of H = M + J' D J over every row (whatever its state, so that rank-1
+  updates and cone updates stay inside), in the fill-reducing order of _tree_order: L's column
+  patterns from the elimination tree (row i's pattern = the tree paths from its neighbours in
+  H up to i). Each group of rows of one constraint (its union of columns) is entered as a
+  star to its first column in the order: eliminating that column joins the rest, which makes
+  the whole group a clique of L.
+
+  The stored pattern is kept when the graph, drawn in the stored order, has no edge that the
+  stored pattern's graph lacks (the same contacts as at the last analysis, or fewer, e.g. a
+  resting pile): every group is then a star to a column eliminated before the rest of it, so
+  still a clique of the stored L, and a pattern of more entries only holds some exact zeros.
+  solver_Lnnz[4] holds (n of the stored pattern or 0, the solver_Hpat buffer of its graph)."""
+  n = c.nv
+  state = d.solver_Lnnz[4]
+  colpat, nbr = d.solver_Lpat[1], d.solver_Lpat[2]
+  colnnz, parent, mark = d.solver_Lnnz[1], d.solver_Lnnz[2], d.solver_Lnnz[3]
+  iperm, nbrend = d.solver_Lnnz[6], d.solver_Lnnz[7]
+  g = d.solver_Hpat[1 - state[1]]
+  if state[0] == n:
+    _hessian_graph(m, d, c, g, iperm)
+    old = d.solver_Hpat[state[1]]
+    diff = 0
+    for t in range(n * n):
+      diff |= g[t] & ~old[t]
+    if diff == 0:
+      return
+  _tree_order(m, d, c)
+  _hessian_graph(m, d, c, g, iperm)
+  state[0] = n
+  state[1] = 1 - state[1]
+  # neighbour lists in the new order (row i: its neighbours k < i, at nbr[i*n:])
+  for i in range(n):
+    e = i * n
+    cnt = 0
+    for k in range(i):
+      if g[e + k]:
+        nbr[e + cnt] = k
+        cnt += 1
+    nbrend[i] = cnt
   # elimination tree; column patterns come out ascending
   for i in range(n):
     colnnz[i] = 0
