@@ -105,7 +105,12 @@ def _install_refcount_inlining():
   except (OSError, TypeError):
     return
   if 'cost="cheap"' in src and "mpm_full.run" in src:
+    global NUMBA_OPTIMIZE_FINAL_MODULE
+    NUMBA_OPTIMIZE_FINAL_MODULE = cg.CPUCodeLibrary._optimize_final_module
     cg.CPUCodeLibrary._optimize_final_module = _optimize_final_module
+
+
+NUMBA_OPTIMIZE_FINAL_MODULE = None   # numba's own, once replaced (tests compare the two)
 
 
 _install_refcount_inlining()

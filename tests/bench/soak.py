@@ -62,6 +62,25 @@ def _malloc_trim():
     pass
 
 
+def heap_bytes():
+  """(bytes in use, free bytes held) of glibc's malloc over all its arenas (mallinfo2: chunks
+  in use plus mmapped blocks; free chunks kept), or (0, 0) elsewhere: resident memory that
+  grows while the bytes in use stay flat is the allocator's fragmentation, not a leak."""
+  import ctypes
+
+  class _Info(ctypes.Structure):
+    _fields_ = [(k, ctypes.c_size_t) for k in ("arena", "ordblks", "smblks", "hblks", "hblkhd",
+                                               "usmblks", "fsmblks", "uordblks", "fordblks",
+                                               "keepcost")]
+  try:
+    fn = ctypes.CDLL("libc.so.6").mallinfo2
+  except (OSError, AttributeError):
+    return 0, 0
+  fn.restype = _Info
+  info = fn()
+  return info.uordblks + info.hblkhd, info.fordblks
+
+
 def fd_count():
   return len(os.listdir("/proc/self/fd"))
 
@@ -199,16 +218,18 @@ class User:
     self._frames(frames)
 
   def checkpoint(self):
-    """Resident memory at a state that does not depend on what the user did: the demo opened
-    afresh, reset and paused, drawn, Python's garbage collected and glibc's free memory
-    returned; the user's run goes on afterwards."""
+    """Resident memory, malloc's bytes in use and its free bytes held (heap_bytes), at a
+    state that does not depend on what the user did: the demo opened afresh, reset and
+    paused, drawn, Python's garbage collected and glibc's free memory returned; the user's run
+    goes on afterwards."""
     import gc
     self._fresh_demo(True, 10)
     gc.collect()
     _malloc_trim()
     rss = rss_bytes()
+    used, free = heap_bytes()
     self.v.execute("pause", False)
-    return rss
+    return rss, used, free
 
   def demo_fps(self):
     """Frames per second drawing the demo opened afresh, reset and paused: the median of three
@@ -268,14 +289,15 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
 
   def run(seconds):
     """The random user for `seconds`, errors checked after each action; returns the memory
-    checkpoints (seconds since the start, bytes), one every CHECK_SECONDS and one at the end."""
+    checkpoints (seconds since the start, then User.checkpoint's three figures in bytes), one
+    every CHECK_SECONDS and one at the end."""
     t0 = last = time.perf_counter()
     checked = t0 - CHECK_SECONDS      # the first checkpoint at the start
     samples = []
     while not v.closed:
       now = time.perf_counter()
       if now - checked >= CHECK_SECONDS or now - t0 >= seconds:
-        samples.append((now - t0, user.checkpoint()))
+        samples.append((now - t0, *user.checkpoint()))
         checked = time.perf_counter()
         if now - t0 >= seconds:
           break
@@ -289,12 +311,13 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
       if time.perf_counter() - last > 60:
         last = time.perf_counter()
         log(f"{(last - t0) / 60:.0f} min: rss {rss_bytes() / 2**20:.0f} MB (checkpoint "
-            f"{samples[-1][1] / 2**20:.0f} MB), "
+            f"{samples[-1][1] / 2**20:.0f} MB, heap in use {samples[-1][2] / 2**20:.0f} MB, "
+            f"free {samples[-1][3] / 2**20:.0f} MB), "
             f"{threading.active_count()} threads, {fd_count()} fds, "
             f"{sum(user.counts.values())} actions")
     if v.closed:
       failures.append("the window closed")
-    return np.array(samples).reshape(-1, 2)
+    return np.array(samples).reshape(-1, 4)
 
   try:
     user._wait_model()
@@ -318,6 +341,7 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
     main = run(seconds)
     third = max(3, len(main) // 3)
     rss0, rss1 = (float(np.median(main[:third, 1])), float(np.median(main[-third:, 1])))
+    heap0, heap1 = (float(np.median(main[:third, 2])), float(np.median(main[-third:, 2])))
     hours = (main[-1, 0] - main[0, 0]) / 3600
     slope = np.polyfit(main[:, 0] / 3600, main[:, 1], 1)[0] if hours > 0 else 0.0
     fps1 = user.demo_fps()
@@ -328,7 +352,9 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
   if growth > RSS_GROWTH:
     failures.append(f"resident memory grew {100 * growth:.1f}% ({rss0 / 2**20:.0f} -> "
                     f"{rss1 / 2**20:.0f} MB; checkpoints "
-                    f"{' '.join(f'{b / 2**20:.0f}' for b in main[:, 1])} MB)")
+                    f"{' '.join(f'{b / 2**20:.0f}' for b in main[:, 1])} MB; malloc's bytes "
+                    f"in use {heap0 / 2**20:.0f} -> {heap1 / 2**20:.0f} MB, free held "
+                    f"{' '.join(f'{b / 2**20:.0f}' for b in main[:, 3])} MB)")
   if fps_drop is not None and fps1 < (1 - fps_drop) * fps0:
     failures.append(f"frames per second fell {100 * (1 - fps1 / fps0):.1f}% ({fps0:.1f} -> "
                     f"{fps1:.1f})")
@@ -336,7 +362,7 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
     failures.append(f"threads: {threads0} -> {threads1}")
   if fds1 > fds0:
     failures.append(f"file descriptors: {fds0} -> {fds1}")
-  return dict(seconds=seconds, actions=dict(user.counts), rss=(rss0, rss1),
+  return dict(seconds=seconds, actions=dict(user.counts), rss=(rss0, rss1), heap=(heap0, heap1),
               rss_max=float(main[:, 1].max()), rss_slope=float(slope), checkpoints=main,
               threads=(threads0, threads1), fds=(fds0, fds1),
               fps=(fps0, fps1), notes=user.notes), failures
@@ -371,7 +397,8 @@ def main(argv=None):
   print(f"rss {rss0 / 2**20:.0f} -> {rss1 / 2**20:.0f} MB ({100 * (rss1 / rss0 - 1):+.1f}%, "
         f"max {figures['rss_max'] / 2**20:.0f} MB, trend "
         f"{figures['rss_slope'] / 2**20:+.0f} MB/h over {len(figures['checkpoints'])} "
-        f"checkpoints), "
+        f"checkpoints; malloc's bytes in use {figures['heap'][0] / 2**20:.0f} -> "
+        f"{figures['heap'][1] / 2**20:.0f} MB), "
         f"threads {figures['threads'][0]} -> {figures['threads'][1]}, "
         f"fds {figures['fds'][0]} -> {figures['fds'][1]}, "
         f"fps {fps0:.1f} -> {fps1:.1f} ({100 * (fps1 / fps0 - 1):+.1f}%)")
