@@ -260,9 +260,19 @@ class Viewer:
     self.selected, self.pert = -1, None
     self.renderer.highlight_body = self.renderer.highlight_skin = -1
     self._model_version = st.model_version
+    self._drop_stale_recorder()
     self.ui.on_model(m)
     self._caption(st)
     return st
+
+  def _drop_stale_recorder(self):
+    """Close the recordings' renderer of a model no longer shown (it holds that model's meshes
+    and a framebuffer), unless a recording still holds it."""
+    r = self._rec_renderer
+    if r is not None and r[0][0] != self._model_version and (
+        self.recording is None or self.recording[1] is not r[1]):
+      r[1].close()
+      self._rec_renderer = None
 
   def _adopt(self, m, st):
     """The worker replaced the model's preview (engine/preview.py) by the engine's Model of the
@@ -629,6 +639,7 @@ class Viewer:
   def _finish_recording(self):
     writer, _, _ = self.recording
     self.recording = None
+    self._drop_stale_recorder()
     why = self.sim.record_stopped_by if self.sim is not None else ""
     try:
       writer.close()

@@ -463,6 +463,32 @@ def test_recorded_frame_is_the_window_picture(open_viewer, tmp_path):
   assert np.abs(first[:h, :w] - shot[::-1]).mean() > 3 * np.abs(first[:h, :w] - shot).mean()
 
 
+def test_recordings_renderer_is_kept_for_its_model_only(open_viewer, tmp_path):
+  """The renderer that draws recordings (its framebuffer, the model's meshes) is reused by the
+  next recording of the same model, and released when another model is opened: a session of
+  recordings and model switches does not hold every model recorded."""
+  v = open_viewer(write_xml(tmp_path, "swing.xml", SWING), key=0, paused=True, out_dir=tmp_path)
+  v.start_recording()
+  v.sim.sync()
+  v.frame()
+  v.stop_recording()
+  rec = v._rec_renderer[1]
+  v.start_recording()
+  assert v.recording[1] is rec
+  v.sim.sync()
+  v.frame()
+  v.stop_recording()
+  version = v.sim.status().model_version
+  v.open(write_xml(tmp_path, "ball.xml", BALL))
+  run_until(v, lambda: v.sim.status().model_version > version, "the model was not opened")
+  v.frame()
+  assert v._rec_renderer is None and v.ui.m.nbody == 2
+  assert v.start_recording() and v._rec_renderer[1] is not rec
+  v.sim.sync()
+  v.frame()
+  assert v.stop_recording()
+
+
 def test_recording_in_slow_motion_plays_at_true_speed(open_viewer, tmp_path):
   """Ctrl+R records while the simulation runs at 1/10 speed; the Record button stops it. The
   video has one frame per 1/fps of SIMULATED time (duration x fps, +-1), whatever the display

@@ -81,6 +81,12 @@ def heap_bytes():
   return info.uordblks + info.hblkhd, info.fordblks
 
 
+def linked_units():
+  """Engine units loaded into this process (each holds its machine code)."""
+  from numjoco.engine import _jit
+  return sum(u.linked for u in _jit.units().values())
+
+
 def fd_count():
   return len(os.listdir("/proc/self/fd"))
 
@@ -274,12 +280,13 @@ def check(v):
   return [e for e in (st.error, st.load_error, v.ui.error) if e]
 
 
-def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
+def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print, trace=0,
          fps_drop=None):
   """Run the soak for `seconds` after a warm-up (every model with every integrator and solver,
   then `warm_seconds` of the random user); returns the figures and the failures. `fps_drop`:
   the end's frames per second may be at most this fraction below the start's (None: not
-  checked, for a machine running other jobs)."""
+  checked, for a machine running other jobs). `trace`: frames of tracemalloc's tracebacks
+  over the run (0: not traced)."""
   from numjoco.app.viewer import Viewer
   paths = models()
   out_dir = tempfile.mkdtemp(prefix="numjoco-soak-")
@@ -313,7 +320,7 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
         log(f"{(last - t0) / 60:.0f} min: rss {rss_bytes() / 2**20:.0f} MB (checkpoint "
             f"{samples[-1][1] / 2**20:.0f} MB, heap in use {samples[-1][2] / 2**20:.0f} MB, "
             f"free {samples[-1][3] / 2**20:.0f} MB), "
-            f"{threading.active_count()} threads, {fd_count()} fds, "
+            f"{threading.active_count()} threads, {fd_count()} fds, {linked_units()} units, "
             f"{sum(user.counts.values())} actions")
     if v.closed:
       failures.append("the window closed")
@@ -337,6 +344,11 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
     run(warm_seconds)                       # and the random user for a while
     fps0 = user.demo_fps()
     threads0, fds0 = threading.active_count(), fd_count()
+    if trace:
+      import tracemalloc
+      tracemalloc.start(trace)
+      user.checkpoint()
+      snap0 = tracemalloc.take_snapshot()
     log(f"warm: {threads0} threads, {fds0} fds, {fps0:.1f} fps")
     main = run(seconds)
     third = max(3, len(main) // 3)
@@ -344,6 +356,16 @@ def soak(seconds, seed=1, warm_seconds=60.0, width=1280, height=720, log=print,
     heap0, heap1 = (float(np.median(main[:third, 2])), float(np.median(main[-third:, 2])))
     hours = (main[-1, 0] - main[0, 0]) / 3600
     slope = np.polyfit(main[:, 0] / 3600, main[:, 1], 1)[0] if hours > 0 else 0.0
+    if trace:
+      user.checkpoint()
+      grown = tracemalloc.take_snapshot().compare_to(snap0, "traceback")
+      tracemalloc.stop()
+      log(f"Python's allocations grown most from the first checkpoint to the last "
+          f"(tracemalloc, {trace} frames):")
+      for st in grown[:12]:
+        log(f"  {st.size_diff / 2**20:+.2f} MB in {st.count_diff:+d} blocks at")
+        for line in st.traceback.format()[:2 * trace]:
+          log("    " + line)
     fps1 = user.demo_fps()
     threads1, fds1 = threading.active_count(), fd_count()
   finally:
@@ -373,6 +395,9 @@ def main(argv=None):
   p.add_argument("--minutes", type=float, default=60.0)
   p.add_argument("--seed", type=int, default=1)
   p.add_argument("--warm-minutes", type=float, default=1.0)
+  p.add_argument("--trace", type=int, default=0, metavar="FRAMES",
+                 help="trace Python's allocations (tracemalloc, FRAMES frames each) and print "
+                      "those grown most over the run")
   p.add_argument("--fps-drop", type=float, default=0.10,
                  help="the most the end's FPS may fall below the start's (a quiet machine; "
                  "a negative value: not checked)")
@@ -385,7 +410,8 @@ def main(argv=None):
     conftest._start_xvfb()
     xvfb = conftest._XVFB
   try:
-    figures, failures = soak(a.minutes * 60, a.seed, a.warm_minutes * 60, fps_drop=a.fps_drop)
+    figures, failures = soak(a.minutes * 60, a.seed, a.warm_minutes * 60, fps_drop=a.fps_drop,
+                            trace=a.trace)
   finally:
     if xvfb is not None:   # the X server this run started ends with it
       xvfb.terminate()
