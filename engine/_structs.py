@@ -1024,8 +1024,10 @@ def _set_data_13(s, dof_mhat, history_sensordata, scratch_nv, scratch_small, ctr
 
 
 @jit
-def _set_data_14(s, col_pair, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat):
+def _set_data_14(s, col_pair, col_flexf, col_flexi, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch):
   s.col_pair = borrowed(col_pair)
+  s.col_flexf = borrowed(col_flexf)
+  s.col_flexi = borrowed(col_flexi)
   s.cnstr_jac = borrowed(cnstr_jac)
   s.cnstr_vec = borrowed(cnstr_vec)
   s.cnstr_row = borrowed(cnstr_row)
@@ -1039,13 +1041,13 @@ def _set_data_14(s, col_pair, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_
   s.solver_Y = borrowed(solver_Y)
   s.solver_ARblk = borrowed(solver_ARblk)
   s.solver_scratch = borrowed(solver_scratch)
-  s.solver_mat = borrowed(solver_mat)
-  s.solver_Lpat = borrowed(solver_Lpat)
-  s.owners_14 = (col_pair, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch, solver_mat, solver_Lpat,)
+  s.owners_14 = (col_pair, col_flexf, col_flexi, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch,)
 
 
 @jit
-def _set_data_15(s, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on):
+def _set_data_15(s, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on):
+  s.solver_mat = borrowed(solver_mat)
+  s.solver_Lpat = borrowed(solver_Lpat)
   s.solver_Lnnz = borrowed(solver_Lnnz)
   s.solver_tadj = borrowed(solver_tadj)
   s.solver_Hpat = borrowed(solver_Hpat)
@@ -1060,7 +1062,7 @@ def _set_data_15(s, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Y
   s.flex_jacdif = borrowed(flex_jacdif)
   s.flex_vertforce = borrowed(flex_vertforce)
   s.timer_on = borrowed(timer_on)
-  s.owners_15 = (solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on,)
+  s.owners_15 = (solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on,)
 
 
 DATA_SETTERS = setters(t.DATA_TABLE, (_set_data_0, _set_data_1, _set_data_2, _set_data_3, _set_data_4, _set_data_5, _set_data_6, _set_data_7, _set_data_8, _set_data_9, _set_data_10, _set_data_11, _set_data_12, _set_data_13, _set_data_14, _set_data_15,))

@@ -24,7 +24,7 @@ NCCD = 100   # GJK/EPA iterations the work buffers hold (engine.types: nccd)
 OPT_FIELDS = ("opt_enableflags opt_disableflags opt_o_margin opt_o_solref opt_o_solimp "
               "opt_o_friction opt_ccd_iterations opt_ccd_tolerance").split()
 DATA_FIELDS = (
-  "flexvert_xpos flexelem_aabb col_fbuf col_ibuf geom_xpos geom_xmat ncon warning_number "
+  "flexvert_xpos flexelem_aabb col_fbuf col_ibuf col_flexf col_flexi geom_xpos geom_xmat ncon warning_number "
   "warning_lastinfo col_dist col_pos "
   "col_frame scratch_small contact_dist contact_pos contact_frame contact_includemargin "
   "contact_friction contact_solref contact_solreffriction contact_solimp contact_mu contact_H "
@@ -89,7 +89,8 @@ def flex_data(mjm, mjd, nconmax=20000):
   return FlexData(
     flexvert_xpos=np.array(mjd.flexvert_xpos).reshape(-1, 3).copy(),
     flexelem_aabb=np.array(mjd.flexelem_aabb).reshape(-1, 6).copy(),
-    col_fbuf=np.zeros(nf), col_ibuf=np.zeros(ni, np.int64),
+    col_fbuf=np.zeros(nf), col_ibuf=np.zeros(ni, np.int64), col_flexf=np.zeros(48),
+    col_flexi=np.zeros(8, np.int64),
     geom_xpos=np.array(mjd.geom_xpos).copy(), geom_xmat=np.array(mjd.geom_xmat).copy(),
     ncon=np.zeros(1, np.int32), warning_number=np.zeros(8, np.int32),
     warning_lastinfo=np.zeros(8, np.int32), col_dist=np.zeros(50), col_pos=np.zeros((50, 3)),

@@ -508,13 +508,16 @@ def _same_body(m, f, e, b):
 
 @jit
 def scratch(m, d):
-  """Work of the pair functions: capsule pos (6,), mat (18,), size (6,) for two elements,
-  element vertex ids (8,), the views of Data's GJK/EPA work buffers (`cvx.split_work`: the
-  elements' vertices in rows 2 and 3, meshes in its mesh cache), made once for all the
-  element pairs (making them per pair costs more than the pair's GJK; `cvx.work_views`, as
-  the driver's), and a geom row (1, 16) for fix_normal."""
-  return (np.empty(6), np.empty(18), np.empty(6), np.empty(8, np.int64), cvx.work_views(m, d),
-          np.zeros((1, 16)))
+  """Work of the pair functions, borrowed views of Data (no reference count as a pair function
+  takes them out of the tuple, per element pair): capsule pos (6,), mat (18,), size (6,) for
+  two elements, element vertex ids (8,), the views of Data's GJK/EPA work buffers
+  (`cvx.split_work`: the elements' vertices in rows 2 and 3, meshes in its mesh cache), made
+  once for all the element pairs (making them per pair costs more than the pair's GJK;
+  `cvx.work_views`, as the driver's), and a geom row (1, 16) for fix_normal."""
+  f = d.col_flexf
+  f[47] = 0.0
+  return (_b(f[0:6]), _b(f[6:24]), _b(f[24:30]), _b(d.col_flexi[0:8]), cvx.work_views(m, d),
+          _b(f[32:48].reshape((1, 16))))
 
 
 @jit
