@@ -145,13 +145,22 @@ def make_data(m):
   return d
 
 
+# Collision work buffers a reset leaves as they are: GJK/EPA scratch, which every narrowphase
+# call writes before it reads, and the mesh cache in them, whose entries check themselves
+# against the mesh (collision/convex.py's set_mesh). They are sized for the model's largest
+# hulls (tens of MB on a mesh-heavy robot): zeroing them would cost milliseconds per reset and
+# keep every Data resident at its full size. mj_resetData likewise leaves its arena alone.
+RESET_KEEPS = frozenset(("col_fbuf", "col_ibuf"))
+
+
 def reset_data(m, d, key=None):
-  """Zero Data and set the state to qpos0 (or to keyframe `key`: index or name); history
+  """Zero Data (all but RESET_KEEPS) and set the state to qpos0 (or to keyframe `key`: index or name); history
   buffers start with MuJoCo's timestamps before t = 0, also for a keyframe's time. The stage
   timers are cleared but stay on if they were (MuJoCo's mjcb_time outlives a reset)."""
   timing = bool(d.timer_on[0])
   for name, a in d._arrays.items():
-    a[...] = 0
+    if name not in RESET_KEEPS:
+      a[...] = 0
   d.timer_on[0] = timing
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0

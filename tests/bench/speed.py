@@ -3,21 +3,23 @@ issue names, from the reset state and from a settled one; median and worst ratio
 stage timers (mjData.timer) next to ours.
 
     python -m tests.bench.speed [--set core|corpus|all] [--models a,b] [--nstep 2000]
-                                [--repeats 3] [--stages] [--csv FILE]
+                                [--repeats 3] [--min-ms 5] [--stages] [--csv FILE]
 
 core: the dm_control suite models with contacts, pile64, 22 humanoids, a mesh pile (MuJoCo's
 bunnies) and three of MuJoCo's flex models; corpus: the real-model corpus (`python -m
 tests.corpus.fetch`; the models `tests.corpus.check` found to agree with MuJoCo, else every
 model MuJoCo loads).
 
-Each model runs `--nstep` steps from mj_resetData's state ("reset": the falls and impacts a
-user sees first) and again from the state MuJoCo reaches after `--settle` steps ("settled"),
+Each model runs `--nstep` steps (more, up to 20x, when MuJoCo takes less than `--min-ms` for
+them) from mj_resetData's state ("reset": the falls and impacts a user sees first) and again from the state MuJoCo reaches after `--settle` steps ("settled"),
 both engines from the same state, `--repeats` rounds interleaved, best round each. Stage
 timers on both sides, per step: MuJoCo's mjData.timer through mjcb_time set to a Numba cfunc
 that returns the CPU's cycle counter (no Python in the timed path), ours from engine/timer.py
 (the same stages, the same counter). `--stages` also times ours stage by stage in compiled
 loops at the settled state (tests/bench/contact.py). Ratios are ours / MuJoCo from the same
-run: on a shared machine only they are comparable, not the absolute times.
+run: on a shared machine only they are comparable, not the absolute times. A model that
+diverges within the timed steps (ours stops at the divergence and resets) is listed as not
+timed and left out of the ratios: its time would be that of resets.
 """
 import argparse
 import csv
@@ -116,7 +118,23 @@ def _mj_timers(mjd, hz, nstep):
   return out
 
 
-def time_model(m, mjm, nstep, repeats, settle):
+class Diverged(Exception):
+  """The model diverges within the timed steps: the time would be that of resets (numjoco.step
+  stops at a divergence, mj_step resets and goes on), not of steps."""
+
+
+def _mj_diverges(mjm, start, nstep):
+  """Whether MuJoCo meets a bad qpos, qvel or qacc within nstep steps from `start`."""
+  import mujoco
+  mjd = mujoco.MjData(mjm)
+  mujoco.mj_copyData(mjd, mjm, start)
+  mujoco.mj_step(mjm, mjd, nstep)
+  return any(mjd.warning[int(w)].number > 0 for w in (
+      mujoco.mjtWarning.mjWARN_BADQPOS, mujoco.mjtWarning.mjWARN_BADQVEL,
+      mujoco.mjtWarning.mjWARN_BADQACC))
+
+
+def time_model(m, mjm, nstep, repeats, settle, min_ms=0.0):
   """{"reset": (ours µs, MuJoCo µs, MuJoCo's timers), "settled": (...)} per step, best round
   each; the rounds alternate between the engines."""
   import mujoco
@@ -131,6 +149,12 @@ def time_model(m, mjm, nstep, repeats, settle):
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     numjoco.step(m, d, 2)            # links the units (compiles what the cache lacks)
+  if min_ms > 0:   # a round of a fast model lasts at least min_ms (clock and cache noise)
+    probe = mujoco.MjData(mjm)
+    t = time.perf_counter()
+    mujoco.mj_step(mjm, probe, nstep)
+    per_step = (time.perf_counter() - t) / nstep
+    nstep = max(nstep, min(20 * nstep, int(min_ms * 1e-3 / max(per_step, 1e-9)) + 1))
   starts = {"reset": mujoco.MjData(mjm)}
   settled = mujoco.MjData(mjm)
   mujoco.mj_step(mjm, settled, settle)
@@ -144,8 +168,11 @@ def time_model(m, mjm, nstep, repeats, settle):
       with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
-        numjoco.step(m, d, nstep)
+        taken = numjoco.step(m, d, nstep)
         elapsed = time.perf_counter() - t
+      if taken < nstep:
+        raise Diverged(f"diverges at step {taken} from the {label} state (MuJoCo: "
+                       f"{'too' if _mj_diverges(mjm, start, nstep) else 'not'})")
       if elapsed < best_ours:
         best_ours, ours_timers = elapsed, timer.stage_us(d, per=nstep)
       mujoco.mj_copyData(mjd, mjm, start)
@@ -167,6 +194,8 @@ def main(argv=None):
   p.add_argument("--nstep", type=int, default=2000)
   p.add_argument("--repeats", type=int, default=3)
   p.add_argument("--settle", type=int, default=2000)
+  p.add_argument("--min-ms", type=float, default=5.0,
+                 help="more steps (up to 20x --nstep) for models whose --nstep steps take less")
   p.add_argument("--stages", action="store_true", help="also time ours stage by stage")
   p.add_argument("--csv", help="write one row per model and start")
   a = p.parse_args(argv)
@@ -181,14 +210,18 @@ def main(argv=None):
       todo += [(n, None) for n in CORE]
     if a.set in ("corpus", "all"):
       todo += corpus_models()
-  rows, ratios = [], {"reset": [], "settled": []}
+  rows, ratios, diverged = [], {"reset": [], "settled": []}, []
   stage_ratios = {k: [] for k in SHOWN}
   print(f"{'model':34s} {'start':8s} {'ours µs':>9s} {'MuJoCo µs':>10s} {'ratio':>6s}   "
         "stage timers, ours/MuJoCo µs per step: " + " ".join(SHOWN))
   for name, path in todo:
     try:
       m, mjm = load(name, path)
-      res = time_model(m, mjm, a.nstep, a.repeats, a.settle)
+      res = time_model(m, mjm, a.nstep, a.repeats, a.settle, a.min_ms)
+    except Diverged as e:
+      diverged.append(name)
+      print(f"{name[:34]:34s} not timed: {e}")
+      continue
     except Exception as e:  # noqa: BLE001 - a model we cannot time is reported, the run goes on
       print(f"{name[:34]:34s} skipped: {type(e).__name__}: {str(e)[:100]}")
       continue
@@ -209,6 +242,8 @@ def main(argv=None):
   for label, r in ratios.items():
     if r:
       print(f"{label}: {len(r)} models, median ratio {np.median(r):.2f}, worst {max(r):.2f}")
+  if diverged:
+    print(f"not timed, diverging: {len(diverged)} models ({', '.join(diverged)})")
   print("stages, ours/MuJoCo over all runs (median, worst): " + ", ".join(
       f"{k} {np.median(v):.2f} {max(v):.2f}" for k, v in stage_ratios.items() if v))
   if a.csv and rows:
