@@ -1024,8 +1024,9 @@ def _set_data_13(s, dof_mhat, history_sensordata, scratch_nv, scratch_small, ctr
 
 
 @jit
-def _set_data_14(s, col_pair, col_flexf, col_flexi, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch):
+def _set_data_14(s, col_pair, col_geombox, col_flexf, col_flexi, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk):
   s.col_pair = borrowed(col_pair)
+  s.col_geombox = borrowed(col_geombox)
   s.col_flexf = borrowed(col_flexf)
   s.col_flexi = borrowed(col_flexi)
   s.cnstr_jac = borrowed(cnstr_jac)
@@ -1040,12 +1041,12 @@ def _set_data_14(s, col_pair, col_flexf, col_flexi, cnstr_jac, cnstr_vec, cnstr_
   s.solver_int = borrowed(solver_int)
   s.solver_Y = borrowed(solver_Y)
   s.solver_ARblk = borrowed(solver_ARblk)
-  s.solver_scratch = borrowed(solver_scratch)
-  s.owners_14 = (col_pair, col_flexf, col_flexi, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk, solver_scratch,)
+  s.owners_14 = (col_pair, col_geombox, col_flexf, col_flexi, cnstr_jac, cnstr_vec, cnstr_row, solver_L, solver_Lcone, solver_LTJ, solver_nv, solver_efc, solver_quad, solver_int, solver_Y, solver_ARblk,)
 
 
 @jit
-def _set_data_15(s, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on):
+def _set_data_15(s, solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce):
+  s.solver_scratch = borrowed(solver_scratch)
   s.solver_mat = borrowed(solver_mat)
   s.solver_Lpat = borrowed(solver_Lpat)
   s.solver_Lnnz = borrowed(solver_Lnnz)
@@ -1061,8 +1062,13 @@ def _set_data_15(s, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hp
   s.island_int = borrowed(island_int)
   s.flex_jacdif = borrowed(flex_jacdif)
   s.flex_vertforce = borrowed(flex_vertforce)
+  s.owners_15 = (solver_scratch, solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce,)
+
+
+@jit
+def _set_data_16(s, timer_on):
   s.timer_on = borrowed(timer_on)
-  s.owners_15 = (solver_mat, solver_Lpat, solver_Lnnz, solver_tadj, solver_Hpat, solver_Ynnz, solver_Yadr, solver_Ycol, iefc_J_rownnz, iefc_J_rowadr, iefc_J_colind, iefc_J, island_int, flex_jacdif, flex_vertforce, timer_on,)
+  s.owners_16 = (timer_on,)
 
 
-DATA_SETTERS = setters(t.DATA_TABLE, (_set_data_0, _set_data_1, _set_data_2, _set_data_3, _set_data_4, _set_data_5, _set_data_6, _set_data_7, _set_data_8, _set_data_9, _set_data_10, _set_data_11, _set_data_12, _set_data_13, _set_data_14, _set_data_15,))
+DATA_SETTERS = setters(t.DATA_TABLE, (_set_data_0, _set_data_1, _set_data_2, _set_data_3, _set_data_4, _set_data_5, _set_data_6, _set_data_7, _set_data_8, _set_data_9, _set_data_10, _set_data_11, _set_data_12, _set_data_13, _set_data_14, _set_data_15, _set_data_16,))

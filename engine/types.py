@@ -826,6 +826,7 @@ col_ibuf i8 nccdi                  # GJK/EPA integer work
 col_body i8 2 nbody                # broadphase: bodies that can collide, then their sweep order
 col_low f8 nbody                   # broadphase: each such body's box start on the sweep axis
 col_pair i8 4*nbody                # broadphase: candidate body pairs (a bigger copy when full)
+col_geombox f8 ngeom 6             # midphase: each geom's world box grown by its margin and gap
 col_flexf f8 48                    # flex pairs: two elements' capsules (pos, mat, size), a geom row
 col_flexi i8 8                     # flex pairs: two elements' vertex ids
 # ours only: constraint work (engine/constraint.py)

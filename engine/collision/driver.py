@@ -358,27 +358,43 @@ def _filter_body_pair(m, d, b1, b2, filterparent, sleeping):
   return False
 
 
+# slack on the geom boxes of `_body_boxes`: a pair that touches exactly at the margin stays
+# in, whatever the rounding of the boxes
+_BOX_SLACK = 1e-9
+
+
 @jit
 def _body_boxes(m, d, box):
   """World-aligned box of every body's geoms, grown by each geom's margin + gap (MuJoCo's
-  makeAAMM in the world frame: the tighter of the bounding sphere and the geom's own box)."""
+  makeAAMM in the world frame: the tighter of the bounding sphere and the geom's own box).
+  Also each geom's own box in d.col_geombox, grown by its share of a geom pair's margin and
+  gap (half of opt.o_margin under the override flag, as mj_assignMargin gives the pair all of
+  it), plus _BOX_SLACK; infinite for a plane (rbound 0)."""
   override = m.opt_enableflags[0] & _ENBL_OVERRIDE
+  gbox = d.col_geombox
   for b in range(m.nbody):
     for j in range(3):
       box[b, j] = np.inf
       box[b, 3 + j] = -np.inf
     for g in range(m.body_geomadr[b], m.body_geomadr[b] + m.body_geomnum[b]):
       margin = 0.5 * m.opt_o_margin[0] if override else m.geom_margin[g] + m.geom_gap[g]
+      grow = (0.5 * m.opt_o_margin[0] if override else m.geom_margin[g]) + m.geom_gap[g]
       xp, xm, ab = _b(d.geom_xpos[g]), _b(d.geom_xmat[g]), _b(m.geom_aabb[g])
       r = m.geom_rbound[g]
       for j in range(3):
         cen = xp[j] + xm[3 * j] * ab[0] + xm[3 * j + 1] * ab[1] + xm[3 * j + 2] * ab[2]
         half = (abs(ab[3] * xm[3 * j]) + abs(ab[4] * xm[3 * j + 1])
                 + abs(ab[5] * xm[3 * j + 2]))
-        lo = max(xp[j] - r, cen - half) - margin
-        hi = min(xp[j] + r, cen + half) + margin
-        box[b, j] = min(box[b, j], lo)
-        box[b, 3 + j] = max(box[b, 3 + j], hi)
+        lo = max(xp[j] - r, cen - half)
+        hi = min(xp[j] + r, cen + half)
+        box[b, j] = min(box[b, j], lo - margin)
+        box[b, 3 + j] = max(box[b, 3 + j], hi + margin)
+        if r > 0:
+          gbox[g, j] = lo - grow - _BOX_SLACK
+          gbox[g, 3 + j] = hi + grow + _BOX_SLACK
+        else:
+          gbox[g, j] = -np.inf
+          gbox[g, 3 + j] = np.inf
 
 
 @jit
@@ -436,8 +452,15 @@ def _collide_body_pair(m, d, b1, b2, merged, start, stop, w):
   c0 = d.ncon[0]
   midphase = ((m.body_geomnum[b1] > 1 or m.body_geomnum[b2] > 1)
               and not (m.opt_disableflags[0] & _DSBL_MIDPHASE))
+  gbox = d.col_geombox
   for g1 in range(m.body_geomadr[b1], m.body_geomadr[b1] + m.body_geomnum[b1]):
     for g2 in range(m.body_geomadr[b2], m.body_geomadr[b2] + m.body_geomnum[b2]):
+      # geoms whose boxes (each grown by its share of the pair's margin and gap) are apart
+      # have no points within margin + gap: no collider gives them a contact
+      if (gbox[g1, 0] > gbox[g2, 3] or gbox[g2, 0] > gbox[g1, 3] or gbox[g1, 1] > gbox[g2, 4]
+              or gbox[g2, 1] > gbox[g1, 4] or gbox[g1, 2] > gbox[g2, 5]
+              or gbox[g2, 2] > gbox[g1, 5]):
+        continue
       if _keep_pair(m, d, g1, g2, -1, merged, start, stop):
         if (midphase and table.collider(m.geom_type[g1], m.geom_type[g2]) == table.PRIMITIVE
                 and _obb_separated(m, d, g1, g2, _margin(m, g1, g2, -1) + _gap(m, g1, g2, -1))):

@@ -113,6 +113,44 @@ def test_pile_of_mixed_bodies():
   _trajectory_check(m, mjm, nstep=500, every=25, seed=0, min_contacts=30)
 
 
+@pytest.mark.parametrize("override", [False, True])
+def test_multi_geom_bodies_at_the_margin(override):
+  """Two free bodies of five geoms each (every primitive and a mesh), with margins and gaps
+  (one gap negative), placed at random so that many geom pairs lie near margin + gap: the
+  midphase's geom boxes (grown by each geom's share of margin + gap, all of opt.o_margin
+  under the override flag) keep every pair MuJoCo gives contacts, inactive ones included."""
+  rng = np.random.default_rng(17 + override)
+  verts = " ".join("%.5f" % x for x in (rng.normal(size=(14, 3)) * [.05, .04, .03]).ravel())
+  shapes = ['type="sphere" size=".04"', 'type="capsule" size=".02 .05"',
+            'type="box" size=".04 .03 .02"', 'type="cylinder" size=".03 .03"',
+            'type="mesh" mesh="rock"']
+  margins = [(.01, .005), (.02, -.01), (0, 0), (.015, .002), (.005, .01)]
+
+  def body(name):
+    geoms = "".join(f'<geom {shape} pos="{.09 * (k - 2)} {.02 * (k % 2)} 0" '
+                    f'euler="{20 * k} {35 * k} 0" margin="{mg}" gap="{gp}"/>'
+                    for k, (shape, (mg, gp)) in enumerate(zip(shapes, margins)))
+    return f'<body name="{name}"><freejoint/>{geoms}</body>'
+
+  flag = '<flag override="enable"/>' if override else ""
+  xml = f"""<mujoco><option o_margin=".03">{flag}</option>
+    <asset><mesh name="rock" vertex="{verts}"/></asset>
+    <worldbody>{body("a")}{body("b")}</worldbody></mujoco>"""
+  m, mjm = models_of(xml)
+  mjd = mujoco.MjData(mjm)
+  d = numjoco.make_data(m)
+  total, inactive = 0, 0
+  for i in range(300):
+    q = rng.normal(size=4)
+    mjd.qpos[:7] = [0, 0, 0, *(q / np.linalg.norm(q))]
+    q = rng.normal(size=4)
+    mjd.qpos[7:14] = [*rng.uniform([-.25, -.12, -.12], [.25, .12, .12]), *(q / np.linalg.norm(q))]
+    mujoco.mj_forward(mjm, mjd)
+    total += _compare(m, d, mjm, mjd, f"pose {i}")
+    inactive += int(np.sum(mjd.contact.dist[:mjd.ncon] > mjd.contact.includemargin[:mjd.ncon]))
+  assert total >= 100 and inactive >= 10, (total, inactive)
+
+
 def test_many_bodies_broadphase():
   """MuJoCo's 22_humanoids.xml (353 bodies, 22 of them free): the humanoids fall onto the floor
   and onto each other; the sweep over body boxes keeps MuJoCo's contact list, in its order."""
