@@ -7,6 +7,8 @@ difference of two objects (`support_pair`); and the small vector helpers of the 
 """
 import math
 
+import numpy as np
+
 from numjoco.engine._jit import inline as _inline
 from numjoco.engine._jit import jit
 from numjoco.engine.collision.work import (
@@ -21,6 +23,7 @@ _CYLINDER, _BOX, _MESH = int(mjtGeom.CYLINDER), int(mjtGeom.BOX), int(mjtGeom.ME
 _HFIELD = int(mjtGeom.HFIELD)   # a height-field prism: six vertices searched like a small mesh
 _MINVAL2 = _MINVAL * _MINVAL
 _MAX_LIMIT = 1.7976931348623157e308  # DBL_MAX
+_u = np.uintp   # an index known to be >= 0
 
 
 # ----------------------------------- small vector helpers --------------------------------------
@@ -77,10 +80,13 @@ def put_geom(objs, r, size, pos, mat, margin):
 
 @_inline
 def _vert_dot(objs, base, i, l0, l1, l2):
-  """Direction (l0, l1, l2) dotted with vertex i of the vertex rows from `base` (six a row)."""
-  r = base + i // 6
-  c = (i % 6) * 3
-  return l0 * objs[r, c] + l1 * objs[r, c + 1] + l2 * objs[r, c + 2]
+  """Direction (l0, l1, l2) dotted with vertex i of the vertex rows from `base` (six a row).
+  Unsigned indices (i, base >= 0): a division by 6 without the sign fix-up and no wraparound
+  test on the loads (shared/DESIGN.md)."""
+  u = _u(i)
+  r = _u(base) + u // _u(6)
+  c = (u % _u(6)) * _u(3)
+  return l0 * objs[r, c] + l1 * objs[r, c + _u(1)] + l2 * objs[r, c + _u(2)]
 
 
 @_inline
@@ -93,8 +99,9 @@ def row3(a, i):
 
 @_inline
 def flat(objt, i):
-  """Int i of `objt` read as a flat array."""
-  return objt[i >> 1, i & 1]
+  """Int i (>= 0) of `objt` read as a flat array."""
+  u = _u(i)
+  return objt[u >> _u(1), u & _u(1)]
 
 
 @jit
