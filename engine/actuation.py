@@ -7,6 +7,8 @@ actuator_force[actuator_outadr[i] : +actuator_outnum[i]]; nu = sum(ctrlnum), nou
 """
 import math
 
+import numpy as np
+
 from numjoco.engine import check
 from numjoco.engine import history
 from numjoco.engine import math as mm
@@ -17,6 +19,7 @@ from numjoco.engine.types import (ints, mjtBias, mjtChart, mjtDisableBit, mjtDyn
 from numjoco.engine._sig import unit, M, D
 from numjoco.engine.types import MINVAL as _MINVAL
 
+_u = np.uintp   # an index known to be >= 0: no wraparound test on the load (shared/DESIGN.md)
 _FREE, _BALL = ints(mjtJoint, "FREE BALL")
 _DYN_NONE, _DYN_INTEGRATOR, _DYN_FILTER, _DYN_FILTEREXACT, _DYN_MUSCLE, _DYN_DCMOTOR, _DYN_PID = (
     ints(mjtDyn, "NONE INTEGRATOR FILTER FILTEREXACT MUSCLE DCMOTOR PID"))
@@ -562,8 +565,9 @@ def fwd_actuation(m, d):
   _dcmotor_mechanical(m, d)
   for k in range(m.nout):
     f = d.actuator_force[k]
-    for a in range(d.moment_rowadr[k], d.moment_rowadr[k] + d.moment_rownnz[k]):
-      d.qfrc_actuator[d.moment_colind[a]] += d.actuator_moment[a] * f
+    a0 = _u(d.moment_rowadr[k])
+    for a in range(a0, a0 + _u(d.moment_rownnz[k])):
+      d.qfrc_actuator[_u(d.moment_colind[a])] += d.actuator_moment[a] * f
   g = m.opt_gravity
   if not (m.opt_disableflags[0] & _DSBL_GRAVITY) and (g[0] != 0.0 or g[1] != 0.0 or g[2] != 0.0):
     for j in range(m.njnt):

@@ -1235,12 +1235,12 @@ def reference_constraint(m, d):
   (+ the adhesion bias) - Jdot qvel (mj_referenceConstraint; needs cvel and cdof_dot, so it
   runs after com_vel)."""
   nefc = d.nefc[0]
-  J, colind = d.efc_J, d.efc_J_colind
+  J, colind, qvel = d.efc_J, d.efc_J_colind, d.qvel
   for i in range(nefc):
     s = 0.0
-    a0 = d.efc_J_rowadr[i]
-    for a in range(a0, a0 + d.efc_J_rownnz[i]):
-      s += J[a] * d.qvel[colind[a]]
+    a0 = _u(d.efc_J_rowadr[i])
+    for a in range(a0, a0 + _u(d.efc_J_rownnz[i])):
+      s += J[a] * qvel[_u(colind[a])]
     d.efc_vel[i] = s
   _add_surface_vel(m, d)
   disc = m.opt_integrator[0] == _INT_DISCRETE
@@ -1264,12 +1264,12 @@ def reference_constraint(m, d):
 @jit
 def constraint_b(m, d):
   """efc_b = J qacc_smooth - aref (the start of mj_fwdConstraint)."""
-  J, colind = d.efc_J, d.efc_J_colind
+  J, colind, qacc = d.efc_J, d.efc_J_colind, d.qacc_smooth
   for i in range(d.nefc[0]):
     s = 0.0
-    a0 = d.efc_J_rowadr[i]
-    for a in range(a0, a0 + d.efc_J_rownnz[i]):
-      s += J[a] * d.qacc_smooth[colind[a]]
+    a0 = _u(d.efc_J_rowadr[i])
+    for a in range(a0, a0 + _u(d.efc_J_rownnz[i])):
+      s += J[a] * qacc[_u(colind[a])]
     d.efc_b[i] = s - d.efc_aref[i]
 
 

@@ -2,6 +2,8 @@
 fwd_velocity, fwd_actuation, fwd_acceleration and fwd_constraint, and forward. The
 integrators and the step are engine/step.py."""
 
+import numpy as np
+
 from numjoco.engine import actuation
 from numjoco.engine.collision import driver as collision_driver
 from numjoco.engine import constraint
@@ -20,6 +22,7 @@ from numjoco.engine._jit import jit
 from numjoco.engine.types import NISLAND, mjtDisableBit, mjtEnableBit, mjtIntegrator, mjtSolver
 from numjoco.engine._sig import unit, M, D, b1
 
+_u = np.uintp   # an index known to be >= 0: no wraparound test on the load (shared/DESIGN.md)
 _DSBL_ACTUATION = int(mjtDisableBit.ACTUATION)
 _DSBL_WARMSTART = int(mjtDisableBit.WARMSTART)
 _PGS, _NEWTON = int(mjtSolver.PGS), int(mjtSolver.NEWTON)
@@ -68,16 +71,18 @@ def fwd_velocity(m, d):
   """Velocity-dependent stages: tendon/actuator velocity, com_vel, passive, rne bias."""
   for i in range(m.ntendon):
     s = 0.0
-    for a in range(m.ten_J_rowadr[i], m.ten_J_rowadr[i] + m.ten_J_rownnz[i]):
-      s += d.ten_J[a] * d.qvel[m.ten_J_colind[a]]
+    a0 = _u(m.ten_J_rowadr[i])
+    for a in range(a0, a0 + _u(m.ten_J_rownnz[i])):
+      s += d.ten_J[a] * d.qvel[_u(m.ten_J_colind[a])]
     d.ten_velocity[i] = s
   flexmod.edge_velocity(m, d)
   actuated = not (m.opt_disableflags[0] & _DSBL_ACTUATION)
   for i in range(m.nout):
     s = 0.0
     if actuated:
-      for a in range(d.moment_rowadr[i], d.moment_rowadr[i] + d.moment_rownnz[i]):
-        s += d.actuator_moment[a] * d.qvel[d.moment_colind[a]]
+      a0 = _u(d.moment_rowadr[i])
+      for a in range(a0, a0 + _u(d.moment_rownnz[i])):
+        s += d.actuator_moment[a] * d.qvel[_u(d.moment_colind[a])]
     d.actuator_velocity[i] = s
   smooth.com_vel(m, d)
   ps.passive(m, d)

@@ -203,7 +203,7 @@ def com_pos(m, d):
     for k in range(3):
       d.subtree_com[i, k] = d.xipos[i, k] * m.body_mass[i]
   for i in range(nbody - 1, 0, -1):
-    p = m.body_parentid[i]
+    p = _u(m.body_parentid[i])
     for k in range(3):
       d.subtree_com[p, k] += d.subtree_com[i, k]
   for i in range(nbody):
@@ -217,27 +217,29 @@ def com_pos(m, d):
   for k in range(10):
     d.cinert[0, k] = 0.0
   for i in range(1, nbody):
-    r = m.body_rootid[i]
+    r = _u(m.body_rootid[i])
     _inert_com(d.cinert[i], m.body_inertia[i], d.ximat[i], d.xipos[i, 0] - d.subtree_com[r, 0],
                d.xipos[i, 1] - d.subtree_com[r, 1], d.xipos[i, 2] - d.subtree_com[r, 2],
                m.body_mass[i])
+  one = _u(1)
   for i in range(1, nbody):
-    r = m.body_rootid[i]
-    for j in range(m.body_jntadr[i], m.body_jntadr[i] + m.body_jntnum[i]):
-      da = m.jnt_dofadr[j]
+    r = _u(m.body_rootid[i])
+    j0 = _u(m.body_jntadr[i])   # unsigned indices: no wraparound test on the loads
+    for j in range(j0, j0 + _u(m.body_jntnum[i])):
+      da = _u(m.jnt_dofadr[j])
       o0 = d.subtree_com[r, 0] - d.xanchor[j, 0]
       o1 = d.subtree_com[r, 1] - d.xanchor[j, 1]
       o2 = d.subtree_com[r, 2] - d.xanchor[j, 2]
       jt = m.jnt_type[j]
       if jt == _FREE or jt == _BALL:
         if jt == _FREE:
-          for v in range(3):
-            _dof_com(d.cdof, da + v, 1.0 if v == 0 else 0.0, 1.0 if v == 1 else 0.0,
-                     1.0 if v == 2 else 0.0, 0.0, 0.0, 0.0, False)
-          da += 3
+          _dof_com(d.cdof, da, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, False)
+          _dof_com(d.cdof, da + one, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, False)
+          _dof_com(d.cdof, da + _u(2), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, False)
+          da += _u(3)
         xm = d.xmat[i]
         for k in range(3):
-          _dof_com(d.cdof, da + k, xm[k], xm[k + 3], xm[k + 6], o0, o1, o2, True)
+          _dof_com(d.cdof, da + _u(k), xm[k], xm[k + 3], xm[k + 6], o0, o1, o2, True)
       elif jt == _SLIDE:
         _dof_com(d.cdof, da, d.xaxis[j, 0], d.xaxis[j, 1], d.xaxis[j, 2], 0.0, 0.0, 0.0, False)
       else:
@@ -868,7 +870,7 @@ def composite_inertia(m, d):
     for k in range(10):
       d.crb[i, k] = d.cinert[i, k]
   for i in range(m.nbody - 1, 0, -1):
-    p = m.body_parentid[i]
+    p = _u(m.body_parentid[i])
     if p > 0:
       for k in range(10):
         d.crb[p, k] += d.crb[i, k]
@@ -888,14 +890,18 @@ def crb(m, d):
     if m.dof_simplenum[i]:
       M[adr] = m.dof_M0[i]
       continue
-    madr = adr + m.M_rownnz[i] - 1
+    madr = _u(adr + m.M_rownnz[i] - 1)
     M[madr] = m.dof_armature[i] + actuator_armature(m, m.dof_jntid[i], False)
-    mm.mul_inert_vec(buf, d.crb[m.dof_bodyid[i]], d.cdof[i])
-    j = i
-    while j >= 0:
+    mm.mul_inert_vec(buf, d.crb[_u(m.dof_bodyid[i])], d.cdof[i])
+    # up the dof's ancestors (unsigned indices: no wraparound test on the loads)
+    j = _u(i)
+    while True:
       M[madr] += mm.dot6(d.cdof[j], buf)
-      madr -= 1
-      j = m.dof_parentid[j]
+      madr -= _u(1)
+      pj = m.dof_parentid[j]
+      if pj < 0:
+        break
+      j = _u(pj)
   for t in range(m.ntendon):
     arm = m.tendon_armature[t] + actuator_armature(m, t, True)
     if arm == 0.0:
@@ -1020,37 +1026,36 @@ def com_vel(m, d):
   for k in range(6):
     d.cvel[0, k] = 0.0
   cvel = d.scratch_nbody[0, 0]
+  cdof, cdof_dot, qvel = d.cdof, d.cdof_dot, d.qvel
+  three = _u(3)
   for i in range(1, m.nbody):
     p = _u(m.body_parentid[i])
     for k in range(6):
       cvel[k] = d.cvel[p, k]
-    bda = m.body_dofadr[i]
-    n = m.body_dofnum[i]
-    j = 0
-    while j < n:
-      v = bda + j
-      jt = m.jnt_type[m.dof_jntid[v]]
+    v = _u(m.body_dofadr[i])   # unsigned dof index: no wraparound test on the loads
+    end = v + _u(m.body_dofnum[i])
+    while v < end:
+      jt = m.jnt_type[_u(m.dof_jntid[v])]
       if jt == _FREE:
-        for r in range(3):
+        for r in range(v, v + three):
           for k in range(6):
-            d.cdof_dot[v + r, k] = 0.0
+            cdof_dot[r, k] = 0.0
           for k in range(6):
-            cvel[k] += d.cdof[v + r, k] * d.qvel[v + r]
-        j += 3
-        v += 3
+            cvel[k] += cdof[r, k] * qvel[r]
+        v += three
         jt = _BALL
       if jt == _BALL:
-        for r in range(3):
-          mm.cross_motion(d.cdof_dot[v + r], cvel, d.cdof[v + r])
-        for r in range(3):
+        for r in range(v, v + three):
+          mm.cross_motion(cdof_dot[r], cvel, cdof[r])
+        for r in range(v, v + three):
           for k in range(6):
-            cvel[k] += d.cdof[v + r, k] * d.qvel[v + r]
-        j += 3
+            cvel[k] += cdof[r, k] * qvel[r]
+        v += three
       else:
-        mm.cross_motion(d.cdof_dot[v], cvel, d.cdof[v])
+        mm.cross_motion(cdof_dot[v], cvel, cdof[v])
         for k in range(6):
-          cvel[k] += d.cdof[v, k] * d.qvel[v]
-        j += 1
+          cvel[k] += cdof[v, k] * qvel[v]
+        v += _u(1)
     for k in range(6):
       d.cvel[i, k] = cvel[k]
 
