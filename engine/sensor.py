@@ -51,6 +51,7 @@ _PLANE, _SPHERE, _CAPSULE, _ELLIPSOID, _CYLINDER, _BOX = (
     int(mjtGeom.BOX))
 _HFIELD, _MESH = int(mjtGeom.HFIELD), int(mjtGeom.MESH)
 _TOUCH_GRID = 5   # engine/mjcf/_plugin.py's kind of the mujoco.sensor.touch_grid plugin
+_u = np.uintp     # an index known to be >= 0: no wraparound test on the load (shared/DESIGN.md)
 
 S = mjtSensor
 _TOUCH, _ACCELEROMETER, _VELOCIMETER, _GYRO = (int(S.TOUCH), int(S.ACCELEROMETER),
@@ -225,11 +226,11 @@ def rne_post_constraint(m, d):
   _equality_forces(m, d)
   _tendon_forces(m, d)
   for j in range(1, nbody):
-    par = m.body_parentid[j]
-    bda = m.body_dofadr[j]
+    par = _u(m.body_parentid[j])   # unsigned indices: no wraparound test on the loads
+    bda = _u(m.body_dofadr[j])
     for k in range(6):
       s = d.cacc[par, k]
-      for v in range(bda, bda + m.body_dofnum[j]):
+      for v in range(bda, bda + _u(m.body_dofnum[j])):
         s += d.cdof_dot[v, k] * d.qvel[v] + d.cdof[v, k] * d.qacc[v]
       d.cacc[j, k] = s
     body = d.scratch_small[0:6]
@@ -240,7 +241,7 @@ def rne_post_constraint(m, d):
     for k in range(6):
       d.cfrc_int[j, k] = body[k] - d.cfrc_ext[j, k]
   for j in range(nbody - 1, 0, -1):
-    par = m.body_parentid[j]
+    par = _u(m.body_parentid[j])
     for k in range(6):
       d.cfrc_int[par, k] += d.cfrc_int[j, k]
 
