@@ -154,9 +154,10 @@ RESET_KEEPS = frozenset(("col_fbuf", "col_ibuf"))
 
 
 def reset_data(m, d, key=None):
-  """Zero Data (all but RESET_KEEPS) and set the state to qpos0 (or to keyframe `key`: index or name); history
-  buffers start with MuJoCo's timestamps before t = 0, also for a keyframe's time. The stage
-  timers are cleared but stay on if they were (MuJoCo's mjcb_time outlives a reset)."""
+  """Zero Data (all but RESET_KEEPS) and set the state to qpos0 (or to keyframe `key`: index
+  or name); history buffers start with MuJoCo's timestamps before t = 0, also for a keyframe's
+  time. The stage timers are cleared but stay on if they were (MuJoCo's mjcb_time outlives a
+  reset)."""
   timing = bool(d.timer_on[0])
   for name, a in d._arrays.items():
     if name not in RESET_KEEPS:

@@ -11,11 +11,12 @@ tests.corpus.fetch`; the models `tests.corpus.check` found to agree with MuJoCo,
 model MuJoCo loads).
 
 Each model runs `--nstep` steps (more, up to 20x, when MuJoCo takes less than `--min-ms` for
-them) from mj_resetData's state ("reset": the falls and impacts a user sees first) and again from the state MuJoCo reaches after `--settle` steps ("settled"),
-both engines from the same state, `--repeats` rounds interleaved, best round each. Stage
-timers on both sides, per step: MuJoCo's mjData.timer through mjcb_time set to a Numba cfunc
-that returns the CPU's cycle counter (no Python in the timed path), ours from engine/timer.py
-(the same stages, the same counter). `--stages` also times ours stage by stage in compiled
+them) from mj_resetData's state ("reset": the falls and impacts a user sees first) and again
+from the state MuJoCo reaches after `--settle` steps ("settled"), both engines from the same
+state, `--repeats` rounds interleaved, best round each. Stage timers on both sides, per step:
+MuJoCo's mjData.timer through mjcb_time set to a Numba cfunc that returns the CPU's cycle
+counter (no Python in the timed path), ours from engine/timer.py (the same stages, the same
+counter). `--stages` also times ours stage by stage in compiled
 loops at the settled state (tests/bench/contact.py). Ratios are ours / MuJoCo from the same
 run: on a shared machine only they are comparable, not the absolute times. A model that
 diverges within the timed steps (ours stops at the divergence and resets) is listed as not
