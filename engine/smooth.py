@@ -221,7 +221,6 @@ def com_pos(m, d):
     _inert_com(d.cinert[i], m.body_inertia[i], d.ximat[i], d.xipos[i, 0] - d.subtree_com[r, 0],
                d.xipos[i, 1] - d.subtree_com[r, 1], d.xipos[i, 2] - d.subtree_com[r, 2],
                m.body_mass[i])
-  one = _u(1)
   for i in range(1, nbody):
     r = _u(m.body_rootid[i])
     j0 = _u(m.body_jntadr[i])   # unsigned indices: no wraparound test on the loads
@@ -234,7 +233,7 @@ def com_pos(m, d):
       if jt == _FREE or jt == _BALL:
         if jt == _FREE:
           _dof_com(d.cdof, da, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0, False)
-          _dof_com(d.cdof, da + one, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, False)
+          _dof_com(d.cdof, da + _u(1), 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, False)
           _dof_com(d.cdof, da + _u(2), 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, False)
           da += _u(3)
         xm = d.xmat[i]

@@ -457,9 +457,7 @@ def _collide_body_pair(m, d, b1, b2, merged, start, stop, w):
     for g2 in range(m.body_geomadr[b2], m.body_geomadr[b2] + m.body_geomnum[b2]):
       # geoms whose boxes (each grown by its share of the pair's margin and gap) are apart
       # have no points within margin + gap: no collider gives them a contact
-      if (gbox[g1, 0] > gbox[g2, 3] or gbox[g2, 0] > gbox[g1, 3] or gbox[g1, 1] > gbox[g2, 4]
-              or gbox[g2, 1] > gbox[g1, 4] or gbox[g1, 2] > gbox[g2, 5]
-              or gbox[g2, 2] > gbox[g1, 5]):
+      if _boxes_apart(gbox[g1], gbox[g2]):
         continue
       if _keep_pair(m, d, g1, g2, -1, merged, start, stop):
         if (midphase and table.collider(m.geom_type[g1], m.geom_type[g2]) == table.PRIMITIVE

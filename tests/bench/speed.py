@@ -16,11 +16,11 @@ from the state MuJoCo reaches after `--settle` steps ("settled"), both engines f
 state, `--repeats` rounds interleaved, best round each. Stage timers on both sides, per step:
 MuJoCo's mjData.timer through mjcb_time set to a Numba cfunc that returns the CPU's cycle
 counter (no Python in the timed path), ours from engine/timer.py (the same stages, the same
-counter). `--stages` also times ours stage by stage in compiled
-loops at the settled state (tests/bench/contact.py). Ratios are ours / MuJoCo from the same
-run: on a shared machine only they are comparable, not the absolute times. A model that
-diverges within the timed steps (ours stops at the divergence and resets) is listed as not
-timed and left out of the ratios: its time would be that of resets.
+counter). `--stages` also times ours stage by stage in compiled loops at the settled state
+(tests/bench/contact.py). Ratios are ours / MuJoCo from the same run: on a shared machine only
+they are comparable, not the absolute times. A model that diverges within the timed steps
+(ours stops at the divergence and resets) is listed as not timed and left out of the ratios:
+its time would be that of resets.
 """
 import argparse
 import csv
