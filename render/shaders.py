@@ -61,8 +61,11 @@ out float gl_ClipDistance[4];
 // per-instance values are flat (llvmpipe interpolates every smooth component per pixel)
 flat out vec4 v_color; flat out vec3 v_color2; flat out float v_checker;
 out vec2 v_local; out vec3 v_diff; out vec3 v_spec;
+#if SHADOW >= 1
+out vec3 v_sdiff; out vec3 v_sspec;
+#endif
 #if SHADOW == 1
-out vec4 v_shadow; out vec3 v_sdiff; out vec3 v_sspec;
+out vec4 v_shadow;
 #endif
 #if PLANE == 1
 out vec3 v_world; flat out vec3 v_normal;    // a plane's normal is constant (also its sign)
@@ -94,7 +97,7 @@ void main() {
       diff += att * (u_lamb[i] + u_ldif[i] * ndl); spec += att * u_lspec[i] * i_mat.y * sp;
     }
   }
-#if SHADOW == 1
+#if SHADOW >= 1
   v_diff = diff; v_spec = spec; v_sdiff = sdiff; v_sspec = sspec;
 #else
   v_diff = diff + sdiff; v_spec = spec + sspec;   // nothing in shadow: one sum per vertex
@@ -142,8 +145,11 @@ uniform int u_pshadow;                // which of them casts the shadow, -1 none
 #endif
 flat in vec4 v_color; flat in vec3 v_color2; flat in float v_checker;
 in vec2 v_local; in vec3 v_diff; in vec3 v_spec;
+#if SHADOW >= 1
+in vec3 v_sdiff; in vec3 v_sspec;
+#endif
 #if SHADOW == 1
-in vec4 v_shadow; in vec3 v_sdiff; in vec3 v_sspec;
+in vec4 v_shadow;
 #endif
 uniform float u_shadow_scale;
 uniform float u_shadow_bias;
@@ -169,6 +175,8 @@ void main() {
       shadow = 1.0 - u_shadow_scale * (1.0 - step(0.99, texture(u_shadow, vec3(sc.xy,
                                                                      sc.z - u_shadow_bias))));
   }
+#endif
+#if SHADOW >= 1
   vec3 sdiff = v_sdiff, sspec = v_sspec;
 #endif
 #if PLANE == 1
@@ -186,7 +194,7 @@ void main() {
     att *= (u_pspot[i].x <= -1.0 || c >= u_pspot[i].x) ? exp2(u_pspot[i].y * log2(max(c, 1e-6)))
                                                        : 0.0;
     vec3 add = att * (u_pamb[i] + u_pdif[i] * max(dot(n, L), 0.0));
-#if SHADOW == 1
+#if SHADOW >= 1
     if (i == u_pshadow) sdiff += add; else diff += add;
 #else
     diff += add;
@@ -202,7 +210,7 @@ void main() {
 #endif
   // as fixed-function GL_MODULATE: the lit colour, clamped, times the texel
   vec3 rgb = min(base * diff + spec, vec3(1.0)) * tc.rgb;
-#if SHADOW == 1
+#if SHADOW >= 1
   // MuJoCo draws the shadow-casting light in a pass of its own, added (GL_ONE, GL_ONE) to the
   // other lights' picture: each pass is clamped on its own, so a bright texel-modulated floor
   // (base colour 1) still shows the spot light and its shadow
@@ -213,15 +221,20 @@ void main() {
 """
 
 
+APART = 2   # geom_program's shadow variant: the shadow light kept apart, no shadow map read
+
+
 def geom_program(npos=0, shadow=True, tex=0, positional=True):
   """(vertex, fragment) sources of the geom program; with `npos` > 0, the plane variant that
   shades that many spot/point lights per fragment (with `positional` False, none of them: for
   floor pieces that no spot light reaches); without `shadow`, the variant that never reads the
-  shadow map (drawn when no light casts a shadow this frame); `tex` 1 or 2: the variant that
-  multiplies by a 2d or cube texture (vertex attribute in_uv, render/textures.py)."""
+  shadow map (drawn when no light casts a shadow this frame); with `shadow` APART, the one that
+  lights the shadow light apart, clamped on its own as the shadow variant, without reading the
+  map (floor pieces outside its footprint); `tex` 1 or 2: the variant that multiplies by a 2d or
+  cube texture (vertex attribute in_uv, render/textures.py)."""
   plane, npos = int(npos > 0), max(int(npos), 1)
-  return (GEOM_VS % (plane, int(tex), int(bool(shadow))),
-          GEOM_FS % (plane, npos, npos if positional else 0, int(bool(shadow)), int(tex)))
+  return (GEOM_VS % (plane, int(tex), int(shadow)),
+          GEOM_FS % (plane, npos, npos if positional else 0, int(shadow), int(tex)))
 
 
 # the shadow map's depth-only instances; with ID 1, the id pass's (render/segment.py): i_color.x

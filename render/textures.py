@@ -46,7 +46,8 @@ class TexturedGeoms:
     self._tex_used = set()    # texids drawn in an earlier frame
     self._shapes = {}         # kind -> (vbo, ibo or None)
     self._inst = {}           # (kind, texid) -> instance buffer
-    self._vaos = {}           # (kind, texid, key) -> vao; key: (npos, shadow) or "d"
+    self._vaos = {}           # (kind, texid, key) -> vao; key: (npos, shadow, tex, positional)
+    #                           or "d"
     self.groups = []          # this frame's (kind, texid, instances, transparent): the scene's
     self.sky = None
     self._sky_mips = None     # the sky's texture while its mipmaps wait for the second frame
@@ -153,11 +154,12 @@ class TexturedGeoms:
     buf.write(part.tobytes())
     return buf
 
-  def _program(self, npos, shadow, tex):
-    key = (npos, shadow, tex)
+  def _program(self, npos, shadow, tex, positional=True):
+    key = (npos, shadow, tex, positional)
     prog = self._progs.get(key)
     if prog is None:
-      prog = self._progs[key] = self.ctx.program(*shaders.geom_program(npos, shadow, tex))
+      prog = self._progs[key] = self.ctx.program(
+          *shaders.geom_program(npos, shadow, tex, positional))
     return prog
 
   def _vao(self, kind, t, key, prog):
@@ -188,32 +190,43 @@ class TexturedGeoms:
         self._instances(kind, t, part)
         self._vao(kind, t, "d", depth_prog).render(instances=len(part))
 
-  def draw(self, sh, set_uniforms, npos, transparent):
+  def draw(self, sh, set_uniforms, npos, transparent, split=None):
     """The textured geoms (opaque or transparent ones) with the lit program variants;
-    `set_uniforms(prog)` gives a program this frame's camera, lights and shadow uniforms."""
+    `set_uniforms(prog, plane)` gives a program this frame's camera, lights and shadow uniforms.
+    `split(variant, n)` draws the opaque planes in clipped pieces: the shadow variant only
+    inside the shadow map's footprint, the spot light only inside its cone
+    (SceneRenderer._draw_pieces)."""
     ctx = self.ctx
     done = set()
     for kind, t, part, trans in self.groups:
       if trans != transparent:
         continue
       tex = TEX_2D if int(self.m.tex_type[t]) == 0 else TEX_CUBE
-      prog = self._program(npos if kind == 0 else 0, sh, tex)
-      if id(prog) not in done:
-        set_uniforms(prog, kind == 0)
-        if "u_tex" in prog:
-          prog["u_tex"].value = 1
-        done.add(id(prog))
+      plane = kind == 0
       self._instances(kind, t, part)
       self._texture(t).use(location=1)
-      if "u_twoside" in prog:      # opaque planes: no culling, their normal turned to the eye;
-        # blended ones (seen from behind among them) keep it: MuJoCo's one-sided lighting
-        prog["u_twoside"].value = int(kind == 0 and not transparent)
-      if kind == 0:
+      if plane:
         ctx.disable(moderngl.CULL_FACE)
       else:
         ctx.enable(moderngl.CULL_FACE)
-      self._vao(kind, t, (npos if kind == 0 else 0, sh, tex), prog).render(
-          instances=len(part))
+
+      def variant(shadow, positional=True):
+        prog = self._program(npos if plane else 0, shadow, tex, positional)
+        if id(prog) not in done:
+          set_uniforms(prog, plane)
+          if "u_tex" in prog:
+            prog["u_tex"].value = 1
+          done.add(id(prog))
+        if "u_twoside" in prog:      # opaque planes: no culling, their normal turned to the eye;
+          # blended ones (seen from behind among them) keep it: MuJoCo's one-sided lighting
+          prog["u_twoside"].value = int(plane and not transparent)
+        return prog, self._vao(kind, t, (npos if plane else 0, shadow, tex, positional), prog)
+      if plane and split is not None and not transparent:
+        # INSIDE (0): the shadow variant; AROUND (1): the shadow light apart, without the map;
+        # OUTSIDE (2): no shadow light (a spot light, dark there)
+        split(lambda piece: variant((True, shaders.APART, False)[piece], piece < 2), len(part))
+      else:
+        variant(sh)[1].render(instances=len(part))
 
   def draw_sky(self, viewproj):
     """The skybox texture at the far plane, after the opaque geoms: the depth test skips the

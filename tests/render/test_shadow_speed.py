@@ -22,10 +22,15 @@ LIGHTS = (("0 0 -1", 'directional="true"', "3 3 .25"),
           ("-0.1 0.05 -1", 'cutoff="25"', "0 0 .25"))
 
 
-def _setup(ctx, light, extra=None):
+# the floor's look: a grey colour, or a white textured material under which the lights' sum
+# saturates (the shadow light must be clamped apart, as MuJoCo's pass of its own)
+LOOKS = {"grey": 'rgba=".6 .6 .6 1"', "textured": 'material="tiles"'}
+
+
+def _setup(ctx, light, extra=None, look="grey"):
   fd, path = tempfile.mkstemp(suffix=".xml")
   with os.fdopen(fd, "w") as f:
-    f.write(SCENE.format(dir=light[0], kind=light[1], floor=light[2]))
+    f.write(SCENE.format(dir=light[0], kind=light[1], floor=light[2], look=LOOKS[look]))
   m = numjoco.load_model(path)
   d = numjoco.make_data(m)
   numjoco.forward(m, d)
@@ -37,15 +42,23 @@ def _setup(ctx, light, extra=None):
   return m, d, snap, hr, cam
 
 
+@pytest.mark.parametrize("look", sorted(LOOKS))
 @pytest.mark.parametrize("light", LIGHTS)
-def test_floor_in_pieces_equals_floor_in_one_draw(ctx, light):
-  """The five clipped floor pieces (shadow program inside the footprint) give the image of one
-  floor draw with the shadow program everywhere, shadows included and without cracks."""
-  m, d, snap, hr, cam = _setup(ctx, light)
+def test_floor_in_pieces_equals_floor_in_one_draw(ctx, light, look):
+  """The clipped floor pieces (the shadow program inside the footprint, the spot light only
+  inside its cone) give the image of one floor draw with the shadow program everywhere, shadows
+  included and without cracks; textured floors too."""
+  m, d, snap, hr, cam = _setup(ctx, light, look=look)
   try:
     r = hr.renderer
     r.split_floor = True
+    drawn = []
+    draw_pieces = r._draw_pieces
+    r._draw_pieces = lambda pieces, *a: (drawn.append(len(pieces)), draw_pieces(pieces, *a))
     pieces = hr.render(snap, cam, VisOptions()).astype(int)
+    del r._draw_pieces
+    # the floor was drawn in pieces: five, nine around a spot light's cone wider than the map
+    assert drawn == [9 if "cutoff" in light[1] else 5]
     r.split_floor = False
     whole = hr.render(snap, cam, VisOptions()).astype(int)
     plain = hr.render(snap, cam, VisOptions(shadows=False)).astype(int)
