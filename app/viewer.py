@@ -57,6 +57,7 @@ class Viewer:
   """A window showing one Simulation. `path=None` opens the bundled demo."""
 
   on_open = []    # callables fn(viewer) run when a viewer's window is up (tools, tests)
+  hide_under_panels = True   # leave the 3D view unshaded under the opaque panel
 
   def __init__(self, path=None, *, width=1280, height=720, visible=True, speed=1.0,
                paused=False, key=None, max_fps=60.0, ui=True, title="numjoco", out_dir=None,
@@ -414,7 +415,8 @@ class Viewer:
     self.draw()
 
   def draw(self, fbo=None):
-    """Draw the 3D view and the UI into `fbo` (default: the window)."""
+    """Draw the 3D view and the UI into `fbo` (default: the window). The UI's frame is built
+    first: the 3D view is not shaded under its opaque panel."""
     dt = self.clock.tick()
     if self.recording is not None:
       self._encode_recorded()
@@ -423,7 +425,6 @@ class Viewer:
     w, h = self.window.get_framebuffer_size()
     ww, wh = self.window.get_size()
     self.ctx.viewport = (0, 0, w, h)
-    info = None
     if self._warm is not None:
       self._poll_warmup()
     if self._boot_error:
@@ -432,7 +433,10 @@ class Viewer:
     if st is not None and st.load_error and st.load_error != self._printed:
       print(f"numjoco: {st.load_error}", file=sys.stderr)   # also for the terminal
       self._printed = st.load_error
-    labels = []
+    hidden = self._ui_frame(dt, st, ww, wh) if self.impl is not None else ()
+    hidden = hidden if self.hide_under_panels else ()
+    target.use()
+    self.ctx.viewport = (0, 0, w, h)
     if self.renderer is not None:
       with self.sim.snapshot() as snap:
         if snap is not None and snap.extra.get("model_version") != self._model_version:
@@ -449,10 +453,9 @@ class Viewer:
             tip = pert[1] + pert[3] * (vis.map.force / max(stat.meanmass, 1e-10))
             self.renderer.lines = [(pert[1], pert[2], (1.0, 0.5, 0.5, 1.0))]
             self.renderer.arrows = [(pert[1], tip, tuple(vis.rgba.force))]
-          self.renderer.render(snap, self.camera, self.opts, w, h, fbo=target)
-          info = dict(snap.extra)
-          if self.opts.labels != "none":
-            labels = self.renderer.labels(snap, self.camera, self.opts, ww, wh)
+          sx, sy = w / max(ww, 1), h / max(wh, 1)
+          self.renderer.render(snap, self.camera, self.opts, w, h, fbo=target,
+                               hidden=[_gl_rect(r, sx, sy, h) for r in hidden])
           if self.first_frame_at is None:
             self.first_frame_at = time.perf_counter()
     else:
@@ -460,9 +463,28 @@ class Viewer:
     if self.impl is None:
       return
     from imgui_bundle import imgui
+    imgui.render()
+    # imgui's renderer restores the program bound before it; the one our 3D pass left bound
+    # may have been released since (a model change while no frame of the new model was drawn
+    # yet), and restoring a deleted program is a GL error: leave none bound
+    from OpenGL import GL
+    GL.glUseProgram(0)
+    _clear_gl_errors()
+    self.impl.render(imgui.get_draw_data())
+
+  def _ui_frame(self, dt, st, ww, wh):
+    """Build this frame's UI (imgui's new frame: labels, panels; drawn after the 3D view) from the
+    newest snapshot; returns the rectangles (x0, y0, x1, y1, window points from the top left)
+    its opaque panels cover."""
+    from imgui_bundle import imgui
     from numjoco.app import panels
-    target.use()
-    self.ctx.viewport = (0, 0, w, h)
+    info, labels = None, []
+    if self.renderer is not None:
+      with self.sim.snapshot() as snap:
+        if snap is not None and snap.extra.get("model_version") == self._model_version:
+          info = dict(snap.extra)
+          if self.opts.labels != "none":
+            labels = self.renderer.labels(snap, self.camera, self.opts, ww, wh)
     io = imgui.get_io()
     io.delta_time = dt
     io.display_size = (ww, wh)
@@ -476,20 +498,14 @@ class Viewer:
       name = numjoco.id2name(self.renderer.m, "body", self.selected)
       dl.add_text((ww * 0.5 - 80, 8), imgui.IM_COL32(255, 255, 120, 255),
                   f"selected: {name or 'body'} ({self.selected})")
+    self.ui.opaque = []
     if self._warm is not None:
       panels.compile_progress(self._warm_log, self._warm_t0)
     elif st is not None and st.physics:
       panels.draw(self._ui_state(), self.commands, st, info)
     elif st is not None:
       panels.draw_loading(self.ui, self.commands, st)
-    imgui.render()
-    # imgui's renderer restores the program bound before it; the one our 3D pass left bound
-    # may have been released since (a model change while no frame of the new model was drawn
-    # yet), and restoring a deleted program is a GL error: leave none bound
-    from OpenGL import GL
-    GL.glUseProgram(0)
-    _clear_gl_errors()
-    self.impl.render(imgui.get_draw_data())
+    return list(self.ui.opaque)
 
   def _ui_state(self):
     """The UiState with what the panels show this frame: the viewer's options, camera,
@@ -967,6 +983,15 @@ class Viewer:
     """The window was closed: stop the worker too."""
     self.close()
     return True
+
+
+def _gl_rect(r, sx, sy, h):
+  """A UI rectangle (x0, y0, x1, y1 in window points from the top left) as the framebuffer
+  pixels (x, y, w, h from the bottom left) wholly inside it: its one-pixel border, blended,
+  is left out."""
+  x0, x1 = math.ceil((r[0] + 1) * sx), math.floor((r[2] - 1) * sx)
+  top, bottom = math.ceil((r[1] + 1) * sy), math.floor((r[3] - 1) * sy)
+  return (x0, h - bottom, max(x1 - x0, 0), max(bottom - top, 0))
 
 
 def _clear_gl_errors():

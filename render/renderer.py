@@ -92,6 +92,8 @@ class SceneRenderer:
     self._haze_vao = ctx.vertex_array(self._line_prog, [(self._haze_buf, "3f 4f", "in_pos",
                                                          "in_color")])
     self._twoside_key = None
+    self._light_cache = (None, [])      # (lights, uniforms) of _light_uniforms
+    self._pos_cache = (None, None, [])  # (key, lights, uniforms) of _positional_uniforms
     self._line_buf = ctx.buffer(reserve=1024 * 7 * 4, dynamic=True)
     self._line_vao = ctx.vertex_array(self._line_prog, [(self._line_buf, "3f 4f", "in_pos",
                                                          "in_color")])
@@ -318,12 +320,12 @@ class SceneRenderer:
     return self.builder.build(snapshot, opts or VisOptions(), eye, forward, camera.clip()[1],
                               self.lines, self.arrows, self.user_geoms)
 
-  def render(self, snapshot, camera, opts=None, width=None, height=None, fbo=None):
+  def render(self, snapshot, camera, opts=None, width=None, height=None, fbo=None, hidden=()):
     """Draw `snapshot` seen by `camera` into `fbo` (or the bound framebuffer), size w x h:
     `update_scene` (mjv_updateScene), then `draw` (mjr_render)."""
     opts = opts or VisOptions()
     self.draw(self.update_scene(snapshot, camera, opts), camera.view_matrix(snapshot, self.m),
-              camera.projection, opts, width, height, fbo)
+              camera.projection, opts, width, height, fbo, hidden)
 
   def draw_ids(self, scene, view, projection, width, height, fbo):
     """Draw a Scene flat into `fbo` (colour attachments: RGBA8, R32F) as segmentation and
@@ -341,9 +343,12 @@ class SceneRenderer:
                           3.0 * float(self.vis.global_.linewidth), self._mesh_buffers,
                           (self._flexes, self._skins))
 
-  def draw(self, scene, view, projection, opts=None, width=None, height=None, fbo=None):
+  def draw(self, scene, view, projection, opts=None, width=None, height=None, fbo=None,
+           hidden=()):
     """Draw a Scene into `fbo` (or the bound framebuffer), size w x h, with the 4x4 `view`
-    matrix and `projection(aspect)` (a Camera's)."""
+    matrix and `projection(aspect)` (a Camera's). `hidden`: pixel rectangles (x, y, w, h from
+    the bottom left) that an opaque UI covers: left at the background colour, nothing shaded
+    there (their depth is the near plane's)."""
     opts = opts or VisOptions()
     self.scene = scene
     ctx = self.ctx
@@ -400,6 +405,9 @@ class SceneRenderer:
     fbo.use()
     ctx.viewport = (0, 0, width, height)
     fbo.clear(*opts.background, 1.0, depth=1.0, viewport=(0, 0, width, height))
+    for rect in hidden:
+      if rect[2] > 0 and rect[3] > 0:
+        fbo.clear(*opts.background, 1.0, depth=0.0, viewport=tuple(rect))
     if self.vis.skybox is not None and self._textured.sky is None:   # else after the geoms
       self._draw_sky(forward)
     self._shadow_tex.use(location=0)
@@ -624,6 +632,14 @@ class SceneRenderer:
 
   def _set_positional(self, prog, lights, shadow_idx):
     """The u_p* uniforms of the plane program: its spot/point lights in a fixed-size list."""
+    for name, value in self._positional_uniforms(lights, shadow_idx):
+      self._set_uniform(prog, name, value)
+
+  def _positional_uniforms(self, lights, shadow_idx):
+    """[(name, value)] of _set_positional, made once per frame's `lights` and shadow light."""
+    key = (id(lights), shadow_idx, self._plane_npos)
+    if self._pos_cache[0] == key and self._pos_cache[1] is lights:
+      return self._pos_cache[2]
     n = self._plane_npos
     pos = [k for k, l in enumerate(lights) if l[0][3] < 0.5][:n]
     arrays = {name: np.zeros((n, w), np.float32) for name, w in (
@@ -640,9 +656,9 @@ class SceneRenderer:
       arrays["u_pamb"][j], arrays["u_pdif"][j], arrays["u_pspec"][j] = l[2], l[3], l[4]
       arrays["u_patt"][j], arrays["u_pspot"][j] = l[5], l[6]
       shadow = j if k == shadow_idx else shadow
-    for name, a in arrays.items():
-      self._set_uniform(prog, name, a.tobytes())
-    self._set_uniform(prog, "u_pshadow", shadow)
+    out = [(name, a.tobytes()) for name, a in arrays.items()] + [("u_pshadow", shadow)]
+    self._pos_cache = (key, lights, out)
+    return out
 
   @staticmethod
   def _set_uniform(prog, name, value):
@@ -655,19 +671,27 @@ class SceneRenderer:
       prog[name].value = value
 
   def _set_lights(self, prog, lights):
-    n = len(lights)
-    self._set_uniform(prog, "u_nlight", n)
-    if not n:
-      return
-
-    def arr(idx, width):
-      a = np.zeros((shaders.MAX_LIGHTS, width), np.float32)
-      a[:n] = [np.asarray(l[idx], float)[:width] for l in lights]
-      return a.tobytes()
-    for name, idx, w in (("u_lpos", 0, 4), ("u_ldir", 1, 3), ("u_lamb", 2, 3), ("u_ldif", 3, 3),
-                         ("u_lspec", 4, 3), ("u_latt", 5, 3), ("u_lspot", 6, 2)):
+    self._set_uniform(prog, "u_nlight", len(lights))
+    for name, value in self._light_uniforms(lights):
       if name in prog:
-        prog[name].write(arr(idx, w))
+        prog[name].write(value)
+
+  def _light_uniforms(self, lights):
+    """[(name, bytes)] of the u_l* light arrays, made once per frame's `lights`."""
+    if self._light_cache[0] is lights:
+      return self._light_cache[1]
+    n = len(lights)
+    out = []
+    if n:
+      def arr(idx, width):
+        a = np.zeros((shaders.MAX_LIGHTS, width), np.float32)
+        a[:n] = [np.asarray(l[idx], float)[:width] for l in lights]
+        return a.tobytes()
+      out = [(name, arr(idx, w)) for name, idx, w in (
+          ("u_lpos", 0, 4), ("u_ldir", 1, 3), ("u_lamb", 2, 3), ("u_ldif", 3, 3),
+          ("u_lspec", 4, 3), ("u_latt", 5, 3), ("u_lspot", 6, 2))]
+    self._light_cache = (lights, out)
+    return out
 
   def _draw_lines(self, lines, viewproj):
     segs = []

@@ -70,6 +70,7 @@ class UiState:
     self.m = None
     self.expand = set()             # sections to open at the next frame
     self.rects = {}                 # widget name -> (x0, y0, x1, y1) in window pixels, top-left
+    self.opaque = []                # this frame's opaque panels: (x0, y0, x1, y1) as in rects
     self.inspector = constraints.InspectorState()   # the Constraints section's selection
 
   def on_model(self, m):
@@ -162,6 +163,7 @@ def draw(ui, cmd, st, info):
   if ui.show_panels and (ui.show_left or ui.show_right):
     imgui.set_next_window_pos((8, 8), imgui.Cond_.first_use_ever)
     imgui.set_next_window_size((380, min(680, size.y - 16)), imgui.Cond_.first_use_ever)
+    imgui.set_next_window_bg_alpha(1.0)   # opaque whatever the style: the 3D view skips it
     imgui.begin("numjoco")
     if ui.show_left:
       simulation.draw(imgui, ui, cmd, st, info)
@@ -180,6 +182,8 @@ def draw(ui, cmd, st, info):
         rendering.draw(imgui, ui, cmd)
     pos, wsize = imgui.get_window_pos(), imgui.get_window_size()
     ui.rects["panels"] = (pos.x, pos.y, pos.x + wsize.x, pos.y + wsize.y)
+    if not imgui.is_window_collapsed():   # (a collapsed title bar is translucent)
+      ui.opaque.append(ui.rects["panels"])
     view[0] = pos.x + wsize.x
     imgui.end()
   else:

@@ -787,3 +787,23 @@ def test_a_frame_after_the_bound_program_was_released(open_viewer):
     v.renderer = renderer
     buf.release()
   v.frame()
+
+
+def test_nothing_is_drawn_under_the_opaque_panel(open_viewer):
+  """The 3D view is left unshaded under the panel (its rectangle cleared to the near plane):
+  the panel is opaque, so the window shows the same picture as with the view drawn in full."""
+  v = open_viewer(paused=True)
+  v.ui.expand.add("Info")
+  run_until(v, lambda: v.ui.opaque, "the panel was not drawn")
+  x0, y0, x1, y1 = v.ui.opaque[0]
+  assert x1 - x0 > 200 and y1 - y0 > 200        # the panel, open, is what is left undrawn
+  v.clock._t0 = float("inf")                     # the FPS shown stays as it is
+  skipped = v.screenshot(ui=True)
+  type(v).hide_under_panels = False
+  try:
+    full = v.screenshot(ui=True)
+  finally:
+    type(v).hide_under_panels = True
+  assert np.array_equal(skipped, full)
+  # beside the panel the window shows the view drawn in full (the 3D view alone)
+  assert np.array_equal(skipped[:, int(x1) + 2:], v.screenshot()[:, int(x1) + 2:])

@@ -329,3 +329,23 @@ def test_no_shadow_variant_matches_shadow_program_with_zero_shadow_strength(scen
   shadowed = hr.render(snap, cam, VisOptions(shadows=True)).astype(int)
   assert np.abs(with_prog - without).max() <= 1
   assert np.abs(shadowed - without).max() > 20     # the shadow itself is drawn (test can fail)
+
+
+def test_hidden_rectangle_is_left_at_the_background(scene):
+  """A rectangle an opaque UI covers (`hidden`) is cleared to the background with the near
+  plane's depth, so nothing is shaded there; the rest of the image is unchanged."""
+  m, d, snap, hr, cam = scene
+  opts = VisOptions()
+  full = hr.render(snap, cam, opts)
+  x, y, w, h = 40, 60, 150, 120        # pixels from the bottom left, as GL's viewport
+  r = hr.renderer
+  scene_ = r.update_scene(snap, cam, opts)
+  r.draw(scene_, cam.view_matrix(snap), cam.projection, opts, W, H, fbo=hr.fbo,
+         hidden=[(x, y, w, h)])
+  part = hr._read(hr.fbo, 3, "f1")
+  inside = np.zeros((H, W), bool)
+  inside[H - y - h:H - y, x:x + w] = True
+  background = np.round(np.array(opts.background) * 255)
+  assert np.abs(part[inside] - background).max() <= 1
+  assert np.array_equal(part[~inside], full[~inside])
+  assert (np.abs(full[inside] - background).max(1) > 30).mean() > 0.5   # the scene was there
