@@ -103,6 +103,7 @@ class SceneRenderer:
     self._shadow_tex.repeat_x = self._shadow_tex.repeat_y = False
     self._shadow_fbo = ctx.framebuffer(depth_attachment=self._shadow_tex)
     self.split_floor = True   # draw floors in pieces (see _draw_floor_pieces); False: in one
+    self.clip_sky = True      # draw the sky only outside an opaque plane (sky_edges)
     self._plane_progs, self._plane_npos = dict(self._geom_progs), 0
     self._plane_bare = None
     # floor pieces around the shadow map's footprint: the shadow light lit apart, no map read
@@ -439,9 +440,14 @@ class SceneRenderer:
           self._draw_floor_pieces(pieces, len(opaque[kind]))
         else:
           self._vaos[_vkey("o", sh), kind].render(instances=len(opaque[kind]))
+    sky = None      # the sky only where no opaque plane is (a floor often fills the view)
+    if self.clip_sky and self._textured.sky is not None and not opts.wireframe:
+      planes = [opaque[QUAD]] + [part for kind, _, part, trans in scene.textured
+                                 if kind == QUAD and not trans]
+      sky = sky_edges(np.concatenate(planes), viewproj, width, height)
     self._draw_textured(sh, viewproj, eye, lights, shadow_mat, shadow_idx,
                         (lambda variant, n: self._draw_pieces(pieces, variant, n)) if split
-                        else None)
+                        else None, sky)
     for part in (self._skins, self._flexes):
       part.draw(sh, lambda prog: self._frame_uniforms(prog, viewproj, eye, lights, shadow_mat,
                                                       shadow_idx), False)
@@ -527,13 +533,15 @@ class SceneRenderer:
     self._set_uniform(prog, "u_shadow_bias", 0.0005 if self._shadow_ortho else 0.0)
     self._set_uniform(prog, "u_shadow", 0)
 
-  def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx, split=None):
+  def _draw_textured(self, sh, viewproj, eye, lights, shadow_mat, shadow_idx, split=None,
+                     sky=None):
     """Textured geoms (render/textures.py) with this frame's uniforms: opaque, then blended;
-    then the skybox texture where no opaque geom is (depth-tested: hidden pixels cost nothing).
-    `split(variant, n)` draws opaque planes in pieces as the untextured ones (_draw_pieces)."""
+    then the skybox texture where no opaque geom is (depth-tested), in the pieces `sky` of
+    sky_edges. `split(variant, n)` draws opaque planes in pieces as the untextured ones
+    (_draw_pieces)."""
     if not self._textured.groups:
       if self._textured.sky is not None:
-        self._textured.draw_sky(viewproj)
+        self._textured.draw_sky(viewproj, sky)
       return
     def set_uniforms(prog, plane):
       if plane and self._plane_npos:
@@ -541,7 +549,7 @@ class SceneRenderer:
       self._frame_uniforms(prog, viewproj, eye, lights, shadow_mat, shadow_idx)
     self._textured.draw(sh, set_uniforms, self._plane_npos, False, split)
     if self._textured.sky is not None:
-      self._textured.draw_sky(viewproj)
+      self._textured.draw_sky(viewproj, sky)
     if any(g[3] for g in self._textured.groups):
       ctx = self.ctx
       ctx.enable(moderngl.BLEND)
@@ -835,3 +843,53 @@ def _floor_pieces(kx, ky, cone=None):
     return (inside,) + tuple((OUTSIDE, p) for p in rows(_ring(-1, ax, -1, ay)))
   return ((inside,) + tuple((AROUND, p) for p in rows(_ring(-1, ax, -1, ay, cone)))
           + tuple((OUTSIDE, p) for p in rows(_ring(-cone, cone, -cone, cone))))
+
+
+def sky_edges(planes, viewproj, width, height):
+  """Where the sky may show beside the largest opaque plane on screen (`planes`: instance rows,
+  render/scene.py layout): None when no plane is in view (the whole screen), else rows
+  (a, b, c), one per edge of the plane's convex outline in normalised device coordinates, each
+  keeping a x + b y + c >= 0: the screen outside that edge, reaching 4 pixels inside it (no
+  crack between floor and sky; the sky is depth-tested there); an empty list when the plane
+  fills the screen. The outline is the plane's rectangle cut by the near and far clip planes
+  (beyond the far plane the sky shows through), so every pixel inside it is covered by the plane
+  or by something nearer."""
+  best, best_area = None, 0.0
+  for a in planes:
+    rot = np.array([a[3:6], a[6:9], a[9:12]], float)
+    corners = [np.asarray(a[0:3], float) + rot @ (sx * a[12], sy * a[13], 0.0)
+               for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    poly = [viewproj @ np.append(c, 1.0) for c in corners]
+    for sign in (1.0, -1.0):        # near: z + w >= 0, far: w - z >= 0
+      poly = _clip_polygon(poly, lambda p, s=sign: p[3] + s * p[2])
+    if len(poly) < 3:
+      continue
+    xy = np.array([p[:2] / p[3] for p in poly])
+    area = 0.5 * float(np.sum(xy[:, 0] * np.roll(xy[:, 1], -1) - np.roll(xy[:, 0], -1) * xy[:, 1]))
+    if abs(area) > best_area:
+      best, best_area = (xy if area > 0 else xy[::-1]), abs(area)
+  if best is None:
+    return None
+  margin = 8.0 / max(min(width, height), 1)    # 4 pixels, in device coordinates
+  screen = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])
+  edges = []
+  for p, q in zip(best, np.roll(best, -1, axis=0)):
+    d = q - p
+    n = np.array([d[1], -d[0]]) / max(float(np.hypot(*d)), 1e-12)   # outward (counter-clockwise)
+    row = (n[0], n[1], margin - float(n @ p))
+    if np.any(screen @ n + row[2] >= 0.0):    # some of the screen lies outside this edge
+      edges.append(row)
+  return edges
+
+
+def _clip_polygon(poly, dist):
+  """Sutherland-Hodgman: the part of a convex polygon (homogeneous points) where dist >= 0."""
+  out = []
+  for i, p in enumerate(poly):
+    q = poly[(i + 1) % len(poly)]
+    dp, dq = dist(p), dist(q)
+    if dp >= 0:
+      out.append(p)
+    if (dp >= 0) != (dq >= 0):
+      out.append(p + (q - p) * (dp / (dp - dq)))
+  return out

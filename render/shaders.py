@@ -358,8 +358,14 @@ void main() { f_color = vec4(v_color, 1.0); }
 SKYTEX_VS = """
 #version 330
 in vec2 in_pos;
+uniform vec3 u_edge;        // kept where dot(u_edge, (x, y, 1)) >= 0 (0 0 1: everywhere)
 out vec2 v_ndc;
-void main() { v_ndc = in_pos; gl_Position = vec4(in_pos, 1.0, 1.0); }   // far plane
+out float gl_ClipDistance[1];
+void main() {
+  v_ndc = in_pos;
+  gl_ClipDistance[0] = dot(u_edge, vec3(in_pos, 1.0));
+  gl_Position = vec4(in_pos, 1.0, 1.0);     // far plane
+}
 """
 
 # the skybox texture seen along each pixel's view ray: MuJoCo maps it with texgen (x, z, -y)

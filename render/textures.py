@@ -23,6 +23,7 @@ _FMT = "3f 3f 1f 2f"
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _SRGB8, _SRGB8_ALPHA8 = 0x8C41, 0x8C43
+_GL_CLIP_DISTANCE0 = 0x3000
 
 
 class TexturedGeoms:
@@ -228,9 +229,14 @@ class TexturedGeoms:
       else:
         variant(sh)[1].render(instances=len(part))
 
-  def draw_sky(self, viewproj):
+  def draw_sky(self, viewproj, edges=None):
     """The skybox texture at the far plane, after the opaque geoms: the depth test skips the
-    pixels they cover (no depth written)."""
+    pixels they cover (no depth written). `edges` (renderer.sky_edges): the screen's part
+    outside an opaque plane, in one piece per row (a, b, c) of a x + b y + c >= 0 over
+    normalised device coordinates; None: the whole screen. llvmpipe pays for the depth test of
+    every covered pixel, so the sky is not drawn over a floor that fills the view."""
+    if edges is not None and not edges:
+      return
     inv = np.linalg.inv(np.asarray(viewproj, float))
     if self._sky_mips is not None and self.sky in self._tex_used:   # drawn once already
       self._mipmaps(self._sky_mips, 1)
@@ -241,7 +247,11 @@ class TexturedGeoms:
     self._sky_prog["u_sky"].value = 1
     self.ctx.depth_mask = False
     self.ctx.disable(moderngl.CULL_FACE)
-    self._sky_vao.render(moderngl.TRIANGLE_STRIP)
+    self.ctx.enable_direct(_GL_CLIP_DISTANCE0)
+    for edge in (edges if edges is not None else [(0.0, 0.0, 1.0)]):
+      self._sky_prog["u_edge"].value = tuple(float(x) for x in edge)
+      self._sky_vao.render(moderngl.TRIANGLE_STRIP)
+    self.ctx.disable_direct(_GL_CLIP_DISTANCE0)
     self.ctx.depth_mask = True
     self._tex_used.add(self.sky)
 

@@ -1,6 +1,7 @@
-"""The renderer's shadow shortcuts draw the same image as the plain way: floors drawn in pieces
-(the shadow-map lookup only inside the light's footprint), the shadow map fitted to the casters,
-and the shadow pass skipped while nothing moved."""
+"""The renderer's shortcuts draw the same image as the plain way: floors drawn in pieces (the
+shadow-map lookup only inside the light's footprint, a spot light only inside its cone), the
+shadow map fitted to the casters, the shadow pass skipped while nothing moved, and the skybox
+drawn only beside the floor."""
 import os
 import tempfile
 
@@ -95,3 +96,58 @@ def test_shadow_map_is_redrawn_when_casters_move(ctx):
   finally:
     hr.release()
     fresh.release()
+
+
+SKY = """
+<mujoco>
+  <asset>
+    <texture name="sky" type="skybox" builtin="gradient" rgb1=".3 .5 .7" rgb2="0 0 0"
+             width="64" height="384"/>
+  </asset>
+  <worldbody>
+    <light pos="0 0 3" dir="0 0 -1" directional="true"/>
+    <geom name="floor" type="plane" size="{floor}" rgba=".5 .5 .5 1"/>
+    <geom name="crate" type="box" size=".2 .2 .2" pos="0 0 .2" rgba="0 .8 0 1"/>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("floor", ["3 3 .25", "0 0 .25"])
+def test_sky_drawn_beside_the_floor_only_equals_sky_everywhere(ctx, floor):
+  """The skybox drawn only outside the floor's outline on screen (renderer.sky_edges) gives the
+  image of the sky drawn over the whole screen behind everything: looking down at the floor
+  (no sky drawn at all), at the horizon with a finite floor's edge in view, from below the
+  floor, and from afar."""
+  from numjoco.render import renderer as renderer_module
+  fd, path = tempfile.mkstemp(suffix=".xml")
+  with os.fdopen(fd, "w") as f:
+    f.write(SKY.format(floor=floor))
+  m = numjoco.load_model(path)
+  d = numjoco.make_data(m)
+  numjoco.forward(m, d)
+  snap = Snapshot(m, d)
+  hr = HeadlessRenderer(m, W, H, ctx=ctx)
+  got = []
+  edges = renderer_module.sky_edges
+  renderer_module.sky_edges = lambda *a: got.append(edges(*a)) or got[-1]
+  try:
+    r = hr.renderer
+    cam = Camera.default_for(m)
+    cam.lookat[:] = (0, 0, 0.2)
+    poses = ((2.0, 45, -80), (4.0, 30, -8), (4.0, 30, 15), (60.0, 30, -5))
+    for distance, azimuth, elevation in poses:
+      cam.distance, cam.azimuth, cam.elevation = distance, azimuth, elevation
+      r.clip_sky = True
+      clipped = hr.render(snap, cam, VisOptions()).astype(int)
+      r.clip_sky = False
+      whole = hr.render(snap, cam, VisOptions()).astype(int)
+      assert (np.abs(clipped - whole).max(2) > 2).mean() < 1e-3, (distance, elevation)
+      bg = np.round(np.array(VisOptions().background) * 255)
+      assert ((np.abs(clipped - bg).sum(2) < 4) & (np.abs(whole - bg).sum(2) >= 4)).sum() == 0
+    # the shortcut was taken: looking down, the floor fills the view and no sky is drawn; at
+    # the horizon the sky is drawn beside the floor
+    assert got[0] == [] and len(got[1]) >= 1
+  finally:
+    renderer_module.sky_edges = edges
+    hr.release()
