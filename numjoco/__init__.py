@@ -39,6 +39,7 @@ _API.update({name: "numjoco.engine.types" for name in (
     "mjtEnableBit", "mjtEq", "mjtGain", "mjtGeom", "mjtIntegrator", "mjtJoint", "mjtObj",
     "mjtSolver", "mjtTrn", "mjtWarning")})
 _API["MjcfError"] = "numjoco.engine.mjcf.parse"
+_API["rollout"] = "numjoco.engine.rollout"
 _API["Renderer"] = "numjoco.render.offscreen"
 
 __all__ = sorted(_API)

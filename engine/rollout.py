@@ -1,0 +1,131 @@
+"""Many worlds at once (mujoco.rollout's role): N copies of one state, each stepped `nstep`
+times with its own initial qpos/qvel, controls and optionally its own Model, the state after
+every step returned as arrays.
+
+Each world runs in one compiled nogil call (`_run`: set the step's controls, `step`, copy
+qpos, qvel and sensordata), the worlds spread over `numba.get_num_threads()` Python threads, as
+mujoco.rollout spreads them over its threads. A thread pool and not a `parallel=True` kernel:
+any thread may call it (numba's parallel layers abort the process when two threads launch
+kernels at once, and the viewer's worker is one), and no kernel is compiled per model shape.
+A world computes exactly what serial `step` calls compute: the same compiled code on its own
+Data, so the results are equal bit for bit whatever the thread count.
+"""
+import warnings
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+import numpy as np
+
+from numjoco.engine import api, io, state as _state
+from numjoco.engine import step as _step
+from numjoco.engine._jit import jit
+
+
+@jit
+def _run(m, d, start, nstep, ctrl, qpos, qvel, sensordata):
+  """Steps start..nstep-1 of one world: ctrl row s (when ctrl has rows) into d.ctrl before step
+  s, the state after it into row s of qpos, qvel and sensordata. Returns the first step not
+  done: nstep, or a step stopped by a failed check (autoreset: the caller finishes it)."""
+  for s in range(start, nstep):
+    if ctrl.shape[0] > 0:
+      for i in range(ctrl.shape[1]):
+        d.ctrl[i] = ctrl[s, i]
+    if _step.step(m, d, 1) < 1:
+      return s
+    for i in range(qpos.shape[1]):
+      qpos[s, i] = d.qpos[i]
+    for i in range(qvel.shape[1]):
+      qvel[s, i] = d.qvel[i]
+    for i in range(sensordata.shape[1]):
+      sensordata[s, i] = d.sensordata[i]
+  return nstep
+
+
+def _world(m, d, ctrl, qpos, qvel, sensordata, world):
+  """Roll one world out; a step that diverged is finished as `step` finishes it (reset, warned)."""
+  nstep = qpos.shape[0]
+  s = 0
+  while s < nstep:
+    before = d.warning_number.copy()
+    s = _run(m.struct, d.struct, s, nstep, ctrl, qpos, qvel, sensordata)
+    api._warn_full(m, d, before)
+    if s < nstep:       # step s stopped at a failed check: reset and finish it, as `step` does
+      div = api._finish_diverged(m, d, before)
+      warnings.warn(f"world {world}: {div}", RuntimeWarning, stacklevel=2)
+      qpos[s], qvel[s], sensordata[s] = d.qpos, d.qvel, d.sensordata
+      s += 1
+
+
+def _leading(name, a, n, trailing):
+  """`a` as a float64 array (n?, *trailing) and its leading dimension, checked."""
+  a = np.ascontiguousarray(a, dtype=float)
+  if a.ndim != 1 + len(trailing) or tuple(a.shape[1:]) != tuple(trailing):
+    raise ValueError(f"rollout: {name} must have shape (N, {', '.join(map(str, trailing))}), "
+                     f"got {a.shape}")
+  if n is not None and a.shape[0] != n:
+    raise ValueError(f"rollout: {name} has {a.shape[0]} worlds, another argument {n}")
+  return a, a.shape[0]
+
+
+def rollout(m, d, nstep, *, initial_qpos=None, initial_qvel=None, control=None, models=None):
+  """Step N worlds `nstep` times from `d`'s state (its INTEGRATION state: time, qpos, qvel, act,
+  controls, applied forces, mocap, warmstart...), world i with initial_qpos[i] (N, nq),
+  initial_qvel[i] (N, nv), the controls control[i, s] (N, nstep, nu) before its step s, and
+  Model models[i] when given (N Models of the same sizes, differing in parameters; else `m`).
+  N is the leading dimension these share (1 when none is given). `d` is not changed.
+
+  Returns {"qpos": (N, nstep, nq), "qvel": (N, nstep, nv), "sensordata": (N, nstep,
+  nsensordata)}: the state after each step. The worlds run on numba.get_num_threads() threads
+  (numba.set_num_threads, NUMBA_NUM_THREADS); the results equal N serial `step` runs bit for
+  bit. A world whose step diverges warns and goes on from the reset state, as `step` does."""
+  nstep = int(nstep)
+  if nstep < 0:
+    raise ValueError(f"rollout: nstep must be >= 0, got {nstep}")
+  n = None
+  if models is not None:
+    models = list(models)
+    n = len(models)
+    for k, mk in enumerate(models):
+      for size in ("nq", "nv", "nu", "nsensordata"):
+        if getattr(mk, size) != getattr(m, size):
+          raise ValueError(f"rollout: models[{k}] has {size}={getattr(mk, size)}, the model "
+                           f"{getattr(m, size)}")
+      if _state.state_size(mk) != _state.state_size(m):
+        raise ValueError(f"rollout: models[{k}]'s state has another size than the model's")
+  if initial_qpos is not None:
+    initial_qpos, n = _leading("initial_qpos", initial_qpos, n, (m.nq,))
+  if initial_qvel is not None:
+    initial_qvel, n = _leading("initial_qvel", initial_qvel, n, (m.nv,))
+  if control is not None:
+    control, n = _leading("control", control, n, (nstep, m.nu))
+  n = 1 if n is None else n
+  x0 = _state.get_state(m, d)
+  out = {"qpos": np.empty((n, nstep, m.nq)), "qvel": np.empty((n, nstep, m.nv)),
+         "sensordata": np.empty((n, nstep, m.nsensordata))}
+  no_ctrl = np.empty((0, m.nu))
+  worlds = []
+  for i in range(n):
+    mi = models[i] if models is not None else m
+    di = io.make_data(mi)
+    _state.set_state(mi, di, x0)
+    if initial_qpos is not None:
+      di.qpos[:] = initial_qpos[i]
+    if initial_qvel is not None:
+      di.qvel[:] = initial_qvel[i]
+    worlds.append((mi, di))
+  if nstep == 0:
+    return out
+
+  def run(i):
+    mi, di = worlds[i]
+    _world(mi, di, control[i] if control is not None else no_ctrl, out["qpos"][i],
+           out["qvel"][i], out["sensordata"][i], i)
+  threads = max(1, min(numba.get_num_threads(), n))
+  if threads == 1:
+    for i in range(n):
+      run(i)
+  else:
+    with ThreadPoolExecutor(threads, thread_name_prefix="numjoco-rollout") as pool:
+      for f in [pool.submit(run, i) for i in range(n)]:
+        f.result()
+  return out
