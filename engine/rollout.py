@@ -10,6 +10,7 @@ kernels at once, and the viewer's worker is one), and no kernel is compiled per 
 A world computes exactly what serial `step` calls compute: the same compiled code on its own
 Data, so the results are equal bit for bit whatever the thread count.
 """
+import threading
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
@@ -102,22 +103,26 @@ def rollout(m, d, nstep, *, initial_qpos=None, initial_qvel=None, control=None, 
   x0 = _state.get_state(m, d)
   out = {"qpos": np.empty((n, nstep, m.nq)), "qvel": np.empty((n, nstep, m.nv)),
          "sensordata": np.empty((n, nstep, m.nsensordata))}
+  if nstep == 0:
+    return out
   no_ctrl = np.empty((0, m.nu))
-  worlds = []
-  for i in range(n):
+
+  local = threading.local()
+
+  def run(i):
+    """World i, on its thread's Data for its model, reset (a reset Data steps as a new one)."""
     mi = models[i] if models is not None else m
-    di = io.make_data(mi)
+    datas = local.__dict__.setdefault("datas", {})
+    di = datas.get(id(mi))
+    if di is None:
+      di = datas[id(mi)] = io.make_data(mi)
+    else:
+      io.reset_data(mi, di)
     _state.set_state(mi, di, x0)
     if initial_qpos is not None:
       di.qpos[:] = initial_qpos[i]
     if initial_qvel is not None:
       di.qvel[:] = initial_qvel[i]
-    worlds.append((mi, di))
-  if nstep == 0:
-    return out
-
-  def run(i):
-    mi, di = worlds[i]
     _world(mi, di, control[i] if control is not None else no_ctrl, out["qpos"][i],
            out["qvel"][i], out["sensordata"][i], i)
   threads = max(1, min(numba.get_num_threads(), n))
