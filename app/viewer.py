@@ -116,6 +116,7 @@ class Viewer:
     self._ui_import = None
     self._ui_import_error = ""
     self._shown = False
+    self._in_ui_frame = False      # the panels are being built (imgui's frame is open)
     self._idle_drawn = 0.0
     self._input_at = -1e9          # perf_counter of the last input event (see _loading_idle)
     from numjoco.app import panels
@@ -499,12 +500,16 @@ class Viewer:
       dl.add_text((ww * 0.5 - 80, 8), imgui.IM_COL32(255, 255, 120, 255),
                   f"selected: {name or 'body'} ({self.selected})")
     self.ui.opaque = []
-    if self._warm is not None:
-      panels.compile_progress(self._warm_log, self._warm_t0)
-    elif st is not None and st.physics:
-      panels.draw(self._ui_state(), self.commands, st, info)
-    elif st is not None:
-      panels.draw_loading(self.ui, self.commands, st)
+    self._in_ui_frame = True
+    try:
+      if self._warm is not None:
+        panels.compile_progress(self._warm_log, self._warm_t0)
+      elif st is not None and st.physics:
+        panels.draw(self._ui_state(), self.commands, st, info)
+      elif st is not None:
+        panels.draw_loading(self.ui, self.commands, st)
+    finally:
+      self._in_ui_frame = False
     return list(self.ui.opaque)
 
   def _ui_state(self):
@@ -739,7 +744,10 @@ class Viewer:
     self.open(path)
 
   def _cmd_screenshot(self, ui=False):
-    self.save_screenshot(ui=bool(ui))
+    if ui and self._in_ui_frame:     # a panel's button: the panels are being built; after it
+      self.post(lambda v: v.save_screenshot(ui=True))
+    else:
+      self.save_screenshot(ui=bool(ui))
 
   def _cmd_toggle_recording(self):
     self.toggle_recording()

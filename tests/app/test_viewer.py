@@ -441,6 +441,13 @@ def test_screenshot_key_and_button_save_pngs(open_viewer, tmp_path):
   with_ui = np.asarray(Image.open(v.last_saved).convert("RGB"))
   assert with_ui.shape == img.shape and len(list(tmp_path.glob("*.png"))) == 3
   assert _changed_pixels(with_ui, v.screenshot()) > 5000   # the panels cover part of the view
+  # the button with "with panels" ticked: taken after the frame that builds the panels
+  v.ui.shot_panels = True
+  _click(v, (shot[0] + shot[2]) / 2, (shot[1] + shot[3]) / 2)
+  v.frame()
+  assert len(list(tmp_path.glob("*.png"))) == 4
+  assert _changed_pixels(np.asarray(Image.open(v.last_saved).convert("RGB")),
+                         v.screenshot()) > 5000
 
 
 def test_recorded_frame_is_the_window_picture(open_viewer, tmp_path):
