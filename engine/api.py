@@ -117,9 +117,9 @@ def step_checked(m, d, nstep=1, rows=None, start=0):
     n = _step.step(m.struct, d.struct, int(nstep))
   else:
     n = _step.step_record(m.struct, d.struct, int(nstep), rows, int(start))
-  _warn_full(m, d, before)
-  if n < nstep:
-    return n + 1, _finish_diverged(m, d, before)
+  div = after_steps(m, d, before, n < nstep)
+  if div is not None:
+    return n + 1, div
   seen = [w for w in _CHECKS if d.warning_number[w] > before[w]]
   if seen:   # without autoreset: the checks counted them and the steps went on
     w = seen[-1]
@@ -133,6 +133,15 @@ def state_is_bad(d):
   checks (mj_checkPos, mj_checkVel; a sleeping dof's qvel excepted) will find: a step's
   integration can leave one, e.g. under a NaN timestep."""
   return not ((np.abs(d.qpos) <= MAXVAL).all() and (np.abs(d.qvel) <= MAXVAL).all())
+
+
+def after_steps(m, d, before, stopped):
+  """What `step_checked` does after its compiled loop, for other compiled loops of `step` (the
+  rollout's): warn of overflows and singular inertia since `before` (d.warning_number then);
+  when the loop `stopped` at a failed check, finish that step as mj_step does and return its
+  Divergence (else None)."""
+  _warn_full(m, d, before)
+  return _finish_diverged(m, d, before) if stopped else None
 
 
 def _finish_diverged(m, d, before):

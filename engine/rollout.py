@@ -49,9 +49,8 @@ def _world(m, d, ctrl, qpos, qvel, sensordata, world):
   while s < nstep:
     before = d.warning_number.copy()
     s = _run(m.struct, d.struct, s, nstep, ctrl, qpos, qvel, sensordata)
-    api._warn_full(m, d, before)
-    if s < nstep:       # step s stopped at a failed check: reset and finish it, as `step` does
-      div = api._finish_diverged(m, d, before)
+    div = api.after_steps(m, d, before, s < nstep)
+    if div is not None:   # step s stopped at a failed check: reset and finished, as `step` does
       warnings.warn(f"world {world}: {div}", RuntimeWarning, stacklevel=2)
       qpos[s], qvel[s], sensordata[s] = d.qpos, d.qvel, d.sensordata
       s += 1

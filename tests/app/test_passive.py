@@ -206,13 +206,15 @@ def test_module_form_opens_a_model_file(tmp_path):
   path = tmp_path / "float.xml"
   path.write_text(FLOAT)
   code = (
-      "import sys, threading, numjoco.viewer\n"
+      "import sys, threading, time, numjoco.viewer\n"
       "from numjoco.app.viewer import Viewer\n"
       "def opened(v):\n"
       "  def check(v):\n"
       "    print('MODEL', v.sim.status().path, v.sim.d.time > 0, flush=True)\n"
       "    v.on_close()\n"
       "  def wait():\n"
+      "    while v.sim is None:    # the boot thread makes it\n"
+      "      time.sleep(0.02)\n"
       "    v.sim.wait_until(lambda s: s.physics and s.rtf > 0, 120)\n"
       "    v.post(check)\n"
       "  threading.Thread(target=wait, daemon=True).start()\n"
