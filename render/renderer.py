@@ -24,6 +24,7 @@ from numjoco.render.scene import (  # noqa: F401
     BALL, BOX, CAPSULE, CONE, CYLINDER, KINDS, LABELS, QUAD, ROD, SPHERE, TIP, SceneBuilder,
     VisOptions)
 from numjoco.render.scene import FLOATS as _FLOATS
+from numjoco.render.shaders import AROUND, GL_CLIP_DISTANCE0, INSIDE, OUTSIDE
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _OPAQUE_ORDER = (SPHERE, CAPSULE, CYLINDER, BOX, CONE, BALL, ROD, TIP, QUAD)   # the floor last
@@ -589,7 +590,7 @@ class SceneRenderer:
     would otherwise pay the shadow-map lookup, and one outside the cone the spot light."""
     ctx = self.ctx
     for i in range(4):
-      ctx.enable_direct(_GL_CLIP_DISTANCE0 + i)
+      ctx.enable_direct(GL_CLIP_DISTANCE0 + i)
     used = {}
     for piece, planes in pieces:
       prog, vao = variant(piece)
@@ -597,7 +598,7 @@ class SceneRenderer:
       vao.render(instances=n)
       used[id(prog)] = prog
     for i in range(4):
-      ctx.disable_direct(_GL_CLIP_DISTANCE0 + i)
+      ctx.disable_direct(GL_CLIP_DISTANCE0 + i)
     for prog in used.values():
       # zero planes clip nothing: llvmpipe clips by every distance the shader writes, whether
       # or not GL_CLIP_DISTANCEi is enabled, and the planes' programs may be the geoms' too
@@ -645,7 +646,7 @@ class SceneRenderer:
 
   def _positional_uniforms(self, lights, shadow_idx):
     """[(name, value)] of _set_positional, made once per frame's `lights` and shadow light."""
-    key = (id(lights), shadow_idx, self._plane_npos)
+    key = (shadow_idx, self._plane_npos)
     if self._pos_cache[0] == key and self._pos_cache[1] is lights:
       return self._pos_cache[2]
     n = self._plane_npos
@@ -750,9 +751,6 @@ class SceneRenderer:
 
 
 _BIAS_IDENTITY = np.eye(4)
-_GL_CLIP_DISTANCE0 = 0x3000
-
-
 def _vkey(p, shadow):
   """Key of the instanced VAO of pass `p` ('o' opaque, 't' transparent) in a shadow variant."""
   return p if shadow else p + "n"
@@ -805,9 +803,6 @@ _NO_CLIP = _clip_planes()
 
 
 _FOOT = 0.002    # overlap of neighbouring floor pieces: no cracks between them
-
-
-INSIDE, AROUND, OUTSIDE = range(3)   # floor pieces: in the shadow map, around it, out of the cone
 
 
 def _ring(x0, x1, y0, y1, c=None):

@@ -223,6 +223,12 @@ void main() {
 
 APART = 2   # geom_program's shadow variant: the shadow light kept apart, no shadow map read
 
+# floor pieces (renderer._floor_pieces): inside the shadow map's footprint, around it, beyond a
+# spot light's cone; PIECE_VARIANT: each one's geom_program (shadow, positional) arguments
+INSIDE, AROUND, OUTSIDE = range(3)
+PIECE_VARIANT = {INSIDE: (True, True), AROUND: (APART, True), OUTSIDE: (False, False)}
+GL_CLIP_DISTANCE0 = 0x3000   # the clip distances the pieces and the sky's pieces are cut by
+
 
 def geom_program(npos=0, shadow=True, tex=0, positional=True):
   """(vertex, fragment) sources of the geom program; with `npos` > 0, the plane variant that

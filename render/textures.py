@@ -23,7 +23,6 @@ _FMT = "3f 3f 1f 2f"
 _INSTANCE_FMT = "3f 3f 3f 3f 4f 4f 4f 4f/i"
 _INSTANCE_ATTRS = ("i_pos", "i_r0", "i_r1", "i_r2", "i_size", "i_color", "i_mat", "i_color2")
 _SRGB8, _SRGB8_ALPHA8 = 0x8C41, 0x8C43
-_GL_CLIP_DISTANCE0 = 0x3000
 
 
 class TexturedGeoms:
@@ -223,9 +222,7 @@ class TexturedGeoms:
           prog["u_twoside"].value = int(plane and not transparent)
         return prog, self._vao(kind, t, (npos if plane else 0, shadow, tex, positional), prog)
       if plane and split is not None and not transparent:
-        # INSIDE (0): the shadow variant; AROUND (1): the shadow light apart, without the map;
-        # OUTSIDE (2): no shadow light (a spot light, dark there)
-        split(lambda piece: variant((True, shaders.APART, False)[piece], piece < 2), len(part))
+        split(lambda piece: variant(*shaders.PIECE_VARIANT[piece]), len(part))
       else:
         variant(sh)[1].render(instances=len(part))
 
@@ -247,11 +244,11 @@ class TexturedGeoms:
     self._sky_prog["u_sky"].value = 1
     self.ctx.depth_mask = False
     self.ctx.disable(moderngl.CULL_FACE)
-    self.ctx.enable_direct(_GL_CLIP_DISTANCE0)
+    self.ctx.enable_direct(shaders.GL_CLIP_DISTANCE0)
     for edge in (edges if edges is not None else [(0.0, 0.0, 1.0)]):
       self._sky_prog["u_edge"].value = tuple(float(x) for x in edge)
       self._sky_vao.render(moderngl.TRIANGLE_STRIP)
-    self.ctx.disable_direct(_GL_CLIP_DISTANCE0)
+    self.ctx.disable_direct(shaders.GL_CLIP_DISTANCE0)
     self.ctx.depth_mask = True
     self._tex_used.add(self.sky)
 
