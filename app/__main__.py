@@ -1,6 +1,7 @@
 """`numjoco [MODEL]`: open MODEL (default: the bundled demo) in the interactive viewer.
 
 `numjoco record MODEL -o out.mp4` renders a video offscreen (app/record.py).
+`numjoco sweep MODEL --grid PARAM=V1,V2 -o table.csv` runs a parameter sweep (app/sweep.py).
 `numjoco compile [MODEL] [--all] [--jobs N]` builds the engine's kernel cache (app/warmup.py).
 `numjoco --headless MODEL` loads the model, runs it for a few simulated seconds without a window
 and prints what happened, which checks a model end to end (errors name the file, line and
@@ -90,6 +91,9 @@ def main(argv=None):
   if argv and argv[0] == "record" and not os.path.isfile("record"):
     from numjoco.app import record
     return record.main(argv[1:])
+  if argv and argv[0] == "sweep" and not os.path.isfile("sweep"):
+    from numjoco.app import sweep
+    return sweep.main(argv[1:])
   if argv and argv[0] == "compile" and not os.path.isfile("compile"):
     from numjoco.app import warmup
     return warmup.main(argv[1:])

@@ -186,7 +186,7 @@ def _fresh_data(m, key):
 
 def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=None, key=None,
            ctrl=None, opts=None, samples=None, png_dir=None, progress=None, on_frame=None,
-           writer_options=None):
+           writer_options=None, controller=None):
   """Simulate model `m` for `seconds` and write `round(seconds * fps)` frames to `path`.
 
   Args:
@@ -205,6 +205,7 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     progress: callable(frames_done, sim_time) (e.g. a Progress), or None.
     on_frame: callable(k, d, image) after frame k is rendered (d is at the frame's time).
     writer_options: extra keyword arguments for render.video.VideoWriter (crf, preset ...).
+    controller: callable(m, d) before each step (sets d.ctrl ...); the steps then run one by one.
 
   Returns:
     RecordStats. A KeyboardInterrupt stops the recording, finalises the file and re-raises
@@ -251,7 +252,14 @@ def record(m, path, seconds=5.0, fps=30, size=(1280, 720), camera=None, *, d=Non
     for k in range(nframes):
       t = time.perf_counter()
       if targets[k] > done:
-        n, div = api.step_checked(m, d, int(targets[k] - done))
+        if controller is None:
+          n, div = api.step_checked(m, d, int(targets[k] - done))
+        else:
+          n, div = 0, None
+          while div is None and n < targets[k] - done:
+            controller(m, d)
+            n1, div = api.step_checked(m, d, 1)
+            n += n1
         if div is None and api.state_is_bad(d):
           n1, div = api.step_checked(m, d, 1)   # the next step's check, now: never draw it
           n += n1

@@ -40,6 +40,7 @@ _API.update({name: "numjoco.engine.types" for name in (
     "mjtSolver", "mjtTrn", "mjtWarning")})
 _API["MjcfError"] = "numjoco.engine.mjcf.parse"
 _API["rollout"] = "numjoco.engine.rollout"
+_API["sweep"] = "numjoco.app.sweep"
 _API["Renderer"] = "numjoco.render.offscreen"
 
 __all__ = sorted(_API)
