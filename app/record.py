@@ -9,6 +9,12 @@ meets a NaN, inf or huge qpos, qvel or qacc (MuJoCo's checks, warning mjWARN_BAD
 BADQACC), and the recording stops before that state is drawn, names the warning, the index and
 the time, and exits with status 3. `record()` is the reusable part (it raises SimulationDiverged
 then).
+
+Batches: several models, keyframes (`--key` repeated) or control vectors (`--ctrl` repeated) on
+the command line record every combination, or `--batch RUNS.csv` lists the runs (columns model,
+and optionally key, ctrl, seconds, camera, output); `-o` is then a folder. The runs go to worker
+processes (`--jobs`, default the cores) or to a Ray cluster (`--ray ADDRESS`) as app/workers.py
+runs them; a run that diverges or fails is reported in the summary and the others go on.
 """
 import argparse
 import dataclasses
@@ -20,7 +26,9 @@ import time
 import numpy as np
 
 USAGE_EXAMPLE = ("numjoco record MODEL.xml -o out.mp4 --seconds 5 --fps 30 --size 1280x720 "
-                 "[--camera NAME] [--key N|NAME] [--ctrl=0.1,0.2,...] [--png DIR]")
+                 "[--camera NAME] [--key N|NAME] [--ctrl=0.1,0.2,...] [--png DIR]\n"
+                 "       numjoco record A.xml B.xml [--key 0 --key 1] -o OUT_DIR [--jobs N | "
+                 "--ray ADDRESS]\n       numjoco record --batch RUNS.csv -o OUT_DIR")
 
 
 class RecordError(ValueError):
@@ -330,16 +338,23 @@ def _parse(argv):
              "diverged (a NaN, inf or huge qpos, qvel or qacc: the message names MuJoCo's warning, "
              "the index and the time; the file holds the frames before it and plays); "
              "130 Ctrl+C (the file plays)")
-  p.add_argument("model", help="MJCF file")
-  p.add_argument("-o", "--output", help="video file to write (.mp4, .mkv ...)")
+  p.add_argument("model", nargs="*", help="MJCF file (several: a batch)")
+  p.add_argument("-o", "--output", help="video file to write (.mp4, .mkv ...); a folder for a batch")
+  p.add_argument("--batch", default=None, metavar="RUNS.csv",
+                 help="a batch: one run per row (columns model, key, ctrl, seconds, camera, output)")
+  p.add_argument("--jobs", type=int, default=None, help="batch: worker processes (default: cores)")
+  p.add_argument("--ray", default=None, metavar="ADDRESS",
+                 help="batch: run on a Ray cluster ('local': start one here)")
+  p.add_argument("--retries", type=int, default=3, help="batch: reruns of a run whose worker died")
   p.add_argument("--seconds", type=float, default=5.0, help="simulated time to record")
   p.add_argument("--fps", type=float, default=30.0, help="frames per simulated second")
   p.add_argument("--size", default="1280x720", help="image size WIDTHxHEIGHT")
   p.add_argument("--camera", default=None, help="model camera (name or id); default: free camera")
-  p.add_argument("--key", default=None, help="keyframe to start from (index or name)")
-  p.add_argument("--ctrl", default=None,
+  p.add_argument("--key", action="append", default=None,
+                 help="keyframe to start from (index or name); repeated: a batch")
+  p.add_argument("--ctrl", action="append", default=None,
                  help="controls held constant, comma-separated (write --ctrl=-1,0.5 for a "
-                      "negative first value)")
+                      "negative first value); repeated: a batch")
   p.add_argument("--png", default=None, metavar="DIR", help="also save every frame as a PNG")
   p.add_argument("--samples", type=int, default=None,
                  help="multisample anti-aliasing (0: off; default: the model's offsamples)")
@@ -357,6 +372,13 @@ def main(argv=None):
   """Entry point of `numjoco record`; returns the exit status (1: no EGL or the encoder failed,
   2: bad input, 3: the simulation diverged, 130: Ctrl+C)."""
   args = _parse(sys.argv[1:] if argv is None else argv)
+  if args.batch or len(args.model) > 1 or len(args.key or ()) > 1 or len(args.ctrl or ()) > 1:
+    return batch_main(args)
+  if len(args.model) != 1:
+    return _fail("give a model file (or several, or --batch RUNS.csv)")
+  args.model = args.model[0]
+  args.key = args.key[0] if args.key else None
+  args.ctrl = args.ctrl[0] if args.ctrl else None
   if args.output is None and args.png is None:
     return _fail("give an output file with -o OUT.mp4 (or --png DIR)")
   try:
@@ -427,6 +449,134 @@ def main(argv=None):
         f"(physics {stats.physics:.1f} s, render {stats.render:.1f} s, "
         f"encode {stats.encode:.1f} s on its own thread)", file=sys.stderr)
   return 0
+
+
+
+# ------------------------------------------------------------------ batches
+
+@dataclasses.dataclass
+class RecordJob:
+  """One video of a batch (picklable: sent to worker processes and Ray tasks)."""
+  model: str
+  output: str
+  seconds: float = 5.0
+  fps: float = 30.0
+  size: tuple = (1280, 720)
+  camera: object = None
+  key: object = None
+  ctrl: object = None
+  samples: object = None
+  crf: int = 20
+
+
+def record_job(job):
+  """Record one batch video; returns {output, frames, status} (status 'ok', 'diverged: ...' or
+  'error: ...': one run's failure does not stop the batch)."""
+  import numjoco
+  from numjoco import MjcfError
+  from numjoco.engine import build
+  out = {"output": job.output, "frames": 0}
+  try:
+    m = numjoco.load_model(job.model, prepare=build.compile_missing)
+    cam = make_camera(m, job.camera)
+    ctrl = None if job.ctrl is None else parse_ctrl(job.ctrl, m)
+    stats = record(m, job.output, job.seconds, job.fps, job.size, cam, key=job.key, ctrl=ctrl,
+                   samples=job.samples, writer_options={"crf": job.crf})
+    out.update(frames=stats.frames, status="ok")
+  except SimulationDiverged as e:
+    out.update(frames=e.stats.frames, status=f"diverged: {e.divergence}")
+  except (RecordError, MjcfError, OSError, ValueError, RuntimeError) as e:
+    out.update(status=f"error: {e}")
+  return out
+
+
+def batch_jobs(args):
+  """The RecordJobs of a batch command line (the --batch file's rows, or every combination of
+  the models, keys and controls given), or a RecordError."""
+  import csv
+  import itertools
+  if not args.output:
+    raise RecordError("a batch needs -o OUT_DIR, the folder the videos go to")
+  size = parse_size(args.size)
+  common = dict(seconds=args.seconds, fps=args.fps, size=size, camera=args.camera,
+                samples=args.samples, crf=args.crf)
+  rows = []
+  if args.batch:
+    if args.model or args.key or args.ctrl:
+      raise RecordError("give the runs either in --batch or on the command line, not both")
+    base = os.path.dirname(os.path.abspath(args.batch))
+    try:
+      with open(args.batch, newline="") as f:
+        table = list(csv.DictReader(f))
+    except OSError as e:
+      raise RecordError(f"cannot read {args.batch!r}: {e}") from None
+    for line, r in enumerate(table, start=2):
+      if not r.get("model"):
+        raise RecordError(f"{args.batch}:{line}: no model")
+      rows.append((line, os.path.join(base, r["model"]), r.get("key") or None,
+                   r.get("ctrl") or None, r))
+  else:
+    for k, (model, key, ctrl) in enumerate(itertools.product(
+        args.model, args.key or [None], args.ctrl or [None])):
+      rows.append((k, model, key, ctrl, {}))
+  jobs, names = [], set()
+  for line, model, key, ctrl, r in rows:
+    where = f"{args.batch}:{line}: " if args.batch else ""
+    if not os.path.isfile(model):
+      raise RecordError(f"{where}no model file {model!r}")
+    if key is not None and str(key).lstrip("-").isdigit():
+      key = int(key)
+    name = r.get("output") or "_".join(
+        [os.path.splitext(os.path.basename(model))[0]] +
+        ([f"key{key}"] if key is not None else []) +
+        ([f"ctrl{(args.ctrl or []).index(ctrl)}"] if ctrl is not None and not args.batch else []))
+    name = name if os.path.splitext(name)[1] else name + ".mp4"
+    if name in names:
+      raise RecordError(f"{where}two runs write {name!r}: name them (an output column)")
+    names.add(name)
+    kw = dict(common)
+    try:
+      if r.get("seconds"):
+        kw["seconds"] = float(r["seconds"])
+    except ValueError:
+      raise RecordError(f"{where}seconds {r['seconds']!r} is not a number") from None
+    if r.get("camera"):
+      kw["camera"] = r["camera"]
+    jobs.append(RecordJob(model=os.path.abspath(model),
+                          output=os.path.join(os.path.abspath(args.output), name),
+                          key=key, ctrl=ctrl, **kw))
+  if not jobs:
+    raise RecordError(f"{args.batch}: no runs")
+  return jobs
+
+
+def batch_main(args):
+  """`numjoco record` over several runs; exit status 0 all done, 3 one diverged, 1 one failed,
+  2 bad input."""
+  from numjoco.app.workers import run_jobs
+  if args.png:
+    return _fail("--png is for one video, not a batch")
+  try:
+    jobs = batch_jobs(args)
+  except RecordError as e:
+    return _fail(str(e))
+  os.makedirs(args.output, exist_ok=True)
+  t0 = time.perf_counter()
+
+  def progress(done, total):
+    if not args.quiet:
+      print(f"{done}/{total} videos", file=sys.stderr, flush=True)
+  try:
+    results = run_jobs(record_job, jobs, args.jobs, args.ray, args.retries, progress)
+  except RuntimeError as e:
+    print(f"numjoco record: {e}", file=sys.stderr)
+    return 1
+  for r in results:
+    print(f"{r['status']:>8s}  {r['frames']:5d} frames  {r['output']}")
+  print(f"{len(results)} videos in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+  if any(r["status"].startswith("error") for r in results):
+    return 1
+  return EXIT_DIVERGED if any(r["status"] != "ok" for r in results) else 0
 
 
 if __name__ == "__main__":
