@@ -21,6 +21,19 @@ A parameter names a Model field as the Physics panel edits it, or an option:
 
 Grid values are comma-separated, a row's numbers space-separated (`geom_solref[floor]=0.02 1,
 0.01 1`); random values are `uniform:LOW:HIGH`, `loguniform:LOW:HIGH` or a comma list to draw from.
+
+The metrics, over the states after each step (d.contact and d.energy as that step computed them,
+as mj_step leaves them):
+- max_penetration (m): the deepest contact, max over steps of -min(d.contact_dist), 0 without
+  contact;
+- jitter: the RMS over the run's second half of |qvel| (the 2-norm over all dofs): what still
+  moves once a resting model should rest;
+- energy_drift (J): total energy at the end minus at the start (ENERGY enabled for the run; it
+  does not change the motion): dissipation by contacts and damping, or a gain where the
+  integration is unstable;
+- settle_time (s): the time from which every |qvel| stays below `settle_tol` to the end (NaN if
+  it never does);
+a run that diverges (MuJoCo's checks) has `diverged` set and NaN for the metrics over the run.
 """
 import argparse
 import csv
@@ -37,6 +50,8 @@ import numpy as np
 from numjoco.app.workers import run_jobs
 
 METRICS = ("max_penetration", "jitter", "energy_drift", "settle_time")
+_UNITS = {"max_penetration": "m", "jitter": "RMS |qvel|, 2nd half", "energy_drift": "J",
+          "settle_time": "s"}
 _ENUM_OPTS = {"integrator": "mjtIntegrator", "solver": "mjtSolver", "cone": "mjtCone"}
 _NAME = re.compile(r"^(opt\.)?([A-Za-z_][A-Za-z_0-9]*)(?:\[([^\]]+)\])?(?:\[(\d+)\])?$")
 
@@ -480,10 +495,13 @@ class SweepResult:
         ax.plot(ux, [_mean([y for xx, y in zip(xs, ys) if xx == u]) for u in ux], "-",
                 color=pts[0].get_color())
       ax.set_xlabel(x)
-      ax.set_title(k)
-      if len(set(_num(r[x]) for r in self.rows)) > 2 and \
-          min(_num(r[x]) for r in self.rows) > 0:
-        ax.set_xscale("log")
+      ax.set_title(f"{k} ({_UNITS[k]})" if k in _UNITS else k)
+      xs = sorted({_num(r[x]) for r in self.rows}, key=str)
+      if all(isinstance(v, float) for v in xs) and len(xs) > 2 and min(xs) > 0:
+        ax.set_xscale("log")    # solref, friction, masses: spans of orders of magnitude
+        ax.minorticks_off()
+        if len(xs) <= 8:       # the grid's values themselves as the ticks
+          ax.set_xticks(sorted(xs), [f"{v:g}" for v in sorted(xs)])
     if group:
       axes[0][0].legend(fontsize="small")
     fig.suptitle(os.path.basename(self.model))
@@ -593,9 +611,9 @@ def _print_table(res, stream):
   cols = [c for c in res.columns if c != "video"]
   cells = [[_short(r.get(c)) for c in cols] for r in res.rows]
   width = [max(len(c), *(len(row[k]) for row in cells)) for k, c in enumerate(cols)]
-  print("  ".join(c.rjust(w) for c, w in zip(cols, width)), file=stream)
+  print("  ".join(c.rjust(w) for c, w in zip(cols, width)).rstrip(), file=stream)
   for row in cells:
-    print("  ".join(c.rjust(w) for c, w in zip(row, width)), file=stream)
+    print("  ".join(c.rjust(w) for c, w in zip(row, width)).rstrip(), file=stream)
 
 
 def _short(v):
