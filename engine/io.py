@@ -117,6 +117,7 @@ class Data:
     sizes = m.sizes()
     arrays = t.check_arrays(t.DATA_TABLE, sizes, {}, "Data")
     d = self.__dict__
+    d["_arenas"] = _arena(arrays, RESET_KEEPS)
     d.update({k: v for k, v in arrays.items() if k not in _DATA_SCALARS})
     d["_arrays"] = arrays
     d["struct"] = _build(_structs.new_data, None, _structs.DATA_SETTERS, sizes, arrays)
@@ -145,6 +146,33 @@ def make_data(m):
   return d
 
 
+_ALIGN = 64   # bytes: each array of an arena starts on a cache line, as malloc'd ones roughly do
+
+
+def _arena(arrays, keep):
+  """Re-home the arrays (but those named in `keep`) as views of one zeroed buffer per dtype,
+  each view starting on an `_ALIGN`-byte boundary; returns the buffers. A reset then zeroes a
+  few buffers instead of hundreds of arrays (mj_resetData's one memset of its arena)."""
+  by_dtype = {}
+  for name, a in arrays.items():
+    if name not in keep:
+      by_dtype.setdefault(a.dtype, []).append(name)
+  arenas = []
+  for dtype, names in by_dtype.items():
+    per = max(1, _ALIGN // dtype.itemsize)      # elements per alignment step
+    offsets, n = [], 0
+    for name in names:
+      offsets.append(n)
+      n += -(-arrays[name].size // per) * per
+    buf = np.zeros(n + per, dtype)
+    shift = (-buf.ctypes.data % _ALIGN) // dtype.itemsize if _ALIGN % dtype.itemsize == 0 else 0
+    for name, o in zip(names, offsets):
+      a = arrays[name]
+      arrays[name] = buf[shift + o:shift + o + a.size].reshape(a.shape)
+    arenas.append(buf)
+  return arenas
+
+
 # Collision work buffers a reset leaves as they are: GJK/EPA scratch, which every narrowphase
 # call writes before it reads, and the mesh cache in them, whose entries check themselves
 # against the mesh (collision/convex.py's set_mesh). They are sized for the model's largest
@@ -159,9 +187,8 @@ def reset_data(m, d, key=None):
   time. The stage timers are cleared but stay on if they were (MuJoCo's mjcb_time outlives a
   reset)."""
   timing = bool(d.timer_on[0])
-  for name, a in d._arrays.items():
-    if name not in RESET_KEEPS:
-      a[...] = 0
+  for buf in d._arenas:      # every array but RESET_KEEPS (Data's arenas)
+    buf[...] = 0
   d.timer_on[0] = timing
   d.qpos[:] = m.qpos0
   d.eq_active[:] = m.eq_active0
@@ -182,6 +209,20 @@ def reset_data(m, d, key=None):
   d.time = m.key_time[k]
   preview.set_key(m, d, k)
   d.plastic[:] = m.key_plastic[k]
+
+
+def arena_copy(d):
+  """A copy of Data's arenas (every array but RESET_KEEPS): taken right after reset_data,
+  `restore_arenas(d, copy)` puts Data back in the reset state with a few memory copies (numpy
+  releases the GIL for them), where reset_data is Python work that holds it (rollout resets a
+  Data for every world)."""
+  return [buf.copy() for buf in d._arenas]
+
+
+def restore_arenas(d, copy):
+  """Data's arenas from `arena_copy(d)`."""
+  for buf, c in zip(d._arenas, copy):
+    np.copyto(buf, c)
 
 
 def _reset_sleep(m, d):
@@ -217,10 +258,8 @@ def reset_ctrl(m, d):
   """Neutral controls (mj_resetCtrl): zero, but the identity for quaternion-commanded SO3
   servos."""
   d.ctrl[:] = 0
-  for i in range(m.nactuator):
-    if (m.actuator_gaintype[i] == t.mjtGain.SO3
-        and m.actuator_ctrlspec[i] == t.mjtChart.QUAT):
-      d.ctrl[m.actuator_ctrladr[i]] = 1.0
+  quat = (m.actuator_gaintype == int(t.mjtGain.SO3)) & (m.actuator_ctrlspec == int(t.mjtChart.QUAT))
+  d.ctrl[m.actuator_ctrladr[quat]] = 1.0
 
 
 def _objtype(objtype):

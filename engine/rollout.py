@@ -112,12 +112,14 @@ def rollout(m, d, nstep, *, initial_qpos=None, initial_qvel=None, control=None, 
     """World i, on its thread's Data for its model, reset (a reset Data steps as a new one)."""
     mi = models[i] if models is not None else m
     datas = local.__dict__.setdefault("datas", {})
-    di = datas.get(id(mi))
-    if di is None:
-      di = datas[id(mi)] = io.make_data(mi)
+    entry = datas.get(id(mi))
+    if entry is None:
+      di = io.make_data(mi)
+      entry = datas[id(mi)] = (di, io.arena_copy(di))
     else:
-      io.reset_data(mi, di)
-    _state.set_state(mi, di, x0)
+      io.restore_arenas(entry[0], entry[1])    # reset_data's result, copied without the GIL
+    di = entry[0]
+    _state.read_state(mi.struct, di.struct, x0)
     if initial_qpos is not None:
       di.qpos[:] = initial_qpos[i]
     if initial_qvel is not None:

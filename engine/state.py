@@ -135,3 +135,32 @@ def write_state(m, d, row):
   k += 4 * d.mocap_quat.shape[0]
   for i in range(d.plastic.shape[0]):
     row[k + i] = d.plastic[i]
+
+
+@jit
+def read_state(m, d, row):
+  """The INTEGRATION state from `row` (get_state's layout) into Data: set_state compiled, for
+  rollout's worlds, which each start from a state without holding the GIL."""
+  d.time[0] = row[0]
+  k = 1
+  for a in (d.qpos, d.qvel, d.act, d.history, d.qacc_warmstart, d.ctrl, d.qfrc_applied):
+    for i in range(a.shape[0]):
+      a[i] = row[k + i]
+    k += a.shape[0]
+  for b in range(d.xfrc_applied.shape[0]):
+    for j in range(6):
+      d.xfrc_applied[b, j] = row[k + 6 * b + j]
+  k += 6 * d.xfrc_applied.shape[0]
+  for i in range(d.eq_active.shape[0]):
+    d.eq_active[i] = row[k + i] != 0.0
+  k += d.eq_active.shape[0]
+  for i in range(d.mocap_pos.shape[0]):
+    for j in range(3):
+      d.mocap_pos[i, j] = row[k + 3 * i + j]
+  k += 3 * d.mocap_pos.shape[0]
+  for i in range(d.mocap_quat.shape[0]):
+    for j in range(4):
+      d.mocap_quat[i, j] = row[k + 4 * i + j]
+  k += 4 * d.mocap_quat.shape[0]
+  for i in range(d.plastic.shape[0]):
+    d.plastic[i] = row[k + i]

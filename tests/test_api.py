@@ -199,3 +199,31 @@ def test_the_package_namespace_is_the_public_api():
   names = set(dir(numjoco))
   assert set(numjoco.__all__) <= names and {"step", "Renderer", "MjcfError"} <= names
   assert not {n for n in names if n.startswith("_")} and not {"os", "importlib"} & names
+
+
+def test_data_arrays_live_in_arenas_without_overlap():
+  """Data's arrays but RESET_KEEPS are views of one buffer per dtype (a reset zeroes a few
+  buffers): each starts on a 64-byte boundary and none overlaps another (a value written into
+  every element of one array shows in no other); arena_copy/restore_arenas give back the reset
+  state after steps."""
+  from numjoco.engine import io
+  m = numjoco.load_model(str(DEMO_MODEL))
+  d = numjoco.make_data(m)
+  arrays = {k: a for k, a in d._arrays.items() if k not in io.RESET_KEEPS and a.size}
+  assert len(d._arenas) <= 8 < len(arrays)
+  for name, a in arrays.items():
+    assert a.ctypes.data % 64 == 0 and a.flags.c_contiguous, name
+    assert any(np.shares_memory(a, buf) for buf in d._arenas), name
+  for k, (name, a) in enumerate(arrays.items()):   # a distinct non-zero mark per array
+    a[...] = True if a.dtype == bool else k + 1
+  for k, (name, a) in enumerate(arrays.items()):
+    want = True if a.dtype == bool else k + 1
+    assert np.all(a == want), name
+  d.timer_on[0] = 0          # (a reset keeps the timers on)
+  numjoco.reset_data(m, d)
+  image = io.arena_copy(d)
+  fresh = numjoco.make_data(m)
+  numjoco.step(m, d, 50)
+  io.restore_arenas(d, image)
+  for name in arrays:
+    np.testing.assert_array_equal(d._arrays[name], fresh._arrays[name], err_msg=name)
