@@ -213,16 +213,22 @@ def reset_data(m, d, key=None):
 
 def arena_copy(d):
   """A copy of Data's arenas (every array but RESET_KEEPS): taken right after reset_data,
-  `restore_arenas(d, copy)` puts Data back in the reset state with a few memory copies (numpy
-  releases the GIL for them), where reset_data is Python work that holds it (rollout resets a
-  Data for every world)."""
-  return [buf.copy() for buf in d._arenas]
+  `restore_arenas(d, copy)` puts Data back in the reset state with a few memsets (numpy releases
+  the GIL for them) where reset_data is Python work that holds it (rollout resets a Data for
+  every world)."""
+  out = []
+  for buf in d._arenas:
+    nz = np.flatnonzero(buf)    # a reset Data is mostly zeros: kept as its non-zero entries
+    out.append((nz, buf[nz]))
+  return out
 
 
 def restore_arenas(d, copy):
-  """Data's arenas from `arena_copy(d)`."""
-  for buf, c in zip(d._arenas, copy):
-    np.copyto(buf, c)
+  """Data's arenas from `arena_copy(d)`: zeroed (a memset without the GIL), then the non-zero
+  entries put back."""
+  for buf, (nz, values) in zip(d._arenas, copy):
+    buf[...] = 0
+    buf[nz] = values
 
 
 def _reset_sleep(m, d):
