@@ -147,3 +147,30 @@ def test_rollout_shapes_are_checked():
     numjoco.rollout(m, d, 5, initial_qvel=np.zeros((2, 3)))
   with pytest.raises(ValueError, match=r"control must have shape \(N, 5, 1\)"):
     numjoco.rollout(m, d, 5, control=np.zeros((2, 4, 1)))
+
+
+def test_repeated_calls_reuse_threads_and_data_and_see_model_edits():
+  """The worker threads and their Data outlive a call: a second call after the Model was edited
+  (a damping, the integrator, a body's position: what the reset state is made from) equals the
+  serial run of the edited Model, and the threads are the same ones."""
+  import threading
+  m = _model()
+  d = numjoco.make_data(m)
+  ctrl = np.full((4, 50, 1), 0.5)
+  old = numba.get_num_threads()
+  numba.set_num_threads(2)
+  try:
+    numjoco.rollout(m, d, 50, control=ctrl)
+    before = {t.ident for t in threading.enumerate() if t.name.startswith("numjoco-rollout")}
+    m.dof_damping[m.jnt_dofadr[1]] = 2.0
+    m.opt.integrator = numjoco.mjtIntegrator.RK4
+    m.body_pos[1, 0] = 0.3
+    out = numjoco.rollout(m, d, 50, control=ctrl)
+    after = {t.ident for t in threading.enumerate() if t.name.startswith("numjoco-rollout")}
+  finally:
+    numba.set_num_threads(old)
+  assert before and before == after
+  for i in range(4):
+    ref = _serial(m, d, 50, ctrl=ctrl[i])
+    for key, r in zip(("qpos", "qvel", "sensordata"), ref):
+      assert np.array_equal(out[key][i], r), (i, key)
