@@ -7,8 +7,9 @@ function of the user's. The rows land in one table (CSV, or Parquet with pyarrow
 with plots (matplotlib) and a short video of each variant (render/ through EGL); the best
 variant is printed as an MJCF diff (app/export.py) and can be written out as an edited copy of
 the model file. Variants run in worker processes on this machine's cores, or as Ray tasks on a
-cluster (`--ray ADDRESS`; `pip install numjoco[ray]`). A worker that dies (killed, out of memory)
-loses no variant: its variants run again, up to `retries` times.
+cluster (`--ray ADDRESS`; `pip install numjoco[ray]`; the model file must be readable at the same
+path on the cluster's machines, e.g. a shared filesystem). A worker that dies (killed, out of
+memory) loses no variant: its variants run again, up to `retries` times.
 
 A parameter names a Model field as the Physics panel edits it, or an option:
 
@@ -702,15 +703,20 @@ def main(argv=None):
   except (SweepError, ValueError, OSError) as e:
     print(f"numjoco sweep: {e}", file=sys.stderr)
     return 2
-  if args.open_best:
+  if args.open_best:   # the viewer on the best variant's file (a copy next to the model's,
+    import subprocess  # where its relative assets resolve, while the viewer runs)
     import tempfile
     path = args.export_best
     if not path:
-      fd, path = tempfile.mkstemp(suffix=".xml", dir=os.path.dirname(os.path.abspath(args.model)))
+      fd, path = tempfile.mkstemp(suffix=".xml", prefix=".sweep-best-",
+                                  dir=os.path.dirname(os.path.abspath(args.model)))
       os.close(fd)
       res.save_model(best, path)
-    import subprocess
-    return subprocess.call([sys.executable, "-m", "numjoco", path])   # the viewer
+    try:
+      return subprocess.call([sys.executable, "-m", "numjoco", path])
+    finally:
+      if not args.export_best:
+        os.remove(path)
   return 0
 
 

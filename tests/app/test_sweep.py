@@ -249,3 +249,25 @@ def test_variant_videos(box, tmp_path):
   for n in names:
     with av.open(str(tmp_path / n)) as c:
       assert sum(1 for _ in c.decode(video=0)) == 6
+
+
+def test_open_best_opens_the_edited_copy_in_the_viewer(box, monkeypatch, capsys):
+  """--open-best starts the viewer (`python -m numjoco FILE`) on a copy of the model with the
+  best variant's values, next to the model (its relative assets resolve there), removed when
+  the viewer closes."""
+  import subprocess
+  import sys
+  seen = []
+
+  def viewer(argv):
+    seen.append((argv, numjoco.load_model(argv[3]).geom_friction[1, 0]))
+    return 0
+  monkeypatch.setattr(subprocess, "call", viewer)
+  assert sw.main([box, "--grid", "geom_friction[box][0]=0.2,0.9", "--best", "settle_time",
+                  "--seconds", "0.4", "--jobs", "1", "--open-best"]) == 0
+  capsys.readouterr()
+  ((argv, mu),) = seen
+  assert argv[:3] == [sys.executable, "-m", "numjoco"]
+  assert os.path.dirname(argv[3]) == os.path.dirname(box) and not os.path.exists(argv[3])
+  res = sw.sweep(box, {"geom_friction[box][0]": [0.2, 0.9]}, seconds=0.4, workers=1)
+  assert mu == res.best("settle_time")["geom_friction[box][0]"]
