@@ -573,6 +573,14 @@ def sweep(model, grid=None, random=None, samples=0, seeds=1, seconds=2.0, *, key
     raise SweepError("seeds: at least one")
   vs = variants(params, samples, sample_seed)
   in_process = (workers or os.cpu_count() or 1) == 1 and not ray_address
+  if not in_process and not ray_address:
+    import pickle
+    try:
+      pickle.dumps((controller, metrics))
+    except Exception as e:  # noqa: BLE001 - a lambda or closure: say what to do instead
+      raise SweepError(f"the controller and metric functions go to worker processes, so they "
+                       f"must be module-level functions ({e}); or run with workers=1, or on "
+                       "Ray, which takes closures") from None
   jobs = [Job(index=k, model=model, params=params, variant=v, seed=s, seconds=float(seconds),
               key=key, ctrl=ctrl, noise=float(noise), settle_tol=float(settle_tol),
               controller=controller, metrics=metrics, video=os.path.abspath(video) if video else "",

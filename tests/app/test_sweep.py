@@ -210,6 +210,12 @@ def test_random_samples_seeds_noise_controller_and_user_metric(box):
   assert 0.05 < a["height"] < 0.35
 
 
+def test_a_closure_for_worker_processes_is_refused_clearly(box):
+  with pytest.raises(sw.SweepError, match="must be module-level functions"):
+    sw.sweep(box, {"geom_friction[*][0]": [0.5]}, seconds=0.01, workers=2,
+             metrics={"x": lambda m, d, trace: 0.0})
+
+
 @pytest.mark.parametrize("spec, msg", [
     ("geom_solref[ground][0]=0.01", "no geom named 'ground'"),
     ("geom_solref[floor][2]=0.01", "has 2 column(s)"),
