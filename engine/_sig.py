@@ -66,10 +66,12 @@ def NEEDS_SENSOR(m):
 # Options a user may change while the model runs: Model.struct re-links when they change
 # (engine/io.py), so a unit is compiled when the first step that needs it is taken.
 def OPTION_KEY(m):
-  """The options the gates below read."""
-  o = m.opt
-  return (int(o.integrator), int(o.solver), int(o.enableflags), int(o.disableflags),
-          int(o.noslip_iterations), NEEDS_FLUID(m))
+  """The options the gates below read (from the option arrays directly, not through m.opt:
+  every step called from Python reads this key, 0.7 us here against 5 us through m.opt)."""
+  a = m._arrays
+  return (int(a["opt_integrator"][0]), int(a["opt_solver"][0]), int(a["opt_enableflags"][0]),
+          int(a["opt_disableflags"][0]), int(a["opt_noslip_iterations"][0]),
+          bool(a["opt_density"][0] != 0 or a["opt_viscosity"][0] != 0))
 
 
 def NEEDS_FLUID(m):

@@ -67,9 +67,17 @@ def _warn_full(m, d, before):
 
 def forward(m, d):
   """Forward dynamics at the current state: every derived field of Data (mj_forward)."""
-  before = d.warning_number.copy()
-  _fwd.forward(m.struct, d.struct)
-  _warn_full(m, d, before)
+  global _FORWARD
+  counts = d.warning_number
+  seen0 = counts.tobytes()
+  if _FORWARD is None:
+    _FORWARD = _fwd.forward.entry()
+  _FORWARD(m.struct, d.struct)
+  if counts.tobytes() != seen0:
+    _warn_full(m, d, np.frombuffer(seen0, counts.dtype))
+
+
+_FORWARD = None   # forward's compiled entry point (Unit.entry), found on the first call
 
 
 # the checks of the state every step makes (engine/check.py): what they name by their index
@@ -106,17 +114,28 @@ def step(m, d, nstep=1):
   return n
 
 
+_STEP = None   # step's compiled entry point (Unit.entry), found on the first call
+
+
 def step_checked(m, d, nstep=1, rows=None, start=0):
   """`step` that returns (steps taken, Divergence or None) instead of warning of a divergence,
   for callers that report it themselves (the viewer, `numjoco record`). With `rows` (a float64
   array), the INTEGRATION state (engine/state.py's layout) after step s goes into row
   (start + s) % len(rows): the viewer's history of recent states; a step that diverged writes
   none (the history starts again from its state)."""
-  before = d.warning_number.copy()
+  counts = d.warning_number
+  seen0 = counts.tobytes()
+  nstep = int(nstep)
   if rows is None:
-    n = _step.step(m.struct, d.struct, int(nstep))
+    global _STEP
+    if _STEP is None:
+      _STEP = _step.step.entry()
+    n = _STEP(m.struct, d.struct, nstep)
   else:
-    n = _step.step_record(m.struct, d.struct, int(nstep), rows, int(start))
+    n = _step.step_record(m.struct, d.struct, nstep, rows, int(start))
+  if n == nstep and counts.tobytes() == seen0:   # no warning counted: nothing to report
+    return n, None
+  before = np.frombuffer(seen0, counts.dtype)
   div = after_steps(m, d, before, n < nstep)
   if div is not None:
     return n + 1, div

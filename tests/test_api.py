@@ -227,3 +227,32 @@ def test_data_arrays_live_in_arenas_without_overlap():
   io.restore_arenas(d, image)
   for name in arrays:
     np.testing.assert_array_equal(d._arrays[name], fresh._arrays[name], err_msg=name)
+
+
+def test_options_changed_between_step_calls_take_effect():
+  """A Python-side step links the units the model's options need at each call (Model.struct
+  reads them from the option arrays): an integrator or fluid density set between two calls
+  steps exactly as a model loaded with it does, from the same state."""
+  from numjoco.engine import state
+  xml = XML.replace("<worldbody>", '<option integrator="Euler"/><worldbody>')
+  m = numjoco.load_model(xml)
+  d = numjoco.make_data(m)
+  numjoco.reset_data(m, d, "up")       # swinging
+  numjoco.step(m, d, 20)
+  x = state.get_state(m, d)
+  m.opt.integrator = numjoco.mjtIntegrator.RK4
+  m.opt.density = 1.2
+  for _ in range(10):
+    numjoco.step(m, d)
+  ref = numjoco.load_model(XML.replace("<worldbody>", '<option integrator="RK4" density="1.2"/>'
+                                       "<worldbody>"))
+  dr = numjoco.make_data(ref)
+  state.set_state(ref, dr, x)
+  numjoco.step(ref, dr, 10)
+  np.testing.assert_array_equal(d.qpos, dr.qpos)
+  np.testing.assert_array_equal(d.qvel, dr.qvel)
+  euler = numjoco.load_model(xml)
+  de = numjoco.make_data(euler)
+  state.set_state(euler, de, x)
+  numjoco.step(euler, de, 10)
+  assert np.abs(de.qvel - d.qvel).max() > 1e-9     # the change did change the motion
