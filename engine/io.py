@@ -33,6 +33,7 @@ class Option:
 
   def __init__(self, arrays):
     object.__setattr__(self, "_arrays", arrays)
+    object.__setattr__(self, "_version", 0)   # counts writes: Model.struct's cheap check
 
   def __getattr__(self, name):
     if name not in _OPT_NAMES:
@@ -44,6 +45,7 @@ class Option:
     if name not in _OPT_NAMES:
       raise AttributeError(f"Option has no field {name!r}")
     self._arrays["opt_" + name][...] = value
+    object.__setattr__(self, "_version", self._version + 1)
 
   def __dir__(self):
     return sorted(_OPT_NAMES)
@@ -67,6 +69,7 @@ class Model:
     d["source"] = source
     d["_struct"] = None   # built on first use (engine/build.py compiles its setters apart)
     d["_linked"] = None
+    d["_linked_version"] = None   # m.opt's write count when the options were last checked
 
   @classmethod
   def from_compiled(cls, compiled):
@@ -82,14 +85,17 @@ class Model:
     """The compiled-side Model. Its use links the engine units this model needs with its
     current options (engine/_jit.py: a model without flexes never compiles the flex units, one
     on the Euler integrator not RK4's), again after an option they depend on changed."""
-    key = _sig.OPTION_KEY(self)
-    if self._linked != key:
-      # every unit is defined once the pipeline's modules are imported (step reaches all
-      # stages and integrators, inverse the inverse pass): a unit defined after linking would
-      # stay a trap
-      from numjoco.engine import inverse, step  # noqa: F401
-      _jit.link_for(self)
-      self.__dict__["_linked"] = key
+    version = self.opt._version     # the options change only through m.opt's setter
+    if self._linked_version != version:
+      key = _sig.OPTION_KEY(self)
+      if self._linked != key:
+        # every unit is defined once the pipeline's modules are imported (step reaches all
+        # stages and integrators, inverse the inverse pass): a unit defined after linking
+        # would stay a trap
+        from numjoco.engine import inverse, step  # noqa: F401
+        _jit.link_for(self)
+        self.__dict__["_linked"] = key
+      self.__dict__["_linked_version"] = version
     return self.unlinked_struct()
 
   def unlinked_struct(self):
