@@ -300,11 +300,10 @@ def run_job(job):
   if job.fail_once and not os.path.exists(job.fail_once):
     open(job.fail_once, "w").close()
     os._exit(9)              # the worker process dies mid-run, as when killed
-  import numjoco
-  from numjoco.engine import api, build
+  from numjoco.engine import build
   from numjoco.engine.types import mjtEnableBit
   m = _model(job.model)
-  edits, opt_edits, undo = apply(m, job.params, job.variant)
+  undo = apply(m, job.params, job.variant)[2]
   flags = int(m.opt.enableflags)
   try:
     m.opt.enableflags = flags | int(mjtEnableBit.ENERGY)   # for energy drift; no effect on motion

@@ -442,6 +442,7 @@ class Unit:
     self.__module__, self.__wrapped__ = fn.__module__, fn
     self.cell = ctypes.c_void_p(_trap_addr())
     self.linked = False
+    self._entry = None     # the compiled entry point, once `entry` found it
     llb.add_symbol(self.symbol, ctypes.addressof(self.cell))
     self.nbtype = UnitType(self)
     lower_builtin(self.nbtype, *sig.args)(
@@ -473,10 +474,12 @@ class Unit:
     """The compiled function for calls from Python whose arguments are known to have the
     declared types: without the dispatcher's type checks and overload lookup (1.1 us of a
     Python-side step call). Wrong types are not caught: call the unit itself then."""
-    if not self.linked:
-      link_for(None)
-      self.link()
-    return self.disp.overloads[self.sig.args].entry_point
+    if self._entry is None:
+      if not self.linked:
+        link_for(None)
+        self.link()
+      self._entry = self.disp.overloads[self.sig.args].entry_point
+    return self._entry
 
   def __repr__(self):
     return f"<unit {self.symbol} {self.sig}>"

@@ -67,17 +67,11 @@ def _warn_full(m, d, before):
 
 def forward(m, d):
   """Forward dynamics at the current state: every derived field of Data (mj_forward)."""
-  global _FORWARD
   counts = d.warning_number
   seen0 = counts.tobytes()
-  if _FORWARD is None:
-    _FORWARD = _fwd.forward.entry()
-  _FORWARD(m.struct, d.struct)
+  _fwd.forward.entry()(m.struct, d.struct)
   if counts.tobytes() != seen0:
     _warn_full(m, d, np.frombuffer(seen0, counts.dtype))
-
-
-_FORWARD = None   # forward's compiled entry point (Unit.entry), found on the first call
 
 
 # the checks of the state every step makes (engine/check.py): what they name by their index
@@ -114,9 +108,6 @@ def step(m, d, nstep=1):
   return n
 
 
-_STEP = None   # step's compiled entry point (Unit.entry), found on the first call
-
-
 def step_checked(m, d, nstep=1, rows=None, start=0):
   """`step` that returns (steps taken, Divergence or None) instead of warning of a divergence,
   for callers that report it themselves (the viewer, `numjoco record`). With `rows` (a float64
@@ -127,10 +118,7 @@ def step_checked(m, d, nstep=1, rows=None, start=0):
   seen0 = counts.tobytes()
   nstep = int(nstep)
   if rows is None:
-    global _STEP
-    if _STEP is None:
-      _STEP = _step.step.entry()
-    n = _STEP(m.struct, d.struct, nstep)
+    n = _step.step.entry()(m.struct, d.struct, nstep)
   else:
     n = _step.step_record(m.struct, d.struct, nstep, rows, int(start))
   if n == nstep and counts.tobytes() == seen0:   # no warning counted: nothing to report
