@@ -20,6 +20,7 @@ from numba.core.datamodel import models
 from numba.core.imputils import lower_cast
 from numba.core.runtime.nrtdynmod import _meminfo_struct_type as _MEMINFO
 from numba.extending import NativeValue, box, intrinsic, register_model, unbox
+from numba.np.arrayobj import populate_array
 
 
 class BorrowedArray(types.Array):
@@ -87,6 +88,31 @@ def borrowed(typingctx, arr):
     return out._getvalue()
 
   return out_type(arr), codegen
+
+
+@intrinsic
+def rows(typingctx, buf, start, nrow, ncol):
+  """buf.reshape(-1)[start:start + nrow * ncol].reshape((nrow, ncol)) for a C-contiguous
+  buffer of any dimension: the same view (sharing buf's meminfo and parent), built directly;
+  numba's reshape calls into its runtime for every view."""
+  if not (isinstance(buf, types.Array) and buf.ndim >= 1 and buf.layout == "C"):
+    return None
+  out = types.Array(buf.dtype, 2, "C", readonly=not buf.mutable)
+
+  def codegen(context, builder, sig, args):
+    intp = context.get_value_type(types.intp)
+    src = context.make_array(sig.args[0])(context, builder, args[0])
+    st, nr, nc = (context.cast(builder, v, t, types.intp) for v, t in zip(args[1:], sig.args[1:]))
+    res = context.make_array(out)(context, builder)
+    itemsize = src.itemsize
+    populate_array(res, data=builder.gep(src.data, [st]),
+                   shape=cgutils.pack_array(builder, [nr, nc], ty=intp),
+                   strides=cgutils.pack_array(builder, [builder.mul(nc, itemsize), itemsize],
+                                              ty=intp),
+                   itemsize=itemsize, meminfo=src.meminfo, parent=src.parent)
+    return imputils.impl_ret_borrowed(context, builder, out, res._getvalue())
+
+  return out(buf, start, nrow, ncol), codegen
 
 
 def _invariant_load(builder, ptr, md):

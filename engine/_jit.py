@@ -20,6 +20,10 @@ unit's code is ever linked into another's:
   from Python links itself and the ungated units.
 - Small helpers stay `@jit`/`@inline` and are linked into each unit that calls them.
 
+Indexing. In the engine's functions an array index is never negative: Python's wraparound
+(`a[-1]`) is compiled out of them (`_fix_integer_index`), so a negative index reads before the
+array. numba's own functions and all other compiled code keep Python's meaning.
+
 The cache. Every jitted function is cached under a key of its own bytecode (its docstring left
 out: rewording one recompiles nothing) and of everything it reaches without going through a
 unit: the helpers it calls (recursively), the constants and enums it reads, a called unit's
@@ -56,7 +60,7 @@ _OPTIONS = dict(nogil=True, error_model="numpy")
 # Part of every kernel's key: raise it when a change here alters compiled code (the lowering of
 # unit calls, the cache format, _inline_refcounts), so that kernels compiled before are not
 # reused.
-_ABI = 3
+_ABI = 4
 
 
 # NRT_incref/NRT_decref, which numba links into every module marked noinline, made inline once
@@ -114,6 +118,37 @@ NUMBA_OPTIMIZE_FINAL_MODULE = None   # numba's own, once replaced (tests compare
 
 
 _install_refcount_inlining()
+
+
+
+# Python's negative-index wraparound is compiled out of the engine's own functions: the engine
+# never indexes an array with a negative integer (shared/DESIGN.md), and the wrap costs every
+# signed index a shift, a mask and a spilled dimension length, in the hottest loops and in code
+# size. numba's own functions and anything else keep Python's meaning (a[-1] is the last).
+_ENGINE_MARK = "7numjoco6engine"   # in the mangled name of every function of numjoco.engine
+
+
+def _fix_integer_index(context, builder, idxty, idx, size):
+  """numba's fix_integer_index (numba.np.arrayobj), without the wrap of negative indices in
+  functions of numjoco.engine."""
+  if idxty.signed and _ENGINE_MARK in builder.function.name:
+    return context.cast(builder, idx, idxty, numba.types.intp)
+  return NUMBA_FIX_INTEGER_INDEX(context, builder, idxty, idx, size)
+
+
+def _install_engine_indexing():
+  """Put _fix_integer_index in place of numba's for every function compiled in this process."""
+  from numba.np import arrayobj
+  global NUMBA_FIX_INTEGER_INDEX
+  if NUMBA_FIX_INTEGER_INDEX is None:
+    NUMBA_FIX_INTEGER_INDEX = arrayobj.fix_integer_index
+    arrayobj.fix_integer_index = _fix_integer_index
+
+
+NUMBA_FIX_INTEGER_INDEX = None   # numba's own, once replaced
+
+
+_install_engine_indexing()
 
 
 def _use_portable_target():

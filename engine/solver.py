@@ -43,7 +43,7 @@ import numpy as np
 
 from numjoco.engine import smooth
 from numjoco.engine.constraint import ELLIPTIC as _ELLIPTIC
-from numjoco.engine._borrow import borrowed as _b
+from numjoco.engine._borrow import borrowed as _b, rows as _rows
 from numjoco.engine._jit import jit
 from numjoco.engine.types import MINVAL as _MINVAL, NISLAND
 from numjoco.engine.cholesky import (SPARSE_NV as _SPARSE_NV, chol_factor, chol_factor_sp,
@@ -1346,7 +1346,7 @@ def _cg_direction(d, nv):
 @jit
 def _square(buf, n):
   """The first n * n entries of a C-contiguous buffer as an n x n matrix (a view)."""
-  return buf.reshape(buf.size)[:n * n].reshape((n, n))
+  return _rows(buf, 0, n, n)
 
 
 @jit

@@ -16,13 +16,8 @@ vertices. `split_work` returns the named views (collision/work.py's Work) of the
 buffers.
 """
 import numpy as np
-from llvmlite import ir as _ir
-from numba.core import cgutils as _cgutils, types as _types
-from numba.core.imputils import impl_ret_borrowed as _impl_ret_borrowed
-from numba.extending import intrinsic as _intrinsic
-from numba.np.arrayobj import populate_array as _populate_array
 
-from numjoco.engine._borrow import borrowed as _borrowed
+from numjoco.engine._borrow import borrowed as _borrowed, rows as _rows
 from numjoco.engine._jit import inline as _inline
 from numjoco.engine._jit import jit
 from numjoco.engine.collision.support import flat as _flat_get, normalize3 as _normalize, put_geom
@@ -72,31 +67,6 @@ def _work_sizes(n):
   nv, nf = _polytope_rows(n)
   nfloat = 2 * _OBJ_COLS + 2 * 4 * 9 + 6 + 3 + nv * 9 + nf * 3 + nf + _MC_FLOATS
   return nfloat, _objt_offset(n) + _MESH_INTS
-
-
-@_intrinsic
-def _rows(typingctx, buf, start, nrow, ncol):
-  """buf[start:start + nrow * ncol].reshape((nrow, ncol)) for a contiguous 1D buffer: the same
-  view (sharing buf's meminfo and parent), built directly; Numba's reshape calls into its
-  runtime for every view, and split_work makes eleven."""
-  if not (isinstance(buf, _types.Array) and buf.ndim == 1 and buf.layout == "C"):
-    return None
-  out = _types.Array(buf.dtype, 2, "C", readonly=not buf.mutable)
-
-  def codegen(context, builder, sig, args):
-    intp = context.get_value_type(_types.intp)
-    src = context.make_array(sig.args[0])(context, builder, args[0])
-    st, nr, nc = (context.cast(builder, v, t, _types.intp) for v, t in zip(args[1:], sig.args[1:]))
-    res = context.make_array(out)(context, builder)
-    itemsize = src.itemsize
-    _populate_array(res, data=builder.gep(src.data, [st]),
-                    shape=_cgutils.pack_array(builder, [nr, nc], ty=intp),
-                    strides=_cgutils.pack_array(builder, [builder.mul(nc, itemsize), itemsize],
-                                                ty=intp),
-                    itemsize=itemsize, meminfo=src.meminfo, parent=src.parent)
-    return _impl_ret_borrowed(context, builder, out, res._getvalue())
-
-  return out(buf, start, nrow, ncol), codegen
 
 
 @jit
