@@ -672,18 +672,20 @@ class SceneRenderer:
   @staticmethod
   def _set_uniform(prog, name, value):
     """Set a uniform if the program uses it (the GLSL compiler drops unused ones)."""
-    if name not in prog:
+    member = prog.get(name, None)   # a dict lookup (`name in prog` iterates the members)
+    if member is None:
       return
     if isinstance(value, bytes):
-      prog[name].write(value)
+      member.write(value)
     else:
-      prog[name].value = value
+      member.value = value
 
   def _set_lights(self, prog, lights):
     self._set_uniform(prog, "u_nlight", len(lights))
     for name, value in self._light_uniforms(lights):
-      if name in prog:
-        prog[name].write(value)
+      member = prog.get(name, None)
+      if member is not None:
+        member.write(value)
 
   def _light_uniforms(self, lights):
     """[(name, bytes)] of the u_l* light arrays, made once per frame's `lights`."""
