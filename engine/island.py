@@ -156,6 +156,54 @@ def _starts(adr, num, count, n):
     count[k] = 0
 
 
+@jit
+def _one_island(m, d, nefc):
+  """The dof and row maps of a single island (the common case), as the general pass makes
+  them, without its per-island counters: every row is the island's, in order (the maps are
+  the identity), and so are the dofs when every tree is in it."""
+  nv, nidof = m.nv, d.nidof[0]
+  if nidof == nv:
+    for i in range(nv):
+      d.dof_island[i] = 0
+      d.map_dof2idof[i] = i
+      d.map_idof2dof[i] = i
+  else:
+    inside, outside = 0, nidof
+    for dof in range(nv):
+      k = d.tree_island[m.dof_treeid[dof]]
+      d.dof_island[dof] = k
+      if k >= 0:
+        idof = inside
+        inside += 1
+      else:
+        idof = outside
+        outside += 1
+      d.map_dof2idof[dof] = idof
+      d.map_idof2dof[idof] = dof
+  d.island_nv[0] = nidof
+  d.island_idofadr[0] = 0
+  d.island_dofadr[0] = d.map_idof2dof[0]
+  ne, nf = 0, 0
+  for i in range(nefc):
+    typ = d.efc_type[i]
+    if typ == _EQUALITY:
+      ne += 1
+    elif typ == _FRICTION_DOF or typ == _FRICTION_TENDON:
+      nf += 1
+    d.efc_island[i] = 0
+    d.map_efc2iefc[i] = i
+    d.map_iefc2efc[i] = i
+    d.iefc_type[i] = typ
+    d.iefc_id[i] = d.efc_id[i]
+    d.iefc_frictionloss[i] = d.efc_frictionloss[i]
+    d.iefc_D[i] = d.efc_D[i]
+    d.iefc_R[i] = d.efc_R[i]
+  d.island_ne[0] = ne
+  d.island_nf[0] = nf
+  d.island_nefc[0] = nefc
+  d.island_iefcadr[0] = 0
+
+
 @unit((M, D))
 def island(m, d):
   """Discover the constraint islands of the current rows (mj_island); nisland = 0 when there
@@ -221,6 +269,10 @@ def island(m, d):
     else:
       d.map_itree2tree[last + nfree] = t
       nfree += 1
+
+  if nisland == 1:
+    _one_island(m, d, nefc)
+    return
 
   # dofs
   for k in range(nisland):

@@ -209,3 +209,46 @@ def test_newton_islands_teacher_forced(name, nstep, min_islands, cone):
   worst, nisland = teacher_forced_islands(name, cone, nstep)
   assert nisland >= min_islands
   assert worst["qacc"] <= 1e-9 and worst["efc_force"] <= 1e-9, worst
+
+
+# one island: a box with a frictional hinge lid resting on the plane, welded at the lid to
+# the world by a soft equality; beside it a pendulum (a tree with no rows: nidof < nv)
+_ONE = """<mujoco><worldbody><geom type="plane" size="5 5 .1"/>
+<body name="box" pos="0 0 .1"><freejoint/><geom type="box" size=".1 .1 .1"/>
+  <body name="lid" pos="0 0 .12"><joint type="hinge" axis="1 0 0" frictionloss=".01"/>
+    <geom type="box" size=".1 .1 .01"/></body></body>
+{pendulum}
+</worldbody>
+<equality><connect body1="lid" body2="world" anchor="0 0 .22" solref=".05 1"/></equality>
+</mujoco>"""
+_PENDULUM = """<body pos="2 0 1"><joint type="hinge" axis="0 1 0"/>
+  <geom type="capsule" fromto="0 0 0 .3 0 0" size=".02"/></body>"""
+
+
+@pytest.mark.parametrize("pendulum", [False, True])
+def test_single_island_maps_and_rows_match_mujoco(pendulum):
+  """The single-island pass (island._one_island): every map and per-island count, and the
+  island-ordered row data, equal MuJoCo's, with every dof in the island and with a tree in
+  none."""
+  import mujoco
+
+  import numjoco
+  from numjoco.engine import interop
+  xml = _ONE.format(pendulum=_PENDULUM if pendulum else "")
+  m = numjoco.load_model(xml)
+  mjm = mujoco.MjModel.from_xml_string(xml)
+  mjd = mujoco.MjData(mjm)
+  mujoco.mj_step(mjm, mjd, 50)
+  mujoco.mj_forward(mjm, mjd)
+  d = numjoco.make_data(m)
+  interop.data_from_mujoco(mjd, d)
+  numjoco.forward(m, d)
+  assert mjd.nisland == 1 and mjd.ne > 0 and mjd.nf > 0 and mjd.ncon > 0
+  assert (mjd.nidof < mjm.nv) == pendulum
+  assert d.nefc == mjd.nefc
+  check_islands(m, mjm, d, mjd)
+  for f in ("iefc_type", "iefc_id"):
+    np.testing.assert_array_equal(getattr(d, f)[:mjd.nefc], getattr(mjd, f), err_msg=f)
+  for f in ("iefc_frictionloss", "iefc_D", "iefc_R"):
+    np.testing.assert_allclose(getattr(d, f)[:mjd.nefc], getattr(mjd, f), rtol=1e-9,
+                               atol=1e-12, err_msg=f)
