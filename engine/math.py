@@ -143,35 +143,45 @@ def quat_integrate(q, adr, w0, w1, w2, scale):
 
 @jit
 def mul_inert_vec(out, i, v):
-  """out[0:6] = cinert i (10-array) times spatial motion vector v."""
-  out[0] = i[0] * v[0] + i[3] * v[1] + i[4] * v[2] - i[8] * v[4] + i[7] * v[5]
-  out[1] = i[3] * v[0] + i[1] * v[1] + i[5] * v[2] + i[8] * v[3] - i[6] * v[5]
-  out[2] = i[4] * v[0] + i[5] * v[1] + i[2] * v[2] - i[7] * v[3] + i[6] * v[4]
-  out[3] = i[8] * v[1] - i[7] * v[2] + i[9] * v[3]
-  out[4] = i[6] * v[2] - i[8] * v[0] + i[9] * v[4]
-  out[5] = i[7] * v[0] - i[6] * v[1] + i[9] * v[5]
+  """out[0:6] = cinert i (10-array) times spatial motion vector v. The inputs are read before
+  `out` is written (out must not overlap them), so no store forces them to be loaded again."""
+  i0, i1, i2, i3, i4 = i[0], i[1], i[2], i[3], i[4]
+  i5, i6, i7, i8, i9 = i[5], i[6], i[7], i[8], i[9]
+  v0, v1, v2, v3, v4, v5 = v[0], v[1], v[2], v[3], v[4], v[5]
+  out[0] = i0 * v0 + i3 * v1 + i4 * v2 - i8 * v4 + i7 * v5
+  out[1] = i3 * v0 + i1 * v1 + i5 * v2 + i8 * v3 - i6 * v5
+  out[2] = i4 * v0 + i5 * v1 + i2 * v2 - i7 * v3 + i6 * v4
+  out[3] = i8 * v1 - i7 * v2 + i9 * v3
+  out[4] = i6 * v2 - i8 * v0 + i9 * v4
+  out[5] = i7 * v0 - i6 * v1 + i9 * v5
 
 
 @jit
 def cross_motion(out, vel, v):
-  """out[0:6] = vel x v for spatial motion vectors."""
-  out[0] = -vel[2] * v[1] + vel[1] * v[2]
-  out[1] = vel[2] * v[0] - vel[0] * v[2]
-  out[2] = -vel[1] * v[0] + vel[0] * v[1]
-  out[3] = -vel[2] * v[4] + vel[1] * v[5] - vel[5] * v[1] + vel[4] * v[2]
-  out[4] = vel[2] * v[3] - vel[0] * v[5] + vel[5] * v[0] - vel[3] * v[2]
-  out[5] = -vel[1] * v[3] + vel[0] * v[4] - vel[4] * v[0] + vel[3] * v[1]
+  """out[0:6] = vel x v for spatial motion vectors (inputs read first; out must not overlap
+  them)."""
+  w0, w1, w2, w3, w4, w5 = vel[0], vel[1], vel[2], vel[3], vel[4], vel[5]
+  v0, v1, v2, v3, v4, v5 = v[0], v[1], v[2], v[3], v[4], v[5]
+  out[0] = -w2 * v1 + w1 * v2
+  out[1] = w2 * v0 - w0 * v2
+  out[2] = -w1 * v0 + w0 * v1
+  out[3] = -w2 * v4 + w1 * v5 - w5 * v1 + w4 * v2
+  out[4] = w2 * v3 - w0 * v5 + w5 * v0 - w3 * v2
+  out[5] = -w1 * v3 + w0 * v4 - w4 * v0 + w3 * v1
 
 
 @jit
 def cross_force_add(out, vel, f):
-  """out[0:6] += vel x* f (spatial force cross product)."""
-  out[0] += -vel[2] * f[1] + vel[1] * f[2] - vel[5] * f[4] + vel[4] * f[5]
-  out[1] += vel[2] * f[0] - vel[0] * f[2] + vel[5] * f[3] - vel[3] * f[5]
-  out[2] += -vel[1] * f[0] + vel[0] * f[1] - vel[4] * f[3] + vel[3] * f[4]
-  out[3] += -vel[2] * f[4] + vel[1] * f[5]
-  out[4] += vel[2] * f[3] - vel[0] * f[5]
-  out[5] += -vel[1] * f[3] + vel[0] * f[4]
+  """out[0:6] += vel x* f (spatial force cross product; inputs read first, out must not
+  overlap them)."""
+  w0, w1, w2, w3, w4, w5 = vel[0], vel[1], vel[2], vel[3], vel[4], vel[5]
+  f0, f1, f2, f3, f4, f5 = f[0], f[1], f[2], f[3], f[4], f[5]
+  out[0] += -w2 * f1 + w1 * f2 - w5 * f4 + w4 * f5
+  out[1] += w2 * f0 - w0 * f2 + w5 * f3 - w3 * f5
+  out[2] += -w1 * f0 + w0 * f1 - w4 * f3 + w3 * f4
+  out[3] += -w2 * f4 + w1 * f5
+  out[4] += w2 * f3 - w0 * f5
+  out[5] += -w1 * f3 + w0 * f4
 
 
 @_jit

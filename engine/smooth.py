@@ -892,10 +892,13 @@ def crb(m, d):
     madr = _u(adr + m.M_rownnz[i] - 1)
     M[madr] = m.dof_armature[i] + actuator_armature(m, m.dof_jntid[i], False)
     mm.mul_inert_vec(buf, d.crb[_u(m.dof_bodyid[i])], d.cdof[i])
+    # buf in registers: a store into M would otherwise reload it
+    b0, b1, b2, b3, b4, b5 = buf[0], buf[1], buf[2], buf[3], buf[4], buf[5]
     # up the dof's ancestors (unsigned indices: no wraparound test on the loads)
     j = _u(i)
     while True:
-      M[madr] += mm.dot6(d.cdof[j], buf)
+      c = d.cdof[j]
+      M[madr] += c[0] * b0 + c[1] * b1 + c[2] * b2 + c[3] * b3 + c[4] * b4 + c[5] * b5
       madr -= _u(1)
       pj = m.dof_parentid[j]
       if pj < 0:
