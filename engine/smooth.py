@@ -157,26 +157,18 @@ def kinematics(m, d):
 
 @jit
 def _inert_com(out, inertia, mat, dif0, dif1, dif2, mass):
-  """cinert of a body: rotate principal inertia to world, shift by dif (mju_inertCom)."""
-  # res_rot = mat * diag(inertia) * mat'
-  for r in range(3):
-    for c in range(r, 3):
-      v = (mat[3 * r] * inertia[0] * mat[3 * c] + mat[3 * r + 1] * inertia[1] * mat[3 * c + 1]
-           + mat[3 * r + 2] * inertia[2] * mat[3 * c + 2])
-      if r == c:
-        out[r] = v
-      elif r == 0 and c == 1:
-        out[3] = v
-      elif r == 0:
-        out[4] = v
-      else:
-        out[5] = v
-  out[0] += mass * (dif1 * dif1 + dif2 * dif2)
-  out[1] += mass * (dif0 * dif0 + dif2 * dif2)
-  out[2] += mass * (dif0 * dif0 + dif1 * dif1)
-  out[3] -= mass * dif0 * dif1
-  out[4] -= mass * dif0 * dif2
-  out[5] -= mass * dif1 * dif2
+  """cinert of a body: rotate principal inertia to world, shift by dif (mju_inertCom). The
+  inputs are read into registers first: a store into out would make LLVM load them again."""
+  m0, m1, m2, m3, m4, m5, m6, m7, m8 = (mat[0], mat[1], mat[2], mat[3], mat[4], mat[5],
+                                        mat[6], mat[7], mat[8])
+  i0, i1, i2 = inertia[0], inertia[1], inertia[2]
+  # res_rot = mat * diag(inertia) * mat', entry (r, c) summed over the principal axes
+  out[0] = (m0 * i0 * m0 + m1 * i1 * m1 + m2 * i2 * m2) + mass * (dif1 * dif1 + dif2 * dif2)
+  out[1] = (m3 * i0 * m3 + m4 * i1 * m4 + m5 * i2 * m5) + mass * (dif0 * dif0 + dif2 * dif2)
+  out[2] = (m6 * i0 * m6 + m7 * i1 * m7 + m8 * i2 * m8) + mass * (dif0 * dif0 + dif1 * dif1)
+  out[3] = (m0 * i0 * m3 + m1 * i1 * m4 + m2 * i2 * m5) - mass * dif0 * dif1
+  out[4] = (m0 * i0 * m6 + m1 * i1 * m7 + m2 * i2 * m8) - mass * dif0 * dif2
+  out[5] = (m3 * i0 * m6 + m4 * i1 * m7 + m5 * i2 * m8) - mass * dif1 * dif2
   out[6] = mass * dif0
   out[7] = mass * dif1
   out[8] = mass * dif2
