@@ -156,6 +156,18 @@ def _starts(adr, num, count, n):
     count[k] = 0
 
 
+@inline
+def _place_row(d, c, ic):
+  """Row c goes to island-ordered place ic: the maps both ways and its iefc_* data."""
+  d.map_efc2iefc[c] = ic
+  d.map_iefc2efc[ic] = c
+  d.iefc_type[ic] = d.efc_type[c]
+  d.iefc_id[ic] = d.efc_id[c]
+  d.iefc_frictionloss[ic] = d.efc_frictionloss[c]
+  d.iefc_D[ic] = d.efc_D[c]
+  d.iefc_R[ic] = d.efc_R[c]
+
+
 @jit
 def _one_island(m, d, nefc):
   """The dof and row maps of a single island (the common case), as the general pass makes
@@ -191,13 +203,7 @@ def _one_island(m, d, nefc):
     elif typ == _FRICTION_DOF or typ == _FRICTION_TENDON:
       nf += 1
     d.efc_island[i] = 0
-    d.map_efc2iefc[i] = i
-    d.map_iefc2efc[i] = i
-    d.iefc_type[i] = typ
-    d.iefc_id[i] = d.efc_id[i]
-    d.iefc_frictionloss[i] = d.efc_frictionloss[i]
-    d.iefc_D[i] = d.efc_D[i]
-    d.iefc_R[i] = d.efc_R[i]
+    _place_row(d, i, i)
   d.island_ne[0] = ne
   d.island_nf[0] = nf
   d.island_nefc[0] = nefc
@@ -315,10 +321,4 @@ def island(m, d):
     k = d.efc_island[c]
     ic = d.island_iefcadr[k] + count[k]
     count[k] += 1
-    d.map_efc2iefc[c] = ic
-    d.map_iefc2efc[ic] = c
-    d.iefc_type[ic] = d.efc_type[c]
-    d.iefc_id[ic] = d.efc_id[c]
-    d.iefc_frictionloss[ic] = d.efc_frictionloss[c]
-    d.iefc_D[ic] = d.efc_D[c]
-    d.iefc_R[ic] = d.efc_R[c]
+    _place_row(d, c, ic)
