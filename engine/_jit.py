@@ -122,7 +122,7 @@ _install_refcount_inlining()
 
 
 # Python's negative-index wraparound is compiled out of the engine's own functions: the engine
-# never indexes an array with a negative integer (shared/DESIGN.md), and the wrap costs every
+# never indexes an array with a negative integer (module docstring), and the wrap costs every
 # signed index a shift, a mask and a spilled dimension length, in the hottest loops and in code
 # size. numba's own functions and anything else keep Python's meaning (a[-1] is the last).
 _ENGINE_MARK = "7numjoco6engine"   # in the mangled name of every function of numjoco.engine
