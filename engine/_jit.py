@@ -120,7 +120,6 @@ NUMBA_OPTIMIZE_FINAL_MODULE = None   # numba's own, once replaced (tests compare
 _install_refcount_inlining()
 
 
-
 # Python's negative-index wraparound is compiled out of the engine's own functions: the engine
 # never indexes an array with a negative integer (module docstring), and the wrap costs every
 # signed index a shift, a mask and a spilled dimension length, in the hottest loops and in code

@@ -683,9 +683,7 @@ class SceneRenderer:
   def _set_lights(self, prog, lights):
     self._set_uniform(prog, "u_nlight", len(lights))
     for name, value in self._light_uniforms(lights):
-      member = prog.get(name, None)
-      if member is not None:
-        member.write(value)
+      self._set_uniform(prog, name, value)
 
   def _light_uniforms(self, lights):
     """[(name, bytes)] of the u_l* light arrays, made once per frame's `lights`."""

@@ -205,8 +205,9 @@ def main(argv=None):
   mujoco.set_mjcb_time(cycles.ctypes)
   todo = []
   if a.models:
-    named = dict(corpus_models()) if any(":" in n for n in a.models.split(",")) else {}
-    todo = [(n, n if os.path.isfile(n) else named.get(n)) for n in a.models.split(",")]
+    names = a.models.split(",")
+    named = dict(corpus_models()) if any(":" in n for n in names) else {}
+    todo = [(n, n if os.path.isfile(n) else named.get(n)) for n in names]
   else:
     if a.set in ("core", "all"):
       todo += [(n, None) for n in CORE]
